@@ -1,0 +1,18 @@
+#!/usr/bin/env node
+// The `askbridge` command: runs the compiled CLI in dist/ (built by `npm install` / `npm run build`).
+import { existsSync } from 'node:fs';
+
+const entry = new URL('../dist/cli/main.js', import.meta.url);
+if (!existsSync(entry)) {
+  process.stderr.write('askbridge is not built yet: run `npm run build` in its folder\n');
+  process.exit(1);
+}
+const { runCli } = await import(entry.href);
+const code = await runCli({
+  argv: process.argv.slice(2),
+  env: process.env,
+  stdout: (text) => process.stdout.write(text),
+  stderr: (text) => process.stderr.write(text),
+});
+// `start` returns while its server keeps the process alive.
+if (code !== 0) process.exitCode = code;

@@ -1,0 +1,82 @@
+// `askbridge answer ID --pick 1=LABEL ...`: answer from a terminal. Questions are numbered from 1,
+// as `askbridge pending` shows them; an id prefix is enough when it is unique.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import type { AnswerRequest, QuestionView } from '../protocol.js';
+import { CliError, connectToDaemon, type DaemonClient } from './client.js';
+import type { CommandIo } from './main.js';
+
+export async function run(io: CommandIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: io.argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      pick: { type: 'string', multiple: true, default: [] },
+      other: { type: 'string', multiple: true, default: [] },
+      note: { type: 'string', multiple: true, default: [] },
+      json: { type: 'string' },
+    },
+  });
+  const [idOrPrefix] = positionals;
+  if (!idOrPrefix || positionals.length > 1) throw new CliError('usage: askbridge answer ID --pick 1=LABEL [--pick 1=LABEL2] [--other 2=TEXT] [--note 1=TEXT] | --json FILE|-', 2);
+
+  const daemon = connectToDaemon(io.env);
+  const call = await findQuestion(daemon, idOrPrefix);
+
+  const request: AnswerRequest =
+    values.json !== undefined
+      ? (JSON.parse(readFileSync(values.json === '-' ? 0 : values.json, 'utf8')) as AnswerRequest)
+      : buildResponses(call, values.pick, values.other, values.note);
+
+  const response = await daemon.request<{ question?: QuestionView; error?: { message: string } }>('POST', `/api/questions/${call.id}/answer`, request);
+  if (response.status === 200) {
+    io.stdout(`answered: ${JSON.stringify(response.body.question?.answers)}\n`);
+    return 0;
+  }
+  if (response.status === 409) {
+    const winner = response.body.question;
+    throw new CliError(`too late: the question was already ${winner?.status}${winner?.answers ? ` with ${JSON.stringify(winner.answers)}` : ''}`, 3);
+  }
+  throw new CliError(response.body.error?.message ?? `the daemon answered ${response.status}`);
+}
+
+/** A whole id finds finished questions too (so a late answer learns who won); a prefix finds pending ones. */
+async function findQuestion(daemon: DaemonClient, idOrPrefix: string): Promise<QuestionView> {
+  if (UUID.test(idOrPrefix)) {
+    const { status, body } = await daemon.request<{ question: QuestionView }>('GET', `/api/questions/${idOrPrefix}`);
+    if (status === 200) return body.question;
+    throw new CliError(`no question with id ${idOrPrefix}`);
+  }
+  const { body } = await daemon.request<{ questions: QuestionView[] }>('GET', '/api/questions');
+  const matches = body.questions.filter((call) => call.id.startsWith(idOrPrefix));
+  if (matches.length !== 1) throw new CliError(matches.length === 0 ? `no pending question with id ${idOrPrefix}` : `id ${idOrPrefix} is ambiguous`);
+  return matches[0]!;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+function buildResponses(call: QuestionView, picks: string[], others: string[], notes: string[]): AnswerRequest {
+  const responses = call.questions.map((question) => ({ question: question.question, selected: [] as string[], other: null as string | null, notes: null as string | null }));
+  const target = (flag: string, value: string) => {
+    const match = /^(\d+)=(.*)$/s.exec(value);
+    const response = match ? responses[Number(match[1]) - 1] : undefined;
+    if (!match || !response) throw new CliError(`--${flag} ${value}: expected N=TEXT with N from 1 to ${responses.length}`, 2);
+    return { response, text: match[2]! };
+  };
+  for (const value of picks) {
+    const { response, text } = target('pick', value);
+    response.selected.push(text);
+  }
+  for (const value of others) {
+    const { response, text } = target('other', value);
+    response.other = text;
+  }
+  for (const value of notes) {
+    const { response, text } = target('note', value);
+    response.notes = text;
+  }
+  const answered = responses.filter((response) => response.selected.length > 0 || response.other !== null || response.notes !== null);
+  if (answered.length === 0) throw new CliError('nothing to send: give --pick, --other or --json', 2);
+  return { responses: answered };
+}

@@ -1,0 +1,46 @@
+// How CLI commands reach the running daemon: its port from daemon.json (or ASKBRIDGE_PORT), and
+// the local token from the state directory. Every failure is a CliError with a sentence to print.
+import { LOOPBACK_HOST, openStateDir, resolveStateDir } from '../state-dir.js';
+
+export class CliError extends Error {
+  constructor(
+    message: string,
+    readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
+
+export type DaemonClient = {
+  baseUrl: string;
+  request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: T }>;
+};
+
+export const NOT_RUNNING = 'askbridge is not running: start it with `askbridge start` (or `npm start` in its folder)';
+
+export function connectToDaemon(env: NodeJS.ProcessEnv): DaemonClient {
+  const stateDir = openStateDir(resolveStateDir(env));
+  const info = stateDir.readDaemonInfo();
+  const port = env.ASKBRIDGE_PORT ? Number(env.ASKBRIDGE_PORT) : info?.port;
+  const token = stateDir.readToken();
+  if (!port || !token) throw new CliError(NOT_RUNNING);
+  const baseUrl = `http://${LOOPBACK_HOST}:${port}`;
+  return {
+    baseUrl,
+    async request(method, path, body) {
+      let response: Response;
+      try {
+        response = await fetch(`${baseUrl}${path}`, {
+          method,
+          headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+          signal: AbortSignal.timeout(5000),
+        });
+      } catch {
+        throw new CliError(NOT_RUNNING);
+      }
+      if (response.status === 401) throw new CliError('the daemon refused the local token: is another askbridge using this state directory?');
+      return { status: response.status, body: (await response.json()) as never };
+    },
+  };
+}

@@ -1,0 +1,27 @@
+import { spawn } from 'node:child_process';
+import { parseArgs } from 'node:util';
+import { CliError, connectToDaemon } from './client.js';
+import type { CommandIo } from './main.js';
+
+export async function run(io: CommandIo): Promise<void> {
+  const { values } = parseArgs({ args: io.argv, options: { print: { type: 'boolean', default: false } }, strict: true });
+  const daemon = connectToDaemon(io.env);
+  const response = await daemon.request<{ code: string }>('POST', '/api/pairings', {});
+  if (response.status !== 200) throw new CliError(`the daemon refused a pairing link (${response.status})`);
+  const url = `${daemon.baseUrl}/#pair=${response.body.code}`;
+  io.stdout(`${url}\n`);
+  if (!values.print) openInBrowser(url);
+}
+
+/** Best effort: with no desktop (ssh, CI) there is nothing to open and the printed link is enough. */
+function openInBrowser(url: string): void {
+  const [command, args] =
+    process.platform === 'darwin' ? ['open', [url]] : process.platform === 'win32' ? ['cmd', ['/c', 'start', '', url]] : ['xdg-open', [url]];
+  try {
+    const child = spawn(command, args, { stdio: 'ignore', detached: true });
+    child.on('error', () => {});
+    child.unref();
+  } catch {
+    // No opener on this machine: the link is printed.
+  }
+}

@@ -1,0 +1,128 @@
+// buildApp(deps): the daemon's HTTP and WebSocket surface, put together from its parts. It never
+// listens and never touches `process`: main.ts does, and tests call app.inject()/injectWS().
+import websocket from '@fastify/websocket';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyError } from 'fastify';
+import type { QuestionView } from '../protocol.js';
+import { createAuth, registerGuard } from './auth.js';
+import { HttpError } from './errors.js';
+import { eventRoutes, type Watchers } from './routes/events.js';
+import { hookRoutes } from './routes/hook.js';
+import { pageRoutes } from './routes/page.js';
+import { pairingRoutes } from './routes/pairing.js';
+import { questionRoutes } from './routes/questions.js';
+import { statusRoutes } from './routes/status.js';
+import type { Outcome, QuestionStore } from './store.js';
+
+/** Limits on what a caller may send. */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+export const ANSWER_BODY_LIMIT_BYTES = 64 * 1024;
+export const WS_MESSAGE_LIMIT_BYTES = 16 * 1024;
+
+/** How a new question will be settled when nobody answers: decided per question by the policy. */
+export type QuestionPlan = {
+  waitMs: number;
+  timeout: QuestionView['timeout'];
+  onTimeout: (question: QuestionView) => Outcome;
+};
+
+export type QuestionContext = {
+  cwd: string;
+  unattended: boolean;
+  watchers: number;
+};
+
+export type AppDeps = {
+  store: QuestionStore;
+  token: string;
+  /** The port in the page's origin; 0 means "whatever the server is listening on". */
+  port: number;
+  version: string;
+  logger: FastifyBaseLogger | false;
+  planQuestion: (context: QuestionContext) => QuestionPlan;
+  extraHosts?: readonly string[];
+  /** Asked to stop by `askbridge stop`; main.ts owns the process. */
+  onShutdownRequest?: () => void;
+  now?: () => number;
+};
+
+export async function buildApp(deps: AppDeps) {
+  const app = Fastify({
+    ...(deps.logger === false ? { logger: false } : { loggerInstance: deps.logger }),
+    bodyLimit: BODY_LIMIT_BYTES,
+    // The hook's request stays open while a person thinks; the socket must not time out.
+    requestTimeout: 0,
+    // Routes log what matters (question received, answered); a line per request would drown it.
+    logController: new LogController({ disableRequestLogging: true }),
+    return503OnClosing: true,
+    forceCloseConnections: true,
+  });
+
+  const listeningPort = () => {
+    const address = app.server.address();
+    return typeof address === 'object' && address !== null ? address.port : deps.port;
+  };
+  const auth = createAuth({ token: deps.token, port: listeningPort, extraHosts: deps.extraHosts, now: deps.now });
+  const watchers: Watchers = { sockets: new Set() };
+
+  app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
+    if (error instanceof HttpError) {
+      return reply.code(error.statusCode).send({ error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } });
+    }
+    const status = error.statusCode ?? 500;
+    if (status < 500) {
+      // Fastify's own 4xx: body too large, malformed JSON, wrong content type.
+      return reply.code(status).send({ error: { code: (error.code ?? 'bad_request').toLowerCase(), message: error.message } });
+    }
+    request.log.error({ err: error }, 'request failed');
+    return reply.code(500).send({ error: { code: 'internal', message: 'internal error' } });
+  });
+  app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: { code: 'not_found', message: 'not found' } }));
+
+  registerGuard(app, auth);
+  app.addHook('onSend', async (_request, reply, payload) => {
+    reply.header('x-content-type-options', 'nosniff');
+    reply.header('referrer-policy', 'no-referrer');
+    reply.header('cross-origin-resource-policy', 'same-origin');
+    if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
+    return payload;
+  });
+
+  await app.register(websocket, {
+    options: { maxPayload: WS_MESSAGE_LIMIT_BYTES },
+    preClose: async () => {
+      for (const socket of watchers.sockets) socket.close(1001, 'daemon stopping');
+    },
+  });
+
+  const context = { store: deps.store, auth, watchers, deps };
+  await app.register(hookRoutes, context);
+  await app.register(questionRoutes, context);
+  await app.register(pairingRoutes, context);
+  await app.register(eventRoutes, context);
+  await app.register(statusRoutes, context);
+  await app.register(pageRoutes);
+
+  app.decorate('askbridge', {
+    auth,
+    watcherCount: () => watchers.sockets.size,
+  });
+  return app;
+}
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    askbridge: {
+      auth: ReturnType<typeof createAuth>;
+      /** Pages and CLI listeners connected now: is anybody watching? */
+      watcherCount: () => number;
+    };
+  }
+}
+
+export type App = Awaited<ReturnType<typeof buildApp>>;
+export type RouteContext = {
+  store: QuestionStore;
+  auth: ReturnType<typeof createAuth>;
+  watchers: Watchers;
+  deps: AppDeps;
+};

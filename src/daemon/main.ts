@@ -1,0 +1,107 @@
+// The daemon process: the only daemon file that touches `process`, signals and listen().
+import type { Logger } from 'pino';
+import { buildApp, type App } from './app.js';
+import { createLogger } from './logger.js';
+import { planLetTerminalAnswer } from './policy.js';
+import { createQuestionStore } from './store.js';
+import { DEFAULT_PORT, LOOPBACK_HOST, openStateDir, resolveStateDir } from '../state-dir.js';
+import { VERSION } from '../version.js';
+
+export type DaemonOptions = {
+  env: NodeJS.ProcessEnv;
+  port?: number;
+  /** Where the one-time page URL is printed. */
+  print: (line: string) => void;
+};
+
+export type RunningDaemon = { app: App; port: number; url: string; stop: () => Promise<void> };
+
+export class DaemonStartError extends Error {}
+
+export function resolvePort(env: NodeJS.ProcessEnv, flag?: number): number {
+  const raw = flag ?? (env.ASKBRIDGE_PORT ? Number(env.ASKBRIDGE_PORT) : DEFAULT_PORT);
+  if (!Number.isInteger(raw) || raw < 0 || raw > 65535) throw new DaemonStartError(`invalid port "${raw}": use 1-65535, or 0 for any free port`);
+  return raw;
+}
+
+export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
+  const port = resolvePort(options.env, options.port);
+  const stateDir = openStateDir(resolveStateDir(options.env));
+  stateDir.ensure();
+  await refuseSecondDaemon(stateDir);
+
+  const logger: Logger = createLogger({ level: options.env.ASKBRIDGE_LOG_LEVEL, pretty: process.stdout.isTTY === true });
+  const token = stateDir.writeNewToken();
+  const store = createQuestionStore();
+  let stopping: Promise<void> | undefined;
+  const stop = () => (stopping ??= shutDown());
+
+  const app = await buildApp({
+    store,
+    token,
+    port,
+    version: VERSION,
+    logger,
+    planQuestion: planLetTerminalAnswer(),
+    onShutdownRequest: () => void stop().then(() => process.exit(0)),
+  });
+
+  try {
+    await app.listen({ host: LOOPBACK_HOST, port });
+  } catch (error) {
+    await app.close();
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      throw new DaemonStartError(`port ${port} is in use: stop what uses it, or start with ASKBRIDGE_PORT=<another port>`);
+    }
+    throw error;
+  }
+  const address = app.server.address();
+  const listeningPort = typeof address === 'object' && address !== null ? address.port : port;
+  stateDir.writeDaemonInfo({ pid: process.pid, port: listeningPort, host: LOOPBACK_HOST, version: VERSION, startedAt: Date.now() });
+
+  const url = `http://${LOOPBACK_HOST}:${listeningPort}/`;
+  logger.info({ url, stateDir: stateDir.paths.dir, version: VERSION }, 'askbridge is listening');
+  options.print(`Answer page (one-time link, pairs one browser): ${url}#pair=${app.askbridge.auth.createPairingCode()}`);
+  options.print('For another browser or device later, run: askbridge open');
+
+  async function shutDown(): Promise<void> {
+    logger.info('stopping: waiting hooks hand their questions to the terminal');
+    store.releaseAll();
+    await app.close();
+    stateDir.removeDaemonInfo(process.pid);
+  }
+
+  return { app, port: listeningPort, url, stop };
+}
+
+/** One daemon per state directory: a second one would strand the first one's hooks. */
+async function refuseSecondDaemon(stateDir: ReturnType<typeof openStateDir>): Promise<void> {
+  const info = stateDir.readDaemonInfo();
+  if (!info || !isAlive(info.pid) || info.pid === process.pid) return;
+  try {
+    const response = await fetch(`http://${LOOPBACK_HOST}:${info.port}/api/status`, {
+      headers: { authorization: `Bearer ${stateDir.readToken() ?? ''}` },
+      signal: AbortSignal.timeout(1000),
+    });
+    if (response.ok) throw new DaemonStartError(`askbridge is already running (pid ${info.pid}, http://${LOOPBACK_HOST}:${info.port}/): use \`askbridge open\` for a page link, or \`askbridge stop\``);
+  } catch (error) {
+    if (error instanceof DaemonStartError) throw error;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/** `askbridge start`: run in the foreground until SIGINT/SIGTERM or `askbridge stop`. */
+export async function runDaemonInForeground(options: DaemonOptions): Promise<void> {
+  const daemon = await startDaemon(options);
+  const onSignal = () => void daemon.stop().then(() => process.exit(0));
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+}

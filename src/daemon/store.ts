@@ -1,0 +1,236 @@
+// The pending questions: who waits for them, their timers, and who settled them. The first valid
+// outcome wins and every later one is refused with the winner. Knows nothing of HTTP or WebSockets;
+// it reports changes to subscribers and hands each waiter its outcome.
+import { randomUUID } from 'node:crypto';
+import { AnswerError, buildAllowOutput, formatAnswers } from '../answers.js';
+import type { HookOutput, Question, QuestionStatus, QuestionView, Response, Source } from '../protocol.js';
+
+/** How a question ended, and what the hook prints for it (null: nothing, the terminal answers). */
+export type Outcome = {
+  status: Exclude<QuestionStatus, 'pending'>;
+  source: Source;
+  hookOutput: HookOutput | null;
+  answers?: Record<string, string>;
+  notes?: Record<string, string>;
+};
+
+export type StoreEvent = { type: 'added'; question: QuestionView } | { type: 'resolved'; question: QuestionView };
+
+export type OpenQuestion = {
+  sessionId: string;
+  toolUseId: string;
+  cwd: string;
+  /** The tool input exactly as Claude Code sent it: echoed back whole in the answer. */
+  toolInput: Record<string, unknown>;
+  questions: Question[];
+  waitMs: number;
+  /** What happens when nobody answered within waitMs, as the page tells it. */
+  timeout: QuestionView['timeout'];
+  /** Decides the outcome when nobody answered within waitMs. */
+  onTimeout: (question: QuestionView) => Outcome;
+};
+
+export type Waiter = {
+  question: QuestionView;
+  /** Settles once, with the question's outcome. */
+  outcome: Promise<Outcome>;
+  /** The waiting hook went away. When it was the last one, the question is withdrawn. */
+  leave(): void;
+};
+
+export type AnswerResult =
+  | { kind: 'answered'; question: QuestionView }
+  | { kind: 'not_found' }
+  | { kind: 'already_resolved'; question: QuestionView }
+  | { kind: 'invalid'; error: AnswerError };
+
+type Entry = {
+  view: QuestionView;
+  toolInput: Record<string, unknown>;
+  questions: Question[];
+  waiters: Set<(outcome: Outcome) => void>;
+  timer: NodeJS.Timeout | undefined;
+  outcome: Outcome | undefined;
+  onTimeout: (question: QuestionView) => Outcome;
+};
+
+export type QuestionStoreOptions = {
+  now?: () => number;
+  /** How long a finished question is kept, so that a late answer learns who won. */
+  keepFinishedMs?: number;
+  maxFinished?: number;
+};
+
+export function createQuestionStore(options: QuestionStoreOptions = {}) {
+  const now = options.now ?? Date.now;
+  const keepFinishedMs = options.keepFinishedMs ?? 15 * 60_000;
+  const maxFinished = options.maxFinished ?? 2000;
+
+  const byId = new Map<string, Entry>();
+  const idByKey = new Map<string, string>();
+  const finished: string[] = []; // ids in the order they finished, oldest first
+  const listeners = new Set<(event: StoreEvent) => void>();
+
+  const keyOf = (sessionId: string, toolUseId: string) => `${sessionId}\u0000${toolUseId}`;
+  const emit = (event: StoreEvent) => {
+    for (const listener of listeners) listener(event);
+  };
+
+  function forgetOldFinished(): void {
+    const cutoff = now() - keepFinishedMs;
+    while (finished.length > 0) {
+      const id = finished[0]!;
+      const entry = byId.get(id);
+      const old = !entry || (entry.view.resolvedAt ?? 0) < cutoff;
+      if (!old && finished.length <= maxFinished) break;
+      finished.shift();
+      if (entry) {
+        byId.delete(id);
+        idByKey.delete(keyOf(entry.view.sessionId, entry.view.toolUseId));
+      }
+    }
+  }
+
+  function settle(entry: Entry, outcome: Outcome): void {
+    if (entry.outcome) return;
+    entry.outcome = outcome;
+    clearTimeout(entry.timer);
+    entry.timer = undefined;
+    entry.view = {
+      ...entry.view,
+      status: outcome.status,
+      source: outcome.source,
+      resolvedAt: now(),
+      ...(outcome.answers ? { answers: outcome.answers } : {}),
+      ...(outcome.notes ? { notes: outcome.notes } : {}),
+    };
+    for (const deliver of entry.waiters) deliver(outcome);
+    entry.waiters.clear();
+    finished.push(entry.view.id);
+    forgetOldFinished();
+    emit({ type: 'resolved', question: entry.view });
+  }
+
+  function attach(entry: Entry): Waiter {
+    if (entry.outcome) {
+      return { question: entry.view, outcome: Promise.resolve(entry.outcome), leave: () => {} };
+    }
+    let deliver!: (outcome: Outcome) => void;
+    const outcome = new Promise<Outcome>((resolve) => (deliver = resolve));
+    entry.waiters.add(deliver);
+    return {
+      question: entry.view,
+      outcome,
+      leave() {
+        if (!entry.waiters.delete(deliver) || entry.waiters.size > 0) return;
+        settle(entry, { status: 'cancelled', source: { kind: 'hook-gone' }, hookOutput: null });
+      },
+    };
+  }
+
+  return {
+    /** Ask a question, or wait for the same one again when its session and tool call are known. */
+    open(input: OpenQuestion): Waiter {
+      const key = keyOf(input.sessionId, input.toolUseId);
+      const known = idByKey.get(key);
+      const existing = known === undefined ? undefined : byId.get(known);
+      if (existing) return attach(existing);
+
+      const createdAt = now();
+      const view: QuestionView = {
+        id: randomUUID(),
+        sessionId: input.sessionId,
+        toolUseId: input.toolUseId,
+        cwd: input.cwd,
+        createdAt,
+        expiresAt: createdAt + input.waitMs,
+        timeout: input.timeout,
+        status: 'pending',
+        questions: input.questions.map((question) => ({
+          question: question.question,
+          header: question.header,
+          multiSelect: question.multiSelect,
+          options: question.options.map((option) => ({
+            label: option.label,
+            description: option.description,
+            ...(option.preview === undefined ? {} : { preview: option.preview }),
+          })),
+        })),
+      };
+      const entry: Entry = {
+        view,
+        toolInput: input.toolInput,
+        questions: input.questions,
+        waiters: new Set(),
+        timer: undefined,
+        outcome: undefined,
+        onTimeout: input.onTimeout,
+      };
+      byId.set(view.id, entry);
+      idByKey.set(key, view.id);
+      const waiter = attach(entry);
+      entry.timer = setTimeout(() => settle(entry, entry.onTimeout(entry.view)), input.waitMs);
+      emit({ type: 'added', question: view });
+      return waiter;
+    },
+
+    /** A person's answer. The first valid one wins; later ones learn the winner. */
+    answer(id: string, responses: readonly Response[], client: 'page' | 'cli'): AnswerResult {
+      const entry = byId.get(id);
+      if (!entry) return { kind: 'not_found' };
+      if (entry.outcome) return { kind: 'already_resolved', question: entry.view };
+      let formatted;
+      try {
+        formatted = formatAnswers(entry.questions, responses);
+      } catch (error) {
+        if (error instanceof AnswerError) return { kind: 'invalid', error };
+        throw error;
+      }
+      const notes = Object.fromEntries(
+        Object.entries(formatted.annotations).flatMap(([question, annotation]) => (annotation.notes ? [[question, annotation.notes]] : [])),
+      );
+      settle(entry, {
+        status: 'answered',
+        source: { kind: 'person', client },
+        hookOutput: buildAllowOutput(entry.toolInput, formatted),
+        answers: formatted.answers,
+        ...(Object.keys(notes).length > 0 ? { notes } : {}),
+      });
+      return { kind: 'answered', question: entry.view };
+    },
+
+    /** Settle a pending question some other way (a policy, a button on the page). */
+    resolve(id: string, decide: (question: QuestionView) => Outcome): AnswerResult {
+      const entry = byId.get(id);
+      if (!entry) return { kind: 'not_found' };
+      if (entry.outcome) return { kind: 'already_resolved', question: entry.view };
+      settle(entry, decide(entry.view));
+      return { kind: 'answered', question: entry.view };
+    },
+
+    get(id: string): QuestionView | undefined {
+      return byId.get(id)?.view;
+    },
+
+    /** Pending questions, newest first. */
+    pending(): QuestionView[] {
+      const list: QuestionView[] = [];
+      for (const entry of byId.values()) if (!entry.outcome) list.push(entry.view);
+      return list.reverse();
+    },
+
+    subscribe(listener: (event: StoreEvent) => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+
+    /** The daemon is stopping: every waiting hook prints nothing, so each terminal asks instead. */
+    releaseAll(): void {
+      for (const entry of [...byId.values()]) {
+        if (!entry.outcome) settle(entry, { status: 'terminal', source: { kind: 'daemon-stopped' }, hookOutput: null });
+      }
+    },
+  };
+}
+
+export type QuestionStore = ReturnType<typeof createQuestionStore>;

@@ -1,0 +1,170 @@
+// Every shape that crosses a process boundary, as a zod schema; the types are inferred from them.
+// Claude Code's payloads are validated strictly where askbridge depends on a field and loosely
+// everywhere else: keys a newer Claude Code adds are kept and echoed back, never rejected.
+import { z } from 'zod';
+
+/** Limits on what a question may hold. Claude Code documents 1-4 questions and 2-4 options. */
+export const LIMITS = {
+  questions: { min: 1, max: 4 },
+  options: { min: 2, max: 4 },
+  questionChars: 4000,
+  headerChars: 200,
+  labelChars: 500,
+  descriptionChars: 8000,
+  previewChars: 100_000,
+  otherChars: 10_000,
+  notesChars: 10_000,
+  idChars: 200,
+} as const;
+
+const text = (max: number) => z.string().max(max, { message: `must be at most ${max} characters` });
+const nonEmptyText = (max: number) => text(max).refine((s) => s.trim().length > 0, { message: 'must not be empty' });
+
+export const OptionSchema = z.looseObject({
+  label: nonEmptyText(LIMITS.labelChars),
+  description: text(LIMITS.descriptionChars),
+  preview: text(LIMITS.previewChars).optional(),
+});
+export type Option = z.infer<typeof OptionSchema>;
+
+export const QuestionSchema = z
+  .looseObject({
+    question: nonEmptyText(LIMITS.questionChars),
+    header: text(LIMITS.headerChars).optional().default(''),
+    options: z.array(OptionSchema).min(LIMITS.options.min).max(LIMITS.options.max),
+    multiSelect: z.boolean().optional().default(false),
+  })
+  .superRefine((question, ctx) => {
+    const seen = new Set<string>();
+    question.options.forEach((option, index) => {
+      if (seen.has(option.label)) {
+        ctx.addIssue({ code: 'custom', path: ['options', index, 'label'], message: `duplicate option label "${option.label}"` });
+      }
+      seen.add(option.label);
+    });
+  });
+export type Question = z.infer<typeof QuestionSchema>;
+
+export const ToolInputSchema = z
+  .looseObject({
+    questions: z.array(QuestionSchema).min(LIMITS.questions.min).max(LIMITS.questions.max),
+  })
+  .superRefine((input, ctx) => {
+    const seen = new Set<string>();
+    input.questions.forEach((question, index) => {
+      if (seen.has(question.question)) {
+        ctx.addIssue({ code: 'custom', path: ['questions', index, 'question'], message: 'duplicate question text' });
+      }
+      seen.add(question.question);
+    });
+  });
+export type ToolInput = z.infer<typeof ToolInputSchema>;
+
+/** What Claude Code writes to the PreToolUse hook's stdin for AskUserQuestion. */
+export const HookPayloadSchema = z.looseObject({
+  session_id: nonEmptyText(LIMITS.idChars),
+  tool_use_id: nonEmptyText(LIMITS.idChars),
+  hook_event_name: z.literal('PreToolUse'),
+  tool_name: z.literal('AskUserQuestion'),
+  cwd: text(4096).optional().default(''),
+  transcript_path: text(4096).optional(),
+  tool_input: z.record(z.string(), z.unknown()),
+});
+export type HookPayload = z.infer<typeof HookPayloadSchema>;
+
+/** The hook's environment variables that tell whether a person is watching the session. */
+export const HookEnvironmentSchema = z
+  .object({
+    ASKBRIDGE_UNATTENDED: z.string().max(100).optional(),
+    CI: z.string().max(100).optional(),
+    CLAUDE_CODE_SESSION_ATTENDED: z.string().max(100).optional(),
+    CLAUDE_CODE_ENTRYPOINT: z.string().max(100).optional(),
+  })
+  .default({});
+export type HookEnvironment = z.infer<typeof HookEnvironmentSchema>;
+
+/** Body of POST /api/hook/questions: the hook's stdin, untouched, and its environment. */
+export const HookRequestSchema = z.object({
+  payload: z.unknown(),
+  environment: HookEnvironmentSchema,
+});
+
+/** One person's answer to one question: the labels they picked, free text, and a note. */
+export const ResponseSchema = z.object({
+  question: z.string().max(LIMITS.questionChars),
+  selected: z.array(z.string().max(LIMITS.labelChars)).max(LIMITS.options.max).default([]),
+  other: text(LIMITS.otherChars).nullable().optional().default(null),
+  notes: text(LIMITS.notesChars).nullable().optional().default(null),
+});
+export type Response = z.infer<typeof ResponseSchema>;
+
+/** Body of POST /api/questions/:id/answer, from the page or the CLI. */
+export const AnswerRequestSchema = z.object({
+  responses: z.array(ResponseSchema).min(1).max(LIMITS.questions.max),
+});
+export type AnswerRequest = z.infer<typeof AnswerRequestSchema>;
+
+export const PairRequestSchema = z.object({ code: z.string().min(1).max(200) });
+
+/** What the hook prints on stdout for Claude Code (protocol.md section 2). */
+export type HookOutput = {
+  hookSpecificOutput: {
+    hookEventName: 'PreToolUse';
+    permissionDecision: 'allow' | 'deny';
+    permissionDecisionReason?: string;
+    updatedInput?: Record<string, unknown>;
+    additionalContext?: string;
+  };
+};
+
+/** What a policy does when nobody answers in time. */
+export const TIMEOUT_ACTIONS = ['terminal', 'recommended', 'decline', 'rule'] as const;
+export type TimeoutAction = (typeof TIMEOUT_ACTIONS)[number];
+
+/** Who or what settled a question. */
+export type Source =
+  | { kind: 'person'; client: 'page' | 'cli' }
+  | { kind: 'policy'; action: TimeoutAction; trigger: 'timeout' | 'immediately' | 'nobody-watching'; rule?: string }
+  | { kind: 'hook-gone' }
+  | { kind: 'daemon-stopped' };
+
+export const QUESTION_STATUSES = ['pending', 'answered', 'declined', 'terminal', 'cancelled'] as const;
+export type QuestionStatus = (typeof QUESTION_STATUSES)[number];
+
+/** A question as pages and the CLI see it. */
+export type QuestionView = {
+  id: string;
+  sessionId: string;
+  toolUseId: string;
+  cwd: string;
+  createdAt: number;
+  expiresAt: number;
+  /** What happens at expiresAt, e.g. `{ action: 'recommended', summary: 'the recommended option will be chosen' }`. */
+  timeout: { action: TimeoutAction; summary: string };
+  status: QuestionStatus;
+  questions: Array<{
+    question: string;
+    header: string;
+    multiSelect: boolean;
+    options: Array<{ label: string; description: string; preview?: string }>;
+  }>;
+  answers?: Record<string, string>;
+  notes?: Record<string, string>;
+  source?: Source;
+  resolvedAt?: number;
+};
+
+/** Messages the daemon pushes to every page over the WebSocket. */
+export type ServerMessage =
+  | { type: 'snapshot'; questions: QuestionView[] }
+  | { type: 'added'; question: QuestionView }
+  | { type: 'resolved'; question: QuestionView }
+  | { type: 'banner'; message: string | null };
+
+/** Turn a zod error into one readable line per issue: `tool_input.questions.0.options: too small`. */
+export function describeZodError(error: z.ZodError, prefix = ''): string[] {
+  return error.issues.map((issue) => {
+    const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
+    return path ? `${path}: ${issue.message}` : issue.message;
+  });
+}

@@ -1,0 +1,106 @@
+// The state directory: how the hook and the CLI find the daemon (daemon.json) and prove they are
+// local (the token). The directory is 0700 and every file in it 0600, written atomically.
+// hooks/askbridge-hook.mjs resolves the same paths on its own, to stay dependency-free.
+import { randomBytes } from 'node:crypto';
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { z } from 'zod';
+
+export const DEFAULT_PORT = 7433;
+export const LOOPBACK_HOST = '127.0.0.1';
+
+/** `ASKBRIDGE_HOME`, else `$XDG_STATE_HOME/askbridge`, else `~/.local/state/askbridge`. */
+export function resolveStateDir(env: NodeJS.ProcessEnv): string {
+  if (env.ASKBRIDGE_HOME) return env.ASKBRIDGE_HOME;
+  const stateHome = env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state');
+  return join(stateHome, 'askbridge');
+}
+
+export const DaemonInfoSchema = z.object({
+  pid: z.number().int().positive(),
+  port: z.number().int().min(1).max(65535),
+  host: z.string(),
+  version: z.string(),
+  startedAt: z.number(),
+});
+export type DaemonInfo = z.infer<typeof DaemonInfoSchema>;
+
+export type StateDir = ReturnType<typeof openStateDir>;
+
+export function openStateDir(dir: string) {
+  const paths = {
+    dir,
+    daemonInfo: join(dir, 'daemon.json'),
+    token: join(dir, 'token'),
+    history: join(dir, 'history.jsonl'),
+  };
+
+  return {
+    paths,
+
+    /** Create the directory 0700, or tighten it; refuse one that another user owns. */
+    ensure(): void {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      const stat = statSync(dir);
+      if (typeof process.getuid === 'function' && stat.uid !== process.getuid()) {
+        throw new Error(`state directory ${dir} belongs to another user`);
+      }
+      if ((stat.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+    },
+
+    /** A fresh random token for this daemon run: a token from an earlier run stops working. */
+    writeNewToken(): string {
+      const token = randomBytes(32).toString('base64url');
+      writeFileAtomic(paths.token, `${token}\n`);
+      return token;
+    },
+
+    readToken(): string | undefined {
+      return readText(paths.token)?.trim() || undefined;
+    },
+
+    writeDaemonInfo(info: DaemonInfo): void {
+      writeFileAtomic(paths.daemonInfo, `${JSON.stringify(info)}\n`);
+    },
+
+    readDaemonInfo(): DaemonInfo | undefined {
+      const raw = readText(paths.daemonInfo);
+      if (raw === undefined) return undefined;
+      try {
+        const parsed = DaemonInfoSchema.safeParse(JSON.parse(raw));
+        return parsed.success ? parsed.data : undefined;
+      } catch {
+        return undefined;
+      }
+    },
+
+    /** Remove daemon.json, but only when it still names this process. */
+    removeDaemonInfo(pid: number): void {
+      const info = this.readDaemonInfo();
+      if (info && info.pid !== pid) return;
+      rmSync(paths.daemonInfo, { force: true });
+    },
+  };
+}
+
+function readText(path: string): string | undefined {
+  try {
+    return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+/** Write to a temporary file, fsync, then rename: readers see the old file or the new, never half. */
+export function writeFileAtomic(path: string, content: string): void {
+  const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const fd = openSync(temporary, 'w', 0o600);
+  try {
+    writeSync(fd, content);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+  renameSync(temporary, path);
+}

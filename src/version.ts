@@ -1,0 +1,4 @@
+// The package version, read once from package.json (beside src/ and dist/).
+import { readFileSync } from 'node:fs';
+
+export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
