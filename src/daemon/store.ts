@@ -122,8 +122,12 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
       question: entry.view,
       outcome,
       leave() {
-        if (!entry.waiters.delete(deliver) || entry.waiters.size > 0) return;
-        settle(entry, { status: 'cancelled', source: { kind: 'hook-gone' }, hookOutput: null });
+        if (!entry.waiters.has(deliver)) return;
+        const gone: Outcome = { status: 'cancelled', source: { kind: 'hook-gone' }, hookOutput: null };
+        if (entry.waiters.size === 1) return settle(entry, gone);
+        // Another hook still waits for this question: only this one stops waiting.
+        entry.waiters.delete(deliver);
+        deliver(gone);
       },
     };
   }

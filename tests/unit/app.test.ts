@@ -1,0 +1,297 @@
+// The daemon's HTTP and WebSocket surface, in memory through inject()/injectWS().
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildApp, type App } from '../../src/daemon/app.js';
+import { planLetTerminalAnswer } from '../../src/daemon/policy.js';
+import { createQuestionStore } from '../../src/daemon/store.js';
+import type { QuestionView, ServerMessage } from '../../src/protocol.js';
+
+const PORT = 7433;
+const HOST = `127.0.0.1:${PORT}`;
+const ORIGIN = `http://${HOST}`;
+const TOKEN = 'test-token-0123456789abcdefghijklmnopqrstuv';
+const local = { host: HOST, authorization: `Bearer ${TOKEN}` };
+
+const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
+const singleSelect = fixture('01-single-select.input.json');
+const QUESTION_TEXT = 'Which database should the new orders service use?';
+
+let app: App;
+
+beforeEach(async () => {
+  app = await buildApp({ store: createQuestionStore(), token: TOKEN, port: PORT, version: 'test', logger: false, planQuestion: planLetTerminalAnswer() });
+  await app.ready();
+});
+afterEach(async () => {
+  await app.close();
+});
+
+/** Start a hook request; it stays open until the question settles. */
+function askAsHook(payload: unknown = singleSelect, environment: Record<string, string> = {}) {
+  return app.inject({ method: 'POST', url: '/api/hook/questions', headers: local, payload: { payload, environment } });
+}
+
+async function waitForPending(count = 1): Promise<QuestionView[]> {
+  for (;;) {
+    const response = await app.inject({ method: 'GET', url: '/api/questions', headers: local });
+    const { questions } = response.json<{ questions: QuestionView[] }>();
+    if (questions.length >= count) return questions;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}
+
+function ndjson(body: string): Array<Record<string, unknown>> {
+  return body.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+}
+
+async function pairPage(): Promise<string> {
+  const code = app.askbridge.auth.createPairingCode();
+  const response = await app.inject({ method: 'POST', url: '/api/pair', headers: { host: HOST, origin: ORIGIN }, payload: { code } });
+  expect(response.statusCode).toBe(200);
+  const setCookie = String(response.headers['set-cookie']);
+  expect(setCookie).toMatch(/HttpOnly/);
+  expect(setCookie).toMatch(/SameSite=Strict/);
+  return setCookie.split(';')[0]!;
+}
+
+describe('the hook endpoint', () => {
+  it('holds the question until a person answers, then returns the decision', async () => {
+    const hook = askAsHook();
+    const [question] = await waitForPending();
+    const answer = await app.inject({
+      method: 'POST',
+      url: `/api/questions/${question!.id}/answer`,
+      headers: local,
+      payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] },
+    });
+    expect(answer.statusCode).toBe(200);
+    const lines = ndjson((await hook).body);
+    expect(lines[0]).toMatchObject({ event: 'accepted', id: question!.id });
+    expect(lines[1]).toMatchObject({
+      event: 'settled',
+      status: 'answered',
+      hookOutput: { hookSpecificOutput: { permissionDecision: 'allow', updatedInput: { answers: { [QUESTION_TEXT]: 'SQLite' } } } },
+    });
+  });
+
+  it.each([
+    ['no questions', { ...singleSelect, tool_input: { questions: [] } }, 'payload.tool_input.questions'],
+    ['five options', withOptions(5), 'payload.tool_input.questions.0.options'],
+    ['one option', withOptions(1), 'payload.tool_input.questions.0.options'],
+    ['duplicate labels', withLabels(['Same', 'Same']), 'payload.tool_input.questions.0.options.1.label'],
+    ['an empty label', withLabels(['', 'B']), 'payload.tool_input.questions.0.options.0.label'],
+    ['options that are not an array', fixture('91-malformed-options-not-array.input.json'), 'payload.tool_input.questions.0.options'],
+    ['another tool', fixture('92-malformed-wrong-tool-name.input.json'), 'payload.tool_name'],
+    ['no session id', { ...singleSelect, session_id: undefined }, 'payload.session_id'],
+    ['a huge question', withQuestionText('x'.repeat(5000)), 'payload.tool_input.questions.0.question'],
+  ])('refuses a payload with %s with a 400 that names the field', async (_case, payload, field) => {
+    const response = await askAsHook(payload);
+    expect(response.statusCode).toBe(400);
+    const body = response.json<{ error: { code: string; details: string[] } }>();
+    expect(body.error.code).toBe('invalid_request');
+    expect(body.error.details.some((line) => line.startsWith(field))).toBe(true);
+    expect((await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json()).toEqual({ questions: [] });
+  });
+
+  it('refuses duplicate question texts in one call', async () => {
+    const input = singleSelect.tool_input as { questions: unknown[] };
+    const response = await askAsHook({ ...singleSelect, tool_input: { questions: [input.questions[0], input.questions[0]] } });
+    expect(response.statusCode).toBe(400);
+    expect(response.json<{ error: { message: string } }>().error.message).toMatch(/duplicate question text/);
+  });
+
+  it('accepts and echoes back keys a newer Claude Code adds', async () => {
+    const newer = fixture('11-newer-fields.input.json');
+    const hook = askAsHook(newer);
+    const [question] = await waitForPending();
+    await app.inject({
+      method: 'POST',
+      url: `/api/questions/${question!.id}/answer`,
+      headers: local,
+      payload: { responses: [{ question: 'Should I remember this preference for future sessions?', selected: ['Yes, project memory'] }] },
+    });
+    const settled = ndjson((await hook).body)[1] as { hookOutput: unknown };
+    expect(settled.hookOutput).toEqual(fixture('11-newer-fields.expected-allow.json'));
+  });
+
+  it('refuses malformed JSON and oversized bodies with a clear error', async () => {
+    const malformed = await app.inject({ method: 'POST', url: '/api/hook/questions', headers: { ...local, 'content-type': 'application/json' }, payload: '{"payload":' });
+    expect(malformed.statusCode).toBe(400);
+    const huge = await app.inject({ method: 'POST', url: '/api/hook/questions', headers: { ...local, 'content-type': 'application/json' }, payload: JSON.stringify({ payload: 'x'.repeat(2 * 1024 * 1024) }) });
+    expect(huge.statusCode).toBe(413);
+    expect(huge.json<{ error: { code: string } }>().error.code).toBe('fst_err_ctp_body_too_large');
+  });
+
+  it('attaches the same session and tool call to one question, and both hooks get the answer', async () => {
+    const first = askAsHook();
+    await waitForPending();
+    const second = askAsHook();
+    const [question, ...others] = await waitForPending();
+    expect(others).toHaveLength(0);
+    await app.inject({ method: 'POST', url: `/api/questions/${question!.id}/answer`, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
+    for (const hook of [await first, await second]) expect(ndjson(hook.body)[1]).toMatchObject({ status: 'answered' });
+  });
+});
+
+describe('answering', () => {
+  it('lets the first answer win and tells a later one who won, with 409', async () => {
+    const hook = askAsHook();
+    const [question] = await waitForPending();
+    const url = `/api/questions/${question!.id}/answer`;
+    const first = await app.inject({ method: 'POST', url, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
+    const second = await app.inject({ method: 'POST', url, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['PostgreSQL (Recommended)'] }] } });
+    expect(first.statusCode).toBe(200);
+    expect(second.statusCode).toBe(409);
+    expect(second.json()).toMatchObject({ error: { code: 'already_resolved' }, question: { status: 'answered', answers: { [QUESTION_TEXT]: 'SQLite' } } });
+    expect(ndjson((await hook).body)[1]).toMatchObject({ hookOutput: { hookSpecificOutput: { updatedInput: { answers: { [QUESTION_TEXT]: 'SQLite' } } } } });
+  });
+
+  it('refuses an invalid answer with 400 and keeps the question open', async () => {
+    const hook = askAsHook();
+    const [question] = await waitForPending();
+    const url = `/api/questions/${question!.id}/answer`;
+    const bad = await app.inject({ method: 'POST', url, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['MySQL'] }] } });
+    expect(bad.statusCode).toBe(400);
+    expect(bad.json()).toMatchObject({ error: { code: 'unknown_label' } });
+    const empty = await app.inject({ method: 'POST', url, headers: local, payload: { responses: [] } });
+    expect(empty.statusCode).toBe(400);
+    const good = await app.inject({ method: 'POST', url, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
+    expect(good.statusCode).toBe(200);
+    await hook;
+  });
+
+  it('answers 404 for an unknown question and 400 for a malformed id', async () => {
+    const unknown = await app.inject({ method: 'POST', url: '/api/questions/00000000-0000-4000-8000-000000000000/answer', headers: local, payload: { responses: [{ question: 'q', selected: ['a'] }] } });
+    expect(unknown.statusCode).toBe(404);
+    const malformed = await app.inject({ method: 'POST', url: '/api/questions/../answer', headers: local, payload: { responses: [] } });
+    expect([400, 404]).toContain(malformed.statusCode);
+  });
+});
+
+describe('who may call', () => {
+  it('refuses a Host that is not the daemon (DNS rebinding)', async () => {
+    for (const host of ['evil.example:7433', `127.0.0.1:${PORT + 1}`, '127.0.0.1']) {
+      const response = await app.inject({ method: 'GET', url: '/api/status', headers: { ...local, host } });
+      expect(response.statusCode, host).toBe(403);
+      expect(response.json()).toMatchObject({ error: { code: 'forbidden_host' } });
+    }
+  });
+
+  it('refuses a foreign Origin on every route, the page included', async () => {
+    for (const origin of ['http://evil.example', `http://127.0.0.1:${PORT + 1}`, `https://${HOST}`, 'null', `${ORIGIN}/`]) {
+      const response = await app.inject({ method: 'GET', url: '/', headers: { host: HOST, origin } });
+      expect(response.statusCode, origin).toBe(403);
+    }
+  });
+
+  it('refuses a missing or wrong token', async () => {
+    expect((await app.inject({ method: 'GET', url: '/api/status', headers: { host: HOST } })).statusCode).toBe(401);
+    expect((await app.inject({ method: 'GET', url: '/api/status', headers: { host: HOST, authorization: 'Bearer wrong' } })).statusCode).toBe(401);
+    expect((await askAsHookWith({ host: HOST, authorization: `Bearer ${TOKEN}x` })).statusCode).toBe(401);
+  });
+
+  it('never lets a request with an Origin act as the hook, even with the right token', async () => {
+    const response = await askAsHookWith({ ...local, origin: ORIGIN });
+    expect(response.statusCode).toBe(403);
+    expect(response.json()).toMatchObject({ error: { code: 'token_from_browser' } });
+  });
+
+  it('does not let a paired page act as the hook', async () => {
+    const cookie = await pairPage();
+    const response = await askAsHookWith({ host: HOST, origin: ORIGIN, cookie });
+    expect(response.statusCode).toBe(401);
+  });
+
+  it('lets a paired page answer only with its exact Origin', async () => {
+    const cookie = await pairPage();
+    const hook = askAsHook();
+    const [question] = await waitForPending();
+    const url = `/api/questions/${question!.id}/answer`;
+    const payload = { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] };
+    expect((await app.inject({ method: 'POST', url, headers: { host: HOST, cookie }, payload })).statusCode).toBe(403);
+    expect((await app.inject({ method: 'POST', url, headers: { host: HOST }, payload })).statusCode).toBe(401);
+    const answered = await app.inject({ method: 'POST', url, headers: { host: HOST, origin: ORIGIN, cookie }, payload });
+    expect(answered.statusCode).toBe(200);
+    expect(answered.json()).toMatchObject({ question: { source: { kind: 'person', client: 'page' } } });
+    await hook;
+  });
+
+  it('spends a pairing code once', async () => {
+    const code = app.askbridge.auth.createPairingCode();
+    const pair = () => app.inject({ method: 'POST', url: '/api/pair', headers: { host: HOST, origin: ORIGIN }, payload: { code } });
+    expect((await pair()).statusCode).toBe(200);
+    const again = await pair();
+    expect(again.statusCode).toBe(401);
+    expect(again.json()).toMatchObject({ error: { code: 'bad_pairing_code' } });
+  });
+
+  it('gives an unpaired page nothing but the static files', async () => {
+    expect((await app.inject({ method: 'GET', url: '/', headers: { host: HOST } })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/api/session', headers: { host: HOST } })).statusCode).toBe(401);
+    expect((await app.inject({ method: 'GET', url: '/api/questions', headers: { host: HOST, cookie: `askbridge_${PORT}=forged` } })).statusCode).toBe(401);
+  });
+
+  it('serves the page under a strict Content-Security-Policy', async () => {
+    const response = await app.inject({ method: 'GET', url: '/', headers: { host: HOST } });
+    const csp = String(response.headers['content-security-policy']);
+    expect(csp).toContain("default-src 'none'");
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(response.headers['x-content-type-options']).toBe('nosniff');
+  });
+});
+
+describe('the event stream', () => {
+  it('refuses the WebSocket upgrade without a paired cookie or with a foreign Origin', async () => {
+    const cookie = await pairPage();
+    await expect(app.injectWS('/ws', { headers: { host: HOST, origin: ORIGIN } })).rejects.toThrow(/401/);
+    await expect(app.injectWS('/ws', { headers: { host: HOST, origin: 'http://evil.example', cookie } })).rejects.toThrow(/403/);
+    await expect(app.injectWS('/ws', { headers: { host: HOST, cookie } })).rejects.toThrow(/403/);
+  });
+
+  it('sends a snapshot, then every new and settled question', async () => {
+    const cookie = await pairPage();
+    const messages: ServerMessage[] = [];
+    const socket = await app.injectWS(
+      '/ws',
+      { headers: { host: HOST, origin: ORIGIN, cookie } },
+      { onInit: (ws) => ws.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString()) as ServerMessage)) },
+    );
+    const next = (count: number) =>
+      new Promise<void>((resolve) => {
+        const check = () => (messages.length >= count ? resolve() : setImmediate(check));
+        check();
+      });
+    await next(1);
+    expect(messages[0]).toEqual({ type: 'snapshot', questions: [] });
+    expect(app.askbridge.watcherCount()).toBe(1);
+
+    const hook = askAsHook();
+    await next(2);
+    expect(messages[1]).toMatchObject({ type: 'added', question: { status: 'pending', cwd: '/home/alice/projects/acme-shop' } });
+    const id = (messages[1] as { question: QuestionView }).question.id;
+    await app.inject({ method: 'POST', url: `/api/questions/${id}/answer`, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
+    await next(3);
+    expect(messages[2]).toMatchObject({ type: 'resolved', question: { id, status: 'answered', source: { kind: 'person', client: 'cli' } } });
+    await hook;
+    socket.terminate();
+  });
+});
+
+function askAsHookWith(headers: Record<string, string>) {
+  return app.inject({ method: 'POST', url: '/api/hook/questions', headers, payload: { payload: singleSelect, environment: {} } });
+}
+
+function firstQuestion(): Record<string, unknown> {
+  return (singleSelect.tool_input as { questions: Array<Record<string, unknown>> }).questions[0]!;
+}
+function withOptions(count: number) {
+  const options = Array.from({ length: count }, (_, index) => ({ label: `Option ${index}`, description: '' }));
+  return { ...singleSelect, tool_input: { questions: [{ ...firstQuestion(), options }] } };
+}
+function withLabels(labels: string[]) {
+  return { ...singleSelect, tool_input: { questions: [{ ...firstQuestion(), options: labels.map((label) => ({ label, description: '' })) }] } };
+}
+function withQuestionText(question: string) {
+  return { ...singleSelect, tool_input: { questions: [{ ...firstQuestion(), question }] } };
+}
