@@ -18,10 +18,18 @@ export class AnswerError extends Error {
 
 export type Annotation = { notes?: string; preview?: string };
 
+/** One answered question, before it is flattened into a string. */
+export type Choice = { question: Question; labels: string[]; other: string | null };
+
 export type FormattedAnswers = {
   answers: Record<string, string>;
   annotations: Record<string, Annotation>;
+  /** The answered questions in the order asked, for the deny-reason text. */
+  choices: Choice[];
 };
+
+/** How the answer reaches Claude: `updatedInput` from Claude Code 2.1.85, a deny reason before that. */
+export type AnswerMode = 'updatedInput' | 'deny-reason';
 
 /**
  * Check a person's responses against the questions asked and build Claude Code's answers map.
@@ -29,7 +37,7 @@ export type FormattedAnswers = {
  */
 export function formatAnswers(questions: readonly Question[], responses: readonly Response[]): FormattedAnswers {
   const byText = new Map(questions.map((question) => [question.question, question]));
-  const answered = new Map<string, { value: string; annotation: Annotation }>();
+  const answered = new Map<string, { value: string; annotation: Annotation; choice: Choice }>();
   const seen = new Set<string>();
 
   for (const response of responses) {
@@ -46,16 +54,18 @@ export function formatAnswers(questions: readonly Question[], responses: readonl
   // Keep the order in which the questions were asked.
   const answers: Record<string, string> = {};
   const annotations: Record<string, Annotation> = {};
+  const choices: Choice[] = [];
   for (const question of questions) {
     const entry = answered.get(question.question);
     if (!entry) continue;
     answers[question.question] = entry.value;
     if (Object.keys(entry.annotation).length > 0) annotations[question.question] = entry.annotation;
+    choices.push(entry.choice);
   }
-  return { answers, annotations };
+  return { answers, annotations, choices };
 }
 
-function formatOne(question: Question, response: Response): { value: string; annotation: Annotation } | undefined {
+function formatOne(question: Question, response: Response): { value: string; annotation: Annotation; choice: Choice } | undefined {
   const labels = question.options.map((option) => option.label);
   const selected = new Set<string>();
   for (const label of response.selected) {
@@ -74,8 +84,8 @@ function formatOne(question: Question, response: Response): { value: string; ann
     return undefined;
   }
 
-  const parts = labels.filter((label) => selected.has(label));
-  if (other !== null) parts.push(other);
+  const chosenLabels = labels.filter((label) => selected.has(label));
+  const parts = other === null ? chosenLabels : [...chosenLabels, other];
 
   const annotation: Annotation = {};
   if (notes !== null) annotation.notes = notes;
@@ -83,7 +93,7 @@ function formatOne(question: Question, response: Response): { value: string; ann
     const preview = question.options.find((option) => option.label === parts[0])?.preview;
     if (preview) annotation.preview = preview;
   }
-  return { value: parts.join(MULTI_SELECT_SEPARATOR), annotation };
+  return { value: parts.join(MULTI_SELECT_SEPARATOR), annotation, choice: { question, labels: chosenLabels, other } };
 }
 
 /**
@@ -106,6 +116,30 @@ export function buildAllowOutput(
       ...(additionalContext ? { additionalContext } : {}),
     },
   };
+}
+
+/**
+ * The answer as text, for Claude Code before 2.1.85, which can only read a deny reason: one line per
+ * question, `Header: label`, `Header: label1, label2`, `Header: Other: text` (the shortened question
+ * text stands in for a missing header), a note in parentheses.
+ */
+export function formatDenyReasonAnswers(formatted: FormattedAnswers): string {
+  return formatted.choices
+    .map(({ question, labels, other }) => {
+      const name = question.header.trim() || shorten(question.question, 60);
+      const parts = other === null ? labels : [...labels, `Other: ${other}`];
+      const notes = formatted.annotations[question.question]?.notes;
+      return `${name}: ${parts.join(MULTI_SELECT_SEPARATOR)}${notes ? ` (note: ${notes})` : ''}`.replace(/\r?\n/g, ' ');
+    })
+    .join('\n');
+}
+
+/** The decision for an answer, in the mode the question's configuration asks for. */
+export function buildAnswerOutput(mode: AnswerMode, toolInput: Readonly<Record<string, unknown>>, formatted: FormattedAnswers, additionalContext?: string): HookOutput {
+  if (mode === 'updatedInput') return buildAllowOutput(toolInput, formatted, additionalContext);
+  const output = buildDenyOutput(formatDenyReasonAnswers(formatted));
+  if (additionalContext) output.hookSpecificOutput.additionalContext = additionalContext;
+  return output;
 }
 
 /** The decision that refuses the tool call; Claude receives the reason as an error result. */

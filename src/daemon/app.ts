@@ -2,34 +2,22 @@
 // listens and never touches `process`: main.ts does, and tests call app.inject()/injectWS().
 import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError } from 'fastify';
-import type { QuestionView } from '../protocol.js';
+import type { ServerMessage } from '../protocol.js';
 import { createAuth, registerGuard } from './auth.js';
 import { HttpError } from './errors.js';
-import { eventRoutes, type Watchers } from './routes/events.js';
+import { broadcast, eventRoutes, type Watchers } from './routes/events.js';
 import { hookRoutes } from './routes/hook.js';
 import { pageRoutes } from './routes/page.js';
 import { pairingRoutes } from './routes/pairing.js';
 import { questionRoutes } from './routes/questions.js';
 import { statusRoutes } from './routes/status.js';
-import type { Outcome, QuestionStore } from './store.js';
+import type { PolicyContext, QuestionPlan } from './policy.js';
+import type { QuestionStore } from './store.js';
 
 /** Limits on what a caller may send. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const ANSWER_BODY_LIMIT_BYTES = 64 * 1024;
 export const WS_MESSAGE_LIMIT_BYTES = 16 * 1024;
-
-/** How a new question will be settled when nobody answers: decided per question by the policy. */
-export type QuestionPlan = {
-  waitMs: number;
-  timeout: QuestionView['timeout'];
-  onTimeout: (question: QuestionView) => Outcome;
-};
-
-export type QuestionContext = {
-  cwd: string;
-  unattended: boolean;
-  watchers: number;
-};
 
 export type AppDeps = {
   store: QuestionStore;
@@ -38,8 +26,11 @@ export type AppDeps = {
   port: number;
   version: string;
   logger: FastifyBaseLogger | false;
-  planQuestion: (context: QuestionContext) => QuestionPlan;
+  /** How a new question will be settled when nobody answers: decided per question by the policy. */
+  planQuestion: (context: PolicyContext) => QuestionPlan;
   extraHosts?: readonly string[];
+  /** A warning for every page (a broken config file), or null. */
+  banner?: () => string | null;
   /** Asked to stop by `askbridge stop`; main.ts owns the process. */
   onShutdownRequest?: () => void;
   now?: () => number;
@@ -105,6 +96,7 @@ export async function buildApp(deps: AppDeps) {
   app.decorate('askbridge', {
     auth,
     watcherCount: () => watchers.sockets.size,
+    broadcast: (message: ServerMessage) => broadcast(watchers, message),
   });
   return app;
 }
@@ -115,6 +107,7 @@ declare module 'fastify' {
       auth: ReturnType<typeof createAuth>;
       /** Pages and CLI listeners connected now: is anybody watching? */
       watcherCount: () => number;
+      broadcast: (message: ServerMessage) => void;
     };
   }
 }

@@ -2,7 +2,9 @@
 import type { Logger } from 'pino';
 import { buildApp, type App } from './app.js';
 import { createLogger } from './logger.js';
-import { planLetTerminalAnswer } from './policy.js';
+import { createConfigWatch } from './config-watch.js';
+import { createHistory } from './history.js';
+import { createPolicy } from './policy.js';
 import { createQuestionStore } from './store.js';
 import { DEFAULT_PORT, LOOPBACK_HOST, openStateDir, resolveStateDir } from '../state-dir.js';
 import { VERSION } from '../version.js';
@@ -33,23 +35,36 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const logger: Logger = createLogger({ level: options.env.ASKBRIDGE_LOG_LEVEL, pretty: process.stdout.isTTY === true });
   const token = stateDir.writeNewToken();
   const store = createQuestionStore();
+  const history = createHistory(stateDir.paths.history);
+  store.subscribe((event) => {
+    if (event.type === 'resolved') history.append(event.question);
+  });
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= shutDown());
 
-  const app = await buildApp({
+  let app: App | undefined;
+  const configWatch = createConfigWatch({
+    env: options.env,
+    log: { info: (fields, message) => logger.info(fields, message), warn: (fields, message) => logger.warn(fields, message) },
+    onBanner: (message) => app?.askbridge.broadcast({ type: 'banner', message }),
+  });
+  const policyLog = logger.child({ component: 'policy' });
+  app = await buildApp({
     store,
     token,
     port,
     version: VERSION,
     logger,
-    planQuestion: planLetTerminalAnswer(),
+    planQuestion: createPolicy({ configFor: (cwd) => configWatch.effective(cwd), log: (fields, message) => policyLog.info(fields, message) }),
+    banner: configWatch.banner,
     onShutdownRequest: () => void stop().then(() => process.exit(0)),
   });
+  configWatch.effective(''); // read and start watching the user config now, so a broken one shows at once
 
   try {
     await app.listen({ host: LOOPBACK_HOST, port });
   } catch (error) {
-    await app.close();
+    await Promise.all([app.close(), configWatch.close()]);
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new DaemonStartError(`port ${port} is in use: stop what uses it, or start with ASKBRIDGE_PORT=<another port>`);
     }
@@ -67,7 +82,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   async function shutDown(): Promise<void> {
     logger.info('stopping: waiting hooks hand their questions to the terminal');
     store.releaseAll();
-    await app.close();
+    await Promise.all([app!.close(), configWatch.close()]);
     stateDir.removeDaemonInfo(process.pid);
   }
 

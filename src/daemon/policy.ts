@@ -1,14 +1,174 @@
-// What happens to a question nobody answers. Until configuration arrives, one rule: wait for a
-// person for DEFAULT_WAIT_SECONDS, then let the terminal ask (the hook prints nothing).
-import type { QuestionPlan } from './app.js';
+// What happens to a question nobody answers, decided per question from the configuration that
+// applies to its project: how long to wait, then let the terminal ask, choose the recommended option,
+// apply a rule, or decline. A default is always one of the offered labels (or a rule's explicit free
+// text), and Claude is always told, through additionalContext, that no person chose it.
+import { buildAnswerOutput, buildDenyOutput, formatAnswers, shorten, type AnswerMode } from '../answers.js';
+import type { Config, EffectiveConfig, Match, Rule } from '../config.js';
+import type { Question, QuestionView, Response, Source, TimeoutAction } from '../protocol.js';
+import type { Outcome } from './store.js';
 
-/** Well below the hook timeout that .claude/settings.example.json sets (3600 s), and below Claude Code's default (600 s). */
-export const DEFAULT_WAIT_SECONDS = 300;
+export type PolicyContext = {
+  cwd: string;
+  toolInput: Record<string, unknown>;
+  questions: Question[];
+  /** The hook's environment says nobody watches this session (CI, SDK host, ASKBRIDGE_UNATTENDED). */
+  unattended: boolean;
+  /** Pages and CLI listeners connected now. */
+  watchers: number;
+};
 
-export function planLetTerminalAnswer(waitSeconds = DEFAULT_WAIT_SECONDS): () => QuestionPlan {
-  return () => ({
-    waitMs: waitSeconds * 1000,
-    timeout: { action: 'terminal', summary: 'the terminal will ask' },
-    onTimeout: () => ({ status: 'terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' }, hookOutput: null }),
-  });
+export type QuestionPlan = {
+  waitMs: number;
+  timeout: QuestionView['timeout'];
+  answerMode: AnswerMode;
+  onTimeout: (question: QuestionView) => Outcome;
+  /** Set when the policy settles the question the moment it arrives. */
+  immediate?: Outcome;
+};
+
+export type PolicyLog = (fields: Record<string, unknown>, message: string) => void;
+
+const RECOMMENDED = /\(recommended\)/i;
+
+export function createPolicy(options: { configFor: (cwd: string) => EffectiveConfig; log: PolicyLog }) {
+  return function planQuestion(context: PolicyContext): QuestionPlan {
+    const { config } = options.configFor(context.cwd);
+    const waitMs = config.waitSeconds * 1000;
+    const decide = (trigger: 'timeout' | 'nobody-watching') => decideWithoutPerson(config, context, trigger, options.log);
+    const plan: QuestionPlan = {
+      waitMs,
+      answerMode: config.answerMode,
+      timeout: describeTimeout(config, context),
+      onTimeout: () => decide('timeout'),
+    };
+
+    const atOnce = answerByRules(config.rules, context.questions, 'immediately', options.log);
+    if (atOnce.complete) {
+      plan.immediate = policyAnswer(config, context, atOnce.responses, { kind: 'policy', action: 'rule', trigger: 'immediately', rule: atOnce.ruleNames.join(', ') });
+    } else if (context.unattended || (config.whenNobodyWatching === 'act' && context.watchers === 0)) {
+      plan.immediate = decide('nobody-watching');
+    }
+    return plan;
+  };
+}
+
+export type Policy = ReturnType<typeof createPolicy>;
+
+/** Rules first; for the questions no rule answers, the onTimeout action. */
+function decideWithoutPerson(config: Config, context: PolicyContext, trigger: 'timeout' | 'nobody-watching', log: PolicyLog): Outcome {
+  const byRules = answerByRules(config.rules, context.questions, 'timeout', log);
+  const rule = byRules.ruleNames.length > 0 ? byRules.ruleNames.join(', ') : undefined;
+  if (byRules.complete) return policyAnswer(config, context, byRules.responses, { kind: 'policy', action: 'rule', trigger, ...(rule ? { rule } : {}) });
+
+  const source: Source = { kind: 'policy', action: config.onTimeout, trigger, ...(rule ? { rule } : {}) };
+  switch (config.onTimeout) {
+    case 'terminal':
+      return { status: 'terminal', source, hookOutput: null };
+    case 'decline':
+      return { status: 'declined', source, hookOutput: buildDenyOutput(declineReason(describeTrigger(trigger, config))) };
+    case 'recommended': {
+      const answered = new Set(byRules.responses.map((response) => response.question));
+      const recommended = context.questions.filter((question) => !answered.has(question.question)).map(recommendedResponse);
+      return policyAnswer(config, context, [...byRules.responses, ...recommended], source);
+    }
+  }
+}
+
+function policyAnswer(config: Config, context: PolicyContext, responses: Response[], source: Extract<Source, { kind: 'policy' }>): Outcome {
+  const formatted = formatAnswers(context.questions, responses);
+  const rules = source.rule ? `${source.rule.includes(',') ? 'the rules' : 'the rule'} ${source.rule}` : '';
+  const chooser = source.action === 'rule' ? rules : rules ? `${rules} and the recommended option` : 'the recommended option';
+  const additionalContext =
+    `No person answered this question: askbridge chose the answer by policy (${chooser}) because ${describeTrigger(source.trigger, config)}. ` +
+    'Treat it as a default, not as the user’s decision, and tell the user which default you went with so they can change it.';
+  return {
+    status: 'answered',
+    source,
+    hookOutput: buildAnswerOutput(config.answerMode, context.toolInput, formatted, additionalContext),
+    answers: formatted.answers,
+  };
+}
+
+const PROCEED = 'Do not wait for an answer: proceed with your best judgment, state the assumptions you make, and let the user correct them later.';
+
+export function declineReason(why: string): string {
+  return `Nobody is available to answer these questions right now (${why}). ${PROCEED}`;
+}
+
+/** The reason when a person pressed "Decline" on the page or in the CLI. */
+export const PERSON_DECLINE_REASON = `The user declined to answer these questions. ${PROCEED}`;
+
+function describeTrigger(trigger: 'timeout' | 'nobody-watching' | 'immediately', config: Config): string {
+  if (trigger === 'timeout') return `nobody answered within ${formatDuration(config.waitSeconds)}`;
+  if (trigger === 'nobody-watching') return 'nobody was watching when it was asked';
+  return 'a rule answers it at once';
+}
+
+function formatDuration(seconds: number): string {
+  if (seconds < 120) return seconds === 1 ? '1 second' : `${seconds} seconds`;
+  return seconds % 60 === 0 ? `${seconds / 60} minutes` : `${Math.round(seconds / 6) / 10} minutes`;
+}
+
+/** The recommended option(s): labels containing "(Recommended)", else the first option. */
+export function recommendedResponse(question: Question): Response {
+  const recommended = question.options.filter((option) => RECOMMENDED.test(option.label)).map((option) => option.label);
+  const selected = recommended.length === 0 ? [question.options[0]!.label] : question.multiSelect ? recommended : [recommended[0]!];
+  return { question: question.question, selected, other: null, notes: null };
+}
+
+type RulesResult = { responses: Response[]; ruleNames: string[]; complete: boolean };
+
+/** For each question, the first matching rule that gives a valid answer. `immediately` uses only immediate rules. */
+export function answerByRules(rules: readonly Rule[], questions: readonly Question[], phase: 'timeout' | 'immediately', log: PolicyLog): RulesResult {
+  const responses: Response[] = [];
+  const ruleNames = new Set<string>();
+  for (const question of questions) {
+    for (const [index, rule] of rules.entries()) {
+      if (phase === 'immediately' && rule.when !== 'immediately') continue;
+      if (!ruleMatches(rule, question)) continue;
+      const name = rule.name ? `"${rule.name}"` : `#${index + 1}`;
+      const response = ruleResponse(rule, question);
+      if (!response) {
+        log({ rule: name, header: shorten(question.header, 40) }, 'rule skipped: its label is not among the offered options');
+        continue;
+      }
+      responses.push(response);
+      ruleNames.add(name);
+      break;
+    }
+  }
+  return { responses, ruleNames: [...ruleNames], complete: responses.length === questions.length };
+}
+
+function ruleMatches(rule: Rule, question: Question): boolean {
+  return (rule.header === undefined || matches(rule.header, question.header)) && (rule.question === undefined || matches(rule.question, question.question));
+}
+
+function matches(match: Match, text: string): boolean {
+  if (typeof match === 'string') return text.toLowerCase().includes(match.toLowerCase());
+  return new RegExp(match.regex, match.flags).test(text);
+}
+
+function ruleResponse(rule: Rule, question: Question): Response | undefined {
+  if (rule.text !== undefined) return { question: question.question, selected: [], other: rule.text, notes: null };
+  const labels = typeof rule.choose === 'string' ? [rule.choose] : (rule.choose ?? []);
+  const offered = new Set(question.options.map((option) => option.label));
+  if (labels.length === 0 || labels.some((label) => !offered.has(label))) return undefined;
+  if (!question.multiSelect && labels.length > 1) return undefined;
+  return { question: question.question, selected: labels, other: null, notes: null };
+}
+
+/** What the page says will happen at the deadline. */
+function describeTimeout(config: Config, context: PolicyContext): { action: TimeoutAction; summary: string } {
+  // Quiet: the same rules are evaluated (and skipped ones logged) when the deadline comes.
+  const byRules = answerByRules(config.rules, context.questions, 'timeout', () => {});
+  if (byRules.complete) return { action: 'rule', summary: `the rule ${byRules.ruleNames.join(', ')} will answer` };
+  switch (config.onTimeout) {
+    case 'terminal':
+      return { action: 'terminal', summary: 'the terminal will ask' };
+    case 'decline':
+      return { action: 'decline', summary: 'Claude will be told nobody is available' };
+    case 'recommended':
+      return { action: 'recommended', summary: byRules.ruleNames.length > 0 ? 'rules and the recommended option will answer' : 'the recommended option will be chosen' };
+  }
 }

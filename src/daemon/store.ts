@@ -2,7 +2,7 @@
 // outcome wins and every later one is refused with the winner. Knows nothing of HTTP or WebSockets;
 // it reports changes to subscribers and hands each waiter its outcome.
 import { randomUUID } from 'node:crypto';
-import { AnswerError, buildAllowOutput, formatAnswers } from '../answers.js';
+import { AnswerError, buildAnswerOutput, formatAnswers, type AnswerMode } from '../answers.js';
 import type { HookOutput, Question, QuestionStatus, QuestionView, Response, Source } from '../protocol.js';
 
 /** How a question ended, and what the hook prints for it (null: nothing, the terminal answers). */
@@ -28,6 +28,9 @@ export type OpenQuestion = {
   timeout: QuestionView['timeout'];
   /** Decides the outcome when nobody answered within waitMs. */
   onTimeout: (question: QuestionView) => Outcome;
+  /** Settles the question the moment it is asked (a policy that needs no person). */
+  immediate?: Outcome;
+  answerMode: AnswerMode;
 };
 
 export type Waiter = {
@@ -52,6 +55,7 @@ type Entry = {
   timer: NodeJS.Timeout | undefined;
   outcome: Outcome | undefined;
   onTimeout: (question: QuestionView) => Outcome;
+  answerMode: AnswerMode;
 };
 
 export type QuestionStoreOptions = {
@@ -169,12 +173,14 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
         timer: undefined,
         outcome: undefined,
         onTimeout: input.onTimeout,
+        answerMode: input.answerMode,
       };
       byId.set(view.id, entry);
       idByKey.set(key, view.id);
       const waiter = attach(entry);
-      entry.timer = setTimeout(() => settle(entry, entry.onTimeout(entry.view)), input.waitMs);
       emit({ type: 'added', question: view });
+      if (input.immediate) settle(entry, input.immediate);
+      else entry.timer = setTimeout(() => settle(entry, entry.onTimeout(entry.view)), input.waitMs);
       return waiter;
     },
 
@@ -196,7 +202,7 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
       settle(entry, {
         status: 'answered',
         source: { kind: 'person', client },
-        hookOutput: buildAllowOutput(entry.toolInput, formatted),
+        hookOutput: buildAnswerOutput(entry.answerMode, entry.toolInput, formatted),
         answers: formatted.answers,
         ...(Object.keys(notes).length > 0 ? { notes } : {}),
       });

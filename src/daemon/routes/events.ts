@@ -9,12 +9,14 @@ export type Watchers = { sockets: Set<WebSocket> };
 
 const OPEN = 1;
 
-export async function eventRoutes(app: FastifyInstance, { store, watchers }: RouteContext) {
-  const unsubscribe = store.subscribe((event) => {
-    const message: ServerMessage = event.type === 'added' ? { type: 'added', question: event.question } : { type: 'resolved', question: event.question };
-    const data = JSON.stringify(message);
-    for (const socket of watchers.sockets) if (socket.readyState === OPEN) socket.send(data);
-  });
+/** Serialise once, send to every open socket. */
+export function broadcast(watchers: Watchers, message: ServerMessage): void {
+  const data = JSON.stringify(message);
+  for (const socket of watchers.sockets) if (socket.readyState === OPEN) socket.send(data);
+}
+
+export async function eventRoutes(app: FastifyInstance, { store, watchers, deps }: RouteContext) {
+  const unsubscribe = store.subscribe((event) => broadcast(watchers, { type: event.type, question: event.question }));
   app.addHook('onClose', async () => unsubscribe());
 
   app.get('/ws', { websocket: true, config: { access: 'page-or-local' } }, (socket, request) => {
@@ -27,5 +29,7 @@ export async function eventRoutes(app: FastifyInstance, { store, watchers }: Rou
     // Pages only listen; anything they send is ignored (size is capped by maxPayload).
     const snapshot: ServerMessage = { type: 'snapshot', questions: store.pending() };
     socket.send(JSON.stringify(snapshot));
+    // Always sent, so a page that reconnects also drops a banner that was cleared meanwhile.
+    socket.send(JSON.stringify({ type: 'banner', message: deps.banner?.() ?? null } satisfies ServerMessage));
   });
 }

@@ -19,7 +19,13 @@ export async function hookRoutes(app: FastifyInstance, { store, watchers, deps }
     const payload = parseOr400(HookPayloadSchema, body.payload, 'hook payload', 'payload');
     const toolInput = parseOr400(ToolInputSchema, payload.tool_input, 'AskUserQuestion input', 'payload.tool_input');
 
-    const plan = deps.planQuestion({ cwd: payload.cwd, unattended: isUnattended(body.environment), watchers: watchers.sockets.size });
+    const plan = deps.planQuestion({
+      cwd: payload.cwd,
+      toolInput: payload.tool_input,
+      questions: toolInput.questions,
+      unattended: isUnattended(body.environment),
+      watchers: watchers.sockets.size,
+    });
     const waiter = store.open({
       sessionId: payload.session_id,
       toolUseId: payload.tool_use_id,
@@ -29,6 +35,8 @@ export async function hookRoutes(app: FastifyInstance, { store, watchers, deps }
       waitMs: plan.waitMs,
       timeout: plan.timeout,
       onTimeout: plan.onTimeout,
+      answerMode: plan.answerMode,
+      ...(plan.immediate ? { immediate: plan.immediate } : {}),
     });
     request.log.info({ questionId: waiter.question.id, questions: toolInput.questions.length }, 'question received');
 

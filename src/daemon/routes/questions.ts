@@ -1,7 +1,9 @@
 // The questions as pages and the CLI see them, and the one way to answer them.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
+import { buildDenyOutput } from '../../answers.js';
 import { AnswerRequestSchema } from '../../protocol.js';
+import { PERSON_DECLINE_REASON } from '../policy.js';
 import { ANSWER_BODY_LIMIT_BYTES, type RouteContext } from '../app.js';
 import { HttpError, parseOr400 } from '../errors.js';
 import type { AnswerResult } from '../store.js';
@@ -25,6 +27,20 @@ export async function questionRoutes(app: FastifyInstance, { store }: RouteConte
     const result = store.answer(id, body.responses, client);
     if (result.kind === 'answered') request.log.info({ questionId: id, client }, 'question answered');
     return sendAnswerResult(reply, result);
+  });
+
+  // A person hands the question back to the terminal, or declines it, without choosing an answer.
+  app.post('/api/questions/:id/terminal', { config: { access: 'page-or-local' }, bodyLimit: 1024 }, async (request, reply) => {
+    const { id } = parseOr400(IdParamsSchema, request.params, 'question id');
+    const client = request.principal.kind === 'page' ? 'page' : 'cli';
+    return sendAnswerResult(reply, store.resolve(id, () => ({ status: 'terminal', source: { kind: 'person', client }, hookOutput: null })));
+  });
+
+  app.post('/api/questions/:id/decline', { config: { access: 'page-or-local' }, bodyLimit: 1024 }, async (request, reply) => {
+    const { id } = parseOr400(IdParamsSchema, request.params, 'question id');
+    const client = request.principal.kind === 'page' ? 'page' : 'cli';
+    const hookOutput = buildDenyOutput(PERSON_DECLINE_REASON);
+    return sendAnswerResult(reply, store.resolve(id, () => ({ status: 'declined', source: { kind: 'person', client }, hookOutput })));
   });
 }
 

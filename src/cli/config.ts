@@ -1,0 +1,26 @@
+// `askbridge config`: the configuration a question asked in a directory would get, and where each
+// value comes from (default, the user file, or the project's .claude/askbridge.json).
+import { resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createConfigReader } from '../config.js';
+import type { CommandIo } from './main.js';
+
+export async function run(io: CommandIo): Promise<number> {
+  const { values } = parseArgs({ args: io.argv, strict: true, options: { cwd: { type: 'string' }, json: { type: 'boolean', default: false } } });
+  const cwd = resolve(values.cwd ?? process.cwd());
+  const effective = createConfigReader(io.env).effective(cwd);
+  if (values.json) {
+    io.stdout(`${JSON.stringify({ cwd, ...effective }, null, 2)}\n`);
+    return effective.errors.length > 0 ? 1 : 0;
+  }
+  io.stdout(`Configuration for questions asked in ${cwd}\n`);
+  io.stdout(`  user file:    ${effective.files.user}\n  project file: ${effective.files.project ?? '(none: .claude/askbridge.json in this directory or above)'}\n\n`);
+  const { config, origins } = effective;
+  for (const key of ['waitSeconds', 'onTimeout', 'whenNobodyWatching', 'answerMode'] as const) {
+    io.stdout(`  ${key.padEnd(19)} ${String(config[key]).padEnd(14)} (${origins[key]})\n`);
+  }
+  io.stdout(`  ${'rules'.padEnd(19)} ${String(config.rules.length).padEnd(14)} (${origins.rules})\n`);
+  config.rules.forEach((rule, index) => io.stdout(`    #${index + 1} ${JSON.stringify(rule)}\n`));
+  for (const error of effective.errors) io.stderr(`error: ${error.message}\n  (the daemon keeps using this file's last good version)\n`);
+  return effective.errors.length > 0 ? 1 : 0;
+}

@@ -1,0 +1,192 @@
+// The one place that reads askbridge's configuration: a user file and an optional per-project file,
+// one zod schema for both, merged over the defaults. Every value remembers where it came from, so
+// `askbridge config` can explain it. A file that fails to parse never replaces its last good version.
+import { readFileSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { dirname, join, parse as parsePath, resolve } from 'node:path';
+import { z } from 'zod';
+import { describeZodError } from './protocol.js';
+
+export const DEFAULT_WAIT_SECONDS = 300;
+export const PROJECT_CONFIG_PATH = join('.claude', 'askbridge.json');
+
+const MatchSchema = z.union([
+  z.string().min(1).max(500),
+  z
+    .strictObject({ regex: z.string().min(1).max(500), flags: z.string().regex(/^[imsu]*$/, { message: 'flags may only be i, m, s, u' }).optional() })
+    .superRefine((pattern, ctx) => {
+      try {
+        new RegExp(pattern.regex, pattern.flags);
+      } catch (error) {
+        ctx.addIssue({ code: 'custom', path: ['regex'], message: `invalid regular expression: ${(error as Error).message}` });
+      }
+    }),
+]);
+export type Match = z.infer<typeof MatchSchema>;
+
+export const RuleSchema = z
+  .strictObject({
+    name: z.string().min(1).max(100).optional(),
+    header: MatchSchema.optional(),
+    question: MatchSchema.optional(),
+    choose: z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(4)]).optional(),
+    text: z.string().min(1).max(10_000).optional(),
+    when: z.enum(['timeout', 'immediately']).default('timeout'),
+  })
+  .superRefine((rule, ctx) => {
+    if (rule.header === undefined && rule.question === undefined) ctx.addIssue({ code: 'custom', message: 'a rule needs "header" or "question" to match on' });
+    if ((rule.choose === undefined) === (rule.text === undefined)) ctx.addIssue({ code: 'custom', message: 'a rule gives exactly one of "choose" (a label or labels) or "text" (free text)' });
+  });
+export type Rule = z.infer<typeof RuleSchema>;
+
+export const ON_TIMEOUT = ['terminal', 'recommended', 'decline'] as const;
+
+/** What a config file may hold; every key optional, unknown keys refused (they are typos). */
+export const ConfigFileSchema = z.strictObject({
+  $schema: z.string().optional(),
+  waitSeconds: z.number().int().min(0).max(24 * 60 * 60).optional(),
+  onTimeout: z.enum(ON_TIMEOUT).optional(),
+  whenNobodyWatching: z.enum(['wait', 'act']).optional(),
+  answerMode: z.enum(['updatedInput', 'deny-reason']).optional(),
+  rules: z.array(RuleSchema).max(200).optional(),
+});
+export type ConfigFile = z.infer<typeof ConfigFileSchema>;
+
+export type Config = Required<Omit<ConfigFile, '$schema'>>;
+
+export const DEFAULT_CONFIG: Config = {
+  waitSeconds: DEFAULT_WAIT_SECONDS,
+  onTimeout: 'terminal',
+  whenNobodyWatching: 'wait',
+  answerMode: 'updatedInput',
+  rules: [],
+};
+
+export type ConfigOrigin = 'default' | 'user' | 'project';
+export type EffectiveConfig = {
+  config: Config;
+  /** Where each key's value came from; rules list project rules first, then user rules. */
+  origins: Record<keyof Config, ConfigOrigin | 'user+project'>;
+  files: { user: string; project: string | undefined };
+  /** Files that are broken now; their last good version (if any) is in use. */
+  errors: Array<{ path: string; message: string }>;
+};
+
+export function userConfigPath(env: NodeJS.ProcessEnv): string {
+  const configHome = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
+  return join(configHome, 'askbridge', 'config.json');
+}
+
+/** The nearest `.claude/askbridge.json` at or above cwd. */
+export function findProjectConfig(cwd: string): string | undefined {
+  if (!cwd) return undefined;
+  let dir = resolve(cwd);
+  const { root } = parsePath(dir);
+  for (;;) {
+    const candidate = join(dir, PROJECT_CONFIG_PATH);
+    if (isFile(candidate)) return candidate;
+    if (dir === root) return undefined;
+    dir = dirname(dir);
+  }
+}
+
+function isFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+export class ConfigFileError extends Error {
+  constructor(
+    readonly path: string,
+    message: string,
+  ) {
+    super(`${path}: ${message}`);
+  }
+}
+
+/** Read and validate one config file; a missing file is an empty config. */
+export function readConfigFile(path: string): ConfigFile {
+  let raw: string;
+  try {
+    raw = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
+    throw new ConfigFileError(path, (error as Error).message);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch (error) {
+    throw new ConfigFileError(path, `not valid JSON: ${(error as Error).message}`);
+  }
+  const result = ConfigFileSchema.safeParse(json);
+  if (!result.success) throw new ConfigFileError(path, describeZodError(result.error).join('; '));
+  return result.data;
+}
+
+/**
+ * Remembers the last good version of each config file and re-reads a file only when it changed on
+ * disk, so every question sees the newest valid config without restarting anything.
+ */
+export function createConfigReader(env: NodeJS.ProcessEnv) {
+  type Cached = { stamp: string; good: ConfigFile | undefined; error: string | undefined };
+  const cache = new Map<string, Cached>();
+
+  function stampOf(path: string): string {
+    try {
+      const stat = statSync(path);
+      return `${stat.mtimeMs}:${stat.ctimeMs}:${stat.size}:${stat.ino}`;
+    } catch {
+      return 'missing';
+    }
+  }
+
+  /** The file's newest good content, re-read if it changed. Reports whether anything changed. */
+  function refresh(path: string): { file: ConfigFile | undefined; error: string | undefined; changed: boolean } {
+    const stamp = stampOf(path);
+    const cached = cache.get(path);
+    if (cached && cached.stamp === stamp) return { file: cached.good, error: cached.error, changed: false };
+    let next: Cached;
+    try {
+      next = { stamp, good: readConfigFile(path), error: undefined };
+    } catch (error) {
+      next = { stamp, good: cached?.good, error: error instanceof ConfigFileError ? error.message : String(error) };
+    }
+    cache.set(path, next);
+    return { file: next.good, error: next.error, changed: cached === undefined || cached.error !== next.error || next.error === undefined };
+  }
+
+  return {
+    refresh,
+    /** The configuration that applies to a question asked in `cwd`. */
+    effective(cwd: string): EffectiveConfig {
+      const userPath = userConfigPath(env);
+      const projectPath = findProjectConfig(cwd);
+      const user = refresh(userPath);
+      const project = projectPath ? refresh(projectPath) : undefined;
+      const errors = [user, project].flatMap((loaded, index) => (loaded?.error ? [{ path: index === 0 ? userPath : projectPath!, message: loaded.error }] : []));
+      return { ...mergeConfig(user.file ?? {}, project?.file ?? {}), files: { user: userPath, project: projectPath }, errors };
+    },
+  };
+}
+
+export type ConfigReader = ReturnType<typeof createConfigReader>;
+
+export function mergeConfig(user: ConfigFile, project: ConfigFile): Pick<EffectiveConfig, 'config' | 'origins'> {
+  const config = { ...DEFAULT_CONFIG };
+  const origins = Object.fromEntries(Object.keys(DEFAULT_CONFIG).map((key) => [key, 'default'])) as EffectiveConfig['origins'];
+  for (const [origin, file] of [['user', user], ['project', project]] as const) {
+    for (const key of ['waitSeconds', 'onTimeout', 'whenNobodyWatching', 'answerMode'] as const) {
+      if (file[key] === undefined) continue;
+      (config as Record<string, unknown>)[key] = file[key];
+      origins[key] = origin;
+    }
+  }
+  // Project rules are more specific, so they are tried first.
+  config.rules = [...(project.rules ?? []), ...(user.rules ?? [])];
+  origins.rules = project.rules?.length && user.rules?.length ? 'user+project' : project.rules?.length ? 'project' : user.rules?.length ? 'user' : 'default';
+  return { config, origins };
+}

@@ -1,0 +1,111 @@
+// history.jsonl: one line per finished question, appended by the daemon alone. A crash can leave a
+// torn last line; readers skip it, and the next append starts on a fresh line.
+import { appendFileSync, closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import type { QuestionView } from '../protocol.js';
+
+export type HistorySource = 'person' | 'rule' | 'recommended' | 'declined' | 'terminal' | 'cancelled' | 'expired';
+
+export type HistoryLine = {
+  id: string;
+  sessionId: string;
+  toolUseId: string;
+  project: string;
+  askedAt: string;
+  finishedAt: string;
+  status: QuestionView['status'];
+  source: HistorySource;
+  /** Which client a person used, which rule answered, or what ended the wait. */
+  detail?: string;
+  questions: Array<{ question: string; header: string }>;
+  answers?: Record<string, string>;
+  notes?: Record<string, string>;
+};
+
+export function historyLineOf(view: QuestionView): HistoryLine {
+  const { source, detail } = describeSource(view);
+  return {
+    id: view.id,
+    sessionId: view.sessionId,
+    toolUseId: view.toolUseId,
+    project: view.cwd,
+    askedAt: new Date(view.createdAt).toISOString(),
+    finishedAt: new Date(view.resolvedAt ?? Date.now()).toISOString(),
+    status: view.status,
+    source,
+    ...(detail ? { detail } : {}),
+    questions: view.questions.map(({ question, header }) => ({ question, header })),
+    ...(view.answers ? { answers: view.answers } : {}),
+    ...(view.notes ? { notes: view.notes } : {}),
+  };
+}
+
+function describeSource(view: QuestionView): { source: HistorySource; detail?: string } {
+  const source = view.source;
+  if (!source) return { source: 'cancelled' };
+  switch (source.kind) {
+    case 'person':
+      if (view.status === 'declined') return { source: 'declined', detail: `person via ${source.client}` };
+      if (view.status === 'terminal') return { source: 'terminal', detail: `person via ${source.client}` };
+      return { source: 'person', detail: source.client };
+    case 'policy': {
+      const detail = [source.trigger, source.rule].filter(Boolean).join(': ');
+      if (source.action === 'rule') return { source: 'rule', detail };
+      if (source.action === 'recommended') return { source: 'recommended', detail };
+      if (source.action === 'decline') return { source: 'declined', detail };
+      return { source: source.trigger === 'timeout' ? 'expired' : 'terminal', detail };
+    }
+    case 'hook-gone':
+      return { source: 'cancelled', detail: 'the hook stopped waiting (Esc or timeout in Claude Code)' };
+    case 'daemon-stopped':
+      return { source: 'terminal', detail: 'the daemon stopped' };
+  }
+}
+
+export function createHistory(path: string) {
+  let needsNewline = endsWithoutNewline(path);
+  return {
+    append(view: QuestionView): void {
+      const line = `${needsNewline ? '\n' : ''}${JSON.stringify(historyLineOf(view))}\n`;
+      appendFileSync(path, line, { mode: 0o600 });
+      needsNewline = false;
+    },
+  };
+}
+
+/** Every complete line; a torn or foreign line is skipped, never fatal. */
+export function readHistory(path: string): HistoryLine[] {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch {
+    return [];
+  }
+  const lines: HistoryLine[] = [];
+  for (const raw of text.split('\n')) {
+    if (!raw.trim()) continue;
+    try {
+      const parsed = JSON.parse(raw) as HistoryLine;
+      if (parsed && typeof parsed.id === 'string' && typeof parsed.source === 'string') lines.push(parsed);
+    } catch {
+      // A line torn by a crash.
+    }
+  }
+  return lines;
+}
+
+function endsWithoutNewline(path: string): boolean {
+  try {
+    const size = statSync(path).size;
+    if (size === 0) return false;
+    const fd = openSync(path, 'r');
+    try {
+      const last = Buffer.alloc(1);
+      readSync(fd, last, 0, 1, size - 1);
+      return last[0] !== 0x0a;
+    } finally {
+      closeSync(fd);
+    }
+  } catch {
+    return false;
+  }
+}
