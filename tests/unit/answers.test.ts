@@ -88,12 +88,12 @@ describe('formatAnswers', () => {
 
 describe('buildAllowOutput', () => {
   it('never adds an empty annotations object', () => {
-    const output = buildAllowOutput({ questions: [] }, { answers: { q: 'a' }, annotations: {} });
+    const output = buildAllowOutput({ questions: [] }, { answers: { q: 'a' }, annotations: {}, choices: [] });
     expect(output.hookSpecificOutput.updatedInput).not.toHaveProperty('annotations');
   });
 
   it('adds additionalContext beside the decision only when given', () => {
-    const output = buildAllowOutput({ questions: [] }, { answers: { q: 'a' }, annotations: {} }, 'chosen by policy');
+    const output = buildAllowOutput({ questions: [] }, { answers: { q: 'a' }, annotations: {}, choices: [] }, 'chosen by policy');
     expect(output.hookSpecificOutput.additionalContext).toBe('chosen by policy');
   });
 });

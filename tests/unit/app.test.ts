@@ -2,7 +2,8 @@
 import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../src/daemon/app.js';
-import { planLetTerminalAnswer } from '../../src/daemon/policy.js';
+import { mergeConfig } from '../../src/config.js';
+import { createPolicy } from '../../src/daemon/policy.js';
 import { createQuestionStore } from '../../src/daemon/store.js';
 import type { QuestionView, ServerMessage } from '../../src/protocol.js';
 
@@ -19,7 +20,7 @@ const QUESTION_TEXT = 'Which database should the new orders service use?';
 let app: App;
 
 beforeEach(async () => {
-  app = await buildApp({ store: createQuestionStore(), token: TOKEN, port: PORT, version: 'test', logger: false, planQuestion: planLetTerminalAnswer() });
+  app = await buildApp({ store: createQuestionStore(), token: TOKEN, port: PORT, version: 'test', logger: false, planQuestion: createPolicy({ configFor: () => ({ ...mergeConfig({}, {}), files: { user: '', project: undefined }, errors: [] }), log: () => {} }) });
   await app.ready();
 });
 afterEach(async () => {

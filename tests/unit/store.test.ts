@@ -12,6 +12,7 @@ const open = (toolUseId: string, waitMs = 60_000): OpenQuestion => ({
   waitMs,
   timeout: { action: 'terminal', summary: 'the terminal will ask' },
   onTimeout: () => ({ status: 'terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' }, hookOutput: null }),
+  answerMode: 'updatedInput',
 });
 const pick = (label: string) => [{ question: 'Which?', selected: [label], other: null, notes: null }];
 
