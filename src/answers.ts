@@ -151,5 +151,5 @@ export function buildDenyOutput(reason: string): HookOutput {
 
 export function shorten(text: string, max = 80): string {
   const line = text.replace(/\s+/g, ' ').trim();
-  return line.length <= max ? line : `${line.slice(0, max - 1)}…`;
+  return line.length <= max ? line : `${line.slice(0, max - 1).trimEnd()}…`;
 }

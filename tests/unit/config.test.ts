@@ -1,0 +1,75 @@
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createConfigReader, findProjectConfig, readConfigFile, userConfigPath } from '../../src/config.js';
+
+let root: string;
+let env: NodeJS.ProcessEnv;
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'askbridge-config-'));
+  env = { XDG_CONFIG_HOME: join(root, 'config'), HOME: root };
+  mkdirSync(join(root, 'config', 'askbridge'), { recursive: true });
+  mkdirSync(join(root, 'project', '.claude'), { recursive: true });
+  mkdirSync(join(root, 'project', 'src', 'deep'), { recursive: true });
+});
+afterEach(() => rmSync(root, { recursive: true, force: true }));
+
+const writeUser = (value: unknown) => writeFileSync(userConfigPath(env), typeof value === 'string' ? value : JSON.stringify(value));
+let tick = 0;
+const writeProject = (value: unknown) => {
+  const path = join(root, 'project', '.claude', 'askbridge.json');
+  writeFileSync(path, typeof value === 'string' ? value : JSON.stringify(value));
+  // Two edits in one millisecond look the same on disk; step the clock like a person would.
+  const time = new Date(Date.now() + ++tick * 1000);
+  utimesSync(path, time, time);
+};
+
+describe('config files', () => {
+  it('names the bad field in a clear error', () => {
+    writeUser({ waitSeconds: -1, rules: [{ header: 'x', choose: 'A', when: 'later' }] });
+    expect(() => readConfigFile(userConfigPath(env))).toThrow(/waitSeconds: .*>=0.*rules\.0\.when/s);
+  });
+
+  it('refuses unknown keys, which are usually typos', () => {
+    writeUser({ waitSecond: 10 });
+    expect(() => readConfigFile(userConfigPath(env))).toThrow(/waitSecond/);
+  });
+
+  it('refuses an invalid regular expression and a rule without an answer', () => {
+    writeUser({ rules: [{ question: { regex: '([' }, choose: 'A' }, { header: 'x' }] });
+    expect(() => readConfigFile(userConfigPath(env))).toThrow(/rules\.0\.question\.regex: invalid regular expression.*rules\.1: a rule gives exactly one/s);
+  });
+
+  it('finds the project file from any directory inside the project', () => {
+    writeProject({ waitSeconds: 5 });
+    expect(findProjectConfig(join(root, 'project', 'src', 'deep'))).toBe(join(root, 'project', '.claude', 'askbridge.json'));
+    expect(findProjectConfig(join(root, 'config'))).toBeUndefined();
+  });
+
+  it('lets the project override the user file and says where each value came from', () => {
+    writeUser({ waitSeconds: 60, onTimeout: 'decline', rules: [{ header: 'user', choose: 'A' }] });
+    writeProject({ waitSeconds: 120, rules: [{ header: 'project', choose: 'A' }] });
+    const effective = createConfigReader(env).effective(join(root, 'project', 'src'));
+    expect(effective.config).toMatchObject({ waitSeconds: 120, onTimeout: 'decline', whenNobodyWatching: 'wait' });
+    expect(effective.config.rules.map((rule) => rule.header)).toEqual(['project', 'user']);
+    expect(effective.origins).toMatchObject({ waitSeconds: 'project', onTimeout: 'user', whenNobodyWatching: 'default', rules: 'user+project' });
+  });
+
+  it('takes an edit at once, and keeps the last good version when an edit is invalid', () => {
+    const reader = createConfigReader(env);
+    const cwd = join(root, 'project');
+    writeProject({ waitSeconds: 10 });
+    expect(reader.effective(cwd).config.waitSeconds).toBe(10);
+    writeProject({ waitSeconds: 20 });
+    expect(reader.effective(cwd).config.waitSeconds).toBe(20);
+    writeProject('{ "waitSeconds": 30, ');
+    const broken = reader.effective(cwd);
+    expect(broken.config.waitSeconds).toBe(20);
+    expect(broken.errors[0]?.message).toMatch(/not valid JSON/);
+    writeProject({ waitSeconds: 40 });
+    const fixed = reader.effective(cwd);
+    expect(fixed.config.waitSeconds).toBe(40);
+    expect(fixed.errors).toEqual([]);
+  });
+});

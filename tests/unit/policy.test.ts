@@ -1,0 +1,139 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { formatAnswers, formatDenyReasonAnswers } from '../../src/answers.js';
+import { DEFAULT_CONFIG, mergeConfig, type ConfigFile, type EffectiveConfig } from '../../src/config.js';
+import { createPolicy, recommendedResponse, type PolicyContext } from '../../src/daemon/policy.js';
+import { ResponseSchema, ToolInputSchema, type Question } from '../../src/protocol.js';
+
+const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')) as { tool_input: Record<string, unknown>; responses: unknown[] };
+const fourQuestions = fixture('03-four-questions.input.json').tool_input;
+
+function plan(file: ConfigFile, context: Partial<PolicyContext> = {}, logs: string[] = []) {
+  const effective: EffectiveConfig = { ...mergeConfig({}, file), files: { user: '', project: undefined }, errors: [] };
+  const policy = createPolicy({ configFor: () => effective, log: (fields, message) => logs.push(`${message} ${JSON.stringify(fields)}`) });
+  const toolInput = context.toolInput ?? fourQuestions;
+  return policy({ cwd: '/p', toolInput, questions: ToolInputSchema.parse(toolInput).questions, unattended: false, watchers: 1, ...context });
+}
+const view = {} as Parameters<ReturnType<typeof plan>['onTimeout']>[0];
+const answersOf = (output: unknown) => (output as { hookSpecificOutput: { updatedInput: { answers: Record<string, string> } } }).hookSpecificOutput.updatedInput.answers;
+
+const option = (label: string) => ({ label, description: '' });
+const question = (labels: string[], multiSelect = false): Question => ({ question: 'Q?', header: 'H', multiSelect, options: labels.map(option) });
+
+describe('the recommended option', () => {
+  it('is the option whose label says (Recommended), in any case', () => {
+    expect(recommendedResponse(question(['A', 'B (recommended)'])).selected).toEqual(['B (recommended)']);
+  });
+  it('is the first option when none is marked', () => {
+    expect(recommendedResponse(question(['A', 'B'])).selected).toEqual(['A']);
+    expect(recommendedResponse(question(['A', 'B'], true)).selected).toEqual(['A']);
+  });
+  it('is every marked option in multi-select, and only the first marked one in single-select', () => {
+    expect(recommendedResponse(question(['A (Recommended)', 'B', 'C (RECOMMENDED)'], true)).selected).toEqual(['A (Recommended)', 'C (RECOMMENDED)']);
+    expect(recommendedResponse(question(['A (Recommended)', 'B', 'C (RECOMMENDED)'])).selected).toEqual(['A (Recommended)']);
+  });
+});
+
+describe('the policy', () => {
+  it('waits waitSeconds, then lets the terminal ask by default', () => {
+    const result = plan({});
+    expect(result.waitMs).toBe(DEFAULT_CONFIG.waitSeconds * 1000);
+    expect(result.immediate).toBeUndefined();
+    expect(result.timeout).toEqual({ action: 'terminal', summary: 'the terminal will ask' });
+    expect(result.onTimeout(view)).toMatchObject({ status: 'terminal', hookOutput: null });
+  });
+
+  it('answers with the recommended options on timeout and tells Claude no person chose', () => {
+    const outcome = plan({ onTimeout: 'recommended', waitSeconds: 120 }).onTimeout(view);
+    expect(outcome.status).toBe('answered');
+    expect(answersOf(outcome.hookOutput)).toEqual({
+      'Which auth method should the admin panel use?': 'OAuth via GitHub',
+      'Where should sessions be stored?': 'Redis',
+      'Which roles do you need on day one?': 'Admin',
+      'Should I add audit logging now?': 'Yes, now',
+    });
+    expect(outcome.hookOutput?.hookSpecificOutput.additionalContext).toMatch(/No person answered.*recommended option.*within 2 minutes/);
+  });
+
+  it('declines with a reason that tells Claude to proceed on its own judgment', () => {
+    const outcome = plan({ onTimeout: 'decline' }).onTimeout(view);
+    expect(outcome.status).toBe('declined');
+    expect(outcome.hookOutput?.hookSpecificOutput).toMatchObject({ permissionDecision: 'deny' });
+    expect(outcome.hookOutput?.hookSpecificOutput.permissionDecisionReason).toMatch(/Nobody is available.*best judgment.*assumptions/);
+  });
+
+  it('applies rules that cover every question at once, naming them', () => {
+    const result = plan({
+      rules: [
+        { header: 'Auth', choose: 'Email magic link', when: 'immediately' },
+        { question: { regex: '^where', flags: 'i' }, choose: 'Redis', when: 'immediately' },
+        { name: 'roles', header: 'roles', choose: ['Viewer', 'Admin'], when: 'immediately' },
+        { header: 'Audit', text: 'Only for refunds', when: 'immediately' },
+      ],
+    });
+    expect(result.immediate?.source).toEqual({ kind: 'policy', action: 'rule', trigger: 'immediately', rule: '#1, #2, "roles", #4' });
+    expect(answersOf(result.immediate?.hookOutput)).toMatchObject({ 'Which roles do you need on day one?': 'Admin, Viewer', 'Should I add audit logging now?': 'Only for refunds' });
+  });
+
+  it('waits when immediate rules cover only some questions, then combines rules with onTimeout', () => {
+    const result = plan({ onTimeout: 'recommended', rules: [{ header: 'Auth', choose: 'Email magic link', when: 'immediately' }] });
+    expect(result.immediate).toBeUndefined();
+    const outcome = result.onTimeout(view);
+    expect(answersOf(outcome.hookOutput)['Which auth method should the admin panel use?']).toBe('Email magic link');
+    expect(answersOf(outcome.hookOutput)['Where should sessions be stored?']).toBe('Redis');
+    expect(outcome.source).toMatchObject({ action: 'recommended', rule: '#1' });
+  });
+
+  it('skips a rule whose label is not offered, logs it, and falls back to the next rule or the policy', () => {
+    const logs: string[] = [];
+    const outcome = plan({ onTimeout: 'recommended', rules: [{ header: 'Auth', choose: 'Passkeys' }, { header: 'Auth', choose: 'Username + password' }, { header: 'Sessions', choose: 'Memcached' }] }, {}, logs).onTimeout(view);
+    expect(answersOf(outcome.hookOutput)).toMatchObject({ 'Which auth method should the admin panel use?': 'Username + password', 'Where should sessions be stored?': 'Redis' });
+    expect(logs.filter((line) => line.startsWith('rule skipped'))).toHaveLength(2);
+  });
+
+  it('refuses two labels from a rule for a single-select question', () => {
+    const outcome = plan({ onTimeout: 'terminal', rules: [{ header: 'Auth', choose: ['OAuth via GitHub', 'Email magic link'] }] }).onTimeout(view);
+    expect(outcome.status).toBe('terminal');
+  });
+
+  it('lets the terminal ask on timeout when rules leave a question unanswered', () => {
+    expect(plan({ rules: [{ header: 'Auth', choose: 'Email magic link' }] }).onTimeout(view)).toMatchObject({ status: 'terminal', hookOutput: null });
+  });
+
+  it('acts at once for an unattended session', () => {
+    expect(plan({ onTimeout: 'recommended' }, { unattended: true }).immediate).toMatchObject({ status: 'answered', source: { trigger: 'nobody-watching' } });
+    expect(plan({}, { unattended: true }).immediate).toMatchObject({ status: 'terminal', hookOutput: null });
+  });
+
+  it('acts at once when nobody watches only if whenNobodyWatching is "act"', () => {
+    expect(plan({ whenNobodyWatching: 'act', onTimeout: 'decline' }, { watchers: 0 }).immediate).toMatchObject({ status: 'declined' });
+    expect(plan({ whenNobodyWatching: 'act', onTimeout: 'decline' }, { watchers: 1 }).immediate).toBeUndefined();
+    expect(plan({ whenNobodyWatching: 'wait', onTimeout: 'decline' }, { watchers: 0 }).immediate).toBeUndefined();
+  });
+
+  it('answers through a deny reason in deny-reason mode, one line per question', () => {
+    const outcome = plan({ onTimeout: 'recommended', answerMode: 'deny-reason' }).onTimeout(view);
+    expect(outcome.hookOutput?.hookSpecificOutput).toMatchObject({
+      permissionDecision: 'deny',
+      permissionDecisionReason: 'Auth: OAuth via GitHub\nSessions: Redis\nRoles: Admin\nAudit log: Yes, now',
+    });
+    expect(outcome.hookOutput?.hookSpecificOutput.additionalContext).toMatch(/No person answered/);
+  });
+});
+
+describe('the deny-reason text', () => {
+  it.each([
+    ['02-multi-select', 'CI checks: Unit tests, Type check'],
+    ['06-long-descriptions-other', 'Reporting: Other: None of these yet. First add an index on orders(created_at, status) and measure again; explain the trade-offs before changing infrastructure.'],
+  ])('%s gives "Header: answer" lines', (name, expected) => {
+    const input = fixture(`${name}.input.json`).tool_input;
+    const responses = fixture(`${name}.answer.json`).responses.map((response) => ResponseSchema.parse(response));
+    expect(formatDenyReasonAnswers(formatAnswers(ToolInputSchema.parse(input).questions, responses))).toBe(expected);
+  });
+
+  it('uses the shortened question text when there is no header', () => {
+    const long: Question = { question: 'Which of these deployment strategies should we use for the new payments service in production?', header: '', multiSelect: true, options: [option('Blue/green'), option('Canary')] };
+    const text = formatDenyReasonAnswers(formatAnswers([long], [{ question: long.question, selected: ['Canary', 'Blue/green'], other: 'flags', notes: null }]));
+    expect(text).toBe('Which of these deployment strategies should we use for the…: Blue/green, Canary, Other: flags');
+  });
+});
