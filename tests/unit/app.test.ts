@@ -263,17 +263,18 @@ describe('the event stream', () => {
         const check = () => (messages.length >= count ? resolve() : setImmediate(check));
         check();
       });
-    await next(1);
+    await next(2);
     expect(messages[0]).toEqual({ type: 'snapshot', questions: [] });
+    expect(messages[1]).toEqual({ type: 'banner', message: null });
     expect(app.askbridge.watcherCount()).toBe(1);
 
     const hook = askAsHook();
-    await next(2);
-    expect(messages[1]).toMatchObject({ type: 'added', question: { status: 'pending', cwd: '/home/alice/projects/acme-shop' } });
-    const id = (messages[1] as { question: QuestionView }).question.id;
-    await app.inject({ method: 'POST', url: `/api/questions/${id}/answer`, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
     await next(3);
-    expect(messages[2]).toMatchObject({ type: 'resolved', question: { id, status: 'answered', source: { kind: 'person', client: 'cli' } } });
+    expect(messages[2]).toMatchObject({ type: 'added', question: { status: 'pending', cwd: '/home/alice/projects/acme-shop' } });
+    const id = (messages[2] as { question: QuestionView }).question.id;
+    await app.inject({ method: 'POST', url: `/api/questions/${id}/answer`, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
+    await next(4);
+    expect(messages[3]).toMatchObject({ type: 'resolved', question: { id, status: 'answered', source: { kind: 'person', client: 'cli' } } });
     await hook;
     socket.terminate();
   });
