@@ -40,7 +40,12 @@ export function connectToDaemon(env: NodeJS.ProcessEnv): DaemonClient {
         throw new CliError(NOT_RUNNING);
       }
       if (response.status === 401) throw new CliError('the daemon refused the local token: is another askbridge using this state directory?');
-      return { status: response.status, body: (await response.json()) as never };
+      const text = await response.text();
+      try {
+        return { status: response.status, body: JSON.parse(text) as never };
+      } catch {
+        throw new CliError(`unexpected answer from ${baseUrl} (${response.status}): is something else listening on that port?`);
+      }
     },
   };
 }

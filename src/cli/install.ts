@@ -32,6 +32,8 @@ export function withAskbridgeHook(settings: Settings, hookPath: string): Setting
   return { ...settings, hooks: { ...settings.hooks, PreToolUse: entries } };
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
 export async function run(io: CommandIo): Promise<void> {
   const { values } = parseArgs({
     args: io.argv,
@@ -51,6 +53,10 @@ export async function run(io: CommandIo): Promise<void> {
       throw new CliError(`${file} is not valid JSON (${(error as Error).message}); fix it first, nothing was changed`);
     }
     if (typeof settings !== 'object' || settings === null || Array.isArray(settings)) throw new CliError(`${file} does not hold a JSON object; nothing was changed`);
+    const entries: unknown = settings.hooks?.PreToolUse;
+    if (entries !== undefined && (!Array.isArray(entries) || entries.some((entry) => !isObject(entry) || (entry.hooks !== undefined && !Array.isArray(entry.hooks))))) {
+      throw new CliError(`${file}: hooks.PreToolUse is not a list of { matcher, hooks: [...] } entries; fix it first, nothing was changed`);
+    }
   }
   mkdirSync(dirname(file), { recursive: true });
   writeFileAtomic(file, `${JSON.stringify(withAskbridgeHook(settings, HOOK_PATH), null, 2)}\n`);

@@ -1,0 +1,509 @@
+// `askbridge doctor`: reads the three Claude Code settings files, askbridge's config, `claude
+// --version` and the daemon, and says what keeps askbridge from answering AskUserQuestion, each
+// problem with its fix. `diagnose` holds every check and touches nothing, so tests feed it inputs;
+// `gatherInputs` does the reading and `run` is the command.
+import { execFile } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { createConfigReader, type EffectiveConfig } from '../config.js';
+import { connectToDaemon, NOT_RUNNING } from './client.js';
+import { HOOK_TIMEOUT_SECONDS, shellQuote } from './install.js';
+import type { CommandIo } from './main.js';
+
+export const TOOL_NAME = 'AskUserQuestion';
+export const HOOK_SCRIPT = 'askbridge-hook.mjs';
+/** Claude Code kills a hook after this many seconds when its entry sets no `timeout`. */
+export const CLAUDE_DEFAULT_HOOK_TIMEOUT_SECONDS = 600;
+/** The hook must outlive the daemon's wait by this much, or Claude Code kills it before the daemon's timeout policy acts. */
+export const TIMEOUT_MARGIN_SECONDS = 30;
+/** The first Claude Code that accepts answers through `updatedInput` (protocol.md section 2). */
+export const MIN_UPDATED_INPUT_VERSION = [2, 1, 85] as const;
+
+export type SettingsScope = 'user' | 'project' | 'local';
+export type SettingsFile = { scope: SettingsScope; path: string } & (
+  | { state: 'missing' }
+  | { state: 'invalid'; error: string }
+  | { state: 'ok'; settings: unknown }
+);
+export type ClaudeProbe = { bin: string } & ({ state: 'found'; output: string } | { state: 'missing' } | { state: 'failed'; error: string });
+export type DaemonProbe = { running: true; url: string; version: string } | { running: false; reason: string };
+
+export type DoctorInputs = {
+  projectDir: string;
+  homeDir: string;
+  /** user, project, local: Claude Code merges them, so every hook in any of them runs. */
+  settings: SettingsFile[];
+  config: EffectiveConfig;
+  claude: ClaudeProbe;
+  daemon: DaemonProbe;
+  fileExists: (path: string) => boolean;
+};
+
+export type FindingId =
+  | 'settings-unparsable'
+  | 'hooks-disabled'
+  | 'hook-missing'
+  | 'hook-path-missing'
+  | 'hook-duplicate'
+  | 'hook-timeout-short'
+  | 'hook-conflict'
+  | 'permission-deny'
+  | 'permission-ask'
+  | 'askbridge-config-invalid'
+  | 'claude-version-old'
+  | 'claude-not-found'
+  | 'claude-version-unknown'
+  | 'answer-mode-deny-reason'
+  | 'daemon-not-running';
+
+export type Finding = { id: FindingId; level: 'error' | 'warning' | 'info'; message: string; fix?: string; file?: string };
+export type Diagnosis = { ok: boolean; findings: Finding[]; passed: string[] };
+
+type HookRef = { file: SettingsFile & { state: 'ok' }; matcher: string | undefined; hook: Record<string, unknown> };
+
+export function diagnose(inputs: DoctorInputs): Diagnosis {
+  const findings: Finding[] = [];
+  const passed: string[] = [];
+  const readable = inputs.settings.filter((file): file is SettingsFile & { state: 'ok' } => file.state === 'ok');
+
+  for (const file of inputs.settings) {
+    if (file.state !== 'invalid') continue;
+    findings.push({
+      id: 'settings-unparsable',
+      level: 'error',
+      file: file.path,
+      message: `${file.path} cannot be read as settings (${file.error}); Claude Code cannot use it either`,
+      fix: `fix the JSON in ${file.path} (it must hold one object), then run \`askbridge doctor\` again`,
+    });
+  }
+  for (const file of readable) {
+    if (isRecord(file.settings) && file.settings.disableAllHooks === true) {
+      findings.push({
+        id: 'hooks-disabled',
+        level: 'error',
+        file: file.path,
+        message: `${file.path} sets "disableAllHooks": true, so no hook runs, askbridge's included`,
+        fix: `remove "disableAllHooks" from ${file.path}`,
+      });
+    }
+  }
+
+  const hooks = readable.flatMap(preToolUseHooks);
+  const forTool = hooks.filter((ref) => matcherMatches(ref.matcher, TOOL_NAME));
+  const ours = forTool.filter(isAskbridgeHook);
+
+  if (ours.length === 0) {
+    const elsewhere = hooks.filter(isAskbridgeHook);
+    const hint = elsewhere.length
+      ? ` (${elsewhere.map((ref) => `${ref.file.path} has it under matcher ${JSON.stringify(ref.matcher ?? '')}, which does not match ${TOOL_NAME}`).join('; ')})`
+      : '';
+    findings.push({
+      id: 'hook-missing',
+      level: 'error',
+      message: `no PreToolUse hook for ${TOOL_NAME} runs ${HOOK_SCRIPT} in the user, project or local settings${hint}`,
+      fix: `${installCommand('project', inputs.projectDir)} (this project) or ${installCommand('user', inputs.projectDir)} (every project), then restart running claude sessions`,
+    });
+  } else {
+    passed.push(`askbridge hook installed in ${unique(ours.map((ref) => ref.file.path)).join(', ')}`);
+    if (unique(ours.map((ref) => commandOf(ref))).length > 1) {
+      findings.push({
+        id: 'hook-duplicate',
+        level: 'warning',
+        message: `askbridge's hook is set ${ours.length} times with different commands (${unique(ours.map((ref) => ref.file.path)).join(', ')}): each one sends the question, so it is asked twice`,
+        fix: `keep one: remove the askbridge entry under hooks.PreToolUse from all but one of ${unique(ours.map((ref) => ref.file.path)).join(', ')}`,
+      });
+    }
+    checkHookPaths(inputs, ours, findings, passed);
+    checkTimeouts(inputs, ours, findings, passed);
+  }
+
+  const others = forTool.filter((ref) => !isAskbridgeHook(ref));
+  for (const ref of others) {
+    const what = ref.hook.type === 'command' && typeof ref.hook.command === 'string' ? `\`${ref.hook.command}\`` : `a ${String(ref.hook.type ?? 'untyped')} hook`;
+    findings.push({
+      id: 'hook-conflict',
+      level: 'warning',
+      file: ref.file.path,
+      message: `${ref.file.path}: ${what} (matcher ${JSON.stringify(ref.matcher ?? '')}) also runs on ${TOOL_NAME}; hooks run in parallel and the last updatedInput wins, so it can replace askbridge's answer`,
+      fix: ref.matcher === undefined || ref.matcher === '' || ref.matcher === '*'
+        ? `give that entry in ${ref.file.path} a matcher naming only the tools it is for (for example "Bash|Edit|Write")`
+        : `change that entry's matcher in ${ref.file.path} so it no longer matches ${TOOL_NAME}, or remove the entry`,
+    });
+  }
+  if (others.length === 0) passed.push(`no other PreToolUse hook runs on ${TOOL_NAME}`);
+
+  let rules = 0;
+  for (const file of readable) {
+    const permissions = isRecord(file.settings) ? file.settings.permissions : undefined;
+    if (!isRecord(permissions)) continue;
+    for (const kind of ['deny', 'ask'] as const) {
+      const list = permissions[kind];
+      if (!Array.isArray(list)) continue;
+      for (const rule of list) {
+        if (typeof rule !== 'string' || !namesTool(rule, TOOL_NAME)) continue;
+        rules += 1;
+        findings.push({
+          id: kind === 'deny' ? 'permission-deny' : 'permission-ask',
+          level: 'error',
+          file: file.path,
+          message: `${file.path} has ${JSON.stringify(rule)} in permissions.${kind}: ${kind === 'deny' ? 'the tool is refused' : 'the terminal asks for permission'} whatever the hook decides`,
+          fix: `remove ${JSON.stringify(rule)} from permissions.${kind} in ${file.path}`,
+        });
+      }
+    }
+  }
+  if (rules === 0) passed.push(`no permissions.deny or permissions.ask rule names ${TOOL_NAME}`);
+
+  for (const error of inputs.config.errors) {
+    findings.push({
+      id: 'askbridge-config-invalid',
+      level: 'warning',
+      file: error.path,
+      message: `askbridge config ${error.message}; its last good version, or the defaults, are in use`,
+      fix: `fix ${error.path}, then check it with \`askbridge config\``,
+    });
+  }
+
+  checkClaudeVersion(inputs, findings, passed);
+
+  if (inputs.daemon.running) {
+    passed.push(`askbridge ${inputs.daemon.version} is running at ${inputs.daemon.url}`);
+  } else {
+    // The client's "not running" sentence already names the fix; only other reasons add anything.
+    const reason = inputs.daemon.reason === NOT_RUNNING ? '' : ` (${inputs.daemon.reason})`;
+    findings.push({ id: 'daemon-not-running', level: 'error', message: `the askbridge daemon is not running${reason}, so the hook lets the terminal answer every question`, fix: 'askbridge start' });
+  }
+
+  return { ok: findings.every((finding) => finding.level === 'info'), findings, passed };
+}
+
+function checkHookPaths(inputs: DoctorInputs, ours: HookRef[], findings: Finding[], passed: string[]): void {
+  for (const ref of ours) {
+    const path = hookScriptPath(commandOf(ref), { CLAUDE_PROJECT_DIR: inputs.projectDir, HOME: inputs.homeDir });
+    // A relative path or one built from other variables depends on how the hook is started: leave it be.
+    if (path === undefined) continue;
+    if (inputs.fileExists(path)) {
+      passed.push(`hook script ${path} exists`);
+      continue;
+    }
+    findings.push({
+      id: 'hook-path-missing',
+      level: 'error',
+      file: ref.file.path,
+      message: `the askbridge hook in ${ref.file.path} runs ${path}, which does not exist`,
+      fix: `${installCommand(ref.file.scope, inputs.projectDir)} (rewrites the entry with this askbridge's hook path), or correct the path in ${ref.file.path}`,
+    });
+  }
+}
+
+function checkTimeouts(inputs: DoctorInputs, ours: HookRef[], findings: Finding[], passed: string[]): void {
+  const wait = inputs.config.config.waitSeconds;
+  const needed = wait + TIMEOUT_MARGIN_SECONDS;
+  const origin = inputs.config.origins.waitSeconds;
+  const waitFile = origin === 'project' && inputs.config.files.project ? inputs.config.files.project : inputs.config.files.user;
+  for (const ref of ours) {
+    const set = typeof ref.hook.timeout === 'number' && ref.hook.timeout > 0;
+    const timeout = set ? (ref.hook.timeout as number) : CLAUDE_DEFAULT_HOOK_TIMEOUT_SECONDS;
+    const described = set ? `"timeout": ${timeout}` : `no "timeout" (Claude Code's default, ${CLAUDE_DEFAULT_HOOK_TIMEOUT_SECONDS} s)`;
+    if (timeout >= needed) {
+      passed.push(`hook timeout ${timeout} s in ${ref.file.path} leaves room for waitSeconds ${wait}`);
+      continue;
+    }
+    findings.push({
+      id: 'hook-timeout-short',
+      // At or below waitSeconds Claude Code kills the hook before the daemon's timeout policy can act;
+      // within the margin it only races it.
+      level: timeout <= wait ? 'error' : 'warning',
+      file: ref.file.path,
+      message: `the askbridge hook in ${ref.file.path} has ${described}, but askbridge waits ${wait} s (waitSeconds, ${origin === 'default' ? 'default' : `from ${waitFile}`}); the timeout must be at least waitSeconds + ${TIMEOUT_MARGIN_SECONDS} = ${needed} s`,
+      fix: `set "timeout": ${HOOK_TIMEOUT_SECONDS} on the askbridge hook in ${ref.file.path} (${installCommand(ref.file.scope, inputs.projectDir)} does it), or set "waitSeconds" to at most ${Math.max(0, timeout - TIMEOUT_MARGIN_SECONDS)} in ${waitFile}`,
+    });
+  }
+}
+
+function checkClaudeVersion(inputs: DoctorInputs, findings: Finding[], passed: string[]): void {
+  const { claude } = inputs;
+  if (claude.state === 'missing') {
+    findings.push({ id: 'claude-not-found', level: 'info', message: `\`${claude.bin}\` was not found, so its version was not checked (askbridge needs Claude Code ${MIN_UPDATED_INPUT_VERSION.join('.')} or newer for answers as updatedInput)` });
+    return;
+  }
+  const version = claude.state === 'found' ? parseClaudeVersion(claude.output) : undefined;
+  if (version === undefined) {
+    const detail = claude.state === 'failed' ? claude.error : `it printed ${JSON.stringify(claude.output.trim().slice(0, 200))}`;
+    findings.push({ id: 'claude-version-unknown', level: 'info', message: `could not tell the Claude Code version from \`${claude.bin} --version\` (${detail})` });
+    return;
+  }
+  const text = version.join('.');
+  const denyReason = inputs.config.config.answerMode === 'deny-reason';
+  if (compareVersions(version, MIN_UPDATED_INPUT_VERSION) < 0) {
+    if (denyReason) {
+      passed.push(`Claude Code ${text} is older than ${MIN_UPDATED_INPUT_VERSION.join('.')}, and answerMode is "deny-reason" already`);
+      return;
+    }
+    findings.push({
+      id: 'claude-version-old',
+      level: 'warning',
+      message: `Claude Code ${text} is older than ${MIN_UPDATED_INPUT_VERSION.join('.')}: it ignores answers given as updatedInput`,
+      fix: `add "answerMode": "deny-reason" to ${inputs.config.files.user}, or update Claude Code (\`claude update\`)`,
+      file: inputs.config.files.user,
+    });
+    return;
+  }
+  passed.push(`Claude Code ${text} accepts answers as updatedInput`);
+  if (denyReason) {
+    findings.push({
+      id: 'answer-mode-deny-reason',
+      level: 'info',
+      message: `answerMode is "deny-reason", which Claude Code ${text} does not need: Claude receives each answer as an error result`,
+      fix: `remove "answerMode" from ${inputs.config.origins.answerMode === 'project' && inputs.config.files.project ? inputs.config.files.project : inputs.config.files.user}`,
+    });
+  }
+}
+
+/** Every hook under hooks.PreToolUse, shapes Claude Code would not accept skipped. */
+function preToolUseHooks(file: SettingsFile & { state: 'ok' }): HookRef[] {
+  const hooks = isRecord(file.settings) ? file.settings.hooks : undefined;
+  const entries = isRecord(hooks) ? hooks.PreToolUse : undefined;
+  if (!Array.isArray(entries)) return [];
+  return entries.flatMap((entry: unknown) => {
+    if (!isRecord(entry) || !Array.isArray(entry.hooks)) return [];
+    if (entry.matcher !== undefined && typeof entry.matcher !== 'string') return [];
+    const matcher = entry.matcher as string | undefined;
+    return entry.hooks.filter(isRecord).map((hook) => ({ file, matcher, hook }));
+  });
+}
+
+function isAskbridgeHook(ref: HookRef): boolean {
+  return ref.hook.type === 'command' && typeof ref.hook.command === 'string' && ref.hook.command.includes(HOOK_SCRIPT);
+}
+
+function commandOf(ref: HookRef): string {
+  return typeof ref.hook.command === 'string' ? ref.hook.command : '';
+}
+
+/**
+ * Claude Code's PreToolUse matcher rules (read from 2.1.330): none, "" or "*" match every tool; a
+ * value of only letters, digits, `_`, `|`, `,`, `-` and spaces is a list of exact names; anything
+ * else is an unanchored JavaScript regular expression, and an invalid one matches nothing.
+ */
+export function matcherMatches(matcher: string | undefined, tool: string): boolean {
+  if (matcher === undefined || matcher === '' || matcher === '*') return true;
+  if (/^[a-zA-Z0-9_|, -]+$/.test(matcher)) {
+    return matcher.split(/[|,]/).some((name) => name.trim() === tool);
+  }
+  try {
+    return new RegExp(matcher).test(tool);
+  } catch {
+    return false;
+  }
+}
+
+/** A permission rule for the tool as a whole (`Tool`) or for some of its inputs (`Tool(...)`). */
+export function namesTool(rule: string, tool: string): boolean {
+  const trimmed = rule.trim();
+  return trimmed === tool || (trimmed.startsWith(`${tool}(`) && trimmed.endsWith(')'));
+}
+
+export function parseClaudeVersion(output: string): [number, number, number] | undefined {
+  const match = /(\d+)\.(\d+)\.(\d+)/.exec(output);
+  if (!match) return undefined;
+  return [Number(match[1]), Number(match[2]), Number(match[3])];
+}
+
+function compareVersions(a: readonly number[], b: readonly number[]): number {
+  for (let index = 0; index < Math.max(a.length, b.length); index += 1) {
+    const difference = (a[index] ?? 0) - (b[index] ?? 0);
+    if (difference !== 0) return difference;
+  }
+  return 0;
+}
+
+/**
+ * The absolute path of the hook script in a hook command, read the way a POSIX shell would read
+ * the word holding it (quotes, backslashes, `$VAR`, `${VAR}`, a leading `~`). Undefined when the
+ * word uses a variable not in `vars` or is relative: then the path cannot be known here.
+ */
+export function hookScriptPath(command: string, vars: Record<string, string>): string | undefined {
+  const word = shellWords(command, vars).find((candidate) => candidate.text.includes(HOOK_SCRIPT));
+  if (!word || word.unresolved || !word.text.startsWith('/')) return undefined;
+  return word.text;
+}
+
+type Word = { text: string; unresolved: boolean };
+
+function shellWords(command: string, vars: Record<string, string>): Word[] {
+  const words: Word[] = [];
+  let current: Word | undefined;
+  const append = (text: string) => {
+    current ??= { text: '', unresolved: false };
+    current.text += text;
+  };
+  const expand = (at: number): number => {
+    // `at` points at `$`; returns the index after the variable reference.
+    const braced = command[at + 1] === '{';
+    const nameMatch = /^[A-Za-z_][A-Za-z0-9_]*/.exec(command.slice(at + (braced ? 2 : 1)));
+    if (!nameMatch) {
+      append('$');
+      return at + 1;
+    }
+    const name = nameMatch[0];
+    const end = at + (braced ? 2 : 1) + name.length + (braced && command[at + 2 + name.length] === '}' ? 1 : 0);
+    const value = vars[name];
+    if (value === undefined || (braced && command[at + 2 + name.length] !== '}')) {
+      append('');
+      current!.unresolved = true;
+    } else {
+      append(value);
+    }
+    return end;
+  };
+  let index = 0;
+  while (index < command.length) {
+    const char = command[index]!;
+    if (/\s/.test(char) || ';&|<>()'.includes(char)) {
+      if (current) words.push(current);
+      current = undefined;
+      index += 1;
+    } else if (char === "'") {
+      const end = command.indexOf("'", index + 1);
+      append(command.slice(index + 1, end === -1 ? command.length : end));
+      index = end === -1 ? command.length : end + 1;
+    } else if (char === '"') {
+      append('');
+      index += 1;
+      while (index < command.length && command[index] !== '"') {
+        const inner = command[index]!;
+        if (inner === '\\' && '"\\$`'.includes(command[index + 1] ?? '')) {
+          append(command[index + 1]!);
+          index += 2;
+        } else if (inner === '$') {
+          index = expand(index);
+        } else {
+          append(inner);
+          index += 1;
+        }
+      }
+      index += 1;
+    } else if (char === '\\') {
+      append(command[index + 1] ?? '');
+      index += 2;
+    } else if (char === '$') {
+      index = expand(index);
+    } else if (char === '~' && current === undefined && (command[index + 1] === '/' || command[index + 1] === undefined || /\s/.test(command[index + 1]!))) {
+      const home = vars.HOME;
+      if (home === undefined) {
+        append('~');
+        current!.unresolved = true;
+      } else {
+        append(home);
+      }
+      index += 1;
+    } else {
+      append(char);
+      index += 1;
+    }
+  }
+  if (current) words.push(current);
+  return words;
+}
+
+function installCommand(scope: SettingsScope, projectDir: string): string {
+  if (scope === 'user') return '`askbridge install --user`';
+  return `\`askbridge install --project ${shellQuote(projectDir)}${scope === 'local' ? ' --local' : ''}\``;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function unique<T>(values: T[]): T[] {
+  return [...new Set(values)];
+}
+
+/** Read one settings file; a missing file is normal, anything else unreadable is a finding. */
+export function readSettingsFile(scope: SettingsScope, path: string): SettingsFile {
+  let raw: string;
+  try {
+    raw = readFileSync(path, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { scope, path, state: 'missing' };
+    return { scope, path, state: 'invalid', error: (error as Error).message };
+  }
+  let settings: unknown;
+  try {
+    settings = JSON.parse(raw);
+  } catch (error) {
+    return { scope, path, state: 'invalid', error: `not valid JSON: ${(error as Error).message}` };
+  }
+  if (!isRecord(settings)) return { scope, path, state: 'invalid', error: 'it does not hold a JSON object' };
+  return { scope, path, state: 'ok', settings };
+}
+
+/** Runs `<bin> --version`; a binary that is not there is reported apart from one that fails. */
+export function probeClaude(bin: string, env: NodeJS.ProcessEnv): Promise<ClaudeProbe> {
+  return new Promise((done) => {
+    execFile(bin, ['--version'], { env, timeout: 15_000, encoding: 'utf8' }, (error, stdout, stderr) => {
+      if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') done({ bin, state: 'missing' });
+      else if (error) done({ bin, state: 'failed', error: (stderr.trim() || error.message).slice(0, 500) });
+      else done({ bin, state: 'found', output: stdout });
+    });
+  });
+}
+
+export async function probeDaemon(env: NodeJS.ProcessEnv): Promise<DaemonProbe> {
+  try {
+    const response = await connectToDaemon(env).request<{ url: string; version: string }>('GET', '/api/status');
+    if (response.status !== 200) return { running: false, reason: `status request answered ${response.status}` };
+    return { running: true, url: response.body.url, version: response.body.version };
+  } catch (error) {
+    return { running: false, reason: error instanceof Error ? error.message : String(error) };
+  }
+}
+
+export type Probes = { claude: typeof probeClaude; daemon: typeof probeDaemon };
+
+/** Everything `diagnose` looks at; `ASKBRIDGE_CLAUDE_BIN` names the `claude` to ask for its version. */
+export async function gatherInputs(projectDir: string, env: NodeJS.ProcessEnv, probes: Probes = { claude: probeClaude, daemon: probeDaemon }): Promise<DoctorInputs> {
+  const homeDir = env.HOME || homedir();
+  const [claude, daemon] = await Promise.all([probes.claude(env.ASKBRIDGE_CLAUDE_BIN || 'claude', env), probes.daemon(env)]);
+  return {
+    projectDir,
+    homeDir,
+    settings: [
+      readSettingsFile('user', join(homeDir, '.claude', 'settings.json')),
+      readSettingsFile('project', join(projectDir, '.claude', 'settings.json')),
+      readSettingsFile('local', join(projectDir, '.claude', 'settings.local.json')),
+    ],
+    config: createConfigReader(env).effective(projectDir),
+    claude,
+    daemon,
+    fileExists: existsSync,
+  };
+}
+
+const MARKS = { error: '✗', warning: '!', info: 'i' } as const;
+
+export function formatReport(inputs: DoctorInputs, diagnosis: Diagnosis): string {
+  const lines = [`askbridge doctor: ${inputs.projectDir}`, ''];
+  const read = inputs.settings.map((file) => `${file.path}${file.state === 'missing' ? ' (none)' : file.state === 'invalid' ? ' (unreadable)' : ''}`);
+  lines.push(`  settings read: ${read.join(', ')}`, '');
+  for (const text of diagnosis.passed) lines.push(`✓ ${text}`);
+  for (const finding of diagnosis.findings) {
+    lines.push(`${MARKS[finding.level]} ${finding.level}: ${finding.message}`);
+    if (finding.fix) lines.push(`    fix: ${finding.fix}`);
+  }
+  const problems = diagnosis.findings.filter((finding) => finding.level !== 'info').length;
+  lines.push('', problems === 0 ? 'Nothing wrong found.' : `${problems} problem(s) found.`);
+  return `${lines.join('\n')}\n`;
+}
+
+export async function run(io: CommandIo): Promise<number> {
+  const { values } = parseArgs({ args: io.argv, strict: true, options: { cwd: { type: 'string' }, json: { type: 'boolean', default: false } } });
+  const inputs = await gatherInputs(resolve(values.cwd ?? process.cwd()), io.env);
+  const diagnosis = diagnose(inputs);
+  if (values.json) io.stdout(`${JSON.stringify({ ok: diagnosis.ok, findings: diagnosis.findings })}\n`);
+  else io.stdout(formatReport(inputs, diagnosis));
+  return diagnosis.ok ? 0 : 1;
+}

@@ -1,0 +1,327 @@
+// `askbridge doctor`: the checks on the settings fixtures (tests/fixtures/settings), the matcher and
+// command parsing they rely on, and the real command through runCli.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import {
+  diagnose,
+  gatherInputs,
+  hookScriptPath,
+  matcherMatches,
+  parseClaudeVersion,
+  probeClaude,
+  type ClaudeProbe,
+  type DaemonProbe,
+  type DoctorInputs,
+  type Finding,
+} from '../../src/cli/doctor.js';
+import { runCli } from '../../src/cli/main.js';
+import { mergeConfig } from '../../src/config.js';
+
+const FIXTURES = fileURLToPath(new URL('../fixtures/settings/', import.meta.url));
+const home = (name: string) => join(FIXTURES, name, 'home');
+const project = (name: string) => join(FIXTURES, name, 'project');
+const CLAUDE_NEW = join(FIXTURES, 'bin', 'claude-2.1.330');
+const CLAUDE_OLD = join(FIXTURES, 'bin', 'claude-2.1.80');
+
+const RUNNING: DaemonProbe = { running: true, url: 'http://127.0.0.1:7433/', version: 'test' };
+const newClaude: ClaudeProbe = { bin: 'claude', state: 'found', output: '2.1.330 (Claude Code)\n' };
+
+/** A fixture read the way the command reads it, with `claude` and the daemon faked. */
+async function fixtureInputs(name: string, probes: { claude?: ClaudeProbe; daemon?: DaemonProbe } = {}): Promise<DoctorInputs> {
+  return gatherInputs(project(name), { HOME: home(name) }, {
+    claude: async () => probes.claude ?? newClaude,
+    daemon: async () => probes.daemon ?? RUNNING,
+  });
+}
+
+const ids = (findings: Finding[]) => findings.map((finding) => finding.id);
+const only = (findings: Finding[], id: Finding['id']) => findings.filter((finding) => finding.id === id);
+
+/** Inputs built in memory: one project settings file holding `settings`. */
+function memoryInputs(settings: unknown, config: { waitSeconds?: number; answerMode?: 'updatedInput' | 'deny-reason' } = {}): DoctorInputs {
+  return {
+    projectDir: '/p',
+    homeDir: '/home/alice',
+    settings: [
+      { scope: 'user', path: '/home/alice/.claude/settings.json', state: 'missing' },
+      { scope: 'project', path: '/p/.claude/settings.json', state: 'ok', settings },
+      { scope: 'local', path: '/p/.claude/settings.local.json', state: 'missing' },
+    ],
+    config: { ...mergeConfig(config, {}), files: { user: '/home/alice/.config/askbridge/config.json', project: undefined }, errors: [] },
+    claude: newClaude,
+    daemon: RUNNING,
+    fileExists: () => true,
+  };
+}
+const askbridgeHook = (extra: Record<string, unknown> = {}) => ({
+  hooks: { PreToolUse: [{ matcher: 'AskUserQuestion', hooks: [{ type: 'command', command: "node '/opt/askbridge/hooks/askbridge-hook.mjs'", ...extra }] }] },
+});
+
+describe('diagnose on the settings fixtures', () => {
+  it('finds nothing wrong in a clean setup, where look-alike matchers and rules do not count', async () => {
+    const diagnosis = diagnose(await fixtureInputs('clean'));
+    expect(diagnosis.findings).toEqual([]);
+    expect(diagnosis.ok).toBe(true);
+    expect(diagnosis.passed).toContain(`askbridge hook installed in ${join(project('clean'), '.claude', 'settings.json')}`);
+    expect(diagnosis.passed).toContain(`hook script ${join(project('clean'), 'hooks', 'askbridge-hook.mjs')} exists`);
+  });
+
+  it('reports a missing hook with both install commands, even when no user settings file exists', async () => {
+    const diagnosis = diagnose(await fixtureInputs('missing-hook'));
+    expect(ids(diagnosis.findings)).toEqual(['hook-missing']);
+    const [finding] = diagnosis.findings;
+    expect(finding?.level).toBe('error');
+    expect(finding?.fix).toContain(`askbridge install --project '${project('missing-hook')}'`);
+    expect(finding?.fix).toContain('askbridge install --user');
+    expect(diagnosis.ok).toBe(false);
+  });
+
+  it('reports a hook whose absolute script path does not exist, with the install command for the file holding it', async () => {
+    const diagnosis = diagnose(await fixtureInputs('hook-path-missing'));
+    expect(ids(diagnosis.findings)).toEqual(['hook-path-missing']);
+    const [finding] = diagnosis.findings;
+    expect(finding?.file).toBe(join(project('hook-path-missing'), '.claude', 'settings.local.json'));
+    expect(finding?.message).toContain('/nonexistent/askbridge/hooks/askbridge-hook.mjs');
+    expect(finding?.fix).toContain('--local');
+  });
+
+  it("reports Claude Code's default 600 s timeout as too short for the project's waitSeconds 900", async () => {
+    const diagnosis = diagnose(await fixtureInputs('short-timeout'));
+    expect(ids(diagnosis.findings)).toEqual(['hook-timeout-short']);
+    const [finding] = diagnosis.findings;
+    expect(finding?.level).toBe('error');
+    expect(finding?.message).toMatch(/default, 600 s.*waits 900 s.*930 s/);
+    expect(finding?.fix).toContain('"timeout": 3600');
+    expect(finding?.fix).toContain(join(project('short-timeout'), '.claude', 'askbridge.json'));
+  });
+
+  it('reports every other hook that runs on AskUserQuestion: a "*" catch-all, a regex and an alternation', async () => {
+    const diagnosis = diagnose(await fixtureInputs('conflicting-hook'));
+    expect(ids(diagnosis.findings)).toEqual(['hook-conflict', 'hook-conflict', 'hook-conflict']);
+    expect(diagnosis.findings.every((finding) => finding.level === 'warning')).toBe(true);
+    const local = join(project('conflicting-hook'), '.claude', 'settings.local.json');
+    expect(diagnosis.findings.map((finding) => [finding.file, finding.message.match(/matcher ("[^"]*")/)?.[1]])).toEqual([
+      [join(home('conflicting-hook'), '.claude', 'settings.json'), '"*"'],
+      [local, '"Ask.*"'],
+      [local, '"Bash|AskUserQuestion"'],
+    ]);
+    expect(diagnosis.findings[0]?.message).toContain('~/bin/catch-all.sh');
+    expect(diagnosis.ok).toBe(false);
+  });
+
+  it('reports a permissions.deny rule naming AskUserQuestion as an error in the file that holds it', async () => {
+    const diagnosis = diagnose(await fixtureInputs('deny-rule'));
+    expect(diagnosis.findings).toEqual([
+      expect.objectContaining({ id: 'permission-deny', level: 'error', file: join(project('deny-rule'), '.claude', 'settings.json') }),
+    ]);
+    expect(diagnosis.findings[0]?.fix).toContain('remove "AskUserQuestion" from permissions.deny');
+  });
+
+  it('reports a permissions.ask rule with a pattern, AskUserQuestion(*), as an error', async () => {
+    const diagnosis = diagnose(await fixtureInputs('ask-rule'));
+    expect(diagnosis.findings).toEqual([
+      expect.objectContaining({ id: 'permission-ask', level: 'error', file: join(home('ask-rule'), '.claude', 'settings.json') }),
+    ]);
+    expect(diagnosis.findings[0]?.message).toContain('"AskUserQuestion(*)"');
+  });
+
+  it('reports an unparsable settings file with its parse error, and still finds the hook in the other files', async () => {
+    const diagnosis = diagnose(await fixtureInputs('unparsable'));
+    expect(ids(diagnosis.findings)).toEqual(['settings-unparsable']);
+    expect(diagnosis.findings[0]?.file).toBe(join(project('unparsable'), '.claude', 'settings.json'));
+    expect(diagnosis.findings[0]?.message).toMatch(/not valid JSON: .+/);
+  });
+
+  it('suggests answerMode "deny-reason" for Claude Code 2.1.80, read from a fake claude', async () => {
+    const claude = await probeClaude(CLAUDE_OLD, process.env);
+    expect(claude).toEqual({ bin: CLAUDE_OLD, state: 'found', output: '2.1.80 (Claude Code)\n' });
+    const diagnosis = diagnose(await fixtureInputs('clean', { claude }));
+    expect(diagnosis.findings).toEqual([
+      expect.objectContaining({ id: 'claude-version-old', level: 'warning', fix: expect.stringContaining('"answerMode": "deny-reason"') }),
+    ]);
+  });
+
+  it('does not suggest answerMode "deny-reason" for an old Claude Code when it is already set', () => {
+    const inputs = { ...memoryInputs(askbridgeHook({ timeout: 3600 }), { answerMode: 'deny-reason' }), claude: { bin: 'claude', state: 'found', output: '2.1.84 (Claude Code)' } as const };
+    expect(diagnose(inputs).findings).toEqual([]);
+  });
+
+  it('reports a missing claude binary as info only, which leaves the result ok', async () => {
+    const claude = await probeClaude(join(FIXTURES, 'bin', 'no-such-claude'), process.env);
+    expect(claude.state).toBe('missing');
+    const diagnosis = diagnose(await fixtureInputs('clean', { claude }));
+    expect(diagnosis.findings).toEqual([expect.objectContaining({ id: 'claude-not-found', level: 'info' })]);
+    expect(diagnosis.ok).toBe(true);
+  });
+
+  it('reports a daemon that is not running, with `askbridge start` as the fix', async () => {
+    const diagnosis = diagnose(await fixtureInputs('clean', { daemon: { running: false, reason: 'no daemon.json' } }));
+    expect(diagnosis.findings).toEqual([{ id: 'daemon-not-running', level: 'error', message: expect.stringContaining('no daemon.json'), fix: 'askbridge start' }]);
+    expect(diagnosis.ok).toBe(false);
+  });
+});
+
+describe('diagnose on settings built in memory', () => {
+  it('warns when the timeout is above waitSeconds but within the 30 s margin, and passes at the margin', () => {
+    expect(diagnose(memoryInputs(askbridgeHook({ timeout: 320 }), { waitSeconds: 300 })).findings).toEqual([
+      expect.objectContaining({ id: 'hook-timeout-short', level: 'warning', fix: expect.stringContaining('"waitSeconds" to at most 290') }),
+    ]);
+    expect(diagnose(memoryInputs(askbridgeHook({ timeout: 330 }), { waitSeconds: 300 })).findings).toEqual([]);
+  });
+
+  it('finds a hook under a missing or empty matcher as conflicting', () => {
+    const settings = {
+      hooks: {
+        PreToolUse: [
+          ...askbridgeHook({ timeout: 3600 }).hooks.PreToolUse,
+          { hooks: [{ type: 'command', command: 'no-matcher.sh' }] },
+          { matcher: '', hooks: [{ type: 'command', command: 'empty-matcher.sh' }] },
+        ],
+      },
+    };
+    expect(ids(diagnose(memoryInputs(settings)).findings)).toEqual(['hook-conflict', 'hook-conflict']);
+  });
+
+  it('says where an askbridge hook sits under a matcher that misses AskUserQuestion', () => {
+    const settings = { hooks: { PreToolUse: [{ matcher: 'AskUserQuestions', hooks: [{ type: 'command', command: 'node /x/askbridge-hook.mjs' }] }] } };
+    const [finding] = diagnose(memoryInputs(settings)).findings;
+    expect(finding?.id).toBe('hook-missing');
+    expect(finding?.message).toContain('under matcher "AskUserQuestions"');
+  });
+
+  it('checks the installed hook path with the injected file test', () => {
+    const inputs = { ...memoryInputs(askbridgeHook({ timeout: 3600 })), fileExists: (path: string) => path !== '/opt/askbridge/hooks/askbridge-hook.mjs' };
+    expect(ids(diagnose(inputs).findings)).toEqual(['hook-path-missing']);
+  });
+
+  it('warns when two files install askbridge with different commands, but not when the command is the same', () => {
+    const inUserFile = (command: string): DoctorInputs => {
+      const inputs = memoryInputs(askbridgeHook({ timeout: 3600 }));
+      const user = { matcher: 'AskUserQuestion', hooks: [{ type: 'command', command, timeout: 3600 }] };
+      return { ...inputs, settings: [{ scope: 'user', path: '/home/alice/.claude/settings.json', state: 'ok', settings: { hooks: { PreToolUse: [user] } } }, ...inputs.settings.slice(1)] };
+    };
+    expect(ids(diagnose(inUserFile('node /old/askbridge/hooks/askbridge-hook.mjs')).findings)).toEqual(['hook-duplicate']);
+    expect(diagnose(inUserFile("node '/opt/askbridge/hooks/askbridge-hook.mjs'")).findings).toEqual([]);
+  });
+
+  it('notes answerMode "deny-reason" as unneeded on a Claude Code that takes updatedInput, without failing', () => {
+    const diagnosis = diagnose(memoryInputs(askbridgeHook({ timeout: 3600 }), { answerMode: 'deny-reason' }));
+    expect(diagnosis.findings).toEqual([expect.objectContaining({ id: 'answer-mode-deny-reason', level: 'info' })]);
+    expect(diagnosis.ok).toBe(true);
+  });
+
+  it('reports disableAllHooks, which silences the installed hook', () => {
+    expect(ids(diagnose(memoryInputs({ ...askbridgeHook({ timeout: 3600 }), disableAllHooks: true })).findings)).toEqual(['hooks-disabled']);
+  });
+});
+
+describe('matcherMatches follows Claude Code for AskUserQuestion', () => {
+  it.each([undefined, '', '*', 'AskUserQuestion', 'Ask.*', '.*Question', 'Bash|AskUserQuestion', 'Bash, AskUserQuestion', 'AskUser(Question)?'])('matches %j', (matcher) => {
+    expect(matcherMatches(matcher, 'AskUserQuestion')).toBe(true);
+  });
+  it.each(['AskUser', 'Bash', 'Bash|Edit', '^Ask$', 'askuserquestion', '[', 'AskUserQuestion2'])('does not match %j', (matcher) => {
+    expect(matcherMatches(matcher, 'AskUserQuestion')).toBe(false);
+  });
+});
+
+describe('hookScriptPath reads the script path from a hook command', () => {
+  const vars = { CLAUDE_PROJECT_DIR: '/work/shop', HOME: '/home/alice' };
+  it.each([
+    ["node '/opt/ask bridge/hooks/askbridge-hook.mjs'", '/opt/ask bridge/hooks/askbridge-hook.mjs'],
+    ['node "$CLAUDE_PROJECT_DIR"/hooks/askbridge-hook.mjs', '/work/shop/hooks/askbridge-hook.mjs'],
+    ['node ${CLAUDE_PROJECT_DIR}/hooks/askbridge-hook.mjs --debug', '/work/shop/hooks/askbridge-hook.mjs'],
+    ['ASKBRIDGE_DEBUG=1 node ~/askbridge/hooks/askbridge-hook.mjs', '/home/alice/askbridge/hooks/askbridge-hook.mjs'],
+    ['cd /tmp && /opt/x/askbridge-hook.mjs', '/opt/x/askbridge-hook.mjs'],
+  ])('%s -> %s', (command, path) => {
+    expect(hookScriptPath(command, vars)).toBe(path);
+  });
+  it.each(['node "$ASKBRIDGE_DIR"/hooks/askbridge-hook.mjs', 'node hooks/askbridge-hook.mjs', "node '~/hooks/askbridge-hook.mjs'"])('leaves %s unknown', (command) => {
+    expect(hookScriptPath(command, vars)).toBeUndefined();
+  });
+});
+
+describe('parseClaudeVersion', () => {
+  it('reads the version from `claude --version` output and refuses text without one', () => {
+    expect(parseClaudeVersion('2.1.330 (Claude Code)\n')).toEqual([2, 1, 330]);
+    expect(parseClaudeVersion('claude: command failed')).toBeUndefined();
+  });
+});
+
+describe('askbridge doctor through runCli', () => {
+  let stateDir: string;
+  let server: Server | undefined;
+  beforeEach(() => {
+    stateDir = mkdtempSync(join(tmpdir(), 'askbridge-doctor-'));
+  });
+  afterEach(async () => {
+    if (server) await new Promise((done) => server!.close(done));
+    server = undefined;
+    rmSync(stateDir, { recursive: true, force: true });
+  });
+
+  async function doctor(name: string, args: string[], extraEnv: Record<string, string> = {}) {
+    let stdout = '';
+    let stderr = '';
+    const code = await runCli({
+      argv: ['doctor', '--cwd', project(name), ...args],
+      env: { PATH: process.env.PATH, HOME: home(name), ASKBRIDGE_HOME: stateDir, ASKBRIDGE_CLAUDE_BIN: CLAUDE_NEW, ...extraEnv },
+      stdout: (text) => (stdout += text),
+      stderr: (text) => (stderr += text),
+    });
+    return { code, stdout, stderr };
+  }
+
+  /** A stand-in daemon answering /api/status, found through daemon.json and the token like the real one. */
+  async function fakeDaemon(): Promise<void> {
+    const token = 'doctor-test-token';
+    const listening = createServer((request, response) => {
+      const authorized = request.headers.authorization === `Bearer ${token}`;
+      response.writeHead(authorized && request.url === '/api/status' ? 200 : 401, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ pid: process.pid, port, url: `http://127.0.0.1:${port}/`, version: 'fake', pending: 0, watchers: 0 }));
+    });
+    server = listening;
+    await new Promise<void>((done) => listening.listen(0, '127.0.0.1', done));
+    const port = (listening.address() as AddressInfo).port;
+    writeFileSync(join(stateDir, 'token'), `${token}\n`);
+    writeFileSync(join(stateDir, 'daemon.json'), JSON.stringify({ pid: process.pid, port, host: '127.0.0.1', version: 'fake', startedAt: Date.now() }));
+  }
+
+  it('exits 0 with {ok: true, findings: []} for the clean fixture, a running daemon and a new claude', async () => {
+    await fakeDaemon();
+    const result = await doctor('clean', ['--json']);
+    expect(JSON.parse(result.stdout)).toEqual({ ok: true, findings: [] });
+    expect(result.code).toBe(0);
+  });
+
+  it('exits 1 and lists the old claude and the stopped daemon when the state directory is empty', async () => {
+    const result = await doctor('clean', ['--json'], { ASKBRIDGE_CLAUDE_BIN: CLAUDE_OLD });
+    const report = JSON.parse(result.stdout) as { ok: boolean; findings: Finding[] };
+    expect(report.ok).toBe(false);
+    expect(report.findings.map((finding) => [finding.id, finding.level])).toEqual([
+      ['claude-version-old', 'warning'],
+      ['daemon-not-running', 'error'],
+    ]);
+    expect(result.code).toBe(1);
+  });
+
+  it('prints each problem with its fix indented under it, and passed checks with ✓', async () => {
+    await fakeDaemon();
+    const result = await doctor('missing-hook', []);
+    expect(result.code).toBe(1);
+    expect(result.stdout).toMatch(/^✗ error: no PreToolUse hook for AskUserQuestion runs askbridge-hook\.mjs.*\n {4}fix: `askbridge install --project /m);
+    expect(result.stdout).toContain('✓ askbridge fake is running at http://127.0.0.1:');
+    expect(result.stdout).toContain('1 problem(s) found.');
+  });
+
+  it('exits 0 when the only finding is info, such as claude not being installed', async () => {
+    await fakeDaemon();
+    const result = await doctor('clean', ['--json'], { ASKBRIDGE_CLAUDE_BIN: join(stateDir, 'no-such-claude') });
+    expect(JSON.parse(result.stdout)).toEqual({ ok: true, findings: [expect.objectContaining({ id: 'claude-not-found', level: 'info' })] });
+    expect(result.code).toBe(0);
+  });
+});
