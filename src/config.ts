@@ -51,6 +51,8 @@ export const ConfigFileSchema = z.strictObject({
   rules: z.array(RuleSchema).max(200).optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
+/** A config file as written, before defaults (a rule's `when`) are filled in. */
+export type ConfigFileInput = z.input<typeof ConfigFileSchema>;
 
 export type Config = Required<Omit<ConfigFile, '$schema'>>;
 

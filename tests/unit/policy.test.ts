@@ -1,15 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { formatAnswers, formatDenyReasonAnswers } from '../../src/answers.js';
-import { DEFAULT_CONFIG, mergeConfig, type ConfigFile, type EffectiveConfig } from '../../src/config.js';
+import { ConfigFileSchema, DEFAULT_CONFIG, mergeConfig, type ConfigFileInput, type EffectiveConfig } from '../../src/config.js';
 import { createPolicy, recommendedResponse, type PolicyContext } from '../../src/daemon/policy.js';
 import { ResponseSchema, ToolInputSchema, type Question } from '../../src/protocol.js';
 
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')) as { tool_input: Record<string, unknown>; responses: unknown[] };
 const fourQuestions = fixture('03-four-questions.input.json').tool_input;
 
-function plan(file: ConfigFile, context: Partial<PolicyContext> = {}, logs: string[] = []) {
-  const effective: EffectiveConfig = { ...mergeConfig({}, file), files: { user: '', project: undefined }, errors: [] };
+function plan(file: ConfigFileInput, context: Partial<PolicyContext> = {}, logs: string[] = []) {
+  const effective: EffectiveConfig = { ...mergeConfig({}, ConfigFileSchema.parse(file)), files: { user: '', project: undefined }, errors: [] };
   const policy = createPolicy({ configFor: () => effective, log: (fields, message) => logs.push(`${message} ${JSON.stringify(fields)}`) });
   const toolInput = context.toolInput ?? fourQuestions;
   return policy({ cwd: '/p', toolInput, questions: ToolInputSchema.parse(toolInput).questions, unattended: false, watchers: 1, ...context });
