@@ -25,6 +25,8 @@ export type AppDeps = {
   /** The port in the page's origin; 0 means "whatever the server is listening on". */
   port: number;
   version: string;
+  /** Reported by `askbridge status`. */
+  pid: number;
   logger: FastifyBaseLogger | false;
   /** How a new question will be settled when nobody answers: decided per question by the policy. */
   planQuestion: (context: PolicyContext) => QuestionPlan;
@@ -85,7 +87,7 @@ export async function buildApp(deps: AppDeps) {
     },
   });
 
-  const context = { store: deps.store, auth, watchers, deps };
+  const context: RouteContext = { store: deps.store, auth, watchers, deps, port: listeningPort };
   await app.register(hookRoutes, context);
   await app.register(questionRoutes, context);
   await app.register(pairingRoutes, context);
@@ -118,4 +120,6 @@ export type RouteContext = {
   auth: ReturnType<typeof createAuth>;
   watchers: Watchers;
   deps: AppDeps;
+  /** The port the daemon listens on (known only once it listens, when deps.port is 0). */
+  port: () => number;
 };

@@ -54,6 +54,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     token,
     port,
     version: VERSION,
+    pid: process.pid,
     logger,
     planQuestion: createPolicy({ configFor: (cwd) => configWatch.effective(cwd), log: (fields, message) => policyLog.info(fields, message) }),
     banner: configWatch.banner,

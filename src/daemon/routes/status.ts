@@ -2,14 +2,12 @@
 import type { FastifyInstance } from 'fastify';
 import type { RouteContext } from '../app.js';
 
-export async function statusRoutes(app: FastifyInstance, { store, watchers, deps }: RouteContext) {
+export async function statusRoutes(app: FastifyInstance, { store, watchers, deps, port }: RouteContext) {
   app.get('/api/status', { config: { access: 'local' } }, async () => {
-    const address = app.server.address();
-    const port = typeof address === 'object' && address !== null ? address.port : deps.port;
     return {
-      pid: process.pid,
-      port,
-      url: `http://127.0.0.1:${port}/`,
+      pid: deps.pid,
+      port: port(),
+      url: `http://127.0.0.1:${port()}/`,
       version: deps.version,
       pending: store.pending().length,
       watchers: watchers.sockets.size,
