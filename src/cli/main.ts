@@ -18,6 +18,7 @@ const COMMANDS: Record<string, Command> = {
   open: { summary: 'print a one-time link that pairs a browser, and open it             [--print]', load: () => import('./open.js') },
   install: { summary: "add the hook to a project's Claude Code settings   [--project DIR | --user] [--local]", load: () => import('./install.js') },
   pending: { summary: 'list the questions waiting for an answer                          [--json]', load: () => import('./pending.js') },
+  history: { summary: 'the finished questions: who or what answered, and with what   [--limit N] [--json]', load: () => import('./history.js') },
   config: { summary: 'print the effective configuration for a directory and where each value comes from   [--cwd DIR] [--json]', load: () => import('./config.js') },
   doctor: { summary: 'check the Claude Code settings, the hook and the daemon, and say how to fix what is wrong', load: () => import('./doctor.js') },
   answer: { summary: 'answer a question: answer ID --pick 1=LABEL [--other 2=TEXT] [--note 1=TEXT]', load: () => import('./answer.js') },
