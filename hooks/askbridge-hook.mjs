@@ -45,12 +45,17 @@ function readStdin() {
   });
 }
 
+/** daemon.json says where the running daemon listens; ASKBRIDGE_PORT stands in when it is missing. */
 function findDaemon(env) {
   const dir = stateDir(env);
   const token = readFileSync(join(dir, 'token'), 'utf8').trim();
-  let port = Number(env.ASKBRIDGE_PORT);
-  if (!env.ASKBRIDGE_PORT) port = JSON.parse(readFileSync(join(dir, 'daemon.json'), 'utf8')).port;
-  if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new Error(`invalid daemon port ${port}`);
+  let port;
+  try {
+    port = JSON.parse(readFileSync(join(dir, 'daemon.json'), 'utf8')).port;
+  } catch {
+    port = Number(env.ASKBRIDGE_PORT);
+  }
+  if (!Number.isInteger(port) || port <= 0 || port > 65535) throw new Error('no daemon.json and no usable ASKBRIDGE_PORT');
   return { port, token };
 }
 
@@ -77,18 +82,11 @@ function ask(daemon, body) {
       'content-length': Buffer.byteLength(body),
     },
   });
+  activeRequest = req;
   const acceptTimer = setTimeout(() => {
     req.destroy();
     passThrough('daemon did not accept the question in time');
   }, ACCEPT_TIMEOUT_MS);
-
-  // Esc in Claude Code, or its hook timeout, sends SIGTERM: closing the connection withdraws the question.
-  for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) {
-    process.on(signal, () => {
-      req.destroy();
-      passThrough(`${signal}: question withdrawn`);
-    });
-  }
 
   req.on('error', (error) => passThrough(`daemon unreachable: ${error.message}`));
   req.on('response', (res) => {
@@ -140,5 +138,14 @@ async function main() {
   ask(findDaemon(process.env), JSON.stringify({ payload, environment }));
 }
 
+// Esc in Claude Code, or its hook timeout, sends SIGTERM: closing the connection withdraws the
+// question. Installed first, so that a signal at any moment still ends in a quiet exit 0.
+let activeRequest;
+for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) {
+  process.on(signal, () => {
+    activeRequest?.destroy();
+    passThrough(`${signal}: question withdrawn`);
+  });
+}
 process.on('uncaughtException', (error) => passThrough(error.message));
 main().catch((error) => passThrough(error.message));

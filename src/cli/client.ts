@@ -21,7 +21,8 @@ export const NOT_RUNNING = 'askbridge is not running: start it with `askbridge s
 export function connectToDaemon(env: NodeJS.ProcessEnv): DaemonClient {
   const stateDir = openStateDir(resolveStateDir(env));
   const info = stateDir.readDaemonInfo();
-  const port = env.ASKBRIDGE_PORT ? Number(env.ASKBRIDGE_PORT) : info?.port;
+  // daemon.json says where the daemon listens now; ASKBRIDGE_PORT (0 means "any" to the daemon) stands in without it.
+  const port = info?.port ?? (Number(env.ASKBRIDGE_PORT) || undefined);
   const token = stateDir.readToken();
   if (!port || !token) throw new CliError(NOT_RUNNING);
   const baseUrl = `http://${LOOPBACK_HOST}:${port}`;

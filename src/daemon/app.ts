@@ -59,11 +59,14 @@ export async function buildApp(deps: AppDeps) {
 
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
     if (error instanceof HttpError) {
+      // Refusals are worth a line: a refused hook question silently goes to the terminal otherwise.
+      request.log.warn({ url: request.routeOptions.url ?? 'unknown', code: error.code, details: error.details }, 'request refused');
       return reply.code(error.statusCode).send({ error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } });
     }
     const status = error.statusCode ?? 500;
     if (status < 500) {
       // Fastify's own 4xx: body too large, malformed JSON, wrong content type.
+      request.log.warn({ url: request.routeOptions.url ?? 'unknown', code: error.code }, 'request refused');
       return reply.code(status).send({ error: { code: (error.code ?? 'bad_request').toLowerCase(), message: error.message } });
     }
     request.log.error({ err: error }, 'request failed');

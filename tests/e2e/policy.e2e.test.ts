@@ -1,0 +1,179 @@
+// Timeout policies end to end: the real daemon process, the real hook process, config files on disk.
+import { mkdtemp, rm, writeFile, mkdir, utimes } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { freshPayload, killStrayProcesses, parseJson, runCli, runHook, startDaemon, type Daemon, type HookPayload } from './harness.js';
+import type { HookOutput } from '../../src/protocol.js';
+
+const DATABASE = 'Which database should the new orders service use?';
+const CHECKS = 'Which checks should run in CI?';
+
+let daemon: Daemon;
+let project: string;
+let runs = 0;
+
+beforeAll(async () => {
+  daemon = await startDaemon();
+  project = await mkdtemp(join(tmpdir(), 'askbridge-project-'));
+  await mkdir(join(project, '.claude'));
+  await mkdir(join(project, 'src'));
+});
+afterEach(killStrayProcesses);
+afterAll(async () => {
+  await daemon?.stop();
+  await rm(project, { recursive: true, force: true });
+});
+
+/** Write the project's .claude/askbridge.json; each write gets a later mtime, as an editor's would. */
+async function projectConfig(config: unknown): Promise<void> {
+  const path = join(project, '.claude', 'askbridge.json');
+  await writeFile(path, typeof config === 'string' ? config : JSON.stringify(config));
+  const stamp = new Date(Date.now() + ++runs * 1000);
+  await utimes(path, stamp, stamp);
+}
+
+/** A fixture payload asked from inside the project, as a new tool call. */
+function asked(fixture: string, change: (payload: HookPayload) => void = () => {}): HookPayload {
+  const payload = freshPayload(fixture, `policy${++runs}`);
+  payload.cwd = join(project, 'src');
+  change(payload);
+  return payload;
+}
+
+async function ask(payload: HookPayload, env: NodeJS.ProcessEnv = {}) {
+  const result = await runHook(payload, { ...daemon.env, ...env }).result;
+  expect(result.code).toBe(0);
+  return { ...result, output: result.stdout === '' ? undefined : parseJson<HookOutput>(result.stdout, 'hook stdout') };
+}
+
+const answersOf = (output: HookOutput | undefined) => output?.hookSpecificOutput.updatedInput?.answers as Record<string, string> | undefined;
+
+describe('timeout policies with the real hook and daemon', () => {
+  it('a rule "immediately" answers at once and tells Claude which rule chose', async () => {
+    await projectConfig({ rules: [{ name: 'db', header: 'Database', choose: 'SQLite', when: 'immediately' }] });
+    const { output, ms } = await ask(asked('01-single-select'));
+    expect(answersOf(output)).toEqual({ [DATABASE]: 'SQLite' });
+    expect(output?.hookSpecificOutput.additionalContext).toMatch(/No person answered.*the rule "db"/);
+    expect(ms).toBeLessThan(3000);
+  });
+
+  it('a rule on timeout answers when waitSeconds run out', async () => {
+    await projectConfig({ waitSeconds: 1, rules: [{ question: { regex: 'orders service', flags: 'i' }, choose: 'SQLite' }] });
+    const { output, ms } = await ask(asked('01-single-select'));
+    expect(answersOf(output)).toEqual({ [DATABASE]: 'SQLite' });
+    expect(ms).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('"recommended" picks the (Recommended) label in single-select', async () => {
+    await projectConfig({ waitSeconds: 1, onTimeout: 'recommended' });
+    const { output } = await ask(asked('01-single-select'));
+    expect(answersOf(output)).toEqual({ [DATABASE]: 'PostgreSQL (Recommended)' });
+    expect(output?.hookSpecificOutput.additionalContext).toMatch(/No person answered.*recommended option.*within 1 second/);
+  });
+
+  it('"recommended" picks every recommended label in multi-select, else the first option', async () => {
+    await projectConfig({ waitSeconds: 1, onTimeout: 'recommended' });
+    const marked = await ask(
+      asked('02-multi-select', (payload) => {
+        const options = payload.tool_input.questions[0]!.options;
+        options[1]!.label = 'Lint (Recommended)';
+        options[3]!.label = 'E2E (recommended)';
+      }),
+    );
+    expect(answersOf(marked.output)).toEqual({ [CHECKS]: 'Lint (Recommended), E2E (recommended)' });
+    const unmarked = await ask(asked('02-multi-select'));
+    expect(answersOf(unmarked.output)).toEqual({ [CHECKS]: 'Unit tests' });
+  });
+
+  it('"decline" refuses the call with a reason to proceed on best judgment', async () => {
+    await projectConfig({ waitSeconds: 1, onTimeout: 'decline' });
+    const { output } = await ask(asked('01-single-select'));
+    expect(output?.hookSpecificOutput.permissionDecision).toBe('deny');
+    expect(output?.hookSpecificOutput.permissionDecisionReason).toMatch(/Nobody is available.*best judgment.*assumptions/);
+  });
+
+  it('"terminal" prints nothing when the time is up, so Claude Code asks itself', async () => {
+    await projectConfig({ waitSeconds: 1, onTimeout: 'terminal' });
+    const { stdout, ms } = await ask(asked('01-single-select'));
+    expect(stdout).toBe('');
+    expect(ms).toBeGreaterThanOrEqual(1000);
+  });
+
+  it.each([
+    ['ASKBRIDGE_UNATTENDED=1', { ASKBRIDGE_UNATTENDED: '1' }],
+    ['CI=true', { CI: 'true' }],
+    ['CLAUDE_CODE_SESSION_ATTENDED=0', { CLAUDE_CODE_SESSION_ATTENDED: '0' }],
+  ])('an unattended question (%s) is answered by the policy in under a second', async (_case, env) => {
+    await projectConfig({ waitSeconds: 600, onTimeout: 'recommended' });
+    const { output, ms } = await ask(asked('01-single-select'), env);
+    expect(answersOf(output)).toEqual({ [DATABASE]: 'PostgreSQL (Recommended)' });
+    expect(output?.hookSpecificOutput.additionalContext).toMatch(/nobody was watching/);
+    expect(ms).toBeLessThan(1000);
+  });
+
+  it('whenNobodyWatching "act" applies the policy at once when no page or CLI is connected', async () => {
+    await projectConfig({ waitSeconds: 600, onTimeout: 'decline', whenNobodyWatching: 'act' });
+    const { output, ms } = await ask(asked('01-single-select'));
+    expect(output?.hookSpecificOutput.permissionDecision).toBe('deny');
+    expect(ms).toBeLessThan(1000);
+  });
+
+  it('a rule naming a label that is not offered is skipped and logged; the policy decides instead', async () => {
+    await projectConfig({ waitSeconds: 1, onTimeout: 'recommended', rules: [{ name: 'typo', header: 'Database', choose: 'Postgres' }] });
+    const { output } = await ask(asked('01-single-select'));
+    expect(answersOf(output)).toEqual({ [DATABASE]: 'PostgreSQL (Recommended)' });
+    await daemon.waitForLog((entry) => entry.msg?.startsWith('rule skipped') === true && entry.rule === '"typo"', 5000, 'the skipped-rule log line');
+  });
+
+  it('an edit to the project file changes the next question without a restart; an invalid edit keeps the last good one', async () => {
+    await projectConfig({ rules: [{ header: 'Database', choose: 'SQLite', when: 'immediately' }] });
+    expect(answersOf((await ask(asked('01-single-select'))).output)).toEqual({ [DATABASE]: 'SQLite' });
+
+    await projectConfig({ rules: [{ header: 'Database', choose: 'PostgreSQL (Recommended)', when: 'immediately' }] });
+    expect(answersOf((await ask(asked('01-single-select'))).output)).toEqual({ [DATABASE]: 'PostgreSQL (Recommended)' });
+
+    await projectConfig('{ "rules": [ { "header": "Database", "choose": "SQLite", "when": "immediately" } ');
+    expect(answersOf((await ask(asked('01-single-select'))).output)).toEqual({ [DATABASE]: 'PostgreSQL (Recommended)' });
+    await daemon.waitForLog((entry) => entry.msg === 'config file is invalid: keeping its last good version', 5000, 'the invalid-config log line');
+  });
+
+  it('additionalContext is absent when a person answers', async () => {
+    await projectConfig({ waitSeconds: 60, onTimeout: 'recommended' });
+    const payload = asked('01-single-select');
+    const hook = runHook(payload, daemon.env);
+    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    expect(question.timeout.summary).toBe('the recommended option will be chosen');
+    expect((await runCli(['answer', question.id, '--pick', '1=SQLite'], daemon.env)).code).toBe(0);
+    const output = parseJson<HookOutput>((await hook.result).stdout, 'hook stdout');
+    expect(answersOf(output)).toEqual({ [DATABASE]: 'SQLite' });
+    expect(output.hookSpecificOutput).not.toHaveProperty('additionalContext');
+  });
+
+  it('answerMode "deny-reason" sends a person\'s answer as "Header: label" lines', async () => {
+    await projectConfig({ waitSeconds: 60, answerMode: 'deny-reason' });
+    const payload = asked('02-multi-select');
+    const hook = runHook(payload, daemon.env);
+    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    await runCli(['answer', question.id, '--pick', '1=Type check', '--pick', '1=Lint', '--other', '1=fuzzing'], daemon.env);
+    const output = parseJson<HookOutput>((await hook.result).stdout, 'hook stdout');
+    expect(output.hookSpecificOutput).toEqual({ hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'CI checks: Lint, Type check, Other: fuzzing' });
+  });
+
+  it('a person can hand the question to the terminal, or decline it, at once', async () => {
+    await projectConfig({ waitSeconds: 60 });
+    const toTerminal = asked('01-single-select');
+    const first = runHook(toTerminal, daemon.env);
+    const one = await daemon.waitForQuestion(toTerminal.tool_use_id);
+    expect((await daemon.api('POST', `/api/questions/${one.id}/terminal`, {})).status).toBe(200);
+    expect((await first.result).stdout).toBe('');
+
+    const toDecline = asked('01-single-select');
+    const second = runHook(toDecline, daemon.env);
+    const two = await daemon.waitForQuestion(toDecline.tool_use_id);
+    expect((await daemon.api('POST', `/api/questions/${two.id}/decline`, {})).status).toBe(200);
+    const output = parseJson<HookOutput>((await second.result).stdout, 'hook stdout');
+    expect(output.hookSpecificOutput.permissionDecisionReason).toMatch(/The user declined to answer/);
+    expect((await daemon.api('POST', `/api/questions/${two.id}/terminal`, {})).status).toBe(409);
+  });
+});
