@@ -1,0 +1,41 @@
+// A broken config edit shows on every open page at once (chokidar), and goes away when fixed.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { chromiumAvailability, launchBrowser, openPairedPage, startDaemon, type Daemon } from './harness.js';
+
+const browserTests = chromiumAvailability().available ? describe : describe.skip;
+
+browserTests('the configuration banner', () => {
+  let daemon: Daemon;
+  let browser: Browser;
+  beforeAll(async () => {
+    daemon = await startDaemon({ config: { waitSeconds: 60 } });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await daemon?.stop();
+  });
+
+  it('appears on an open page when the user config turns invalid, and leaves when it is fixed', async () => {
+    const { page, context } = await openPairedPage(browser, daemon);
+    const banner = page.locator('#banner');
+    expect(await banner.isHidden()).toBe(true);
+    const file = join(daemon.home, 'xdg-config', 'askbridge', 'config.json');
+
+    await writeFile(file, '{ "waitSeconds": "soon" }');
+    await banner.waitFor({ state: 'visible', timeout: 10_000 });
+    expect(await page.locator('#banner-text').textContent()).toMatch(/config\.json: waitSeconds: .*expected number/);
+    await daemon.waitForLog((entry) => entry.msg === 'config file is invalid: keeping its last good version');
+
+    const late = await openPairedPage(browser, daemon);
+    await late.page.locator('#banner').waitFor({ state: 'visible', timeout: 5000 });
+
+    await writeFile(file, '{ "waitSeconds": 30 }');
+    await banner.waitFor({ state: 'hidden', timeout: 10_000 });
+    await late.context.close();
+    await context.close();
+  });
+});
