@@ -1,0 +1,520 @@
+/**
+ * askbridge as a person runs it, for the conformance suite: the daemon as a
+ * real process (`askbridge start`), the hook copied into a project and wired
+ * with the settings example, the CLI, a paired Chromium page, and the Claude
+ * Code client either in tmux (claude-tmux.ts) or as an SDK host runs it
+ * (`claude -p` with stream-json on stdin and stdout).
+ *
+ * Everything started here is stopped by its own stop(); a detached watchdog
+ * also stops it if the test process dies without running its cleanup.
+ */
+import { execFile, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { copyFile, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { chromium } from 'playwright-core';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { CLAUDE_BIN, DUMMY_API_KEY } from './claude-tmux.js';
+
+const execFileAsync = promisify(execFile);
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+const CLI_BIN = join(REPO_ROOT, 'bin', 'askbridge.mjs');
+const HOOK_SOURCE = join(REPO_ROOT, 'hooks', 'askbridge-hook.mjs');
+const SETTINGS_EXAMPLE = join(REPO_ROOT, '.claude', 'settings.example.json');
+const CHROMIUM_PATH = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+const PAGE_LINK = /Answer page \(one-time link, pairs one browser\): (http:\/\/127\.0\.0\.1:(\d+)\/#pair=\S+)/;
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((wake) => setTimeout(wake, ms));
+}
+
+export async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs: number, what: string, intervalMs = 50): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await sleep(intervalMs);
+  }
+}
+
+/**
+ * A detached shell that, once this test process is gone without cleaning up
+ * (a worker killed by a signal skips every handler), kills `pid` (if given)
+ * and removes `dir`. It ends by itself when `dir` has been removed.
+ */
+function startWatchdog(dir: string, pid?: number): void {
+  const script = ['while kill -0 "$1" 2>/dev/null && [ -d "$3" ]; do sleep 1; done', '[ -d "$3" ] || exit 0', '[ "$2" = 0 ] || kill -9 "$2" 2>/dev/null', 'rm -rf "$3"'].join('; ');
+  const child = spawn('/bin/sh', ['-c', script, 'askbridge-conformance-watchdog', String(process.pid), String(pid ?? 0), dir], {
+    detached: true,
+    stdio: 'ignore',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
+  });
+  child.unref();
+}
+
+function processGone(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => child.once('exit', () => done()));
+}
+
+async function killChild(child: ChildProcess, graceMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const killer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await processGone(child);
+  clearTimeout(killer);
+}
+
+// ---------------------------------------------------------------------------------------------
+// The Claude Code client under test
+
+export interface ClaudeUnderTest {
+  bin: string;
+  /** What `claude --version` printed, e.g. `2.1.330 (Claude Code)`. */
+  versionLine: string;
+  /** The version number from that line. */
+  version: string;
+  /** The version the suite must run: the pinned devDependency, or the one installed for CLAUDE_CODE_VERSION. */
+  expectedVersion: string;
+  /** How it was chosen, for the test output. */
+  origin: string;
+  /** Removes a client installed for CLAUDE_CODE_VERSION. */
+  cleanup(): Promise<void>;
+}
+
+export function pinnedClaudeVersion(): string {
+  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { devDependencies?: Record<string, string> };
+  const pinned = pkg.devDependencies?.['@anthropic-ai/claude-code'];
+  if (!pinned) throw new Error('package.json pins no @anthropic-ai/claude-code devDependency');
+  return pinned;
+}
+
+/**
+ * The pinned client from node_modules, or, with CLAUDE_CODE_VERSION set (a
+ * version or a dist-tag such as `latest`), that version installed into a
+ * temporary folder with npm.
+ */
+export async function resolveClaudeUnderTest(requested = process.env.CLAUDE_CODE_VERSION): Promise<ClaudeUnderTest> {
+  let bin = CLAUDE_BIN;
+  let expectedVersion = pinnedClaudeVersion();
+  let origin = `pinned devDependency ${expectedVersion}`;
+  let installDir: string | undefined;
+  if (requested && requested.trim() !== '') {
+    installDir = await realpath(await mkdtemp(join(tmpdir(), 'askbridge-claude-code-')));
+    startWatchdog(installDir);
+    const spec = `@anthropic-ai/claude-code@${requested.trim()}`;
+    try {
+      await execFileAsync('npm', ['install', '--prefix', installDir, '--no-audit', '--no-fund', '--loglevel=error', spec], {
+        encoding: 'utf8',
+        timeout: 280_000,
+        maxBuffer: 16 * 1024 * 1024,
+      });
+    } catch (error) {
+      await rm(installDir, { recursive: true, force: true });
+      throw new Error(`npm install ${spec} failed: ${String(error)}`);
+    }
+    bin = join(installDir, 'node_modules', '.bin', 'claude');
+    const installed = JSON.parse(await readFile(join(installDir, 'node_modules', '@anthropic-ai', 'claude-code', 'package.json'), 'utf8')) as { version: string };
+    expectedVersion = installed.version;
+    origin = `CLAUDE_CODE_VERSION=${requested} (installed ${installed.version} into ${installDir})`;
+  }
+  const { stdout } = await execFileAsync(bin, ['--version'], {
+    encoding: 'utf8',
+    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir(), DISABLE_AUTOUPDATER: '1' },
+    timeout: 30_000,
+  });
+  const versionLine = stdout.trim();
+  const version = /^(\S+)/.exec(versionLine)?.[1] ?? '';
+  const dir = installDir;
+  return {
+    bin,
+    versionLine,
+    version,
+    expectedVersion,
+    origin,
+    cleanup: async () => {
+      if (dir) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The daemon and the CLI
+
+export interface QuestionView {
+  id: string;
+  sessionId: string;
+  toolUseId: string;
+  cwd: string;
+  createdAt: number;
+  expiresAt: number;
+  status: string;
+  questions: Array<{ question: string; header: string; multiSelect: boolean; options: Array<{ label: string; description: string }> }>;
+  answers?: Record<string, string>;
+  notes?: Record<string, string>;
+  source?: { kind: string; action?: string; trigger?: string; client?: string; rule?: string };
+  resolvedAt?: number;
+}
+
+export interface HistoryEntry {
+  [key: string]: unknown;
+}
+
+export interface CliResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface AskbridgeDaemon {
+  /** ASKBRIDGE_HOME of this daemon. */
+  home: string;
+  port: number;
+  /** The one-time link the daemon printed at start. */
+  pairingUrl: string;
+  /** What the hook needs to find this daemon; passed to claude, which passes it to its hooks. */
+  hookEnv: Record<string, string>;
+  /** Runs `askbridge ARGS...` with this daemon's environment. */
+  cli(args: string[]): Promise<CliResult>;
+  /** GET the daemon's API as a local program (bearer token), as the CLI does. */
+  get<T>(path: string): Promise<{ status: number; body: T }>;
+  pending(): Promise<QuestionView[]>;
+  /** The pending question for this tool call, once the hook has handed it over. */
+  waitForPending(toolUseId: string, timeoutMs?: number): Promise<QuestionView>;
+  question(id: string): Promise<QuestionView>;
+  /** The lines of history.jsonl so far. */
+  history(): Promise<HistoryEntry[]>;
+  output(): string;
+  running(): boolean;
+  /** `askbridge stop`, then signals if needed; removes the state directory. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export async function startAskbridgeDaemon(): Promise<AskbridgeDaemon> {
+  const root = await realpath(await mkdtemp(join(tmpdir(), 'askbridge-conformance-daemon-')));
+  const home = join(root, 'state');
+  const configHome = join(root, 'xdg-config');
+  await mkdir(join(configHome, 'askbridge'), { recursive: true });
+  // Only what the daemon needs: nothing from the machine's own askbridge setup or CI variables.
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: root,
+    LANG: 'C.UTF-8',
+    ASKBRIDGE_HOME: home,
+    XDG_CONFIG_HOME: configHome,
+  };
+  const child = spawn(process.execPath, [CLI_BIN, 'start'], { cwd: REPO_ROOT, env: { ...env, ASKBRIDGE_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
+  if (child.pid === undefined) throw new Error('could not start the askbridge daemon');
+  startWatchdog(root, child.pid);
+  let output = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
+  let stopped = false;
+
+  const stop = async (): Promise<void> => {
+    if (stopped) return;
+    stopped = true;
+    if (child.exitCode === null && child.signalCode === null) {
+      await runCli(['stop'], env).catch(() => undefined);
+      const gone = await Promise.race([processGone(child).then(() => true), sleep(3_000).then(() => false)]);
+      if (!gone) await killChild(child, 3_000);
+    }
+    await rm(root, { recursive: true, force: true });
+  };
+
+  let link: RegExpExecArray;
+  try {
+    link = await waitFor(
+      () => {
+        if (child.exitCode !== null) throw new Error(`the daemon exited (${child.exitCode}) before printing its page link:\n${output}`);
+        return PAGE_LINK.exec(output) ?? undefined;
+      },
+      15_000,
+      'the daemon to print its page link',
+    );
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  const port = Number(link[2]);
+  const token = (await readFile(join(home, 'token'), 'utf8')).trim();
+
+  const get = async <T>(path: string): Promise<{ status: number; body: T }> => {
+    const response = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(5_000) });
+    return { status: response.status, body: (await response.json()) as T };
+  };
+  const pending = async (): Promise<QuestionView[]> => {
+    const { status, body } = await get<{ questions: QuestionView[] }>('/api/questions');
+    if (status !== 200) throw new Error(`GET /api/questions answered ${status}`);
+    return body.questions;
+  };
+
+  return {
+    home,
+    port,
+    pairingUrl: link[1]!,
+    hookEnv: { ASKBRIDGE_HOME: home },
+    cli: (args) => runCli(args, env),
+    get,
+    pending,
+    waitForPending: (toolUseId, timeoutMs = 30_000) =>
+      waitFor(async () => (await pending()).find((q) => q.toolUseId === toolUseId), timeoutMs, `question ${toolUseId} to be pending in askbridge`),
+    async question(id) {
+      const { status, body } = await get<{ question: QuestionView }>(`/api/questions/${id}`);
+      if (status !== 200) throw new Error(`GET /api/questions/${id} answered ${status}`);
+      return body.question;
+    },
+    async history() {
+      const path = join(home, 'history.jsonl');
+      if (!existsSync(path)) return [];
+      return (await readFile(path, 'utf8'))
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as HistoryEntry);
+    },
+    output: () => output,
+    running: () => child.exitCode === null && child.signalCode === null,
+    stop,
+  };
+}
+
+function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
+  return new Promise((done, fail) => {
+    const child = spawn(process.execPath, [CLI_BIN, ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
+    child.once('error', fail);
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      done({ code, stdout, stderr });
+    });
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// A project wired as the README says
+
+export interface Project {
+  dir: string;
+  remove(): Promise<void>;
+}
+
+/**
+ * A temporary project: hooks/askbridge-hook.mjs copied in, .claude/settings.json
+ * a byte-for-byte copy of .claude/settings.example.json, and optionally a
+ * project config (.claude/askbridge.json).
+ */
+export async function createProject(options: { config?: Record<string, unknown> } = {}): Promise<Project> {
+  const root = await realpath(await mkdtemp(join(tmpdir(), 'askbridge-conformance-project-')));
+  startWatchdog(root);
+  const dir = join(root, 'shop');
+  await mkdir(join(dir, 'hooks'), { recursive: true });
+  await mkdir(join(dir, '.claude'), { recursive: true });
+  await copyFile(HOOK_SOURCE, join(dir, 'hooks', 'askbridge-hook.mjs'));
+  await copyFile(SETTINGS_EXAMPLE, join(dir, '.claude', 'settings.json'));
+  if (options.config) await writeFile(join(dir, '.claude', 'askbridge.json'), JSON.stringify(options.config, null, 2));
+  return { dir, remove: () => rm(root, { recursive: true, force: true }) };
+}
+
+// ---------------------------------------------------------------------------------------------
+// The answer page in Chromium
+
+export interface AnswerPage {
+  browser: Browser;
+  context: BrowserContext;
+  page: Page;
+  /** The card of one tool call. */
+  card(questionId: string): Locator;
+  /** The fieldset of the index-th question of a card. */
+  question(questionId: string, index: number): Locator;
+  /**
+   * Wall-clock times (Date.now() in the page) at which each card's data-status
+   * changed, recorded by a MutationObserver in the page.
+   */
+  statusChanges(questionId: string): Promise<Array<{ status: string; at: number }>>;
+  close(): Promise<void>;
+}
+
+export async function openAnswerPage(pairingUrl: string): Promise<AnswerPage> {
+  if (!existsSync(CHROMIUM_PATH)) throw new Error(`Chromium not found at ${CHROMIUM_PATH}: the conformance suite answers in a real page`);
+  // Playwright puts the profile and artifacts folders in os.tmpdir(), and a killed test process
+  // leaves them behind; launched with TMPDIR pointing into a watched folder, they go with it.
+  const root = await realpath(await mkdtemp(join(tmpdir(), 'askbridge-conformance-browser-')));
+  startWatchdog(root);
+  const savedTmpdir = process.env.TMPDIR;
+  process.env.TMPDIR = root;
+  let browser: Browser;
+  try {
+    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+  } catch (error) {
+    await rm(root, { recursive: true, force: true });
+    throw error;
+  } finally {
+    if (savedTmpdir === undefined) delete process.env.TMPDIR;
+    else process.env.TMPDIR = savedTmpdir;
+  }
+  const close = async (): Promise<void> => {
+    await browser.close().catch(() => undefined);
+    await rm(root, { recursive: true, force: true });
+  };
+  try {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.addInitScript(() => {
+      const changes: Array<{ id: string; status: string; at: number }> = [];
+      (window as unknown as { __statusChanges: typeof changes }).__statusChanges = changes;
+      const observer = new MutationObserver((records) => {
+        for (const record of records) {
+          const el = record.target as Element;
+          if (record.type === 'attributes' && el.hasAttribute('data-question-id')) {
+            changes.push({ id: el.getAttribute('data-question-id') ?? '', status: el.getAttribute('data-status') ?? '', at: Date.now() });
+          }
+        }
+      });
+      observer.observe(document, { subtree: true, attributes: true, attributeFilter: ['data-status'] });
+    });
+    await page.goto(pairingUrl);
+    await page.locator('#conn[data-state="live"]').waitFor({ state: 'attached', timeout: 15_000 });
+    return {
+      browser,
+      context,
+      page,
+      card: (id) => page.locator(`[data-question-id="${id}"]`),
+      question: (id, index) => page.locator(`[data-question-id="${id}"] fieldset[data-question-index="${index}"]`),
+      statusChanges: (id) =>
+        page.evaluate((questionId) => {
+          const all = (window as unknown as { __statusChanges: Array<{ id: string; status: string; at: number }> }).__statusChanges;
+          return all.filter((change) => change.id === questionId).map(({ status, at }) => ({ status, at }));
+        }, id),
+      close,
+    };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Claude Code as an SDK host runs it
+
+export interface SdkSession {
+  readonly pid: number;
+  /** Every JSON line claude printed on stdout so far. */
+  readonly messages: Array<Record<string, unknown>>;
+  stderr(): string;
+  /** Writes one stream-json line on claude's stdin. */
+  send(message: Record<string, unknown>): void;
+  waitForMessage(match: (message: Record<string, unknown>) => boolean, timeoutMs: number, what: string): Promise<Record<string, unknown>>;
+  stop(): Promise<void>;
+}
+
+export interface StartSdkOptions {
+  bin: string;
+  baseUrl: string;
+  projectDir: string;
+  env?: Record<string, string>;
+}
+
+/**
+ * `claude -p --input-format stream-json --output-format stream-json --verbose
+ * --permission-prompt-tool stdio` as a child process, the way the Agent SDK
+ * runs it: messages in on stdin, events out on stdout, one JSON per line.
+ */
+export async function startSdkSession(options: StartSdkOptions): Promise<SdkSession> {
+  const root = await realpath(await mkdtemp(join(tmpdir(), 'askbridge-conformance-sdk-')));
+  const home = join(root, 'home');
+  await mkdir(home, { recursive: true });
+  await mkdir(join(root, 'tmp'), { recursive: true });
+  await writeFile(
+    join(home, '.claude.json'),
+    JSON.stringify({
+      hasCompletedOnboarding: true,
+      customApiKeyResponses: { approved: [DUMMY_API_KEY.slice(-20)], rejected: [] },
+      projects: { [options.projectDir]: { hasTrustDialogAccepted: true } },
+    }),
+  );
+  const env: Record<string, string> = {
+    PATH: process.env.PATH ?? '/usr/bin:/bin',
+    HOME: home,
+    TMPDIR: join(root, 'tmp'),
+    LANG: 'C.UTF-8',
+    ANTHROPIC_BASE_URL: options.baseUrl,
+    ANTHROPIC_API_KEY: DUMMY_API_KEY,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: '1',
+    DISABLE_AUTOUPDATER: '1',
+    DISABLE_TELEMETRY: '1',
+    DISABLE_ERROR_REPORTING: '1',
+    ...options.env,
+  };
+  const args = ['-p', '--input-format', 'stream-json', '--output-format', 'stream-json', '--verbose', '--permission-prompt-tool', 'stdio'];
+  const child = spawn(options.bin, args, { cwd: options.projectDir, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  if (child.pid === undefined) throw new Error(`could not start ${options.bin}`);
+  startWatchdog(root, child.pid);
+  const messages: Array<Record<string, unknown>> = [];
+  let stderr = '';
+  let buffered = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    buffered += chunk;
+    let newline: number;
+    while ((newline = buffered.indexOf('\n')) >= 0) {
+      const line = buffered.slice(0, newline).trim();
+      buffered = buffered.slice(newline + 1);
+      if (!line) continue;
+      try {
+        messages.push(JSON.parse(line) as Record<string, unknown>);
+      } catch {
+        messages.push({ type: '(not json)', line });
+      }
+    }
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  child.stdin.on('error', () => undefined);
+  let stopped = false;
+  return {
+    pid: child.pid,
+    messages,
+    stderr: () => stderr,
+    send(message) {
+      child.stdin.write(`${JSON.stringify(message)}\n`);
+    },
+    waitForMessage(match, timeoutMs, what) {
+      return waitFor(
+        () => {
+          const found = messages.find(match);
+          if (found) return found;
+          if (child.exitCode !== null) throw new Error(`claude exited (${child.exitCode}) before ${what}; stderr: ${stderr.slice(-2000)}`);
+          return undefined;
+        },
+        timeoutMs,
+        what,
+      );
+    },
+    async stop() {
+      if (stopped) return;
+      stopped = true;
+      child.stdin.end();
+      const gone = await Promise.race([processGone(child).then(() => true), sleep(3_000).then(() => false)]);
+      if (!gone) await killChild(child, 2_000);
+      await rm(root, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,623 @@
+/**
+ * askbridge against the real Claude Code client: the model (the fake
+ * Messages API) must receive every answer given in the page, by the CLI or by
+ * a policy exactly as if it had been given in Claude Code's own dialog.
+ *
+ * One daemon (a real `askbridge start` process) and one paired Chromium page
+ * serve every case; each case runs its own claude session in tmux (or as an
+ * SDK host runs it) in a fresh project wired with hooks/askbridge-hook.mjs and
+ * a copy of .claude/settings.example.json.
+ *
+ * CLAUDE_CODE_VERSION=latest (or any version) runs the suite against that
+ * version, installed into a temporary folder; by default the pinned
+ * devDependency runs, and the suite checks that it is the one that ran.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startClaude } from './claude-tmux.js';
+import type { ClaudeSession } from './claude-tmux.js';
+import { startFakeAnthropic } from './fake-anthropic.js';
+import type { AskUserQuestionInput, FakeAnthropic, RecordedToolResult } from './fake-anthropic.js';
+import { createProject, openAnswerPage, pinnedClaudeVersion, resolveClaudeUnderTest, sleep, startAskbridgeDaemon, startSdkSession, waitFor } from './askbridge-stack.js';
+import type { AnswerPage, AskbridgeDaemon, ClaudeUnderTest, Project, QuestionView } from './askbridge-stack.js';
+
+// ---------------------------------------------------------------------------------------------
+// What the model reads (observed with Claude Code 2.1.330)
+
+/** A pair as Claude Code writes it into the tool_result. */
+const pair = (question: string, answer: string): string => `"${question}"="${answer}"`;
+/** Every answer made of option labels. */
+const answeredText = (...pairs: string[]): string => `Your questions have been answered: ${pairs.join(', ')}. You can now continue with these answers in mind.`;
+/** Some answer holds free text or a note. */
+const userAnsweredText = (...pairs: string[]): string =>
+  `The user answered: ${pairs.join(', ')}. Read the answers carefully — they may request clarification, changes, or that you not proceed — and follow what they actually say.`;
+const HOOK_CONTEXT_PREFIX = 'PreToolUse:AskUserQuestion hook additional context: ';
+const HOOK_ERROR_PREFIX = 'PreToolUse:AskUserQuestion hook error: ';
+const PROCEED = 'Do not wait for an answer: proceed with your best judgment, state the assumptions you make, and let the user correct them later.';
+const policyContext = (chooser: string, because: string): string =>
+  `No person answered this question: askbridge chose the answer by policy (${chooser}) because ${because}. ` +
+  'Treat it as a default, not as the user’s decision, and tell the user which default you went with so they can change it.';
+/** Any `"question"="answer"` pair at all. */
+const ANY_PAIR = /"="/;
+
+// ---------------------------------------------------------------------------------------------
+// Questions the fake model asks
+
+const DATABASE: AskUserQuestionInput = {
+  questions: [
+    {
+      question: 'Which database should we use?',
+      header: 'Database',
+      multiSelect: false,
+      options: [
+        { label: 'Postgres', description: 'Relational, server' },
+        { label: 'SQLite', description: 'Embedded file' },
+      ],
+    },
+  ],
+};
+
+const CHECKS: AskUserQuestionInput = {
+  questions: [
+    {
+      question: 'Which checks should run in CI?',
+      header: 'CI checks',
+      multiSelect: true,
+      options: [
+        { label: 'Unit tests', description: 'vitest, ~40 s' },
+        { label: 'Lint', description: 'eslint + prettier --check' },
+        { label: 'Type check', description: 'tsc --noEmit' },
+      ],
+    },
+  ],
+};
+
+const FOUR: AskUserQuestionInput = {
+  questions: [
+    {
+      question: 'Which database should we use?',
+      header: 'Database',
+      multiSelect: false,
+      options: [
+        { label: 'Postgres', description: 'Relational, server' },
+        { label: 'SQLite', description: 'Embedded file' },
+      ],
+    },
+    {
+      question: 'Which checks should run in CI?',
+      header: 'CI checks',
+      multiSelect: true,
+      options: [
+        { label: 'Unit tests', description: 'vitest' },
+        { label: 'Lint', description: 'eslint' },
+        { label: 'Type check', description: 'tsc' },
+      ],
+    },
+    {
+      question: 'Where should it deploy?',
+      header: 'Deploy',
+      multiSelect: false,
+      options: [
+        { label: 'Fly.io', description: 'Containers' },
+        { label: 'A VPS', description: 'One machine' },
+        { label: 'Nowhere yet', description: 'Local only' },
+      ],
+    },
+    {
+      question: 'Which license?',
+      header: 'License',
+      multiSelect: false,
+      options: [
+        { label: 'MIT', description: 'Permissive' },
+        { label: 'Apache-2.0', description: 'Permissive, patent grant' },
+      ],
+    },
+  ],
+};
+
+// "e\u0301" is a decomposed é: any Unicode normalization on the way would change the key.
+const UNICODE_SINGLE = 'Quel café ☕ pour l’équipe de 東京?\nRéponds avec un seul nom — “exactement” 🙂';
+const UNICODE_MULTI = 'Welche Gerichte für das Team-Essen? 🍜 料理を選んでください (Cafe\u0301 included)';
+const UNICODE: AskUserQuestionInput = {
+  questions: [
+    {
+      question: UNICODE_SINGLE,
+      header: 'Café ☕',
+      multiSelect: false,
+      options: [
+        { label: 'Café Crème 🥐', description: 'Près de la gare' },
+        { label: '喫茶店 Ōkubo', description: '新宿区' },
+      ],
+    },
+    {
+      question: UNICODE_MULTI,
+      header: '料理 🍜',
+      multiSelect: true,
+      options: [
+        { label: 'ラーメン 🍜', description: '豚骨' },
+        { label: 'Smørrebrød', description: 'Dansk' },
+        { label: 'Crêpes (Cafe\u0301)', description: 'Sucré ou salé' },
+      ],
+    },
+  ],
+};
+
+const LAYOUT: AskUserQuestionInput = {
+  questions: [
+    {
+      question: 'Which layout should the report use?',
+      header: 'Layout',
+      multiSelect: false,
+      options: [
+        { label: 'Table', description: 'Rows and columns', preview: '| name | total |\n|------|-------|\n| a    | 1     |' },
+        { label: 'List', description: 'One line each', preview: '- a: 1\n- b: 2' },
+      ],
+    },
+  ],
+};
+
+const RECOMMENDED: AskUserQuestionInput = {
+  questions: [
+    {
+      question: 'Which database should we use?',
+      header: 'Database',
+      multiSelect: false,
+      options: [
+        { label: 'SQLite', description: 'Embedded file' },
+        { label: 'Postgres (Recommended)', description: 'Relational, server' },
+      ],
+    },
+  ],
+};
+
+// ---------------------------------------------------------------------------------------------
+// Shared daemon, page and client
+
+let claudeCode: ClaudeUnderTest | undefined;
+let daemon: AskbridgeDaemon;
+let answerPage: AnswerPage;
+let cleanups: Array<() => Promise<unknown>> = [];
+
+function defer(cleanup: () => Promise<unknown>): void {
+  cleanups.push(cleanup);
+}
+
+function client(): ClaudeUnderTest {
+  if (!claudeCode) throw new Error('the Claude Code client was not resolved');
+  return claudeCode;
+}
+
+// Installing another version (CLAUDE_CODE_VERSION) can take minutes; the pinned client starts in seconds.
+beforeAll(async () => {
+  claudeCode = await resolveClaudeUnderTest();
+  console.log(`Claude Code under test: ${claudeCode.versionLine} [${claudeCode.bin}; ${claudeCode.origin}]`);
+  daemon = await startAskbridgeDaemon();
+  answerPage = await openAnswerPage(daemon.pairingUrl);
+  answerPage.page.setDefaultTimeout(15_000);
+}, 300_000);
+
+afterEach(async () => {
+  // Reverse order: claude first (its hook holds a connection to the daemon), then the fake model, then files.
+  const pending = cleanups.reverse();
+  cleanups = [];
+  for (const cleanup of pending) await cleanup().catch((error: unknown) => console.error('cleanup failed:', error));
+});
+
+afterAll(async () => {
+  await answerPage?.close().catch(() => undefined);
+  await daemon?.stop();
+  await claudeCode?.cleanup();
+});
+
+// ---------------------------------------------------------------------------------------------
+// Helpers
+
+interface Run {
+  fake: FakeAnthropic;
+  project: Project;
+  claude: ClaudeSession;
+}
+
+interface AskOptions {
+  /** The project's .claude/askbridge.json. */
+  config?: Record<string, unknown>;
+  /** Extra environment for claude (and so for its hooks). */
+  env?: Record<string, string>;
+  /** ASKBRIDGE_HOME of another daemon (or of none). */
+  hookEnv?: Record<string, string>;
+}
+
+/** A claude session in a fresh project, whose model has just called AskUserQuestion with `script`. */
+async function askInTerminal(script: AskUserQuestionInput, options: AskOptions = {}): Promise<Run> {
+  const fake = await startFakeAnthropic({ script });
+  defer(() => fake.close());
+  const project = await createProject(options.config ? { config: options.config } : {});
+  defer(() => project.remove());
+  const claude = await startClaude({
+    baseUrl: fake.url,
+    projectDir: project.dir,
+    claudeBin: client().bin,
+    env: { ...(options.hookEnv ?? daemon.hookEnv), ...options.env },
+  });
+  defer(() => claude.stop());
+  await claude.submit('Ask me what you need to know.', { accepted: () => fake.mainRequests.length > 0 });
+  return { fake, project, claude };
+}
+
+/** The question as the daemon holds it, once the hook has handed it over, and its card on the page. */
+async function pendingCard(run: Run): Promise<QuestionView> {
+  const question = await daemon.waitForPending(run.fake.currentToolUseId).catch(async (error: unknown) => {
+    throw new Error(`${String(error)}\nScreen:\n${await run.claude.screen().catch(() => '(no screen)')}`);
+  });
+  await answerPage.card(question.id).and(answerPage.page.locator('[data-status="pending"]')).waitFor();
+  return question;
+}
+
+async function toolResultOf(run: Run, timeoutMs = 30_000): Promise<RecordedToolResult> {
+  try {
+    return await run.fake.waitForToolResult(timeoutMs);
+  } catch (error) {
+    const screen = await run.claude.screen().catch(() => '(no screen)');
+    throw new Error(`${String(error)}\nScreen:\n${screen}\nDaemon output (end):\n${daemon.output().slice(-3000)}`);
+  }
+}
+
+/** Waits until the card shows `status` in the page; fails with the status it has after 10 s. */
+async function cardStatus(questionId: string, status: string): Promise<void> {
+  const card = answerPage.card(questionId);
+  try {
+    await answerPage.page.locator(`[data-question-id="${questionId}"][data-status="${status}"]`).waitFor({ state: 'attached', timeout: 10_000 });
+  } catch {
+    throw new Error(`card ${questionId} is not "${status}" but "${String(await card.getAttribute('data-status').catch(() => '(no card)'))}"`);
+  }
+}
+
+async function submitCard(questionId: string): Promise<void> {
+  await answerPage.card(questionId).getByRole('button', { name: 'Submit', exact: true }).click();
+}
+
+/** The text of the message after the tool_result that carries the hook's additionalContext, if any. */
+function hookContextOf(result: RecordedToolResult): string | undefined {
+  return result.following.find((message) => message.text.includes(HOOK_CONTEXT_PREFIX))?.text;
+}
+
+/** The additionalContext must come as a system message right after the tool result, with exactly this text. */
+function expectHookContext(result: RecordedToolResult, context: string): void {
+  const next = result.following[0];
+  expect(next, `messages after the tool_result: ${JSON.stringify(result.following)}`).toBeDefined();
+  expect(next?.role).toBe('system');
+  expect(next?.text).toBe(HOOK_CONTEXT_PREFIX + context);
+}
+
+async function historyOf(toolUseId: string): Promise<Record<string, unknown>> {
+  return waitFor(async () => (await daemon.history()).find((entry) => entry.toolUseId === toolUseId), 5_000, `history line for ${toolUseId}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe('askbridge answers reach the model through the real Claude Code client', () => {
+  it('runs the Claude Code version it was asked to run (the pinned one unless CLAUDE_CODE_VERSION is set)', () => {
+    const cc = client();
+    console.log(`claude --version: ${cc.versionLine}`);
+    expect(cc.versionLine).toMatch(/^\d+\.\d+\.\d+ \(Claude Code\)$/);
+    expect(cc.version).toBe(cc.expectedVersion);
+    if (!process.env.CLAUDE_CODE_VERSION) expect(cc.version).toBe(pinnedClaudeVersion());
+  });
+
+  it('delivers a single-select answer picked in the page as the exact tool_result', async () => {
+    const run = await askInTerminal(DATABASE);
+    const question = await pendingCard(run);
+    // The hook ran from the project, as the settings example wires it.
+    expect(question.cwd).toBe(run.project.dir);
+    // While the hook waits, the terminal shows the status message of the settings example, not a dialog.
+    expect(await run.claude.screen()).toContain('Waiting for an answer in askbridge');
+
+    await answerPage.question(question.id, 0).getByRole('radio', { name: 'SQLite', exact: true }).check();
+    await submitCard(question.id);
+
+    const result = await toolResultOf(run);
+    expect(result.isError).toBe(false);
+    expect(result.text).toBe(answeredText(pair('Which database should we use?', 'SQLite')));
+    expect(hookContextOf(result)).toBeUndefined();
+    await cardStatus(question.id, 'answered');
+    expect(await historyOf(run.fake.currentToolUseId)).toMatchObject({ status: 'answered', source: 'person', detail: 'page' });
+  });
+
+  it('delivers two multi-select labels in option order joined with ", ", whatever order they were ticked in', async () => {
+    const run = await askInTerminal(CHECKS);
+    const question = await pendingCard(run);
+    const fieldset = answerPage.question(question.id, 0);
+    await fieldset.getByRole('checkbox', { name: 'Type check', exact: true }).check();
+    await fieldset.getByRole('checkbox', { name: 'Unit tests', exact: true }).check();
+    await submitCard(question.id);
+
+    const result = await toolResultOf(run);
+    expect(result.isError).toBe(false);
+    expect(result.text).toBe(answeredText(pair('Which checks should run in CI?', 'Unit tests, Type check')));
+  });
+
+  it('delivers "Other" text in a single-select in place of the label that was ticked first', async () => {
+    const run = await askInTerminal(DATABASE);
+    const question = await pendingCard(run);
+    const fieldset = answerPage.question(question.id, 0);
+    await fieldset.getByRole('radio', { name: 'Postgres', exact: true }).check();
+    await fieldset.getByRole('textbox', { name: 'Other', exact: true }).fill('DuckDB, because analytics');
+    // Typing is choosing: the Other radio took the place of Postgres.
+    expect(await fieldset.getByRole('radio', { name: 'Other', exact: true }).isChecked()).toBe(true);
+    expect(await fieldset.getByRole('radio', { name: 'Postgres', exact: true }).isChecked()).toBe(false);
+    await submitCard(question.id);
+
+    const result = await toolResultOf(run);
+    expect(result.isError).toBe(false);
+    // Free text makes Claude Code use its "read carefully" wording, as for its own "Type something." row.
+    expect(result.text).toBe(userAnsweredText(pair('Which database should we use?', 'DuckDB, because analytics')));
+  });
+
+  it('delivers "Other" text in a multi-select appended after the ticked labels', async () => {
+    const run = await askInTerminal(CHECKS);
+    const question = await pendingCard(run);
+    const fieldset = answerPage.question(question.id, 0);
+    await fieldset.getByRole('checkbox', { name: 'Lint', exact: true }).check();
+    await fieldset.getByRole('checkbox', { name: 'Unit tests', exact: true }).check();
+    await fieldset.getByRole('textbox', { name: 'Other', exact: true }).fill('Fuzz tests');
+    expect(await fieldset.getByRole('checkbox', { name: 'Other', exact: true }).isChecked()).toBe(true);
+    await submitCard(question.id);
+
+    const result = await toolResultOf(run);
+    expect(result.isError).toBe(false);
+    expect(result.text).toBe(userAnsweredText(pair('Which checks should run in CI?', 'Unit tests, Lint, Fuzz tests')));
+  });
+
+  it('delivers a note typed in the page to the model beside the answer (annotations notes)', async () => {
+    const run = await askInTerminal(DATABASE);
+    const question = await pendingCard(run);
+    const fieldset = answerPage.question(question.id, 0);
+    await fieldset.getByRole('radio', { name: 'Postgres', exact: true }).check();
+    await fieldset.getByRole('textbox', { name: 'Note', exact: true }).fill('keep it boring, we know it well');
+    await submitCard(question.id);
+
+    const result = await toolResultOf(run);
+    expect(result.isError).toBe(false);
+    // The note rides on the pair as ` notes: ...`, and makes Claude Code use its free-text wording.
+    expect(result.text).toBe(userAnsweredText(`${pair('Which database should we use?', 'Postgres')} notes: keep it boring, we know it well`));
+    expect(await historyOf(run.fake.currentToolUseId)).toMatchObject({ notes: { 'Which database should we use?': 'keep it boring, we know it well' } });
+  });
+
+  it("delivers the chosen option's preview exactly as Claude Code's own dialog does (same pick made in the terminal)", async () => {
+    const inPage = await askInTerminal(LAYOUT);
+    const question = await pendingCard(inPage);
+    await answerPage.question(question.id, 0).getByRole('radio', { name: 'Table', exact: true }).check();
+    await submitCard(question.id);
+    const fromPage = await toolResultOf(inPage);
+
+    // The same question answered in Claude Code's own dialog: no daemon there, so the hook stands aside.
+    const inTerminal = await askInTerminal(LAYOUT, { hookEnv: { ASKBRIDGE_HOME: `${inPage.project.dir}/no-askbridge-here` } });
+    await inTerminal.claude.waitForScreen(/Which layout should the report use\?[\s\S]*Enter to select/, 20_000);
+    // Enter picks the highlighted first option, Table.
+    await inTerminal.claude.pressKeyUntil('Enter', () => inTerminal.fake.toolResult !== undefined);
+    const fromTerminal = await toolResultOf(inTerminal);
+
+    const expected = answeredText(`${pair('Which layout should the report use?', 'Table')} selected preview:\n| name | total |\n|------|-------|\n| a    | 1     |`);
+    expect(fromTerminal.text).toBe(expected);
+    expect(fromPage.text).toBe(fromTerminal.text);
+    expect(fromPage.isError).toBe(false);
+  });
+
+  it('delivers all four answers of a four-question call, in question order', async () => {
+    const run = await askInTerminal(FOUR);
+    const question = await pendingCard(run);
+    await answerPage.question(question.id, 0).getByRole('radio', { name: 'Postgres', exact: true }).check();
+    await answerPage.question(question.id, 1).getByRole('checkbox', { name: 'Lint', exact: true }).check();
+    await answerPage.question(question.id, 1).getByRole('checkbox', { name: 'Unit tests', exact: true }).check();
+    await answerPage.question(question.id, 2).getByRole('radio', { name: 'Nowhere yet', exact: true }).check();
+    await answerPage.question(question.id, 3).getByRole('radio', { name: 'Apache-2.0', exact: true }).check();
+    await submitCard(question.id);
+
+    const result = await toolResultOf(run);
+    expect(result.isError).toBe(false);
+    expect(result.text).toBe(
+      answeredText(
+        pair('Which database should we use?', 'Postgres'),
+        pair('Which checks should run in CI?', 'Unit tests, Lint'),
+        pair('Where should it deploy?', 'Nowhere yet'),
+        pair('Which license?', 'Apache-2.0'),
+      ),
+    );
+  });
+
+  it('gives the model no pair at all for a question nobody answered (CLI answers one of four)', async () => {
+    const run = await askInTerminal(FOUR);
+    const question = await pendingCard(run);
+    const cli = await daemon.cli(['answer', question.id, '--pick', '3=A VPS']);
+    expect(cli.code, cli.stderr).toBe(0);
+
+    const result = await toolResultOf(run);
+    expect(result.isError).toBe(false);
+    expect(result.text).toBe(answeredText(pair('Where should it deploy?', 'A VPS')));
+    for (const other of ['Which database should we use?', 'Which checks should run in CI?', 'Which license?']) expect(result.text).not.toContain(other);
+  });
+
+  it('keys answers by the exact question text: emoji, accents (composed and decomposed), CJK and a newline arrive byte for byte', async () => {
+    const run = await askInTerminal(UNICODE);
+    const question = await pendingCard(run);
+    expect(question.questions.map((q) => q.question)).toEqual([UNICODE_SINGLE, UNICODE_MULTI]);
+    await answerPage.question(question.id, 0).getByRole('radio', { name: '喫茶店 Ōkubo', exact: true }).check();
+    const multi = answerPage.question(question.id, 1);
+    await multi.getByRole('checkbox', { name: 'Crêpes (Cafe\u0301)', exact: true }).check();
+    await multi.getByRole('checkbox', { name: 'ラーメン 🍜', exact: true }).check();
+    await submitCard(question.id);
+
+    const result = await toolResultOf(run);
+    expect(result.isError).toBe(false);
+    const expected = answeredText(pair(UNICODE_SINGLE, '喫茶店 Ōkubo'), pair(UNICODE_MULTI, 'ラーメン 🍜, Crêpes (Cafe\u0301)'));
+    expect(result.text).toBe(expected);
+    expect(Buffer.from(result.text, 'utf8').equals(Buffer.from(expected, 'utf8'))).toBe(true);
+    expect(result.text).toContain('\n');
+  });
+
+  it('answers with the recommended option after waitSeconds, and tells the model no person chose it', async () => {
+    const run = await askInTerminal(RECOMMENDED, { config: { waitSeconds: 2, onTimeout: 'recommended' } });
+    const question = await pendingCard(run);
+    expect(question.expiresAt - question.createdAt).toBe(2_000);
+
+    const result = await toolResultOf(run);
+    expect(result.isError).toBe(false);
+    expect(result.text).toBe(answeredText(pair('Which database should we use?', 'Postgres (Recommended)')));
+    // It waited for a person first.
+    const answeredAt = run.fake.requests[result.requestIndex]?.receivedAt ?? 0;
+    expect(answeredAt - question.createdAt).toBeGreaterThanOrEqual(1_900);
+    // The additionalContext follows the tool result as its own message.
+    expectHookContext(result, policyContext('the recommended option', 'nobody answered within 2 seconds'));
+    expect(result.text).not.toContain('No person answered');
+    await cardStatus(question.id, 'answered');
+    expect(await historyOf(run.fake.currentToolUseId)).toMatchObject({ source: 'recommended', detail: 'timeout' });
+  });
+
+  it('declines by policy after waitSeconds: the model gets an error result with the reason and no answer', async () => {
+    const run = await askInTerminal(DATABASE, { config: { waitSeconds: 2, onTimeout: 'decline' } });
+    const question = await pendingCard(run);
+
+    const result = await toolResultOf(run);
+    expect(result.isError).toBe(true);
+    expect(result.text).toBe(`${HOOK_ERROR_PREFIX}Nobody is available to answer these questions right now (nobody answered within 2 seconds). ${PROCEED}`);
+    expect(result.text).not.toMatch(ANY_PAIR);
+    expect(hookContextOf(result)).toBeUndefined();
+    await cardStatus(question.id, 'declined');
+  });
+
+  it('declines from the page\'s "Decline" button: the model gets an error result saying the user declined', async () => {
+    const run = await askInTerminal(DATABASE);
+    const question = await pendingCard(run);
+    await answerPage.card(question.id).getByRole('button', { name: 'Decline', exact: true }).click();
+
+    const result = await toolResultOf(run);
+    expect(result.isError).toBe(true);
+    expect(result.text).toBe(`${HOOK_ERROR_PREFIX}The user declined to answer these questions. ${PROCEED}`);
+    expect(result.text).not.toMatch(ANY_PAIR);
+    await cardStatus(question.id, 'declined');
+  });
+
+  it('leaves the question to the native terminal dialog when the daemon is not running, and only the terminal answer reaches the model', async () => {
+    // A daemon that ran and was stopped: its state directory (and old token) is still there.
+    const stopped = await startAskbridgeDaemon();
+    defer(() => stopped.stop());
+    const stop = await stopped.cli(['stop']);
+    expect(stop.code, stop.stderr).toBe(0);
+    await waitFor(() => (stopped.running() ? undefined : true), 5_000, 'the stopped daemon to exit');
+
+    const run = await askInTerminal(DATABASE, { hookEnv: stopped.hookEnv });
+    const screen = await run.claude.waitForScreen(/Which database should we use\?[\s\S]*Postgres[\s\S]*SQLite/, 20_000);
+    expect(screen).toMatch(/Enter to select/);
+    // Nothing answers on its own: no tool_result while the dialog waits for a person.
+    await sleep(1_500);
+    expect(run.fake.toolResult).toBeUndefined();
+    expect(run.fake.mainRequests).toHaveLength(1);
+    expect((await daemon.pending()).some((q) => q.toolUseId === run.fake.currentToolUseId)).toBe(false);
+
+    // The person at the terminal answers (Enter picks the highlighted first option).
+    await run.claude.pressKeyUntil('Enter', () => run.fake.toolResult !== undefined);
+    const result = await toolResultOf(run);
+    expect(result.isError).toBe(false);
+    expect(result.text).toBe(answeredText(pair('Which database should we use?', 'Postgres')));
+  });
+
+  it('withdraws the card within one second of Esc in the terminal, and no answer reaches the model', async () => {
+    const run = await askInTerminal(DATABASE);
+    const question = await pendingCard(run);
+    await run.claude.waitForScreen('esc to interrupt', 10_000);
+
+    const pressedAt = Date.now();
+    await run.claude.pressKey('Escape');
+    const change = await waitFor(async () => (await answerPage.statusChanges(question.id))[0], 5_000, 'the card to leave the pending state');
+    const latencyMs = change.at - pressedAt;
+    console.log(`Esc -> card "${change.status}" in the page: ${latencyMs} ms`);
+    expect(change.status).toBe('cancelled');
+    expect(latencyMs).toBeLessThan(1_000);
+    await cardStatus(question.id, 'cancelled');
+
+    // A late answer is refused: the question is over.
+    const late = await daemon.cli(['answer', question.id, '--pick', '1=Postgres']);
+    expect(late.code).toBe(3);
+    expect(late.stderr).toContain('cancelled');
+    expect((await daemon.question(question.id)).answers).toBeUndefined();
+
+    // The turn stops: the client sends nothing more until the person types again.
+    await run.claude.waitForScreen(/Declined to answer Claude's questions|Interrupted/, 10_000);
+    await sleep(1_000);
+    expect(run.fake.mainRequests).toHaveLength(1);
+    expect(run.fake.toolResult).toBeUndefined();
+
+    // The next request carries the rejection in place of answers.
+    await run.claude.submit('Go on.', { accepted: () => run.fake.mainRequests.length > 1 });
+    const result = await toolResultOf(run);
+    expect(result.isError).toBe(true);
+    expect(result.text).toMatch(/^The user doesn't want to proceed with this tool use\./);
+    expect(result.text).not.toMatch(ANY_PAIR);
+    expect(result.text).not.toContain('Postgres');
+    expect(result.following.map((message) => message.text).join('\n')).toContain('[Request interrupted by user for tool use]');
+  });
+
+  it('answers at once with the recommended option when an SDK host runs the session (CLAUDE_CODE_SESSION_ATTENDED=0), despite waitSeconds 600', async () => {
+    const fake = await startFakeAnthropic({ script: RECOMMENDED });
+    defer(() => fake.close());
+    const project = await createProject({ config: { onTimeout: 'recommended', waitSeconds: 600 } });
+    defer(() => project.remove());
+    const sdk = await startSdkSession({ bin: client().bin, baseUrl: fake.url, projectDir: project.dir, env: daemon.hookEnv });
+    defer(() => sdk.stop());
+
+    // All the client needs: one user message as stream-json on stdin (no initialize request).
+    sdk.send({ type: 'user', message: { role: 'user', content: 'Ask me what you need to know.' }, parent_tool_use_id: null, session_id: '' });
+    const init = await sdk.waitForMessage((m) => m.type === 'system' && m.subtype === 'init', 30_000, 'the init message');
+    expect(init.claude_code_version).toBe(client().version);
+    expect(init.tools).toContain('AskUserQuestion');
+
+    const result = await fake.waitForToolResult(60_000).catch((error: unknown) => {
+      throw new Error(`${String(error)}\nclaude stderr: ${sdk.stderr().slice(-2000)}\nmessages: ${JSON.stringify(sdk.messages).slice(-4000)}`);
+    });
+    const askedAt = fake.mainRequests[0]?.receivedAt ?? 0;
+    const answeredAfterMs = (fake.requests[result.requestIndex]?.receivedAt ?? 0) - askedAt;
+    console.log(`SDK session: the policy answered ${answeredAfterMs} ms after the model asked (waitSeconds 600)`);
+    expect(answeredAfterMs).toBeLessThan(15_000);
+    expect(result.isError).toBe(false);
+    expect(result.text).toBe(answeredText(pair('Which database should we use?', 'Postgres (Recommended)')));
+    expectHookContext(result, policyContext('the recommended option', 'nobody was watching when it was asked'));
+    // The page is connected and whenNobodyWatching is "wait": only the session's own mark made it unattended.
+    expect(await historyOf(fake.currentToolUseId)).toMatchObject({ source: 'recommended', detail: 'nobody-watching' });
+
+    // What the client printed: the tool result with the answers, decided by the hook, and no permission request to the host.
+    const echoed = await sdk.waitForMessage(
+      (m) => m.type === 'user' && JSON.stringify(m).includes(fake.currentToolUseId) && typeof m.tool_use_result === 'object',
+      10_000,
+      'the tool result on stdout',
+    );
+    expect(echoed.tool_use_result).toMatchObject({ answers: { 'Which database should we use?': 'Postgres (Recommended)' } });
+    expect(JSON.stringify(echoed.tool_result_meta)).toContain('"source":"hook"');
+    const done = await sdk.waitForMessage((m) => m.type === 'result', 30_000, 'the result message');
+    expect(done.subtype).toBe('success');
+    expect(sdk.messages.some((m) => m.type === 'control_request')).toBe(false);
+  });
+
+  it('waits for a person in an attended terminal session with the same config (the control for the SDK case)', async () => {
+    const run = await askInTerminal(RECOMMENDED, { config: { onTimeout: 'recommended', waitSeconds: 600 } });
+    const question = await pendingCard(run);
+    expect(question.expiresAt - question.createdAt).toBe(600_000);
+    await sleep(3_000);
+    expect((await daemon.question(question.id)).status).toBe('pending');
+    expect(run.fake.toolResult).toBeUndefined();
+
+    await answerPage.question(question.id, 0).getByRole('radio', { name: 'SQLite', exact: true }).check();
+    await submitCard(question.id);
+    const result = await toolResultOf(run);
+    expect(result.text).toBe(answeredText(pair('Which database should we use?', 'SQLite')));
+    expect(hookContextOf(result)).toBeUndefined();
+  });
+
+  it('answers at once with the recommended option in a terminal session whose hook has ASKBRIDGE_UNATTENDED=1', async () => {
+    const run = await askInTerminal(RECOMMENDED, { config: { onTimeout: 'recommended', waitSeconds: 600 }, env: { ASKBRIDGE_UNATTENDED: '1' } });
+    const result = await toolResultOf(run, 20_000);
+    const answeredAfterMs = (run.fake.requests[result.requestIndex]?.receivedAt ?? 0) - (run.fake.mainRequests[0]?.receivedAt ?? 0);
+    expect(answeredAfterMs).toBeLessThan(15_000);
+    expect(result.text).toBe(answeredText(pair('Which database should we use?', 'Postgres (Recommended)')));
+    expectHookContext(result, policyContext('the recommended option', 'nobody was watching when it was asked'));
+    expect(await historyOf(run.fake.currentToolUseId)).toMatchObject({ source: 'recommended', detail: 'nobody-watching' });
+  });
+});
