@@ -32,7 +32,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   stateDir.ensure();
   await refuseSecondDaemon(stateDir);
 
-  const logger: Logger = createLogger({ level: options.env.ASKBRIDGE_LOG_LEVEL, pretty: process.stdout.isTTY === true });
+  const logger: Logger = await createLogger({ level: options.env.ASKBRIDGE_LOG_LEVEL, pretty: process.stdout.isTTY === true });
   const token = stateDir.writeNewToken();
   const store = createQuestionStore();
   const history = createHistory(stateDir.paths.history);
