@@ -34,6 +34,7 @@ export function openStateDir(dir: string) {
     daemonInfo: join(dir, 'daemon.json'),
     token: join(dir, 'token'),
     history: join(dir, 'history.jsonl'),
+    pageSessions: join(dir, 'page-sessions.json'),
   };
 
   return {
@@ -73,6 +74,24 @@ export function openStateDir(dir: string) {
       } catch {
         return undefined;
       }
+    },
+
+    /** Paired pages (sha256 of each cookie, and its expiry), so a restart does not unpair them. */
+    pageSessionStore() {
+      const PageSessionsSchema = z.array(z.tuple([z.string().regex(/^[0-9a-f]{64}$/), z.number()]));
+      return {
+        load(): Array<[string, number]> {
+          try {
+            const parsed = PageSessionsSchema.safeParse(JSON.parse(readText(paths.pageSessions) ?? '[]'));
+            return parsed.success ? parsed.data : [];
+          } catch {
+            return [];
+          }
+        },
+        save(entries: Array<[string, number]>): void {
+          writeFileAtomic(paths.pageSessions, `${JSON.stringify(entries)}\n`);
+        },
+      };
     },
 
     /** Remove daemon.json, but only when it still names this process. */

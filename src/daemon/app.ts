@@ -3,7 +3,7 @@
 import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError } from 'fastify';
 import type { ServerMessage } from '../protocol.js';
-import { createAuth, registerGuard } from './auth.js';
+import { createAuth, registerGuard, type AuthOptions } from './auth.js';
 import { HttpError } from './errors.js';
 import { broadcast, eventRoutes, type Watchers } from './routes/events.js';
 import { hookRoutes } from './routes/hook.js';
@@ -31,6 +31,7 @@ export type AppDeps = {
   /** How a new question will be settled when nobody answers: decided per question by the policy. */
   planQuestion: (context: PolicyContext) => QuestionPlan;
   extraHosts?: readonly string[];
+  pageSessionStore?: AuthOptions['pageSessionStore'];
   /** A warning for every page (a broken config file), or null. */
   banner?: () => string | null;
   /** Asked to stop by `askbridge stop`; main.ts owns the process. */
@@ -54,7 +55,7 @@ export async function buildApp(deps: AppDeps) {
     const address = app.server.address();
     return typeof address === 'object' && address !== null ? address.port : deps.port;
   };
-  const auth = createAuth({ token: deps.token, port: listeningPort, extraHosts: deps.extraHosts, now: deps.now });
+  const auth = createAuth({ token: deps.token, port: listeningPort, extraHosts: deps.extraHosts, pageSessionStore: deps.pageSessionStore, now: deps.now });
   const watchers: Watchers = { sockets: new Set() };
 
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {

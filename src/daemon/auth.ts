@@ -34,6 +34,8 @@ export type AuthOptions = {
   port: () => number;
   /** Extra `host[:port]` values to accept, for a reverse proxy or tunnel the user set up. */
   extraHosts?: readonly string[];
+  /** Keeps paired pages paired across daemon restarts (hashes and expiry times only). */
+  pageSessionStore?: { load(): Array<[string, number]>; save(entries: Array<[string, number]>): void };
   now?: () => number;
 };
 
@@ -42,7 +44,7 @@ export function createAuth(options: AuthOptions) {
   const tokenBuffer = Buffer.from(options.token);
   // Only hashes are kept, so a heap dump does not hand out live codes or cookies.
   const pairingCodes = new Map<string, number>(); // sha256(code) -> expiresAt
-  const pageSessions = new Map<string, number>(); // sha256(cookie value) -> expiresAt
+  const pageSessions = new Map<string, number>(options.pageSessionStore?.load().filter(([, expiresAt]) => expiresAt > now())); // sha256(cookie value) -> expiresAt
 
   const cookieName = () => `askbridge_${options.port()}`;
 
@@ -143,7 +145,9 @@ export function createAuth(options: AuthOptions) {
         throw new HttpError(401, 'bad_pairing_code', 'this link was already used or has expired: run `askbridge open` for a new one');
       }
       const value = randomBytes(32).toString('base64url');
+      for (const [id, expiresAt] of pageSessions) if (expiresAt < now()) pageSessions.delete(id);
       pageSessions.set(sha256(value), now() + PAGE_SESSION_TTL_MS);
+      options.pageSessionStore?.save([...pageSessions]);
       const maxAge = Math.floor(PAGE_SESSION_TTL_MS / 1000);
       reply.header('set-cookie', `${cookieName()}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}`);
     },

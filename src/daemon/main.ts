@@ -58,6 +58,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     logger,
     planQuestion: createPolicy({ configFor: (cwd) => configWatch.effective(cwd), log: (fields, message) => policyLog.info(fields, message) }),
     banner: configWatch.banner,
+    pageSessionStore: stateDir.pageSessionStore(),
     onShutdownRequest: () => void stop().then(() => process.exit(0)),
   });
   configWatch.effective(''); // read and start watching the user config now, so a broken one shows at once

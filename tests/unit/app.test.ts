@@ -226,6 +226,23 @@ describe('who may call', () => {
     expect(again.json()).toMatchObject({ error: { code: 'bad_pairing_code' } });
   });
 
+  it('keeps a paired page paired across a daemon restart, through the page session store', async () => {
+    let saved: Array<[string, number]> = [];
+    const pageSessionStore = { load: () => saved, save: (entries: Array<[string, number]>) => void (saved = entries) };
+    const build = () => buildApp({ store: createQuestionStore(), token: TOKEN, port: PORT, version: 'test', pid: 4242, logger: false, pageSessionStore, planQuestion: () => { throw new Error('no questions in this test'); } });
+    const first = await build();
+    const code = first.askbridge.auth.createPairingCode();
+    const paired = await first.inject({ method: 'POST', url: '/api/pair', headers: { host: HOST, origin: ORIGIN }, payload: { code } });
+    const cookie = String(paired.headers['set-cookie']).split(';')[0]!;
+    await first.close();
+    expect(saved).toHaveLength(1);
+    expect(JSON.stringify(saved)).not.toContain(cookie.split('=')[1]);
+
+    const second = await build();
+    expect((await second.inject({ method: 'GET', url: '/api/session', headers: { host: HOST, cookie } })).statusCode).toBe(200);
+    await second.close();
+  });
+
   it('gives an unpaired page nothing but the static files', async () => {
     expect((await app.inject({ method: 'GET', url: '/', headers: { host: HOST } })).statusCode).toBe(200);
     expect((await app.inject({ method: 'GET', url: '/api/session', headers: { host: HOST } })).statusCode).toBe(401);
