@@ -79,7 +79,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const url = `http://${LOOPBACK_HOST}:${listeningPort}/`;
   logger.info({ url, stateDir: stateDir.paths.dir, version: VERSION }, 'askbridge is listening');
   options.print(`Answer page (one-time link, pairs one browser): ${url}#pair=${app.askbridge.auth.createPairingCode()}`);
-  options.print('For another browser or device later, run: askbridge open');
+  options.print('For another browser or device later, run: npx askbridge open');
 
   async function shutDown(): Promise<void> {
     logger.info('stopping: waiting hooks hand their questions to the terminal');
