@@ -10,48 +10,19 @@
  */
 import { execFile, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { HOOK_SCRIPT, REPO_ROOT, launchBrowser, openPairedPage, sleep, startDaemon, waitUntil } from '../e2e/harness.js';
+import type { Daemon } from '../e2e/harness.js';
 import { CLAUDE_BIN, DUMMY_API_KEY } from './claude-tmux.js';
 
 const execFileAsync = promisify(execFile);
 
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-const CLI_BIN = join(REPO_ROOT, 'bin', 'askbridge.mjs');
-const HOOK_SOURCE = join(REPO_ROOT, 'hooks', 'askbridge-hook.mjs');
 const SETTINGS_EXAMPLE = join(REPO_ROOT, '.claude', 'settings.example.json');
-const CHROMIUM_PATH = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-  '--no-first-run',
-  '--disable-quic',
-];
-const PAGE_LINK = /Answer page \(one-time link, pairs one browser\): (http:\/\/127\.0\.0\.1:(\d+)\/#pair=\S+)/;
-
-export function sleep(ms: number): Promise<void> {
-  return new Promise((wake) => setTimeout(wake, ms));
-}
-
-export async function waitFor<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs: number, what: string, intervalMs = 50): Promise<T> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(intervalMs);
-  }
-}
 
 /**
  * A detached shell that, once this test process is gone without cleaning up
@@ -155,159 +126,19 @@ export async function resolveClaudeUnderTest(requested = process.env.CLAUDE_CODE
 }
 
 // ---------------------------------------------------------------------------------------------
-// The daemon and the CLI
+// The daemon
 
-export interface QuestionView {
-  id: string;
-  sessionId: string;
-  toolUseId: string;
-  cwd: string;
-  createdAt: number;
-  expiresAt: number;
-  status: string;
-  questions: Array<{ question: string; header: string; multiSelect: boolean; options: Array<{ label: string; description: string }> }>;
-  answers?: Record<string, string>;
-  notes?: Record<string, string>;
-  source?: { kind: string; action?: string; trigger?: string; client?: string; rule?: string };
-  resolvedAt?: number;
+/**
+ * The end-to-end harness's daemon (`askbridge start`), watched from outside from the moment it
+ * is spawned, so that a killed worker does not leave it running or its state directory behind.
+ */
+export function startAskbridgeDaemon(): Promise<Daemon> {
+  return startDaemon({ onSpawn: (child, home) => startWatchdog(home, child.pid) });
 }
 
-export interface HistoryEntry {
-  [key: string]: unknown;
-}
-
-export interface CliResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-export interface AskbridgeDaemon {
-  /** ASKBRIDGE_HOME of this daemon. */
-  home: string;
-  port: number;
-  /** The one-time link the daemon printed at start. */
-  pairingUrl: string;
-  /** What the hook needs to find this daemon; passed to claude, which passes it to its hooks. */
-  hookEnv: Record<string, string>;
-  /** Runs `askbridge ARGS...` with this daemon's environment. */
-  cli(args: string[]): Promise<CliResult>;
-  /** GET the daemon's API as a local program (bearer token), as the CLI does. */
-  get<T>(path: string): Promise<{ status: number; body: T }>;
-  pending(): Promise<QuestionView[]>;
-  /** The pending question for this tool call, once the hook has handed it over. */
-  waitForPending(toolUseId: string, timeoutMs?: number): Promise<QuestionView>;
-  question(id: string): Promise<QuestionView>;
-  /** The lines of history.jsonl so far. */
-  history(): Promise<HistoryEntry[]>;
-  output(): string;
-  running(): boolean;
-  /** `askbridge stop`, then signals if needed; removes the state directory. Safe to call twice. */
-  stop(): Promise<void>;
-}
-
-export async function startAskbridgeDaemon(): Promise<AskbridgeDaemon> {
-  const root = await realpath(await mkdtemp(join(tmpdir(), 'askbridge-conformance-daemon-')));
-  const home = join(root, 'state');
-  const configHome = join(root, 'xdg-config');
-  await mkdir(join(configHome, 'askbridge'), { recursive: true });
-  // Only what the daemon needs: nothing from the machine's own askbridge setup or CI variables.
-  const env: Record<string, string> = {
-    PATH: process.env.PATH ?? '/usr/bin:/bin',
-    HOME: root,
-    LANG: 'C.UTF-8',
-    ASKBRIDGE_HOME: home,
-    XDG_CONFIG_HOME: configHome,
-  };
-  const child = spawn(process.execPath, [CLI_BIN, 'start'], { cwd: REPO_ROOT, env: { ...env, ASKBRIDGE_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'] });
-  if (child.pid === undefined) throw new Error('could not start the askbridge daemon');
-  startWatchdog(root, child.pid);
-  let output = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (output += chunk));
-  let stopped = false;
-
-  const stop = async (): Promise<void> => {
-    if (stopped) return;
-    stopped = true;
-    if (child.exitCode === null && child.signalCode === null) {
-      await runCli(['stop'], env).catch(() => undefined);
-      const gone = await Promise.race([processGone(child).then(() => true), sleep(3_000).then(() => false)]);
-      if (!gone) await killChild(child, 3_000);
-    }
-    await rm(root, { recursive: true, force: true });
-  };
-
-  let link: RegExpExecArray;
-  try {
-    link = await waitFor(
-      () => {
-        if (child.exitCode !== null) throw new Error(`the daemon exited (${child.exitCode}) before printing its page link:\n${output}`);
-        return PAGE_LINK.exec(output) ?? undefined;
-      },
-      15_000,
-      'the daemon to print its page link',
-    );
-  } catch (error) {
-    await stop();
-    throw error;
-  }
-  const port = Number(link[2]);
-  const token = (await readFile(join(home, 'token'), 'utf8')).trim();
-
-  const get = async <T>(path: string): Promise<{ status: number; body: T }> => {
-    const response = await fetch(`http://127.0.0.1:${port}${path}`, { headers: { authorization: `Bearer ${token}` }, signal: AbortSignal.timeout(5_000) });
-    return { status: response.status, body: (await response.json()) as T };
-  };
-  const pending = async (): Promise<QuestionView[]> => {
-    const { status, body } = await get<{ questions: QuestionView[] }>('/api/questions');
-    if (status !== 200) throw new Error(`GET /api/questions answered ${status}`);
-    return body.questions;
-  };
-
-  return {
-    home,
-    port,
-    pairingUrl: link[1]!,
-    hookEnv: { ASKBRIDGE_HOME: home },
-    cli: (args) => runCli(args, env),
-    get,
-    pending,
-    waitForPending: (toolUseId, timeoutMs = 30_000) =>
-      waitFor(async () => (await pending()).find((q) => q.toolUseId === toolUseId), timeoutMs, `question ${toolUseId} to be pending in askbridge`),
-    async question(id) {
-      const { status, body } = await get<{ question: QuestionView }>(`/api/questions/${id}`);
-      if (status !== 200) throw new Error(`GET /api/questions/${id} answered ${status}`);
-      return body.question;
-    },
-    async history() {
-      const path = join(home, 'history.jsonl');
-      if (!existsSync(path)) return [];
-      return (await readFile(path, 'utf8'))
-        .split('\n')
-        .filter((line) => line.trim() !== '')
-        .map((line) => JSON.parse(line) as HistoryEntry);
-    },
-    output: () => output,
-    running: () => child.exitCode === null && child.signalCode === null,
-    stop,
-  };
-}
-
-function runCli(args: string[], env: Record<string, string>): Promise<CliResult> {
-  return new Promise((done, fail) => {
-    const child = spawn(process.execPath, [CLI_BIN, ...args], { cwd: REPO_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000);
-    child.once('error', fail);
-    child.once('close', (code) => {
-      clearTimeout(timer);
-      done({ code, stdout, stderr });
-    });
-  });
+/** What the hook needs to find `daemon`; passed to claude, which passes it to its hooks. */
+export function hookEnvOf(daemon: Daemon): Record<string, string> {
+  return { ASKBRIDGE_HOME: daemon.home };
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -329,7 +160,7 @@ export async function createProject(options: { config?: Record<string, unknown> 
   const dir = join(root, 'shop');
   await mkdir(join(dir, 'hooks'), { recursive: true });
   await mkdir(join(dir, '.claude'), { recursive: true });
-  await copyFile(HOOK_SOURCE, join(dir, 'hooks', 'askbridge-hook.mjs'));
+  await copyFile(HOOK_SCRIPT, join(dir, 'hooks', 'askbridge-hook.mjs'));
   await copyFile(SETTINGS_EXAMPLE, join(dir, '.claude', 'settings.json'));
   if (options.config) await writeFile(join(dir, '.claude', 'askbridge.json'), JSON.stringify(options.config, null, 2));
   return { dir, remove: () => rm(root, { recursive: true, force: true }) };
@@ -354,8 +185,25 @@ export interface AnswerPage {
   close(): Promise<void>;
 }
 
-export async function openAnswerPage(pairingUrl: string): Promise<AnswerPage> {
-  if (!existsSync(CHROMIUM_PATH)) throw new Error(`Chromium not found at ${CHROMIUM_PATH}: the conformance suite answers in a real page`);
+/** Records, in the page, when each card's data-status changes (read back by statusChanges()). */
+async function recordStatusChanges(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const changes: Array<{ id: string; status: string; at: number }> = [];
+    (window as unknown as { __statusChanges: typeof changes }).__statusChanges = changes;
+    const observer = new MutationObserver((records) => {
+      for (const record of records) {
+        const el = record.target as Element;
+        if (record.type === 'attributes' && el.hasAttribute('data-question-id')) {
+          changes.push({ id: el.getAttribute('data-question-id') ?? '', status: el.getAttribute('data-status') ?? '', at: Date.now() });
+        }
+      }
+    });
+    observer.observe(document, { subtree: true, attributes: true, attributeFilter: ['data-status'] });
+  });
+}
+
+/** Chromium (the end-to-end harness's launch) with a page paired through the link `daemon` printed at start. */
+export async function openAnswerPage(daemon: Daemon): Promise<AnswerPage> {
   // Playwright puts the profile and artifacts folders in os.tmpdir(), and a killed test process
   // leaves them behind; launched with TMPDIR pointing into a watched folder, they go with it.
   const root = await realpath(await mkdtemp(join(tmpdir(), 'askbridge-conformance-browser-')));
@@ -364,7 +212,7 @@ export async function openAnswerPage(pairingUrl: string): Promise<AnswerPage> {
   process.env.TMPDIR = root;
   let browser: Browser;
   try {
-    browser = await chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+    browser = await launchBrowser();
   } catch (error) {
     await rm(root, { recursive: true, force: true });
     throw error;
@@ -377,23 +225,7 @@ export async function openAnswerPage(pairingUrl: string): Promise<AnswerPage> {
     await rm(root, { recursive: true, force: true });
   };
   try {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await page.addInitScript(() => {
-      const changes: Array<{ id: string; status: string; at: number }> = [];
-      (window as unknown as { __statusChanges: typeof changes }).__statusChanges = changes;
-      const observer = new MutationObserver((records) => {
-        for (const record of records) {
-          const el = record.target as Element;
-          if (record.type === 'attributes' && el.hasAttribute('data-question-id')) {
-            changes.push({ id: el.getAttribute('data-question-id') ?? '', status: el.getAttribute('data-status') ?? '', at: Date.now() });
-          }
-        }
-      });
-      observer.observe(document, { subtree: true, attributes: true, attributeFilter: ['data-status'] });
-    });
-    await page.goto(pairingUrl);
-    await page.locator('#conn[data-state="live"]').waitFor({ state: 'attached', timeout: 15_000 });
+    const { context, page } = await openPairedPage(browser, daemon, { pairingUrl: daemon.pairingUrl, beforeNavigate: recordStatusChanges, liveTimeoutMs: 15_000 });
     return {
       browser,
       context,
@@ -497,7 +329,7 @@ export async function startSdkSession(options: StartSdkOptions): Promise<SdkSess
       child.stdin.write(`${JSON.stringify(message)}\n`);
     },
     waitForMessage(match, timeoutMs, what) {
-      return waitFor(
+      return waitUntil(
         () => {
           const found = messages.find(match);
           if (found) return found;

@@ -17,8 +17,11 @@ import { startClaude } from './claude-tmux.js';
 import type { ClaudeSession } from './claude-tmux.js';
 import { startFakeAnthropic } from './fake-anthropic.js';
 import type { AskUserQuestionInput, FakeAnthropic, RecordedToolResult } from './fake-anthropic.js';
-import { createProject, openAnswerPage, pinnedClaudeVersion, resolveClaudeUnderTest, sleep, startAskbridgeDaemon, startSdkSession, waitFor } from './askbridge-stack.js';
-import type { AnswerPage, AskbridgeDaemon, ClaudeUnderTest, Project, QuestionView } from './askbridge-stack.js';
+import type { QuestionView } from '../../src/protocol.js';
+import { runCli, sleep, waitUntil } from '../e2e/harness.js';
+import type { Daemon } from '../e2e/harness.js';
+import { createProject, hookEnvOf, openAnswerPage, pinnedClaudeVersion, resolveClaudeUnderTest, startAskbridgeDaemon, startSdkSession } from './askbridge-stack.js';
+import type { AnswerPage, ClaudeUnderTest, Project } from './askbridge-stack.js';
 
 // ---------------------------------------------------------------------------------------------
 // What the model reads (observed with Claude Code 2.1.330)
@@ -173,7 +176,7 @@ const RECOMMENDED: AskUserQuestionInput = {
 // Shared daemon, page and client
 
 let claudeCode: ClaudeUnderTest | undefined;
-let daemon: AskbridgeDaemon;
+let daemon: Daemon;
 let answerPage: AnswerPage;
 let cleanups: Array<() => Promise<unknown>> = [];
 
@@ -191,7 +194,7 @@ beforeAll(async () => {
   claudeCode = await resolveClaudeUnderTest();
   console.log(`Claude Code under test: ${claudeCode.versionLine} [${claudeCode.bin}; ${claudeCode.origin}]`);
   daemon = await startAskbridgeDaemon();
-  answerPage = await openAnswerPage(daemon.pairingUrl);
+  answerPage = await openAnswerPage(daemon);
   answerPage.page.setDefaultTimeout(15_000);
 }, 300_000);
 
@@ -236,7 +239,7 @@ async function askInTerminal(script: AskUserQuestionInput, options: AskOptions =
     baseUrl: fake.url,
     projectDir: project.dir,
     claudeBin: client().bin,
-    env: { ...(options.hookEnv ?? daemon.hookEnv), ...options.env },
+    env: { ...(options.hookEnv ?? hookEnvOf(daemon)), ...options.env },
   });
   defer(() => claude.stop());
   await claude.submit('Ask me what you need to know.', { accepted: () => fake.mainRequests.length > 0 });
@@ -245,7 +248,7 @@ async function askInTerminal(script: AskUserQuestionInput, options: AskOptions =
 
 /** The question as the daemon holds it, once the hook has handed it over, and its card on the page. */
 async function pendingCard(run: Run): Promise<QuestionView> {
-  const question = await daemon.waitForPending(run.fake.currentToolUseId).catch(async (error: unknown) => {
+  const question = await daemon.waitForQuestion(run.fake.currentToolUseId, 30_000).catch(async (error: unknown) => {
     throw new Error(`${String(error)}\nScreen:\n${await run.claude.screen().catch(() => '(no screen)')}`);
   });
   await answerPage.card(question.id).and(answerPage.page.locator('[data-status="pending"]')).waitFor();
@@ -257,7 +260,8 @@ async function toolResultOf(run: Run, timeoutMs = 30_000): Promise<RecordedToolR
     return await run.fake.waitForToolResult(timeoutMs);
   } catch (error) {
     const screen = await run.claude.screen().catch(() => '(no screen)');
-    throw new Error(`${String(error)}\nScreen:\n${screen}\nDaemon output (end):\n${daemon.output().slice(-3000)}`);
+    const { stdout, stderr } = daemon.output();
+    throw new Error(`${String(error)}\nScreen:\n${screen}\nDaemon output (end):\n${stdout.slice(-3000)}\n--- daemon stderr\n${stderr.slice(-2000)}`);
   }
 }
 
@@ -289,7 +293,7 @@ function expectHookContext(result: RecordedToolResult, context: string): void {
 }
 
 async function historyOf(toolUseId: string): Promise<Record<string, unknown>> {
-  return waitFor(async () => (await daemon.history()).find((entry) => entry.toolUseId === toolUseId), 5_000, `history line for ${toolUseId}`);
+  return waitUntil(async () => (await daemon.history()).find((entry) => entry.toolUseId === toolUseId), 5_000, `history line for ${toolUseId}`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -427,7 +431,7 @@ describe('askbridge answers reach the model through the real Claude Code client'
   it('gives the model no pair at all for a question nobody answered (CLI answers one of four)', async () => {
     const run = await askInTerminal(FOUR);
     const question = await pendingCard(run);
-    const cli = await daemon.cli(['answer', question.id, '--pick', '3=A VPS']);
+    const cli = await runCli(['answer', question.id, '--pick', '3=A VPS'], daemon.env);
     expect(cli.code, cli.stderr).toBe(0);
 
     const result = await toolResultOf(run);
@@ -500,11 +504,12 @@ describe('askbridge answers reach the model through the real Claude Code client'
     // A daemon that ran and was stopped: its state directory (and old token) is still there.
     const stopped = await startAskbridgeDaemon();
     defer(() => stopped.stop());
-    const stop = await stopped.cli(['stop']);
+    stopped.expectExit();
+    const stop = await runCli(['stop'], stopped.env);
     expect(stop.code, stop.stderr).toBe(0);
-    await waitFor(() => (stopped.running() ? undefined : true), 5_000, 'the stopped daemon to exit');
+    await waitUntil(() => (stopped.running() ? undefined : true), 5_000, 'the stopped daemon to exit');
 
-    const run = await askInTerminal(DATABASE, { hookEnv: stopped.hookEnv });
+    const run = await askInTerminal(DATABASE, { hookEnv: hookEnvOf(stopped) });
     const screen = await run.claude.waitForScreen(/Which database should we use\?[\s\S]*Postgres[\s\S]*SQLite/, 20_000);
     expect(screen).toMatch(/Enter to select/);
     // Nothing answers on its own: no tool_result while the dialog waits for a person.
@@ -527,7 +532,7 @@ describe('askbridge answers reach the model through the real Claude Code client'
 
     const pressedAt = Date.now();
     await run.claude.pressKey('Escape');
-    const change = await waitFor(async () => (await answerPage.statusChanges(question.id))[0], 5_000, 'the card to leave the pending state');
+    const change = await waitUntil(async () => (await answerPage.statusChanges(question.id))[0], 5_000, 'the card to leave the pending state');
     const latencyMs = change.at - pressedAt;
     console.log(`Esc -> card "${change.status}" in the page: ${latencyMs} ms`);
     expect(change.status).toBe('cancelled');
@@ -535,7 +540,7 @@ describe('askbridge answers reach the model through the real Claude Code client'
     await cardStatus(question.id, 'cancelled');
 
     // A late answer is refused: the question is over.
-    const late = await daemon.cli(['answer', question.id, '--pick', '1=Postgres']);
+    const late = await runCli(['answer', question.id, '--pick', '1=Postgres'], daemon.env);
     expect(late.code).toBe(3);
     expect(late.stderr).toContain('cancelled');
     expect((await daemon.question(question.id)).answers).toBeUndefined();
@@ -561,7 +566,7 @@ describe('askbridge answers reach the model through the real Claude Code client'
     defer(() => fake.close());
     const project = await createProject({ config: { onTimeout: 'recommended', waitSeconds: 600 } });
     defer(() => project.remove());
-    const sdk = await startSdkSession({ bin: client().bin, baseUrl: fake.url, projectDir: project.dir, env: daemon.hookEnv });
+    const sdk = await startSdkSession({ bin: client().bin, baseUrl: fake.url, projectDir: project.dir, env: hookEnvOf(daemon) });
     defer(() => sdk.stop());
 
     // All the client needs: one user message as stream-json on stdin (no initialize request).

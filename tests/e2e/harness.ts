@@ -4,13 +4,14 @@
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { HistoryLine } from '../../src/daemon/history.js';
 import type { QuestionView } from '../../src/protocol.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -245,11 +246,15 @@ export type Daemon = {
   pairingUrl: string;
   home: string;
   port: number;
+  /** $ASKBRIDGE_HOME/history.jsonl, where the daemon appends each finished question. */
+  historyFile: string;
   /** For the hook and the CLI: ASKBRIDGE_HOME set, ASKBRIDGE_PORT unset (found through daemon.json). */
   env: NodeJS.ProcessEnv;
   child: ChildProcess;
   /** Resolves when the daemon process exits. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Whether the daemon process is still running. */
+  running(): boolean;
   /** Everything the daemon wrote so far. */
   output(): { stdout: string; stderr: string };
   /** The daemon's JSON log lines so far. */
@@ -259,6 +264,10 @@ export type Daemon = {
   /** GET/POST the daemon's API as a local program (bearer token), like the CLI does. */
   api<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: T }>;
   pending(): Promise<QuestionView[]>;
+  /** One question, pending or finished, as GET /api/questions/ID returns it. */
+  question(id: string): Promise<QuestionView>;
+  /** The lines of history.jsonl so far (none before the first question finishes). */
+  history(): Promise<HistoryLine[]>;
   /** Waits until a pending question for this tool call exists, and returns it. */
   waitForQuestion(toolUseId: string, timeoutMs?: number): Promise<QuestionView>;
   /** Says that the test itself makes the daemon exit (`askbridge stop`, a signal): no warning then. */
@@ -280,13 +289,17 @@ function parseLogLines(text: string): LogEntry[] {
   return entries;
 }
 
+export function sleep(ms: number): Promise<void> {
+  return new Promise((wake) => setTimeout(wake, ms));
+}
+
 export async function waitUntil<T>(probe: () => Promise<T | undefined> | T | undefined, timeoutMs: number, what: string, intervalMs = 20): Promise<T> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const value = await probe();
     if (value !== undefined) return value;
     if (performance.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((wake) => setTimeout(wake, intervalMs));
+    await sleep(intervalMs);
   }
 }
 
@@ -295,6 +308,8 @@ export type StartDaemonOptions = {
   config?: Record<string, unknown>;
   env?: NodeJS.ProcessEnv;
   startTimeoutMs?: number;
+  /** Called as soon as the daemon process exists, before it is ready (to watch it from outside). */
+  onSpawn?: (child: ChildProcess, home: string) => void;
 };
 
 export async function startDaemon(options: StartDaemonOptions = {}): Promise<Daemon> {
@@ -306,6 +321,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
   if (options.config) await writeFile(join(configHome, 'askbridge', 'config.json'), JSON.stringify(options.config, null, 2));
   const daemonEnv = baseEnv({ ...options.env, ASKBRIDGE_HOME: home, ASKBRIDGE_PORT: '0', XDG_CONFIG_HOME: configHome });
   const child = spawn(process.execPath, [CLI_BIN, 'start'], { cwd: REPO_ROOT, env: daemonEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  options.onSpawn?.(child, home);
   let stdout = '';
   let stderr = '';
   const logWaiters = new Set<() => void>();
@@ -394,9 +410,11 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
     pairingUrl: match[0].slice(match[0].indexOf('http')).trim(),
     home,
     port,
+    historyFile: join(home, 'history.jsonl'),
     env,
     child,
     exited,
+    running: () => child.exitCode === null && child.signalCode === null,
     output: () => ({ stdout, stderr }),
     logs: () => parseLogLines(stdout),
     waitForLog(matchEntry, timeoutMs = 10_000, what = 'a daemon log line') {
@@ -422,6 +440,18 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       const { status, body } = await api<{ questions: QuestionView[] }>('GET', '/api/questions');
       if (status !== 200) throw new Error(`GET /api/questions answered ${status}`);
       return body.questions;
+    },
+    async question(id) {
+      const { status, body } = await api<{ question: QuestionView }>('GET', `/api/questions/${id}`);
+      if (status !== 200) throw new Error(`GET /api/questions/${id} answered ${status}`);
+      return body.question;
+    },
+    async history() {
+      if (!existsSync(daemon.historyFile)) return [];
+      return (await readFile(daemon.historyFile, 'utf8'))
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        .map((line) => JSON.parse(line) as HistoryLine);
     },
     waitForQuestion(toolUseId, timeoutMs = 10_000) {
       return waitUntil(async () => (await daemon.pending()).find((question) => question.toolUseId === toolUseId), timeoutMs, `question ${toolUseId} to be pending`);
@@ -483,18 +513,27 @@ export async function waitForLivePage(page: Page, timeoutMs = 10_000): Promise<v
 
 export type PairedPage = { context: BrowserContext; page: Page; pairingUrl: string };
 
+export type OpenPairedPageOptions = {
+  /** Runs on the new page before it loads (to add routes, listeners or init scripts). */
+  beforeNavigate?: (page: Page) => Promise<void>;
+  /** The link to pair with (e.g. daemon.pairingUrl, printed at start); a fresh one from the CLI by default. */
+  pairingUrl?: string;
+  /** How long the page may take to go live; 10 s by default. */
+  liveTimeoutMs?: number;
+};
+
 /**
- * A new browser context (its own cookies) paired with a fresh one-time link, with the page live.
- * `beforeNavigate` runs on the new page before it loads (to add routes or listeners).
+ * A new browser context (its own cookies) paired with a one-time link (a fresh one unless
+ * `options.pairingUrl` gives one), with the page live.
  */
-export async function openPairedPage(browser: Browser, daemon: Daemon, options: { beforeNavigate?: (page: Page) => Promise<void> } = {}): Promise<PairedPage> {
-  const pairingUrl = await newPairingUrl(daemon);
+export async function openPairedPage(browser: Browser, daemon: Daemon, options: OpenPairedPageOptions = {}): Promise<PairedPage> {
+  const pairingUrl = options.pairingUrl ?? (await newPairingUrl(daemon));
   const context = await browser.newContext();
   try {
     const page = await context.newPage();
     await options.beforeNavigate?.(page);
     await page.goto(pairingUrl);
-    await waitForLivePage(page);
+    await waitForLivePage(page, options.liveTimeoutMs);
     return { context, page, pairingUrl };
   } catch (error) {
     await context.close();
