@@ -34,7 +34,15 @@ export function createPolicy(options: { configFor: (cwd: string) => EffectiveCon
   return function planQuestion(context: PolicyContext): QuestionPlan {
     const { config } = options.configFor(context.cwd);
     const waitMs = config.waitSeconds * 1000;
-    const decide = (trigger: 'timeout' | 'nobody-watching') => decideWithoutPerson(config, context, trigger, options.log);
+    // A policy must never leave a hook hanging or crash the daemon from a timer: on any surprise the terminal asks.
+    const decide = (trigger: 'timeout' | 'nobody-watching'): Outcome => {
+      try {
+        return decideWithoutPerson(config, context, trigger, options.log);
+      } catch (error) {
+        options.log({ error: (error as Error).message }, 'policy failed: the terminal asks instead');
+        return { status: 'terminal', source: { kind: 'policy', action: 'terminal', trigger }, hookOutput: null };
+      }
+    };
     const plan: QuestionPlan = {
       waitMs,
       answerMode: config.answerMode,
