@@ -73,3 +73,24 @@ describe('config files', () => {
     expect(fixed.errors).toEqual([]);
   });
 });
+
+describe('askbridge config', () => {
+  it('prints the effective values and where each came from, and fails on a broken file', async () => {
+    const { runCli } = await import('../../src/cli/main.js');
+    writeUser({ onTimeout: 'decline' });
+    writeProject({ waitSeconds: 42 });
+    let out = '';
+    let err = '';
+    const io = { env, stdout: (text: string) => void (out += text), stderr: (text: string) => void (err += text) };
+    expect(await runCli({ ...io, argv: ['config', '--cwd', join(root, 'project', 'src'), '--json'] })).toBe(0);
+    const shown = JSON.parse(out) as { config: { waitSeconds: number; onTimeout: string }; origins: Record<string, string> };
+    expect(shown.config).toMatchObject({ waitSeconds: 42, onTimeout: 'decline' });
+    expect(shown.origins).toMatchObject({ waitSeconds: 'project', onTimeout: 'user', answerMode: 'default' });
+
+    out = '';
+    writeProject('{ "waitSeconds": ');
+    expect(await runCli({ ...io, argv: ['config', '--cwd', join(root, 'project')] })).toBe(1);
+    expect(out).toMatch(/waitSeconds\s+300\s+\(default\)/);
+    expect(err).toMatch(/askbridge\.json: not valid JSON/);
+  });
+});
