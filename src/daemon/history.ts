@@ -1,6 +1,7 @@
 // history.jsonl: one line per finished question, appended by the daemon alone. A crash can leave a
 // torn last line; readers skip it, and the next append starts on a fresh line.
-import { appendFileSync, closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { appendFile } from 'node:fs/promises';
 import type { QuestionView } from '../protocol.js';
 
 export type HistorySource = 'person' | 'rule' | 'recommended' | 'declined' | 'terminal' | 'cancelled' | 'expired';
@@ -61,14 +62,21 @@ function describeSource(view: QuestionView): { source: HistorySource; detail?: s
   }
 }
 
-export function createHistory(path: string) {
+/**
+ * Appends in order, off the answer's path: a slow disk must not delay the hook that is waiting for
+ * the answer. A failed write is reported and does not stop later ones.
+ */
+export function createHistory(path: string, onError: (error: Error) => void = () => {}) {
   let needsNewline = endsWithoutNewline(path);
+  let queue = Promise.resolve();
   return {
     append(view: QuestionView): void {
       const line = `${needsNewline ? '\n' : ''}${JSON.stringify(historyLineOf(view))}\n`;
-      appendFileSync(path, line, { mode: 0o600 });
       needsNewline = false;
+      queue = queue.then(() => appendFile(path, line, { mode: 0o600 })).catch(onError);
     },
+    /** Resolves when every line appended so far is written. */
+    flushed: (): Promise<void> => queue,
   };
 }
 

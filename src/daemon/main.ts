@@ -35,7 +35,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const logger: Logger = await createLogger({ level: options.env.ASKBRIDGE_LOG_LEVEL, pretty: process.stdout.isTTY === true });
   const token = stateDir.writeNewToken();
   const store = createQuestionStore();
-  const history = createHistory(stateDir.paths.history);
+  const history = createHistory(stateDir.paths.history, (error) => logger.error({ err: error }, 'could not write history.jsonl'));
   store.subscribe((event) => {
     if (event.type === 'resolved') history.append(event.question);
   });
@@ -84,7 +84,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   async function shutDown(): Promise<void> {
     logger.info('stopping: waiting hooks hand their questions to the terminal');
     store.releaseAll();
-    await Promise.all([app!.close(), configWatch.close()]);
+    await Promise.all([app!.close(), configWatch.close(), history.flushed()]);
     stateDir.removeDaemonInfo(process.pid);
   }
 

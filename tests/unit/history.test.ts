@@ -25,7 +25,7 @@ const finished = (id: string, source: QuestionView['source'], status: QuestionVi
 });
 
 describe('history.jsonl', () => {
-  it('records who or what settled each question', () => {
+  it('records who or what settled each question', async () => {
     const path = join(dir, 'history.jsonl');
     const history = createHistory(path);
     history.append(finished('1', { kind: 'person', client: 'page' }, 'answered'));
@@ -33,6 +33,7 @@ describe('history.jsonl', () => {
     history.append(finished('3', { kind: 'policy', action: 'terminal', trigger: 'timeout' }, 'terminal'));
     history.append(finished('4', { kind: 'hook-gone' }, 'cancelled'));
     history.append(finished('5', { kind: 'person', client: 'cli' }, 'declined'));
+    await history.flushed();
     expect(readHistory(path).map((line) => [line.source, line.detail])).toEqual([
       ['person', 'page'],
       ['rule', 'immediately: "tests"'],
@@ -42,12 +43,16 @@ describe('history.jsonl', () => {
     ]);
   });
 
-  it('skips a torn last line, and the next append starts on a fresh line', () => {
+  it('skips a torn last line, and the next append starts on a fresh line', async () => {
     const path = join(dir, 'history.jsonl');
-    createHistory(path).append(finished('1', { kind: 'person', client: 'page' }, 'answered'));
+    const first = createHistory(path);
+    first.append(finished('1', { kind: 'person', client: 'page' }, 'answered'));
+    await first.flushed();
     appendFileSync(path, '{"id":"torn","sour');
     expect(readHistory(path).map((line) => line.id)).toEqual(['1']);
-    createHistory(path).append(finished('2', { kind: 'person', client: 'page' }, 'answered'));
+    const afterCrash = createHistory(path);
+    afterCrash.append(finished('2', { kind: 'person', client: 'page' }, 'answered'));
+    await afterCrash.flushed();
     expect(readHistory(path).map((line) => line.id)).toEqual(['1', '2']);
     expect(readFileSync(path, 'utf8').split('\n')).toHaveLength(4);
   });
