@@ -16,6 +16,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { startClaude } from './claude-tmux.js';
 import type { ClaudeSession } from './claude-tmux.js';
 import { startFakeAnthropic } from './fake-anthropic.js';
+import { CHECKS, DATABASE } from './questions.js';
 import type { AskUserQuestionInput, FakeAnthropic, RecordedToolResult } from './fake-anthropic.js';
 import type { QuestionView } from '../../src/protocol.js';
 import { runCli, sleep, waitUntil } from '../e2e/harness.js';
@@ -44,35 +45,6 @@ const ANY_PAIR = /"="/;
 
 // ---------------------------------------------------------------------------------------------
 // Questions the fake model asks
-
-const DATABASE: AskUserQuestionInput = {
-  questions: [
-    {
-      question: 'Which database should we use?',
-      header: 'Database',
-      multiSelect: false,
-      options: [
-        { label: 'Postgres', description: 'Relational, server' },
-        { label: 'SQLite', description: 'Embedded file' },
-      ],
-    },
-  ],
-};
-
-const CHECKS: AskUserQuestionInput = {
-  questions: [
-    {
-      question: 'Which checks should run in CI?',
-      header: 'CI checks',
-      multiSelect: true,
-      options: [
-        { label: 'Unit tests', description: 'vitest, ~40 s' },
-        { label: 'Lint', description: 'eslint + prettier --check' },
-        { label: 'Type check', description: 'tsc --noEmit' },
-      ],
-    },
-  ],
-};
 
 const FOUR: AskUserQuestionInput = {
   questions: [

@@ -5,22 +5,10 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { startFakeAnthropic } from './fake-anthropic.js';
+import { DATABASE } from './questions.js';
 import type { AskUserQuestionInput, FakeAnthropic } from './fake-anthropic.js';
 
-const SCRIPT: AskUserQuestionInput = {
-  questions: [
-    {
-      question: 'Which database should we use?',
-      header: 'Database',
-      multiSelect: false,
-      options: [
-        { label: 'Postgres', description: 'Relational, server' },
-        { label: 'SQLite', description: 'Embedded file' },
-      ],
-    },
-  ],
-  metadata: { source: 'conformance' },
-};
+const SCRIPT: AskUserQuestionInput = { ...DATABASE, metadata: { source: 'conformance' } };
 
 const ASK_TOOL = { name: 'AskUserQuestion', description: 'Ask the user', input_schema: { type: 'object' } };
 

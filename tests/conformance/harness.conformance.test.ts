@@ -12,6 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { preToolUseHookSettings, startClaude } from './claude-tmux.js';
 import type { ClaudeSession } from './claude-tmux.js';
 import { startFakeAnthropic } from './fake-anthropic.js';
+import { CHECKS, DATABASE } from './questions.js';
 import type { AskUserQuestionInput, FakeAnthropic, RecordedToolResult } from './fake-anthropic.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -42,35 +43,6 @@ interface Harness {
   claude: ClaudeSession;
   hookRecordPath: string;
 }
-
-const DATABASE_QUESTION: AskUserQuestionInput = {
-  questions: [
-    {
-      question: 'Which database should we use?',
-      header: 'Database',
-      multiSelect: false,
-      options: [
-        { label: 'Postgres', description: 'Relational, server' },
-        { label: 'SQLite', description: 'Embedded file' },
-      ],
-    },
-  ],
-};
-
-const CI_QUESTION: AskUserQuestionInput = {
-  questions: [
-    {
-      question: 'Which checks should run in CI?',
-      header: 'CI checks',
-      multiSelect: true,
-      options: [
-        { label: 'Unit tests', description: 'vitest, ~40 s' },
-        { label: 'Lint', description: 'eslint + prettier --check' },
-        { label: 'Type check', description: 'tsc --noEmit' },
-      ],
-    },
-  ],
-};
 
 let cleanups: Array<() => Promise<void>> = [];
 
@@ -130,7 +102,7 @@ function readHookRecord(path: string): HookRecord {
 
 describe('conformance harness with a static hook', () => {
   it('delivers a single-select answer to the model as the tool_result', async () => {
-    const harness = await setUp(DATABASE_QUESTION, { answers: ['Postgres'] });
+    const harness = await setUp(DATABASE, { answers: ['Postgres'] });
     await submitPrompt(harness, 'Ask me which database to use.');
 
     const result = await toolResultOf(harness);
@@ -145,7 +117,7 @@ describe('conformance harness with a static hook', () => {
     expect(record.input.hook_event_name).toBe('PreToolUse');
     expect(record.input.tool_name).toBe('AskUserQuestion');
     expect(record.input.tool_use_id).toBe(harness.fake.currentToolUseId);
-    expect(record.input.tool_input).toEqual(DATABASE_QUESTION);
+    expect(record.input.tool_input).toEqual(DATABASE);
     expect(record.cwd).toBe(harness.claude.projectDir);
     expect(record.env.CLAUDE_PROJECT_DIR).toBe(harness.claude.projectDir);
 
@@ -163,7 +135,7 @@ describe('conformance harness with a static hook', () => {
   });
 
   it('delivers a multi-select answer joined with ", "', async () => {
-    const harness = await setUp(CI_QUESTION, { answers: ['Unit tests, Type check'] });
+    const harness = await setUp(CHECKS, { answers: ['Unit tests, Type check'] });
     await submitPrompt(harness, 'Ask me which CI checks to run.');
 
     const result = await toolResultOf(harness);
@@ -174,7 +146,7 @@ describe('conformance harness with a static hook', () => {
 
   it('delivers additionalContext as a separate message after the tool_result', async () => {
     const context = 'The answer was chosen by policy askbridge-default, not by a person.';
-    const harness = await setUp(DATABASE_QUESTION, { answers: ['SQLite'], additionalContext: context });
+    const harness = await setUp(DATABASE, { answers: ['SQLite'], additionalContext: context });
     await submitPrompt(harness, 'Ask me which database to use.');
 
     const result = await toolResultOf(harness);
@@ -190,7 +162,7 @@ describe('conformance harness with a static hook', () => {
   });
 
   it('shows the native dialog when the hook prints nothing, and the terminal answer reaches the model', async () => {
-    const harness = await setUp(DATABASE_QUESTION, { silent: true });
+    const harness = await setUp(DATABASE, { silent: true });
     await submitPrompt(harness, 'Ask me which database to use.');
 
     const screen = await harness.claude.waitForScreen(/Which database should we use\?[\s\S]*Postgres[\s\S]*SQLite/, 45_000);
