@@ -48,15 +48,7 @@ const ANY_PAIR = /"="/;
 
 const FOUR: AskUserQuestionInput = {
   questions: [
-    {
-      question: 'Which database should we use?',
-      header: 'Database',
-      multiSelect: false,
-      options: [
-        { label: 'Postgres', description: 'Relational, server' },
-        { label: 'SQLite', description: 'Embedded file' },
-      ],
-    },
+    DATABASE.questions[0]!,
     {
       question: 'Which checks should run in CI?',
       header: 'CI checks',
