@@ -42,7 +42,9 @@ export function createConfigWatch(options: { env: NodeJS.ProcessEnv; log: Config
   function follow(path: string): void {
     if (watched.has(path)) return;
     watched.add(path);
-    watcher ??= watch([], { ignoreInitial: true, awaitWriteFinish: false })
+    // An editor that saves in place truncates first and writes after: read a file only once its
+    // size has held still, so a half-written file never raises a false banner.
+    watcher ??= watch([], { ignoreInitial: true, awaitWriteFinish: { stabilityThreshold: 120, pollInterval: 20 } })
       .on('add', reload)
       .on('change', reload)
       .on('unlink', reload);
