@@ -103,6 +103,16 @@ export function openStateDir(dir: string) {
   };
 }
 
+/** Whether a process with this pid exists (EPERM: it does, but belongs to someone else). */
+export function isProcessAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
 function readText(path: string): string | undefined {
   try {
     return readFileSync(path, 'utf8');

@@ -6,7 +6,7 @@ import { createConfigWatch } from './config-watch.js';
 import { createHistory } from './history.js';
 import { createPolicy } from './policy.js';
 import { createQuestionStore } from './store.js';
-import { DEFAULT_PORT, LOOPBACK_HOST, openStateDir, resolveStateDir } from '../state-dir.js';
+import { DEFAULT_PORT, isProcessAlive, LOOPBACK_HOST, openStateDir, resolveStateDir } from '../state-dir.js';
 import { VERSION } from '../version.js';
 
 export type DaemonOptions = {
@@ -94,7 +94,7 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 /** One daemon per state directory: a second one would strand the first one's hooks. */
 async function refuseSecondDaemon(stateDir: ReturnType<typeof openStateDir>): Promise<void> {
   const info = stateDir.readDaemonInfo();
-  if (!info || !isAlive(info.pid) || info.pid === process.pid) return;
+  if (!info || !isProcessAlive(info.pid) || info.pid === process.pid) return;
   try {
     const response = await fetch(`http://${LOOPBACK_HOST}:${info.port}/api/status`, {
       headers: { authorization: `Bearer ${stateDir.readToken() ?? ''}` },
@@ -103,15 +103,6 @@ async function refuseSecondDaemon(stateDir: ReturnType<typeof openStateDir>): Pr
     if (response.ok) throw new DaemonStartError(`askbridge is already running (pid ${info.pid}, http://${LOOPBACK_HOST}:${info.port}/): use \`askbridge open\` for a page link, or \`askbridge stop\``);
   } catch (error) {
     if (error instanceof DaemonStartError) throw error;
-  }
-}
-
-function isAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === 'EPERM';
   }
 }
 

@@ -1,0 +1,43 @@
+// `askbridge stop` prints "stopped" only once the daemon's process has exited. The daemon here is
+// a stand-in process that, like a daemon with work to finish, takes a second to exit after it
+// accepts the request; the CLI under test is the real one.
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { baseEnv, runCli } from './harness.js';
+
+const SLOW_DAEMON = `
+const { createServer } = require('node:http');
+const server = createServer((request, response) => {
+  if (request.method === 'POST' && request.url === '/api/shutdown' && request.headers.authorization === 'Bearer ${'t'.repeat(43)}') {
+    response.writeHead(202, { 'content-type': 'application/json' }).end('{"stopping":true}');
+    server.close();
+    setTimeout(() => process.exit(0), 1000);
+  } else response.writeHead(401).end('{}');
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
+`;
+
+describe('askbridge stop', () => {
+  const homes: string[] = [];
+  afterAll(async () => {
+    await Promise.all(homes.map((home) => rm(home, { recursive: true, force: true })));
+  });
+
+  it('returns only after the daemon process has exited', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'askbridge-stop-'));
+    homes.push(home);
+    const daemon = spawn(process.execPath, ['-e', SLOW_DAEMON], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise<void>((resolve) => daemon.once('exit', () => resolve()));
+    const port = await new Promise<number>((resolve) => daemon.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
+    await writeFile(join(home, 'token'), `${'t'.repeat(43)}\n`, { mode: 0o600 });
+    await writeFile(join(home, 'daemon.json'), JSON.stringify({ pid: daemon.pid, port, host: '127.0.0.1', version: 'test', startedAt: Date.now() }), { mode: 0o600 });
+
+    const stopped = await runCli(['stop'], baseEnv({ ASKBRIDGE_HOME: home }));
+    expect(stopped).toMatchObject({ code: 0, stderr: 'askbridge stopped\n' });
+    expect(daemon.exitCode).toBe(0);
+    await exited;
+  });
+});
