@@ -7,6 +7,11 @@ if (!existsSync(entry)) {
   process.stderr.write('askbridge is not built yet: run `npm run build` in its folder\n');
   process.exit(1);
 }
+// A reader that stops early (`askbridge history | head`) closes the pipe: that ends the output, quietly.
+process.stdout.on('error', (error) => {
+  if (error.code === 'EPIPE') process.exit(0);
+  throw error;
+});
 const { runCli } = await import(entry.href);
 const code = await runCli({
   argv: process.argv.slice(2),

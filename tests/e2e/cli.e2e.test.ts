@@ -1,0 +1,62 @@
+// The askbridge command as a process: how it ends, and how it behaves in a pipeline.
+import { execFile, spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { baseEnv, CLI_BIN, runCli } from './harness.js';
+
+const SLOW_DAEMON = `
+const { createServer } = require('node:http');
+const server = createServer((request, response) => {
+  if (request.method === 'POST' && request.url === '/api/shutdown' && request.headers.authorization === 'Bearer ${'t'.repeat(43)}') {
+    response.writeHead(202, { 'content-type': 'application/json' }).end('{"stopping":true}');
+    server.close();
+    setTimeout(() => process.exit(0), 1000);
+  } else response.writeHead(401).end('{}');
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
+`;
+
+const homes: string[] = [];
+afterAll(async () => {
+  await Promise.all(homes.map((home) => rm(home, { recursive: true, force: true })));
+});
+
+describe('askbridge stop', () => {
+  // The daemon here is a stand-in that, like a daemon with work to finish, takes a second to exit
+  // after it accepts the request; the CLI under test is the real one.
+  it('returns only after the daemon process has exited', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'askbridge-stop-'));
+    homes.push(home);
+    const daemon = spawn(process.execPath, ['-e', SLOW_DAEMON], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const exited = new Promise<void>((resolve) => daemon.once('exit', () => resolve()));
+    const port = await new Promise<number>((resolve) => daemon.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
+    await writeFile(join(home, 'token'), `${'t'.repeat(43)}\n`, { mode: 0o600 });
+    await writeFile(join(home, 'daemon.json'), JSON.stringify({ pid: daemon.pid, port, host: '127.0.0.1', version: 'test', startedAt: Date.now() }), { mode: 0o600 });
+
+    const stopped = await runCli(['stop'], baseEnv({ ASKBRIDGE_HOME: home }));
+    expect(stopped).toMatchObject({ code: 0, stderr: 'askbridge stopped\n' });
+    expect(daemon.exitCode).toBe(0);
+    await exited;
+  });
+});
+
+describe('askbridge in a pipeline', () => {
+  it('ends quietly when the reader closes the pipe early (`askbridge history | head -n 1`)', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'askbridge-pipe-'));
+    homes.push(home);
+    const line = (index: number) =>
+      JSON.stringify({ id: `id-${index}`, sessionId: 's', toolUseId: `t-${index}`, project: '/p', askedAt: new Date(0).toISOString(), finishedAt: new Date(0).toISOString(), status: 'answered', source: 'person', detail: 'page', questions: [{ question: `Question ${index}?`, header: 'H' }], answers: { [`Question ${index}?`]: 'A'.repeat(200) } });
+    // Far more than a pipe buffer holds, so the writer is still writing when `head` exits.
+    await writeFile(join(home, 'history.jsonl'), `${Array.from({ length: 3000 }, (_, index) => line(index)).join('\n')}\n`, { mode: 0o600 });
+    const result = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      execFile('bash', ['-c', `"${process.execPath}" "${CLI_BIN}" history --limit 3000 | head -n 1; exit \${PIPESTATUS[0]}`], { env: baseEnv({ ASKBRIDGE_HOME: home }) }, (error, stdout, stderr) =>
+        resolve({ code: error ? (error.code as number) : 0, stdout, stderr }),
+      );
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout.split('\n')[0]).toMatch(/person \(page\)/);
+  });
+});
