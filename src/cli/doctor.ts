@@ -3,13 +3,13 @@
 // problem with its fix. `diagnose` holds every check and touches nothing, so tests feed it inputs;
 // `gatherInputs` does the reading and `run` is the command.
 import { execFile } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createConfigReader, type EffectiveConfig } from '../config.js';
 import { connectToDaemon, NOT_RUNNING } from './client.js';
-import { HOOK_TIMEOUT_SECONDS, shellQuote } from './install.js';
+import { HOOK_TIMEOUT_SECONDS, isRecord, readSettingsFile, shellQuote, type SettingsFile, type SettingsScope } from './claude-settings.js';
 import type { CommandIo } from './main.js';
 
 export const TOOL_NAME = 'AskUserQuestion';
@@ -21,12 +21,6 @@ export const TIMEOUT_MARGIN_SECONDS = 30;
 /** The first Claude Code that accepts answers through `updatedInput` (protocol.md section 2). */
 export const MIN_UPDATED_INPUT_VERSION = [2, 1, 85] as const;
 
-export type SettingsScope = 'user' | 'project' | 'local';
-export type SettingsFile = { scope: SettingsScope; path: string } & (
-  | { state: 'missing' }
-  | { state: 'invalid'; error: string }
-  | { state: 'ok'; settings: unknown }
-);
 export type ClaudeProbe = { bin: string } & ({ state: 'found'; output: string } | { state: 'missing' } | { state: 'failed'; error: string });
 export type DaemonProbe = { running: true; url: string; version: string } | { running: false; reason: string };
 
@@ -411,34 +405,11 @@ function shellWords(command: string, vars: Record<string, string>): Word[] {
 
 function installCommand(scope: SettingsScope, projectDir: string): string {
   if (scope === 'user') return '`askbridge install --user`';
-  return `\`askbridge install --project ${shellQuote(projectDir)}${scope === 'local' ? ' --local' : ''}\``;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
+  return `\`askbridge install --project ${shellQuote(projectDir)}\``;
 }
 
 function unique<T>(values: T[]): T[] {
   return [...new Set(values)];
-}
-
-/** Read one settings file; a missing file is normal, anything else unreadable is a finding. */
-export function readSettingsFile(scope: SettingsScope, path: string): SettingsFile {
-  let raw: string;
-  try {
-    raw = readFileSync(path, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { scope, path, state: 'missing' };
-    return { scope, path, state: 'invalid', error: (error as Error).message };
-  }
-  let settings: unknown;
-  try {
-    settings = JSON.parse(raw);
-  } catch (error) {
-    return { scope, path, state: 'invalid', error: `not valid JSON: ${(error as Error).message}` };
-  }
-  if (!isRecord(settings)) return { scope, path, state: 'invalid', error: 'it does not hold a JSON object' };
-  return { scope, path, state: 'ok', settings };
 }
 
 /** Runs `<bin> --version`; a binary that is not there is reported apart from one that fails. */

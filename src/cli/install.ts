@@ -1,65 +1,81 @@
-// `askbridge install`: add (or update) askbridge's PreToolUse hook in Claude Code settings, keeping
-// everything else in the file as it is. Running it twice changes nothing the second time.
-import { existsSync, mkdirSync, readFileSync } from 'node:fs';
+// `askbridge install`: add askbridge's hook for AskUserQuestion to Claude Code's settings, keeping
+// everything else in the file as it is. The entry names this checkout's hook by absolute path, so
+// it goes only where nothing gets committed: a project's `.claude/settings.local.json` (made sure to
+// be ignored by git) or the user's own settings. Running it twice changes nothing the second time.
+import { execFileSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { dirname, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { writeFileAtomic } from '../state-dir.js';
+import { checkEditable, countInstalledHooks, readSettingsFile, settingsPath, withInstalledHook, withoutInstalledHooks, writeSettings, type SettingsFile, type SettingsScope } from './claude-settings.js';
 import { CliError } from './client.js';
 import type { CommandIo } from './main.js';
 
-export const HOOK_PATH = fileURLToPath(new URL('../../hooks/askbridge-hook.mjs', import.meta.url));
-export const HOOK_TIMEOUT_SECONDS = 3600;
-export const HOOK_STATUS_MESSAGE = 'Waiting for an answer in askbridge';
+export type Target = { projectDir: string; homeDir: string; user: boolean };
 
-type HookCommand = { type: string; command?: string; [key: string]: unknown };
-type MatcherEntry = { matcher?: string; hooks?: HookCommand[]; [key: string]: unknown };
-type Settings = { hooks?: { PreToolUse?: MatcherEntry[]; [event: string]: unknown }; [key: string]: unknown };
-
-export function shellQuote(path: string): string {
-  return `'${path.replaceAll("'", `'\\''`)}'`;
+export function parseTarget(io: CommandIo, command: string): Target {
+  const { values } = parseArgs({ args: io.argv, strict: true, options: { project: { type: 'string' }, user: { type: 'boolean', default: false } } });
+  if (values.user && values.project !== undefined) throw new CliError(`choose --user or --project, not both (askbridge ${command} --help)`, 2);
+  return { projectDir: resolve(values.project ?? process.cwd()), homeDir: io.env.HOME || homedir(), user: values.user };
 }
 
-/** The settings with exactly one askbridge hook entry for AskUserQuestion. */
-export function withAskbridgeHook(settings: Settings, hookPath: string): Settings {
-  const hook: HookCommand = { type: 'command', command: `node ${shellQuote(hookPath)}`, timeout: HOOK_TIMEOUT_SECONDS, statusMessage: HOOK_STATUS_MESSAGE };
-  const isOurs = (command: HookCommand) => typeof command.command === 'string' && command.command.includes('askbridge-hook.mjs');
-  const entries = (settings.hooks?.PreToolUse ?? [])
-    .map((entry) => ({ ...entry, hooks: (entry.hooks ?? []).filter((command) => !isOurs(command)) }))
-    .filter((entry) => entry.hooks.length > 0);
-  entries.push({ matcher: 'AskUserQuestion', hooks: [hook] });
-  return { ...settings, hooks: { ...settings.hooks, PreToolUse: entries } };
+/** A settings file that can be edited safely, or a CliError saying why not (nothing is changed then). */
+export function readEditable(scope: SettingsScope, target: Target): SettingsFile & { state: 'ok' | 'missing' } {
+  const file = readSettingsFile(scope, settingsPath(scope, target.projectDir, target.homeDir));
+  if (file.state === 'invalid') throw new CliError(`${file.path}: ${file.error}; fix it first, nothing was changed`);
+  if (file.state === 'ok') {
+    const problem = checkEditable(file);
+    if (problem) throw new CliError(problem);
+  }
+  return file;
 }
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 export async function run(io: CommandIo): Promise<void> {
-  const { values } = parseArgs({
-    args: io.argv,
-    strict: true,
-    options: { project: { type: 'string' }, user: { type: 'boolean', default: false }, local: { type: 'boolean', default: false } },
-  });
-  if (values.user && values.project !== undefined) throw new CliError('choose --user or --project, not both', 2);
-  const file = values.user
-    ? join(io.env.HOME || homedir(), '.claude', 'settings.json')
-    : join(resolve(values.project ?? process.cwd()), '.claude', values.local ? 'settings.local.json' : 'settings.json');
-
-  let settings: Settings = {};
-  if (existsSync(file)) {
-    try {
-      settings = JSON.parse(readFileSync(file, 'utf8')) as Settings;
-    } catch (error) {
-      throw new CliError(`${file} is not valid JSON (${(error as Error).message}); fix it first, nothing was changed`);
-    }
-    if (typeof settings !== 'object' || settings === null || Array.isArray(settings)) throw new CliError(`${file} does not hold a JSON object; nothing was changed`);
-    const entries: unknown = settings.hooks?.PreToolUse;
-    if (entries !== undefined && (!Array.isArray(entries) || entries.some((entry) => !isObject(entry) || (entry.hooks !== undefined && !Array.isArray(entry.hooks))))) {
-      throw new CliError(`${file}: hooks.PreToolUse is not a list of { matcher, hooks: [...] } entries; fix it first, nothing was changed`);
-    }
+  if (io.argv.includes('--help')) {
+    io.stdout('Usage: askbridge install [--project DIR | --user]\n\n  --project DIR  this project only (default: the current folder), in DIR/.claude/settings.local.json\n  --user         every project, in ~/.claude/settings.json\n');
+    return;
   }
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileAtomic(file, `${JSON.stringify(withAskbridgeHook(settings, HOOK_PATH), null, 2)}\n`);
-  io.stdout(`askbridge hook installed in ${file}\n`);
-  io.stderr('Claude Code reads hooks when a session starts: restart running `claude` sessions to pick it up.\n');
+  const target = parseTarget(io, 'install');
+  const destination = readEditable(target.user ? 'user' : 'local', target);
+  // An older install wrote this machine's path into the committed file: move it out of there.
+  const committed = target.user ? undefined : readEditable('project', target);
+
+  const before = destination.state === 'ok' ? destination.settings : undefined;
+  mkdirSync(dirname(destination.path), { recursive: true });
+  const changed = await writeSettings(destination.path, before, withInstalledHook(before ?? {}));
+  io.stdout(changed ? `askbridge hook installed in ${destination.path}\n` : `askbridge hook already installed in ${destination.path}\n`);
+
+  if (committed?.state === 'ok' && countInstalledHooks(committed.settings) > 0) {
+    await writeSettings(committed.path, committed.settings, withoutInstalledHooks(committed.settings));
+    io.stdout(`moved askbridge's machine-specific entry out of ${committed.path}, which is shared through git\n`);
+  }
+  if (!target.user) ensureIgnoredByGit(target.projectDir, destination.path, io);
+  if (changed) io.stderr('Claude Code reads hooks when a session starts: restart running `claude` sessions to pick it up.\n');
+}
+
+/** settings.local.json must never be committed; in a git work tree where nothing ignores it, .git/info/exclude does. */
+function ensureIgnoredByGit(projectDir: string, file: string, io: CommandIo): void {
+  const git = (...args: string[]) => execFileSync('git', ['-C', projectDir, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  try {
+    git('rev-parse', '--is-inside-work-tree');
+  } catch {
+    return; // not a git work tree (or no git): nothing can commit it
+  }
+  const path = relative(projectDir, file);
+  try {
+    git('check-ignore', '-q', path);
+    return; // already ignored
+  } catch {
+    // exit 1: not ignored
+  }
+  const exclude = resolve(projectDir, git('rev-parse', '--git-path', 'info/exclude').trim());
+  mkdirSync(dirname(exclude), { recursive: true });
+  let current = '';
+  try {
+    current = readFileSync(exclude, 'utf8');
+  } catch {
+    // a new exclude file
+  }
+  appendFileSync(exclude, `${current === '' || current.endsWith('\n') ? '' : '\n'}/${path}\n`);
+  io.stdout(`${path} is now ignored by git (in ${exclude})\n`);
 }

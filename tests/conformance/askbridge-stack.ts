@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { HOOK_SCRIPT, REPO_ROOT, launchBrowser, openPairedPage, sleep, startDaemon, waitUntil } from '../e2e/harness.js';
+import { HOOK_SCRIPT, REPO_ROOT, baseEnv, launchBrowser, openPairedPage, runCli, sleep, startDaemon, waitUntil } from '../e2e/harness.js';
 import type { Daemon } from '../e2e/harness.js';
 import { CLAUDE_BIN, DUMMY_API_KEY } from './claude-tmux.js';
 
@@ -154,14 +154,27 @@ export interface Project {
  * a byte-for-byte copy of .claude/settings.example.json, and optionally a
  * project config (.claude/askbridge.json).
  */
-export async function createProject(options: { config?: Record<string, unknown> } = {}): Promise<Project> {
+/**
+ * How the project's hook is wired: `example` copies the hook and .claude/settings.example.json into
+ * it, as the README describes by hand; `install` runs `askbridge install --project DIR`; `none`
+ * wires nothing (the plugin, loaded with --plugin-dir, brings the hook).
+ */
+export type HookWiring = 'example' | 'install' | 'none';
+
+export async function createProject(options: { config?: Record<string, unknown>; hooks?: HookWiring } = {}): Promise<Project> {
   const root = await realpath(await mkdtemp(join(tmpdir(), 'askbridge-conformance-project-')));
   startWatchdog(root);
   const dir = join(root, 'shop');
-  await mkdir(join(dir, 'hooks'), { recursive: true });
   await mkdir(join(dir, '.claude'), { recursive: true });
-  await copyFile(HOOK_SCRIPT, join(dir, 'hooks', 'askbridge-hook.mjs'));
-  await copyFile(SETTINGS_EXAMPLE, join(dir, '.claude', 'settings.json'));
+  const wiring = options.hooks ?? 'example';
+  if (wiring === 'example') {
+    await mkdir(join(dir, 'hooks'), { recursive: true });
+    await copyFile(HOOK_SCRIPT, join(dir, 'hooks', 'askbridge-hook.mjs'));
+    await copyFile(SETTINGS_EXAMPLE, join(dir, '.claude', 'settings.json'));
+  } else if (wiring === 'install') {
+    const installed = await runCli(['install', '--project', dir], baseEnv({ HOME: root }));
+    if (installed.code !== 0) throw new Error(`askbridge install failed: ${installed.stderr}`);
+  }
   if (options.config) await writeFile(join(dir, '.claude', 'askbridge.json'), JSON.stringify(options.config, null, 2));
   return { dir, remove: () => rm(root, { recursive: true, force: true }) };
 }

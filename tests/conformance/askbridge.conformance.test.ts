@@ -19,10 +19,10 @@ import { startFakeAnthropic } from './fake-anthropic.js';
 import { CHECKS, DATABASE } from './questions.js';
 import type { AskUserQuestionInput, FakeAnthropic, RecordedToolResult } from './fake-anthropic.js';
 import type { QuestionView } from '../../src/protocol.js';
-import { runCli, sleep, waitUntil } from '../e2e/harness.js';
+import { REPO_ROOT, runCli, sleep, waitUntil } from '../e2e/harness.js';
 import type { Daemon } from '../e2e/harness.js';
 import { createProject, hookEnvOf, openAnswerPage, pinnedClaudeVersion, resolveClaudeUnderTest, startAskbridgeDaemon, startSdkSession } from './askbridge-stack.js';
-import type { AnswerPage, ClaudeUnderTest, Project } from './askbridge-stack.js';
+import type { AnswerPage, ClaudeUnderTest, HookWiring, Project } from './askbridge-stack.js';
 
 // ---------------------------------------------------------------------------------------------
 // What the model reads (observed with Claude Code 2.1.330)
@@ -191,19 +191,24 @@ interface AskOptions {
   env?: Record<string, string>;
   /** ASKBRIDGE_HOME of another daemon (or of none). */
   hookEnv?: Record<string, string>;
+  /** How the project's hook is wired (default: the settings example). */
+  hooks?: HookWiring;
+  /** Extra command-line arguments for claude. */
+  args?: string[];
 }
 
 /** A claude session in a fresh project, whose model has just called AskUserQuestion with `script`. */
 async function askInTerminal(script: AskUserQuestionInput, options: AskOptions = {}): Promise<Run> {
   const fake = await startFakeAnthropic({ script });
   defer(() => fake.close());
-  const project = await createProject(options.config ? { config: options.config } : {});
+  const project = await createProject({ ...(options.config ? { config: options.config } : {}), ...(options.hooks ? { hooks: options.hooks } : {}) });
   defer(() => project.remove());
   const claude = await startClaude({
     baseUrl: fake.url,
     projectDir: project.dir,
     claudeBin: client().bin,
     env: { ...(options.hookEnv ?? hookEnvOf(daemon)), ...options.env },
+    ...(options.args ? { args: options.args } : {}),
   });
   defer(() => claude.stop());
   await claude.submit('Ask me what you need to know.', { accepted: () => fake.mainRequests.length > 0 });
@@ -289,6 +294,24 @@ describe('askbridge answers reach the model through the real Claude Code client'
     await cardStatus(question.id, 'answered');
     expect(await historyOf(run.fake.currentToolUseId)).toMatchObject({ status: 'answered', source: 'person', detail: 'page' });
   });
+
+  const wirings: Array<[string, AskOptions]> = [
+    ['wired by `askbridge install --project DIR`', { hooks: 'install' }],
+    ['wired by the askbridge plugin (--plugin-dir)', { hooks: 'none', args: ['--plugin-dir', REPO_ROOT] }],
+  ];
+  for (const [how, options] of wirings) {
+    it(`delivers a single-select answer with the hook ${how}`, async () => {
+      const run = await askInTerminal(DATABASE, options);
+      const question = await pendingCard(run);
+      expect(question.cwd).toBe(run.project.dir);
+      await answerPage.question(question.id, 0).getByRole('radio', { name: 'Postgres', exact: true }).check();
+      await submitCard(question.id);
+
+      const result = await toolResultOf(run);
+      expect(result.isError).toBe(false);
+      expect(result.text).toBe(answeredText(pair('Which database should we use?', 'Postgres')));
+    });
+  }
 
   it('delivers two multi-select labels in option order joined with ", ", whatever order they were ticked in', async () => {
     const run = await askInTerminal(CHECKS);

@@ -43,7 +43,7 @@ const ids = (findings: Finding[]) => findings.map((finding) => finding.id);
 const only = (findings: Finding[], id: Finding['id']) => findings.filter((finding) => finding.id === id);
 
 /** Inputs built in memory: one project settings file holding `settings`. */
-function memoryInputs(settings: unknown, config: { waitSeconds?: number; answerMode?: 'updatedInput' | 'deny-reason' } = {}): DoctorInputs {
+function memoryInputs(settings: Record<string, unknown>, config: { waitSeconds?: number; answerMode?: 'updatedInput' | 'deny-reason' } = {}): DoctorInputs {
   return {
     projectDir: '/p',
     homeDir: '/home/alice',
@@ -87,7 +87,7 @@ describe('diagnose on the settings fixtures', () => {
     const [finding] = diagnosis.findings;
     expect(finding?.file).toBe(join(project('hook-path-missing'), '.claude', 'settings.local.json'));
     expect(finding?.message).toContain('/nonexistent/askbridge/hooks/askbridge-hook.mjs');
-    expect(finding?.fix).toContain('--local');
+    expect(finding?.fix).toContain(`askbridge install --project '${project('hook-path-missing')}'`);
   });
 
   it("reports Claude Code's default 600 s timeout as too short for the project's waitSeconds 900", async () => {
