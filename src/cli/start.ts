@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { DaemonStartError, runDaemonInForeground } from '../daemon/main.js';
+import { DaemonAlreadyRunning, DaemonStartError, runDaemonInForeground } from '../daemon/main.js';
 import { CliError } from './client.js';
 import type { CommandIo } from './main.js';
 
@@ -12,6 +12,10 @@ export async function run(io: CommandIo): Promise<void> {
       print: (line) => io.stdout(`${line}\n`),
     });
   } catch (error) {
+    if (error instanceof DaemonAlreadyRunning) {
+      io.stderr(`${error.message}\n`);
+      return;
+    }
     if (error instanceof DaemonStartError) throw new CliError(error.message);
     throw error;
   }

@@ -6,7 +6,8 @@ import { createConfigWatch } from './config-watch.js';
 import { createHistory } from './history.js';
 import { createPolicy } from './policy.js';
 import { createQuestionStore } from './store.js';
-import { DEFAULT_PORT, isProcessAlive, LOOPBACK_HOST, openStateDir, resolveStateDir } from '../state-dir.js';
+import { DEFAULT_PORT, LOOPBACK_HOST, openStateDir, resolveStateDir, type DaemonInfo } from '../state-dir.js';
+import { acquireDaemonLock, type DaemonLock, type LockHolder } from './lock.js';
 import { VERSION } from '../version.js';
 
 export type DaemonOptions = {
@@ -19,6 +20,8 @@ export type DaemonOptions = {
 export type RunningDaemon = { app: App; port: number; url: string; stop: () => Promise<void> };
 
 export class DaemonStartError extends Error {}
+/** Another live daemon holds this state directory: not a failure, there is just nothing to start. */
+export class DaemonAlreadyRunning extends Error {}
 
 export function resolvePort(env: NodeJS.ProcessEnv, flag?: number): number {
   const raw = flag ?? (env.ASKBRIDGE_PORT ? Number(env.ASKBRIDGE_PORT) : DEFAULT_PORT);
@@ -30,8 +33,18 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   const port = resolvePort(options.env, options.port);
   const stateDir = openStateDir(resolveStateDir(options.env));
   stateDir.ensure();
-  await refuseSecondDaemon(stateDir);
+  // Taken before anything is written, so a second start changes nothing of the running daemon's.
+  const attempt = await acquireDaemonLock(stateDir.paths.dir);
+  if (!attempt.acquired) throw new DaemonAlreadyRunning(describeRunning(attempt.holder, stateDir.readDaemonInfo()));
+  try {
+    return await startLocked(options, port, stateDir, attempt.lock);
+  } catch (error) {
+    attempt.lock.release();
+    throw error;
+  }
+}
 
+async function startLocked(options: DaemonOptions, port: number, stateDir: ReturnType<typeof openStateDir>, lock: DaemonLock): Promise<RunningDaemon> {
   const logger: Logger = await createLogger({ level: options.env.ASKBRIDGE_LOG_LEVEL, pretty: process.stdout.isTTY === true });
   const token = stateDir.writeNewToken();
   const store = createQuestionStore();
@@ -86,24 +99,15 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
     store.releaseAll();
     await Promise.all([app!.close(), configWatch.close(), history.flushed()]);
     stateDir.removeDaemonInfo(process.pid);
+    lock.release();
   }
 
   return { app, port: listeningPort, url, stop };
 }
 
-/** One daemon per state directory: a second one would strand the first one's hooks. */
-async function refuseSecondDaemon(stateDir: ReturnType<typeof openStateDir>): Promise<void> {
-  const info = stateDir.readDaemonInfo();
-  if (!info || !isProcessAlive(info.pid) || info.pid === process.pid) return;
-  try {
-    const response = await fetch(`http://${LOOPBACK_HOST}:${info.port}/api/status`, {
-      headers: { authorization: `Bearer ${stateDir.readToken() ?? ''}` },
-      signal: AbortSignal.timeout(1000),
-    });
-    if (response.ok) throw new DaemonStartError(`askbridge is already running (pid ${info.pid}, http://${LOOPBACK_HOST}:${info.port}/): use \`askbridge open\` for a page link, or \`askbridge stop\``);
-  } catch (error) {
-    if (error instanceof DaemonStartError) throw error;
-  }
+function describeRunning(holder: LockHolder, info: DaemonInfo | undefined): string {
+  if (info?.pid !== holder.pid) return `askbridge is already starting for this state directory (pid ${holder.pid})`;
+  return `askbridge is already running (pid ${holder.pid}, http://${LOOPBACK_HOST}:${info.port}/): use \`askbridge open\` for a page link, or \`askbridge stop\``;
 }
 
 /** `askbridge start`: run in the foreground until SIGINT/SIGTERM or `askbridge stop`. */
