@@ -7,6 +7,7 @@ import { createHistory } from './history.js';
 import { createPolicy } from './policy.js';
 import { createQuestionStore } from './store.js';
 import { DEFAULT_PORT, LOOPBACK_HOST, openStateDir, resolveStateDir, type DaemonInfo } from '../state-dir.js';
+import { askbridgeCommand } from '../command-name.js';
 import { acquireDaemonLock, type DaemonLock, type LockHolder } from './lock.js';
 import { VERSION } from '../version.js';
 
@@ -92,7 +93,7 @@ async function startLocked(options: DaemonOptions, port: number, stateDir: Retur
   const url = `http://${LOOPBACK_HOST}:${listeningPort}/`;
   logger.info({ url, stateDir: stateDir.paths.dir, version: VERSION }, 'askbridge is listening');
   options.print(`Answer page (one-time link, pairs one browser): ${url}#pair=${app.askbridge.auth.createPairingCode()}`);
-  options.print('For another browser or device later, run: npx askbridge open');
+  options.print(`For another browser or device later, run: ${askbridgeCommand(options.env)} open`);
 
   async function shutDown(): Promise<void> {
     logger.info('stopping: waiting hooks hand their questions to the terminal');
