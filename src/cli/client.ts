@@ -1,11 +1,23 @@
 // How CLI commands reach the running daemon: its port from daemon.json (or ASKBRIDGE_PORT), and
 // the local token from the state directory. Every failure is a CliError with a sentence to print.
-import { LOOPBACK_HOST, openStateDir, resolveStateDir } from '../state-dir.js';
+import { isProcessAlive, LOOPBACK_HOST, openStateDir, resolveStateDir } from '../state-dir.js';
 
 export class CliError extends Error {
   constructor(
     message: string,
     readonly exitCode = 1,
+  ) {
+    super(message);
+  }
+}
+
+/** Why the daemon could not be used: nothing there, an askbridge that refuses our token, or a program that is not askbridge. */
+export type Unreachable = 'not-running' | 'refuses-token' | 'not-askbridge';
+
+export class DaemonUnreachable extends CliError {
+  constructor(
+    readonly state: Unreachable,
+    message: string,
   ) {
     super(message);
   }
@@ -24,7 +36,7 @@ export function connectToDaemon(env: NodeJS.ProcessEnv): DaemonClient {
   // daemon.json says where the daemon listens now; ASKBRIDGE_PORT (0 means "any" to the daemon) stands in without it.
   const port = info?.port ?? (Number(env.ASKBRIDGE_PORT) || undefined);
   const token = stateDir.readToken();
-  if (!port || !token) throw new CliError(NOT_RUNNING);
+  if (!port || !token) throw new DaemonUnreachable('not-running', NOT_RUNNING);
   const baseUrl = `http://${LOOPBACK_HOST}:${port}`;
   return {
     baseUrl,
@@ -37,16 +49,28 @@ export function connectToDaemon(env: NodeJS.ProcessEnv): DaemonClient {
           ...(body === undefined ? {} : { body: JSON.stringify(body) }),
           signal: AbortSignal.timeout(5000),
         });
-      } catch {
-        throw new CliError(NOT_RUNNING);
+      } catch (error) {
+        if ((error as Error).name === 'TimeoutError') {
+          throw new DaemonUnreachable('not-askbridge', `something accepts connections on ${baseUrl} but does not answer: find it with \`ss -ltnp 'sport = :${port}'\`, stop it, then start askbridge again`);
+        }
+        const stale = info !== undefined && !isProcessAlive(info.pid);
+        throw new DaemonUnreachable('not-running', stale ? `${NOT_RUNNING} (daemon.json is left over from pid ${info.pid}, which ended without cleaning up; the next start replaces it)` : NOT_RUNNING);
       }
-      if (response.status === 401) throw new CliError('the daemon refused the local token: is another askbridge using this state directory?');
       const text = await response.text();
+      let parsed: unknown;
       try {
-        return { status: response.status, body: JSON.parse(text) as never };
+        parsed = JSON.parse(text);
       } catch {
-        throw new CliError(`unexpected answer from ${baseUrl} (${response.status}): is something else listening on that port?`);
+        parsed = undefined;
       }
+      const isAskbridgeError = typeof parsed === 'object' && parsed !== null && 'error' in parsed;
+      if (parsed === undefined || (!response.ok && !isAskbridgeError)) {
+        throw new DaemonUnreachable('not-askbridge', `something that is not askbridge answers on ${baseUrl} (HTTP ${response.status}): find it with \`ss -ltnp 'sport = :${port}'\`, stop it, then start askbridge again`);
+      }
+      if (response.status === 401) {
+        throw new DaemonUnreachable('refuses-token', `askbridge on ${baseUrl} refuses this state directory's token: it belongs to another state directory (check ASKBRIDGE_HOME), or was started by another user`);
+      }
+      return { status: response.status, body: parsed as never };
     },
   };
 }

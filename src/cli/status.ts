@@ -1,28 +1,24 @@
+// `askbridge status`: is the daemon running, and if it cannot be used, why: nothing there, an
+// askbridge that refuses this state directory's token, or a program on its port that is not askbridge.
 import { parseArgs } from 'node:util';
-import { connectToDaemon, type DaemonClient } from './client.js';
+import { connectToDaemon, DaemonUnreachable } from './client.js';
 import type { CommandIo } from './main.js';
 
 type Status = { pid: number; port: number; url: string; version: string; pending: number; watchers: number };
 
 export async function run(io: CommandIo): Promise<number> {
   const { values } = parseArgs({ args: io.argv, options: { json: { type: 'boolean', default: false } }, strict: true });
-  let status: Status | undefined;
+  let status: Status;
   try {
-    status = await fetchStatus(connectToDaemon(io.env));
-  } catch {
-    status = undefined;
+    const response = await connectToDaemon(io.env).request<Status>('GET', '/api/status');
+    if (response.status !== 200) throw new DaemonUnreachable('not-askbridge', `the daemon answered ${response.status} to a status request`);
+    status = response.body;
+  } catch (error) {
+    if (!(error instanceof DaemonUnreachable)) throw error;
+    io.stdout(values.json ? `${JSON.stringify({ running: false, state: error.state, reason: error.message })}\n` : `${error.message}\n`);
+    return 1;
   }
-  if (values.json) {
-    io.stdout(`${JSON.stringify(status ? { running: true, ...status } : { running: false })}\n`);
-  } else if (status) {
-    io.stdout(`askbridge ${status.version} is running: pid ${status.pid}, ${status.url}\n${status.pending} pending question(s), ${status.watchers} page(s) or listener(s) connected\n`);
-  } else {
-    io.stdout('askbridge is not running\n');
-  }
-  return status ? 0 : 1;
-}
-
-async function fetchStatus(daemon: DaemonClient): Promise<Status | undefined> {
-  const response = await daemon.request<Status>('GET', '/api/status');
-  return response.status === 200 ? response.body : undefined;
+  if (values.json) io.stdout(`${JSON.stringify({ running: true, ...status })}\n`);
+  else io.stdout(`askbridge ${status.version} is running: pid ${status.pid}, ${status.url}\n${status.pending} pending question(s), ${status.watchers} page(s) or listener(s) connected\n`);
+  return 0;
 }

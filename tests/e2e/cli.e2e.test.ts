@@ -1,5 +1,7 @@
 // The askbridge command as a process: how it ends, and how it behaves in a pipeline.
 import { execFile, spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -58,5 +60,59 @@ describe('askbridge in a pipeline', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout.split('\n')[0]).toMatch(/person \(page\)/);
+  });
+});
+
+describe('askbridge status', () => {
+  const servers: Server[] = [];
+  afterAll(() => {
+    for (const server of servers) {
+      server.closeAllConnections();
+      server.close();
+    }
+  });
+
+  /** A state directory whose daemon.json points at `port`, as if a daemon had written it. */
+  async function stateFor(port: number, pid = process.pid): Promise<NodeJS.ProcessEnv> {
+    const home = await mkdtemp(join(tmpdir(), 'askbridge-status-'));
+    homes.push(home);
+    await writeFile(join(home, 'token'), `${'t'.repeat(43)}\n`, { mode: 0o600 });
+    await writeFile(join(home, 'daemon.json'), JSON.stringify({ pid, port, host: '127.0.0.1', version: 'test', startedAt: Date.now() }), { mode: 0o600 });
+    return baseEnv({ ASKBRIDGE_HOME: home });
+  }
+
+  async function serve(handler: Parameters<typeof createServer>[1]): Promise<number> {
+    const server = createServer(handler);
+    servers.push(server);
+    await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+    return (server.address() as AddressInfo).port;
+  }
+
+  const status = async (env: NodeJS.ProcessEnv) => {
+    const result = await runCli(['status', '--json'], env);
+    return { code: result.code, ...(JSON.parse(result.stdout) as { running: boolean; state?: string; reason?: string }) };
+  };
+
+  it('tells "something that is not askbridge" on the port from "not running"', async () => {
+    const port = await serve((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end('<h1>a dev server</h1>'));
+    expect(await status(await stateFor(port))).toMatchObject({ code: 1, running: false, state: 'not-askbridge', reason: expect.stringContaining(`:${port}`) });
+  });
+
+  it('tells a program that accepts connections and never answers apart from "not running"', async () => {
+    const port = await serve(() => {});
+    expect(await status(await stateFor(port))).toMatchObject({ code: 1, running: false, state: 'not-askbridge', reason: expect.stringContaining('does not answer') });
+  });
+
+  it('tells an askbridge that refuses this state directory\'s token', async () => {
+    const port = await serve((_request, response) => response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"code":"unauthorized","message":"no"}}'));
+    expect(await status(await stateFor(port))).toMatchObject({ code: 1, running: false, state: 'refuses-token' });
+  });
+
+  it('says when daemon.json is left over from a daemon that ended without cleaning up', async () => {
+    const port = await serve(() => {});
+    servers.pop()!.close();
+    const dead = spawn(process.execPath, ['-e', '0']);
+    await new Promise((exited) => dead.once('exit', exited));
+    expect(await status(await stateFor(port, dead.pid))).toMatchObject({ code: 1, running: false, state: 'not-running', reason: expect.stringContaining('left over') });
   });
 });

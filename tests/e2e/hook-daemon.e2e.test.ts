@@ -421,7 +421,7 @@ describe('`askbridge status --json`', () => {
     expect(await daemon.exited).toEqual({ code: 0, signal: null });
     const result = await runCli(['status', '--json'], daemon.env);
     expect(result.code).toBe(1);
-    expect(parseJson(result.stdout, 'status --json')).toEqual({ running: false });
+    expect(parseJson(result.stdout, 'status --json')).toMatchObject({ running: false, state: 'not-running' });
   });
 });
 
