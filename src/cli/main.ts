@@ -12,7 +12,7 @@ export type CommandIo = {
 type Command = { summary: string; load: () => Promise<{ run: (io: CommandIo) => Promise<number | void> }> };
 
 const COMMANDS: Record<string, Command> = {
-  start: { summary: 'run the daemon in the foreground and print a one-time page link   [--port N]', load: () => import('./start.js') },
+  start: { summary: 'run the daemon and print a one-time page link; --background returns once it serves   [--port N] [--background]', load: () => import('./start.js') },
   stop: { summary: 'stop the running daemon (waiting questions go back to the terminal)', load: () => import('./stop.js') },
   status: { summary: 'is the daemon running? pid, port, url, pending count               [--json]', load: () => import('./status.js') },
   open: { summary: 'print a one-time link that pairs a browser, and open it             [--print]', load: () => import('./open.js') },
@@ -21,6 +21,7 @@ const COMMANDS: Record<string, Command> = {
   pending: { summary: 'list the questions waiting for an answer                          [--json]', load: () => import('./pending.js') },
   history: { summary: 'the finished questions: who or what answered, and with what   [--limit N] [--json]', load: () => import('./history.js') },
   config: { summary: 'print the effective configuration for a directory and where each value comes from   [--cwd DIR] [--json]', load: () => import('./config.js') },
+  logs: { summary: "the background daemon's log, readable                            [-n N] [--follow] [--json]", load: () => import('./logs.js') },
   doctor: { summary: 'check the Claude Code settings, the hook and the daemon, and say how to fix what is wrong', load: () => import('./doctor.js') },
   answer: { summary: 'answer a question: answer ID --pick 1=LABEL [--other 2=TEXT] [--note 1=TEXT]', load: () => import('./answer.js') },
 };

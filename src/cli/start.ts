@@ -1,15 +1,35 @@
+// `askbridge start`: the daemon in the foreground (`npm start`), or with --background in a detached
+// process that logs to the state directory, returning once it serves, with the page link printed.
+import { spawn } from 'node:child_process';
+import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
+import { CLI_PATH } from '../command-name.js';
+import { isHolderAlive, lockPaths, readLockHolder } from '../daemon/lock.js';
+import { logsDir } from '../daemon/logger.js';
 import { DaemonAlreadyRunning, DaemonStartError, runDaemonInForeground } from '../daemon/main.js';
-import { CliError } from './client.js';
+import { openStateDir, resolveStateDir } from '../state-dir.js';
+import { CliError, connectToDaemon } from './client.js';
 import type { CommandIo } from './main.js';
 
+/** Starting takes well under a second; a loaded machine gets generous room before we call it failed. */
+const BACKGROUND_READY_MS = 15_000;
+const POLL_MS = 50;
+
 export async function run(io: CommandIo): Promise<void> {
-  const { values } = parseArgs({ args: io.argv, options: { port: { type: 'string' } }, strict: true });
+  const { values } = parseArgs({
+    args: io.argv,
+    options: { port: { type: 'string' }, background: { type: 'boolean', default: false }, 'log-file': { type: 'boolean', default: false } },
+    strict: true,
+  });
+  if (values.background) return startInBackground(io, values.port);
   try {
     await runDaemonInForeground({
       env: io.env,
       ...(values.port === undefined ? {} : { port: Number(values.port) }),
       print: (line) => io.stdout(`${line}\n`),
+      logToFile: values['log-file'],
     });
   } catch (error) {
     if (error instanceof DaemonAlreadyRunning) {
@@ -19,4 +39,46 @@ export async function run(io: CommandIo): Promise<void> {
     if (error instanceof DaemonStartError) throw new CliError(error.message);
     throw error;
   }
+}
+
+async function startInBackground(io: CommandIo, port: string | undefined): Promise<void> {
+  const stateDir = openStateDir(resolveStateDir(io.env));
+  stateDir.ensure();
+  const lock = lockPaths(stateDir.paths.dir).lock;
+  // The child's stderr goes to a file, not a pipe: the daemon outlives this command, and a write to
+  // a pipe nobody reads any more would kill it.
+  mkdirSync(logsDir(stateDir.paths.dir), { recursive: true, mode: 0o700 });
+  const stderrFile = join(logsDir(stateDir.paths.dir), 'start.stderr');
+  const stderrFd = openSync(stderrFile, 'w', 0o600);
+  const child = spawn(process.execPath, [CLI_PATH, 'start', '--log-file', ...(port === undefined ? [] : ['--port', port])], {
+    detached: true,
+    stdio: ['ignore', 'ignore', stderrFd],
+    env: io.env,
+  });
+  closeSync(stderrFd);
+  const stderr = () => readFileSync(stderrFile, 'utf8');
+  let exited: number | null | undefined;
+  child.once('exit', (code) => (exited = code));
+
+  // Ready: daemon.json names the child (it writes it once it listens). Or the child ended: it found
+  // a daemon already running (exit 0, and says where), or it could not start (its one-line reason).
+  const deadline = Date.now() + BACKGROUND_READY_MS;
+  while (stateDir.readDaemonInfo()?.pid !== child.pid) {
+    if (exited !== undefined) {
+      const holder = readLockHolder(lock);
+      if (exited === 0 && typeof holder === 'object' && isHolderAlive(holder)) {
+        io.stderr(stderr() || `askbridge is already running (pid ${holder.pid})\n`);
+        return;
+      }
+      throw new CliError(stderr().trim().split('\n').pop() || `the daemon exited (${exited}) before it was ready: see \`askbridge logs\``);
+    }
+    if (Date.now() > deadline) throw new CliError(`the daemon (pid ${child.pid}) is not ready after ${BACKGROUND_READY_MS / 1000} s: see \`askbridge logs\``);
+    await sleep(POLL_MS);
+  }
+  child.unref();
+
+  const daemon = connectToDaemon(io.env);
+  const pairing = await daemon.request<{ code: string }>('POST', '/api/pairings', {});
+  io.stdout(`askbridge is running in the background (pid ${child.pid}); logs: askbridge logs\n`);
+  if (pairing.status === 200) io.stdout(`Answer page (one-time link, pairs one browser): ${daemon.baseUrl}/#pair=${pairing.body.code}\n`);
 }

@@ -1,7 +1,7 @@
 // The daemon process: the only daemon file that touches `process`, signals and listen().
 import type { Logger } from 'pino';
 import { buildApp, type App } from './app.js';
-import { createLogger } from './logger.js';
+import { createLogger, wantsColor } from './logger.js';
 import { createConfigWatch } from './config-watch.js';
 import { createHistory } from './history.js';
 import { createPolicy } from './policy.js';
@@ -16,6 +16,8 @@ export type DaemonOptions = {
   port?: number;
   /** Where the one-time page URL is printed. */
   print: (line: string) => void;
+  /** Log to the rotated files in the state directory instead of stdout (a daemon in the background). */
+  logToFile?: boolean;
 };
 
 export type RunningDaemon = { app: App; port: number; url: string; stop: () => Promise<void> };
@@ -46,7 +48,11 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
 }
 
 async function startLocked(options: DaemonOptions, port: number, stateDir: ReturnType<typeof openStateDir>, lock: DaemonLock): Promise<RunningDaemon> {
-  const logger: Logger = await createLogger({ level: options.env.ASKBRIDGE_LOG_LEVEL, pretty: process.stdout.isTTY === true });
+  const terminal = process.stdout.isTTY === true;
+  const logger: Logger = await createLogger({
+    level: options.env.ASKBRIDGE_LOG_LEVEL,
+    target: options.logToFile ? { kind: 'file', stateDir: stateDir.paths.dir } : { kind: 'stdout', terminal, color: wantsColor(options.env, terminal) },
+  });
   const token = stateDir.writeNewToken();
   const store = createQuestionStore();
   const history = createHistory(stateDir.paths.history, (error) => logger.error({ err: error }, 'could not write history.jsonl'));

@@ -99,7 +99,7 @@ export function assertBuildIsFresh(): void {
     if (rel.startsWith('web/')) {
       const built = join(dist, rel);
       if (!existsSync(built) || !readFileSync(built).equals(readFileSync(file))) stale.push(rel);
-    } else if (rel.endsWith('.ts')) {
+    } else if (rel.endsWith('.ts') && !rel.endsWith('.d.ts')) {
       const built = join(dist, rel.replace(/\.ts$/, '.js'));
       if (!existsSync(built) || statSync(built).mtimeMs < statSync(file).mtimeMs) stale.push(rel);
     }
