@@ -3,9 +3,10 @@
 // problem with its fix. `diagnose` holds every check and touches nothing, so tests feed it inputs;
 // `gatherInputs` does the reading and `run` is the command.
 import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { delimiter, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createConfigReader, type EffectiveConfig } from '../config.js';
 import { connectToDaemon, NOT_RUNNING } from './client.js';
@@ -220,7 +221,12 @@ function checkTimeouts(inputs: DoctorInputs, ours: HookRef[], findings: Finding[
 function checkClaudeVersion(inputs: DoctorInputs, findings: Finding[], passed: string[]): void {
   const { claude } = inputs;
   if (claude.state === 'missing') {
-    findings.push({ id: 'claude-not-found', level: 'info', message: `\`${claude.bin}\` was not found, so its version was not checked (askbridge needs Claude Code ${MIN_UPDATED_INPUT_VERSION.join('.')} or newer for answers as updatedInput)` });
+    findings.push({
+      id: 'claude-not-found',
+      level: 'info',
+      message: `no \`claude\` found (on PATH, outside askbridge's own node_modules, or at --claude), so its version was not checked (askbridge needs Claude Code ${MIN_UPDATED_INPUT_VERSION.join('.')} or newer for answers as updatedInput)`,
+      fix: 'install Claude Code, or point at it with `askbridge doctor --claude /path/to/claude`',
+    });
     return;
   }
   const version = claude.state === 'found' ? parseClaudeVersion(claude.output) : undefined;
@@ -435,10 +441,46 @@ export async function probeDaemon(env: NodeJS.ProcessEnv): Promise<DaemonProbe> 
 
 export type Probes = { claude: typeof probeClaude; daemon: typeof probeDaemon };
 
-/** Everything `diagnose` looks at; `ASKBRIDGE_CLAUDE_BIN` names the `claude` to ask for its version. */
-export async function gatherInputs(projectDir: string, env: NodeJS.ProcessEnv, probes: Probes = { claude: probeClaude, daemon: probeDaemon }): Promise<DoctorInputs> {
+/** askbridge's own dependencies: its pinned Claude Code (for the conformance suite) is not the user's. */
+const OWN_NODE_MODULES = fileURLToPath(new URL('../../node_modules/', import.meta.url));
+
+/**
+ * The `claude` the user runs: the first one on PATH, skipping askbridge's own node_modules (npx and
+ * npm scripts put its .bin first on PATH, where the pinned test client lives).
+ */
+export function findUserClaude(env: NodeJS.ProcessEnv): string | undefined {
+  const own = realpathOr(OWN_NODE_MODULES);
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (dir === '' || realpathOr(dir).startsWith(own)) continue;
+    const candidate = join(dir, 'claude');
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+function realpathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
+
+/** Everything `diagnose` looks at. `claudeBin` is the `claude` to ask for its version (default: the user's, from PATH). */
+export async function gatherInputs(
+  projectDir: string,
+  env: NodeJS.ProcessEnv,
+  probes: Probes = { claude: probeClaude, daemon: probeDaemon },
+  claudeBin: string | undefined = findUserClaude(env),
+): Promise<DoctorInputs> {
   const homeDir = env.HOME || homedir();
-  const [claude, daemon] = await Promise.all([probes.claude(env.ASKBRIDGE_CLAUDE_BIN || 'claude', env), probes.daemon(env)]);
+  const claudeProbe = claudeBin === undefined ? Promise.resolve<ClaudeProbe>({ bin: 'claude', state: 'missing' }) : probes.claude(claudeBin, env);
+  const [claude, daemon] = await Promise.all([claudeProbe, probes.daemon(env)]);
   return {
     projectDir,
     homeDir,
@@ -471,8 +513,9 @@ export function formatReport(inputs: DoctorInputs, diagnosis: Diagnosis): string
 }
 
 export async function run(io: CommandIo): Promise<number> {
-  const { values } = parseArgs({ args: io.argv, strict: true, options: { cwd: { type: 'string' }, json: { type: 'boolean', default: false } } });
-  const inputs = await gatherInputs(resolve(values.cwd ?? process.cwd()), io.env);
+  const { values } = parseArgs({ args: io.argv, strict: true, options: { cwd: { type: 'string' }, json: { type: 'boolean', default: false }, claude: { type: 'string' } } });
+  const probes: Probes = { claude: probeClaude, daemon: probeDaemon };
+  const inputs = await gatherInputs(resolve(values.cwd ?? process.cwd()), io.env, probes, values.claude === undefined ? findUserClaude(io.env) : resolve(values.claude));
   const diagnosis = diagnose(inputs);
   if (values.json) io.stdout(`${JSON.stringify({ ok: diagnosis.ok, findings: diagnosis.findings })}\n`);
   else io.stdout(formatReport(inputs, diagnosis));

@@ -1,6 +1,6 @@
 // `askbridge doctor`: the checks on the settings fixtures (tests/fixtures/settings), the matcher and
 // command parsing they rely on, and the real command through runCli.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -33,10 +33,12 @@ const newClaude: ClaudeProbe = { bin: 'claude', state: 'found', output: '2.1.330
 
 /** A fixture read the way the command reads it, with `claude` and the daemon faked. */
 async function fixtureInputs(name: string, probes: { claude?: ClaudeProbe; daemon?: DaemonProbe } = {}): Promise<DoctorInputs> {
-  return gatherInputs(project(name), { HOME: home(name) }, {
-    claude: async () => probes.claude ?? newClaude,
-    daemon: async () => probes.daemon ?? RUNNING,
-  });
+  return gatherInputs(
+    project(name),
+    { HOME: home(name) },
+    { claude: async () => probes.claude ?? newClaude, daemon: async () => probes.daemon ?? RUNNING },
+    'claude',
+  );
 }
 
 const ids = (findings: Finding[]) => findings.map((finding) => finding.id);
@@ -267,9 +269,10 @@ describe('askbridge doctor through runCli', () => {
   async function doctor(name: string, args: string[], extraEnv: Record<string, string> = {}) {
     let stdout = '';
     let stderr = '';
+    const claude = args.includes('--claude') || extraEnv.PATH ? [] : ['--claude', CLAUDE_NEW];
     const code = await runCli({
-      argv: ['doctor', '--cwd', project(name), ...args],
-      env: { PATH: process.env.PATH, HOME: home(name), ASKBRIDGE_HOME: stateDir, ASKBRIDGE_CLAUDE_BIN: CLAUDE_NEW, ...extraEnv },
+      argv: ['doctor', '--cwd', project(name), ...claude, ...args],
+      env: { PATH: process.env.PATH, HOME: home(name), ASKBRIDGE_HOME: stateDir, ...extraEnv },
       stdout: (text) => (stdout += text),
       stderr: (text) => (stderr += text),
     });
@@ -299,7 +302,7 @@ describe('askbridge doctor through runCli', () => {
   });
 
   it('exits 1 and lists the old claude and the stopped daemon when the state directory is empty', async () => {
-    const result = await doctor('clean', ['--json'], { ASKBRIDGE_CLAUDE_BIN: CLAUDE_OLD });
+    const result = await doctor('clean', ['--json', '--claude', CLAUDE_OLD]);
     const report = JSON.parse(result.stdout) as { ok: boolean; findings: Finding[] };
     expect(report.ok).toBe(false);
     expect(report.findings.map((finding) => [finding.id, finding.level])).toEqual([
@@ -320,8 +323,26 @@ describe('askbridge doctor through runCli', () => {
 
   it('exits 0 when the only finding is info, such as claude not being installed', async () => {
     await fakeDaemon();
-    const result = await doctor('clean', ['--json'], { ASKBRIDGE_CLAUDE_BIN: join(stateDir, 'no-such-claude') });
+    const result = await doctor('clean', ['--json', '--claude', join(stateDir, 'no-such-claude')]);
     expect(JSON.parse(result.stdout)).toEqual({ ok: true, findings: [expect.objectContaining({ id: 'claude-not-found', level: 'info' })] });
     expect(result.code).toBe(0);
+  });
+
+  it("checks the user's claude on PATH, never askbridge's own pinned one that npx and npm scripts put first", async () => {
+    await fakeDaemon();
+    const ownBin = fileURLToPath(new URL('../../node_modules/.bin', import.meta.url));
+    // Only askbridge's own node_modules/.bin on PATH: that machine has no claude of its own.
+    const none = await doctor('clean', ['--json'], { PATH: ownBin });
+    expect(JSON.parse(none.stdout).findings).toEqual([expect.objectContaining({ id: 'claude-not-found' })]);
+    // The user's old claude after it on PATH is the one checked.
+    const userBin = mkdtempSync(join(tmpdir(), 'askbridge-user-bin-'));
+    try {
+      copyFileSync(CLAUDE_OLD, join(userBin, 'claude'));
+      chmodSync(join(userBin, 'claude'), 0o755);
+      const old = await doctor('clean', ['--json'], { PATH: `${ownBin}:${userBin}:/usr/bin:/bin` });
+      expect(JSON.parse(old.stdout).findings).toEqual([expect.objectContaining({ id: 'claude-version-old' })]);
+    } finally {
+      rmSync(userBin, { recursive: true, force: true });
+    }
   });
 });
