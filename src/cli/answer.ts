@@ -3,8 +3,8 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { AnswerRequest, QuestionView } from '../protocol.js';
-import { CliError, connectToDaemon, type DaemonClient } from './client.js';
-import type { CommandIo } from './main.js';
+import { connectToDaemon, type DaemonClient } from './client.js';
+import { CliError, type CommandIo } from './command.js';
 
 export async function run(io: CommandIo): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -24,10 +24,7 @@ export async function run(io: CommandIo): Promise<number> {
   const daemon = connectToDaemon(io.env);
   const call = await findQuestion(daemon, idOrPrefix);
 
-  const request: AnswerRequest =
-    values.json !== undefined
-      ? (JSON.parse(readFileSync(values.json === '-' ? 0 : values.json, 'utf8')) as AnswerRequest)
-      : buildResponses(call, values.pick, values.other, values.note);
+  const request: AnswerRequest = values.json !== undefined ? readAnswerFile(values.json) : buildResponses(call, values.pick, values.other, values.note);
 
   const response = await daemon.request<{ question?: QuestionView; error?: { message: string } }>('POST', `/api/questions/${call.id}/answer`, request);
   if (response.status === 200) {
@@ -79,4 +76,20 @@ function buildResponses(call: QuestionView, picks: string[], others: string[], n
   const answered = responses.filter((response) => response.selected.length > 0 || response.other !== null || response.notes !== null);
   if (answered.length === 0) throw new CliError('nothing to send: give --pick, --other or --json', 2);
   return { responses: answered };
+}
+
+/** The answer in a file (or stdin for "-"), as the page sends it; the daemon checks its shape and says what is wrong. */
+function readAnswerFile(path: string): AnswerRequest {
+  const where = path === '-' ? 'standard input' : path;
+  let text: string;
+  try {
+    text = readFileSync(path === '-' ? 0 : path, 'utf8');
+  } catch (error) {
+    throw new CliError(`cannot read ${where}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`, 2);
+  }
+  try {
+    return JSON.parse(text) as AnswerRequest;
+  } catch (error) {
+    throw new CliError(`${where} is not valid JSON: ${(error as Error).message}`, 2);
+  }
 }

@@ -1,15 +1,8 @@
 // How CLI commands reach the running daemon: its port from daemon.json (or ASKBRIDGE_PORT), and
 // the local token from the state directory. Every failure is a CliError with a sentence to print.
 import { isProcessAlive, LOOPBACK_HOST, openStateDir, resolveStateDir } from '../state-dir.js';
+import { CliError } from './command.js';
 
-export class CliError extends Error {
-  constructor(
-    message: string,
-    readonly exitCode = 1,
-  ) {
-    super(message);
-  }
-}
 
 /** Why the daemon could not be used: nothing there, an askbridge that refuses our token, or a program that is not askbridge. */
 export type Unreachable = 'not-running' | 'refuses-token' | 'not-askbridge';

@@ -11,7 +11,7 @@ import { parseArgs } from 'node:util';
 import { createConfigReader, type EffectiveConfig } from '../config.js';
 import { connectToDaemon, NOT_RUNNING } from './client.js';
 import { HOOK_TIMEOUT_SECONDS, isRecord, readSettingsFile, shellQuote, type SettingsFile, type SettingsScope } from './claude-settings.js';
-import type { CommandIo } from './main.js';
+import type { CommandIo } from './command.js';
 
 export const TOOL_NAME = 'AskUserQuestion';
 export const HOOK_SCRIPT = 'askbridge-hook.mjs';

@@ -2,8 +2,7 @@
 import { parseArgs } from 'node:util';
 import { readHistory } from '../daemon/history.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
-import { CliError } from './client.js';
-import type { CommandIo } from './main.js';
+import { CliError, type CommandIo } from './command.js';
 
 export async function run(io: CommandIo): Promise<void> {
   const { values } = parseArgs({ args: io.argv, strict: true, options: { json: { type: 'boolean', default: false }, limit: { type: 'string', default: '20' } } });

@@ -8,8 +8,7 @@ import { homedir } from 'node:os';
 import { dirname, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { checkEditable, countInstalledHooks, readSettingsFile, settingsPath, withInstalledHook, withoutInstalledHooks, writeSettings, type SettingsFile, type SettingsScope } from './claude-settings.js';
-import { CliError } from './client.js';
-import type { CommandIo } from './main.js';
+import { CliError, type CommandIo } from './command.js';
 
 export type Target = { projectDir: string; homeDir: string; user: boolean };
 
@@ -31,10 +30,6 @@ export function readEditable(scope: SettingsScope, target: Target): SettingsFile
 }
 
 export async function run(io: CommandIo): Promise<void> {
-  if (io.argv.includes('--help')) {
-    io.stdout('Usage: askbridge install [--project DIR | --user]\n\n  --project DIR  this project only (default: the current folder), in DIR/.claude/settings.local.json\n  --user         every project, in ~/.claude/settings.json\n');
-    return;
-  }
   const target = parseTarget(io, 'install');
   const destination = readEditable(target.user ? 'user' : 'local', target);
   // An older install wrote this machine's path into the committed file: move it out of there.

@@ -8,8 +8,7 @@ import { parseArgs } from 'node:util';
 import { prettyFactory } from 'pino-pretty';
 import { currentLogFile, wantsColor } from '../daemon/logger.js';
 import { resolveStateDir } from '../state-dir.js';
-import { CliError } from './client.js';
-import type { CommandIo } from './main.js';
+import { CliError, type CommandIo } from './command.js';
 
 const FOLLOW_POLL_MS = 200;
 

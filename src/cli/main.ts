@@ -1,41 +1,42 @@
 // `askbridge <command>`: parses the command line and loads only the command asked for, so that
-// `--help` and `status` stay instant. stdout carries results (JSON with --json); messages go to stderr.
-import { CliError } from './client.js';
+// `--help` stays instant (this file loads nothing else). stdout carries results (JSON with --json);
+// messages go to stderr. Every failure is one line on stderr and a documented exit code.
+import { CliError, type CommandIo } from './command.js';
 
-export type CommandIo = {
-  argv: string[];
-  env: NodeJS.ProcessEnv;
-  stdout: (text: string) => void;
-  stderr: (text: string) => void;
+type Command = {
+  /** The options, as `askbridge NAME --help` shows them. */
+  usage: string;
+  summary: string;
+  load: () => Promise<{ run: (io: CommandIo) => Promise<number | void> }>;
 };
-
-type Command = { summary: string; load: () => Promise<{ run: (io: CommandIo) => Promise<number | void> }> };
 
 const COMMANDS: Record<string, Command> = {
-  start: { summary: 'run the daemon and print a one-time page link; --background returns once it serves   [--port N] [--background]', load: () => import('./start.js') },
-  stop: { summary: 'stop the running daemon (waiting questions go back to the terminal)', load: () => import('./stop.js') },
-  status: { summary: 'is the daemon running? pid, port, url, pending count               [--json]', load: () => import('./status.js') },
-  open: { summary: 'print a one-time link that pairs a browser, and open it             [--print]', load: () => import('./open.js') },
-  install: { summary: "add the hook to Claude Code's settings: this machine's, never a committed file   [--project DIR | --user]", load: () => import('./install.js') },
-  uninstall: { summary: 'remove exactly what install added                                  [--project DIR | --user]', load: () => import('./uninstall.js') },
-  pending: { summary: 'list the questions waiting for an answer                          [--json]', load: () => import('./pending.js') },
-  history: { summary: 'the finished questions: who or what answered, and with what   [--limit N] [--json]', load: () => import('./history.js') },
-  config: { summary: 'print the effective configuration for a directory and where each value comes from   [--cwd DIR] [--json]', load: () => import('./config.js') },
-  logs: { summary: "the background daemon's log, readable                            [-n N] [--follow] [--json]", load: () => import('./logs.js') },
-  doctor: { summary: 'check the Claude Code settings, the hook and the daemon, and say how to fix what is wrong', load: () => import('./doctor.js') },
-  answer: { summary: 'answer a question: answer ID --pick 1=LABEL [--other 2=TEXT] [--note 1=TEXT]', load: () => import('./answer.js') },
+  start: { usage: '[--port N] [--background]', summary: 'run the daemon and print a one-time page link; --background detaches and returns once it serves', load: () => import('./start.js') },
+  stop: { usage: '', summary: 'stop the running daemon and wait until it has exited (waiting questions go back to the terminal)', load: () => import('./stop.js') },
+  status: { usage: '[--json]', summary: 'is the daemon running (pid, port, url, pending count), and if it cannot be used, why', load: () => import('./status.js') },
+  open: { usage: '[--print]', summary: 'print a one-time link that pairs a browser, and open it', load: () => import('./open.js') },
+  install: { usage: '[--project DIR | --user]', summary: "add the hook to this machine's Claude Code settings: DIR/.claude/settings.local.json (default DIR: here), or ~/.claude/settings.json", load: () => import('./install.js') },
+  uninstall: { usage: '[--project DIR | --user]', summary: 'remove exactly what install added', load: () => import('./uninstall.js') },
+  pending: { usage: '[--json]', summary: 'list the questions waiting for an answer', load: () => import('./pending.js') },
+  answer: { usage: 'ID --pick 1=LABEL [--other 2=TEXT] [--note 1=TEXT] | ID --json FILE', summary: 'answer a question from the terminal', load: () => import('./answer.js') },
+  history: { usage: '[--limit N] [--json]', summary: 'the finished questions: who or what answered, and with what', load: () => import('./history.js') },
+  config: { usage: '[--cwd DIR] [--json]', summary: 'the effective configuration for a directory and where each value comes from', load: () => import('./config.js') },
+  logs: { usage: '[-n N] [--follow] [--json]', summary: "the background daemon's log, readable", load: () => import('./logs.js') },
+  doctor: { usage: '[--cwd DIR] [--claude PATH] [--json]', summary: 'check the Claude Code settings, the hook and the daemon, and say how to fix what is wrong', load: () => import('./doctor.js') },
 };
 
+const EXIT_CODES = 'Exit codes: 0 done, 1 failed (the message says why), 2 wrong usage, 3 the question was already settled.';
+
 function usage(): string {
-  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(8)} ${command.summary}`);
-  return `Usage: askbridge <command> [options]\n\nCommands:\n${lines.join('\n')}\n\nEnvironment: ASKBRIDGE_HOME (state directory), ASKBRIDGE_PORT (daemon port, default 7433)\n`;
+  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(10)}${command.summary}`);
+  return `Usage: askbridge <command> [options]   (askbridge <command> --help for its options)\n\nCommands:\n${lines.join('\n')}\n\nEnvironment: ASKBRIDGE_HOME (state directory), ASKBRIDGE_PORT (daemon port, default 7433)\n${EXIT_CODES}\n`;
 }
 
 export async function runCli(io: CommandIo): Promise<number> {
   const [name, ...rest] = io.argv;
   if (!name || name === 'help' || name === '--help' || name === '-h') {
     io.stdout(usage());
-    return name ? 0 : 1;
+    return name ? 0 : 2;
   }
   if (name === '--version' || name === '-v') {
     const { VERSION } = await import('../version.js');
@@ -47,6 +48,10 @@ export async function runCli(io: CommandIo): Promise<number> {
     io.stderr(`askbridge: unknown command "${name}"\n\n${usage()}`);
     return 2;
   }
+  if (rest.includes('--help') || rest.includes('-h')) {
+    io.stdout(`Usage: askbridge ${name}${command.usage ? ` ${command.usage}` : ''}\n\n${command.summary}.\n${EXIT_CODES}\n`);
+    return 0;
+  }
   try {
     const module = await command.load();
     return (await module.run({ ...io, argv: rest })) ?? 0;
@@ -56,9 +61,12 @@ export async function runCli(io: CommandIo): Promise<number> {
       return error.exitCode;
     }
     if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
-      io.stderr(`askbridge ${name}: ${error.message}\n`);
+      io.stderr(`askbridge ${name}: ${error.message} (askbridge ${name} --help)\n`);
       return 2;
     }
-    throw error;
+    // Not a failure the command foresaw: still one line, with the stack only when asked for.
+    const message = error instanceof Error ? error.message : String(error);
+    io.stderr(`askbridge ${name}: ${message.split('\n')[0]}${io.env.ASKBRIDGE_DEBUG === '1' && error instanceof Error ? `\n${error.stack}` : ' (ASKBRIDGE_DEBUG=1 shows where)'}\n`);
+    return 1;
   }
 }

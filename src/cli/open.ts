@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { CliError, connectToDaemon } from './client.js';
-import type { CommandIo } from './main.js';
+import { connectToDaemon } from './client.js';
+import { CliError, type CommandIo } from './command.js';
 
 export async function run(io: CommandIo): Promise<void> {
   const { values } = parseArgs({ args: io.argv, options: { print: { type: 'boolean', default: false } }, strict: true });

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
 import type { QuestionView } from '../protocol.js';
 import { connectToDaemon } from './client.js';
-import type { CommandIo } from './main.js';
+import type { CommandIo } from './command.js';
 
 export async function run(io: CommandIo): Promise<void> {
   const { values } = parseArgs({ args: io.argv, options: { json: { type: 'boolean', default: false } }, strict: true });

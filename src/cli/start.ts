@@ -10,8 +10,8 @@ import { isHolderAlive, lockPaths, readLockHolder } from '../daemon/lock.js';
 import { logsDir } from '../daemon/logger.js';
 import { DaemonAlreadyRunning, DaemonStartError, runDaemonInForeground } from '../daemon/main.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
-import { CliError, connectToDaemon } from './client.js';
-import type { CommandIo } from './main.js';
+import { connectToDaemon } from './client.js';
+import { CliError, type CommandIo } from './command.js';
 
 /** Starting takes well under a second; a loaded machine gets generous room before we call it failed. */
 const BACKGROUND_READY_MS = 15_000;

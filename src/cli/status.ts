@@ -2,7 +2,7 @@
 // askbridge that refuses this state directory's token, or a program on its port that is not askbridge.
 import { parseArgs } from 'node:util';
 import { connectToDaemon, DaemonUnreachable } from './client.js';
-import type { CommandIo } from './main.js';
+import type { CommandIo } from './command.js';
 
 type Status = { pid: number; port: number; url: string; version: string; pending: number; watchers: number };
 

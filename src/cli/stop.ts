@@ -2,8 +2,8 @@
 // that "stopped" is true when it is printed (the port is free and a new start will not collide).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { isProcessAlive, openStateDir, resolveStateDir } from '../state-dir.js';
-import { connectToDaemon, NOT_RUNNING, CliError } from './client.js';
-import type { CommandIo } from './main.js';
+import { connectToDaemon, NOT_RUNNING } from './client.js';
+import { CliError, type CommandIo } from './command.js';
 
 /** Closing pages and hooks takes well under a second; past this, something holds the daemon up. */
 const EXIT_WAIT_MS = 10_000;

@@ -2,13 +2,9 @@
 // and nothing else. Hand-written entries and every other setting stay as they are.
 import { withoutInstalledHooks, countInstalledHooks, writeSettings, type SettingsScope } from './claude-settings.js';
 import { parseTarget, readEditable } from './install.js';
-import type { CommandIo } from './main.js';
+import type { CommandIo } from './command.js';
 
 export async function run(io: CommandIo): Promise<void> {
-  if (io.argv.includes('--help')) {
-    io.stdout('Usage: askbridge uninstall [--project DIR | --user]\n\n  --project DIR  this project (default: the current folder): .claude/settings.local.json and .claude/settings.json\n  --user         ~/.claude/settings.json\n');
-    return;
-  }
   const target = parseTarget(io, 'uninstall');
   const scopes: SettingsScope[] = target.user ? ['user'] : ['local', 'project'];
   // Read (and check) every file before changing any, so a broken file changes nothing.

@@ -2,11 +2,12 @@
 import { execFile, spawn } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { baseEnv, CLI_BIN, runCli } from './harness.js';
+import { baseEnv, CLI_BIN, freshPayload, runCli, runHook, startDaemon } from './harness.js';
 
 const SLOW_DAEMON = `
 const { createServer } = require('node:http');
@@ -114,5 +115,65 @@ describe('askbridge status', () => {
     const dead = spawn(process.execPath, ['-e', '0']);
     await new Promise((exited) => dead.once('exit', exited));
     expect(await status(await stateFor(port, dead.pid))).toMatchObject({ code: 1, running: false, state: 'not-running', reason: expect.stringContaining('left over') });
+  });
+});
+
+describe('askbridge --help and errors', () => {
+  const COMMANDS = ['start', 'stop', 'status', 'open', 'install', 'uninstall', 'pending', 'answer', 'history', 'config', 'logs', 'doctor'];
+
+  it('every command has --help, which prints its usage and exits 0 without doing anything', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'askbridge-help-'));
+    homes.push(home);
+    for (const name of COMMANDS) {
+      const result = await runCli([name, '--help'], baseEnv({ ASKBRIDGE_HOME: home, HOME: home }));
+      expect(result, name).toMatchObject({ code: 0, stderr: '' });
+      expect(result.stdout, name).toMatch(new RegExp(`^Usage: askbridge ${name}\\b`));
+    }
+    expect(await readdir(home)).toEqual([]);
+  });
+
+  it('`askbridge --help` loads neither zod, fastify nor pino', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'askbridge-trace-'));
+    homes.push(dir);
+    const hooks = join(dir, 'trace.mjs');
+    await writeFile(hooks, "export async function resolve(s, c, next) { const r = await next(s, c); if (/node_modules\\/(zod|fastify|pino)\\//.test(r.url)) console.error('heavy ' + r.url); return r; }\n");
+    const register = `data:text/javascript,import{register}from'node:module';register(${JSON.stringify(pathToFileURL(hooks).href)})`;
+    const traced = await new Promise<{ stdout: string; stderr: string }>((resolve) =>
+      execFile(process.execPath, ['--import', register, CLI_BIN, '--help'], { env: baseEnv() }, (_error, stdout, stderr) => resolve({ stdout, stderr })),
+    );
+    expect(traced.stdout).toMatch(/^Usage: askbridge <command>/);
+    expect(traced.stderr).toBe('');
+  });
+
+  it('an unknown option is one line naming the command, with exit code 2', async () => {
+    const result = await runCli(['status', '--bogus'], baseEnv());
+    expect(result).toMatchObject({ code: 2, stdout: '' });
+    expect(result.stderr).toBe("askbridge status: Unknown option '--bogus' (askbridge status --help)\n");
+  });
+});
+
+describe('askbridge answer --json with a bad file', () => {
+  it('says in one line that the file is missing or not JSON, exit 2, and the question still waits', async () => {
+    const daemon = await startDaemon();
+    try {
+      const payload = freshPayload('01-single-select', 'bad-json-file');
+      const hook = runHook(payload, daemon.env);
+      const question = await daemon.waitForQuestion(payload.tool_use_id);
+      const dir = await mkdtemp(join(tmpdir(), 'askbridge-answer-file-'));
+      homes.push(dir);
+
+      const missing = await runCli(['answer', question.id, '--json', join(dir, 'nope.json')], daemon.env);
+      expect(missing).toMatchObject({ code: 2, stdout: '', stderr: `askbridge answer: cannot read ${join(dir, 'nope.json')}: no such file\n` });
+      await writeFile(join(dir, 'broken.json'), '{ "responses": [');
+      const broken = await runCli(['answer', question.id, '--json', join(dir, 'broken.json')], daemon.env);
+      expect(broken.code).toBe(2);
+      expect(broken.stderr).toMatch(/^askbridge answer: .*broken\.json is not valid JSON: [^\n]*\n$/);
+      expect((await daemon.question(question.id)).status).toBe('pending');
+
+      hook.child.kill('SIGTERM');
+      await hook.result;
+    } finally {
+      await daemon.stop();
+    }
   });
 });
