@@ -94,11 +94,12 @@ export function openStateDir(dir: string) {
       };
     },
 
-    /** Remove daemon.json, but only when it still names this process. */
+    /** Remove daemon.json and the token, but only while daemon.json still names this process. */
     removeDaemonInfo(pid: number): void {
       const info = this.readDaemonInfo();
       if (info && info.pid !== pid) return;
       rmSync(paths.daemonInfo, { force: true });
+      rmSync(paths.token, { force: true });
     },
   };
 }

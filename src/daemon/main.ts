@@ -1,4 +1,5 @@
 // The daemon process: the only daemon file that touches `process`, signals and listen().
+import closeWithGrace from 'close-with-grace';
 import type { Logger } from 'pino';
 import { buildApp, type App } from './app.js';
 import { createLogger, wantsColor } from './logger.js';
@@ -20,7 +21,7 @@ export type DaemonOptions = {
   logToFile?: boolean;
 };
 
-export type RunningDaemon = { app: App; port: number; url: string; stop: () => Promise<void> };
+export type RunningDaemon = { app: App; port: number; url: string; logger: Logger; stop: () => Promise<void> };
 
 export class DaemonStartError extends Error {}
 /** Another live daemon holds this state directory: not a failure, there is just nothing to start. */
@@ -109,7 +110,7 @@ async function startLocked(options: DaemonOptions, port: number, stateDir: Retur
     lock.release();
   }
 
-  return { app, port: listeningPort, url, stop };
+  return { app, port: listeningPort, url, logger, stop };
 }
 
 function describeRunning(holder: LockHolder, info: DaemonInfo | undefined): string {
@@ -117,10 +118,19 @@ function describeRunning(holder: LockHolder, info: DaemonInfo | undefined): stri
   return `askbridge is already running (pid ${holder.pid}, http://${LOOPBACK_HOST}:${info.port}/): use \`askbridge open\` for a page link, or \`askbridge stop\``;
 }
 
-/** `askbridge start`: run in the foreground until SIGINT/SIGTERM or `askbridge stop`. */
+/** How long a stop may take (closing sockets, flushing history) before the process exits anyway. */
+const STOP_GRACE_MS = 5000;
+
+/**
+ * `askbridge start`: run until a signal (SIGINT, SIGTERM, SIGHUP...), `askbridge stop`, or a crash.
+ * Every way out goes through the same stop: waiting hooks fall through at once, daemon.json, the
+ * token and the lock are removed. A crash exits 1 after that; a second signal exits at once.
+ */
 export async function runDaemonInForeground(options: DaemonOptions): Promise<void> {
   const daemon = await startDaemon(options);
-  const onSignal = () => void daemon.stop().then(() => process.exit(0));
-  process.once('SIGINT', onSignal);
-  process.once('SIGTERM', onSignal);
+  closeWithGrace({ delay: STOP_GRACE_MS, logger: false, onTimeout: () => daemon.logger.error('stop took too long: exiting anyway') }, async ({ signal, err }) => {
+    if (err) daemon.logger.fatal({ err }, 'daemon crashed: stopping cleanly');
+    else if (signal) daemon.logger.info({ signal }, 'signal received');
+    await daemon.stop();
+  });
 }

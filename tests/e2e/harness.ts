@@ -10,6 +10,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
+import { expect } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { HistoryLine } from '../../src/daemon/history.js';
 import type { QuestionView } from '../../src/protocol.js';
@@ -207,6 +208,13 @@ export function runHook(input: HookInput, env: NodeJS.ProcessEnv): RunningProces
   else if (typeof input === 'string') stdin = readFixtureText(input.endsWith('.json') ? input : `${input}.input.json`);
   else stdin = JSON.stringify(input);
   return startProcess([HOOK_SCRIPT], env, stdin);
+}
+
+/** The hook gave the question back to the terminal: exit 0 and nothing on stdout. */
+export function expectSilentPassThrough(result: ProcessResult): void {
+  expect(result.signal).toBeNull();
+  expect(result.code).toBe(0);
+  expect(result.stdout).toBe('');
 }
 
 /** Runs `askbridge ARGS...` to completion. */

@@ -14,6 +14,7 @@ import {
   answerArgs,
   baseEnv,
   bestOf,
+  expectSilentPassThrough,
   fixtureNames,
   freshPayload,
   loadFixture,
@@ -29,12 +30,6 @@ import type { Daemon, FixtureAnswer, HookPayload, ProcessResult } from './harnes
 
 const ANSWERED_FIXTURES = fixtureNames('.answer.json');
 const MALFORMED_FIXTURES = fixtureNames('.input.json').filter((name) => /^9\d-malformed-/.test(name));
-
-function expectSilentPassThrough(result: ProcessResult): void {
-  expect(result.signal).toBeNull();
-  expect(result.code).toBe(0);
-  expect(result.stdout).toBe('');
-}
 
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);

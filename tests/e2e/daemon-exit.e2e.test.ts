@@ -1,0 +1,58 @@
+// However the daemon ends (a signal, a crash), waiting hooks fall through at once, so the terminal
+// asks, and the state directory is left clean: no daemon.json, token or lock behind.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { afterAll, describe, expect, it } from 'vitest';
+import { expectSilentPassThrough, freshPayload, killStrayProcesses, runHook, startDaemon, type Daemon } from './harness.js';
+
+// Makes the daemon throw from its event loop when it gets SIGWINCH: a crash on demand.
+const CRASH_ON_SIGWINCH = "--import=data:text/javascript,process.on('SIGWINCH',()=>setImmediate(()=>{throw(Error('boom'))}))";
+
+const daemons: Daemon[] = [];
+afterAll(async () => {
+  await killStrayProcesses();
+  await Promise.all(daemons.map((daemon) => daemon.stop()));
+});
+
+async function withWaitingHook(daemon: Daemon, tag: string) {
+  const payload = freshPayload('01-single-select', tag);
+  const hook = runHook(payload, daemon.env);
+  await daemon.waitForQuestion(payload.tool_use_id);
+  return hook;
+}
+
+function expectCleanStateDir(daemon: Daemon): void {
+  for (const file of ['daemon.json', 'token', 'daemon.lock']) expect(existsSync(join(daemon.home, file)), file).toBe(false);
+}
+
+describe('the daemon, whichever way it ends', () => {
+  it('stops cleanly on SIGHUP (its terminal closed): exit 0, the waiting hook falls through at once', async () => {
+    const daemon = await startDaemon();
+    daemons.push(daemon);
+    const hook = await withWaitingHook(daemon, 'sighup');
+    daemon.expectExit();
+    const signalledAt = performance.now();
+    daemon.child.kill('SIGHUP');
+    const result = await hook.result;
+    expectSilentPassThrough(result);
+    expect(result.endedAt - signalledAt).toBeLessThan(2000);
+    expect(await daemon.exited).toEqual({ code: 0, signal: null });
+    expectCleanStateDir(daemon);
+  });
+
+  it('on a crash, lets the waiting hook fall through at once, cleans up, logs why and exits 1', async () => {
+    const daemon = await startDaemon({ env: { NODE_OPTIONS: CRASH_ON_SIGWINCH } });
+    daemons.push(daemon);
+    const hook = await withWaitingHook(daemon, 'crash');
+    daemon.expectExit();
+    const crashedAt = performance.now();
+    daemon.child.kill('SIGWINCH');
+    const result = await hook.result;
+    expectSilentPassThrough(result);
+    expect(result.endedAt - crashedAt).toBeLessThan(2000);
+    expect(await daemon.exited).toEqual({ code: 1, signal: null });
+    expectCleanStateDir(daemon);
+    expect(daemon.logs().some((entry) => entry.msg === 'daemon crashed: stopping cleanly' && (entry.err as { message?: string } | undefined)?.message === 'boom')).toBe(true);
+  });
+});
