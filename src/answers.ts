@@ -29,7 +29,8 @@ export type FormattedAnswers = {
 };
 
 /** How the answer reaches Claude: `updatedInput` from Claude Code 2.1.85, a deny reason before that. */
-export type AnswerMode = 'updatedInput' | 'deny-reason';
+export const ANSWER_MODES = ['updatedInput', 'deny-reason'] as const;
+export type AnswerMode = (typeof ANSWER_MODES)[number];
 
 /**
  * Check a person's responses against the questions asked and build Claude Code's answers map.

@@ -5,6 +5,7 @@ import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, parse as parsePath, resolve } from 'node:path';
 import { z } from 'zod';
+import { ANSWER_MODES } from './answers.js';
 import { describeZodError } from './protocol.js';
 
 export const DEFAULT_WAIT_SECONDS = 300;
@@ -47,7 +48,7 @@ export const ConfigFileSchema = z.strictObject({
   waitSeconds: z.number().int().min(0).max(24 * 60 * 60).optional(),
   onTimeout: z.enum(ON_TIMEOUT).optional(),
   whenNobodyWatching: z.enum(['wait', 'act']).optional(),
-  answerMode: z.enum(['updatedInput', 'deny-reason']).optional(),
+  answerMode: z.enum(ANSWER_MODES).optional(),
   rules: z.array(RuleSchema).max(200).optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;

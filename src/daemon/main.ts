@@ -5,11 +5,13 @@ import { buildApp, type App } from './app.js';
 import { createLogger, wantsColor } from './logger.js';
 import { createConfigWatch } from './config-watch.js';
 import { createHistory } from './history.js';
-import { createPolicy } from './policy.js';
-import { createQuestionStore } from './store.js';
+import { createPolicy, type Policy } from './policy.js';
+import { createPendingFiles } from './pending-files.js';
+import { createQuestionStore, type PendingRecord, type QuestionStore } from './store.js';
 import { DEFAULT_PORT, LOOPBACK_HOST, openStateDir, resolveStateDir, type DaemonInfo } from '../state-dir.js';
 import { askbridgeCommand } from '../command-name.js';
 import { acquireDaemonLock, type DaemonLock, type LockHolder } from './lock.js';
+import { ToolInputSchema } from '../protocol.js';
 import { VERSION } from '../version.js';
 
 export type DaemonOptions = {
@@ -55,7 +57,8 @@ async function startLocked(options: DaemonOptions, port: number, stateDir: Retur
     target: options.logToFile ? { kind: 'file', stateDir: stateDir.paths.dir } : { kind: 'stdout', terminal, color: wantsColor(options.env, terminal) },
   });
   const token = stateDir.writeNewToken();
-  const store = createQuestionStore();
+  const pendingFiles = createPendingFiles(stateDir.paths.dir, (fields, message) => logger.warn(fields, message));
+  const store = createQuestionStore({ persistence: pendingFiles });
   const history = createHistory(stateDir.paths.history, (error) => logger.error({ err: error }, 'could not write history.jsonl'));
   store.subscribe((event) => {
     if (event.type === 'resolved') history.append(event.question);
@@ -70,6 +73,7 @@ async function startLocked(options: DaemonOptions, port: number, stateDir: Retur
     onBanner: (message) => app?.askbridge.broadcast({ type: 'banner', message }),
   });
   const policyLog = logger.child({ component: 'policy' });
+  const planQuestion = createPolicy({ configFor: (cwd) => configWatch.effective(cwd), log: (fields, message) => policyLog.info(fields, message) });
   app = await buildApp({
     store,
     token,
@@ -77,12 +81,13 @@ async function startLocked(options: DaemonOptions, port: number, stateDir: Retur
     version: VERSION,
     pid: process.pid,
     logger,
-    planQuestion: createPolicy({ configFor: (cwd) => configWatch.effective(cwd), log: (fields, message) => policyLog.info(fields, message) }),
+    planQuestion,
     banner: configWatch.banner,
     pageSessionStore: stateDir.pageSessionStore(),
     onShutdownRequest: () => void stop().then(() => process.exit(0)),
   });
   configWatch.effective(''); // read and start watching the user config now, so a broken one shows at once
+  restoreWaitingQuestions(store, pendingFiles.load(), planQuestion, logger);
 
   try {
     await app.listen({ host: LOOPBACK_HOST, port });
@@ -111,6 +116,31 @@ async function startLocked(options: DaemonOptions, port: number, stateDir: Retur
   }
 
   return { app, port: listeningPort, url, logger, stop };
+}
+
+/**
+ * Questions that were waiting when the previous daemon died: back on every page at once, each with its
+ * old deadline and the policy that applies now, until its hook re-attaches (or does not, and it is withdrawn).
+ */
+function restoreWaitingQuestions(store: QuestionStore, records: PendingRecord[], planQuestion: Policy, logger: Logger): void {
+  for (const record of records) {
+    const toolInput = ToolInputSchema.safeParse(record.toolInput);
+    if (!toolInput.success) continue;
+    const plan = planQuestion({ cwd: record.cwd, toolInput: record.toolInput, questions: toolInput.data.questions, unattended: false, watchers: 0 });
+    store.restore({
+      sessionId: record.sessionId,
+      toolUseId: record.toolUseId,
+      cwd: record.cwd,
+      toolInput: record.toolInput,
+      questions: toolInput.data.questions,
+      waitMs: Math.max(0, record.expiresAt - Date.now()),
+      timeout: plan.timeout,
+      onTimeout: plan.onTimeout,
+      answerMode: record.answerMode,
+      restored: { id: record.id, createdAt: record.createdAt, expiresAt: record.expiresAt },
+    });
+  }
+  if (records.length > 0) logger.info({ questions: records.length }, 'waiting questions restored: their hooks can re-attach');
 }
 
 function describeRunning(holder: LockHolder, info: DaemonInfo | undefined): string {

@@ -31,7 +31,25 @@ export type OpenQuestion = {
   /** Settles the question the moment it is asked (a policy that needs no person). */
   immediate?: Outcome;
   answerMode: AnswerMode;
+  /** A question that was waiting when the daemon stopped, read back from disk: its id and times are kept. */
+  restored?: { id: string; createdAt: number; expiresAt: number };
 };
+
+/** What is kept on disk of a waiting question, so that it survives a daemon that dies (kill -9, OOM). */
+export type PendingRecord = {
+  id: string;
+  sessionId: string;
+  toolUseId: string;
+  cwd: string;
+  createdAt: number;
+  expiresAt: number;
+  /** Exactly as Claude Code sent it; its questions are read from it again on restore. */
+  toolInput: Record<string, unknown>;
+  answerMode: AnswerMode;
+};
+
+/** Where waiting questions are kept while they wait (pending-file.ts); errors there never reach a question. */
+export type PendingPersistence = { save(record: PendingRecord): void; remove(id: string): void };
 
 export type Waiter = {
   question: QuestionView;
@@ -53,6 +71,8 @@ type Entry = {
   questions: Question[];
   waiters: Set<(outcome: Outcome) => void>;
   timer: NodeJS.Timeout | undefined;
+  /** Set while a restored question waits for its hook to come back. */
+  reattachTimer: NodeJS.Timeout | undefined;
   outcome: Outcome | undefined;
   onTimeout: (question: QuestionView) => Outcome;
   answerMode: AnswerMode;
@@ -63,12 +83,19 @@ export type QuestionStoreOptions = {
   /** How long a finished question is kept, so that a late answer learns who won. */
   keepFinishedMs?: number;
   maxFinished?: number;
+  persistence?: PendingPersistence;
+  /** How long a restored question waits for its hook to come back before it is withdrawn. */
+  reattachMs?: number;
 };
+
+/** A hook retries at once when its connection drops; one that has not come back by then is gone. */
+export const REATTACH_MS = 15_000;
 
 export function createQuestionStore(options: QuestionStoreOptions = {}) {
   const now = options.now ?? Date.now;
   const keepFinishedMs = options.keepFinishedMs ?? 15 * 60_000;
   const maxFinished = options.maxFinished ?? 2000;
+  const reattachMs = options.reattachMs ?? REATTACH_MS;
 
   const byId = new Map<string, Entry>();
   const idByKey = new Map<string, string>();
@@ -100,6 +127,8 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
     entry.outcome = outcome;
     clearTimeout(entry.timer);
     entry.timer = undefined;
+    clearTimeout(entry.reattachTimer);
+    options.persistence?.remove(entry.view.id);
     entry.view = {
       ...entry.view,
       status: outcome.status,
@@ -122,6 +151,8 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
     let deliver!: (outcome: Outcome) => void;
     const outcome = new Promise<Outcome>((resolve) => (deliver = resolve));
     entry.waiters.add(deliver);
+    clearTimeout(entry.reattachTimer);
+    entry.reattachTimer = undefined;
     return {
       question: entry.view,
       outcome,
@@ -136,52 +167,74 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
     };
   }
 
+  function create(input: OpenQuestion): Entry {
+    const createdAt = input.restored?.createdAt ?? now();
+    const view: QuestionView = {
+      id: input.restored?.id ?? randomUUID(),
+      sessionId: input.sessionId,
+      toolUseId: input.toolUseId,
+      cwd: input.cwd,
+      createdAt,
+      expiresAt: input.restored?.expiresAt ?? createdAt + input.waitMs,
+      timeout: input.timeout,
+      status: 'pending',
+      questions: input.questions.map((question) => ({
+        question: question.question,
+        header: question.header,
+        multiSelect: question.multiSelect,
+        options: question.options.map((option) => ({
+          label: option.label,
+          description: option.description,
+          ...(option.preview === undefined ? {} : { preview: option.preview }),
+        })),
+      })),
+    };
+    const entry: Entry = {
+      view,
+      toolInput: input.toolInput,
+      questions: input.questions,
+      waiters: new Set(),
+      timer: undefined,
+      reattachTimer: undefined,
+      outcome: undefined,
+      onTimeout: input.onTimeout,
+      answerMode: input.answerMode,
+    };
+    byId.set(entry.view.id, entry);
+    idByKey.set(keyOf(input.sessionId, input.toolUseId), entry.view.id);
+    return entry;
+  }
+
   return {
     /** Ask a question, or wait for the same one again when its session and tool call are known. */
     open(input: OpenQuestion): Waiter {
-      const key = keyOf(input.sessionId, input.toolUseId);
-      const known = idByKey.get(key);
+      const known = idByKey.get(keyOf(input.sessionId, input.toolUseId));
       const existing = known === undefined ? undefined : byId.get(known);
       if (existing) return attach(existing);
 
-      const createdAt = now();
-      const view: QuestionView = {
-        id: randomUUID(),
-        sessionId: input.sessionId,
-        toolUseId: input.toolUseId,
-        cwd: input.cwd,
-        createdAt,
-        expiresAt: createdAt + input.waitMs,
-        timeout: input.timeout,
-        status: 'pending',
-        questions: input.questions.map((question) => ({
-          question: question.question,
-          header: question.header,
-          multiSelect: question.multiSelect,
-          options: question.options.map((option) => ({
-            label: option.label,
-            description: option.description,
-            ...(option.preview === undefined ? {} : { preview: option.preview }),
-          })),
-        })),
-      };
-      const entry: Entry = {
-        view,
-        toolInput: input.toolInput,
-        questions: input.questions,
-        waiters: new Set(),
-        timer: undefined,
-        outcome: undefined,
-        onTimeout: input.onTimeout,
-        answerMode: input.answerMode,
-      };
-      byId.set(view.id, entry);
-      idByKey.set(key, view.id);
+      const entry = create(input);
       const waiter = attach(entry);
-      emit({ type: 'added', question: view });
-      if (input.immediate) settle(entry, input.immediate);
-      else entry.timer = setTimeout(() => settle(entry, entry.onTimeout(entry.view)), input.waitMs);
+      emit({ type: 'added', question: entry.view });
+      if (input.immediate) {
+        settle(entry, input.immediate);
+      } else {
+        const { id, sessionId, toolUseId, cwd, createdAt, expiresAt } = entry.view;
+        options.persistence?.save({ id, sessionId, toolUseId, cwd, createdAt, expiresAt, toolInput: entry.toolInput, answerMode: entry.answerMode });
+        entry.timer = setTimeout(() => settle(entry, entry.onTimeout(entry.view)), input.waitMs);
+      }
       return waiter;
+    },
+
+    /**
+     * A question that was waiting when the daemon stopped: shown again at once, settled at its old
+     * deadline, and withdrawn unless its hook comes back (and re-attaches through open()) in time.
+     */
+    restore(input: OpenQuestion & { restored: NonNullable<OpenQuestion['restored']> }): void {
+      if (idByKey.has(keyOf(input.sessionId, input.toolUseId))) return;
+      const entry = create(input);
+      emit({ type: 'added', question: entry.view });
+      entry.reattachTimer = setTimeout(() => settle(entry, { status: 'cancelled', source: { kind: 'hook-gone' }, hookOutput: null }), reattachMs);
+      entry.timer = setTimeout(() => settle(entry, entry.onTimeout(entry.view)), Math.max(0, input.restored.expiresAt - now()));
     },
 
     /** A person's answer. The first valid one wins; later ones learn the winner. */

@@ -1,0 +1,77 @@
+// Waiting questions on disk, one file each in the state directory's pending/ folder (0600, written
+// atomically), so that a daemon that dies without stopping (kill -9, out of memory, power loss)
+// gives them back when it starts again, and their hooks can re-attach. Best effort by design: a
+// write that fails is logged and the question goes on without it. A file that cannot be read back
+// is set aside as .corrupt, never deleted, and never stops the start.
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { z } from 'zod';
+import { ANSWER_MODES } from '../answers.js';
+import { writeFileAtomic } from '../state-dir.js';
+import type { PendingPersistence, PendingRecord } from './store.js';
+
+const PendingRecordSchema = z.object({
+  id: z.uuid(),
+  sessionId: z.string().min(1),
+  toolUseId: z.string().min(1),
+  cwd: z.string(),
+  createdAt: z.number(),
+  expiresAt: z.number(),
+  toolInput: z.record(z.string(), z.unknown()),
+  answerMode: z.enum(ANSWER_MODES),
+});
+
+type Log = (fields: Record<string, unknown>, message: string) => void;
+
+export function createPendingFiles(stateDir: string, log: Log): PendingPersistence & { load(): PendingRecord[] } {
+  const dir = join(stateDir, 'pending');
+  const fileOf = (id: string) => join(dir, `${id}.json`);
+  let dirReady = false;
+
+  return {
+    save(record) {
+      try {
+        if (!dirReady) mkdirSync(dir, { recursive: true, mode: 0o700 });
+        dirReady = true;
+        writeFileAtomic(fileOf(record.id), `${JSON.stringify(record)}\n`);
+      } catch (error) {
+        log({ questionId: record.id, error: (error as Error).message }, 'could not keep a waiting question on disk: it will not survive a daemon crash');
+      }
+    },
+    remove(id) {
+      try {
+        rmSync(fileOf(id), { force: true });
+      } catch (error) {
+        log({ questionId: id, error: (error as Error).message }, 'could not remove a finished question from disk');
+      }
+    },
+    load() {
+      let names: string[];
+      try {
+        names = readdirSync(dir).filter((name) => name.endsWith('.json'));
+      } catch {
+        return [];
+      }
+      const records: PendingRecord[] = [];
+      for (const name of names) {
+        const path = join(dir, name);
+        try {
+          const parsed = PendingRecordSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+          if (parsed.success && `${parsed.data.id}.json` === name) {
+            records.push(parsed.data);
+            continue;
+          }
+        } catch {
+          // unreadable: set aside below
+        }
+        log({ file: path }, 'a waiting question on disk could not be read: set aside as .corrupt');
+        try {
+          renameSync(path, `${path}.corrupt`);
+        } catch {
+          // gone already
+        }
+      }
+      return records;
+    },
+  };
+}
