@@ -4,7 +4,7 @@ import { parseArgs } from 'node:util';
 import { connectToDaemon, DaemonUnreachable } from './client.js';
 import type { CommandIo } from './command.js';
 
-type Status = { pid: number; port: number; url: string; version: string; pending: number; watchers: number };
+type Status = { pid: number; port: number; url: string; version: string; pending: number; watchers: number; history: { error: string; since: number; waiting: number; lost: number } | null };
 
 export async function run(io: CommandIo): Promise<number> {
   const { values } = parseArgs({ args: io.argv, options: { json: { type: 'boolean', default: false } }, strict: true });
@@ -19,6 +19,10 @@ export async function run(io: CommandIo): Promise<number> {
     return 1;
   }
   if (values.json) io.stdout(`${JSON.stringify({ running: true, ...status })}\n`);
-  else io.stdout(`askbridge ${status.version} is running: pid ${status.pid}, ${status.url}\n${status.pending} pending question(s), ${status.watchers} page(s) or listener(s) connected\n`);
+  else {
+    io.stdout(`askbridge ${status.version} is running: pid ${status.pid}, ${status.url}\n${status.pending} pending question(s), ${status.watchers} page(s) or listener(s) connected\n`);
+    const problem = status.history;
+    if (problem) io.stdout(`degraded: history.jsonl cannot be written (${problem.error}) since ${new Date(problem.since).toISOString()}; answers are still delivered; ${problem.waiting} line(s) wait in memory${problem.lost ? `, ${problem.lost} lost` : ''}\n`);
+  }
   return 0;
 }

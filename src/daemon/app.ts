@@ -12,6 +12,7 @@ import { pairingRoutes } from './routes/pairing.js';
 import { questionRoutes } from './routes/questions.js';
 import { statusRoutes } from './routes/status.js';
 import type { PolicyContext, QuestionPlan } from './policy.js';
+import type { HistoryProblem } from './history.js';
 import type { QuestionStore } from './store.js';
 
 /** Limits on what a caller may send. */
@@ -32,8 +33,10 @@ export type AppDeps = {
   planQuestion: (context: PolicyContext) => QuestionPlan;
   extraHosts?: readonly string[];
   pageSessionStore?: AuthOptions['pageSessionStore'];
-  /** A warning for every page (a broken config file), or null. */
+  /** A warning for every page (a broken config file, history that cannot be written), or null. */
   banner?: () => string | null;
+  /** What works less well than it should right now, for `askbridge status`. */
+  health?: () => { history: HistoryProblem | null };
   /** Asked to stop by `askbridge stop`; main.ts owns the process. */
   onShutdownRequest?: () => void;
   now?: () => number;

@@ -1,10 +1,11 @@
 // history.jsonl: one line per finished question, appended by the daemon alone. A crash can leave a
 // torn last line; readers skip it, and the next append starts on a fresh line.
-import { closeSync, openSync, readFileSync, readSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import type { QuestionView } from '../protocol.js';
 
-export type HistorySource = 'person' | 'rule' | 'recommended' | 'declined' | 'terminal' | 'cancelled' | 'expired';
+/** `lost`: not a question but a note that some could not be recorded (the disk was full or read-only). */
+export type HistorySource = 'person' | 'rule' | 'recommended' | 'declined' | 'terminal' | 'cancelled' | 'expired' | 'lost';
 
 export type HistoryLine = {
   id: string;
@@ -62,34 +63,121 @@ function describeSource(view: QuestionView): { source: HistorySource; detail?: s
   }
 }
 
+/** Lines kept in memory while history.jsonl cannot be written; past this, the oldest are counted as lost. */
+export const HISTORY_BACKLOG_LINES = 1000;
+/** While writing fails, retry this often even when no question finishes. */
+export const HISTORY_RETRY_MS = 30_000;
+
+/** Why history.jsonl is behind, for `askbridge status` and the page. */
+export type HistoryProblem = { error: string; since: number; waiting: number; lost: number };
+
 /**
- * Appends in order, off the answer's path: a slow disk must not delay the hook that is waiting for
- * the answer. A failed write is reported and does not stop later ones.
+ * Appends in order, off the answer's path: a slow or full disk must never delay or lose the answer
+ * a hook is waiting for. A line that cannot be written (disk full, read-only) waits in memory and is
+ * written, in order, as soon as writing works again; past HISTORY_BACKLOG_LINES the oldest are
+ * dropped and counted, and the history says how many it lost when it catches up.
  */
-export function createHistory(path: string, onError: (error: Error) => void = () => {}) {
+export function createHistory(path: string, options: { onError?: (error: Error) => void; onProblem?: (problem: HistoryProblem | null) => void; retryMs?: number } = {}) {
   let needsNewline = endsWithoutNewline(path);
+  const backlog: string[] = [];
+  let problem: HistoryProblem | null = null;
+  let lost = 0;
   let queue = Promise.resolve();
+  let retry: NodeJS.Timeout | undefined;
+
+  function setProblem(next: HistoryProblem | null): void {
+    problem = next;
+    options.onProblem?.(next);
+  }
+
+  async function drain(): Promise<void> {
+    while (backlog.length > 0) {
+      const lostNote = lost > 0 ? `${JSON.stringify(lostLine(lost, problem?.error ?? 'writing failed'))}\n` : '';
+      const batch = `${needsNewline ? '\n' : ''}${lostNote}${backlog.join('')}`;
+      try {
+        await appendFile(path, batch, { mode: 0o600 });
+      } catch (error) {
+        const message = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+        if (!problem) options.onError?.(error as Error);
+        setProblem({ error: message, since: problem?.since ?? Date.now(), waiting: backlog.length, lost });
+        retry ??= setTimeout(() => {
+          retry = undefined;
+          queue = queue.then(drain);
+        }, options.retryMs ?? HISTORY_RETRY_MS).unref();
+        return;
+      }
+      needsNewline = false;
+      backlog.length = 0;
+      lost = 0;
+      if (problem) setProblem(null);
+    }
+  }
+
   return {
     append(view: QuestionView): void {
-      const line = `${needsNewline ? '\n' : ''}${JSON.stringify(historyLineOf(view))}\n`;
-      needsNewline = false;
-      queue = queue.then(() => appendFile(path, line, { mode: 0o600 })).catch(onError);
+      backlog.push(`${JSON.stringify(historyLineOf(view))}\n`);
+      if (backlog.length > HISTORY_BACKLOG_LINES) {
+        backlog.shift();
+        lost += 1;
+      }
+      queue = queue.then(drain);
     },
-    /** Resolves when every line appended so far is written. */
+    /** Resolves when every line appended so far is written, or waits in memory. */
     flushed: (): Promise<void> => queue,
+    problem: (): HistoryProblem | null => problem,
+    close(): void {
+      clearTimeout(retry);
+    },
   };
+}
+
+function lostLine(count: number, error: string): HistoryLine {
+  const now = new Date().toISOString();
+  return { id: `lost-${now}`, sessionId: '', toolUseId: '', project: '', askedAt: now, finishedAt: now, status: 'cancelled', source: 'lost', detail: `${count} finished question(s) could not be recorded (${error})`, questions: [] };
 }
 
 /** Every complete line; a torn or foreign line is skipped, never fatal. */
 export function readHistory(path: string): HistoryLine[] {
-  let text: string;
+  return readHistoryTail(path, Number.POSITIVE_INFINITY);
+}
+
+const TAIL_CHUNK_BYTES = 64 * 1024;
+
+/**
+ * The last `limit` lines, read backwards from the end of the file in chunks: `askbridge history`
+ * stays as fast on a history of years as on one of a day.
+ */
+export function readHistoryTail(path: string, limit: number): HistoryLine[] {
+  let fd: number;
   try {
-    text = readFileSync(path, 'utf8');
+    fd = openSync(path, 'r');
   } catch {
     return [];
   }
+  try {
+    let position = fstatSync(fd).size;
+    let rest = Buffer.alloc(0); // the start of a line whose beginning is in an earlier chunk
+    const found: HistoryLine[] = [];
+    while (position > 0 && found.length < limit) {
+      const size = Math.min(TAIL_CHUNK_BYTES, position);
+      position -= size;
+      const chunk = Buffer.alloc(size);
+      readSync(fd, chunk, 0, size, position);
+      const buffer = Buffer.concat([chunk, rest]);
+      const firstNewline = position > 0 ? buffer.indexOf(0x0a) : -1;
+      rest = firstNewline >= 0 ? buffer.subarray(0, firstNewline) : Buffer.alloc(0);
+      const complete = firstNewline >= 0 ? buffer.subarray(firstNewline + 1) : buffer;
+      found.unshift(...parseLines(complete.toString('utf8').split('\n')));
+    }
+    return found.slice(-limit);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function parseLines(raws: string[]): HistoryLine[] {
   const lines: HistoryLine[] = [];
-  for (const raw of text.split('\n')) {
+  for (const raw of raws) {
     if (!raw.trim()) continue;
     try {
       const parsed = JSON.parse(raw) as HistoryLine;

@@ -59,18 +59,32 @@ async function startLocked(options: DaemonOptions, port: number, stateDir: Retur
   const token = stateDir.writeNewToken();
   const pendingFiles = createPendingFiles(stateDir.paths.dir, (fields, message) => logger.warn(fields, message));
   const store = createQuestionStore({ persistence: pendingFiles });
-  const history = createHistory(stateDir.paths.history, (error) => logger.error({ err: error }, 'could not write history.jsonl'));
+  let app: App | undefined;
+  // One banner for every page: a broken config file, history that cannot be written, or both.
+  let configBanner: string | null = null;
+  let historyBanner: string | null = null;
+  const banner = () => [configBanner, historyBanner].filter(Boolean).join(' | ') || null;
+  const history = createHistory(stateDir.paths.history, {
+    onError: (error) => logger.error({ err: error }, 'could not write history.jsonl: the answers are still delivered, and the lines wait in memory'),
+    onProblem: (problem) => {
+      if (problem === null) logger.info('history.jsonl is written again: it has caught up');
+      historyBanner = problem ? `History cannot be written (${problem.error}): answers still reach Claude, and ${problem.waiting} line(s) wait to be recorded${problem.lost ? `, ${problem.lost} lost` : ''}` : null;
+      app?.askbridge.broadcast({ type: 'banner', message: banner() });
+    },
+  });
   store.subscribe((event) => {
     if (event.type === 'resolved') history.append(event.question);
   });
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= shutDown());
 
-  let app: App | undefined;
   const configWatch = createConfigWatch({
     env: options.env,
     log: { info: (fields, message) => logger.info(fields, message), warn: (fields, message) => logger.warn(fields, message) },
-    onBanner: (message) => app?.askbridge.broadcast({ type: 'banner', message }),
+    onBanner: (message) => {
+      configBanner = message;
+      app?.askbridge.broadcast({ type: 'banner', message: banner() });
+    },
   });
   const policyLog = logger.child({ component: 'policy' });
   const planQuestion = createPolicy({ configFor: (cwd) => configWatch.effective(cwd), log: (fields, message) => policyLog.info(fields, message) });
@@ -82,7 +96,8 @@ async function startLocked(options: DaemonOptions, port: number, stateDir: Retur
     pid: process.pid,
     logger,
     planQuestion,
-    banner: configWatch.banner,
+    banner,
+    health: () => ({ history: history.problem() }),
     pageSessionStore: stateDir.pageSessionStore(),
     onShutdownRequest: () => void stop().then(() => process.exit(0)),
   });
@@ -111,6 +126,7 @@ async function startLocked(options: DaemonOptions, port: number, stateDir: Retur
     logger.info('stopping: waiting hooks hand their questions to the terminal');
     store.releaseAll();
     await Promise.all([app!.close(), configWatch.close(), history.flushed()]);
+    history.close();
     stateDir.removeDaemonInfo(process.pid);
     lock.release();
   }

@@ -318,11 +318,13 @@ export type StartDaemonOptions = {
   startTimeoutMs?: number;
   /** Called as soon as the daemon process exists, before it is ready (to watch it from outside). */
   onSpawn?: (child: ChildProcess, home: string) => void;
+  /** The state directory (a new temporary one by default); stop() removes it either way. */
+  home?: string;
 };
 
 export async function startDaemon(options: StartDaemonOptions = {}): Promise<Daemon> {
   assertBuildIsFresh();
-  const home = await mkdtemp(join(tmpdir(), 'askbridge-e2e-'));
+  const home = options.home ?? (await mkdtemp(join(tmpdir(), 'askbridge-e2e-')));
   // Never the machine's own ~/.config/askbridge/config.json: the defaults, or the config a test gives.
   const configHome = join(home, 'xdg-config');
   await mkdir(join(configHome, 'askbridge'), { recursive: true });

@@ -1,8 +1,8 @@
-import { appendFileSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHistory, readHistory } from '../../src/daemon/history.js';
+import { createHistory, HISTORY_BACKLOG_LINES, readHistory, readHistoryTail, type HistoryProblem } from '../../src/daemon/history.js';
 import type { QuestionView } from '../../src/protocol.js';
 
 let dir: string;
@@ -55,5 +55,59 @@ describe('history.jsonl', () => {
     await afterCrash.flushed();
     expect(readHistory(path).map((line) => line.id)).toEqual(['1', '2']);
     expect(readFileSync(path, 'utf8').split('\n')).toHaveLength(4);
+  });
+});
+
+describe('history.jsonl that cannot be written', () => {
+  it('keeps the lines in memory, reports the problem, and writes them in order once it can', async () => {
+    const path = join(dir, 'history.jsonl');
+    // A folder where the file should be: every append fails (EISDIR) until it is removed.
+    mkdirSync(path);
+    const problems: Array<HistoryProblem | null> = [];
+    const history = createHistory(path, { onProblem: (problem) => problems.push(problem) });
+    history.append(finished('1', { kind: 'person', client: 'page' }, 'answered'));
+    await history.flushed();
+    expect(history.problem()).toMatchObject({ error: 'EISDIR', waiting: 1, lost: 0 });
+
+    rmSync(path, { recursive: true });
+    history.append(finished('2', { kind: 'person', client: 'cli' }, 'answered'));
+    await history.flushed();
+    history.close();
+    expect(history.problem()).toBeNull();
+    expect(problems.map((problem) => problem?.waiting ?? null)).toEqual([1, null]);
+    expect(readHistory(path).map((line) => line.id)).toEqual(['1', '2']);
+  });
+
+  it('says how many lines it lost when more finished than it could keep', async () => {
+    const path = join(dir, 'history.jsonl');
+    mkdirSync(path);
+    const history = createHistory(path);
+    for (let index = 0; index < HISTORY_BACKLOG_LINES + 3; index++) history.append(finished(String(index), { kind: 'person', client: 'page' }, 'answered'));
+    await history.flushed();
+    expect(history.problem()).toMatchObject({ waiting: HISTORY_BACKLOG_LINES, lost: 3 });
+    rmSync(path, { recursive: true });
+    history.append(finished('last', { kind: 'person', client: 'page' }, 'answered'));
+    await history.flushed();
+    history.close();
+    const lines = readHistory(path);
+    // The line that brought it past the limit again pushed out one more: four in all.
+    expect(lines[0]).toMatchObject({ source: 'lost', detail: '4 finished question(s) could not be recorded (EISDIR)' });
+    expect(lines.slice(1).map((line) => line.id)).toEqual([...Array.from({ length: HISTORY_BACKLOG_LINES - 1 }, (_, index) => String(index + 4)), 'last']);
+  });
+});
+
+describe('reading history from its end', () => {
+  it('gives the last N lines of a long history, across chunk boundaries and multi-byte text, skipping a torn line', () => {
+    const path = join(dir, 'history.jsonl');
+    const lines = Array.from({ length: 3000 }, (_, index) =>
+      JSON.stringify({ id: String(index), source: 'person', questions: [{ question: `Café ☕ 東京 ${'é'.repeat(index % 50)}?`, header: 'H' }] }),
+    );
+    appendFileSync(path, `${lines.join('\n')}\n{"id":"torn","sou`);
+    const all = readHistory(path);
+    expect(all.map((line) => line.id)).toEqual(lines.map((_, index) => String(index)));
+    for (const limit of [1, 7, 500, 2999, 3000, 5000]) {
+      expect(readHistoryTail(path, limit)).toEqual(all.slice(-limit));
+    }
+    expect(readHistoryTail(join(dir, 'none.jsonl'), 5)).toEqual([]);
   });
 });

@@ -11,6 +11,7 @@ export async function statusRoutes(app: FastifyInstance, { store, watchers, deps
       version: deps.version,
       pending: store.pending().length,
       watchers: watchers.sockets.size,
+      history: deps.health?.().history ?? null,
     };
   });
 
