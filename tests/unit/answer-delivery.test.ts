@@ -11,6 +11,7 @@ import { buildApp, type App } from '../../src/daemon/app.js';
 import { createHistory, readHistory } from '../../src/daemon/history.js';
 import { createPolicy } from '../../src/daemon/policy.js';
 import { createQuestionStore, type OpenQuestion, type QuestionStoreOptions } from '../../src/daemon/store.js';
+import { run as runHistory } from '../../src/cli/history.js';
 import type { HookOutput, Question, QuestionView } from '../../src/protocol.js';
 
 const PROTO_NAMES = ['__proto__', 'constructor', 'toString'] as const;
@@ -72,6 +73,26 @@ describe('answers keyed by question text that names an Object.prototype property
   });
 });
 
+describe('`askbridge history` with questions named after Object.prototype properties', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'askbridge-own-keys-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('shows each answer by its own key, and never an inherited function for an unanswered one', async () => {
+    const store = createQuestionStore();
+    const history = createHistory(join(dir, 'history.jsonl'));
+    store.subscribe((event) => event.type === 'resolved' && history.append(event.question));
+    const asked = questions(false);
+    const waiter = store.open({ ...openQuestion('history-own-keys'), toolInput: { questions: asked }, questions: asked });
+    expect(store.answer(waiter.question.id, [{ question: '__proto__', selected: ['toString'], other: null, notes: null }], 'cli').kind).toBe('answered');
+    await history.flushed();
+
+    let stdout = '';
+    await runHistory({ argv: [], env: { ASKBRIDGE_HOME: dir }, stdout: (text) => (stdout += text), stderr: () => {} });
+    expect(stdout.split('\n').slice(1)).toEqual(['  __proto__', '    -> toString', '  constructor', '    -> (no answer)', '  toString', '    -> (no answer)', '']);
+  });
+});
+
 function openQuestion(toolUseId: string): OpenQuestion {
   const question: Question = { question: 'Which?', header: 'H', multiSelect: false, options: [{ label: 'A', description: '' }, { label: 'B', description: '' }] };
   return {
@@ -113,6 +134,31 @@ describe('an answer whose decision cannot be built', () => {
     expect(more).toEqual([]);
     expect(line).toMatchObject({ status: 'failed', source: 'failed', detail: 'an answer from the page could not be delivered; the terminal asked instead', error: expect.stringContaining('could not be built') });
     expect(line!.answers).toBeUndefined();
+  });
+
+  it('is shown by `askbridge history` with its error, and unanswered questions read as such, whatever they are called', async () => {
+    const store = createQuestionStore();
+    const history = createHistory(join(dir, 'history.jsonl'));
+    store.subscribe((event) => event.type === 'resolved' && history.append(event.question));
+    const asked = questions(false);
+    const waiter = store.open({ ...openQuestion('cli-history'), toolInput: { questions: asked, size: 10n }, questions: asked });
+    expect(store.answer(waiter.question.id, [{ question: 'constructor', selected: ['toString'], other: null, notes: null }], 'cli').kind).toBe('failed');
+    await history.flushed();
+
+    let stdout = '';
+    await runHistory({ argv: [], env: { ASKBRIDGE_HOME: dir }, stdout: (text) => (stdout += text), stderr: () => {} });
+    const [first, ...rest] = stdout.split('\n');
+    expect(first).toMatch(/^\S+ {2}failed \(an answer from the cli could not be delivered; the terminal asked instead\) {2}\/project$/);
+    expect(rest).toEqual([
+      expect.stringMatching(/^ {2}error: the decision for Claude Code could not be built \(.*BigInt.*\)$/),
+      '  __proto__',
+      '    -> (no answer)',
+      '  constructor',
+      '    -> (no answer)',
+      '  toString',
+      '    -> (no answer)',
+      '',
+    ]);
   });
 
   it('also fails honestly when a policy decides on a timer', async () => {
