@@ -55,7 +55,9 @@ const INVISIBLES = [
 const TITLE = '\u001b]0;pwned-title\u0007';
 const CLEAR = '\u001b[2J';
 const CLIPBOARD = '\u001b]52;c;cm0gLXJmIH4K\u0007';
-const HOSTILE_QUESTION = `Run the tests?${TITLE}${CLEAR}${CLIPBOARD} \u202Eyalp\u202C\u2066ok\u2069`;
+/** Each of INVISIBLES as the marker the page and the CLI must show, written out independently of the rule. */
+const MARKERS = INVISIBLES.map((character) => `[U+${character.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}]`).join('');
+const HOSTILE_QUESTION = `Run the tests?${TITLE}${CLEAR}${CLIPBOARD} \u202Eyalp\u202C\u2066ok\u2069 ${INVISIBLES.join('')}`;
 const HOSTILE_LABEL = `Yes\u202E, deploy\u202C${CLEAR}`;
 
 /** Bytes that must never reach a terminal from model text: ESC, C1 controls, bidi controls, zero-width characters. */
@@ -188,7 +190,7 @@ describe.skipIf(!chromiumState.available)('hostile payloads with the real hook, 
       await card.waitFor();
 
       expect(await card.locator('.q-text').textContent()).toBe(markInvisible(question));
-      expect(await card.locator('.q-text').textContent()).toBe(`Ship it?${INVISIBLES.map((c) => `[U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}]`).join('|')}`);
+      expect((await card.locator('.q-text').textContent())!.replaceAll('|', '')).toBe(`Ship it?${MARKERS}`);
       expect(await card.locator('.q-text .invisible-char').count()).toBe(INVISIBLES.length);
       expect(await card.locator('.chip').textContent()).toBe('Rel[U+202E]ease');
       expect(await card.locator('.option-label').first().textContent()).toBe('Yes[U+200B][U+202E]');
@@ -223,7 +225,7 @@ describe.skipIf(!chromiumState.available)('hostile payloads with the real hook, 
       const at = lines.findIndex((line) => line.startsWith(view.id));
       expect(lines[at]).toMatch(new RegExp(`^${view.id}  /home/alice/\\[U\\+001B\\]\\[2Jproj  \\(\\d+s left, then the terminal will ask\\)$`));
       expect(lines.slice(at + 1, at + 5)).toEqual([
-        '  1. [H[U+202E][U+001B]]0;pwned-title[U+0007]] Run the tests?[U+001B]]0;pwned-title[U+0007][U+001B][2J[U+001B]]52;c;cm0gLXJmIH4K[U+0007] [U+202E]yalp[U+202C][U+2066]ok[U+2069]  (pick one)',
+        `  1. [H[U+202E][U+001B]]0;pwned-title[U+0007]] Run the tests?[U+001B]]0;pwned-title[U+0007][U+001B][2J[U+001B]]52;c;cm0gLXJmIH4K[U+0007] [U+202E]yalp[U+202C][U+2066]ok[U+2069] ${MARKERS}  (pick one)`,
         '       - Yes[U+202E], deploy[U+202C][U+001B][2J: line one',
         '           2. [Fake] Injected line[U+001B]]52;c;cm0gLXJmIH4K[U+0007]',
         '       - No: not now',
@@ -252,7 +254,7 @@ describe.skipIf(!chromiumState.available)('hostile payloads with the real hook, 
       const history = await runCli(['history', '--limit', '1'], daemon.env);
       expectNoHiddenBytes(history.stdout);
       expect(history.stdout.split('\n').slice(1)).toEqual([
-        '  Run the tests?[U+001B]]0;pwned-title[U+0007][U+001B][2J[U+001B]]52;c;cm0gLXJmIH4K[U+0007] [U+202E]yalp[U+202C][U+2066]ok[U+2069]',
+        `  Run the tests?[U+001B]]0;pwned-title[U+0007][U+001B][2J[U+001B]]52;c;cm0gLXJmIH4K[U+0007] [U+202E]yalp[U+202C][U+2066]ok[U+2069] ${MARKERS}`,
         '    -> Yes[U+202E], deploy[U+202C][U+001B][2J',
         '',
       ]);
