@@ -2,9 +2,22 @@
 // The shape is exact on purpose (protocol.md section 2): answers keyed by the question text byte for
 // byte, multi-select labels in option order joined with ", ", free text replacing (single-select) or
 // appended (multi-select), and never an empty answers map. No I/O here.
-import type { HookOutput, Question, Response } from './protocol.js';
+import { MULTI_SELECT_SEPARATOR, quoteText, type HookOutput, type Question, type Response } from './protocol.js';
 
-export const MULTI_SELECT_SEPARATOR = ', ';
+export { MULTI_SELECT_SEPARATOR };
+
+/**
+ * Sets `record[key]` as an own property, whatever the key: a question may be called `__proto__`,
+ * and a plain assignment would then change the record's prototype instead of adding an answer.
+ */
+export function setOwn<T>(record: Record<string, T>, key: string, value: T): void {
+  Object.defineProperty(record, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
+/** `record[key]` only when the record itself holds it, never something inherited (`constructor`, `toString`). */
+export function getOwn<T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
+  return record !== undefined && Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined;
+}
 
 export class AnswerError extends Error {
   constructor(
@@ -43,8 +56,8 @@ export function formatAnswers(questions: readonly Question[], responses: readonl
 
   for (const response of responses) {
     const question = byText.get(response.question);
-    if (!question) throw new AnswerError('unknown_question', `no question "${shorten(response.question)}" was asked`);
-    if (seen.has(response.question)) throw new AnswerError('duplicate_response', `question "${shorten(response.question)}" was answered twice`);
+    if (!question) throw new AnswerError('unknown_question', `no question ${quoteText(response.question)} was asked`);
+    if (seen.has(response.question)) throw new AnswerError('duplicate_response', `question ${quoteText(response.question)} was answered twice`);
     seen.add(response.question);
 
     const formatted = formatOne(question, response);
@@ -59,8 +72,8 @@ export function formatAnswers(questions: readonly Question[], responses: readonl
   for (const question of questions) {
     const entry = answered.get(question.question);
     if (!entry) continue;
-    answers[question.question] = entry.value;
-    if (Object.keys(entry.annotation).length > 0) annotations[question.question] = entry.annotation;
+    setOwn(answers, question.question, entry.value);
+    if (Object.keys(entry.annotation).length > 0) setOwn(annotations, question.question, entry.annotation);
     choices.push(entry.choice);
   }
   return { answers, annotations, choices };
@@ -70,18 +83,18 @@ function formatOne(question: Question, response: Response): { value: string; ann
   const labels = question.options.map((option) => option.label);
   const selected = new Set<string>();
   for (const label of response.selected) {
-    if (!labels.includes(label)) throw new AnswerError('unknown_label', `"${shorten(label)}" is not an option of "${shorten(question.question)}"`);
-    if (selected.has(label)) throw new AnswerError('duplicate_label', `"${shorten(label)}" was chosen twice`);
+    if (!labels.includes(label)) throw new AnswerError('unknown_label', `${quoteText(label)} is not an option of ${quoteText(question.question)}`);
+    if (selected.has(label)) throw new AnswerError('duplicate_label', `${quoteText(label)} was chosen twice`);
     selected.add(label);
   }
   const other = response.other?.trim() ? response.other : null;
   const notes = response.notes?.trim() ? response.notes : null;
 
   if (!question.multiSelect && selected.size + (other === null ? 0 : 1) > 1) {
-    throw new AnswerError('too_many_choices', `"${shorten(question.question)}" takes one answer: an option or other text, not both`);
+    throw new AnswerError('too_many_choices', `${quoteText(question.question)} takes one answer: an option or other text, not both`);
   }
   if (selected.size === 0 && other === null) {
-    if (notes !== null) throw new AnswerError('note_without_answer', `"${shorten(question.question)}" has a note but no answer`);
+    if (notes !== null) throw new AnswerError('note_without_answer', `${quoteText(question.question)} has a note but no answer`);
     return undefined;
   }
 
@@ -129,7 +142,7 @@ export function formatDenyReasonAnswers(formatted: FormattedAnswers): string {
     .map(({ question, labels, other }) => {
       const name = question.header.trim() || shorten(question.question, 60);
       const parts = other === null ? labels : [...labels, `Other: ${other}`];
-      const notes = formatted.annotations[question.question]?.notes;
+      const notes = getOwn(formatted.annotations, question.question)?.notes;
       return `${name}: ${parts.join(MULTI_SELECT_SEPARATOR)}${notes ? ` (note: ${notes})` : ''}`.replace(/\r?\n/g, ' ');
     })
     .join('\n');

@@ -2,6 +2,7 @@
 // Claude Code's payloads are validated strictly where askbridge depends on a field and loosely
 // everywhere else: keys a newer Claude Code adds are kept and echoed back, never rejected.
 import { z } from 'zod';
+import { markInvisible } from './visible-text.js';
 
 /** Limits on what a question may hold. Claude Code documents 1-4 questions and 2-4 options. */
 export const LIMITS = {
@@ -15,7 +16,56 @@ export const LIMITS = {
   otherChars: 10_000,
   notesChars: 10_000,
   idChars: 200,
+  /** Objects and arrays nested in tool_input, tool_input itself included; real payloads use 5. */
+  toolInputDepth: 32,
+  /** tool_input serialised as JSON, in UTF-8 bytes. */
+  toolInputBytes: 512 * 1024,
 } as const;
+
+/** Joins the labels of a multi-select answer (protocol.md section 2); a label holding it is ambiguous. */
+export const MULTI_SELECT_SEPARATOR = ', ';
+
+/** Model text quoted in an error message: one line, bounded, every invisible character marked. */
+export function quoteText(text: string, max = 80): string {
+  const line = markInvisible(text).replace(/\s+/g, ' ').trim();
+  return `"${line.length <= max ? line : `${line.slice(0, max - 1).trimEnd()}…`}"`;
+}
+
+/**
+ * The path to the first place where `root` nests objects or arrays more than `maxDepth` levels deep
+ * (root counts as level 1), or undefined. Iterative on purpose: a payload nested thousands of levels
+ * deep must be refused, not overflow the stack that checks it.
+ */
+export function findTooDeep(root: unknown, maxDepth: number): Array<string | number> | undefined {
+  type Node = { value: unknown; depth: number; key: string | number; parent: Node | undefined };
+  const stack: Node[] = [{ value: root, depth: 1, key: '', parent: undefined }];
+  while (stack.length > 0) {
+    const node = stack.pop()!;
+    if (typeof node.value !== 'object' || node.value === null) continue;
+    if (node.depth > maxDepth) {
+      const path: Array<string | number> = [];
+      for (let at: Node | undefined = node; at?.parent; at = at.parent) path.unshift(at.key);
+      return path;
+    }
+    const entries: Array<[string | number, unknown]> = Array.isArray(node.value) ? node.value.map((item, index) => [index, item]) : Object.entries(node.value);
+    for (const [key, value] of entries) {
+      if (typeof value === 'object' && value !== null) stack.push({ value, depth: node.depth + 1, key, parent: node });
+    }
+  }
+  return undefined;
+}
+
+/** Depth first (so that serialising cannot overflow), then the serialised size. */
+const boundedToolInput = z.record(z.string(), z.unknown()).superRefine((toolInput, ctx) => {
+  const tooDeep = findTooDeep(toolInput, LIMITS.toolInputDepth);
+  if (tooDeep) {
+    const shown = tooDeep.slice(0, 6).join('.');
+    ctx.addIssue({ code: 'custom', message: `nested more than ${LIMITS.toolInputDepth} levels deep (at ${shown}${tooDeep.length > 6 ? '.…' : ''})` });
+    return;
+  }
+  const bytes = Buffer.byteLength(JSON.stringify(toolInput));
+  if (bytes > LIMITS.toolInputBytes) ctx.addIssue({ code: 'custom', message: `${bytes} bytes of JSON, more than the ${LIMITS.toolInputBytes} allowed` });
+});
 
 const text = (max: number) => z.string().max(max, { message: `must be at most ${max} characters` });
 const nonEmptyText = (max: number) => text(max).refine((s) => s.trim().length > 0, { message: 'must not be empty' });
@@ -38,9 +88,17 @@ export const QuestionSchema = z
     const seen = new Set<string>();
     question.options.forEach((option, index) => {
       if (seen.has(option.label)) {
-        ctx.addIssue({ code: 'custom', path: ['options', index, 'label'], message: `duplicate option label "${option.label}"` });
+        ctx.addIssue({ code: 'custom', path: ['options', index, 'label'], message: `duplicate option label ${quoteText(option.label)}` });
       }
       seen.add(option.label);
+      // Claude Code splits a multi-select answer at ", ": such a label would read as two answers.
+      if (question.multiSelect && option.label.includes(MULTI_SELECT_SEPARATOR)) {
+        ctx.addIssue({
+          code: 'custom',
+          path: ['options', index, 'label'],
+          message: `the multi-select question ${quoteText(question.question)} has the label ${quoteText(option.label)}, which contains ", ", the separator between the labels of a multi-select answer`,
+        });
+      }
     });
   });
 export type Question = z.infer<typeof QuestionSchema>;
@@ -68,7 +126,7 @@ export const HookPayloadSchema = z.looseObject({
   tool_name: z.literal('AskUserQuestion'),
   cwd: text(4096).optional().default(''),
   transcript_path: text(4096).optional(),
-  tool_input: z.record(z.string(), z.unknown()),
+  tool_input: boundedToolInput,
 });
 export type HookPayload = z.infer<typeof HookPayloadSchema>;
 
@@ -128,7 +186,8 @@ export type Source =
   | { kind: 'hook-gone' }
   | { kind: 'daemon-stopped' };
 
-export const QUESTION_STATUSES = ['pending', 'answered', 'declined', 'terminal', 'cancelled'] as const;
+/** `failed`: an answer was given, but no decision could be built from it; the terminal asks. */
+export const QUESTION_STATUSES = ['pending', 'answered', 'declined', 'terminal', 'cancelled', 'failed'] as const;
 export type QuestionStatus = (typeof QUESTION_STATUSES)[number];
 
 /** A question as pages and the CLI see it. */
@@ -151,6 +210,8 @@ export type QuestionView = {
   answers?: Record<string, string>;
   notes?: Record<string, string>;
   source?: Source;
+  /** Why a `failed` question failed. */
+  error?: string;
   resolvedAt?: number;
 };
 

@@ -3,6 +3,7 @@
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { AnswerRequest, QuestionView } from '../protocol.js';
+import { markInvisible, terminalJson } from '../visible-text.js';
 import { connectToDaemon, type DaemonClient } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 
@@ -28,14 +29,15 @@ export async function run(io: CommandIo): Promise<number> {
 
   const response = await daemon.request<{ question?: QuestionView; error?: { message: string } }>('POST', `/api/questions/${call.id}/answer`, request);
   if (response.status === 200) {
-    io.stdout(`answered: ${JSON.stringify(response.body.question?.answers)}\n`);
+    io.stdout(`answered: ${terminalJson(response.body.question?.answers)}\n`);
     return 0;
   }
   if (response.status === 409) {
     const winner = response.body.question;
-    throw new CliError(`too late: the question was already ${winner?.status}${winner?.answers ? ` with ${JSON.stringify(winner.answers)}` : ''}`, 3);
+    throw new CliError(`too late: the question was already ${winner?.status}${winner?.answers ? ` with ${terminalJson(winner.answers)}` : ''}`, 3);
   }
-  throw new CliError(response.body.error?.message ?? `the daemon answered ${response.status}`);
+  // The daemon's message may quote labels and question text: markers, never raw control characters.
+  throw new CliError(markInvisible(response.body.error?.message ?? `the daemon answered ${response.status}`));
 }
 
 /** A whole id finds finished questions too (so a late answer learns who won); a prefix finds pending ones. */

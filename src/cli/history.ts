@@ -1,6 +1,8 @@
 // `askbridge history`: the finished questions, newest last, from history.jsonl in the state directory.
 import { parseArgs } from 'node:util';
+import { getOwn } from '../answers.js';
 import { readHistoryTail } from '../daemon/history.js';
+import { terminalJson, terminalText } from '../visible-text.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import { CliError, type CommandIo } from './command.js';
 
@@ -10,12 +12,17 @@ export async function run(io: CommandIo): Promise<void> {
   if (!Number.isInteger(limit) || limit < 1) throw new CliError('--limit takes a whole number above 0', 2);
   const lines = readHistoryTail(openStateDir(resolveStateDir(io.env)).paths.history, limit);
   if (values.json) {
-    for (const line of lines) io.stdout(`${JSON.stringify(line)}\n`);
+    for (const line of lines) io.stdout(`${terminalJson(line)}\n`);
     return;
   }
   if (lines.length === 0) io.stdout('No finished questions yet.\n');
   for (const line of lines) {
-    io.stdout(`${line.finishedAt}  ${line.source}${line.detail ? ` (${line.detail})` : ''}  ${line.project}\n`);
-    for (const { question } of line.questions) io.stdout(`  ${question}\n    -> ${line.answers?.[question] ?? '(no answer)'}\n`);
+    // Model text (and anything else read back from the file) is shown with its invisible characters marked.
+    io.stdout(`${terminalText(line.finishedAt)}  ${terminalText(line.source)}${line.detail ? ` (${terminalText(line.detail, '  ')})` : ''}  ${terminalText(line.project, '  ')}\n`);
+    if (line.error) io.stdout(`  error: ${terminalText(line.error, '    ')}\n`);
+    for (const { question } of line.questions) {
+      const answer = getOwn(line.answers, question);
+      io.stdout(`  ${terminalText(question, '  ')}\n    -> ${answer === undefined ? '(no answer)' : terminalText(answer, '       ')}\n`);
+    }
   }
 }

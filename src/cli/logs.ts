@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { prettyFactory } from 'pino-pretty';
 import { currentLogFile, wantsColor } from '../daemon/logger.js';
 import { resolveStateDir } from '../state-dir.js';
+import { markInvisible } from '../visible-text.js';
 import { CliError, type CommandIo } from './command.js';
 
 const FOLLOW_POLL_MS = 200;
@@ -72,21 +73,15 @@ function formatter(color: boolean): (line: string) => string {
     try {
       entry = JSON.parse(line);
     } catch {
-      return `${revealControls(line)}\n`;
+      return `${markInvisible(line)}\n`;
     }
     return pretty(revealInStrings(entry));
   };
 }
 
-const CONTROLS = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u061c\u200b-\u200f\u202a-\u202e\u2060\u2066-\u2069\ufeff]/g;
-
-function revealControls(text: string): string {
-  return text.replace(CONTROLS, (char) => `[U+${char.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}]`);
-}
-
 function revealInStrings(value: unknown): unknown {
-  if (typeof value === 'string') return revealControls(value);
+  if (typeof value === 'string') return markInvisible(value);
   if (Array.isArray(value)) return value.map(revealInStrings);
-  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, inner]) => [revealControls(key), revealInStrings(inner)]));
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, inner]) => [markInvisible(key), revealInStrings(inner)]));
   return value;
 }

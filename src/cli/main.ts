@@ -1,6 +1,7 @@
 // `askbridge <command>`: parses the command line and loads only the command asked for, so that
-// `--help` stays instant (this file loads nothing else). stdout carries results (JSON with --json);
-// messages go to stderr. Every failure is one line on stderr and a documented exit code.
+// `--help` stays instant (this file loads nothing else heavy). stdout carries results (JSON with
+// --json); messages go to stderr. Every failure is one line on stderr and a documented exit code.
+import { markInvisible } from '../visible-text.js';
 import { CliError, type CommandIo } from './command.js';
 
 type Command = {
@@ -57,7 +58,8 @@ export async function runCli(io: CommandIo): Promise<number> {
     return (await module.run({ ...io, argv: rest })) ?? 0;
   } catch (error) {
     if (error instanceof CliError) {
-      io.stderr(`askbridge ${name}: ${error.message}\n`);
+      // A message may echo a label or question text: never let it act on the terminal.
+      io.stderr(`askbridge ${name}: ${markInvisible(error.message)}\n`);
       return error.exitCode;
     }
     if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {

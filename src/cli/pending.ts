@@ -1,5 +1,8 @@
+// `askbridge pending`: the questions waiting now. Their text comes from a model: every invisible or
+// terminal-active character is shown as a `[U+XXXX]` marker, and a newline indents what follows.
 import { parseArgs } from 'node:util';
 import type { QuestionView } from '../protocol.js';
+import { terminalJson, terminalText } from '../visible-text.js';
 import { connectToDaemon } from './client.js';
 import type { CommandIo } from './command.js';
 
@@ -7,7 +10,7 @@ export async function run(io: CommandIo): Promise<void> {
   const { values } = parseArgs({ args: io.argv, options: { json: { type: 'boolean', default: false } }, strict: true });
   const { body } = await connectToDaemon(io.env).request<{ questions: QuestionView[] }>('GET', '/api/questions');
   if (values.json) {
-    io.stdout(`${JSON.stringify(body.questions)}\n`);
+    io.stdout(`${terminalJson(body.questions)}\n`);
     return;
   }
   if (body.questions.length === 0) {
@@ -16,11 +19,12 @@ export async function run(io: CommandIo): Promise<void> {
   }
   for (const call of body.questions) {
     const seconds = Math.max(0, Math.round((call.expiresAt - Date.now()) / 1000));
-    io.stdout(`${call.id}  ${call.cwd}  (${seconds}s left, then ${call.timeout.summary})\n`);
+    io.stdout(`${terminalText(call.id)}  ${terminalText(call.cwd, '  ')}  (${seconds}s left, then ${terminalText(call.timeout.summary, '  ')})\n`);
     call.questions.forEach((question, index) => {
       const kind = question.multiSelect ? 'pick one or more' : 'pick one';
-      io.stdout(`  ${index + 1}. ${question.header ? `[${question.header}] ` : ''}${question.question}  (${kind})\n`);
-      for (const option of question.options) io.stdout(`       - ${option.label}: ${option.description}\n`);
+      const header = question.header ? `[${terminalText(question.header, '     ')}] ` : '';
+      io.stdout(`  ${index + 1}. ${header}${terminalText(question.question, '     ')}  (${kind})\n`);
+      for (const option of question.options) io.stdout(`       - ${terminalText(option.label, '         ')}: ${terminalText(option.description, '         ')}\n`);
     });
   }
 }

@@ -5,7 +5,7 @@ import { appendFile } from 'node:fs/promises';
 import type { QuestionView } from '../protocol.js';
 
 /** `lost`: not a question but a note that some could not be recorded (the disk was full or read-only). */
-export type HistorySource = 'person' | 'rule' | 'recommended' | 'declined' | 'terminal' | 'cancelled' | 'expired' | 'lost';
+export type HistorySource = 'person' | 'rule' | 'recommended' | 'declined' | 'terminal' | 'cancelled' | 'expired' | 'failed' | 'lost';
 
 export type HistoryLine = {
   id: string;
@@ -21,6 +21,8 @@ export type HistoryLine = {
   questions: Array<{ question: string; header: string }>;
   answers?: Record<string, string>;
   notes?: Record<string, string>;
+  /** Why the question failed (source `failed`): the answer never reached Claude. */
+  error?: string;
 };
 
 export function historyLineOf(view: QuestionView): HistoryLine {
@@ -38,12 +40,17 @@ export function historyLineOf(view: QuestionView): HistoryLine {
     questions: view.questions.map(({ question, header }) => ({ question, header })),
     ...(view.answers ? { answers: view.answers } : {}),
     ...(view.notes ? { notes: view.notes } : {}),
+    ...(view.error ? { error: view.error } : {}),
   };
 }
 
 function describeSource(view: QuestionView): { source: HistorySource; detail?: string } {
   const source = view.source;
   if (!source) return { source: 'cancelled' };
+  if (view.status === 'failed') {
+    const by = source.kind === 'person' ? `an answer from the ${source.client}` : source.kind === 'policy' ? `a ${source.action} policy` : 'an answer';
+    return { source: 'failed', detail: `${by} could not be delivered; the terminal asked instead` };
+  }
   switch (source.kind) {
     case 'person':
       if (view.status === 'declined') return { source: 'declined', detail: `person via ${source.client}` };

@@ -12,6 +12,8 @@ export type Outcome = {
   hookOutput: HookOutput | null;
   answers?: Record<string, string>;
   notes?: Record<string, string>;
+  /** Why no decision could be built (status `failed`). */
+  error?: string;
 };
 
 export type StoreEvent = { type: 'added'; question: QuestionView } | { type: 'resolved'; question: QuestionView };
@@ -63,7 +65,9 @@ export type AnswerResult =
   | { kind: 'answered'; question: QuestionView }
   | { kind: 'not_found' }
   | { kind: 'already_resolved'; question: QuestionView }
-  | { kind: 'invalid'; error: AnswerError };
+  | { kind: 'invalid'; error: AnswerError }
+  /** The answer was valid, but no decision could be built from it: the question failed, the terminal asks. */
+  | { kind: 'failed'; question: QuestionView };
 
 type Entry = {
   view: QuestionView;
@@ -86,6 +90,8 @@ export type QuestionStoreOptions = {
   persistence?: PendingPersistence;
   /** How long a restored question waits for its hook to come back before it is withdrawn. */
   reattachMs?: number;
+  /** How a decision is serialised for the hook; JSON.stringify. Tests replace it to make it fail. */
+  serializeDecision?: (output: HookOutput) => string;
 };
 
 /** A hook retries at once when its connection drops; one that has not come back by then is gone. */
@@ -96,6 +102,23 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
   const keepFinishedMs = options.keepFinishedMs ?? 15 * 60_000;
   const maxFinished = options.maxFinished ?? 2000;
   const reattachMs = options.reattachMs ?? REATTACH_MS;
+  const serializeDecision = options.serializeDecision ?? JSON.stringify;
+
+  /**
+   * The outcome as it will be delivered. A decision is serialised before anyone is told the question
+   * is settled: one that cannot be (it throws) ends the question as `failed`, with nothing for the
+   * hook to print, so the terminal asks at once instead of the hook waiting for a line that never comes.
+   */
+  function deliverable(outcome: Outcome): Outcome {
+    if (outcome.hookOutput === null) return outcome;
+    try {
+      serializeDecision(outcome.hookOutput);
+      return outcome;
+    } catch (error) {
+      const reason = error instanceof Error ? error.message : String(error);
+      return { status: 'failed', source: outcome.source, hookOutput: null, error: `the decision for Claude Code could not be built (${reason})` };
+    }
+  }
 
   const byId = new Map<string, Entry>();
   const idByKey = new Map<string, string>();
@@ -122,8 +145,9 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
     }
   }
 
-  function settle(entry: Entry, outcome: Outcome): void {
+  function settle(entry: Entry, proposed: Outcome): void {
     if (entry.outcome) return;
+    const outcome = deliverable(proposed);
     entry.outcome = outcome;
     clearTimeout(entry.timer);
     entry.timer = undefined;
@@ -136,6 +160,7 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
       resolvedAt: now(),
       ...(outcome.answers ? { answers: outcome.answers } : {}),
       ...(outcome.notes ? { notes: outcome.notes } : {}),
+      ...(outcome.error ? { error: outcome.error } : {}),
     };
     for (const deliver of entry.waiters) deliver(outcome);
     entry.waiters.clear();
@@ -249,17 +274,26 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
         if (error instanceof AnswerError) return { kind: 'invalid', error };
         throw error;
       }
+      // Object.fromEntries defines own keys, so a question called `__proto__` keeps its note.
       const notes = Object.fromEntries(
         Object.entries(formatted.annotations).flatMap(([question, annotation]) => (annotation.notes ? [[question, annotation.notes]] : [])),
       );
-      settle(entry, {
-        status: 'answered',
-        source: { kind: 'person', client },
-        hookOutput: buildAnswerOutput(entry.answerMode, entry.toolInput, formatted),
-        answers: formatted.answers,
-        ...(Object.keys(notes).length > 0 ? { notes } : {}),
-      });
-      return { kind: 'answered', question: entry.view };
+      const source: Source = { kind: 'person', client };
+      let outcome: Outcome;
+      try {
+        outcome = {
+          status: 'answered',
+          source,
+          hookOutput: buildAnswerOutput(entry.answerMode, entry.toolInput, formatted),
+          answers: formatted.answers,
+          ...(Object.keys(notes).length > 0 ? { notes } : {}),
+        };
+      } catch (error) {
+        const reason = error instanceof Error ? error.message : String(error);
+        outcome = { status: 'failed', source, hookOutput: null, error: `the decision for Claude Code could not be built (${reason})` };
+      }
+      settle(entry, outcome);
+      return entry.view.status === 'failed' ? { kind: 'failed', question: entry.view } : { kind: 'answered', question: entry.view };
     },
 
     /** Settle a pending question some other way (a policy, a button on the page). */
@@ -268,7 +302,7 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
       if (!entry) return { kind: 'not_found' };
       if (entry.outcome) return { kind: 'already_resolved', question: entry.view };
       settle(entry, decide(entry.view));
-      return { kind: 'answered', question: entry.view };
+      return entry.view.status === 'failed' ? { kind: 'failed', question: entry.view } : { kind: 'answered', question: entry.view };
     },
 
     get(id: string): QuestionView | undefined {

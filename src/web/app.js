@@ -1,6 +1,8 @@
 // The answer page: pairs with the daemon, follows the pending questions over a WebSocket, and posts
 // answers. Every string inside a question comes from a model that may have been prompt-injected, so
-// it reaches the DOM only as text (textContent, Text nodes, attributes), never as markup.
+// it reaches the DOM only as text (textContent, Text nodes, attributes), never as markup, and every
+// invisible or control character in it is shown as a visible [U+XXXX] marker (visible-text.js).
+import { markInvisible, visibleParts } from './visible-text.js';
 
 const FINISHED_KEEP = 20;
 const BACKOFF_MIN_MS = 500;
@@ -53,6 +55,19 @@ function h(tag, attrs, ...children) {
 }
 
 const uid = (prefix) => `${prefix}-${++idCounter}`;
+
+/**
+ * Model text as DOM nodes: Text nodes, with each invisible character (a bidi override, a zero-width
+ * space, a control character) replaced by a marked `[U+XXXX]` token, so what is shown is what is meant.
+ */
+function visible(text) {
+  return visibleParts(text).map((part) => (typeof part === 'string' ? document.createTextNode(part) : h('span', { class: 'invisible-char', title: 'invisible character', text: part.marker })));
+}
+
+/** An own property only: a question may be called `constructor` or `__proto__`. */
+function own(record, key) {
+  return Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined;
+}
 
 // ---------------------------------------------------------------------------------------------
 // HTTP
@@ -272,7 +287,7 @@ function onAdded(view) {
   updateCounts();
   tick();
   const first = view.questions[0];
-  announce(`New question from ${projectName(view.cwd)}: ${first.header || first.question}`);
+  announce(markInvisible(`New question from ${projectName(view.cwd)}: ${first.header || first.question}`));
   return card;
 }
 
@@ -293,7 +308,7 @@ function onResolved(view) {
 
 function setBanner(message) {
   ui.banner.hidden = !message;
-  ui.bannerText.textContent = message ?? '';
+  ui.bannerText.replaceChildren(...visible(message ?? ''));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -342,12 +357,12 @@ function buildPendingCard(card) {
     h(
       'div',
       { class: 'card-ident' },
-      h('h2', { class: 'card-title', id: card.titleId, title: view.cwd || null, tabindex: '-1', text: projectName(view.cwd) }),
+      h('h2', { class: 'card-title', id: card.titleId, title: view.cwd ? markInvisible(view.cwd) : null, tabindex: '-1' }, visible(projectName(view.cwd))),
       h(
         'p',
         { class: 'meta' },
-        view.cwd ? h('span', { class: 'path', title: view.cwd, text: view.cwd }) : null,
-        h('span', { class: 'meta-line' }, card.age, h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }), 'session ', h('code', { class: 'session', title: view.sessionId, text: shortId(view.sessionId) })),
+        view.cwd ? h('span', { class: 'path', title: markInvisible(view.cwd) }, visible(view.cwd)) : null,
+        h('span', { class: 'meta-line' }, card.age, h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }), 'session ', h('code', { class: 'session', title: markInvisible(view.sessionId) }, visible(shortId(view.sessionId)))),
       ),
     ),
     card.countdown,
@@ -400,7 +415,7 @@ function buildQuestion(card, question, index) {
   const errorId = uid('q-error');
   const hintId = uid('q-hint');
 
-  const legend = h('legend', { class: 'q-legend' }, question.header ? h('span', { class: 'chip', text: question.header }) : null, h('span', { class: 'q-text', text: question.question }));
+  const legend = h('legend', { class: 'q-legend' }, question.header ? h('span', { class: 'chip' }, visible(question.header)) : null, h('span', { class: 'q-text' }, visible(question.question)));
   const fieldset = h('fieldset', { class: 'q', 'data-question-index': index });
   fieldset.append(legend, h('p', { class: 'q-hint', id: hintId, text: multi ? 'Select all that apply' : 'Select one' }));
 
@@ -418,11 +433,11 @@ function buildQuestion(card, question, index) {
         'label',
         { class: 'option-main' },
         input,
-        h('span', { class: 'option-text' }, h('span', { class: 'option-label', id: labelId, text: option.label }), hasDesc ? h('span', { class: 'option-desc', id: descId, text: option.description }) : null),
+        h('span', { class: 'option-text' }, h('span', { class: 'option-label', id: labelId }, visible(option.label)), hasDesc ? h('span', { class: 'option-desc', id: descId }, visible(option.description)) : null),
       ),
     );
     if (typeof option.preview === 'string' && option.preview !== '') {
-      box.append(h('figure', { class: 'preview' }, h('figcaption', { class: 'preview-caption', text: 'Preview' }), h('pre', { class: 'preview-body', text: option.preview })));
+      box.append(h('figure', { class: 'preview' }, h('figcaption', { class: 'preview-caption', text: 'Preview' }), h('pre', { class: 'preview-body' }, visible(option.preview))));
     }
     list.append(box);
     return { option, input };
@@ -545,9 +560,10 @@ function setBusy(card, busy) {
 }
 
 function showCardError(card, message) {
-  card.error.textContent = message;
+  // The daemon's message may quote a label or question text.
+  card.error.replaceChildren(...visible(message));
   card.error.hidden = false;
-  announce(message);
+  announce(markInvisible(message));
 }
 
 function hideCardError(card) {
@@ -589,6 +605,8 @@ function describe(view, how) {
       return { title: 'Handed to the terminal', detail: policyDetail ?? lateDetail };
     case 'cancelled':
       return { title: 'Withdrawn: the question was cancelled in the terminal', detail: lateDetail };
+    case 'failed':
+      return { title: 'Failed: the terminal asks instead', detail: typeof view.error === 'string' && view.error ? `The answer could not be delivered: ${view.error}.` : lateDetail };
     default:
       return { title: `Finished (${String(view.status)})`, detail: policyDetail ?? lateDetail };
   }
@@ -618,15 +636,15 @@ function finish(card, view, how) {
     { class: 'finished-head' },
     h('span', { class: 'status-dot', 'aria-hidden': 'true' }),
     statusTitle,
-    h('p', { class: 'finished-meta' }, h('span', { class: 'project-small', id: card.titleId, title: view.cwd || null, text: projectName(view.cwd) }), h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }), card.age),
+    h('p', { class: 'finished-meta' }, h('span', { class: 'project-small', id: card.titleId, title: view.cwd ? markInvisible(view.cwd) : null }, visible(projectName(view.cwd))), h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }), card.age),
   );
-  card.root.replaceChildren(head, ...(detail ? [h('p', { class: 'finished-detail', text: detail })] : []), summaryOf(view));
+  card.root.replaceChildren(head, ...(detail ? [h('p', { class: 'finished-detail' }, visible(detail))] : []), summaryOf(view));
 
   ui.finished.prepend(card.root);
   trimFinished();
   updateCounts();
   tick();
-  announce(`${title}${how.gone ? '' : `: ${projectName(view.cwd)}`}.`);
+  announce(markInvisible(`${title}${how.gone ? '' : `: ${projectName(view.cwd)}`}.`));
   if (focusWasHere) {
     const next = ui.pending.querySelector('.card-title');
     (next ?? statusTitle).focus();
@@ -642,17 +660,23 @@ function summaryOf(view) {
   const shown = new Set();
   const row = (header, question, answer, note) => {
     list.append(
-      h('div', { class: 'answer-row' }, h('dt', { class: 'answer-q' }, header ? h('span', { class: 'chip chip-small', text: header }) : null, h('span', { text: question })), h('dd', { class: answer === undefined ? 'answer-a answer-none' : 'answer-a', text: answer === undefined ? 'Not answered' : answer }), typeof note === 'string' && note ? h('dd', { class: 'answer-note', text: `Note: ${note}` }) : null),
+      h(
+        'div',
+        { class: 'answer-row' },
+        h('dt', { class: 'answer-q' }, header ? h('span', { class: 'chip chip-small' }, visible(header)) : null, h('span', {}, visible(question))),
+        h('dd', { class: answer === undefined ? 'answer-a answer-none' : 'answer-a' }, answer === undefined ? 'Not answered' : visible(answer)),
+        typeof note === 'string' && note ? h('dd', { class: 'answer-note' }, visible(`Note: ${note}`)) : null,
+      ),
     );
   };
   const anyAnswer = Object.keys(answers).length > 0;
   for (const q of view.questions) {
     shown.add(q.question);
     const answer = Object.prototype.hasOwnProperty.call(answers, q.question) ? String(answers[q.question]) : undefined;
-    if (anyAnswer || view.status !== 'answered') row(q.header, q.question, anyAnswer ? answer : undefined, notes[q.question]);
+    if (anyAnswer || view.status !== 'answered') row(q.header, q.question, anyAnswer ? answer : undefined, own(notes, q.question));
   }
   // An answer keyed by text the card never showed still deserves to be seen.
-  for (const [question, answer] of Object.entries(answers)) if (!shown.has(question)) row('', question, String(answer), notes[question]);
+  for (const [question, answer] of Object.entries(answers)) if (!shown.has(question)) row('', question, String(answer), own(notes, question));
   if (!anyAnswer) list.classList.add('answers-questions-only');
   return list;
 }

@@ -26,6 +26,7 @@ export async function questionRoutes(app: FastifyInstance, { store }: RouteConte
     const client = request.principal.kind === 'page' ? 'page' : 'cli';
     const result = store.answer(id, body.responses, client);
     if (result.kind === 'answered') request.log.info({ questionId: id, client }, 'question answered');
+    if (result.kind === 'failed') request.log.error({ questionId: id, client, error: result.question.error }, 'answer accepted, but no decision could be built: the terminal asks');
     return sendAnswerResult(reply, result);
   });
 
@@ -44,7 +45,7 @@ export async function questionRoutes(app: FastifyInstance, { store }: RouteConte
   });
 }
 
-/** The one mapping of a store result to HTTP: 200, 404, 409 with the winner, or 400. */
+/** The one mapping of a store result to HTTP: 200, 404, 409 with the winner, 400, or 500 when the decision failed. */
 export function sendAnswerResult(reply: import('fastify').FastifyReply, result: AnswerResult) {
   switch (result.kind) {
     case 'answered':
@@ -58,5 +59,11 @@ export function sendAnswerResult(reply: import('fastify').FastifyReply, result: 
       });
     case 'invalid':
       throw new HttpError(400, result.error.code, result.error.message);
+    case 'failed':
+      throw new HttpError(
+        500,
+        'decision_failed',
+        `the answer was not delivered: ${result.question.error ?? 'the decision for Claude Code could not be built'}. The question went back to the terminal: answer it there.`,
+      );
   }
 }

@@ -1,0 +1,45 @@
+// Model text made safe to show. Question text comes from a model that may be prompt-injected: a
+// control character, an escape sequence (ANSI, OSC 0 title, OSC 52 clipboard), a bidi override or a
+// zero-width character could make a question show one thing and mean another, or act on the
+// terminal. Each such character becomes a visible `[U+XXXX]` marker wherever model text is shown.
+// Only the display changes: answers stay keyed by the exact original text.
+// The answer page cannot import this file, so src/web/visible-text.js holds a copy of the rule; one
+// test table checks both.
+
+/**
+ * C0 controls except tab and newline (which the CLI indents), DEL, C1 controls, the Arabic letter
+ * mark, zero-width characters and LRM/RLM, bidi embeddings, overrides and isolates, word joiner and
+ * invisible operators, deprecated format characters, BOM, interlinear annotation controls, tag
+ * characters (invisible ASCII look-alikes) and lone surrogates.
+ */
+export const INVISIBLE_CHARACTER =
+  /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB\u{E0000}-\u{E007F}\uD800-\uDFFF]/gu;
+
+/** `[U+202E]` for U+202E. */
+export function markerOf(character: string): string {
+  return `[U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}]`;
+}
+
+/** The text with every invisible or terminal-active character replaced by its `[U+XXXX]` marker. */
+export function markInvisible(text: string): string {
+  return text.replace(INVISIBLE_CHARACTER, markerOf);
+}
+
+/**
+ * For a terminal: markers as above, and every line after the first indented by `indent`, so that a
+ * newline in model text cannot start a line that looks like one askbridge printed itself.
+ */
+export function terminalText(text: string, indent = ''): string {
+  return markInvisible(text).replace(/\n/g, `\n${indent}`);
+}
+
+/**
+ * JSON for a terminal: the same value as JSON.stringify gives, with every invisible character that
+ * JSON.stringify leaves raw written as a \uXXXX escape. Parsing it gives back the exact text.
+ */
+export function terminalJson(value: unknown): string {
+  const json = JSON.stringify(value) ?? 'null';
+  return json.replace(INVISIBLE_CHARACTER, (character) =>
+    Array.from({ length: character.length }, (_, index) => `\\u${character.charCodeAt(index).toString(16).padStart(4, '0')}`).join(''),
+  );
+}

@@ -1,0 +1,30 @@
+// The page's copy of the rule in src/visible-text.ts (the page is static and cannot import from
+// src/; one test table checks both): every invisible or control character in model text is shown
+// as a visible `[U+XXXX]` marker. Only the display changes, never the text that is sent back.
+
+export const INVISIBLE_CHARACTER =
+  /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB\u{E0000}-\u{E007F}\uD800-\uDFFF]/gu;
+
+/** `[U+202E]` for U+202E. */
+export function markerOf(character) {
+  return `[U+${character.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}]`;
+}
+
+/** The text with every such character replaced by its marker (for attributes and announcements). */
+export function markInvisible(text) {
+  return String(text).replace(INVISIBLE_CHARACTER, markerOf);
+}
+
+/** The text cut into plain runs (strings) and markers (`{ marker: '[U+202E]' }`), in order. */
+export function visibleParts(text) {
+  const source = String(text);
+  const parts = [];
+  let last = 0;
+  for (const match of source.matchAll(INVISIBLE_CHARACTER)) {
+    if (match.index > last) parts.push(source.slice(last, match.index));
+    parts.push({ marker: markerOf(match[0]) });
+    last = match.index + match[0].length;
+  }
+  if (last < source.length) parts.push(source.slice(last));
+  return parts;
+}

@@ -1,0 +1,217 @@
+// Once an answer is accepted, Claude Code gets it: any question text is an own key of the answers
+// (`__proto__` included), and a decision that cannot be built ends the question as `failed` at once,
+// with nothing for the hook to print, an error for the person who answered, and a history line.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildAllowOutput, buildAnswerOutput, formatAnswers, formatDenyReasonAnswers, getOwn } from '../../src/answers.js';
+import { mergeConfig } from '../../src/config.js';
+import { buildApp, type App } from '../../src/daemon/app.js';
+import { createHistory, readHistory } from '../../src/daemon/history.js';
+import { createPolicy } from '../../src/daemon/policy.js';
+import { createQuestionStore, type OpenQuestion, type QuestionStoreOptions } from '../../src/daemon/store.js';
+import { run as runHistory } from '../../src/cli/history.js';
+import type { HookOutput, Question, QuestionView } from '../../src/protocol.js';
+
+const PROTO_NAMES = ['__proto__', 'constructor', 'toString'] as const;
+
+/** One question per name, each offering the three names as labels. */
+const questions = (multiSelect: boolean): Question[] =>
+  PROTO_NAMES.map((name) => ({ question: name, header: name, multiSelect, options: PROTO_NAMES.map((label) => ({ label, description: `${label}!` })) }));
+
+describe('answers keyed by question text that names an Object.prototype property', () => {
+  it('are own keys of answers and annotations, and reach the JSON the hook prints', () => {
+    const asked = questions(false);
+    const formatted = formatAnswers(asked, [
+      { question: '__proto__', selected: ['constructor'], other: null, notes: 'a note on __proto__' },
+      { question: 'constructor', selected: ['toString'], other: null, notes: null },
+      { question: 'toString', selected: ['__proto__'], other: null, notes: 'a note on toString' },
+    ]);
+    expect(Object.keys(formatted.answers)).toEqual(['__proto__', 'constructor', 'toString']);
+    expect(Object.getPrototypeOf(formatted.answers)).toBe(Object.prototype);
+    expect(getOwn(formatted.answers, '__proto__')).toBe('constructor');
+    expect(Object.keys(formatted.annotations)).toEqual(['__proto__', 'toString']);
+
+    const output = buildAllowOutput({ questions: asked }, formatted);
+    expect(JSON.parse(JSON.stringify(output))).toEqual({
+      hookSpecificOutput: {
+        hookEventName: 'PreToolUse',
+        permissionDecision: 'allow',
+        updatedInput: {
+          questions: asked,
+          answers: JSON.parse('{"__proto__":"constructor","constructor":"toString","toString":"__proto__"}'),
+          annotations: JSON.parse('{"__proto__":{"notes":"a note on __proto__"},"toString":{"notes":"a note on toString"}}'),
+        },
+      },
+    });
+    expect(({} as Record<string, unknown>).constructor).toBe(Object);
+  });
+
+  it('joins multi-select labels named after prototype properties', () => {
+    const formatted = formatAnswers(questions(true), [{ question: '__proto__', selected: ['toString', '__proto__'], other: null, notes: null }]);
+    expect(JSON.stringify(formatted.answers)).toBe('{"__proto__":"__proto__, toString"}');
+  });
+
+  it('write the deny-reason text without taking inherited properties for notes', () => {
+    const formatted = formatAnswers(questions(false), [
+      { question: 'constructor', selected: ['__proto__'], other: null, notes: null },
+      { question: '__proto__', selected: ['toString'], other: null, notes: 'why' },
+    ]);
+    expect(formatDenyReasonAnswers(formatted)).toBe('__proto__: toString (note: why)\nconstructor: __proto__');
+    expect(buildAnswerOutput('deny-reason', {}, formatted).hookSpecificOutput.permissionDecisionReason).toBe('__proto__: toString (note: why)\nconstructor: __proto__');
+  });
+
+  it('keep their notes as own keys in the stored question and its history line', () => {
+    const store = createQuestionStore();
+    const asked = questions(false);
+    const waiter = store.open({ ...openQuestion('own-keys'), toolInput: { questions: asked }, questions: asked });
+    const result = store.answer(waiter.question.id, [{ question: '__proto__', selected: ['toString'], other: null, notes: 'noted' }], 'cli');
+    expect(result.kind).toBe('answered');
+    const view = store.get(waiter.question.id)!;
+    expect(JSON.stringify({ answers: view.answers, notes: view.notes })).toBe('{"answers":{"__proto__":"toString"},"notes":{"__proto__":"noted"}}');
+  });
+});
+
+describe('`askbridge history` with questions named after Object.prototype properties', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'askbridge-own-keys-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('shows each answer by its own key, and never an inherited function for an unanswered one', async () => {
+    const store = createQuestionStore();
+    const history = createHistory(join(dir, 'history.jsonl'));
+    store.subscribe((event) => event.type === 'resolved' && history.append(event.question));
+    const asked = questions(false);
+    const waiter = store.open({ ...openQuestion('history-own-keys'), toolInput: { questions: asked }, questions: asked });
+    expect(store.answer(waiter.question.id, [{ question: '__proto__', selected: ['toString'], other: null, notes: null }], 'cli').kind).toBe('answered');
+    await history.flushed();
+
+    let stdout = '';
+    await runHistory({ argv: [], env: { ASKBRIDGE_HOME: dir }, stdout: (text) => (stdout += text), stderr: () => {} });
+    expect(stdout.split('\n').slice(1)).toEqual(['  __proto__', '    -> toString', '  constructor', '    -> (no answer)', '  toString', '    -> (no answer)', '']);
+  });
+});
+
+function openQuestion(toolUseId: string): OpenQuestion {
+  const question: Question = { question: 'Which?', header: 'H', multiSelect: false, options: [{ label: 'A', description: '' }, { label: 'B', description: '' }] };
+  return {
+    sessionId: 's1',
+    toolUseId,
+    cwd: '/project',
+    toolInput: { questions: [question] },
+    questions: [question],
+    waitMs: 60_000,
+    timeout: { action: 'terminal', summary: 'the terminal will ask' },
+    onTimeout: () => ({ status: 'terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' }, hookOutput: null }),
+    answerMode: 'updatedInput',
+  };
+}
+
+const pickA = [{ question: 'Which?', selected: ['A'], other: null, notes: null }];
+
+describe('an answer whose decision cannot be built', () => {
+  let dir: string;
+  beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'askbridge-failed-'))));
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('ends the question as failed: the hook gets nothing to print, and history records the failure', async () => {
+    const store = createQuestionStore();
+    const history = createHistory(join(dir, 'history.jsonl'));
+    store.subscribe((event) => event.type === 'resolved' && history.append(event.question));
+    // A BigInt passes through the store but cannot be serialised: the decision cannot be built.
+    const waiter = store.open({ ...openQuestion('bigint'), toolInput: { questions: openQuestion('bigint').questions, size: 10n } });
+
+    const result = store.answer(waiter.question.id, pickA, 'page');
+    expect(result).toMatchObject({ kind: 'failed', question: { status: 'failed', source: { kind: 'person', client: 'page' } } });
+    await expect(waiter.outcome).resolves.toMatchObject({ status: 'failed', hookOutput: null });
+    expect(store.get(waiter.question.id)).toMatchObject({ status: 'failed', error: expect.stringMatching(/^the decision for Claude Code could not be built \(.*BigInt.*\)$/) });
+    expect(store.get(waiter.question.id)!.answers).toBeUndefined();
+    expect(store.answer(waiter.question.id, pickA, 'cli')).toMatchObject({ kind: 'already_resolved', question: { status: 'failed' } });
+
+    await history.flushed();
+    const [line, ...more] = readHistory(join(dir, 'history.jsonl'));
+    expect(more).toEqual([]);
+    expect(line).toMatchObject({ status: 'failed', source: 'failed', detail: 'an answer from the page could not be delivered; the terminal asked instead', error: expect.stringContaining('could not be built') });
+    expect(line!.answers).toBeUndefined();
+  });
+
+  it('is shown by `askbridge history` with its error, and unanswered questions read as such, whatever they are called', async () => {
+    const store = createQuestionStore();
+    const history = createHistory(join(dir, 'history.jsonl'));
+    store.subscribe((event) => event.type === 'resolved' && history.append(event.question));
+    const asked = questions(false);
+    const waiter = store.open({ ...openQuestion('cli-history'), toolInput: { questions: asked, size: 10n }, questions: asked });
+    expect(store.answer(waiter.question.id, [{ question: 'constructor', selected: ['toString'], other: null, notes: null }], 'cli').kind).toBe('failed');
+    await history.flushed();
+
+    let stdout = '';
+    await runHistory({ argv: [], env: { ASKBRIDGE_HOME: dir }, stdout: (text) => (stdout += text), stderr: () => {} });
+    const [first, ...rest] = stdout.split('\n');
+    expect(first).toMatch(/^\S+ {2}failed \(an answer from the cli could not be delivered; the terminal asked instead\) {2}\/project$/);
+    expect(rest).toEqual([
+      expect.stringMatching(/^ {2}error: the decision for Claude Code could not be built \(.*BigInt.*\)$/),
+      '  __proto__',
+      '    -> (no answer)',
+      '  constructor',
+      '    -> (no answer)',
+      '  toString',
+      '    -> (no answer)',
+      '',
+    ]);
+  });
+
+  it('also fails honestly when a policy decides on a timer', async () => {
+    const store = createQuestionStore({ serializeDecision: () => { throw new RangeError('Maximum call stack size exceeded'); } });
+    const waiter = store.open({
+      ...openQuestion('policy'),
+      immediate: { status: 'declined', source: { kind: 'policy', action: 'decline', trigger: 'immediately' }, hookOutput: { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'x' } } },
+    });
+    await expect(waiter.outcome).resolves.toMatchObject({ status: 'failed', hookOutput: null, error: 'the decision for Claude Code could not be built (Maximum call stack size exceeded)' });
+  });
+});
+
+describe('the daemon when an accepted answer cannot be delivered', () => {
+  const PORT = 7433;
+  const HOST = `127.0.0.1:${PORT}`;
+  const TOKEN = 'test-token-0123456789abcdefghijklmnopqrstuv';
+  const local = { host: HOST, authorization: `Bearer ${TOKEN}` };
+  const singleSelect = JSON.parse(readFileSync(new URL('../fixtures/01-single-select.input.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+  let app: App;
+
+  async function start(storeOptions: QuestionStoreOptions): Promise<void> {
+    const config = { ...mergeConfig({}, {}), files: { user: '', project: undefined }, errors: [] };
+    app = await buildApp({ store: createQuestionStore(storeOptions), token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, planQuestion: createPolicy({ configFor: () => config, log: () => {} }) });
+    await app.ready();
+  }
+  afterEach(async () => {
+    await app?.close();
+  });
+
+  it('tells the answering client with a 500 that names the problem, and the hook falls through at once', async () => {
+    await start({ serializeDecision: (output: HookOutput) => { throw new RangeError(`Maximum call stack size exceeded (${output.hookSpecificOutput.permissionDecision})`); } });
+    const hook = app.inject({ method: 'POST', url: '/api/hook/questions', headers: local, payload: { payload: singleSelect, environment: {} } });
+    let pending: QuestionView[] = [];
+    while (pending.length === 0) {
+      pending = (await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json<{ questions: QuestionView[] }>().questions;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    const answer = await app.inject({
+      method: 'POST',
+      url: `/api/questions/${pending[0]!.id}/answer`,
+      headers: local,
+      payload: { responses: [{ question: 'Which database should the new orders service use?', selected: ['SQLite'] }] },
+    });
+    expect(answer.statusCode).toBe(500);
+    expect(answer.json()).toEqual({
+      error: {
+        code: 'decision_failed',
+        message: 'the answer was not delivered: the decision for Claude Code could not be built (Maximum call stack size exceeded (allow)). The question went back to the terminal: answer it there.',
+      },
+    });
+    const lines = (await hook).body.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(lines[1]).toEqual({ event: 'settled', status: 'failed', hookOutput: null });
+    const after = await app.inject({ method: 'GET', url: `/api/questions/${pending[0]!.id}`, headers: local });
+    expect(after.json<{ question: QuestionView }>().question).toMatchObject({ status: 'failed', error: expect.stringContaining('could not be built') });
+  });
+});
