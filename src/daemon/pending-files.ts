@@ -10,7 +10,7 @@ import { ANSWER_MODES } from '../answers.js';
 import { writeFileAtomic } from '../state-dir.js';
 import type { PendingPersistence, PendingRecord } from './store.js';
 
-const PendingRecordSchema = z.object({
+const PendingRecordSchema: z.ZodType<PendingRecord> = z.object({
   id: z.uuid(),
   sessionId: z.string().min(1),
   toolUseId: z.string().min(1),

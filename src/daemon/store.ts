@@ -38,13 +38,7 @@ export type OpenQuestion = {
 };
 
 /** What is kept on disk of a waiting question, so that it survives a daemon that dies (kill -9, OOM). */
-export type PendingRecord = {
-  id: string;
-  sessionId: string;
-  toolUseId: string;
-  cwd: string;
-  createdAt: number;
-  expiresAt: number;
+export type PendingRecord = Pick<QuestionView, 'id' | 'sessionId' | 'toolUseId' | 'cwd' | 'createdAt' | 'expiresAt'> & {
   /** Exactly as Claude Code sent it; its questions are read from it again on restore. */
   toolInput: Record<string, unknown>;
   answerMode: AnswerMode;

@@ -1,5 +1,9 @@
+import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createQuestionStore, type OpenQuestion, type StoreEvent } from '../../src/daemon/store.js';
+import { createPendingFiles } from '../../src/daemon/pending-files.js';
+import { createQuestionStore, REATTACH_MS, type OpenQuestion, type PendingRecord, type StoreEvent } from '../../src/daemon/store.js';
 import type { Question } from '../../src/protocol.js';
 
 const question: Question = { question: 'Which?', header: 'H', multiSelect: false, options: [{ label: 'A', description: '' }, { label: 'B', description: '' }] };
@@ -75,5 +79,90 @@ describe('the question store', () => {
     const waiter = store.open(open('t1'));
     store.releaseAll();
     await expect(waiter.outcome).resolves.toMatchObject({ status: 'terminal', source: { kind: 'daemon-stopped' }, hookOutput: null });
+  });
+});
+
+// Waiting questions survive a daemon that dies: kept on disk while they wait, restored with their
+// id and deadline, re-attached by the hook that comes back, withdrawn when it does not.
+let dir: string;
+beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'askbridge-pending-'))));
+afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('waiting questions on disk', () => {
+  it('are written (0600) while they wait and removed once they are settled', () => {
+    const files = createPendingFiles(dir, () => {});
+    const store = createQuestionStore({ persistence: files });
+    const waiter = store.open(open('t1'));
+    const file = join(dir, 'pending', `${waiter.question.id}.json`);
+    expect(statSync(file).mode & 0o777).toBe(0o600);
+    expect(files.load()).toEqual([
+      { id: waiter.question.id, sessionId: 's1', toolUseId: 't1', cwd: '/project', createdAt: waiter.question.createdAt, expiresAt: waiter.question.expiresAt, toolInput: open('t1').toolInput, answerMode: 'updatedInput' },
+    ]);
+    store.answer(waiter.question.id, pick('A'), 'page');
+    expect(readdirSync(join(dir, 'pending'))).toEqual([]);
+  });
+
+  it('are not written when a policy settles them at once', () => {
+    const store = createQuestionStore({ persistence: createPendingFiles(dir, () => {}) });
+    store.open({ ...open('t1'), immediate: { status: 'terminal', source: { kind: 'policy', action: 'terminal', trigger: 'nobody-watching' }, hookOutput: null } });
+    expect(() => readdirSync(join(dir, 'pending'))).toThrow(/ENOENT/);
+  });
+
+  it('set a file that cannot be read aside as .corrupt, and load the others', () => {
+    const files = createPendingFiles(dir, () => {});
+    const store = createQuestionStore({ persistence: files });
+    const waiter = store.open(open('t1'));
+    writeFileSync(join(dir, 'pending', '00000000-0000-4000-8000-000000000000.json'), '{ torn');
+    expect(files.load().map((record) => record.id)).toEqual([waiter.question.id]);
+    expect(readdirSync(join(dir, 'pending')).sort()).toEqual([`${waiter.question.id}.json`, '00000000-0000-4000-8000-000000000000.json.corrupt'].sort());
+  });
+
+  it('log a write that fails, and the question goes on', () => {
+    const messages: string[] = [];
+    writeFileSync(join(dir, 'pending'), 'a file where the folder should be');
+    const store = createQuestionStore({ persistence: createPendingFiles(dir, (_fields, message) => messages.push(message)) });
+    const waiter = store.open(open('t1'));
+    expect(messages).toEqual(['could not keep a waiting question on disk: it will not survive a daemon crash']);
+    expect(store.answer(waiter.question.id, pick('B'), 'page')).toMatchObject({ kind: 'answered' });
+  });
+});
+
+describe('a restored question', () => {
+  function restoredFrom(record: PendingRecord, reattachMs?: number) {
+    const store = createQuestionStore(reattachMs === undefined ? {} : { reattachMs });
+    store.restore({ ...open(record.toolUseId, record.expiresAt - Date.now()), restored: { id: record.id, createdAt: record.createdAt, expiresAt: record.expiresAt } });
+    return store;
+  }
+  const record = (): PendingRecord => ({ id: '11111111-1111-4111-8111-111111111111', sessionId: 's1', toolUseId: 't1', cwd: '/project', createdAt: Date.now() - 5000, expiresAt: Date.now() + 55_000, toolInput: open('t1').toolInput, answerMode: 'updatedInput' });
+
+  it('keeps its id and deadline, and delivers the answer to the hook that re-attaches, exactly once', async () => {
+    const saved = record();
+    const store = restoredFrom(saved);
+    expect(store.pending()).toMatchObject([{ id: saved.id, createdAt: saved.createdAt, expiresAt: saved.expiresAt, status: 'pending' }]);
+    const waiter = store.open(open('t1'));
+    expect(waiter.question.id).toBe(saved.id);
+    expect(store.answer(saved.id, pick('B'), 'page')).toMatchObject({ kind: 'answered' });
+    const outcome = await waiter.outcome;
+    expect(outcome.hookOutput?.hookSpecificOutput.updatedInput).toMatchObject({ answers: { 'Which?': 'B' }, });
+    expect(store.answer(saved.id, pick('A'), 'cli')).toMatchObject({ kind: 'already_resolved' });
+  });
+
+  it('is withdrawn when no hook comes back within the re-attach window', () => {
+    vi.useFakeTimers();
+    const store = restoredFrom(record());
+    vi.advanceTimersByTime(REATTACH_MS - 1);
+    expect(store.pending()).toHaveLength(1);
+    vi.advanceTimersByTime(1);
+    expect(store.pending()).toEqual([]);
+    expect(store.get(record().id)).toMatchObject({ status: 'cancelled', source: { kind: 'hook-gone' } });
+  });
+
+  it('is settled by its policy at its old deadline once its hook is back', async () => {
+    vi.useFakeTimers();
+    const saved = record();
+    const store = restoredFrom(saved);
+    const waiter = store.open(open('t1'));
+    vi.advanceTimersByTime(saved.expiresAt - Date.now());
+    await expect(waiter.outcome).resolves.toMatchObject({ status: 'terminal', source: { kind: 'policy', trigger: 'timeout' } });
   });
 });
