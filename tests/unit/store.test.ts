@@ -148,7 +148,6 @@ describe('a restored question', () => {
   });
 
   it('is withdrawn when no hook comes back within the re-attach window', () => {
-    vi.useFakeTimers();
     const store = restoredFrom(record());
     vi.advanceTimersByTime(REATTACH_MS - 1);
     expect(store.pending()).toHaveLength(1);
@@ -158,7 +157,6 @@ describe('a restored question', () => {
   });
 
   it('is settled by its policy at its old deadline once its hook is back', async () => {
-    vi.useFakeTimers();
     const saved = record();
     const store = restoredFrom(saved);
     const waiter = store.open(open('t1'));
