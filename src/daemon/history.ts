@@ -99,8 +99,17 @@ export function createHistory(path: string, options: { onError?: (error: Error) 
 
   async function drain(): Promise<void> {
     while (backlog.length > 0) {
-      const lostNote = lost > 0 ? `${JSON.stringify(lostLine(lost, problem?.error ?? 'writing failed'))}\n` : '';
-      const batch = `${needsNewline ? '\n' : ''}${lostNote}${backlog.join('')}`;
+      // Trimmed only here, between writes, so a line on its way to the file is never the one dropped.
+      const over = backlog.length - HISTORY_BACKLOG_LINES;
+      if (over > 0) {
+        backlog.splice(0, over);
+        lost += over;
+      }
+      // What this write holds; lines that finish while it is on its way wait for the next one.
+      const count = backlog.length;
+      const lostNow = lost;
+      const lostNote = lostNow > 0 ? `${JSON.stringify(lostLine(lostNow, problem?.error ?? 'writing failed'))}\n` : '';
+      const batch = `${needsNewline ? '\n' : ''}${lostNote}${backlog.slice(0, count).join('')}`;
       try {
         await appendFile(path, batch, { mode: 0o600 });
       } catch (error) {
@@ -114,19 +123,15 @@ export function createHistory(path: string, options: { onError?: (error: Error) 
         return;
       }
       needsNewline = false;
-      backlog.length = 0;
-      lost = 0;
-      if (problem) setProblem(null);
+      backlog.splice(0, count);
+      lost -= lostNow;
+      if (problem && backlog.length === 0) setProblem(null);
     }
   }
 
   return {
     append(view: QuestionView): void {
       backlog.push(`${JSON.stringify(historyLineOf(view))}\n`);
-      if (backlog.length > HISTORY_BACKLOG_LINES) {
-        backlog.shift();
-        lost += 1;
-      }
       queue = queue.then(drain);
     },
     /** Resolves when every line appended so far is written, or waits in memory. */

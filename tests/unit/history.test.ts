@@ -58,6 +58,18 @@ describe('history.jsonl', () => {
   });
 });
 
+describe('history.jsonl under a burst', () => {
+  it('writes every line appended while an earlier write is on its way, in order', async () => {
+    const path = join(dir, 'history.jsonl');
+    const history = createHistory(path);
+    history.append(finished('0', { kind: 'person', client: 'page' }, 'answered'));
+    await Promise.resolve(); // the first write is now under way
+    for (let index = 1; index <= 50; index++) history.append(finished(String(index), { kind: 'person', client: 'page' }, 'answered'));
+    await history.flushed();
+    expect(readHistory(path).map((line) => line.id)).toEqual(Array.from({ length: 51 }, (_, index) => String(index)));
+  });
+});
+
 describe('history.jsonl that cannot be written', () => {
   it('keeps the lines in memory, reports the problem, and writes them in order once it can', async () => {
     const path = join(dir, 'history.jsonl');
