@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
+import { checkHello, newNonce, openLine, signQuestion } from '../dist/daemon/hook-identity.js';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const CLI_BIN = join(REPO_ROOT, 'bin', 'askbridge.mjs');
@@ -306,8 +307,9 @@ export function memoryOf(pid) {
 export const sleep = (ms) => new Promise((wake) => setTimeout(wake, ms));
 
 /**
- * Asks a question the way the hook does (POST /api/hook/questions, its own socket) and keeps the
- * NDJSON response open. `accepted` and `settled` resolve with the epoch time of their line.
+ * Asks a question the way the hook does (hello, then the signed question on its own socket) and
+ * keeps the NDJSON response open. `accepted` and `settled` resolve with the epoch time of their
+ * line; `sentAt` is when the question itself was sent (after the hello), `close()` withdraws it.
  */
 export function openQuestion(port, token, payload, environment = {}) {
   const body = JSON.stringify({ payload, environment });
@@ -320,36 +322,47 @@ export function openQuestion(port, token, payload, environment = {}) {
   });
   const settled = new Promise((ok) => (onSettled = ok));
   settled.catch(() => {});
-  const sentAt = epochNow();
-  const req = request({
-    host: '127.0.0.1',
-    port,
-    method: 'POST',
-    path: '/api/hook/questions',
-    agent: false,
-    headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-  });
-  req.on('error', (error) => onFailed(error));
-  req.on('response', (res) => {
-    if (res.statusCode !== 200) {
-      onFailed(new Error(`POST /api/hook/questions answered ${res.statusCode}`));
-      res.resume();
-      return;
-    }
-    let buffered = '';
-    res.setEncoding('utf8');
-    res.on('data', (chunk) => {
-      buffered += chunk;
-      let newline;
-      while ((newline = buffered.indexOf('\n')) >= 0) {
-        const event = JSON.parse(buffered.slice(0, newline));
-        buffered = buffered.slice(newline + 1);
-        if (event.event === 'accepted') onAccepted({ at: epochNow(), id: event.id });
-        if (event.event === 'settled') onSettled({ at: epochNow(), event });
-      }
-    });
-    res.on('error', () => {});
-  });
-  req.end(body);
-  return { req, sentAt, accepted, settled };
+  const asked = { sentAt: undefined, accepted, settled, req: undefined, close: () => asked.req?.destroy() };
+  const hookNonce = newNonce();
+  fetch(`http://127.0.0.1:${port}/api/hook/hello`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ nonce: hookNonce }) })
+    .then((response) => response.json())
+    .then((hello) => {
+      if (!checkHello(token, hookNonce, hello)) throw new Error('the daemon could not prove it holds the token');
+      const credentials = { daemonNonce: hello.nonce, hookNonce };
+      asked.sentAt = epochNow();
+      const req = request({
+        host: '127.0.0.1',
+        port,
+        method: 'POST',
+        path: '/api/hook/questions',
+        agent: false,
+        headers: { authorization: signQuestion(token, credentials, body), 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+      });
+      asked.req = req;
+      req.on('error', (error) => onFailed(error));
+      req.on('response', (res) => {
+        if (res.statusCode !== 200) {
+          onFailed(new Error(`POST /api/hook/questions answered ${res.statusCode}`));
+          res.resume();
+          return;
+        }
+        let buffered = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk) => {
+          buffered += chunk;
+          let newline;
+          while ((newline = buffered.indexOf('\n')) >= 0) {
+            const line = openLine(token, credentials, buffered.slice(0, newline));
+            buffered = buffered.slice(newline + 1);
+            if (!line) return onFailed(new Error('a hook line that is not signed for this request'));
+            if (line.event === 'accepted') onAccepted({ at: epochNow(), id: line.body.id });
+            if (line.event === 'settled') onSettled({ at: epochNow(), event: { event: 'settled', ...line.body } });
+          }
+        });
+        res.on('error', () => {});
+      });
+      req.end(body);
+    })
+    .catch((error) => onFailed(error));
+  return asked;
 }

@@ -326,7 +326,7 @@ async function benchLoad() {
   const fixtures = validFixtureNames().map(loadFixture);
   const held = [];
   onCleanup(() => {
-    for (const asked of held) asked.req.destroy();
+    for (const asked of held) asked.close();
   });
 
   // The clients first, so every new question is broadcast to all of them.
@@ -399,7 +399,7 @@ async function benchLoad() {
 
   for (const socket of sockets) socket.terminate();
   await daemon.stop();
-  for (const asked of held) asked.req.destroy();
+  for (const asked of held) asked.close();
 }
 
 // ---------------------------------------------------------------------------------------------

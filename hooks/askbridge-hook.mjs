@@ -6,15 +6,28 @@
 // It fails open: whatever goes wrong (no daemon, refused, bad input, killed), it prints nothing and
 // exits 0, so Claude Code shows its own dialog. It never exits 2 and never invents an answer.
 //
+// It trusts nothing it has not checked. Whatever listens on the daemon's port must first prove it
+// holds the token (a signed reply to a fresh nonce); the token itself never leaves this process,
+// every line the daemon sends back is signed, and a decision is printed only when it answers this
+// very payload with its own questions. See src/daemon/hook-identity.ts.
+//
 // Dependency-free and small on purpose: it starts on every question, so it loads only Node built-ins.
-import { request } from 'node:http';
+import { Agent, request } from 'node:http';
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
 
 const MAX_STDIN_BYTES = 8 * 1024 * 1024;
-/** The daemon confirms at once that it holds the question; no confirmation in time means it is not there. */
-const ACCEPT_TIMEOUT_MS = 1000;
+/**
+ * From connecting to the signed `accepted` line. A healthy daemon answers in milliseconds, but many
+ * hooks starting at once on a busy machine can keep it from running for seconds; an impostor that
+ * never answers costs this much, never Claude Code's whole hook timeout.
+ */
+const HANDSHAKE_TIMEOUT_MS = 15_000;
+/** The hook's own deadline: the daemon's wait (from the `accepted` line) and this much more. */
+const DEADLINE_MARGIN_MS = 10_000;
 /** Environment variables that tell the daemon whether anybody is watching this session. */
 const FORWARDED_ENV = ['ASKBRIDGE_UNATTENDED', 'CI', 'CLAUDE_CODE_SESSION_ATTENDED', 'CLAUDE_CODE_ENTRYPOINT'];
 
@@ -59,69 +72,118 @@ function findDaemon(env) {
   return { port, token };
 }
 
-/** A decision Claude Code can act on; anything else (an empty answers map above all) is not printed. */
-function isUsableOutput(output) {
+const mac = (token, ...parts) => createHmac('sha256', token).update(parts.join('\n')).digest('base64url');
+const sameMac = (a, b) => typeof a === 'string' && Buffer.byteLength(a) === Buffer.byteLength(b) && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+/**
+ * A decision Claude Code can act on, for this payload: an allow that echoes the payload's own
+ * questions and every other key of its input unchanged, with answers (and annotations) only for
+ * those questions; or a deny with a reason. Anything else, an empty answers map above all, is not printed.
+ */
+function isDecisionFor(payload, output) {
   const decision = output?.hookSpecificOutput;
   if (decision?.hookEventName !== 'PreToolUse') return false;
-  if (decision.permissionDecision === 'deny') return typeof decision.permissionDecisionReason === 'string';
+  if (decision.permissionDecision === 'deny') return typeof decision.permissionDecisionReason === 'string' && decision.updatedInput === undefined;
   if (decision.permissionDecision !== 'allow') return false;
-  const answers = decision.updatedInput?.answers;
-  return typeof answers === 'object' && answers !== null && Object.keys(answers).length > 0 && Array.isArray(decision.updatedInput.questions);
+  const input = decision.updatedInput;
+  if (typeof input !== 'object' || input === null) return false;
+  const asked = new Set(payload.tool_input.questions.map((question) => question?.question));
+  const keyedByQuestions = (map, valid) =>
+    typeof map === 'object' && map !== null && !Array.isArray(map) && Object.keys(map).every((key) => asked.has(key) && valid(map[key]));
+  const answers = input.answers;
+  if (!keyedByQuestions(answers, (value) => typeof value === 'string') || Object.keys(answers).length === 0) return false;
+  if (input.annotations !== undefined && !keyedByQuestions(input.annotations, (value) => typeof value === 'object' && value !== null)) return false;
+  for (const key of new Set([...Object.keys(payload.tool_input), ...Object.keys(input)])) {
+    if (key === 'answers' || key === 'annotations') continue;
+    if (!isDeepStrictEqual(input[key], payload.tool_input[key])) return false;
+  }
+  return true;
 }
 
-function ask(daemon, body) {
-  const req = request({
-    host: '127.0.0.1',
-    port: daemon.port,
-    method: 'POST',
-    path: '/api/hook/questions',
-    agent: false,
-    headers: {
-      authorization: `Bearer ${daemon.token}`,
-      'content-type': 'application/json',
-      'content-length': Buffer.byteLength(body),
-    },
-  });
-  activeRequest = req;
-  const acceptTimer = setTimeout(() => {
-    req.destroy();
-    passThrough('daemon did not accept the question in time');
-  }, ACCEPT_TIMEOUT_MS);
+function ask(daemon, payload, body) {
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  const hookNonce = randomBytes(18).toString('base64url');
+  let deadline;
+  const handshake = setTimeout(() => passThrough('the daemon did not answer in time (an impostor on its port, or a stuck daemon)'), HANDSHAKE_TIMEOUT_MS);
 
-  req.on('error', (error) => passThrough(`daemon unreachable: ${error.message}`));
-  req.on('response', (res) => {
-    if (res.statusCode !== 200) {
-      clearTimeout(acceptTimer);
-      let text = '';
+  function post(path, headers, text, onResponse) {
+    const req = request({ host: '127.0.0.1', port: daemon.port, method: 'POST', path, agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers } });
+    activeRequest = req;
+    req.on('error', (error) => passThrough(`daemon unreachable: ${error.message}`));
+    req.on('response', (res) => {
       res.setEncoding('utf8');
-      res.on('data', (chunk) => (text += chunk));
-      res.on('end', () => passThrough(`daemon answered ${res.statusCode}: ${text.slice(0, 500)}`));
-      return;
-    }
-    let buffered = '';
-    res.setEncoding('utf8');
-    res.on('data', (chunk) => {
-      buffered += chunk;
-      let newline;
-      while ((newline = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, newline);
-        buffered = buffered.slice(newline + 1);
-        onEvent(JSON.parse(line));
+      if (res.statusCode !== 200) {
+        let error = '';
+        res.on('data', (chunk) => (error += chunk));
+        res.on('end', () => passThrough(`daemon answered ${res.statusCode} to ${path}: ${error.slice(0, 500)}`));
+        return;
       }
+      onResponse(res);
     });
-    res.on('end', () => passThrough('daemon closed the connection without an answer'));
-    res.on('error', () => passThrough('connection to the daemon lost'));
-  });
-  req.end(body);
+    req.end(text);
+  }
 
-  function onEvent(event) {
-    if (event.event === 'accepted') {
-      clearTimeout(acceptTimer);
+  // 1. The daemon proves it holds the token, for this nonce, before anything else is sent.
+  post('/api/hook/hello', {}, JSON.stringify({ nonce: hookNonce }), (res) => {
+    let text = '';
+    res.on('data', (chunk) => (text += chunk));
+    res.on('end', () => {
+      let hello;
+      try {
+        hello = JSON.parse(text);
+      } catch {
+        passThrough('the hello reply is not JSON: not askbridge on that port');
+      }
+      if (typeof hello?.nonce !== 'string' || !sameMac(hello.proof, mac(daemon.token, 'askbridge hello', hookNonce, hello.nonce))) {
+        passThrough('whatever listens on the daemon port could not prove it is askbridge: nothing was sent to it');
+      }
+      sendQuestion(hello.nonce);
+    });
+  });
+
+  // 2. The question, signed; 3. signed lines back, each checked.
+  function sendQuestion(daemonNonce) {
+    const authorization = `AskBridge-HMAC nonce=${daemonNonce}, hook=${hookNonce}, mac=${mac(daemon.token, 'askbridge question', daemonNonce, hookNonce, createHash('sha256').update(body).digest('base64url'))}`;
+    post('/api/hook/questions', { authorization }, body, (res) => {
+      let buffered = '';
+      res.on('data', (chunk) => {
+        buffered += chunk;
+        let newline;
+        while ((newline = buffered.indexOf('\n')) >= 0) {
+          const line = buffered.slice(0, newline);
+          buffered = buffered.slice(newline + 1);
+          onLine(line, daemonNonce);
+        }
+      });
+      res.on('end', () => passThrough('daemon closed the connection without an answer'));
+      res.on('error', () => passThrough('connection to the daemon lost'));
+    });
+  }
+
+  function onLine(text, daemonNonce) {
+    let line;
+    let event;
+    try {
+      line = JSON.parse(text);
+      if (typeof line.event !== 'string' || typeof line.body !== 'string') throw new Error('not a line');
+      if (!sameMac(line.mac, mac(daemon.token, 'askbridge line', hookNonce, daemonNonce, line.event, line.body))) throw new Error('bad signature');
+      event = JSON.parse(line.body);
+    } catch (error) {
+      passThrough(`a reply line that the daemon did not sign for this question (${error.message}): ignored, the terminal asks`);
+    }
+    if (line.event === 'accepted') {
+      clearTimeout(handshake);
+      const waitMs = Number.isFinite(event.waitMs) ? Math.max(0, event.waitMs) : 0;
+      deadline = setTimeout(() => {
+        activeRequest?.destroy();
+        passThrough('no answer by the deadline: question withdrawn');
+      }, waitMs + DEADLINE_MARGIN_MS);
       return;
     }
-    if (event.event !== 'settled') return;
+    if (line.event !== 'settled') return;
+    clearTimeout(deadline);
     if (!event.hookOutput) passThrough(`no answer (${event.status}): the terminal asks`);
-    if (!isUsableOutput(event.hookOutput)) passThrough('daemon sent an unusable decision');
+    if (!isDecisionFor(payload, event.hookOutput)) passThrough('the daemon sent a decision that does not answer this question');
     process.stdout.write(JSON.stringify(event.hookOutput), () => process.exit(0));
   }
 }
@@ -135,7 +197,7 @@ async function main() {
   }
   const environment = {};
   for (const name of FORWARDED_ENV) if (process.env[name] !== undefined) environment[name] = process.env[name];
-  ask(findDaemon(process.env), JSON.stringify({ payload, environment }));
+  ask(findDaemon(process.env), payload, JSON.stringify({ payload, environment }));
 }
 
 // Esc in Claude Code, or its hook timeout, sends SIGTERM: closing the connection withdraws the

@@ -164,6 +164,9 @@ export type AnswerRequest = z.infer<typeof AnswerRequestSchema>;
 
 export const PairRequestSchema = z.object({ code: z.string().min(1).max(200) });
 
+/** Body of POST /api/hook/hello: the hook's fresh nonce, which the daemon's proof must cover. */
+export const HookHelloSchema = z.object({ nonce: z.string().regex(/^[A-Za-z0-9_-]{22,64}$/, { message: 'must be 22-64 base64url characters' }) });
+
 /** What the hook prints on stdout for Claude Code (protocol.md section 2). */
 export type HookOutput = {
   hookSpecificOutput: {

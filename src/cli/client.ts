@@ -1,6 +1,7 @@
 // How CLI commands reach the running daemon: its port from daemon.json (or ASKBRIDGE_PORT), and
 // the local token from the state directory. Every failure is a CliError with a sentence to print.
 import { isProcessAlive, LOOPBACK_HOST, openStateDir, resolveStateDir } from '../state-dir.js';
+import { checkHello, newNonce } from '../daemon/hook-identity.js';
 import { CliError } from './command.js';
 
 
@@ -31,9 +32,12 @@ export function connectToDaemon(env: NodeJS.ProcessEnv): DaemonClient {
   const token = stateDir.readToken();
   if (!port || !token) throw new DaemonUnreachable('not-running', NOT_RUNNING);
   const baseUrl = `http://${LOOPBACK_HOST}:${port}`;
+  let proven: Promise<void> | undefined;
   return {
     baseUrl,
     async request(method, path, body) {
+      // The token goes only to a daemon that first proves it holds it: never to an impostor on the port.
+      await (proven ??= proveIdentity(baseUrl, port, token, info));
       let response: Response;
       try {
         response = await fetch(`${baseUrl}${path}`, {
@@ -66,4 +70,33 @@ export function connectToDaemon(env: NodeJS.ProcessEnv): DaemonClient {
       return { status: response.status, body: parsed as never };
     },
   };
+}
+
+/** The hook's hello, from the CLI: whatever answers on the port must prove it holds this state directory's token. */
+async function proveIdentity(baseUrl: string, port: number, token: string, info: ReturnType<ReturnType<typeof openStateDir>['readDaemonInfo']>): Promise<void> {
+  const hookNonce = newNonce();
+  let response: Response;
+  try {
+    response = await fetch(`${baseUrl}/api/hook/hello`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ nonce: hookNonce }), signal: AbortSignal.timeout(5000) });
+  } catch (error) {
+    if ((error as Error).name === 'TimeoutError') {
+      throw new DaemonUnreachable('not-askbridge', `something accepts connections on ${baseUrl} but does not answer: find it with \`ss -ltnp 'sport = :${port}'\`, stop it, then start askbridge again`);
+    }
+    const stale = info !== undefined && !isProcessAlive(info.pid);
+    throw new DaemonUnreachable('not-running', stale ? `${NOT_RUNNING} (daemon.json is left over from pid ${info.pid}, which ended without cleaning up; the next start replaces it)` : NOT_RUNNING);
+  }
+  let reply: unknown;
+  try {
+    reply = await response.json();
+  } catch {
+    reply = undefined;
+  }
+  if (typeof reply === 'object' && reply !== null && checkHello(token, hookNonce, reply)) return;
+  if (response.status === 404) {
+    throw new DaemonUnreachable('not-askbridge', `something that is not askbridge answers on ${baseUrl} (HTTP 404 to its hello): find it with \`ss -ltnp 'sport = :${port}'\`, stop it, then start askbridge again`);
+  }
+  const isAskbridge = typeof reply === 'object' && reply !== null && 'nonce' in reply && 'proof' in reply;
+  throw isAskbridge
+    ? new DaemonUnreachable('refuses-token', `askbridge on ${baseUrl} does not hold this state directory's token: it belongs to another state directory (check ASKBRIDGE_HOME), or was started by another user`)
+    : new DaemonUnreachable('not-askbridge', `something on ${baseUrl} could not prove it is askbridge (HTTP ${response.status}): nothing was sent to it; find it with \`ss -ltnp 'sport = :${port}'\`, stop it, then start askbridge again`);
 }

@@ -9,7 +9,7 @@ import { delimiter, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createConfigReader, type EffectiveConfig } from '../config.js';
-import { connectToDaemon, NOT_RUNNING } from './client.js';
+import { connectToDaemon, DaemonUnreachable, NOT_RUNNING } from './client.js';
 import { HOOK_TIMEOUT_SECONDS, isRecord, readSettingsFile, shellQuote, type SettingsFile, type SettingsScope } from './claude-settings.js';
 import type { CommandIo } from './command.js';
 
@@ -23,7 +23,7 @@ export const TIMEOUT_MARGIN_SECONDS = 30;
 export const MIN_UPDATED_INPUT_VERSION = [2, 1, 85] as const;
 
 export type ClaudeProbe = { bin: string } & ({ state: 'found'; output: string } | { state: 'missing' } | { state: 'failed'; error: string });
-export type DaemonProbe = { running: true; url: string; version: string } | { running: false; reason: string };
+export type DaemonProbe = { running: true; url: string; version: string } | { running: false; reason: string; impostor?: boolean };
 
 export type DoctorInputs = {
   projectDir: string;
@@ -51,7 +51,8 @@ export type FindingId =
   | 'claude-not-found'
   | 'claude-version-unknown'
   | 'answer-mode-deny-reason'
-  | 'daemon-not-running';
+  | 'daemon-not-running'
+  | 'port-impostor';
 
 export type Finding = { id: FindingId; level: 'error' | 'warning' | 'info'; message: string; fix?: string; file?: string };
 export type Diagnosis = { ok: boolean; findings: Finding[]; passed: string[] };
@@ -165,6 +166,13 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
 
   if (inputs.daemon.running) {
     passed.push(`askbridge ${inputs.daemon.version} is running at ${inputs.daemon.url}`);
+  } else if (inputs.daemon.impostor) {
+    findings.push({
+      id: 'port-impostor',
+      level: 'error',
+      message: `WHAT LISTENS ON ASKBRIDGE'S PORT CANNOT PROVE IT IS THIS ASKBRIDGE: ${inputs.daemon.reason}. The command hook sends it nothing and lets the terminal answer; an http hook would hand it questions`,
+      fix: 'stop that program, then `askbridge start` (or start askbridge on another port with ASKBRIDGE_PORT)',
+    });
   } else {
     // The client's "not running" sentence already names the fix; only other reasons add anything.
     const reason = inputs.daemon.reason === NOT_RUNNING ? '' : ` (${inputs.daemon.reason})`;
@@ -435,7 +443,7 @@ export async function probeDaemon(env: NodeJS.ProcessEnv): Promise<DaemonProbe> 
     if (response.status !== 200) return { running: false, reason: `status request answered ${response.status}` };
     return { running: true, url: response.body.url, version: response.body.version };
   } catch (error) {
-    return { running: false, reason: error instanceof Error ? error.message : String(error) };
+    return { running: false, reason: error instanceof Error ? error.message : String(error), ...(error instanceof DaemonUnreachable && error.state !== 'not-running' ? { impostor: true } : {}) };
   }
 }
 

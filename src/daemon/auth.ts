@@ -9,7 +9,8 @@ import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { HttpError } from './errors.js';
 
-export const ACCESS = ['public', 'local', 'page', 'page-or-local'] as const;
+/** `hook`: no credentials at this gate and never an Origin; the route checks the hook's signature itself. */
+export const ACCESS = ['public', 'hook', 'local', 'page', 'page-or-local'] as const;
 export type Access = (typeof ACCESS)[number];
 export type Principal = { kind: 'local' } | { kind: 'page'; sessionId: string } | { kind: 'anonymous' };
 
@@ -98,6 +99,12 @@ export function createAuth(options: AuthOptions) {
       throw new HttpError(403, 'forbidden_origin', 'cross-site requests are not allowed');
     }
 
+    const access = request.routeOptions.config.access ?? 'local';
+    if (access === 'hook') {
+      if (origin !== undefined) throw new HttpError(403, 'hook_from_browser', 'the hook endpoints do not take requests from a browser');
+      request.principal = { kind: 'anonymous' };
+      return;
+    }
     const local = isLocalToken(request.headers.authorization);
     if (local === false) throw new HttpError(401, 'bad_token', 'invalid token');
     if (local === true && origin !== undefined) {
@@ -107,7 +114,6 @@ export function createAuth(options: AuthOptions) {
     const pageSession = local ? undefined : pageSessionOf(request);
     request.principal = local ? { kind: 'local' } : pageSession ? { kind: 'page', sessionId: pageSession } : { kind: 'anonymous' };
 
-    const access = request.routeOptions.config.access ?? 'local';
     if (access === 'public') return;
     const { kind } = request.principal;
     const allowed = access === 'local' ? kind === 'local' : access === 'page' ? kind === 'page' : kind !== 'anonymous';

@@ -7,12 +7,25 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
+import { createHookIdentity } from '../../src/daemon/hook-identity.js';
 import { baseEnv, CLI_BIN, freshPayload, runCli, runHook, startDaemon } from './harness.js';
 
 const SLOW_DAEMON = `
 const { createServer } = require('node:http');
+const { createHmac, randomBytes } = require('node:crypto');
+const token = '${'t'.repeat(43)}';
 const server = createServer((request, response) => {
-  if (request.method === 'POST' && request.url === '/api/shutdown' && request.headers.authorization === 'Bearer ${'t'.repeat(43)}') {
+  if (request.url === '/api/hook/hello') {
+    let body = '';
+    request.on('data', (chunk) => (body += chunk));
+    request.on('end', () => {
+      const nonce = randomBytes(18).toString('base64url');
+      const proof = createHmac('sha256', token).update(['askbridge hello', JSON.parse(body).nonce, nonce].join('\\n')).digest('base64url');
+      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ nonce, proof }));
+    });
+    return;
+  }
+  if (request.method === 'POST' && request.url === '/api/shutdown' && request.headers.authorization === 'Bearer ' + token) {
     response.writeHead(202, { 'content-type': 'application/json' }).end('{"stopping":true}');
     server.close();
     setTimeout(() => process.exit(0), 1000);
@@ -99,13 +112,39 @@ describe('askbridge status', () => {
     expect(await status(await stateFor(port))).toMatchObject({ code: 1, running: false, state: 'not-askbridge', reason: expect.stringContaining(`:${port}`) });
   });
 
+  it('sends nothing to a program on the port that cannot prove it is askbridge, and doctor says so loudly', async () => {
+    const seen: string[] = [];
+    const port = await serve((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        seen.push(`${request.method} ${request.url} ${JSON.stringify(request.headers)} ${body}`);
+        response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      });
+    });
+    const env = await stateFor(port);
+    expect(await status(env)).toMatchObject({ code: 1, running: false, state: 'not-askbridge', reason: expect.stringContaining('could not prove it is askbridge') });
+    const doctor = await runCli(['doctor', '--json', '--claude', '/nonexistent'], env);
+    expect(JSON.parse(doctor.stdout).findings).toContainEqual(expect.objectContaining({ id: 'port-impostor', level: 'error' }));
+    expect(seen.length).toBeGreaterThan(0);
+    for (const request of seen) {
+      expect(request).toMatch(/^POST \/api\/hook\/hello /);
+      expect(request).not.toContain('t'.repeat(43));
+    }
+  });
+
   it('tells a program that accepts connections and never answers apart from "not running"', async () => {
     const port = await serve(() => {});
     expect(await status(await stateFor(port))).toMatchObject({ code: 1, running: false, state: 'not-askbridge', reason: expect.stringContaining('does not answer') });
   });
 
-  it('tells an askbridge that refuses this state directory\'s token', async () => {
-    const port = await serve((_request, response) => response.writeHead(401, { 'content-type': 'application/json' }).end('{"error":{"code":"unauthorized","message":"no"}}'));
+  it('tells an askbridge that holds another token (its hello proof does not match ours)', async () => {
+    const other = createHookIdentity('another-state-directory-token');
+    const port = await serve((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(other.hello((JSON.parse(body) as { nonce: string }).nonce))));
+    });
     expect(await status(await stateFor(port))).toMatchObject({ code: 1, running: false, state: 'refuses-token' });
   });
 

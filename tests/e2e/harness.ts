@@ -13,6 +13,7 @@ import { chromium } from 'playwright-core';
 import { expect } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import type { HistoryLine } from '../../src/daemon/history.js';
+import { askOverHttp, type HookReply } from '../hook-client.js';
 import type { QuestionView } from '../../src/protocol.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -269,6 +270,8 @@ export type Daemon = {
   logs(): LogEntry[];
   /** Waits for a log line matching `match`, among those already written or still to come. */
   waitForLog(match: (entry: LogEntry) => boolean, timeoutMs?: number, what?: string): Promise<LogEntry>;
+  /** Asks as the command hook does (hello, then a signed question): `body` is the hook's request body. */
+  askAsHook(body: string): Promise<HookReply>;
   /** GET/POST the daemon's API as a local program (bearer token), like the CLI does. */
   api<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: T }>;
   pending(): Promise<QuestionView[]>;
@@ -425,6 +428,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
     child,
     exited,
     running: () => child.exitCode === null && child.signalCode === null,
+    askAsHook: (body) => askOverHttp({ port, token, body }),
     output: () => ({ stdout, stderr }),
     logs: () => parseLogLines(stdout),
     waitForLog(matchEntry, timeoutMs = 10_000, what = 'a daemon log line') {

@@ -2,8 +2,6 @@
 // in Chromium: deep nesting is refused before anything is shown and the terminal asks; question text
 // named after Object.prototype properties is answered like any other; invisible and terminal-active
 // characters are shown as [U+XXXX] markers on the page and in the CLI, never written raw.
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QuestionView } from '../../src/protocol.js';
@@ -103,14 +101,10 @@ describe.skipIf(!chromiumState.available)('hostile payloads with the real hook, 
     const LEVELS = [4_100, 4_200, 50_000];
 
     it.each(LEVELS)('the daemon refuses tool_input nested %i levels deep with a 400 naming the problem', async (levels) => {
-      const response = await fetch(`http://127.0.0.1:${daemon.port}/api/hook/questions`, {
-        method: 'POST',
-        // Raw JSON text, as a hook that forwards its stdin untouched would send it.
-        headers: { authorization: `Bearer ${readFileSync(join(daemon.home, 'token'), 'utf8').trim()}`, 'content-type': 'application/json' },
-        body: `{"payload":${deepPayloadText(`toolu_deep_direct_${levels}`, levels)},"environment":{}}`,
-      });
-      expect(response.status).toBe(400);
-      const body = (await response.json()) as { error: { code: string; message: string } };
+      // Raw JSON text, as a hook that forwards its stdin untouched would send it.
+      const response = await daemon.askAsHook(`{"payload":${deepPayloadText(`toolu_deep_direct_${levels}`, levels)},"environment":{}}`);
+      expect(response.statusCode).toBe(400);
+      const body = response.json<{ error: { code: string; message: string } }>();
       expect(body.error.code).toBe('invalid_request');
       expect(body.error.message).toMatch(/^invalid hook payload: payload\.tool_input: nested more than 32 levels deep \(at x_nested\.a\.a\.a\.a\.a\.…\)$/);
     });

@@ -13,6 +13,7 @@ import { createPolicy } from '../../src/daemon/policy.js';
 import { createQuestionStore, type OpenQuestion, type QuestionStoreOptions } from '../../src/daemon/store.js';
 import { run as runHistory } from '../../src/cli/history.js';
 import type { HookOutput, Question, QuestionView } from '../../src/protocol.js';
+import { askThroughInject, hookBody } from '../hook-client.js';
 
 const PROTO_NAMES = ['__proto__', 'constructor', 'toString'] as const;
 
@@ -190,7 +191,7 @@ describe('the daemon when an accepted answer cannot be delivered', () => {
 
   it('tells the answering client with a 500 that names the problem, and the hook falls through at once', async () => {
     await start({ serializeDecision: (output: HookOutput) => { throw new RangeError(`Maximum call stack size exceeded (${output.hookSpecificOutput.permissionDecision})`); } });
-    const hook = app.inject({ method: 'POST', url: '/api/hook/questions', headers: local, payload: { payload: singleSelect, environment: {} } });
+    const hook = askThroughInject(app, { token: TOKEN, host: local.host, body: hookBody(singleSelect) });
     let pending: QuestionView[] = [];
     while (pending.length === 0) {
       pending = (await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json<{ questions: QuestionView[] }>().questions;
@@ -209,8 +210,7 @@ describe('the daemon when an accepted answer cannot be delivered', () => {
         message: 'the answer was not delivered: the decision for Claude Code could not be built (Maximum call stack size exceeded (allow)). The question went back to the terminal: answer it there.',
       },
     });
-    const lines = (await hook).body.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
-    expect(lines[1]).toEqual({ event: 'settled', status: 'failed', hookOutput: null });
+    expect((await hook).lines[1]).toEqual({ event: 'settled', status: 'failed', hookOutput: null });
     const after = await app.inject({ method: 'GET', url: `/api/questions/${pending[0]!.id}`, headers: local });
     expect(after.json<{ question: QuestionView }>().question).toMatchObject({ status: 'failed', error: expect.stringContaining('could not be built') });
   });

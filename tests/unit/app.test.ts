@@ -6,6 +6,8 @@ import { mergeConfig } from '../../src/config.js';
 import { createPolicy } from '../../src/daemon/policy.js';
 import { createQuestionStore } from '../../src/daemon/store.js';
 import type { QuestionView, ServerMessage } from '../../src/protocol.js';
+import { checkHello, newNonce, signQuestion } from '../../src/daemon/hook-identity.js';
+import { askThroughInject, hookBody } from '../hook-client.js';
 
 const PORT = 7433;
 const HOST = `127.0.0.1:${PORT}`;
@@ -27,9 +29,9 @@ afterEach(async () => {
   await app.close();
 });
 
-/** Start a hook request; it stays open until the question settles. */
+/** Start a hook request, signed as the hook signs it; it stays open until the question settles. */
 function askAsHook(payload: unknown = singleSelect, environment: Record<string, string> = {}) {
-  return app.inject({ method: 'POST', url: '/api/hook/questions', headers: local, payload: { payload, environment } });
+  return askThroughInject(app, { token: TOKEN, host: HOST, body: hookBody(payload, environment) });
 }
 
 async function waitForPending(count = 1): Promise<QuestionView[]> {
@@ -39,10 +41,6 @@ async function waitForPending(count = 1): Promise<QuestionView[]> {
     if (questions.length >= count) return questions;
     await new Promise((resolve) => setImmediate(resolve));
   }
-}
-
-function ndjson(body: string): Array<Record<string, unknown>> {
-  return body.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 async function pairPage(): Promise<string> {
@@ -66,7 +64,7 @@ describe('the hook endpoint', () => {
       payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] },
     });
     expect(answer.statusCode).toBe(200);
-    const lines = ndjson((await hook).body);
+    const { lines } = await hook;
     expect(lines[0]).toMatchObject({ event: 'accepted', id: question!.id });
     expect(lines[1]).toMatchObject({
       event: 'settled',
@@ -111,8 +109,8 @@ describe('the hook endpoint', () => {
       headers: local,
       payload: { responses: [{ question: 'Should I remember this preference for future sessions?', selected: ['Yes, project memory'] }] },
     });
-    const settled = ndjson((await hook).body)[1] as { hookOutput: unknown };
-    expect(settled.hookOutput).toEqual(fixture('11-newer-fields.expected-allow.json'));
+    const settled = (await hook).lines[1];
+    expect(settled?.hookOutput).toEqual(fixture('11-newer-fields.expected-allow.json'));
   });
 
   it('refuses malformed JSON and oversized bodies with a clear error', async () => {
@@ -130,7 +128,7 @@ describe('the hook endpoint', () => {
     const [question, ...others] = await waitForPending();
     expect(others).toHaveLength(0);
     await app.inject({ method: 'POST', url: `/api/questions/${question!.id}/answer`, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
-    for (const hook of [await first, await second]) expect(ndjson(hook.body)[1]).toMatchObject({ status: 'answered' });
+    for (const hook of [await first, await second]) expect(hook.lines[1]).toMatchObject({ status: 'answered' });
   });
 });
 
@@ -144,7 +142,7 @@ describe('answering', () => {
     expect(first.statusCode).toBe(200);
     expect(second.statusCode).toBe(409);
     expect(second.json()).toMatchObject({ error: { code: 'already_resolved' }, question: { status: 'answered', answers: { [QUESTION_TEXT]: 'SQLite' } } });
-    expect(ndjson((await hook).body)[1]).toMatchObject({ hookOutput: { hookSpecificOutput: { updatedInput: { answers: { [QUESTION_TEXT]: 'SQLite' } } } } });
+    expect((await hook).lines[1]).toMatchObject({ hookOutput: { hookSpecificOutput: { updatedInput: { answers: { [QUESTION_TEXT]: 'SQLite' } } } } });
   });
 
   it('refuses an invalid answer with 400 and keeps the question open', async () => {
@@ -188,18 +186,57 @@ describe('who may call', () => {
   it('refuses a missing or wrong token', async () => {
     expect((await app.inject({ method: 'GET', url: '/api/status', headers: { host: HOST } })).statusCode).toBe(401);
     expect((await app.inject({ method: 'GET', url: '/api/status', headers: { host: HOST, authorization: 'Bearer wrong' } })).statusCode).toBe(401);
-    expect((await askAsHookWith({ host: HOST, authorization: `Bearer ${TOKEN}x` })).statusCode).toBe(401);
   });
 
-  it('never lets a request with an Origin act as the hook, even with the right token', async () => {
-    const response = await askAsHookWith({ ...local, origin: ORIGIN });
-    expect(response.statusCode).toBe(403);
-    expect(response.json()).toMatchObject({ error: { code: 'token_from_browser' } });
+  it('takes a hook question only signed with the token, over a nonce of its own hello, once', async () => {
+    const body = hookBody(singleSelect);
+    const signedWith = async (token: string) => {
+      const hookNonce = newNonce();
+      const hello = (await app.inject({ method: 'POST', url: '/api/hook/hello', headers: { host: HOST }, payload: { nonce: hookNonce } })).json<{ nonce: string }>();
+      const credentials = { daemonNonce: hello.nonce, hookNonce };
+      return { authorization: signQuestion(token, credentials, body), credentials };
+    };
+    const post = (headers: Record<string, string>) => app.inject({ method: 'POST', url: '/api/hook/questions', headers: { host: HOST, 'content-type': 'application/json', ...headers }, payload: body });
+
+    expect((await post({})).json()).toMatchObject({ error: { code: 'unsigned' } });
+    expect((await post(local)).json()).toMatchObject({ error: { code: 'unsigned' } });
+    const wrong = await post({ authorization: (await signedWith(`${TOKEN}x`)).authorization });
+    expect(wrong.statusCode).toBe(401);
+    expect(wrong.json()).toMatchObject({ error: { code: 'bad_signature' } });
+    // A nonce the daemon never gave out, or one already spent.
+    expect((await post({ authorization: signQuestion(TOKEN, { daemonNonce: newNonce(), hookNonce: newNonce() }, body) })).statusCode).toBe(401);
+    const { authorization } = await signedWith(TOKEN);
+    const first = post({ authorization });
+    await waitForPending();
+    const replay = await post({ authorization });
+    expect(replay.statusCode).toBe(401);
+    expect(replay.json()).toMatchObject({ error: { code: 'bad_signature' } });
+    const [question, ...others] = await waitForPending();
+    expect(others).toHaveLength(0);
+    await app.inject({ method: 'POST', url: `/api/questions/${question!.id}/answer`, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
+    expect((await first).statusCode).toBe(200);
+  });
+
+  it('proves its identity in the hello: only the token holder can compute the proof for the hook\'s nonce', async () => {
+    const hookNonce = newNonce();
+    const hello = (await app.inject({ method: 'POST', url: '/api/hook/hello', headers: { host: HOST }, payload: { nonce: hookNonce } })).json<{ nonce: string; proof: string }>();
+    expect(checkHello(TOKEN, hookNonce, hello)).toBe(true);
+    expect(checkHello(`${TOKEN}x`, hookNonce, hello)).toBe(false);
+    expect(checkHello(TOKEN, newNonce(), hello)).toBe(false);
+    expect(hello.proof).not.toContain(TOKEN);
+  });
+
+  it('never lets a request with an Origin act as the hook', async () => {
+    for (const url of ['/api/hook/hello', '/api/hook/questions']) {
+      const response = await app.inject({ method: 'POST', url, headers: { host: HOST, origin: ORIGIN }, payload: { nonce: newNonce() } });
+      expect(response.statusCode).toBe(403);
+      expect(response.json()).toMatchObject({ error: { code: 'hook_from_browser' } });
+    }
   });
 
   it('does not let a paired page act as the hook', async () => {
     const cookie = await pairPage();
-    const response = await askAsHookWith({ host: HOST, origin: ORIGIN, cookie });
+    const response = await app.inject({ method: 'POST', url: '/api/hook/questions', headers: { host: HOST, cookie, 'content-type': 'application/json' }, payload: hookBody(singleSelect) });
     expect(response.statusCode).toBe(401);
   });
 
@@ -296,10 +333,6 @@ describe('the event stream', () => {
     socket.terminate();
   });
 });
-
-function askAsHookWith(headers: Record<string, string>) {
-  return app.inject({ method: 'POST', url: '/api/hook/questions', headers, payload: { payload: singleSelect, environment: {} } });
-}
 
 function firstQuestion(): Record<string, unknown> {
   return (singleSelect.tool_input as { questions: Array<Record<string, unknown>> }).questions[0]!;

@@ -20,6 +20,7 @@ import {
   type Finding,
 } from '../../src/cli/doctor.js';
 import { runCli } from '../../src/cli/main.js';
+import { createHookIdentity } from '../../src/daemon/hook-identity.js';
 import { mergeConfig } from '../../src/config.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/settings/', import.meta.url));
@@ -282,7 +283,14 @@ describe('askbridge doctor through runCli', () => {
   /** A stand-in daemon answering /api/status, found through daemon.json and the token like the real one. */
   async function fakeDaemon(): Promise<void> {
     const token = 'doctor-test-token';
+    const identity = createHookIdentity(token);
     const listening = createServer((request, response) => {
+      if (request.url === '/api/hook/hello') {
+        let body = '';
+        request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        request.on('end', () => response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(identity.hello((JSON.parse(body) as { nonce: string }).nonce))));
+        return;
+      }
       const authorized = request.headers.authorization === `Bearer ${token}`;
       response.writeHead(authorized && request.url === '/api/status' ? 200 : 401, { 'content-type': 'application/json' });
       response.end(JSON.stringify({ pid: process.pid, port, url: `http://127.0.0.1:${port}/`, version: 'fake', pending: 0, watchers: 0 }));

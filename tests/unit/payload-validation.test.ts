@@ -8,6 +8,7 @@ import { buildApp, type App } from '../../src/daemon/app.js';
 import { createPolicy } from '../../src/daemon/policy.js';
 import { createQuestionStore } from '../../src/daemon/store.js';
 import { HookPayloadSchema, LIMITS, ToolInputSchema, describeZodError, findTooDeep } from '../../src/protocol.js';
+import { askThroughInject } from '../hook-client.js';
 
 const PORT = 7433;
 const HOST = `127.0.0.1:${PORT}`;
@@ -100,7 +101,7 @@ describe('the hook endpoint refuses poisoned payloads at once with a 400 naming 
     await app.close();
   });
 
-  const ask = (payloadJson: string) => app.inject({ method: 'POST', url: '/api/hook/questions', headers: local, payload: `{"payload":${payloadJson},"environment":{}}` });
+  const ask = (payloadJson: string) => askThroughInject(app, { token: TOKEN, host: local.host, body: `{"payload":${payloadJson},"environment":{}}` });
   const pendingCount = async () => (await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json<{ questions: unknown[] }>().questions.length;
 
   it.each([4_100, 4_200, 50_000])('refuses a tool_input nested %i levels deep, and nothing is shown', async (levels) => {

@@ -1,11 +1,15 @@
-// POST /api/hook/questions: the hook hands over Claude Code's payload and keeps the request open.
-// The response is NDJSON: an `accepted` line at once (so the hook knows the daemon is alive), then
-// one `settled` line with what the hook prints. The hook's connection is the question's life:
-// when it closes early (Esc, timeout, SIGKILL), the question is withdrawn.
-import type { FastifyInstance } from 'fastify';
-import { HookPayloadSchema, HookRequestSchema, ToolInputSchema, type HookEnvironment } from '../../protocol.js';
+// The command hook's two requests (hook-identity.ts has the why):
+// - POST /api/hook/hello: the daemon proves it holds the token, before the hook sends anything else.
+// - POST /api/hook/questions: signed with the token, it hands over Claude Code's payload and keeps
+//   the request open. The response is NDJSON, each line signed: `accepted` at once (with the wait,
+//   so the hook knows its own deadline), then one `settled` line with what the hook prints.
+// The hook's connection is the question's life: when it closes early (Esc, timeout, SIGKILL), the
+// question is withdrawn. Neither route takes an Origin: no web page can act as the hook.
+import type { FastifyInstance, FastifyRequest } from 'fastify';
+import { HookHelloSchema, HookPayloadSchema, HookRequestSchema, ToolInputSchema, type HookEnvironment } from '../../protocol.js';
 import type { RouteContext } from '../app.js';
-import { parseOr400 } from '../errors.js';
+import { HttpError, parseOr400 } from '../errors.js';
+import { createHookIdentity } from '../hook-identity.js';
 
 /** ASKBRIDGE_UNATTENDED=1, CI=true, or Claude Code's own mark for SDK-hosted sessions. */
 export function isUnattended(environment: HookEnvironment): boolean {
@@ -14,7 +18,24 @@ export function isUnattended(environment: HookEnvironment): boolean {
 }
 
 export async function hookRoutes(app: FastifyInstance, { store, watchers, deps }: RouteContext) {
-  app.post('/api/hook/questions', { config: { access: 'local' } }, async (request, reply) => {
+  const identity = createHookIdentity(deps.token);
+  // The signature covers the exact bytes sent: keep them beside the parsed body (this plugin only).
+  const rawBodies = new WeakMap<FastifyRequest, string>();
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    rawBodies.set(request, body as string);
+    parseJson(request, body as string, done);
+  });
+
+  app.post('/api/hook/hello', { config: { access: 'hook' }, bodyLimit: 1024 }, async (request) => {
+    const { nonce } = parseOr400(HookHelloSchema, request.body, 'hello');
+    return identity.hello(nonce);
+  });
+
+  app.post('/api/hook/questions', { config: { access: 'hook' } }, async (request, reply) => {
+    const credentials = identity.verifyQuestion(request.headers.authorization, rawBodies.get(request) ?? '');
+    if (credentials === 'unsigned') throw new HttpError(401, 'unsigned', 'a hook request must be signed (POST /api/hook/hello first)');
+    if (credentials === 'bad-signature') throw new HttpError(401, 'bad_signature', 'the signature or its nonce is not valid (a nonce is good for one request)');
     const body = parseOr400(HookRequestSchema, request.body, 'hook request');
     const payload = parseOr400(HookPayloadSchema, body.payload, 'hook payload', 'payload');
     const toolInput = parseOr400(ToolInputSchema, payload.tool_input, 'AskUserQuestion input', 'payload.tool_input');
@@ -43,13 +64,13 @@ export async function hookRoutes(app: FastifyInstance, { store, watchers, deps }
     reply.hijack();
     const response = reply.raw;
     response.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
-    response.write(`${JSON.stringify({ event: 'accepted', id: waiter.question.id })}\n`);
+    response.write(identity.line(credentials, 'accepted', { id: waiter.question.id, waitMs: Math.max(0, waiter.question.expiresAt - Date.now()) }));
     response.on('close', () => {
       if (!response.writableEnded) waiter.leave();
     });
     const outcome = await waiter.outcome;
     if (!response.destroyed) {
-      response.end(`${JSON.stringify({ event: 'settled', status: outcome.status, hookOutput: outcome.hookOutput })}\n`);
+      response.end(identity.line(credentials, 'settled', { status: outcome.status, hookOutput: outcome.hookOutput }));
     }
     request.log.info({ questionId: waiter.question.id, status: outcome.status, source: outcome.source.kind }, 'question settled');
   });

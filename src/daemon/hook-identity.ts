@@ -1,0 +1,111 @@
+// The command hook and the daemon prove to each other who they are, and the token never travels.
+// Anything can bind the daemon's port once the daemon is gone (a crash, kill -9); a hook that sent
+// its token or its question there would hand both to an impostor and print whatever came back.
+// So, keyed by the token that only the two of them can read (a 0600 file in a 0700 directory):
+//   1. hello:    the hook sends a fresh nonce Nh; the daemon answers a nonce Nd and
+//                HMAC(token, "hello" | Nh | Nd). Only the token's holder can; the hook checks it
+//                before it sends anything else.
+//   2. question: the hook signs its request with HMAC(token, "question" | Nd | Nh | sha256(body)).
+//                Nd is single-use and short-lived, so a captured request cannot be replayed.
+//   3. replies:  every line the daemon sends back carries HMAC(token, "line" | Nh | Nd | event | body),
+//                so the hook prints nothing that the daemon did not send for this very question.
+// Domain strings keep one kind of MAC from ever standing for another. No HTTP here.
+import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+
+/** A hook answers the hello in milliseconds; a nonce left unused this long is dropped. */
+const CHALLENGE_TTL_MS = 60_000;
+/** Outstanding challenges kept at most: a flood of hellos cannot grow memory. */
+const MAX_CHALLENGES = 4096;
+export const NONCE_PATTERN = /^[A-Za-z0-9_-]{22,64}$/;
+
+export const HOOK_AUTH_SCHEME = 'AskBridge-HMAC';
+
+export type HookCredentials = { daemonNonce: string; hookNonce: string };
+
+export function mac(token: string, ...parts: string[]): string {
+  return createHmac('sha256', token).update(parts.join('\n')).digest('base64url');
+}
+
+export function sha256(body: string | Buffer): string {
+  return createHash('sha256').update(body).digest('base64url');
+}
+
+function sameMac(a: string, b: string): boolean {
+  const left = Buffer.from(a);
+  const right = Buffer.from(b);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
+
+/** `AskBridge-HMAC nonce=Nd, hook=Nh, mac=M` -> its parts, or undefined when it is not that shape. */
+export function parseHookAuthorization(header: string | undefined): { daemonNonce: string; hookNonce: string; mac: string } | undefined {
+  if (!header) return undefined;
+  const match = /^AskBridge-HMAC nonce=([A-Za-z0-9_-]{1,64}), hook=([A-Za-z0-9_-]{1,64}), mac=([A-Za-z0-9_-]{1,64})$/.exec(header);
+  return match ? { daemonNonce: match[1]!, hookNonce: match[2]!, mac: match[3]! } : undefined;
+}
+
+export function createHookIdentity(token: string, now: () => number = Date.now) {
+  const challenges = new Map<string, number>(); // daemon nonce -> expires at
+
+  function forgetExpired(): void {
+    const time = now();
+    for (const [nonce, expiresAt] of challenges) if (expiresAt < time) challenges.delete(nonce);
+    while (challenges.size >= MAX_CHALLENGES) challenges.delete(challenges.keys().next().value!);
+  }
+
+  return {
+    /** Step 1: prove the daemon holds the token, for this hook's nonce. */
+    hello(hookNonce: string): { nonce: string; proof: string } {
+      forgetExpired();
+      const nonce = randomBytes(18).toString('base64url');
+      challenges.set(nonce, now() + CHALLENGE_TTL_MS);
+      return { nonce, proof: mac(token, 'askbridge hello', hookNonce, nonce) };
+    },
+
+    /** Step 2: a question request signed by the token's holder with a nonce from step 1, spent here. */
+    verifyQuestion(authorization: string | undefined, body: string | Buffer): HookCredentials | 'unsigned' | 'bad-signature' {
+      const parsed = parseHookAuthorization(authorization);
+      if (!parsed) return 'unsigned';
+      const expiresAt = challenges.get(parsed.daemonNonce);
+      if (expiresAt === undefined || expiresAt < now()) return 'bad-signature';
+      if (!sameMac(parsed.mac, mac(token, 'askbridge question', parsed.daemonNonce, parsed.hookNonce, sha256(body)))) return 'bad-signature';
+      challenges.delete(parsed.daemonNonce);
+      return { daemonNonce: parsed.daemonNonce, hookNonce: parsed.hookNonce };
+    },
+
+    /** Step 3: one NDJSON line the hook can check: `{ event, body, mac }`, body being JSON text. */
+    line(credentials: HookCredentials, event: 'accepted' | 'settled', body: unknown): string {
+      const text = JSON.stringify(body);
+      return `${JSON.stringify({ event, body: text, mac: mac(token, 'askbridge line', credentials.hookNonce, credentials.daemonNonce, event, text) })}\n`;
+    },
+  };
+}
+
+export type HookIdentity = ReturnType<typeof createHookIdentity>;
+
+// ---------------------------------------------------------------------------------------------
+// The hook's side, for tests and the bench. hooks/askbridge-hook.mjs keeps its own copy, in plain
+// Node built-ins, because it must load nothing else; the end-to-end tests prove the two agree.
+
+export function newNonce(): string {
+  return randomBytes(18).toString('base64url');
+}
+
+export function checkHello(token: string, hookNonce: string, reply: { nonce?: unknown; proof?: unknown }): reply is { nonce: string; proof: string } {
+  return typeof reply.nonce === 'string' && typeof reply.proof === 'string' && sameMac(reply.proof, mac(token, 'askbridge hello', hookNonce, reply.nonce));
+}
+
+export function signQuestion(token: string, credentials: HookCredentials, body: string): string {
+  return `${HOOK_AUTH_SCHEME} nonce=${credentials.daemonNonce}, hook=${credentials.hookNonce}, mac=${mac(token, 'askbridge question', credentials.daemonNonce, credentials.hookNonce, sha256(body))}`;
+}
+
+/** One signed line from the daemon, checked; undefined when it is not one the daemon signed for this request. */
+export function openLine(token: string, credentials: HookCredentials, text: string): { event: string; body: unknown } | undefined {
+  try {
+    const line = JSON.parse(text) as { event?: unknown; body?: unknown; mac?: unknown };
+    if (typeof line.event !== 'string' || typeof line.body !== 'string' || typeof line.mac !== 'string') return undefined;
+    if (!sameMac(line.mac, mac(token, 'askbridge line', credentials.hookNonce, credentials.daemonNonce, line.event, line.body))) return undefined;
+    return { event: line.event, body: JSON.parse(line.body) };
+  } catch {
+    return undefined;
+  }
+}
