@@ -28,6 +28,8 @@ const MAX_STDIN_BYTES = 8 * 1024 * 1024;
 const HANDSHAKE_TIMEOUT_MS = 15_000;
 /** The hook's own deadline: the daemon's wait (from the `accepted` line) and this much more. */
 const DEADLINE_MARGIN_MS = 10_000;
+/** After a dropped connection, how soon to look for a daemon again. */
+const RETRY_MS = 250;
 /** Environment variables that tell the daemon whether anybody is watching this session. */
 const FORWARDED_ENV = ['ASKBRIDGE_UNATTENDED', 'CI', 'CLAUDE_CODE_SESSION_ATTENDED', 'CLAUDE_CODE_ENTRYPOINT'];
 
@@ -100,91 +102,124 @@ function isDecisionFor(payload, output) {
   return true;
 }
 
-function ask(daemon, payload, body) {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const hookNonce = randomBytes(18).toString('base64url');
-  let deadline;
+/**
+ * One question, from the hello to the printed decision. A connection that drops after the daemon
+ * accepted the question (the daemon was killed, and restarts with the question kept on disk) is
+ * retried until the hook's own deadline: the same question re-attaches and one answer arrives.
+ * Before that, any failure means no daemon: the terminal asks at once.
+ */
+function ask(payload, body) {
+  let deadlineAt;
   const handshake = setTimeout(() => passThrough('the daemon did not answer in time (an impostor on its port, or a stuck daemon)'), HANDSHAKE_TIMEOUT_MS);
+  attempt();
 
-  function post(path, headers, text, onResponse) {
-    const req = request({ host: '127.0.0.1', port: daemon.port, method: 'POST', path, agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers } });
-    activeRequest = req;
-    req.on('error', (error) => passThrough(`daemon unreachable: ${error.message}`));
-    req.on('response', (res) => {
-      res.setEncoding('utf8');
-      if (res.statusCode !== 200) {
-        let error = '';
-        res.on('data', (chunk) => (error += chunk));
-        res.on('end', () => passThrough(`daemon answered ${res.statusCode} to ${path}: ${error.slice(0, 500)}`));
+  /** A connection failed: before the question was accepted the terminal asks; after, try again until the deadline. */
+  function dropped(reason) {
+    if (deadlineAt === undefined) passThrough(reason);
+    if (Date.now() + RETRY_MS >= deadlineAt) passThrough(`${reason}; no daemon came back before the deadline`);
+    setTimeout(attempt, RETRY_MS);
+  }
+
+  function attempt() {
+    // One connection can fail in several ways at once (error, aborted, end): it counts once.
+    let failed = false;
+    const fail = (reason) => {
+      if (failed) return;
+      failed = true;
+      dropped(reason);
+    };
+    let daemon;
+    try {
+      daemon = findDaemon(process.env); // read again: a restarted daemon has a new token and maybe a new port
+    } catch (error) {
+      return fail(error.message);
+    }
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    const hookNonce = randomBytes(18).toString('base64url');
+
+    function post(path, headers, text, onResponse) {
+      const req = request({ host: '127.0.0.1', port: daemon.port, method: 'POST', path, agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers } });
+      activeRequest = req;
+      req.on('error', (error) => fail(`daemon unreachable: ${error.message}`));
+      req.on('response', (res) => {
+        res.setEncoding('utf8');
+        if (res.statusCode === 503) return fail('the daemon is stopping');
+        if (res.statusCode !== 200) {
+          let error = '';
+          res.on('data', (chunk) => (error += chunk));
+          res.on('end', () => passThrough(`daemon answered ${res.statusCode} to ${path}: ${error.slice(0, 500)}`));
+          return;
+        }
+        onResponse(res);
+      });
+      req.end(text);
+    }
+
+    // 1. The daemon proves it holds the token, for this nonce, before anything else is sent.
+    post('/api/hook/hello', {}, JSON.stringify({ nonce: hookNonce }), (res) => {
+      let text = '';
+      res.on('data', (chunk) => (text += chunk));
+      res.on('error', () => fail('connection to the daemon lost'));
+      res.on('end', () => {
+        let hello;
+        try {
+          hello = JSON.parse(text);
+        } catch {
+          passThrough('the hello reply is not JSON: not askbridge on that port');
+        }
+        if (typeof hello?.nonce !== 'string' || !sameMac(hello.proof, mac(daemon.token, 'askbridge hello', hookNonce, hello.nonce))) {
+          passThrough('whatever listens on the daemon port could not prove it is askbridge: nothing was sent to it');
+        }
+        sendQuestion(hello.nonce);
+      });
+    });
+
+    // 2. The question, signed; 3. signed lines back, each checked.
+    function sendQuestion(daemonNonce) {
+      const authorization = `AskBridge-HMAC nonce=${daemonNonce}, hook=${hookNonce}, mac=${mac(daemon.token, 'askbridge question', daemonNonce, hookNonce, createHash('sha256').update(body).digest('base64url'))}`;
+      post('/api/hook/questions', { authorization }, body, (res) => {
+        let buffered = '';
+        res.on('data', (chunk) => {
+          buffered += chunk;
+          let newline;
+          while ((newline = buffered.indexOf('\n')) >= 0) {
+            const line = buffered.slice(0, newline);
+            buffered = buffered.slice(newline + 1);
+            onLine(line, daemonNonce);
+          }
+        });
+        res.on('end', () => fail('daemon closed the connection without an answer'));
+        res.on('error', () => fail('connection to the daemon lost'));
+      });
+    }
+
+    function onLine(text, daemonNonce) {
+      let line;
+      let event;
+      try {
+        line = JSON.parse(text);
+        if (typeof line.event !== 'string' || typeof line.body !== 'string') throw new Error('not a line');
+        if (!sameMac(line.mac, mac(daemon.token, 'askbridge line', hookNonce, daemonNonce, line.event, line.body))) throw new Error('bad signature');
+        event = JSON.parse(line.body);
+      } catch (error) {
+        passThrough(`a reply line that the daemon did not sign for this question (${error.message}): ignored, the terminal asks`);
+      }
+      if (line.event === 'accepted') {
+        clearTimeout(handshake);
+        if (deadlineAt !== undefined) return; // re-attached: the deadline stays the first one
+        const waitMs = Number.isFinite(event.waitMs) ? Math.max(0, event.waitMs) : 0;
+        deadlineAt = Date.now() + waitMs + DEADLINE_MARGIN_MS;
+        setTimeout(() => {
+          activeRequest?.destroy();
+          passThrough('no answer by the deadline: question withdrawn');
+        }, deadlineAt - Date.now());
         return;
       }
-      onResponse(res);
-    });
-    req.end(text);
-  }
-
-  // 1. The daemon proves it holds the token, for this nonce, before anything else is sent.
-  post('/api/hook/hello', {}, JSON.stringify({ nonce: hookNonce }), (res) => {
-    let text = '';
-    res.on('data', (chunk) => (text += chunk));
-    res.on('end', () => {
-      let hello;
-      try {
-        hello = JSON.parse(text);
-      } catch {
-        passThrough('the hello reply is not JSON: not askbridge on that port');
-      }
-      if (typeof hello?.nonce !== 'string' || !sameMac(hello.proof, mac(daemon.token, 'askbridge hello', hookNonce, hello.nonce))) {
-        passThrough('whatever listens on the daemon port could not prove it is askbridge: nothing was sent to it');
-      }
-      sendQuestion(hello.nonce);
-    });
-  });
-
-  // 2. The question, signed; 3. signed lines back, each checked.
-  function sendQuestion(daemonNonce) {
-    const authorization = `AskBridge-HMAC nonce=${daemonNonce}, hook=${hookNonce}, mac=${mac(daemon.token, 'askbridge question', daemonNonce, hookNonce, createHash('sha256').update(body).digest('base64url'))}`;
-    post('/api/hook/questions', { authorization }, body, (res) => {
-      let buffered = '';
-      res.on('data', (chunk) => {
-        buffered += chunk;
-        let newline;
-        while ((newline = buffered.indexOf('\n')) >= 0) {
-          const line = buffered.slice(0, newline);
-          buffered = buffered.slice(newline + 1);
-          onLine(line, daemonNonce);
-        }
-      });
-      res.on('end', () => passThrough('daemon closed the connection without an answer'));
-      res.on('error', () => passThrough('connection to the daemon lost'));
-    });
-  }
-
-  function onLine(text, daemonNonce) {
-    let line;
-    let event;
-    try {
-      line = JSON.parse(text);
-      if (typeof line.event !== 'string' || typeof line.body !== 'string') throw new Error('not a line');
-      if (!sameMac(line.mac, mac(daemon.token, 'askbridge line', hookNonce, daemonNonce, line.event, line.body))) throw new Error('bad signature');
-      event = JSON.parse(line.body);
-    } catch (error) {
-      passThrough(`a reply line that the daemon did not sign for this question (${error.message}): ignored, the terminal asks`);
+      if (line.event !== 'settled') return;
+      if (!event.hookOutput) passThrough(`no answer (${event.status}): the terminal asks`);
+      if (!isDecisionFor(payload, event.hookOutput)) passThrough('the daemon sent a decision that does not answer this question');
+      process.stdout.write(JSON.stringify(event.hookOutput), () => process.exit(0));
     }
-    if (line.event === 'accepted') {
-      clearTimeout(handshake);
-      const waitMs = Number.isFinite(event.waitMs) ? Math.max(0, event.waitMs) : 0;
-      deadline = setTimeout(() => {
-        activeRequest?.destroy();
-        passThrough('no answer by the deadline: question withdrawn');
-      }, waitMs + DEADLINE_MARGIN_MS);
-      return;
-    }
-    if (line.event !== 'settled') return;
-    clearTimeout(deadline);
-    if (!event.hookOutput) passThrough(`no answer (${event.status}): the terminal asks`);
-    if (!isDecisionFor(payload, event.hookOutput)) passThrough('the daemon sent a decision that does not answer this question');
-    process.stdout.write(JSON.stringify(event.hookOutput), () => process.exit(0));
   }
 }
 
@@ -197,7 +232,7 @@ async function main() {
   }
   const environment = {};
   for (const name of FORWARDED_ENV) if (process.env[name] !== undefined) environment[name] = process.env[name];
-  ask(findDaemon(process.env), payload, JSON.stringify({ payload, environment }));
+  ask(payload, JSON.stringify({ payload, environment }));
 }
 
 // Esc in Claude Code, or its hook timeout, sends SIGTERM: closing the connection withdraws the

@@ -467,11 +467,11 @@ describe('the hook when the daemon goes away while it waits', () => {
     expect(existsSync(join(daemon.home, 'daemon.json'))).toBe(false);
   });
 
-  it('exits 0 with empty stdout when the daemon dies (SIGKILL)', async () => {
-    const daemon = await startDaemon();
+  it('when the daemon dies (SIGKILL) and nothing restarts it, retries until its own deadline, then exits 0 with empty stdout', async () => {
+    const daemon = await startDaemon({ config: { waitSeconds: 2 } });
     daemons.push(daemon);
     const payload = freshPayload('01-single-select', 'daemon-killed');
-    const hook = runHook(payload, daemon.env);
+    const hook = runHook(payload, { ...daemon.env, ASKBRIDGE_DEBUG: '1' });
     await daemon.waitForQuestion(payload.tool_use_id);
 
     daemon.expectExit();
@@ -479,7 +479,35 @@ describe('the hook when the daemon goes away while it waits', () => {
     const killedAt = performance.now();
     const result = await hook.result;
     expectSilentPassThrough(result);
-    expect(result.endedAt - killedAt).toBeLessThan(2000);
+    expect(result.stderr).toContain('no daemon came back before the deadline');
+    // The deadline: the daemon's 2 s wait (counted from the question) and the hook's 10 s margin.
+    expect(result.endedAt - killedAt).toBeGreaterThan(9_000);
+    expect(result.endedAt - killedAt).toBeLessThan(14_000);
+  });
+
+  it('when the daemon dies (SIGKILL) and starts again, re-attaches to the kept question and prints exactly one answer', async () => {
+    const first = await startDaemon({ config: { waitSeconds: 120 } });
+    daemons.push(first);
+    const payload = freshPayload('01-single-select', 'daemon-restarted');
+    const hook = runHook(payload, first.env);
+    const asked = await first.waitForQuestion(payload.tool_use_id);
+    first.expectExit();
+    first.child.kill('SIGKILL');
+    await first.exited;
+    expect(hook.child.exitCode).toBeNull(); // still waiting for an answer
+
+    const second = await startDaemon({ home: first.home, config: { waitSeconds: 120 } });
+    daemons.push(second);
+    const restored = await second.waitForQuestion(payload.tool_use_id);
+    expect(restored).toMatchObject({ id: asked.id, createdAt: asked.createdAt, expiresAt: asked.expiresAt });
+    // The hook is back: answering now reaches it.
+    await second.waitForLog((entry) => entry.msg === 'question received' && entry.questionId === asked.id);
+    const answered = await runCli(answerArgs(asked.id, payload, loadFixture<FixtureAnswer>('01-single-select.answer.json')), second.env);
+    expect(answered.code).toBe(0);
+    const result = await hook.result;
+    expect(result.code).toBe(0);
+    expect(JSON.parse(result.stdout)).toEqual(loadFixture('01-single-select.expected-allow.json'));
+    expect((await second.history()).filter((line) => line.id === asked.id)).toMatchObject([{ status: 'answered', source: 'person' }]);
   });
 });
 
