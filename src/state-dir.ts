@@ -76,24 +76,6 @@ export function openStateDir(dir: string) {
       }
     },
 
-    /** Paired pages (sha256 of each cookie, and its expiry), so a restart does not unpair them. */
-    pageSessionStore() {
-      const PageSessionsSchema = z.array(z.tuple([z.string().regex(/^[0-9a-f]{64}$/), z.number()]));
-      return {
-        load(): Array<[string, number]> {
-          try {
-            const parsed = PageSessionsSchema.safeParse(JSON.parse(readText(paths.pageSessions) ?? '[]'));
-            return parsed.success ? parsed.data : [];
-          } catch {
-            return [];
-          }
-        },
-        save(entries: Array<[string, number]>): void {
-          writeFileAtomic(paths.pageSessions, `${JSON.stringify(entries)}\n`);
-        },
-      };
-    },
-
     /** Remove daemon.json and the token, but only while daemon.json still names this process. */
     removeDaemonInfo(pid: number): void {
       const info = this.readDaemonInfo();

@@ -1,9 +1,10 @@
 // buildApp(deps): the daemon's HTTP and WebSocket surface, put together from its parts. It never
 // listens and never touches `process`: main.ts does, and tests call app.inject()/injectWS().
+import rateLimit from '@fastify/rate-limit';
 import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyError } from 'fastify';
 import type { ServerMessage } from '../protocol.js';
-import { createAuth, registerGuard, type AuthOptions } from './auth.js';
+import { createAuth, PAGE_PROTOCOL, registerGuard, type AuthOptions } from './auth.js';
 import { HttpError } from './errors.js';
 import { broadcast, eventRoutes, type Watchers } from './routes/events.js';
 import { hookRoutes } from './routes/hook.js';
@@ -33,6 +34,8 @@ export type AppDeps = {
   planQuestion: (context: PolicyContext) => QuestionPlan;
   extraHosts?: readonly string[];
   pageSessionStore?: AuthOptions['pageSessionStore'];
+  /** Whether the daemon also listens on [::1] (main.ts knows once it listens); if not, that Host is refused. */
+  holdsIpv6?: () => boolean;
   /** A warning for every page (a broken config file, history that cannot be written), or null. */
   banner?: () => string | null;
   /** What works less well than it should right now, for `askbridge status`. */
@@ -58,7 +61,7 @@ export async function buildApp(deps: AppDeps) {
     const address = app.server.address();
     return typeof address === 'object' && address !== null ? address.port : deps.port;
   };
-  const auth = createAuth({ token: deps.token, port: listeningPort, extraHosts: deps.extraHosts, pageSessionStore: deps.pageSessionStore, now: deps.now });
+  const auth = createAuth({ token: deps.token, port: listeningPort, extraHosts: deps.extraHosts, pageSessionStore: deps.pageSessionStore, holdsIpv6: deps.holdsIpv6, now: deps.now });
   const watchers: Watchers = { sockets: new Set() };
 
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
@@ -79,16 +82,20 @@ export async function buildApp(deps: AppDeps) {
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: { code: 'not_found', message: 'not found' } }));
 
   registerGuard(app, auth);
+  // Only routes that ask for it (config.rateLimit) are limited; a 429 goes through the error handler.
+  await app.register(rateLimit, { global: false });
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'no-referrer');
     reply.header('cross-origin-resource-policy', 'same-origin');
+    reply.header('cross-origin-opener-policy', 'same-origin');
     if (!reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
     return payload;
   });
 
   await app.register(websocket, {
-    options: { maxPayload: WS_MESSAGE_LIMIT_BYTES },
+    // The page asks for `askbridge` plus `key.<its key>` (browsers cannot set headers on an upgrade): select the former.
+    options: { maxPayload: WS_MESSAGE_LIMIT_BYTES, handleProtocols: (protocols) => (protocols.has(PAGE_PROTOCOL) ? PAGE_PROTOCOL : false) },
     preClose: async () => {
       for (const socket of watchers.sockets) socket.close(1001, 'daemon stopping');
     },

@@ -1,12 +1,18 @@
-// Who may do what. Three kinds of caller reach the daemon:
-// - local programs (the hook, the CLI): a bearer token read from the 0600 token file, and never an
-//   Origin header, so no web page can act as one;
-// - paired pages: an HttpOnly SameSite=Strict cookie obtained by trading a one-time pairing code,
-//   and on anything that changes state (and the WebSocket upgrade) an exact same-origin Origin;
-// - anyone else: only the static page itself.
-// Every request must carry an allowed Host (against DNS rebinding).
+// Who may do what. Four kinds of caller reach the daemon:
+// - the command hook: signed requests (hook-identity.ts), and never an Origin header;
+// - the CLI: a bearer token read from the 0600 token file, and never an Origin header, so no web
+//   page can act as either;
+// - paired pages: an HttpOnly SameSite=Strict cookie AND a page key, both from trading a one-time
+//   pairing code. Browsers send a host's cookies to every port of it, so any other server on
+//   127.0.0.1 the browser visits receives the cookie; the key lives in the page origin's own
+//   storage (port included), travels in a header (a WebSocket subprotocol for the upgrade), and is
+//   what a sibling port can never read. Every page request, GET included, must also come from the
+//   exact origin: an Origin header naming it, or `Sec-Fetch-Site: same-origin`;
+// - anyone else: only the static page itself, and the pairing route (rate-limited).
+// Every request must carry an allowed Host (against DNS rebinding): a loopback name the daemon
+// actually holds, or a host the user configured.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError } from './errors.js';
 
 /** `hook`: no credentials at this gate and never an Origin; the route checks the hook's signature itself. */
@@ -28,6 +34,16 @@ const PAGE_SESSION_TTL_MS = 30 * 24 * 60 * 60_000;
 const MAX_PAIRING_CODES = 100;
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+/** The header a page sends its key in; on the WebSocket upgrade, the subprotocol `key.<key>` instead. */
+export const PAGE_KEY_HEADER = 'x-askbridge-key';
+/** The subprotocol the page asks for and the daemon selects. */
+export const PAGE_PROTOCOL = 'askbridge';
+
+/** A paired page, as kept on disk: hashes of its cookie and of its key, and when it expires. */
+export type StoredPageSession = [cookieHash: string, expiresAt: number, keyHash: string];
+export type PageSessionStore = { load(): StoredPageSession[]; save(entries: StoredPageSession[]): void };
 
 export type AuthOptions = {
   token: string;
@@ -36,22 +52,32 @@ export type AuthOptions = {
   /** Extra `host[:port]` values to accept, for a reverse proxy or tunnel the user set up. */
   extraHosts?: readonly string[];
   /** Keeps paired pages paired across daemon restarts (hashes and expiry times only). */
-  pageSessionStore?: { load(): Array<[string, number]>; save(entries: Array<[string, number]>): void };
+  pageSessionStore?: PageSessionStore;
+  /** Whether the daemon holds [::1] too; if not, that name is refused. */
+  holdsIpv6?: () => boolean;
   now?: () => number;
 };
+
+/** What a successful pairing gives the page: the cookie (HttpOnly) and the key (for its own storage). */
+export type PairedPage = { cookie: string; key: string; maxAgeSeconds: number };
 
 export function createAuth(options: AuthOptions) {
   const now = options.now ?? Date.now;
   const tokenBuffer = Buffer.from(options.token);
   // Only hashes are kept, so a heap dump does not hand out live codes or cookies.
   const pairingCodes = new Map<string, number>(); // sha256(code) -> expiresAt
-  const pageSessions = new Map<string, number>(options.pageSessionStore?.load().filter(([, expiresAt]) => expiresAt > now())); // sha256(cookie value) -> expiresAt
+  // sha256(cookie value) -> when it expires, and sha256(page key)
+  const pageSessions = new Map<string, { expiresAt: number; keyHash: string }>(
+    (options.pageSessionStore?.load() ?? []).filter(([, expiresAt]) => expiresAt > now()).map(([cookieHash, expiresAt, keyHash]) => [cookieHash, { expiresAt, keyHash }]),
+  );
+  const storedSessions = (): StoredPageSession[] => [...pageSessions].map(([cookieHash, { expiresAt, keyHash }]) => [cookieHash, expiresAt, keyHash]);
 
   const cookieName = () => `askbridge_${options.port()}`;
 
   function allowedHosts(): Set<string> {
     const port = options.port();
-    return new Set([`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`, ...(options.extraHosts ?? [])]);
+    const ipv6 = options.holdsIpv6?.() ?? true;
+    return new Set([`127.0.0.1:${port}`, `localhost:${port}`, ...(ipv6 ? [`[::1]:${port}`] : []), ...(options.extraHosts ?? [])]);
   }
 
   function isLocalToken(header: string | undefined): boolean | undefined {
@@ -72,16 +98,28 @@ export function createAuth(options: AuthOptions) {
     return undefined;
   }
 
+  /** The page key: the header on requests, the `key.` subprotocol on the WebSocket upgrade (browsers cannot set headers there). */
+  function pageKeyOf(request: FastifyRequest): string | undefined {
+    const header = request.headers[PAGE_KEY_HEADER];
+    if (typeof header === 'string') return header;
+    const protocols = request.headers['sec-websocket-protocol'];
+    if (typeof protocols !== 'string') return undefined;
+    return protocols.split(',').map((protocol) => protocol.trim()).find((protocol) => protocol.startsWith('key.'))?.slice(4);
+  }
+
+  /** The page session of a request that holds both its cookie and its key; the cookie alone is worth nothing. */
   function pageSessionOf(request: FastifyRequest): string | undefined {
     const value = readCookie(request.headers.cookie);
     if (!value) return undefined;
     const id = sha256(value);
-    const expiresAt = pageSessions.get(id);
-    if (expiresAt === undefined) return undefined;
-    if (expiresAt < now()) {
+    const session = pageSessions.get(id);
+    if (session === undefined) return undefined;
+    if (session.expiresAt < now()) {
       pageSessions.delete(id);
       return undefined;
     }
+    const key = pageKeyOf(request);
+    if (key === undefined || !sameHash(sha256(key), session.keyHash)) return undefined;
     return id;
   }
 
@@ -120,12 +158,15 @@ export function createAuth(options: AuthOptions) {
     if (!allowed) {
       throw new HttpError(401, 'unauthorized', access === 'local' ? 'a local token is required' : 'this page is not paired: run `askbridge open`');
     }
-    // Cookies ride along on cross-site requests that SameSite misses (same-site subdomains, old
-    // browsers); an exact Origin on every state change and on the upgrade closes that gap.
-    const changesState = request.method !== 'GET' && request.method !== 'HEAD';
-    const isUpgrade = request.headers.upgrade?.toLowerCase() === 'websocket';
-    if (kind === 'page' && (changesState || isUpgrade) && origin === undefined) {
-      throw new HttpError(403, 'origin_required', 'an Origin header is required');
+    // Cookies ride along to every port of the host, and on cross-site requests SameSite misses:
+    // every page request must come from the exact origin. Browsers send Origin on state changes and
+    // on the upgrade; on a same-origin GET they send none, but say Sec-Fetch-Site: same-origin.
+    if (kind === 'page' && origin === undefined) {
+      const changesState = request.method !== 'GET' && request.method !== 'HEAD';
+      const isUpgrade = request.headers.upgrade?.toLowerCase() === 'websocket';
+      if (changesState || isUpgrade || request.headers['sec-fetch-site'] !== 'same-origin') {
+        throw new HttpError(403, 'origin_required', 'a page request must come from the page itself (Origin or Sec-Fetch-Site: same-origin)');
+      }
     }
   }
 
@@ -142,20 +183,37 @@ export function createAuth(options: AuthOptions) {
       return code;
     },
 
-    /** Trade a pairing code for a page session; sets the cookie. The code is spent either way. */
-    pair(code: string, reply: FastifyReply): void {
+    /** Whether this code would pair a page now (for the rate limit: a live code is not a guess). */
+    isLivePairingCode(code: string | undefined): boolean {
+      if (code === undefined) return false;
+      const expiresAt = pairingCodes.get(sha256(code));
+      return expiresAt !== undefined && expiresAt >= now();
+    },
+
+    /**
+     * Trade a pairing code for a page session: a cookie and a key. The code is spent only once the
+     * session is kept: when it cannot be saved (a full disk), the code still works for a retry.
+     */
+    pair(code: string): PairedPage {
       const hash = sha256(code);
       const expiresAt = pairingCodes.get(hash);
-      pairingCodes.delete(hash);
       if (expiresAt === undefined || expiresAt < now()) {
+        pairingCodes.delete(hash);
         throw new HttpError(401, 'bad_pairing_code', 'this link was already used or has expired: run `askbridge open` for a new one');
       }
-      const value = randomBytes(32).toString('base64url');
-      for (const [id, expiresAt] of pageSessions) if (expiresAt < now()) pageSessions.delete(id);
-      pageSessions.set(sha256(value), now() + PAGE_SESSION_TTL_MS);
-      options.pageSessionStore?.save([...pageSessions]);
-      const maxAge = Math.floor(PAGE_SESSION_TTL_MS / 1000);
-      reply.header('set-cookie', `${cookieName()}=${value}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${maxAge}`);
+      const cookie = randomBytes(32).toString('base64url');
+      const key = randomBytes(32).toString('base64url');
+      for (const [id, session] of pageSessions) if (session.expiresAt < now()) pageSessions.delete(id);
+      const id = sha256(cookie);
+      pageSessions.set(id, { expiresAt: now() + PAGE_SESSION_TTL_MS, keyHash: sha256(key) });
+      try {
+        options.pageSessionStore?.save(storedSessions());
+      } catch (error) {
+        pageSessions.delete(id);
+        throw new HttpError(503, 'pairing_not_saved', `the pairing could not be saved (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): the link still works, try again once the disk has room`);
+      }
+      pairingCodes.delete(hash);
+      return { cookie, key, maxAgeSeconds: Math.floor(PAGE_SESSION_TTL_MS / 1000) };
     },
   };
 }

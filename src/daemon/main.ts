@@ -1,11 +1,13 @@
 // The daemon process: the only daemon file that touches `process`, signals and listen().
 import closeWithGrace from 'close-with-grace';
+import { createServer } from 'node:http';
 import type { Logger } from 'pino';
 import { buildApp, type App } from './app.js';
 import { createLogger, wantsColor } from './logger.js';
 import { createConfigWatch } from './config-watch.js';
 import { createHistory } from './history.js';
 import { createPolicy, type Policy } from './policy.js';
+import { createPageSessionFile } from './page-sessions.js';
 import { createPendingFiles } from './pending-files.js';
 import { createQuestionStore, type PendingRecord, type QuestionStore } from './store.js';
 import { DEFAULT_PORT, LOOPBACK_HOST, openStateDir, resolveStateDir, type DaemonInfo } from '../state-dir.js';
@@ -78,6 +80,7 @@ async function startLocked(options: DaemonOptions, port: number, stateDir: Retur
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= shutDown());
 
+  let holdsIpv6 = false;
   const configWatch = createConfigWatch({
     env: options.env,
     log: { info: (fields, message) => logger.info(fields, message), warn: (fields, message) => logger.warn(fields, message) },
@@ -98,23 +101,25 @@ async function startLocked(options: DaemonOptions, port: number, stateDir: Retur
     planQuestion,
     banner,
     health: () => ({ history: history.problem() }),
-    pageSessionStore: stateDir.pageSessionStore(),
+    pageSessionStore: createPageSessionFile(stateDir.paths.pageSessions),
+    holdsIpv6: () => holdsIpv6,
     onShutdownRequest: () => void stop().then(() => process.exit(0)),
   });
   configWatch.effective(''); // read and start watching the user config now, so a broken one shows at once
   restoreWaitingQuestions(store, pendingFiles.load(), planQuestion, logger);
 
+  let listeningPort: number;
+  let closeIpv6: () => Promise<void>;
   try {
-    await app.listen({ host: LOOPBACK_HOST, port });
+    ({ port: listeningPort, close: closeIpv6 } = await listenOnLoopback(app, port, (held) => (holdsIpv6 = held)));
   } catch (error) {
     await Promise.all([app.close(), configWatch.close()]);
+    if (error instanceof DaemonStartError) throw error;
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       throw new DaemonStartError(`port ${port} is in use: stop what uses it, or start with ASKBRIDGE_PORT=<another port>`);
     }
     throw error;
   }
-  const address = app.server.address();
-  const listeningPort = typeof address === 'object' && address !== null ? address.port : port;
   stateDir.writeDaemonInfo({ pid: process.pid, port: listeningPort, host: LOOPBACK_HOST, version: VERSION, startedAt: Date.now() });
 
   const url = `http://${LOOPBACK_HOST}:${listeningPort}/`;
@@ -125,13 +130,55 @@ async function startLocked(options: DaemonOptions, port: number, stateDir: Retur
   async function shutDown(): Promise<void> {
     logger.info('stopping: waiting hooks hand their questions to the terminal');
     store.releaseAll();
-    await Promise.all([app!.close(), configWatch.close(), history.flushed()]);
+    await Promise.all([app!.close(), closeIpv6(), configWatch.close(), history.flushed()]);
     history.close();
     stateDir.removeDaemonInfo(process.pid);
     lock.release();
   }
 
   return { app, port: listeningPort, url, logger, stop };
+}
+
+/**
+ * Listen on every loopback address a browser may use for `localhost`: 127.0.0.1 and, where the
+ * system has it, [::1], on the same port. Browsers try [::1] for localhost: a port the daemon left
+ * free there could be taken by any process, which would then be served as http://localhost:PORT.
+ * So [::1] held by someone else is a refusal to start, not a warning. Returns the port.
+ */
+async function listenOnLoopback(app: App, port: number, setHoldsIpv6: (held: boolean) => void): Promise<{ port: number; close: () => Promise<void> }> {
+  await app.listen({ host: LOOPBACK_HOST, port });
+  const address = app.server.address();
+  const listeningPort = typeof address === 'object' && address !== null ? address.port : port;
+  const ipv6 = createServer();
+  ipv6.on('request', (request, response) => app.server.emit('request', request, response));
+  ipv6.on('upgrade', (request, socket, head) => app.server.emit('upgrade', request, socket, head));
+  ipv6.requestTimeout = app.server.requestTimeout;
+  ipv6.headersTimeout = app.server.headersTimeout;
+  ipv6.keepAliveTimeout = app.server.keepAliveTimeout;
+  try {
+    await new Promise<void>((listening, failed) => {
+      ipv6.once('error', failed);
+      ipv6.listen({ host: '::1', port: listeningPort, ipv6Only: true }, listening);
+    });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRNOTAVAIL' || code === 'EAFNOSUPPORT') {
+      setHoldsIpv6(false); // no IPv6 loopback here: nobody can take [::1] either
+      return { port: listeningPort, close: async () => {} };
+    }
+    if (code === 'EADDRINUSE') {
+      throw new DaemonStartError(`another program holds [::1]:${listeningPort}, so a browser opening http://localhost:${listeningPort}/ could reach it instead of askbridge: stop it, or start with ASKBRIDGE_PORT=<another port>`);
+    }
+    throw error;
+  }
+  setHoldsIpv6(true);
+  return {
+    port: listeningPort,
+    close: async () => {
+      ipv6.closeAllConnections();
+      await new Promise((closed) => ipv6.close(closed));
+    },
+  };
 }
 
 /**

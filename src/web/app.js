@@ -7,6 +7,11 @@ import { markInvisible, visibleParts } from './visible-text.js';
 const FINISHED_KEEP = 20;
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 5000;
+/**
+ * Where the page keeps the key it got when it paired. localStorage belongs to this exact origin,
+ * port included, so no other server on this host can read it, while the cookie goes to all of them.
+ */
+const PAGE_KEY_STORAGE = 'askbridge.pageKey';
 
 const ui = {
   conn: byId('conn'),
@@ -75,6 +80,8 @@ function own(record, key) {
 /** fetch that never throws: status 0 means the daemon could not be reached. */
 async function api(method, path, body) {
   const init = { method, credentials: 'same-origin', cache: 'no-store', headers: {} };
+  const key = pageKey();
+  if (key) init.headers['x-askbridge-key'] = key;
   if (body !== undefined) {
     init.headers['content-type'] = 'application/json';
     init.body = JSON.stringify(body);
@@ -92,6 +99,14 @@ async function api(method, path, body) {
     // Not JSON (a proxy error page, an empty body): the status alone has to do.
   }
   return { status: response.status, data };
+}
+
+function pageKey() {
+  try {
+    return localStorage.getItem(PAGE_KEY_STORAGE);
+  } catch {
+    return null; // storage disabled: the page cannot stay paired
+  }
 }
 
 function errorMessage(result, fallback) {
@@ -126,7 +141,8 @@ async function start() {
       if (result.status === 0) return goOffline();
       // The code is spent either way; keep it out of the history and of anything copied from the bar.
       history.replaceState(history.state, '', location.pathname + location.search);
-      if (result.status !== 200) pairError = errorMessage(result, `Pairing failed (HTTP ${result.status}).`);
+      if (result.status === 200 && typeof result.data?.key === 'string') localStorage.setItem(PAGE_KEY_STORAGE, result.data.key);
+      else pairError = errorMessage(result, `Pairing failed (HTTP ${result.status}).`);
     }
     const session = await api('GET', '/api/session');
     // An old cookie may still be good even when the link was not: the session decides.
@@ -169,7 +185,8 @@ function retryNow() {
 
 function connect() {
   if (socket) return;
-  const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss://' : 'ws://'}${location.host}/ws`);
+  // Browsers cannot set headers on a WebSocket: the key travels as a subprotocol the daemon checks.
+  const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss://' : 'ws://'}${location.host}/ws`, ['askbridge', `key.${pageKey() ?? ''}`]);
   socket = ws;
   ws.addEventListener('message', (event) => {
     if (socket !== ws) return;

@@ -332,7 +332,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
   const configHome = join(home, 'xdg-config');
   await mkdir(join(configHome, 'askbridge'), { recursive: true });
   if (options.config) await writeFile(join(configHome, 'askbridge', 'config.json'), JSON.stringify(options.config, null, 2));
-  const daemonEnv = baseEnv({ ...options.env, ASKBRIDGE_HOME: home, ASKBRIDGE_PORT: '0', XDG_CONFIG_HOME: configHome });
+  const daemonEnv = baseEnv({ ASKBRIDGE_PORT: '0', ...options.env, ASKBRIDGE_HOME: home, XDG_CONFIG_HOME: configHome });
   const child = spawn(process.execPath, [CLI_BIN, 'start'], { cwd: REPO_ROOT, env: daemonEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   options.onSpawn?.(child, home);
   let stdout = '';

@@ -5,6 +5,7 @@ import { buildApp, type App } from '../../src/daemon/app.js';
 import { mergeConfig } from '../../src/config.js';
 import { createPolicy } from '../../src/daemon/policy.js';
 import { createQuestionStore } from '../../src/daemon/store.js';
+import type { StoredPageSession } from '../../src/daemon/auth.js';
 import type { QuestionView, ServerMessage } from '../../src/protocol.js';
 import { checkHello, newNonce, signQuestion } from '../../src/daemon/hook-identity.js';
 import { askThroughInject, hookBody } from '../hook-client.js';
@@ -43,15 +44,21 @@ async function waitForPending(count = 1): Promise<QuestionView[]> {
   }
 }
 
-async function pairPage(): Promise<string> {
+/** Pairs a page the way the page does, and returns what it then holds: the cookie and the key. */
+async function pairPage(): Promise<{ cookie: string; key: string }> {
   const code = app.askbridge.auth.createPairingCode();
   const response = await app.inject({ method: 'POST', url: '/api/pair', headers: { host: HOST, origin: ORIGIN }, payload: { code } });
   expect(response.statusCode).toBe(200);
   const setCookie = String(response.headers['set-cookie']);
   expect(setCookie).toMatch(/HttpOnly/);
   expect(setCookie).toMatch(/SameSite=Strict/);
-  return setCookie.split(';')[0]!;
+  const { key } = response.json<{ key: string }>();
+  expect(setCookie).not.toContain(key);
+  return { cookie: setCookie.split(';')[0]!, key };
 }
+
+/** What the paired page itself sends: its cookie, its key, its exact Origin. */
+const fromPage = (page: { cookie: string; key: string }) => ({ host: HOST, origin: ORIGIN, cookie: page.cookie, 'x-askbridge-key': page.key });
 
 describe('the hook endpoint', () => {
   it('holds the question until a person answers, then returns the decision', async () => {
@@ -235,20 +242,21 @@ describe('who may call', () => {
   });
 
   it('does not let a paired page act as the hook', async () => {
-    const cookie = await pairPage();
+    const { cookie } = await pairPage();
     const response = await app.inject({ method: 'POST', url: '/api/hook/questions', headers: { host: HOST, cookie, 'content-type': 'application/json' }, payload: hookBody(singleSelect) });
     expect(response.statusCode).toBe(401);
   });
 
   it('lets a paired page answer only with its exact Origin', async () => {
-    const cookie = await pairPage();
+    const page = await pairPage();
     const hook = askAsHook();
     const [question] = await waitForPending();
     const url = `/api/questions/${question!.id}/answer`;
     const payload = { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] };
-    expect((await app.inject({ method: 'POST', url, headers: { host: HOST, cookie }, payload })).statusCode).toBe(403);
+    const { origin: _origin, ...withoutOrigin } = fromPage(page);
+    expect((await app.inject({ method: 'POST', url, headers: withoutOrigin, payload })).statusCode).toBe(403);
     expect((await app.inject({ method: 'POST', url, headers: { host: HOST }, payload })).statusCode).toBe(401);
-    const answered = await app.inject({ method: 'POST', url, headers: { host: HOST, origin: ORIGIN, cookie }, payload });
+    const answered = await app.inject({ method: 'POST', url, headers: fromPage(page), payload });
     expect(answered.statusCode).toBe(200);
     expect(answered.json()).toMatchObject({ question: { source: { kind: 'person', client: 'page' } } });
     await hook;
@@ -263,20 +271,85 @@ describe('who may call', () => {
     expect(again.json()).toMatchObject({ error: { code: 'bad_pairing_code' } });
   });
 
+  it('a cookie alone is worth nothing: every page request needs the key too, and the exact origin, GET included', async () => {
+    const page = await pairPage();
+    const hook = askAsHook();
+    const [question] = await waitForPending();
+    const url = `/api/questions/${question!.id}/answer`;
+    const payload = { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] };
+    // What a sibling server on another port gets from the browser, replayed with curl: the cookie.
+    for (const headers of [
+      { host: HOST, cookie: page.cookie },
+      { host: HOST, cookie: page.cookie, origin: ORIGIN },
+      { host: HOST, cookie: page.cookie, 'sec-fetch-site': 'same-origin' },
+      { host: HOST, cookie: page.cookie, origin: ORIGIN, 'x-askbridge-key': 'guessed' },
+    ]) {
+      expect((await app.inject({ method: 'GET', url: '/api/questions', headers })).statusCode, JSON.stringify(headers)).toBeGreaterThanOrEqual(401);
+      expect((await app.inject({ method: 'GET', url: `/api/questions/${question!.id}`, headers })).statusCode).toBeGreaterThanOrEqual(401);
+      expect((await app.inject({ method: 'POST', url, headers, payload })).statusCode).toBeGreaterThanOrEqual(401);
+      await expect(app.injectWS('/ws', { headers })).rejects.toThrow(/40[13]/);
+    }
+    // With the key but without the exact origin (no Origin, no Sec-Fetch-Site: same-origin): refused.
+    const { origin: _origin, ...keyWithoutOrigin } = fromPage(page);
+    expect((await app.inject({ method: 'GET', url: '/api/questions', headers: keyWithoutOrigin })).statusCode).toBe(403);
+    expect((await app.inject({ method: 'GET', url: '/api/questions', headers: { ...keyWithoutOrigin, origin: 'http://127.0.0.1:7434' } })).statusCode).toBe(403);
+    // The page itself: a same-origin GET (no Origin, Sec-Fetch-Site: same-origin) and a POST with its Origin.
+    expect((await app.inject({ method: 'GET', url: '/api/questions', headers: { ...keyWithoutOrigin, 'sec-fetch-site': 'same-origin' } })).statusCode).toBe(200);
+    expect(app.askbridge.watcherCount()).toBe(0);
+    expect((await app.inject({ method: 'POST', url, headers: fromPage(page), payload })).statusCode).toBe(200);
+    await hook;
+  });
+
+  it('spends a pairing code only when the pairing is kept: a failed save leaves the code usable', async () => {
+    let failing = true;
+    let saved: StoredPageSession[] = [];
+    const pageSessionStore = {
+      load: () => saved,
+      save: (entries: StoredPageSession[]) => {
+        if (failing) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
+        saved = entries;
+      },
+    };
+    const full = await buildApp({ store: createQuestionStore(), token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, pageSessionStore, planQuestion: () => { throw new Error('no questions'); } });
+    const code = full.askbridge.auth.createPairingCode();
+    const pair = () => full.inject({ method: 'POST', url: '/api/pair', headers: { host: HOST, origin: ORIGIN }, payload: { code } });
+    const refused = await pair();
+    expect(refused.statusCode).toBe(503);
+    expect(refused.json()).toMatchObject({ error: { code: 'pairing_not_saved', message: expect.stringContaining('ENOSPC') } });
+    expect(refused.headers['set-cookie']).toBeUndefined();
+    failing = false;
+    expect((await pair()).statusCode).toBe(200);
+    expect(saved).toHaveLength(1);
+    await full.close();
+  });
+
+  it('limits guesses at pairing codes: a 429 after ten a minute, while a live code still pairs', async () => {
+    const guess = (attempt: number) => app.inject({ method: 'POST', url: '/api/pair', headers: { host: HOST, origin: ORIGIN }, payload: { code: `guess-${attempt}` } });
+    for (let page = 0; page < 12; page++) await pairPage(); // many pages paired at once are not guesses
+    const attempts = [];
+    for (let attempt = 0; attempt < 11; attempt++) attempts.push((await guess(attempt)).statusCode);
+    expect(attempts.slice(0, 10).every((status) => status === 401)).toBe(true);
+    expect(attempts[10]).toBe(429);
+    await pairPage();
+  });
+
   it('keeps a paired page paired across a daemon restart, through the page session store', async () => {
-    let saved: Array<[string, number]> = [];
-    const pageSessionStore = { load: () => saved, save: (entries: Array<[string, number]>) => void (saved = entries) };
+    let saved: StoredPageSession[] = [];
+    const pageSessionStore = { load: () => saved, save: (entries: StoredPageSession[]) => void (saved = entries) };
     const build = () => buildApp({ store: createQuestionStore(), token: TOKEN, port: PORT, version: 'test', pid: 4242, logger: false, pageSessionStore, planQuestion: () => { throw new Error('no questions in this test'); } });
     const first = await build();
     const code = first.askbridge.auth.createPairingCode();
     const paired = await first.inject({ method: 'POST', url: '/api/pair', headers: { host: HOST, origin: ORIGIN }, payload: { code } });
     const cookie = String(paired.headers['set-cookie']).split(';')[0]!;
+    const { key } = paired.json<{ key: string }>();
     await first.close();
     expect(saved).toHaveLength(1);
     expect(JSON.stringify(saved)).not.toContain(cookie.split('=')[1]);
+    expect(JSON.stringify(saved)).not.toContain(key);
 
     const second = await build();
-    expect((await second.inject({ method: 'GET', url: '/api/session', headers: { host: HOST, cookie } })).statusCode).toBe(200);
+    expect((await second.inject({ method: 'GET', url: '/api/session', headers: { host: HOST, cookie, 'x-askbridge-key': key, 'sec-fetch-site': 'same-origin' } })).statusCode).toBe(200);
+    expect((await second.inject({ method: 'GET', url: '/api/session', headers: { host: HOST, cookie, 'sec-fetch-site': 'same-origin' } })).statusCode).toBe(401);
     await second.close();
   });
 
@@ -292,24 +365,38 @@ describe('who may call', () => {
     expect(csp).toContain("default-src 'none'");
     expect(csp).toContain("script-src 'self'");
     expect(csp).not.toContain('unsafe-inline');
+    expect(csp).toContain("require-trusted-types-for 'script'");
+    expect(csp).toContain("trusted-types 'none'");
     expect(response.headers['x-content-type-options']).toBe('nosniff');
+    expect(response.headers['cross-origin-opener-policy']).toBe('same-origin');
+    expect(response.headers['cross-origin-resource-policy']).toBe('same-origin');
+  });
+
+  it('refuses the [::1] name when the daemon does not hold [::1]', async () => {
+    const v4only = await buildApp({ store: createQuestionStore(), token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, holdsIpv6: () => false, planQuestion: () => { throw new Error('no questions'); } });
+    expect((await v4only.inject({ method: 'GET', url: '/', headers: { host: `[::1]:${PORT}` } })).statusCode).toBe(403);
+    expect((await v4only.inject({ method: 'GET', url: '/', headers: { host: `localhost:${PORT}` } })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/', headers: { host: `[::1]:${PORT}` } })).statusCode).toBe(200);
+    await v4only.close();
   });
 });
 
 describe('the event stream', () => {
-  it('refuses the WebSocket upgrade without a paired cookie or with a foreign Origin', async () => {
-    const cookie = await pairPage();
+  it('refuses the WebSocket upgrade without a paired cookie and key, or with a foreign Origin', async () => {
+    const page = await pairPage();
+    const protocol = { 'sec-websocket-protocol': `askbridge, key.${page.key}` };
     await expect(app.injectWS('/ws', { headers: { host: HOST, origin: ORIGIN } })).rejects.toThrow(/401/);
-    await expect(app.injectWS('/ws', { headers: { host: HOST, origin: 'http://evil.example', cookie } })).rejects.toThrow(/403/);
-    await expect(app.injectWS('/ws', { headers: { host: HOST, cookie } })).rejects.toThrow(/403/);
+    await expect(app.injectWS('/ws', { headers: { host: HOST, origin: ORIGIN, cookie: page.cookie } })).rejects.toThrow(/401/);
+    await expect(app.injectWS('/ws', { headers: { host: HOST, origin: 'http://evil.example', cookie: page.cookie, ...protocol } })).rejects.toThrow(/403/);
+    await expect(app.injectWS('/ws', { headers: { host: HOST, cookie: page.cookie, ...protocol } })).rejects.toThrow(/403/);
   });
 
   it('sends a snapshot, then every new and settled question', async () => {
-    const cookie = await pairPage();
+    const page = await pairPage();
     const messages: ServerMessage[] = [];
     const socket = await app.injectWS(
       '/ws',
-      { headers: { host: HOST, origin: ORIGIN, cookie } },
+      { headers: { host: HOST, origin: ORIGIN, cookie: page.cookie, 'sec-websocket-protocol': `askbridge, key.${page.key}` } },
       { onInit: (ws) => ws.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString()) as ServerMessage)) },
     );
     const next = (count: number) =>
