@@ -4,6 +4,7 @@
 import { readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, join, parse as parsePath, resolve } from 'node:path';
+import { RE2JS } from 're2js';
 import { z } from 'zod';
 import { ANSWER_MODES } from './answers.js';
 import { describeZodError } from './protocol.js';
@@ -11,15 +12,26 @@ import { describeZodError } from './protocol.js';
 export const DEFAULT_WAIT_SECONDS = 300;
 export const PROJECT_CONFIG_PATH = join('.claude', 'askbridge.json');
 
+/**
+ * A rule's regular expression, compiled by RE2 (re2js): matching takes time linear in the text,
+ * whoever wrote the pattern, so no rule can stall the daemon. Backreferences and lookaround, which
+ * need backtracking, are refused when the file is read. Flags: i, m and s as in JavaScript; u is
+ * accepted and changes nothing (RE2 always reads Unicode).
+ */
+export function compileRulePattern(regex: string, flags = ''): RE2JS {
+  const bits = (flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0) | (flags.includes('m') ? RE2JS.MULTILINE : 0) | (flags.includes('s') ? RE2JS.DOTALL : 0);
+  return RE2JS.compile(regex, bits);
+}
+
 const MatchSchema = z.union([
   z.string().min(1).max(500),
   z
     .strictObject({ regex: z.string().min(1).max(500), flags: z.string().regex(/^[imsu]*$/, { message: 'flags may only be i, m, s, u' }).optional() })
     .superRefine((pattern, ctx) => {
       try {
-        new RegExp(pattern.regex, pattern.flags);
+        compileRulePattern(pattern.regex, pattern.flags);
       } catch (error) {
-        ctx.addIssue({ code: 'custom', path: ['regex'], message: `invalid regular expression: ${(error as Error).message}` });
+        ctx.addIssue({ code: 'custom', path: ['regex'], message: `not a regular expression askbridge can match in linear time (RE2 syntax; no backreferences or lookaround): ${(error as Error).message}` });
       }
     }),
 ]);

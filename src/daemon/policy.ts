@@ -3,7 +3,8 @@
 // apply a rule, or decline. A default is always one of the offered labels (or a rule's explicit free
 // text), and Claude is always told, through additionalContext, that no person chose it.
 import { buildAnswerOutput, buildDenyOutput, formatAnswers, shorten, type AnswerMode } from '../answers.js';
-import type { Config, EffectiveConfig, Match, Rule } from '../config.js';
+import type { RE2JS } from 're2js';
+import { compileRulePattern, type Config, type EffectiveConfig, type Match, type Rule } from '../config.js';
 import type { Question, QuestionView, Response, Source, TimeoutAction } from '../protocol.js';
 import type { Outcome } from './store.js';
 
@@ -152,9 +153,19 @@ function ruleMatches(rule: Rule, question: Question): boolean {
   return (rule.header === undefined || matches(rule.header, question.header)) && (rule.question === undefined || matches(rule.question, question.question));
 }
 
+/** Compiled patterns, by pattern and flags: a rule is matched against every question it may answer. */
+const compiled = new Map<string, RE2JS>();
+
 function matches(match: Match, text: string): boolean {
   if (typeof match === 'string') return text.toLowerCase().includes(match.toLowerCase());
-  return new RegExp(match.regex, match.flags).test(text);
+  const key = `${match.flags ?? ''}/${match.regex}`;
+  let pattern = compiled.get(key);
+  if (pattern === undefined) {
+    if (compiled.size > 1000) compiled.clear();
+    pattern = compileRulePattern(match.regex, match.flags);
+    compiled.set(key, pattern);
+  }
+  return pattern.matcher(text).find();
 }
 
 function ruleResponse(rule: Rule, question: Question): Response | undefined {

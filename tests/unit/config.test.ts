@@ -38,7 +38,12 @@ describe('config files', () => {
 
   it('refuses an invalid regular expression and a rule without an answer', () => {
     writeUser({ rules: [{ question: { regex: '([' }, choose: 'A' }, { header: 'x' }] });
-    expect(() => readConfigFile(userConfigPath(env))).toThrow(/rules\.0\.question\.regex: invalid regular expression.*rules\.1: a rule gives exactly one/s);
+    expect(() => readConfigFile(userConfigPath(env))).toThrow(/rules\.0\.question\.regex: not a regular expression askbridge can match in linear time.*rules\.1: a rule gives exactly one/s);
+  });
+
+  it('refuses patterns that need backtracking (backreferences, lookaround), naming the field', () => {
+    writeUser({ rules: [{ question: { regex: '(deploy)\\1' }, choose: 'A' }, { header: { regex: 'prod(?=uction)' }, choose: 'A' }] });
+    expect(() => readConfigFile(userConfigPath(env))).toThrow(/rules\.0\.question\.regex: not a regular expression .*invalid escape sequence.*rules\.1\.header\.regex: not a regular expression .*Perl syntax/s);
   });
 
   it('finds the project file from any directory inside the project', () => {

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { formatAnswers, formatDenyReasonAnswers } from '../../src/answers.js';
 import { ConfigFileSchema, DEFAULT_CONFIG, mergeConfig, type ConfigFileInput, type EffectiveConfig } from '../../src/config.js';
-import { createPolicy, recommendedResponse, type PolicyContext } from '../../src/daemon/policy.js';
+import { answerByRules, createPolicy, recommendedResponse, type PolicyContext } from '../../src/daemon/policy.js';
 import { ResponseSchema, ToolInputSchema, type Question } from '../../src/protocol.js';
 
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')) as { tool_input: Record<string, unknown>; responses: unknown[] };
@@ -135,5 +135,17 @@ describe('the deny-reason text', () => {
     const long: Question = { question: 'Which of these deployment strategies should we use for the new payments service in production?', header: '', multiSelect: true, options: [option('Blue/green'), option('Canary')] };
     const text = formatDenyReasonAnswers(formatAnswers([long], [{ question: long.question, selected: ['Canary', 'Blue/green'], other: 'flags', notes: null }]));
     expect(text).toBe('Which of these deployment strategies should we use for the…: Blue/green, Canary, Other: flags');
+  });
+});
+
+describe('rule patterns', () => {
+  it('match a catastrophic pattern against a 31-character question in linear time, and correctly', () => {
+    const rules = ConfigFileSchema.parse({ rules: [{ question: { regex: '^(a+)+$' }, choose: 'Yes', when: 'immediately' }, { question: { regex: '^(a|aa)+b$' }, choose: 'No', when: 'immediately' }] }).rules!;
+    const asked: Question = { question: `${'a'.repeat(30)}b`, header: 'H', multiSelect: false, options: [option('Yes'), option('No')] };
+    const started = performance.now();
+    const result = answerByRules(rules, [asked], 'immediately', () => {});
+    // A backtracking engine takes minutes on the first pattern; RE2 takes microseconds.
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(result.responses).toEqual([{ question: asked.question, selected: ['No'], other: null, notes: null }]);
   });
 });
