@@ -7,6 +7,7 @@ import { dirname, join, parse as parsePath, resolve } from 'node:path';
 import { RE2JS } from 're2js';
 import { z } from 'zod';
 import { ANSWER_MODES } from './answers.js';
+import { contentHash, createTrustStore, type TrustStore, type TrustVerdict } from './trust.js';
 import { describeZodError } from './protocol.js';
 
 export const DEFAULT_WAIT_SECONDS = 300;
@@ -85,7 +86,14 @@ export type EffectiveConfig = {
   files: { user: string; project: string | undefined };
   /** Files that are broken now; their last good version (if any) is in use. */
   errors: Array<{ path: string; message: string }>;
+  /** A project file that does not apply, because the user has not trusted its content (trust.ts). */
+  ignored: Array<{ path: string; projectDir: string; reason: Exclude<TrustVerdict, 'trusted'> }>;
 };
+
+/** The project directory a `.claude/askbridge.json` belongs to. */
+export function projectDirOf(projectConfigPath: string): string {
+  return dirname(dirname(projectConfigPath));
+}
 
 export function userConfigPath(env: NodeJS.ProcessEnv): string {
   const configHome = env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config');
@@ -146,9 +154,27 @@ export function readConfigFile(path: string): ConfigFile {
  * Remembers the last good version of each config file and re-reads a file only when it changed on
  * disk, so every question sees the newest valid config without restarting anything.
  */
-export function createConfigReader(env: NodeJS.ProcessEnv) {
+export function createConfigReader(env: NodeJS.ProcessEnv, trust: TrustStore = createTrustStore(env)) {
   type Cached = { stamp: string; good: ConfigFile | undefined; error: string | undefined };
   const cache = new Map<string, Cached>();
+  const hashes = new Map<string, { stamp: string; hash: string }>();
+
+  /** Whether the project file's bytes, as they are now, are the ones the user trusted. */
+  function trustOf(path: string): TrustVerdict {
+    const stamp = stampOf(path);
+    let known = hashes.get(path);
+    if (known?.stamp !== stamp) {
+      let bytes: Buffer;
+      try {
+        bytes = readFileSync(path);
+      } catch {
+        return 'untrusted';
+      }
+      known = { stamp, hash: contentHash(bytes) };
+      hashes.set(path, known);
+    }
+    return trust.verdict(path, known.hash);
+  }
 
   function stampOf(path: string): string {
     try {
@@ -181,9 +207,11 @@ export function createConfigReader(env: NodeJS.ProcessEnv) {
       const userPath = userConfigPath(env);
       const projectPath = findProjectConfig(cwd);
       const user = refresh(userPath);
-      const project = projectPath ? refresh(projectPath) : undefined;
+      const verdict = projectPath ? trustOf(projectPath) : undefined;
+      const project = projectPath && verdict === 'trusted' ? refresh(projectPath) : undefined;
+      const ignored: EffectiveConfig['ignored'] = projectPath && verdict !== undefined && verdict !== 'trusted' ? [{ path: projectPath, projectDir: projectDirOf(projectPath), reason: verdict }] : [];
       const errors = [user, project].flatMap((loaded, index) => (loaded?.error ? [{ path: index === 0 ? userPath : projectPath!, message: loaded.error }] : []));
-      return { ...mergeConfig(user.file ?? {}, project?.file ?? {}), files: { user: userPath, project: projectPath }, errors };
+      return { ...mergeConfig(user.file ?? {}, project?.file ?? {}), files: { user: userPath, project: projectPath }, errors, ignored };
     },
   };
 }

@@ -21,6 +21,9 @@ export async function run(io: CommandIo): Promise<number> {
   }
   io.stdout(`  ${'rules'.padEnd(19)} ${String(config.rules.length).padEnd(14)} (${origins.rules})\n`);
   config.rules.forEach((rule, index) => io.stdout(`    #${index + 1} ${JSON.stringify(rule)}\n`));
+  for (const entry of effective.ignored) {
+    io.stdout(`\n  ignored: ${entry.path}: ${entry.reason === 'changed' ? 'it changed since it was trusted' : 'it is not trusted yet'}; read it, then run \`askbridge trust ${entry.projectDir}\`\n`);
+  }
   for (const error of effective.errors) io.stderr(`error: ${error.message}\n  (the daemon keeps using this file's last good version)\n`);
   return effective.errors.length > 0 ? 1 : 0;
 }

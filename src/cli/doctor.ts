@@ -52,7 +52,8 @@ export type FindingId =
   | 'claude-version-unknown'
   | 'answer-mode-deny-reason'
   | 'daemon-not-running'
-  | 'port-impostor';
+  | 'port-impostor'
+  | 'project-config-untrusted';
 
 export type Finding = { id: FindingId; level: 'error' | 'warning' | 'info'; message: string; fix?: string; file?: string };
 export type Diagnosis = { ok: boolean; findings: Finding[]; passed: string[] };
@@ -159,6 +160,16 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
       file: error.path,
       message: `askbridge config ${error.message}; its last good version, or the defaults, are in use`,
       fix: `fix ${error.path}, then check it with \`askbridge config\``,
+    });
+  }
+
+  for (const entry of inputs.config.ignored) {
+    findings.push({
+      id: 'project-config-untrusted',
+      level: 'warning',
+      file: entry.path,
+      message: `the project's askbridge config is ignored: ${entry.reason === 'changed' ? 'it changed since it was trusted' : 'it has not been trusted'} (a repository's config could answer questions for you; your own config still applies)`,
+      fix: `read ${entry.path}, then \`askbridge trust ${shellQuote(entry.projectDir)}\``,
     });
   }
 

@@ -21,6 +21,7 @@ const COMMANDS: Record<string, Command> = {
   pending: { usage: '[--json]', summary: 'list the questions waiting for an answer', load: () => import('./pending.js') },
   answer: { usage: 'ID --pick 1=LABEL [--other 2=TEXT] [--note 1=TEXT] | ID --json FILE', summary: 'answer a question from the terminal', load: () => import('./answer.js') },
   history: { usage: '[--limit N] [--json]', summary: 'the finished questions: who or what answered, and with what', load: () => import('./history.js') },
+  trust: { usage: '[DIR] | --revoke DIR | --list', summary: "let a project's .claude/askbridge.json apply (its content as it is now), after showing what it does", load: () => import('./trust.js') },
   config: { usage: '[--cwd DIR] [--json]', summary: 'the effective configuration for a directory and where each value comes from', load: () => import('./config.js') },
   logs: { usage: '[-n N] [--follow] [--json]', summary: "the background daemon's log, readable", load: () => import('./logs.js') },
   doctor: { usage: '[--cwd DIR] [--claude PATH] [--json]', summary: 'check the Claude Code settings, the hook and the daemon, and say how to fix what is wrong', load: () => import('./doctor.js') },

@@ -1,9 +1,15 @@
-// Hot reload: chokidar watches the user config and every project config a question has used, and
-// re-reads a file the moment it changes. A bad edit keeps the last good config and raises a banner
-// (on every page, and in the log) until the file is fixed. Questions also re-check the files they
-// use, so an edit counts for the very next question even before the watcher reports it.
+// Hot reload: chokidar watches the user config, every project config a question has used, and the
+// trust file, and re-reads a file the moment it changes. A bad edit keeps the last good config and
+// raises a banner (on every page, and in the log) until the file is fixed; a project file the user
+// has not trusted (trust.ts) is ignored, and the banner says so and how to trust it. Questions also
+// re-check the files they use, so an edit counts for the very next question even before the
+// watcher reports it. A file whose folder does not exist yet (a new user's ~/.config/askbridge) is
+// noticed when the folder and the file appear.
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { watch, type FSWatcher } from 'chokidar';
-import { createConfigReader, type EffectiveConfig } from '../config.js';
+import { createConfigReader, projectDirOf, type EffectiveConfig } from '../config.js';
+import { createTrustStore } from '../trust.js';
 
 export type ConfigWatchLog = {
   info: (fields: Record<string, unknown>, message: string) => void;
@@ -11,11 +17,26 @@ export type ConfigWatchLog = {
 };
 
 export function createConfigWatch(options: { env: NodeJS.ProcessEnv; log: ConfigWatchLog; onBanner: (message: string | null) => void }) {
-  const reader = createConfigReader(options.env);
+  const trust = createTrustStore(options.env);
+  const reader = createConfigReader(options.env, trust);
   const errors = new Map<string, string>();
+  const ignored = new Map<string, string>();
   const watched = new Set<string>();
+  const projectFiles = new Set<string>();
   let banner: string | null = null;
   let watcher: FSWatcher | undefined;
+
+  function updateBanner(): void {
+    const parts = [
+      ...(errors.size > 0 ? [`Configuration error, the last good configuration stays in use: ${[...errors.values()].join(' | ')}`] : []),
+      ...ignored.values(),
+    ];
+    const next = parts.length === 0 ? null : parts.join(' | ');
+    if (next !== banner) {
+      banner = next;
+      options.onBanner(banner);
+    }
+  }
 
   function record(path: string, error: string | undefined): void {
     const before = errors.get(path);
@@ -27,41 +48,91 @@ export function createConfigWatch(options: { env: NodeJS.ProcessEnv; log: Config
       errors.delete(path);
       options.log.info({ path }, 'config file reloaded');
     }
-    const next = errors.size === 0 ? null : `Configuration error, the last good configuration stays in use: ${[...errors.values()].join(' | ')}`;
-    if (next !== banner) {
-      banner = next;
-      options.onBanner(banner);
+    updateBanner();
+  }
+
+  /** Note (or clear) a project file that does not apply because its content is not trusted. */
+  function recordTrust(effective: EffectiveConfig): void {
+    const path = effective.files.project;
+    if (!path) return;
+    const entry = effective.ignored.find((candidate) => candidate.path === path);
+    const message = entry
+      ? `The project config ${path} is ignored: ${entry.reason === 'changed' ? 'it changed since it was trusted' : 'it is not trusted yet'}. Read it, then run \`askbridge trust ${entry.projectDir}\``
+      : undefined;
+    if (message === ignored.get(path)) return;
+    if (message) {
+      ignored.set(path, message);
+      options.log.warn({ path, reason: entry?.reason }, 'project config file ignored: not trusted');
+    } else {
+      ignored.delete(path);
+      options.log.info({ path }, 'project config file trusted: it applies');
+    }
+    updateBanner();
+  }
+
+  /** Re-read whatever a change touched: the trust file re-decides every project file. */
+  function reload(path: string): void {
+    // A folder watched while waiting for a file reports its other files too: those are not ours.
+    if (!watched.has(path)) return;
+    if (path === trust.path) {
+      for (const project of projectFiles) check(projectDirOf(project));
+      return;
+    }
+    if (projectFiles.has(path)) {
+      check(projectDirOf(path));
+      return;
+    }
+    const result = reader.refresh(path);
+    if (result.changed || result.error !== errors.get(path)) record(path, result.error);
+  }
+
+  function check(cwd: string): EffectiveConfig {
+    const effective = reader.effective(cwd);
+    for (const path of [effective.files.user, effective.files.project]) {
+      if (!path) continue;
+      follow(path);
+      record(path, effective.errors.find((error) => error.path === path)?.message);
+    }
+    if (effective.files.project) projectFiles.add(effective.files.project);
+    recordTrust(effective);
+    return effective;
+  }
+
+  /** A new folder: the files waiting for it may be there now, or their next missing folder may be. */
+  function folderAdded(): void {
+    for (const path of watched) {
+      watcher?.add(nearestWatchable(path));
+      if (existsSync(path)) reload(path);
     }
   }
 
-  function reload(path: string): void {
-    const result = reader.refresh(path);
-    if (result.changed || result.error !== errors.get(path)) record(path, result.error);
+  /** The file itself once its folder exists; until then, the nearest folder above it that does. */
+  function nearestWatchable(path: string): string {
+    let folder = dirname(path);
+    while (!existsSync(folder) && dirname(folder) !== folder) folder = dirname(folder);
+    return folder === dirname(path) ? path : folder;
   }
 
   function follow(path: string): void {
     if (watched.has(path)) return;
     watched.add(path);
     // An editor that saves in place truncates first and writes after: read a file only once its
-    // size has held still, so a half-written file never raises a false banner.
-    watcher ??= watch([], { ignoreInitial: true, awaitWriteFinish: { stabilityThreshold: 120, pollInterval: 20 } })
+    // size has held still, so a half-written file never raises a false banner. depth 0: a folder
+    // watched for a file still to come is watched alone, not everything below it.
+    watcher ??= watch([], { ignoreInitial: true, depth: 0, awaitWriteFinish: { stabilityThreshold: 120, pollInterval: 20 } })
       .on('add', reload)
       .on('change', reload)
-      .on('unlink', reload);
-    watcher.add(path);
+      .on('unlink', reload)
+      .on('addDir', folderAdded);
+    // chokidar sees a file appear only in a folder that exists: until then, watch the nearest one that does.
+    watcher.add(nearestWatchable(path));
   }
 
+  follow(trust.path);
+
   return {
-    /** The configuration for a question asked in cwd, newest valid version of each file. */
-    effective(cwd: string): EffectiveConfig {
-      const effective = reader.effective(cwd);
-      for (const path of [effective.files.user, effective.files.project]) {
-        if (!path) continue;
-        follow(path);
-        record(path, effective.errors.find((error) => error.path === path)?.message);
-      }
-      return effective;
-    },
+    /** The configuration for a question asked in cwd, newest valid (and, for a project, trusted) version of each file. */
+    effective: check,
     banner: () => banner,
     async close(): Promise<void> {
       await watcher?.close();

@@ -161,7 +161,11 @@ export interface Project {
  */
 export type HookWiring = 'example' | 'install' | 'none';
 
-export async function createProject(options: { config?: Record<string, unknown>; hooks?: HookWiring } = {}): Promise<Project> {
+/**
+ * `config` is written to .claude/askbridge.json and trusted with the real `askbridge trust`, for the
+ * daemon whose state directory is `trustIn` (a project's config applies only once trusted).
+ */
+export async function createProject(options: { config?: Record<string, unknown>; hooks?: HookWiring; trustIn?: Daemon } = {}): Promise<Project> {
   const root = await realpath(await mkdtemp(join(tmpdir(), 'askbridge-conformance-project-')));
   startWatchdog(root);
   const dir = join(root, 'shop');
@@ -175,7 +179,12 @@ export async function createProject(options: { config?: Record<string, unknown>;
     const installed = await runCli(['install', '--project', dir], baseEnv({ HOME: root }));
     if (installed.code !== 0) throw new Error(`askbridge install failed: ${installed.stderr}`);
   }
-  if (options.config) await writeFile(join(dir, '.claude', 'askbridge.json'), JSON.stringify(options.config, null, 2));
+  if (options.config) {
+    await writeFile(join(dir, '.claude', 'askbridge.json'), JSON.stringify(options.config, null, 2));
+    if (!options.trustIn) throw new Error('a project config applies only once trusted: pass the daemon to trust it in');
+    const trusted = await runCli(['trust', dir], baseEnv(hookEnvOf(options.trustIn)));
+    if (trusted.code !== 0) throw new Error(`askbridge trust failed: ${trusted.stderr}`);
+  }
   return { dir, remove: () => rm(root, { recursive: true, force: true }) };
 }
 

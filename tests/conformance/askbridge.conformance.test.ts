@@ -201,7 +201,7 @@ interface AskOptions {
 async function askInTerminal(script: AskUserQuestionInput, options: AskOptions = {}): Promise<Run> {
   const fake = await startFakeAnthropic({ script });
   defer(() => fake.close());
-  const project = await createProject({ ...(options.config ? { config: options.config } : {}), ...(options.hooks ? { hooks: options.hooks } : {}) });
+  const project = await createProject({ ...(options.config ? { config: options.config, trustIn: daemon } : {}), ...(options.hooks ? { hooks: options.hooks } : {}) });
   defer(() => project.remove());
   const claude = await startClaude({
     baseUrl: fake.url,
@@ -551,7 +551,7 @@ describe('askbridge answers reach the model through the real Claude Code client'
   it('answers at once with the recommended option when an SDK host runs the session (CLAUDE_CODE_SESSION_ATTENDED=0), despite waitSeconds 600', async () => {
     const fake = await startFakeAnthropic({ script: RECOMMENDED });
     defer(() => fake.close());
-    const project = await createProject({ config: { onTimeout: 'recommended', waitSeconds: 600 } });
+    const project = await createProject({ config: { onTimeout: 'recommended', waitSeconds: 600 }, trustIn: daemon });
     defer(() => project.remove());
     const sdk = await startSdkSession({ bin: client().bin, baseUrl: fake.url, projectDir: project.dir, env: hookEnvOf(daemon) });
     defer(() => sdk.stop());

@@ -1,4 +1,5 @@
 // Timeout policies end to end: the real daemon process, the real hook process, config files on disk.
+import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile, mkdir, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,12 +26,20 @@ afterAll(async () => {
   await rm(project, { recursive: true, force: true });
 });
 
-/** Write the project's .claude/askbridge.json; each write gets a later mtime, as an editor's would. */
-async function projectConfig(config: unknown): Promise<void> {
+/**
+ * Write the project's .claude/askbridge.json, as the user does, and trust it with the real
+ * `askbridge trust` (a file that does not parse cannot be trusted: it stays as written, untrusted).
+ * Each write gets a later mtime, as an editor's would.
+ */
+async function projectConfig(config: unknown, options: { trust: boolean } = { trust: true }): Promise<void> {
   const path = join(project, '.claude', 'askbridge.json');
   await writeFile(path, typeof config === 'string' ? config : JSON.stringify(config));
   const stamp = new Date(Date.now() + ++runs * 1000);
   await utimes(path, stamp, stamp);
+  if (options.trust) {
+    const trusted = await runCli(['trust', project], daemon.env);
+    expect(trusted.code, trusted.stderr).toBe(0);
+  }
 }
 
 /** A fixture payload asked from inside the project, as a new tool call. */
@@ -45,6 +54,24 @@ async function ask(payload: HookPayload, env: NodeJS.ProcessEnv = {}) {
   const result = await runHook(payload, { ...daemon.env, ...env }).result;
   expect(result.code).toBe(0);
   return { ...result, output: result.stdout === '' ? undefined : parseJson<HookOutput>(result.stdout, 'hook stdout') };
+}
+
+/** The banner as a page sees it: the first messages on a new WebSocket, as the CLI listener. */
+async function bannerOf(target: Daemon): Promise<string | null> {
+  const { default: WebSocket } = await import('ws');
+  const token = readFileSync(join(target.home, 'token'), 'utf8').trim();
+  const socket = new WebSocket(`ws://127.0.0.1:${target.port}/ws`, { headers: { authorization: `Bearer ${token}` } });
+  try {
+    return await new Promise<string | null>((resolve, reject) => {
+      socket.on('message', (data) => {
+        const message = JSON.parse(String(data)) as { type: string; message?: string | null };
+        if (message.type === 'banner') resolve(message.message ?? null);
+      });
+      socket.on('error', reject);
+    });
+  } finally {
+    socket.close();
+  }
 }
 
 const answersOf = (output: HookOutput | undefined) => output?.hookSpecificOutput.updatedInput?.answers as Record<string, string> | undefined;
@@ -126,16 +153,38 @@ describe('timeout policies with the real hook and daemon', () => {
     await daemon.waitForLog((entry) => entry.msg?.startsWith('rule skipped') === true && entry.rule === '"typo"', 5000, 'the skipped-rule log line');
   });
 
-  it('an edit to the project file changes the next question without a restart; an invalid edit keeps the last good one', async () => {
+  it('a trusted edit to the project file changes the next question without a restart; an untrusted or broken edit applies nothing', async () => {
     await projectConfig({ rules: [{ header: 'Database', choose: 'SQLite', when: 'immediately' }] });
     expect(answersOf((await ask(asked('01-single-select'))).output)).toEqual({ [DATABASE]: 'SQLite' });
 
     await projectConfig({ rules: [{ header: 'Database', choose: 'PostgreSQL (Recommended)', when: 'immediately' }] });
     expect(answersOf((await ask(asked('01-single-select'))).output)).toEqual({ [DATABASE]: 'PostgreSQL (Recommended)' });
 
-    await projectConfig('{ "rules": [ { "header": "Database", "choose": "SQLite", "when": "immediately" } ');
-    expect(answersOf((await ask(asked('01-single-select'))).output)).toEqual({ [DATABASE]: 'PostgreSQL (Recommended)' });
-    await daemon.waitForLog((entry) => entry.msg === 'config file is invalid: keeping its last good version', 5000, 'the invalid-config log line');
+    // Not trusted (a pull, a teammate's edit): ignored, so the default (the terminal asks, at the timeout) applies.
+    await projectConfig({ waitSeconds: 1, rules: [{ header: 'Database', choose: 'SQLite', when: 'immediately' }] }, { trust: false });
+    const untrusted = await ask(asked('01-single-select'), { ASKBRIDGE_UNATTENDED: '1' });
+    expect(untrusted.output).toBeUndefined();
+    await daemon.waitForLog((entry) => entry.msg === 'project config file ignored: not trusted', 5000, 'the untrusted-config log line');
+
+    await projectConfig('{ "rules": [ { "header": "Database", "choose": "SQLite", "when": "immediately" } ', { trust: false });
+    expect((await runCli(['trust', project], daemon.env)).stderr).toMatch(/not valid JSON.*nothing was trusted/);
+    expect((await ask(asked('01-single-select'), { ASKBRIDGE_UNATTENDED: '1' })).output).toBeUndefined();
+  });
+
+  it("a fresh clone's project file never applies by itself: its rule does not answer, the page banner names it, the user's config still applies", async () => {
+    await projectConfig({ rules: [{ header: 'Database', choose: 'SQLite', when: 'immediately' }] }, { trust: false });
+    await runCli(['trust', '--revoke', project], daemon.env);
+    const fresh = await ask(asked('01-single-select'), { ASKBRIDGE_UNATTENDED: '1' });
+    expect(fresh.output).toBeUndefined();
+    const doctor = parseJson<{ findings: Array<{ id: string; fix?: string }> }>((await runCli(['doctor', '--json', '--cwd', project, '--claude', '/nonexistent'], daemon.env)).stdout, 'doctor');
+    expect(doctor.findings).toContainEqual(expect.objectContaining({ id: 'project-config-untrusted', fix: expect.stringContaining(`askbridge trust '${project}'`) }));
+    await daemon.waitForLog((entry) => entry.msg === 'project config file ignored: not trusted');
+    const banner = await bannerOf(daemon);
+    expect(banner).toContain(`The project config ${join(project, '.claude', 'askbridge.json')} is ignored: it is not trusted yet`);
+
+    const trusted = await runCli(['trust', project], daemon.env);
+    expect(trusted.stdout).toContain('chooses "SQLite" AT ONCE, without asking anyone');
+    expect(answersOf((await ask(asked('01-single-select'))).output)).toEqual({ [DATABASE]: 'SQLite' });
   });
 
   it('additionalContext is absent when a person answers', async () => {

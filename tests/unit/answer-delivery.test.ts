@@ -181,7 +181,7 @@ describe('the daemon when an accepted answer cannot be delivered', () => {
   let app: App;
 
   async function start(storeOptions: QuestionStoreOptions): Promise<void> {
-    const config = { ...mergeConfig({}, {}), files: { user: '', project: undefined }, errors: [] };
+    const config = { ...mergeConfig({}, {}), files: { user: '', project: undefined }, errors: [], ignored: [] };
     app = await buildApp({ store: createQuestionStore(storeOptions), token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, planQuestion: createPolicy({ configFor: () => config, log: () => {} }) });
     await app.ready();
   }

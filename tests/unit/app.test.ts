@@ -23,7 +23,7 @@ const QUESTION_TEXT = 'Which database should the new orders service use?';
 let app: App;
 
 beforeEach(async () => {
-  app = await buildApp({ store: createQuestionStore(), token: TOKEN, port: PORT, version: 'test', pid: 4242, logger: false, planQuestion: createPolicy({ configFor: () => ({ ...mergeConfig({}, {}), files: { user: '', project: undefined }, errors: [] }), log: () => {} }) });
+  app = await buildApp({ store: createQuestionStore(), token: TOKEN, port: PORT, version: 'test', pid: 4242, logger: false, planQuestion: createPolicy({ configFor: () => ({ ...mergeConfig({}, {}), files: { user: '', project: undefined }, errors: [], ignored: [] }), log: () => {} }) });
   await app.ready();
 });
 afterEach(async () => {

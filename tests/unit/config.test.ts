@@ -1,8 +1,9 @@
-import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createConfigReader, findProjectConfig, readConfigFile, userConfigPath } from '../../src/config.js';
+import { trustFilePath } from '../../src/trust.js';
 
 let root: string;
 let env: NodeJS.ProcessEnv;
@@ -24,6 +25,22 @@ const writeProject = (value: unknown) => {
   const time = new Date(Date.now() + ++tick * 1000);
   utimesSync(path, time, time);
 };
+
+/** The real command, in this process. */
+async function cli(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  const { runCli } = await import('../../src/cli/main.js');
+  let stdout = '';
+  let stderr = '';
+  const code = await runCli({ argv, env, stdout: (text) => void (stdout += text), stderr: (text) => void (stderr += text) });
+  return { code, stdout, stderr };
+}
+
+/** `askbridge trust` for the test project, as the user runs it after reading the file. */
+async function trustProject() {
+  const result = await cli(['trust', join(root, 'project')]);
+  expect(result.code, result.stderr).toBe(0);
+  return result;
+}
 
 describe('config files', () => {
   it('names the bad field in a clear error', () => {
@@ -52,30 +69,66 @@ describe('config files', () => {
     expect(findProjectConfig(join(root, 'config'))).toBeUndefined();
   });
 
-  it('lets the project override the user file and says where each value came from', () => {
+  it('lets a trusted project override the user file and says where each value came from', async () => {
     writeUser({ waitSeconds: 60, onTimeout: 'decline', rules: [{ header: 'user', choose: 'A' }] });
     writeProject({ waitSeconds: 120, rules: [{ header: 'project', choose: 'A' }] });
+    await trustProject();
     const effective = createConfigReader(env).effective(join(root, 'project', 'src'));
     expect(effective.config).toMatchObject({ waitSeconds: 120, onTimeout: 'decline', whenNobodyWatching: 'wait' });
     expect(effective.config.rules.map((rule) => rule.header)).toEqual(['project', 'user']);
     expect(effective.origins).toMatchObject({ waitSeconds: 'project', onTimeout: 'user', whenNobodyWatching: 'default', rules: 'user+project' });
   });
 
-  it('takes an edit at once, and keeps the last good version when an edit is invalid', () => {
+  it("ignores a project's file until the user trusts it, and the user's own config still applies", async () => {
+    writeUser({ onTimeout: 'decline' });
+    writeProject({ waitSeconds: 5, rules: [{ header: 'Deploy', choose: 'Yes', when: 'immediately' }] });
+    const reader = createConfigReader(env);
+    const cwd = join(root, 'project', 'src');
+    const fresh = reader.effective(cwd);
+    expect(fresh.config).toMatchObject({ waitSeconds: 300, onTimeout: 'decline', rules: [] });
+    expect(fresh.ignored).toEqual([{ path: join(root, 'project', '.claude', 'askbridge.json'), projectDir: join(root, 'project'), reason: 'untrusted' }]);
+
+    const trusted = await trustProject();
+    expect(trusted.stdout).toMatch(/Trusting .*askbridge\.json, which says:\n  waitSeconds: 5\n  rule #1: when the header contains "Deploy", chooses "Yes" AT ONCE, without asking anyone\nTrusted\./);
+    expect(reader.effective(cwd).config).toMatchObject({ waitSeconds: 5, rules: [{ header: 'Deploy' }] });
+    expect(statSync(trustFilePath(env)).mode & 0o777).toBe(0o600);
+
+    await cli(['trust', '--revoke', join(root, 'project')]);
+    expect(reader.effective(cwd).ignored).toMatchObject([{ reason: 'untrusted' }]);
+  });
+
+  it("applies the user's own edits once trusted again: a changed file is ignored until then, and a broken one cannot be trusted", async () => {
     const reader = createConfigReader(env);
     const cwd = join(root, 'project');
     writeProject({ waitSeconds: 10 });
+    await trustProject();
     expect(reader.effective(cwd).config.waitSeconds).toBe(10);
     writeProject({ waitSeconds: 20 });
+    const changed = reader.effective(cwd);
+    expect(changed.config.waitSeconds).toBe(300);
+    expect(changed.ignored).toMatchObject([{ reason: 'changed' }]);
+    await trustProject();
     expect(reader.effective(cwd).config.waitSeconds).toBe(20);
     writeProject('{ "waitSeconds": 30, ');
-    const broken = reader.effective(cwd);
-    expect(broken.config.waitSeconds).toBe(20);
-    expect(broken.errors[0]?.message).toMatch(/not valid JSON/);
+    const refused = await cli(['trust', cwd]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/not valid JSON.*fix it before trusting it; nothing was trusted/);
+    expect(reader.effective(cwd).ignored).toMatchObject([{ reason: 'changed' }]);
     writeProject({ waitSeconds: 40 });
+    await trustProject();
     const fixed = reader.effective(cwd);
     expect(fixed.config.waitSeconds).toBe(40);
     expect(fixed.errors).toEqual([]);
+  });
+
+  it('keeps the last good version of the user file when an edit is invalid', () => {
+    const reader = createConfigReader(env);
+    writeUser({ waitSeconds: 20 });
+    expect(reader.effective(root).config.waitSeconds).toBe(20);
+    writeUser('{ "waitSeconds": 30, ');
+    const broken = reader.effective(root);
+    expect(broken.config.waitSeconds).toBe(20);
+    expect(broken.errors[0]?.message).toMatch(/not valid JSON/);
   });
 });
 
@@ -84,6 +137,7 @@ describe('askbridge config', () => {
     const { runCli } = await import('../../src/cli/main.js');
     writeUser({ onTimeout: 'decline' });
     writeProject({ waitSeconds: 42 });
+    await trustProject();
     let out = '';
     let err = '';
     const io = { env, stdout: (text: string) => void (out += text), stderr: (text: string) => void (err += text) };
@@ -93,9 +147,14 @@ describe('askbridge config', () => {
     expect(shown.origins).toMatchObject({ waitSeconds: 'project', onTimeout: 'user', answerMode: 'default' });
 
     out = '';
-    writeProject('{ "waitSeconds": ');
-    expect(await runCli({ ...io, argv: ['config', '--cwd', join(root, 'project')] })).toBe(1);
+    writeProject({ waitSeconds: 43 });
+    expect(await runCli({ ...io, argv: ['config', '--cwd', join(root, 'project')] })).toBe(0);
     expect(out).toMatch(/waitSeconds\s+300\s+\(default\)/);
-    expect(err).toMatch(/askbridge\.json: not valid JSON/);
+    expect(out).toMatch(/ignored: .*askbridge\.json: it changed since it was trusted; read it, then run `askbridge trust /);
+
+    out = '';
+    writeUser('{ "onTimeout": ');
+    expect(await runCli({ ...io, argv: ['config', '--cwd', join(root, 'project')] })).toBe(1);
+    expect(err).toMatch(/config\.json: not valid JSON/);
   });
 });

@@ -1,12 +1,12 @@
 // `askbridge doctor`: the checks on the settings fixtures (tests/fixtures/settings), the matcher and
 // command parsing they rely on, and the real command through runCli.
-import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   diagnose,
   gatherInputs,
@@ -21,6 +21,7 @@ import {
 } from '../../src/cli/doctor.js';
 import { runCli } from '../../src/cli/main.js';
 import { createHookIdentity } from '../../src/daemon/hook-identity.js';
+import { contentHash, createTrustStore } from '../../src/trust.js';
 import { mergeConfig } from '../../src/config.js';
 
 const FIXTURES = fileURLToPath(new URL('../fixtures/settings/', import.meta.url));
@@ -32,11 +33,21 @@ const CLAUDE_OLD = join(FIXTURES, 'bin', 'claude-2.1.80');
 const RUNNING: DaemonProbe = { running: true, url: 'http://127.0.0.1:7433/', version: 'test' };
 const newClaude: ClaudeProbe = { bin: 'claude', state: 'found', output: '2.1.330 (Claude Code)\n' };
 
+/** A state directory for trust decisions, so that no fixture folder is ever written to. */
+const trustHome = mkdtempSync(join(tmpdir(), 'askbridge-doctor-trust-'));
+afterAll(() => rmSync(trustHome, { recursive: true, force: true }));
+
+/** Trusts a fixture project's askbridge.json, as `askbridge trust` does. */
+function trustFixture(name: string): void {
+  const file = join(project(name), '.claude', 'askbridge.json');
+  createTrustStore({ ASKBRIDGE_HOME: trustHome }).trust(file, contentHash(readFileSync(file)));
+}
+
 /** A fixture read the way the command reads it, with `claude` and the daemon faked. */
-async function fixtureInputs(name: string, probes: { claude?: ClaudeProbe; daemon?: DaemonProbe } = {}): Promise<DoctorInputs> {
+async function fixtureInputs(name: string, probes: { claude?: ClaudeProbe; daemon?: DaemonProbe } = {}, env: NodeJS.ProcessEnv = {}): Promise<DoctorInputs> {
   return gatherInputs(
     project(name),
-    { HOME: home(name) },
+    { HOME: home(name), ASKBRIDGE_HOME: trustHome, ...env },
     { claude: async () => probes.claude ?? newClaude, daemon: async () => probes.daemon ?? RUNNING },
     'claude',
   );
@@ -55,7 +66,7 @@ function memoryInputs(settings: Record<string, unknown>, config: { waitSeconds?:
       { scope: 'project', path: '/p/.claude/settings.json', state: 'ok', settings },
       { scope: 'local', path: '/p/.claude/settings.local.json', state: 'missing' },
     ],
-    config: { ...mergeConfig(config, {}), files: { user: '/home/alice/.config/askbridge/config.json', project: undefined }, errors: [] },
+    config: { ...mergeConfig(config, {}), files: { user: '/home/alice/.config/askbridge/config.json', project: undefined }, errors: [], ignored: [] },
     claude: newClaude,
     daemon: RUNNING,
     fileExists: () => true,
@@ -93,7 +104,17 @@ describe('diagnose on the settings fixtures', () => {
     expect(finding?.fix).toContain(`askbridge install --project '${project('hook-path-missing')}'`);
   });
 
+  it("reports a project's askbridge config that is not trusted, with the command that trusts it", async () => {
+    const diagnosis = diagnose(await fixtureInputs('short-timeout', {}, { ASKBRIDGE_HOME: join(trustHome, 'nothing-trusted') }));
+    const finding = diagnosis.findings.find((candidate) => candidate.id === 'project-config-untrusted');
+    expect(finding).toMatchObject({ level: 'warning', file: join(project('short-timeout'), '.claude', 'askbridge.json') });
+    expect(finding?.fix).toContain(`askbridge trust '${project('short-timeout')}'`);
+    // Ignored, so its waitSeconds 900 is not in use: no timeout finding.
+    expect(diagnosis.findings.map((candidate) => candidate.id)).not.toContain('hook-timeout-short');
+  });
+
   it("reports Claude Code's default 600 s timeout as too short for the project's waitSeconds 900", async () => {
+    trustFixture('short-timeout');
     const diagnosis = diagnose(await fixtureInputs('short-timeout'));
     expect(ids(diagnosis.findings)).toEqual(['hook-timeout-short']);
     const [finding] = diagnosis.findings;

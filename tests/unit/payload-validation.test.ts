@@ -93,7 +93,7 @@ describe('multi-select labels and the ", " separator', () => {
 describe('the hook endpoint refuses poisoned payloads at once with a 400 naming the problem', () => {
   let app: App;
   beforeEach(async () => {
-    const config = { ...mergeConfig({}, {}), files: { user: '', project: undefined }, errors: [] };
+    const config = { ...mergeConfig({}, {}), files: { user: '', project: undefined }, errors: [], ignored: [] };
     app = await buildApp({ store: createQuestionStore(), token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, planQuestion: createPolicy({ configFor: () => config, log: () => {} }) });
     await app.ready();
   });

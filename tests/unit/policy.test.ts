@@ -9,7 +9,7 @@ const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/$
 const fourQuestions = fixture('03-four-questions.input.json').tool_input;
 
 function plan(file: ConfigFileInput, context: Partial<PolicyContext> = {}, logs: string[] = []) {
-  const effective: EffectiveConfig = { ...mergeConfig({}, ConfigFileSchema.parse(file)), files: { user: '', project: undefined }, errors: [] };
+  const effective: EffectiveConfig = { ...mergeConfig({}, ConfigFileSchema.parse(file)), files: { user: '', project: undefined }, errors: [], ignored: [] };
   const policy = createPolicy({ configFor: () => effective, log: (fields, message) => logs.push(`${message} ${JSON.stringify(fields)}`) });
   const toolInput = context.toolInput ?? fourQuestions;
   return policy({ cwd: '/p', toolInput, questions: ToolInputSchema.parse(toolInput).questions, unattended: false, watchers: 1, ...context });
