@@ -1,5 +1,5 @@
 // A broken config edit shows on every open page at once (chokidar), and goes away when fixed.
-import { writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,6 +36,33 @@ browserTests('the configuration banner', () => {
     await writeFile(file, '{ "waitSeconds": 30 }');
     await banner.waitFor({ state: 'hidden', timeout: 10_000 });
     await late.context.close();
+    await context.close();
+  });
+});
+
+browserTests('the configuration banner on a new machine', () => {
+  let daemon: Daemon;
+  let browser: Browser;
+  beforeAll(async () => {
+    // No ~/.config/askbridge yet: the folder and the file are created after the daemon started.
+    daemon = await startDaemon({ noConfigFolder: true });
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await daemon?.stop();
+  });
+
+  it('appears when a config file is created, broken, in a folder that did not exist, and leaves when it is fixed', async () => {
+    const { page, context } = await openPairedPage(browser, daemon);
+    const banner = page.locator('#banner');
+    const folder = join(daemon.home, 'xdg-config', 'askbridge');
+    await mkdir(folder, { recursive: true });
+    await writeFile(join(folder, 'config.json'), '{ "onTimeout": "sometimes" }');
+    await banner.waitFor({ state: 'visible', timeout: 10_000 });
+    expect(await page.locator('#banner-text').textContent()).toMatch(/config\.json: onTimeout/);
+    await writeFile(join(folder, 'config.json'), '{ "onTimeout": "recommended" }');
+    await banner.waitFor({ state: 'hidden', timeout: 10_000 });
     await context.close();
   });
 });

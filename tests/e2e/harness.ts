@@ -323,6 +323,8 @@ export type StartDaemonOptions = {
   onSpawn?: (child: ChildProcess, home: string) => void;
   /** The state directory (a new temporary one by default); stop() removes it either way. */
   home?: string;
+  /** Leave $XDG_CONFIG_HOME/askbridge uncreated, as on a new user's machine. */
+  noConfigFolder?: boolean;
 };
 
 export async function startDaemon(options: StartDaemonOptions = {}): Promise<Daemon> {
@@ -330,7 +332,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
   const home = options.home ?? (await mkdtemp(join(tmpdir(), 'askbridge-e2e-')));
   // Never the machine's own ~/.config/askbridge/config.json: the defaults, or the config a test gives.
   const configHome = join(home, 'xdg-config');
-  await mkdir(join(configHome, 'askbridge'), { recursive: true });
+  if (!options.noConfigFolder) await mkdir(join(configHome, 'askbridge'), { recursive: true });
   if (options.config) await writeFile(join(configHome, 'askbridge', 'config.json'), JSON.stringify(options.config, null, 2));
   const daemonEnv = baseEnv({ ASKBRIDGE_PORT: '0', ...options.env, ASKBRIDGE_HOME: home, XDG_CONFIG_HOME: configHome });
   const child = spawn(process.execPath, [CLI_BIN, 'start'], { cwd: REPO_ROOT, env: daemonEnv, stdio: ['ignore', 'pipe', 'pipe'] });
