@@ -2,10 +2,9 @@
 // local (the token). The directory is 0700 and every file in it 0600, written atomically.
 // hooks/askbridge-hook.mjs resolves the same paths on its own, to stay dependency-free.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
 
 export const DEFAULT_PORT = 7433;
 export const LOOPBACK_HOST = '127.0.0.1';
@@ -17,14 +16,23 @@ export function resolveStateDir(env: NodeJS.ProcessEnv): string {
   return join(stateHome, 'askbridge');
 }
 
-export const DaemonInfoSchema = z.object({
-  pid: z.number().int().positive(),
-  port: z.number().int().min(1).max(65535),
-  host: z.string(),
-  version: z.string(),
-  startedAt: z.number(),
-});
-export type DaemonInfo = z.infer<typeof DaemonInfoSchema>;
+/** daemon.json: where the running daemon listens, written by it alone. */
+export type DaemonInfo = { pid: number; port: number; host: string; version: string; startedAt: number };
+
+/**
+ * The check of daemon.json. It is read on the CLI's fastest paths (`status`, every command that
+ * talks to the daemon) where loading zod would cost more than the command itself, so this one
+ * small file is checked by hand: every field, with the ranges the daemon writes.
+ */
+export function parseDaemonInfo(value: unknown): DaemonInfo | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const info = value as Record<string, unknown>;
+  const { pid, port, host, version, startedAt } = info;
+  if (!Number.isInteger(pid) || (pid as number) <= 0) return undefined;
+  if (!Number.isInteger(port) || (port as number) < 1 || (port as number) > 65535) return undefined;
+  if (typeof host !== 'string' || typeof version !== 'string' || typeof startedAt !== 'number') return undefined;
+  return { pid: pid as number, port: port as number, host, version, startedAt };
+}
 
 export type StateDir = ReturnType<typeof openStateDir>;
 
@@ -40,7 +48,10 @@ export function openStateDir(dir: string) {
   return {
     paths,
 
-    /** Create the directory 0700, or tighten it; refuse one that another user owns. */
+    /**
+     * Create the directory 0700, or tighten it; refuse one that another user owns. askbridge's own
+     * files in it are tightened to 0600 too (an older version, or a copy, may have left one looser).
+     */
     ensure(): void {
       mkdirSync(dir, { recursive: true, mode: 0o700 });
       const stat = statSync(dir);
@@ -48,6 +59,11 @@ export function openStateDir(dir: string) {
         throw new Error(`state directory ${dir} belongs to another user`);
       }
       if ((stat.mode & 0o077) !== 0) chmodSync(dir, 0o700);
+      for (const file of readdirSync(dir, { withFileTypes: true })) {
+        if (!file.isFile()) continue;
+        const path = join(dir, file.name);
+        if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+      }
     },
 
     /** A fresh random token for this daemon run: a token from an earlier run stops working. */
@@ -69,8 +85,7 @@ export function openStateDir(dir: string) {
       const raw = readText(paths.daemonInfo);
       if (raw === undefined) return undefined;
       try {
-        const parsed = DaemonInfoSchema.safeParse(JSON.parse(raw));
-        return parsed.success ? parsed.data : undefined;
+        return parseDaemonInfo(JSON.parse(raw));
       } catch {
         return undefined;
       }

@@ -171,17 +171,22 @@ describe('askbridge --help and errors', () => {
     expect(await readdir(home)).toEqual([]);
   });
 
-  it('`askbridge --help` loads neither zod, fastify nor pino', async () => {
+  it('`askbridge --help` and `askbridge status` load neither zod, fastify nor pino', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'askbridge-trace-'));
     homes.push(dir);
     const hooks = join(dir, 'trace.mjs');
     await writeFile(hooks, "export async function resolve(s, c, next) { const r = await next(s, c); if (/node_modules\\/(zod|fastify|pino)\\//.test(r.url)) console.error('heavy ' + r.url); return r; }\n");
     const register = `data:text/javascript,import{register}from'node:module';register(${JSON.stringify(pathToFileURL(hooks).href)})`;
-    const traced = await new Promise<{ stdout: string; stderr: string }>((resolve) =>
-      execFile(process.execPath, ['--import', register, CLI_BIN, '--help'], { env: baseEnv() }, (_error, stdout, stderr) => resolve({ stdout, stderr })),
-    );
-    expect(traced.stdout).toMatch(/^Usage: askbridge <command>/);
-    expect(traced.stderr).toBe('');
+    const trace = (args: string[]) =>
+      new Promise<{ stdout: string; stderr: string }>((resolve) =>
+        execFile(process.execPath, ['--import', register, CLI_BIN, ...args], { env: baseEnv({ ASKBRIDGE_HOME: dir }) }, (_error, stdout, stderr) => resolve({ stdout, stderr })),
+      );
+    const help = await trace(['--help']);
+    expect(help.stdout).toMatch(/^Usage: askbridge <command>/);
+    expect(help.stderr).toBe('');
+    const status = await trace(['status']);
+    expect(status.stdout).toMatch(/^askbridge is not running/);
+    expect(status.stderr).toBe('');
   });
 
   it('an unknown option is one line naming the command, with exit code 2', async () => {
