@@ -28,8 +28,8 @@ import {
 
 const QUICK = process.argv.includes('--quick');
 const COUNTS = QUICK
-  ? { hookPairs: 10, hookWarmup: 2, answers: 20, pageWarmup: 2, idleMs: 150, pending: 100, clients: 10, broadcasts: 10, starts: 3, loads: 1 }
-  : { hookPairs: 80, hookWarmup: 5, answers: 220, pageWarmup: 5, idleMs: 150, pending: 1000, clients: 50, broadcasts: 60, starts: 15, loads: 3 };
+  ? { hookPairs: 10, hookWarmup: 2, answers: 20, pageWarmup: 2, idleMs: 150, pending: 100, clients: 10, broadcasts: 10, starts: 3, loads: 1, cliPairs: 5 }
+  : { hookPairs: 80, hookWarmup: 5, answers: 220, pageWarmup: 5, idleMs: 150, pending: 1000, clients: 50, broadcasts: 60, starts: 15, loads: 3, cliPairs: 30 };
 
 /** Every question waits for a person long enough; a policy answers only unattended hooks at once. */
 const DAEMON_CONFIG = { waitSeconds: 600, onTimeout: 'recommended' };
@@ -118,6 +118,28 @@ async function benchHookOverhead(daemon) {
     if (i >= 5) roundTrips.push(at - asked.sentAt);
   }
   results.roundTrip = summarize(roundTrips);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 7. The CLI's quick commands against `node -e 0`, interleaved: `--help`, and `status` of a running daemon
+
+async function benchCli(daemon) {
+  const env = daemon.clientEnv();
+  const ratios = { help: [], status: [] };
+  for (let i = 0; i < COUNTS.cliPairs + 2; i++) {
+    for (const command of ['help', 'status']) {
+      const times = {};
+      for (const which of i % 2 === 0 ? [command, 'node'] : ['node', command]) {
+        const args = which === 'node' ? ['-e', '0'] : [CLI_BIN, which === 'help' ? '--help' : 'status'];
+        const result = await runNode(args, { env }).exited;
+        if (which !== 'node' && result.code !== 0) errors.push(`askbridge ${which} exited ${result.code}`);
+        times[which] = result.ms;
+      }
+      if (i >= 2) ratios[command].push(times[command] / times.node);
+    }
+  }
+  results.cliHelp = summarize(ratios.help);
+  results.cliStatus = summarize(ratios.status);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -431,6 +453,8 @@ function rows() {
   row('5b', 'Daemon spawn → first 200 from `GET /api/status`', results.startStatus, { unit: ms, target: 'median ≤ 400 ms', value: (s) => s.p50, limit: 400 });
   row('6a', 'Page load, bytes transferred (headers + bodies)', results.transfer, { unit: kb, target: 'max ≤ 60 kB', value: (s) => s.max, limit: 60_000 });
   row('6b', 'Page load, requests to any other host', results.external, { unit: count, target: 'max = 0', value: (s) => s.max, limit: 0 });
+  row('7a', '`askbridge --help` wall time ÷ `node -e 0` (per interleaved pair)', results.cliHelp, { unit: times });
+  row('7b', '`askbridge status` (daemon running) wall time ÷ `node -e 0`', results.cliStatus, { unit: times });
   return out;
 }
 
@@ -506,6 +530,7 @@ async function main() {
   const daemon = await startDaemon({ config: DAEMON_CONFIG });
   // Before the browser exists, so no page renders the policy's answers meanwhile.
   await section('1 hook overhead', () => benchHookOverhead(daemon));
+  await section('7 CLI start', () => benchCli(daemon));
 
   if (interrupted) return 130;
   // Our signal handler closes the browser with everything else; Playwright's own would exit mid-cleanup.

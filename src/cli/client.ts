@@ -1,6 +1,7 @@
 // How CLI commands reach the running daemon: its port from daemon.json (or ASKBRIDGE_PORT), and
 // the local token from the state directory. Every failure is a CliError with a sentence to print.
-import { isProcessAlive, LOOPBACK_HOST, openStateDir, resolveStateDir } from '../state-dir.js';
+import { request } from 'node:http';
+import { isProcessAlive, LOOPBACK_HOST, openStateDir, resolveStateDir, type DaemonInfo } from '../state-dir.js';
 import { checkHello, newNonce } from '../daemon/hook-identity.js';
 import { CliError } from './command.js';
 
@@ -32,37 +33,19 @@ export function connectToDaemon(env: NodeJS.ProcessEnv): DaemonClient {
   const token = stateDir.readToken();
   if (!port || !token) throw new DaemonUnreachable('not-running', NOT_RUNNING);
   const baseUrl = `http://${LOOPBACK_HOST}:${port}`;
+  const send = (method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string) => sendOrExplain(baseUrl, port, info, method, path, headers, body);
   let proven: Promise<void> | undefined;
   return {
     baseUrl,
     async request(method, path, body) {
       // The token goes only to a daemon that first proves it holds it: never to an impostor on the port.
-      await (proven ??= proveIdentity(baseUrl, port, token, info));
-      let response: Response;
-      try {
-        response = await fetch(`${baseUrl}${path}`, {
-          method,
-          headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-          ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-          signal: AbortSignal.timeout(5000),
-        });
-      } catch (error) {
-        if ((error as Error).name === 'TimeoutError') {
-          throw new DaemonUnreachable('not-askbridge', `something accepts connections on ${baseUrl} but does not answer: find it with \`ss -ltnp 'sport = :${port}'\`, stop it, then start askbridge again`);
-        }
-        const stale = info !== undefined && !isProcessAlive(info.pid);
-        throw new DaemonUnreachable('not-running', stale ? `${NOT_RUNNING} (daemon.json is left over from pid ${info.pid}, which ended without cleaning up; the next start replaces it)` : NOT_RUNNING);
-      }
-      const text = await response.text();
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(text);
-      } catch {
-        parsed = undefined;
-      }
+      await (proven ??= proveIdentity(send, baseUrl, port, token));
+      const json = body === undefined ? undefined : JSON.stringify(body);
+      const response = await send(method, path, { authorization: `Bearer ${token}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) }, json);
+      const parsed = parseJson(response.text);
       const isAskbridgeError = typeof parsed === 'object' && parsed !== null && 'error' in parsed;
-      if (parsed === undefined || (!response.ok && !isAskbridgeError)) {
-        throw new DaemonUnreachable('not-askbridge', `something that is not askbridge answers on ${baseUrl} (HTTP ${response.status}): find it with \`ss -ltnp 'sport = :${port}'\`, stop it, then start askbridge again`);
+      if (parsed === undefined || (response.status >= 400 && !isAskbridgeError)) {
+        throw new DaemonUnreachable('not-askbridge', `something that is not askbridge answers on ${baseUrl} (HTTP ${response.status}): ${FIND_IT(port)}`);
       }
       if (response.status === 401) {
         throw new DaemonUnreachable('refuses-token', `askbridge on ${baseUrl} refuses this state directory's token: it belongs to another state directory (check ASKBRIDGE_HOME), or was started by another user`);
@@ -72,31 +55,59 @@ export function connectToDaemon(env: NodeJS.ProcessEnv): DaemonClient {
   };
 }
 
-/** The hook's hello, from the CLI: whatever answers on the port must prove it holds this state directory's token. */
-async function proveIdentity(baseUrl: string, port: number, token: string, info: ReturnType<ReturnType<typeof openStateDir>['readDaemonInfo']>): Promise<void> {
-  const hookNonce = newNonce();
-  let response: Response;
+const FIND_IT = (port: number) => `find it with \`ss -ltnp 'sport = :${port}'\`, stop it, then start askbridge again`;
+const REQUEST_TIMEOUT_MS = 5000;
+
+function parseJson(text: string): unknown {
   try {
-    response = await fetch(`${baseUrl}/api/hook/hello`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ nonce: hookNonce }), signal: AbortSignal.timeout(5000) });
-  } catch (error) {
-    if ((error as Error).name === 'TimeoutError') {
-      throw new DaemonUnreachable('not-askbridge', `something accepts connections on ${baseUrl} but does not answer: find it with \`ss -ltnp 'sport = :${port}'\`, stop it, then start askbridge again`);
-    }
-    const stale = info !== undefined && !isProcessAlive(info.pid);
-    throw new DaemonUnreachable('not-running', stale ? `${NOT_RUNNING} (daemon.json is left over from pid ${info.pid}, which ended without cleaning up; the next start replaces it)` : NOT_RUNNING);
-  }
-  let reply: unknown;
-  try {
-    reply = await response.json();
+    return JSON.parse(text);
   } catch {
-    reply = undefined;
+    return undefined;
   }
+}
+
+/**
+ * One request over node:http (the CLI's quick commands would spend more time loading fetch than
+ * running), with every way it can fail turned into the sentence that says why.
+ */
+function sendOrExplain(
+  baseUrl: string,
+  port: number,
+  info: DaemonInfo | undefined,
+  method: 'GET' | 'POST',
+  path: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${baseUrl}${path}`, { method, headers: { ...headers, ...(body === undefined ? {} : { 'content-length': Buffer.byteLength(body) }) }, agent: false, timeout: REQUEST_TIMEOUT_MS });
+    req.on('timeout', () => {
+      req.destroy();
+      reject(new DaemonUnreachable('not-askbridge', `something accepts connections on ${baseUrl} but does not answer: ${FIND_IT(port)}`));
+    });
+    req.on('error', () => {
+      const stale = info !== undefined && !isProcessAlive(info.pid);
+      reject(new DaemonUnreachable('not-running', stale ? `${NOT_RUNNING} (daemon.json is left over from pid ${info.pid}, which ended without cleaning up; the next start replaces it)` : NOT_RUNNING));
+    });
+    req.on('response', (response) => {
+      let text = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk: string) => (text += chunk));
+      response.on('end', () => resolve({ status: response.statusCode ?? 0, text }));
+      response.on('error', () => reject(new DaemonUnreachable('not-askbridge', `the connection to ${baseUrl} broke off mid-answer: ${FIND_IT(port)}`)));
+    });
+    req.end(body);
+  });
+}
+
+/** The hook's hello, from the CLI: whatever answers on the port must prove it holds this state directory's token. */
+async function proveIdentity(send: (method: 'POST', path: string, headers: Record<string, string>, body: string) => Promise<{ status: number; text: string }>, baseUrl: string, port: number, token: string): Promise<void> {
+  const hookNonce = newNonce();
+  const response = await send('POST', '/api/hook/hello', { 'content-type': 'application/json' }, JSON.stringify({ nonce: hookNonce }));
+  const reply = parseJson(response.text);
   if (typeof reply === 'object' && reply !== null && checkHello(token, hookNonce, reply)) return;
-  if (response.status === 404) {
-    throw new DaemonUnreachable('not-askbridge', `something that is not askbridge answers on ${baseUrl} (HTTP 404 to its hello): find it with \`ss -ltnp 'sport = :${port}'\`, stop it, then start askbridge again`);
-  }
   const isAskbridge = typeof reply === 'object' && reply !== null && 'nonce' in reply && 'proof' in reply;
   throw isAskbridge
     ? new DaemonUnreachable('refuses-token', `askbridge on ${baseUrl} does not hold this state directory's token: it belongs to another state directory (check ASKBRIDGE_HOME), or was started by another user`)
-    : new DaemonUnreachable('not-askbridge', `something on ${baseUrl} could not prove it is askbridge (HTTP ${response.status}): nothing was sent to it; find it with \`ss -ltnp 'sport = :${port}'\`, stop it, then start askbridge again`);
+    : new DaemonUnreachable('not-askbridge', `something on ${baseUrl} could not prove it is askbridge (HTTP ${response.status}): nothing was sent to it; ${FIND_IT(port)}`);
 }
