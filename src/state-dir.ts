@@ -124,10 +124,16 @@ export function writeFileAtomic(path: string, content: string): void {
   const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   const fd = openSync(temporary, 'w', 0o600);
   try {
-    writeSync(fd, content);
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
+    try {
+      writeSync(fd, content);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temporary, path);
+  } catch (error) {
+    // A full disk fails the write after the file exists: never leave the half-written copy behind.
+    rmSync(temporary, { force: true });
+    throw error;
   }
-  renameSync(temporary, path);
 }

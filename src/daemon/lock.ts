@@ -72,8 +72,8 @@ export async function acquireDaemonLock(dir: string, pid = process.pid): Promise
   const startTime = processStartTime(pid);
   const holder: LockHolder = { pid, ...(startTime === undefined ? {} : { startTime }) };
   const temporary = `${paths.lock}.${pid}.${randomBytes(4).toString('hex')}.tmp`;
-  writeFileSync(temporary, `${JSON.stringify(holder)}\n`, { mode: 0o600 });
   try {
+    writeFileSync(temporary, `${JSON.stringify(holder)}\n`, { mode: 0o600 });
     for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
       try {
         linkSync(temporary, paths.lock);

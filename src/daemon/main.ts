@@ -37,9 +37,29 @@ export function resolvePort(env: NodeJS.ProcessEnv, flag?: number): number {
   return raw;
 }
 
+/** A disk that refuses the state directory's files is a one-line reason not to start. */
+const DISK_ERRORS: Record<string, string> = {
+  ENOSPC: 'the disk is full',
+  EROFS: 'the file system is read-only',
+  EDQUOT: 'the disk quota is used up',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+};
+
 export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
+  const dir = resolveStateDir(options.env);
+  try {
+    return await startIn(dir, options);
+  } catch (error) {
+    const reason = DISK_ERRORS[(error as NodeJS.ErrnoException).code ?? ''];
+    if (reason) throw new DaemonStartError(`cannot write the state directory ${dir}: ${reason} (${(error as NodeJS.ErrnoException).code}); free it up, or point ASKBRIDGE_HOME elsewhere`);
+    throw error;
+  }
+}
+
+async function startIn(dir: string, options: DaemonOptions): Promise<RunningDaemon> {
   const port = resolvePort(options.env, options.port);
-  const stateDir = openStateDir(resolveStateDir(options.env));
+  const stateDir = openStateDir(dir);
   stateDir.ensure();
   // Taken before anything is written, so a second start changes nothing of the running daemon's.
   const attempt = await acquireDaemonLock(stateDir.paths.dir);
