@@ -42,15 +42,26 @@ export type AppDeps = {
   health?: () => { history: HistoryProblem | null };
   /** Asked to stop by `askbridge stop`; main.ts owns the process. */
   onShutdownRequest?: () => void;
+  /** How long a caller may take to send its request (defaults below; tests use short ones). */
+  timeouts?: Partial<RequestTimeouts>;
   now?: () => number;
 };
+
+/**
+ * Time to send a request's headers, and the whole request. They bound the receiving only: once the
+ * hook's question has arrived, its response stays open however long a person thinks.
+ */
+export type RequestTimeouts = { headersMs: number; requestMs: number };
+export const REQUEST_TIMEOUTS: RequestTimeouts = { headersMs: 10_000, requestMs: 30_000 };
+/** How often the server looks for requests past those times. */
+const TIMEOUT_CHECK_MS = 1_000;
 
 export async function buildApp(deps: AppDeps) {
   const app = Fastify({
     ...(deps.logger === false ? { logger: false } : { loggerInstance: deps.logger }),
     bodyLimit: BODY_LIMIT_BYTES,
-    // The hook's request stays open while a person thinks; the socket must not time out.
-    requestTimeout: 0,
+    requestTimeout: deps.timeouts?.requestMs ?? REQUEST_TIMEOUTS.requestMs,
+    http: { headersTimeout: deps.timeouts?.headersMs ?? REQUEST_TIMEOUTS.headersMs, connectionsCheckingInterval: TIMEOUT_CHECK_MS },
     // Routes log what matters (question received, answered); a line per request would drown it.
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
@@ -84,6 +95,11 @@ export async function buildApp(deps: AppDeps) {
   registerGuard(app, auth);
   // Only routes that ask for it (config.rateLimit) are limited; a 429 goes through the error handler.
   await app.register(rateLimit, { global: false });
+  // A refused WebSocket upgrade is answered on the raw socket, which nothing closes after that: every
+  // refusal (any web page's `new WebSocket()` to this port) would hold a descriptor forever.
+  app.addHook('onResponse', async (request, reply) => {
+    if (reply.statusCode !== 101 && request.headers.upgrade?.toLowerCase() === 'websocket') request.raw.socket.destroy();
+  });
   app.addHook('onSend', async (_request, reply, payload) => {
     reply.header('x-content-type-options', 'nosniff');
     reply.header('referrer-policy', 'no-referrer');

@@ -169,12 +169,10 @@ async function listenOnLoopback(app: App, port: number, setHoldsIpv6: (held: boo
   await app.listen({ host: LOOPBACK_HOST, port });
   const address = app.server.address();
   const listeningPort = typeof address === 'object' && address !== null ? address.port : port;
-  const ipv6 = createServer();
+  // The same limits as the main server's (app.ts), which hands it every request and upgrade.
+  const ipv6 = createServer({ requestTimeout: app.server.requestTimeout, headersTimeout: app.server.headersTimeout, keepAliveTimeout: app.server.keepAliveTimeout, connectionsCheckingInterval: 1_000 });
   ipv6.on('request', (request, response) => app.server.emit('request', request, response));
   ipv6.on('upgrade', (request, socket, head) => app.server.emit('upgrade', request, socket, head));
-  ipv6.requestTimeout = app.server.requestTimeout;
-  ipv6.headersTimeout = app.server.headersTimeout;
-  ipv6.keepAliveTimeout = app.server.keepAliveTimeout;
   try {
     await new Promise<void>((listening, failed) => {
       ipv6.once('error', failed);
