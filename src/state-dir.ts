@@ -62,7 +62,12 @@ export function openStateDir(dir: string) {
       for (const file of readdirSync(dir, { withFileTypes: true })) {
         if (!file.isFile()) continue;
         const path = join(dir, file.name);
-        if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+        try {
+          if ((statSync(path).mode & 0o077) !== 0) chmodSync(path, 0o600);
+        } catch (error) {
+          // Another start's temporary file, gone between the listing and here.
+          if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+        }
       }
     },
 

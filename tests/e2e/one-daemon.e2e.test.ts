@@ -72,7 +72,7 @@ describe('one daemon per state directory', () => {
       expect(serving, `round ${round}: ${JSON.stringify(outcomes)}`).toHaveLength(1);
       for (const outcome of outcomes) {
         if (outcome.kind === 'exited') {
-          expect(outcome.code).toBe(0);
+          expect(outcome.code, outcome.stderr).toBe(0);
           expect(outcome.stderr).toMatch(/^askbridge is already (running|starting)/);
         }
       }
