@@ -143,7 +143,7 @@ function ask(payload, body) {
       req.on('error', (error) => fail(`daemon unreachable: ${error.message}`));
       req.on('response', (res) => {
         res.setEncoding('utf8');
-        if (res.statusCode === 503) return fail('the daemon is stopping');
+        if (res.statusCode === 503) return fail(`the daemon cannot take it now (503 to ${path})`);
         if (res.statusCode !== 200) {
           let error = '';
           res.on('data', (chunk) => (error += chunk));

@@ -42,6 +42,12 @@ export type AppDeps = {
   health?: () => { history: HistoryProblem | null };
   /** Asked to stop by `askbridge stop`; main.ts owns the process. */
   onShutdownRequest?: () => void;
+  /** How often pages and listeners are pinged (events.ts; tests use a short interval). */
+  heartbeatMs?: number;
+  /** Questions waiting at once; over it, a new one is refused and its terminal asks (hook.ts). */
+  maxPending?: number;
+  /** Told when a question was refused for being over maxPending, and when there is room again. */
+  onOverload?: (overloaded: boolean) => void;
   /** How long a caller may take to send its request (defaults below; tests use short ones). */
   timeouts?: Partial<RequestTimeouts>;
   now?: () => number;

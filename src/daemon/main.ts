@@ -8,6 +8,7 @@ import { createConfigWatch } from './config-watch.js';
 import { createHistory } from './history.js';
 import { createPolicy, type Policy } from './policy.js';
 import { createPageSessionFile } from './page-sessions.js';
+import { MAX_PENDING } from './routes/hook.js';
 import { createPendingFiles } from './pending-files.js';
 import { createQuestionStore, type PendingRecord, type QuestionStore } from './store.js';
 import { DEFAULT_PORT, LOOPBACK_HOST, openStateDir, resolveStateDir, type DaemonInfo } from '../state-dir.js';
@@ -79,13 +80,21 @@ async function startLocked(options: DaemonOptions, port: number, stateDir: Retur
     target: options.logToFile ? { kind: 'file', stateDir: stateDir.paths.dir } : { kind: 'stdout', terminal, color: wantsColor(options.env, terminal) },
   });
   const token = stateDir.writeNewToken();
+  // For tests only: a small limit, to reach it with a few questions. The default is MAX_PENDING.
+  const maxPending = Number(options.env.ASKBRIDGE_TEST_MAX_PENDING) || MAX_PENDING;
   const pendingFiles = createPendingFiles(stateDir.paths.dir, (fields, message) => logger.warn(fields, message));
   const store = createQuestionStore({ persistence: pendingFiles });
   let app: App | undefined;
   // One banner for every page: a broken config file, history that cannot be written, or both.
   let configBanner: string | null = null;
   let historyBanner: string | null = null;
-  const banner = () => [configBanner, historyBanner].filter(Boolean).join(' | ') || null;
+  let overloadBanner: string | null = null;
+  const banner = () => [configBanner, historyBanner, overloadBanner].filter(Boolean).join(' | ') || null;
+  const setOverloadBanner = (message: string | null) => {
+    if (message === overloadBanner) return;
+    overloadBanner = message;
+    app?.askbridge.broadcast({ type: 'banner', message: banner() });
+  };
   const history = createHistory(stateDir.paths.history, {
     onError: (error) => logger.error({ err: error }, 'could not write history.jsonl: the answers are still delivered, and the lines wait in memory'),
     onProblem: (problem) => {
@@ -95,7 +104,9 @@ async function startLocked(options: DaemonOptions, port: number, stateDir: Retur
     },
   });
   store.subscribe((event) => {
-    if (event.type === 'resolved') history.append(event.question);
+    if (event.type !== 'resolved') return;
+    history.append(event.question);
+    if (overloadBanner && store.pendingCount() < maxPending) setOverloadBanner(null);
   });
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= shutDown());
@@ -123,6 +134,9 @@ async function startLocked(options: DaemonOptions, port: number, stateDir: Retur
     health: () => ({ history: history.problem() }),
     pageSessionStore: createPageSessionFile(stateDir.paths.pageSessions),
     holdsIpv6: () => holdsIpv6,
+    heartbeatMs: Number(options.env.ASKBRIDGE_TEST_HEARTBEAT_MS) || undefined, // for tests only: how fast a dead page is noticed
+    maxPending,
+    onOverload: () => setOverloadBanner(`${maxPending} questions are waiting: new ones go to their terminal until some are answered`),
     onShutdownRequest: () => void stop().then(() => process.exit(0)),
   });
   configWatch.effective(''); // read and start watching the user config now, so a broken one shows at once

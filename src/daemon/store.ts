@@ -303,6 +303,17 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
       return byId.get(id)?.view;
     },
 
+    /** Whether this tool call is already known (waiting or finished): asking it again re-attaches. */
+    knows(sessionId: string, toolUseId: string): boolean {
+      return idByKey.has(keyOf(sessionId, toolUseId));
+    },
+
+    pendingCount(): number {
+      let count = 0;
+      for (const entry of byId.values()) if (!entry.outcome) count++;
+      return count;
+    },
+
     /** Pending questions, newest first. */
     pending(): QuestionView[] {
       const list: QuestionView[] = [];

@@ -1,5 +1,7 @@
 // Bounded under load: what a stranger (or a broken client) can make the daemon hold on to.
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import WebSocket from 'ws';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../src/daemon/app.js';
@@ -115,5 +117,82 @@ describe('request timeouts', () => {
     expect(answered.statusCode).toBe(200);
     const reply = await asked;
     expect(reply.lines.at(-1)).toMatchObject({ event: 'settled', status: 'answered' });
+  });
+});
+
+/** A WebSocket listener as the CLI connects (bearer token), with every message it receives. */
+async function listen(target: Daemon): Promise<{ socket: WebSocket; messages: Array<{ type: string; message?: string | null; question?: { toolUseId: string } }> }> {
+  const token = readFileSync(join(target.home, 'token'), 'utf8').trim();
+  const socket = new WebSocket(`ws://127.0.0.1:${target.port}/ws`, { headers: { authorization: `Bearer ${token}` } });
+  const messages: Array<{ type: string }> = [];
+  socket.on('message', (data) => messages.push(JSON.parse(String(data)) as { type: string }));
+  await new Promise((open, fail) => socket.once('open', open).once('error', fail));
+  return { socket, messages };
+}
+
+describe('the pages and listeners a daemon keeps', () => {
+  const daemons: Daemon[] = [];
+  afterAll(async () => {
+    await killStrayProcesses();
+    for (const daemon of daemons) await daemon.stop();
+  });
+
+  it('drops a peer that stops answering pings, so that "nobody watching" can act again', async () => {
+    const daemon = await startDaemon({ env: { ASKBRIDGE_TEST_HEARTBEAT_MS: '200' }, config: { whenNobodyWatching: 'act', onTimeout: 'recommended', waitSeconds: 600 } });
+    daemons.push(daemon);
+    const dead = await listen(daemon);
+    await daemon.waitForLog((entry) => entry.msg === 'watcher connected');
+    // A laptop that went to sleep: the connection stays, nothing answers.
+    (dead.socket as unknown as { _socket: { pause(): void } })._socket.pause();
+    await daemon.waitForLog((entry) => entry.msg === 'watcher left', 5000, 'the dead peer dropped');
+    const started = performance.now();
+    const result = await runHook(freshPayload('01-single-select', 'nobody-watching'), daemon.env).result;
+    expect(performance.now() - started).toBeLessThan(5000);
+    expect(JSON.parse(result.stdout).hookSpecificOutput.updatedInput.answers).toEqual({ 'Which database should the new orders service use?': 'PostgreSQL (Recommended)' });
+    dead.socket.terminate();
+  });
+
+  it('closes a listener that stops reading once its send buffer is full, and the others get every message', async () => {
+    const daemon = await startDaemon({ config: { waitSeconds: 600 } });
+    daemons.push(daemon);
+    const token = readFileSync(join(daemon.home, 'token'), 'utf8').trim();
+    const reader = await listen(daemon);
+    const stuck = await listen(daemon);
+    (stuck.socket as unknown as { _socket: { pause(): void } })._socket.pause();
+    // Questions with large previews, held open: each one is broadcast to both.
+    const preview = 'x'.repeat(90_000);
+    const held: Array<Promise<unknown>> = [];
+    for (let index = 0; index < 120; index++) {
+      const payload = freshPayload('01-single-select', `big-${index}`);
+      payload.tool_input.questions[0]!.options[0]!.preview = `${preview}${index}`;
+      held.push(askOverHttp({ port: daemon.port, token, body: hookBody(payload) }).catch(() => undefined));
+    }
+    await expect.poll(() => reader.messages.filter((message) => message.type === 'added').length, { timeout: 30_000 }).toBe(120);
+    // The stuck one cannot even read that it was closed; the daemon's count says it.
+    await daemon.waitForLog((entry) => entry.msg === 'watcher left', 10_000, 'the stuck listener dropped');
+    expect((await daemon.api<{ watchers: number }>('GET', '/api/status')).body.watchers).toBe(1);
+    reader.socket.close();
+    stuck.socket.terminate();
+    await daemon.stop(); // ends the held questions
+    await Promise.all(held);
+  });
+
+  it('over the pending limit, refuses a new question at once (the terminal asks) and tells the page', async () => {
+    const daemon = await startDaemon({ env: { ASKBRIDGE_TEST_MAX_PENDING: '3' }, config: { waitSeconds: 600 } });
+    daemons.push(daemon);
+    const page = await listen(daemon);
+    const waiting = [0, 1, 2].map((index) => runHook(freshPayload('01-single-select', `limit-${index}`), daemon.env));
+    await expect.poll(async () => (await daemon.pending()).length).toBe(3);
+    const started = performance.now();
+    const refused = await runHook(freshPayload('01-single-select', 'limit-over'), { ...daemon.env, ASKBRIDGE_DEBUG: '1' }).result;
+    expect(refused).toMatchObject({ code: 0, stdout: '' });
+    expect(refused.stderr).toContain('503');
+    expect(performance.now() - started).toBeLessThan(5000);
+    await expect.poll(() => page.messages.some((message) => message.type === 'banner' && /3 questions are waiting: new ones go to their terminal/.test(message.message ?? ''))).toBe(true);
+    for (const hook of waiting) hook.child.kill('SIGTERM');
+    await Promise.all(waiting.map((hook) => hook.result));
+    const overloaded = page.messages.findIndex((message) => message.type === 'banner' && message.message !== null && message.message !== undefined);
+    await expect.poll(() => page.messages.slice(overloaded + 1).some((message) => message.type === 'banner' && message.message === null)).toBe(true);
+    page.socket.close();
   });
 });

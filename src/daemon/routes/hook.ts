@@ -17,6 +17,9 @@ export function isUnattended(environment: HookEnvironment): boolean {
   return truthy(environment.ASKBRIDGE_UNATTENDED) || truthy(environment.CI) || environment.CLAUDE_CODE_SESSION_ATTENDED?.trim() === '0';
 }
 
+/** Questions waiting at once, from every session; a new one over it is refused, and its terminal asks. */
+export const MAX_PENDING = 1024;
+
 export async function hookRoutes(app: FastifyInstance, { store, watchers, deps }: RouteContext) {
   const identity = createHookIdentity(deps.token);
   // The signature covers the exact bytes sent: keep them beside the parsed body (this plugin only).
@@ -39,6 +42,11 @@ export async function hookRoutes(app: FastifyInstance, { store, watchers, deps }
     const body = parseOr400(HookRequestSchema, request.body, 'hook request');
     const payload = parseOr400(HookPayloadSchema, body.payload, 'hook payload', 'payload');
     const toolInput = parseOr400(ToolInputSchema, payload.tool_input, 'AskUserQuestion input', 'payload.tool_input');
+    const maxPending = deps.maxPending ?? MAX_PENDING;
+    if (!store.knows(payload.session_id, payload.tool_use_id) && store.pendingCount() >= maxPending) {
+      deps.onOverload?.(true);
+      throw new HttpError(503, 'too_many_pending', `${maxPending} questions are waiting already: this one goes to the terminal`);
+    }
 
     const plan = deps.planQuestion({
       cwd: payload.cwd,
