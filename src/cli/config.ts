@@ -2,18 +2,22 @@
 // value comes from (default, the user file, or the project's .claude/askbridge.json).
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createConfigReader } from '../config.js';
+import { createConfigReader, type EffectiveConfig } from '../config.js';
+import { connectToDaemon, DaemonUnreachable } from './client.js';
 import type { CommandIo } from './command.js';
 
 export async function run(io: CommandIo): Promise<number> {
   const { values } = parseArgs({ args: io.argv, strict: true, options: { cwd: { type: 'string' }, json: { type: 'boolean', default: false } } });
   const cwd = resolve(values.cwd ?? process.cwd());
-  const effective = createConfigReader(io.env).effective(cwd);
+  // What the running daemon applies (its last good version of a file that is broken now); the files alone when none runs.
+  const fromDaemon = await daemonView(io.env, cwd);
+  const effective = fromDaemon ?? createConfigReader(io.env).effective(cwd);
+  const source = fromDaemon ? 'as the running daemon applies it' : 'read from the files: the daemon is not running';
   if (values.json) {
-    io.stdout(`${JSON.stringify({ cwd, ...effective }, null, 2)}\n`);
+    io.stdout(`${JSON.stringify({ cwd, source: fromDaemon ? 'daemon' : 'files', ...effective }, null, 2)}\n`);
     return effective.errors.length > 0 ? 1 : 0;
   }
-  io.stdout(`Configuration for questions asked in ${cwd}\n`);
+  io.stdout(`Configuration for questions asked in ${cwd} (${source})\n`);
   io.stdout(`  user file:    ${effective.files.user}\n  project file: ${effective.files.project ?? '(none: .claude/askbridge.json in this directory or above)'}\n\n`);
   const { config, origins } = effective;
   for (const key of ['waitSeconds', 'onTimeout', 'whenNobodyWatching', 'answerMode'] as const) {
@@ -26,4 +30,14 @@ export async function run(io: CommandIo): Promise<number> {
   }
   for (const error of effective.errors) io.stderr(`error: ${error.message}\n  (the daemon keeps using this file's last good version)\n`);
   return effective.errors.length > 0 ? 1 : 0;
+}
+
+async function daemonView(env: NodeJS.ProcessEnv, cwd: string): Promise<EffectiveConfig | undefined> {
+  try {
+    const response = await connectToDaemon(env).request<EffectiveConfig>('GET', `/api/config?cwd=${encodeURIComponent(cwd)}`);
+    return response.status === 200 ? response.body : undefined;
+  } catch (error) {
+    if (error instanceof DaemonUnreachable && error.state === 'not-running') return undefined;
+    throw error;
+  }
 }

@@ -13,6 +13,7 @@ import { pairingRoutes } from './routes/pairing.js';
 import { questionRoutes } from './routes/questions.js';
 import { statusRoutes } from './routes/status.js';
 import type { PolicyContext, QuestionPlan } from './policy.js';
+import type { EffectiveConfig } from '../config.js';
 import type { HistoryProblem } from './history.js';
 import type { QuestionStore } from './store.js';
 
@@ -38,6 +39,8 @@ export type AppDeps = {
   holdsIpv6?: () => boolean;
   /** A warning for every page (a broken config file, history that cannot be written), or null. */
   banner?: () => string | null;
+  /** The configuration the daemon applies in a directory, for `askbridge config`. */
+  configFor?: (cwd: string) => EffectiveConfig;
   /** What works less well than it should right now, for `askbridge status`. */
   health?: () => { history: HistoryProblem | null };
   /** Asked to stop by `askbridge stop`; main.ts owns the process. */

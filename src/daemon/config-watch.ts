@@ -16,6 +16,9 @@ export type ConfigWatchLog = {
   warn: (fields: Record<string, unknown>, message: string) => void;
 };
 
+/** How long a file's size must hold still before it is read: an editor may still be writing it. */
+const WRITE_SETTLE_MS = 120;
+
 export function createConfigWatch(options: { env: NodeJS.ProcessEnv; log: ConfigWatchLog; onBanner: (message: string | null) => void }) {
   const trust = createTrustStore(options.env);
   const reader = createConfigReader(options.env, trust);
@@ -98,19 +101,27 @@ export function createConfigWatch(options: { env: NodeJS.ProcessEnv; log: Config
     return effective;
   }
 
-  /** A new folder: the files waiting for it may be there now, or their next missing folder may be. */
+  /**
+   * A new folder: the files waiting for it may be there now, or their next missing folder may be.
+   * A file found there may still be being written: it is read once it has held still as long as
+   * chokidar waits for any other write (later writes to it are reported as usual).
+   */
   function folderAdded(): void {
     for (const path of watched) {
       watcher?.add(nearestWatchable(path));
-      if (existsSync(path)) reload(path);
+      if (existsSync(path)) setTimeout(() => reload(path), WRITE_SETTLE_MS).unref();
     }
   }
 
-  /** The file itself once its folder exists; until then, the nearest folder above it that does. */
+  /**
+   * The file itself once it exists; until then, the nearest folder above it that does (chokidar
+   * reports a file appearing in a folder it watches, not one appearing at a path it was given).
+   */
   function nearestWatchable(path: string): string {
+    if (existsSync(path)) return path;
     let folder = dirname(path);
     while (!existsSync(folder) && dirname(folder) !== folder) folder = dirname(folder);
-    return folder === dirname(path) ? path : folder;
+    return folder;
   }
 
   function follow(path: string): void {
@@ -119,12 +130,15 @@ export function createConfigWatch(options: { env: NodeJS.ProcessEnv; log: Config
     // An editor that saves in place truncates first and writes after: read a file only once its
     // size has held still, so a half-written file never raises a false banner. depth 0: a folder
     // watched for a file still to come is watched alone, not everything below it.
-    watcher ??= watch([], { ignoreInitial: true, depth: 0, awaitWriteFinish: { stabilityThreshold: 120, pollInterval: 20 } })
+    watcher ??= watch([], { ignoreInitial: true, depth: 0, awaitWriteFinish: { stabilityThreshold: WRITE_SETTLE_MS, pollInterval: 20 } })
       .on('add', reload)
       .on('change', reload)
       .on('unlink', reload)
-      .on('addDir', folderAdded);
-    // chokidar sees a file appear only in a folder that exists: until then, watch the nearest one that does.
+      .on('addDir', folderAdded)
+      // A change made while chokidar was still setting up is not reported: look once it is ready.
+      .on('ready', () => {
+        for (const watchedPath of watched) if (existsSync(watchedPath)) reload(watchedPath);
+      });
     watcher.add(nearestWatchable(path));
   }
 

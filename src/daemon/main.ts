@@ -131,6 +131,7 @@ async function startLocked(options: DaemonOptions, port: number, stateDir: Retur
     logger,
     planQuestion,
     banner,
+    configFor: (cwd) => configWatch.effective(cwd),
     health: () => ({ history: history.problem() }),
     pageSessionStore: createPageSessionFile(stateDir.paths.pageSessions),
     holdsIpv6: () => holdsIpv6,

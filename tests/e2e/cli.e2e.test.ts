@@ -221,3 +221,27 @@ describe('askbridge answer --json with a bad file', () => {
     }
   });
 });
+
+describe('askbridge config with a daemon running', () => {
+  it('shows what the daemon applies: the last good version of a file that is broken now, and says why', async () => {
+    const daemon = await startDaemon({ config: { waitSeconds: 45 } });
+    try {
+      const file = join(daemon.home, 'xdg-config', 'askbridge', 'config.json');
+      const env = { ...daemon.env, XDG_CONFIG_HOME: join(daemon.home, 'xdg-config') };
+      await writeFile(file, '{ "waitSeconds": ');
+      // Written the moment the daemon is up: while its file watcher may still be setting up.
+      await daemon.waitForLog((entry) => entry.msg === 'config file is invalid: keeping its last good version');
+      const shown = await runCli(['config', '--json', '--cwd', daemon.home], env);
+      expect(shown.code).toBe(1);
+      const view = JSON.parse(shown.stdout) as { source: string; config: { waitSeconds: number }; errors: Array<{ message: string }> };
+      expect(view).toMatchObject({ source: 'daemon', config: { waitSeconds: 45 } });
+      expect(view.errors[0]?.message).toMatch(/not valid JSON/);
+      const text = await runCli(['config', '--cwd', daemon.home], env);
+      expect(text.stdout).toMatch(/\(as the running daemon applies it\)\n/);
+      expect(text.stdout).toMatch(/waitSeconds\s+45\s+\(user\)/);
+      expect(text.stderr).toContain("the daemon keeps using this file's last good version");
+    } finally {
+      await daemon.stop();
+    }
+  });
+});

@@ -1,5 +1,5 @@
 // A broken config edit shows on every open page at once (chokidar), and goes away when fixed.
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -34,6 +34,15 @@ browserTests('the configuration banner', () => {
     await late.page.locator('#banner').waitFor({ state: 'visible', timeout: 5000 });
 
     await writeFile(file, '{ "waitSeconds": 30 }');
+    await banner.waitFor({ state: 'hidden', timeout: 10_000 });
+
+    // An editor that saves atomically: a new file renamed over the old one.
+    await writeFile(`${file}.swp`, '{ "onTimeout": "never" }');
+    await rename(`${file}.swp`, file);
+    await banner.waitFor({ state: 'visible', timeout: 10_000 });
+    expect(await page.locator('#banner-text').textContent()).toMatch(/config\.json: onTimeout/);
+    await writeFile(`${file}.swp`, '{ "onTimeout": "recommended" }');
+    await rename(`${file}.swp`, file);
     await banner.waitFor({ state: 'hidden', timeout: 10_000 });
     await late.context.close();
     await context.close();
