@@ -1,7 +1,8 @@
 // A full disk under the state directory (a real, tiny tmpfs): answers still reach Claude, the
 // daemon says it is degraded, and history catches up in order once there is room again.
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import WebSocket from 'ws';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -54,7 +55,15 @@ suite('history.jsonl on a full disk', () => {
   }
   const status = async () => parseJson<{ history: { error: string; waiting: number } | null }>((await runCli(['status', '--json'], daemon.env)).stdout, 'status');
 
-  it('delivers the answer, reports itself degraded, and writes the waiting line once there is room', async () => {
+  it('delivers the answer, reports itself degraded (status and page), and writes the waiting line once there is room', async () => {
+    // A page's view: the banner messages on the event stream.
+    const banners: Array<string | null> = [];
+    const page = new WebSocket(`ws://127.0.0.1:${daemon.port}/ws`, { headers: { authorization: `Bearer ${readFileSync(join(daemon.home, 'token'), 'utf8').trim()}` } });
+    page.on('message', (data) => {
+      const message = JSON.parse(String(data)) as { type: string; message?: string | null };
+      if (message.type === 'banner') banners.push(message.message ?? null);
+    });
+    await new Promise((open) => page.once('open', open));
     const filler = fillUp(mountPoint);
     const first = await askAndAnswer('disk-full-1');
     expect(first.result.code).toBe(0);
@@ -62,6 +71,7 @@ suite('history.jsonl on a full disk', () => {
     await daemon.waitForLog((entry) => typeof entry.msg === 'string' && entry.msg.startsWith('could not write history.jsonl'));
     expect(await status()).toMatchObject({ history: { error: 'ENOSPC', waiting: 1 } });
     expect((await runCli(['status'], daemon.env)).stdout).toMatch(/degraded: history\.jsonl cannot be written \(ENOSPC\)/);
+    await expect.poll(() => banners.at(-1)).toMatch(/^History cannot be written \(ENOSPC\): answers still reach Claude, and 1 line\(s\) wait to be recorded/);
 
     rmSync(filler);
     const second = await askAndAnswer('disk-full-2');
@@ -69,5 +79,7 @@ suite('history.jsonl on a full disk', () => {
     await daemon.waitForLog((entry) => entry.msg === 'history.jsonl is written again: it has caught up');
     expect((await daemon.history()).map((line) => line.id)).toEqual([first.question.id, second.question.id]);
     expect((await status()).history).toBeNull();
+    await expect.poll(() => banners.at(-1)).toBeNull();
+    page.close();
   });
 });
