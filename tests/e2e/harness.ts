@@ -1,9 +1,9 @@
 // End-to-end harness: the real daemon (`askbridge start`), the real hook process, the real CLI and a
 // real headless Chromium, each as a separate process, talking over loopback exactly as in use.
 // Everything started here is tracked so that a test file's afterAll can always clean it up.
-import { spawn } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -555,4 +555,51 @@ export async function openPairedPage(browser: Browser, daemon: Daemon, options: 
     await context.close();
     throw error;
   }
+}
+
+// ---------------------------------------------------------------------------------------------
+// A small real file system, to fill up or make read-only
+
+export type SmallDisk = {
+  /** Where it is mounted; undefined where mounting is not allowed (it needs root, as CI has). */
+  path: string | undefined;
+  /** Writes until the file system refuses (ENOSPC); returns the file to remove to free it. */
+  fillUp(): string;
+  remount(mode: 'ro' | 'rw'): void;
+  unmount(): void;
+};
+
+export function mountSmallDisk(size: string, name: string): SmallDisk {
+  const path = mkdtempSync(join(tmpdir(), `askbridge-${name}-`));
+  let mounted = false;
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', path], { stdio: 'ignore' });
+    mounted = true;
+  } catch {
+    console.warn(`[${name}] cannot mount a tmpfs here (it needs root): skipped`);
+  }
+  return {
+    path: mounted ? path : undefined,
+    fillUp() {
+      const filler = join(path, 'filler');
+      for (const chunk of [1 << 20, 1 << 16, 1 << 12, 1 << 8, 1]) {
+        try {
+          for (;;) writeFileSync(filler, Buffer.alloc(chunk), { flag: 'a' });
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+        }
+      }
+      return filler;
+    },
+    remount(mode) {
+      execFileSync('mount', ['-o', `remount,${mode}`, path]);
+    },
+    unmount() {
+      if (mounted) {
+        execFileSync('mount', ['-o', 'remount,rw', path], { stdio: 'ignore' });
+        execFileSync('umount', [path]);
+      }
+      rmSync(path, { recursive: true, force: true });
+    },
+  };
 }

@@ -1,48 +1,25 @@
 // A full disk under the state directory (a real, tiny tmpfs): answers still reach Claude, the
 // daemon says it is degraded, and history catches up in order once there is room again.
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync } from 'node:fs';
 import WebSocket from 'ws';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerArgs, freshPayload, killStrayProcesses, loadFixture, parseJson, runCli, runHook, startDaemon, type Daemon, type FixtureAnswer } from './harness.js';
+import { answerArgs, freshPayload, killStrayProcesses, loadFixture, mountSmallDisk, parseJson, runCli, runHook, startDaemon, type Daemon, type FixtureAnswer } from './harness.js';
 
-const mountPoint = mkdtempSync(join(tmpdir(), 'askbridge-tmpfs-'));
-let mounted = false;
-try {
-  execFileSync('mount', ['-t', 'tmpfs', '-o', 'size=2m', 'tmpfs', mountPoint], { stdio: 'ignore' });
-  mounted = true;
-} catch {
-  console.warn('[history-disk-full] cannot mount a tmpfs here (needs root): skipped');
-}
-const suite = mounted ? describe : describe.skip;
-
-/** Writes until the file system refuses: ENOSPC from here on. */
-function fillUp(dir: string): string {
-  const filler = join(dir, 'filler');
-  for (const size of [1 << 20, 1 << 16, 1 << 12, 1 << 8, 1]) {
-    try {
-      for (;;) writeFileSync(filler, Buffer.alloc(size), { flag: 'a' });
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
-    }
-  }
-  return filler;
-}
+const disk = mountSmallDisk('2m', 'history-disk-full');
+const suite = disk.path ? describe : describe.skip;
 
 suite('history.jsonl on a full disk', () => {
   let daemon: Daemon;
   beforeAll(async () => {
-    const home = join(mountPoint, 'state');
+    const home = join(disk.path!, 'state');
     mkdirSync(home, { mode: 0o700 });
     daemon = await startDaemon({ home });
   });
   afterAll(async () => {
     await killStrayProcesses();
     await daemon?.stop();
-    if (mounted) execFileSync('umount', [mountPoint]);
-    rmSync(mountPoint, { recursive: true, force: true });
+    disk.unmount();
   });
 
   async function askAndAnswer(tag: string) {
@@ -64,7 +41,7 @@ suite('history.jsonl on a full disk', () => {
       if (message.type === 'banner') banners.push(message.message ?? null);
     });
     await new Promise((open) => page.once('open', open));
-    const filler = fillUp(mountPoint);
+    const filler = disk.fillUp();
     const first = await askAndAnswer('disk-full-1');
     expect(first.result.code).toBe(0);
     expect(JSON.parse(first.result.stdout)).toEqual(loadFixture('01-single-select.expected-allow.json'));
