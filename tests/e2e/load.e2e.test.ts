@@ -181,8 +181,9 @@ describe('the pages and listeners a daemon keeps', () => {
     const daemon = await startDaemon({ env: { ASKBRIDGE_TEST_MAX_PENDING: '3' }, config: { waitSeconds: 600 } });
     daemons.push(daemon);
     const page = await listen(daemon);
-    const waiting = [0, 1, 2].map((index) => runHook(freshPayload('01-single-select', `limit-${index}`), daemon.env));
-    await expect.poll(async () => (await daemon.pending()).length).toBe(3);
+    const payloads = [0, 1, 2].map((index) => freshPayload('01-single-select', `limit-${index}`));
+    const waiting = payloads.map((payload) => runHook(payload, daemon.env));
+    await Promise.all(payloads.map((payload) => daemon.waitForQuestion(payload.tool_use_id)));
     const started = performance.now();
     const refused = await runHook(freshPayload('01-single-select', 'limit-over'), { ...daemon.env, ASKBRIDGE_DEBUG: '1' }).result;
     expect(refused).toMatchObject({ code: 0, stdout: '' });
