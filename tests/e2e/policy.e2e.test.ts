@@ -153,6 +153,18 @@ describe('timeout policies with the real hook and daemon', () => {
     await daemon.waitForLog((entry) => entry.msg?.startsWith('rule skipped') === true && entry.rule === '"typo"', 5000, 'the skipped-rule log line');
   });
 
+  it('a catastrophic rule pattern on a 31-character question is matched at once, and another question is answered meanwhile', async () => {
+    // A backtracking engine takes minutes on `^(a+)+$` against 30 a's and a b; RE2 takes microseconds.
+    await projectConfig({ rules: [{ question: { regex: '^(a+)+$' }, choose: 'SQLite', when: 'immediately' }, { header: 'Database', choose: 'PostgreSQL (Recommended)', when: 'immediately' }] });
+    const hostile = asked('01-single-select', (payload) => (payload.tool_input.questions[0]!.question = `${'a'.repeat(30)}b`));
+    const other = asked('01-single-select');
+    const [first, second] = await Promise.all([ask(hostile), ask(other)]);
+    // The pattern does not match (the text ends in b): the next rule answers both.
+    expect(answersOf(first.output)).toEqual({ [`${'a'.repeat(30)}b`]: 'PostgreSQL (Recommended)' });
+    expect(answersOf(second.output)).toEqual({ [DATABASE]: 'PostgreSQL (Recommended)' });
+    expect(Math.max(first.ms, second.ms)).toBeLessThan(10_000);
+  });
+
   it('a trusted edit to the project file changes the next question without a restart; an untrusted or broken edit applies nothing', async () => {
     await projectConfig({ rules: [{ header: 'Database', choose: 'SQLite', when: 'immediately' }] });
     expect(answersOf((await ask(asked('01-single-select'))).output)).toEqual({ [DATABASE]: 'SQLite' });
