@@ -1,6 +1,6 @@
 // A full disk under the state directory (a real, tiny tmpfs): answers still reach Claude, the
 // daemon says it is degraded, and history catches up in order once there is room again.
-import { mkdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import WebSocket from 'ws';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -56,6 +56,7 @@ suite('history.jsonl on a full disk', () => {
     await daemon.waitForLog((entry) => entry.msg === 'history.jsonl is written again: it has caught up');
     expect((await daemon.history()).map((line) => line.id)).toEqual([first.question.id, second.question.id]);
     expect((await status()).history).toBeNull();
+    expect(statSync(daemon.historyFile).mode & 0o777).toBe(0o600);
     await expect.poll(() => banners.at(-1)).toBeNull();
     page.close();
   });
