@@ -2,7 +2,7 @@
 // local (the token). The directory is 0700 and every file in it 0600, written atomically.
 // hooks/askbridge-hook.mjs resolves the same paths on its own, to stay dependency-free.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -41,6 +41,7 @@ export function openStateDir(dir: string) {
     dir,
     daemonInfo: join(dir, 'daemon.json'),
     token: join(dir, 'token'),
+    hookKey: join(dir, 'hook-key'),
     history: join(dir, 'history.jsonl'),
     pageSessions: join(dir, 'page-sessions.json'),
   };
@@ -80,6 +81,38 @@ export function openStateDir(dir: string) {
 
     readToken(): string | undefined {
       return readText(paths.token)?.trim() || undefined;
+    },
+
+    /** The hook key: what an http hook entry sends to ask questions (it can do nothing else). It outlives daemon runs. */
+    readHookKey(): string | undefined {
+      return readText(paths.hookKey)?.trim() || undefined;
+    },
+
+    /**
+     * The hook key, made on first use. Concurrent first uses (a daemon starting while `install`
+     * runs) agree on one key: each writes a candidate, and only the first link(2) to the name wins.
+     */
+    ensureHookKey(): string {
+      const existing = this.readHookKey();
+      if (existing) return existing;
+      const temporary = writeTemporary(paths.hookKey, `${newHookKey()}\n`);
+      try {
+        linkSync(temporary, paths.hookKey);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      } finally {
+        rmSync(temporary, { force: true });
+      }
+      const key = this.readHookKey();
+      if (!key) throw new Error(`${paths.hookKey} is empty: remove it, or run \`askbridge install --rotate-key\``);
+      return key;
+    },
+
+    /** A new hook key: the old one stops working at once, in every settings file that holds it. */
+    rotateHookKey(): string {
+      const key = newHookKey();
+      writeFileAtomic(paths.hookKey, `${key}\n`);
+      return key;
     },
 
     writeDaemonInfo(info: DaemonInfo): void {
@@ -124,20 +157,33 @@ function readText(path: string): string | undefined {
   }
 }
 
-/** Write to a temporary file, fsync, then rename: readers see the old file or the new, never half. */
-export function writeFileAtomic(path: string, content: string): void {
+const newHookKey = () => randomBytes(32).toString('base64url');
+
+/** A 0600 file beside `path` holding `content`, synced; removed again when the write fails. */
+function writeTemporary(path: string, content: string): string {
   const temporary = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
-  const fd = openSync(temporary, 'w', 0o600);
   try {
+    const fd = openSync(temporary, 'w', 0o600);
     try {
       writeSync(fd, content);
       fsyncSync(fd);
     } finally {
       closeSync(fd);
     }
-    renameSync(temporary, path);
   } catch (error) {
     // A full disk fails the write after the file exists: never leave the half-written copy behind.
+    rmSync(temporary, { force: true });
+    throw error;
+  }
+  return temporary;
+}
+
+/** Write to a temporary file, fsync, then rename: readers see the old file or the new, never half. */
+export function writeFileAtomic(path: string, content: string): void {
+  const temporary = writeTemporary(path, content);
+  try {
+    renameSync(temporary, path);
+  } catch (error) {
     rmSync(temporary, { force: true });
     throw error;
   }

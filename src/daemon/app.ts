@@ -25,6 +25,8 @@ export const WS_MESSAGE_LIMIT_BYTES = 16 * 1024;
 export type AppDeps = {
   store: QuestionStore;
   token: string;
+  /** The current hook key, read when an http hook asks (so a rotated key applies at once). Without it, no http hook can ask. */
+  hookKey?: () => string | undefined;
   /** The port in the page's origin; 0 means "whatever the server is listening on". */
   port: number;
   version: string;

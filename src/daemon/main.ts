@@ -122,9 +122,11 @@ async function startLocked(options: DaemonOptions, port: number, stateDir: Retur
   });
   const policyLog = logger.child({ component: 'policy' });
   const planQuestion = createPolicy({ configFor: (cwd) => configWatch.effective(cwd), log: (fields, message) => policyLog.info(fields, message) });
+  stateDir.ensureHookKey();
   app = await buildApp({
     store,
     token,
+    hookKey: () => stateDir.readHookKey(),
     port,
     version: VERSION,
     pid: process.pid,

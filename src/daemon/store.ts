@@ -33,6 +33,11 @@ export type OpenQuestion = {
   /** Settles the question the moment it is asked (a policy that needs no person). */
   immediate?: Outcome;
   answerMode: AnswerMode;
+  /**
+   * Whether the asker comes back after a daemon restart: a command hook retries and re-attaches, so
+   * its question is kept on disk while it waits; an http hook's request that dropped is over.
+   */
+  reattaches: boolean;
   /** A question that was waiting when the daemon stopped, read back from disk: its id and times are kept. */
   restored?: { id: string; createdAt: number; expiresAt: number };
 };
@@ -236,11 +241,13 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
       emit({ type: 'added', question: entry.view });
       if (input.immediate) {
         settle(entry, input.immediate);
-      } else {
+        return waiter;
+      }
+      if (input.reattaches) {
         const { id, sessionId, toolUseId, cwd, createdAt, expiresAt } = entry.view;
         options.persistence?.save({ id, sessionId, toolUseId, cwd, createdAt, expiresAt, toolInput: entry.toolInput, answerMode: entry.answerMode });
-        entry.timer = setTimeout(() => settle(entry, entry.onTimeout(entry.view)), input.waitMs);
       }
+      entry.timer = setTimeout(() => settle(entry, entry.onTimeout(entry.view)), input.waitMs);
       return waiter;
     },
 
@@ -248,9 +255,9 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
      * A question that was waiting when the daemon stopped: shown again at once, settled at its old
      * deadline, and withdrawn unless its hook comes back (and re-attaches through open()) in time.
      */
-    restore(input: OpenQuestion & { restored: NonNullable<OpenQuestion['restored']> }): void {
+    restore(input: Omit<OpenQuestion, 'reattaches' | 'immediate'> & { restored: NonNullable<OpenQuestion['restored']> }): void {
       if (idByKey.has(keyOf(input.sessionId, input.toolUseId))) return;
-      const entry = create(input);
+      const entry = create({ ...input, reattaches: true });
       emit({ type: 'added', question: entry.view });
       entry.reattachTimer = setTimeout(() => settle(entry, { status: 'cancelled', source: { kind: 'hook-gone' }, hookOutput: null }), reattachMs);
       entry.timer = setTimeout(() => settle(entry, entry.onTimeout(entry.view)), Math.max(0, input.restored.expiresAt - now()));

@@ -106,6 +106,7 @@ function openQuestion(toolUseId: string): OpenQuestion {
     timeout: { action: 'terminal', summary: 'the terminal will ask' },
     onTimeout: () => ({ status: 'terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' }, hookOutput: null }),
     answerMode: 'updatedInput',
+    reattaches: true,
   };
 }
 

@@ -17,6 +17,7 @@ const open = (toolUseId: string, waitMs = 60_000): OpenQuestion => ({
   timeout: { action: 'terminal', summary: 'the terminal will ask' },
   onTimeout: () => ({ status: 'terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' }, hookOutput: null }),
   answerMode: 'updatedInput',
+  reattaches: true,
 });
 const pick = (label: string) => [{ question: 'Which?', selected: [label], other: null, notes: null }];
 

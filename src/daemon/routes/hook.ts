@@ -1,15 +1,21 @@
-// The command hook's two requests (hook-identity.ts has the why):
-// - POST /api/hook/hello: the daemon proves it holds the token, before the hook sends anything else.
-// - POST /api/hook/questions: signed with the token, it hands over Claude Code's payload and keeps
-//   the request open. The response is NDJSON, each line signed: `accepted` at once (with the wait,
-//   so the hook knows its own deadline), then one `settled` line with what the hook prints.
-// The hook's connection is the question's life: when it closes early (Esc, timeout, SIGKILL), the
-// question is withdrawn. Neither route takes an Origin: no web page can act as the hook.
+// The routes a hook asks through. Both hand over Claude Code's payload and keep the request open;
+// the connection is the question's life: when it closes early (Esc, timeout, SIGKILL), the question
+// is withdrawn. No route here takes an Origin: no web page can act as a hook.
+//
+// - POST /api/hook/ask: Claude Code's own `http` hook (protocol.md 5a). No process per question.
+//   It carries the hook key, and the environment variables its entry forwards, in headers. The
+//   response is the decision JSON itself, or an empty 200 when the terminal should ask.
+// - POST /api/hook/hello, then /api/hook/questions: the command hook, for older Claude Code (hook-
+//   identity.ts has the why). The daemon first proves it holds the token; the question is signed;
+//   the response is NDJSON, each line signed: `accepted` at once (with the wait, so the hook knows
+//   its own deadline), then one `settled` line with what the hook prints.
+import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HookHelloSchema, HookPayloadSchema, HookRequestSchema, ToolInputSchema, type HookEnvironment } from '../../protocol.js';
 import type { RouteContext } from '../app.js';
 import { HttpError, parseOr400 } from '../errors.js';
 import { createHookIdentity } from '../hook-identity.js';
+import type { Waiter } from '../store.js';
 
 /** ASKBRIDGE_UNATTENDED=1, CI=true, or Claude Code's own mark for SDK-hosted sessions. */
 export function isUnattended(environment: HookEnvironment): boolean {
@@ -19,6 +25,22 @@ export function isUnattended(environment: HookEnvironment): boolean {
 
 /** Questions waiting at once, from every session; a new one over it is refused, and its terminal asks. */
 export const MAX_PENDING = 1024;
+
+/** The header an http hook entry sends its key in. */
+export const HOOK_KEY_HEADER = 'x-askbridge-hook-key';
+/**
+ * The variables an http hook entry forwards, each in its own header (`CI` in `x-askbridge-env-ci`).
+ * Claude Code fills `$CI` from its own environment; CLAUDE_CODE_SESSION_ATTENDED never reaches an
+ * http hook (it is set only for hook processes), so SDK hosts set ASKBRIDGE_UNATTENDED=1 instead.
+ */
+export const HTTP_HOOK_ENV = ['CI', 'ASKBRIDGE_UNATTENDED'] as const;
+export const envHeader = (name: string) => `x-askbridge-env-${name.toLowerCase().replaceAll('_', '-')}`;
+
+function sameKey(given: string, expected: string): boolean {
+  const left = Buffer.from(given);
+  const right = Buffer.from(expected);
+  return left.length === right.length && timingSafeEqual(left, right);
+}
 
 export async function hookRoutes(app: FastifyInstance, { store, watchers, deps }: RouteContext) {
   const identity = createHookIdentity(deps.token);
@@ -30,29 +52,20 @@ export async function hookRoutes(app: FastifyInstance, { store, watchers, deps }
     parseJson(request, body as string, done);
   });
 
-  app.post('/api/hook/hello', { config: { access: 'hook' }, bodyLimit: 1024 }, async (request) => {
-    const { nonce } = parseOr400(HookHelloSchema, request.body, 'hello');
-    return identity.hello(nonce);
-  });
-
-  app.post('/api/hook/questions', { config: { access: 'hook' } }, async (request, reply) => {
-    const credentials = identity.verifyQuestion(request.headers.authorization, rawBodies.get(request) ?? '');
-    if (credentials === 'unsigned') throw new HttpError(401, 'unsigned', 'a hook request must be signed (POST /api/hook/hello first)');
-    if (credentials === 'bad-signature') throw new HttpError(401, 'bad_signature', 'the signature or its nonce is not valid (a nonce is good for one request)');
-    const body = parseOr400(HookRequestSchema, request.body, 'hook request');
-    const payload = parseOr400(HookPayloadSchema, body.payload, 'hook payload', 'payload');
+  /** Check a hook's payload, apply the policy, and open the question (or re-attach to it). */
+  function receive(request: FastifyRequest, body: unknown, environment: HookEnvironment, transport: 'http' | 'command'): Waiter {
+    const payload = parseOr400(HookPayloadSchema, body, 'hook payload', 'payload');
     const toolInput = parseOr400(ToolInputSchema, payload.tool_input, 'AskUserQuestion input', 'payload.tool_input');
     const maxPending = deps.maxPending ?? MAX_PENDING;
     if (!store.knows(payload.session_id, payload.tool_use_id) && store.pendingCount() >= maxPending) {
       deps.onOverload?.(true);
       throw new HttpError(503, 'too_many_pending', `${maxPending} questions are waiting already: this one goes to the terminal`);
     }
-
     const plan = deps.planQuestion({
       cwd: payload.cwd,
       toolInput: payload.tool_input,
       questions: toolInput.questions,
-      unattended: isUnattended(body.environment),
+      unattended: isUnattended(environment),
       watchers: watchers.sockets.size,
     });
     const waiter = store.open({
@@ -65,9 +78,53 @@ export async function hookRoutes(app: FastifyInstance, { store, watchers, deps }
       timeout: plan.timeout,
       onTimeout: plan.onTimeout,
       answerMode: plan.answerMode,
+      // A command hook comes back after a daemon restart; an http request that dropped is over.
+      reattaches: transport === 'command',
       ...(plan.immediate ? { immediate: plan.immediate } : {}),
     });
-    request.log.info({ questionId: waiter.question.id, questions: toolInput.questions.length }, 'question received');
+    request.log.info({ questionId: waiter.question.id, questions: toolInput.questions.length, transport }, 'question received');
+    return waiter;
+  }
+
+  app.post('/api/hook/ask', { config: { access: 'hook' } }, async (request, reply) => {
+    const key = request.headers[HOOK_KEY_HEADER];
+    const expected = deps.hookKey?.();
+    if (typeof key !== 'string' || key === '') throw new HttpError(401, 'hook_key_missing', `an http hook must send its key in ${HOOK_KEY_HEADER}: run \`askbridge install\``);
+    if (expected === undefined || !sameKey(key, expected)) throw new HttpError(401, 'bad_hook_key', 'this hook key is not the current one (it was rotated?): run `askbridge install` again');
+    const environment: HookEnvironment = {};
+    for (const name of HTTP_HOOK_ENV) {
+      const value = request.headers[envHeader(name)];
+      // An unset variable arrives as an empty header.
+      if (typeof value === 'string' && value !== '') environment[name] = value.slice(0, 100);
+    }
+    const waiter = receive(request, request.body, environment, 'http');
+
+    reply.hijack();
+    const response = reply.raw;
+    response.on('close', () => {
+      if (!response.writableEnded) waiter.leave();
+    });
+    const outcome = await waiter.outcome;
+    if (!response.destroyed) {
+      // An empty 200 is "no decision": Claude Code shows its own dialog.
+      const text = outcome.hookOutput ? JSON.stringify(outcome.hookOutput) : '';
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+      response.end(text);
+    }
+    request.log.info({ questionId: waiter.question.id, status: outcome.status, source: outcome.source.kind }, 'question settled');
+  });
+
+  app.post('/api/hook/hello', { config: { access: 'hook' }, bodyLimit: 1024 }, async (request) => {
+    const { nonce } = parseOr400(HookHelloSchema, request.body, 'hello');
+    return identity.hello(nonce);
+  });
+
+  app.post('/api/hook/questions', { config: { access: 'hook' } }, async (request, reply) => {
+    const credentials = identity.verifyQuestion(request.headers.authorization, rawBodies.get(request) ?? '');
+    if (credentials === 'unsigned') throw new HttpError(401, 'unsigned', 'a hook request must be signed (POST /api/hook/hello first)');
+    if (credentials === 'bad-signature') throw new HttpError(401, 'bad_signature', 'the signature or its nonce is not valid (a nonce is good for one request)');
+    const body = parseOr400(HookRequestSchema, request.body, 'hook request');
+    const waiter = receive(request, body.payload, body.environment, 'command');
 
     reply.hijack();
     const response = reply.raw;

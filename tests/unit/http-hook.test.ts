@@ -1,0 +1,151 @@
+// Claude Code's `http` hook (protocol.md 5a) against the daemon's surface, in memory through inject():
+// the payload as Claude Code POSTs it, the hook key, the forwarded environment, and the reply body.
+import { readFileSync } from 'node:fs';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { buildApp, type App } from '../../src/daemon/app.js';
+import { mergeConfig, type ConfigFile, type EffectiveConfig } from '../../src/config.js';
+import { createPolicy } from '../../src/daemon/policy.js';
+import { createQuestionStore, type PendingRecord } from '../../src/daemon/store.js';
+import { HOOK_KEY_HEADER, envHeader } from '../../src/daemon/routes/hook.js';
+import type { QuestionView } from '../../src/protocol.js';
+
+const PORT = 7433;
+const HOST = `127.0.0.1:${PORT}`;
+const TOKEN = 'test-token-0123456789abcdefghijklmnopqrstuv';
+const HOOK_KEY = 'hook-key-abcdefghijklmnopqrstuvwxyz0123456789';
+const local = { host: HOST, authorization: `Bearer ${TOKEN}` };
+const QUESTION_TEXT = 'Which database should the new orders service use?';
+
+const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
+const singleSelect = fixture('01-single-select.input.json');
+
+let app: App;
+let hookKey: string | undefined;
+let saved: PendingRecord[];
+let config: EffectiveConfig;
+const withConfig = (file: ConfigFile): EffectiveConfig => ({ ...mergeConfig(file, {}), files: { user: '', project: undefined }, errors: [], ignored: [] });
+
+beforeEach(async () => {
+  hookKey = HOOK_KEY;
+  saved = [];
+  config = withConfig({});
+  const persistence = { save: (record: PendingRecord) => void saved.push(record), remove: () => {} };
+  app = await buildApp({
+    store: createQuestionStore({ persistence }),
+    token: TOKEN,
+    hookKey: () => hookKey,
+    port: PORT,
+    version: 'test',
+    pid: 1,
+    logger: false,
+    planQuestion: createPolicy({ configFor: () => config, log: () => {} }),
+  });
+  await app.ready();
+});
+afterEach(async () => {
+  await app.close();
+});
+
+/** POST the payload as Claude Code's http hook does: JSON body, literal and interpolated headers, no Origin. */
+function askOverHttpHook(payload: unknown = singleSelect, headers: Record<string, string> = { [HOOK_KEY_HEADER]: HOOK_KEY }) {
+  return app.inject({
+    method: 'POST',
+    url: '/api/hook/ask',
+    headers: { host: HOST, 'content-type': 'application/json', 'user-agent': 'axios/1.13.2', connection: 'keep-alive', ...headers },
+    payload: JSON.stringify(payload),
+  });
+}
+
+async function waitForPending(): Promise<QuestionView> {
+  return vi.waitUntil(async () => {
+    const response = await app.inject({ method: 'GET', url: '/api/questions', headers: local });
+    return response.json<{ questions: QuestionView[] }>().questions[0];
+  });
+}
+
+function answer(id: string, selected: string[]) {
+  return app.inject({ method: 'POST', url: `/api/questions/${id}/answer`, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected }] } });
+}
+
+describe('the http hook endpoint', () => {
+  it('holds the request until a person answers, then replies with the decision JSON as the body', async () => {
+    const hook = askOverHttpHook();
+    const question = await waitForPending();
+    expect(question.toolUseId).toBe(singleSelect.tool_use_id);
+    expect((await answer(question.id, ['PostgreSQL (Recommended)'])).statusCode).toBe(200);
+
+    const reply = await hook;
+    expect(reply.statusCode).toBe(200);
+    expect(reply.headers['content-type']).toBe('application/json');
+    // Exactly one JSON document: the same decision a command hook prints.
+    expect(reply.json()).toEqual(fixture('01-single-select.expected-allow.json'));
+  });
+
+  it('replies with an empty 200 when the terminal should ask (a policy that hands it back), so Claude Code shows its own dialog', async () => {
+    config = withConfig({ waitSeconds: 0, onTimeout: 'terminal' });
+    const reply = await askOverHttpHook();
+    expect(reply.statusCode).toBe(200);
+    expect(reply.body).toBe('');
+    expect(reply.headers['content-length']).toBe('0');
+  });
+
+  it('refuses a missing, empty or wrong key with 401, and asks nothing', async () => {
+    for (const headers of [{}, { [HOOK_KEY_HEADER]: '' }, { [HOOK_KEY_HEADER]: `${HOOK_KEY}x` }, { [HOOK_KEY_HEADER]: HOOK_KEY.slice(1) }, { authorization: `Bearer ${TOKEN}` }]) {
+      const reply = await askOverHttpHook(singleSelect, headers);
+      expect(reply.statusCode, JSON.stringify(headers)).toBe(401);
+      expect(reply.json<{ error: { code: string } }>().error.code).toMatch(/^(hook_key_missing|bad_hook_key)$/);
+    }
+    expect((await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json()).toEqual({ questions: [] });
+  });
+
+  it('refuses every key while none exists, and takes the new one at once after a rotation', async () => {
+    hookKey = undefined;
+    expect((await askOverHttpHook()).statusCode).toBe(401);
+    hookKey = 'rotated-key-0123456789abcdefghijklmnopqrstuvw';
+    expect((await askOverHttpHook()).statusCode).toBe(401);
+    const hook = askOverHttpHook(singleSelect, { [HOOK_KEY_HEADER]: hookKey });
+    const question = await waitForPending();
+    expect((await answer(question.id, ['SQLite'])).statusCode).toBe(200);
+    expect((await hook).statusCode).toBe(200);
+  });
+
+  it('refuses a request that carries an Origin: no web page can act as the hook', async () => {
+    const reply = await askOverHttpHook(singleSelect, { [HOOK_KEY_HEADER]: HOOK_KEY, origin: `http://${HOST}` });
+    expect(reply.statusCode).toBe(403);
+    expect(reply.json<{ error: { code: string } }>().error.code).toBe('hook_from_browser');
+  });
+
+  it('refuses a bad payload with a 400 that names the field', async () => {
+    const reply = await askOverHttpHook({ ...singleSelect, tool_input: { questions: [] } });
+    expect(reply.statusCode).toBe(400);
+    expect(reply.json<{ error: { details: string[] } }>().error.details.some((line) => line.startsWith('payload.tool_input.questions'))).toBe(true);
+    const notJson = await app.inject({ method: 'POST', url: '/api/hook/ask', headers: { host: HOST, 'content-type': 'application/json', [HOOK_KEY_HEADER]: HOOK_KEY }, payload: '{"session_id":' });
+    expect(notJson.statusCode).toBe(400);
+  });
+
+  it('takes "nobody watching" from the forwarded environment: ASKBRIDGE_UNATTENDED=1 and CI=true act at once', async () => {
+    config = withConfig({ waitSeconds: 600, onTimeout: 'recommended' });
+    for (const [name, value] of [['ASKBRIDGE_UNATTENDED', '1'], ['CI', 'true']] as const) {
+      const reply = await askOverHttpHook({ ...singleSelect, tool_use_id: `toolu_${name}` }, { [HOOK_KEY_HEADER]: HOOK_KEY, [envHeader(name)]: value });
+      expect(reply.statusCode).toBe(200);
+      expect(reply.json()).toMatchObject({ hookSpecificOutput: { permissionDecision: 'allow', additionalContext: expect.stringContaining('nobody was watching') } });
+    }
+  });
+
+  it('treats an empty forwarded variable (unset in Claude Code) as unset', async () => {
+    config = withConfig({ waitSeconds: 600, onTimeout: 'recommended' });
+    const hook = askOverHttpHook(singleSelect, { [HOOK_KEY_HEADER]: HOOK_KEY, [envHeader('ASKBRIDGE_UNATTENDED')]: '', [envHeader('CI')]: '' });
+    const question = await waitForPending();
+    expect(question.expiresAt - question.createdAt).toBe(600_000);
+    await answer(question.id, ['SQLite']);
+    expect((await hook).statusCode).toBe(200);
+  });
+
+  it('keeps nothing on disk for an http question: its request cannot come back after a restart', async () => {
+    const hook = askOverHttpHook();
+    const question = await waitForPending();
+    expect(saved).toEqual([]);
+    await answer(question.id, ['SQLite']);
+    await hook;
+  });
+});
