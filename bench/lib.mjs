@@ -11,7 +11,7 @@ import { checkHello, newNonce, openLine, signQuestion } from '../dist/daemon/hoo
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 export const CLI_BIN = join(REPO_ROOT, 'bin', 'askbridge.mjs');
-export const HOOK_SCRIPT = join(REPO_ROOT, 'hooks', 'askbridge-hook.mjs');
+export const HOOK_SCRIPT = join(REPO_ROOT, 'hooks', 'askbridge-hook.cjs');
 export const FIXTURES_DIR = join(REPO_ROOT, 'tests', 'fixtures');
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 export const CHROMIUM_ARGS = ['--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run', '--disable-quic'];

@@ -1,6 +1,6 @@
 // The state directory: how the hook and the CLI find the daemon (daemon.json) and prove they are
 // local (the token). The directory is 0700 and every file in it 0600, written atomically.
-// hooks/askbridge-hook.mjs resolves the same paths on its own, to stay dependency-free.
+// hooks/askbridge-hook.cjs resolves the same paths on its own, to stay dependency-free.
 import { randomBytes } from 'node:crypto';
 import { chmodSync, closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
@@ -14,6 +14,11 @@ export function resolveStateDir(env: NodeJS.ProcessEnv): string {
   if (env.ASKBRIDGE_HOME) return env.ASKBRIDGE_HOME;
   const stateHome = env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state');
   return join(stateHome, 'askbridge');
+}
+
+/** The background daemon's logs (logger.ts writes them, `askbridge logs` reads them). */
+export function logsDir(stateDir: string): string {
+  return join(stateDir, 'logs');
 }
 
 /** daemon.json: where the running daemon listens, written by it alone. */

@@ -1,6 +1,9 @@
-// Asking the daemon the way the command hook does (hello, signed question, signed lines back), for
-// tests that talk to the hook endpoints directly: in memory through inject(), or over a real socket.
+// Asking the daemon the way a hook does, for tests that talk to the hook endpoints directly: as the
+// command hook (hello, signed question, signed lines back), in memory through inject() or over a
+// real socket; and as Claude Code's own http hook, over a real socket.
+import { Agent, request } from 'node:http';
 import type { App } from '../src/daemon/app.js';
+import { HOOK_KEY_HEADER, HTTP_HOOK_PATH } from '../src/http-hook.js';
 import { checkHello, newNonce, openLine, signQuestion, type HookCredentials } from '../src/daemon/hook-identity.js';
 
 export type HookLine = Record<string, unknown> & { event: string };
@@ -51,4 +54,43 @@ export function askOverHttp(options: { port: number; token: string; body: string
     return { statusCode: response.status, body: await response.text() };
   };
   return ask(send, options.token, options.body, options.headers ?? {});
+}
+
+/**
+ * A POST as Claude Code's http hook sends it (protocol.md 5a): the payload as the body, the hook
+ * key and the forwarded variables in headers, keep-alive, no Origin. `abort()` closes the socket
+ * as Esc or the entry's timeout does.
+ */
+export function postAsHttpHook(options: { port: number; key: string; payload: unknown; headers?: Record<string, string>; agent?: Agent }): {
+  response: Promise<{ statusCode: number; body: string }>;
+  abort(): void;
+} {
+  const text = JSON.stringify(options.payload);
+  const req = request({
+    host: '127.0.0.1',
+    port: options.port,
+    method: 'POST',
+    path: HTTP_HOOK_PATH,
+    agent: options.agent ?? new Agent({ keepAlive: true }),
+    headers: {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(text),
+      'user-agent': 'axios/1.13.2',
+      connection: 'keep-alive',
+      [HOOK_KEY_HEADER]: options.key,
+      ...options.headers,
+    },
+  });
+  const response = new Promise<{ statusCode: number; body: string }>((resolve, reject) => {
+    req.on('error', reject);
+    req.on('response', (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ statusCode: res.statusCode ?? 0, body }));
+      res.on('error', reject);
+    });
+  });
+  req.end(text);
+  return { response, abort: () => req.destroy() };
 }

@@ -5,10 +5,18 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import writeFileAtomic from 'write-file-atomic';
+import { CLI_PATH } from '../command-name.js';
+import { HOOK_KEY_HEADER, HTTP_HOOK_ENV, HTTP_HOOK_PATH, envHeader } from '../http-hook.js';
 
-export const HOOK_PATH = fileURLToPath(new URL('../../hooks/askbridge-hook.mjs', import.meta.url));
+export const HOOK_PATH = fileURLToPath(new URL('../../hooks/askbridge-hook.cjs', import.meta.url));
 export const HOOK_TIMEOUT_SECONDS = 3600;
 export const HOOK_STATUS_MESSAGE = 'Waiting for an answer in askbridge';
+/** The SessionStart hook only looks for the daemon, or starts it: seconds at most. */
+export const SESSION_START_TIMEOUT_SECONDS = 30;
+
+/** How Claude Code hands askbridge a question: a POST of its own (2.1.63 and later), or the command hook. */
+export const HOOK_TRANSPORTS = ['http', 'command'] as const;
+export type HookTransport = (typeof HOOK_TRANSPORTS)[number];
 
 /** user: ~/.claude/settings.json; project: the committed .claude/settings.json; local: .claude/settings.local.json (git-ignored). */
 export type SettingsScope = 'user' | 'project' | 'local';
@@ -50,57 +58,108 @@ export function shellQuote(path: string): string {
   return `'${path.replaceAll("'", `'\\''`)}'`;
 }
 
-/** The command `install` writes: this checkout's hook, by absolute path (so only into files that stay on this machine). */
+/** The command hook's command: this checkout's hook, by absolute path (so only into files that stay on this machine). */
 export function installedHookCommand(hookPath: string = HOOK_PATH): string {
   return `node ${shellQuote(hookPath)}`;
 }
 
+/** The AskUserQuestion hook `install` writes: Claude Code's own POST with the hook key, or the command hook. */
+export type AskHook = { transport: 'http'; url: string; key: string } | { transport: 'command'; hookPath?: string };
+
+export function askHookEntry(hook: AskHook): Record<string, unknown> {
+  const common = { timeout: HOOK_TIMEOUT_SECONDS, statusMessage: HOOK_STATUS_MESSAGE };
+  if (hook.transport === 'command') return { type: 'command', command: installedHookCommand(hook.hookPath), ...common };
+  const forwarded = Object.fromEntries(HTTP_HOOK_ENV.map((name) => [envHeader(name), `$${name}`]));
+  return { type: 'http', url: hook.url, headers: { [HOOK_KEY_HEADER]: hook.key, ...forwarded }, allowedEnvVars: [...HTTP_HOOK_ENV], ...common };
+}
+
+/** The SessionStart command: start the daemon in the background unless it runs, print nothing, never fail the session. */
+export function sessionStartCommand(port: number | undefined, cliPath: string = CLI_PATH): string {
+  return `node ${shellQuote(cliPath)} start --background --quiet${port === undefined ? '' : ` --port ${port}`}`;
+}
+
+const QUOTED_ABSOLUTE_PATH = String.raw`'\/(?:[^']|'\\'')*`;
+const COMMAND_HOOK = new RegExp(String.raw`^node ${QUOTED_ABSOLUTE_PATH}\/askbridge-hook\.(?:mjs|cjs)'$`);
+const SESSION_START = new RegExp(String.raw`^node ${QUOTED_ABSOLUTE_PATH}\/askbridge\.mjs' start --background --quiet(?: --port \d+)?$`);
+
 /**
- * An entry `install` wrote: `node '<absolute path>/askbridge-hook.mjs'`, from this checkout or another.
- * Entries written by hand (`$CLAUDE_PROJECT_DIR/...`, `${CLAUDE_PLUGIN_ROOT}/...`) are the user's: never touched.
+ * An AskUserQuestion entry `install` wrote, from this checkout or another: the command hook by
+ * absolute path (`.mjs` is what older versions wrote), or an http entry that posts to
+ * askbridge's path with a hook key. Entries written by hand (`$CLAUDE_PROJECT_DIR/...`,
+ * `${CLAUDE_PLUGIN_ROOT}/...`) are the user's: never touched.
  */
 export function isInstalledHook(hook: unknown): boolean {
-  return isRecord(hook) && hook.type === 'command' && typeof hook.command === 'string' && /^node '\/(?:[^']|'\\'')*\/askbridge-hook\.mjs'$/.test(hook.command);
+  if (!isRecord(hook)) return false;
+  if (hook.type === 'command') return typeof hook.command === 'string' && COMMAND_HOOK.test(hook.command);
+  if (hook.type !== 'http' || typeof hook.url !== 'string' || !isRecord(hook.headers)) return false;
+  return hook.url.endsWith(HTTP_HOOK_PATH) && typeof hook.headers[HOOK_KEY_HEADER] === 'string';
 }
+
+/** A SessionStart entry `install` wrote: `node '<absolute path>/askbridge.mjs' start --background --quiet`. */
+export function isInstalledSessionStart(hook: unknown): boolean {
+  return isRecord(hook) && hook.type === 'command' && typeof hook.command === 'string' && SESSION_START.test(hook.command);
+}
+
+/** The hook events `install` writes to, and how it knows its own entries in each. */
+const INSTALLED: Record<'PreToolUse' | 'SessionStart', (hook: unknown) => boolean> = {
+  PreToolUse: isInstalledHook,
+  SessionStart: isInstalledSessionStart,
+};
+type HookEvent = keyof typeof INSTALLED;
+const EVENTS = Object.keys(INSTALLED) as HookEvent[];
 
 type MatcherEntry = Record<string, unknown> & { hooks?: unknown[] };
 
-/** Refuses a hooks.PreToolUse that is not a list of `{ matcher, hooks: [...] }`: editing it could lose something. */
+/** Refuses a hooks.PreToolUse or hooks.SessionStart that is not a list of `{ matcher, hooks: [...] }`: editing it could lose something. */
 export function checkEditable(file: SettingsFile & { state: 'ok' }): string | undefined {
   const hooks = file.settings.hooks;
   if (hooks === undefined) return undefined;
   if (!isRecord(hooks)) return `${file.path}: "hooks" is not an object; fix it first, nothing was changed`;
-  const entries = hooks.PreToolUse;
-  if (entries === undefined) return undefined;
-  if (!Array.isArray(entries) || entries.some((entry) => !isRecord(entry) || (entry.hooks !== undefined && !Array.isArray(entry.hooks)))) {
-    return `${file.path}: hooks.PreToolUse is not a list of { matcher, hooks: [...] } entries; fix it first, nothing was changed`;
+  for (const event of EVENTS) {
+    const entries = hooks[event];
+    if (entries === undefined) continue;
+    if (!Array.isArray(entries) || entries.some((entry) => !isRecord(entry) || (entry.hooks !== undefined && !Array.isArray(entry.hooks)))) {
+      return `${file.path}: hooks.${event} is not a list of { matcher, hooks: [...] } entries; fix it first, nothing was changed`;
+    }
   }
   return undefined;
 }
 
-function preToolUse(settings: Record<string, unknown>): MatcherEntry[] {
+function entriesOf(settings: Record<string, unknown>, event: HookEvent): MatcherEntry[] {
   const hooks = settings.hooks;
-  return isRecord(hooks) && Array.isArray(hooks.PreToolUse) ? (hooks.PreToolUse as MatcherEntry[]) : [];
+  return isRecord(hooks) && Array.isArray(hooks[event]) ? (hooks[event] as MatcherEntry[]) : [];
+}
+
+/** The entries `install` wrote in these settings, every event together. */
+export function installedHooks(settings: Record<string, unknown>): Array<{ event: HookEvent; hook: Record<string, unknown> }> {
+  return EVENTS.flatMap((event) =>
+    entriesOf(settings, event).flatMap((entry) => (entry.hooks ?? []).filter(INSTALLED[event]).map((hook) => ({ event, hook: hook as Record<string, unknown> }))),
+  );
 }
 
 /** How many entries `install` wrote are in these settings. */
 export function countInstalledHooks(settings: Record<string, unknown>): number {
-  return preToolUse(settings).reduce((count, entry) => count + (entry.hooks ?? []).filter(isInstalledHook).length, 0);
+  return installedHooks(settings).length;
 }
 
 /**
  * The settings without any entry `install` wrote. A matcher group left empty goes too, then an
- * empty PreToolUse list and an empty hooks object, so that install followed by uninstall gives back
+ * empty event list and an empty hooks object, so that install followed by uninstall gives back
  * the file as it was. Everything else, order included, stays as it is.
  */
 export function withoutInstalledHooks(settings: Record<string, unknown>): Record<string, unknown> {
   if (countInstalledHooks(settings) === 0) return settings;
-  const entries = preToolUse(settings).flatMap((entry) => {
-    if (!(entry.hooks ?? []).some(isInstalledHook)) return [entry];
-    const hooks = (entry.hooks ?? []).filter((hook) => !isInstalledHook(hook));
-    return hooks.length === 0 ? [] : [{ ...entry, hooks }];
-  });
-  const hooks = replaceKey(settings.hooks as Record<string, unknown>, 'PreToolUse', entries.length > 0 ? entries : undefined);
+  let hooks = settings.hooks as Record<string, unknown>;
+  for (const event of EVENTS) {
+    const isOurs = INSTALLED[event];
+    if (!entriesOf(settings, event).some((entry) => (entry.hooks ?? []).some(isOurs))) continue;
+    const entries = entriesOf(settings, event).flatMap((entry) => {
+      if (!(entry.hooks ?? []).some(isOurs)) return [entry];
+      const kept = (entry.hooks ?? []).filter((hook) => !isOurs(hook));
+      return kept.length === 0 ? [] : [{ ...entry, hooks: kept }];
+    });
+    hooks = replaceKey(hooks, event, entries.length > 0 ? entries : undefined);
+  }
   return replaceKey(settings, 'hooks', Object.keys(hooks).length > 0 ? hooks : undefined);
 }
 
@@ -115,21 +174,29 @@ function replaceKey(object: Record<string, unknown>, key: string, value: unknown
   return copy;
 }
 
-/** The settings with exactly one askbridge entry for AskUserQuestion, this checkout's. */
-export function withInstalledHook(settings: Record<string, unknown>, hookPath: string = HOOK_PATH): Record<string, unknown> {
-  const hook = { type: 'command', command: installedHookCommand(hookPath), timeout: HOOK_TIMEOUT_SECONDS, statusMessage: HOOK_STATUS_MESSAGE };
-  const entries = [...preToolUse(withoutInstalledHooks(settings)), { matcher: 'AskUserQuestion', hooks: [hook] }];
-  // Only PreToolUse changes, in place, so a second install writes nothing.
-  const hooks = replaceKey(isRecord(settings.hooks) ? settings.hooks : {}, 'PreToolUse', entries);
+/**
+ * The settings with exactly one askbridge entry for AskUserQuestion and one for SessionStart (which
+ * makes sure the daemon runs), and nothing else of askbridge's.
+ */
+export function withInstalledHooks(settings: Record<string, unknown>, install: { ask: AskHook; sessionStart: string }): Record<string, unknown> {
+  const without = withoutInstalledHooks(settings);
+  const added: Record<HookEvent, MatcherEntry> = {
+    PreToolUse: { matcher: 'AskUserQuestion', hooks: [askHookEntry(install.ask)] },
+    SessionStart: { hooks: [{ type: 'command', command: install.sessionStart, timeout: SESSION_START_TIMEOUT_SECONDS }] },
+  };
+  // Only the two events change, in place, so a second install writes nothing.
+  let hooks = isRecord(settings.hooks) ? settings.hooks : {};
+  for (const event of EVENTS) hooks = replaceKey(hooks, event, [...entriesOf(without, event), added[event]]);
   return replaceKey(settings, 'hooks', hooks);
 }
 
 /**
  * Write settings back: atomically, with the file's own mode and owner kept (a committed 0644 file
- * stays 0644), and not at all when nothing changed. A new file gets the usual 0644 under the umask.
+ * stays 0644), and not at all when nothing changed. A new file gets newFileMode, else the usual 0644 under the umask.
  */
-export async function writeSettings(path: string, before: Record<string, unknown> | undefined, after: Record<string, unknown>): Promise<boolean> {
+export async function writeSettings(path: string, before: Record<string, unknown> | undefined, after: Record<string, unknown>, options: { newFileMode?: number } = {}): Promise<boolean> {
   if (before !== undefined && JSON.stringify(before) === JSON.stringify(after)) return false;
-  await writeFileAtomic(path, `${JSON.stringify(after, null, 2)}\n`);
+  const mode = before === undefined ? options.newFileMode : undefined;
+  await writeFileAtomic(path, `${JSON.stringify(after, null, 2)}\n`, mode === undefined ? {} : { mode });
   return true;
 }

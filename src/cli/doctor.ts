@@ -2,27 +2,27 @@
 // --version` and the daemon, and says what keeps askbridge from answering AskUserQuestion, each
 // problem with its fix. `diagnose` holds every check and touches nothing, so tests feed it inputs;
 // `gatherInputs` does the reading and `run` is the command.
-import { execFile } from 'node:child_process';
-import { accessSync, constants, existsSync, realpathSync, statSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { delimiter, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createConfigReader, type EffectiveConfig } from '../config.js';
 import { connectToDaemon, DaemonUnreachable, NOT_RUNNING } from './client.js';
 import { HOOK_TIMEOUT_SECONDS, isRecord, readSettingsFile, shellQuote, type SettingsFile, type SettingsScope } from './claude-settings.js';
+import { compareVersions, findUserClaude, MIN_HTTP_HOOK_VERSION, MIN_UPDATED_INPUT_VERSION, parseClaudeVersion, probeClaude, probedVersion, type ClaudeProbe } from './claude-version.js';
+import { HOOK_KEY_HEADER, HTTP_HOOK_PATH } from '../http-hook.js';
+import { openStateDir, resolveStateDir } from '../state-dir.js';
 import type { CommandIo } from './command.js';
 
 export const TOOL_NAME = 'AskUserQuestion';
-export const HOOK_SCRIPT = 'askbridge-hook.mjs';
+export const HOOK_SCRIPT = 'askbridge-hook.cjs';
+/** The hook file askbridge shipped before it was CommonJS: entries that still run it are outdated. */
+export const OLD_HOOK_SCRIPT = 'askbridge-hook.mjs';
 /** Claude Code kills a hook after this many seconds when its entry sets no `timeout`. */
 export const CLAUDE_DEFAULT_HOOK_TIMEOUT_SECONDS = 600;
 /** The hook must outlive the daemon's wait by this much, or Claude Code kills it before the daemon's timeout policy acts. */
 export const TIMEOUT_MARGIN_SECONDS = 30;
-/** The first Claude Code that accepts answers through `updatedInput` (protocol.md section 2). */
-export const MIN_UPDATED_INPUT_VERSION = [2, 1, 85] as const;
 
-export type ClaudeProbe = { bin: string } & ({ state: 'found'; output: string } | { state: 'missing' } | { state: 'failed'; error: string });
 export type DaemonProbe = { running: true; url: string; version: string } | { running: false; reason: string; impostor?: boolean };
 
 export type DoctorInputs = {
@@ -33,6 +33,8 @@ export type DoctorInputs = {
   config: EffectiveConfig;
   claude: ClaudeProbe;
   daemon: DaemonProbe;
+  /** The current hook key from the state directory (an http entry must carry it), if there is one. */
+  hookKey: string | undefined;
   fileExists: (path: string) => boolean;
 };
 
@@ -43,6 +45,10 @@ export type FindingId =
   | 'hook-path-missing'
   | 'hook-duplicate'
   | 'hook-timeout-short'
+  | 'hook-outdated'
+  | 'hook-key-stale'
+  | 'hook-port-mismatch'
+  | 'claude-too-old-for-http'
   | 'hook-conflict'
   | 'permission-deny'
   | 'permission-ask'
@@ -99,20 +105,21 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
     findings.push({
       id: 'hook-missing',
       level: 'error',
-      message: `no PreToolUse hook for ${TOOL_NAME} runs ${HOOK_SCRIPT} in the user, project or local settings${hint}`,
+      message: `no PreToolUse hook for ${TOOL_NAME} reaches askbridge (an http hook posting to ${HTTP_HOOK_PATH}, or a command running ${HOOK_SCRIPT}) in the user, project or local settings${hint}`,
       fix: `${installCommand('project', inputs.projectDir)} (this project) or ${installCommand('user', inputs.projectDir)} (every project), then restart running claude sessions`,
     });
   } else {
     passed.push(`askbridge hook installed in ${unique(ours.map((ref) => ref.file.path)).join(', ')}`);
-    if (unique(ours.map((ref) => commandOf(ref))).length > 1) {
+    if (unique(ours.map(describeHook)).length > 1) {
       findings.push({
         id: 'hook-duplicate',
         level: 'warning',
-        message: `askbridge's hook is set ${ours.length} times with different commands (${unique(ours.map((ref) => ref.file.path)).join(', ')}): each one sends the question, so it is asked twice`,
+        message: `askbridge's hook is set ${ours.length} times in different ways (${unique(ours.map((ref) => ref.file.path)).join(', ')}): each one sends the question, so it is asked twice`,
         fix: `keep one: remove the askbridge entry under hooks.PreToolUse from all but one of ${unique(ours.map((ref) => ref.file.path)).join(', ')}`,
       });
     }
     checkHookPaths(inputs, ours, findings, passed);
+    checkHttpHooks(inputs, ours, findings, passed);
     checkTimeouts(inputs, ours, findings, passed);
   }
 
@@ -195,6 +202,17 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
 
 function checkHookPaths(inputs: DoctorInputs, ours: HookRef[], findings: Finding[], passed: string[]): void {
   for (const ref of ours) {
+    if (ref.hook.type !== 'command') continue;
+    if (commandOf(ref).includes(OLD_HOOK_SCRIPT)) {
+      findings.push({
+        id: 'hook-outdated',
+        level: 'warning',
+        file: ref.file.path,
+        message: `the askbridge hook in ${ref.file.path} runs ${OLD_HOOK_SCRIPT}, the hook file of an older askbridge (this one ships ${HOOK_SCRIPT}, and an http hook needs no process at all)`,
+        fix: `${installCommand(ref.file.scope, inputs.projectDir)} (replaces the entry)`,
+      });
+      continue;
+    }
     const path = hookScriptPath(commandOf(ref), { CLAUDE_PROJECT_DIR: inputs.projectDir, HOME: inputs.homeDir });
     // A relative path or one built from other variables depends on how the hook is started: leave it be.
     if (path === undefined) continue;
@@ -211,6 +229,57 @@ function checkHookPaths(inputs: DoctorInputs, ours: HookRef[], findings: Finding
     });
   }
 }
+
+/** An http entry must carry the current hook key, post to the port the daemon listens on, and run on a Claude Code that has http hooks. */
+function checkHttpHooks(inputs: DoctorInputs, ours: HookRef[], findings: Finding[], passed: string[]): void {
+  const version = probedVersion(inputs.claude);
+  for (const ref of ours) {
+    if (ref.hook.type !== 'http') continue;
+    const headers = isRecord(ref.hook.headers) ? ref.hook.headers : {};
+    const fix = `${installCommand(ref.file.scope, inputs.projectDir)} (rewrites the entry)`;
+    if (inputs.hookKey === undefined || headers[HOOK_KEY_HEADER] !== inputs.hookKey) {
+      findings.push({
+        id: 'hook-key-stale',
+        level: 'error',
+        file: ref.file.path,
+        message: `the http hook in ${ref.file.path} sends ${inputs.hookKey === undefined ? 'a hook key, but this askbridge has none yet' : 'a hook key that is not the current one (it was rotated)'}: the daemon refuses its questions and the terminal asks`,
+        fix,
+      });
+    } else {
+      passed.push(`the http hook in ${ref.file.path} carries the current hook key`);
+    }
+    const url = typeof ref.hook.url === 'string' ? parseUrl(ref.hook.url) : undefined;
+    const daemonUrl = inputs.daemon.running ? parseUrl(inputs.daemon.url) : undefined;
+    if (url && daemonUrl && isLoopback(url.hostname) && url.port !== daemonUrl.port) {
+      findings.push({
+        id: 'hook-port-mismatch',
+        level: 'error',
+        file: ref.file.path,
+        message: `the http hook in ${ref.file.path} posts to port ${url.port || '80'}, but the daemon listens on ${daemonUrl.port}: every question goes to the terminal`,
+        fix: `${fix}, or start the daemon on port ${url.port || '80'}`,
+      });
+    }
+    if (version !== undefined && compareVersions(version, MIN_HTTP_HOOK_VERSION) < 0) {
+      findings.push({
+        id: 'claude-too-old-for-http',
+        level: 'error',
+        file: ref.file.path,
+        message: `${ref.file.path} has an http hook, but Claude Code ${version.join('.')} is older than ${MIN_HTTP_HOOK_VERSION.join('.')}, which brought http hooks: it never calls it`,
+        fix: `${installCommand(ref.file.scope, inputs.projectDir, ' --hook command')}, or update Claude Code (\`claude update\`)`,
+      });
+    }
+  }
+}
+
+function parseUrl(text: string): URL | undefined {
+  try {
+    return new URL(text);
+  } catch {
+    return undefined;
+  }
+}
+
+const isLoopback = (hostname: string) => hostname === '127.0.0.1' || hostname === 'localhost' || hostname === '[::1]';
 
 function checkTimeouts(inputs: DoctorInputs, ours: HookRef[], findings: Finding[], passed: string[]): void {
   const wait = inputs.config.config.waitSeconds;
@@ -294,8 +363,15 @@ function preToolUseHooks(file: SettingsFile & { state: 'ok' }): HookRef[] {
   });
 }
 
+/** askbridge's hook in any form: an http entry posting to its path, or a command running its hook file (today's or the old one). */
 function isAskbridgeHook(ref: HookRef): boolean {
-  return ref.hook.type === 'command' && typeof ref.hook.command === 'string' && ref.hook.command.includes(HOOK_SCRIPT);
+  if (ref.hook.type === 'http') return typeof ref.hook.url === 'string' && parseUrl(ref.hook.url)?.pathname === HTTP_HOOK_PATH;
+  return ref.hook.type === 'command' && typeof ref.hook.command === 'string' && (ref.hook.command.includes(HOOK_SCRIPT) || ref.hook.command.includes(OLD_HOOK_SCRIPT));
+}
+
+/** What tells two askbridge entries apart: the command, or the URL and key. */
+function describeHook(ref: HookRef): string {
+  return ref.hook.type === 'http' ? JSON.stringify([ref.hook.url, isRecord(ref.hook.headers) ? ref.hook.headers[HOOK_KEY_HEADER] : undefined]) : commandOf(ref);
 }
 
 function commandOf(ref: HookRef): string {
@@ -325,27 +401,13 @@ export function namesTool(rule: string, tool: string): boolean {
   return trimmed === tool || (trimmed.startsWith(`${tool}(`) && trimmed.endsWith(')'));
 }
 
-export function parseClaudeVersion(output: string): [number, number, number] | undefined {
-  const match = /(\d+)\.(\d+)\.(\d+)/.exec(output);
-  if (!match) return undefined;
-  return [Number(match[1]), Number(match[2]), Number(match[3])];
-}
-
-function compareVersions(a: readonly number[], b: readonly number[]): number {
-  for (let index = 0; index < Math.max(a.length, b.length); index += 1) {
-    const difference = (a[index] ?? 0) - (b[index] ?? 0);
-    if (difference !== 0) return difference;
-  }
-  return 0;
-}
-
 /**
  * The absolute path of the hook script in a hook command, read the way a POSIX shell would read
  * the word holding it (quotes, backslashes, `$VAR`, `${VAR}`, a leading `~`). Undefined when the
  * word uses a variable not in `vars` or is relative: then the path cannot be known here.
  */
 export function hookScriptPath(command: string, vars: Record<string, string>): string | undefined {
-  const word = shellWords(command, vars).find((candidate) => candidate.text.includes(HOOK_SCRIPT));
+  const word = shellWords(command, vars).find((candidate) => candidate.text.includes(HOOK_SCRIPT) || candidate.text.includes(OLD_HOOK_SCRIPT));
   if (!word || word.unresolved || !word.text.startsWith('/')) return undefined;
   return word.text;
 }
@@ -428,24 +490,13 @@ function shellWords(command: string, vars: Record<string, string>): Word[] {
   return words;
 }
 
-function installCommand(scope: SettingsScope, projectDir: string): string {
-  if (scope === 'user') return '`askbridge install --user`';
-  return `\`askbridge install --project ${shellQuote(projectDir)}\``;
+function installCommand(scope: SettingsScope, projectDir: string, options = ''): string {
+  if (scope === 'user') return `\`askbridge install --user${options}\``;
+  return `\`askbridge install --project ${shellQuote(projectDir)}${options}\``;
 }
 
 function unique<T>(values: T[]): T[] {
   return [...new Set(values)];
-}
-
-/** Runs `<bin> --version`; a binary that is not there is reported apart from one that fails. */
-export function probeClaude(bin: string, env: NodeJS.ProcessEnv): Promise<ClaudeProbe> {
-  return new Promise((done) => {
-    execFile(bin, ['--version'], { env, timeout: 15_000, encoding: 'utf8' }, (error, stdout, stderr) => {
-      if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') done({ bin, state: 'missing' });
-      else if (error) done({ bin, state: 'failed', error: (stderr.trim() || error.message).slice(0, 500) });
-      else done({ bin, state: 'found', output: stdout });
-    });
-  });
 }
 
 export async function probeDaemon(env: NodeJS.ProcessEnv): Promise<DaemonProbe> {
@@ -459,36 +510,6 @@ export async function probeDaemon(env: NodeJS.ProcessEnv): Promise<DaemonProbe> 
 }
 
 export type Probes = { claude: typeof probeClaude; daemon: typeof probeDaemon };
-
-/** askbridge's own dependencies: its pinned Claude Code (for the conformance suite) is not the user's. */
-const OWN_NODE_MODULES = fileURLToPath(new URL('../../node_modules/', import.meta.url));
-
-/**
- * The `claude` the user runs: the first one on PATH, skipping askbridge's own node_modules (npx and
- * npm scripts put its .bin first on PATH, where the pinned test client lives).
- */
-export function findUserClaude(env: NodeJS.ProcessEnv): string | undefined {
-  const own = realpathOr(OWN_NODE_MODULES);
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (dir === '' || realpathOr(dir).startsWith(own)) continue;
-    const candidate = join(dir, 'claude');
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
-function realpathOr(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
-}
 
 /** Everything `diagnose` looks at. `claudeBin` is the `claude` to ask for its version (default: the user's, from PATH). */
 export async function gatherInputs(
@@ -511,6 +532,7 @@ export async function gatherInputs(
     config: createConfigReader(env).effective(projectDir),
     claude,
     daemon,
+    hookKey: openStateDir(resolveStateDir(env)).readHookKey(),
     fileExists: existsSync,
   };
 }

@@ -1,21 +1,46 @@
-// `askbridge install`: add askbridge's hook for AskUserQuestion to Claude Code's settings, keeping
-// everything else in the file as it is. The entry names this checkout's hook by absolute path, so
-// it goes only where nothing gets committed: a project's `.claude/settings.local.json` (made sure to
-// be ignored by git) or the user's own settings. Running it twice changes nothing the second time.
+// `askbridge install`: add askbridge's hooks to Claude Code's settings, keeping everything else in
+// the file as it is. Two entries: the AskUserQuestion hook (Claude Code's own http POST with the
+// hook key, or the command hook for Claude Code older than 2.1.63) and a SessionStart hook that
+// makes sure the daemon runs. Both name this machine (a port, a key, an absolute path), so they go
+// only where nothing gets committed: a project's `.claude/settings.local.json` (made sure to be
+// ignored by git) or the user's own settings. Running it twice changes nothing the second time.
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, readFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { dirname, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { checkEditable, countInstalledHooks, readSettingsFile, settingsPath, withInstalledHook, withoutInstalledHooks, writeSettings, type SettingsFile, type SettingsScope } from './claude-settings.js';
+import { HTTP_HOOK_PATH } from '../http-hook.js';
+import { DEFAULT_PORT, LOOPBACK_HOST, isProcessAlive, openStateDir, resolveStateDir } from '../state-dir.js';
+import {
+  checkEditable,
+  countInstalledHooks,
+  HOOK_TRANSPORTS,
+  readSettingsFile,
+  sessionStartCommand,
+  settingsPath,
+  withInstalledHooks,
+  withoutInstalledHooks,
+  writeSettings,
+  type AskHook,
+  type HookTransport,
+  type SettingsFile,
+  type SettingsScope,
+} from './claude-settings.js';
+import { compareVersions, findUserClaude, MIN_HTTP_HOOK_VERSION, probeClaude, probedVersion } from './claude-version.js';
 import { CliError, type CommandIo } from './command.js';
 
 export type Target = { projectDir: string; homeDir: string; user: boolean };
 
-export function parseTarget(io: CommandIo, command: string): Target {
-  const { values } = parseArgs({ args: io.argv, strict: true, options: { project: { type: 'string' }, user: { type: 'boolean', default: false } } });
+const TARGET_OPTIONS = { project: { type: 'string' }, user: { type: 'boolean', default: false } } as const;
+
+function toTarget(io: CommandIo, command: string, values: { project?: string | undefined; user?: boolean | undefined }): Target {
   if (values.user && values.project !== undefined) throw new CliError(`choose --user or --project, not both (askbridge ${command} --help)`, 2);
-  return { projectDir: resolve(values.project ?? process.cwd()), homeDir: io.env.HOME || homedir(), user: values.user };
+  return { projectDir: resolve(values.project ?? process.cwd()), homeDir: io.env.HOME || homedir(), user: values.user ?? false };
+}
+
+export function parseTarget(io: CommandIo, command: string): Target {
+  const { values } = parseArgs({ args: io.argv, strict: true, options: TARGET_OPTIONS });
+  return toTarget(io, command, values);
 }
 
 /** A settings file that can be edited safely, or a CliError saying why not (nothing is changed then). */
@@ -29,16 +54,71 @@ export function readEditable(scope: SettingsScope, target: Target): SettingsFile
   return file;
 }
 
+/** --hook when given; else http when the user's Claude Code has it (or cannot be asked), command when it is older. */
+async function chooseTransport(io: CommandIo, requested: string | undefined, claudeBin: string | undefined): Promise<HookTransport> {
+  if (requested !== undefined) {
+    if (!(HOOK_TRANSPORTS as readonly string[]).includes(requested)) throw new CliError(`--hook must be ${HOOK_TRANSPORTS.join(' or ')}, not "${requested}"`, 2);
+    return requested as HookTransport;
+  }
+  const minimum = MIN_HTTP_HOOK_VERSION.join('.');
+  const bin = claudeBin ?? findUserClaude(io.env);
+  const version = bin === undefined ? undefined : probedVersion(await probeClaude(bin, io.env));
+  if (version === undefined) {
+    io.stderr(`could not tell which Claude Code runs here (\`claude --version\`): installing the http hook, which needs Claude Code ${minimum} or later; for an older one, \`askbridge install --hook command\`\n`);
+    return 'http';
+  }
+  if (compareVersions(version, MIN_HTTP_HOOK_VERSION) >= 0) return 'http';
+  io.stderr(`Claude Code ${version.join('.')} is older than ${minimum}, which brought http hooks: installing the command hook\n`);
+  return 'command';
+}
+
+/** The port the http hook posts to: the running daemon's, else ASKBRIDGE_PORT, else the default. */
+function daemonPort(io: CommandIo, stateDir: ReturnType<typeof openStateDir>): number {
+  const running = stateDir.readDaemonInfo();
+  if (running && isProcessAlive(running.pid)) return running.port;
+  const configured = io.env.ASKBRIDGE_PORT === undefined || io.env.ASKBRIDGE_PORT === '' ? DEFAULT_PORT : Number(io.env.ASKBRIDGE_PORT);
+  if (!Number.isInteger(configured) || configured < 1 || configured > 65535) {
+    throw new CliError(`ASKBRIDGE_PORT is "${io.env.ASKBRIDGE_PORT}": an http hook needs a fixed port (1-65535); start the daemon first, or set one`);
+  }
+  return configured;
+}
+
 export async function run(io: CommandIo): Promise<void> {
-  const target = parseTarget(io, 'install');
+  const { values } = parseArgs({
+    args: io.argv,
+    strict: true,
+    options: { ...TARGET_OPTIONS, hook: { type: 'string' }, 'rotate-key': { type: 'boolean', default: false }, claude: { type: 'string' } },
+  });
+  const target = toTarget(io, 'install', values);
   const destination = readEditable(target.user ? 'user' : 'local', target);
   // An older install wrote this machine's path into the committed file: move it out of there.
   const committed = target.user ? undefined : readEditable('project', target);
+  const transport = await chooseTransport(io, values.hook, values.claude === undefined ? undefined : resolve(values.claude));
+
+  const stateDir = openStateDir(resolveStateDir(io.env));
+  stateDir.ensure();
+  if (values['rotate-key']) {
+    stateDir.rotateHookKey();
+    io.stdout('hook key rotated: every other settings file that holds the old one lets the terminal answer until `askbridge install` runs for it again (`askbridge doctor` finds them)\n');
+  }
+  let ask: AskHook;
+  let port: number | undefined;
+  if (transport === 'http') {
+    port = daemonPort(io, stateDir);
+    ask = { transport, url: `http://${LOOPBACK_HOST}:${port}${HTTP_HOOK_PATH}`, key: stateDir.ensureHookKey() };
+  } else {
+    ask = { transport };
+  }
 
   const before = destination.state === 'ok' ? destination.settings : undefined;
   mkdirSync(dirname(destination.path), { recursive: true });
-  const changed = await writeSettings(destination.path, before, withInstalledHook(before ?? {}));
-  io.stdout(changed ? `askbridge hook installed in ${destination.path}\n` : `askbridge hook already installed in ${destination.path}\n`);
+  // A new file holds the hook key: only its owner reads it. An existing file keeps its own mode.
+  const changed = await writeSettings(destination.path, before, withInstalledHooks(before ?? {}, { ask, sessionStart: sessionStartCommand(port) }), { newFileMode: 0o600 });
+  const what = ask.transport === 'http' ? `askbridge hook (http, ${ask.url})` : 'askbridge hook (command)';
+  io.stdout(changed ? `${what} installed in ${destination.path}\n` : `${what} already installed in ${destination.path}\n`);
+  if (ask.transport === 'http' && (statSync(destination.path).mode & 0o044) !== 0) {
+    io.stderr(`note: other users of this machine can read ${destination.path}; the hook key in it can only ask questions, never answer them\n`);
+  }
 
   if (committed?.state === 'ok' && countInstalledHooks(committed.settings) > 0) {
     await writeSettings(committed.path, committed.settings, withoutInstalledHooks(committed.settings));

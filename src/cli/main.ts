@@ -12,11 +12,17 @@ type Command = {
 };
 
 const COMMANDS: Record<string, Command> = {
-  start: { usage: '[--port N] [--background]', summary: 'run the daemon and print a one-time page link; --background detaches and returns once it serves', load: () => import('./start.js') },
+  start: {
+    usage: '[--port N] [--background [--quiet]]',
+    summary: 'run the daemon and print a one-time page link; --background detaches and returns once it serves (at once when it already runs), --quiet prints nothing',
+    load: () => import('./start.js') },
   stop: { usage: '', summary: 'stop the running daemon and wait until it has exited (waiting questions go back to the terminal)', load: () => import('./stop.js') },
   status: { usage: '[--json]', summary: 'is the daemon running (pid, port, url, pending count), and if it cannot be used, why', load: () => import('./status.js') },
   open: { usage: '[--print]', summary: 'print a one-time link that pairs a browser, and open it', load: () => import('./open.js') },
-  install: { usage: '[--project DIR | --user]', summary: "add the hook to this machine's Claude Code settings: DIR/.claude/settings.local.json (default DIR: here), or ~/.claude/settings.json", load: () => import('./install.js') },
+  install: {
+    usage: '[--project DIR | --user] [--hook http|command] [--rotate-key] [--claude PATH]',
+    summary: "add askbridge's hooks to this machine's Claude Code settings: DIR/.claude/settings.local.json (default DIR: here), or ~/.claude/settings.json; the http hook when Claude Code has it (2.1.63+), else the command hook",
+    load: () => import('./install.js') },
   uninstall: { usage: '[--project DIR | --user]', summary: 'remove exactly what install added', load: () => import('./uninstall.js') },
   pending: { usage: '[--json]', summary: 'list the questions waiting for an answer', load: () => import('./pending.js') },
   answer: { usage: 'ID --pick 1=LABEL [--other 2=TEXT] [--note 1=TEXT] | ID --json FILE', summary: 'answer a question from the terminal', load: () => import('./answer.js') },

@@ -1,5 +1,8 @@
 // `askbridge start`: the daemon in the foreground (`npm start`), or with --background in a detached
 // process that logs to the state directory, returning once it serves, with the page link printed.
+// `--background --quiet` is what the SessionStart hook runs: it returns at once when the daemon
+// runs, prints nothing (a SessionStart hook's stdout goes into Claude's context), and many of them
+// at once still make one daemon (the lock decides).
 import { spawn } from 'node:child_process';
 import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -7,9 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { CLI_PATH } from '../command-name.js';
 import { isHolderAlive, lockPaths, readLockHolder } from '../daemon/lock.js';
-import { logsDir } from '../daemon/logger.js';
-import { DaemonAlreadyRunning, DaemonStartError, runDaemonInForeground } from '../daemon/main.js';
-import { openStateDir, resolveStateDir } from '../state-dir.js';
+import { logsDir, openStateDir, resolveStateDir, type DaemonInfo } from '../state-dir.js';
 import { connectToDaemon } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 
@@ -20,10 +21,18 @@ const POLL_MS = 50;
 export async function run(io: CommandIo): Promise<void> {
   const { values } = parseArgs({
     args: io.argv,
-    options: { port: { type: 'string' }, background: { type: 'boolean', default: false }, 'log-file': { type: 'boolean', default: false } },
+    options: {
+      port: { type: 'string' },
+      background: { type: 'boolean', default: false },
+      quiet: { type: 'boolean', default: false },
+      'log-file': { type: 'boolean', default: false },
+    },
     strict: true,
   });
-  if (values.background) return startInBackground(io, values.port);
+  if (values.quiet && !values.background) throw new CliError('--quiet goes with --background (a daemon in the foreground prints its page link and logs)', 2);
+  if (values.background) return startInBackground(io, values.port, values.quiet);
+  // Loaded only here: the background start, run by every new Claude Code session, needs none of it.
+  const { DaemonAlreadyRunning, DaemonStartError, runDaemonInForeground } = await import('../daemon/main.js');
   try {
     await runDaemonInForeground({
       env: io.env,
@@ -41,10 +50,15 @@ export async function run(io: CommandIo): Promise<void> {
   }
 }
 
-async function startInBackground(io: CommandIo, port: string | undefined): Promise<void> {
+async function startInBackground(io: CommandIo, port: string | undefined, quiet: boolean): Promise<void> {
   const stateDir = openStateDir(resolveStateDir(io.env));
   stateDir.ensure();
   const lock = lockPaths(stateDir.paths.dir).lock;
+  const running = runningDaemon(stateDir, lock);
+  if (running) {
+    if (!quiet) io.stderr(`askbridge is already running (pid ${running.pid}, http://${running.host}:${running.port}/): \`askbridge open\` prints a page link\n`);
+    return;
+  }
   // The child's stderr goes to a file, not a pipe: the daemon outlives this command, and a write to
   // a pipe nobody reads any more would kill it.
   mkdirSync(logsDir(stateDir.paths.dir), { recursive: true, mode: 0o700 });
@@ -67,7 +81,7 @@ async function startInBackground(io: CommandIo, port: string | undefined): Promi
     if (exited !== undefined) {
       const holder = readLockHolder(lock);
       if (exited === 0 && typeof holder === 'object' && isHolderAlive(holder)) {
-        io.stderr(stderr() || `askbridge is already running (pid ${holder.pid})\n`);
+        if (!quiet) io.stderr(stderr() || `askbridge is already running (pid ${holder.pid})\n`);
         return;
       }
       throw new CliError(stderr().trim().split('\n').pop() || `the daemon exited (${exited}) before it was ready: see \`askbridge logs\``);
@@ -77,8 +91,17 @@ async function startInBackground(io: CommandIo, port: string | undefined): Promi
   }
   child.unref();
 
+  if (quiet) return;
   const daemon = connectToDaemon(io.env);
   const pairing = await daemon.request<{ code: string }>('POST', '/api/pairings', {});
   io.stdout(`askbridge is running in the background (pid ${child.pid}); logs: askbridge logs\n`);
   if (pairing.status === 200) io.stdout(`Answer page (one-time link, pairs one browser): ${daemon.baseUrl}/#pair=${pairing.body.code}\n`);
+}
+
+/** The daemon that holds the lock and has said where it listens, if one runs. */
+function runningDaemon(stateDir: ReturnType<typeof openStateDir>, lock: string): DaemonInfo | undefined {
+  const holder = readLockHolder(lock);
+  if (typeof holder !== 'object' || !isHolderAlive(holder)) return undefined;
+  const info = stateDir.readDaemonInfo();
+  return info?.pid === holder.pid ? info : undefined;
 }

@@ -83,7 +83,7 @@ export function createHookIdentity(token: string, now: () => number = Date.now) 
 export type HookIdentity = ReturnType<typeof createHookIdentity>;
 
 // ---------------------------------------------------------------------------------------------
-// The hook's side, for tests and the bench. hooks/askbridge-hook.mjs keeps its own copy, in plain
+// The hook's side, for tests and the bench. hooks/askbridge-hook.cjs keeps its own copy, in plain
 // Node built-ins, because it must load nothing else; the end-to-end tests prove the two agree.
 
 export function newNonce(): string {

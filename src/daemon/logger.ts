@@ -4,14 +4,12 @@
 // pino-pretty and pino-roll are loaded only when used: a service pays for neither at start.
 import { join } from 'node:path';
 import pino, { type Logger } from 'pino';
+import { logsDir } from '../state-dir.js';
 
 /** Rotation: a new file past this size, and this many older files kept. */
 export const LOG_FILE_SIZE = '10m';
 export const LOG_FILES_KEPT = 4;
 
-export function logsDir(stateDir: string): string {
-  return join(stateDir, 'logs');
-}
 /** pino-roll keeps this link pointing at the file being written. */
 export function currentLogFile(stateDir: string): string {
   return join(logsDir(stateDir), 'current.log');

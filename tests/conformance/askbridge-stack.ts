@@ -150,7 +150,7 @@ export interface Project {
 }
 
 /**
- * A temporary project: hooks/askbridge-hook.mjs copied in, .claude/settings.json
+ * A temporary project: hooks/askbridge-hook.cjs copied in, .claude/settings.json
  * a byte-for-byte copy of .claude/settings.example.json, and optionally a
  * project config (.claude/askbridge.json).
  */
@@ -173,7 +173,7 @@ export async function createProject(options: { config?: Record<string, unknown>;
   const wiring = options.hooks ?? 'example';
   if (wiring === 'example') {
     await mkdir(join(dir, 'hooks'), { recursive: true });
-    await copyFile(HOOK_SCRIPT, join(dir, 'hooks', 'askbridge-hook.mjs'));
+    await copyFile(HOOK_SCRIPT, join(dir, 'hooks', 'askbridge-hook.cjs'));
     await copyFile(SETTINGS_EXAMPLE, join(dir, '.claude', 'settings.json'));
   } else if (wiring === 'install') {
     const installed = await runCli(['install', '--project', dir], baseEnv({ HOME: root }));

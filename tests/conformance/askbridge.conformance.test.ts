@@ -5,7 +5,7 @@
  *
  * One daemon (a real `askbridge start` process) and one paired Chromium page
  * serve every case; each case runs its own claude session in tmux (or as an
- * SDK host runs it) in a fresh project wired with hooks/askbridge-hook.mjs and
+ * SDK host runs it) in a fresh project wired with hooks/askbridge-hook.cjs and
  * a copy of .claude/settings.example.json.
  *
  * CLAUDE_CODE_VERSION=latest (or any version) runs the suite against that

@@ -19,7 +19,7 @@ import type { QuestionView } from '../../src/protocol.js';
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const REPO_ROOT = resolve(HERE, '..', '..');
 export const CLI_BIN = join(REPO_ROOT, 'bin', 'askbridge.mjs');
-export const HOOK_SCRIPT = join(REPO_ROOT, 'hooks', 'askbridge-hook.mjs');
+export const HOOK_SCRIPT = join(REPO_ROOT, 'hooks', 'askbridge-hook.cjs');
 export const FIXTURES_DIR = resolve(HERE, '..', 'fixtures');
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 

@@ -1,6 +1,6 @@
 // `askbridge install` and `uninstall` on real settings files, run as the real command: what lands
-// where, what is kept (other hooks, mode, owner), and that uninstall takes back exactly what
-// install added.
+// where (the http hook or the command hook, by the Claude Code found, and the SessionStart hook),
+// what is kept (other hooks, mode, owner), and that uninstall takes back exactly what install added.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -20,23 +20,51 @@ const OTHER_HOOKS = {
     PostToolUse: [{ matcher: '*', hooks: [{ type: 'command', command: 'echo after' }] }],
   },
 };
-const HAND_WRITTEN = { type: 'command', command: 'node "$CLAUDE_PROJECT_DIR"/hooks/askbridge-hook.mjs', timeout: 3600 };
-const installedEntry = { matcher: 'AskUserQuestion', hooks: [{ type: 'command', command: `node '${HOOK_SCRIPT}'`, timeout: 3600, statusMessage: 'Waiting for an answer in askbridge' }] };
+const HAND_WRITTEN = { type: 'command', command: 'node "$CLAUDE_PROJECT_DIR"/hooks/askbridge-hook.cjs', timeout: 3600 };
+const CLI = join(REPO_ROOT, 'bin', 'askbridge.mjs');
+const commandEntry = { matcher: 'AskUserQuestion', hooks: [{ type: 'command', command: `node '${HOOK_SCRIPT}'`, timeout: 3600, statusMessage: 'Waiting for an answer in askbridge' }] };
+const httpEntry = (key: string, port = 7433) => ({
+  matcher: 'AskUserQuestion',
+  hooks: [
+    {
+      type: 'http',
+      url: `http://127.0.0.1:${port}/api/hook/ask`,
+      headers: { 'x-askbridge-hook-key': key, 'x-askbridge-env-ci': '$CI', 'x-askbridge-env-askbridge-unattended': '$ASKBRIDGE_UNATTENDED' },
+      allowedEnvVars: ['CI', 'ASKBRIDGE_UNATTENDED'],
+      timeout: 3600,
+      statusMessage: 'Waiting for an answer in askbridge',
+    },
+  ],
+});
+const sessionStartEntry = (port?: number) => ({ hooks: [{ type: 'command', command: `node '${CLI}' start --background --quiet${port ? ` --port ${port}` : ''}`, timeout: 30 }] });
+const commandHooks = { PreToolUse: [commandEntry], SessionStart: [sessionStartEntry()] };
 
-function project(options: { git?: boolean } = {}): { dir: string; home: string; committed: string; local: string } {
+type Project = { dir: string; home: string; state: string; bin: string; committed: string; local: string };
+
+/** A project, a home, a state directory, and a folder for a fake `claude` (on PATH only when a test puts one there). */
+function project(options: { git?: boolean } = {}): Project {
   const root = mkdtempSync(join(tmpdir(), 'askbridge-install-'));
   made.push(root);
   const dir = join(root, 'project');
   const home = join(root, 'home');
   mkdirSync(join(dir, '.claude'), { recursive: true });
   mkdirSync(home);
+  mkdirSync(join(root, 'bin'));
   if (options.git) execFileSync('git', ['init', '-q', dir]);
-  return { dir, home, committed: join(dir, '.claude', 'settings.json'), local: join(dir, '.claude', 'settings.local.json') };
+  return { dir, home, state: join(root, 'state'), bin: join(root, 'bin'), committed: join(dir, '.claude', 'settings.json'), local: join(dir, '.claude', 'settings.local.json') };
+}
+
+/** A `claude` on the project's PATH that prints this version, as the real one does. */
+function fakeClaude(p: Project, version: string): void {
+  writeFileSync(join(p.bin, 'claude'), `#!/bin/sh\necho '${version} (Claude Code)'\n`, { mode: 0o755 });
 }
 
 const json = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
 const mode = (path: string) => statSync(path).mode & 0o777;
-const cli = (args: string[], home: string) => runCli(args, baseEnv({ HOME: home }));
+const hookKey = (p: Project) => readFileSync(join(p.state, 'hook-key'), 'utf8').trim();
+const cli = (args: string[], p: Project) => runCli(args, baseEnv({ HOME: p.home, ASKBRIDGE_HOME: p.state, PATH: `${p.bin}:/usr/bin:/bin` }));
+/** The command hook, chosen explicitly: the entry names this checkout's hook file. */
+const installCommand = (p: Project, ...args: string[]) => cli(['install', '--hook', 'command', ...args], p);
 
 describe('askbridge install --project', () => {
   it('writes the entry to settings.local.json, leaves the committed file byte for byte, and keeps the local file out of git', async () => {
@@ -45,12 +73,12 @@ describe('askbridge install --project', () => {
     writeFileSync(p.committed, committedText);
     chmodSync(p.committed, 0o644);
 
-    const result = await cli(['install', '--project', p.dir], p.home);
+    const result = await installCommand(p, '--project', p.dir);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain(`askbridge hook installed in ${p.local}`);
+    expect(result.stdout).toContain(`askbridge hook (command) installed in ${p.local}`);
     expect(readFileSync(p.committed, 'utf8')).toBe(committedText);
     expect(mode(p.committed)).toBe(0o644);
-    expect(json(p.local)).toEqual({ hooks: { PreToolUse: [installedEntry] } });
+    expect(json(p.local)).toEqual({ hooks: commandHooks });
     // git ignores it, so nothing machine-specific can be committed.
     execFileSync('git', ['-C', p.dir, 'check-ignore', '-q', '.claude/settings.local.json']);
     expect(execFileSync('git', ['-C', p.dir, 'status', '--porcelain', '--untracked-files=all'], { encoding: 'utf8' })).not.toContain('settings.local.json');
@@ -58,15 +86,17 @@ describe('askbridge install --project', () => {
 
   it('moves an older install out of the committed file, keeping its other hooks and its mode', async () => {
     const p = project();
-    const before = { ...OTHER_HOOKS, hooks: { ...OTHER_HOOKS.hooks, PreToolUse: [...OTHER_HOOKS.hooks.PreToolUse, installedEntry] } };
+    // What an older askbridge wrote: its ES-module hook, by absolute path, into the committed file.
+    const older = { matcher: 'AskUserQuestion', hooks: [{ type: 'command', command: `node '${REPO_ROOT}/hooks/askbridge-hook.mjs'`, timeout: 3600 }] };
+    const before = { ...OTHER_HOOKS, hooks: { ...OTHER_HOOKS.hooks, PreToolUse: [...OTHER_HOOKS.hooks.PreToolUse, older] } };
     writeFileSync(p.committed, JSON.stringify(before));
     chmodSync(p.committed, 0o640);
 
-    expect((await cli(['install', '--project', p.dir], p.home)).code).toBe(0);
+    expect((await installCommand(p, '--project', p.dir)).code).toBe(0);
     expect(json(p.committed)).toEqual(OTHER_HOOKS);
     expect(mode(p.committed)).toBe(0o640);
     expect(readFileSync(p.committed, 'utf8')).not.toContain(REPO_ROOT);
-    expect(json(p.local)).toEqual({ hooks: { PreToolUse: [installedEntry] } });
+    expect(json(p.local)).toEqual({ hooks: commandHooks });
   });
 
   it('keeps an existing local file’s content, mode and owner, and changes nothing when run again', async () => {
@@ -77,21 +107,21 @@ describe('askbridge install --project', () => {
     const canChown = process.getuid?.() === 0;
     if (canChown) chownSync(p.local, 4321, 4321);
 
-    expect((await cli(['install', '--project', p.dir], p.home)).code).toBe(0);
+    expect((await installCommand(p, '--project', p.dir)).code).toBe(0);
     const after = json(p.local);
-    expect(after).toEqual({ ...before, hooks: { ...before.hooks, PreToolUse: [...before.hooks.PreToolUse, installedEntry] } });
+    expect(after).toEqual({ ...before, hooks: { ...before.hooks, PreToolUse: [...before.hooks.PreToolUse, commandEntry], SessionStart: [sessionStartEntry()] } });
     expect(mode(p.local)).toBe(0o600);
     if (canChown) expect(statSync(p.local).uid).toBe(4321);
 
     const text = readFileSync(p.local, 'utf8');
     const inode = statSync(p.local).ino;
-    const again = await cli(['install', '--project', p.dir], p.home);
+    const again = await installCommand(p, '--project', p.dir);
     expect(again.stdout).toContain('already installed');
     expect(readFileSync(p.local, 'utf8')).toBe(text);
     expect(statSync(p.local).ino).toBe(inode);
 
     // uninstall takes back exactly the entry install added: the hand-written one stays.
-    const removed = await cli(['uninstall', '--project', p.dir], p.home);
+    const removed = await cli(['uninstall', '--project', p.dir], p);
     expect(removed.code).toBe(0);
     expect(json(p.local)).toEqual(before);
     expect(mode(p.local)).toBe(0o600);
@@ -100,10 +130,12 @@ describe('askbridge install --project', () => {
   it('uninstall after install into a file with nothing of askbridge gives the same settings back', async () => {
     const p = project();
     writeFileSync(p.local, JSON.stringify(OTHER_HOOKS));
-    await cli(['install', '--project', p.dir], p.home);
-    await cli(['uninstall', '--project', p.dir], p.home);
-    expect(json(p.local)).toEqual(OTHER_HOOKS);
-    const none = await cli(['uninstall', '--project', p.dir], p.home);
+    for (const transport of ['http', 'command']) {
+      expect((await cli(['install', '--hook', transport, '--project', p.dir], p)).code).toBe(0);
+      expect((await cli(['uninstall', '--project', p.dir], p)).code).toBe(0);
+      expect(json(p.local)).toEqual(OTHER_HOOKS);
+    }
+    const none = await cli(['uninstall', '--project', p.dir], p);
     expect(none).toMatchObject({ code: 0 });
     expect(none.stdout).toContain('no askbridge hook installed');
   });
@@ -111,20 +143,109 @@ describe('askbridge install --project', () => {
   it('refuses a settings file that is not valid JSON, in one line, and changes nothing', async () => {
     const p = project();
     writeFileSync(p.local, '{ "hooks": ');
-    const result = await cli(['install', '--project', p.dir], p.home);
+    const result = await installCommand(p, '--project', p.dir);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(/^askbridge install: .*settings\.local\.json: not valid JSON: .*nothing was changed\n$/);
     expect(readFileSync(p.local, 'utf8')).toBe('{ "hooks": ');
   });
 
-  it('refuses a hooks.PreToolUse that is not a list, and changes nothing', async () => {
+  it('refuses a hooks.PreToolUse or hooks.SessionStart that is not a list, and changes nothing', async () => {
+    for (const event of ['PreToolUse', 'SessionStart']) {
+      const p = project();
+      const text = JSON.stringify({ hooks: { [event]: { matcher: 'x' } } });
+      writeFileSync(p.local, text);
+      const result = await installCommand(p, '--project', p.dir);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toContain(`hooks.${event} is not a list`);
+      expect(readFileSync(p.local, 'utf8')).toBe(text);
+    }
+  });
+
+  it('refuses a transport it does not know, with usage exit code 2, and changes nothing', async () => {
     const p = project();
-    const text = JSON.stringify({ hooks: { PreToolUse: { matcher: 'x' } } });
-    writeFileSync(p.local, text);
-    const result = await cli(['install', '--project', p.dir], p.home);
-    expect(result.code).toBe(1);
-    expect(result.stderr).toContain('hooks.PreToolUse is not a list');
+    const result = await cli(['install', '--hook', 'socket', '--project', p.dir], p);
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('--hook must be http or command, not "socket"');
+    expect(existsSync(p.local)).toBe(false);
+  });
+});
+
+describe('askbridge install picks the transport by the Claude Code it finds', () => {
+  it('wires the http hook for Claude Code 2.1.63 and later: the hook key from the state directory, the port, the forwarded variables', async () => {
+    const p = project();
+    fakeClaude(p, '2.1.63');
+    const result = await cli(['install', '--project', p.dir], p);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout).toContain(`askbridge hook (http, http://127.0.0.1:7433/api/hook/ask) installed in ${p.local}`);
+    const key = hookKey(p);
+    expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(mode(join(p.state, 'hook-key'))).toBe(0o600);
+    expect(json(p.local)).toEqual({ hooks: { PreToolUse: [httpEntry(key)], SessionStart: [sessionStartEntry(7433)] } });
+    // The file holds a key: made new, only its owner reads it.
+    expect(mode(p.local)).toBe(0o600);
+    // The same key on a second install, and nothing written.
+    const text = readFileSync(p.local, 'utf8');
+    expect((await cli(['install', '--project', p.dir], p)).stdout).toContain('already installed');
     expect(readFileSync(p.local, 'utf8')).toBe(text);
+  });
+
+  it('wires the command hook for Claude Code older than 2.1.63, and says why', async () => {
+    const p = project();
+    fakeClaude(p, '2.1.62');
+    const result = await cli(['install', '--project', p.dir], p);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('Claude Code 2.1.62 is older than 2.1.63');
+    expect(json(p.local)).toEqual({ hooks: commandHooks });
+    expect(existsSync(join(p.state, 'hook-key'))).toBe(false);
+  });
+
+  it('wires the http hook when no claude can be asked, and says how to get the command hook', async () => {
+    const p = project();
+    const result = await cli(['install', '--project', p.dir], p);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain('askbridge install --hook command');
+    expect(json(p.local)).toMatchObject({ hooks: { PreToolUse: [httpEntry(hookKey(p))] } });
+  });
+
+  it('switches an existing install from one transport to the other, leaving one entry', async () => {
+    const p = project();
+    expect((await cli(['install', '--hook', 'command', '--project', p.dir], p)).code).toBe(0);
+    expect((await cli(['install', '--hook', 'http', '--project', p.dir], p)).code).toBe(0);
+    expect(json(p.local)).toEqual({ hooks: { PreToolUse: [httpEntry(hookKey(p))], SessionStart: [sessionStartEntry(7433)] } });
+    expect((await cli(['install', '--hook', 'command', '--project', p.dir], p)).code).toBe(0);
+    expect(json(p.local)).toEqual({ hooks: commandHooks });
+  });
+
+  it('takes the port of ASKBRIDGE_PORT, and refuses port 0 (an http hook needs a fixed one)', async () => {
+    const p = project();
+    const env = (port: string) => baseEnv({ HOME: p.home, ASKBRIDGE_HOME: p.state, PATH: `${p.bin}:/usr/bin:/bin`, ASKBRIDGE_PORT: port });
+    expect((await runCli(['install', '--hook', 'http', '--project', p.dir], env('7999'))).code).toBe(0);
+    expect(json(p.local)).toEqual({ hooks: { PreToolUse: [httpEntry(hookKey(p), 7999)], SessionStart: [sessionStartEntry(7999)] } });
+    const zero = await runCli(['install', '--hook', 'http', '--project', p.dir], env('0'));
+    expect(zero.code).toBe(1);
+    expect(zero.stderr).toContain('an http hook needs a fixed port');
+  });
+
+  it('rotates the key with --rotate-key, writes the new one, and warns that other files hold the old one', async () => {
+    const p = project();
+    expect((await cli(['install', '--hook', 'http', '--project', p.dir], p)).code).toBe(0);
+    const old = hookKey(p);
+    const rotated = await cli(['install', '--hook', 'http', '--rotate-key', '--project', p.dir], p);
+    expect(rotated.code).toBe(0);
+    expect(rotated.stdout).toContain('hook key rotated');
+    expect(hookKey(p)).not.toBe(old);
+    expect(json(p.local)).toEqual({ hooks: { PreToolUse: [httpEntry(hookKey(p))], SessionStart: [sessionStartEntry(7433)] } });
+    expect(readFileSync(p.local, 'utf8')).not.toContain(old);
+  });
+
+  it('keeps the mode of an existing settings file that others can read, and says the key in it can only ask', async () => {
+    const p = project();
+    writeFileSync(p.local, '{}\n');
+    chmodSync(p.local, 0o644);
+    const result = await cli(['install', '--hook', 'http', '--project', p.dir], p);
+    expect(result.code).toBe(0);
+    expect(mode(p.local)).toBe(0o644);
+    expect(result.stderr).toContain('can only ask questions, never answer them');
   });
 });
 
@@ -132,10 +253,11 @@ describe('askbridge install --user', () => {
   it('adds the entry to ~/.claude/settings.json and uninstall --user takes it out again', async () => {
     const p = project();
     const userFile = join(p.home, '.claude', 'settings.json');
-    expect((await cli(['install', '--user'], p.home)).code).toBe(0);
-    expect(json(userFile)).toEqual({ hooks: { PreToolUse: [installedEntry] } });
+    fakeClaude(p, '2.1.330');
+    expect((await cli(['install', '--user'], p)).code).toBe(0);
+    expect(json(userFile)).toEqual({ hooks: { PreToolUse: [httpEntry(hookKey(p))], SessionStart: [sessionStartEntry(7433)] } });
     expect(existsSync(p.local)).toBe(false);
-    expect((await cli(['uninstall', '--user'], p.home)).code).toBe(0);
+    expect((await cli(['uninstall', '--user'], p)).code).toBe(0);
     expect(json(userFile)).toEqual({});
   });
 });

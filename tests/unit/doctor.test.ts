@@ -12,13 +12,11 @@ import {
   gatherInputs,
   hookScriptPath,
   matcherMatches,
-  parseClaudeVersion,
-  probeClaude,
-  type ClaudeProbe,
   type DaemonProbe,
   type DoctorInputs,
   type Finding,
 } from '../../src/cli/doctor.js';
+import { parseClaudeVersion, probeClaude, type ClaudeProbe } from '../../src/cli/claude-version.js';
 import { runCli } from '../../src/cli/main.js';
 import { createHookIdentity } from '../../src/daemon/hook-identity.js';
 import { contentHash, createTrustStore } from '../../src/trust.js';
@@ -69,11 +67,24 @@ function memoryInputs(settings: Record<string, unknown>, config: { waitSeconds?:
     config: { ...mergeConfig(config, {}), files: { user: '/home/alice/.config/askbridge/config.json', project: undefined }, errors: [], ignored: [] },
     claude: newClaude,
     daemon: RUNNING,
+    hookKey: HOOK_KEY,
     fileExists: () => true,
   };
 }
+const HOOK_KEY = 'current-hook-key-0123456789abcdefghijklmnopq';
+/** An http entry as `install` writes it, with what a test changes. */
+const httpHook = (options: { key?: string; url?: string } = {}) => ({
+  hooks: {
+    PreToolUse: [
+      {
+        matcher: 'AskUserQuestion',
+        hooks: [{ type: 'http', url: options.url ?? 'http://127.0.0.1:7433/api/hook/ask', headers: { 'x-askbridge-hook-key': options.key ?? HOOK_KEY }, timeout: 3600 }],
+      },
+    ],
+  },
+});
 const askbridgeHook = (extra: Record<string, unknown> = {}) => ({
-  hooks: { PreToolUse: [{ matcher: 'AskUserQuestion', hooks: [{ type: 'command', command: "node '/opt/askbridge/hooks/askbridge-hook.mjs'", ...extra }] }] },
+  hooks: { PreToolUse: [{ matcher: 'AskUserQuestion', hooks: [{ type: 'command', command: "node '/opt/askbridge/hooks/askbridge-hook.cjs'", ...extra }] }] },
 });
 
 describe('diagnose on the settings fixtures', () => {
@@ -82,7 +93,7 @@ describe('diagnose on the settings fixtures', () => {
     expect(diagnosis.findings).toEqual([]);
     expect(diagnosis.ok).toBe(true);
     expect(diagnosis.passed).toContain(`askbridge hook installed in ${join(project('clean'), '.claude', 'settings.json')}`);
-    expect(diagnosis.passed).toContain(`hook script ${join(project('clean'), 'hooks', 'askbridge-hook.mjs')} exists`);
+    expect(diagnosis.passed).toContain(`hook script ${join(project('clean'), 'hooks', 'askbridge-hook.cjs')} exists`);
   });
 
   it('reports a missing hook with both install commands, even when no user settings file exists', async () => {
@@ -100,7 +111,7 @@ describe('diagnose on the settings fixtures', () => {
     expect(ids(diagnosis.findings)).toEqual(['hook-path-missing']);
     const [finding] = diagnosis.findings;
     expect(finding?.file).toBe(join(project('hook-path-missing'), '.claude', 'settings.local.json'));
-    expect(finding?.message).toContain('/nonexistent/askbridge/hooks/askbridge-hook.mjs');
+    expect(finding?.message).toContain('/nonexistent/askbridge/hooks/askbridge-hook.cjs');
     expect(finding?.fix).toContain(`askbridge install --project '${project('hook-path-missing')}'`);
   });
 
@@ -212,14 +223,14 @@ describe('diagnose on settings built in memory', () => {
   });
 
   it('says where an askbridge hook sits under a matcher that misses AskUserQuestion', () => {
-    const settings = { hooks: { PreToolUse: [{ matcher: 'AskUserQuestions', hooks: [{ type: 'command', command: 'node /x/askbridge-hook.mjs' }] }] } };
+    const settings = { hooks: { PreToolUse: [{ matcher: 'AskUserQuestions', hooks: [{ type: 'command', command: 'node /x/askbridge-hook.cjs' }] }] } };
     const [finding] = diagnose(memoryInputs(settings)).findings;
     expect(finding?.id).toBe('hook-missing');
     expect(finding?.message).toContain('under matcher "AskUserQuestions"');
   });
 
   it('checks the installed hook path with the injected file test', () => {
-    const inputs = { ...memoryInputs(askbridgeHook({ timeout: 3600 })), fileExists: (path: string) => path !== '/opt/askbridge/hooks/askbridge-hook.mjs' };
+    const inputs = { ...memoryInputs(askbridgeHook({ timeout: 3600 })), fileExists: (path: string) => path !== '/opt/askbridge/hooks/askbridge-hook.cjs' };
     expect(ids(diagnose(inputs).findings)).toEqual(['hook-path-missing']);
   });
 
@@ -229,14 +240,53 @@ describe('diagnose on settings built in memory', () => {
       const user = { matcher: 'AskUserQuestion', hooks: [{ type: 'command', command, timeout: 3600 }] };
       return { ...inputs, settings: [{ scope: 'user', path: '/home/alice/.claude/settings.json', state: 'ok', settings: { hooks: { PreToolUse: [user] } } }, ...inputs.settings.slice(1)] };
     };
-    expect(ids(diagnose(inUserFile('node /old/askbridge/hooks/askbridge-hook.mjs')).findings)).toEqual(['hook-duplicate']);
-    expect(diagnose(inUserFile("node '/opt/askbridge/hooks/askbridge-hook.mjs'")).findings).toEqual([]);
+    expect(ids(diagnose(inUserFile('node /old/askbridge/hooks/askbridge-hook.cjs')).findings)).toEqual(['hook-duplicate']);
+    expect(diagnose(inUserFile("node '/opt/askbridge/hooks/askbridge-hook.cjs'")).findings).toEqual([]);
   });
 
   it('notes answerMode "deny-reason" as unneeded on a Claude Code that takes updatedInput, without failing', () => {
     const diagnosis = diagnose(memoryInputs(askbridgeHook({ timeout: 3600 }), { answerMode: 'deny-reason' }));
     expect(diagnosis.findings).toEqual([expect.objectContaining({ id: 'answer-mode-deny-reason', level: 'info' })]);
     expect(diagnosis.ok).toBe(true);
+  });
+
+  it('recognises an http hook as installed, and passes one with the current key on the daemon\'s port', () => {
+    const diagnosis = diagnose(memoryInputs(httpHook()));
+    expect(diagnosis.findings).toEqual([]);
+    expect(diagnosis.passed).toContain('the http hook in /p/.claude/settings.json carries the current hook key');
+  });
+
+  it('reports an http hook whose key is not the current one, or when no key exists, as an error with the install command', () => {
+    expect(diagnose(memoryInputs(httpHook({ key: 'rotated-away' }))).findings).toEqual([
+      expect.objectContaining({ id: 'hook-key-stale', level: 'error', message: expect.stringContaining('not the current one'), fix: expect.stringContaining("askbridge install --project '/p'") }),
+    ]);
+    expect(ids(diagnose({ ...memoryInputs(httpHook()), hookKey: undefined }).findings)).toEqual(['hook-key-stale']);
+  });
+
+  it('reports an http hook that posts to another port than the daemon listens on', () => {
+    const [finding, ...rest] = diagnose(memoryInputs(httpHook({ url: 'http://127.0.0.1:7500/api/hook/ask' }))).findings;
+    expect(rest).toEqual([]);
+    expect(finding).toMatchObject({ id: 'hook-port-mismatch', level: 'error', message: expect.stringContaining('posts to port 7500, but the daemon listens on 7433') });
+    // No daemon running: nothing to compare with (the daemon check says it is not running).
+    expect(ids(diagnose({ ...memoryInputs(httpHook({ url: 'http://127.0.0.1:7500/api/hook/ask' })), daemon: { running: false, reason: 'x' } }).findings)).toEqual(['daemon-not-running']);
+  });
+
+  it('reports an http hook on a Claude Code older than 2.1.63, with the command hook as the fix', () => {
+    const old: ClaudeProbe = { bin: 'claude', state: 'found', output: '2.1.62 (Claude Code)\n' };
+    const findings = diagnose({ ...memoryInputs(httpHook(), { answerMode: 'deny-reason' }), claude: old }).findings;
+    expect(findings).toEqual([expect.objectContaining({ id: 'claude-too-old-for-http', level: 'error', fix: expect.stringContaining("askbridge install --project '/p' --hook command") })]);
+    // The command hook is fine there.
+    expect(diagnose({ ...memoryInputs(askbridgeHook({ timeout: 3600 }), { answerMode: 'deny-reason' }), claude: old }).findings).toEqual([]);
+  });
+
+  it('reports an entry that still runs the old askbridge-hook.mjs as outdated, with install as the fix', () => {
+    const settings = { hooks: { PreToolUse: [{ matcher: 'AskUserQuestion', hooks: [{ type: 'command', command: 'node "$CLAUDE_PROJECT_DIR"/hooks/askbridge-hook.mjs', timeout: 3600 }] }] } };
+    expect(diagnose(memoryInputs(settings)).findings).toEqual([expect.objectContaining({ id: 'hook-outdated', level: 'warning', fix: expect.stringContaining('askbridge install') })]);
+  });
+
+  it('warns when the same project has both an http hook and a command hook: the question would be asked twice', () => {
+    const settings = { hooks: { PreToolUse: [...httpHook().hooks.PreToolUse, ...askbridgeHook({ timeout: 3600 }).hooks.PreToolUse] } };
+    expect(ids(diagnose(memoryInputs(settings)).findings)).toEqual(['hook-duplicate']);
   });
 
   it('reports disableAllHooks, which silences the installed hook', () => {
@@ -256,15 +306,15 @@ describe('matcherMatches follows Claude Code for AskUserQuestion', () => {
 describe('hookScriptPath reads the script path from a hook command', () => {
   const vars = { CLAUDE_PROJECT_DIR: '/work/shop', HOME: '/home/alice' };
   it.each([
-    ["node '/opt/ask bridge/hooks/askbridge-hook.mjs'", '/opt/ask bridge/hooks/askbridge-hook.mjs'],
-    ['node "$CLAUDE_PROJECT_DIR"/hooks/askbridge-hook.mjs', '/work/shop/hooks/askbridge-hook.mjs'],
-    ['node ${CLAUDE_PROJECT_DIR}/hooks/askbridge-hook.mjs --debug', '/work/shop/hooks/askbridge-hook.mjs'],
-    ['ASKBRIDGE_DEBUG=1 node ~/askbridge/hooks/askbridge-hook.mjs', '/home/alice/askbridge/hooks/askbridge-hook.mjs'],
-    ['cd /tmp && /opt/x/askbridge-hook.mjs', '/opt/x/askbridge-hook.mjs'],
+    ["node '/opt/ask bridge/hooks/askbridge-hook.cjs'", '/opt/ask bridge/hooks/askbridge-hook.cjs'],
+    ['node "$CLAUDE_PROJECT_DIR"/hooks/askbridge-hook.cjs', '/work/shop/hooks/askbridge-hook.cjs'],
+    ['node ${CLAUDE_PROJECT_DIR}/hooks/askbridge-hook.cjs --debug', '/work/shop/hooks/askbridge-hook.cjs'],
+    ['ASKBRIDGE_DEBUG=1 node ~/askbridge/hooks/askbridge-hook.cjs', '/home/alice/askbridge/hooks/askbridge-hook.cjs'],
+    ['cd /tmp && /opt/x/askbridge-hook.cjs', '/opt/x/askbridge-hook.cjs'],
   ])('%s -> %s', (command, path) => {
     expect(hookScriptPath(command, vars)).toBe(path);
   });
-  it.each(['node "$ASKBRIDGE_DIR"/hooks/askbridge-hook.mjs', 'node hooks/askbridge-hook.mjs', "node '~/hooks/askbridge-hook.mjs'"])('leaves %s unknown', (command) => {
+  it.each(['node "$ASKBRIDGE_DIR"/hooks/askbridge-hook.cjs', 'node hooks/askbridge-hook.cjs', "node '~/hooks/askbridge-hook.cjs'"])('leaves %s unknown', (command) => {
     expect(hookScriptPath(command, vars)).toBeUndefined();
   });
 });
@@ -345,7 +395,7 @@ describe('askbridge doctor through runCli', () => {
     await fakeDaemon();
     const result = await doctor('missing-hook', []);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/^✗ error: no PreToolUse hook for AskUserQuestion runs askbridge-hook\.mjs.*\n {4}fix: `askbridge install --project /m);
+    expect(result.stdout).toMatch(/^✗ error: no PreToolUse hook for AskUserQuestion reaches askbridge.*\n {4}fix: `askbridge install --project /m);
     expect(result.stdout).toContain('✓ askbridge fake is running at http://127.0.0.1:');
     expect(result.stdout).toContain('1 problem(s) found.');
   });

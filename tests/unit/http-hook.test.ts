@@ -6,7 +6,7 @@ import { buildApp, type App } from '../../src/daemon/app.js';
 import { mergeConfig, type ConfigFile, type EffectiveConfig } from '../../src/config.js';
 import { createPolicy } from '../../src/daemon/policy.js';
 import { createQuestionStore, type PendingRecord } from '../../src/daemon/store.js';
-import { HOOK_KEY_HEADER, envHeader } from '../../src/daemon/routes/hook.js';
+import { HOOK_KEY_HEADER, HTTP_HOOK_PATH, envHeader } from '../../src/http-hook.js';
 import type { QuestionView } from '../../src/protocol.js';
 
 const PORT = 7433;
@@ -50,7 +50,7 @@ afterEach(async () => {
 function askOverHttpHook(payload: unknown = singleSelect, headers: Record<string, string> = { [HOOK_KEY_HEADER]: HOOK_KEY }) {
   return app.inject({
     method: 'POST',
-    url: '/api/hook/ask',
+    url: HTTP_HOOK_PATH,
     headers: { host: HOST, 'content-type': 'application/json', 'user-agent': 'axios/1.13.2', connection: 'keep-alive', ...headers },
     payload: JSON.stringify(payload),
   });
@@ -90,7 +90,7 @@ describe('the http hook endpoint', () => {
   });
 
   it('refuses a missing, empty or wrong key with 401, and asks nothing', async () => {
-    for (const headers of [{}, { [HOOK_KEY_HEADER]: '' }, { [HOOK_KEY_HEADER]: `${HOOK_KEY}x` }, { [HOOK_KEY_HEADER]: HOOK_KEY.slice(1) }, { authorization: `Bearer ${TOKEN}` }]) {
+    for (const headers of [{} as Record<string, string>, { [HOOK_KEY_HEADER]: '' }, { [HOOK_KEY_HEADER]: `${HOOK_KEY}x` }, { [HOOK_KEY_HEADER]: HOOK_KEY.slice(1) }, { authorization: `Bearer ${TOKEN}` }]) {
       const reply = await askOverHttpHook(singleSelect, headers);
       expect(reply.statusCode, JSON.stringify(headers)).toBe(401);
       expect(reply.json<{ error: { code: string } }>().error.code).toMatch(/^(hook_key_missing|bad_hook_key)$/);
@@ -119,7 +119,7 @@ describe('the http hook endpoint', () => {
     const reply = await askOverHttpHook({ ...singleSelect, tool_input: { questions: [] } });
     expect(reply.statusCode).toBe(400);
     expect(reply.json<{ error: { details: string[] } }>().error.details.some((line) => line.startsWith('payload.tool_input.questions'))).toBe(true);
-    const notJson = await app.inject({ method: 'POST', url: '/api/hook/ask', headers: { host: HOST, 'content-type': 'application/json', [HOOK_KEY_HEADER]: HOOK_KEY }, payload: '{"session_id":' });
+    const notJson = await app.inject({ method: 'POST', url: HTTP_HOOK_PATH, headers: { host: HOST, 'content-type': 'application/json', [HOOK_KEY_HEADER]: HOOK_KEY }, payload: '{"session_id":' });
     expect(notJson.statusCode).toBe(400);
   });
 

@@ -2,7 +2,7 @@
 // the connection is the question's life: when it closes early (Esc, timeout, SIGKILL), the question
 // is withdrawn. No route here takes an Origin: no web page can act as a hook.
 //
-// - POST /api/hook/ask: Claude Code's own `http` hook (protocol.md 5a). No process per question.
+// - POST /api/hook/ask (HTTP_HOOK_PATH): Claude Code's own `http` hook (protocol.md 5a). No process per question.
 //   It carries the hook key, and the environment variables its entry forwards, in headers. The
 //   response is the decision JSON itself, or an empty 200 when the terminal should ask.
 // - POST /api/hook/hello, then /api/hook/questions: the command hook, for older Claude Code (hook-
@@ -15,6 +15,7 @@ import { HookHelloSchema, HookPayloadSchema, HookRequestSchema, ToolInputSchema,
 import type { RouteContext } from '../app.js';
 import { HttpError, parseOr400 } from '../errors.js';
 import { createHookIdentity } from '../hook-identity.js';
+import { HOOK_KEY_HEADER, HTTP_HOOK_ENV, HTTP_HOOK_PATH, envHeader } from '../../http-hook.js';
 import type { Waiter } from '../store.js';
 
 /** ASKBRIDGE_UNATTENDED=1, CI=true, or Claude Code's own mark for SDK-hosted sessions. */
@@ -25,16 +26,6 @@ export function isUnattended(environment: HookEnvironment): boolean {
 
 /** Questions waiting at once, from every session; a new one over it is refused, and its terminal asks. */
 export const MAX_PENDING = 1024;
-
-/** The header an http hook entry sends its key in. */
-export const HOOK_KEY_HEADER = 'x-askbridge-hook-key';
-/**
- * The variables an http hook entry forwards, each in its own header (`CI` in `x-askbridge-env-ci`).
- * Claude Code fills `$CI` from its own environment; CLAUDE_CODE_SESSION_ATTENDED never reaches an
- * http hook (it is set only for hook processes), so SDK hosts set ASKBRIDGE_UNATTENDED=1 instead.
- */
-export const HTTP_HOOK_ENV = ['CI', 'ASKBRIDGE_UNATTENDED'] as const;
-export const envHeader = (name: string) => `x-askbridge-env-${name.toLowerCase().replaceAll('_', '-')}`;
 
 function sameKey(given: string, expected: string): boolean {
   const left = Buffer.from(given);
@@ -86,7 +77,7 @@ export async function hookRoutes(app: FastifyInstance, { store, watchers, deps }
     return waiter;
   }
 
-  app.post('/api/hook/ask', { config: { access: 'hook' } }, async (request, reply) => {
+  app.post(HTTP_HOOK_PATH, { config: { access: 'hook' } }, async (request, reply) => {
     const key = request.headers[HOOK_KEY_HEADER];
     const expected = deps.hookKey?.();
     if (typeof key !== 'string' || key === '') throw new HttpError(401, 'hook_key_missing', `an http hook must send its key in ${HOOK_KEY_HEADER}: run \`askbridge install\``);

@@ -11,13 +11,15 @@
 // every line the daemon sends back is signed, and a decision is printed only when it answers this
 // very payload with its own questions. See src/daemon/hook-identity.ts.
 //
-// Dependency-free and small on purpose: it starts on every question, so it loads only Node built-ins.
-import { Agent, request } from 'node:http';
-import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
-import { join } from 'node:path';
-import { isDeepStrictEqual } from 'node:util';
+// Dependency-free and small on purpose: it starts on every question, so it loads only Node built-ins,
+// as CommonJS (Node loads that measurably faster than an ES module).
+'use strict';
+const { Agent, request } = require('node:http');
+const { createHash, createHmac, randomBytes, timingSafeEqual } = require('node:crypto');
+const { readFileSync } = require('node:fs');
+const { homedir } = require('node:os');
+const { join } = require('node:path');
+const { isDeepStrictEqual } = require('node:util');
 
 const MAX_STDIN_BYTES = 8 * 1024 * 1024;
 /**

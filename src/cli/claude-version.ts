@@ -1,0 +1,74 @@
+// Which Claude Code the user runs, and what it can do: `install` picks the hook transport by it and
+// `doctor` checks it.
+import { execFile } from 'node:child_process';
+import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export type ClaudeProbe = { bin: string } & ({ state: 'found'; output: string } | { state: 'missing' } | { state: 'failed'; error: string });
+export type Version = readonly [number, number, number];
+
+/** The first Claude Code that accepts answers through `updatedInput` (protocol.md section 2). */
+export const MIN_UPDATED_INPUT_VERSION: Version = [2, 1, 85];
+/** The first Claude Code with `"type": "http"` hooks (protocol.md 5a). */
+export const MIN_HTTP_HOOK_VERSION: Version = [2, 1, 63];
+
+export function parseClaudeVersion(output: string): [number, number, number] | undefined {
+  const match = /(\d+)\.(\d+)\.(\d+)/.exec(output);
+  if (!match) return undefined;
+  return [Number(match[1]), Number(match[2]), Number(match[3])];
+}
+
+export function compareVersions(a: readonly number[], b: readonly number[]): number {
+  for (let index = 0; index < Math.max(a.length, b.length); index += 1) {
+    const difference = (a[index] ?? 0) - (b[index] ?? 0);
+    if (difference !== 0) return difference;
+  }
+  return 0;
+}
+
+/** The version a probe found, or undefined when it found none it could read. */
+export function probedVersion(probe: ClaudeProbe): [number, number, number] | undefined {
+  return probe.state === 'found' ? parseClaudeVersion(probe.output) : undefined;
+}
+
+/** Runs `<bin> --version`; a binary that is not there is reported apart from one that fails. */
+export function probeClaude(bin: string, env: NodeJS.ProcessEnv): Promise<ClaudeProbe> {
+  return new Promise((done) => {
+    execFile(bin, ['--version'], { env, timeout: 15_000, encoding: 'utf8' }, (error, stdout, stderr) => {
+      if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') done({ bin, state: 'missing' });
+      else if (error) done({ bin, state: 'failed', error: (stderr.trim() || error.message).slice(0, 500) });
+      else done({ bin, state: 'found', output: stdout });
+    });
+  });
+}
+
+/** askbridge's own dependencies: its pinned Claude Code (for the conformance suite) is not the user's. */
+const OWN_NODE_MODULES = fileURLToPath(new URL('../../node_modules/', import.meta.url));
+
+/**
+ * The `claude` the user runs: the first one on PATH, skipping askbridge's own node_modules (npx and
+ * npm scripts put its .bin first on PATH, where the pinned test client lives).
+ */
+export function findUserClaude(env: NodeJS.ProcessEnv): string | undefined {
+  const own = realpathOr(OWN_NODE_MODULES);
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (dir === '' || realpathOr(dir).startsWith(own)) continue;
+    const candidate = join(dir, 'claude');
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+function realpathOr(path: string): string {
+  try {
+    return realpathSync(path);
+  } catch {
+    return path;
+  }
+}
