@@ -1,7 +1,8 @@
 /**
  * askbridge as a person runs it, for the conformance suite: the daemon as a
- * real process (`askbridge start`), the hook copied into a project and wired
- * with the settings example, the CLI, a paired Chromium page, and the Claude
+ * real process (`askbridge start`), a project wired by `askbridge install` (the
+ * http hook, or the command hook) or by hand with the settings example, the
+ * CLI, a paired Chromium page, and the Claude
  * Code client either in tmux (claude-tmux.ts) or as an SDK host runs it
  * (`claude -p` with stream-json on stdin and stdout).
  *
@@ -150,42 +151,57 @@ export interface Project {
 }
 
 /**
- * A temporary project: hooks/askbridge-hook.cjs copied in, .claude/settings.json
- * a byte-for-byte copy of .claude/settings.example.json, and optionally a
- * project config (.claude/askbridge.json).
+ * How the project's hook is wired:
+ * - `install`: `askbridge install --project DIR` as a person runs it, for the Claude Code under test
+ *   (`--claude`): the http hook, with the hook key and port of `daemon`, and the SessionStart hook;
+ * - `install-command`: the same with `--hook command`: the command hook;
+ * - `example`: the hook file and .claude/settings.example.json copied in, as the README describes
+ *   wiring by hand (the command hook);
+ * - `none`: nothing (the plugin, loaded with --plugin-dir, brings the hook; or no hook at all).
  */
-/**
- * How the project's hook is wired: `example` copies the hook and .claude/settings.example.json into
- * it, as the README describes by hand; `install` runs `askbridge install --project DIR`; `none`
- * wires nothing (the plugin, loaded with --plugin-dir, brings the hook).
- */
-export type HookWiring = 'example' | 'install' | 'none';
+export type HookWiring = 'install' | 'install-command' | 'example' | 'none';
 
-/**
- * `config` is written to .claude/askbridge.json and trusted with the real `askbridge trust`, for the
- * daemon whose state directory is `trustIn` (a project's config applies only once trusted).
- */
-export async function createProject(options: { config?: Record<string, unknown>; hooks?: HookWiring; trustIn?: Daemon } = {}): Promise<Project> {
+export interface ProjectOptions {
+  /** Written to .claude/askbridge.json and trusted with the real `askbridge trust` (a project's config applies only once trusted). */
+  config?: Record<string, unknown>;
+  hooks?: HookWiring;
+  /** The daemon the project's hooks reach: install reads its hook key and port, trust its state directory. */
+  daemon?: Daemon;
+  /** The Claude Code that install asks for its version. */
+  claudeBin?: string;
+}
+
+export async function createProject(options: ProjectOptions = {}): Promise<Project> {
   const root = await realpath(await mkdtemp(join(tmpdir(), 'askbridge-conformance-project-')));
   startWatchdog(root);
   const dir = join(root, 'shop');
   await mkdir(join(dir, '.claude'), { recursive: true });
-  const wiring = options.hooks ?? 'example';
+  const wiring = options.hooks ?? 'install';
   if (wiring === 'example') {
     await mkdir(join(dir, 'hooks'), { recursive: true });
     await copyFile(HOOK_SCRIPT, join(dir, 'hooks', 'askbridge-hook.cjs'));
     await copyFile(SETTINGS_EXAMPLE, join(dir, '.claude', 'settings.json'));
-  } else if (wiring === 'install') {
-    const installed = await runCli(['install', '--project', dir], baseEnv({ HOME: root }));
+  } else if (wiring === 'install' || wiring === 'install-command') {
+    if (!options.daemon) throw new Error('install wires the hook to a daemon: pass it');
+    const args = ['install', '--project', dir, ...(wiring === 'install-command' ? ['--hook', 'command'] : []), ...(options.claudeBin ? ['--claude', options.claudeBin] : [])];
+    const installed = await runCli(args, baseEnv({ HOME: root, ...hookEnvOf(options.daemon) }));
     if (installed.code !== 0) throw new Error(`askbridge install failed: ${installed.stderr}`);
   }
   if (options.config) {
     await writeFile(join(dir, '.claude', 'askbridge.json'), JSON.stringify(options.config, null, 2));
-    if (!options.trustIn) throw new Error('a project config applies only once trusted: pass the daemon to trust it in');
-    const trusted = await runCli(['trust', dir], baseEnv(hookEnvOf(options.trustIn)));
+    if (!options.daemon) throw new Error('a project config applies only once trusted: pass the daemon to trust it in');
+    const trusted = await runCli(['trust', dir], baseEnv(hookEnvOf(options.daemon)));
     if (trusted.code !== 0) throw new Error(`askbridge trust failed: ${trusted.stderr}`);
   }
   return { dir, remove: () => rm(root, { recursive: true, force: true }) };
+}
+
+/** The project's settings.local.json, as install wrote it, changed by `edit` (a test's own twist on it). */
+export async function editLocalSettings(project: Project, edit: (settings: { hooks: Record<string, Array<{ hooks: Array<Record<string, unknown>> }>> }) => void): Promise<void> {
+  const local = join(project.dir, '.claude', 'settings.local.json');
+  const settings = JSON.parse(await readFile(local, 'utf8')) as Parameters<typeof edit>[0];
+  edit(settings);
+  await writeFile(local, JSON.stringify(settings, null, 2));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -5,8 +5,10 @@
  *
  * One daemon (a real `askbridge start` process) and one paired Chromium page
  * serve every case; each case runs its own claude session in tmux (or as an
- * SDK host runs it) in a fresh project wired with hooks/askbridge-hook.cjs and
- * a copy of .claude/settings.example.json.
+ * SDK host runs it) in a fresh project wired by `askbridge install` as a
+ * person runs it: Claude Code's own http hook. The command hook (the settings
+ * example, hooks/askbridge-hook.cjs) runs a smaller set: single, multi, the
+ * daemon down, Esc, and the SDK host's own mark.
  *
  * CLAUDE_CODE_VERSION=latest (or any version) runs the suite against that
  * version, installed into a temporary folder; by default the pinned
@@ -19,9 +21,13 @@ import { startFakeAnthropic } from './fake-anthropic.js';
 import { CHECKS, DATABASE } from './questions.js';
 import type { AskUserQuestionInput, FakeAnthropic, RecordedToolResult } from './fake-anthropic.js';
 import type { QuestionView } from '../../src/protocol.js';
-import { REPO_ROOT, runCli, sleep, waitUntil } from '../e2e/harness.js';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { REPO_ROOT, baseEnv, runCli, sleep, waitUntil } from '../e2e/harness.js';
 import type { Daemon } from '../e2e/harness.js';
-import { createProject, hookEnvOf, openAnswerPage, pinnedClaudeVersion, resolveClaudeUnderTest, startAskbridgeDaemon, startSdkSession } from './askbridge-stack.js';
+import { createProject, editLocalSettings, hookEnvOf, openAnswerPage, pinnedClaudeVersion, resolveClaudeUnderTest, startAskbridgeDaemon, startSdkSession } from './askbridge-stack.js';
 import type { AnswerPage, ClaudeUnderTest, HookWiring, Project } from './askbridge-stack.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -189,25 +195,35 @@ interface AskOptions {
   config?: Record<string, unknown>;
   /** Extra environment for claude (and so for its hooks). */
   env?: Record<string, string>;
-  /** ASKBRIDGE_HOME of another daemon (or of none). */
-  hookEnv?: Record<string, string>;
-  /** How the project's hook is wired (default: the settings example). */
+  /** The daemon the project's hooks reach (default: the shared one). */
+  daemon?: Daemon;
+  /** How the project's hook is wired (default: `askbridge install`, the http hook). */
   hooks?: HookWiring;
   /** Extra command-line arguments for claude. */
   args?: string[];
+  /** Runs once the project is wired, before claude starts: a test's own twist on the set-up. */
+  prepare?: (project: Project) => Promise<void>;
 }
+
+/** The transports every hook case can run through: `install` (http) and the settings example (command). */
+const TRANSPORTS: Array<[string, HookWiring]> = [
+  ['the http hook', 'install'],
+  ['the command hook', 'example'],
+];
 
 /** A claude session in a fresh project, whose model has just called AskUserQuestion with `script`. */
 async function askInTerminal(script: AskUserQuestionInput, options: AskOptions = {}): Promise<Run> {
   const fake = await startFakeAnthropic({ script });
   defer(() => fake.close());
-  const project = await createProject({ ...(options.config ? { config: options.config, trustIn: daemon } : {}), ...(options.hooks ? { hooks: options.hooks } : {}) });
+  const target = options.daemon ?? daemon;
+  const project = await createProject({ daemon: target, claudeBin: client().bin, ...(options.config ? { config: options.config } : {}), ...(options.hooks ? { hooks: options.hooks } : {}) });
   defer(() => project.remove());
+  await options.prepare?.(project);
   const claude = await startClaude({
     baseUrl: fake.url,
     projectDir: project.dir,
     claudeBin: client().bin,
-    env: { ...(options.hookEnv ?? hookEnvOf(daemon)), ...options.env },
+    env: { ...hookEnvOf(target), ...options.env },
     ...(options.args ? { args: options.args } : {}),
   });
   defer(() => claude.stop());
@@ -261,6 +277,22 @@ function expectHookContext(result: RecordedToolResult, context: string): void {
   expect(next?.text).toBe(HOOK_CONTEXT_PREFIX + context);
 }
 
+async function realpathTemp(prefix: string): Promise<string> {
+  return realpath(await mkdtemp(join(tmpdir(), prefix)));
+}
+
+/** A port nothing listens on now (the system picks it). */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const address = server.address();
+      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
+    });
+  });
+}
+
 async function historyOf(toolUseId: string): Promise<Record<string, unknown>> {
   return waitUntil(async () => (await daemon.history()).find((entry) => entry.toolUseId === toolUseId), 5_000, `history line for ${toolUseId}`);
 }
@@ -279,9 +311,9 @@ describe('askbridge answers reach the model through the real Claude Code client'
   it('delivers a single-select answer picked in the page as the exact tool_result', async () => {
     const run = await askInTerminal(DATABASE);
     const question = await pendingCard(run);
-    // The hook ran from the project, as the settings example wires it.
+    // The hook ran from the project, as install wires it.
     expect(question.cwd).toBe(run.project.dir);
-    // While the hook waits, the terminal shows the status message of the settings example, not a dialog.
+    // While the hook waits, the terminal shows the entry's status message, not a dialog.
     expect(await run.claude.screen()).toContain('Waiting for an answer in askbridge');
 
     await answerPage.question(question.id, 0).getByRole('radio', { name: 'SQLite', exact: true }).check();
@@ -296,8 +328,9 @@ describe('askbridge answers reach the model through the real Claude Code client'
   });
 
   const wirings: Array<[string, AskOptions]> = [
-    ['wired by `askbridge install --project DIR`', { hooks: 'install' }],
-    ['wired by the askbridge plugin (--plugin-dir)', { hooks: 'none', args: ['--plugin-dir', REPO_ROOT] }],
+    ['wired by the settings example (the command hook)', { hooks: 'example' }],
+    ['wired by `askbridge install --project DIR --hook command`', { hooks: 'install-command' }],
+    ['wired by the askbridge plugin (--plugin-dir, the command hook)', { hooks: 'none', args: ['--plugin-dir', REPO_ROOT] }],
   ];
   for (const [how, options] of wirings) {
     it(`delivers a single-select answer with the hook ${how}`, async () => {
@@ -313,18 +346,20 @@ describe('askbridge answers reach the model through the real Claude Code client'
     });
   }
 
-  it('delivers two multi-select labels in option order joined with ", ", whatever order they were ticked in', async () => {
-    const run = await askInTerminal(CHECKS);
-    const question = await pendingCard(run);
-    const fieldset = answerPage.question(question.id, 0);
-    await fieldset.getByRole('checkbox', { name: 'Type check', exact: true }).check();
-    await fieldset.getByRole('checkbox', { name: 'Unit tests', exact: true }).check();
-    await submitCard(question.id);
+  for (const [transport, hooks] of TRANSPORTS) {
+    it(`delivers two multi-select labels in option order joined with ", ", whatever order they were ticked in (${transport})`, async () => {
+      const run = await askInTerminal(CHECKS, { hooks });
+      const question = await pendingCard(run);
+      const fieldset = answerPage.question(question.id, 0);
+      await fieldset.getByRole('checkbox', { name: 'Type check', exact: true }).check();
+      await fieldset.getByRole('checkbox', { name: 'Unit tests', exact: true }).check();
+      await submitCard(question.id);
 
-    const result = await toolResultOf(run);
-    expect(result.isError).toBe(false);
-    expect(result.text).toBe(answeredText(pair('Which checks should run in CI?', 'Unit tests, Type check')));
-  });
+      const result = await toolResultOf(run);
+      expect(result.isError).toBe(false);
+      expect(result.text).toBe(answeredText(pair('Which checks should run in CI?', 'Unit tests, Type check')));
+    });
+  }
 
   it('delivers "Other" text in a single-select in place of the label that was ticked first', async () => {
     const run = await askInTerminal(DATABASE);
@@ -380,8 +415,8 @@ describe('askbridge answers reach the model through the real Claude Code client'
     await submitCard(question.id);
     const fromPage = await toolResultOf(inPage);
 
-    // The same question answered in Claude Code's own dialog: no daemon there, so the hook stands aside.
-    const inTerminal = await askInTerminal(LAYOUT, { hookEnv: { ASKBRIDGE_HOME: `${inPage.project.dir}/no-askbridge-here` } });
+    // The same question answered in Claude Code's own dialog: a project with no hook at all.
+    const inTerminal = await askInTerminal(LAYOUT, { hooks: 'none' });
     await inTerminal.claude.waitForScreen(/Which layout should the report use\?[\s\S]*Enter to select/, 20_000);
     // Enter picks the highlighted first option, Table.
     await inTerminal.claude.pressKeyUntil('Enter', () => inTerminal.fake.toolResult !== undefined);
@@ -487,106 +522,230 @@ describe('askbridge answers reach the model through the real Claude Code client'
     await cardStatus(question.id, 'declined');
   });
 
-  it('leaves the question to the native terminal dialog when the daemon is not running, and only the terminal answer reaches the model', async () => {
-    // A daemon that ran and was stopped: its state directory (and old token) is still there.
-    const stopped = await startAskbridgeDaemon();
-    defer(() => stopped.stop());
-    stopped.expectExit();
-    const stop = await runCli(['stop'], stopped.env);
-    expect(stop.code, stop.stderr).toBe(0);
-    await waitUntil(() => (stopped.running() ? undefined : true), 5_000, 'the stopped daemon to exit');
+  for (const [transport, hooks] of TRANSPORTS) {
+    it(`leaves the question to the native terminal dialog when the daemon is not running, and only the terminal answer reaches the model (${transport})`, async () => {
+      // A daemon that ran, was wired into the project, and was stopped: its state directory (its
+      // old token, its hook key) is still there, and nothing listens on its port.
+      const stopped = await startAskbridgeDaemon();
+      defer(() => stopped.stop());
+      stopped.expectExit();
+      const run = await askInTerminal(DATABASE, {
+        daemon: stopped,
+        hooks,
+        prepare: async (project) => {
+          // Without its SessionStart hook, which would start the daemon again.
+          if (hooks === 'install') await editLocalSettings(project, (settings) => delete settings.hooks.SessionStart);
+          const stop = await runCli(['stop'], stopped.env);
+          expect(stop.code, stop.stderr).toBe(0);
+          await waitUntil(() => (stopped.running() ? undefined : true), 5_000, 'the stopped daemon to exit');
+        },
+      });
+      const screen = await run.claude.waitForScreen(/Which database should we use\?[\s\S]*Postgres[\s\S]*SQLite/, 20_000);
+      expect(screen).toMatch(/Enter to select/);
+      // Nothing answers on its own: no tool_result while the dialog waits for a person.
+      await sleep(1_500);
+      expect(run.fake.toolResult).toBeUndefined();
+      expect(run.fake.mainRequests).toHaveLength(1);
+      expect((await daemon.pending()).some((q) => q.toolUseId === run.fake.currentToolUseId)).toBe(false);
 
-    const run = await askInTerminal(DATABASE, { hookEnv: hookEnvOf(stopped) });
+      // The person at the terminal answers (Enter picks the highlighted first option).
+      await run.claude.pressKeyUntil('Enter', () => run.fake.toolResult !== undefined);
+      const result = await toolResultOf(run);
+      expect(result.isError).toBe(false);
+      expect(result.text).toBe(answeredText(pair('Which database should we use?', 'Postgres')));
+    });
+
+    it(`withdraws the card within one second of Esc in the terminal, and no answer reaches the model (${transport})`, async () => {
+      const run = await askInTerminal(DATABASE, { hooks });
+      const question = await pendingCard(run);
+      await run.claude.waitForScreen('esc to interrupt', 10_000);
+
+      const pressedAt = Date.now();
+      await run.claude.pressKey('Escape');
+      const change = await waitUntil(async () => (await answerPage.statusChanges(question.id))[0], 5_000, 'the card to leave the pending state');
+      const latencyMs = change.at - pressedAt;
+      console.log(`Esc -> card "${change.status}" in the page (${transport}): ${latencyMs} ms`);
+      expect(change.status).toBe('cancelled');
+      expect(latencyMs).toBeLessThan(1_000);
+      await cardStatus(question.id, 'cancelled');
+
+      // A late answer is refused: the question is over.
+      const late = await runCli(['answer', question.id, '--pick', '1=Postgres'], daemon.env);
+      expect(late.code).toBe(3);
+      expect(late.stderr).toContain('cancelled');
+      expect((await daemon.question(question.id)).answers).toBeUndefined();
+
+      // The turn stops: the client sends nothing more until the person types again.
+      await run.claude.waitForScreen(/Declined to answer Claude's questions|Interrupted/, 10_000);
+      await sleep(1_000);
+      expect(run.fake.mainRequests).toHaveLength(1);
+      expect(run.fake.toolResult).toBeUndefined();
+
+      // The next request carries the rejection in place of answers.
+      await run.claude.submit('Go on.', { accepted: () => run.fake.mainRequests.length > 1 });
+      const result = await toolResultOf(run);
+      expect(result.isError).toBe(true);
+      expect(result.text).toMatch(/^The user doesn't want to proceed with this tool use\./);
+      expect(result.text).not.toMatch(ANY_PAIR);
+      expect(result.text).not.toContain('Postgres');
+      expect(result.following.map((message) => message.text).join('\n')).toContain('[Request interrupted by user for tool use]');
+    });
+  }
+
+  it('lets the terminal ask when the http hook sends a key that is not the current one: the daemon refuses it, nothing is shown', async () => {
+    const run = await askInTerminal(DATABASE, {
+      prepare: (project) =>
+        editLocalSettings(project, (settings) => {
+          const headers = settings.hooks.PreToolUse![0]!.hooks[0]!.headers as Record<string, string>;
+          headers['x-askbridge-hook-key'] = 'a-key-from-before-a-rotation-0123456789abcd';
+        }),
+    });
     const screen = await run.claude.waitForScreen(/Which database should we use\?[\s\S]*Postgres[\s\S]*SQLite/, 20_000);
-    expect(screen).toMatch(/Enter to select/);
-    // Nothing answers on its own: no tool_result while the dialog waits for a person.
-    await sleep(1_500);
-    expect(run.fake.toolResult).toBeUndefined();
-    expect(run.fake.mainRequests).toHaveLength(1);
+    console.log(`wrong hook key: the screen above the dialog:\n${screen.split('Which database')[0]?.slice(-600)}`);
     expect((await daemon.pending()).some((q) => q.toolUseId === run.fake.currentToolUseId)).toBe(false);
-
-    // The person at the terminal answers (Enter picks the highlighted first option).
+    await daemon.waitForLog((entry) => entry.msg === 'request refused' && entry.code === 'bad_hook_key', 5_000, 'the refusal in the log');
     await run.claude.pressKeyUntil('Enter', () => run.fake.toolResult !== undefined);
     const result = await toolResultOf(run);
-    expect(result.isError).toBe(false);
     expect(result.text).toBe(answeredText(pair('Which database should we use?', 'Postgres')));
   });
 
-  it('withdraws the card within one second of Esc in the terminal, and no answer reaches the model', async () => {
-    const run = await askInTerminal(DATABASE);
-    const question = await pendingCard(run);
-    await run.claude.waitForScreen('esc to interrupt', 10_000);
-
-    const pressedAt = Date.now();
-    await run.claude.pressKey('Escape');
-    const change = await waitUntil(async () => (await answerPage.statusChanges(question.id))[0], 5_000, 'the card to leave the pending state');
-    const latencyMs = change.at - pressedAt;
-    console.log(`Esc -> card "${change.status}" in the page: ${latencyMs} ms`);
-    expect(change.status).toBe('cancelled');
-    expect(latencyMs).toBeLessThan(1_000);
-    await cardStatus(question.id, 'cancelled');
-
-    // A late answer is refused: the question is over.
-    const late = await runCli(['answer', question.id, '--pick', '1=Postgres'], daemon.env);
-    expect(late.code).toBe(3);
-    expect(late.stderr).toContain('cancelled');
-    expect((await daemon.question(question.id)).answers).toBeUndefined();
-
-    // The turn stops: the client sends nothing more until the person types again.
-    await run.claude.waitForScreen(/Declined to answer Claude's questions|Interrupted/, 10_000);
-    await sleep(1_000);
-    expect(run.fake.mainRequests).toHaveLength(1);
-    expect(run.fake.toolResult).toBeUndefined();
-
-    // The next request carries the rejection in place of answers.
-    await run.claude.submit('Go on.', { accepted: () => run.fake.mainRequests.length > 1 });
-    const result = await toolResultOf(run);
-    expect(result.isError).toBe(true);
-    expect(result.text).toMatch(/^The user doesn't want to proceed with this tool use\./);
-    expect(result.text).not.toMatch(ANY_PAIR);
-    expect(result.text).not.toContain('Postgres');
-    expect(result.following.map((message) => message.text).join('\n')).toContain('[Request interrupted by user for tool use]');
-  });
-
-  it('answers at once with the recommended option when an SDK host runs the session (CLAUDE_CODE_SESSION_ATTENDED=0), despite waitSeconds 600', async () => {
-    const fake = await startFakeAnthropic({ script: RECOMMENDED });
-    defer(() => fake.close());
-    const project = await createProject({ config: { onTimeout: 'recommended', waitSeconds: 600 }, trustIn: daemon });
-    defer(() => project.remove());
-    const sdk = await startSdkSession({ bin: client().bin, baseUrl: fake.url, projectDir: project.dir, env: hookEnvOf(daemon) });
-    defer(() => sdk.stop());
-
-    // All the client needs: one user message as stream-json on stdin (no initialize request).
-    sdk.send({ type: 'user', message: { role: 'user', content: 'Ask me what you need to know.' }, parent_tool_use_id: null, session_id: '' });
-    const init = await sdk.waitForMessage((m) => m.type === 'system' && m.subtype === 'init', 30_000, 'the init message');
-    expect(init.claude_code_version).toBe(client().version);
-    expect(init.tools).toContain('AskUserQuestion');
-
-    const result = await fake.waitForToolResult(60_000).catch((error: unknown) => {
-      throw new Error(`${String(error)}\nclaude stderr: ${sdk.stderr().slice(-2000)}\nmessages: ${JSON.stringify(sdk.messages).slice(-4000)}`);
+  it("lets the terminal ask when the http hook's own timeout ends before askbridge's wait, and withdraws the card", async () => {
+    const run = await askInTerminal(DATABASE, {
+      config: { waitSeconds: 600 },
+      prepare: (project) =>
+        editLocalSettings(project, (settings) => {
+          settings.hooks.PreToolUse![0]!.hooks[0]!.timeout = 3;
+        }),
     });
-    const askedAt = fake.mainRequests[0]?.receivedAt ?? 0;
-    const answeredAfterMs = (fake.requests[result.requestIndex]?.receivedAt ?? 0) - askedAt;
-    console.log(`SDK session: the policy answered ${answeredAfterMs} ms after the model asked (waitSeconds 600)`);
-    expect(answeredAfterMs).toBeLessThan(15_000);
-    expect(result.isError).toBe(false);
-    expect(result.text).toBe(answeredText(pair('Which database should we use?', 'Postgres (Recommended)')));
-    expectHookContext(result, policyContext('the recommended option', 'nobody was watching when it was asked'));
-    // The page is connected and whenNobodyWatching is "wait": only the session's own mark made it unattended.
-    expect(await historyOf(fake.currentToolUseId)).toMatchObject({ source: 'recommended', detail: 'nobody-watching' });
-
-    // What the client printed: the tool result with the answers, decided by the hook, and no permission request to the host.
-    const echoed = await sdk.waitForMessage(
-      (m) => m.type === 'user' && JSON.stringify(m).includes(fake.currentToolUseId) && typeof m.tool_use_result === 'object',
-      10_000,
-      'the tool result on stdout',
-    );
-    expect(echoed.tool_use_result).toMatchObject({ answers: { 'Which database should we use?': 'Postgres (Recommended)' } });
-    expect(JSON.stringify(echoed.tool_result_meta)).toContain('"source":"hook"');
-    const done = await sdk.waitForMessage((m) => m.type === 'result', 30_000, 'the result message');
-    expect(done.subtype).toBe('success');
-    expect(sdk.messages.some((m) => m.type === 'control_request')).toBe(false);
+    const question = await pendingCard(run);
+    // Claude Code closes the request when the entry's timeout runs out: the card goes, the dialog comes.
+    await cardStatus(question.id, 'cancelled');
+    const withdrawnAfterMs = ((await daemon.question(question.id)).resolvedAt ?? 0) - question.createdAt;
+    console.log(`http hook timeout 3 s: card withdrawn ${withdrawnAfterMs} ms after it was asked`);
+    expect(withdrawnAfterMs).toBeGreaterThanOrEqual(2_500);
+    await run.claude.waitForScreen(/Which database should we use\?[\s\S]*Enter to select/, 20_000);
+    expect(run.fake.toolResult).toBeUndefined();
+    await run.claude.pressKeyUntil('Enter', () => run.fake.toolResult !== undefined);
+    expect((await toolResultOf(run)).text).toBe(answeredText(pair('Which database should we use?', 'Postgres')));
   });
+
+  it('answers ten questions from two sessions, two waiting at once each round, every answer reaching its own session', async () => {
+    const names = ['A', 'B'];
+    const ask = (session: string, round: number): AskUserQuestionInput => ({
+      questions: [{ ...DATABASE.questions[0]!, question: `Session ${session}, question ${round + 1}: which database should we use?` }],
+    });
+    const labelFor = (session: number, round: number) => ((session + round) % 2 === 0 ? 'Postgres' : 'SQLite');
+    const runs = await Promise.all(names.map((name) => askInTerminal(ask(name, 0))));
+    for (let round = 0; round < 5; round++) {
+      if (round > 0) {
+        await Promise.all(
+          runs.map(async (run, session) => {
+            const before = run.fake.mainRequests.length;
+            run.fake.setScript(ask(names[session]!, round));
+            await run.claude.submit('Next question, please.', { accepted: () => run.fake.mainRequests.length > before });
+          }),
+        );
+      }
+      const questions = await Promise.all(runs.map((run) => pendingCard(run)));
+      const waiting = (await daemon.pending()).map((question) => question.id);
+      expect(waiting).toEqual(expect.arrayContaining(questions.map((question) => question.id)));
+      // Answered in the other order than asked, each by its own id.
+      for (const session of [1, 0]) {
+        const cli = await runCli(['answer', questions[session]!.id, '--pick', `1=${labelFor(session, round)}`], daemon.env);
+        expect(cli.code, cli.stderr).toBe(0);
+      }
+      const results = await Promise.all(runs.map((run) => toolResultOf(run)));
+      results.forEach((result, session) => {
+        expect(result.text).toBe(answeredText(pair(ask(names[session]!, round).questions[0]!.question, labelFor(session, round))));
+      });
+    }
+  });
+
+  it('starts the daemon from the SessionStart hook when none runs, and the question reaches it', async () => {
+    // A state directory no daemon has used, and a port nothing listens on: install wires both.
+    const home = await realpathTemp('askbridge-conformance-session-start-');
+    const port = await freePort();
+    const env = baseEnv({ ASKBRIDGE_HOME: home, ASKBRIDGE_PORT: String(port), XDG_CONFIG_HOME: join(home, 'xdg-config') });
+    defer(async () => {
+      await runCli(['stop'], env);
+      await rm(home, { recursive: true, force: true });
+    });
+    const fake = await startFakeAnthropic({ script: DATABASE });
+    defer(() => fake.close());
+    const root = await realpathTemp('askbridge-conformance-session-start-project-');
+    defer(() => rm(root, { recursive: true, force: true }));
+    const installed = await runCli(['install', '--project', root, '--claude', client().bin], { ...env, HOME: root });
+    expect(installed.code, installed.stderr).toBe(0);
+    expect((await runCli(['status'], env)).code).not.toBe(0);
+
+    const claude = await startClaude({ baseUrl: fake.url, projectDir: root, claudeBin: client().bin, env: { ASKBRIDGE_HOME: home, XDG_CONFIG_HOME: join(home, 'xdg-config') } });
+    defer(() => claude.stop());
+    // The session's start started it, in the background, on the port the hook entry names.
+    const status = await waitUntil(async () => {
+      const result = await runCli(['status', '--json'], env);
+      return result.code === 0 ? (JSON.parse(result.stdout) as { port: number }) : undefined;
+    }, 20_000, 'the daemon started by the SessionStart hook');
+    expect(status.port).toBe(port);
+
+    await claude.submit('Ask me what you need to know.', { accepted: () => fake.mainRequests.length > 0 });
+    const question = await waitUntil(async () => {
+      const pending = await runCli(['pending', '--json'], env);
+      return (JSON.parse(pending.stdout) as QuestionView[]).find((q) => q.toolUseId === fake.currentToolUseId);
+    }, 30_000, 'the question in the daemon the session started');
+    const answered = await runCli(['answer', question.id, '--pick', '1=SQLite'], env);
+    expect(answered.code, answered.stderr).toBe(0);
+    const result = await fake.waitForToolResult(30_000);
+    expect(result.text).toBe(answeredText(pair('Which database should we use?', 'SQLite')));
+  });
+
+  // Claude Code marks an SDK-hosted session for hook processes only (CLAUDE_CODE_SESSION_ATTENDED=0):
+  // the command hook reads it; an http hook cannot, so the SDK host sets ASKBRIDGE_UNATTENDED=1,
+  // which the http entry forwards, as the README tells SDK hosts to.
+  const sdkCases: Array<[string, HookWiring, Record<string, string>]> = [
+    ["Claude Code's own CLAUDE_CODE_SESSION_ATTENDED=0, read by the command hook", 'example', {}],
+    ['ASKBRIDGE_UNATTENDED=1 set by the SDK host, forwarded by the http hook', 'install', { ASKBRIDGE_UNATTENDED: '1' }],
+  ];
+  for (const [mark, hooks, hostEnv] of sdkCases) {
+    it(`answers at once with the recommended option when an SDK host runs the session (${mark}), despite waitSeconds 600`, async () => {
+      const fake = await startFakeAnthropic({ script: RECOMMENDED });
+      defer(() => fake.close());
+      const project = await createProject({ config: { onTimeout: 'recommended', waitSeconds: 600 }, daemon, hooks, claudeBin: client().bin });
+      defer(() => project.remove());
+      const sdk = await startSdkSession({ bin: client().bin, baseUrl: fake.url, projectDir: project.dir, env: { ...hookEnvOf(daemon), ...hostEnv } });
+      defer(() => sdk.stop());
+
+      // All the client needs: one user message as stream-json on stdin (no initialize request).
+      sdk.send({ type: 'user', message: { role: 'user', content: 'Ask me what you need to know.' }, parent_tool_use_id: null, session_id: '' });
+      const init = await sdk.waitForMessage((m) => m.type === 'system' && m.subtype === 'init', 30_000, 'the init message');
+      expect(init.claude_code_version).toBe(client().version);
+      expect(init.tools).toContain('AskUserQuestion');
+
+      const result = await fake.waitForToolResult(60_000).catch((error: unknown) => {
+        throw new Error(`${String(error)}\nclaude stderr: ${sdk.stderr().slice(-2000)}\nmessages: ${JSON.stringify(sdk.messages).slice(-4000)}`);
+      });
+      const askedAt = fake.mainRequests[0]?.receivedAt ?? 0;
+      const answeredAfterMs = (fake.requests[result.requestIndex]?.receivedAt ?? 0) - askedAt;
+      console.log(`SDK session: the policy answered ${answeredAfterMs} ms after the model asked (waitSeconds 600)`);
+      expect(answeredAfterMs).toBeLessThan(15_000);
+      expect(result.isError).toBe(false);
+      expect(result.text).toBe(answeredText(pair('Which database should we use?', 'Postgres (Recommended)')));
+      expectHookContext(result, policyContext('the recommended option', 'nobody was watching when it was asked'));
+      // The page is connected and whenNobodyWatching is "wait": only the session's mark made it unattended.
+      expect(await historyOf(fake.currentToolUseId)).toMatchObject({ source: 'recommended', detail: 'nobody-watching' });
+
+      // What the client printed: the tool result with the answers, decided by the hook, and no permission request to the host.
+      const echoed = await sdk.waitForMessage(
+        (m) => m.type === 'user' && JSON.stringify(m).includes(fake.currentToolUseId) && typeof m.tool_use_result === 'object',
+        10_000,
+        'the tool result on stdout',
+      );
+      expect(echoed.tool_use_result).toMatchObject({ answers: { 'Which database should we use?': 'Postgres (Recommended)' } });
+      expect(JSON.stringify(echoed.tool_result_meta)).toContain('"source":"hook"');
+      const done = await sdk.waitForMessage((m) => m.type === 'result', 30_000, 'the result message');
+      expect(done.subtype).toBe('success');
+      expect(sdk.messages.some((m) => m.type === 'control_request')).toBe(false);
+    });
+  }
 
   it('waits for a person in an attended terminal session with the same config (the control for the SDK case)', async () => {
     const run = await askInTerminal(RECOMMENDED, { config: { onTimeout: 'recommended', waitSeconds: 600 } });
