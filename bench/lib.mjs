@@ -366,3 +366,33 @@ export function openQuestion(port, token, payload, environment = {}) {
     .catch((error) => onFailed(error));
   return asked;
 }
+
+/**
+ * A POST as Claude Code's http hook sends it: the payload as the body, the hook key in a header,
+ * keep-alive (pass the same agent for every question, as Claude Code's one client does). `done`
+ * resolves with the epoch time the whole response body had arrived, and the body.
+ */
+export function postAsHttpHook(port, key, payload, agent) {
+  const body = JSON.stringify(payload);
+  const startedAt = epochNow();
+  const req = request({
+    host: '127.0.0.1',
+    port,
+    method: 'POST',
+    path: '/api/hook/ask',
+    agent,
+    headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), 'x-askbridge-hook-key': key, connection: 'keep-alive' },
+  });
+  const done = new Promise((ok, fail) => {
+    req.on('error', fail);
+    req.on('response', (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk) => (text += chunk));
+      res.on('end', () => ok({ at: epochNow(), statusCode: res.statusCode, body: text }));
+      res.on('error', fail);
+    });
+  });
+  req.end(body);
+  return { startedAt, done };
+}

@@ -14,9 +14,9 @@
 // Dependency-free and small on purpose: it starts on every question, so it loads only Node built-ins,
 // as CommonJS (Node loads that measurably faster than an ES module).
 'use strict';
-const { Agent, request } = require('node:http');
+const { connect } = require('node:net');
 const { createHash, createHmac, randomBytes, timingSafeEqual } = require('node:crypto');
-const { readFileSync } = require('node:fs');
+const { fstatSync, readFileSync, readSync } = require('node:fs');
 const { homedir } = require('node:os');
 const { join } = require('node:path');
 const { isDeepStrictEqual } = require('node:util');
@@ -30,6 +30,8 @@ const MAX_STDIN_BYTES = 8 * 1024 * 1024;
 const HANDSHAKE_TIMEOUT_MS = 15_000;
 /** The hook's own deadline: the daemon's wait (from the `accepted` line) and this much more. */
 const DEADLINE_MARGIN_MS = 10_000;
+/** A daemon's response head is a few hundred bytes; anything that sends this much without one is not askbridge. */
+const MAX_HEAD_BYTES = 16 * 1024;
 /** After a dropped connection, how soon to look for a daemon again. */
 const RETRY_MS = 250;
 /** Environment variables that tell the daemon whether anybody is watching this session. */
@@ -48,10 +50,34 @@ function stateDir(env) {
   return join(env.XDG_STATE_HOME || join(env.HOME || homedir(), '.local', 'state'), 'askbridge');
 }
 
-function readStdin() {
+/**
+ * All of stdin: Claude Code writes the payload and closes it. Read straight from file descriptor 0,
+ * since setting up process.stdin costs more than the read itself; a non-blocking stdin (some
+ * parent made it so) is read through the stream instead.
+ */
+async function readStdin() {
+  const chunks = [];
+  const chunk = Buffer.allocUnsafe(64 * 1024);
+  let size = 0;
+  for (;;) {
+    let read;
+    try {
+      read = readSync(0, chunk, 0, chunk.length, null);
+    } catch (error) {
+      if (error.code === 'EAGAIN') return readStdinStream(chunks, size);
+      if (error.code === 'EOF') break;
+      throw error;
+    }
+    if (read === 0) break;
+    size += read;
+    if (size > MAX_STDIN_BYTES) throw new Error('hook input too large');
+    chunks.push(Buffer.from(chunk.subarray(0, read)));
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+function readStdinStream(chunks, size) {
   return new Promise((resolve, reject) => {
-    const chunks = [];
-    let size = 0;
     process.stdin.on('data', (chunk) => {
       size += chunk.length;
       if (size > MAX_STDIN_BYTES) reject(new Error('hook input too large'));
@@ -136,33 +162,53 @@ function ask(payload, body) {
     } catch (error) {
       return fail(error.message);
     }
-    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     const hookNonce = randomBytes(18).toString('base64url');
 
-    function post(path, headers, text, onResponse) {
-      const req = request({ host: '127.0.0.1', port: daemon.port, method: 'POST', path, agent, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers } });
-      activeRequest = req;
-      req.on('error', (error) => fail(`daemon unreachable: ${error.message}`));
-      req.on('response', (res) => {
-        res.setEncoding('utf8');
-        if (res.statusCode === 503) return fail(`the daemon cannot take it now (503 to ${path})`);
-        if (res.statusCode !== 200) {
-          let error = '';
-          res.on('data', (chunk) => (error += chunk));
-          res.on('end', () => passThrough(`daemon answered ${res.statusCode} to ${path}: ${error.slice(0, 500)}`));
+    /**
+     * POST over a plain socket, as HTTP/1.0: the daemon then sends the body as it is (no chunked
+     * encoding) and closes when done, so this is all the HTTP a hook needs, without node:http's
+     * cost at start. `onBody` gets the body as it arrives, `onEnd` when the daemon has closed.
+     */
+    function post(path, headers, text, { onBody, onEnd }) {
+      const socket = connect(daemon.port, '127.0.0.1');
+      activeSocket = socket;
+      socket.setEncoding('utf8');
+      const lines = [`POST ${path} HTTP/1.0`, `host: 127.0.0.1:${daemon.port}`, 'content-type: application/json', `content-length: ${Buffer.byteLength(text)}`];
+      for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
+      socket.on('connect', () => socket.write(`${lines.join('\r\n')}\r\n\r\n${text}`));
+      socket.on('error', (error) => fail(`daemon unreachable: ${error.message}`));
+      let head = '';
+      let status;
+      let refusal = '';
+      const body = (chunk) => {
+        if (status === 200) onBody(chunk);
+        else refusal += chunk;
+      };
+      socket.on('data', (chunk) => {
+        if (status !== undefined) return body(chunk);
+        head += chunk;
+        const end = head.indexOf('\r\n\r\n');
+        if (end < 0) {
+          if (head.length > MAX_HEAD_BYTES) passThrough(`no HTTP response from port ${daemon.port}: not askbridge on that port`);
           return;
         }
-        onResponse(res);
+        status = Number(/^HTTP\/1\.[01] (\d{3}) /.exec(head)?.[1]);
+        if (!Number.isInteger(status)) passThrough(`no HTTP response from port ${daemon.port}: not askbridge on that port`);
+        if (status === 503) return fail(`the daemon cannot take it now (503 to ${path})`);
+        body(head.slice(end + 4));
       });
-      req.end(text);
+      socket.on('end', () => {
+        if (status === undefined) return fail('the daemon closed the connection before it answered');
+        if (status === 200) return onEnd();
+        if (status !== 503) passThrough(`daemon answered ${status} to ${path}: ${refusal.slice(0, 500)}`);
+      });
     }
 
     // 1. The daemon proves it holds the token, for this nonce, before anything else is sent.
-    post('/api/hook/hello', {}, JSON.stringify({ nonce: hookNonce }), (res) => {
-      let text = '';
-      res.on('data', (chunk) => (text += chunk));
-      res.on('error', () => fail('connection to the daemon lost'));
-      res.on('end', () => {
+    let text = '';
+    post('/api/hook/hello', {}, JSON.stringify({ nonce: hookNonce }), {
+      onBody: (chunk) => (text += chunk),
+      onEnd: () => {
         let hello;
         try {
           hello = JSON.parse(text);
@@ -173,15 +219,15 @@ function ask(payload, body) {
           passThrough('whatever listens on the daemon port could not prove it is askbridge: nothing was sent to it');
         }
         sendQuestion(hello.nonce);
-      });
+      },
     });
 
     // 2. The question, signed; 3. signed lines back, each checked.
     function sendQuestion(daemonNonce) {
       const authorization = `AskBridge-HMAC nonce=${daemonNonce}, hook=${hookNonce}, mac=${mac(daemon.token, 'askbridge question', daemonNonce, hookNonce, createHash('sha256').update(body).digest('base64url'))}`;
-      post('/api/hook/questions', { authorization }, body, (res) => {
-        let buffered = '';
-        res.on('data', (chunk) => {
+      let buffered = '';
+      post('/api/hook/questions', { authorization }, body, {
+        onBody: (chunk) => {
           buffered += chunk;
           let newline;
           while ((newline = buffered.indexOf('\n')) >= 0) {
@@ -189,9 +235,8 @@ function ask(payload, body) {
             buffered = buffered.slice(newline + 1);
             onLine(line, daemonNonce);
           }
-        });
-        res.on('end', () => fail('daemon closed the connection without an answer'));
-        res.on('error', () => fail('connection to the daemon lost'));
+        },
+        onEnd: () => fail('daemon closed the connection without an answer'),
       });
     }
 
@@ -212,7 +257,7 @@ function ask(payload, body) {
         const waitMs = Number.isFinite(event.waitMs) ? Math.max(0, event.waitMs) : 0;
         deadlineAt = Date.now() + waitMs + DEADLINE_MARGIN_MS;
         setTimeout(() => {
-          activeRequest?.destroy();
+          activeSocket?.destroy();
           passThrough('no answer by the deadline: question withdrawn');
         }, deadlineAt - Date.now());
         return;
@@ -226,7 +271,7 @@ function ask(payload, body) {
 }
 
 async function main() {
-  if (process.stdin.isTTY) passThrough('stdin is a terminal: this hook is run by Claude Code');
+  if (fstatSync(0).isCharacterDevice()) passThrough('stdin is a terminal or a device: this hook is run by Claude Code, with its payload on stdin');
   const payload = JSON.parse(await readStdin());
   const questions = payload?.tool_input?.questions;
   if (payload?.tool_name !== 'AskUserQuestion' || !Array.isArray(questions) || questions.length === 0) {
@@ -239,10 +284,10 @@ async function main() {
 
 // Esc in Claude Code, or its hook timeout, sends SIGTERM: closing the connection withdraws the
 // question. Installed first, so that a signal at any moment still ends in a quiet exit 0.
-let activeRequest;
+let activeSocket;
 for (const signal of ['SIGTERM', 'SIGINT', 'SIGHUP']) {
   process.on(signal, () => {
-    activeRequest?.destroy();
+    activeSocket?.destroy();
     passThrough(`${signal}: question withdrawn`);
   });
 }
