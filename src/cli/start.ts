@@ -84,7 +84,8 @@ async function startInBackground(io: CommandIo, port: string | undefined, quiet:
         if (!quiet) io.stderr(stderr() || `askbridge is already running (pid ${holder.pid})\n`);
         return;
       }
-      throw new CliError(stderr().trim().split('\n').pop() || `the daemon exited (${exited}) before it was ready: see \`askbridge logs\``);
+      // The child said why in one line, as `askbridge start: <reason>`: that line, said once.
+      throw new CliError(stderr().trim().split('\n').pop()?.replace(/^askbridge start: /, '') || `the daemon exited (${exited}) before it was ready: see \`askbridge logs\``);
     }
     if (Date.now() > deadline) throw new CliError(`the daemon (pid ${child.pid}) is not ready after ${BACKGROUND_READY_MS / 1000} s: see \`askbridge logs\``);
     await sleep(POLL_MS);

@@ -22,7 +22,8 @@ import { CHECKS, DATABASE } from './questions.js';
 import type { AskUserQuestionInput, FakeAnthropic, RecordedToolResult } from './fake-anthropic.js';
 import type { QuestionView } from '../../src/protocol.js';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { createServer as createHttpServer } from 'node:http';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { REPO_ROOT, baseEnv, runCli, sleep, waitUntil } from '../e2e/harness.js';
@@ -659,6 +660,31 @@ describe('askbridge answers reach the model through the real Claude Code client'
         expect(result.text).toBe(answeredText(pair(ask(names[session]!, round).questions[0]!.question, labelFor(session, round))));
       });
     }
+  });
+
+  it('says at session start that another program holds the port the http hook posts to, and the terminal asks', async () => {
+    const home = await realpathTemp('askbridge-conformance-squatted-');
+    const squatter = createHttpServer((_request, response) => response.end('not askbridge'));
+    await new Promise<void>((listening) => squatter.listen(0, '127.0.0.1', listening));
+    defer(async () => {
+      squatter.close();
+      await rm(home, { recursive: true, force: true });
+    });
+    const port = (squatter.address() as AddressInfo).port;
+    const env = baseEnv({ ASKBRIDGE_HOME: home, ASKBRIDGE_PORT: String(port), XDG_CONFIG_HOME: join(home, 'xdg-config') });
+    const fake = await startFakeAnthropic({ script: DATABASE });
+    defer(() => fake.close());
+    const root = await realpathTemp('askbridge-conformance-squatted-project-');
+    defer(() => rm(root, { recursive: true, force: true }));
+    const installed = await runCli(['install', '--project', root, '--claude', client().bin], { ...env, HOME: root });
+    expect(installed.code, installed.stderr).toBe(0);
+
+    const claude = await startClaude({ baseUrl: fake.url, projectDir: root, claudeBin: client().bin, env: { ASKBRIDGE_HOME: home, XDG_CONFIG_HOME: join(home, 'xdg-config') } });
+    defer(() => claude.stop());
+    const screen = await claude.waitForScreen(new RegExp(`port ${port} is in use`), 20_000);
+    console.log(`SessionStart hook failing, as the terminal shows it:\n${screen.split('\n').filter((line) => line.includes('SessionStart') || line.includes('in use')).join('\n')}`);
+    await claude.submit('Ask me what you need to know.', { accepted: () => fake.mainRequests.length > 0 });
+    await claude.waitForScreen(/Which database should we use\?[\s\S]*Enter to select/, 20_000);
   });
 
   it('starts the daemon from the SessionStart hook when none runs, and the question reaches it', async () => {
