@@ -430,9 +430,10 @@ async function benchLoad() {
       });
     });
     const asked = openQuestion(daemon.port, daemon.token, payload);
-    held.push(asked);
     await all;
     await asked.accepted;
+    // Withdrawn once measured: the daemon holds COUNTS.pending questions throughout, under its limit.
+    asked.close();
     arrivals.delete(payload.tool_use_id);
     const times = [...received.values()].map((at) => at - asked.sentAt);
     latencies.push(...times);

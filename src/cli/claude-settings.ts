@@ -131,7 +131,7 @@ function entriesOf(settings: Record<string, unknown>, event: HookEvent): Matcher
 }
 
 /** The entries `install` wrote in these settings, every event together. */
-export function installedHooks(settings: Record<string, unknown>): Array<{ event: HookEvent; hook: Record<string, unknown> }> {
+function installedHooks(settings: Record<string, unknown>): Array<{ event: HookEvent; hook: Record<string, unknown> }> {
   return EVENTS.flatMap((event) =>
     entriesOf(settings, event).flatMap((entry) => (entry.hooks ?? []).filter(INSTALLED[event]).map((hook) => ({ event, hook: hook as Record<string, unknown> }))),
   );

@@ -122,7 +122,12 @@ async function startLocked(options: DaemonOptions, port: number, stateDir: Retur
   });
   const policyLog = logger.child({ component: 'policy' });
   const planQuestion = createPolicy({ configFor: (cwd) => configWatch.effective(cwd), log: (fields, message) => policyLog.info(fields, message) });
-  stateDir.ensureHookKey();
+  try {
+    stateDir.ensureHookKey();
+  } catch (error) {
+    // The command hook does not need it; http hooks are refused (and their terminal asks) until it exists.
+    logger.warn({ error: (error as Error).message }, 'the hook key could not be made: http hooks are refused until `askbridge install` can make it');
+  }
   app = await buildApp({
     store,
     token,
