@@ -72,14 +72,21 @@ const SCRUBBED_ENV = [
   'CLAUDE_PROJECT_DIR',
   'CLAUDECODE',
   'XDG_STATE_HOME',
+  'XDG_CONFIG_HOME',
   'NODE_OPTIONS',
 ];
+
+/**
+ * Where askbridge looks for the user's config in every test that does not give its own: a folder
+ * that does not exist, so no test ever reads the developer's ~/.config/askbridge/config.json.
+ */
+const NO_USER_CONFIG = join(tmpdir(), 'askbridge-tests-have-no-user-config');
 
 /** process.env without anything that would make a run depend on the machine it runs on. */
 export function baseEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of SCRUBBED_ENV) delete env[name];
-  return { ...env, ...extra };
+  return { ...env, XDG_CONFIG_HOME: NO_USER_CONFIG, ...extra };
 }
 
 function listFiles(dir: string): string[] {

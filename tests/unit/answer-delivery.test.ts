@@ -4,7 +4,7 @@
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildAllowOutput, buildAnswerOutput, formatAnswers, formatDenyReasonAnswers, getOwn } from '../../src/answers.js';
 import { mergeConfig } from '../../src/config.js';
 import { buildApp, type App } from '../../src/daemon/app.js';
@@ -193,11 +193,10 @@ describe('the daemon when an accepted answer cannot be delivered', () => {
   it('tells the answering client with a 500 that names the problem, and the hook falls through at once', async () => {
     await start({ serializeDecision: (output: HookOutput) => { throw new RangeError(`Maximum call stack size exceeded (${output.hookSpecificOutput.permissionDecision})`); } });
     const hook = askThroughInject(app, { token: TOKEN, host: local.host, body: hookBody(singleSelect) });
-    let pending: QuestionView[] = [];
-    while (pending.length === 0) {
-      pending = (await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json<{ questions: QuestionView[] }>().questions;
-      await new Promise((resolve) => setImmediate(resolve));
-    }
+    const pending = await vi.waitUntil(async () => {
+      const { questions } = (await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json<{ questions: QuestionView[] }>();
+      return questions.length > 0 ? questions : undefined;
+    });
     const answer = await app.inject({
       method: 'POST',
       url: `/api/questions/${pending[0]!.id}/answer`,
