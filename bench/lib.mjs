@@ -1,3 +1,4 @@
+// @ts-check
 // Helpers for the benchmarks: statistics, timed child processes, a real daemon in temp dirs, and one
 // cleanup list that runs whatever happens (error, Ctrl-C), so no daemon, hook or browser outlives a run.
 import { spawn } from 'node:child_process';
@@ -42,7 +43,7 @@ export async function runCleanups() {
     try {
       await entry.fn();
     } catch (error) {
-      process.stderr.write(`cleanup: ${error.message}\n`);
+      process.stderr.write(`cleanup: ${/** @type {Error} */ (error).message}\n`);
     }
   }
 }
@@ -111,7 +112,7 @@ onCleanup(async () => {
     [...liveChildren].map(
       (child) =>
         new Promise((done) => {
-          if (child.exitCode !== null || child.signalCode !== null) return done();
+          if (child.exitCode !== null || child.signalCode !== null) return done(undefined);
           child.once('exit', done);
           child.kill('SIGKILL');
         }),
@@ -194,6 +195,7 @@ export function httpJson(port, token, method, path, body, timeoutMs = 5000) {
  * Starts `askbridge start` on a free port with its own state and config dirs. Resolves once it
  * printed its page link. `config` is written to $XDG_CONFIG_HOME/askbridge/config.json first.
  */
+/** @param {{ config?: Record<string, unknown>, timeoutMs?: number }} [options] */
 export async function startDaemon({ config, timeoutMs = 15_000 } = {}) {
   const home = mkdtempSync(join(tmpdir(), 'askbridge-bench-home-'));
   const configHome = mkdtempSync(join(tmpdir(), 'askbridge-bench-config-'));
@@ -235,7 +237,7 @@ export async function startDaemon({ config, timeoutMs = 15_000 } = {}) {
     }
     if (logListeners.size > 0) {
       const lines = (partial + chunk).split('\n');
-      partial = lines.pop();
+      partial = lines.pop() ?? '';
       for (const line of lines) {
         if (!line.startsWith('{')) continue;
         const entry = JSON.parse(line);
@@ -256,7 +258,7 @@ export async function startDaemon({ config, timeoutMs = 15_000 } = {}) {
         if (match) {
           clearTimeout(timer);
           waiters.delete(check);
-          found();
+          found(undefined);
         } else if (child.exitCode !== null || child.signalCode !== null) {
           clearTimeout(timer);
           waiters.delete(check);
@@ -268,9 +270,10 @@ export async function startDaemon({ config, timeoutMs = 15_000 } = {}) {
     });
   } catch (error) {
     await stop();
-    throw new Error(`${error.message}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`);
+    throw new Error(`${/** @type {Error} */ (error).message}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`);
   }
 
+  if (!match) throw new Error('unreachable: the wait above ends only with the page link');
   const port = Number(match[2]);
   const token = readFileSync(join(home, 'token'), 'utf8').trim();
   return {
@@ -322,7 +325,8 @@ export function openQuestion(port, token, payload, environment = {}) {
   });
   const settled = new Promise((ok) => (onSettled = ok));
   settled.catch(() => {});
-  const asked = { sentAt: undefined, accepted, settled, req: undefined, close: () => asked.req?.destroy() };
+  /** @type {{ sentAt: number, accepted: Promise<{ at: number, id: string }>, settled: Promise<{ at: number, event: Record<string, unknown> }>, req: import('node:http').ClientRequest | undefined, close(): void }} */
+  const asked = { sentAt: NaN, accepted, settled, req: undefined, close: () => asked.req?.destroy() };
   const hookNonce = newNonce();
   fetch(`http://127.0.0.1:${port}/api/hook/hello`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ nonce: hookNonce }) })
     .then((response) => response.json())

@@ -1,3 +1,4 @@
+// @ts-check
 // askbridge benchmarks: `npm run bench` (full) or `node bench/run.mjs --quick` (a smoke run).
 // Real processes throughout: the daemon (`askbridge start`), the hook, headless Chromium, WebSocket
 // clients. Prints the machine and ONE markdown table; every row is checked against its target, and
@@ -65,7 +66,7 @@ async function benchStartup() {
       await sleep(1);
     }
     if (i > 0) {
-      toLine.push(daemon.urlLineAt - daemon.startedAt);
+      toLine.push((daemon.urlLineAt ?? NaN) - daemon.startedAt);
       toStatus.push(statusAt - daemon.startedAt);
     }
     await daemon.stop();
@@ -158,7 +159,7 @@ async function clockOffset(page) {
   }
   samples.sort((a, b) => a.rtt - b.rtt);
   const best = samples.slice(0, 5).map((sample) => sample.offset).sort((a, b) => a - b);
-  return { offset: best[2], rtt: samples[0].rtt };
+  return { offset: best[2] ?? 0, rtt: samples[0]?.rtt ?? 0 };
 }
 
 async function openPage(browser, url, beforeNavigate) {
@@ -211,31 +212,33 @@ async function benchPage(browser, daemon) {
   const { page } = await openPage(browser, daemon.pairingUrl, (newPage) => newPage.exposeFunction('__benchCard', cards.report));
   // Recorded inside the page, on its own clock: when each card enters the list, and each Submit click.
   await page.evaluate(() => {
-    const bench = (window.__bench = { seen: {}, clickAt: 0 });
+    /** The page's window, with what the bench adds to it. */
+    const bench = (/** @type {any} */ (window).__bench = { seen: {}, clickAt: 0 });
+    const report = /** @type {(list: string, id: string) => void} */ (/** @type {any} */ (window).__benchCard);
     const finished = new Set();
     new MutationObserver(() => {
       const at = performance.timeOrigin + performance.now();
       for (const card of document.querySelectorAll('#pending > [data-question-id]')) {
-        const id = card.dataset.questionId;
+        const id = /** @type {HTMLElement} */ (card).dataset.questionId ?? '';
         if (bench.seen[id] !== undefined) continue;
         bench.seen[id] = at;
-        window.__benchCard('pending', id);
+        report('pending', id);
       }
-    }).observe(document.getElementById('pending'), { childList: true });
+    }).observe(/** @type {HTMLElement} */ (document.getElementById('pending')), { childList: true });
     new MutationObserver(() => {
       for (const card of document.querySelectorAll('#finished > [data-question-id]')) {
-        const id = card.dataset.questionId;
+        const id = /** @type {HTMLElement} */ (card).dataset.questionId ?? '';
         if (finished.has(id)) continue;
         finished.add(id);
-        window.__benchCard('finished', id);
+        report('finished', id);
       }
-    }).observe(document.getElementById('finished'), { childList: true });
+    }).observe(/** @type {HTMLElement} */ (document.getElementById('finished')), { childList: true });
     document.addEventListener('click', (event) => {
-      if (event.target.closest?.('button[type="submit"]')) bench.clickAt = performance.timeOrigin + performance.now();
+      if (/** @type {Element | null} */ (event.target)?.closest?.('button[type="submit"]')) bench.clickAt = performance.timeOrigin + performance.now();
     }, true);
   });
   const clock = await clockOffset(page);
-  const toPage = (pageTime) => pageTime - clock.offset;
+  const toPage = (pageTime) => pageTime - (clock.offset ?? 0);
 
   // The daemon's log times (epoch ms, whole ms) split each figure into hook, daemon and page parts.
   const logged = new Map();
@@ -280,8 +283,10 @@ async function benchPage(browser, daemon) {
     const spots = await page.evaluate(
       ({ questionId, label }) => {
         const card = document.querySelector(`article[data-question-id="${questionId}"]`);
+        if (!card) throw new Error(`no card for ${questionId}`);
         const submit = [...card.querySelectorAll('button')].find((button) => button.textContent === 'Submit');
         const option = [...card.querySelectorAll('.option-label')].find((span) => span.textContent === label);
+        if (!submit || !option) throw new Error(`card ${questionId} has no Submit or no option "${label}"`);
         submit.scrollIntoView({ block: 'nearest' });
         const center = (el) => {
           const rect = el.getBoundingClientRect();
@@ -301,7 +306,10 @@ async function benchPage(browser, daemon) {
     await page.mouse.up();
     const result = await asked.done;
     if (allowedAnswer(result.decision, question) !== PICK) wrong++;
-    const inPage = await page.evaluate((questionId) => ({ seenAt: window.__bench.seen[questionId], clickAt: window.__bench.clickAt }), id);
+    const inPage = await page.evaluate((questionId) => {
+      const bench = /** @type {any} */ (window).__bench;
+      return { seenAt: bench.seen[questionId], clickAt: bench.clickAt };
+    }, id);
     await cards.wait('finished', (candidate) => candidate === id);
     // Questions come seconds apart in real use: let the page finish its reaction before the next one.
     await sleep(COUNTS.idleMs);
@@ -392,7 +400,7 @@ async function benchLoad() {
       socket.on('message', (data) => {
         const at = epochNow();
         const message = JSON.parse(data.toString());
-        if (message.type === 'snapshot') ready();
+        if (message.type === 'snapshot') ready(undefined);
         else if (message.type === 'added') arrivals.get(message.question.toolUseId)?.(c, at);
       });
     });
@@ -425,7 +433,7 @@ async function benchLoad() {
         if (!received.has(client)) received.set(client, at);
         if (received.size === COUNTS.clients) {
           clearTimeout(timer);
-          done();
+          done(undefined);
         }
       });
     });
@@ -459,10 +467,15 @@ const spreadOf = (summary, unit) => (summary.n >= 20 ? `${unit(summary.p10)}–$
 
 function rows() {
   const out = [];
+  /**
+   * One row; a figure with a target says whether it was met.
+   * @param {string} id @param {string} figure @param {any} summary
+   * @param {{ unit: (value: number) => string, p99?: boolean, target?: string, value?: (summary: any) => number, limit?: number }} options
+   */
   const row = (id, figure, summary, { unit, p99 = false, target = '—', value, limit }) => {
     if (!summary) return out.push(`| ${id} | ${figure} | — | not measured | — | — | ${target} | error |`);
     const checked = value?.(summary);
-    const verdict = limit === undefined ? '' : checked <= limit ? '✓' : '✗';
+    const verdict = limit === undefined || checked === undefined ? '' : checked <= limit ? '✓' : '✗';
     out.push(`| ${id} | ${figure} | ${summary.n} | ${unit(summary.p50)} | ${spreadOf(summary, unit)} | ${p99 ? unit(summary.p99) : '—'} | ${target} | ${verdict} |`);
   };
   const times = (value) => `${value.toFixed(2)}×`;
@@ -505,7 +518,7 @@ function machine(browserVersion, loadAtStart) {
     '',
     `- CPU: ${model}, ${availableParallelism()} cores (Linux ${release()}); load average ${load(loadAtStart.load)} at start, ${load(loadavg())} at end`,
     ...(Number.isFinite(loadAtStart.pressure)
-      ? [`- Some task was waiting for a core during ${((100 * (cpuPressureTotal() - loadAtStart.pressure)) / 1000 / (Date.now() - loadAtStart.at)).toFixed(0)}% of the run (CPU pressure, this benchmark's own processes included)`]
+      ? [`- Some task was waiting for a core during ${((100 * ((cpuPressureTotal() ?? NaN) - loadAtStart.pressure)) / 1000 / (Date.now() - loadAtStart.at)).toFixed(0)}% of the run (CPU pressure, this benchmark's own processes included)`]
       : []),
     `- Node ${process.version}; Chromium ${browserVersion ?? 'not started'}`,
   ];
@@ -543,7 +556,7 @@ async function section(name, fn) {
   try {
     await fn();
   } catch (error) {
-    errors.push(`${name}: ${error.stack ?? error.message}`);
+    errors.push(`${name}: ${/** @type {Error} */ (error).stack ?? /** @type {Error} */ (error).message}`);
   }
   log(`${name}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
 }
@@ -594,7 +607,7 @@ for (const signal of ['SIGINT', 'SIGTERM']) {
 try {
   exitCode = await main();
 } catch (error) {
-  if (!interrupted) process.stderr.write(`bench failed: ${error.stack ?? error.message}\n`);
+  if (!interrupted) process.stderr.write(`bench failed: ${/** @type {Error} */ (error).stack ?? /** @type {Error} */ (error).message}\n`);
 } finally {
   // Once interrupted, only the signal handler may end the process, after its cleanup.
   if (interrupted) await cleaningUp;

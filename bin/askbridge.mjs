@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 // The `askbridge` command: runs the compiled CLI in dist/ (built by `npm install` / `npm run build`).
 import { existsSync } from 'node:fs';
 

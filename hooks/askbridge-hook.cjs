@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+// @ts-check
 // askbridge's PreToolUse hook for Claude Code's AskUserQuestion.
 //
 // Reads the hook payload on stdin, hands it to the askbridge daemon, waits for the answer, and
@@ -64,8 +65,9 @@ async function readStdin() {
     try {
       read = readSync(0, chunk, 0, chunk.length, null);
     } catch (error) {
-      if (error.code === 'EAGAIN') return readStdinStream(chunks, size);
-      if (error.code === 'EOF') break;
+      const code = /** @type {NodeJS.ErrnoException} */ (error).code;
+      if (code === 'EAGAIN') return readStdinStream(chunks, size);
+      if (code === 'EOF') break;
       throw error;
     }
     if (read === 0) break;
@@ -160,7 +162,7 @@ function ask(payload, body) {
     try {
       daemon = findDaemon(process.env); // read again: a restarted daemon has a new token and maybe a new port
     } catch (error) {
-      return fail(error.message);
+      return fail(String(/** @type {Error} */ (error).message));
     }
     const hookNonce = randomBytes(18).toString('base64url');
 
@@ -249,7 +251,7 @@ function ask(payload, body) {
         if (!sameMac(line.mac, mac(daemon.token, 'askbridge line', hookNonce, daemonNonce, line.event, line.body))) throw new Error('bad signature');
         event = JSON.parse(line.body);
       } catch (error) {
-        passThrough(`a reply line that the daemon did not sign for this question (${error.message}): ignored, the terminal asks`);
+        passThrough(`a reply line that the daemon did not sign for this question (${/** @type {Error} */ (error).message}): ignored, the terminal asks`);
       }
       if (line.event === 'accepted') {
         clearTimeout(handshake);

@@ -1,3 +1,4 @@
+// @ts-check
 // Copies the answer page's static files next to the compiled daemon (dist/web), which serves them.
 import { cpSync, rmSync } from 'node:fs';
 

@@ -1,3 +1,4 @@
+// @ts-check
 // The answer page: pairs with the daemon, follows the pending questions over a WebSocket, and posts
 // answers. Every string inside a question comes from a model that may have been prompt-injected, so
 // it reaches the DOM only as text (textContent, Text nodes, attributes), never as markup, and every
@@ -42,8 +43,11 @@ let starting = false;
 let lastTouchedCard = null;
 let idCounter = 0;
 
+/** An element of index.html: missing one is a broken build, so say which at once. */
 function byId(id) {
-  return document.getElementById(id);
+  const element = document.getElementById(id);
+  if (!element) throw new Error(`index.html has no #${id}`);
+  return element;
 }
 
 /** createElement with attributes and children; strings become Text nodes, so data stays data. */
@@ -79,6 +83,7 @@ function own(record, key) {
 
 /** fetch that never throws: status 0 means the daemon could not be reached. */
 async function api(method, path, body) {
+  /** @type {RequestInit & { headers: Record<string, string> }} */
   const init = { method, credentials: 'same-origin', cache: 'no-store', headers: {} };
   const key = pageKey();
   if (key) init.headers['x-askbridge-key'] = key;
@@ -120,10 +125,11 @@ function errorMessage(result, fallback) {
 function readPairCode() {
   const match = /^#pair=(.+)$/.exec(location.hash);
   if (!match) return null;
+  const code = match[1] ?? '';
   try {
-    return decodeURIComponent(match[1]);
+    return decodeURIComponent(code);
   } catch {
-    return match[1];
+    return code;
   }
 }
 
@@ -349,7 +355,7 @@ function addPending(view) {
 
 function insertPending(card) {
   const createdAt = Number(card.view.createdAt) || 0;
-  for (const other of ui.pending.children) {
+  for (const other of /** @type {HTMLCollectionOf<HTMLElement>} */ (ui.pending.children)) {
     const otherCard = cards.get(other.dataset.questionId);
     if (otherCard && (Number(otherCard.view.createdAt) || 0) < createdAt) {
       ui.pending.insertBefore(card.root, other);
@@ -527,8 +533,9 @@ async function submitAnswer(card) {
   const { responses, problems } = collect(card);
   if (problems.length > 0) {
     for (const { q, message, target } of problems) showProblem(q, message, target);
-    problems[0].target.focus();
-    announce(problems.length === 1 ? problems[0].message : `${problems.length} questions still need an answer.`);
+    const [first] = problems;
+    first?.target.focus();
+    announce(problems.length === 1 && first ? first.message : `${problems.length} questions still need an answer.`);
     return;
   }
   await send(card, 'answer', { responses });
@@ -712,7 +719,7 @@ function markGone(card) {
 
 function trimFinished() {
   while (ui.finished.children.length > FINISHED_KEEP) {
-    const last = ui.finished.lastElementChild;
+    const last = /** @type {HTMLElement} */ (ui.finished.lastElementChild);
     cards.delete(last.dataset.questionId);
     last.remove();
   }

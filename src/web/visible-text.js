@@ -1,3 +1,4 @@
+// @ts-check
 // The page's copy of the rule in src/visible-text.ts (the page is static and cannot import from
 // src/; one test table checks both): every invisible or control character in model text is shown
 // as a visible `[U+XXXX]` marker. Only the display changes, never the text that is sent back.
