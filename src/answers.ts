@@ -16,7 +16,7 @@ export function setOwn<T>(record: Record<string, T>, key: string, value: T): voi
 
 /** `record[key]` only when the record itself holds it, never something inherited (`constructor`, `toString`). */
 export function getOwn<T>(record: Readonly<Record<string, T>> | undefined, key: string): T | undefined {
-  return record !== undefined && Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined;
+  return record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
 export class AnswerError extends Error {

@@ -24,7 +24,7 @@ export async function run(io: CommandIo): Promise<number> {
     io.stdout(`  ${key.padEnd(19)} ${String(config[key]).padEnd(14)} (${origins[key]})\n`);
   }
   io.stdout(`  ${'rules'.padEnd(19)} ${String(config.rules.length).padEnd(14)} (${origins.rules})\n`);
-  config.rules.forEach((rule, index) => io.stdout(`    #${index + 1} ${JSON.stringify(rule)}\n`));
+  for (const [index, rule] of config.rules.entries()) io.stdout(`    #${index + 1} ${JSON.stringify(rule)}\n`);
   for (const entry of effective.ignored) {
     io.stdout(`\n  ignored: ${entry.path}: ${entry.reason === 'changed' ? 'it changed since it was trusted' : 'it is not trusted yet'}; read it, then run \`askbridge trust ${entry.projectDir}\`\n`);
   }

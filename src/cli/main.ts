@@ -8,6 +8,7 @@ type Command = {
   /** The options, as `askbridge NAME --help` shows them. */
   usage: string;
   summary: string;
+  // biome-ignore lint/suspicious/noConfusingVoidType: a command that can only succeed returns nothing (exit 0)
   load: () => Promise<{ run: (io: CommandIo) => Promise<number | void> }>;
 };
 

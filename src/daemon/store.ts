@@ -268,7 +268,7 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
       const entry = byId.get(id);
       if (!entry) return { kind: 'not_found' };
       if (entry.outcome) return { kind: 'already_resolved', question: entry.view };
-      let formatted;
+      let formatted: ReturnType<typeof formatAnswers>;
       try {
         formatted = formatAnswers(entry.questions, responses);
       } catch (error) {

@@ -75,7 +75,7 @@ function visible(text) {
 
 /** An own property only: a question may be called `constructor` or `__proto__`. */
 function own(record, key) {
-  return Object.prototype.hasOwnProperty.call(record, key) ? record[key] : undefined;
+  return Object.hasOwn(record, key) ? record[key] : undefined;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -393,7 +393,7 @@ function buildPendingCard(card) {
 
   const form = h('form', { class: 'card-form', novalidate: true });
   view.questions.forEach((question, index) => {
-    const q = buildQuestion(card, question, index);
+    const q = buildQuestion(question, index);
     card.qs.push(q);
     form.append(q.fieldset);
   });
@@ -431,7 +431,7 @@ function shortId(id) {
   return text.length > 8 ? text.slice(0, 8) : text;
 }
 
-function buildQuestion(card, question, index) {
+function buildQuestion(question, index) {
   const multi = question.multiSelect === true;
   const name = `q${index}`;
   const type = multi ? 'checkbox' : 'radio';
@@ -610,7 +610,7 @@ function describe(view, how) {
   const source = view.source && typeof view.source === 'object' ? view.source : {};
   if (how.gone) return { title: 'No longer pending', detail: 'It was settled while this page was not connected.' };
   const byPolicy = source.kind === 'policy';
-  const policyDetail = byPolicy ? `By policy (${policyText(source)}) ${TRIGGERS[source.trigger] ?? ''}`.trim() + '.' : null;
+  const policyDetail = byPolicy ? `${`By policy (${policyText(source)}) ${TRIGGERS[source.trigger] ?? ''}`.trim()}.` : null;
   const lateDetail = how.conflict ? 'This happened before your answer arrived.' : source.kind === 'daemon-stopped' ? 'askbridge was stopped.' : null;
   switch (view.status) {
     case 'answered': {
@@ -696,7 +696,7 @@ function summaryOf(view) {
   const anyAnswer = Object.keys(answers).length > 0;
   for (const q of view.questions) {
     shown.add(q.question);
-    const answer = Object.prototype.hasOwnProperty.call(answers, q.question) ? String(answers[q.question]) : undefined;
+    const answer = Object.hasOwn(answers, q.question) ? String(answers[q.question]) : undefined;
     if (anyAnswer || view.status !== 'answered') row(q.header, q.question, anyAnswer ? answer : undefined, own(notes, q.question));
   }
   // An answer keyed by text the card never showed still deserves to be seen.

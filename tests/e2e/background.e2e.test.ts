@@ -66,6 +66,7 @@ describe('askbridge logs', () => {
     appendFileSync(logFile, `${JSON.stringify({ level: 30, time: Date.now(), header: '\u001b]0;pwned-title\u0007\u001b[2J\u202eevil', msg: 'rule skipped' })}\n`);
 
     const piped = await runCli(['logs', '-n', '1'], env);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape sequences this test makes sure never reach a terminal
     expect(piped.stdout).not.toMatch(/[\u001b\u0007\u202e]/);
     expect(piped.stdout).toContain('[U+001B]]0;pwned-title[U+0007][U+001B][2J[U+202E]evil');
 

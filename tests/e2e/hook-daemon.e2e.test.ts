@@ -49,7 +49,7 @@ async function closedPort(): Promise<number> {
 /** A state directory that looks like a daemon's (token + daemon.json) but names `port`. */
 async function fakeStateDir(port: number | undefined): Promise<string> {
   const home = await mkdtemp(join(tmpdir(), 'askbridge-e2e-nodaemon-'));
-  await writeFile(join(home, 'token'), 'A'.repeat(43) + '\n', { mode: 0o600 });
+  await writeFile(join(home, 'token'), `${'A'.repeat(43)}\n`, { mode: 0o600 });
   if (port !== undefined) {
     await writeFile(join(home, 'daemon.json'), JSON.stringify({ pid: 2 ** 22 + 1, port, host: '127.0.0.1', version: '0.1.0', startedAt: Date.now() }), { mode: 0o600 });
   }

@@ -448,7 +448,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     await card.waitFor({ state: 'visible' });
     const legends = await card.locator('fieldset legend').allTextContents();
     expect(legends).toHaveLength(4);
-    payload.tool_input.questions.forEach((question, index) => expect(legends[index]).toContain(question.question));
+    for (const [index, question] of payload.tool_input.questions.entries()) expect(legends[index]).toContain(question.question);
     expect(await card.getByRole('radio').count()).toBe(3 + 1 + 2 + 1 + 2 + 1);
     expect(await card.getByRole('checkbox').count()).toBe(4 + 1);
     await page.screenshot({ path: SCREENSHOT_PATH, fullPage: true });

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { AnswerError, buildAllowOutput, formatAnswers } from '../../src/answers.js';
+import { type AnswerError, buildAllowOutput, formatAnswers } from '../../src/answers.js';
 import { ResponseSchema, ToolInputSchema, type Question } from '../../src/protocol.js';
 
 const fixtures = new URL('../fixtures/', import.meta.url);

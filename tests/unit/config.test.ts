@@ -89,7 +89,7 @@ describe('config files', () => {
     expect(fresh.ignored).toEqual([{ path: join(root, 'project', '.claude', 'askbridge.json'), projectDir: join(root, 'project'), reason: 'untrusted' }]);
 
     const trusted = await trustProject();
-    expect(trusted.stdout).toMatch(/Trusting .*askbridge\.json, which says:\n  waitSeconds: 5\n  rule #1: when the header contains "Deploy", chooses "Yes" AT ONCE, without asking anyone\nTrusted\./);
+    expect(trusted.stdout).toMatch(/Trusting .*askbridge\.json, which says:\n {2}waitSeconds: 5\n {2}rule #1: when the header contains "Deploy", chooses "Yes" AT ONCE, without asking anyone\nTrusted\./);
     expect(reader.effective(cwd).config).toMatchObject({ waitSeconds: 5, rules: [{ header: 'Deploy' }] });
     expect(statSync(trustFilePath(env)).mode & 0o777).toBe(0o600);
 

@@ -52,7 +52,6 @@ async function fixtureInputs(name: string, probes: { claude?: ClaudeProbe; daemo
 }
 
 const ids = (findings: Finding[]) => findings.map((finding) => finding.id);
-const only = (findings: Finding[], id: Finding['id']) => findings.filter((finding) => finding.id === id);
 
 /** Inputs built in memory: one project settings file holding `settings`. */
 function memoryInputs(settings: Record<string, unknown>, config: { waitSeconds?: number; answerMode?: 'updatedInput' | 'deny-reason' } = {}): DoctorInputs {
@@ -308,6 +307,7 @@ describe('hookScriptPath reads the script path from a hook command', () => {
   it.each([
     ["node '/opt/ask bridge/hooks/askbridge-hook.cjs'", '/opt/ask bridge/hooks/askbridge-hook.cjs'],
     ['node "$CLAUDE_PROJECT_DIR"/hooks/askbridge-hook.cjs', '/work/shop/hooks/askbridge-hook.cjs'],
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a shell command, as Claude Code's settings hold it
     ['node ${CLAUDE_PROJECT_DIR}/hooks/askbridge-hook.cjs --debug', '/work/shop/hooks/askbridge-hook.cjs'],
     ['ASKBRIDGE_DEBUG=1 node ~/askbridge/hooks/askbridge-hook.cjs', '/home/alice/askbridge/hooks/askbridge-hook.cjs'],
     ['cd /tmp && /opt/x/askbridge-hook.cjs', '/opt/x/askbridge-hook.cjs'],
