@@ -10,27 +10,10 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import type { AskUserQuestionInput } from '@anthropic-ai/claude-code/sdk-tools.js';
 
-export interface AskOption {
-  label: string;
-  description: string;
-  preview?: string;
-  [key: string]: unknown;
-}
-
-export interface AskQuestion {
-  question: string;
-  header: string;
-  multiSelect: boolean;
-  options: AskOption[];
-  [key: string]: unknown;
-}
-
-/** The input the fake model passes to `AskUserQuestion`. Extra keys are sent as they are. */
-export interface AskUserQuestionInput {
-  questions: AskQuestion[];
-  [key: string]: unknown;
-}
+/** The input the fake model passes to `AskUserQuestion`: the official type of the pinned Claude Code. */
+export type { AskUserQuestionInput };
 
 export interface FakeAnthropicOptions {
   /** What the model asks on the first main-conversation request. */
