@@ -8,7 +8,7 @@ import { RE2JS } from 're2js';
 import { z } from 'zod';
 import { ANSWER_MODES } from './answers.js';
 import { contentHash, createTrustStore, type TrustStore, type TrustVerdict } from './trust.js';
-import { describeZodError } from './protocol.js';
+import { describeZodError, TimeoutActionSchema } from './protocol.js';
 
 export const DEFAULT_WAIT_SECONDS = 300;
 export const PROJECT_CONFIG_PATH = join('.claude', 'askbridge.json');
@@ -53,13 +53,12 @@ export const RuleSchema = z
   });
 export type Rule = z.infer<typeof RuleSchema>;
 
-export const ON_TIMEOUT = ['terminal', 'recommended', 'decline'] as const;
 
 /** What a config file may hold; every key optional, unknown keys refused (they are typos). */
 export const ConfigFileSchema = z.strictObject({
   $schema: z.string().optional(),
   waitSeconds: z.number().int().min(0).max(24 * 60 * 60).optional(),
-  onTimeout: z.enum(ON_TIMEOUT).optional(),
+  onTimeout: TimeoutActionSchema.exclude(['rule']).optional(),
   whenNobodyWatching: z.enum(['wait', 'act']).optional(),
   answerMode: z.enum(ANSWER_MODES).optional(),
   rules: z.array(RuleSchema).max(200).optional(),

@@ -167,63 +167,77 @@ export const PairRequestSchema = z.object({ code: z.string().min(1).max(200) });
 /** Body of POST /api/hook/hello: the hook's fresh nonce, which the daemon's proof must cover. */
 export const HookHelloSchema = z.object({ nonce: z.string().regex(/^[A-Za-z0-9_-]{22,64}$/, { message: 'must be 22-64 base64url characters' }) });
 
-/** What the hook prints on stdout for Claude Code (protocol.md section 2). */
-export type HookOutput = {
-  hookSpecificOutput: {
-    hookEventName: 'PreToolUse';
-    permissionDecision: 'allow' | 'deny';
-    permissionDecisionReason?: string;
-    updatedInput?: Record<string, unknown>;
-    additionalContext?: string;
-  };
-};
+/** What the hook prints on stdout for Claude Code, and an http hook's response body (protocol.md section 2). */
+export const HookOutputSchema = z.object({
+  hookSpecificOutput: z.object({
+    hookEventName: z.literal('PreToolUse'),
+    permissionDecision: z.enum(['allow', 'deny']),
+    permissionDecisionReason: z.string().optional(),
+    updatedInput: z.record(z.string(), z.unknown()).optional(),
+    additionalContext: z.string().optional(),
+  }),
+});
+export type HookOutput = z.infer<typeof HookOutputSchema>;
 
-/** What a policy does when nobody answers in time. */
-export const TIMEOUT_ACTIONS = ['terminal', 'recommended', 'decline', 'rule'] as const;
-export type TimeoutAction = (typeof TIMEOUT_ACTIONS)[number];
+/** What a policy does when nobody answers in time: the three a config can name, or a rule's answer. */
+export const TimeoutActionSchema = z.enum(['terminal', 'recommended', 'decline', 'rule']);
+export type TimeoutAction = z.infer<typeof TimeoutActionSchema>;
 
 /** Who or what settled a question. */
-export type Source =
-  | { kind: 'person'; client: 'page' | 'cli' }
-  | { kind: 'policy'; action: TimeoutAction; trigger: 'timeout' | 'immediately' | 'nobody-watching'; rule?: string }
-  | { kind: 'hook-gone' }
-  | { kind: 'daemon-stopped' };
+export const SourceSchema = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('person'), client: z.enum(['page', 'cli']) }),
+  z.object({ kind: z.literal('policy'), action: TimeoutActionSchema, trigger: z.enum(['timeout', 'immediately', 'nobody-watching']), rule: z.string().optional() }),
+  z.object({ kind: z.literal('hook-gone') }),
+  z.object({ kind: z.literal('daemon-stopped') }),
+]);
+export type Source = z.infer<typeof SourceSchema>;
 
 /** `failed`: an answer was given, but no decision could be built from it; the terminal asks. */
-export const QUESTION_STATUSES = ['pending', 'answered', 'declined', 'terminal', 'cancelled', 'failed'] as const;
-export type QuestionStatus = (typeof QUESTION_STATUSES)[number];
+export const QuestionStatusSchema = z.enum(['pending', 'answered', 'declined', 'terminal', 'cancelled', 'failed']);
+export type QuestionStatus = z.infer<typeof QuestionStatusSchema>;
 
 /** A question as pages and the CLI see it. */
-export type QuestionView = {
-  id: string;
-  sessionId: string;
-  toolUseId: string;
-  cwd: string;
-  createdAt: number;
-  expiresAt: number;
+export const QuestionViewSchema = z.object({
+  id: z.string(),
+  sessionId: z.string(),
+  toolUseId: z.string(),
+  cwd: z.string(),
+  createdAt: z.number(),
+  expiresAt: z.number(),
   /** What happens at expiresAt, e.g. `{ action: 'recommended', summary: 'the recommended option will be chosen' }`. */
-  timeout: { action: TimeoutAction; summary: string };
-  status: QuestionStatus;
-  questions: Array<{
-    question: string;
-    header: string;
-    multiSelect: boolean;
-    options: Array<{ label: string; description: string; preview?: string }>;
-  }>;
-  answers?: Record<string, string>;
-  notes?: Record<string, string>;
-  source?: Source;
+  timeout: z.object({ action: TimeoutActionSchema, summary: z.string() }),
+  status: QuestionStatusSchema,
+  questions: z.array(
+    z.object({
+      question: z.string(),
+      header: z.string(),
+      multiSelect: z.boolean(),
+      options: z.array(z.object({ label: z.string(), description: z.string(), preview: z.string().optional() })),
+    }),
+  ),
+  answers: z.record(z.string(), z.string()).optional(),
+  notes: z.record(z.string(), z.string()).optional(),
+  source: SourceSchema.optional(),
   /** Why a `failed` question failed. */
-  error?: string;
-  resolvedAt?: number;
-};
+  error: z.string().optional(),
+  resolvedAt: z.number().optional(),
+});
+export type QuestionView = z.infer<typeof QuestionViewSchema>;
 
 /** Messages the daemon pushes to every page over the WebSocket. */
-export type ServerMessage =
-  | { type: 'snapshot'; questions: QuestionView[] }
-  | { type: 'added'; question: QuestionView }
-  | { type: 'resolved'; question: QuestionView }
-  | { type: 'banner'; message: string | null };
+export const ServerMessageSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('snapshot'), questions: z.array(QuestionViewSchema) }),
+  z.object({ type: z.literal('added'), question: QuestionViewSchema }),
+  z.object({ type: z.literal('resolved'), question: QuestionViewSchema }),
+  z.object({ type: z.literal('banner'), message: z.string().nullable() }),
+]);
+export type ServerMessage = z.infer<typeof ServerMessageSchema>;
+
+/** The daemon's replies about questions, to the page and the CLI. */
+export const QuestionsReplySchema = z.object({ questions: z.array(QuestionViewSchema) });
+export const QuestionReplySchema = z.object({ question: QuestionViewSchema });
+/** Every refusal: a stable code, a sentence, and for invalid input one line per problem. */
+export const ErrorReplySchema = z.object({ error: z.object({ code: z.string(), message: z.string(), details: z.array(z.string()).optional() }) });
 
 /** Turn a zod error into one readable line per issue: `tool_input.questions.0.options: too small`. */
 export function describeZodError(error: z.ZodError, prefix = ''): string[] {

@@ -2,10 +2,11 @@
 // as `askbridge pending` shows them; an id prefix is enough when it is unique.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import type { AnswerRequest, QuestionView } from '../protocol.js';
+import { ErrorReplySchema, QuestionReplySchema, QuestionsReplySchema, type AnswerRequest, type QuestionView } from '../protocol.js';
 import { markInvisible, terminalJson } from '../visible-text.js';
 import { connectToDaemon, type DaemonClient } from './client.js';
 import { CliError, type CommandIo } from './command.js';
+import { readReply } from './replies.js';
 
 export async function run(io: CommandIo): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -27,28 +28,28 @@ export async function run(io: CommandIo): Promise<number> {
 
   const request: AnswerRequest = values.json !== undefined ? readAnswerFile(values.json) : buildResponses(call, values.pick, values.other, values.note);
 
-  const response = await daemon.request<{ question?: QuestionView; error?: { message: string } }>('POST', `/api/questions/${call.id}/answer`, request);
+  const response = await daemon.request<unknown>('POST', `/api/questions/${call.id}/answer`, request);
   if (response.status === 200) {
-    io.stdout(`answered: ${terminalJson(response.body.question?.answers)}\n`);
+    io.stdout(`answered: ${terminalJson(readReply(QuestionReplySchema, response.body, 'answer reply').question.answers)}\n`);
     return 0;
   }
   if (response.status === 409) {
-    const winner = response.body.question;
-    throw new CliError(`too late: the question was already ${winner?.status}${winner?.answers ? ` with ${terminalJson(winner.answers)}` : ''}`, 3);
+    const winner = readReply(QuestionReplySchema, response.body, 'reply to a late answer').question;
+    throw new CliError(`too late: the question was already ${winner.status}${winner.answers ? ` with ${terminalJson(winner.answers)}` : ''}`, 3);
   }
   // The daemon's message may quote labels and question text: markers, never raw control characters.
-  throw new CliError(markInvisible(response.body.error?.message ?? `the daemon answered ${response.status}`));
+  throw new CliError(markInvisible(readReply(ErrorReplySchema, response.body, 'refusal').error.message));
 }
 
 /** A whole id finds finished questions too (so a late answer learns who won); a prefix finds pending ones. */
 async function findQuestion(daemon: DaemonClient, idOrPrefix: string): Promise<QuestionView> {
   if (UUID.test(idOrPrefix)) {
-    const { status, body } = await daemon.request<{ question: QuestionView }>('GET', `/api/questions/${idOrPrefix}`);
-    if (status === 200) return body.question;
+    const { status, body } = await daemon.request<unknown>('GET', `/api/questions/${idOrPrefix}`);
+    if (status === 200) return readReply(QuestionReplySchema, body, 'question').question;
     throw new CliError(`no question with id ${idOrPrefix}`);
   }
-  const { body } = await daemon.request<{ questions: QuestionView[] }>('GET', '/api/questions');
-  const matches = body.questions.filter((call) => call.id.startsWith(idOrPrefix));
+  const reply = await daemon.request<unknown>('GET', '/api/questions');
+  const matches = readReply(QuestionsReplySchema, reply.body, 'list of questions').questions.filter((call) => call.id.startsWith(idOrPrefix));
   if (matches.length !== 1) throw new CliError(matches.length === 0 ? `no pending question with id ${idOrPrefix}` : `id ${idOrPrefix} is ambiguous`);
   return matches[0]!;
 }

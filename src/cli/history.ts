@@ -1,7 +1,7 @@
 // `askbridge history`: the finished questions, newest last, from history.jsonl in the state directory.
 import { parseArgs } from 'node:util';
 import { getOwn } from '../answers.js';
-import { readHistoryTail } from '../daemon/history.js';
+import { readHistoryTail } from '../history-file.js';
 import { terminalJson, terminalText } from '../visible-text.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import { CliError, type CommandIo } from './command.js';

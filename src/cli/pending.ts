@@ -1,14 +1,16 @@
 // `askbridge pending`: the questions waiting now. Their text comes from a model: every invisible or
 // terminal-active character is shown as a `[U+XXXX]` marker, and a newline indents what follows.
 import { parseArgs } from 'node:util';
-import type { QuestionView } from '../protocol.js';
+import { QuestionsReplySchema } from '../protocol.js';
 import { terminalJson, terminalText } from '../visible-text.js';
 import { connectToDaemon } from './client.js';
 import type { CommandIo } from './command.js';
+import { readReply } from './replies.js';
 
 export async function run(io: CommandIo): Promise<void> {
   const { values } = parseArgs({ args: io.argv, options: { json: { type: 'boolean', default: false } }, strict: true });
-  const { body } = await connectToDaemon(io.env).request<{ questions: QuestionView[] }>('GET', '/api/questions');
+  const reply = await connectToDaemon(io.env).request<unknown>('GET', '/api/questions');
+  const body = readReply(QuestionsReplySchema, reply.body, 'list of questions');
   if (values.json) {
     io.stdout(`${terminalJson(body.questions)}\n`);
     return;

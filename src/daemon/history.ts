@@ -1,29 +1,9 @@
-// history.jsonl: one line per finished question, appended by the daemon alone. A crash can leave a
-// torn last line; readers skip it, and the next append starts on a fresh line.
-import { closeSync, fstatSync, openSync, readSync, statSync } from 'node:fs';
+// Writing history.jsonl: one line per finished question, appended by the daemon alone. A crash can
+// leave a torn last line; readers skip it (history-file.ts), and the next append starts on a fresh line.
+import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
+import type { HistoryLine, HistorySource } from '../history-file.js';
 import type { QuestionView } from '../protocol.js';
-
-/** `lost`: not a question but a note that some could not be recorded (the disk was full or read-only). */
-export type HistorySource = 'person' | 'rule' | 'recommended' | 'declined' | 'terminal' | 'cancelled' | 'expired' | 'failed' | 'lost';
-
-export type HistoryLine = {
-  id: string;
-  sessionId: string;
-  toolUseId: string;
-  project: string;
-  askedAt: string;
-  finishedAt: string;
-  status: QuestionView['status'];
-  source: HistorySource;
-  /** Which client a person used, which rule answered, or what ended the wait. */
-  detail?: string;
-  questions: Array<{ question: string; header: string }>;
-  answers?: Record<string, string>;
-  notes?: Record<string, string>;
-  /** Why the question failed (source `failed`): the answer never reached Claude. */
-  error?: string;
-};
 
 export function historyLineOf(view: QuestionView): HistoryLine {
   const { source, detail } = describeSource(view);
@@ -146,59 +126,6 @@ export function createHistory(path: string, options: { onError?: (error: Error) 
 function lostLine(count: number, error: string): HistoryLine {
   const now = new Date().toISOString();
   return { id: `lost-${now}`, sessionId: '', toolUseId: '', project: '', askedAt: now, finishedAt: now, status: 'cancelled', source: 'lost', detail: `${count} finished question(s) could not be recorded (${error})`, questions: [] };
-}
-
-/** Every complete line; a torn or foreign line is skipped, never fatal. */
-export function readHistory(path: string): HistoryLine[] {
-  return readHistoryTail(path, Number.POSITIVE_INFINITY);
-}
-
-const TAIL_CHUNK_BYTES = 64 * 1024;
-
-/**
- * The last `limit` lines, read backwards from the end of the file in chunks: `askbridge history`
- * stays as fast on a history of years as on one of a day.
- */
-export function readHistoryTail(path: string, limit: number): HistoryLine[] {
-  let fd: number;
-  try {
-    fd = openSync(path, 'r');
-  } catch {
-    return [];
-  }
-  try {
-    let position = fstatSync(fd).size;
-    let rest = Buffer.alloc(0); // the start of a line whose beginning is in an earlier chunk
-    const found: HistoryLine[] = [];
-    while (position > 0 && found.length < limit) {
-      const size = Math.min(TAIL_CHUNK_BYTES, position);
-      position -= size;
-      const chunk = Buffer.alloc(size);
-      readSync(fd, chunk, 0, size, position);
-      const buffer = Buffer.concat([chunk, rest]);
-      const firstNewline = position > 0 ? buffer.indexOf(0x0a) : -1;
-      rest = firstNewline >= 0 ? buffer.subarray(0, firstNewline) : Buffer.alloc(0);
-      const complete = firstNewline >= 0 ? buffer.subarray(firstNewline + 1) : buffer;
-      found.unshift(...parseLines(complete.toString('utf8').split('\n')));
-    }
-    return found.slice(-limit);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function parseLines(raws: string[]): HistoryLine[] {
-  const lines: HistoryLine[] = [];
-  for (const raw of raws) {
-    if (!raw.trim()) continue;
-    try {
-      const parsed = JSON.parse(raw) as HistoryLine;
-      if (parsed && typeof parsed.id === 'string' && typeof parsed.source === 'string') lines.push(parsed);
-    } catch {
-      // A line torn by a crash.
-    }
-  }
-  return lines;
 }
 
 function endsWithoutNewline(path: string): boolean {

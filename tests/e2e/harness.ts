@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 import { expect } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import type { HistoryLine } from '../../src/daemon/history.js';
+import { HistoryLineSchema, type HistoryLine } from '../../src/history-file.js';
 import { askOverHttp, type HookReply } from '../hook-client.js';
 import type { QuestionView } from '../../src/protocol.js';
 
@@ -474,7 +474,12 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       return (await readFile(daemon.historyFile, 'utf8'))
         .split('\n')
         .filter((line) => line.trim() !== '')
-        .map((line) => JSON.parse(line) as HistoryLine);
+        // Strict here: every line the daemon writes must have the shape readers expect.
+        .map((line) => {
+          const json: unknown = JSON.parse(line);
+          HistoryLineSchema.parse(json);
+          return json as HistoryLine;
+        });
     },
     waitForQuestion(toolUseId, timeoutMs = 10_000) {
       return waitUntil(async () => (await daemon.pending()).find((question) => question.toolUseId === toolUseId), timeoutMs, `question ${toolUseId} to be pending`);

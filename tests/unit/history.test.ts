@@ -2,7 +2,8 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHistory, HISTORY_BACKLOG_LINES, readHistory, readHistoryTail, type HistoryProblem } from '../../src/daemon/history.js';
+import { createHistory, HISTORY_BACKLOG_LINES, type HistoryProblem } from '../../src/daemon/history.js';
+import { readHistory, readHistoryTail } from '../../src/history-file.js';
 import type { QuestionView } from '../../src/protocol.js';
 
 let dir: string;
@@ -112,9 +113,20 @@ describe('reading history from its end', () => {
   it('gives the last N lines of a long history, across chunk boundaries and multi-byte text, skipping a torn line', () => {
     const path = join(dir, 'history.jsonl');
     const lines = Array.from({ length: 3000 }, (_, index) =>
-      JSON.stringify({ id: String(index), source: 'person', questions: [{ question: `Café ☕ 東京 ${'é'.repeat(index % 50)}?`, header: 'H' }] }),
+      JSON.stringify({
+        id: String(index),
+        sessionId: 's',
+        toolUseId: `t${index}`,
+        project: '/p',
+        askedAt: '2026-01-01T00:00:00.000Z',
+        finishedAt: '2026-01-01T00:00:01.000Z',
+        status: 'answered',
+        source: 'person',
+        questions: [{ question: `Café ☕ 東京 ${'é'.repeat(index % 50)}?`, header: 'H' }],
+      }),
     );
-    appendFileSync(path, `${lines.join('\n')}\n{"id":"torn","sou`);
+    // A torn line, and a line that is JSON but not a history line (something else wrote to the file).
+    appendFileSync(path, `{"id":"foreign"}\n${lines.join('\n')}\n{"id":"torn","sou`);
     const all = readHistory(path);
     expect(all.map((line) => line.id)).toEqual(lines.map((_, index) => String(index)));
     for (const limit of [1, 7, 500, 2999, 3000, 5000]) {
