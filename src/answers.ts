@@ -157,6 +157,12 @@ export function buildAnswerOutput(mode: AnswerMode, toolInput: Readonly<Record<s
 }
 
 /** The decision that refuses the tool call; Claude receives the reason as an error result. */
+/** What Claude is told to do when nobody answers: the end of every decline reason. */
+export const PROCEED = 'Do not wait for an answer: proceed with your best judgment, state the assumptions you make, and let the user correct them later.';
+
+/** The reason when a person pressed "Decline" on the page or in the CLI. */
+export const PERSON_DECLINE_REASON = `The user declined to answer these questions. ${PROCEED}`;
+
 export function buildDenyOutput(reason: string): HookOutput {
   return {
     hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason },

@@ -2,7 +2,7 @@
 // applies to its project: how long to wait, then let the terminal ask, choose the recommended option,
 // apply a rule, or decline. A default is always one of the offered labels (or a rule's explicit free
 // text), and Claude is always told, through additionalContext, that no person chose it.
-import { buildAnswerOutput, buildDenyOutput, formatAnswers, shorten, type AnswerMode } from '../answers.js';
+import { buildAnswerOutput, buildDenyOutput, formatAnswers, PROCEED, shorten, type AnswerMode } from '../answers.js';
 import type { RE2JS } from 're2js';
 import { compileRulePattern, type Config, type EffectiveConfig, type Match, type Rule } from '../config.js';
 import type { Question, QuestionView, Response, Source, TimeoutAction } from '../protocol.js';
@@ -98,14 +98,9 @@ function policyAnswer(config: Config, context: PolicyContext, responses: Respons
   };
 }
 
-const PROCEED = 'Do not wait for an answer: proceed with your best judgment, state the assumptions you make, and let the user correct them later.';
-
 export function declineReason(why: string): string {
   return `Nobody is available to answer these questions right now (${why}). ${PROCEED}`;
 }
-
-/** The reason when a person pressed "Decline" on the page or in the CLI. */
-export const PERSON_DECLINE_REASON = `The user declined to answer these questions. ${PROCEED}`;
 
 function describeTrigger(trigger: 'timeout' | 'nobody-watching' | 'immediately', config: Config): string {
   if (trigger === 'timeout') return `nobody answered within ${formatDuration(config.waitSeconds)}`;

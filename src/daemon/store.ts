@@ -2,7 +2,7 @@
 // outcome wins and every later one is refused with the winner. Knows nothing of HTTP or WebSockets;
 // it reports changes to subscribers and hands each waiter its outcome.
 import { randomUUID } from 'node:crypto';
-import { AnswerError, buildAnswerOutput, formatAnswers, type AnswerMode } from '../answers.js';
+import { AnswerError, buildAnswerOutput, buildDenyOutput, formatAnswers, PERSON_DECLINE_REASON, type AnswerMode } from '../answers.js';
 import type { HookOutput, Question, QuestionStatus, QuestionView, Response, Source } from '../protocol.js';
 
 /** How a question ended, and what the hook prints for it (null: nothing, the terminal answers). */
@@ -229,6 +229,14 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
     return entry;
   }
 
+  function settleByPerson(id: string, outcome: Outcome): AnswerResult {
+    const entry = byId.get(id);
+    if (!entry) return { kind: 'not_found' };
+    if (entry.outcome) return { kind: 'already_resolved', question: entry.view };
+    settle(entry, outcome);
+    return entry.view.status === 'failed' ? { kind: 'failed', question: entry.view } : { kind: 'answered', question: entry.view };
+  }
+
   return {
     /** Ask a question, or wait for the same one again when its session and tool call are known. */
     open(input: OpenQuestion): Waiter {
@@ -297,13 +305,14 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
       return entry.view.status === 'failed' ? { kind: 'failed', question: entry.view } : { kind: 'answered', question: entry.view };
     },
 
-    /** Settle a pending question some other way (a policy, a button on the page). */
-    resolve(id: string, decide: (question: QuestionView) => Outcome): AnswerResult {
-      const entry = byId.get(id);
-      if (!entry) return { kind: 'not_found' };
-      if (entry.outcome) return { kind: 'already_resolved', question: entry.view };
-      settle(entry, decide(entry.view));
-      return entry.view.status === 'failed' ? { kind: 'failed', question: entry.view } : { kind: 'answered', question: entry.view };
+    /** A person declines to answer: Claude is told so, and to proceed on its own judgment. */
+    decline(id: string, client: 'page' | 'cli'): AnswerResult {
+      return settleByPerson(id, { status: 'declined', source: { kind: 'person', client }, hookOutput: buildDenyOutput(PERSON_DECLINE_REASON) });
+    },
+
+    /** A person hands the question back: the hook prints nothing and Claude Code's own dialog asks. */
+    handToTerminal(id: string, client: 'page' | 'cli'): AnswerResult {
+      return settleByPerson(id, { status: 'terminal', source: { kind: 'person', client }, hookOutput: null });
     },
 
     get(id: string): QuestionView | undefined {

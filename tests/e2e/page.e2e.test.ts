@@ -5,7 +5,7 @@ import { statSync } from 'node:fs';
 import { performance } from 'node:perf_hooks';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PERSON_DECLINE_REASON } from '../../src/daemon/policy.js';
+import { PERSON_DECLINE_REASON } from '../../src/answers.js';
 import type { QuestionView } from '../../src/protocol.js';
 import {
   chromiumAvailability,

@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createPendingFiles } from '../../src/daemon/pending-files.js';
 import { createQuestionStore, REATTACH_MS, type OpenQuestion, type PendingRecord, type StoreEvent } from '../../src/daemon/store.js';
 import type { Question } from '../../src/protocol.js';
+import { PERSON_DECLINE_REASON } from '../../src/answers.js';
 
 const question: Question = { question: 'Which?', header: 'H', multiSelect: false, options: [{ label: 'A', description: '' }, { label: 'B', description: '' }] };
 const open = (toolUseId: string, waitMs = 60_000): OpenQuestion => ({
@@ -25,6 +26,22 @@ beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
 
 describe('the question store', () => {
+  it('settles a question a person declines with a deny Claude reads, and one handed back with nothing, each once', async () => {
+    const store = createQuestionStore();
+    const declined = store.open(open('t1'));
+    expect(store.decline(declined.question.id, 'page')).toMatchObject({ kind: 'answered', question: { status: 'declined', source: { kind: 'person', client: 'page' } } });
+    await expect(declined.outcome).resolves.toMatchObject({
+      hookOutput: { hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: PERSON_DECLINE_REASON } },
+    });
+    const handedBack = store.open(open('t2'));
+    expect(store.handToTerminal(handedBack.question.id, 'cli')).toMatchObject({ kind: 'answered', question: { status: 'terminal', source: { kind: 'person', client: 'cli' } } });
+    await expect(handedBack.outcome).resolves.toMatchObject({ status: 'terminal', hookOutput: null });
+    // Once settled, neither way settles it again; an unknown id is not found.
+    expect(store.decline(handedBack.question.id, 'page')).toMatchObject({ kind: 'already_resolved', question: { status: 'terminal' } });
+    expect(store.handToTerminal(declined.question.id, 'page')).toMatchObject({ kind: 'already_resolved', question: { status: 'declined' } });
+    expect(store.decline('00000000-0000-4000-8000-000000000000', 'page')).toEqual({ kind: 'not_found' });
+  });
+
   it('withdraws a question when its last waiting hook leaves, and refuses later answers', async () => {
     const store = createQuestionStore();
     const events: StoreEvent[] = [];

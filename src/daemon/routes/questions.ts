@@ -1,9 +1,7 @@
 // The questions as pages and the CLI see them, and the one way to answer them.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import { buildDenyOutput } from '../../answers.js';
 import { AnswerRequestSchema } from '../../protocol.js';
-import { PERSON_DECLINE_REASON } from '../policy.js';
 import { ANSWER_BODY_LIMIT_BYTES, type RouteContext } from '../app.js';
 import { HttpError, parseOr400 } from '../errors.js';
 import type { AnswerResult } from '../store.js';
@@ -34,14 +32,13 @@ export async function questionRoutes(app: FastifyInstance, { store }: RouteConte
   app.post('/api/questions/:id/terminal', { config: { access: 'page-or-local' }, bodyLimit: 1024 }, async (request, reply) => {
     const { id } = parseOr400(IdParamsSchema, request.params, 'question id');
     const client = request.principal.kind === 'page' ? 'page' : 'cli';
-    return sendAnswerResult(reply, store.resolve(id, () => ({ status: 'terminal', source: { kind: 'person', client }, hookOutput: null })));
+    return sendAnswerResult(reply, store.handToTerminal(id, client));
   });
 
   app.post('/api/questions/:id/decline', { config: { access: 'page-or-local' }, bodyLimit: 1024 }, async (request, reply) => {
     const { id } = parseOr400(IdParamsSchema, request.params, 'question id');
     const client = request.principal.kind === 'page' ? 'page' : 'cli';
-    const hookOutput = buildDenyOutput(PERSON_DECLINE_REASON);
-    return sendAnswerResult(reply, store.resolve(id, () => ({ status: 'declined', source: { kind: 'person', client }, hookOutput })));
+    return sendAnswerResult(reply, store.decline(id, client));
   });
 }
 
