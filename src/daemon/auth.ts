@@ -60,6 +60,8 @@ export type AuthOptions = {
 
 /** What a successful pairing gives the page: the cookie (HttpOnly) and the key (for its own storage). */
 export type PairedPage = { cookie: string; key: string; maxAgeSeconds: number };
+/** How trading a code went: paired, a code that does not pair (spent, expired, never made), or a pairing that could not be kept. */
+export type PairingResult = { kind: 'paired'; page: PairedPage } | { kind: 'bad_code' } | { kind: 'not_saved'; reason: string };
 
 export function createAuth(options: AuthOptions) {
   const now = options.now ?? Date.now;
@@ -194,12 +196,12 @@ export function createAuth(options: AuthOptions) {
      * Trade a pairing code for a page session: a cookie and a key. The code is spent only once the
      * session is kept: when it cannot be saved (a full disk), the code still works for a retry.
      */
-    pair(code: string): PairedPage {
+    pair(code: string): PairingResult {
       const hash = sha256(code);
       const expiresAt = pairingCodes.get(hash);
       if (expiresAt === undefined || expiresAt < now()) {
         pairingCodes.delete(hash);
-        throw new HttpError(401, 'bad_pairing_code', 'this link was already used or has expired: run `askbridge open` for a new one');
+        return { kind: 'bad_code' };
       }
       const cookie = randomBytes(32).toString('base64url');
       const key = randomBytes(32).toString('base64url');
@@ -210,10 +212,10 @@ export function createAuth(options: AuthOptions) {
         options.pageSessionStore?.save(storedSessions());
       } catch (error) {
         pageSessions.delete(id);
-        throw new HttpError(503, 'pairing_not_saved', `the pairing could not be saved (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}): the link still works, try again once the disk has room`);
+        return { kind: 'not_saved', reason: (error as NodeJS.ErrnoException).code ?? (error as Error).message };
       }
       pairingCodes.delete(hash);
-      return { cookie, key, maxAgeSeconds: Math.floor(PAGE_SESSION_TTL_MS / 1000) };
+      return { kind: 'paired', page: { cookie, key, maxAgeSeconds: Math.floor(PAGE_SESSION_TTL_MS / 1000) } };
     },
   };
 }

@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { PairRequestSchema } from '../../protocol.js';
 import type { RouteContext } from '../app.js';
-import { parseOr400 } from '../errors.js';
+import { HttpError, parseOr400 } from '../errors.js';
 
 /** Attempts to pair with a code that is not live, from anyone, per minute. */
 export const PAIRING_GUESSES_PER_MINUTE = 10;
@@ -25,7 +25,10 @@ export async function pairingRoutes(app: FastifyInstance, { auth }: RouteContext
     },
     async (request, reply) => {
       const { code } = parseOr400(PairRequestSchema, request.body, 'pairing request');
-      const page = auth.pair(code);
+      const result = auth.pair(code);
+      if (result.kind === 'bad_code') throw new HttpError(401, 'bad_pairing_code', 'this link was already used or has expired: run `askbridge open` for a new one');
+      if (result.kind === 'not_saved') throw new HttpError(503, 'pairing_not_saved', `the pairing could not be saved (${result.reason}): the link still works, try again once the disk has room`);
+      const { page } = result;
       reply.header('set-cookie', `${auth.cookieName()}=${page.cookie}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${page.maxAgeSeconds}`);
       request.log.info('page paired');
       return { paired: true, key: page.key };
