@@ -8,5 +8,7 @@ import { CliError } from './command.js';
 export function readReply<Schema extends z.ZodType>(schema: Schema, body: unknown, what: string): z.infer<Schema> {
   const parsed = schema.safeParse(body);
   if (!parsed.success) throw new CliError(`the daemon's ${what} is not what this askbridge expects (${describeZodError(parsed.error).slice(0, 3).join('; ')}): are the daemon and the CLI the same version?`);
-  return parsed.data;
+  // Checked, but kept as JSON.parse made it: zod copies records into new objects, where an answer
+  // to a question called `__proto__` would stop being an own key.
+  return body as z.infer<Schema>;
 }
