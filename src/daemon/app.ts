@@ -2,69 +2,20 @@
 // listens and never touches `process`: main.ts does, and tests call app.inject()/injectWS().
 import rateLimit from '@fastify/rate-limit';
 import websocket from '@fastify/websocket';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyError } from 'fastify';
+import Fastify, { LogController, type FastifyError } from 'fastify';
 import type { ServerMessage } from '../protocol.js';
-import { createAuth, PAGE_PROTOCOL, registerGuard, type AuthOptions } from './auth.js';
+import { createAuth, PAGE_PROTOCOL, registerGuard } from './auth.js';
 import { HttpError } from './errors.js';
-import { broadcast, eventRoutes, type Watchers } from './routes/events.js';
+import { BODY_LIMIT_BYTES, REQUEST_TIMEOUTS, WS_MESSAGE_LIMIT_BYTES } from './limits.js';
+import type { AppDeps, RouteContext, Watchers } from './routes/context.js';
+import { broadcast, eventRoutes } from './routes/events.js';
 import { hookRoutes } from './routes/hook.js';
 import { pageRoutes } from './routes/page.js';
 import { pairingRoutes } from './routes/pairing.js';
 import { questionRoutes } from './routes/questions.js';
 import { statusRoutes } from './routes/status.js';
-import type { PolicyContext, QuestionPlan } from './policy.js';
-import type { EffectiveConfig } from '../config.js';
-import type { HistoryProblem } from './history.js';
-import type { QuestionStore } from './store.js';
 
-/** Limits on what a caller may send. */
-export const BODY_LIMIT_BYTES = 1024 * 1024;
-export const ANSWER_BODY_LIMIT_BYTES = 64 * 1024;
-export const WS_MESSAGE_LIMIT_BYTES = 16 * 1024;
-
-export type AppDeps = {
-  store: QuestionStore;
-  token: string;
-  /** The current hook key, read when an http hook asks (so a rotated key applies at once). Without it, no http hook can ask. */
-  hookKey?: () => string | undefined;
-  /** The port in the page's origin; 0 means "whatever the server is listening on". */
-  port: number;
-  version: string;
-  /** Reported by `askbridge status`. */
-  pid: number;
-  logger: FastifyBaseLogger | false;
-  /** How a new question will be settled when nobody answers: decided per question by the policy. */
-  planQuestion: (context: PolicyContext) => QuestionPlan;
-  extraHosts?: readonly string[];
-  pageSessionStore?: AuthOptions['pageSessionStore'];
-  /** Whether the daemon also listens on [::1] (main.ts knows once it listens); if not, that Host is refused. */
-  holdsIpv6?: () => boolean;
-  /** A warning for every page (a broken config file, history that cannot be written), or null. */
-  banner?: () => string | null;
-  /** The configuration the daemon applies in a directory, for `askbridge config`. */
-  configFor?: (cwd: string) => EffectiveConfig;
-  /** What works less well than it should right now, for `askbridge status`. */
-  health?: () => { history: HistoryProblem | null };
-  /** Asked to stop by `askbridge stop`; main.ts owns the process. */
-  onShutdownRequest?: () => void;
-  /** How often pages and listeners are pinged (events.ts; tests use a short interval). */
-  heartbeatMs?: number;
-  /** Questions waiting at once; over it, a new one is refused and its terminal asks (hook.ts). */
-  maxPending?: number;
-  /** Told when a question was refused for being over maxPending, and when there is room again. */
-  onOverload?: (overloaded: boolean) => void;
-  /** How long a caller may take to send its request (defaults below; tests use short ones). */
-  timeouts?: Partial<RequestTimeouts>;
-  now?: () => number;
-};
-
-/**
- * Time to send a request's headers, and the whole request. They bound the receiving only: once the
- * hook's question has arrived, its response stays open however long a person thinks.
- */
-export type RequestTimeouts = { headersMs: number; requestMs: number };
-export const REQUEST_TIMEOUTS: RequestTimeouts = { headersMs: 10_000, requestMs: 30_000 };
-/** How often the server looks for requests past those times. */
+/** How often the server looks for requests past their time limits (limits.ts). */
 const TIMEOUT_CHECK_MS = 1_000;
 
 export async function buildApp(deps: AppDeps) {
@@ -156,11 +107,4 @@ declare module 'fastify' {
 }
 
 export type App = Awaited<ReturnType<typeof buildApp>>;
-export type RouteContext = {
-  store: QuestionStore;
-  auth: ReturnType<typeof createAuth>;
-  watchers: Watchers;
-  deps: AppDeps;
-  /** The port the daemon listens on (known only once it listens, when deps.port is 0). */
-  port: () => number;
-};
+

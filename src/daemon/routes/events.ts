@@ -6,10 +6,9 @@
 import type { FastifyInstance } from 'fastify';
 import type { WebSocket } from 'ws';
 import type { ServerMessage } from '../../protocol.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext, Watchers } from './context.js';
 import { HttpError } from '../errors.js';
 
-export type Watchers = { sockets: Set<WebSocket> };
 
 /** Pages and CLI listeners connected at once; more are refused before the upgrade. */
 export const MAX_WATCHERS = 64;

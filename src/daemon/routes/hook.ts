@@ -12,7 +12,7 @@
 import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HookHelloSchema, HookPayloadSchema, HookRequestSchema, ToolInputSchema, type HookEnvironment } from '../../protocol.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from './context.js';
 import { HttpError, parseOr400 } from '../errors.js';
 import { createHookIdentity } from '../hook-identity.js';
 import { HOOK_KEY_HEADER, HTTP_HOOK_ENV, HTTP_HOOK_PATH, envHeader } from '../../http-hook.js';

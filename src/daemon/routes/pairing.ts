@@ -4,7 +4,7 @@
 // is not a guess and never counts, so opening many pages at once is never refused.
 import type { FastifyInstance } from 'fastify';
 import { PairRequestSchema } from '../../protocol.js';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from './context.js';
 import { HttpError, parseOr400 } from '../errors.js';
 
 /** Attempts to pair with a code that is not live, from anyone, per minute. */

@@ -2,7 +2,8 @@
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
 import { AnswerRequestSchema } from '../../protocol.js';
-import { ANSWER_BODY_LIMIT_BYTES, type RouteContext } from '../app.js';
+import { ANSWER_BODY_LIMIT_BYTES } from '../limits.js';
+import type { RouteContext } from './context.js';
 import { HttpError, parseOr400 } from '../errors.js';
 import type { AnswerResult } from '../store.js';
 

@@ -1,7 +1,7 @@
 // Daemon status for `askbridge status`, and the request behind `askbridge stop`.
 import type { FastifyInstance } from 'fastify';
 import { z } from 'zod';
-import type { RouteContext } from '../app.js';
+import type { RouteContext } from './context.js';
 import { HttpError, parseOr400 } from '../errors.js';
 
 const ConfigQuerySchema = z.object({ cwd: z.string().min(1).max(4096) });

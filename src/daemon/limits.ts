@@ -1,0 +1,13 @@
+// The daemon's limits on what a caller may send, and how long it may take to send it.
+
+/** Limits on what a caller may send. */
+export const BODY_LIMIT_BYTES = 1024 * 1024;
+export const ANSWER_BODY_LIMIT_BYTES = 64 * 1024;
+export const WS_MESSAGE_LIMIT_BYTES = 16 * 1024;
+
+/**
+ * Time to send a request's headers, and the whole request. They bound the receiving only: once the
+ * hook's question has arrived, its response stays open however long a person thinks.
+ */
+export type RequestTimeouts = { headersMs: number; requestMs: number };
+export const REQUEST_TIMEOUTS: RequestTimeouts = { headersMs: 10_000, requestMs: 30_000 };

@@ -1,0 +1,59 @@
+// What the daemon's app is built from (AppDeps, given by main.ts and the tests) and what each route
+// plugin receives (RouteContext, the one way dependencies reach routes). In their own module, so
+// that app.ts imports the routes and no route imports app.ts.
+import type { FastifyBaseLogger } from 'fastify';
+import type { EffectiveConfig } from '../../config.js';
+import type { Auth, AuthOptions } from '../auth.js';
+import type { HistoryProblem } from '../history.js';
+import type { RequestTimeouts } from '../limits.js';
+import type { PolicyContext, QuestionPlan } from '../policy.js';
+import type { QuestionStore } from '../store.js';
+import type { WebSocket } from 'ws';
+
+/** Pages and CLI listeners connected now, over the WebSocket. */
+export type Watchers = { sockets: Set<WebSocket> };
+
+export type AppDeps = {
+  store: QuestionStore;
+  token: string;
+  /** The current hook key, read when an http hook asks (so a rotated key applies at once). Without it, no http hook can ask. */
+  hookKey?: () => string | undefined;
+  /** The port in the page's origin; 0 means "whatever the server is listening on". */
+  port: number;
+  version: string;
+  /** Reported by `askbridge status`. */
+  pid: number;
+  logger: FastifyBaseLogger | false;
+  /** How a new question will be settled when nobody answers: decided per question by the policy. */
+  planQuestion: (context: PolicyContext) => QuestionPlan;
+  extraHosts?: readonly string[];
+  pageSessionStore?: AuthOptions['pageSessionStore'];
+  /** Whether the daemon also listens on [::1] (main.ts knows once it listens); if not, that Host is refused. */
+  holdsIpv6?: () => boolean;
+  /** A warning for every page (a broken config file, history that cannot be written), or null. */
+  banner?: () => string | null;
+  /** The configuration the daemon applies in a directory, for `askbridge config`. */
+  configFor?: (cwd: string) => EffectiveConfig;
+  /** What works less well than it should right now, for `askbridge status`. */
+  health?: () => { history: HistoryProblem | null };
+  /** Asked to stop by `askbridge stop`; main.ts owns the process. */
+  onShutdownRequest?: () => void;
+  /** How often pages and listeners are pinged (events.ts; tests use a short interval). */
+  heartbeatMs?: number;
+  /** Questions waiting at once; over it, a new one is refused and its terminal asks (hook.ts). */
+  maxPending?: number;
+  /** Told when a question was refused for being over maxPending, and when there is room again. */
+  onOverload?: (overloaded: boolean) => void;
+  /** How long a caller may take to send its request (defaults below; tests use short ones). */
+  timeouts?: Partial<RequestTimeouts>;
+  now?: () => number;
+};
+
+export type RouteContext = {
+  store: QuestionStore;
+  auth: Auth;
+  watchers: Watchers;
+  deps: AppDeps;
+  /** The port the daemon listens on (known only once it listens, when deps.port is 0). */
+  port: () => number;
+};

@@ -1,0 +1,88 @@
+// The module map, enforced: which folder of src/ may import which, and no import cycle anywhere,
+// type-only imports included. Imports are read from the source text (every `import … from`,
+// `export … from` and `import('…')` of a relative path), so a new cycle fails here, by name.
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const SRC = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..', 'src');
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(path);
+    return /\.(ts|js)$/.test(entry.name) && !entry.name.endsWith('.d.ts') ? [path] : [];
+  });
+}
+
+/** Every relative module a file imports, as a path under src/ (`.js` in an import names the `.ts` file). */
+function importsOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  const specifiers = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'(\.{1,2}\/[^']+)'|import\(\s*'(\.{1,2}\/[^']+)'\s*\)/g)].map((match) => match[1] ?? match[2]!);
+  return specifiers.map((specifier) => {
+    const target = resolve(dirname(file), specifier);
+    const asTs = target.replace(/\.js$/, '.ts');
+    return relative(SRC, file.startsWith(join(SRC, 'web')) ? target : asTs);
+  });
+}
+
+const graph = new Map(sourceFiles(SRC).map((file) => [relative(SRC, file), importsOf(file)]));
+const folderOf = (module: string) => (module.includes('/') ? module.slice(0, module.indexOf('/')) : '.');
+
+/**
+ * What each folder may import (`.` is the shared code at the top of src/: wire shapes, answers,
+ * config, state directory). Shared code imports only shared code.
+ */
+const ALLOWED: Record<string, string[]> = {
+  '.': ['.'],
+  daemon: ['.', 'daemon'],
+  cli: ['.', 'cli'],
+  web: ['web'],
+  types: [],
+};
+/**
+ * The CLI's few ways into the daemon's folder, each for a reason: `start` runs the daemon (loaded
+ * only for the foreground), and checks its lock; the client proves the daemon's identity as the
+ * hook does; `logs` reads the daemon's log files.
+ */
+const CLI_INTO_DAEMON = ['daemon/main.ts', 'daemon/lock.ts', 'daemon/hook-identity.ts', 'daemon/logger.ts'];
+
+describe('the module map', () => {
+  it('reads a real graph (every module found, imports resolved to files that exist)', () => {
+    expect(graph.size).toBeGreaterThan(30);
+    expect(graph.get('daemon/app.ts')).toContain('daemon/routes/hook.ts');
+    for (const [module, imports] of graph) for (const imported of imports) expect(graph.has(imported), `${module} imports ${imported}`).toBe(true);
+  });
+
+  it('keeps every folder to what it may import', () => {
+    const wrong: string[] = [];
+    for (const [module, imports] of graph) {
+      const from = folderOf(module);
+      for (const imported of imports) {
+        const to = folderOf(imported);
+        if (ALLOWED[from]?.includes(to)) continue;
+        if (from === 'cli' && CLI_INTO_DAEMON.includes(imported)) continue;
+        wrong.push(`${module} -> ${imported}`);
+      }
+    }
+    expect(wrong).toEqual([]);
+  });
+
+  it('has no import cycle, type-only imports included', () => {
+    const cycles: string[] = [];
+    const state = new Map<string, 'visiting' | 'done'>();
+    const visit = (module: string, path: string[]) => {
+      if (state.get(module) === 'done') return;
+      if (state.get(module) === 'visiting') {
+        cycles.push([...path.slice(path.indexOf(module)), module].join(' -> '));
+        return;
+      }
+      state.set(module, 'visiting');
+      for (const imported of graph.get(module) ?? []) visit(imported, [...path, module]);
+      state.set(module, 'done');
+    };
+    for (const module of graph.keys()) visit(module, []);
+    expect(cycles).toEqual([]);
+  });
+});
