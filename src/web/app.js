@@ -5,6 +5,8 @@
 // invisible or control character in it is shown as a visible [U+XXXX] marker (visible-text.js).
 import { markInvisible, visibleParts } from './visible-text.js';
 
+/** @typedef {import('../protocol.js').QuestionView} QuestionView (from the daemon's zod schema; isView checks) */
+
 const FINISHED_KEEP = 20;
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 5000;
@@ -43,7 +45,6 @@ let starting = false;
 let lastTouchedCard = null;
 let idCounter = 0;
 
-/** An element of index.html: missing one is a broken build, so say which at once. */
 function byId(id) {
   const element = document.getElementById(id);
   if (!element) throw new Error(`index.html has no #${id}`);
@@ -177,7 +178,7 @@ function scheduleRetry() {
   clearTimeout(retryTimer);
   const delay = backoff;
   backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
-  retryTimer = setTimeout(() => {
+  retryTimer = window.setTimeout(() => {
     retryTimer = 0;
     start();
   }, delay);
@@ -270,16 +271,22 @@ function onMessage(message) {
   }
 }
 
+/**
+ * @param {unknown} view
+ * @returns {view is QuestionView}
+ */
 function isView(view) {
+  if (view === null || typeof view !== 'object') return false;
+  const candidate = /** @type {Record<string, unknown>} */ (view);
   return (
-    view !== null &&
-    typeof view === 'object' &&
-    typeof view.id === 'string' &&
-    Array.isArray(view.questions) &&
-    view.questions.every((q) => q && typeof q.question === 'string' && Array.isArray(q.options))
+    typeof candidate.id === 'string' &&
+    Array.isArray(candidate.questions) &&
+    candidate.questions.length > 0 &&
+    candidate.questions.every((q) => q && typeof q.question === 'string' && Array.isArray(q.options))
   );
 }
 
+/** @param {QuestionView[]} views */
 function applySnapshot(views) {
   const present = new Set();
   let added = 0;
@@ -303,17 +310,19 @@ function applySnapshot(views) {
   if (added > 0) announce(added === 1 ? 'A question is waiting.' : `${added} questions are waiting.`);
 }
 
+/** @param {QuestionView} view */
 function onAdded(view) {
   if (view.status !== undefined && view.status !== 'pending') return onResolved(view);
   if (cards.has(view.id)) return;
   const card = addPending(view);
   updateCounts();
   tick();
-  const first = view.questions[0];
+  const first = /** @type {QuestionView['questions'][number]} */ (view.questions[0]); // isView: one at least
   announce(markInvisible(`New question from ${projectName(view.cwd)}: ${first.header || first.question}`));
   return card;
 }
 
+/** @param {QuestionView} view */
 function onResolved(view) {
   const card = cards.get(view.id);
   if (!card) {
@@ -346,6 +355,7 @@ function createCard(view) {
   return card;
 }
 
+/** @param {QuestionView} view */
 function addPending(view) {
   const card = createCard(view);
   buildPendingCard(card);
@@ -801,7 +811,7 @@ let announceTimer = 0;
 function announce(text) {
   announceQueue.push(text);
   clearTimeout(announceTimer);
-  announceTimer = setTimeout(() => {
+  announceTimer = window.setTimeout(() => {
     const message = announceQueue.join(' ');
     announceQueue = [];
     ui.live.textContent = '';
