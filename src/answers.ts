@@ -21,7 +21,7 @@ export function getOwn<T>(record: Readonly<Record<string, T>> | undefined, key: 
 
 export class AnswerError extends Error {
   constructor(
-    readonly code: 'unknown_question' | 'duplicate_response' | 'unknown_label' | 'duplicate_label' | 'too_many_choices' | 'note_without_answer' | 'empty_answer',
+    readonly code: 'unknown_question' | 'duplicate_response' | 'unknown_label' | 'duplicate_label' | 'too_many_choices' | 'note_without_answer' | 'empty_answer' | 'unanswered',
     message: string,
   ) {
     super(message);
@@ -77,6 +77,16 @@ export function formatAnswers(questions: readonly Question[], responses: readonl
     choices.push(entry.choice);
   }
   return { answers, annotations, choices };
+}
+
+/**
+ * A person answers every question of a call, on the page and from the CLI alike: Claude reads a
+ * question left out as one the user did not answer. (Policies may answer fewer: they say so.)
+ */
+export function requireEveryQuestion(questions: readonly Question[], formatted: FormattedAnswers): void {
+  const missing = questions.flatMap((question, index) => (getOwn(formatted.answers, question.question) === undefined ? [`question ${index + 1} (${shorten(question.header || question.question, 40)})`] : []));
+  if (missing.length === 0) return;
+  throw new AnswerError('unanswered', `every question needs an answer, as on the page: ${missing.join(' and ')} ${missing.length === 1 ? 'has' : 'have'} none`);
 }
 
 function formatOne(question: Question, response: Response): { value: string; annotation: Annotation; choice: Choice } | undefined {

@@ -1,9 +1,10 @@
 // `askbridge answer ID --pick 1=LABEL ...`: answer from a terminal. Questions are numbered from 1,
 // as `askbridge pending` shows them; an id prefix is enough when it is unique.
 import { readFileSync } from 'node:fs';
+import { shorten } from '../answers.js';
 import { parseArgs } from 'node:util';
 import { ErrorReplySchema, QuestionReplySchema, QuestionsReplySchema, type AnswerRequest, type QuestionView } from '../protocol.js';
-import { markInvisible, terminalJson } from '../visible-text.js';
+import { markInvisible, terminalJson, terminalText } from '../visible-text.js';
 import { connectToDaemon, type DaemonClient } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 import { readReply } from './replies.js';
@@ -21,7 +22,7 @@ export async function run(io: CommandIo): Promise<number> {
     },
   });
   const [idOrPrefix] = positionals;
-  if (!idOrPrefix || positionals.length > 1) throw new CliError('usage: askbridge answer ID --pick 1=LABEL [--pick 1=LABEL2] [--other 2=TEXT] [--note 1=TEXT] | --json FILE|-', 2);
+  if (!idOrPrefix || positionals.length > 1) throw new CliError('usage: askbridge answer ID --pick 1=LABEL|NUMBER [--pick 1=LABEL2] [--other 2=TEXT] [--note 1=TEXT] | --json FILE|-', 2);
 
   const daemon = connectToDaemon(io.env);
   const call = await findQuestion(daemon, idOrPrefix);
@@ -66,7 +67,7 @@ function buildResponses(call: QuestionView, picks: string[], others: string[], n
   };
   for (const value of picks) {
     const { response, text } = target('pick', value);
-    response.selected.push(text);
+    response.selected.push(optionLabel(call.questions[responses.indexOf(response)]!, text));
   }
   for (const value of others) {
     const { response, text } = target('other', value);
@@ -78,7 +79,25 @@ function buildResponses(call: QuestionView, picks: string[], others: string[], n
   }
   const answered = responses.filter((response) => response.selected.length > 0 || response.other !== null || response.notes !== null);
   if (answered.length === 0) throw new CliError('nothing to send: give --pick, --other or --json', 2);
-  return { responses: answered };
+  // As on the page: every question gets an answer before anything is sent.
+  const missing = call.questions.flatMap((question, index) => {
+    const response = responses[index]!;
+    return response.selected.length > 0 || response.other !== null ? [] : [`${index + 1} (${terminalText(question.header || question.question)})`];
+  });
+  if (missing.length > 0) {
+    throw new CliError(`every question needs an answer, as on the page: add --pick or --other for question ${missing.join(' and ')}`, 2);
+  }
+  return { responses };
+}
+
+/** An option by its exact label, or else by its number (1 is the first option). */
+function optionLabel(question: QuestionView['questions'][number], given: string): string {
+  if (question.options.some((option) => option.label === given)) return given;
+  const number = /^\d+$/.test(given) ? Number(given) : NaN;
+  const byNumber = question.options[number - 1];
+  if (byNumber) return byNumber.label;
+  const choices = question.options.map((option, index) => `${index + 1} ${terminalText(option.label)}`).join(', ');
+  throw new CliError(`"${terminalText(given)}" is not an option of question "${terminalText(shorten(question.question, 60))}": give a label or a number (${choices})`, 2);
 }
 
 /** The answer in a file (or stdin for "-"), as the page sends it; the daemon checks its shape and says what is wrong. */

@@ -26,7 +26,7 @@ const COMMANDS: Record<string, Command> = {
     load: () => import('./install.js') },
   uninstall: { usage: '[--project DIR | --user]', summary: 'remove exactly what install added', load: () => import('./uninstall.js') },
   pending: { usage: '[--json]', summary: 'list the questions waiting for an answer', load: () => import('./pending.js') },
-  answer: { usage: 'ID --pick 1=LABEL [--other 2=TEXT] [--note 1=TEXT] | ID --json FILE', summary: 'answer a question from the terminal', load: () => import('./answer.js') },
+  answer: { usage: 'ID --pick 1=LABEL|NUMBER [--other 2=TEXT] [--note 1=TEXT] | ID --json FILE', summary: 'answer a question from the terminal: every question of it, as on the page (an option by its label or its number)', load: () => import('./answer.js') },
   history: { usage: '[--limit N] [--json]', summary: 'the finished questions: who or what answered, and with what', load: () => import('./history.js') },
   trust: { usage: '[DIR] | --revoke DIR | --list', summary: "let a project's .claude/askbridge.json apply (its content as it is now), after showing what it does", load: () => import('./trust.js') },
   config: { usage: '[--cwd DIR] [--json]', summary: 'the effective configuration for a directory and where each value comes from', load: () => import('./config.js') },

@@ -2,7 +2,7 @@
 // outcome wins and every later one is refused with the winner. Knows nothing of HTTP or WebSockets;
 // it reports changes to subscribers and hands each waiter its outcome.
 import { randomUUID } from 'node:crypto';
-import { AnswerError, buildAnswerOutput, buildDenyOutput, formatAnswers, PERSON_DECLINE_REASON, type AnswerMode } from '../answers.js';
+import { AnswerError, buildAnswerOutput, buildDenyOutput, formatAnswers, PERSON_DECLINE_REASON, requireEveryQuestion, type AnswerMode } from '../answers.js';
 import type { HookOutput, Question, QuestionStatus, QuestionView, Response, Source } from '../protocol.js';
 
 /** How a question ended, and what the hook prints for it (null: nothing, the terminal answers). */
@@ -279,6 +279,7 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
       let formatted: ReturnType<typeof formatAnswers>;
       try {
         formatted = formatAnswers(entry.questions, responses);
+        requireEveryQuestion(entry.questions, formatted);
       } catch (error) {
         if (error instanceof AnswerError) return { kind: 'invalid', error };
         throw error;

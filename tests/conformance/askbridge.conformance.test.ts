@@ -451,16 +451,28 @@ describe('askbridge answers reach the model through the real Claude Code client'
     );
   });
 
-  it('gives the model no pair at all for a question nobody answered (CLI answers one of four)', async () => {
+  it('refuses, as the page does, to send one answer of four from the CLI; all four, options given by number, reach the model', async () => {
     const run = await askInTerminal(FOUR);
     const question = await pendingCard(run);
-    const cli = await runCli(['answer', question.id, '--pick', '3=A VPS'], daemon.env);
-    expect(cli.code, cli.stderr).toBe(0);
+    const partial = await runCli(['answer', question.id, '--pick', '3=A VPS'], daemon.env);
+    expect(partial.code).toBe(2);
+    expect(partial.stderr).toContain('every question needs an answer, as on the page');
+    await sleep(500);
+    expect(run.fake.toolResult).toBeUndefined();
+    expect((await daemon.question(question.id)).status).toBe('pending');
 
+    const cli = await runCli(['answer', question.id, '--pick', '1=2', '--pick', '2=1', '--pick', '2=3', '--pick', '3=A VPS', '--pick', '4=1'], daemon.env);
+    expect(cli.code, cli.stderr).toBe(0);
     const result = await toolResultOf(run);
     expect(result.isError).toBe(false);
-    expect(result.text).toBe(answeredText(pair('Where should it deploy?', 'A VPS')));
-    for (const other of ['Which database should we use?', 'Which checks should run in CI?', 'Which license?']) expect(result.text).not.toContain(other);
+    expect(result.text).toBe(
+      answeredText(
+        pair('Which database should we use?', 'SQLite'),
+        pair('Which checks should run in CI?', 'Unit tests, Type check'),
+        pair('Where should it deploy?', 'A VPS'),
+        pair('Which license?', 'MIT'),
+      ),
+    );
   });
 
   it('keys answers by the exact question text: emoji, accents (composed and decomposed), CJK and a newline arrive byte for byte', async () => {

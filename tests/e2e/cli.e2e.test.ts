@@ -222,6 +222,40 @@ describe('askbridge answer --json with a bad file', () => {
   });
 });
 
+describe('askbridge answer --pick follows the page\'s rules', () => {
+  it('refuses to send part of a four-question answer, naming what is missing; takes options by number; the hook gets all four', async () => {
+    const daemon = await startDaemon();
+    try {
+      const payload = freshPayload('03-four-questions', 'pick-rules');
+      const hook = runHook(payload, daemon.env);
+      const question = await daemon.waitForQuestion(payload.tool_use_id);
+      const [first, second, third, fourth] = question.questions;
+
+      const partial = await runCli(['answer', question.id, '--pick', `1=${first!.options[0]!.label}`], daemon.env);
+      expect(partial.code).toBe(2);
+      expect(partial.stderr).toBe(`askbridge answer: every question needs an answer, as on the page: add --pick or --other for question 2 (${second!.header}) and 3 (${third!.header}) and 4 (${fourth!.header})\n`);
+      const unknown = await runCli(['answer', question.id, '--pick', '1=9', '--pick', '2=1', '--pick', '3=1', '--pick', '4=1'], daemon.env);
+      expect(unknown.code).toBe(2);
+      expect(unknown.stderr).toContain('"9" is not an option of question');
+      expect((await daemon.question(question.id)).status).toBe('pending');
+
+      // By number (2 is the second option) and by label, mixed.
+      const answered = await runCli(['answer', question.id, '--pick', '1=2', '--pick', `2=${second!.options[0]!.label}`, '--pick', '3=1', '--other', '4=Something else'], daemon.env);
+      expect(answered.code, answered.stderr).toBe(0);
+      const result = await hook.result;
+      const answers = (JSON.parse(result.stdout) as { hookSpecificOutput: { updatedInput: { answers: Record<string, string> } } }).hookSpecificOutput.updatedInput.answers;
+      expect(answers).toEqual({
+        [first!.question]: first!.options[1]!.label,
+        [second!.question]: second!.options[0]!.label,
+        [third!.question]: third!.options[0]!.label,
+        [fourth!.question]: 'Something else',
+      });
+    } finally {
+      await daemon.stop();
+    }
+  });
+});
+
 describe('askbridge config with a daemon running', () => {
   it('shows what the daemon applies: the last good version of a file that is broken now, and says why', async () => {
     const daemon = await startDaemon({ config: { waitSeconds: 45 } });

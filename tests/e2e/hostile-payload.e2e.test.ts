@@ -233,10 +233,12 @@ describe.skipIf(!chromiumState.available)('hostile payloads with the real hook, 
 
       // A wrong label is echoed back in the error: marked, not raw.
       const wrong = await runCli(['answer', view.id, '--pick', `1=Nope${CLEAR}\u202E`], daemon.env);
-      expect(wrong.code).toBe(1);
+      expect(wrong.code).toBe(2);
       expectNoHiddenBytes(wrong.stderr);
-      // The question is quoted shortened to 80 characters, markers included.
-      expect(wrong.stderr).toBe('askbridge answer: "Nope[U+001B][2J[U+202E]" is not an option of "Run the tests?[U+001B]]0;pwned-title[U+0007][U+001B][2J[U+001B]]52;c;cm0gLXJmIH…"\n');
+      // Refused before anything is sent; the question is quoted shortened to 60 characters, markers included.
+      expect(wrong.stderr).toBe(
+        'askbridge answer: "Nope[U+001B][2J[U+202E]" is not an option of question "Run the tests?[U+001B]]0;pwned-title[U+0007][U+001B][2J[U+001B]]52;c;cm0gLXJmIH4K[U+0007] [U+202E]yal…": give a label or a number (1 Yes[U+202E], deploy[U+202C][U+001B][2J, 2 No)\n',
+      );
 
       const answered = await runCli(['answer', view.id, '--pick', `1=${HOSTILE_LABEL}`], daemon.env);
       expect(answered.code).toBe(0);

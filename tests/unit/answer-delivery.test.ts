@@ -68,10 +68,14 @@ describe('answers keyed by question text that names an Object.prototype property
     const store = createQuestionStore();
     const asked = questions(false);
     const waiter = store.open({ ...openQuestion('own-keys'), toolInput: { questions: asked }, questions: asked });
-    const result = store.answer(waiter.question.id, [{ question: '__proto__', selected: ['toString'], other: null, notes: 'noted' }], 'cli');
+    const result = store.answer(waiter.question.id, [
+      { question: '__proto__', selected: ['toString'], other: null, notes: 'noted' },
+      { question: 'constructor', selected: ['__proto__'], other: null, notes: null },
+      { question: 'toString', selected: ['constructor'], other: null, notes: null },
+    ], 'cli');
     expect(result.kind).toBe('answered');
     const view = store.get(waiter.question.id)!;
-    expect(JSON.stringify({ answers: view.answers, notes: view.notes })).toBe('{"answers":{"__proto__":"toString"},"notes":{"__proto__":"noted"}}');
+    expect(JSON.stringify({ answers: view.answers, notes: view.notes })).toBe('{"answers":{"__proto__":"toString","constructor":"__proto__","toString":"constructor"},"notes":{"__proto__":"noted"}}');
   });
 });
 
@@ -81,12 +85,25 @@ describe('`askbridge history` with questions named after Object.prototype proper
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('shows each answer by its own key, and never an inherited function for an unanswered one', async () => {
-    const store = createQuestionStore();
+    // A line as an older askbridge wrote it, when a person could answer fewer questions than were
+    // asked (now every question must be answered): history keeps reading such lines.
     const history = createHistory(join(dir, 'history.jsonl'));
-    store.subscribe((event) => event.type === 'resolved' && history.append(event.question));
     const asked = questions(false);
-    const waiter = store.open({ ...openQuestion('history-own-keys'), toolInput: { questions: asked }, questions: asked });
-    expect(store.answer(waiter.question.id, [{ question: '__proto__', selected: ['toString'], other: null, notes: null }], 'cli').kind).toBe('answered');
+    const now = Date.now();
+    history.append({
+      id: '11111111-1111-4111-8111-111111111111',
+      sessionId: 's1',
+      toolUseId: 'history-own-keys',
+      cwd: '/project',
+      createdAt: now,
+      expiresAt: now + 60_000,
+      timeout: { action: 'terminal', summary: 'the terminal will ask' },
+      status: 'answered',
+      source: { kind: 'person', client: 'cli' },
+      questions: asked,
+      answers: JSON.parse('{"__proto__":"toString"}') as Record<string, string>,
+      resolvedAt: now,
+    });
     await history.flushed();
 
     let stdout = '';
@@ -145,7 +162,11 @@ describe('an answer whose decision cannot be built', () => {
     store.subscribe((event) => event.type === 'resolved' && history.append(event.question));
     const asked = questions(false);
     const waiter = store.open({ ...openQuestion('cli-history'), toolInput: { questions: asked, size: 10n }, questions: asked });
-    expect(store.answer(waiter.question.id, [{ question: 'constructor', selected: ['toString'], other: null, notes: null }], 'cli').kind).toBe('failed');
+    expect(store.answer(waiter.question.id, [
+      { question: '__proto__', selected: ['toString'], other: null, notes: null },
+      { question: 'constructor', selected: ['__proto__'], other: null, notes: null },
+      { question: 'toString', selected: ['constructor'], other: null, notes: null },
+    ], 'cli').kind).toBe('failed');
     await history.flushed();
 
     let stdout = '';

@@ -26,6 +26,16 @@ beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
 
 describe('the question store', () => {
+  it('refuses a person\'s answer that leaves a question out, naming it, and keeps the question open', () => {
+    const store = createQuestionStore();
+    const second: Question = { ...question, question: 'Which too?', header: 'Too' };
+    const waiter = store.open({ ...open('t1'), toolInput: { questions: [question, second] }, questions: [question, second] });
+    const result = store.answer(waiter.question.id, pick('A'), 'cli');
+    expect(result).toMatchObject({ kind: 'invalid', error: { code: 'unanswered', message: 'every question needs an answer, as on the page: question 2 (Too) has none' } });
+    expect(store.get(waiter.question.id)?.status).toBe('pending');
+    expect(store.answer(waiter.question.id, [...pick('A'), { question: 'Which too?', selected: [], other: 'C', notes: null }], 'cli')).toMatchObject({ kind: 'answered' });
+  });
+
   it('settles a question a person declines with a deny Claude reads, and one handed back with nothing, each once', async () => {
     const store = createQuestionStore();
     const declined = store.open(open('t1'));
