@@ -2,7 +2,7 @@
 // listens and never touches `process`: main.ts does, and tests call app.inject()/injectWS().
 import rateLimit from '@fastify/rate-limit';
 import websocket from '@fastify/websocket';
-import Fastify, { LogController, type FastifyError } from 'fastify';
+import Fastify, { LogController, type FastifyError, type FastifyReply } from 'fastify';
 import type { ServerMessage } from '../protocol.js';
 import { createAuth, PAGE_PROTOCOL, registerGuard } from './auth.js';
 import { HttpError } from './errors.js';
@@ -28,6 +28,14 @@ export async function buildApp(deps: AppDeps) {
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
     forceCloseConnections: true,
+    // Refused by the router before any route or hook runs (a part of the URL too long, an invalid
+    // percent-encoding): the same error shape as every other refusal.
+    frameworkErrors: (error, _request, reply: FastifyReply) => {
+      const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      return reply
+        .code(tooLong ? 414 : 400)
+        .send({ error: { code: tooLong ? 'url_too_long' : 'bad_url', message: tooLong ? 'a part of the URL is too long' : 'the URL is not valid' } });
+    },
   });
 
   const listeningPort = () => {

@@ -171,6 +171,13 @@ describe('answering', () => {
     const malformed = await app.inject({ method: 'POST', url: '/api/questions/not-a-uuid/answer', headers: local, payload: { responses: [{ question: 'q', selected: ['a'] }] } });
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json()).toEqual({ error: { code: 'invalid_request', message: 'invalid question id: id: Invalid UUID', details: ['id: Invalid UUID'] } });
+    // Refused by the router itself, before any route: still askbridge's error shape.
+    const tooLong = await app.inject({ method: 'POST', url: `/api/questions/${'x'.repeat(300)}/answer`, headers: local, payload: { responses: [] } });
+    expect(tooLong.statusCode).toBe(414);
+    expect(tooLong.json()).toEqual({ error: { code: 'url_too_long', message: 'a part of the URL is too long' } });
+    const badUrl = await app.inject({ method: 'GET', url: '/api/questions/%E0%A4%A', headers: local });
+    expect(badUrl.statusCode).toBe(400);
+    expect(badUrl.json()).toEqual({ error: { code: 'bad_url', message: 'the URL is not valid' } });
   });
 });
 
