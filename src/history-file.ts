@@ -4,7 +4,7 @@
 // a crash, or something else in the file), never failing on it.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { z } from 'zod';
-import { QuestionStatusSchema } from './protocol.js';
+import { checkShape, QuestionStatusSchema } from './protocol.js';
 
 /** `lost`: not a question but a note that some could not be recorded (the disk was full or read-only). */
 export const HistorySourceSchema = z.enum(['person', 'rule', 'recommended', 'declined', 'terminal', 'cancelled', 'expired', 'failed', 'lost']);
@@ -78,9 +78,8 @@ function parseLines(raws: string[]): HistoryLine[] {
     } catch {
       continue; // a line torn by a crash
     }
-    // Checked, but kept as JSON.parse made it: zod copies records into new objects, where a question
-    // called `__proto__` would stop being an own key.
-    if (HistoryLineSchema.safeParse(json).success) lines.push(json as HistoryLine);
+    const line = checkShape(HistoryLineSchema, json);
+    if (line.ok) lines.push(line.value);
   }
   return lines;
 }

@@ -239,6 +239,16 @@ export const QuestionReplySchema = z.object({ question: QuestionViewSchema });
 /** Every refusal: a stable code, a sentence, and for invalid input one line per problem. */
 export const ErrorReplySchema = z.object({ error: z.object({ code: z.string(), message: z.string(), details: z.array(z.string()).optional() }) });
 
+/**
+ * Check parsed JSON against a schema and keep it as JSON.parse made it. For data that is only read
+ * (history, the daemon's replies): zod's own result copies records into new objects, where a key
+ * called `__proto__` (a question's text, in answers) would stop being an own key.
+ */
+export function checkShape<Schema extends z.ZodType>(schema: Schema, value: unknown): { ok: true; value: z.infer<Schema> } | { ok: false; error: z.ZodError } {
+  const parsed = schema.safeParse(value);
+  return parsed.success ? { ok: true, value: value as z.infer<Schema> } : { ok: false, error: parsed.error };
+}
+
 /** Turn a zod error into one readable line per issue: `tool_input.questions.0.options: too small`. */
 export function describeZodError(error: z.ZodError, prefix = ''): string[] {
   return error.issues.map((issue) => {

@@ -16,6 +16,11 @@ export function resolveStateDir(env: NodeJS.ProcessEnv): string {
   return join(stateHome, 'askbridge');
 }
 
+/** The port the daemon is asked to use: --port, else ASKBRIDGE_PORT, else 7433 (0: any free port). Not yet checked. */
+export function configuredPort(env: NodeJS.ProcessEnv, flag?: number): number {
+  return flag ?? (env.ASKBRIDGE_PORT ? Number(env.ASKBRIDGE_PORT) : DEFAULT_PORT);
+}
+
 /** The background daemon's logs (logger.ts writes them, `askbridge logs` reads them). */
 export function logsDir(stateDir: string): string {
   return join(stateDir, 'logs');

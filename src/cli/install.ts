@@ -10,7 +10,7 @@ import { homedir } from 'node:os';
 import { dirname, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { HTTP_HOOK_PATH } from '../http-hook.js';
-import { DEFAULT_PORT, LOOPBACK_HOST, isProcessAlive, openStateDir, resolveStateDir } from '../state-dir.js';
+import { configuredPort, LOOPBACK_HOST, isProcessAlive, openStateDir, resolveStateDir } from '../state-dir.js';
 import {
   checkEditable,
   countInstalledHooks,
@@ -76,7 +76,7 @@ async function chooseTransport(io: CommandIo, requested: string | undefined, cla
 function daemonPort(io: CommandIo, stateDir: ReturnType<typeof openStateDir>): number {
   const running = stateDir.readDaemonInfo();
   if (running && isProcessAlive(running.pid)) return running.port;
-  const configured = io.env.ASKBRIDGE_PORT === undefined || io.env.ASKBRIDGE_PORT === '' ? DEFAULT_PORT : Number(io.env.ASKBRIDGE_PORT);
+  const configured = configuredPort(io.env);
   if (!Number.isInteger(configured) || configured < 1 || configured > 65535) {
     throw new CliError(`ASKBRIDGE_PORT is "${io.env.ASKBRIDGE_PORT}": an http hook needs a fixed port (1-65535); start the daemon first, or set one`);
   }

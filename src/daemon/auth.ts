@@ -14,6 +14,7 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HttpError } from './errors.js';
+import { sameSecret } from './hook-identity.js';
 
 /** `hook`: no credentials at this gate and never an Origin; the route checks the hook's signature itself. */
 export const ACCESS = ['public', 'hook', 'local', 'page', 'page-or-local'] as const;
@@ -34,7 +35,6 @@ const PAGE_SESSION_TTL_MS = 30 * 24 * 60 * 60_000;
 const MAX_PAIRING_CODES = 100;
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
-const sameHash = (a: string, b: string) => a.length === b.length && timingSafeEqual(Buffer.from(a), Buffer.from(b));
 
 /** The header a page sends its key in; on the WebSocket upgrade, the subprotocol `key.<key>` instead. */
 export const PAGE_KEY_HEADER = 'x-askbridge-key';
@@ -121,7 +121,7 @@ export function createAuth(options: AuthOptions) {
       return undefined;
     }
     const key = pageKeyOf(request);
-    if (key === undefined || !sameHash(sha256(key), session.keyHash)) return undefined;
+    if (key === undefined || !sameSecret(sha256(key), session.keyHash)) return undefined;
     return id;
   }
 

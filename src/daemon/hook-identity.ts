@@ -30,7 +30,8 @@ export function sha256(body: string | Buffer): string {
   return createHash('sha256').update(body).digest('base64url');
 }
 
-function sameMac(a: string, b: string): boolean {
+/** Two secrets (MACs, keys) compared in constant time; different lengths are simply unequal. */
+export function sameSecret(a: string, b: string): boolean {
   const left = Buffer.from(a);
   const right = Buffer.from(b);
   return left.length === right.length && timingSafeEqual(left, right);
@@ -67,7 +68,7 @@ export function createHookIdentity(token: string, now: () => number = Date.now) 
       if (!parsed) return 'unsigned';
       const expiresAt = challenges.get(parsed.daemonNonce);
       if (expiresAt === undefined || expiresAt < now()) return 'bad-signature';
-      if (!sameMac(parsed.mac, mac(token, 'askbridge question', parsed.daemonNonce, parsed.hookNonce, sha256(body)))) return 'bad-signature';
+      if (!sameSecret(parsed.mac, mac(token, 'askbridge question', parsed.daemonNonce, parsed.hookNonce, sha256(body)))) return 'bad-signature';
       challenges.delete(parsed.daemonNonce);
       return { daemonNonce: parsed.daemonNonce, hookNonce: parsed.hookNonce };
     },
@@ -91,7 +92,7 @@ export function newNonce(): string {
 }
 
 export function checkHello(token: string, hookNonce: string, reply: { nonce?: unknown; proof?: unknown }): reply is { nonce: string; proof: string } {
-  return typeof reply.nonce === 'string' && typeof reply.proof === 'string' && sameMac(reply.proof, mac(token, 'askbridge hello', hookNonce, reply.nonce));
+  return typeof reply.nonce === 'string' && typeof reply.proof === 'string' && sameSecret(reply.proof, mac(token, 'askbridge hello', hookNonce, reply.nonce));
 }
 
 export function signQuestion(token: string, credentials: HookCredentials, body: string): string {
@@ -103,7 +104,7 @@ export function openLine(token: string, credentials: HookCredentials, text: stri
   try {
     const line = JSON.parse(text) as { event?: unknown; body?: unknown; mac?: unknown };
     if (typeof line.event !== 'string' || typeof line.body !== 'string' || typeof line.mac !== 'string') return undefined;
-    if (!sameMac(line.mac, mac(token, 'askbridge line', credentials.hookNonce, credentials.daemonNonce, line.event, line.body))) return undefined;
+    if (!sameSecret(line.mac, mac(token, 'askbridge line', credentials.hookNonce, credentials.daemonNonce, line.event, line.body))) return undefined;
     return { event: line.event, body: JSON.parse(line.body) };
   } catch {
     return undefined;

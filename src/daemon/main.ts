@@ -11,7 +11,7 @@ import { createPageSessionFile } from './page-sessions.js';
 import { MAX_PENDING } from './routes/hook.js';
 import { createPendingFiles } from './pending-files.js';
 import { createQuestionStore, type PendingRecord, type QuestionStore } from './store.js';
-import { DEFAULT_PORT, LOOPBACK_HOST, openStateDir, resolveStateDir, type DaemonInfo } from '../state-dir.js';
+import { configuredPort, LOOPBACK_HOST, openStateDir, resolveStateDir, type DaemonInfo } from '../state-dir.js';
 import { askbridgeCommand } from '../command-name.js';
 import { acquireDaemonLock, type DaemonLock, type LockHolder } from './lock.js';
 import { ToolInputSchema } from '../protocol.js';
@@ -33,7 +33,7 @@ export class DaemonStartError extends Error {}
 export class DaemonAlreadyRunning extends Error {}
 
 export function resolvePort(env: NodeJS.ProcessEnv, flag?: number): number {
-  const raw = flag ?? (env.ASKBRIDGE_PORT ? Number(env.ASKBRIDGE_PORT) : DEFAULT_PORT);
+  const raw = configuredPort(env, flag);
   if (!Number.isInteger(raw) || raw < 0 || raw > 65535) throw new DaemonStartError(`invalid port "${raw}": use 1-65535, or 0 for any free port`);
   return raw;
 }

@@ -13,6 +13,7 @@ import { chromium } from 'playwright-core';
 import { expect } from 'vitest';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { HistoryLineSchema, type HistoryLine } from '../../src/history-file.js';
+import { checkShape } from '../../src/protocol.js';
 import { askOverHttp, type HookReply } from '../hook-client.js';
 import type { QuestionView } from '../../src/protocol.js';
 
@@ -476,9 +477,9 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
         .filter((line) => line.trim() !== '')
         // Strict here: every line the daemon writes must have the shape readers expect.
         .map((line) => {
-          const json: unknown = JSON.parse(line);
-          HistoryLineSchema.parse(json);
-          return json as HistoryLine;
+          const checked = checkShape(HistoryLineSchema, JSON.parse(line));
+          if (!checked.ok) throw checked.error;
+          return checked.value;
         });
     },
     waitForQuestion(toolUseId, timeoutMs = 10_000) {

@@ -9,12 +9,11 @@
 //   identity.ts has the why). The daemon first proves it holds the token; the question is signed;
 //   the response is NDJSON, each line signed: `accepted` at once (with the wait, so the hook knows
 //   its own deadline), then one `settled` line with what the hook prints.
-import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { HookHelloSchema, HookPayloadSchema, HookRequestSchema, ToolInputSchema, type HookEnvironment } from '../../protocol.js';
 import type { RouteContext } from './context.js';
 import { HttpError, parseOr400 } from '../errors.js';
-import { createHookIdentity } from '../hook-identity.js';
+import { createHookIdentity, sameSecret } from '../hook-identity.js';
 import { HOOK_KEY_HEADER, HTTP_HOOK_ENV, HTTP_HOOK_PATH, envHeader } from '../../http-hook.js';
 import type { Waiter } from '../store.js';
 
@@ -26,12 +25,6 @@ export function isUnattended(environment: HookEnvironment): boolean {
 
 /** Questions waiting at once, from every session; a new one over it is refused, and its terminal asks. */
 export const MAX_PENDING = 1024;
-
-function sameKey(given: string, expected: string): boolean {
-  const left = Buffer.from(given);
-  const right = Buffer.from(expected);
-  return left.length === right.length && timingSafeEqual(left, right);
-}
 
 export async function hookRoutes(app: FastifyInstance, { store, watchers, deps }: RouteContext) {
   const identity = createHookIdentity(deps.token);
@@ -81,7 +74,7 @@ export async function hookRoutes(app: FastifyInstance, { store, watchers, deps }
     const key = request.headers[HOOK_KEY_HEADER];
     const expected = deps.hookKey?.();
     if (typeof key !== 'string' || key === '') throw new HttpError(401, 'hook_key_missing', `an http hook must send its key in ${HOOK_KEY_HEADER}: run \`askbridge install\``);
-    if (expected === undefined || !sameKey(key, expected)) throw new HttpError(401, 'bad_hook_key', 'this hook key is not the current one (it was rotated?): run `askbridge install` again');
+    if (expected === undefined || !sameSecret(key, expected)) throw new HttpError(401, 'bad_hook_key', 'this hook key is not the current one (it was rotated?): run `askbridge install` again');
     const environment: HookEnvironment = {};
     for (const name of HTTP_HOOK_ENV) {
       const value = request.headers[envHeader(name)];
