@@ -12,7 +12,7 @@ export const HOOK_PATH = fileURLToPath(new URL('../../hooks/askbridge-hook.cjs',
 export const HOOK_TIMEOUT_SECONDS = 3600;
 export const HOOK_STATUS_MESSAGE = 'Waiting for an answer in askbridge';
 /** The SessionStart hook only looks for the daemon, or starts it: seconds at most. */
-export const SESSION_START_TIMEOUT_SECONDS = 30;
+const SESSION_START_TIMEOUT_SECONDS = 30;
 
 /** How Claude Code hands askbridge a question: a POST of its own (2.1.63 and later), or the command hook. */
 export const HOOK_TRANSPORTS = ['http', 'command'] as const;
@@ -66,7 +66,7 @@ export function installedHookCommand(hookPath: string = HOOK_PATH): string {
 /** The AskUserQuestion hook `install` writes: Claude Code's own POST with the hook key, or the command hook. */
 export type AskHook = { transport: 'http'; url: string; key: string } | { transport: 'command'; hookPath?: string };
 
-export function askHookEntry(hook: AskHook): Record<string, unknown> {
+function askHookEntry(hook: AskHook): Record<string, unknown> {
   const common = { timeout: HOOK_TIMEOUT_SECONDS, statusMessage: HOOK_STATUS_MESSAGE };
   if (hook.transport === 'command') return { type: 'command', command: installedHookCommand(hook.hookPath), ...common };
   const forwarded = Object.fromEntries(HTTP_HOOK_ENV.map((name) => [envHeader(name), `$${name}`]));
@@ -96,7 +96,7 @@ export function isInstalledHook(hook: unknown): boolean {
 }
 
 /** A SessionStart entry `install` wrote: `node '<absolute path>/askbridge.mjs' start --background --quiet`. */
-export function isInstalledSessionStart(hook: unknown): boolean {
+function isInstalledSessionStart(hook: unknown): boolean {
   return isRecord(hook) && hook.type === 'command' && typeof hook.command === 'string' && SESSION_START.test(hook.command);
 }
 

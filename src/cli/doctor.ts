@@ -17,7 +17,7 @@ import type { CommandIo } from './command.js';
 export const TOOL_NAME = 'AskUserQuestion';
 export const HOOK_SCRIPT = 'askbridge-hook.cjs';
 /** The hook file askbridge shipped before it was CommonJS: entries that still run it are outdated. */
-export const OLD_HOOK_SCRIPT = 'askbridge-hook.mjs';
+const OLD_HOOK_SCRIPT = 'askbridge-hook.mjs';
 /** Claude Code kills a hook after this many seconds when its entry sets no `timeout`. */
 export const CLAUDE_DEFAULT_HOOK_TIMEOUT_SECONDS = 600;
 /** The hook must outlive the daemon's wait by this much, or Claude Code kills it before the daemon's timeout policy acts. */

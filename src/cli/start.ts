@@ -9,8 +9,8 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { CLI_PATH } from '../command-name.js';
-import { isHolderAlive, lockPaths, readLockHolder } from '../daemon/lock.js';
-import { logsDir, openStateDir, resolveStateDir, type DaemonInfo } from '../state-dir.js';
+import { describeRunning, isHolderAlive, lockPaths, readLockHolder } from '../daemon/lock.js';
+import { logsDir, openStateDir, resolveStateDir } from '../state-dir.js';
 import { connectToDaemon } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 
@@ -54,9 +54,11 @@ async function startInBackground(io: CommandIo, port: string | undefined, quiet:
   const stateDir = openStateDir(resolveStateDir(io.env));
   stateDir.ensure();
   const lock = lockPaths(stateDir.paths.dir).lock;
-  const running = runningDaemon(stateDir, lock);
-  if (running) {
-    if (!quiet) io.stderr(`askbridge is already running (pid ${running.pid}, http://${running.host}:${running.port}/): \`askbridge open\` prints a page link\n`);
+  const holder = readLockHolder(lock);
+  const info = stateDir.readDaemonInfo();
+  // At once when it runs: the lock's holder lives and daemon.json names it.
+  if (typeof holder === 'object' && isHolderAlive(holder) && info?.pid === holder.pid) {
+    if (!quiet) io.stderr(`${describeRunning(holder, info)}\n`);
     return;
   }
   // The child's stderr goes to a file, not a pipe: the daemon outlives this command, and a write to
@@ -97,12 +99,4 @@ async function startInBackground(io: CommandIo, port: string | undefined, quiet:
   const pairing = await daemon.request<{ code: string }>('POST', '/api/pairings', {});
   io.stdout(`askbridge is running in the background (pid ${child.pid}); logs: askbridge logs\n`);
   if (pairing.status === 200) io.stdout(`Answer page (one-time link, pairs one browser): ${daemon.baseUrl}/#pair=${pairing.body.code}\n`);
-}
-
-/** The daemon that holds the lock and has said where it listens, if one runs. */
-function runningDaemon(stateDir: ReturnType<typeof openStateDir>, lock: string): DaemonInfo | undefined {
-  const holder = readLockHolder(lock);
-  if (typeof holder !== 'object' || !isHolderAlive(holder)) return undefined;
-  const info = stateDir.readDaemonInfo();
-  return info?.pid === holder.pid ? info : undefined;
 }

@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, openSync, closeSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isProcessAlive } from '../state-dir.js';
+import { isProcessAlive, LOOPBACK_HOST, type DaemonInfo } from '../state-dir.js';
 
 export type LockHolder = {
   pid: number;
@@ -119,4 +119,10 @@ function reclaim(paths: ReturnType<typeof lockPaths>, stale: LockHolder | 'unrea
 export function releaseDaemonLock(dir: string, holder: LockHolder): void {
   const { lock } = lockPaths(dir);
   if (sameHolder(readLockHolder(lock), holder)) rmSync(lock, { force: true });
+}
+
+/** What a second start says about the daemon holding the lock: where it runs, or that it is still starting. */
+export function describeRunning(holder: LockHolder, info: DaemonInfo | undefined): string {
+  if (info?.pid !== holder.pid) return `askbridge is already starting for this state directory (pid ${holder.pid})`;
+  return `askbridge is already running (pid ${holder.pid}, http://${LOOPBACK_HOST}:${info.port}/): use \`askbridge open\` for a page link, or \`askbridge stop\``;
 }

@@ -11,9 +11,9 @@ import { createPageSessionFile } from './page-sessions.js';
 import { MAX_PENDING } from './routes/hook.js';
 import { createPendingFiles } from './pending-files.js';
 import { createQuestionStore, type PendingRecord, type QuestionStore } from './store.js';
-import { configuredPort, LOOPBACK_HOST, openStateDir, resolveStateDir, type DaemonInfo } from '../state-dir.js';
+import { configuredPort, LOOPBACK_HOST, openStateDir, resolveStateDir } from '../state-dir.js';
 import { askbridgeCommand } from '../command-name.js';
-import { acquireDaemonLock, type DaemonLock, type LockHolder } from './lock.js';
+import { acquireDaemonLock, describeRunning, type DaemonLock } from './lock.js';
 import { ToolInputSchema } from '../protocol.js';
 import { VERSION } from '../version.js';
 
@@ -246,10 +246,6 @@ function restoreWaitingQuestions(store: QuestionStore, records: PendingRecord[],
   if (records.length > 0) logger.info({ questions: records.length }, 'waiting questions restored: their hooks can re-attach');
 }
 
-function describeRunning(holder: LockHolder, info: DaemonInfo | undefined): string {
-  if (info?.pid !== holder.pid) return `askbridge is already starting for this state directory (pid ${holder.pid})`;
-  return `askbridge is already running (pid ${holder.pid}, http://${LOOPBACK_HOST}:${info.port}/): use \`askbridge open\` for a page link, or \`askbridge stop\``;
-}
 
 /** How long a stop may take (closing sockets, flushing history) before the process exits anyway. */
 const STOP_GRACE_MS = 5000;
