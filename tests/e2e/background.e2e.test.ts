@@ -61,6 +61,9 @@ describe('askbridge logs', () => {
   it('shows control characters in logged text as visible marks, and colours only a terminal without NO_COLOR', async () => {
     const { home, env } = newEnv();
     expect((await runCli(['start', '--background'], env)).code).toBe(0);
+    // Stopped first: the daemon writes its log through a worker, so a line it logs late (its own
+    // start) could otherwise land after the one this test adds, and `-n 1` would show that one.
+    expect((await runCli(['stop'], env)).code).toBe(0);
     const logFile = join(home, 'logs', readlinkSync(join(home, 'logs', 'current.log')));
     // A header from a question, as the policy logs it: the model chose these bytes.
     appendFileSync(logFile, `${JSON.stringify({ level: 30, time: Date.now(), header: '\u001b]0;pwned-title\u0007\u001b[2J\u202eevil', msg: 'rule skipped' })}\n`);
