@@ -77,17 +77,21 @@ export const DEFAULT_CONFIG: Config = {
   rules: [],
 };
 
-export type ConfigOrigin = 'default' | 'user' | 'project';
-export type EffectiveConfig = {
-  config: Config;
+const ConfigOriginSchema = z.enum(['default', 'user', 'project']);
+export type ConfigOrigin = z.infer<typeof ConfigOriginSchema>;
+
+/** The configuration that applies in a directory, and where each value comes from (`askbridge config`). */
+export const EffectiveConfigSchema = z.object({
+  config: ConfigFileSchema.omit({ $schema: true }).required(),
   /** Where each key's value came from; rules list project rules first, then user rules. */
-  origins: Record<keyof Config, ConfigOrigin | 'user+project'>;
-  files: { user: string; project: string | undefined };
+  origins: z.record(z.enum(['waitSeconds', 'onTimeout', 'whenNobodyWatching', 'answerMode', 'rules']), z.union([ConfigOriginSchema, z.literal('user+project')])),
+  files: z.object({ user: z.string(), project: z.string().optional() }),
   /** Files that are broken now; their last good version (if any) is in use. */
-  errors: Array<{ path: string; message: string }>;
+  errors: z.array(z.object({ path: z.string(), message: z.string() })),
   /** A project file that does not apply, because the user has not trusted its content (trust.ts). */
-  ignored: Array<{ path: string; projectDir: string; reason: Exclude<TrustVerdict, 'trusted'> }>;
-};
+  ignored: z.array(z.object({ path: z.string(), projectDir: z.string(), reason: z.enum(['untrusted', 'changed']) satisfies z.ZodType<Exclude<TrustVerdict, 'trusted'>> })),
+});
+export type EffectiveConfig = z.infer<typeof EffectiveConfigSchema>;
 
 /** The project directory a `.claude/askbridge.json` belongs to. */
 export function projectDirOf(projectConfigPath: string): string {

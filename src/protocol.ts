@@ -141,11 +141,24 @@ export const HookEnvironmentSchema = z
   .default({});
 export type HookEnvironment = z.infer<typeof HookEnvironmentSchema>;
 
-/** Body of POST /api/hook/questions: the hook's stdin, untouched, and its environment. */
-export const HookRequestSchema = z.object({
-  payload: z.unknown(),
-  environment: HookEnvironmentSchema,
-});
+/**
+ * A hook's payload whose AskUserQuestion input askbridge can show: `tool_input` as Claude Code sent
+ * it (an allowed answer echoes it back), and its `questions` as askbridge reads them.
+ */
+export const AskPayloadSchema = HookPayloadSchema.transform((payload, ctx) => {
+  const toolInput = ToolInputSchema.safeParse(payload.tool_input);
+  if (toolInput.success) return { ...payload, questions: toolInput.data.questions };
+  for (const issue of toolInput.error.issues) ctx.addIssue({ code: 'custom', path: ['tool_input', ...issue.path], message: issue.message });
+  return z.NEVER;
+}).meta({ title: 'hook payload' });
+
+/** Body of POST /api/hook/questions: the hook's stdin and its environment. */
+export const HookRequestSchema = z
+  .object({
+    payload: AskPayloadSchema,
+    environment: HookEnvironmentSchema,
+  })
+  .meta({ title: 'hook payload' });
 
 /** One person's answer to one question: the labels they picked, free text, and a note. */
 export const ResponseSchema = z.object({
@@ -157,15 +170,17 @@ export const ResponseSchema = z.object({
 export type Response = z.infer<typeof ResponseSchema>;
 
 /** Body of POST /api/questions/:id/answer, from the page or the CLI. */
-export const AnswerRequestSchema = z.object({
-  responses: z.array(ResponseSchema).min(1).max(LIMITS.questions.max),
-});
+export const AnswerRequestSchema = z
+  .object({
+    responses: z.array(ResponseSchema).min(1).max(LIMITS.questions.max),
+  })
+  .meta({ title: 'answer' });
 export type AnswerRequest = z.infer<typeof AnswerRequestSchema>;
 
-export const PairRequestSchema = z.object({ code: z.string().min(1).max(200) });
+export const PairRequestSchema = z.object({ code: z.string().min(1).max(200) }).meta({ title: 'pairing request' });
 
 /** Body of POST /api/hook/hello: the hook's fresh nonce, which the daemon's proof must cover. */
-export const HookHelloSchema = z.object({ nonce: z.string().regex(/^[A-Za-z0-9_-]{22,64}$/, { message: 'must be 22-64 base64url characters' }) });
+export const HookHelloSchema = z.object({ nonce: z.string().regex(/^[A-Za-z0-9_-]{22,64}$/, { message: 'must be 22-64 base64url characters' }) }).meta({ title: 'hello' });
 
 /** What the hook prints on stdout for Claude Code, and an http hook's response body (protocol.md section 2). */
 export const HookOutputSchema = z.object({
@@ -238,6 +253,29 @@ export const QuestionsReplySchema = z.object({ questions: z.array(QuestionViewSc
 export const QuestionReplySchema = z.object({ question: QuestionViewSchema });
 /** Every refusal: a stable code, a sentence, and for invalid input one line per problem. */
 export const ErrorReplySchema = z.object({ error: z.object({ code: z.string(), message: z.string(), details: z.array(z.string()).optional() }) });
+/** An answer that came too late: the refusal, and how the question was settled. */
+export const TooLateReplySchema = ErrorReplySchema.extend({ question: QuestionViewSchema });
+
+/** Why history.jsonl cannot be written now (the answers are still delivered). */
+export const HistoryProblemSchema = z.object({ error: z.string(), since: z.number(), waiting: z.number(), lost: z.number() });
+export type HistoryProblem = z.infer<typeof HistoryProblemSchema>;
+/** `askbridge status`. */
+export const StatusReplySchema = z.object({
+  pid: z.number(),
+  port: z.number(),
+  url: z.string(),
+  version: z.string(),
+  pending: z.number(),
+  watchers: z.number(),
+  history: HistoryProblemSchema.nullable(),
+});
+export type StatusReply = z.infer<typeof StatusReplySchema>;
+/** A one-time pairing code, for a link that pairs one browser. */
+export const PairingCodeReplySchema = z.object({ code: z.string() });
+/** A paired page's key (its cookie is in Set-Cookie). */
+export const PairedReplySchema = z.object({ paired: z.literal(true), key: z.string() });
+/** The daemon's proof for the command hook (hook-identity.ts). */
+export const HookHelloReplySchema = z.object({ nonce: z.string(), proof: z.string() });
 
 /**
  * Check parsed JSON against a schema and keep it as JSON.parse made it. For data that is only read

@@ -29,7 +29,7 @@ export async function run(io: CommandIo): Promise<number> {
 
   const request: AnswerRequest = values.json !== undefined ? readAnswerFile(values.json) : buildResponses(call, values.pick, values.other, values.note);
 
-  const response = await daemon.request<unknown>('POST', `/api/questions/${call.id}/answer`, request);
+  const response = await daemon.request('POST', `/api/questions/${call.id}/answer`, request);
   if (response.status === 200) {
     io.stdout(`answered: ${terminalJson(readReply(QuestionReplySchema, response.body, 'answer reply').question.answers)}\n`);
     return 0;
@@ -45,11 +45,11 @@ export async function run(io: CommandIo): Promise<number> {
 /** A whole id finds finished questions too (so a late answer learns who won); a prefix finds pending ones. */
 async function findQuestion(daemon: DaemonClient, idOrPrefix: string): Promise<QuestionView> {
   if (UUID.test(idOrPrefix)) {
-    const { status, body } = await daemon.request<unknown>('GET', `/api/questions/${idOrPrefix}`);
+    const { status, body } = await daemon.request('GET', `/api/questions/${idOrPrefix}`);
     if (status === 200) return readReply(QuestionReplySchema, body, 'question').question;
     throw new CliError(`no question with id ${idOrPrefix}`);
   }
-  const reply = await daemon.request<unknown>('GET', '/api/questions');
+  const reply = await daemon.request('GET', '/api/questions');
   const matches = readReply(QuestionsReplySchema, reply.body, 'list of questions').questions.filter((call) => call.id.startsWith(idOrPrefix));
   if (matches.length !== 1) throw new CliError(matches.length === 0 ? `no pending question with id ${idOrPrefix}` : `id ${idOrPrefix} is ambiguous`);
   return matches[0]!;

@@ -20,7 +20,8 @@ export class DaemonUnreachable extends CliError {
 
 export type DaemonClient = {
   baseUrl: string;
-  request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** The reply's body is JSON not yet checked: read it with readReply (replies.ts). */
+  request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
 };
 
 export const NOT_RUNNING = 'askbridge is not running: start it with `askbridge start` (or `npm start` in its folder)';
@@ -50,7 +51,7 @@ export function connectToDaemon(env: NodeJS.ProcessEnv): DaemonClient {
       if (response.status === 401) {
         throw new DaemonUnreachable('refuses-token', `askbridge on ${baseUrl} refuses this state directory's token: it belongs to another state directory (check ASKBRIDGE_HOME), or was started by another user`);
       }
-      return { status: response.status, body: parsed as never };
+      return { status: response.status, body: parsed };
     },
   };
 }

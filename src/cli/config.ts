@@ -2,9 +2,10 @@
 // value comes from (default, the user file, or the project's .claude/askbridge.json).
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createConfigReader, type EffectiveConfig } from '../config.js';
+import { createConfigReader, EffectiveConfigSchema, type EffectiveConfig } from '../config.js';
 import { connectToDaemon, DaemonUnreachable } from './client.js';
 import type { CommandIo } from './command.js';
+import { readReply } from './replies.js';
 
 export async function run(io: CommandIo): Promise<number> {
   const { values } = parseArgs({ args: io.argv, strict: true, options: { cwd: { type: 'string' }, json: { type: 'boolean', default: false } } });
@@ -34,8 +35,8 @@ export async function run(io: CommandIo): Promise<number> {
 
 async function daemonView(env: NodeJS.ProcessEnv, cwd: string): Promise<EffectiveConfig | undefined> {
   try {
-    const response = await connectToDaemon(env).request<EffectiveConfig>('GET', `/api/config?cwd=${encodeURIComponent(cwd)}`);
-    return response.status === 200 ? response.body : undefined;
+    const response = await connectToDaemon(env).request('GET', `/api/config?cwd=${encodeURIComponent(cwd)}`);
+    return response.status === 200 ? readReply(EffectiveConfigSchema, response.body, 'configuration') : undefined;
   } catch (error) {
     if (error instanceof DaemonUnreachable && error.state === 'not-running') return undefined;
     throw error;

@@ -13,6 +13,8 @@ import { compareVersions, findUserClaude, MIN_HTTP_HOOK_VERSION, MIN_UPDATED_INP
 import { HOOK_KEY_HEADER, HTTP_HOOK_PATH } from '../http-hook.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import type { CommandIo } from './command.js';
+import { StatusReplySchema } from '../protocol.js';
+import { readReply } from './replies.js';
 
 export const TOOL_NAME = 'AskUserQuestion';
 export const HOOK_SCRIPT = 'askbridge-hook.cjs';
@@ -501,9 +503,11 @@ function unique<T>(values: T[]): T[] {
 
 export async function probeDaemon(env: NodeJS.ProcessEnv): Promise<DaemonProbe> {
   try {
-    const response = await connectToDaemon(env).request<{ url: string; version: string }>('GET', '/api/status');
+    const response = await connectToDaemon(env).request('GET', '/api/status');
     if (response.status !== 200) return { running: false, reason: `status request answered ${response.status}` };
-    return { running: true, url: response.body.url, version: response.body.version };
+    // Only what doctor reports: a daemon of another version still gets checked.
+    const { url, version } = readReply(StatusReplySchema.pick({ url: true, version: true }), response.body, 'status');
+    return { running: true, url, version };
   } catch (error) {
     return { running: false, reason: error instanceof Error ? error.message : String(error), ...(error instanceof DaemonUnreachable && error.state !== 'not-running' ? { impostor: true } : {}) };
   }

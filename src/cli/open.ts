@@ -1,14 +1,16 @@
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
+import { PairingCodeReplySchema } from '../protocol.js';
 import { connectToDaemon } from './client.js';
 import { CliError, type CommandIo } from './command.js';
+import { readReply } from './replies.js';
 
 export async function run(io: CommandIo): Promise<void> {
   const { values } = parseArgs({ args: io.argv, options: { print: { type: 'boolean', default: false } }, strict: true });
   const daemon = connectToDaemon(io.env);
-  const response = await daemon.request<{ code: string }>('POST', '/api/pairings', {});
+  const response = await daemon.request('POST', '/api/pairings', {});
   if (response.status !== 200) throw new CliError(`the daemon refused a pairing link (${response.status})`);
-  const url = `${daemon.baseUrl}/#pair=${response.body.code}`;
+  const url = `${daemon.baseUrl}/#pair=${readReply(PairingCodeReplySchema, response.body, 'pairing code').code}`;
   io.stdout(`${url}\n`);
   if (!values.print) openInBrowser(url);
 }

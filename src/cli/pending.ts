@@ -9,7 +9,7 @@ import { readReply } from './replies.js';
 
 export async function run(io: CommandIo): Promise<void> {
   const { values } = parseArgs({ args: io.argv, options: { json: { type: 'boolean', default: false } }, strict: true });
-  const reply = await connectToDaemon(io.env).request<unknown>('GET', '/api/questions');
+  const reply = await connectToDaemon(io.env).request('GET', '/api/questions');
   const body = readReply(QuestionsReplySchema, reply.body, 'list of questions');
   if (values.json) {
     io.stdout(`${terminalJson(body.questions)}\n`);

@@ -1,18 +1,18 @@
 // `askbridge status`: is the daemon running, and if it cannot be used, why: nothing there, an
 // askbridge that refuses this state directory's token, or a program on its port that is not askbridge.
 import { parseArgs } from 'node:util';
+import type { StatusReply } from '../protocol.js';
 import { connectToDaemon, DaemonUnreachable } from './client.js';
 import type { CommandIo } from './command.js';
 
-type Status = { pid: number; port: number; url: string; version: string; pending: number; watchers: number; history: { error: string; since: number; waiting: number; lost: number } | null };
-
 export async function run(io: CommandIo): Promise<number> {
   const { values } = parseArgs({ args: io.argv, options: { json: { type: 'boolean', default: false } }, strict: true });
-  let status: Status;
+  let status: StatusReply;
   try {
-    const response = await connectToDaemon(io.env).request<Status>('GET', '/api/status');
+    const response = await connectToDaemon(io.env).request('GET', '/api/status');
     if (response.status !== 200) throw new DaemonUnreachable('not-askbridge', `the daemon answered ${response.status} to a status request`);
-    status = response.body;
+    // Not checked with zod, which would triple this command's start-up; the daemon proved it is askbridge.
+    status = response.body as StatusReply;
   } catch (error) {
     if (!(error instanceof DaemonUnreachable)) throw error;
     io.stdout(values.json ? `${JSON.stringify({ running: false, state: error.state, reason: error.message })}\n` : `${error.message}\n`);

@@ -1,10 +1,14 @@
 // buildApp(deps): the daemon's HTTP and WebSocket surface, put together from its parts. It never
 // listens and never touches `process`: main.ts does, and tests call app.inject()/injectWS().
 import rateLimit from '@fastify/rate-limit';
+import swagger from '@fastify/swagger';
 import websocket from '@fastify/websocket';
-import Fastify, { LogController, type FastifyError, type FastifyReply } from 'fastify';
-import type { ServerMessage } from '../protocol.js';
-import { createAuth, PAGE_PROTOCOL, registerGuard } from './auth.js';
+import Fastify, { LogController, type FastifyError, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
+import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import type { z } from 'zod';
+import { checkShape, describeZodError, type ServerMessage } from '../protocol.js';
+import { HOOK_KEY_HEADER } from '../http-hook.js';
+import { createAuth, PAGE_KEY_HEADER, PAGE_PROTOCOL, registerGuard } from './auth.js';
 import { HttpError } from './errors.js';
 import { BODY_LIMIT_BYTES, REQUEST_TIMEOUTS, WS_MESSAGE_LIMIT_BYTES } from './limits.js';
 import type { AppDeps, RouteContext, Watchers } from './routes/context.js';
@@ -36,6 +40,32 @@ export async function buildApp(deps: AppDeps) {
         .code(tooLong ? 414 : 400)
         .send({ error: { code: tooLong ? 'url_too_long' : 'bad_url', message: tooLong ? 'a part of the URL is too long' : 'the URL is not valid' } });
     },
+  }).withTypeProvider<ZodTypeProvider>();
+  app.setValidatorCompiler(validatorCompiler);
+  app.setSerializerCompiler(({ schema, method, url }) => {
+    const replySchema = schema as z.ZodType;
+    // Checked against the route's schema, then written as it is: zod's own output would copy records,
+    // where a key named `__proto__` (a question's text, in answers) would stop being an own key.
+    return (data) => {
+      const checked = checkShape(replySchema, data);
+      if (!checked.ok) throw new Error(`${method} ${url}: the reply does not match its schema: ${describeZodError(checked.error).slice(0, 5).join('; ')}`);
+      return JSON.stringify(data);
+    };
+  });
+  app.addHook('onRoute', requireReplySchemas);
+  // Collects every route's schemas (registered before the routes), for GET /api/openapi.json.
+  await app.register(swagger, {
+    openapi: {
+      info: { title: 'askbridge', version: deps.version, description: "The daemon's API: Claude Code's hooks ask, pages and local programs answer." },
+      components: {
+        securitySchemes: {
+          token: { type: 'http', scheme: 'bearer', description: "The token in askbridge's state directory (local programs)" },
+          hookKey: { type: 'apiKey', in: 'header', name: HOOK_KEY_HEADER, description: 'The hook key: it may only ask' },
+          pageKey: { type: 'apiKey', in: 'header', name: PAGE_KEY_HEADER, description: "A paired page's key, with its cookie" },
+        },
+      },
+    },
+    transform: jsonSchemaTransform,
   });
 
   const listeningPort = () => {
@@ -46,6 +76,7 @@ export async function buildApp(deps: AppDeps) {
   const watchers: Watchers = { sockets: new Set() };
 
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
+    if (hasZodFastifySchemaValidationErrors(error)) error = invalidRequest(error, request);
     if (error instanceof HttpError) {
       // Refusals are worth a line: a refused hook question silently goes to the terminal otherwise.
       request.log.warn({ url: request.routeOptions.url ?? 'unknown', code: error.code, details: error.details }, 'request refused');
@@ -112,6 +143,24 @@ declare module 'fastify' {
       broadcast: (message: ServerMessage) => void;
     };
   }
+}
+
+/** Every route says what it replies, for every status: so its replies are checked, and documented. */
+export function requireReplySchemas(route: RouteOptions): void {
+  if (!route.schema?.response || Object.keys(route.schema.response).length === 0) throw new Error(`${route.method} ${route.url} has no response schema`);
+}
+
+/** A request part that does not match its schema: 400 `invalid_request`, naming the part (its schema's title) and every bad field. */
+function invalidRequest(error: FastifyError, request: FastifyRequest): HttpError {
+  const part = error.validationContext ?? 'body';
+  const schema = (request.routeOptions.schema as Record<string, z.ZodType | undefined> | undefined)?.[part];
+  const what = schema?.meta()?.title ?? `request ${part}`;
+  const prefix = part === 'body' ? request.routeOptions.config.bodyName : undefined;
+  const problems = (error.validation ?? []).map(({ instancePath, message }) => {
+    const path = [prefix, ...instancePath.split('/')].filter(Boolean).join('.');
+    return path ? `${path}: ${message}` : `${message}`;
+  });
+  return new HttpError(400, 'invalid_request', `invalid ${what}: ${problems.slice(0, 5).join('; ')}`, problems);
 }
 
 export type App = Awaited<ReturnType<typeof buildApp>>;

@@ -24,6 +24,8 @@ export type Principal = { kind: 'local' } | { kind: 'page'; sessionId: string } 
 declare module 'fastify' {
   interface FastifyContextConfig {
     access?: Access;
+    /** What a refusal calls the body's fields: the http hook's body is Claude Code's `payload`. */
+    bodyName?: string;
   }
   interface FastifyRequest {
     principal: Principal;

@@ -3,7 +3,7 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import type { HistoryLine, HistorySource } from '../history-file.js';
-import type { QuestionView } from '../protocol.js';
+import type { HistoryProblem, QuestionView } from '../protocol.js';
 
 export function historyLineOf(view: QuestionView): HistoryLine {
   const { source, detail } = describeSource(view);
@@ -56,7 +56,6 @@ export const HISTORY_BACKLOG_LINES = 1000;
 export const HISTORY_RETRY_MS = 30_000;
 
 /** Why history.jsonl is behind, for `askbridge status` and the page. */
-export type HistoryProblem = { error: string; since: number; waiting: number; lost: number };
 
 /**
  * Appends in order, off the answer's path: a slow or full disk must never delay or lose the answer

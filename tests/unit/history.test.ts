@@ -2,9 +2,9 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHistory, HISTORY_BACKLOG_LINES, type HistoryProblem } from '../../src/daemon/history.js';
+import { createHistory, HISTORY_BACKLOG_LINES } from '../../src/daemon/history.js';
 import { readHistory, readHistoryTail } from '../../src/history-file.js';
-import type { QuestionView } from '../../src/protocol.js';
+import type { HistoryProblem, QuestionView } from '../../src/protocol.js';
 
 let dir: string;
 beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'askbridge-history-'))));

@@ -3,8 +3,8 @@
 // that app.ts imports the routes and no route imports app.ts.
 import type { FastifyBaseLogger } from 'fastify';
 import type { EffectiveConfig } from '../../config.js';
+import type { HistoryProblem } from '../../protocol.js';
 import type { Auth, AuthOptions } from '../auth.js';
-import type { HistoryProblem } from '../history.js';
 import type { RequestTimeouts } from '../limits.js';
 import type { PolicyContext, QuestionPlan } from '../policy.js';
 import type { QuestionStore } from '../store.js';

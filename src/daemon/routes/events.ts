@@ -3,9 +3,9 @@
 // Bounded: at most MAX_WATCHERS sockets; one that stops reading is dropped once its send buffer
 // passes SEND_BUFFER_LIMIT_BYTES (the others are unaffected); ping/pong heartbeats drop a peer that
 // has gone away without closing, so that only live pages count as someone watching.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { WebSocket } from 'ws';
-import type { ServerMessage } from '../../protocol.js';
+import { ErrorReplySchema, ServerMessageSchema, type ServerMessage } from '../../protocol.js';
 import type { RouteContext, Watchers } from './context.js';
 import { HttpError } from '../errors.js';
 
@@ -32,7 +32,7 @@ export function broadcast(watchers: Watchers, message: ServerMessage): void {
   }
 }
 
-export async function eventRoutes(app: FastifyInstance, { store, watchers, deps }: RouteContext) {
+export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, watchers, deps }) => {
   const unsubscribe = store.subscribe((event) => broadcast(watchers, { type: event.type, question: event.question }));
   const answeredPing = new WeakSet<WebSocket>();
   const heartbeat = setInterval(() => {
@@ -56,6 +56,10 @@ export async function eventRoutes(app: FastifyInstance, { store, watchers, deps 
     {
       websocket: true,
       config: { access: 'page-or-local' },
+      schema: {
+        summary: 'A WebSocket: the waiting questions, then every change to them (ServerMessage, one JSON text message each)',
+        response: { 101: { description: 'Switching to the WebSocket', content: { 'application/json': { schema: ServerMessageSchema } } }, '4xx': ErrorReplySchema, '5xx': ErrorReplySchema },
+      },
       preValidation: async () => {
         if (watchers.sockets.size >= MAX_WATCHERS) throw new HttpError(503, 'too_many_watchers', `at most ${MAX_WATCHERS} pages and listeners at once`);
       },
@@ -76,4 +80,4 @@ export async function eventRoutes(app: FastifyInstance, { store, watchers, deps 
       socket.send(JSON.stringify({ type: 'banner', message: deps.banner?.() ?? null } satisfies ServerMessage));
     },
   );
-}
+};

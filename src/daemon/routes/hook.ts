@@ -9,11 +9,13 @@
 //   identity.ts has the why). The daemon first proves it holds the token; the question is signed;
 //   the response is NDJSON, each line signed: `accepted` at once (with the wait, so the hook knows
 //   its own deadline), then one `settled` line with what the hook prints.
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HookHelloSchema, HookPayloadSchema, HookRequestSchema, ToolInputSchema, type HookEnvironment } from '../../protocol.js';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { AskPayloadSchema, ErrorReplySchema, HookHelloReplySchema, HookHelloSchema, HookOutputSchema, HookRequestSchema, type HookEnvironment } from '../../protocol.js';
 import type { RouteContext } from './context.js';
-import { HttpError, parseOr400 } from '../errors.js';
-import { createHookIdentity, sameSecret } from '../hook-identity.js';
+import { HttpError } from '../errors.js';
+import { createHookIdentity, sameSecret, type HookCredentials } from '../hook-identity.js';
 import { HOOK_KEY_HEADER, HTTP_HOOK_ENV, HTTP_HOOK_PATH, envHeader } from '../../http-hook.js';
 import type { Waiter } from '../store.js';
 
@@ -26,7 +28,10 @@ export function isUnattended(environment: HookEnvironment): boolean {
 /** Questions waiting at once, from every session; a new one over it is refused, and its terminal asks. */
 export const MAX_PENDING = 1024;
 
-export async function hookRoutes(app: FastifyInstance, { store, watchers, deps }: RouteContext) {
+/** Refusals a hook can meet: its terminal asks instead. */
+const REFUSALS = { '4xx': ErrorReplySchema, '5xx': ErrorReplySchema };
+
+export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, watchers, deps }) => {
   const identity = createHookIdentity(deps.token);
   // The signature covers the exact bytes sent: keep them beside the parsed body (this plugin only).
   const rawBodies = new WeakMap<FastifyRequest, string>();
@@ -36,10 +41,8 @@ export async function hookRoutes(app: FastifyInstance, { store, watchers, deps }
     parseJson(request, body as string, done);
   });
 
-  /** Check a hook's payload, apply the policy, and open the question (or re-attach to it). */
-  function receive(request: FastifyRequest, body: unknown, environment: HookEnvironment, transport: 'http' | 'command'): Waiter {
-    const payload = parseOr400(HookPayloadSchema, body, 'hook payload', 'payload');
-    const toolInput = parseOr400(ToolInputSchema, payload.tool_input, 'AskUserQuestion input', 'payload.tool_input');
+  /** Apply the policy to a checked payload, and open the question (or re-attach to it). */
+  function receive(request: FastifyRequest, payload: z.infer<typeof AskPayloadSchema>, environment: HookEnvironment, transport: 'http' | 'command'): Waiter {
     const maxPending = deps.maxPending ?? MAX_PENDING;
     if (!store.knows(payload.session_id, payload.tool_use_id) && store.pendingCount() >= maxPending) {
       deps.onOverload?.(true);
@@ -48,7 +51,7 @@ export async function hookRoutes(app: FastifyInstance, { store, watchers, deps }
     const plan = deps.planQuestion({
       cwd: payload.cwd,
       toolInput: payload.tool_input,
-      questions: toolInput.questions,
+      questions: payload.questions,
       unattended: isUnattended(environment),
       watchers: watchers.sockets.size,
     });
@@ -57,7 +60,7 @@ export async function hookRoutes(app: FastifyInstance, { store, watchers, deps }
       toolUseId: payload.tool_use_id,
       cwd: payload.cwd,
       toolInput: payload.tool_input,
-      questions: toolInput.questions,
+      questions: payload.questions,
       waitMs: plan.waitMs,
       timeout: plan.timeout,
       onTimeout: plan.onTimeout,
@@ -66,61 +69,110 @@ export async function hookRoutes(app: FastifyInstance, { store, watchers, deps }
       reattaches: transport === 'command',
       ...(plan.immediate ? { immediate: plan.immediate } : {}),
     });
-    request.log.info({ questionId: waiter.question.id, questions: toolInput.questions.length, transport }, 'question received');
+    request.log.info({ questionId: waiter.question.id, questions: payload.questions.length, transport }, 'question received');
     return waiter;
   }
 
-  app.post(HTTP_HOOK_PATH, { config: { access: 'hook' } }, async (request, reply) => {
-    const key = request.headers[HOOK_KEY_HEADER];
-    const expected = deps.hookKey?.();
-    if (typeof key !== 'string' || key === '') throw new HttpError(401, 'hook_key_missing', `an http hook must send its key in ${HOOK_KEY_HEADER}: run \`askbridge install\``);
-    if (expected === undefined || !sameSecret(key, expected)) throw new HttpError(401, 'bad_hook_key', 'this hook key is not the current one (it was rotated?): run `askbridge install` again');
-    const environment: HookEnvironment = {};
-    for (const name of HTTP_HOOK_ENV) {
-      const value = request.headers[envHeader(name)];
-      // An unset variable arrives as an empty header.
-      if (typeof value === 'string' && value !== '') environment[name] = value.slice(0, 100);
-    }
-    const waiter = receive(request, request.body, environment, 'http');
+  app.post(
+    HTTP_HOOK_PATH,
+    {
+      config: { access: 'hook', bodyName: 'payload' },
+      // The key first: nobody without it learns anything about what a payload should be.
+      preValidation: async (request) => {
+        const key = request.headers[HOOK_KEY_HEADER];
+        const expected = deps.hookKey?.();
+        if (typeof key !== 'string' || key === '') throw new HttpError(401, 'hook_key_missing', `an http hook must send its key in ${HOOK_KEY_HEADER}: run \`askbridge install\``);
+        if (expected === undefined || !sameSecret(key, expected)) throw new HttpError(401, 'bad_hook_key', 'this hook key is not the current one (it was rotated?): run `askbridge install` again');
+      },
+      schema: {
+        summary: "Claude Code's http hook asks; the reply comes once the question is settled",
+        security: [{ hookKey: [] }],
+        body: AskPayloadSchema,
+        response: {
+          200: {
+            description: 'The decision for Claude Code, or an empty body when its own dialog should ask',
+            content: { 'application/json': { schema: HookOutputSchema } },
+          },
+          ...REFUSALS,
+        },
+      },
+    },
+    async (request, reply) => {
+      const environment: HookEnvironment = {};
+      for (const name of HTTP_HOOK_ENV) {
+        const value = request.headers[envHeader(name)];
+        // An unset variable arrives as an empty header.
+        if (typeof value === 'string' && value !== '') environment[name] = value.slice(0, 100);
+      }
+      const waiter = receive(request, request.body, environment, 'http');
 
-    reply.hijack();
-    const response = reply.raw;
-    response.on('close', () => {
-      if (!response.writableEnded) waiter.leave();
-    });
-    const outcome = await waiter.outcome;
-    if (!response.destroyed) {
-      // An empty 200 is "no decision": Claude Code shows its own dialog.
-      const text = outcome.hookOutput ? JSON.stringify(outcome.hookOutput) : '';
-      response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
-      response.end(text);
-    }
-    request.log.info({ questionId: waiter.question.id, status: outcome.status, source: outcome.source.kind }, 'question settled');
-  });
+      reply.hijack();
+      const response = reply.raw;
+      response.on('close', () => {
+        if (!response.writableEnded) waiter.leave();
+      });
+      const outcome = await waiter.outcome;
+      if (!response.destroyed) {
+        // An empty 200 is "no decision": Claude Code shows its own dialog.
+        const text = outcome.hookOutput ? JSON.stringify(outcome.hookOutput) : '';
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+        response.end(text);
+      }
+      request.log.info({ questionId: waiter.question.id, status: outcome.status, source: outcome.source.kind }, 'question settled');
+    },
+  );
 
-  app.post('/api/hook/hello', { config: { access: 'hook' }, bodyLimit: 1024 }, async (request) => {
-    const { nonce } = parseOr400(HookHelloSchema, request.body, 'hello');
-    return identity.hello(nonce);
-  });
+  app.post(
+    '/api/hook/hello',
+    {
+      config: { access: 'hook' },
+      bodyLimit: 1024,
+      schema: { summary: 'The command hook asks the daemon to prove it holds the token', body: HookHelloSchema, response: { 200: HookHelloReplySchema, ...REFUSALS } },
+    },
+    async (request) => identity.hello(request.body.nonce),
+  );
 
-  app.post('/api/hook/questions', { config: { access: 'hook' } }, async (request, reply) => {
-    const credentials = identity.verifyQuestion(request.headers.authorization, rawBodies.get(request) ?? '');
-    if (credentials === 'unsigned') throw new HttpError(401, 'unsigned', 'a hook request must be signed (POST /api/hook/hello first)');
-    if (credentials === 'bad-signature') throw new HttpError(401, 'bad_signature', 'the signature or its nonce is not valid (a nonce is good for one request)');
-    const body = parseOr400(HookRequestSchema, request.body, 'hook request');
-    const waiter = receive(request, body.payload, body.environment, 'command');
+  const signedBy = new WeakMap<FastifyRequest, HookCredentials>();
+  app.post(
+    '/api/hook/questions',
+    {
+      config: { access: 'hook' },
+      // The signature first: nobody without the token learns anything about what a payload should be.
+      preValidation: async (request) => {
+        const credentials = identity.verifyQuestion(request.headers.authorization, rawBodies.get(request) ?? '');
+        if (credentials === 'unsigned') throw new HttpError(401, 'unsigned', 'a hook request must be signed (POST /api/hook/hello first)');
+        if (credentials === 'bad-signature') throw new HttpError(401, 'bad_signature', 'the signature or its nonce is not valid (a nonce is good for one request)');
+        signedBy.set(request, credentials);
+      },
+      schema: {
+        summary: 'The command hook asks (signed); the reply streams once the question is settled',
+        body: HookRequestSchema,
+        response: {
+          200: {
+            description: 'NDJSON, each line signed: `accepted` at once, then `settled` with what the hook prints',
+            content: { 'application/x-ndjson': { schema: z.string() } },
+          },
+          ...REFUSALS,
+        },
+      },
+    },
+    async (request, reply) => {
+      const credentials = signedBy.get(request);
+      if (!credentials) throw new HttpError(401, 'unsigned', 'a hook request must be signed (POST /api/hook/hello first)');
+      const waiter = receive(request, request.body.payload, request.body.environment, 'command');
 
-    reply.hijack();
-    const response = reply.raw;
-    response.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
-    response.write(identity.line(credentials, 'accepted', { id: waiter.question.id, waitMs: Math.max(0, waiter.question.expiresAt - Date.now()) }));
-    response.on('close', () => {
-      if (!response.writableEnded) waiter.leave();
-    });
-    const outcome = await waiter.outcome;
-    if (!response.destroyed) {
-      response.end(identity.line(credentials, 'settled', { status: outcome.status, hookOutput: outcome.hookOutput }));
-    }
-    request.log.info({ questionId: waiter.question.id, status: outcome.status, source: outcome.source.kind }, 'question settled');
-  });
-}
+      reply.hijack();
+      const response = reply.raw;
+      response.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
+      response.write(identity.line(credentials, 'accepted', { id: waiter.question.id, waitMs: Math.max(0, waiter.question.expiresAt - Date.now()) }));
+      response.on('close', () => {
+        if (!response.writableEnded) waiter.leave();
+      });
+      const outcome = await waiter.outcome;
+      if (!response.destroyed) {
+        response.end(identity.line(credentials, 'settled', { status: outcome.status, hookOutput: outcome.hookOutput }));
+      }
+      request.log.info({ questionId: waiter.question.id, status: outcome.status, source: outcome.source.kind }, 'question settled');
+    },
+  );
+};

@@ -3,7 +3,8 @@
 // the request, so there is nothing to traverse.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { FastifyInstance } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
 
 const WEB_ROOT = new URL('../../web/', import.meta.url);
 
@@ -29,14 +30,18 @@ export const CONTENT_SECURITY_POLICY = [
   "trusted-types 'none'",
 ].join('; ');
 
-export async function pageRoutes(app: FastifyInstance) {
+export const pageRoutes: FastifyPluginAsyncZod = async (app) => {
   for (const [path, { file, type }] of Object.entries(FILES)) {
-    const body = readFileSync(new URL(file, WEB_ROOT));
+    const body = readFileSync(new URL(file, WEB_ROOT), 'utf8');
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
-    app.get(path, { config: { access: 'public' } }, async (request, reply) => {
+    const schema = {
+      summary: `The answer page: ${file}`,
+      response: { 200: { description: file, content: { [type]: { schema: z.string() } } }, 304: { description: 'Not modified (If-None-Match)', content: { [type]: { schema: z.string() } } } },
+    };
+    app.get(path, { config: { access: 'public' }, schema }, async (request, reply) => {
       reply.header('content-security-policy', CONTENT_SECURITY_POLICY).header('x-frame-options', 'DENY').header('etag', etag).header('cache-control', 'no-cache').type(type);
       if (request.headers['if-none-match'] === etag) return reply.code(304).send();
       return reply.send(body);
     });
   }
-}
+};

@@ -1,50 +1,68 @@
 // The questions as pages and the CLI see them, and the one way to answer them.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyReply } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AnswerRequestSchema } from '../../protocol.js';
+import { AnswerRequestSchema, ErrorReplySchema, QuestionReplySchema, QuestionsReplySchema, TooLateReplySchema } from '../../protocol.js';
 import { ANSWER_BODY_LIMIT_BYTES } from '../limits.js';
 import type { RouteContext } from './context.js';
-import { HttpError, parseOr400 } from '../errors.js';
+import { HttpError } from '../errors.js';
 import type { AnswerResult } from '../store.js';
 
-const IdParamsSchema = z.object({ id: z.string().uuid() });
+const IdParamsSchema = z.object({ id: z.uuid() }).meta({ title: 'question id' });
 
-export async function questionRoutes(app: FastifyInstance, { store }: RouteContext) {
-  app.get('/api/questions', { config: { access: 'page-or-local' } }, async () => ({ questions: store.pending() }));
+/** What answering, declining or handing back can end in. */
+const SETTLE_REPLIES = { 200: QuestionReplySchema, 409: TooLateReplySchema, '4xx': ErrorReplySchema, '5xx': ErrorReplySchema };
 
-  app.get('/api/questions/:id', { config: { access: 'page-or-local' } }, async (request) => {
-    const { id } = parseOr400(IdParamsSchema, request.params, 'question id');
-    const question = store.get(id);
-    if (!question) throw new HttpError(404, 'not_found', 'no such question (it may have finished long ago)');
-    return { question };
-  });
+export const questionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store }) => {
+  app.get(
+    '/api/questions',
+    { config: { access: 'page-or-local' }, schema: { summary: 'The questions waiting for an answer, oldest first', response: { 200: QuestionsReplySchema, '4xx': ErrorReplySchema } } },
+    async () => ({ questions: store.pending() }),
+  );
 
-  app.post('/api/questions/:id/answer', { config: { access: 'page-or-local' }, bodyLimit: ANSWER_BODY_LIMIT_BYTES }, async (request, reply) => {
-    const { id } = parseOr400(IdParamsSchema, request.params, 'question id');
-    const body = parseOr400(AnswerRequestSchema, request.body, 'answer');
-    const client = request.principal.kind === 'page' ? 'page' : 'cli';
-    const result = store.answer(id, body.responses, client);
-    if (result.kind === 'answered') request.log.info({ questionId: id, client }, 'question answered');
-    if (result.kind === 'failed') request.log.error({ questionId: id, client, error: result.question.error }, 'answer accepted, but no decision could be built: the terminal asks');
-    return sendAnswerResult(reply, result);
-  });
+  app.get(
+    '/api/questions/:id',
+    { config: { access: 'page-or-local' }, schema: { summary: 'One question, waiting or settled', params: IdParamsSchema, response: { 200: QuestionReplySchema, '4xx': ErrorReplySchema } } },
+    async (request) => {
+      const question = store.get(request.params.id);
+      if (!question) throw new HttpError(404, 'not_found', 'no such question (it may have finished long ago)');
+      return { question };
+    },
+  );
+
+  app.post(
+    '/api/questions/:id/answer',
+    {
+      config: { access: 'page-or-local' },
+      bodyLimit: ANSWER_BODY_LIMIT_BYTES,
+      schema: { summary: 'Answer every question of it, as a person', params: IdParamsSchema, body: AnswerRequestSchema, response: SETTLE_REPLIES },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const client = request.principal.kind === 'page' ? 'page' : 'cli';
+      const result = store.answer(id, request.body.responses, client);
+      if (result.kind === 'answered') request.log.info({ questionId: id, client }, 'question answered');
+      if (result.kind === 'failed') request.log.error({ questionId: id, client, error: result.question.error }, 'answer accepted, but no decision could be built: the terminal asks');
+      return sendAnswerResult(reply, result);
+    },
+  );
 
   // A person hands the question back to the terminal, or declines it, without choosing an answer.
-  app.post('/api/questions/:id/terminal', { config: { access: 'page-or-local' }, bodyLimit: 1024 }, async (request, reply) => {
-    const { id } = parseOr400(IdParamsSchema, request.params, 'question id');
-    const client = request.principal.kind === 'page' ? 'page' : 'cli';
-    return sendAnswerResult(reply, store.handToTerminal(id, client));
-  });
+  app.post(
+    '/api/questions/:id/terminal',
+    { config: { access: 'page-or-local' }, bodyLimit: 1024, schema: { summary: "Hand it back to Claude Code's own dialog in the terminal", params: IdParamsSchema, response: SETTLE_REPLIES } },
+    async (request, reply) => sendAnswerResult(reply, store.handToTerminal(request.params.id, request.principal.kind === 'page' ? 'page' : 'cli')),
+  );
 
-  app.post('/api/questions/:id/decline', { config: { access: 'page-or-local' }, bodyLimit: 1024 }, async (request, reply) => {
-    const { id } = parseOr400(IdParamsSchema, request.params, 'question id');
-    const client = request.principal.kind === 'page' ? 'page' : 'cli';
-    return sendAnswerResult(reply, store.decline(id, client));
-  });
-}
+  app.post(
+    '/api/questions/:id/decline',
+    { config: { access: 'page-or-local' }, bodyLimit: 1024, schema: { summary: 'Decline it: Claude is told the person chose not to answer', params: IdParamsSchema, response: SETTLE_REPLIES } },
+    async (request, reply) => sendAnswerResult(reply, store.decline(request.params.id, request.principal.kind === 'page' ? 'page' : 'cli')),
+  );
+};
 
 /** The one mapping of a store result to HTTP: 200, 404, 409 with the winner, 400, or 500 when the decision failed. */
-export function sendAnswerResult(reply: import('fastify').FastifyReply, result: AnswerResult) {
+function sendAnswerResult(reply: FastifyReply, result: AnswerResult) {
   switch (result.kind) {
     case 'answered':
       return reply.code(200).send({ question: result.question });

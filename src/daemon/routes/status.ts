@@ -1,34 +1,45 @@
-// Daemon status for `askbridge status`, and the request behind `askbridge stop`.
-import type { FastifyInstance } from 'fastify';
+// Daemon status for `askbridge status`, the request behind `askbridge stop`, and this API's own
+// OpenAPI document.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { EffectiveConfigSchema } from '../../config.js';
+import { ErrorReplySchema, StatusReplySchema } from '../../protocol.js';
 import type { RouteContext } from './context.js';
-import { HttpError, parseOr400 } from '../errors.js';
+import { HttpError } from '../errors.js';
 
-const ConfigQuerySchema = z.object({ cwd: z.string().min(1).max(4096) });
+const ConfigQuerySchema = z.object({ cwd: z.string().min(1).max(4096) }).meta({ title: 'config query' });
+const REFUSALS = { '4xx': ErrorReplySchema };
 
-export async function statusRoutes(app: FastifyInstance, { store, watchers, deps, port }: RouteContext) {
-  app.get('/api/status', { config: { access: 'local' } }, async () => {
-    return {
-      pid: deps.pid,
-      port: port(),
-      url: `http://127.0.0.1:${port()}/`,
-      version: deps.version,
-      pending: store.pending().length,
-      watchers: watchers.sockets.size,
-      history: deps.health?.().history ?? null,
-    };
-  });
+export const statusRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, watchers, deps, port }) => {
+  app.get('/api/status', { config: { access: 'local' }, schema: { summary: 'Is the daemon well, and what does it hold', response: { 200: StatusReplySchema, ...REFUSALS } } }, async () => ({
+    pid: deps.pid,
+    port: port(),
+    url: `http://127.0.0.1:${port()}/`,
+    version: deps.version,
+    pending: store.pending().length,
+    watchers: watchers.sockets.size,
+    history: deps.health?.().history ?? null,
+  }));
 
   /** The configuration the daemon applies to a question asked in `cwd`: its last good version of each file. */
-  app.get('/api/config', { config: { access: 'local' } }, async (request) => {
-    const { cwd } = parseOr400(ConfigQuerySchema, request.query, 'config query');
-    if (!deps.configFor) throw new HttpError(404, 'not_found', 'this daemon does not report its configuration');
-    return deps.configFor(cwd);
-  });
+  app.get(
+    '/api/config',
+    { config: { access: 'local' }, schema: { summary: 'The configuration that applies in a directory, and where each value comes from', querystring: ConfigQuerySchema, response: { 200: EffectiveConfigSchema, ...REFUSALS } } },
+    async (request) => {
+      if (!deps.configFor) throw new HttpError(404, 'not_found', 'this daemon does not report its configuration');
+      return deps.configFor(request.query.cwd);
+    },
+  );
 
-  app.post('/api/shutdown', { config: { access: 'local' } }, async (_request, reply) => {
+  app.post('/api/shutdown', { config: { access: 'local' }, schema: { summary: 'Stop the daemon (waiting questions go back to their terminals)', response: { 202: z.object({ stopping: z.literal(true) }), ...REFUSALS } } }, async (_request, reply) => {
     reply.code(202).send({ stopping: true });
     setImmediate(() => deps.onShutdownRequest?.());
     return reply;
   });
-}
+
+  app.get(
+    '/api/openapi.json',
+    { config: { access: 'page-or-local' }, schema: { summary: 'This document', response: { 200: z.record(z.string(), z.unknown()), ...REFUSALS } } },
+    async () => ({ ...app.swagger() }),
+  );
+};

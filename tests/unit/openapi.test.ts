@@ -1,0 +1,101 @@
+// The daemon's OpenAPI document: valid, authenticated like the rest, and complete, because no route
+// can be registered without saying what it replies.
+import { Validator } from '@seriousme/openapi-schema-validator';
+import Fastify from 'fastify';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { buildApp, requireReplySchemas, type App } from '../../src/daemon/app.js';
+import { mergeConfig } from '../../src/config.js';
+import { createPolicy } from '../../src/daemon/policy.js';
+import { createQuestionStore } from '../../src/daemon/store.js';
+import { HTTP_HOOK_PATH } from '../../src/http-hook.js';
+
+const HOST = '127.0.0.1:7433';
+const TOKEN = 'test-token-0123456789abcdefghijklmnopqrstuv';
+
+/** Every route the daemon serves, by method; but the WebSocket (/ws), which is no HTTP operation (@fastify/websocket leaves it out). */
+const ROUTES = {
+  [HTTP_HOOK_PATH]: ['post'],
+  '/api/hook/hello': ['post'],
+  '/api/hook/questions': ['post'],
+  '/api/questions': ['get'],
+  '/api/questions/{id}': ['get'],
+  '/api/questions/{id}/answer': ['post'],
+  '/api/questions/{id}/terminal': ['post'],
+  '/api/questions/{id}/decline': ['post'],
+  '/api/pairings': ['post'],
+  '/api/pair': ['post'],
+  '/api/session': ['get'],
+  '/api/status': ['get'],
+  '/api/config': ['get'],
+  '/api/shutdown': ['post'],
+  '/api/openapi.json': ['get'],
+  '/': ['get'],
+  '/app.js': ['get'],
+  '/visible-text.js': ['get'],
+  '/app.css': ['get'],
+  '/favicon.svg': ['get'],
+};
+
+type Operation = { summary?: string; responses: Record<string, { content?: Record<string, { schema?: unknown }> }>; requestBody?: unknown; parameters?: unknown[] };
+type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
+
+let app: App;
+let document: Document;
+
+beforeAll(async () => {
+  const config = { ...mergeConfig({}, {}), files: { user: '', project: undefined }, errors: [], ignored: [] };
+  app = await buildApp({ store: createQuestionStore(), token: TOKEN, port: 7433, version: 'test', pid: 1, logger: false, planQuestion: createPolicy({ configFor: () => config, log: () => {} }) });
+  await app.ready();
+  const response = await app.inject({ method: 'GET', url: '/api/openapi.json', headers: { host: HOST, authorization: `Bearer ${TOKEN}` } });
+  expect(response.statusCode).toBe(200);
+  document = response.json<Document>();
+});
+afterAll(async () => {
+  await app.close();
+});
+
+describe('the OpenAPI document', () => {
+  it('is a valid OpenAPI document', async () => {
+    const result = await new Validator().validate(structuredClone(document) as never);
+    expect(result.errors ?? []).toEqual([]);
+    expect(result.valid).toBe(true);
+  });
+
+  it('lists every route, and nothing else', () => {
+    const listed = Object.fromEntries(Object.entries(document.paths).map(([path, operations]) => [path, Object.keys(operations).filter((method) => method !== 'head').sort()]));
+    expect(listed).toEqual(ROUTES);
+  });
+
+  it('gives every operation a summary and a schema for each reply', () => {
+    for (const [path, operations] of Object.entries(document.paths)) {
+      for (const [method, operation] of Object.entries(operations)) {
+        expect(operation.summary, `${method} ${path}`).toBeTruthy();
+        const replies = Object.entries(operation.responses);
+        expect(replies.length, `${method} ${path}`).toBeGreaterThan(0);
+        for (const [status, reply] of replies) expect(Object.values(reply.content ?? {}).every((media) => media.schema !== undefined) && reply.content !== undefined, `${method} ${path} ${status}`).toBe(true);
+      }
+    }
+  });
+
+  it('describes what an answer must hold, as the daemon checks it', () => {
+    const answer = document.paths['/api/questions/{id}/answer']!.post!;
+    expect(JSON.stringify(answer.requestBody)).toContain('"responses"');
+    expect(JSON.stringify(answer.parameters)).toContain('"uuid"');
+  });
+
+  it('is refused without the token or a paired page', async () => {
+    const response = await app.inject({ method: 'GET', url: '/api/openapi.json', headers: { host: HOST } });
+    expect(response.statusCode).toBe(401);
+  });
+});
+
+describe('a route without a response schema', () => {
+  it('cannot be registered', async () => {
+    const bare = Fastify({ logger: false });
+    bare.addHook('onRoute', requireReplySchemas);
+    expect(() => bare.get('/unchecked', async () => ({ anything: true }))).toThrow('GET /unchecked has no response schema');
+    bare.get('/checked', { schema: { response: { 200: { type: 'object' } } } }, async () => ({}));
+    await bare.ready();
+    await bare.close();
+  });
+});
