@@ -4,7 +4,7 @@
 // a crash, or something else in the file), never failing on it.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { z } from 'zod';
-import { checkShape, QuestionStatusSchema } from './protocol.js';
+import { AskerSchema, checkShape, QuestionStatusSchema } from './protocol.js';
 
 /** `lost`: not a question but a note that some could not be recorded (the disk was full or read-only). */
 export const HistorySourceSchema = z.enum(['person', 'rule', 'recommended', 'declined', 'terminal', 'cancelled', 'expired', 'failed', 'lost']);
@@ -15,6 +15,8 @@ export const HistoryLineSchema = z.looseObject({
   sessionId: z.string(),
   toolUseId: z.string(),
   project: z.string(),
+  /** A script or an MCP client; absent when Claude Code asked. */
+  asker: AskerSchema.optional(),
   askedAt: z.string(),
   finishedAt: z.string(),
   status: QuestionStatusSchema,

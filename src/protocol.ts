@@ -7,6 +7,8 @@ import { markInvisible } from './visible-text.js';
 /** Limits on what a question may hold. Claude Code documents 1-4 questions and 2-4 options. */
 export const LIMITS = {
   questions: { min: 1, max: 4 },
+  /** A script or an MCP client may ask more at once than Claude Code's own tool. */
+  askQuestions: { min: 1, max: 10 },
   options: { min: 2, max: 4 },
   questionChars: 4000,
   headerChars: 200,
@@ -103,19 +105,21 @@ export const QuestionSchema = z
   });
 export type Question = z.infer<typeof QuestionSchema>;
 
-export const ToolInputSchema = z
-  .looseObject({
-    questions: z.array(QuestionSchema).min(LIMITS.questions.min).max(LIMITS.questions.max),
-  })
-  .superRefine((input, ctx) => {
-    const seen = new Set<string>();
-    input.questions.forEach((question, index) => {
-      if (seen.has(question.question)) {
-        ctx.addIssue({ code: 'custom', path: ['questions', index, 'question'], message: 'duplicate question text' });
-      }
-      seen.add(question.question);
+/** Questions asked together: each text once, since answers are keyed by it. */
+const questionList = (limits: { min: number; max: number }) =>
+  z
+    .array(QuestionSchema)
+    .min(limits.min)
+    .max(limits.max)
+    .superRefine((questions, ctx) => {
+      const seen = new Set<string>();
+      questions.forEach((question, index) => {
+        if (seen.has(question.question)) ctx.addIssue({ code: 'custom', path: [index, 'question'], message: 'duplicate question text' });
+        seen.add(question.question);
+      });
     });
-  });
+
+export const ToolInputSchema = z.looseObject({ questions: questionList(LIMITS.questions) });
 export type ToolInput = z.infer<typeof ToolInputSchema>;
 
 /** What Claude Code writes to the PreToolUse hook's stdin for AskUserQuestion. */
@@ -152,6 +156,24 @@ export const AskPayloadSchema = HookPayloadSchema.transform((payload, ctx) => {
   return z.NEVER;
 }).meta({ title: 'hook payload' });
 
+/** Who asked, when it was not Claude Code's AskUserQuestion: a script (`askbridge ask`) or an MCP client (`askbridge mcp`). */
+export const AskerSchema = z.object({ kind: z.enum(['script', 'mcp']), name: nonEmptyText(100) });
+export type Asker = z.infer<typeof AskerSchema>;
+
+/** Body of POST /api/ask: AskUserQuestion's questions, from a script or an agent, and who asks. */
+export const AskRequestSchema = z
+  .strictObject({
+    questions: questionList(LIMITS.askQuestions),
+    asker: AskerSchema,
+    /** The folder the asker works in: it chooses the project's configuration, as a hook's cwd does. */
+    cwd: text(4096).optional().default(''),
+    /** Wait at most this long for a person (the configuration's waitSeconds otherwise). */
+    waitSeconds: z.number().int().min(1).max(24 * 60 * 60).optional(),
+    environment: HookEnvironmentSchema,
+  })
+  .meta({ title: 'question' });
+export type AskRequest = z.input<typeof AskRequestSchema>;
+
 /** Body of POST /api/hook/questions: the hook's stdin and its environment. */
 export const HookRequestSchema = z
   .object({
@@ -161,7 +183,7 @@ export const HookRequestSchema = z
   .meta({ title: 'hook payload' });
 
 /** One person's answer to one question: the labels they picked, free text, and a note. */
-export const ResponseSchema = z.object({
+export const ResponseSchema = z.strictObject({
   question: z.string().max(LIMITS.questionChars),
   selected: z.array(z.string().max(LIMITS.labelChars)).max(LIMITS.options.max).default([]),
   other: text(LIMITS.otherChars).nullable().optional().default(null),
@@ -171,7 +193,7 @@ export type Response = z.infer<typeof ResponseSchema>;
 
 /** Body of POST /api/questions/:id/answer, from the page or the CLI. */
 export const AnswerRequestSchema = z
-  .object({
+  .strictObject({
     responses: z.array(ResponseSchema).min(1).max(LIMITS.questions.max),
   })
   .meta({ title: 'answer' });
@@ -233,6 +255,8 @@ export const QuestionViewSchema = z.object({
   answers: z.record(z.string(), z.string()).optional(),
   notes: z.record(z.string(), z.string()).optional(),
   source: SourceSchema.optional(),
+  /** Set when a script or an MCP client asked; otherwise Claude Code did. */
+  asker: AskerSchema.optional(),
   /** Why a `failed` question failed. */
   error: z.string().optional(),
   resolvedAt: z.number().optional(),

@@ -11,10 +11,8 @@ import { parseArgs } from 'node:util';
 import { CLI_PATH } from '../command-name.js';
 import { describeRunning, isHolderAlive, lockPaths, readLockHolder } from '../daemon/lock.js';
 import { logsDir, openStateDir, resolveStateDir } from '../state-dir.js';
-import { PairingCodeReplySchema } from '../protocol.js';
 import { connectToDaemon } from './client.js';
 import { CliError, type CommandIo } from './command.js';
-import { readReply } from './replies.js';
 
 /** Starting takes well under a second; a loaded machine gets generous room before we call it failed. */
 const BACKGROUND_READY_MS = 15_000;
@@ -100,5 +98,9 @@ async function startInBackground(io: CommandIo, port: string | undefined, quiet:
   const daemon = connectToDaemon(io.env);
   const pairing = await daemon.request('POST', '/api/pairings', {});
   io.stdout(`askbridge is running in the background (pid ${child.pid}); logs: askbridge logs\n`);
-  if (pairing.status === 200) io.stdout(`Answer page (one-time link, pairs one browser): ${daemon.baseUrl}/#pair=${readReply(PairingCodeReplySchema, pairing.body, 'pairing code').code}\n`);
+  if (pairing.status === 200) {
+    // Loaded here: the SessionStart hook's `--quiet` path must not pay for zod.
+    const [{ readReply }, { PairingCodeReplySchema }] = await Promise.all([import('./replies.js'), import('../protocol.js')]);
+    io.stdout(`Answer page (one-time link, pairs one browser): ${daemon.baseUrl}/#pair=${readReply(PairingCodeReplySchema, pairing.body, 'pairing code').code}\n`);
+  }
 }

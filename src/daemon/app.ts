@@ -12,6 +12,7 @@ import { createAuth, PAGE_KEY_HEADER, PAGE_PROTOCOL, registerGuard } from './aut
 import { HttpError } from './errors.js';
 import { BODY_LIMIT_BYTES, REQUEST_TIMEOUTS, WS_MESSAGE_LIMIT_BYTES } from './limits.js';
 import type { AppDeps, RouteContext, Watchers } from './routes/context.js';
+import { askRoutes } from './routes/ask.js';
 import { broadcast, eventRoutes } from './routes/events.js';
 import { hookRoutes } from './routes/hook.js';
 import { pageRoutes } from './routes/page.js';
@@ -120,6 +121,7 @@ export async function buildApp(deps: AppDeps) {
 
   const context: RouteContext = { store: deps.store, auth, watchers, deps, port: listeningPort };
   await app.register(hookRoutes, context);
+  await app.register(askRoutes, context);
   await app.register(questionRoutes, context);
   await app.register(pairingRoutes, context);
   await app.register(eventRoutes, context);

@@ -177,6 +177,8 @@ export function createAuth(options: AuthOptions) {
   return {
     guard,
     cookieName,
+    /** Whether an Authorization header carries the local token (undefined: no header). */
+    isLocalToken,
 
     /** A one-time code for the page URL; it pairs exactly one browser within ten minutes. */
     createPairingCode(): string {

@@ -12,6 +12,7 @@ export function historyLineOf(view: QuestionView): HistoryLine {
     sessionId: view.sessionId,
     toolUseId: view.toolUseId,
     project: view.cwd,
+    ...(view.asker ? { asker: view.asker } : {}),
     askedAt: new Date(view.createdAt).toISOString(),
     finishedAt: new Date(view.resolvedAt ?? Date.now()).toISOString(),
     status: view.status,

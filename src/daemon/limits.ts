@@ -1,4 +1,4 @@
-// The daemon's limits on what a caller may send, and how long it may take to send it.
+// The daemon's limits: what a caller may send, how long it may take to send it, and how many questions wait.
 
 /** Limits on what a caller may send. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -11,3 +11,6 @@ export const WS_MESSAGE_LIMIT_BYTES = 16 * 1024;
  */
 export type RequestTimeouts = { headersMs: number; requestMs: number };
 export const REQUEST_TIMEOUTS: RequestTimeouts = { headersMs: 10_000, requestMs: 30_000 };
+
+/** Questions waiting at once, from every session; a new one over it is refused, and its terminal asks. */
+export const MAX_PENDING = 1024;

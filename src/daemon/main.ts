@@ -8,7 +8,7 @@ import { createConfigWatch } from './config-watch.js';
 import { createHistory } from './history.js';
 import { createPolicy, type Policy } from './policy.js';
 import { createPageSessionFile } from './page-sessions.js';
-import { MAX_PENDING } from './routes/hook.js';
+import { MAX_PENDING } from './limits.js';
 import { createPendingFiles } from './pending-files.js';
 import { createQuestionStore, type PendingRecord, type QuestionStore } from './store.js';
 import { configuredPort, LOOPBACK_HOST, openStateDir, resolveStateDir } from '../state-dir.js';

@@ -3,7 +3,7 @@
 // it reports changes to subscribers and hands each waiter its outcome.
 import { randomUUID } from 'node:crypto';
 import { AnswerError, buildAnswerOutput, buildDenyOutput, formatAnswers, PERSON_DECLINE_REASON, requireEveryQuestion, type AnswerMode } from '../answers.js';
-import type { HookOutput, Question, QuestionStatus, QuestionView, Response, Source } from '../protocol.js';
+import type { Asker, HookOutput, Question, QuestionStatus, QuestionView, Response, Source } from '../protocol.js';
 
 /** How a question ended, and what the hook prints for it (null: nothing, the terminal answers). */
 export type Outcome = {
@@ -38,6 +38,8 @@ export type OpenQuestion = {
    * its question is kept on disk while it waits; an http hook's request that dropped is over.
    */
   reattaches: boolean;
+  /** A script or an MCP client, when not Claude Code. */
+  asker?: Asker;
   /** A question that was waiting when the daemon stopped, read back from disk: its id and times are kept. */
   restored?: { id: string; createdAt: number; expiresAt: number };
 };
@@ -212,6 +214,7 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
           ...(option.preview === undefined ? {} : { preview: option.preview }),
         })),
       })),
+      ...(input.asker ? { asker: input.asker } : {}),
     };
     const entry: Entry = {
       view,

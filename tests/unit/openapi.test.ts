@@ -17,6 +17,7 @@ const ROUTES = {
   [HTTP_HOOK_PATH]: ['post'],
   '/api/hook/hello': ['post'],
   '/api/hook/questions': ['post'],
+  '/api/ask': ['post'],
   '/api/questions': ['get'],
   '/api/questions/{id}': ['get'],
   '/api/questions/{id}/answer': ['post'],

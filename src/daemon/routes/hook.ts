@@ -15,23 +15,22 @@ import { z } from 'zod';
 import { AskPayloadSchema, ErrorReplySchema, HookHelloReplySchema, HookHelloSchema, HookOutputSchema, HookRequestSchema, type HookEnvironment } from '../../protocol.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
-import { createHookIdentity, sameSecret, type HookCredentials } from '../hook-identity.js';
-import { HOOK_KEY_HEADER, HTTP_HOOK_ENV, HTTP_HOOK_PATH, envHeader } from '../../http-hook.js';
-import type { Waiter } from '../store.js';
+import { createHookIdentity, type HookCredentials } from '../hook-identity.js';
+import { openAsk, type Asked } from './ask.js';
+import { requireHookKey } from './hook-key.js';
+import { HTTP_HOOK_ENV, HTTP_HOOK_PATH, envHeader } from '../../http-hook.js';
 
-/** ASKBRIDGE_UNATTENDED=1, CI=true, or Claude Code's own mark for SDK-hosted sessions. */
-export function isUnattended(environment: HookEnvironment): boolean {
-  const truthy = (value: string | undefined) => value !== undefined && /^(1|true|yes)$/i.test(value.trim());
-  return truthy(environment.ASKBRIDGE_UNATTENDED) || truthy(environment.CI) || environment.CLAUDE_CODE_SESSION_ATTENDED?.trim() === '0';
+/** A hook's checked payload, as a question to open. */
+function askedByHook(payload: z.infer<typeof AskPayloadSchema>, environment: HookEnvironment, transport: 'http' | 'command'): Asked {
+  const { session_id: sessionId, tool_use_id: toolUseId, cwd, tool_input: toolInput, questions } = payload;
+  return { sessionId, toolUseId, cwd, toolInput, questions, environment, transport };
 }
-
-/** Questions waiting at once, from every session; a new one over it is refused, and its terminal asks. */
-export const MAX_PENDING = 1024;
 
 /** Refusals a hook can meet: its terminal asks instead. */
 const REFUSALS = { '4xx': ErrorReplySchema, '5xx': ErrorReplySchema };
 
-export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, watchers, deps }) => {
+export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, context) => {
+  const { deps } = context;
   const identity = createHookIdentity(deps.token);
   // The signature covers the exact bytes sent: keep them beside the parsed body (this plugin only).
   const rawBodies = new WeakMap<FastifyRequest, string>();
@@ -41,49 +40,12 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { sto
     parseJson(request, body as string, done);
   });
 
-  /** Apply the policy to a checked payload, and open the question (or re-attach to it). */
-  function receive(request: FastifyRequest, payload: z.infer<typeof AskPayloadSchema>, environment: HookEnvironment, transport: 'http' | 'command'): Waiter {
-    const maxPending = deps.maxPending ?? MAX_PENDING;
-    if (!store.knows(payload.session_id, payload.tool_use_id) && store.pendingCount() >= maxPending) {
-      deps.onOverload?.(true);
-      throw new HttpError(503, 'too_many_pending', `${maxPending} questions are waiting already: this one goes to the terminal`);
-    }
-    const plan = deps.planQuestion({
-      cwd: payload.cwd,
-      toolInput: payload.tool_input,
-      questions: payload.questions,
-      unattended: isUnattended(environment),
-      watchers: watchers.sockets.size,
-    });
-    const waiter = store.open({
-      sessionId: payload.session_id,
-      toolUseId: payload.tool_use_id,
-      cwd: payload.cwd,
-      toolInput: payload.tool_input,
-      questions: payload.questions,
-      waitMs: plan.waitMs,
-      timeout: plan.timeout,
-      onTimeout: plan.onTimeout,
-      answerMode: plan.answerMode,
-      // A command hook comes back after a daemon restart; an http request that dropped is over.
-      reattaches: transport === 'command',
-      ...(plan.immediate ? { immediate: plan.immediate } : {}),
-    });
-    request.log.info({ questionId: waiter.question.id, questions: payload.questions.length, transport }, 'question received');
-    return waiter;
-  }
-
   app.post(
     HTTP_HOOK_PATH,
     {
       config: { access: 'hook', bodyName: 'payload' },
       // The key first: nobody without it learns anything about what a payload should be.
-      preValidation: async (request) => {
-        const key = request.headers[HOOK_KEY_HEADER];
-        const expected = deps.hookKey?.();
-        if (typeof key !== 'string' || key === '') throw new HttpError(401, 'hook_key_missing', `an http hook must send its key in ${HOOK_KEY_HEADER}: run \`askbridge install\``);
-        if (expected === undefined || !sameSecret(key, expected)) throw new HttpError(401, 'bad_hook_key', 'this hook key is not the current one (it was rotated?): run `askbridge install` again');
-      },
+      preValidation: async (request) => requireHookKey(request, deps),
       schema: {
         summary: "Claude Code's http hook asks; the reply comes once the question is settled",
         security: [{ hookKey: [] }],
@@ -104,7 +66,7 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { sto
         // An unset variable arrives as an empty header.
         if (typeof value === 'string' && value !== '') environment[name] = value.slice(0, 100);
       }
-      const waiter = receive(request, request.body, environment, 'http');
+      const waiter = openAsk(context, request, askedByHook(request.body, environment, 'http'));
 
       reply.hijack();
       const response = reply.raw;
@@ -159,7 +121,7 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { sto
     async (request, reply) => {
       const credentials = signedBy.get(request);
       if (!credentials) throw new HttpError(401, 'unsigned', 'a hook request must be signed (POST /api/hook/hello first)');
-      const waiter = receive(request, request.body.payload, request.body.environment, 'command');
+      const waiter = openAsk(context, request, askedByHook(request.body.payload, request.body.environment, 'command'));
 
       reply.hijack();
       const response = reply.raw;

@@ -1,0 +1,113 @@
+// Asking: how any question enters the daemon (a hook's, a script's, an MCP client's), and
+// POST /api/ask, through which scripts and agents ask. An ask waits like an http hook: the reply
+// comes once the question is settled, and the connection closing withdraws it.
+import { randomUUID } from 'node:crypto';
+import type { FastifyRequest } from 'fastify';
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { AskRequestSchema, ErrorReplySchema, QuestionReplySchema, type Asker, type HookEnvironment, type Question, type QuestionView } from '../../protocol.js';
+import type { RouteContext } from './context.js';
+import { HttpError } from '../errors.js';
+import { MAX_PENDING } from '../limits.js';
+import type { Waiter } from '../store.js';
+import { requireHookKey } from './hook-key.js';
+import { HOOK_KEY_HEADER } from '../../http-hook.js';
+
+/** ASKBRIDGE_UNATTENDED=1, CI=true, or Claude Code's own mark for SDK-hosted sessions. */
+export function isUnattended(environment: HookEnvironment): boolean {
+  const truthy = (value: string | undefined) => value !== undefined && /^(1|true|yes)$/i.test(value.trim());
+  return truthy(environment.ASKBRIDGE_UNATTENDED) || truthy(environment.CI) || environment.CLAUDE_CODE_SESSION_ATTENDED?.trim() === '0';
+}
+
+export type Asked = {
+  sessionId: string;
+  toolUseId: string;
+  cwd: string;
+  toolInput: Record<string, unknown>;
+  questions: Question[];
+  environment: HookEnvironment;
+  /** How it arrived, for the log. */
+  transport: 'http' | 'command' | 'ask';
+  asker?: Asker;
+  /** The asker's own limit on the wait, below the configuration's. */
+  waitSeconds?: number;
+};
+
+/** Apply the policy to a checked question and open it (or re-attach to it). */
+export function openAsk({ store, watchers, deps }: RouteContext, request: FastifyRequest, asked: Asked): Waiter {
+  const maxPending = deps.maxPending ?? MAX_PENDING;
+  if (!store.knows(asked.sessionId, asked.toolUseId) && store.pendingCount() >= maxPending) {
+    deps.onOverload?.(true);
+    throw new HttpError(503, 'too_many_pending', `${maxPending} questions are waiting already: this one goes to the terminal`);
+  }
+  const plan = deps.planQuestion({ cwd: asked.cwd, toolInput: asked.toolInput, questions: asked.questions, unattended: isUnattended(asked.environment), watchers: watchers.sockets.size });
+  const waitMs = asked.waitSeconds === undefined ? plan.waitMs : Math.min(plan.waitMs, asked.waitSeconds * 1000);
+  const waiter = store.open({
+    sessionId: asked.sessionId,
+    toolUseId: asked.toolUseId,
+    cwd: asked.cwd,
+    toolInput: asked.toolInput,
+    questions: asked.questions,
+    waitMs,
+    timeout: asked.asker ? forAsker(plan.timeout) : plan.timeout,
+    onTimeout: plan.onTimeout,
+    answerMode: plan.answerMode,
+    // A command hook comes back after a daemon restart; an http request that dropped is over.
+    reattaches: asked.transport === 'command',
+    ...(asked.asker ? { asker: asked.asker } : {}),
+    ...(plan.immediate ? { immediate: plan.immediate } : {}),
+  });
+  request.log.info({ questionId: waiter.question.id, questions: asked.questions.length, transport: asked.transport, ...(asked.asker ? { asker: asked.asker.kind } : {}) }, 'question received');
+  return waiter;
+}
+
+/** What the page says will happen, told for a script or an agent instead of Claude Code and its terminal. */
+function forAsker(timeout: QuestionView['timeout']): QuestionView['timeout'] {
+  if (timeout.action === 'terminal') return { action: 'terminal', summary: 'the asker will be told nobody answered' };
+  if (timeout.action === 'decline') return { action: 'decline', summary: 'the asker will be told nobody is available' };
+  return timeout;
+}
+
+export const askRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, context) => {
+  app.post(
+    '/api/ask',
+    {
+      config: { access: 'hook' },
+      // The token (a local program) or the hook key (which may only ask), before the body is read.
+      preValidation: async (request) => {
+        const token = context.auth.isLocalToken(request.headers.authorization);
+        if (token === true) return;
+        if (token === false) throw new HttpError(401, 'bad_token', 'invalid token');
+        if (request.headers[HOOK_KEY_HEADER] === undefined) throw new HttpError(401, 'unauthorized', `ask with the local token (Authorization: Bearer) or the hook key (${HOOK_KEY_HEADER})`);
+        requireHookKey(request, context.deps);
+      },
+      schema: {
+        summary: 'Ask a person, from a script or an agent; the reply comes once the question is settled (closing the connection withdraws it)',
+        security: [{ token: [] }, { hookKey: [] }],
+        body: AskRequestSchema,
+        response: { 200: QuestionReplySchema, '4xx': ErrorReplySchema, '5xx': ErrorReplySchema },
+      },
+    },
+    async (request, reply) => {
+      const { questions, asker, cwd, waitSeconds, environment } = request.body;
+      const waiter = openAsk(context, request, {
+        sessionId: `${asker.kind}:${asker.name}`,
+        toolUseId: randomUUID(),
+        cwd,
+        toolInput: { questions },
+        questions,
+        environment,
+        transport: 'ask',
+        asker,
+        ...(waitSeconds === undefined ? {} : { waitSeconds }),
+      });
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableEnded) waiter.leave();
+      });
+      const outcome = await waiter.outcome;
+      request.log.info({ questionId: waiter.question.id, status: outcome.status, source: outcome.source.kind }, 'question settled');
+      const question = context.store.get(waiter.question.id);
+      if (!question) throw new HttpError(500, 'internal', 'the settled question is gone');
+      return reply.send({ question });
+    },
+  );
+};

@@ -1,0 +1,135 @@
+// POST /api/ask: a script or an agent asks, through the same inbox, policies and history as a hook.
+import { request as httpRequest } from 'node:http';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { buildApp, type App } from '../../src/daemon/app.js';
+import { mergeConfig, type ConfigFile, type EffectiveConfig } from '../../src/config.js';
+import { createPolicy } from '../../src/daemon/policy.js';
+import { createQuestionStore } from '../../src/daemon/store.js';
+import { HOOK_KEY_HEADER } from '../../src/http-hook.js';
+import type { AskRequest, QuestionView } from '../../src/protocol.js';
+
+const PORT = 7433;
+const HOST = `127.0.0.1:${PORT}`;
+const TOKEN = 'test-token-0123456789abcdefghijklmnopqrstuv';
+const HOOK_KEY = 'hook-key-abcdefghijklmnopqrstuvwxyz0123456789';
+const local = { host: HOST, authorization: `Bearer ${TOKEN}` };
+
+const question = (text: string, multiSelect = false) => ({
+  question: text,
+  header: 'Deploy',
+  multiSelect,
+  options: [
+    { label: 'Ship it (Recommended)', description: 'Deploy now' },
+    { label: 'Wait', description: 'Deploy tomorrow' },
+  ],
+});
+const ASK: AskRequest = { questions: [question('Deploy the release now?')], asker: { kind: 'script', name: 'nightly.sh' }, cwd: '/work/project' };
+
+let app: App;
+let config: EffectiveConfig;
+const withConfig = (file: ConfigFile): EffectiveConfig => ({ ...mergeConfig(file, {}), files: { user: '', project: undefined }, errors: [], ignored: [] });
+
+beforeEach(async () => {
+  config = withConfig({});
+  app = await buildApp({ store: createQuestionStore(), token: TOKEN, hookKey: () => HOOK_KEY, port: PORT, version: 'test', pid: 1, logger: false, planQuestion: createPolicy({ configFor: () => config, log: () => {} }) });
+  await app.ready();
+});
+afterEach(async () => {
+  await app.close();
+});
+
+function ask(body: unknown = ASK, headers: Record<string, string> = local) {
+  return app.inject({ method: 'POST', url: '/api/ask', headers: { host: HOST, 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) });
+}
+
+async function waitForPending(): Promise<QuestionView> {
+  return vi.waitUntil(async () => (await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json<{ questions: QuestionView[] }>().questions[0]);
+}
+
+describe('POST /api/ask', () => {
+  it('waits until a person answers, and replies with the settled question and its answers', async () => {
+    const asking = ask();
+    const pending = await waitForPending();
+    expect(pending.asker).toEqual({ kind: 'script', name: 'nightly.sh' });
+    expect(pending.cwd).toBe('/work/project');
+    expect(pending.timeout.summary).toBe('the asker will be told nobody answered');
+    const answered = await app.inject({ method: 'POST', url: `/api/questions/${pending.id}/answer`, headers: local, payload: { responses: [{ question: 'Deploy the release now?', selected: ['Wait'], notes: 'after the freeze' }] } });
+    expect(answered.statusCode).toBe(200);
+
+    const reply = await asking;
+    expect(reply.statusCode).toBe(200);
+    const settled = reply.json<{ question: QuestionView }>().question;
+    expect(settled).toMatchObject({ id: pending.id, status: 'answered', answers: { 'Deploy the release now?': 'Wait' }, notes: { 'Deploy the release now?': 'after the freeze' }, source: { kind: 'person', client: 'cli' } });
+  });
+
+  it('takes the hook key, which may only ask, as well as the token', async () => {
+    config = withConfig({ waitSeconds: 0, onTimeout: 'recommended' });
+    const reply = await ask(ASK, { [HOOK_KEY_HEADER]: HOOK_KEY });
+    expect(reply.statusCode).toBe(200);
+    expect(reply.json<{ question: QuestionView }>().question).toMatchObject({ status: 'answered', answers: { 'Deploy the release now?': 'Ship it (Recommended)' }, source: { kind: 'policy', action: 'recommended' } });
+  });
+
+  it('refuses a missing or wrong credential, and a browser, and asks nothing', async () => {
+    const cases: Array<[Record<string, string>, number, string]> = [
+      [{}, 401, 'unauthorized'],
+      [{ authorization: `Bearer ${TOKEN}x` }, 401, 'bad_token'],
+      [{ [HOOK_KEY_HEADER]: `${HOOK_KEY}x` }, 401, 'bad_hook_key'],
+      [{ ...local, origin: `http://${HOST}` }, 403, 'hook_from_browser'],
+    ];
+    for (const [headers, status, code] of cases) {
+      const reply = await ask(ASK, headers);
+      expect(reply.statusCode, JSON.stringify(headers)).toBe(status);
+      expect(reply.json<{ error: { code: string } }>().error.code).toBe(code);
+    }
+    expect((await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json()).toEqual({ questions: [] });
+  });
+
+  it('takes up to ten questions, more than Claude Code allows, and refuses eleven naming the field', async () => {
+    config = withConfig({ waitSeconds: 0, onTimeout: 'recommended' });
+    const ten = Array.from({ length: 10 }, (_, index) => question(`Question ${index + 1}?`));
+    expect((await ask({ ...ASK, questions: ten })).json<{ question: QuestionView }>().question.questions).toHaveLength(10);
+    const eleven = await ask({ ...ASK, questions: [...ten, question('Question 11?')] });
+    expect(eleven.statusCode).toBe(400);
+    expect(eleven.json<{ error: { code: string; message: string } }>().error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/^invalid question: questions: /) });
+  });
+
+  it('refuses bad input with a 400 for each problem, and asks nothing', async () => {
+    const bad = [
+      { ...ASK, asker: { kind: 'claude', name: 'x' } },
+      { ...ASK, asker: { kind: 'script', name: ' ' } },
+      { ...ASK, questions: [question('Same?'), question('Same?')] },
+      { ...ASK, questions: [{ ...question('One option?'), options: [{ label: 'Only', description: '' }] }] },
+      { ...ASK, waitSeconds: 0 },
+      { questions: ASK.questions },
+      { ...ASK, surprise: true },
+    ];
+    for (const body of bad) {
+      const reply = await ask(body);
+      expect(reply.statusCode, JSON.stringify(body)).toBe(400);
+      expect(reply.json<{ error: { details: string[] } }>().error.details.length).toBeGreaterThan(0);
+    }
+    expect((await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json()).toEqual({ questions: [] });
+  });
+
+  it("waits no longer than the asker's waitSeconds, then says nobody answered", async () => {
+    const reply = await ask({ ...ASK, waitSeconds: 1 });
+    expect(reply.json<{ question: QuestionView }>().question).toMatchObject({ status: 'terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } });
+  });
+
+  it('withdraws the question when the asker goes away', async () => {
+    const address = await app.listen({ port: 0, host: '127.0.0.1' });
+    const host = new URL(address).host;
+    const headers = { host, authorization: local.authorization };
+    const body = JSON.stringify(ASK);
+    const request = httpRequest({ host: '127.0.0.1', port: new URL(address).port, method: 'POST', path: '/api/ask', headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
+    request.on('error', () => {});
+    request.end(body);
+    const pending = await vi.waitUntil(async () => (await app.inject({ method: 'GET', url: '/api/questions', headers })).json<{ questions: QuestionView[] }>().questions[0]);
+    request.destroy();
+    const gone = await vi.waitUntil(async () => {
+      const view = (await app.inject({ method: 'GET', url: `/api/questions/${pending.id}`, headers })).json<{ question: QuestionView }>().question;
+      return view.status === 'pending' ? undefined : view;
+    });
+    expect(gone).toMatchObject({ status: 'cancelled', source: { kind: 'hook-gone' } });
+  });
+});
