@@ -194,7 +194,7 @@ export type Response = z.infer<typeof ResponseSchema>;
 /** Body of POST /api/questions/:id/answer, from the page or the CLI. */
 export const AnswerRequestSchema = z
   .strictObject({
-    responses: z.array(ResponseSchema).min(1).max(LIMITS.questions.max),
+    responses: z.array(ResponseSchema).min(1).max(LIMITS.askQuestions.max),
   })
   .meta({ title: 'answer' });
 export type AnswerRequest = z.infer<typeof AnswerRequestSchema>;

@@ -21,7 +21,14 @@ export class DaemonUnreachable extends CliError {
 export type DaemonClient = {
   baseUrl: string;
   /** The reply's body is JSON not yet checked: read it with readReply (replies.ts). */
-  request(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: unknown }>;
+  request(method: 'GET' | 'POST', path: string, body?: unknown, options?: RequestOptions): Promise<{ status: number; body: unknown }>;
+};
+
+export type RequestOptions = {
+  /** A reply that comes once a person answered (POST /api/ask): no time limit. */
+  waitsForAPerson?: boolean;
+  /** Aborting closes the connection, which withdraws a question being asked. */
+  signal?: AbortSignal;
 };
 
 export const NOT_RUNNING = 'askbridge is not running: start it with `askbridge start` (or `npm start` in its folder)';
@@ -34,15 +41,15 @@ export function connectToDaemon(env: NodeJS.ProcessEnv): DaemonClient {
   const token = stateDir.readToken();
   if (!port || !token) throw new DaemonUnreachable('not-running', NOT_RUNNING);
   const baseUrl = `http://${LOOPBACK_HOST}:${port}`;
-  const send = (method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string) => sendOrExplain(baseUrl, port, info, method, path, headers, body);
+  const send = (method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string, options: RequestOptions = {}) => sendOrExplain(baseUrl, port, info, { method, path, headers, body, ...options });
   let proven: Promise<void> | undefined;
   return {
     baseUrl,
-    async request(method, path, body) {
+    async request(method, path, body, options) {
       // The token goes only to a daemon that first proves it holds it: never to an impostor on the port.
       await (proven ??= proveIdentity(send, baseUrl, port, token));
       const json = body === undefined ? undefined : JSON.stringify(body);
-      const response = await send(method, path, { authorization: `Bearer ${token}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) }, json);
+      const response = await send(method, path, { authorization: `Bearer ${token}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) }, json, options);
       const parsed = parseJson(response.text);
       const isAskbridgeError = typeof parsed === 'object' && parsed !== null && 'error' in parsed;
       if (parsed === undefined || (response.status >= 400 && !isAskbridgeError)) {
@@ -75,18 +82,22 @@ function sendOrExplain(
   baseUrl: string,
   port: number,
   info: DaemonInfo | undefined,
-  method: 'GET' | 'POST',
-  path: string,
-  headers: Record<string, string>,
-  body?: string,
+  { method, path, headers, body, waitsForAPerson, signal }: { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string | undefined } & RequestOptions,
 ): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(`${baseUrl}${path}`, { method, headers: { ...headers, ...(body === undefined ? {} : { 'content-length': Buffer.byteLength(body) }) }, agent: false, timeout: REQUEST_TIMEOUT_MS });
+    const req = request(`${baseUrl}${path}`, {
+      method,
+      headers: { ...headers, ...(body === undefined ? {} : { 'content-length': Buffer.byteLength(body) }) },
+      agent: false,
+      ...(waitsForAPerson ? {} : { timeout: REQUEST_TIMEOUT_MS }),
+      ...(signal ? { signal } : {}),
+    });
     req.on('timeout', () => {
       req.destroy();
       reject(new DaemonUnreachable('not-askbridge', `something accepts connections on ${baseUrl} but does not answer: ${FIND_IT(port)}`));
     });
-    req.on('error', () => {
+    req.on('error', (error) => {
+      if (signal?.aborted) return reject(error);
       const stale = info !== undefined && !isProcessAlive(info.pid);
       reject(new DaemonUnreachable('not-running', stale ? `${NOT_RUNNING} (daemon.json is left over from pid ${info.pid}, which ended without cleaning up; the next start replaces it)` : NOT_RUNNING));
     });

@@ -21,7 +21,8 @@ export async function run(io: CommandIo): Promise<void> {
   }
   for (const call of body.questions) {
     const seconds = Math.max(0, Math.round((call.expiresAt - Date.now()) / 1000));
-    io.stdout(`${terminalText(call.id)}  ${terminalText(call.cwd, '  ')}  (${seconds}s left, then ${terminalText(call.timeout.summary, '  ')})\n`);
+    const asker = call.asker ? `  asked by ${call.asker.kind === 'mcp' ? 'the MCP client' : 'the script'} ${terminalText(call.asker.name)}` : '';
+    io.stdout(`${terminalText(call.id)}  ${terminalText(call.cwd, '  ')}${asker}  (${seconds}s left, then ${terminalText(call.timeout.summary, '  ')})\n`);
     call.questions.forEach((question, index) => {
       const kind = question.multiSelect ? 'pick one or more' : 'pick one';
       const header = question.header ? `[${terminalText(question.header, '     ')}] ` : '';

@@ -395,7 +395,15 @@ function buildPendingCard(card) {
         'p',
         { class: 'meta' },
         view.cwd ? h('span', { class: 'path', title: markInvisible(view.cwd) }, visible(view.cwd)) : null,
-        h('span', { class: 'meta-line' }, card.age, h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }), 'session ', h('code', { class: 'session', title: markInvisible(view.sessionId) }, visible(shortId(view.sessionId)))),
+        h(
+          'span',
+          { class: 'meta-line' },
+          card.age,
+          h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }),
+          // A script or an MCP client says who it is; Claude Code's questions name their session.
+          view.asker ? `asked by ${view.asker.kind === 'mcp' ? 'the MCP client' : 'the script'} ` : 'session ',
+          view.asker ? h('code', { class: 'session' }, visible(view.asker.name)) : h('code', { class: 'session', title: markInvisible(view.sessionId) }, visible(shortId(view.sessionId))),
+        ),
       ),
     ),
     card.countdown,

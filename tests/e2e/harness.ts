@@ -228,7 +228,12 @@ export function expectSilentPassThrough(result: ProcessResult): void {
 
 /** Runs `askbridge ARGS...` to completion. */
 export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<ProcessResult> {
-  return startProcess([CLI_BIN, ...args], env, null).result;
+  return startCli(args, env).result;
+}
+
+/** Starts `askbridge ARGS...` (with `stdin`, if given) and returns while it runs. */
+export function startCli(args: string[], env: NodeJS.ProcessEnv, stdin: string | null = null): RunningProcess {
+  return startProcess([CLI_BIN, ...args], env, stdin);
 }
 
 /** Runs `node -e 0`: the floor for any Node process's wall time on this machine. */

@@ -1,0 +1,152 @@
+// `askbridge ask`: ask a person from a shell script or an agent, and wait for the answer. The
+// question goes through the daemon's inbox like one from Claude Code: the page and the terminal
+// show it, the configuration's policies apply, and history keeps it. Ctrl+C withdraws it.
+//
+//   choice=$(askbridge ask --question "Deploy now?" --option "Yes: ship it" --option "No: wait")
+import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { parseArgs } from 'node:util';
+import { HTTP_HOOK_ENV } from '../http-hook.js';
+import { ErrorReplySchema, QuestionReplySchema, type AskRequest, type QuestionView } from '../protocol.js';
+import { markInvisible, terminalJson, terminalText } from '../visible-text.js';
+import { connectToDaemon } from './client.js';
+import { CliError, type CommandIo } from './command.js';
+import { readReply } from './replies.js';
+
+/** Exit codes beyond 0-2 (main.ts): how the question ended when it was not answered. */
+export const ASK_EXIT = { declined: 4, unanswered: 5, withdrawn: 130 } as const;
+
+export async function run(io: CommandIo): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: io.argv,
+    allowPositionals: true,
+    strict: true,
+    options: {
+      question: { type: 'string' },
+      header: { type: 'string', default: '' },
+      option: { type: 'string', multiple: true, default: [] },
+      multi: { type: 'boolean', default: false },
+      json: { type: 'string' },
+      'json-output': { type: 'boolean', default: false },
+      timeout: { type: 'string' },
+      name: { type: 'string' },
+    },
+  });
+  if (positionals.length > 0) throw new CliError(`unexpected ${terminalText(positionals[0]!)}: put the question in --question "..."`, 2);
+  const questions = values.json !== undefined ? readQuestionsFile(values.json, values) : [questionFromFlags(values)];
+  const waitSeconds = values.timeout === undefined ? undefined : parseSeconds(values.timeout);
+  const environment = Object.fromEntries(HTTP_HOOK_ENV.flatMap((name) => (io.env[name] ? [[name, io.env[name]!.slice(0, 100)]] : [])));
+  const ask: AskRequest = {
+    questions: questions as AskRequest['questions'],
+    asker: { kind: 'script', name: values.name ?? callerName() },
+    cwd: process.cwd(),
+    environment,
+    ...(waitSeconds === undefined ? {} : { waitSeconds }),
+  };
+
+  const daemon = connectToDaemon(io.env);
+  const withdraw = new AbortController();
+  const onInterrupt = () => withdraw.abort();
+  process.once('SIGINT', onInterrupt);
+  process.once('SIGTERM', onInterrupt);
+  let response: { status: number; body: unknown };
+  try {
+    response = await daemon.request('POST', '/api/ask', ask, { waitsForAPerson: true, signal: withdraw.signal });
+  } catch (error) {
+    if (!withdraw.signal.aborted) throw error;
+    io.stderr('askbridge ask: withdrawn, nobody was asked any longer\n');
+    return ASK_EXIT.withdrawn;
+  } finally {
+    process.off('SIGINT', onInterrupt);
+    process.off('SIGTERM', onInterrupt);
+  }
+  if (response.status !== 200) {
+    // The daemon names every bad field; its message may quote the question: markers, never raw control characters.
+    throw new CliError(markInvisible(readReply(ErrorReplySchema, response.body, 'refusal').error.message), response.status === 400 ? 2 : 1);
+  }
+  const { question } = readReply(QuestionReplySchema, response.body, 'reply');
+  return report(io, question, values['json-output']);
+}
+
+/** The answer on stdout (only the answer, for `$(...)`); how it came about on stderr. */
+function report(io: CommandIo, question: QuestionView, json: boolean): number {
+  const code = question.status === 'answered' ? 0 : question.status === 'declined' ? ASK_EXIT.declined : ASK_EXIT.unanswered;
+  if (json) {
+    const { id, status, answers, notes, source } = question;
+    io.stdout(`${terminalJson({ id, status, answers: answers ?? {}, notes: notes ?? {}, source })}\n`);
+    return code;
+  }
+  if (question.status === 'answered') {
+    const answers = question.answers ?? {};
+    const one = question.questions.length === 1;
+    for (const { question: text, header } of question.questions) {
+      const answer = terminalText(Object.hasOwn(answers, text) ? answers[text]! : '', '  ');
+      io.stdout(one ? `${answer}\n` : `${terminalText(header || text, '  ')}: ${answer}\n`);
+      const note = question.notes && Object.hasOwn(question.notes, text) ? question.notes[text] : undefined;
+      if (note) io.stderr(`note${one ? '' : ` (${terminalText(header || text, '  ')})`}: ${terminalText(note, '  ')}\n`);
+    }
+    if (question.source?.kind === 'policy') io.stderr(`answered by the configuration (${question.source.action}${question.source.rule ? `: ${terminalText(question.source.rule)}` : ''}), not by a person\n`);
+    return code;
+  }
+  const why =
+    question.status === 'declined'
+      ? question.source?.kind === 'person'
+        ? 'declined: the person chose not to answer'
+        : 'declined by the configuration: nobody is available'
+      : question.source?.kind === 'daemon-stopped'
+        ? 'nobody answered: the daemon stopped'
+        : 'nobody answered in time';
+  io.stderr(`askbridge ask: ${why}\n`);
+  return code;
+}
+
+type Flags = { question?: string | undefined; header: string; option: string[]; multi: boolean };
+
+/** One question from the flags; each --option is "Label: description" (or just "Label"). */
+function questionFromFlags(flags: Flags) {
+  if (flags.question === undefined) throw new CliError('usage: askbridge ask --question TEXT --option "LABEL: DESCRIPTION" --option ... [--header TEXT] [--multi] | --json FILE|-', 2);
+  if (flags.option.length < 2) throw new CliError('give at least two --option "LABEL: DESCRIPTION"', 2);
+  const options = flags.option.map((value) => {
+    const split = value.indexOf(': ');
+    return split === -1 ? { label: value, description: '' } : { label: value.slice(0, split), description: value.slice(split + 2) };
+  });
+  return { question: flags.question, header: flags.header, multiSelect: flags.multi, options };
+}
+
+/** Questions as AskUserQuestion takes them (`{"questions": [...]}`), from a file or stdin ("-"); the daemon checks them. */
+function readQuestionsFile(path: string, flags: Flags): unknown[] {
+  if (flags.question !== undefined || flags.option.length > 0) throw new CliError('give the question either with --question/--option or with --json, not both', 2);
+  const where = path === '-' ? 'standard input' : path;
+  let text: string;
+  try {
+    text = readFileSync(path === '-' ? 0 : path, 'utf8');
+  } catch (error) {
+    throw new CliError(`cannot read ${where}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`, 2);
+  }
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new CliError(`${where} is not valid JSON: ${(error as Error).message}`, 2);
+  }
+  const questions = typeof json === 'object' && json !== null && 'questions' in json ? json.questions : undefined;
+  if (!Array.isArray(questions)) throw new CliError(`${where} must hold {"questions": [...]}, as AskUserQuestion takes them`, 2);
+  return questions;
+}
+
+function parseSeconds(value: string): number {
+  const seconds = Number(value);
+  if (!Number.isInteger(seconds) || seconds < 1 || seconds > 86_400) throw new CliError(`--timeout ${terminalText(value)}: expected whole seconds from 1 to 86400`, 2);
+  return seconds;
+}
+
+/** Who asks, as the page shows it: the program that ran this command (a script's own name when it has a #! line). */
+function callerName(): string {
+  try {
+    const name = readFileSync(`/proc/${process.ppid}/comm`, 'utf8').trim();
+    if (name) return basename(name);
+  } catch {
+    // Not Linux: --name says it.
+  }
+  return 'script';
+}
