@@ -9,7 +9,7 @@ import { parseArgs } from 'node:util';
 import { HTTP_HOOK_ENV } from '../http-hook.js';
 import { ErrorReplySchema, QuestionReplySchema, type AskRequest, type QuestionView } from '../protocol.js';
 import { markInvisible, terminalJson, terminalText } from '../visible-text.js';
-import { connectToDaemon } from './client.js';
+import { connectToDaemon, type DaemonClient } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 import { readReply } from './replies.js';
 
@@ -44,14 +44,13 @@ export async function run(io: CommandIo): Promise<number> {
     ...(waitSeconds === undefined ? {} : { waitSeconds }),
   };
 
-  const daemon = connectToDaemon(io.env);
   const withdraw = new AbortController();
   const onInterrupt = () => withdraw.abort();
   process.once('SIGINT', onInterrupt);
   process.once('SIGTERM', onInterrupt);
-  let response: { status: number; body: unknown };
+  let question: QuestionView;
   try {
-    response = await daemon.request('POST', '/api/ask', ask, { waitsForAPerson: true, signal: withdraw.signal });
+    question = await askAndWait(connectToDaemon(io.env), ask, withdraw.signal);
   } catch (error) {
     if (!withdraw.signal.aborted) throw error;
     io.stderr('askbridge ask: withdrawn, nobody was asked any longer\n');
@@ -60,12 +59,17 @@ export async function run(io: CommandIo): Promise<number> {
     process.off('SIGINT', onInterrupt);
     process.off('SIGTERM', onInterrupt);
   }
+  return report(io, question, values['json-output']);
+}
+
+/** Asks through the daemon and returns the settled question; aborting `signal` withdraws it. */
+export async function askAndWait(daemon: DaemonClient, ask: AskRequest, signal: AbortSignal): Promise<QuestionView> {
+  const response = await daemon.request('POST', '/api/ask', ask, { waitsForAPerson: true, signal });
   if (response.status !== 200) {
     // The daemon names every bad field; its message may quote the question: markers, never raw control characters.
     throw new CliError(markInvisible(readReply(ErrorReplySchema, response.body, 'refusal').error.message), response.status === 400 ? 2 : 1);
   }
-  const { question } = readReply(QuestionReplySchema, response.body, 'reply');
-  return report(io, question, values['json-output']);
+  return readReply(QuestionReplySchema, response.body, 'reply').question;
 }
 
 /** The answer on stdout (only the answer, for `$(...)`); how it came about on stderr. */

@@ -50,7 +50,8 @@ export async function run(io: CommandIo): Promise<void> {
   }
 }
 
-async function startInBackground(io: CommandIo, port: string | undefined, quiet: boolean): Promise<void> {
+/** Starts the daemon detached, and returns once it serves (at once when it runs already). */
+export async function startInBackground(io: CommandIo, port: string | undefined, quiet: boolean): Promise<void> {
   const stateDir = openStateDir(resolveStateDir(io.env));
   stateDir.ensure();
   const lock = lockPaths(stateDir.paths.dir).lock;
