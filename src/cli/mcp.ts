@@ -29,6 +29,7 @@ export async function run(io: CommandIo): Promise<number> {
       description: DESCRIPTION,
       inputSchema: { questions: z.array(QuestionSchema).min(LIMITS.askQuestions.min).max(LIMITS.askQuestions.max) },
       outputSchema: {
+        message: z.string(),
         status: z.enum(['answered', 'declined', 'unanswered']),
         answers: z.record(z.string(), z.string()),
         notes: z.record(z.string(), z.string()),
@@ -89,10 +90,7 @@ export function resultOf(question: QuestionView): CallToolResult {
       ? `Your questions have been answered: ${pairs}. You can now continue with these answers in mind.`
       : `The user answered: ${pairs}. Read the answers carefully and follow what they actually say.`;
     const policy = byPolicy ? ' These answers were chosen by the configured default, not by a person: nobody answered in time. State the assumption and let the user correct it later.' : '';
-    return {
-      content: [{ type: 'text', text: `${text}${policy}` }],
-      structuredContent: { status: 'answered', answers, notes, answeredBy: byPolicy ? 'policy' : 'person' },
-    };
+    return withMessage(`${text}${policy}`, { status: 'answered', answers, notes, answeredBy: byPolicy ? 'policy' : 'person' });
   }
   const declined = question.status === 'declined';
   const text = declined
@@ -100,8 +98,14 @@ export function resultOf(question: QuestionView): CallToolResult {
       ? 'The user declined to answer these questions. Do not ask again: proceed with your best judgment, state the assumptions you make, and let the user correct them later.'
       : 'Nobody is available to answer. Proceed with your best judgment, state the assumptions you make, and let the user correct them later.'
     : 'The user did not answer the questions (nobody answered in time). No answer was given: do not assume one.';
-  return {
-    content: [{ type: 'text', text }],
-    structuredContent: { status: declined ? 'declined' : 'unanswered', answers: {}, notes: {}, answeredBy: declined && question.source?.kind === 'person' ? 'person' : 'nobody' },
-  };
+  return withMessage(text, { status: declined ? 'declined' : 'unanswered', answers: {}, notes: {}, answeredBy: declined && question.source?.kind === 'person' ? 'person' : 'nobody' });
+}
+
+/**
+ * The sentence as text content and inside the structured content too: Claude Code (2.1.330) gives
+ * its model only the structured content when there is some, and the sentence is what says whether a
+ * person chose, or nobody did.
+ */
+function withMessage(message: string, facts: Record<string, unknown>): CallToolResult {
+  return { content: [{ type: 'text', text: message }], structuredContent: { message, ...facts } };
 }

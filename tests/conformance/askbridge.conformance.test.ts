@@ -21,12 +21,12 @@ import { startFakeAnthropic } from './fake-anthropic.js';
 import { CHECKS, DATABASE } from './questions.js';
 import type { AskUserQuestionInput, FakeAnthropic, RecordedToolResult } from './fake-anthropic.js';
 import type { QuestionView } from '../../src/protocol.js';
-import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { REPO_ROOT, baseEnv, runCli, sleep, waitUntil } from '../e2e/harness.js';
+import { CLI_BIN, REPO_ROOT, baseEnv, runCli, sleep, waitUntil } from '../e2e/harness.js';
 import type { Daemon } from '../e2e/harness.js';
 import { createProject, editLocalSettings, hookEnvOf, openAnswerPage, pinnedClaudeVersion, resolveClaudeUnderTest, startAskbridgeDaemon, startSdkSession } from './askbridge-stack.js';
 import type { AnswerPage, ClaudeUnderTest, HookWiring, Project } from './askbridge-stack.js';
@@ -672,6 +672,38 @@ describe('askbridge answers reach the model through the real Claude Code client'
         expect(result.text).toBe(answeredText(pair(ask(names[session]!, round).questions[0]!.question, labelFor(session, round))));
       });
     }
+  });
+
+  it('answers an MCP client: Claude Code, with `askbridge mcp` registered, calls mcp__askbridge__ask_user and the model receives the answer given in the page', async () => {
+    const fake = await startFakeAnthropic({ script: DATABASE, tool: 'mcp__askbridge__ask_user' });
+    defer(() => fake.close());
+    const project = await createProject({ hooks: 'none' });
+    defer(() => project.remove());
+    // Registered as `claude mcp add` would, in a file given with --mcp-config (the test's HOME is Claude Code's own).
+    const mcpConfig = join(project.dir, 'askbridge-mcp.json');
+    await writeFile(mcpConfig, JSON.stringify({ mcpServers: { askbridge: { command: process.execPath, args: [CLI_BIN, 'mcp'], env: hookEnvOf(daemon) } } }));
+    const claude = await startClaude({
+      baseUrl: fake.url,
+      projectDir: project.dir,
+      claudeBin: client().bin,
+      args: ['--mcp-config', mcpConfig, '--strict-mcp-config', '--allowedTools', 'mcp__askbridge__ask_user'],
+    });
+    defer(() => claude.stop());
+    await claude.submit('Ask me what you need to know.', { accepted: () => fake.mainRequests.length > 0 });
+    expect(JSON.stringify(fake.mainRequests[0]?.body)).toContain('mcp__askbridge__ask_user');
+
+    const question = await waitUntil(async () => (await daemon.pending()).find((waiting) => waiting.asker?.kind === 'mcp'), 30_000, 'the MCP question in the daemon').catch(async (error: unknown) => {
+      throw new Error(`${String(error)}\nScreen:\n${await claude.screen().catch(() => '(no screen)')}`);
+    });
+    expect(question.cwd).toBe(project.dir);
+    await answerPage.question(question.id, 0).getByRole('radio', { name: 'SQLite', exact: true }).check();
+    await submitCard(question.id);
+
+    const result = await fake.waitForToolResult(30_000);
+    expect(result.isError).toBe(false);
+    // Claude Code 2.1.330 gives the model the structured content only, when there is some: the sentence is in it.
+    expect(JSON.parse(result.text)).toEqual({ message: answeredText(pair('Which database should we use?', 'SQLite')), status: 'answered', answers: { 'Which database should we use?': 'SQLite' }, notes: {}, answeredBy: 'person' });
+    await cardStatus(question.id, 'answered');
   });
 
   it('says at session start that another program holds the port the http hook posts to, and the terminal asks', async () => {

@@ -18,6 +18,8 @@ export type { AskUserQuestionInput };
 export interface FakeAnthropicOptions {
   /** What the model asks on the first main-conversation request. */
   script: AskUserQuestionInput;
+  /** The tool the model calls with it: AskUserQuestion unless set (an MCP tool, say `mcp__askbridge__ask_user`). */
+  tool?: string;
   /** Text that ends the turn once the tool_result has arrived. */
   finalText?: string;
   /** Text returned to every background request (title, summary, classifiers...). */
@@ -188,6 +190,7 @@ export class FakeAnthropic {
   private script: AskUserQuestionInput;
   private readonly finalText: string;
   private readonly backgroundText: string;
+  private readonly tool: string;
   private toolUseId: string = newToolUseId();
   private result: RecordedToolResult | undefined;
   private waiters: Waiter[] = [];
@@ -196,6 +199,7 @@ export class FakeAnthropic {
     this.script = options.script;
     this.finalText = options.finalText ?? 'Thanks, I will go with that.';
     this.backgroundText = options.backgroundText ?? 'Conformance test';
+    this.tool = options.tool ?? ASK_TOOL;
   }
 
   /** Listens on 127.0.0.1 with a free port. */
@@ -344,7 +348,7 @@ export class FakeAnthropic {
     // A request that already holds our call is waiting on something else; a
     // request without it is the first ask or a retry of it, so ask (again).
     if (containsToolUse(body, this.toolUseId)) return [{ type: 'text', text: this.finalText }];
-    return [{ type: 'tool_use', id: this.toolUseId, name: ASK_TOOL, input: this.script }];
+    return [{ type: 'tool_use', id: this.toolUseId, name: this.tool, input: this.script }];
   }
 
   private message(model: string, blocks: Block[]): Record<string, unknown> {

@@ -82,7 +82,7 @@ describe('askbridge mcp', () => {
     const result = (await call) as CallToolResult;
     expect(result.isError).toBeFalsy();
     expect(result.content).toEqual([{ type: 'text', text: `Your questions have been answered: "${DATABASE.question}"="SQLite". You can now continue with these answers in mind.` }]);
-    expect(result.structuredContent).toEqual({ status: 'answered', answers: { [DATABASE.question]: 'SQLite' }, notes: {}, answeredBy: 'person' });
+    expect(result.structuredContent).toEqual({ message: (result.content[0] as { text: string }).text, status: 'answered', answers: { [DATABASE.question]: 'SQLite' }, notes: {}, answeredBy: 'person' });
   });
 
   it('says when the answer was chosen by the configuration, never passing a default off as the person\'s', async () => {

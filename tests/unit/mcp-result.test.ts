@@ -24,7 +24,7 @@ describe('resultOf', () => {
   it('uses Claude Code wording when every answer is made of option labels', () => {
     const result = resultOf(settled({ answers: { 'Which database?': 'Postgres', 'Which checks?': 'Lint, Tests' }, source: { kind: 'person', client: 'page' } }));
     expect(result.content).toEqual([{ type: 'text', text: 'Your questions have been answered: "Which database?"="Postgres", "Which checks?"="Lint, Tests". You can now continue with these answers in mind.' }]);
-    expect(result.structuredContent).toMatchObject({ answeredBy: 'person' });
+    expect(result.structuredContent).toEqual({ message: (result.content[0] as { text: string }).text, status: 'answered', answers: { 'Which database?': 'Postgres', 'Which checks?': 'Lint, Tests' }, notes: {}, answeredBy: 'person' });
   });
 
   it('asks the model to read free text and notes carefully', () => {
@@ -34,7 +34,7 @@ describe('resultOf', () => {
 
   it('gives no answer when nobody answered, and says a decline is a decline', () => {
     const unanswered = resultOf(settled({ status: 'terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } }));
-    expect(unanswered.structuredContent).toEqual({ status: 'unanswered', answers: {}, notes: {}, answeredBy: 'nobody' });
+    expect(unanswered.structuredContent).toMatchObject({ status: 'unanswered', answers: {}, notes: {}, answeredBy: 'nobody' });
     expect(JSON.stringify(unanswered.content)).toContain('do not assume one');
     const declined = resultOf(settled({ status: 'declined', source: { kind: 'person', client: 'page' } }));
     expect(declined.structuredContent).toMatchObject({ status: 'declined', answeredBy: 'person' });
