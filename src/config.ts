@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { ANSWER_MODES } from './answers.js';
 import { contentHash, createTrustStore, type TrustStore, type TrustVerdict } from './trust.js';
 import { describeZodError, TimeoutActionSchema } from './protocol.js';
+import { parsePublicUrl } from './public-url.js';
 
 export const DEFAULT_WAIT_SECONDS = 300;
 export const PROJECT_CONFIG_PATH = join('.claude', 'askbridge.json');
@@ -62,12 +63,22 @@ export const ConfigFileSchema = z.strictObject({
   whenNobodyWatching: z.enum(['wait', 'act']).optional(),
   answerMode: z.enum(ANSWER_MODES).optional(),
   rules: z.array(RuleSchema).max(200).optional(),
+  /** Read from the user config only, when the daemon starts (public-url.ts). */
+  publicUrl: z
+    .string()
+    .max(2048)
+    .superRefine((raw, ctx) => {
+      const parsed = parsePublicUrl(raw);
+      if ('error' in parsed) ctx.addIssue({ code: 'custom', message: parsed.error });
+    })
+    .optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 /** A config file as written, before defaults (a rule's `when`) are filled in. */
 export type ConfigFileInput = z.input<typeof ConfigFileSchema>;
 
-export type Config = Required<Omit<ConfigFile, '$schema'>>;
+/** What applies to each question (publicUrl is the daemon's, not a question's). */
+export type Config = Required<Omit<ConfigFile, '$schema' | 'publicUrl'>>;
 
 export const DEFAULT_CONFIG: Config = {
   waitSeconds: DEFAULT_WAIT_SECONDS,
@@ -82,7 +93,7 @@ export type ConfigOrigin = z.infer<typeof ConfigOriginSchema>;
 
 /** The configuration that applies in a directory, and where each value comes from (`askbridge config`). */
 export const EffectiveConfigSchema = z.object({
-  config: ConfigFileSchema.omit({ $schema: true }).required(),
+  config: ConfigFileSchema.omit({ $schema: true, publicUrl: true }).required(),
   /** Where each key's value came from; rules list project rules first, then user rules. */
   origins: z.record(z.enum(['waitSeconds', 'onTimeout', 'whenNobodyWatching', 'answerMode', 'rules']), z.union([ConfigOriginSchema, z.literal('user+project')])),
   files: z.object({ user: z.string(), project: z.string().optional() }),
@@ -214,6 +225,8 @@ export function createConfigReader(env: NodeJS.ProcessEnv, trust: TrustStore = c
       const project = projectPath && verdict === 'trusted' ? refresh(projectPath) : undefined;
       const ignored: EffectiveConfig['ignored'] = projectPath && verdict !== undefined && verdict !== 'trusted' ? [{ path: projectPath, projectDir: projectDirOf(projectPath), reason: verdict }] : [];
       const errors = [user, project].flatMap((loaded, index) => (loaded?.error ? [{ path: index === 0 ? userPath : projectPath!, message: loaded.error }] : []));
+      // A project must not open the daemon to the network: only the user's own file says where it is reached.
+      if (projectPath && project?.file?.publicUrl !== undefined) errors.push({ path: projectPath, message: `${projectPath}: publicUrl is read from the user config only (${userPath}); here it is ignored` });
       return { ...mergeConfig(user.file ?? {}, project?.file ?? {}), files: { user: userPath, project: projectPath }, errors, ignored };
     },
   };

@@ -294,8 +294,23 @@ export const StatusReplySchema = z.object({
   history: HistoryProblemSchema.nullable(),
 });
 export type StatusReply = z.infer<typeof StatusReplySchema>;
-/** A one-time pairing code, for a link that pairs one browser. */
-export const PairingCodeReplySchema = z.object({ code: z.string() });
+/**
+ * A one-time pairing code and the links that carry it: on this machine, and at the public URL when
+ * there is one; `qr` is the QR code of the link another device should open (the public one when set),
+ * one string of 0 and 1 per row, so a page can draw it without a library.
+ */
+export const PairingReplySchema = z.object({
+  code: z.string(),
+  links: z.object({ local: z.string(), public: z.string().optional() }),
+  qr: z.array(z.string().regex(/^[01]+$/)),
+});
+export type PairingReply = z.infer<typeof PairingReplySchema>;
+/** The paired browsers; `current` is the one asking. */
+export const DevicesReplySchema = z.object({
+  devices: z.array(z.object({ id: z.string(), name: z.string(), pairedAt: z.number(), lastSeen: z.number(), current: z.boolean() })),
+});
+export type DevicesReply = z.infer<typeof DevicesReplySchema>;
+
 /** A paired page's key (its cookie is in Set-Cookie). */
 export const PairedReplySchema = z.object({ paired: z.literal(true), key: z.string() });
 /** The daemon's proof for the command hook (hook-identity.ts). */

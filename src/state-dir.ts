@@ -27,7 +27,7 @@ export function logsDir(stateDir: string): string {
 }
 
 /** daemon.json: where the running daemon listens, written by it alone. */
-export type DaemonInfo = { pid: number; port: number; host: string; version: string; startedAt: number };
+export type DaemonInfo = { pid: number; port: number; host: string; version: string; startedAt: number; /** Where pages on other devices reach it (public-url.ts). */ publicUrl?: string };
 
 /**
  * The check of daemon.json. It is read on the CLI's fastest paths (`status`, every command that
@@ -37,11 +37,11 @@ export type DaemonInfo = { pid: number; port: number; host: string; version: str
 export function parseDaemonInfo(value: unknown): DaemonInfo | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const info = value as Record<string, unknown>;
-  const { pid, port, host, version, startedAt } = info;
+  const { pid, port, host, version, startedAt, publicUrl } = info;
   if (!Number.isInteger(pid) || (pid as number) <= 0) return undefined;
   if (!Number.isInteger(port) || (port as number) < 1 || (port as number) > 65535) return undefined;
   if (typeof host !== 'string' || typeof version !== 'string' || typeof startedAt !== 'number') return undefined;
-  return { pid: pid as number, port: port as number, host, version, startedAt };
+  return { pid: pid as number, port: port as number, host, version, startedAt, ...(typeof publicUrl === 'string' ? { publicUrl } : {}) };
 }
 
 export type StateDir = ReturnType<typeof openStateDir>;

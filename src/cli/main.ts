@@ -14,12 +14,14 @@ type Command = {
 
 const COMMANDS: Record<string, Command> = {
   start: {
-    usage: '[--port N] [--background [--quiet]]',
+    usage: '[--port N] [--public-url URL] [--listen ADDR:PORT --tls-cert FILE --tls-key FILE] [--background [--quiet]]',
     summary: 'run the daemon and print a one-time page link; --background detaches and returns once it serves (at once when it already runs), --quiet prints nothing',
     load: () => import('./start.js') },
   stop: { usage: '', summary: 'stop the running daemon and wait until it has exited (waiting questions go back to the terminal)', load: () => import('./stop.js') },
   status: { usage: '[--json]', summary: 'is the daemon running (pid, port, url, pending count), and if it cannot be used, why', load: () => import('./status.js') },
   open: { usage: '[--print]', summary: 'print a one-time link that pairs a browser, and open it', load: () => import('./open.js') },
+  devices: { usage: '[--json] | --revoke ID', summary: 'the paired browsers and when each was last seen; --revoke unpairs one at once', load: () => import('./devices.js') },
+  pair: { usage: '[--no-qr]', summary: 'print a one-time link and its QR code that pair a phone or another machine (through the public URL)', load: () => import('./pair.js') },
   install: {
     usage: '[--project DIR | --user] [--hook http|command] [--rotate-key] [--claude PATH]',
     summary: "add askbridge's hooks to this machine's Claude Code settings: DIR/.claude/settings.local.json (default DIR: here), or ~/.claude/settings.json; the http hook when Claude Code has it (2.1.63+), else the command hook",

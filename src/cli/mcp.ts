@@ -50,7 +50,7 @@ export async function run(io: CommandIo): Promise<number> {
             }, intervalMs);
       try {
         // The daemon serves every asker; start it when it is not running, as a Claude Code session does.
-        await startInBackground({ ...io, stdout: () => {}, stderr: () => {} }, undefined, true);
+        await startInBackground({ ...io, stdout: () => {}, stderr: () => {} }, [], true);
         const client = server.server.getClientVersion();
         const environment = Object.fromEntries(HTTP_HOOK_ENV.flatMap((name) => (io.env[name] ? [[name, io.env[name]!.slice(0, 100)]] : [])));
         const question = await askAndWait(connectToDaemon(io.env), { questions, asker: { kind: 'mcp', name: client?.name || 'MCP client' }, cwd: process.cwd(), environment }, extra.signal);

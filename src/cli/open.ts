@@ -1,6 +1,6 @@
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
-import { PairingCodeReplySchema } from '../protocol.js';
+import { PairingReplySchema } from '../protocol.js';
 import { connectToDaemon } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 import { readReply } from './replies.js';
@@ -10,7 +10,7 @@ export async function run(io: CommandIo): Promise<void> {
   const daemon = connectToDaemon(io.env);
   const response = await daemon.request('POST', '/api/pairings', {});
   if (response.status !== 200) throw new CliError(`the daemon refused a pairing link (${response.status})`);
-  const url = `${daemon.baseUrl}/#pair=${readReply(PairingCodeReplySchema, response.body, 'pairing code').code}`;
+  const url = readReply(PairingReplySchema, response.body, 'pairing link').links.local;
   io.stdout(`${url}\n`);
   if (!values.print) openInBrowser(url);
 }

@@ -26,11 +26,17 @@ export async function run(io: CommandIo): Promise<void> {
       background: { type: 'boolean', default: false },
       quiet: { type: 'boolean', default: false },
       'log-file': { type: 'boolean', default: false },
+      'public-url': { type: 'string' },
+      listen: { type: 'string' },
+      'tls-cert': { type: 'string' },
+      'tls-key': { type: 'string' },
     },
     strict: true,
   });
+  // Handed on as they were given to a daemon started in the background.
+  const reachFlags = (['public-url', 'listen', 'tls-cert', 'tls-key'] as const).flatMap((name) => (values[name] === undefined ? [] : [`--${name}`, values[name]!]));
   if (values.quiet && !values.background) throw new CliError('--quiet goes with --background (a daemon in the foreground prints its page link and logs)', 2);
-  if (values.background) return startInBackground(io, values.port, values.quiet);
+  if (values.background) return startInBackground(io, [...(values.port === undefined ? [] : ['--port', values.port]), ...reachFlags], values.quiet);
   // Loaded only here: the background start, run by every new Claude Code session, needs none of it.
   const { DaemonAlreadyRunning, DaemonStartError, runDaemonInForeground } = await import('../daemon/main.js');
   try {
@@ -39,6 +45,8 @@ export async function run(io: CommandIo): Promise<void> {
       ...(values.port === undefined ? {} : { port: Number(values.port) }),
       print: (line) => io.stdout(`${line}\n`),
       logToFile: values['log-file'],
+      publicUrl: values['public-url'],
+      ...(values.listen === undefined ? {} : { listen: { address: values.listen, tlsCert: values['tls-cert'], tlsKey: values['tls-key'] } }),
     });
   } catch (error) {
     if (error instanceof DaemonAlreadyRunning) {
@@ -51,7 +59,7 @@ export async function run(io: CommandIo): Promise<void> {
 }
 
 /** Starts the daemon detached, and returns once it serves (at once when it runs already). */
-export async function startInBackground(io: CommandIo, port: string | undefined, quiet: boolean): Promise<void> {
+export async function startInBackground(io: CommandIo, startFlags: string[], quiet: boolean): Promise<void> {
   const stateDir = openStateDir(resolveStateDir(io.env));
   stateDir.ensure();
   const lock = lockPaths(stateDir.paths.dir).lock;
@@ -67,7 +75,7 @@ export async function startInBackground(io: CommandIo, port: string | undefined,
   mkdirSync(logsDir(stateDir.paths.dir), { recursive: true, mode: 0o700 });
   const stderrFile = join(logsDir(stateDir.paths.dir), 'start.stderr');
   const stderrFd = openSync(stderrFile, 'w', 0o600);
-  const child = spawn(process.execPath, [CLI_PATH, 'start', '--log-file', ...(port === undefined ? [] : ['--port', port])], {
+  const child = spawn(process.execPath, [CLI_PATH, 'start', '--log-file', ...startFlags], {
     detached: true,
     stdio: ['ignore', 'ignore', stderrFd],
     env: io.env,
@@ -101,7 +109,9 @@ export async function startInBackground(io: CommandIo, port: string | undefined,
   io.stdout(`askbridge is running in the background (pid ${child.pid}); logs: askbridge logs\n`);
   if (pairing.status === 200) {
     // Loaded here: the SessionStart hook's `--quiet` path must not pay for zod.
-    const [{ readReply }, { PairingCodeReplySchema }] = await Promise.all([import('./replies.js'), import('../protocol.js')]);
-    io.stdout(`Answer page (one-time link, pairs one browser): ${daemon.baseUrl}/#pair=${readReply(PairingCodeReplySchema, pairing.body, 'pairing code').code}\n`);
+    const [{ readReply }, { PairingReplySchema }] = await Promise.all([import('./replies.js'), import('../protocol.js')]);
+    const { links } = readReply(PairingReplySchema, pairing.body, 'pairing link');
+    io.stdout(`Answer page (one-time link, pairs one browser): ${links.local}\n`);
+    if (links.public) io.stdout(`From a phone or another machine: run \`askbridge pair\` for a link and QR code (${links.public.split('#')[0]})\n`);
   }
 }

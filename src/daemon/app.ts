@@ -16,6 +16,7 @@ import { askRoutes } from './routes/ask.js';
 import { broadcast, eventRoutes } from './routes/events.js';
 import { hookRoutes } from './routes/hook.js';
 import { pageRoutes } from './routes/page.js';
+import { deviceRoutes } from './routes/devices.js';
 import { pairingRoutes } from './routes/pairing.js';
 import { questionRoutes } from './routes/questions.js';
 import { statusRoutes } from './routes/status.js';
@@ -73,8 +74,8 @@ export async function buildApp(deps: AppDeps) {
     const address = app.server.address();
     return typeof address === 'object' && address !== null ? address.port : deps.port;
   };
-  const auth = createAuth({ token: deps.token, port: listeningPort, extraHosts: deps.extraHosts, pageSessionStore: deps.pageSessionStore, holdsIpv6: deps.holdsIpv6, now: deps.now });
-  const watchers: Watchers = { sockets: new Set() };
+  const auth = createAuth({ token: deps.token, port: listeningPort, publicUrl: deps.publicUrl, pageSessionStore: deps.pageSessionStore, holdsIpv6: deps.holdsIpv6, now: deps.now });
+  const watchers: Watchers = { sockets: new Set(), deviceOf: new WeakMap() };
 
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
     if (hasZodFastifySchemaValidationErrors(error)) error = invalidRequest(error, request);
@@ -124,6 +125,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(askRoutes, context);
   await app.register(questionRoutes, context);
   await app.register(pairingRoutes, context);
+  await app.register(deviceRoutes, context);
   await app.register(eventRoutes, context);
   await app.register(statusRoutes, context);
   await app.register(pageRoutes);

@@ -13,13 +13,14 @@
 // actually holds, or a host the user configured.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
+import type { PublicUrl } from '../public-url.js';
 import { HttpError } from './errors.js';
 import { sameSecret } from './hook-identity.js';
 
 /** `hook`: no credentials at this gate and never an Origin; the route checks the hook's signature itself. */
 export const ACCESS = ['public', 'hook', 'local', 'page', 'page-or-local'] as const;
 export type Access = (typeof ACCESS)[number];
-export type Principal = { kind: 'local' } | { kind: 'page'; sessionId: string } | { kind: 'anonymous' };
+export type Principal = { kind: 'local' } | { kind: 'page'; sessionId: string; deviceId: string } | { kind: 'anonymous' };
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -43,16 +44,23 @@ export const PAGE_KEY_HEADER = 'x-askbridge-key';
 /** The subprotocol the page asks for and the daemon selects. */
 export const PAGE_PROTOCOL = 'askbridge';
 
-/** A paired page, as kept on disk: hashes of its cookie and of its key, and when it expires. */
-export type StoredPageSession = [cookieHash: string, expiresAt: number, keyHash: string];
+/** A paired browser, as the person sees it and can revoke it: an id that is no secret, a name, and when it was last seen. */
+export type Device = { id: string; name: string; pairedAt: number; lastSeen: number };
+/** A paired page, as kept on disk: hashes of its cookie and of its key, when it expires, and its device. */
+export type StoredPageSession = Device & { cookieHash: string; keyHash: string; expiresAt: number };
 export type PageSessionStore = { load(): StoredPageSession[]; save(entries: StoredPageSession[]): void };
+/** How revoking a device went; `sessionId` tells whose sockets to close. */
+export type RevokeResult = { kind: 'revoked'; sessionId: string } | { kind: 'not_found' } | { kind: 'not_saved'; reason: string };
+
+/** A device's last-seen time is written to disk at most this often (it changes on every request). */
+const LAST_SEEN_SAVE_MS = 60_000;
 
 export type AuthOptions = {
   token: string;
   /** The port the daemon listens on, read at request time (it may be chosen by the system). */
   port: () => number;
-  /** Extra `host[:port]` values to accept, for a reverse proxy or tunnel the user set up. */
-  extraHosts?: readonly string[];
+  /** The one address besides loopback where pages reach the daemon (public-url.ts). */
+  publicUrl?: PublicUrl | undefined;
   /** Keeps paired pages paired across daemon restarts (hashes and expiry times only). */
   pageSessionStore?: PageSessionStore;
   /** Whether the daemon holds [::1] too; if not, that name is refused. */
@@ -70,18 +78,28 @@ export function createAuth(options: AuthOptions) {
   const tokenBuffer = Buffer.from(options.token);
   // Only hashes are kept, so a heap dump does not hand out live codes or cookies.
   const pairingCodes = new Map<string, number>(); // sha256(code) -> expiresAt
-  // sha256(cookie value) -> when it expires, and sha256(page key)
-  const pageSessions = new Map<string, { expiresAt: number; keyHash: string }>(
-    (options.pageSessionStore?.load() ?? []).filter(([, expiresAt]) => expiresAt > now()).map(([cookieHash, expiresAt, keyHash]) => [cookieHash, { expiresAt, keyHash }]),
+  // sha256(cookie value) -> the session: when it expires, sha256(page key), and its device
+  const pageSessions = new Map<string, Omit<StoredPageSession, 'cookieHash'>>(
+    (options.pageSessionStore?.load() ?? []).filter((stored) => stored.expiresAt > now()).map(({ cookieHash, ...session }) => [cookieHash, session]),
   );
-  const storedSessions = (): StoredPageSession[] => [...pageSessions].map(([cookieHash, { expiresAt, keyHash }]) => [cookieHash, expiresAt, keyHash]);
+  const storedSessions = (): StoredPageSession[] => [...pageSessions].map(([cookieHash, session]) => ({ cookieHash, ...session }));
+  let lastSeenSavedAt = now();
+  /** Writes the sessions; a failure is the caller's to report (pairing, revoking) or to shrug off (last seen). */
+  const saveSessions = () => options.pageSessionStore?.save(storedSessions());
 
   const cookieName = () => `askbridge_${options.port()}`;
 
-  function allowedHosts(): Set<string> {
+  function loopbackHosts(): string[] {
     const port = options.port();
     const ipv6 = options.holdsIpv6?.() ?? true;
-    return new Set([`127.0.0.1:${port}`, `localhost:${port}`, ...(ipv6 ? [`[::1]:${port}`] : []), ...(options.extraHosts ?? [])]);
+    return [`127.0.0.1:${port}`, `localhost:${port}`, ...(ipv6 ? [`[::1]:${port}`] : [])];
+  }
+  function allowedHosts(): Set<string> {
+    return new Set([...loopbackHosts(), ...(options.publicUrl ? [options.publicUrl.host] : [])]);
+  }
+  /** Exactly the page's own origins: http on loopback, and the public URL's. */
+  function allowedOrigins(): Set<string> {
+    return new Set([...loopbackHosts().map((host) => `http://${host}`), ...(options.publicUrl ? [options.publicUrl.origin] : [])]);
   }
 
   function isLocalToken(header: string | undefined): boolean | undefined {
@@ -112,7 +130,7 @@ export function createAuth(options: AuthOptions) {
   }
 
   /** The page session of a request that holds both its cookie and its key; the cookie alone is worth nothing. */
-  function pageSessionOf(request: FastifyRequest): string | undefined {
+  function pageSessionOf(request: FastifyRequest): { id: string; deviceId: string } | undefined {
     const value = readCookie(request.headers.cookie);
     if (!value) return undefined;
     const id = sha256(value);
@@ -124,7 +142,16 @@ export function createAuth(options: AuthOptions) {
     }
     const key = pageKeyOf(request);
     if (key === undefined || !sameSecret(sha256(key), session.keyHash)) return undefined;
-    return id;
+    session.lastSeen = now();
+    if (session.lastSeen - lastSeenSavedAt > LAST_SEEN_SAVE_MS) {
+      lastSeenSavedAt = session.lastSeen;
+      try {
+        saveSessions();
+      } catch {
+        // Only a last-seen time is late on disk; it is written again with the next change.
+      }
+    }
+    return { id, deviceId: session.id };
   }
 
   /** The onRequest guard: runs before routing is trusted, so it also guards the WebSocket upgrade. */
@@ -134,7 +161,7 @@ export function createAuth(options: AuthOptions) {
       throw new HttpError(403, 'forbidden_host', 'Host header not allowed');
     }
     const origin = request.headers.origin;
-    if (origin !== undefined && !allowedHosts().has(originHost(origin) ?? '')) {
+    if (origin !== undefined && !allowedOrigins().has(origin.toLowerCase())) {
       throw new HttpError(403, 'forbidden_origin', 'cross-origin requests are not allowed');
     }
     if (request.headers['sec-fetch-site'] === 'cross-site') {
@@ -154,7 +181,7 @@ export function createAuth(options: AuthOptions) {
       throw new HttpError(403, 'token_from_browser', 'the local token is not accepted from a browser');
     }
     const pageSession = local ? undefined : pageSessionOf(request);
-    request.principal = local ? { kind: 'local' } : pageSession ? { kind: 'page', sessionId: pageSession } : { kind: 'anonymous' };
+    request.principal = local ? { kind: 'local' } : pageSession ? { kind: 'page', sessionId: pageSession.id, deviceId: pageSession.deviceId } : { kind: 'anonymous' };
 
     if (access === 'public') return;
     const { kind } = request.principal;
@@ -200,7 +227,7 @@ export function createAuth(options: AuthOptions) {
      * Trade a pairing code for a page session: a cookie and a key. The code is spent only once the
      * session is kept: when it cannot be saved (a full disk), the code still works for a retry.
      */
-    pair(code: string): PairingResult {
+    pair(code: string, deviceName: string): PairingResult {
       const hash = sha256(code);
       const expiresAt = pairingCodes.get(hash);
       if (expiresAt === undefined || expiresAt < now()) {
@@ -211,15 +238,40 @@ export function createAuth(options: AuthOptions) {
       const key = randomBytes(32).toString('base64url');
       for (const [id, session] of pageSessions) if (session.expiresAt < now()) pageSessions.delete(id);
       const id = sha256(cookie);
-      pageSessions.set(id, { expiresAt: now() + PAGE_SESSION_TTL_MS, keyHash: sha256(key) });
+      pageSessions.set(id, { expiresAt: now() + PAGE_SESSION_TTL_MS, keyHash: sha256(key), id: randomBytes(6).toString('hex'), name: deviceName, pairedAt: now(), lastSeen: now() });
       try {
-        options.pageSessionStore?.save(storedSessions());
+        saveSessions();
       } catch (error) {
         pageSessions.delete(id);
         return { kind: 'not_saved', reason: (error as NodeJS.ErrnoException).code ?? (error as Error).message };
       }
       pairingCodes.delete(hash);
       return { kind: 'paired', page: { cookie, key, maxAgeSeconds: Math.floor(PAGE_SESSION_TTL_MS / 1000) } };
+    },
+
+    /** Every paired browser that has not expired, most recently seen first. */
+    devices(): Device[] {
+      return [...pageSessions.values()]
+        .filter((session) => session.expiresAt >= now())
+        .map(({ id, name, pairedAt, lastSeen }) => ({ id, name, pairedAt, lastSeen }))
+        .sort((a, b) => b.lastSeen - a.lastSeen);
+    },
+
+    /** Unpairs a device: its cookie and key stop working at once (its sockets are the caller's to close). */
+    revokeDevice(deviceId: string): RevokeResult {
+      const entry = [...pageSessions].find(([, session]) => session.id === deviceId);
+      if (!entry) return { kind: 'not_found' };
+      const [sessionId, session] = entry;
+      pageSessions.delete(sessionId);
+      try {
+        saveSessions();
+      } catch (error) {
+        // Kept unpaired in memory all the same: a revoked device must not come back while the daemon runs.
+        return { kind: 'not_saved', reason: (error as NodeJS.ErrnoException).code ?? (error as Error).message };
+      } finally {
+        void session;
+      }
+      return { kind: 'revoked', sessionId };
     },
   };
 }
@@ -231,12 +283,3 @@ export function registerGuard(app: FastifyInstance, auth: Auth): void {
   app.addHook('onRequest', auth.guard);
 }
 
-function originHost(origin: string): string | undefined {
-  try {
-    const url = new URL(origin);
-    if (url.protocol !== 'http:' || url.origin !== origin) return undefined;
-    return url.host.toLowerCase();
-  } catch {
-    return undefined;
-  }
-}

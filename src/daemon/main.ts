@@ -15,6 +15,11 @@ import { configuredPort, LOOPBACK_HOST, openStateDir, resolveStateDir } from '..
 import { askbridgeCommand } from '../command-name.js';
 import { acquireDaemonLock, describeRunning, type DaemonLock } from './lock.js';
 import { ToolInputSchema } from '../protocol.js';
+import { parsePublicUrl, type PublicUrl } from '../public-url.js';
+import { readConfigFile, userConfigPath } from '../config.js';
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import { renderUnicodeCompact } from 'uqr';
 import { VERSION } from '../version.js';
 
 export type DaemonOptions = {
@@ -24,6 +29,10 @@ export type DaemonOptions = {
   print: (line: string) => void;
   /** Log to the rotated files in the state directory instead of stdout (a daemon in the background). */
   logToFile?: boolean;
+  /** --public-url: where pages and remote hooks reach the daemon besides loopback (else ASKBRIDGE_PUBLIC_URL, else the user config's publicUrl). */
+  publicUrl?: string | undefined;
+  /** --listen ADDR:PORT with --tls-cert and --tls-key: serve https there too, for a public URL with no front. */
+  listen?: { address: string; tlsCert?: string | undefined; tlsKey?: string | undefined } | undefined;
 };
 
 export type RunningDaemon = { app: App; port: number; url: string; logger: Logger; stop: () => Promise<void> };
@@ -58,22 +67,44 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   }
 }
 
+/** The public URL, from the flag, the environment or the user config; a bad one is a reason not to start. */
+export function resolvePublicUrl(options: Pick<DaemonOptions, 'env' | 'publicUrl'>): PublicUrl | undefined {
+  let raw = options.publicUrl ?? options.env.ASKBRIDGE_PUBLIC_URL;
+  let from = options.publicUrl !== undefined ? '--public-url' : 'ASKBRIDGE_PUBLIC_URL';
+  if (raw === undefined) {
+    from = userConfigPath(options.env);
+    try {
+      raw = readConfigFile(from).publicUrl;
+    } catch {
+      raw = undefined; // a broken config file is reported on every page; it opens nothing
+    }
+  }
+  if (raw === undefined || raw === '') return undefined;
+  const parsed = parsePublicUrl(raw);
+  if ('error' in parsed) throw new DaemonStartError(`the public URL (${from}) cannot be used: ${parsed.error}`);
+  return parsed;
+}
+
 async function startIn(dir: string, options: DaemonOptions): Promise<RunningDaemon> {
   const port = resolvePort(options.env, options.port);
+  const publicUrl = resolvePublicUrl(options);
+  const tls = options.listen ? readListenTls(options.listen, publicUrl) : undefined;
   const stateDir = openStateDir(dir);
   stateDir.ensure();
   // Taken before anything is written, so a second start changes nothing of the running daemon's.
   const attempt = await acquireDaemonLock(stateDir.paths.dir);
   if (!attempt.acquired) throw new DaemonAlreadyRunning(describeRunning(attempt.holder, stateDir.readDaemonInfo()));
   try {
-    return await startLocked(options, port, stateDir, attempt.lock);
+    return await startLocked(options, { port, publicUrl, tls }, stateDir, attempt.lock);
   } catch (error) {
     attempt.lock.release();
     throw error;
   }
 }
 
-async function startLocked(options: DaemonOptions, port: number, stateDir: ReturnType<typeof openStateDir>, lock: DaemonLock): Promise<RunningDaemon> {
+type Reach = { port: number; publicUrl: PublicUrl | undefined; tls: ListenTls | undefined };
+
+async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Reach, stateDir: ReturnType<typeof openStateDir>, lock: DaemonLock): Promise<RunningDaemon> {
   const terminal = process.stdout.isTTY === true;
   const logger: Logger = await createLogger({
     level: options.env.ASKBRIDGE_LOG_LEVEL,
@@ -142,6 +173,7 @@ async function startLocked(options: DaemonOptions, port: number, stateDir: Retur
     health: () => ({ history: history.problem() }),
     pageSessionStore: createPageSessionFile(stateDir.paths.pageSessions),
     holdsIpv6: () => holdsIpv6,
+    publicUrl,
     heartbeatMs: Number(options.env.ASKBRIDGE_TEST_HEARTBEAT_MS) || undefined, // for tests only: how fast a dead page is noticed
     maxPending,
     onOverload: () => setOverloadBanner(`${maxPending} questions are waiting: new ones go to their terminal until some are answered`),
@@ -154,6 +186,13 @@ async function startLocked(options: DaemonOptions, port: number, stateDir: Retur
   let closeIpv6: () => Promise<void>;
   try {
     ({ port: listeningPort, close: closeIpv6 } = await listenOnLoopback(app, port, (held) => (holdsIpv6 = held)));
+    if (tls) {
+      const closeTls = await listenWithTls(app, tls);
+      const closeLoopback = closeIpv6;
+      closeIpv6 = async () => {
+        await Promise.all([closeLoopback(), closeTls()]);
+      };
+    }
   } catch (error) {
     await Promise.all([app.close(), configWatch.close()]);
     if (error instanceof DaemonStartError) throw error;
@@ -162,12 +201,17 @@ async function startLocked(options: DaemonOptions, port: number, stateDir: Retur
     }
     throw error;
   }
-  stateDir.writeDaemonInfo({ pid: process.pid, port: listeningPort, host: LOOPBACK_HOST, version: VERSION, startedAt: Date.now() });
+  stateDir.writeDaemonInfo({ pid: process.pid, port: listeningPort, host: LOOPBACK_HOST, version: VERSION, startedAt: Date.now(), ...(publicUrl ? { publicUrl: publicUrl.href } : {}) });
 
   const url = `http://${LOOPBACK_HOST}:${listeningPort}/`;
   logger.info({ url, stateDir: stateDir.paths.dir, version: VERSION }, 'askbridge is listening');
   options.print(`Answer page (one-time link, pairs one browser): ${url}#pair=${app.askbridge.auth.createPairingCode()}`);
-  options.print(`For another browser or device later, run: ${askbridgeCommand(options.env)} open`);
+  if (publicUrl) {
+    const link = `${publicUrl.href}#pair=${app.askbridge.auth.createPairingCode()}`;
+    options.print(`From a phone or another machine (one-time link, or scan it): ${link}`);
+    options.print(renderUnicodeCompact(link, { border: 1 }));
+  }
+  options.print(`For another browser or device later, run: ${askbridgeCommand(options.env)} ${publicUrl ? 'pair' : 'open'}`);
 
   async function shutDown(): Promise<void> {
     logger.info('stopping: waiting hooks hand their questions to the terminal');
@@ -218,6 +262,41 @@ async function listenOnLoopback(app: App, port: number, setHoldsIpv6: (held: boo
       ipv6.closeAllConnections();
       await new Promise((closed) => ipv6.close(closed));
     },
+  };
+}
+
+type ListenTls = { host: string; port: number; cert: Buffer; key: Buffer };
+
+/** --listen: serving beyond loopback needs TLS, and a public URL naming it (so Host and Origin are checked). */
+function readListenTls(listen: NonNullable<DaemonOptions['listen']>, publicUrl: PublicUrl | undefined): ListenTls {
+  const match = /^(.+):(\d{1,5})$/.exec(listen.address);
+  if (!match) throw new DaemonStartError(`--listen ${listen.address}: expected ADDRESS:PORT, for example 0.0.0.0:8443`);
+  if (!listen.tlsCert || !listen.tlsKey) {
+    throw new DaemonStartError(`--listen ${listen.address} serves beyond loopback, which askbridge does only over TLS: give --tls-cert FILE and --tls-key FILE (or keep it on loopback behind Tailscale Serve, Caddy or an SSH tunnel)`);
+  }
+  if (!publicUrl?.secure) throw new DaemonStartError(`--listen ${listen.address} needs the https public URL its certificate names (--public-url https://NAME:${match[2]}), so that only that Host and Origin are accepted`);
+  const read = (path: string, what: string) => {
+    try {
+      return readFileSync(path);
+    } catch (error) {
+      throw new DaemonStartError(`cannot read the TLS ${what} ${path}: ${(error as Error).message}`);
+    }
+  };
+  return { host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(match[2]), cert: read(listen.tlsCert, 'certificate'), key: read(listen.tlsKey, 'key') };
+}
+
+/** An https server on --listen that hands every request and upgrade to the app, as the [::1] one does. */
+async function listenWithTls(app: App, tls: ListenTls): Promise<() => Promise<void>> {
+  const server = createHttpsServer({ cert: tls.cert, key: tls.key, requestTimeout: app.server.requestTimeout, headersTimeout: app.server.headersTimeout, keepAliveTimeout: app.server.keepAliveTimeout });
+  server.on('request', (request, response) => app.server.emit('request', request, response));
+  server.on('upgrade', (request, socket, head) => app.server.emit('upgrade', request, socket, head));
+  await new Promise<void>((listening, failed) => {
+    server.once('error', (error: NodeJS.ErrnoException) => failed(error.code === 'EADDRINUSE' ? new DaemonStartError(`${tls.host}:${tls.port} is in use: choose another --listen port`) : error));
+    server.listen({ host: tls.host, port: tls.port }, listening);
+  });
+  return async () => {
+    server.closeAllConnections();
+    await new Promise((closed) => server.close(closed));
   };
 }
 

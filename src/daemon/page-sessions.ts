@@ -1,13 +1,28 @@
 // page-sessions.json: the paired pages, so that a daemon restart does not unpair them. Only hashes
-// (of each page's cookie and key) and expiry times are kept, 0600, written atomically. A file from
-// an older askbridge (sessions without a key) loads as empty: those pages pair again.
+// (of each page's cookie and key), expiry times and each page's device (a public id, a name, when
+// it paired and was last seen) are kept, 0600, written atomically. A file from before devices had
+// names loads with a made-up name; one from before pages had keys loads as empty: those pages pair again.
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { writeFileAtomic } from '../state-dir.js';
 import type { PageSessionStore, StoredPageSession } from './auth.js';
 
 const hash = z.string().regex(/^[0-9a-f]{64}$/);
-const PageSessionsSchema = z.array(z.tuple([hash, z.number(), hash]));
+const SessionSchema = z.object({
+  cookieHash: hash,
+  keyHash: hash,
+  expiresAt: z.number(),
+  id: z.string().regex(/^[0-9a-f]{12}$/),
+  name: z.string().max(100),
+  pairedAt: z.number(),
+  lastSeen: z.number(),
+});
+/** Before devices: [cookieHash, expiresAt, keyHash]. */
+const UnnamedSessionSchema = z.tuple([hash, z.number(), hash]).transform(
+  ([cookieHash, expiresAt, keyHash]): StoredPageSession => ({ cookieHash, keyHash, expiresAt, id: randomBytes(6).toString('hex'), name: 'a browser paired earlier', pairedAt: 0, lastSeen: 0 }),
+);
+const PageSessionsSchema = z.array(z.union([SessionSchema, UnnamedSessionSchema]));
 
 export function createPageSessionFile(path: string): PageSessionStore {
   return {

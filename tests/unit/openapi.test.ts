@@ -26,6 +26,8 @@ const ROUTES = {
   '/api/pairings': ['post'],
   '/api/pair': ['post'],
   '/api/session': ['get'],
+  '/api/devices': ['get'],
+  '/api/devices/{id}/revoke': ['post'],
   '/api/status': ['get'],
   '/api/config': ['get'],
   '/api/shutdown': ['post'],

@@ -4,14 +4,15 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { EffectiveConfig } from '../../config.js';
 import type { HistoryProblem } from '../../protocol.js';
+import type { PublicUrl } from '../../public-url.js';
 import type { Auth, AuthOptions } from '../auth.js';
 import type { RequestTimeouts } from '../limits.js';
 import type { PolicyContext, QuestionPlan } from '../policy.js';
 import type { QuestionStore } from '../store.js';
 import type { WebSocket } from 'ws';
 
-/** Pages and CLI listeners connected now, over the WebSocket. */
-export type Watchers = { sockets: Set<WebSocket> };
+/** Pages and CLI listeners connected now, over the WebSocket, and which paired device each page socket belongs to. */
+export type Watchers = { sockets: Set<WebSocket>; deviceOf: WeakMap<WebSocket, string> };
 
 export type AppDeps = {
   store: QuestionStore;
@@ -26,7 +27,8 @@ export type AppDeps = {
   logger: FastifyBaseLogger | false;
   /** How a new question will be settled when nobody answers: decided per question by the policy. */
   planQuestion: (context: PolicyContext) => QuestionPlan;
-  extraHosts?: readonly string[];
+  /** The one address besides loopback where pages reach the daemon, through a TLS front or a tunnel. */
+  publicUrl?: PublicUrl | undefined;
   pageSessionStore?: AuthOptions['pageSessionStore'];
   /** Whether the daemon also listens on [::1] (main.ts knows once it listens); if not, that Host is refused. */
   holdsIpv6?: () => boolean;

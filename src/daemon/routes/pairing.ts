@@ -4,18 +4,27 @@
 // is not a guess and never counts, so opening many pages at once is never refused.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ErrorReplySchema, PairedReplySchema, PairingCodeReplySchema, PairRequestSchema } from '../../protocol.js';
+import { encode } from 'uqr';
+import { ErrorReplySchema, PairedReplySchema, PairingReplySchema, PairRequestSchema } from '../../protocol.js';
 import type { RouteContext } from './context.js';
+import { deviceNameOf } from '../device-name.js';
 import { HttpError } from '../errors.js';
 
 /** Attempts to pair with a code that is not live, from anyone, per minute. */
 export const PAIRING_GUESSES_PER_MINUTE = 10;
 
-export const pairingRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { auth }) => {
+export const pairingRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { auth, deps, port }) => {
+  // A local program, or a paired page showing a QR code to pair another device.
   app.post(
     '/api/pairings',
-    { config: { access: 'local' }, schema: { summary: 'A one-time code for a link that pairs one browser', response: { 200: PairingCodeReplySchema, '4xx': ErrorReplySchema } } },
-    async () => ({ code: auth.createPairingCode() }),
+    { config: { access: 'page-or-local' }, schema: { summary: 'A one-time code, and the links and QR code that carry it, to pair one more browser', response: { 200: PairingReplySchema, '4xx': ErrorReplySchema } } },
+    async () => {
+      const code = auth.createPairingCode();
+      const local = `http://127.0.0.1:${port()}/#pair=${code}`;
+      const publicLink = deps.publicUrl ? `${deps.publicUrl.href}#pair=${code}` : undefined;
+      const { data } = encode(publicLink ?? local, { border: 0 });
+      return { code, links: { local, ...(publicLink ? { public: publicLink } : {}) }, qr: data.map((row) => row.map((dark) => (dark ? '1' : '0')).join('')) };
+    },
   );
 
   app.post(
@@ -34,11 +43,13 @@ export const pairingRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { 
       },
     },
     async (request, reply) => {
-      const result = auth.pair(request.body.code);
+      const result = auth.pair(request.body.code, deviceNameOf(request.headers['user-agent']));
       if (result.kind === 'bad_code') throw new HttpError(401, 'bad_pairing_code', 'this link was already used or has expired: run `askbridge open` for a new one');
       if (result.kind === 'not_saved') throw new HttpError(503, 'pairing_not_saved', `the pairing could not be saved (${result.reason}): the link still works, try again once the disk has room`);
       const { page } = result;
-      reply.header('set-cookie', `${auth.cookieName()}=${page.cookie}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${page.maxAgeSeconds}`);
+      // Through the public URL over https, the cookie is never sent in the clear.
+      const secure = deps.publicUrl?.secure === true && request.headers.host === deps.publicUrl.host ? '; Secure' : '';
+      reply.header('set-cookie', `${auth.cookieName()}=${page.cookie}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${page.maxAgeSeconds}${secure}`);
       request.log.info('page paired');
       return { paired: true as const, key: page.key };
     },

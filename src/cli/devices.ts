@@ -1,0 +1,41 @@
+// `askbridge devices`: the paired browsers (name, when paired, when last seen), and `--revoke ID` to
+// unpair one: its cookie and key stop working and its open pages are disconnected at once.
+import { parseArgs } from 'node:util';
+import { DevicesReplySchema, ErrorReplySchema } from '../protocol.js';
+import { markInvisible, terminalJson, terminalText } from '../visible-text.js';
+import { connectToDaemon } from './client.js';
+import { CliError, type CommandIo } from './command.js';
+import { readReply } from './replies.js';
+
+export async function run(io: CommandIo): Promise<void> {
+  const { values } = parseArgs({ args: io.argv, options: { json: { type: 'boolean', default: false }, revoke: { type: 'string' } }, strict: true });
+  const daemon = connectToDaemon(io.env);
+  if (values.revoke !== undefined) {
+    const response = await daemon.request('POST', `/api/devices/${encodeURIComponent(values.revoke)}/revoke`, {});
+    if (response.status !== 200) throw new CliError(markInvisible(readReply(ErrorReplySchema, response.body, 'refusal').error.message), response.status === 400 ? 2 : 1);
+    io.stderr(`revoked ${terminalText(values.revoke)}: that browser must pair again\n`);
+    return;
+  }
+  const { devices } = readReply(DevicesReplySchema, (await daemon.request('GET', '/api/devices')).body, 'list of devices');
+  if (values.json) {
+    io.stdout(`${terminalJson(devices.map(({ current: _current, ...device }) => device))}\n`);
+    return;
+  }
+  if (devices.length === 0) {
+    io.stdout('No paired devices: `askbridge open` (this machine) or `askbridge pair` (a phone) pairs one.\n');
+    return;
+  }
+  for (const device of devices) {
+    io.stdout(`${device.id}  ${terminalText(device.name).padEnd(22)}  paired ${when(device.pairedAt)}, last seen ${when(device.lastSeen)}\n`);
+  }
+  io.stderr('Unpair one with: askbridge devices --revoke ID\n');
+}
+
+function when(at: number): string {
+  if (at === 0) return 'before askbridge kept track';
+  const minutes = Math.round((Date.now() - at) / 60_000);
+  if (minutes < 1) return 'just now';
+  if (minutes < 60) return `${minutes} min ago`;
+  if (minutes < 48 * 60) return `${Math.round(minutes / 60)} h ago`;
+  return new Date(at).toISOString().slice(0, 10);
+}

@@ -1,0 +1,41 @@
+// The paired browsers, as devices a person can see and revoke from the page or `askbridge devices`.
+// Revoking one stops its cookie and key at once and closes its open sockets.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { DevicesReplySchema, ErrorReplySchema } from '../../protocol.js';
+import { HttpError } from '../errors.js';
+import type { RouteContext } from './context.js';
+
+/** The close code a revoked page's socket gets: the page then knows it is no longer paired. */
+export const REVOKED_CLOSE_CODE = 4001;
+
+const DeviceParamsSchema = z.object({ id: z.string().regex(/^[0-9a-f]{12}$/, { message: 'not a device id' }) }).meta({ title: 'device id' });
+
+export const deviceRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { auth, watchers }) => {
+  app.get(
+    '/api/devices',
+    { config: { access: 'page-or-local' }, schema: { summary: 'The paired browsers, most recently seen first', response: { 200: DevicesReplySchema, '4xx': ErrorReplySchema } } },
+    async (request) => {
+      const current = request.principal.kind === 'page' ? request.principal.deviceId : undefined;
+      return { devices: auth.devices().map((device) => ({ ...device, current: device.id === current })) };
+    },
+  );
+
+  app.post(
+    '/api/devices/:id/revoke',
+    {
+      config: { access: 'page-or-local' },
+      bodyLimit: 1024,
+      schema: { summary: 'Unpair a browser: its cookie and key stop working, and its open pages are disconnected at once', params: DeviceParamsSchema, response: { 200: z.object({ revoked: z.literal(true) }), '4xx': ErrorReplySchema } },
+    },
+    async (request) => {
+      const result = auth.revokeDevice(request.params.id);
+      if (result.kind === 'not_found') throw new HttpError(404, 'not_found', 'no paired device with this id (already revoked, or expired)');
+      for (const socket of watchers.sockets) {
+        if (watchers.deviceOf.get(socket) === request.params.id) socket.close(REVOKED_CLOSE_CODE, 'this device was unpaired');
+      }
+      request.log.info({ device: request.params.id, saved: result.kind === 'revoked' }, 'device revoked');
+      return { revoked: true as const };
+    },
+  );
+};

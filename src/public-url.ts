@@ -1,0 +1,36 @@
+// The public URL: the one address besides loopback at which the daemon is reached, through a TLS
+// front the user already trusts (Tailscale Serve, Caddy, nginx) or an SSH tunnel. The daemon itself
+// still listens on loopback; it accepts exactly this origin and Host, and pairing links use it.
+
+export type PublicUrl = {
+  /** `https://box.tailnet.ts.net` (no trailing slash): what a browser sends as Origin. */
+  origin: string;
+  /** `box.tailnet.ts.net` (with the port when there is one): what the front sends as Host. */
+  host: string;
+  /** Over https: cookies get `Secure`. */
+  secure: boolean;
+  /** The page's address: the origin and `/`. */
+  href: string;
+};
+
+const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+
+/**
+ * Checks a public URL: https, or http only to a loopback name (an SSH tunnel's local end), with no
+ * path, query, fragment or credentials. Returns the reason it cannot be used, or the parsed URL.
+ */
+export function parsePublicUrl(raw: string): PublicUrl | { error: string } {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    return { error: `"${raw}" is not a URL (for example https://box.tailnet.ts.net)` };
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return { error: `${url.protocol} is not http or https` };
+  if (url.protocol === 'http:' && !LOOPBACK_NAMES.has(url.hostname)) {
+    return { error: `http://${url.host} would carry answers and cookies in the clear: use https (a TLS front such as Tailscale Serve or Caddy), or http only for an SSH tunnel's loopback end` };
+  }
+  if (url.username || url.password) return { error: 'a public URL holds no user name or password' };
+  if (url.pathname !== '/' || url.search || url.hash) return { error: 'a public URL is an origin only: the page is served at its root (no path, query or #)' };
+  return { origin: url.origin, host: url.host, secure: url.protocol === 'https:', href: `${url.origin}/` };
+}
