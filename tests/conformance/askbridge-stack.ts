@@ -17,8 +17,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { HOOK_SCRIPT, REPO_ROOT, baseEnv, launchBrowser, openPairedPage, runCli, sleep, startDaemon, waitUntil } from '../e2e/harness.js';
-import type { Daemon } from '../e2e/harness.js';
+import { HOOK_SCRIPT, REPO_ROOT, baseEnv } from '../stack/env.js';
+import { sleep, waitUntil } from '../stack/clock.js';
+import { runCli } from '../stack/processes.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { launchBrowser, openPairedPage } from '../stack/browser.js';
 import { CLAUDE_BIN, DUMMY_API_KEY } from './claude-tmux.js';
 
 const execFileAsync = promisify(execFile);

@@ -6,7 +6,9 @@ import { request } from 'node:http';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { checkHello, newNonce, signQuestion } from '../../src/daemon/hook-identity.js';
-import { freshPayload, parseJson, runCli, startDaemon, type Daemon } from './harness.js';
+import { freshPayload } from '../stack/fixtures.js';
+import { parseJson, runCli } from '../stack/processes.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
 
 const CYCLES = 10_000;
 const AT_ONCE = 16;

@@ -4,7 +4,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import { expectSilentPassThrough, freshPayload, killStrayProcesses, runHook, startDaemon, type Daemon } from './harness.js';
+import { freshPayload } from '../stack/fixtures.js';
+import { killStrayProcesses, runHook } from '../stack/processes.js';
+import { expectSilentPassThrough } from '../stack/assertions.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
 
 // Makes the daemon throw from its event loop when it gets SIGWINCH: a crash on demand.
 const CRASH_ON_SIGWINCH = "--import=data:text/javascript,process.on('SIGWINCH',()=>setImmediate(()=>{throw(Error('boom'))}))";

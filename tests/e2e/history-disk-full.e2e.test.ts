@@ -4,7 +4,10 @@ import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
 import WebSocket from 'ws';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerArgs, freshPayload, killStrayProcesses, loadFixture, mountSmallDisk, parseJson, runCli, runHook, startDaemon, type Daemon, type FixtureAnswer } from './harness.js';
+import { answerArgs, freshPayload, loadFixture, type FixtureAnswer } from '../stack/fixtures.js';
+import { killStrayProcesses, parseJson, runCli, runHook } from '../stack/processes.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { mountSmallDisk } from '../stack/small-disk.js';
 
 const disk = mountSmallDisk('2m', 'history-disk-full');
 const suite = disk.path ? describe : describe.skip;

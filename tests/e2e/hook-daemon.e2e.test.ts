@@ -10,23 +10,12 @@ import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { QuestionView } from '../../src/protocol.js';
-import {
-  answerArgs,
-  baseEnv,
-  bestOf,
-  expectSilentPassThrough,
-  fixtureNames,
-  freshPayload,
-  loadFixture,
-  parseJson,
-  runBareNode,
-  runCli,
-  runHook,
-  startDaemon,
-  killStrayProcesses,
-  waitUntil,
-} from './harness.js';
-import type { Daemon, FixtureAnswer, HookPayload, ProcessResult } from './harness.js';
+import { baseEnv } from '../stack/env.js';
+import { waitUntil } from '../stack/clock.js';
+import { answerArgs, fixtureNames, freshPayload, loadFixture, type FixtureAnswer, type HookPayload } from '../stack/fixtures.js';
+import { bestOf, parseJson, runBareNode, runCli, runHook, killStrayProcesses, type ProcessResult } from '../stack/processes.js';
+import { expectSilentPassThrough } from '../stack/assertions.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
 
 const ANSWERED_FIXTURES = fixtureNames('.answer.json');
 const MALFORMED_FIXTURES = fixtureNames('.input.json').filter((name) => /^9\d-malformed-/.test(name));

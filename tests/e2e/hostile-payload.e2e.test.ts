@@ -6,8 +6,10 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QuestionView } from '../../src/protocol.js';
 import { INVISIBLE_CHARACTER, markInvisible } from '../../src/visible-text.js';
-import { chromiumAvailability, freshPayload, killStrayProcesses, launchBrowser, loadFixture, openPairedPage, runCli, runHook, startDaemon } from './harness.js';
-import type { Daemon, HookPayload, PairedPage, ProcessResult } from './harness.js';
+import { freshPayload, loadFixture, type HookPayload } from '../stack/fixtures.js';
+import { killStrayProcesses, runCli, runHook, type ProcessResult } from '../stack/processes.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { chromiumAvailability, launchBrowser, openPairedPage, type PairedPage } from '../stack/browser.js';
 
 const chromiumState = chromiumAvailability();
 

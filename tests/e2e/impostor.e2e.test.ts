@@ -9,7 +9,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { baseEnv, expectSilentPassThrough, freshPayload, killStrayProcesses, loadFixture, runHook, startDaemon, waitUntil, type Daemon } from './harness.js';
+import { baseEnv } from '../stack/env.js';
+import { waitUntil } from '../stack/clock.js';
+import { freshPayload, loadFixture } from '../stack/fixtures.js';
+import { killStrayProcesses, runHook } from '../stack/processes.js';
+import { expectSilentPassThrough } from '../stack/assertions.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
 
 type Recorded = { method: string; url: string; headers: IncomingMessage['headers']; body: string };
 type Handler = (request: Recorded, response: ServerResponse) => unknown;

@@ -8,8 +8,10 @@ import { buildApp, type App } from '../../src/daemon/app.js';
 import { mergeConfig } from '../../src/config.js';
 import { createPolicy } from '../../src/daemon/policy.js';
 import { createQuestionStore } from '../../src/daemon/store.js';
-import { askOverHttp, hookBody } from '../hook-client.js';
-import { freshPayload, loadFixture, killStrayProcesses, runHook, startDaemon, type Daemon } from './harness.js';
+import { freshPayload, loadFixture } from '../stack/fixtures.js';
+import { killStrayProcesses, runHook } from '../stack/processes.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { askOverHttp, hookBody } from '../stack/hook-client.js';
 
 /** Sends raw bytes and resolves with what came back once the server closed the socket (or after `waitMs`). */
 function rawExchange(port: number, bytes: string, waitMs: number): Promise<{ response: string; closedByServer: boolean; ms: number }> {

@@ -7,21 +7,10 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERSON_DECLINE_REASON } from '../../src/answers.js';
 import type { QuestionView } from '../../src/protocol.js';
-import {
-  chromiumAvailability,
-  fixtureNames,
-  freshPayload,
-  killStrayProcesses,
-  launchBrowser,
-  loadFixture,
-  newPairingUrl,
-  openPairedPage,
-  parseJson,
-  runHook,
-  startDaemon,
-  waitForLivePage,
-} from './harness.js';
-import type { Daemon, FixtureAnswer, HookPayload, PairedPage } from './harness.js';
+import { fixtureNames, freshPayload, loadFixture, type FixtureAnswer, type HookPayload } from '../stack/fixtures.js';
+import { killStrayProcesses, parseJson, runHook } from '../stack/processes.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { chromiumAvailability, launchBrowser, newPairingUrl, openPairedPage, waitForLivePage, type PairedPage } from '../stack/browser.js';
 
 const SCREENSHOT_PATH = '/tmp/askbridge-e2e.png';
 const ANSWERED_FIXTURES = fixtureNames('.answer.json');

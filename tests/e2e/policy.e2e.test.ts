@@ -4,7 +4,9 @@ import { mkdtemp, rm, writeFile, mkdir, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { freshPayload, killStrayProcesses, parseJson, runCli, runHook, startDaemon, type Daemon, type HookPayload } from './harness.js';
+import { freshPayload, type HookPayload } from '../stack/fixtures.js';
+import { killStrayProcesses, parseJson, runCli, runHook } from '../stack/processes.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
 import type { HookOutput } from '../../src/protocol.js';
 
 const DATABASE = 'Which database should the new orders service use?';

@@ -2,9 +2,9 @@
 // command hook (hello, signed question, signed lines back), in memory through inject() or over a
 // real socket; and as Claude Code's own http hook, over a real socket.
 import { Agent, request } from 'node:http';
-import type { App } from '../src/daemon/app.js';
-import { HOOK_KEY_HEADER, HTTP_HOOK_PATH } from '../src/http-hook.js';
-import { checkHello, newNonce, openLine, signQuestion, type HookCredentials } from '../src/daemon/hook-identity.js';
+import type { App } from '../../src/daemon/app.js';
+import { HOOK_KEY_HEADER, HTTP_HOOK_PATH } from '../../src/http-hook.js';
+import { checkHello, newNonce, openLine, signQuestion, type HookCredentials } from '../../src/daemon/hook-identity.js';
 
 export type HookLine = Record<string, unknown> & { event: string };
 export type HookReply = { statusCode: number; body: string; lines: HookLine[]; credentials: HookCredentials | undefined; json<T = unknown>(): T };
