@@ -1,7 +1,7 @@
 // Headless Chromium with the answer page paired, as a person opens it from the link askbridge prints.
 import { existsSync } from 'node:fs';
 import { chromium } from 'playwright-core';
-import type { Browser, BrowserContext, Page } from 'playwright-core';
+import type { Browser, BrowserContext, LaunchOptions, Page } from 'playwright-core';
 import type { Daemon } from './daemon.js';
 import { runCli } from './processes.js';
 
@@ -29,9 +29,10 @@ export function chromiumAvailability(): { available: true } | { available: false
   return { available: false, reason };
 }
 
-export function launchBrowser(): Promise<Browser> {
+/** Headless Chromium; `options` adds to or changes how it is launched (e.g. who handles Ctrl-C). */
+export function launchBrowser(options: LaunchOptions = {}): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) throw new Error(`Chromium not found at ${CHROMIUM_PATH}`);
-  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS });
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, ...options });
 }
 
 /** A fresh one-time pairing link from `askbridge open --print`. */
@@ -57,6 +58,8 @@ export type OpenPairedPageOptions = {
   pairingUrl?: string;
   /** How long the page may take to go live; 10 s by default. */
   liveTimeoutMs?: number;
+  /** The window's size; Playwright's 1280×720 by default. */
+  viewport?: { width: number; height: number };
 };
 
 /**
@@ -65,7 +68,7 @@ export type OpenPairedPageOptions = {
  */
 export async function openPairedPage(browser: Browser, daemon: Daemon, options: OpenPairedPageOptions = {}): Promise<PairedPage> {
   const pairingUrl = options.pairingUrl ?? (await newPairingUrl(daemon));
-  const context = await browser.newContext();
+  const context = await browser.newContext(options.viewport ? { viewport: options.viewport } : {});
   try {
     const page = await context.newPage();
     await options.beforeNavigate?.(page);

@@ -9,9 +9,10 @@ import { join } from 'node:path';
 import { HistoryLineSchema, type HistoryLine } from '../../src/history-file.js';
 import { checkShape } from '../../src/protocol.js';
 import type { QuestionView } from '../../src/protocol.js';
-import { waitUntil } from './clock.js';
+import { now, waitUntil } from './clock.js';
 import { assertBuildIsFresh, baseEnv, CLI_BIN, REPO_ROOT } from './env.js';
 import { askOverHttp, type HookReply } from './hook-client.js';
+import { stopProcess } from './processes.js';
 
 const PAGE_URL_LINE = /^Answer page \(one-time link, pairs one browser\): (http:\/\/127\.0\.0\.1:(\d+)\/)#pair=([A-Za-z0-9_-]+)\s*$/m;
 
@@ -24,6 +25,12 @@ export type Daemon = {
   pairingUrl: string;
   home: string;
   port: number;
+  /** The bearer token of local programs (the CLI, WebSocket listeners): $ASKBRIDGE_HOME/token. */
+  token: string;
+  /** Just before the daemon was spawned (now() clock). */
+  startedAt: number;
+  /** When its page link had been read from its stdout (now() clock). */
+  linkPrintedAt: number;
   /** $ASKBRIDGE_HOME/history.jsonl, where the daemon appends each finished question. */
   historyFile: string;
   /** For the hook and the CLI: ASKBRIDGE_HOME set, ASKBRIDGE_PORT unset (found through daemon.json). */
@@ -56,19 +63,6 @@ export type Daemon = {
   stop(): Promise<void>;
 };
 
-function parseLogLines(text: string): LogEntry[] {
-  const entries: LogEntry[] = [];
-  for (const line of text.split('\n')) {
-    if (!line.startsWith('{')) continue;
-    try {
-      entries.push(JSON.parse(line) as LogEntry);
-    } catch {
-      // a line still being written
-    }
-  }
-  return entries;
-}
-
 export type StartDaemonOptions = {
   /** Written as the user config file ($XDG_CONFIG_HOME/askbridge/config.json); none by default. */
   config?: Record<string, unknown>;
@@ -90,16 +84,30 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
   if (!options.noConfigFolder) await mkdir(join(configHome, 'askbridge'), { recursive: true });
   if (options.config) await writeFile(join(configHome, 'askbridge', 'config.json'), JSON.stringify(options.config, null, 2));
   const daemonEnv = baseEnv({ ASKBRIDGE_PORT: '0', ...options.env, ASKBRIDGE_HOME: home, XDG_CONFIG_HOME: configHome });
+  const startedAt = now();
   const child = spawn(process.execPath, [CLI_BIN, 'start'], { cwd: REPO_ROOT, env: daemonEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   options.onSpawn?.(child, home);
   let stdout = '';
   let stderr = '';
+  // Each JSON log line is parsed once, when its newline arrives.
+  const entries: LogEntry[] = [];
+  let partialLine = '';
   const logWaiters = new Set<() => void>();
   const notify = () => {
     for (const wake of logWaiters) wake();
   };
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
     stdout += chunk;
+    const lines = (partialLine + chunk).split('\n');
+    partialLine = lines.pop() ?? '';
+    for (const line of lines) {
+      if (!line.startsWith('{')) continue;
+      try {
+        entries.push(JSON.parse(line) as LogEntry);
+      } catch {
+        // printed text that happens to start with a brace
+      }
+    }
     notify();
   });
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
@@ -119,23 +127,20 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
   async function stop(): Promise<void> {
     if (!stopped) {
       stopped = true;
-      if (child.exitCode === null && child.signalCode === null) {
-        child.kill('SIGTERM');
-        const killer = setTimeout(() => child.kill('SIGKILL'), 5000);
-        await exited;
-        clearTimeout(killer);
-      }
+      await stopProcess(child, 5000);
     }
     await rm(home, { recursive: true, force: true });
   }
 
   let match: RegExpExecArray | null = null;
+  let linkPrintedAt = Number.NaN;
   try {
     match = await new Promise<RegExpExecArray>((found, fail) => {
       const timer = setTimeout(() => fail(new Error(`the daemon printed no page link within ${options.startTimeoutMs ?? 15_000} ms`)), options.startTimeoutMs ?? 15_000);
       const check = () => {
         const line = PAGE_URL_LINE.exec(stdout);
         if (line) {
+          linkPrintedAt = now();
           clearTimeout(timer);
           logWaiters.delete(check);
           found(line);
@@ -180,6 +185,9 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
     pairingUrl: match[0].slice(match[0].indexOf('http')).trim(),
     home,
     port,
+    token,
+    startedAt,
+    linkPrintedAt,
     historyFile: join(home, 'history.jsonl'),
     env,
     child,
@@ -187,7 +195,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
     running: () => child.exitCode === null && child.signalCode === null,
     askAsHook: (body) => askOverHttp({ port, token, body }),
     output: () => ({ stdout, stderr }),
-    logs: () => parseLogLines(stdout),
+    logs: () => [...entries],
     waitForLog(matchEntry, timeoutMs = 10_000, what = 'a daemon log line') {
       return new Promise<LogEntry>((found, fail) => {
         const timer = setTimeout(() => {
@@ -195,7 +203,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
           fail(new Error(`timed out after ${timeoutMs} ms waiting for ${what}\n--- daemon stdout\n${stdout.slice(-4000)}`));
         }, timeoutMs);
         function check() {
-          const entry = parseLogLines(stdout).find(matchEntry);
+          const entry = entries.find(matchEntry);
           if (entry) {
             clearTimeout(timer);
             logWaiters.delete(check);

@@ -2,7 +2,7 @@
 // Every one of them is tracked until it exits, so that a failed test can still clean up after itself.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { performance } from 'node:perf_hooks';
+import { now } from './clock.js';
 import { baseEnv, CLI_BIN, HOOK_SCRIPT, REPO_ROOT } from './env.js';
 import { readFixtureText, type HookPayload } from './fixtures.js';
 
@@ -14,17 +14,25 @@ function track(child: ChildProcess): void {
   child.once('exit', () => liveChildren.delete(child));
 }
 
+/** Resolves once `child` has exited (at once if it already has). */
+export function whenExited(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((done) => child.once('exit', () => done()));
+}
+
+/** SIGTERM, then SIGKILL if `child` is still running `graceMs` later; resolves once it has exited. */
+export async function stopProcess(child: ChildProcess, graceMs: number): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  const killer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+  await whenExited(child);
+  clearTimeout(killer);
+}
+
 /** Kill (SIGKILL) every hook or CLI process still running; for afterAll/afterEach, after a failure. */
 export async function killStrayProcesses(): Promise<void> {
-  const waits = [...liveChildren].map(
-    (child) =>
-      new Promise<void>((done) => {
-        if (child.exitCode !== null || child.signalCode !== null) return done();
-        child.once('exit', () => done());
-        child.kill('SIGKILL');
-      }),
-  );
-  await Promise.all(waits);
+  for (const child of liveChildren) child.kill('SIGKILL');
+  await Promise.all([...liveChildren].map(whenExited));
 }
 
 export type ProcessResult = {
@@ -32,15 +40,18 @@ export type ProcessResult = {
   stderr: string;
   code: number | null;
   signal: NodeJS.Signals | null;
-  /** Wall time from spawn to exit (stdio closed), in milliseconds. */
+  /** Wall time from spawn to exit, in milliseconds. */
   ms: number;
-  /** performance.now() when the process had exited and its output was read. */
+  /** When the process exited (now() clock); the result comes once its output is read too. */
   endedAt: number;
+  /** When its first stdout arrived (now() clock), if it wrote any. */
+  firstStdoutAt: number | undefined;
 };
 
 export type RunningProcess = {
   child: ChildProcess;
   pid: number;
+  /** Just before spawn (now() clock). */
   startedAt: number;
   result: Promise<ProcessResult>;
   /** Output so far, for waiting on a line. */
@@ -48,12 +59,17 @@ export type RunningProcess = {
 };
 
 function startProcess(args: string[], env: NodeJS.ProcessEnv, stdin: string | Buffer | null): RunningProcess {
-  const startedAt = performance.now();
+  const startedAt = now();
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
   track(child);
   let stdout = '';
   let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  let firstStdoutAt: number | undefined;
+  let endedAt = Number.NaN;
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    firstStdoutAt ??= now();
+    stdout += chunk;
+  });
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   // The hook may exit before it reads all of stdin (it must not, but that is for the test to find).
   child.stdin.on('error', () => {});
@@ -61,10 +77,9 @@ function startProcess(args: string[], env: NodeJS.ProcessEnv, stdin: string | Bu
   else child.stdin.end(stdin);
   const result = new Promise<ProcessResult>((resolveResult, reject) => {
     child.once('error', reject);
-    child.once('close', (code, signal) => {
-      const endedAt = performance.now();
-      resolveResult({ stdout, stderr, code, signal, ms: endedAt - startedAt, endedAt });
-    });
+    child.once('exit', () => (endedAt = now()));
+    // 'close' follows 'exit' once stdout and stderr are read to the end.
+    child.once('close', (code, signal) => resolveResult({ stdout, stderr, code, signal, ms: endedAt - startedAt, endedAt, firstStdoutAt }));
   });
   if (child.pid === undefined) throw new Error(`could not start ${args.join(' ')}`);
   return { child, pid: child.pid, startedAt, result, output: () => ({ stdout, stderr }) };
