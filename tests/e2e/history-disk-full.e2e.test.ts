@@ -1,6 +1,6 @@
 // A full disk under the state directory (a real, tiny tmpfs): answers still reach Claude, the
 // daemon says it is degraded, and history catches up in order once there is room again.
-import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
 import WebSocket from 'ws';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,7 +38,7 @@ suite('history.jsonl on a full disk', () => {
   it('delivers the answer, reports itself degraded (status and page), and writes the waiting line once there is room', async () => {
     // A page's view: the banner messages on the event stream.
     const banners: Array<string | null> = [];
-    const page = new WebSocket(`ws://127.0.0.1:${daemon.port}/ws`, { headers: { authorization: `Bearer ${readFileSync(join(daemon.home, 'token'), 'utf8').trim()}` } });
+    const page = new WebSocket(`ws://127.0.0.1:${daemon.port}/ws`, { headers: { authorization: `Bearer ${daemon.token}` } });
     page.on('message', (data) => {
       const message = JSON.parse(String(data)) as { type: string; message?: string | null };
       if (message.type === 'banner') banners.push(message.message ?? null);
