@@ -10,15 +10,17 @@
  * also stops it if the test process dies without running its cleanup.
  */
 import { execFile, spawn } from 'node:child_process';
-import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
-import { HOOK_SCRIPT, REPO_ROOT, baseEnv, launchBrowser, openPairedPage, runCli, sleep, startDaemon, waitUntil } from '../e2e/harness.js';
-import type { Daemon } from '../e2e/harness.js';
+import { HOOK_SCRIPT, REPO_ROOT, baseEnv } from '../stack/env.js';
+import { sleep, waitUntil } from '../stack/clock.js';
+import { runCli, stopProcess, whenExited } from '../stack/processes.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { launchBrowser, openPairedPage } from '../stack/browser.js';
 import { CLAUDE_BIN, DUMMY_API_KEY } from './claude-tmux.js';
 
 const execFileAsync = promisify(execFile);
@@ -38,19 +40,6 @@ function startWatchdog(dir: string, pid?: number): void {
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin' },
   });
   child.unref();
-}
-
-function processGone(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
-  return new Promise((done) => child.once('exit', () => done()));
-}
-
-async function killChild(child: ChildProcess, graceMs: number): Promise<void> {
-  if (child.exitCode !== null || child.signalCode !== null) return;
-  child.kill('SIGTERM');
-  const killer = setTimeout(() => child.kill('SIGKILL'), graceMs);
-  await processGone(child);
-  clearTimeout(killer);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -382,8 +371,8 @@ export async function startSdkSession(options: StartSdkOptions): Promise<SdkSess
       if (stopped) return;
       stopped = true;
       child.stdin.end();
-      const gone = await Promise.race([processGone(child).then(() => true), sleep(3_000).then(() => false)]);
-      if (!gone) await killChild(child, 2_000);
+      const gone = await Promise.race([whenExited(child).then(() => true), sleep(3_000).then(() => false)]);
+      if (!gone) await stopProcess(child, 2_000);
       await rm(root, { recursive: true, force: true });
     },
   };

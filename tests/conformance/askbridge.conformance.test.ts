@@ -26,8 +26,10 @@ import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CLI_BIN, REPO_ROOT, baseEnv, runCli, sleep, waitUntil } from '../e2e/harness.js';
-import type { Daemon } from '../e2e/harness.js';
+import { CLI_BIN, REPO_ROOT, baseEnv } from '../stack/env.js';
+import { sleep, waitUntil } from '../stack/clock.js';
+import { runCli } from '../stack/processes.js';
+import type { Daemon } from '../stack/daemon.js';
 import { createProject, editLocalSettings, hookEnvOf, openAnswerPage, pinnedClaudeVersion, resolveClaudeUnderTest, startAskbridgeDaemon, startSdkSession } from './askbridge-stack.js';
 import type { AnswerPage, ClaudeUnderTest, HookWiring, Project } from './askbridge-stack.js';
 

@@ -2,60 +2,28 @@
 // daemon: no growth in its pending questions, descriptors or memory beyond its bounded store of
 // finished questions.
 import { readdirSync, readFileSync } from 'node:fs';
-import { request } from 'node:http';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkHello, newNonce, signQuestion } from '../../src/daemon/hook-identity.js';
-import { freshPayload, parseJson, runCli, startDaemon, type Daemon } from './harness.js';
+import { freshPayload } from '../stack/fixtures.js';
+import { parseJson, runCli } from '../stack/processes.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { hookBody, openQuestion } from '../stack/hook-client.js';
 
 const CYCLES = 10_000;
 const AT_ONCE = 16;
 
 let daemon: Daemon;
-let token: string;
 beforeAll(async () => {
   daemon = await startDaemon({ config: { waitSeconds: 600 } });
-  token = readFileSync(join(daemon.home, 'token'), 'utf8').trim();
 });
 afterAll(async () => {
   await daemon?.stop();
 });
 
-function post(path: string, headers: Record<string, string>, body: string, onResponse: (text: string) => void, abortOnFirstData = false): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: '127.0.0.1', port: daemon.port, method: 'POST', path, agent: false, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers } });
-    req.on('error', (error) => (abortOnFirstData ? resolve() : reject(error)));
-    req.on('response', (response) => {
-      let text = '';
-      response.setEncoding('utf8');
-      response.on('data', (chunk: string) => {
-        text += chunk;
-        if (abortOnFirstData && text.includes('\n')) {
-          onResponse(text);
-          req.destroy(); // the hook goes away, as on Esc
-          resolve();
-        }
-      });
-      response.on('end', () => {
-        onResponse(text);
-        resolve();
-      });
-      response.on('error', () => resolve());
-    });
-    req.end(body);
-  });
-}
-
 /** Asks one question as the hook does and withdraws it as soon as the daemon has accepted it. */
 async function askAndCancel(index: number): Promise<void> {
-  const hookNonce = newNonce();
-  let hello: { nonce?: unknown; proof?: unknown } = {};
-  await post('/api/hook/hello', {}, JSON.stringify({ nonce: hookNonce }), (text) => (hello = JSON.parse(text) as typeof hello));
-  if (!checkHello(token, hookNonce, hello)) throw new Error('hello failed');
-  const body = JSON.stringify({ payload: freshPayload('01-single-select', `cycle-${index}`), environment: {} });
-  let accepted = '';
-  await post('/api/hook/questions', { authorization: signQuestion(token, { daemonNonce: hello.nonce as string, hookNonce }, body) }, body, (text) => (accepted = text), true);
-  if (!accepted.includes('"accepted"')) throw new Error(`not accepted: ${accepted.slice(0, 200)}`);
+  const asked = openQuestion({ port: daemon.port, token: daemon.token, body: hookBody(freshPayload('01-single-select', `cycle-${index}`)) });
+  await asked.accepted;
+  asked.close(); // the hook goes away, as on Esc
 }
 
 async function cycles(from: number, to: number): Promise<void> {

@@ -3,7 +3,10 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { QuestionView } from '../../src/protocol.js';
-import { chromiumAvailability, killStrayProcesses, launchBrowser, openPairedPage, parseJson, runCli, startCli, startDaemon, waitUntil, type Daemon, type RunningProcess } from './harness.js';
+import { chromiumAvailability, launchBrowser, openPairedPage } from '../stack/browser.js';
+import { waitUntil } from '../stack/clock.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { killStrayProcesses, parseJson, runCli, startCli, type RunningProcess } from '../stack/processes.js';
 
 const chromium = chromiumAvailability();
 if (!chromium.available && process.env.CI) throw new Error(`the answer page tests need Chromium: ${chromium.reason}`);

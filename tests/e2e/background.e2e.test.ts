@@ -6,7 +6,8 @@ import { mkdtempSync, readFileSync, rmSync, statSync, appendFileSync, readlinkSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { assertBuildIsFresh, baseEnv, CLI_BIN, parseJson, runCli } from './harness.js';
+import { assertBuildIsFresh, baseEnv, CLI_BIN } from '../stack/env.js';
+import { parseJson, runCli } from '../stack/processes.js';
 
 const homes: string[] = [];
 afterAll(async () => {

@@ -8,7 +8,10 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHookIdentity } from '../../src/daemon/hook-identity.js';
-import { baseEnv, CLI_BIN, freshPayload, runCli, runHook, startDaemon } from './harness.js';
+import { baseEnv, CLI_BIN } from '../stack/env.js';
+import { freshPayload } from '../stack/fixtures.js';
+import { runCli, runHook } from '../stack/processes.js';
+import { startDaemon } from '../stack/daemon.js';
 
 const SLOW_DAEMON = `
 const { createServer } = require('node:http');

@@ -3,7 +3,8 @@ import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailability, launchBrowser, openPairedPage, startDaemon, type Daemon } from './harness.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { chromiumAvailability, launchBrowser, openPairedPage } from '../stack/browser.js';
 
 const browserTests = chromiumAvailability().available ? describe : describe.skip;
 

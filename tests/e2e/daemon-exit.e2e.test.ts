@@ -2,9 +2,12 @@
 // asks, and the state directory is left clean: no daemon.json, token or lock behind.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { afterAll, describe, expect, it } from 'vitest';
-import { expectSilentPassThrough, freshPayload, killStrayProcesses, runHook, startDaemon, type Daemon } from './harness.js';
+import { now } from '../stack/clock.js';
+import { freshPayload } from '../stack/fixtures.js';
+import { killStrayProcesses, runHook } from '../stack/processes.js';
+import { expectSilentPassThrough } from '../stack/assertions.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
 
 // Makes the daemon throw from its event loop when it gets SIGWINCH: a crash on demand.
 const CRASH_ON_SIGWINCH = "--import=data:text/javascript,process.on('SIGWINCH',()=>setImmediate(()=>{throw(Error('boom'))}))";
@@ -32,7 +35,7 @@ describe('the daemon, whichever way it ends', () => {
     daemons.push(daemon);
     const hook = await withWaitingHook(daemon, 'sighup');
     daemon.expectExit();
-    const signalledAt = performance.now();
+    const signalledAt = now();
     daemon.child.kill('SIGHUP');
     const result = await hook.result;
     expectSilentPassThrough(result);
@@ -46,7 +49,7 @@ describe('the daemon, whichever way it ends', () => {
     daemons.push(daemon);
     const hook = await withWaitingHook(daemon, 'crash');
     daemon.expectExit();
-    const crashedAt = performance.now();
+    const crashedAt = now();
     daemon.child.kill('SIGWINCH');
     const result = await hook.result;
     expectSilentPassThrough(result);

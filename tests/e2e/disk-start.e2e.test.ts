@@ -3,7 +3,9 @@
 import { mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { baseEnv, mountSmallDisk, runCli } from './harness.js';
+import { baseEnv } from '../stack/env.js';
+import { runCli } from '../stack/processes.js';
+import { mountSmallDisk } from '../stack/small-disk.js';
 
 const disk = mountSmallDisk('1m', 'disk-start');
 const suite = disk.path ? describe : describe.skip;

@@ -1,10 +1,13 @@
 // A full disk under the state directory (a real, tiny tmpfs): answers still reach Claude, the
 // daemon says it is degraded, and history catches up in order once there is room again.
-import { mkdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdirSync, rmSync, statSync } from 'node:fs';
 import WebSocket from 'ws';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { answerArgs, freshPayload, killStrayProcesses, loadFixture, mountSmallDisk, parseJson, runCli, runHook, startDaemon, type Daemon, type FixtureAnswer } from './harness.js';
+import { answerArgs, freshPayload, loadFixture, type FixtureAnswer } from '../stack/fixtures.js';
+import { killStrayProcesses, parseJson, runCli, runHook } from '../stack/processes.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { mountSmallDisk } from '../stack/small-disk.js';
 
 const disk = mountSmallDisk('2m', 'history-disk-full');
 const suite = disk.path ? describe : describe.skip;
@@ -35,7 +38,7 @@ suite('history.jsonl on a full disk', () => {
   it('delivers the answer, reports itself degraded (status and page), and writes the waiting line once there is room', async () => {
     // A page's view: the banner messages on the event stream.
     const banners: Array<string | null> = [];
-    const page = new WebSocket(`ws://127.0.0.1:${daemon.port}/ws`, { headers: { authorization: `Bearer ${readFileSync(join(daemon.home, 'token'), 'utf8').trim()}` } });
+    const page = new WebSocket(`ws://127.0.0.1:${daemon.port}/ws`, { headers: { authorization: `Bearer ${daemon.token}` } });
     page.on('message', (data) => {
       const message = JSON.parse(String(data)) as { type: string; message?: string | null };
       if (message.type === 'banner') banners.push(message.message ?? null);

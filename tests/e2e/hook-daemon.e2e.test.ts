@@ -7,26 +7,14 @@ import { createServer } from 'node:net';
 import type { Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { QuestionView } from '../../src/protocol.js';
-import {
-  answerArgs,
-  baseEnv,
-  bestOf,
-  expectSilentPassThrough,
-  fixtureNames,
-  freshPayload,
-  loadFixture,
-  parseJson,
-  runBareNode,
-  runCli,
-  runHook,
-  startDaemon,
-  killStrayProcesses,
-  waitUntil,
-} from './harness.js';
-import type { Daemon, FixtureAnswer, HookPayload, ProcessResult } from './harness.js';
+import { baseEnv } from '../stack/env.js';
+import { now, waitUntil } from '../stack/clock.js';
+import { answerArgs, fixtureNames, freshPayload, loadFixture, type FixtureAnswer, type HookPayload } from '../stack/fixtures.js';
+import { bestOf, parseJson, runBareNode, runCli, runHook, killStrayProcesses, type ProcessResult } from '../stack/processes.js';
+import { expectSilentPassThrough } from '../stack/assertions.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
 
 const ANSWERED_FIXTURES = fixtureNames('.answer.json');
 const MALFORMED_FIXTURES = fixtureNames('.input.json').filter((name) => /^9\d-malformed-/.test(name));
@@ -271,12 +259,12 @@ describe('the hook with a running daemon', () => {
     const hook = runHook(payload, daemon.env);
     const question = await daemon.waitForQuestion(payload.tool_use_id);
 
-    const killedAt = performance.now();
+    const killedAt = now();
     hook.child.kill('SIGKILL');
     const result = await hook.result;
     expect(result.signal).toBe('SIGKILL');
     await waitUntil(async () => ((await daemon.pending()).some((q) => q.id === question.id) ? undefined : true), 1000, 'the killed hook\'s question to leave the pending list', 10);
-    const goneAfterMs = performance.now() - killedAt;
+    const goneAfterMs = now() - killedAt;
     expect(goneAfterMs).toBeLessThan(1000);
 
     const pending = await runCli(['pending', '--json'], daemon.env);
@@ -437,7 +425,7 @@ describe('the hook when the daemon goes away while it waits', () => {
     daemon.expectExit();
     const stopped = await runCli(['stop'], daemon.env);
     expect(stopped.code).toBe(0);
-    const stoppedAt = performance.now();
+    const stoppedAt = now();
     const result = await hook.result;
     expectSilentPassThrough(result);
     expect(result.endedAt - stoppedAt).toBeLessThan(2000);
@@ -459,7 +447,7 @@ describe('the hook when the daemon goes away while it waits', () => {
 
     daemon.expectExit();
     daemon.child.kill('SIGTERM');
-    const signalledAt = performance.now();
+    const signalledAt = now();
     const result = await hook.result;
     expectSilentPassThrough(result);
     expect(result.endedAt - signalledAt).toBeLessThan(2000);
@@ -476,7 +464,7 @@ describe('the hook when the daemon goes away while it waits', () => {
 
     daemon.expectExit();
     daemon.child.kill('SIGKILL');
-    const killedAt = performance.now();
+    const killedAt = now();
     const result = await hook.result;
     expectSilentPassThrough(result);
     expect(result.stderr).toContain('no daemon came back before the deadline');

@@ -6,18 +6,15 @@ import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { QuestionView } from '../../src/protocol.js';
 import { INVISIBLE_CHARACTER, markInvisible } from '../../src/visible-text.js';
-import { chromiumAvailability, freshPayload, killStrayProcesses, launchBrowser, loadFixture, openPairedPage, runCli, runHook, startDaemon } from './harness.js';
-import type { Daemon, HookPayload, PairedPage, ProcessResult } from './harness.js';
+import { freshPayload, loadFixture, type HookPayload } from '../stack/fixtures.js';
+import { killStrayProcesses, runCli, runHook } from '../stack/processes.js';
+import { expectSilentPassThrough } from '../stack/assertions.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { chromiumAvailability, launchBrowser, openPairedPage, type PairedPage } from '../stack/browser.js';
 
 const chromiumState = chromiumAvailability();
 
 const cardOf = (page: Page, id: string): Locator => page.locator(`article[data-question-id="${id}"]`);
-
-function expectSilentPassThrough(result: ProcessResult): void {
-  expect(result.signal).toBeNull();
-  expect(result.code).toBe(0);
-  expect(result.stdout).toBe('');
-}
 
 /** The single-select fixture as raw JSON text, with `{"a":…}` nested `levels` deep under one extra tool_input key. */
 function deepPayloadText(toolUseId: string, levels: number): string {

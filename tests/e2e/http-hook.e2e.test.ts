@@ -10,8 +10,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { answerArgs, baseEnv, freshPayload, loadFixture, runCli, startDaemon, waitUntil, type Daemon, type FixtureAnswer } from './harness.js';
-import { hookBody, postAsHttpHook } from '../hook-client.js';
+import { baseEnv } from '../stack/env.js';
+import { waitUntil } from '../stack/clock.js';
+import { answerArgs, freshPayload, loadFixture, type FixtureAnswer } from '../stack/fixtures.js';
+import { runCli } from '../stack/processes.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { hookBody, postAsHttpHook } from '../stack/hook-client.js';
 
 const stops: Array<() => Promise<unknown>> = [];
 afterEach(async () => {

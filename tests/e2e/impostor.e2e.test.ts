@@ -2,14 +2,18 @@
 // to it) must learn neither the token nor the question, and nothing it sends may reach Claude Code:
 // the real hook process prints nothing and exits 0, so the terminal asks. And a burst of hooks
 // against a healthy daemon is never mistaken for an impostor.
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
-import { baseEnv, expectSilentPassThrough, freshPayload, killStrayProcesses, loadFixture, runHook, startDaemon, waitUntil, type Daemon } from './harness.js';
+import { baseEnv } from '../stack/env.js';
+import { waitUntil } from '../stack/clock.js';
+import { freshPayload, loadFixture } from '../stack/fixtures.js';
+import { killStrayProcesses, runHook } from '../stack/processes.js';
+import { expectSilentPassThrough } from '../stack/assertions.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
 
 type Recorded = { method: string; url: string; headers: IncomingMessage['headers']; body: string };
 type Handler = (request: Recorded, response: ServerResponse) => unknown;
@@ -75,7 +79,7 @@ describe('an impostor on the port of a daemon killed with SIGKILL', () => {
 
   async function killedDaemon(): Promise<void> {
     const daemon = await startDaemon();
-    token = readFileSync(join(daemon.home, 'token'), 'utf8').trim();
+    token = daemon.token;
     port = daemon.port;
     // The crash leaves the token and daemon.json behind, naming a port that is free again.
     home = await stateDirFor(token, port);
@@ -113,13 +117,12 @@ describe('a relay between the hook and the real daemon', () => {
   /** Passes the hello through to the real daemon (so its proof is genuine), then answers the question itself. */
   async function relay(answerQuestion: (request: Recorded, response: ServerResponse) => void): Promise<{ home: string; requests: Recorded[]; token: string }> {
     daemon = await startDaemon({ config: { onTimeout: 'recommended' } });
-    const token = readFileSync(join(daemon.home, 'token'), 'utf8').trim();
     const relayServer = await impostor(0, async (request, response) => {
       if (request.url !== '/api/hook/hello') return answerQuestion(request, response);
       const real = await fetch(`http://127.0.0.1:${daemon.port}/api/hook/hello`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: request.body });
       json(response, real.status, await real.json());
     });
-    return { home: await stateDirFor(token, relayServer.port), requests: relayServer.requests, token };
+    return { home: await stateDirFor(daemon.token, relayServer.port), requests: relayServer.requests, token: daemon.token };
   }
 
   /** A genuine line, signed by the daemon for another question: what a replay would send. */

@@ -6,7 +6,8 @@ import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { baseEnv, HOOK_SCRIPT, REPO_ROOT, runCli } from './harness.js';
+import { baseEnv, HOOK_SCRIPT, REPO_ROOT } from '../stack/env.js';
+import { runCli } from '../stack/processes.js';
 
 const made: string[] = [];
 afterAll(() => {

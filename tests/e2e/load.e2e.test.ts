@@ -1,6 +1,5 @@
 // Bounded under load: what a stranger (or a broken client) can make the daemon hold on to.
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync } from 'node:fs';
 import WebSocket from 'ws';
 import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -8,8 +7,10 @@ import { buildApp, type App } from '../../src/daemon/app.js';
 import { mergeConfig } from '../../src/config.js';
 import { createPolicy } from '../../src/daemon/policy.js';
 import { createQuestionStore } from '../../src/daemon/store.js';
-import { askOverHttp, hookBody } from '../hook-client.js';
-import { freshPayload, loadFixture, killStrayProcesses, runHook, startDaemon, type Daemon } from './harness.js';
+import { freshPayload, loadFixture } from '../stack/fixtures.js';
+import { killStrayProcesses, runHook } from '../stack/processes.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { askOverHttp, hookBody } from '../stack/hook-client.js';
 
 /** Sends raw bytes and resolves with what came back once the server closed the socket (or after `waitMs`). */
 function rawExchange(port: number, bytes: string, waitMs: number): Promise<{ response: string; closedByServer: boolean; ms: number }> {
@@ -122,8 +123,7 @@ describe('request timeouts', () => {
 
 /** A WebSocket listener as the CLI connects (bearer token), with every message it receives. */
 async function listen(target: Daemon): Promise<{ socket: WebSocket; messages: Array<{ type: string; message?: string | null; question?: { toolUseId: string } }> }> {
-  const token = readFileSync(join(target.home, 'token'), 'utf8').trim();
-  const socket = new WebSocket(`ws://127.0.0.1:${target.port}/ws`, { headers: { authorization: `Bearer ${token}` } });
+  const socket = new WebSocket(`ws://127.0.0.1:${target.port}/ws`, { headers: { authorization: `Bearer ${target.token}` } });
   const messages: Array<{ type: string }> = [];
   socket.on('message', (data) => messages.push(JSON.parse(String(data)) as { type: string }));
   await new Promise((open, fail) => socket.once('open', open).once('error', fail));
@@ -155,7 +155,6 @@ describe('the pages and listeners a daemon keeps', () => {
   it('closes a listener that stops reading once its send buffer is full, and the others get every message', async () => {
     const daemon = await startDaemon({ config: { waitSeconds: 600 } });
     daemons.push(daemon);
-    const token = readFileSync(join(daemon.home, 'token'), 'utf8').trim();
     const reader = await listen(daemon);
     const stuck = await listen(daemon);
     (stuck.socket as unknown as { _socket: { pause(): void } })._socket.pause();
@@ -165,7 +164,7 @@ describe('the pages and listeners a daemon keeps', () => {
     for (let index = 0; index < 120; index++) {
       const payload = freshPayload('01-single-select', `big-${index}`);
       payload.tool_input.questions[0]!.options[0]!.preview = `${preview}${index}`;
-      held.push(askOverHttp({ port: daemon.port, token, body: hookBody(payload) }).catch(() => undefined));
+      held.push(askOverHttp({ port: daemon.port, token: daemon.token, body: hookBody(payload) }).catch(() => undefined));
     }
     await expect.poll(() => reader.messages.filter((message) => message.type === 'added').length, { timeout: 30_000 }).toBe(120);
     // The stuck one cannot even read that it was closed; the daemon's count says it.

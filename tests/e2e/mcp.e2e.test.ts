@@ -10,7 +10,11 @@ import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { baseEnv, chromiumAvailability, CLI_BIN, launchBrowser, openPairedPage, REPO_ROOT, runCli, startDaemon, waitUntil, type Daemon } from './harness.js';
+import { chromiumAvailability, launchBrowser, openPairedPage } from '../stack/browser.js';
+import { waitUntil } from '../stack/clock.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { baseEnv, CLI_BIN, REPO_ROOT } from '../stack/env.js';
+import { runCli } from '../stack/processes.js';
 
 const chromium = chromiumAvailability();
 if (!chromium.available && process.env.CI) throw new Error(`the answer page tests need Chromium: ${chromium.reason}`);

@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { processStartTime } from '../../src/daemon/lock.js';
-import { assertBuildIsFresh, baseEnv, CLI_BIN, parseJson, REPO_ROOT, runCli } from './harness.js';
+import { assertBuildIsFresh, baseEnv, CLI_BIN, REPO_ROOT } from '../stack/env.js';
+import { parseJson, runCli } from '../stack/processes.js';
 
 const PAGE_LINK = /^Answer page \(one-time link, pairs one browser\): http:\/\/127\.0\.0\.1:(\d+)\//m;
 

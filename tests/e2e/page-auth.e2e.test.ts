@@ -7,7 +7,10 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromiumAvailability, freshPayload, killStrayProcesses, launchBrowser, openPairedPage, runHook, startDaemon, type Daemon } from './harness.js';
+import { freshPayload } from '../stack/fixtures.js';
+import { killStrayProcesses, runHook } from '../stack/processes.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { chromiumAvailability, launchBrowser, openPairedPage } from '../stack/browser.js';
 
 const browserTests = chromiumAvailability().available ? describe : describe.skip;
 

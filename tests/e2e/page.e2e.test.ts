@@ -2,26 +2,15 @@
 // person's clicks must reach Claude Code byte for byte, withdrawn questions must leave the page at
 // once, and of several answers exactly one may win.
 import { statSync } from 'node:fs';
-import { performance } from 'node:perf_hooks';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERSON_DECLINE_REASON } from '../../src/answers.js';
 import type { QuestionView } from '../../src/protocol.js';
-import {
-  chromiumAvailability,
-  fixtureNames,
-  freshPayload,
-  killStrayProcesses,
-  launchBrowser,
-  loadFixture,
-  newPairingUrl,
-  openPairedPage,
-  parseJson,
-  runHook,
-  startDaemon,
-  waitForLivePage,
-} from './harness.js';
-import type { Daemon, FixtureAnswer, HookPayload, PairedPage } from './harness.js';
+import { now } from '../stack/clock.js';
+import { fixtureNames, freshPayload, loadFixture, type FixtureAnswer, type HookPayload } from '../stack/fixtures.js';
+import { killStrayProcesses, parseJson, runHook } from '../stack/processes.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { chromiumAvailability, launchBrowser, newPairingUrl, openPairedPage, waitForLivePage, type PairedPage } from '../stack/browser.js';
 
 const SCREENSHOT_PATH = '/tmp/askbridge-e2e.png';
 const ANSWERED_FIXTURES = fixtureNames('.answer.json');
@@ -277,10 +266,10 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     const lateCard = cardOf(late.page, view.id);
     await lateCard.getByRole('radio', { name: 'SQLite', exact: true }).check();
 
-    const killedAt = performance.now();
+    const killedAt = now();
     hook.child.kill('SIGKILL');
     const status = await waitUntilSettled(watching, view.id, 1000);
-    const leftAfterMs = performance.now() - killedAt;
+    const leftAfterMs = now() - killedAt;
     console.log(`[measure] SIGKILLed hook: card left the pending state after ${leftAfterMs.toFixed(0)} ms`);
     expect(leftAfterMs).toBeLessThan(1000);
     expect(status).toBe('cancelled');
@@ -471,7 +460,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
       await card.getByRole('radio', { name: label, exact: true }).check();
       const submit = card.getByRole('button', { name: 'Submit', exact: true });
       await submit.waitFor({ state: 'visible' });
-      const clickedAt = performance.now();
+      const clickedAt = now();
       await submit.click();
       const result = await hook.result;
       times.push(result.endedAt - clickedAt);

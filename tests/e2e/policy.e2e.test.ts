@@ -1,10 +1,11 @@
 // Timeout policies end to end: the real daemon process, the real hook process, config files on disk.
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile, mkdir, utimes } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { freshPayload, killStrayProcesses, parseJson, runCli, runHook, startDaemon, type Daemon, type HookPayload } from './harness.js';
+import { freshPayload, type HookPayload } from '../stack/fixtures.js';
+import { killStrayProcesses, parseJson, runCli, runHook } from '../stack/processes.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
 import type { HookOutput } from '../../src/protocol.js';
 
 const DATABASE = 'Which database should the new orders service use?';
@@ -59,8 +60,7 @@ async function ask(payload: HookPayload, env: NodeJS.ProcessEnv = {}) {
 /** The banner as a page sees it: the first messages on a new WebSocket, as the CLI listener. */
 async function bannerOf(target: Daemon): Promise<string | null> {
   const { default: WebSocket } = await import('ws');
-  const token = readFileSync(join(target.home, 'token'), 'utf8').trim();
-  const socket = new WebSocket(`ws://127.0.0.1:${target.port}/ws`, { headers: { authorization: `Bearer ${token}` } });
+  const socket = new WebSocket(`ws://127.0.0.1:${target.port}/ws`, { headers: { authorization: `Bearer ${target.token}` } });
   try {
     return await new Promise<string | null>((resolve, reject) => {
       socket.on('message', (data) => {

@@ -14,7 +14,7 @@ import { createPolicy } from '../../src/daemon/policy.js';
 import { createQuestionStore, type OpenQuestion, type QuestionStoreOptions } from '../../src/daemon/store.js';
 import { run as runHistory } from '../../src/cli/history.js';
 import type { HookOutput, Question, QuestionView } from '../../src/protocol.js';
-import { askThroughInject, hookBody } from '../hook-client.js';
+import { askThroughInject, hookBody } from '../stack/hook-client.js';
 
 const PROTO_NAMES = ['__proto__', 'constructor', 'toString'] as const;
 

@@ -8,7 +8,7 @@ import { createQuestionStore } from '../../src/daemon/store.js';
 import type { StoredPageSession } from '../../src/daemon/auth.js';
 import type { QuestionView, ServerMessage } from '../../src/protocol.js';
 import { checkHello, newNonce, signQuestion } from '../../src/daemon/hook-identity.js';
-import { askThroughInject, hookBody } from '../hook-client.js';
+import { askThroughInject, hookBody } from '../stack/hook-client.js';
 
 const PORT = 7433;
 const HOST = `127.0.0.1:${PORT}`;

@@ -8,7 +8,7 @@ import { buildApp, type App } from '../../src/daemon/app.js';
 import { createPolicy } from '../../src/daemon/policy.js';
 import { createQuestionStore } from '../../src/daemon/store.js';
 import { HookPayloadSchema, LIMITS, ToolInputSchema, describeZodError, findTooDeep } from '../../src/protocol.js';
-import { askThroughInject } from '../hook-client.js';
+import { askThroughInject } from '../stack/hook-client.js';
 
 const PORT = 7433;
 const HOST = `127.0.0.1:${PORT}`;

@@ -1,0 +1,684 @@
+// askbridge benchmarks: `npm run bench` (full) or `npx tsx bench/run.ts --quick` (a smoke run).
+// Real processes throughout, started by the tests' own harness (tests/stack): the daemon
+// (`askbridge start`), the hook, headless Chromium, WebSocket clients. Prints the machine and ONE
+// markdown table; every row is checked against its target, and a missed target is reported (✗),
+// never an error: the exit code is 0 unless something crashed or could not be measured.
+import { readFileSync, rmSync } from 'node:fs';
+import { Agent } from 'node:http';
+import { availableParallelism, cpus, loadavg, release } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Page } from 'playwright-core';
+import WebSocket from 'ws';
+import { now, sleep } from '../tests/stack/clock.js';
+import { assertBuildIsFresh, REPO_ROOT } from '../tests/stack/env.js';
+import { fixtureNames, freshPayload, loadFixture, type HookPayload } from '../tests/stack/fixtures.js';
+import { killStrayProcesses, runBareNode, runCli, runHook, stopProcess } from '../tests/stack/processes.js';
+import { startDaemon, type Daemon } from '../tests/stack/daemon.js';
+import { hookBody, openQuestion, postAsHttpHook, type OpenQuestion } from '../tests/stack/hook-client.js';
+import { launchBrowser, openPairedPage } from '../tests/stack/browser.js';
+import { summarize, type Summary } from './stats.js';
+
+const QUICK = process.argv.includes('--quick');
+const COUNTS = QUICK
+  ? { hookPairs: 10, hookWarmup: 2, answers: 20, pageWarmup: 2, idleMs: 150, pending: 100, clients: 10, broadcasts: 10, starts: 3, loads: 1, cliPairs: 5 }
+  : { hookPairs: 80, hookWarmup: 5, answers: 220, pageWarmup: 5, idleMs: 150, pending: 1000, clients: 50, broadcasts: 60, starts: 15, loads: 3, cliPairs: 30 };
+
+/** Every question waits for a person long enough; a policy answers only unattended hooks at once. */
+const DAEMON_CONFIG = { waitSeconds: 600, onTimeout: 'recommended' };
+const SINGLE = '01-single-select';
+const PICK = 'SQLite'; // not the recommended option: the answer must be the click, not a policy
+
+const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
+/** Every figure measured, by name; a section that failed leaves its figures out. */
+const results: Record<string, Summary> = {};
+/** What the notes under the table add to the figures. */
+const extras: { clock?: { offset: number; rtt: number }; hwmMb?: number; transferFiles?: Record<string, number> } = {};
+const errors: string[] = [];
+
+// ---------------------------------------------------------------------------------------------
+// Cleanup: last in, first out; each step runs once, whatever ends the run (an error, Ctrl-C), so
+// that no daemon, hook or browser outlives it.
+
+const cleanups: Array<{ run: () => unknown; done: boolean }> = [];
+
+/** Adds a cleanup step; returns a function that runs it now (once). */
+function onCleanup(run: () => unknown): () => Promise<void> {
+  const entry = { run, done: false };
+  cleanups.push(entry);
+  return async () => {
+    if (entry.done) return;
+    entry.done = true;
+    await run();
+  };
+}
+
+async function runCleanups(): Promise<void> {
+  for (let entry = cleanups.pop(); entry; entry = cleanups.pop()) {
+    if (entry.done) continue;
+    entry.done = true;
+    try {
+      await entry.run();
+    } catch (error) {
+      process.stderr.write(`cleanup: ${(error as Error).message}\n`);
+    }
+  }
+}
+
+onCleanup(killStrayProcesses);
+
+/** A daemon with the bench's config, stopped by the cleanup even if the run ends while it starts. */
+function startBenchDaemon(): Promise<Daemon> {
+  return startDaemon({
+    config: DAEMON_CONFIG,
+    onSpawn: (child, home) =>
+      onCleanup(async () => {
+        await stopProcess(child, 5000);
+        rmSync(home, { recursive: true, force: true });
+      }),
+  });
+}
+
+let toolCalls = 0;
+/** A fixture as a new tool call: the same tool_use_id would attach to the question asked before. */
+const newToolCall = (fixture: string): HookPayload => freshPayload(fixture, `bench${++toolCalls}`);
+
+const singleQuestion = (): string => loadFixture<HookPayload>(`${SINGLE}.input.json`).tool_input.questions[0]!.question;
+
+/** VmRSS (and VmHWM, the peak) of a process, in bytes (the kernel reports KiB). */
+function memoryOf(pid: number): { rss: number; hwm: number } {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const field = (name: string) => Number(new RegExp(`^${name}:\\s+(\\d+) kB`, 'm').exec(status)?.[1]) * 1024;
+  return { rss: field('VmRSS'), hwm: field('VmHWM') };
+}
+
+// ---------------------------------------------------------------------------------------------
+// 5. Daemon start → ready
+
+async function benchStartup(): Promise<void> {
+  const toLine: number[] = [];
+  const toStatus: number[] = [];
+  // One cold start first (file cache, JIT of the CLI), not counted.
+  for (let i = 0; i < COUNTS.starts + 1; i++) {
+    const daemon = await startBenchDaemon();
+    let statusAt = Number.NaN;
+    for (let attempt = 0; ; attempt++) {
+      try {
+        const response = await daemon.api('GET', '/api/status');
+        if (response.status === 200) {
+          statusAt = now();
+          break;
+        }
+      } catch (error) {
+        if (attempt > 200) throw error;
+      }
+      await sleep(1);
+    }
+    if (i > 0) {
+      toLine.push(daemon.linkPrintedAt - daemon.startedAt);
+      toStatus.push(statusAt - daemon.startedAt);
+    }
+    await daemon.stop();
+  }
+  results.startLine = summarize(toLine);
+  results.startStatus = summarize(toStatus);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1. Hook overhead: the real hook, answered at once by the policy, against `node -e 0`, interleaved
+
+function allowedAnswer(stdout: string, question: string): unknown {
+  try {
+    const output = JSON.parse(stdout).hookSpecificOutput;
+    return output.permissionDecision === 'allow' ? output.updatedInput.answers[question] : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Runs the two in turn, in the order given, and returns the wall time of each. */
+async function timeInTurn<T extends string>(order: T[], run: (which: T) => Promise<number>): Promise<Record<T, number>> {
+  const times = {} as Record<T, number>;
+  for (const which of order) times[which] = await run(which);
+  return times;
+}
+
+async function benchHookOverhead(daemon: Daemon): Promise<void> {
+  const env = { ...daemon.env, ASKBRIDGE_UNATTENDED: '1' };
+  const question = singleQuestion();
+  const hook: number[] = [];
+  const bare: number[] = [];
+  const ratios: number[] = [];
+  let wrong = 0;
+  for (let i = 0; i < COUNTS.hookWarmup + COUNTS.hookPairs; i++) {
+    const payload = newToolCall(SINGLE);
+    // Alternate which goes first, so neither always runs on a just-disturbed machine.
+    const times = await timeInTurn(i % 2 === 0 ? ['hook', 'node'] : ['node', 'hook'], async (which) => {
+      if (which === 'node') return (await runBareNode()).ms;
+      const result = await runHook(payload, env).result;
+      if (result.code !== 0 || !allowedAnswer(result.stdout, question)) wrong++;
+      return result.ms;
+    });
+    if (i < COUNTS.hookWarmup) continue;
+    hook.push(times.hook);
+    bare.push(times.node);
+    ratios.push(times.hook / times.node);
+  }
+  results.hook = summarize(hook);
+  results.bare = summarize(bare);
+  results.ratio = summarize(ratios);
+  if (wrong > 0) errors.push(`hook overhead: ${wrong} hook runs printed no policy answer`);
+
+  // What the daemon adds: the same request from an already running process (no Node start).
+  const roundTrips: number[] = [];
+  for (let i = 0; i < 30; i++) {
+    const asked = openQuestion({ port: daemon.port, token: daemon.token, body: hookBody(newToolCall(SINGLE), { ASKBRIDGE_UNATTENDED: '1' }) });
+    const { at } = await asked.settled;
+    if (i >= 5) roundTrips.push(at - asked.sentAt);
+  }
+  results.roundTrip = summarize(roundTrips);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 7. The CLI's quick commands against `node -e 0`, interleaved: `--help`, and `status` of a running daemon
+
+async function benchCli(daemon: Daemon): Promise<void> {
+  const ratios: Record<'help' | 'status', number[]> = { help: [], status: [] };
+  for (let i = 0; i < COUNTS.cliPairs + 2; i++) {
+    for (const command of ['help', 'status'] as const) {
+      const times = await timeInTurn(i % 2 === 0 ? ['cli', 'node'] : ['node', 'cli'], async (which) => {
+        if (which === 'node') return (await runBareNode()).ms;
+        const result = await runCli([command === 'help' ? '--help' : 'status'], daemon.env);
+        if (result.code !== 0) errors.push(`askbridge ${command} exited ${result.code}`);
+        return result.ms;
+      });
+      if (i >= 2) ratios[command].push(times.cli / times.node);
+    }
+  }
+  results.cliHelp = summarize(ratios.help);
+  results.cliStatus = summarize(ratios.status);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 2 + 3. One page open; per question: hook start → card in the page, then Submit click → hook exit
+//
+// The functions the page runs (page.evaluate) define no named function inside: tsx keeps names
+// with a helper (__name) that exists in this process, not in the page.
+
+/** Chromium's clock minus ours (both epoch ms), from the round trips with the least delay. */
+async function clockOffset(page: Page): Promise<{ offset: number; rtt: number }> {
+  const samples: Array<{ rtt: number; offset: number }> = [];
+  for (let i = 0; i < 30; i++) {
+    const before = now();
+    const inPage = await page.evaluate(() => performance.timeOrigin + performance.now());
+    const after = now();
+    samples.push({ rtt: after - before, offset: inPage - (before + after) / 2 });
+  }
+  samples.sort((a, b) => a.rtt - b.rtt);
+  const best = samples
+    .slice(0, 5)
+    .map((sample) => sample.offset)
+    .sort((a, b) => a - b);
+  return { offset: best[2] ?? 0, rtt: samples[0]?.rtt ?? 0 };
+}
+
+type CardList = 'pending' | 'finished';
+
+/**
+ * Cards reported by the page itself the moment they enter #pending or #finished. Waiting this way
+ * costs the page nothing, where Playwright's locator polling keeps Chromium drawing frames, which
+ * would compete for the two cores with the very hook being timed.
+ */
+function cardReports() {
+  const reported: Record<CardList, Set<string>> = { pending: new Set(), finished: new Set() };
+  const waiters = new Set<() => void>();
+  return {
+    report(kind: CardList, id: string): void {
+      reported[kind].add(id);
+      for (const waiter of waiters) waiter();
+    },
+    /** The first card of `kind` that `accept` takes, among those reported already or still to come. */
+    wait(kind: CardList, accept: (id: string) => boolean, timeoutMs = 10_000): Promise<string> {
+      return new Promise((found, fail) => {
+        const check = () => {
+          const id = [...reported[kind]].find(accept);
+          if (id === undefined) return;
+          clearTimeout(timer);
+          waiters.delete(check);
+          found(id);
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          fail(new Error(`no ${kind} card within ${timeoutMs} ms`));
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+  };
+}
+
+/** What the bench adds to the page's window. */
+type BenchWindow = Window & { __bench: { seen: Record<string, number>; clickAt: number }; __benchCard: (list: CardList, id: string) => void };
+
+type Transport = 'command' | 'http';
+
+async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
+  const cards = cardReports();
+  const { context, page } = await openPairedPage(browser, daemon, {
+    pairingUrl: daemon.pairingUrl,
+    // Tall enough that a whole card fits without scrolling.
+    viewport: { width: 1280, height: 1400 },
+    liveTimeoutMs: 15_000,
+    beforeNavigate: async (newPage) => {
+      await newPage.exposeFunction('__benchCard', cards.report);
+    },
+  });
+  onCleanup(() => context.close());
+  // Recorded inside the page, on its own clock: when each card enters the list, and each Submit click.
+  await page.evaluate(() => {
+    const benchWindow = window as unknown as BenchWindow;
+    const bench: BenchWindow['__bench'] = { seen: {}, clickAt: 0 };
+    benchWindow.__bench = bench;
+    const report = benchWindow.__benchCard;
+    const finished = new Set<string>();
+    new MutationObserver(() => {
+      const at = performance.timeOrigin + performance.now();
+      for (const card of document.querySelectorAll<HTMLElement>('#pending > [data-question-id]')) {
+        const id = card.dataset.questionId ?? '';
+        if (bench.seen[id] !== undefined) continue;
+        bench.seen[id] = at;
+        report('pending', id);
+      }
+    }).observe(document.getElementById('pending')!, { childList: true });
+    new MutationObserver(() => {
+      for (const card of document.querySelectorAll<HTMLElement>('#finished > [data-question-id]')) {
+        const id = card.dataset.questionId ?? '';
+        if (finished.has(id)) continue;
+        finished.add(id);
+        report('finished', id);
+      }
+    }).observe(document.getElementById('finished')!, { childList: true });
+    document.addEventListener(
+      'click',
+      (event) => {
+        if ((event.target as Element | null)?.closest?.('button[type="submit"]')) bench.clickAt = performance.timeOrigin + performance.now();
+      },
+      true,
+    );
+  });
+  const clock = await clockOffset(page);
+  const toPage = (pageTime: number) => pageTime - clock.offset;
+
+  // The daemon's log times (epoch ms, whole ms) split each figure into hook, daemon and page parts.
+  const loggedAt = async (questionId: string, msg: string) => Number((await daemon.waitForLog((entry) => entry.questionId === questionId && entry.msg === msg, 10_000, `"${msg}" for ${questionId}`)).time);
+
+  const question = singleQuestion();
+  const hookKey = readFileSync(join(daemon.home, 'hook-key'), 'utf8').trim();
+  // Claude Code's one client keeps its connection to the daemon alive between questions.
+  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+  onCleanup(() => agent.destroy());
+  /**
+   * One question through a transport, until its decision is in: the command hook (a process per
+   * question; done when it exits) or Claude Code's http hook (a POST; done when the body is in).
+   */
+  const transports: Record<Transport, () => { startedAt: number; done: Promise<{ at: number; decision: string; answerAt: number }> }> = {
+    command: () => {
+      const hook = runHook(newToolCall(SINGLE), daemon.env);
+      return { startedAt: hook.startedAt, done: hook.result.then((result) => ({ at: result.endedAt, decision: result.stdout, answerAt: result.firstStdoutAt ?? Number.NaN })) };
+    },
+    http: () => {
+      const posted = postAsHttpHook({ port: daemon.port, key: hookKey, payload: newToolCall(SINGLE), agent });
+      return { startedAt: posted.startedAt, done: posted.response.then((response) => ({ at: response.at, decision: response.body, answerAt: response.at })) };
+    },
+  };
+  const samples: Record<string, number[]> = {};
+  const sample = (name: string, value: number) => (samples[name] ??= []).push(value);
+  const seenIds = new Set<string>();
+  let wrong = 0;
+
+  async function askOnce(transport: Transport, counted: boolean): Promise<void> {
+    const asked = transports[transport]();
+    const id = await cards.wait('pending', (candidate) => !seenIds.has(candidate));
+    seenIds.add(id);
+    // Where the option's label and Submit are, in one round trip; the clicks themselves are real mouse input.
+    const spots = await page.evaluate(
+      ({ questionId, label }) => {
+        const card = document.querySelector(`article[data-question-id="${questionId}"]`);
+        if (!card) throw new Error(`no card for ${questionId}`);
+        const submit = [...card.querySelectorAll('button')].find((button) => button.textContent === 'Submit');
+        const option = [...card.querySelectorAll('.option-label')].find((span) => span.textContent === label);
+        if (!submit || !option) throw new Error(`card ${questionId} has no Submit or no option "${label}"`);
+        submit.scrollIntoView({ block: 'nearest' });
+        const [optionBox, submitBox] = [option.getBoundingClientRect(), submit.getBoundingClientRect()];
+        return {
+          option: { x: optionBox.x + optionBox.width / 2, y: optionBox.y + optionBox.height / 2 },
+          submit: { x: submitBox.x + submitBox.width / 2, y: submitBox.y + submitBox.height / 2 },
+        };
+      },
+      { questionId: id, label: PICK },
+    );
+    await page.mouse.click(spots.option.x, spots.option.y);
+    await sleep(COUNTS.idleMs); // a person takes a moment to reach Submit
+
+    // A click happens when the button is released: press first, then time from just before the release.
+    await page.mouse.move(spots.submit.x, spots.submit.y);
+    await page.mouse.down();
+    const clickedAt = now();
+    await page.mouse.up();
+    const result = await asked.done;
+    if (allowedAnswer(result.decision, question) !== PICK) wrong++;
+    const inPage = await page.evaluate((questionId) => {
+      const bench = (window as unknown as BenchWindow).__bench;
+      return { seenAt: bench.seen[questionId] ?? Number.NaN, clickAt: bench.clickAt };
+    }, id);
+    await cards.wait('finished', (candidate) => candidate === id);
+    // Questions come seconds apart in real use: let the page finish its reaction before the next one.
+    await sleep(COUNTS.idleMs);
+    if (!counted) return;
+    const receivedAt = await loggedAt(id, 'question received');
+    const answeredAt = await loggedAt(id, 'question answered');
+    sample(`${transport}.click`, result.at - clickedAt);
+    sample(`${transport}.visible`, toPage(inPage.seenAt) - asked.startedAt);
+    sample(`${transport}.startToReceived`, receivedAt - asked.startedAt);
+    sample(`${transport}.receivedToVisible`, toPage(inPage.seenAt) - receivedAt);
+    sample(`${transport}.answeredToDecision`, result.answerAt - answeredAt);
+    sample('dispatch', toPage(inPage.clickAt) - clickedAt);
+    sample('clickEventToAnswered', answeredAt - toPage(inPage.clickAt));
+    if (transport === 'command') sample('command.answerToExit', result.at - result.answerAt);
+  }
+
+  // Both transports side by side: each round asks once through each, in alternating order.
+  for (let i = 0; i < COUNTS.pageWarmup + COUNTS.answers; i++) {
+    for (const transport of i % 2 === 0 ? (['http', 'command'] as const) : (['command', 'http'] as const)) await askOnce(transport, i >= COUNTS.pageWarmup);
+  }
+  for (const [name, values] of Object.entries(samples)) results[name] = summarize(values);
+  extras.clock = clock;
+  if (wrong > 0) errors.push(`page: ${wrong} questions did not get the clicked answer`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 6. What the page loads, as transferred, and whether it asks any other host
+
+async function benchTransfer(browser: Browser, daemon: Daemon): Promise<void> {
+  const totals: number[] = [];
+  const external: number[] = [];
+  let files: Record<string, number> = {};
+  const own = new URL(daemon.url).host;
+  const isForeign = (target: string) => {
+    const parsed = new URL(target);
+    return parsed.protocol !== 'data:' && parsed.protocol !== 'blob:' && parsed.host !== own;
+  };
+  for (let i = 0; i < COUNTS.loads; i++) {
+    const foreign = new Set<string>();
+    const sizes: Array<Promise<{ path: string; bytes: number }>> = [];
+    // A fresh one-time link from `askbridge open --print` each time, as a person opens the page.
+    const { context, page } = await openPairedPage(browser, daemon, {
+      liveTimeoutMs: 15_000,
+      beforeNavigate: async (newPage) => {
+        newPage.on('request', (request) => isForeign(request.url()) && foreign.add(request.url()));
+        newPage.on('websocket', (socket) => isForeign(socket.url()) && foreign.add(socket.url()));
+        newPage.on('requestfinished', (request) =>
+          sizes.push(request.sizes().then((size) => ({ path: new URL(request.url()).pathname, bytes: size.responseHeadersSize + size.responseBodySize }))),
+        );
+      },
+    });
+    const closeContext = onCleanup(() => context.close());
+    await page.waitForLoadState('networkidle');
+    const loaded = await Promise.all(sizes);
+    totals.push(loaded.reduce((sum, entry) => sum + entry.bytes, 0));
+    external.push(foreign.size);
+    files = Object.fromEntries(loaded.map((entry) => [entry.path, entry.bytes]));
+    await closeContext();
+  }
+  results.transfer = summarize(totals);
+  results.external = summarize(external);
+  extras.transferFiles = files;
+}
+
+// ---------------------------------------------------------------------------------------------
+// 4. Many questions held open, many WebSocket clients: memory and broadcast latency
+
+async function benchLoad(): Promise<void> {
+  const daemon = await startBenchDaemon();
+  const pid = daemon.child.pid!;
+  // The payloads Claude Code really sends (the malformed 9x ones are for the tests only).
+  const fixtures = fixtureNames('.input.json').filter((name) => !name.startsWith('9'));
+  const held: OpenQuestion[] = [];
+  onCleanup(() => {
+    for (const asked of held) asked.close();
+  });
+
+  // The clients first, so every new question is broadcast to all of them.
+  const arrivals = new Map<string, (client: number, at: number) => void>(); // by toolUseId
+  const sockets: WebSocket[] = [];
+  onCleanup(() => {
+    for (const socket of sockets) socket.terminate();
+  });
+  for (let c = 0; c < COUNTS.clients; c++) {
+    const socket = new WebSocket(`ws://127.0.0.1:${daemon.port}/ws`, { headers: { authorization: `Bearer ${daemon.token}` } });
+    sockets.push(socket);
+    await new Promise((ready, fail) => {
+      socket.once('error', fail);
+      socket.on('error', () => {}); // after the snapshot, a dropped client shows up as a missing arrival
+      socket.on('message', (data) => {
+        const at = now();
+        const message = JSON.parse(data.toString()) as { type: string; question?: { toolUseId: string } };
+        if (message.type === 'snapshot') ready(undefined);
+        else if (message.type === 'added' && message.question) arrivals.get(message.question.toolUseId)?.(c, at);
+      });
+    });
+  }
+
+  const ask = (payload: HookPayload) => openQuestion({ port: daemon.port, token: daemon.token, body: hookBody(payload) });
+  // Hold the questions open, a batch at a time, each on its own connection as hooks do.
+  const batch = 25;
+  for (let start = 0; start < COUNTS.pending; start += batch) {
+    const asked: OpenQuestion[] = [];
+    for (let i = start; i < Math.min(start + batch, COUNTS.pending); i++) asked.push(ask(newToolCall(fixtures[i % fixtures.length]!)));
+    held.push(...asked);
+    await Promise.all(asked.map((one) => one.accepted));
+  }
+  const status = await daemon.api<{ pending?: number; watchers?: number }>('GET', '/api/status');
+  if (status.body.pending !== COUNTS.pending || status.body.watchers !== COUNTS.clients) {
+    throw new Error(`expected ${COUNTS.pending} pending and ${COUNTS.clients} watchers, the daemon reports ${JSON.stringify(status.body)}`);
+  }
+  await sleep(500); // let the burst settle before sampling memory
+
+  const latencies: number[] = [];
+  const worstPerQuestion: number[] = [];
+  const rss: number[] = [];
+  for (let q = 0; q < COUNTS.broadcasts; q++) {
+    rss.push(memoryOf(pid).rss);
+    const payload = newToolCall(fixtures[q % fixtures.length]!);
+    const received = new Map<number, number>();
+    const all = new Promise((done, fail) => {
+      const timer = setTimeout(() => fail(new Error(`only ${received.size} of ${COUNTS.clients} clients got question ${q}`)), 10_000);
+      arrivals.set(payload.tool_use_id, (client, at) => {
+        if (!received.has(client)) received.set(client, at);
+        if (received.size === COUNTS.clients) {
+          clearTimeout(timer);
+          done(undefined);
+        }
+      });
+    });
+    const asked = ask(payload);
+    await all;
+    await asked.accepted;
+    // Withdrawn once measured: the daemon holds COUNTS.pending questions throughout, under its limit.
+    asked.close();
+    arrivals.delete(payload.tool_use_id);
+    const times = [...received.values()].map((at) => at - asked.sentAt);
+    latencies.push(...times);
+    worstPerQuestion.push(Math.max(...times));
+  }
+  const memory = memoryOf(pid);
+  rss.push(memory.rss);
+  results.rss = summarize(rss.map((bytes) => bytes / 1e6));
+  extras.hwmMb = memory.hwm / 1e6;
+  results.broadcast = summarize(latencies);
+  results.broadcastWorst = summarize(worstPerQuestion);
+
+  for (const socket of sockets) socket.terminate();
+  await daemon.stop();
+  for (const asked of held) asked.close();
+}
+
+// ---------------------------------------------------------------------------------------------
+// The table
+
+type Unit = (value: number) => string;
+const ms: Unit = (value) => `${value.toFixed(1)} ms`;
+const spreadOf = (summary: Summary, unit: Unit) => (summary.n >= 20 ? `${unit(summary.p10)}–${unit(summary.p90)} (p10–p90)` : `${unit(summary.min)}–${unit(summary.max)} (min–max)`);
+
+function rows(): string[] {
+  const out: string[] = [];
+  /** One row; a figure with a target says whether it was met. */
+  const row = (id: string, figure: string, summary: Summary | undefined, options: { unit: Unit; p99?: boolean; target?: string; value?: (summary: Summary) => number; limit?: number }) => {
+    const { unit, p99 = false, target = '—', value, limit } = options;
+    if (!summary) return out.push(`| ${id} | ${figure} | — | not measured | — | — | ${target} | error |`);
+    const checked = value?.(summary);
+    const verdict = limit === undefined || checked === undefined ? '' : checked <= limit ? '✓' : '✗';
+    out.push(`| ${id} | ${figure} | ${summary.n} | ${unit(summary.p50)} | ${spreadOf(summary, unit)} | ${p99 ? unit(summary.p99) : '—'} | ${target} | ${verdict} |`);
+  };
+  const times: Unit = (value) => `${value.toFixed(2)}×`;
+  const mb: Unit = (value) => `${value.toFixed(1)} MB`;
+  const kb: Unit = (value) => `${(value / 1000).toFixed(1)} kB`;
+  const count: Unit = (value) => `${Math.round(value)}`;
+  row('1', 'Command hook overhead: hook wall time ÷ `node -e 0` (per interleaved pair)', results.ratio, { unit: times, target: 'median ≤ 1.10×', value: (s) => s.p50, limit: 1.1 });
+  row('1a', 'Command hook process, answered at once by the policy (wall time)', results.hook, { unit: ms, p99: true });
+  row('1b', '`node -e 0` (wall time)', results.bare, { unit: ms, p99: true });
+  row('2', 'http hook: Submit click → decision body fully received (headless Chromium)', results['http.click'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
+  row('2c', 'command hook: Submit click → hook exit', results['command.click'], { unit: ms, p99: true, target: 'p99 ≤ 20 ms', value: (s) => s.p99, limit: 20 });
+  row('3', "http hook: Claude Code's POST → question card in the open page", results['http.visible'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
+  row('3c', 'command hook: hook start → question card in the open page', results['command.visible'], { unit: ms, p99: true, target: 'p99 ≤ 50 ms', value: (s) => s.p99, limit: 50 });
+  row('4a', `Daemon RSS, ${COUNTS.pending} pending + ${COUNTS.clients} WebSocket clients`, results.rss, { unit: mb, target: 'max ≤ 150 MB', value: (s) => s.max, limit: 150 });
+  row('4b', `Broadcast: new question → \`added\` at each of ${COUNTS.clients} clients`, results.broadcast, { unit: ms, p99: true, target: 'p99 ≤ 50 ms', value: (s) => s.p99, limit: 50 });
+  row('5a', 'Daemon spawn → page link printed', results.startLine, { unit: ms, p99: false, target: 'median ≤ 400 ms', value: (s) => s.p50, limit: 400 });
+  row('5b', 'Daemon spawn → first 200 from `GET /api/status`', results.startStatus, { unit: ms, target: 'median ≤ 400 ms', value: (s) => s.p50, limit: 400 });
+  row('6a', 'Page load, bytes transferred (headers + bodies)', results.transfer, { unit: kb, target: 'max ≤ 60 kB', value: (s) => s.max, limit: 60_000 });
+  row('6b', 'Page load, requests to any other host', results.external, { unit: count, target: 'max = 0', value: (s) => s.max, limit: 0 });
+  row('7a', '`askbridge --help` wall time ÷ `node -e 0` (per interleaved pair)', results.cliHelp, { unit: times });
+  row('7b', '`askbridge status` (daemon running) wall time ÷ `node -e 0`', results.cliStatus, { unit: times });
+  return out;
+}
+
+/** Microseconds during which some task waited for a core (Linux PSI), or undefined without PSI. */
+function cpuPressureTotal(): number | undefined {
+  try {
+    return Number(/^some .*total=(\d+)/m.exec(readFileSync('/proc/pressure/cpu', 'utf8'))?.[1]);
+  } catch {
+    return undefined;
+  }
+}
+
+type LoadAtStart = { load: number[]; pressure: number | undefined; at: number };
+
+function machine(browserVersion: string | undefined, loadAtStart: LoadAtStart): string[] {
+  const model = /^model name\s*:\s*(.+)$/m.exec(readFileSync('/proc/cpuinfo', 'utf8'))?.[1] ?? cpus()[0]?.model ?? 'unknown';
+  const version = (JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  const load = (values: number[]) => values.map((value) => value.toFixed(2)).join(' ');
+  return [
+    `askbridge ${version} benchmarks${QUICK ? ' (--quick: small counts, a smoke run)' : ''}, ${new Date().toISOString()}`,
+    '',
+    `- CPU: ${model}, ${availableParallelism()} cores (Linux ${release()}); load average ${load(loadAtStart.load)} at start, ${load(loadavg())} at end`,
+    ...(loadAtStart.pressure !== undefined && Number.isFinite(loadAtStart.pressure)
+      ? [`- Some task was waiting for a core during ${((100 * ((cpuPressureTotal() ?? Number.NaN) - loadAtStart.pressure)) / 1000 / (Date.now() - loadAtStart.at)).toFixed(0)}% of the run (CPU pressure, this benchmark's own processes included)`]
+      : []),
+    `- Node ${process.version}; Chromium ${browserVersion ?? 'not started'}`,
+  ];
+}
+
+/** p50 (p99) of a summary, for the breakdown lines. */
+const p50p99 = (summary: Summary | undefined) => (summary ? `${ms(summary.p50)} (p99 ${ms(summary.p99)})` : 'not measured');
+
+function details(): string[] {
+  const lines: string[] = [];
+  const r = results;
+  if (r.hook && r.bare) {
+    lines.push(`- 1: median hook − median \`node -e 0\` = ${ms(r.hook.p50 - r.bare.p50)}; ratio of the medians ${(r.hook.p50 / r.bare.p50).toFixed(2)}×. The same request from an already running process takes ${p50p99(r.roundTrip)}: the rest is the hook's own start.`);
+  }
+  const httpClick = r['http.click'];
+  const commandClick = r['command.click'];
+  if (httpClick && commandClick) {
+    lines.push(`- 2 and 2c side by side: the command hook takes ${(commandClick.p50 / httpClick.p50).toFixed(1)}× as long as the http hook at the median (${(commandClick.p99 / httpClick.p99).toFixed(1)}× at p99). In parts: mouse button release sent → click event in the page ${p50p99(r.dispatch)}; click event → daemon logs the answer ${p50p99(r.clickEventToAnswered)}; → decision body received (http) ${p50p99(r['http.answeredToDecision'])}, or on the hook's stdout (command) ${p50p99(r['command.answeredToDecision'])} and hook exit ${p50p99(r['command.answerToExit'])} later.`);
+  }
+  const httpVisible = r['http.visible'];
+  const commandVisible = r['command.visible'];
+  if (httpVisible && commandVisible && extras.clock) {
+    lines.push(`- 3 and 3c side by side: the command hook takes ${(commandVisible.p50 / httpVisible.p50).toFixed(1)}× as long as the http hook at the median (${(commandVisible.p99 / httpVisible.p99).toFixed(1)}× at p99). In parts: POST → daemon logs the question ${p50p99(r['http.startToReceived'])} (http), hook spawn → daemon logs it ${p50p99(r['command.startToReceived'])} (command; Node's own start is row 1b); → card in the page ${p50p99(r['http.receivedToVisible'])} (http), ${p50p99(r['command.receivedToVisible'])} (command). Card times come from a MutationObserver on the page's clock, corrected by the measured Chromium − Node offset ${extras.clock.offset.toFixed(2)} ms (±${(extras.clock.rtt / 2).toFixed(2)} ms); daemon log times are whole ms.`);
+  }
+  if (r.rss && extras.hwmMb !== undefined) lines.push(`- 4: RSS peak (VmHWM) ${extras.hwmMb.toFixed(1)} MB; slowest of the ${COUNTS.clients} clients per question: ${p50p99(r.broadcastWorst)}.`);
+  if (extras.transferFiles) lines.push(`- 6: ${Object.entries(extras.transferFiles).map(([path, bytes]) => `${path} ${bytes} B`).join(', ')} (headers + body; WebSocket frames not counted).`);
+  for (const error of errors) lines.push(`- ERROR: ${error}`);
+  return lines;
+}
+
+// ---------------------------------------------------------------------------------------------
+
+let interrupted = false;
+
+async function section(name: string, fn: () => Promise<void>): Promise<void> {
+  if (interrupted) return;
+  log(`${name}…`);
+  const started = Date.now();
+  try {
+    await fn();
+  } catch (error) {
+    errors.push(`${name}: ${(error as Error).stack ?? (error as Error).message}`);
+  }
+  log(`${name}: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+}
+
+async function main(): Promise<number> {
+  assertBuildIsFresh(); // one clear error, before any section, when dist/ is missing or stale
+  const loadAtStart: LoadAtStart = { load: loadavg(), pressure: cpuPressureTotal(), at: Date.now() };
+
+  // The startup timings first, on a machine with nothing else of ours running.
+  await section('5 daemon start → ready', benchStartup);
+
+  if (interrupted) return 130;
+  const daemon = await startBenchDaemon();
+  // Before the browser exists, so no page renders the policy's answers meanwhile.
+  await section('1 hook overhead', () => benchHookOverhead(daemon));
+  await section('7 CLI start', () => benchCli(daemon));
+
+  if (interrupted) return 130;
+  // Our signal handler closes the browser with everything else; Playwright's own would exit mid-cleanup.
+  const browser = await launchBrowser({ handleSIGINT: false, handleSIGTERM: false, handleSIGHUP: false });
+  onCleanup(() => browser.close());
+  const browserVersion = browser.version();
+  await section('6 page transfer', () => benchTransfer(browser, daemon));
+  await section('2+3 page answers', () => benchPage(browser, daemon));
+  await browser.close();
+  await daemon.stop();
+
+  await section('4 pending questions + clients', benchLoad);
+
+  const table = ['| # | figure | n | median | spread | p99 | target | |', '|---|---|---:|---:|---|---:|---|:-:|', ...rows()];
+  console.log([...machine(browserVersion, loadAtStart), '', ...table, '', ...details()].join('\n'));
+  return errors.length === 0 ? 0 : 1;
+}
+
+let exitCode = 1;
+let cleaningUp: Promise<void> | undefined;
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    interrupted = true;
+    log(`${signal}: cleaning up`);
+    // Twice: whatever the main flow started while the first pass ran is stopped by the second.
+    cleaningUp = runCleanups()
+      .then(() => sleep(200))
+      .then(runCleanups)
+      .finally(() => process.exit(130));
+  });
+}
+try {
+  exitCode = await main();
+} catch (error) {
+  if (!interrupted) process.stderr.write(`bench failed: ${(error as Error).stack ?? (error as Error).message}\n`);
+} finally {
+  // Once interrupted, only the signal handler may end the process, after its cleanup.
+  if (interrupted) await cleaningUp;
+  await runCleanups();
+}
+process.exit(exitCode);

@@ -1,0 +1,82 @@
+// Headless Chromium with the answer page paired, as a person opens it from the link askbridge prints.
+import { existsSync } from 'node:fs';
+import { chromium } from 'playwright-core';
+import type { Browser, BrowserContext, LaunchOptions, Page } from 'playwright-core';
+import type { Daemon } from './daemon.js';
+import { runCli } from './processes.js';
+
+export const CHROMIUM_PATH = '/usr/bin/chromium';
+
+const CHROMIUM_ARGS = [
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+  '--disable-quic',
+];
+
+/**
+ * Whether the browser tests can run. End-to-end tests must not skip silently in CI: there a missing
+ * Chromium is an error. Elsewhere they skip, and say why.
+ */
+export function chromiumAvailability(): { available: true } | { available: false; reason: string } {
+  if (existsSync(CHROMIUM_PATH)) return { available: true };
+  const reason = `Chromium not found at ${CHROMIUM_PATH} (install the Debian "chromium" package)`;
+  if (process.env.CI) throw new Error(`${reason}: the browser end-to-end tests cannot run, and CI must not skip them`);
+  console.warn(`SKIPPING browser end-to-end tests: ${reason}`);
+  return { available: false, reason };
+}
+
+/** Headless Chromium; `options` adds to or changes how it is launched (e.g. who handles Ctrl-C). */
+export function launchBrowser(options: LaunchOptions = {}): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) throw new Error(`Chromium not found at ${CHROMIUM_PATH}`);
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, ...options });
+}
+
+/** A fresh one-time pairing link from `askbridge open --print`. */
+export async function newPairingUrl(daemon: Daemon): Promise<string> {
+  const result = await runCli(['open', '--print'], daemon.env);
+  if (result.code !== 0) throw new Error(`askbridge open --print exited ${result.code}: ${result.stderr}`);
+  const url = result.stdout.trim();
+  if (!url.startsWith(daemon.url) || !url.includes('#pair=')) throw new Error(`askbridge open --print printed no pairing link: ${result.stdout}`);
+  return url;
+}
+
+/** Waits until the page shows it is paired and has its first snapshot from the daemon's live feed. */
+export async function waitForLivePage(page: Page, timeoutMs = 10_000): Promise<void> {
+  await page.locator('#conn[data-state="live"]').waitFor({ state: 'attached', timeout: timeoutMs });
+}
+
+export type PairedPage = { context: BrowserContext; page: Page; pairingUrl: string };
+
+export type OpenPairedPageOptions = {
+  /** Runs on the new page before it loads (to add routes, listeners or init scripts). */
+  beforeNavigate?: (page: Page) => Promise<void>;
+  /** The link to pair with (e.g. daemon.pairingUrl, printed at start); a fresh one from the CLI by default. */
+  pairingUrl?: string;
+  /** How long the page may take to go live; 10 s by default. */
+  liveTimeoutMs?: number;
+  /** The window's size; Playwright's 1280×720 by default. */
+  viewport?: { width: number; height: number };
+};
+
+/**
+ * A new browser context (its own cookies) paired with a one-time link (a fresh one unless
+ * `options.pairingUrl` gives one), with the page live.
+ */
+export async function openPairedPage(browser: Browser, daemon: Daemon, options: OpenPairedPageOptions = {}): Promise<PairedPage> {
+  const pairingUrl = options.pairingUrl ?? (await newPairingUrl(daemon));
+  const context = await browser.newContext(options.viewport ? { viewport: options.viewport } : {});
+  try {
+    const page = await context.newPage();
+    await options.beforeNavigate?.(page);
+    await page.goto(pairingUrl);
+    await waitForLivePage(page, options.liveTimeoutMs);
+    return { context, page, pairingUrl };
+  } catch (error) {
+    await context.close();
+    throw error;
+  }
+}

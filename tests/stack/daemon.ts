@@ -1,0 +1,249 @@
+// The daemon as a person runs it: `askbridge start` as a real process, with its own state directory
+// and its own (empty, or given) user config, on a free port.
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { HistoryLineSchema, type HistoryLine } from '../../src/history-file.js';
+import { checkShape } from '../../src/protocol.js';
+import type { QuestionView } from '../../src/protocol.js';
+import { now, waitUntil } from './clock.js';
+import { assertBuildIsFresh, baseEnv, CLI_BIN, REPO_ROOT } from './env.js';
+import { askOverHttp, type HookReply } from './hook-client.js';
+import { stopProcess } from './processes.js';
+
+const PAGE_URL_LINE = /^Answer page \(one-time link, pairs one browser\): (http:\/\/127\.0\.0\.1:(\d+)\/)#pair=([A-Za-z0-9_-]+)\s*$/m;
+
+export type LogEntry = { level?: number; msg?: string; questionId?: string; [key: string]: unknown };
+
+export type Daemon = {
+  /** The page's origin, e.g. http://127.0.0.1:41234/ */
+  url: string;
+  /** The one-time link the daemon printed at start. */
+  pairingUrl: string;
+  home: string;
+  port: number;
+  /** The bearer token of local programs (the CLI, WebSocket listeners): $ASKBRIDGE_HOME/token. */
+  token: string;
+  /** Just before the daemon was spawned (now() clock). */
+  startedAt: number;
+  /** When its page link had been read from its stdout (now() clock). */
+  linkPrintedAt: number;
+  /** $ASKBRIDGE_HOME/history.jsonl, where the daemon appends each finished question. */
+  historyFile: string;
+  /** For the hook and the CLI: ASKBRIDGE_HOME set, ASKBRIDGE_PORT unset (found through daemon.json). */
+  env: NodeJS.ProcessEnv;
+  child: ChildProcess;
+  /** Resolves when the daemon process exits. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Whether the daemon process is still running. */
+  running(): boolean;
+  /** Everything the daemon wrote so far. */
+  output(): { stdout: string; stderr: string };
+  /** The daemon's JSON log lines so far. */
+  logs(): LogEntry[];
+  /** Waits for a log line matching `match`, among those already written or still to come. */
+  waitForLog(match: (entry: LogEntry) => boolean, timeoutMs?: number, what?: string): Promise<LogEntry>;
+  /** Asks as the command hook does (hello, then a signed question): `body` is the hook's request body. */
+  askAsHook(body: string): Promise<HookReply>;
+  /** GET/POST the daemon's API as a local program (bearer token), like the CLI does. */
+  api<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  pending(): Promise<QuestionView[]>;
+  /** One question, pending or finished, as GET /api/questions/ID returns it. */
+  question(id: string): Promise<QuestionView>;
+  /** The lines of history.jsonl so far (none before the first question finishes). */
+  history(): Promise<HistoryLine[]>;
+  /** Waits until a pending question for this tool call exists, and returns it. */
+  waitForQuestion(toolUseId: string, timeoutMs?: number): Promise<QuestionView>;
+  /** Says that the test itself makes the daemon exit (`askbridge stop`, a signal): no warning then. */
+  expectExit(): void;
+  /** Stops the daemon (SIGTERM, then SIGKILL) and removes its state directory. Safe to call twice. */
+  stop(): Promise<void>;
+};
+
+export type StartDaemonOptions = {
+  /** Written as the user config file ($XDG_CONFIG_HOME/askbridge/config.json); none by default. */
+  config?: Record<string, unknown>;
+  env?: NodeJS.ProcessEnv;
+  startTimeoutMs?: number;
+  /** Called as soon as the daemon process exists, before it is ready (to watch it from outside). */
+  onSpawn?: (child: ChildProcess, home: string) => void;
+  /** The state directory (a new temporary one by default); stop() removes it either way. */
+  home?: string;
+  /** Leave $XDG_CONFIG_HOME/askbridge uncreated, as on a new user's machine. */
+  noConfigFolder?: boolean;
+};
+
+export async function startDaemon(options: StartDaemonOptions = {}): Promise<Daemon> {
+  assertBuildIsFresh();
+  const home = options.home ?? (await mkdtemp(join(tmpdir(), 'askbridge-e2e-')));
+  // Never the machine's own ~/.config/askbridge/config.json: the defaults, or the config a test gives.
+  const configHome = join(home, 'xdg-config');
+  if (!options.noConfigFolder) await mkdir(join(configHome, 'askbridge'), { recursive: true });
+  if (options.config) await writeFile(join(configHome, 'askbridge', 'config.json'), JSON.stringify(options.config, null, 2));
+  const daemonEnv = baseEnv({ ASKBRIDGE_PORT: '0', ...options.env, ASKBRIDGE_HOME: home, XDG_CONFIG_HOME: configHome });
+  const startedAt = now();
+  const child = spawn(process.execPath, [CLI_BIN, 'start'], { cwd: REPO_ROOT, env: daemonEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  options.onSpawn?.(child, home);
+  let stdout = '';
+  let stderr = '';
+  // Each JSON log line is parsed once, when its newline arrives.
+  const entries: LogEntry[] = [];
+  let partialLine = '';
+  const logWaiters = new Set<() => void>();
+  const notify = () => {
+    for (const wake of logWaiters) wake();
+  };
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk;
+    const lines = (partialLine + chunk).split('\n');
+    partialLine = lines.pop() ?? '';
+    for (const line of lines) {
+      if (!line.startsWith('{')) continue;
+      try {
+        entries.push(JSON.parse(line) as LogEntry);
+      } catch {
+        // printed text that happens to start with a brace
+      }
+    }
+    notify();
+  });
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+    stderr += chunk;
+    notify();
+  });
+  let stopped = false;
+  let exitExpected = false;
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((done) => {
+    child.once('exit', (code, signal) => {
+      notify();
+      if (!stopped && !exitExpected) console.error(`[harness] the daemon in ${home} exited (${code ?? signal}) without being stopped by the harness\n--- stderr\n${stderr.slice(-2000)}\n--- stdout (end)\n${stdout.slice(-2000)}`);
+      done({ code, signal });
+    });
+  });
+
+  async function stop(): Promise<void> {
+    if (!stopped) {
+      stopped = true;
+      await stopProcess(child, 5000);
+    }
+    await rm(home, { recursive: true, force: true });
+  }
+
+  let match: RegExpExecArray | null = null;
+  let linkPrintedAt = Number.NaN;
+  try {
+    match = await new Promise<RegExpExecArray>((found, fail) => {
+      const timer = setTimeout(() => fail(new Error(`the daemon printed no page link within ${options.startTimeoutMs ?? 15_000} ms`)), options.startTimeoutMs ?? 15_000);
+      const check = () => {
+        const line = PAGE_URL_LINE.exec(stdout);
+        if (line) {
+          linkPrintedAt = now();
+          clearTimeout(timer);
+          logWaiters.delete(check);
+          found(line);
+        } else if (child.exitCode !== null || child.signalCode !== null) {
+          clearTimeout(timer);
+          logWaiters.delete(check);
+          fail(new Error(`the daemon exited (${child.exitCode ?? child.signalCode}) before printing its page link`));
+        }
+      };
+      logWaiters.add(check);
+      check();
+    });
+  } catch (error) {
+    await stop();
+    throw new Error(`${(error as Error).message}\n--- stdout\n${stdout}\n--- stderr\n${stderr}`);
+  }
+
+  const url = match[1]!;
+  const port = Number(match[2]);
+  const token = readFileSync(join(home, 'token'), 'utf8').trim();
+  const env = baseEnv({ ASKBRIDGE_HOME: home });
+
+  async function api<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: T }> {
+    let response: Response;
+    try {
+      response = await fetch(`http://127.0.0.1:${port}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+        signal: AbortSignal.timeout(5000),
+      });
+    } catch (error) {
+      // Say why: a daemon that died on its own is a finding, not a flaky network.
+      const how = child.exitCode !== null || child.signalCode !== null ? `the daemon has exited (${child.exitCode ?? child.signalCode})` : 'the daemon is still running';
+      throw new Error(`${method} ${path} failed (${(error as Error).message}); ${how}\n--- daemon stderr\n${stderr.slice(-2000)}\n--- daemon stdout\n${stdout.slice(-3000)}`, { cause: error });
+    }
+    return { status: response.status, body: (await response.json()) as T };
+  }
+
+  const daemon: Daemon = {
+    url,
+    pairingUrl: match[0].slice(match[0].indexOf('http')).trim(),
+    home,
+    port,
+    token,
+    startedAt,
+    linkPrintedAt,
+    historyFile: join(home, 'history.jsonl'),
+    env,
+    child,
+    exited,
+    running: () => child.exitCode === null && child.signalCode === null,
+    askAsHook: (body) => askOverHttp({ port, token, body }),
+    output: () => ({ stdout, stderr }),
+    logs: () => [...entries],
+    waitForLog(matchEntry, timeoutMs = 10_000, what = 'a daemon log line') {
+      return new Promise<LogEntry>((found, fail) => {
+        const timer = setTimeout(() => {
+          logWaiters.delete(check);
+          fail(new Error(`timed out after ${timeoutMs} ms waiting for ${what}\n--- daemon stdout\n${stdout.slice(-4000)}`));
+        }, timeoutMs);
+        function check() {
+          const entry = entries.find(matchEntry);
+          if (entry) {
+            clearTimeout(timer);
+            logWaiters.delete(check);
+            found(entry);
+          }
+        }
+        logWaiters.add(check);
+        check();
+      });
+    },
+    api,
+    async pending() {
+      const { status, body } = await api<{ questions: QuestionView[] }>('GET', '/api/questions');
+      if (status !== 200) throw new Error(`GET /api/questions answered ${status}`);
+      return body.questions;
+    },
+    async question(id) {
+      const { status, body } = await api<{ question: QuestionView }>('GET', `/api/questions/${id}`);
+      if (status !== 200) throw new Error(`GET /api/questions/${id} answered ${status}`);
+      return body.question;
+    },
+    async history() {
+      if (!existsSync(daemon.historyFile)) return [];
+      return (await readFile(daemon.historyFile, 'utf8'))
+        .split('\n')
+        .filter((line) => line.trim() !== '')
+        // Strict here: every line the daemon writes must have the shape readers expect.
+        .map((line) => {
+          const checked = checkShape(HistoryLineSchema, JSON.parse(line));
+          if (!checked.ok) throw checked.error;
+          return checked.value;
+        });
+    },
+    waitForQuestion(toolUseId, timeoutMs = 10_000) {
+      return waitUntil(async () => (await daemon.pending()).find((question) => question.toolUseId === toolUseId), timeoutMs, `question ${toolUseId} to be pending`);
+    },
+    expectExit: () => {
+      exitExpected = true;
+    },
+    stop,
+  };
+  return daemon;
+}

@@ -1,0 +1,70 @@
+// Where the stack's programs are, the environment they run in, and the check that they are built.
+// Nothing started through this harness may depend on the machine it runs on: not the developer's
+// askbridge state or config, not a CI variable, not NODE_OPTIONS.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
+export const CLI_BIN = join(REPO_ROOT, 'bin', 'askbridge.mjs');
+export const HOOK_SCRIPT = join(REPO_ROOT, 'hooks', 'askbridge-hook.cjs');
+
+/** Variables that would change how the daemon treats a question (unattended, CI) or what it prints. */
+const SCRUBBED_ENV = [
+  'ASKBRIDGE_HOME',
+  'ASKBRIDGE_PORT',
+  'ASKBRIDGE_DEBUG',
+  'ASKBRIDGE_LOG_LEVEL',
+  'ASKBRIDGE_UNATTENDED',
+  'CI',
+  'CLAUDE_CODE_SESSION_ATTENDED',
+  'CLAUDE_CODE_ENTRYPOINT',
+  'CLAUDE_PROJECT_DIR',
+  'CLAUDECODE',
+  'XDG_STATE_HOME',
+  'XDG_CONFIG_HOME',
+  'NODE_OPTIONS',
+];
+
+/**
+ * Where askbridge looks for the user's config in every run that does not give its own: a folder
+ * that does not exist, so nothing started here ever reads the developer's ~/.config/askbridge/config.json.
+ */
+const NO_USER_CONFIG = join(tmpdir(), 'askbridge-tests-have-no-user-config');
+
+/** process.env without anything that would make a run depend on the machine it runs on. */
+export function baseEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env };
+  for (const name of SCRUBBED_ENV) delete env[name];
+  return { ...env, XDG_CONFIG_HOME: NO_USER_CONFIG, ...extra };
+}
+
+function listFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory() ? listFiles(join(dir, entry.name)) : [join(dir, entry.name)],
+  );
+}
+
+/**
+ * The stack runs the compiled daemon in dist/. Testing an old build gives misleading results, so
+ * refuse to start when a source file is newer than its compiled file, or a page file differs.
+ */
+export function assertBuildIsFresh(): void {
+  const src = join(REPO_ROOT, 'src');
+  const dist = join(REPO_ROOT, 'dist');
+  const stale: string[] = [];
+  for (const file of listFiles(src)) {
+    const rel = relative(src, file);
+    if (rel.startsWith('web/')) {
+      const built = join(dist, rel);
+      if (!existsSync(built) || !readFileSync(built).equals(readFileSync(file))) stale.push(rel);
+    } else if (rel.endsWith('.ts') && !rel.endsWith('.d.ts')) {
+      const built = join(dist, rel.replace(/\.ts$/, '.js'));
+      if (!existsSync(built) || statSync(built).mtimeMs < statSync(file).mtimeMs) stale.push(rel);
+    }
+  }
+  if (stale.length > 0) {
+    throw new Error(`dist/ is older than src/ (${stale.slice(0, 5).join(', ')}${stale.length > 5 ? ', ...' : ''}): run \`npm run build\` first`);
+  }
+}

@@ -1,0 +1,50 @@
+// A small real file system, to fill up or make read-only: a full disk and a read-only state directory
+// as the daemon meets them.
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+export type SmallDisk = {
+  /** Where it is mounted; undefined where mounting is not allowed (it needs root, as CI has). */
+  path: string | undefined;
+  /** Writes until the file system refuses (ENOSPC); returns the file to remove to free it. */
+  fillUp(): string;
+  remount(mode: 'ro' | 'rw'): void;
+  unmount(): void;
+};
+
+export function mountSmallDisk(size: string, name: string): SmallDisk {
+  const path = mkdtempSync(join(tmpdir(), `askbridge-${name}-`));
+  let mounted = false;
+  try {
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', path], { stdio: 'ignore' });
+    mounted = true;
+  } catch {
+    console.warn(`[${name}] cannot mount a tmpfs here (it needs root): skipped`);
+  }
+  return {
+    path: mounted ? path : undefined,
+    fillUp() {
+      const filler = join(path, 'filler');
+      for (const chunk of [1 << 20, 1 << 16, 1 << 12, 1 << 8, 1]) {
+        try {
+          for (;;) writeFileSync(filler, Buffer.alloc(chunk), { flag: 'a' });
+        } catch (error) {
+          if ((error as NodeJS.ErrnoException).code !== 'ENOSPC') throw error;
+        }
+      }
+      return filler;
+    },
+    remount(mode) {
+      execFileSync('mount', ['-o', `remount,${mode}`, path]);
+    },
+    unmount() {
+      if (mounted) {
+        execFileSync('mount', ['-o', 'remount,rw', path], { stdio: 'ignore' });
+        execFileSync('umount', [path]);
+      }
+      rmSync(path, { recursive: true, force: true });
+    },
+  };
+}
