@@ -3,6 +3,7 @@
 // (`askbridge start`), the hook, headless Chromium, WebSocket clients. Prints the machine and ONE
 // markdown table; every row is checked against its target, and a missed target is reported (✗),
 // never an error: the exit code is 0 unless something crashed or could not be measured.
+import { spawn } from 'node:child_process';
 import { readFileSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { availableParallelism, cpus, loadavg, release } from 'node:os';
@@ -94,11 +95,40 @@ function memoryOf(pid: number): { rss: number; hwm: number } {
 // ---------------------------------------------------------------------------------------------
 // 5. Daemon start → ready
 
+/**
+ * The floor: a plain node:http server that answers its first request, as small as a daemon can be
+ * in Node. Spawn → first 200, and its resident memory once idle, measured like the daemon's.
+ */
+async function startFloorServer(): Promise<{ ready: number; rss: number }> {
+  const source = "require('node:http').createServer((q, s) => s.end('{}')).listen(0, '127.0.0.1', function () { console.log(this.address().port) })";
+  const startedAt = now();
+  const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const stop = onCleanup(() => stopProcess(child, 5000));
+  const port = await new Promise<number>((resolve) => child.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString()))));
+  const response = await fetch(`http://127.0.0.1:${port}/`);
+  await response.text();
+  const ready = now() - startedAt;
+  await sleep(IDLE_SETTLE_MS);
+  const { rss } = memoryOf(child.pid!);
+  await stop();
+  return { ready, rss };
+}
+
+/** After start, the daemon is left alone this long before its memory is read: what it holds idle. */
+const IDLE_SETTLE_MS = 1_000;
+
 async function benchStartup(): Promise<void> {
   const toLine: number[] = [];
   const toStatus: number[] = [];
-  // One cold start first (file cache, JIT of the CLI), not counted.
+  const floor: number[] = [];
+  const ratios: number[] = [];
+  const idleRss: number[] = [];
+  const floorRss: number[] = [];
+  // One cold start first (file cache, JIT of the CLI), not counted. The floor runs beside each
+  // start, in alternating order, so that both meet the same machine.
   for (let i = 0; i < COUNTS.starts + 1; i++) {
+    const floorFirst = i % 2 === 0;
+    const floorRun = floorFirst ? await startFloorServer() : undefined;
     const daemon = await startBenchDaemon();
     let statusAt = Number.NaN;
     for (let attempt = 0; ; attempt++) {
@@ -113,14 +143,25 @@ async function benchStartup(): Promise<void> {
       }
       await sleep(1);
     }
+    await sleep(IDLE_SETTLE_MS);
+    const { rss } = memoryOf(daemon.child.pid!);
+    await daemon.stop();
+    const floorAfter = floorRun ?? (await startFloorServer());
     if (i > 0) {
       toLine.push(daemon.linkPrintedAt - daemon.startedAt);
       toStatus.push(statusAt - daemon.startedAt);
+      floor.push(floorAfter.ready);
+      ratios.push((statusAt - daemon.startedAt) / floorAfter.ready);
+      idleRss.push(rss / 1e6);
+      floorRss.push(floorAfter.rss / 1e6);
     }
-    await daemon.stop();
   }
   results.startLine = summarize(toLine);
   results.startStatus = summarize(toStatus);
+  results.startFloor = summarize(floor);
+  results.startRatio = summarize(ratios);
+  results.idleRss = summarize(idleRss);
+  results.floorRss = summarize(floorRss);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -554,8 +595,12 @@ function rows(): string[] {
   row('4a', `Daemon RSS, ${COUNTS.pending} pending + ${COUNTS.clients} WebSocket clients`, results.rss, { unit: mb, target: 'max ≤ 150 MB', value: (s) => s.max, limit: 150 });
   row('4b', `Broadcast: new question → \`added\` at each of ${COUNTS.clients} clients`, results.broadcast, { unit: ms, p99: true, target: 'p99 ≤ 50 ms', value: (s) => s.p99, limit: 50 });
   row('5a', 'Daemon spawn → page link printed', results.startLine, { unit: ms, p99: false, target: 'median ≤ 400 ms', value: (s) => s.p50, limit: 400 });
-  row('5b', 'Daemon spawn → first 200 from `GET /api/status`', results.startStatus, { unit: ms, target: 'median ≤ 400 ms', value: (s) => s.p50, limit: 400 });
-  row('6a', 'Page load, bytes transferred (headers + bodies)', results.transfer, { unit: kb, target: 'max ≤ 60 kB', value: (s) => s.max, limit: 60_000 });
+  row('5b', 'Daemon spawn → first 200 from `GET /api/status`', results.startStatus, { unit: ms, target: 'median ≤ 200 ms', value: (s) => s.p50, limit: 200 });
+  row('5c', 'Floor: plain `node:http` server spawn → first 200', results.startFloor, { unit: ms });
+  row('5d', 'Daemon start ÷ the floor (per interleaved pair)', results.startRatio, { unit: times });
+  row('5e', `Daemon idle RSS (${IDLE_SETTLE_MS / 1000} s after its first 200, nothing asked)`, results.idleRss, { unit: mb, target: 'median ≤ 60 MB', value: (s) => s.p50, limit: 60 });
+  row('5f', 'Floor: plain `node:http` server idle RSS', results.floorRss, { unit: mb });
+  row('6a', 'Page load, bytes transferred (headers + bodies)', results.transfer, { unit: kb, target: 'max ≤ 120 kB', value: (s) => s.max, limit: 120_000 });
   row('6b', 'Page load, requests to any other host', results.external, { unit: count, target: 'max = 0', value: (s) => s.max, limit: 0 });
   row('7a', '`askbridge --help` wall time ÷ `node -e 0` (per interleaved pair)', results.cliHelp, { unit: times });
   row('7b', '`askbridge status` (daemon running) wall time ÷ `node -e 0`', results.cliStatus, { unit: times });
