@@ -15,6 +15,8 @@ const BACKOFF_MAX_MS = 5000;
  * port included, so no other server on this host can read it, while the cookie goes to all of them.
  */
 const PAGE_KEY_STORAGE = 'askbridge.pageKey';
+/** The close code of a socket whose device was unpaired (routes/devices.ts). */
+const REVOKED_CLOSE_CODE = 4001;
 
 const ui = {
   conn: byId('conn'),
@@ -205,9 +207,14 @@ function connect() {
     }
     onMessage(message);
   });
-  ws.addEventListener('close', () => {
+  ws.addEventListener('close', (event) => {
     if (socket !== ws) return;
     socket = null;
+    if (event.code === REVOKED_CLOSE_CODE) {
+      localStorage.removeItem(PAGE_KEY_STORAGE);
+      showUnpaired('This device was unpaired.');
+      return;
+    }
     setConn('reconnecting');
     scheduleRetry();
   });

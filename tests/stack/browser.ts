@@ -29,10 +29,10 @@ export function chromiumAvailability(): { available: true } | { available: false
   return { available: false, reason };
 }
 
-/** Headless Chromium; `options` adds to or changes how it is launched (e.g. who handles Ctrl-C). */
-export function launchBrowser(options: LaunchOptions = {}): Promise<Browser> {
+/** Headless Chromium; `options` changes how it is launched (e.g. who handles Ctrl-C), `extraArgs` adds flags (e.g. a TLS front's). */
+export function launchBrowser(options: LaunchOptions = {}, extraArgs: string[] = []): Promise<Browser> {
   if (!existsSync(CHROMIUM_PATH)) throw new Error(`Chromium not found at ${CHROMIUM_PATH}`);
-  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: CHROMIUM_ARGS, ...options });
+  return chromium.launch({ executablePath: CHROMIUM_PATH, headless: true, args: [...CHROMIUM_ARGS, ...extraArgs], ...options });
 }
 
 /** A fresh one-time pairing link from `askbridge open --print`. */

@@ -1,0 +1,102 @@
+// From a phone, and from a Claude Code session on another machine: through a real TLS reverse proxy
+// (Caddy, with its internal CA) in front of the daemon, which still listens on loopback only and
+// accepts the proxy's public origin because its public URL names it.
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HOOK_KEY_HEADER, HTTP_HOOK_PATH } from '../../src/http-hook.js';
+import { chromiumAvailability, launchBrowser, waitForLivePage } from '../stack/browser.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { freshPayload, loadFixture } from '../stack/fixtures.js';
+import { parseJson, runCli } from '../stack/processes.js';
+import { caddyAvailability, prepareTlsFront, throughFront, type TlsFront } from '../stack/tls-front.js';
+
+const chromium = chromiumAvailability();
+const caddy = caddyAvailability();
+const PHONE_UA = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36';
+
+let front: TlsFront;
+let daemon: Daemon;
+let browser: Browser;
+let phone: { context: BrowserContext; page: Page };
+let hookKey: string;
+
+describe.skipIf(!chromium.available || !caddy.available)('through a TLS front (Caddy)', () => {
+  beforeAll(async () => {
+    front = await prepareTlsFront();
+    daemon = await startDaemon({ env: { ASKBRIDGE_PUBLIC_URL: front.origin } });
+    await front.forwardTo(daemon.port);
+    hookKey = readFileSync(join(daemon.home, 'hook-key'), 'utf8').trim();
+    browser = await launchBrowser({}, front.chromiumArgs);
+  }, 60_000);
+  afterAll(async () => {
+    await browser?.close();
+    await daemon?.stop();
+    await front?.stop();
+  });
+
+  it('pairs a phone with the link askbridge pair prints, with a Secure cookie, and the phone answers a remote hook', async () => {
+    const paired = await runCli(['pair', '--no-qr'], daemon.env);
+    expect(paired.code).toBe(0);
+    const link = paired.stdout.trim();
+    expect(link).toMatch(new RegExp(`^${front.origin.replace(/[.]/g, '\\.')}/#pair=[A-Za-z0-9_-]+$`));
+
+    const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true, userAgent: PHONE_UA });
+    const page = await context.newPage();
+    await page.goto(link);
+    await waitForLivePage(page);
+    phone = { context, page };
+    const cookies = await context.cookies(front.origin);
+    expect(cookies).toHaveLength(1);
+    expect(cookies[0]).toMatchObject({ secure: true, httpOnly: true, sameSite: 'Strict' });
+
+    // A Claude Code session elsewhere: its http hook posts through the public URL with the hook key.
+    const payload = freshPayload('01-single-select', 'remote');
+    const hook = throughFront(front, { method: 'POST', path: HTTP_HOOK_PATH, headers: { [HOOK_KEY_HEADER]: hookKey }, body: JSON.stringify(payload) });
+    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const card = page.locator(`article[data-question-id="${question.id}"]`);
+    await card.getByRole('radio', { name: 'PostgreSQL (Recommended)', exact: true }).tap();
+    await card.getByRole('button', { name: 'Submit', exact: true }).tap();
+
+    const reply = await hook;
+    expect(reply.status).toBe(200);
+    expect(JSON.parse(reply.body)).toEqual(loadFixture('01-single-select.expected-allow.json'));
+    expect((await daemon.question(question.id)).source).toEqual({ kind: 'person', client: 'page' });
+  });
+
+  it('refuses a wrong hook key through the front with 401, and nothing waits (the terminal asks)', async () => {
+    const payload = freshPayload('01-single-select', 'remote-wrong-key');
+    const reply = await throughFront(front, { method: 'POST', path: HTTP_HOOK_PATH, headers: { [HOOK_KEY_HEADER]: `${hookKey}x` }, body: JSON.stringify(payload) });
+    expect(reply.status).toBe(401);
+    expect(JSON.parse(reply.body).error.code).toBe('bad_hook_key');
+    expect(await daemon.pending()).toEqual([]);
+  });
+
+  it('still refuses every other origin through the front, even with a paired cookie and key', async () => {
+    const cookie = (await phone.context.cookies(front.origin))[0]!;
+    const key = await phone.page.evaluate(() => localStorage.getItem('askbridge.pageKey'));
+    const headers = { cookie: `${cookie.name}=${cookie.value}`, 'x-askbridge-key': key ?? '' };
+    expect((await throughFront(front, { method: 'GET', path: '/api/questions', headers: { ...headers, origin: front.origin } })).status).toBe(200);
+    for (const origin of ['https://evil.example', front.origin.replace('https:', 'http:'), `${front.origin}.evil.example`, 'null']) {
+      const reply = await throughFront(front, { method: 'GET', path: '/api/questions', headers: { ...headers, origin } });
+      expect(reply.status, origin).toBe(403);
+    }
+    expect((await throughFront(front, { method: 'GET', path: '/api/questions', headers: { ...headers, 'sec-fetch-site': 'cross-site' } })).status).toBe(403);
+  });
+
+  it('lists the phone as a device, and revoking it disconnects the page at once', async () => {
+    const listed = await runCli(['devices', '--json'], daemon.env);
+    const devices = parseJson<Array<{ id: string; name: string }>>(listed.stdout, 'askbridge devices --json');
+    const device = devices.find((entry) => entry.name === 'Chrome on Android');
+    expect(device, listed.stdout).toBeDefined();
+
+    expect((await runCli(['devices', '--revoke', device!.id], daemon.env)).code).toBe(0);
+    await phone.page.locator('#unpaired').waitFor({ state: 'visible', timeout: 3_000 });
+    expect(await phone.page.locator('#unpaired-detail').textContent()).toBe('This device was unpaired.');
+    const cookie = (await phone.context.cookies(front.origin))[0]!;
+    const reply = await throughFront(front, { method: 'GET', path: '/api/session', headers: { cookie: `${cookie.name}=${cookie.value}`, origin: front.origin } });
+    expect(reply.status).toBe(401);
+    await phone.context.close();
+  });
+});

@@ -1,0 +1,131 @@
+// A real TLS reverse proxy in front of the daemon, as a user puts one there to reach it from a phone:
+// Debian's Caddy, with its own internal CA, on loopback ports, under a made-up name that the test's
+// clients resolve to 127.0.0.1. Clients trust exactly that CA (Node) or its key (Chromium).
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash, X509Certificate } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { request } from 'node:https';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { waitUntil } from './clock.js';
+import { stopProcess } from './processes.js';
+
+export const CADDY_PATH = '/usr/bin/caddy';
+/** The name the front answers to; never looked up in DNS (the clients map it to 127.0.0.1). */
+export const FRONT_NAME = 'askbridge.test';
+
+export type TlsFront = {
+  /** https://askbridge.test:PORT: the daemon's public URL. */
+  origin: string;
+  port: number;
+  /** The CA that signed the front's certificate (PEM), for Node clients. */
+  ca: string;
+  /** Chromium flags: resolve the name to loopback and accept exactly the front's CA (its intermediate's key). */
+  chromiumArgs: string[];
+  /** The daemon port it forwards to; set it before the first request (the daemon may start after the front). */
+  forwardTo(port: number): Promise<void>;
+  stop(): Promise<void>;
+};
+
+export function caddyAvailability(): { available: true } | { available: false; reason: string } {
+  if (existsSync(CADDY_PATH)) return { available: true };
+  const reason = `Caddy not found at ${CADDY_PATH} (install the Debian "caddy" package)`;
+  if (process.env.CI) throw new Error(`${reason}: the remote-access tests cannot run, and CI must not skip them`);
+  console.warn(`SKIPPING remote-access tests: ${reason}`);
+  return { available: false, reason };
+}
+
+/** A free loopback port (closed again at once: Caddy takes it next). */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((closed) => server.close(() => closed()));
+  return port;
+}
+
+/**
+ * Picks the front's port first (the daemon's public URL names it); `forwardTo` then starts Caddy
+ * forwarding to the daemon.
+ */
+export async function prepareTlsFront(): Promise<TlsFront> {
+  const dir = await mkdtemp(join(tmpdir(), 'askbridge-caddy-'));
+  const port = await freePort();
+  const httpPort = await freePort();
+  let caddy: ChildProcess | undefined;
+  let log = '';
+  const caPath = join(dir, 'data', 'caddy', 'pki', 'authorities', 'local', 'root.crt');
+  const front: TlsFront = {
+    origin: `https://${FRONT_NAME}:${port}`,
+    port,
+    ca: '',
+    chromiumArgs: [],
+    async forwardTo(upstream) {
+      const caddyfile = join(dir, 'Caddyfile');
+      await writeFile(
+        caddyfile,
+        `{\n\tadmin off\n\tlocal_certs\n\tskip_install_trust\n\thttp_port ${httpPort}\n\thttps_port ${port}\n}\nhttps://${FRONT_NAME}:${port} {\n\tbind 127.0.0.1\n\ttls internal\n\treverse_proxy 127.0.0.1:${upstream}\n}\n`,
+      );
+      caddy = spawn(CADDY_PATH, ['run', '--config', caddyfile, '--adapter', 'caddyfile'], {
+        env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, XDG_DATA_HOME: join(dir, 'data'), XDG_CONFIG_HOME: join(dir, 'config') },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      caddy.stdout?.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
+      caddy.stderr?.setEncoding('utf8').on('data', (chunk: string) => (log += chunk));
+      // Ready once it serves TLS with a certificate from its CA (any status: the daemon answers the rest).
+      await waitUntil(
+        async () => {
+          if (caddy?.exitCode !== null) throw new Error(`caddy exited (${caddy?.exitCode}):\n${log.slice(-2000)}`);
+          if (!existsSync(caPath)) return undefined;
+          front.ca = readFileSync(caPath, 'utf8');
+          const status = await httpsStatus(front, '/api/session').catch(() => undefined);
+          return status === undefined ? undefined : true;
+        },
+        20_000,
+        'Caddy to serve TLS',
+        50,
+      );
+      // Chromium matches the keys of the certificates the server presents: Caddy sends its intermediate, not the root.
+      const intermediate = readFileSync(join(dirname(caPath), 'intermediate.crt'), 'utf8');
+      const spki = createHash('sha256').update(new X509Certificate(intermediate).publicKey.export({ type: 'spki', format: 'der' })).digest('base64');
+      front.chromiumArgs = [`--host-resolver-rules=MAP ${FRONT_NAME} 127.0.0.1`, `--ignore-certificate-errors-spki-list=${spki}`];
+    },
+    async stop() {
+      if (caddy) await stopProcess(caddy, 5000);
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+  return front;
+}
+
+/** A request through the front, as a remote machine sends it: TLS to the name, checked against the front's CA. */
+export function throughFront(front: TlsFront, options: { method: string; path: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        servername: FRONT_NAME,
+        port: front.port,
+        method: options.method,
+        path: options.path,
+        ca: front.ca,
+        headers: { host: `${FRONT_NAME}:${front.port}`, ...(options.body === undefined ? {} : { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(options.body)) }), ...options.headers },
+        agent: false,
+      },
+      (response) => {
+        let body = '';
+        response.setEncoding('utf8');
+        response.on('data', (chunk: string) => (body += chunk));
+        response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body }));
+      },
+    );
+    req.on('error', reject);
+    req.end(options.body);
+  });
+}
+
+async function httpsStatus(front: TlsFront, path: string): Promise<number> {
+  return (await throughFront(front, { method: 'GET', path })).status;
+}
