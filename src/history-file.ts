@@ -17,6 +17,8 @@ export const HistoryLineSchema = z.looseObject({
   project: z.string(),
   /** A script or an MCP client; absent when Claude Code asked. */
   asker: AskerSchema.optional(),
+  /** The machine a remote hook named; absent for this machine. */
+  machine: z.string().optional(),
   askedAt: z.string(),
   finishedAt: z.string(),
   status: QuestionStatusSchema,

@@ -8,6 +8,9 @@ export const HTTP_HOOK_PATH = '/api/hook/ask';
 /** The header that carries the hook key (it can ask questions and receive their outcome, nothing else). */
 export const HOOK_KEY_HEADER = 'x-askbridge-hook-key';
 
+/** The header a hook on another machine names that machine in, so the page can say where a question comes from. */
+export const MACHINE_HEADER = 'x-askbridge-machine';
+
 /**
  * The variables an http hook entry forwards, each in its own header (`CI` in `x-askbridge-env-ci`).
  * Claude Code fills `$CI` from its own environment, and only for names in `allowedEnvVars`; an unset

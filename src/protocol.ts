@@ -257,6 +257,8 @@ export const QuestionViewSchema = z.object({
   source: SourceSchema.optional(),
   /** Set when a script or an MCP client asked; otherwise Claude Code did. */
   asker: AskerSchema.optional(),
+  /** The machine a remote hook named (askbridge install --url); absent for this machine. */
+  machine: z.string().optional(),
   /** Why a `failed` question failed. */
   error: z.string().optional(),
   resolvedAt: z.number().optional(),

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import writeFileAtomic from 'write-file-atomic';
 import { CLI_PATH } from '../command-name.js';
-import { HOOK_KEY_HEADER, HTTP_HOOK_ENV, HTTP_HOOK_PATH, envHeader } from '../http-hook.js';
+import { HOOK_KEY_HEADER, HTTP_HOOK_ENV, HTTP_HOOK_PATH, MACHINE_HEADER, envHeader } from '../http-hook.js';
 
 export const HOOK_PATH = fileURLToPath(new URL('../../hooks/askbridge-hook.cjs', import.meta.url));
 export const HOOK_TIMEOUT_SECONDS = 3600;
@@ -64,13 +64,14 @@ export function installedHookCommand(hookPath: string = HOOK_PATH): string {
 }
 
 /** The AskUserQuestion hook `install` writes: Claude Code's own POST with the hook key, or the command hook. */
-export type AskHook = { transport: 'http'; url: string; key: string } | { transport: 'command'; hookPath?: string };
+export type AskHook = { transport: 'http'; url: string; key: string; /** Names this machine to a daemon elsewhere. */ machine?: string } | { transport: 'command'; hookPath?: string };
 
-function askHookEntry(hook: AskHook): Record<string, unknown> {
+export function askHookEntry(hook: AskHook): Record<string, unknown> {
   const common = { timeout: HOOK_TIMEOUT_SECONDS, statusMessage: HOOK_STATUS_MESSAGE };
   if (hook.transport === 'command') return { type: 'command', command: installedHookCommand(hook.hookPath), ...common };
   const forwarded = Object.fromEntries(HTTP_HOOK_ENV.map((name) => [envHeader(name), `$${name}`]));
-  return { type: 'http', url: hook.url, headers: { [HOOK_KEY_HEADER]: hook.key, ...forwarded }, allowedEnvVars: [...HTTP_HOOK_ENV], ...common };
+  const machine = hook.machine ? { [MACHINE_HEADER]: hook.machine } : {};
+  return { type: 'http', url: hook.url, headers: { [HOOK_KEY_HEADER]: hook.key, ...machine, ...forwarded }, allowedEnvVars: [...HTTP_HOOK_ENV], ...common };
 }
 
 /** The SessionStart command: start the daemon in the background unless it runs, print nothing, never fail the session. */
@@ -175,18 +176,23 @@ function replaceKey(object: Record<string, unknown>, key: string, value: unknown
 }
 
 /**
- * The settings with exactly one askbridge entry for AskUserQuestion and one for SessionStart (which
- * makes sure the daemon runs), and nothing else of askbridge's.
+ * The settings with exactly one askbridge entry for AskUserQuestion and, when given, one for
+ * SessionStart (which makes sure the daemon runs here; a hook that asks a daemon on another machine
+ * has none), and nothing else of askbridge's.
  */
-export function withInstalledHooks(settings: Record<string, unknown>, install: { ask: AskHook; sessionStart: string }): Record<string, unknown> {
+export function withInstalledHooks(settings: Record<string, unknown>, install: { ask: AskHook; sessionStart?: string | undefined }): Record<string, unknown> {
   const without = withoutInstalledHooks(settings);
-  const added: Record<HookEvent, MatcherEntry> = {
+  const added: Record<HookEvent, MatcherEntry | undefined> = {
     PreToolUse: { matcher: 'AskUserQuestion', hooks: [askHookEntry(install.ask)] },
-    SessionStart: { hooks: [{ type: 'command', command: install.sessionStart, timeout: SESSION_START_TIMEOUT_SECONDS }] },
+    SessionStart: install.sessionStart === undefined ? undefined : { hooks: [{ type: 'command', command: install.sessionStart, timeout: SESSION_START_TIMEOUT_SECONDS }] },
   };
   // Only the two events change, in place, so a second install writes nothing.
   let hooks = isRecord(settings.hooks) ? settings.hooks : {};
-  for (const event of EVENTS) hooks = replaceKey(hooks, event, [...entriesOf(without, event), added[event]]);
+  for (const event of EVENTS) {
+    const entry = added[event];
+    const kept = entriesOf(without, event);
+    hooks = replaceKey(hooks, event, entry ? [...kept, entry] : kept.length > 0 ? kept : undefined);
+  }
   return replaceKey(settings, 'hooks', hooks);
 }
 

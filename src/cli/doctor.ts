@@ -10,7 +10,7 @@ import { createConfigReader, type EffectiveConfig } from '../config.js';
 import { connectToDaemon, DaemonUnreachable, NOT_RUNNING } from './client.js';
 import { HOOK_TIMEOUT_SECONDS, isRecord, readSettingsFile, shellQuote, type SettingsFile, type SettingsScope } from './claude-settings.js';
 import { compareVersions, findUserClaude, MIN_HTTP_HOOK_VERSION, MIN_UPDATED_INPUT_VERSION, parseClaudeVersion, probeClaude, probedVersion, type ClaudeProbe } from './claude-version.js';
-import { HOOK_KEY_HEADER, HTTP_HOOK_PATH } from '../http-hook.js';
+import { HOOK_KEY_HEADER, HTTP_HOOK_PATH, MACHINE_HEADER } from '../http-hook.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import type { CommandIo } from './command.js';
 import { StatusReplySchema } from '../protocol.js';
@@ -184,7 +184,9 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
 
   checkClaudeVersion(inputs, findings, passed);
 
-  if (inputs.daemon.running) {
+  if (ours.length > 0 && ours.every(({ hook }) => isRemoteHook(hook))) {
+    passed.push('every askbridge hook here asks a daemon on another machine: no daemon needs to run here');
+  } else if (inputs.daemon.running) {
     passed.push(`askbridge ${inputs.daemon.version} is running at ${inputs.daemon.url}`);
   } else if (inputs.daemon.impostor) {
     findings.push({
@@ -232,6 +234,11 @@ function checkHookPaths(inputs: DoctorInputs, ours: HookRef[], findings: Finding
   }
 }
 
+/** An http entry that `install --url` wrote: it names this machine to a daemon elsewhere. */
+function isRemoteHook(hook: Record<string, unknown>): boolean {
+  return hook.type === 'http' && isRecord(hook.headers) && typeof hook.headers[MACHINE_HEADER] === 'string';
+}
+
 /** An http entry must carry the current hook key, post to the port the daemon listens on, and run on a Claude Code that has http hooks. */
 function checkHttpHooks(inputs: DoctorInputs, ours: HookRef[], findings: Finding[], passed: string[]): void {
   const version = probedVersion(inputs.claude);
@@ -239,7 +246,10 @@ function checkHttpHooks(inputs: DoctorInputs, ours: HookRef[], findings: Finding
     if (ref.hook.type !== 'http') continue;
     const headers = isRecord(ref.hook.headers) ? ref.hook.headers : {};
     const fix = `${installCommand(ref.file.scope, inputs.projectDir)} (rewrites the entry)`;
-    if (inputs.hookKey === undefined || headers[HOOK_KEY_HEADER] !== inputs.hookKey) {
+    if (isRemoteHook(ref.hook)) {
+      // Its key and port are the other machine's: `askbridge doctor` there checks its daemon.
+      passed.push(`the http hook in ${ref.file.path} asks askbridge on another machine (${String(ref.hook.url)})`);
+    } else if (inputs.hookKey === undefined || headers[HOOK_KEY_HEADER] !== inputs.hookKey) {
       findings.push({
         id: 'hook-key-stale',
         level: 'error',
@@ -250,7 +260,7 @@ function checkHttpHooks(inputs: DoctorInputs, ours: HookRef[], findings: Finding
     } else {
       passed.push(`the http hook in ${ref.file.path} carries the current hook key`);
     }
-    const url = typeof ref.hook.url === 'string' ? parseUrl(ref.hook.url) : undefined;
+    const url = typeof ref.hook.url === 'string' && !isRemoteHook(ref.hook) ? parseUrl(ref.hook.url) : undefined;
     const daemonUrl = inputs.daemon.running ? parseUrl(inputs.daemon.url) : undefined;
     if (url && daemonUrl && isLoopback(url.hostname) && url.port !== daemonUrl.port) {
       findings.push({

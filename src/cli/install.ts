@@ -6,10 +6,11 @@
 // ignored by git) or the user's own settings. Running it twice changes nothing the second time.
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { homedir, hostname } from 'node:os';
 import { dirname, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { HTTP_HOOK_PATH } from '../http-hook.js';
+import { parsePublicUrl } from '../public-url.js';
 import { configuredPort, LOOPBACK_HOST, isProcessAlive, openStateDir, resolveStateDir } from '../state-dir.js';
 import {
   checkEditable,
@@ -87,9 +88,10 @@ export async function run(io: CommandIo): Promise<void> {
   const { values } = parseArgs({
     args: io.argv,
     strict: true,
-    options: { ...TARGET_OPTIONS, hook: { type: 'string' }, 'rotate-key': { type: 'boolean', default: false }, claude: { type: 'string' } },
+    options: { ...TARGET_OPTIONS, hook: { type: 'string' }, 'rotate-key': { type: 'boolean', default: false }, claude: { type: 'string' }, url: { type: 'string' }, key: { type: 'string' }, machine: { type: 'string' } },
   });
   const target = toTarget(io, 'install', values);
+  if (values.url !== undefined || values.key !== undefined) return installRemote(io, target, values);
   const destination = readEditable(target.user ? 'user' : 'local', target);
   // An older install wrote this machine's path into the committed file: move it out of there.
   const committed = target.user ? undefined : readEditable('project', target);
@@ -124,6 +126,27 @@ export async function run(io: CommandIo): Promise<void> {
     await writeSettings(committed.path, committed.settings, withoutInstalledHooks(committed.settings));
     io.stdout(`moved askbridge's machine-specific entry out of ${committed.path}, which is shared through git\n`);
   }
+  if (!target.user) ensureIgnoredByGit(target.projectDir, destination.path, io);
+  if (changed) io.stderr('Claude Code reads hooks when a session starts: restart running `claude` sessions to pick it up.\n');
+}
+
+/**
+ * On a machine whose questions go to a daemon elsewhere (`askbridge remote-hook` there prints this
+ * command): Claude Code's http hook to that daemon's public URL with its hook key, naming this
+ * machine. No SessionStart entry: no daemon runs here.
+ */
+async function installRemote(io: CommandIo, target: Target, values: { url?: string | undefined; key?: string | undefined; machine?: string | undefined; hook?: string | undefined; 'rotate-key'?: boolean | undefined }): Promise<void> {
+  if (values.url === undefined || values.key === undefined) throw new CliError('a remote hook needs both --url (the daemon\'s public URL) and --key (its hook key): `askbridge remote-hook` on the daemon\'s machine prints them', 2);
+  if (values.hook === 'command' || values['rotate-key']) throw new CliError('--url installs the http hook of a daemon on another machine: --hook command and --rotate-key do not apply', 2);
+  const publicUrl = parsePublicUrl(values.url);
+  if ('error' in publicUrl) throw new CliError(`--url ${values.url}: ${publicUrl.error}`, 2);
+  if (!/^[A-Za-z0-9_-]{20,200}$/.test(values.key)) throw new CliError('--key is not a hook key (as `askbridge remote-hook` prints it)', 2);
+  const destination = readEditable(target.user ? 'user' : 'local', target);
+  const ask: AskHook = { transport: 'http', url: `${publicUrl.origin}${HTTP_HOOK_PATH}`, key: values.key, machine: values.machine ?? hostname() };
+  const before = destination.state === 'ok' ? destination.settings : undefined;
+  mkdirSync(dirname(destination.path), { recursive: true });
+  const changed = await writeSettings(destination.path, before, withInstalledHooks(before ?? {}, { ask }), { newFileMode: 0o600 });
+  io.stdout(`${changed ? 'askbridge hook (http, another machine' : 'askbridge hook (http, another machine, already'}: ${ask.url}) installed in ${destination.path}\n`);
   if (!target.user) ensureIgnoredByGit(target.projectDir, destination.path, io);
   if (changed) io.stderr('Claude Code reads hooks when a session starts: restart running `claude` sessions to pick it up.\n');
 }

@@ -23,9 +23,10 @@ const COMMANDS: Record<string, Command> = {
   devices: { usage: '[--json] | --revoke ID', summary: 'the paired browsers and when each was last seen; --revoke unpairs one at once', load: () => import('./devices.js') },
   pair: { usage: '[--no-qr]', summary: 'print a one-time link and its QR code that pair a phone or another machine (through the public URL)', load: () => import('./pair.js') },
   install: {
-    usage: '[--project DIR | --user] [--hook http|command] [--rotate-key] [--claude PATH]',
+    usage: '[--project DIR | --user] [--hook http|command] [--rotate-key] [--claude PATH] | --url URL --key KEY [--machine NAME]',
     summary: "add askbridge's hooks to this machine's Claude Code settings: DIR/.claude/settings.local.json (default DIR: here), or ~/.claude/settings.json; the http hook when Claude Code has it (2.1.63+), else the command hook",
     load: () => import('./install.js') },
+  'remote-hook': { usage: '[--url URL] [--machine NAME]', summary: 'the settings entry (and the install command) for a Claude Code on another machine to ask this daemon through its public URL', load: () => import('./remote-hook.js') },
   uninstall: { usage: '[--project DIR | --user]', summary: 'remove exactly what install added', load: () => import('./uninstall.js') },
   pending: { usage: '[--json]', summary: 'list the questions waiting for an answer', load: () => import('./pending.js') },
   answer: { usage: 'ID --pick 1=LABEL|NUMBER [--other 2=TEXT] [--note 1=TEXT] | ID --json FILE', summary: 'answer a question from the terminal: every question of it, as on the page (an option by its label or its number)', load: () => import('./answer.js') },
@@ -44,7 +45,7 @@ const COMMANDS: Record<string, Command> = {
 const EXIT_CODES = 'Exit codes: 0 done, 1 failed (the message says why), 2 wrong usage, 3 the question was already settled; ask: 4 declined, 5 nobody answered in time, 130 withdrawn.';
 
 function usage(): string {
-  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(10)}${command.summary}`);
+  const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(12)}${command.summary}`);
   return `Usage: askbridge <command> [options]   (askbridge <command> --help for its options)\n\nCommands:\n${lines.join('\n')}\n\nEnvironment: ASKBRIDGE_HOME (state directory), ASKBRIDGE_PORT (daemon port, default 7433)\n${EXIT_CODES}\n`;
 }
 

@@ -13,6 +13,7 @@ export function historyLineOf(view: QuestionView): HistoryLine {
     toolUseId: view.toolUseId,
     project: view.cwd,
     ...(view.asker ? { asker: view.asker } : {}),
+    ...(view.machine ? { machine: view.machine } : {}),
     askedAt: new Date(view.createdAt).toISOString(),
     finishedAt: new Date(view.resolvedAt ?? Date.now()).toISOString(),
     status: view.status,

@@ -40,6 +40,8 @@ export type OpenQuestion = {
   reattaches: boolean;
   /** A script or an MCP client, when not Claude Code. */
   asker?: Asker;
+  /** The machine a remote hook named. */
+  machine?: string;
   /** A question that was waiting when the daemon stopped, read back from disk: its id and times are kept. */
   restored?: { id: string; createdAt: number; expiresAt: number };
 };
@@ -215,6 +217,7 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
         })),
       })),
       ...(input.asker ? { asker: input.asker } : {}),
+      ...(input.machine ? { machine: input.machine } : {}),
     };
     const entry: Entry = {
       view,

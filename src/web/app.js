@@ -410,6 +410,8 @@ function buildPendingCard(card) {
           // A script or an MCP client says who it is; Claude Code's questions name their session.
           view.asker ? `asked by ${view.asker.kind === 'mcp' ? 'the MCP client' : 'the script'} ` : 'session ',
           view.asker ? h('code', { class: 'session' }, visible(view.asker.name)) : h('code', { class: 'session', title: markInvisible(view.sessionId) }, visible(shortId(view.sessionId))),
+          view.machine ? ' on ' : null,
+          view.machine ? h('code', { class: 'machine' }, visible(view.machine)) : null,
         ),
       ),
     ),

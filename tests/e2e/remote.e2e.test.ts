@@ -2,12 +2,15 @@
 // (Caddy, with its internal CA) in front of the daemon, which still listens on loopback only and
 // accepts the proxy's public origin because its public URL names it.
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOOK_KEY_HEADER, HTTP_HOOK_PATH } from '../../src/http-hook.js';
 import { chromiumAvailability, launchBrowser, waitForLivePage } from '../stack/browser.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { baseEnv } from '../stack/env.js';
 import { freshPayload, loadFixture } from '../stack/fixtures.js';
 import { parseJson, runCli } from '../stack/processes.js';
 import { caddyAvailability, prepareTlsFront, throughFront, type TlsFront } from '../stack/tls-front.js';
@@ -63,6 +66,37 @@ describe.skipIf(!chromium.available || !caddy.available)('through a TLS front (C
     expect(reply.status).toBe(200);
     expect(JSON.parse(reply.body)).toEqual(loadFixture('01-single-select.expected-allow.json'));
     expect((await daemon.question(question.id)).source).toEqual({ kind: 'person', client: 'page' });
+  });
+
+  it('takes a question from a machine wired by askbridge install --url, and the page says which machine asked', async () => {
+    const project = await mkdtemp(join(tmpdir(), 'askbridge-remote-project-'));
+    try {
+      // On the other machine: the command askbridge remote-hook prints here.
+      const printed = await runCli(['remote-hook', '--machine', 'ci-runner'], daemon.env);
+      expect(printed.code).toBe(0);
+      const install = /askbridge (install --url .+)$/m.exec(printed.stderr)?.[1];
+      expect(install, printed.stderr).toBeDefined();
+      const args = install!.split(' ').map((word) => word.replace(/^'(.*)'$/, '$1'));
+      expect((await runCli([...args, '--project', project], baseEnv({ HOME: project }))).code).toBe(0);
+
+      // Claude Code would POST to the entry's URL with its headers ($CI and the like empty here).
+      const settings = JSON.parse(readFileSync(join(project, '.claude', 'settings.local.json'), 'utf8'));
+      const entry = settings.hooks.PreToolUse[0].hooks[0] as { url: string; headers: Record<string, string> };
+      expect(entry.url).toBe(`${front.origin}${HTTP_HOOK_PATH}`);
+      expect(printed.stdout).toContain(entry.headers[HOOK_KEY_HEADER]);
+      const headers = Object.fromEntries(Object.entries(entry.headers).map(([name, value]) => [name, value.startsWith('$') ? '' : value]));
+      const payload = freshPayload('01-single-select', 'remote-installed');
+      const hook = throughFront(front, { method: 'POST', path: new URL(entry.url).pathname, headers, body: JSON.stringify(payload) });
+      const question = await daemon.waitForQuestion(payload.tool_use_id);
+      expect(question.machine).toBe('ci-runner');
+      const card = phone.page.locator(`article[data-question-id="${question.id}"]`);
+      await expect.poll(async () => card.locator('.meta-line').textContent()).toContain('on ci-runner');
+      await card.getByRole('radio', { name: 'SQLite', exact: true }).tap();
+      await card.getByRole('button', { name: 'Submit', exact: true }).tap();
+      expect((await hook).status).toBe(200);
+    } finally {
+      await rm(project, { recursive: true, force: true });
+    }
   });
 
   it('refuses a wrong hook key through the front with 401, and nothing waits (the terminal asks)', async () => {

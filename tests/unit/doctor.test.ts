@@ -270,6 +270,14 @@ describe('diagnose on settings built in memory', () => {
     expect(ids(diagnose({ ...memoryInputs(httpHook({ url: 'http://127.0.0.1:7500/api/hook/ask' })), daemon: { running: false, reason: 'x' } }).findings)).toEqual(['daemon-not-running']);
   });
 
+  it('checks no key, port or local daemon for a hook that asks a daemon on another machine (install --url)', () => {
+    const remote = httpHook({ key: 'the-other-machines-key-0123456789abcdef', url: 'https://box.tailnet.ts.net/api/hook/ask' });
+    (remote.hooks.PreToolUse[0]!.hooks[0]!.headers as Record<string, string>)['x-askbridge-machine'] = 'ci-runner';
+    const report = diagnose({ ...memoryInputs(remote), daemon: { running: false, reason: 'x' }, hookKey: undefined });
+    expect(report.findings).toEqual([]);
+    expect(report.passed).toEqual(expect.arrayContaining([expect.stringContaining('asks askbridge on another machine (https://box.tailnet.ts.net/api/hook/ask)'), expect.stringContaining('no daemon needs to run here')]));
+  });
+
   it('reports an http hook on a Claude Code older than 2.1.63, with the command hook as the fix', () => {
     const old: ClaudeProbe = { bin: 'claude', state: 'found', output: '2.1.62 (Claude Code)\n' };
     const findings = diagnose({ ...memoryInputs(httpHook(), { answerMode: 'deny-reason' }), claude: old }).findings;

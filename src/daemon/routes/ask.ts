@@ -28,6 +28,8 @@ export type Asked = {
   /** How it arrived, for the log. */
   transport: 'http' | 'command' | 'ask';
   asker?: Asker;
+  /** The machine a remote hook named. */
+  machine?: string;
   /** The asker's own limit on the wait, below the configuration's. */
   waitSeconds?: number;
 };
@@ -54,6 +56,7 @@ export function openAsk({ store, watchers, deps }: RouteContext, request: Fastif
     // A command hook comes back after a daemon restart; an http request that dropped is over.
     reattaches: asked.transport === 'command',
     ...(asked.asker ? { asker: asked.asker } : {}),
+    ...(asked.machine ? { machine: asked.machine } : {}),
     ...(plan.immediate ? { immediate: plan.immediate } : {}),
   });
   request.log.info({ questionId: waiter.question.id, questions: asked.questions.length, transport: asked.transport, ...(asked.asker ? { asker: asked.asker.kind } : {}) }, 'question received');

@@ -18,12 +18,17 @@ import { HttpError } from '../errors.js';
 import { createHookIdentity, type HookCredentials } from '../hook-identity.js';
 import { openAsk, type Asked } from './ask.js';
 import { requireHookKey } from './hook-key.js';
-import { HTTP_HOOK_ENV, HTTP_HOOK_PATH, envHeader } from '../../http-hook.js';
+import { HTTP_HOOK_ENV, HTTP_HOOK_PATH, MACHINE_HEADER, envHeader } from '../../http-hook.js';
 
 /** A hook's checked payload, as a question to open. */
-function askedByHook(payload: z.infer<typeof AskPayloadSchema>, environment: HookEnvironment, transport: 'http' | 'command'): Asked {
+function askedByHook(payload: z.infer<typeof AskPayloadSchema>, environment: HookEnvironment, transport: 'http' | 'command', machine?: string): Asked {
   const { session_id: sessionId, tool_use_id: toolUseId, cwd, tool_input: toolInput, questions } = payload;
-  return { sessionId, toolUseId, cwd, toolInput, questions, environment, transport };
+  return { sessionId, toolUseId, cwd, toolInput, questions, environment, transport, ...(machine ? { machine } : {}) };
+}
+
+/** The machine a remote hook names: shown on the page as text, so only bounded, never trusted. */
+function machineOf(header: string | string[] | undefined): string | undefined {
+  return typeof header === 'string' && header.trim() !== '' ? header.trim().slice(0, 64) : undefined;
 }
 
 /** Refusals a hook can meet: its terminal asks instead. */
@@ -66,7 +71,7 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
         // An unset variable arrives as an empty header.
         if (typeof value === 'string' && value !== '') environment[name] = value.slice(0, 100);
       }
-      const waiter = openAsk(context, request, askedByHook(request.body, environment, 'http'));
+      const waiter = openAsk(context, request, askedByHook(request.body, environment, 'http', machineOf(request.headers[MACHINE_HEADER])));
 
       reply.hijack();
       const response = reply.raw;

@@ -1,0 +1,39 @@
+// `askbridge remote-hook`: what a Claude Code session on another machine (a container, a VM, a
+// laptop) needs to ask this daemon: the settings entry to paste (that machine needs neither
+// askbridge nor Node), on stdout, and the one command that writes it where askbridge is installed.
+// It carries the hook key, which can only ask questions, and the public URL the other machine reaches.
+import { hostname } from 'node:os';
+import { parseArgs } from 'node:util';
+import { HTTP_HOOK_PATH } from '../http-hook.js';
+import { parsePublicUrl } from '../public-url.js';
+import { isProcessAlive, openStateDir, resolveStateDir } from '../state-dir.js';
+import { askHookEntry, shellQuote } from './claude-settings.js';
+import { CliError, type CommandIo } from './command.js';
+
+export async function run(io: CommandIo): Promise<void> {
+  const { values } = parseArgs({ args: io.argv, options: { url: { type: 'string' }, machine: { type: 'string' } }, strict: true });
+  const stateDir = openStateDir(resolveStateDir(io.env));
+  const running = stateDir.readDaemonInfo();
+  const raw = values.url ?? (running && isProcessAlive(running.pid) ? running.publicUrl : undefined);
+  if (raw === undefined) {
+    throw new CliError('no public URL: start the daemon with one (publicUrl in the user config, or --public-url), or give --url (for an SSH tunnel: --url http://127.0.0.1:PORT on the other end)', 2);
+  }
+  const publicUrl = parsePublicUrl(raw);
+  if ('error' in publicUrl) throw new CliError(`${raw}: ${publicUrl.error}`, 2);
+  stateDir.ensure();
+  const key = stateDir.ensureHookKey();
+  const machine = values.machine ?? 'another machine';
+  const entry = askHookEntry({ transport: 'http', url: `${publicUrl.origin}${HTTP_HOOK_PATH}`, key, machine });
+  io.stdout(`${JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'AskUserQuestion', hooks: [entry] }] } }, null, 2)}\n`);
+  io.stderr(
+    [
+      '',
+      'Paste the above into .claude/settings.local.json of a project on the other machine (or its ~/.claude/settings.json),',
+      `merged with what is there${values.machine ? '' : ', with "x-askbridge-machine" set to the name the page should show for that machine'}.`,
+      'Where askbridge is installed, this writes it instead:',
+      `  askbridge install --url ${shellQuote(publicUrl.origin)} --key ${key} --machine ${shellQuote(values.machine ?? hostname())}`,
+      'The key can only ask questions; `askbridge install --rotate-key` here revokes it.',
+      '',
+    ].join('\n'),
+  );
+}
