@@ -5,7 +5,7 @@ const BROWSERS: Array<[RegExp, string]> = [
   [/\bEdgA?\//, 'Edge'],
   [/\bOPR\//, 'Opera'],
   [/\bFirefox\/|\bFxiOS\//, 'Firefox'],
-  [/\bCriOS\/|\bChrom(e|ium)\//, 'Chrome'],
+  [/\bCriOS\/|Chrom(e|ium)\//, 'Chrome'],
   [/\bVersion\/[\d.]+ (Mobile\/\S+ )?Safari\//, 'Safari'],
 ];
 const SYSTEMS: Array<[RegExp, string]> = [

@@ -3,6 +3,9 @@
 // answers. Every string inside a question comes from a model that may have been prompt-injected, so
 // it reaches the DOM only as text (textContent, Text nodes, attributes), never as markup, and every
 // invisible or control character in it is shown as a visible [U+XXXX] marker (visible-text.js).
+import { api, PAGE_KEY_STORAGE, pageKey } from './api.js';
+import { initDevices } from './devices.js';
+import { byId, h } from './dom.js';
 import { markInvisible, visibleParts } from './visible-text.js';
 
 /** @typedef {import('../protocol.js').QuestionView} QuestionView (from the daemon's zod schema; isView checks) */
@@ -10,11 +13,7 @@ import { markInvisible, visibleParts } from './visible-text.js';
 const FINISHED_KEEP = 20;
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 5000;
-/**
- * Where the page keeps the key it got when it paired. localStorage belongs to this exact origin,
- * port included, so no other server on this host can read it, while the cookie goes to all of them.
- */
-const PAGE_KEY_STORAGE = 'askbridge.pageKey';
+
 /** The close code of a socket whose device was unpaired (routes/devices.ts). */
 const REVOKED_CLOSE_CODE = 4001;
 
@@ -34,6 +33,8 @@ const ui = {
   finished: byId('finished'),
   finishedCount: byId('finished-count'),
   live: byId('live'),
+  devicesToggle: byId('devices-toggle'),
+  devices: byId('devices'),
 };
 
 /** id -> card; a card is one tool call, pending or recently finished. */
@@ -46,25 +47,6 @@ let paired = false;
 let starting = false;
 let lastTouchedCard = null;
 let idCounter = 0;
-
-function byId(id) {
-  const element = document.getElementById(id);
-  if (!element) throw new Error(`index.html has no #${id}`);
-  return element;
-}
-
-/** createElement with attributes and children; strings become Text nodes, so data stays data. */
-function h(tag, attrs, ...children) {
-  const el = document.createElement(tag);
-  for (const [key, value] of Object.entries(attrs ?? {})) {
-    if (value === undefined || value === null || value === false) continue;
-    if (key === 'class') el.className = value;
-    else if (key === 'text') el.textContent = value;
-    else el.setAttribute(key, value === true ? '' : String(value));
-  }
-  for (const child of children.flat()) if (child !== null && child !== undefined && child !== false) el.append(child);
-  return el;
-}
 
 const uid = (prefix) => `${prefix}-${++idCounter}`;
 
@@ -79,42 +61,6 @@ function visible(text) {
 /** An own property only: a question may be called `constructor` or `__proto__`. */
 function own(record, key) {
   return Object.hasOwn(record, key) ? record[key] : undefined;
-}
-
-// ---------------------------------------------------------------------------------------------
-// HTTP
-
-/** fetch that never throws: status 0 means the daemon could not be reached. */
-async function api(method, path, body) {
-  /** @type {RequestInit & { headers: Record<string, string> }} */
-  const init = { method, credentials: 'same-origin', cache: 'no-store', headers: {} };
-  const key = pageKey();
-  if (key) init.headers['x-askbridge-key'] = key;
-  if (body !== undefined) {
-    init.headers['content-type'] = 'application/json';
-    init.body = JSON.stringify(body);
-  }
-  let response;
-  try {
-    response = await fetch(path, init);
-  } catch {
-    return { status: 0, data: null };
-  }
-  let data = null;
-  try {
-    data = await response.json();
-  } catch {
-    // Not JSON (a proxy error page, an empty body): the status alone has to do.
-  }
-  return { status: response.status, data };
-}
-
-function pageKey() {
-  try {
-    return localStorage.getItem(PAGE_KEY_STORAGE);
-  } catch {
-    return null; // storage disabled: the page cannot stay paired
-  }
 }
 
 function errorMessage(result, fallback) {
@@ -238,6 +184,9 @@ function setConn(state) {
 
 function showPanel(which) {
   ui.board.hidden = which !== 'board';
+  // The device list and pairing are for a paired page only.
+  ui.devicesToggle.hidden = which !== 'board';
+  if (which !== 'board') ui.devices.hidden = true;
   ui.unpaired.hidden = which !== 'unpaired';
   ui.offline.hidden = which !== 'offline';
 }
@@ -441,7 +390,7 @@ function buildPendingCard(card) {
     if (event.ctrlKey || event.metaKey) {
       event.preventDefault();
       form.requestSubmit(submit);
-    } else if (event.target.classList?.contains('other-text') && card.qs.length > 1) {
+    } else if (event.target instanceof Element && event.target.classList.contains('other-text') && card.qs.length > 1) {
       // In a card of several questions, Enter in one answer must not send them all.
       event.preventDefault();
     }
@@ -697,7 +646,7 @@ function finish(card, view, how) {
   tick();
   announce(markInvisible(`${title}${how.gone ? '' : `: ${projectName(view.cwd)}`}.`));
   if (focusWasHere) {
-    const next = ui.pending.querySelector('.card-title');
+    const next = /** @type {HTMLElement | null} */ (ui.pending.querySelector('.card-title'));
     (next ?? statusTitle).focus();
   }
   if (how.gone) learnOutcome(card);
@@ -848,4 +797,5 @@ document.addEventListener('visibilitychange', () => {
 });
 setInterval(tick, 1000);
 updateCounts();
+initDevices();
 start();

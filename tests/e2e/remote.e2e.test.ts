@@ -119,6 +119,44 @@ describe.skipIf(!chromium.available || !caddy.available)('through a TLS front (C
     expect((await throughFront(front, { method: 'GET', path: '/api/questions', headers: { ...headers, 'sec-fetch-site': 'cross-site' } })).status).toBe(403);
   });
 
+  it("pairs another device from a paired page's QR code, which the page lists and can revoke", async () => {
+    const desktop = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    const laptop = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+    try {
+      const first = await desktop.newPage();
+      await first.goto((await runCli(['pair', '--no-qr'], daemon.env)).stdout.trim());
+      await waitForLivePage(first);
+      await first.getByRole('button', { name: 'Devices' }).click();
+      await first.getByRole('button', { name: 'Pair a phone or another browser' }).click();
+      // The QR code carries the link shown beside it, at the public URL.
+      await expect.poll(() => first.locator('.qr').getAttribute('aria-label')).toMatch(/^QR code of https:\/\/askbridge\.test:\d+\/#pair=/);
+      const link = (await first.locator('.pair-link code').textContent()) ?? '';
+      expect(await first.locator('.qr').getAttribute('aria-label')).toBe(`QR code of ${link}`);
+
+      const second = await laptop.newPage();
+      await second.goto(link);
+      await waitForLivePage(second);
+      // The laptop's own view of itself names its device.
+      const laptopId = await second.evaluate(async () => {
+        const response = await fetch('/api/devices', { headers: { 'x-askbridge-key': localStorage.getItem('askbridge.pageKey') ?? '' } });
+        return ((await response.json()) as { devices: Array<{ id: string; current: boolean }> }).devices.find((device) => device.current)?.id;
+      });
+      // Closing and opening the list reads it again.
+      await first.getByRole('button', { name: 'Devices' }).click();
+      await first.getByRole('button', { name: 'Devices' }).click();
+      const laptopRow = first.locator(`#devices-list li[data-device-id="${laptopId}"]`);
+      await laptopRow.waitFor();
+      expect(await first.locator('#devices-list li').filter({ hasText: 'this browser' }).count()).toBe(1);
+
+      await laptopRow.getByRole('button', { name: /^Revoke / }).click();
+      await second.locator('#unpaired').waitFor({ state: 'visible', timeout: 3_000 });
+      expect(await first.locator('#conn').getAttribute('data-state')).toBe('live');
+    } finally {
+      await desktop.close();
+      await laptop.close();
+    }
+  });
+
   it('lists the phone as a device, and revoking it disconnects the page at once', async () => {
     const listed = await runCli(['devices', '--json'], daemon.env);
     const devices = parseJson<Array<{ id: string; name: string }>>(listed.stdout, 'askbridge devices --json');

@@ -35,6 +35,9 @@ const ROUTES = {
   '/': ['get'],
   '/app.js': ['get'],
   '/visible-text.js': ['get'],
+  '/api.js': ['get'],
+  '/dom.js': ['get'],
+  '/devices.js': ['get'],
   '/app.css': ['get'],
   '/favicon.svg': ['get'],
 };

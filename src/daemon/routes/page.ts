@@ -12,6 +12,9 @@ const FILES = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
   '/visible-text.js': { file: 'visible-text.js', type: 'text/javascript; charset=utf-8' },
+  '/api.js': { file: 'api.js', type: 'text/javascript; charset=utf-8' },
+  '/dom.js': { file: 'dom.js', type: 'text/javascript; charset=utf-8' },
+  '/devices.js': { file: 'devices.js', type: 'text/javascript; charset=utf-8' },
   '/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
   '/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
 } as const;
