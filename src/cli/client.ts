@@ -21,6 +21,8 @@ export class DaemonUnreachable extends CliError {
 export type DaemonClient = {
   baseUrl: string;
   request<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** The Authorization header for a connection of its own (the live feed), once the daemon has proven it holds the token. */
+  authorization(): Promise<string>;
 };
 
 export const NOT_RUNNING = 'askbridge is not running: start it with `askbridge start` (or `npm start` in its folder)';
@@ -35,11 +37,16 @@ export function connectToDaemon(env: NodeJS.ProcessEnv): DaemonClient {
   const baseUrl = `http://${LOOPBACK_HOST}:${port}`;
   const send = (method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string) => sendOrExplain(baseUrl, port, info, method, path, headers, body);
   let proven: Promise<void> | undefined;
+  // The token goes only to a daemon that first proves it holds it: never to an impostor on the port.
+  const prove = () => (proven ??= proveIdentity(send, baseUrl, port, token));
   return {
     baseUrl,
+    async authorization() {
+      await prove();
+      return `Bearer ${token}`;
+    },
     async request(method, path, body) {
-      // The token goes only to a daemon that first proves it holds it: never to an impostor on the port.
-      await (proven ??= proveIdentity(send, baseUrl, port, token));
+      await prove();
       const json = body === undefined ? undefined : JSON.stringify(body);
       const response = await send(method, path, { authorization: `Bearer ${token}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) }, json);
       const parsed = parseJson(response.text);

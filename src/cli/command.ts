@@ -8,7 +8,10 @@ export type CommandIo = {
   stderr: (text: string) => void;
 };
 
-/** Exit codes: 1 the command failed (its message says why), 2 a usage error, 3 the question was already settled. */
+/**
+ * Exit codes: 1 the command failed (its message says why), 2 a usage error, 3 the question was
+ * already settled, 4 the daemon went away while the command was connected (listen).
+ */
 export class CliError extends Error {
   constructor(
     message: string,
