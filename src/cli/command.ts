@@ -10,7 +10,7 @@ export type CommandIo = {
 
 /**
  * Exit codes: 1 the command failed (its message says why), 2 a usage error, 3 the question was
- * already settled, 4 the daemon went away while the command was connected (listen, the
+ * already settled, 4 the daemon went away while the command was connected (watch, listen, the
  * interactive answer), 130 the person left the interactive answer (Ctrl+C or Esc: nothing was sent).
  */
 export class CliError extends Error {

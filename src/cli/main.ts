@@ -30,6 +30,7 @@ const COMMANDS: Record<string, Command> = {
     usage: '[ID | --session ID] | ID --pick 1=LABEL|NUMBER [--other 2=TEXT] [--note 1=TEXT] | ID --json FILE',
     summary: 'answer a question from the terminal, every question of it as on the page: on a terminal, one at a time with a review before anything is sent (the oldest waiting, ID, or the oldest of a session); for scripts, at once with --pick (an option by its label or its number)',
     load: () => import('./answer.js') },
+  watch: { usage: '', summary: 'wait for questions and answer each in the terminal as it arrives, oldest first, with a bell; Ctrl+C leaves, the questions keep waiting', load: () => import('./watch.js') },
   listen: { usage: '[--json]', summary: 'print each question as it is added and as it is settled (by whom), or withdrawn, until Ctrl+C or the daemon stops; --json: one object a line', load: () => import('./listen.js') },
   history: { usage: '[--limit N] [--json]', summary: 'the finished questions: who or what answered, and with what', load: () => import('./history.js') },
   trust: { usage: '[DIR] | --revoke DIR | --list', summary: "let a project's .claude/askbridge.json apply (its content as it is now), after showing what it does", load: () => import('./trust.js') },
@@ -39,7 +40,7 @@ const COMMANDS: Record<string, Command> = {
 };
 
 const EXIT_CODES =
-  'Exit codes: 0 done, 1 failed (the message says why), 2 wrong usage, 3 the question was already settled, 4 the daemon stopped (listen, the interactive answer), 130 you left the interactive answer (Ctrl+C or Esc: nothing was sent).';
+  'Exit codes: 0 done, 1 failed (the message says why), 2 wrong usage, 3 the question was already settled, 4 the daemon stopped (watch, listen, the interactive answer), 130 you left the interactive answer (Ctrl+C or Esc: nothing was sent).';
 
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(10)}${command.summary}`);
