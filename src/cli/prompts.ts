@@ -79,7 +79,8 @@ export function askText(options: { message: string; placeholder?: string; initia
 /**
  * Drops whatever was typed before the question was on screen (a second Enter after the command,
  * keys pressed while `watch` waited), so that no key meant for something else chooses an answer.
- * Keys already typed reach the program within one turn of the event loop; a short wait covers it.
+ * Keys already typed are read at the event loop's next poll for input: a short wait, then a turn
+ * that comes after such a poll (setImmediate), covers it.
  */
 export async function dropTypeAhead(): Promise<void> {
   const input = process.stdin;
@@ -88,6 +89,7 @@ export async function dropTypeAhead(): Promise<void> {
   input.setRawMode(true);
   input.on('data', drop);
   await new Promise((resolve) => setTimeout(resolve, TYPE_AHEAD_MS));
+  await new Promise((resolve) => setImmediate(resolve));
   input.off('data', drop);
   input.setRawMode(false);
   input.pause();
