@@ -92,8 +92,6 @@ function buildResponses(call: QuestionView, picks: string[], others: string[], n
     const { response, text } = target('note', value);
     response.notes = text;
   }
-  const answered = responses.filter((response) => response.selected.length > 0 || response.other !== null || response.notes !== null);
-  if (answered.length === 0) throw new CliError('nothing to send: give --pick, --other or --json', 2);
   // As on the page: every question gets an answer before anything is sent.
   const missing = call.questions.flatMap((question, index) => {
     const response = responses[index]!;
