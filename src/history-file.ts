@@ -4,7 +4,7 @@
 // a crash, or something else in the file), never failing on it.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { z } from 'zod';
-import { AskerSchema, checkShape, QuestionStatusSchema } from './protocol.js';
+import { AskerSchema, checkShape, QuestionStatusSchema, type QuestionView } from './protocol.js';
 
 /** `lost`: not a question but a note that some could not be recorded (the disk was full or read-only). */
 export const HistorySourceSchema = z.enum(['person', 'rule', 'recommended', 'declined', 'terminal', 'cancelled', 'expired', 'failed', 'lost']);
@@ -32,6 +32,33 @@ export const HistoryLineSchema = z.looseObject({
   error: z.string().optional(),
 });
 export type HistoryLine = z.infer<typeof HistoryLineSchema>;
+
+/** Who or what settled a question, in history's words: `askbridge history` and `askbridge listen` say it alike. */
+export function describeSource(view: QuestionView): { source: HistorySource; detail?: string } {
+  const source = view.source;
+  if (!source) return { source: 'cancelled' };
+  if (view.status === 'failed') {
+    const by = source.kind === 'person' ? `an answer from the ${source.client}` : source.kind === 'policy' ? `a ${source.action} policy` : 'an answer';
+    return { source: 'failed', detail: `${by} could not be delivered; the terminal asked instead` };
+  }
+  switch (source.kind) {
+    case 'person':
+      if (view.status === 'declined') return { source: 'declined', detail: `person via ${source.client}` };
+      if (view.status === 'terminal') return { source: 'terminal', detail: `person via ${source.client}` };
+      return { source: 'person', detail: source.client };
+    case 'policy': {
+      const detail = [source.trigger, source.rule].filter(Boolean).join(': ');
+      if (source.action === 'rule') return { source: 'rule', detail };
+      if (source.action === 'recommended') return { source: 'recommended', detail };
+      if (source.action === 'decline') return { source: 'declined', detail };
+      return { source: source.trigger === 'timeout' ? 'expired' : 'terminal', detail };
+    }
+    case 'hook-gone':
+      return { source: 'cancelled', detail: 'the hook stopped waiting (Esc or timeout in Claude Code)' };
+    case 'daemon-stopped':
+      return { source: 'terminal', detail: 'the daemon stopped' };
+  }
+}
 
 /** Every complete line; a torn or foreign line is skipped, never fatal. */
 export function readHistory(path: string): HistoryLine[] {

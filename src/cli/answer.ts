@@ -1,5 +1,7 @@
-// `askbridge answer ID --pick 1=LABEL ...`: answer from a terminal. Questions are numbered from 1,
-// as `askbridge pending` shows them; an id prefix is enough when it is unique.
+// `askbridge answer`: answer from a terminal. On a terminal and without --pick, --other, --note or
+// --json, the interactive flow (flow.ts) for the oldest waiting question, one given by id, or the
+// oldest of a session. With them, at once: `answer ID --pick 1=LABEL ...`, for scripts. Questions
+// are numbered from 1, as `askbridge pending` shows them; an id prefix is enough when it is unique.
 import { readFileSync } from 'node:fs';
 import { shorten } from '../answers.js';
 import { parseArgs } from 'node:util';
@@ -19,10 +21,21 @@ export async function run(io: CommandIo): Promise<number> {
       other: { type: 'string', multiple: true, default: [] },
       note: { type: 'string', multiple: true, default: [] },
       json: { type: 'string' },
+      session: { type: 'string' },
     },
   });
+  const givesAnswer = values.pick.length > 0 || values.other.length > 0 || values.note.length > 0 || values.json !== undefined;
+  if (!givesAnswer) {
+    if (positionals.length > 1 || (positionals.length === 1 && values.session !== undefined)) throw new CliError(`usage: askbridge answer [ID | --session ID] on a terminal, or ${GIVEN_ANSWER_USAGE}`, 2);
+    if (!process.stdin.isTTY || !process.stdout.isTTY) {
+      throw new CliError(`no terminal to ask on: give the answer instead, as in ${GIVEN_ANSWER_USAGE} (\`askbridge pending\` shows the ids and options)`, 2);
+    }
+    // Loaded only here: scripts that give the answer do not pay for the prompts and the WebSocket.
+    const { answerOnTerminal } = await import('./answer-interactive.js');
+    return answerOnTerminal(io, positionals[0], values.session);
+  }
   const [idOrPrefix] = positionals;
-  if (!idOrPrefix || positionals.length > 1) throw new CliError('usage: askbridge answer ID --pick 1=LABEL|NUMBER [--pick 1=LABEL2] [--other 2=TEXT] [--note 1=TEXT] | --json FILE|-', 2);
+  if (!idOrPrefix || positionals.length > 1 || values.session !== undefined) throw new CliError(`usage: ${GIVEN_ANSWER_USAGE}`, 2);
 
   const daemon = connectToDaemon(io.env);
   const call = await findQuestion(daemon, idOrPrefix);
@@ -41,6 +54,8 @@ export async function run(io: CommandIo): Promise<number> {
   // The daemon's message may quote labels and question text: markers, never raw control characters.
   throw new CliError(markInvisible(readReply(ErrorReplySchema, response.body, 'refusal').error.message));
 }
+
+const GIVEN_ANSWER_USAGE = 'askbridge answer ID --pick 1=LABEL|NUMBER [--pick 1=LABEL2] [--other 2=TEXT] [--note 1=TEXT] | ID --json FILE|-';
 
 /** A whole id finds finished questions too (so a late answer learns who won); a prefix finds pending ones. */
 async function findQuestion(daemon: DaemonClient, idOrPrefix: string): Promise<QuestionView> {
@@ -77,8 +92,6 @@ function buildResponses(call: QuestionView, picks: string[], others: string[], n
     const { response, text } = target('note', value);
     response.notes = text;
   }
-  const answered = responses.filter((response) => response.selected.length > 0 || response.other !== null || response.notes !== null);
-  if (answered.length === 0) throw new CliError('nothing to send: give --pick, --other or --json', 2);
   // As on the page: every question gets an answer before anything is sent.
   const missing = call.questions.flatMap((question, index) => {
     const response = responses[index]!;

@@ -22,6 +22,8 @@ export type DaemonClient = {
   baseUrl: string;
   /** The reply's body is JSON not yet checked: read it with readReply (replies.ts). */
   request(method: 'GET' | 'POST', path: string, body?: unknown, options?: RequestOptions): Promise<{ status: number; body: unknown }>;
+  /** The Authorization header for a connection of its own (the live feed), once the daemon has proven it holds the token. */
+  authorization(): Promise<string>;
 };
 
 export type RequestOptions = {
@@ -43,11 +45,16 @@ export function connectToDaemon(env: NodeJS.ProcessEnv): DaemonClient {
   const baseUrl = `http://${LOOPBACK_HOST}:${port}`;
   const send = (method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string, options: RequestOptions = {}) => sendOrExplain(baseUrl, port, info, { method, path, headers, body, ...options });
   let proven: Promise<void> | undefined;
+  // The token goes only to a daemon that first proves it holds it: never to an impostor on the port.
+  const prove = () => (proven ??= proveIdentity(send, baseUrl, port, token));
   return {
     baseUrl,
+    async authorization() {
+      await prove();
+      return `Bearer ${token}`;
+    },
     async request(method, path, body, options) {
-      // The token goes only to a daemon that first proves it holds it: never to an impostor on the port.
-      await (proven ??= proveIdentity(send, baseUrl, port, token));
+      await prove();
       const json = body === undefined ? undefined : JSON.stringify(body);
       const response = await send(method, path, { authorization: `Bearer ${token}`, ...(json === undefined ? {} : { 'content-type': 'application/json' }) }, json, options);
       const parsed = parseJson(response.text);

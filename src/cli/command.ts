@@ -8,7 +8,12 @@ export type CommandIo = {
   stderr: (text: string) => void;
 };
 
-/** Exit codes: 1 the command failed (its message says why), 2 a usage error, 3 the question was already settled. */
+/**
+ * Exit codes: 1 the command failed (its message says why), 2 a usage error, 3 the question was
+ * already settled, 4 declined and 5 nobody answered in time (ask), 6 the daemon went away while
+ * the command was connected (watch, listen, the interactive answer), 130 the person left with
+ * Ctrl+C or Esc (nothing was sent; ask withdraws its question).
+ */
 export class CliError extends Error {
   constructor(
     message: string,

@@ -29,7 +29,12 @@ const COMMANDS: Record<string, Command> = {
   'remote-hook': { usage: '[--url URL] [--machine NAME]', summary: 'the settings entry (and the install command) for a Claude Code on another machine to ask this daemon through its public URL', load: () => import('./remote-hook.js') },
   uninstall: { usage: '[--project DIR | --user]', summary: 'remove exactly what install added', load: () => import('./uninstall.js') },
   pending: { usage: '[--json]', summary: 'list the questions waiting for an answer', load: () => import('./pending.js') },
-  answer: { usage: 'ID --pick 1=LABEL|NUMBER [--other 2=TEXT] [--note 1=TEXT] | ID --json FILE', summary: 'answer a question from the terminal: every question of it, as on the page (an option by its label or its number)', load: () => import('./answer.js') },
+  answer: {
+    usage: '[ID | --session ID] | ID --pick 1=LABEL|NUMBER [--other 2=TEXT] [--note 1=TEXT] | ID --json FILE',
+    summary: 'answer a question from the terminal, every question of it as on the page: on a terminal, one at a time with a review before anything is sent (the oldest waiting, ID, or the oldest of a session); for scripts, at once with --pick (an option by its label or its number)',
+    load: () => import('./answer.js') },
+  watch: { usage: '', summary: 'wait for questions and answer each in the terminal as it arrives, oldest first, with a bell; Ctrl+C leaves, the questions keep waiting', load: () => import('./watch.js') },
+  listen: { usage: '[--json]', summary: 'print each question as it is added and as it is settled (by whom), or withdrawn, until Ctrl+C or the daemon stops; --json: one object a line', load: () => import('./listen.js') },
   ask: {
     usage: '--question TEXT --option "LABEL: DESCRIPTION" --option ... [--header TEXT] [--multi] | --json FILE|-  [--timeout SECONDS] [--name NAME] [--json-output]',
     summary: 'ask a person from a script and wait: the answer on stdout; exit 4 when declined, 5 when nobody answered in time, 130 when withdrawn with Ctrl+C',
@@ -42,7 +47,8 @@ const COMMANDS: Record<string, Command> = {
   doctor: { usage: '[--cwd DIR] [--claude PATH] [--json]', summary: 'check the Claude Code settings, the hook and the daemon, and say how to fix what is wrong', load: () => import('./doctor.js') },
 };
 
-const EXIT_CODES = 'Exit codes: 0 done, 1 failed (the message says why), 2 wrong usage, 3 the question was already settled; ask: 4 declined, 5 nobody answered in time, 130 withdrawn.';
+const EXIT_CODES =
+  'Exit codes: 0 done, 1 failed (the message says why), 2 wrong usage, 3 the question was already settled, 4 declined (ask), 5 nobody answered in time (ask), 6 the daemon stopped (watch, listen, the interactive answer), 130 left with Ctrl+C or Esc (nothing was sent; ask withdraws its question).';
 
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(12)}${command.summary}`);

@@ -2,7 +2,7 @@
 // leave a torn last line; readers skip it (history-file.ts), and the next append starts on a fresh line.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
-import type { HistoryLine, HistorySource } from '../history-file.js';
+import { describeSource, type HistoryLine } from '../history-file.js';
 import type { HistoryProblem, QuestionView } from '../protocol.js';
 
 export function historyLineOf(view: QuestionView): HistoryLine {
@@ -24,32 +24,6 @@ export function historyLineOf(view: QuestionView): HistoryLine {
     ...(view.notes ? { notes: view.notes } : {}),
     ...(view.error ? { error: view.error } : {}),
   };
-}
-
-function describeSource(view: QuestionView): { source: HistorySource; detail?: string } {
-  const source = view.source;
-  if (!source) return { source: 'cancelled' };
-  if (view.status === 'failed') {
-    const by = source.kind === 'person' ? `an answer from the ${source.client}` : source.kind === 'policy' ? `a ${source.action} policy` : 'an answer';
-    return { source: 'failed', detail: `${by} could not be delivered; the terminal asked instead` };
-  }
-  switch (source.kind) {
-    case 'person':
-      if (view.status === 'declined') return { source: 'declined', detail: `person via ${source.client}` };
-      if (view.status === 'terminal') return { source: 'terminal', detail: `person via ${source.client}` };
-      return { source: 'person', detail: source.client };
-    case 'policy': {
-      const detail = [source.trigger, source.rule].filter(Boolean).join(': ');
-      if (source.action === 'rule') return { source: 'rule', detail };
-      if (source.action === 'recommended') return { source: 'recommended', detail };
-      if (source.action === 'decline') return { source: 'declined', detail };
-      return { source: source.trigger === 'timeout' ? 'expired' : 'terminal', detail };
-    }
-    case 'hook-gone':
-      return { source: 'cancelled', detail: 'the hook stopped waiting (Esc or timeout in Claude Code)' };
-    case 'daemon-stopped':
-      return { source: 'terminal', detail: 'the daemon stopped' };
-  }
 }
 
 /** Lines kept in memory while history.jsonl cannot be written; past this, the oldest are counted as lost. */

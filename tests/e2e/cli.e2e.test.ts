@@ -161,7 +161,7 @@ describe('askbridge status', () => {
 });
 
 describe('askbridge --help and errors', () => {
-  const COMMANDS = ['start', 'stop', 'status', 'open', 'install', 'uninstall', 'pending', 'answer', 'history', 'config', 'logs', 'doctor'];
+  const COMMANDS = ['start', 'stop', 'status', 'open', 'install', 'uninstall', 'pending', 'answer', 'watch', 'listen', 'history', 'config', 'logs', 'doctor'];
 
   it('every command has --help, which prints its usage and exits 0 without doing anything', async () => {
     const home = await mkdtemp(join(tmpdir(), 'askbridge-help-'));

@@ -1,0 +1,130 @@
+// The daemon's live feed (GET /ws) as the CLI reads it: `answer`'s interactive flow, `watch` and
+// `listen` learn through this one connection which questions wait, and when one is added or
+// settled. Node 20 has no WebSocket of its own, hence the `ws` package. The token goes only to a
+// daemon that has first proven it holds it (client.ts), as for every other request.
+import WebSocket from 'ws';
+import { describeSource } from '../history-file.js';
+import { checkShape, ServerMessageSchema, type QuestionView, type ServerMessage } from '../protocol.js';
+import { markInvisible } from '../visible-text.js';
+import type { DaemonClient } from './client.js';
+import { CliError } from './command.js';
+
+/** What the feed reports after its opening snapshot. */
+export type FeedEvent = Exclude<ServerMessage, { type: 'snapshot' }>;
+
+export type Feed = {
+  /** The questions waiting when the feed opened, oldest first. */
+  waiting: QuestionView[];
+  /** Settles when the feed ends: with nothing after close(), else with the error that says why it ended. */
+  ended: Promise<CliError | undefined>;
+  close(): void;
+};
+
+const CONNECT_TIMEOUT_MS = 5000;
+
+/** Opens the feed; `onEvent` then sees every event after the snapshot, in order. */
+export async function openFeed(daemon: DaemonClient, onEvent: (event: FeedEvent) => void): Promise<Feed> {
+  const authorization = await daemon.authorization();
+  const socket = new WebSocket(`${daemon.baseUrl.replace(/^http/, 'ws')}/ws`, { headers: { authorization }, handshakeTimeout: CONNECT_TIMEOUT_MS, perMessageDeflate: false });
+  let closedByUs = false;
+  /** Why the feed broke off on our side: a message this CLI cannot read. */
+  let unreadable: CliError | undefined;
+  let opened = false;
+  let open: (waiting: QuestionView[]) => void = () => {};
+  let fail: (error: CliError) => void = () => {};
+  const snapshot = new Promise<QuestionView[]>((resolve, reject) => {
+    open = resolve;
+    fail = reject;
+  });
+
+  socket.on('unexpected-response', (_request, response) => {
+    let body = '';
+    response.setEncoding('utf8');
+    response.on('data', (chunk: string) => (body += chunk));
+    response.on('end', () => fail(new CliError(`the daemon refused the live connection (HTTP ${response.statusCode}${errorMessageOf(body)})`)));
+    socket.terminate();
+  });
+  // Before the snapshot, an error is why the feed could not open; after it, the close that follows says what happened.
+  socket.on('error', (error) => fail(new CliError(`cannot open the daemon's live connection: ${error.message}`)));
+  socket.on('message', (data) => {
+    const message = readMessage(data);
+    if (message === undefined || (!opened && message.type !== 'snapshot')) {
+      unreadable = new CliError("the daemon's live connection sent a message this askbridge cannot read: are the daemon and the CLI the same version?");
+      fail(unreadable);
+      socket.terminate();
+    } else if (message.type === 'snapshot') {
+      opened = true;
+      open([...message.questions].sort((a, b) => a.createdAt - b.createdAt));
+    } else {
+      onEvent(message);
+    }
+  });
+  const ended = new Promise<CliError | undefined>((resolve) =>
+    socket.on('close', (code) => {
+      const why = closedByUs ? undefined : (unreadable ?? daemonGone(code === 1001 ? 'the daemon stopped' : 'the connection to the daemon broke off'));
+      fail(why ?? daemonGone('the live connection closed before it started'));
+      resolve(why);
+    }),
+  );
+  return {
+    waiting: await snapshot,
+    ended,
+    close() {
+      closedByUs = true;
+      socket.close();
+    },
+  };
+}
+
+function readMessage(data: WebSocket.RawData): ServerMessage | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data.toString());
+  } catch {
+    return undefined;
+  }
+  const message = checkShape(ServerMessageSchema, parsed);
+  return message.ok ? message.value : undefined;
+}
+
+function errorMessageOf(body: string): string {
+  try {
+    const message = (JSON.parse(body) as { error?: { message?: unknown } }).error?.message;
+    return typeof message === 'string' ? `: ${markInvisible(message)}` : '';
+  } catch {
+    return '';
+  }
+}
+
+/** Exit code 6: the daemon went away while a command was connected to it. */
+function daemonGone(why: string): CliError {
+  return new CliError(why, 6);
+}
+
+/**
+ * How a settled question ended, as a sentence part: "answered by a person (page)", "withdrawn:
+ * Claude Code stopped waiting (Esc or its timeout)". Who or what is said in history's words.
+ */
+export function settledText(question: QuestionView): string {
+  const { source, detail } = describeSource(question);
+  const why = detail ? ` (${detail})` : '';
+  switch (source) {
+    case 'person':
+      return `answered by a person${why}`;
+    case 'rule':
+      return `answered by a rule${why}`;
+    case 'recommended':
+      return `answered with the recommended option${why}`;
+    case 'declined':
+      return `declined${why}`;
+    case 'terminal':
+      return `handed to Claude Code's terminal${why}`;
+    case 'expired':
+      return `ran out of time: Claude Code's terminal asks${why}`;
+    case 'cancelled':
+      return 'withdrawn, Claude Code stopped waiting (Esc or its own timeout)';
+    case 'failed':
+    case 'lost':
+      return `not delivered${why}`;
+  }
+}

@@ -1,0 +1,52 @@
+// `askbridge listen [--json]`: what happens to questions, as it happens, one line each, for a person
+// or (with --json) for a script: the questions already waiting, each one added, and each one
+// settled with who or what settled it, in `askbridge history`'s words. Runs until SIGINT or SIGTERM
+// (exit 0) or until the daemon goes away (exit 6).
+import { parseArgs } from 'node:util';
+import { describeSource } from '../history-file.js';
+import type { QuestionView } from '../protocol.js';
+import { terminalJson, terminalText } from '../visible-text.js';
+import { connectToDaemon } from './client.js';
+import type { CommandIo } from './command.js';
+import { openFeed, settledText } from './events.js';
+
+/** `waiting`: already there when listen started; `added`: asked since; `resolved`: settled, no longer waiting. */
+type Happening = 'waiting' | 'added' | 'resolved';
+
+export async function run(io: CommandIo): Promise<number> {
+  const { values } = parseArgs({ args: io.argv, strict: true, options: { json: { type: 'boolean', default: false } } });
+  const print = (happening: Happening, question: QuestionView) => io.stdout(values.json ? jsonLine(happening, question) : readableLine(happening, question));
+  const feed = await openFeed(connectToDaemon(io.env), (event) => {
+    if (event.type !== 'banner') print(event.type, event.question);
+  });
+  for (const question of feed.waiting) print('waiting', question);
+
+  const stop = () => feed.close();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  const why = await feed.ended;
+  process.off('SIGINT', stop);
+  process.off('SIGTERM', stop);
+  if (why) throw why;
+  return 0;
+}
+
+/** One JSON object a line: the question as the daemon shows it, and for a settled one who or what settled it. */
+function jsonLine(happening: Happening, question: QuestionView): string {
+  const settled = happening === 'resolved' ? describeSource(question) : undefined;
+  const line = {
+    event: happening,
+    id: question.id,
+    sessionId: question.sessionId,
+    status: question.status,
+    ...(settled ? { by: settled.source, ...(settled.detail ? { detail: settled.detail } : {}) } : {}),
+    question,
+  };
+  return `${terminalJson(line)}\n`;
+}
+
+function readableLine(happening: Happening, question: QuestionView): string {
+  const time = new Date(happening === 'resolved' ? (question.resolvedAt ?? Date.now()) : question.createdAt).toTimeString().slice(0, 8);
+  const what = happening === 'resolved' ? `${terminalText(settledText(question), '  ')}${question.answers ? `  ${terminalJson(question.answers)}` : ''}` : `${question.questions.length === 1 ? '1 question' : `${question.questions.length} questions`} (${question.questions.map((one) => terminalText(one.header || one.question, '  ')).join(', ')})  session ${terminalText(question.sessionId)}  ${terminalText(question.cwd, '  ')}`;
+  return `${time}  ${happening.padEnd(8)}  ${terminalText(question.id)}  ${what}\n`;
+}

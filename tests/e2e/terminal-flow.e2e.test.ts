@@ -1,0 +1,462 @@
+// The interactive answer, `watch` and `listen` as a person and a script meet them: the real CLI in a
+// real terminal (tmux: keys sent, the screen read back) against the real daemon and hook. Every
+// step waits for what the screen or the daemon shows, within a bounded time, never for a fixed one.
+import { execFile, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterEach, describe, expect, it } from 'vitest';
+import { waitUntil } from '../stack/clock.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { CLI_BIN, REPO_ROOT } from '../stack/env.js';
+import { freshPayload, type HookPayload } from '../stack/fixtures.js';
+import { postAsHttpHook } from '../stack/hook-client.js';
+import { killStrayProcesses, runCli, runHook, type RunningProcess } from '../stack/processes.js';
+
+const execFileAsync = promisify(execFile);
+const WAIT_MS = 10_000;
+
+const cleanups: Array<() => Promise<unknown>> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  await killStrayProcesses();
+});
+
+async function daemonForTest(): Promise<Daemon> {
+  const daemon = await startDaemon();
+  cleanups.push(() => daemon.stop());
+  return daemon;
+}
+
+/** A question asked through the real command hook; `hook.result` is what Claude Code would read. */
+async function ask(daemon: Daemon, payload: HookPayload): Promise<{ hook: RunningProcess; id: string }> {
+  const hook = runHook(payload, daemon.env);
+  const question = await daemon.waitForQuestion(payload.tool_use_id);
+  return { hook, id: question.id };
+}
+
+async function answersOf(hook: RunningProcess): Promise<{ answers: Record<string, string>; annotations?: Record<string, { notes?: string }> }> {
+  const result = await hook.result;
+  expect(result.code, result.stderr).toBe(0);
+  return (JSON.parse(result.stdout) as { hookSpecificOutput: { updatedInput: { answers: Record<string, string>; annotations?: Record<string, { notes?: string }> } } }).hookSpecificOutput.updatedInput;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A terminal: one tmux server of its own (its socket in a temporary folder), 120x40.
+
+type Terminal = {
+  /** tmux key names (Enter, Down, Space, Escape, C-c) or, with `literal`, text as typed. */
+  press(...keys: string[]): Promise<void>;
+  type(text: string): Promise<void>;
+  screen(): Promise<string>;
+  /** Waits until the screen matches; fails with the last screen. */
+  waitFor(expected: RegExp | string, what?: string): Promise<string>;
+  /** Waits until the prompt being answered (the last one drawn as active) matches. */
+  waitForPrompt(expected: RegExp | string): Promise<string>;
+  /** Waits until the command has exited, and gives its exit code. */
+  exitCode(): Promise<number>;
+  title(): Promise<string>;
+};
+
+let terminalCount = 0;
+
+async function openTerminal(args: string[], daemon: Daemon): Promise<Terminal> {
+  const dir = await mkdtemp(join(tmpdir(), 'askbridge-tmux-'));
+  const socket = join(dir, 'tmux.sock');
+  const session = `askbridge-flow-${process.pid}-${++terminalCount}`;
+  const config = join(dir, 'tmux.conf');
+  // remain-on-exit keeps the pane and its last screen after the command ends.
+  await writeFile(config, 'set -g remain-on-exit on\nset -g history-limit 5000\n');
+  const tmux = async (...tmuxArgs: string[]) => (await execFileAsync('tmux', ['-S', socket, ...tmuxArgs], { encoding: 'utf8' })).stdout;
+  cleanups.push(async () => {
+    await tmux('kill-server').catch(() => undefined);
+    await rm(dir, { recursive: true, force: true });
+  });
+  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: daemon.home, LANG: 'C.UTF-8', TERM: 'xterm-256color', ASKBRIDGE_HOME: daemon.home, XDG_CONFIG_HOME: join(daemon.home, 'xdg-config') };
+  // A shell around the command prints its exit status: tmux 3.3 can leave an exited pane's process
+  // unreaped for a long while, and its status unknown. The shell traps SIGINT only to go on
+  // waiting; the command itself gets Ctrl+C as usual.
+  const command = ['env', '-i', ...Object.entries(env).map(([name, value]) => `${name}=${value}`), 'sh', '-c', 'trap true INT; "$@"; echo "[exit status $?]"', 'sh', process.execPath, CLI_BIN, ...args];
+  await tmux('-f', config, 'new-session', '-d', '-s', session, '-x', '120', '-y', '40', '-c', REPO_ROOT, ...command);
+
+  const screen = async () => (await tmux('capture-pane', '-p', '-t', session)).split('\n').map((line) => line.trimEnd()).join('\n').trimEnd();
+  const waitFor = async (test: (text: string) => boolean, what: string) => {
+    let last = '';
+    try {
+      return await waitUntil(async () => {
+        last = await screen();
+        return test(last) ? last : undefined;
+      }, WAIT_MS, what, 50);
+    } catch (error) {
+      throw new Error(`${(error as Error).message}\n--- screen\n${last}`);
+    }
+  };
+  const matches = (text: string, expected: RegExp | string) => (typeof expected === 'string' ? text.includes(expected) : expected.test(text));
+  return {
+    async press(...keys) {
+      await tmux('send-keys', '-t', session, ...keys);
+    },
+    async type(text) {
+      await tmux('send-keys', '-t', session, '-l', '--', text);
+    },
+    screen,
+    waitFor: (expected, what = String(expected)) => waitFor((text) => matches(text, expected), what),
+    waitForPrompt: (expected) => waitFor((text) => matches(activePrompt(text), expected), `the prompt ${String(expected)}`),
+    async exitCode() {
+      const screenText = await waitFor((text) => /\[exit status \d+\]/.test(text), 'the command to exit');
+      return Number(/\[exit status (\d+)\]/.exec(screenText)![1]);
+    },
+    title: async () => (await tmux('display-message', '-p', '-t', session, '#{pane_title}')).trim(),
+  };
+}
+
+/** The prompt waiting for keys: from the last line drawn as active (◆, or ▲ with an error) to the end. */
+function activePrompt(screen: string): string {
+  const lines = screen.split('\n');
+  const start = lines.findLastIndex((line) => /^[◆▲] {2}\S/.test(line) && !line.includes('Other needs text'));
+  return start < 0 ? '' : lines.slice(start).join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+
+describe('askbridge answer on a terminal', () => {
+  it('shows the project, the session and the question, picks with the arrows, and sends nothing before the review', async () => {
+    const daemon = await daemonForTest();
+    const payload = freshPayload('01-single-select', 'flow-single');
+    const { hook, id } = await ask(daemon, payload);
+    const terminal = await openTerminal(['answer'], daemon);
+
+    const first = await terminal.waitForPrompt('Choose one');
+    expect(first).toContain(`Project  ${payload.cwd}`);
+    expect(first).toContain(`Session  ${payload.session_id}`);
+    expect(first).toContain('Question 1 of 1 · Database');
+    expect(first).toContain('Which database should the new orders service use?');
+    expect(activePrompt(first)).toMatch(/● 1\. PostgreSQL \(Recommended\)\n│ {7}Matches the existing stack/);
+    expect(activePrompt(first)).toMatch(/○ 2\. SQLite\n│ {7}Zero setup, but no concurrent writers\.\n│ {2}○ 3\. Other/);
+
+    await terminal.press('Down');
+    await terminal.waitForPrompt('● 2. SQLite');
+    await terminal.press('Enter');
+    await terminal.waitForPrompt('A note for Claude');
+    await terminal.press('Enter');
+    const review = await terminal.waitForPrompt('Enter on Submit sends every answer at once');
+    expect(activePrompt(review)).toContain('1. Database: SQLite');
+    expect((await daemon.question(id)).status).toBe('pending');
+
+    await terminal.press('Enter');
+    await terminal.waitFor('Sent: Claude Code has your answer.');
+    expect(await terminal.exitCode()).toBe(0);
+    expect((await answersOf(hook)).answers).toEqual({ 'Which database should the new orders service use?': 'SQLite' });
+  });
+
+  it('multi-select: a number or Space ticks; nothing ticked and an empty Other are explained and keep the choices; Other and a note reach Claude', async () => {
+    const daemon = await daemonForTest();
+    const { hook } = await ask(daemon, freshPayload('02-multi-select', 'flow-multi'));
+    const terminal = await openTerminal(['answer'], daemon);
+
+    await terminal.waitForPrompt('Choose one or more');
+    await terminal.press('Enter');
+    await terminal.waitForPrompt(/^▲ {2}Choose one or more[\s\S]*Choose at least one: Space or its number ticks an option/);
+    await terminal.type('1');
+    await terminal.waitForPrompt('◼ 1. Unit tests');
+    await terminal.press('Down', 'Down', 'Space');
+    await terminal.waitForPrompt('◼ 3. Type check');
+    await terminal.type('5');
+    await terminal.waitForPrompt('◼ 5. Other');
+    await terminal.press('Enter');
+    await terminal.waitForPrompt('Your answer (Other)');
+    await terminal.press('Enter');
+    await terminal.waitFor('Other needs text: choose an option, or Other again and type your answer.');
+    const kept = await terminal.waitForPrompt('Choose one or more');
+    expect(activePrompt(kept)).toMatch(/◼ 1\. Unit tests[\s\S]*◻ 2\. Lint[\s\S]*◼ 3\. Type check[\s\S]*◻ 4\. E2E[\s\S]*◻ 5\. Other/);
+
+    await terminal.type('5');
+    await terminal.waitForPrompt('◼ 5. Other');
+    await terminal.press('Enter');
+    await terminal.waitForPrompt('Your answer (Other)');
+    await terminal.type('Semgrep');
+    await terminal.waitForPrompt('Semgrep');
+    await terminal.press('Enter');
+    await terminal.waitForPrompt('A note for Claude');
+    await terminal.type('nightly is enough');
+    await terminal.waitForPrompt('nightly is enough');
+    await terminal.press('Enter');
+    const review = await terminal.waitForPrompt('Enter on Submit');
+    expect(activePrompt(review)).toMatch(/1\. CI checks: Unit tests, Type check, Other: Semgrep\n│ {7}note: nightly is enough/);
+    await terminal.press('Enter');
+    expect(await terminal.exitCode()).toBe(0);
+
+    const decision = await answersOf(hook);
+    expect(decision.answers).toEqual({ 'Which checks should run in CI?': 'Unit tests, Type check, Semgrep' });
+    expect(decision.annotations).toEqual({ 'Which checks should run in CI?': { notes: 'nightly is enough' } });
+  });
+
+  it('four questions in turn ("Question 2 of 4"), then the review changes one before the one submit', async () => {
+    const daemon = await daemonForTest();
+    const { hook, id } = await ask(daemon, freshPayload('03-four-questions', 'flow-review'));
+    const terminal = await openTerminal(['answer', id.slice(0, 8)], daemon);
+
+    await terminal.waitForPrompt('Choose one');
+    await terminal.type('1');
+    await terminal.waitForPrompt('A note for Claude');
+    await terminal.press('Enter');
+    expect(await terminal.waitForPrompt('Choose one')).toContain('Question 2 of 4 · Sessions');
+    await terminal.type('1');
+    await terminal.waitForPrompt('A note for Claude');
+    await terminal.press('Enter');
+    expect(await terminal.waitForPrompt('Choose one or more')).toContain('Question 3 of 4 · Roles');
+    await terminal.type('1');
+    await terminal.type('4');
+    await terminal.waitForPrompt('◼ 4. Support');
+    await terminal.press('Enter');
+    await terminal.waitForPrompt('A note for Claude');
+    await terminal.press('Enter');
+    expect(await terminal.waitForPrompt('Choose one')).toContain('Question 4 of 4 · Audit log');
+    await terminal.type('2');
+    await terminal.waitForPrompt('A note for Claude');
+    await terminal.press('Enter');
+    const review = activePrompt(await terminal.waitForPrompt('Enter on Submit'));
+    expect(review).toContain('1. Auth: OAuth via GitHub');
+    expect(review).toContain('2. Sessions: Redis');
+    expect(review).toContain('3. Roles: Admin, Support');
+    expect(review).toContain('4. Audit log: Later');
+    expect(review).toContain('● 5. Submit');
+
+    // Change question 2: its earlier choice is where the cursor starts.
+    await terminal.type('2');
+    expect(activePrompt(await terminal.waitForPrompt('Choose one'))).toContain('● 1. Redis');
+    await terminal.type('2');
+    await terminal.waitForPrompt('A note for Claude');
+    await terminal.type('stateless is simpler');
+    await terminal.waitForPrompt('stateless is simpler');
+    await terminal.press('Enter');
+    expect(activePrompt(await terminal.waitForPrompt('Enter on Submit'))).toMatch(/2\. Sessions: Signed cookies\n│ {7}note: stateless is simpler/);
+    expect((await daemon.question(id)).status).toBe('pending');
+    await terminal.press('Enter');
+    expect(await terminal.exitCode()).toBe(0);
+
+    const decision = await answersOf(hook);
+    expect(decision.answers).toEqual({
+      'Which auth method should the admin panel use?': 'OAuth via GitHub',
+      'Where should sessions be stored?': 'Signed cookies',
+      'Which roles do you need on day one?': 'Admin, Support',
+      'Should I add audit logging now?': 'Later',
+    });
+    expect(decision.annotations).toEqual({ 'Where should sessions be stored?': { notes: 'stateless is simpler' } });
+  });
+
+  it('Ctrl+C in the middle, or Esc, leaves the question waiting, untouched (exit 130)', async () => {
+    const daemon = await daemonForTest();
+    const payload = freshPayload('03-four-questions', 'flow-leave');
+    const { hook, id } = await ask(daemon, payload);
+
+    const interrupted = await openTerminal(['answer'], daemon);
+    await interrupted.waitForPrompt('Choose one');
+    await interrupted.type('1');
+    await interrupted.waitForPrompt('A note for Claude');
+    await interrupted.press('Enter');
+    await interrupted.waitForPrompt('Choose one');
+    await interrupted.press('C-c');
+    await interrupted.waitFor('Left: nothing was sent, the question still waits');
+    expect(await interrupted.exitCode()).toBe(130);
+
+    const escaped = await openTerminal(['answer', '--session', payload.session_id.slice(0, 8)], daemon);
+    await escaped.waitForPrompt('Choose one');
+    await escaped.press('Escape');
+    await escaped.waitFor('Left: nothing was sent, the question still waits');
+    expect(await escaped.exitCode()).toBe(130);
+
+    const question = await daemon.question(id);
+    expect(question.status).toBe('pending');
+    expect(question.answers).toBeUndefined();
+    expect(hook.child.exitCode).toBeNull();
+  });
+
+  it('answered elsewhere in the middle of the flow: it says so at once, stops, and sends nothing (exit 3)', async () => {
+    const daemon = await daemonForTest();
+    const { hook, id } = await ask(daemon, freshPayload('03-four-questions', 'flow-elsewhere'));
+    const terminal = await openTerminal(['answer'], daemon);
+    await terminal.waitForPrompt('Choose one');
+    await terminal.type('3');
+    await terminal.waitForPrompt('A note for Claude');
+
+    const elsewhere = await runCli(['answer', id, '--pick', '1=1', '--pick', '2=1', '--pick', '3=1', '--pick', '4=1'], daemon.env);
+    expect(elsewhere.code, elsewhere.stderr).toBe(0);
+    await terminal.waitFor('No longer waiting: answered by a person (cli). Nothing was sent.');
+    expect(await terminal.exitCode()).toBe(3);
+    expect((await answersOf(hook)).answers['Which auth method should the admin panel use?']).toBe('OAuth via GitHub');
+    expect((await daemon.history()).filter((line) => line.id === id)).toHaveLength(1);
+  });
+
+  it('withdrawn by Claude Code in the middle of the flow: it says so at once (exit 3)', async () => {
+    const daemon = await daemonForTest();
+    const key = readFileSync(join(daemon.home, 'hook-key'), 'utf8').trim();
+    const payload = freshPayload('01-single-select', 'flow-withdrawn');
+    const hook = postAsHttpHook({ port: daemon.port, key, payload });
+    hook.response.catch(() => undefined);
+    await daemon.waitForQuestion(payload.tool_use_id);
+    const terminal = await openTerminal(['answer'], daemon);
+    await terminal.waitForPrompt('Choose one');
+    hook.abort();
+    await terminal.waitFor('No longer waiting: withdrawn, Claude Code stopped waiting (Esc or its own timeout). Nothing was sent.');
+    expect(await terminal.exitCode()).toBe(3);
+  });
+
+  it('keys typed before the question is on screen choose nothing', async () => {
+    const daemon = await daemonForTest();
+    const { id } = await ask(daemon, freshPayload('01-single-select', 'flow-type-ahead'));
+    const terminal = await openTerminal(['answer'], daemon);
+    // Sent at once: they wait in the terminal until the command reads them.
+    await terminal.press('Enter', 'Enter', 'Enter', 'Enter');
+    const screen = await terminal.waitForPrompt('Choose one');
+    expect(screen).not.toContain('A note for Claude');
+    expect((await daemon.question(id)).status).toBe('pending');
+    await terminal.press('Escape');
+    expect(await terminal.exitCode()).toBe(130);
+  });
+
+  it('shows escape sequences in model text as markers and never acts on them', async () => {
+    const daemon = await daemonForTest();
+    const payload = freshPayload('01-single-select', 'flow-hostile');
+    const question = payload.tool_input.questions[0]!;
+    question.header = 'Data\u001b[2Jbase';
+    question.options[0]!.label = 'Postgres \u001b]0;pwned\u0007';
+    question.options[1]!.description = 'Zero setup\u001b[31m red \u202Eevil';
+    await ask(daemon, payload);
+    const terminal = await openTerminal(['answer'], daemon);
+
+    const screen = await terminal.waitForPrompt('Choose one');
+    expect(screen).toContain('Question 1 of 1 · Data[U+001B][2Jbase');
+    expect(activePrompt(screen)).toContain('1. Postgres [U+001B]]0;pwned[U+0007]');
+    expect(activePrompt(screen)).toContain('Zero setup[U+001B][31m red [U+202E]evil');
+    // Not cleared (the lines above are still there) and no new window title.
+    expect(screen).toContain(`Project  ${payload.cwd}`);
+    expect(await terminal.title()).not.toContain('pwned');
+    await terminal.press('Escape');
+    expect(await terminal.exitCode()).toBe(130);
+  });
+
+  it('without a terminal and without the answer, says what to pass (exit 2)', async () => {
+    const daemon = await daemonForTest();
+    const answer = await runCli(['answer'], daemon.env);
+    expect(answer).toMatchObject({ code: 2, stdout: '' });
+    expect(answer.stderr).toMatch(/^askbridge answer: no terminal to ask on: give the answer instead, as in askbridge answer ID --pick 1=LABEL\|NUMBER .*--json FILE.*\n$/);
+    const watch = await runCli(['watch'], daemon.env);
+    expect(watch).toMatchObject({ code: 2, stdout: '' });
+    expect(watch.stderr).toContain('askbridge listen --json');
+  });
+});
+
+describe('askbridge watch', () => {
+  it('asks each question in turn, oldest first, with the count of the others; one answered elsewhere leaves the queue; Ctrl+C leaves the rest waiting', async () => {
+    const daemon = await daemonForTest();
+    const first = await ask(daemon, freshPayload('01-single-select', 'watch-first'));
+    const second = await ask(daemon, freshPayload('11-newer-fields', 'watch-second'));
+    const third = await ask(daemon, freshPayload('02-multi-select', 'watch-third'));
+    const terminal = await openTerminal(['watch'], daemon);
+
+    const opening = await terminal.waitForPrompt('Choose one');
+    expect(opening).toContain('Claude Code asks (2 more waiting after this one)');
+    expect(opening).toContain('Question 1 of 1 · Database');
+    // The third is answered elsewhere while the first is on screen: it leaves the queue.
+    expect((await runCli(['answer', third.id, '--pick', '1=Lint'], daemon.env)).code).toBe(0);
+    await terminal.type('2');
+    await terminal.waitForPrompt('A note for Claude');
+    await terminal.press('Enter');
+    await terminal.waitForPrompt('Enter on Submit');
+    await terminal.press('Enter');
+
+    const next = await terminal.waitForPrompt('Choose one');
+    expect(next).toContain('Question 1 of 1 · Memory');
+    expect(next.slice(next.lastIndexOf('Claude Code asks'))).toMatch(/^Claude Code asks\n/);
+    await terminal.type('3');
+    await terminal.waitForPrompt('A note for Claude');
+    await terminal.press('Enter');
+    await terminal.waitForPrompt('Enter on Submit');
+    await terminal.press('Enter');
+    await terminal.waitFor(/Waiting for questions\. Ctrl\+C leaves; questions keep waiting\.\s*$/);
+    expect((await answersOf(first.hook)).answers).toEqual({ 'Which database should the new orders service use?': 'SQLite' });
+    expect((await answersOf(second.hook)).answers).toEqual({ 'Should I remember this preference for future sessions?': 'No' });
+
+    // A question that arrives while it waits is asked at once; Ctrl+C leaves it waiting.
+    const fourth = await ask(daemon, freshPayload('01-single-select', 'watch-fourth'));
+    await terminal.waitForPrompt('Choose one');
+    await terminal.press('C-c');
+    expect(await terminal.exitCode()).toBe(0);
+    expect((await daemon.question(fourth.id)).status).toBe('pending');
+  });
+
+  it('leaves with exit 0 on Ctrl+C while it waits', async () => {
+    const daemon = await daemonForTest();
+    const terminal = await openTerminal(['watch'], daemon);
+    await terminal.waitFor('Waiting for questions.');
+    await terminal.press('C-c');
+    await terminal.waitFor('Left: the questions still waiting keep waiting.');
+    expect(await terminal.exitCode()).toBe(0);
+  });
+});
+
+describe('askbridge listen', () => {
+  type Line = { event: string; id: string; status: string; by?: string; detail?: string; question: { toolUseId: string } };
+
+  function listen(daemon: Daemon, json: boolean) {
+    const child = spawn(process.execPath, [CLI_BIN, 'listen', ...(json ? ['--json'] : [])], { cwd: REPO_ROOT, env: daemon.env, stdio: ['ignore', 'pipe', 'pipe'] });
+    cleanups.push(async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const exited = new Promise<number | null>((resolve) => child.once('close', (code) => resolve(code)));
+    const lines = () => stdout.split('\n').filter((line) => line !== '');
+    return {
+      child,
+      exited,
+      output: () => ({ stdout, stderr }),
+      waitForLine: (match: (line: string) => boolean, what: string) => waitUntil(() => lines().find(match), WAIT_MS, what),
+    };
+  }
+
+  it('--json: one object a line for a question waiting, added, answered (by whom) and withdrawn; SIGINT ends it with exit 0', async () => {
+    const daemon = await daemonForTest();
+    const before = await ask(daemon, freshPayload('01-single-select', 'listen-before'));
+    const listener = listen(daemon, true);
+    const parsed = (line: string) => JSON.parse(line) as Line;
+    const waiting = parsed(await listener.waitForLine((line) => parsed(line).event === 'waiting', 'the question already waiting'));
+    expect(waiting).toMatchObject({ id: before.id, status: 'pending' });
+
+    const payload = freshPayload('02-multi-select', 'listen-added');
+    const added = await ask(daemon, payload);
+    expect(parsed(await listener.waitForLine((line) => parsed(line).event === 'added', 'added'))).toMatchObject({ id: added.id, status: 'pending', question: { toolUseId: payload.tool_use_id } });
+    expect((await runCli(['answer', added.id, '--pick', '1=Lint'], daemon.env)).code).toBe(0);
+    expect(parsed(await listener.waitForLine((line) => parsed(line).event === 'resolved' && parsed(line).id === added.id, 'resolved'))).toMatchObject({ status: 'answered', by: 'person', detail: 'cli' });
+
+    const key = readFileSync(join(daemon.home, 'hook-key'), 'utf8').trim();
+    const httpPayload = freshPayload('11-newer-fields', 'listen-withdrawn');
+    const hook = postAsHttpHook({ port: daemon.port, key, payload: httpPayload });
+    hook.response.catch(() => undefined);
+    const withdrawn = await daemon.waitForQuestion(httpPayload.tool_use_id);
+    hook.abort();
+    expect(parsed(await listener.waitForLine((line) => parsed(line).event === 'resolved' && parsed(line).id === withdrawn.id, 'withdrawn'))).toMatchObject({ status: 'cancelled', by: 'cancelled' });
+
+    listener.child.kill('SIGINT');
+    expect(await listener.exited).toBe(0);
+    expect(listener.output().stderr).toBe('');
+  });
+
+  it('readable lines; exit 6 with one line saying why when the daemon stops', async () => {
+    const daemon = await daemonForTest();
+    const listener = listen(daemon, false);
+    await daemon.waitForLog((entry) => entry.msg === 'watcher connected', WAIT_MS, 'listen to connect');
+    const asked = await ask(daemon, freshPayload('03-four-questions', 'listen-readable'));
+    await listener.waitForLine((line) => line.includes(`added     ${asked.id}  4 questions (Auth, Sessions, Roles, Audit log)`), 'the readable added line');
+    daemon.expectExit();
+    expect((await runCli(['stop'], daemon.env)).code).toBe(0);
+    await listener.waitForLine((line) => line.includes(`resolved  ${asked.id}  handed to Claude Code's terminal (the daemon stopped)`), 'the readable resolved line');
+    expect(await listener.exited).toBe(6);
+    expect(listener.output().stderr).toBe('askbridge listen: the daemon stopped\n');
+  });
+});
