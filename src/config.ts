@@ -8,7 +8,7 @@ import { RE2JS } from 're2js';
 import { z } from 'zod';
 import { ANSWER_MODES } from './answers.js';
 import { contentHash, createTrustStore, type TrustStore, type TrustVerdict } from './trust.js';
-import { describeZodError, TimeoutActionSchema } from './protocol.js';
+import { describeZodError, LIMITS, TimeoutActionSchema } from './protocol.js';
 import { parsePublicUrl } from './public-url.js';
 
 export const DEFAULT_WAIT_SECONDS = 300;
@@ -63,6 +63,8 @@ export const ConfigFileSchema = z.strictObject({
   whenNobodyWatching: z.enum(['wait', 'act']).optional(),
   answerMode: z.enum(ANSWER_MODES).optional(),
   rules: z.array(RuleSchema).max(200).optional(),
+  /** How many questions a script (`askbridge ask`) or an MCP client may ask at once; Claude Code's own tool asks at most 4. */
+  askMaxQuestions: z.number().int().min(LIMITS.askQuestions.min).max(LIMITS.askQuestions.max).optional(),
   /** Read from the user config only, when the daemon starts (public-url.ts). */
   publicUrl: z
     .string()
@@ -86,7 +88,11 @@ export const DEFAULT_CONFIG: Config = {
   whenNobodyWatching: 'wait',
   answerMode: 'updatedInput',
   rules: [],
+  askMaxQuestions: LIMITS.questions.max,
 };
+
+/** The settings that hold one value, which a project file replaces (rules add up instead). */
+export const SCALAR_KEYS = ['waitSeconds', 'onTimeout', 'whenNobodyWatching', 'answerMode', 'askMaxQuestions'] as const;
 
 const ConfigOriginSchema = z.enum(['default', 'user', 'project']);
 export type ConfigOrigin = z.infer<typeof ConfigOriginSchema>;
@@ -95,7 +101,7 @@ export type ConfigOrigin = z.infer<typeof ConfigOriginSchema>;
 export const EffectiveConfigSchema = z.object({
   config: ConfigFileSchema.omit({ $schema: true, publicUrl: true }).required(),
   /** Where each key's value came from; rules list project rules first, then user rules. */
-  origins: z.record(z.enum(['waitSeconds', 'onTimeout', 'whenNobodyWatching', 'answerMode', 'rules']), z.union([ConfigOriginSchema, z.literal('user+project')])),
+  origins: z.record(z.enum([...SCALAR_KEYS, 'rules']), z.union([ConfigOriginSchema, z.literal('user+project')])),
   files: z.object({ user: z.string(), project: z.string().optional() }),
   /** Files that are broken now; their last good version (if any) is in use. */
   errors: z.array(z.object({ path: z.string(), message: z.string() })),
@@ -238,7 +244,7 @@ export function mergeConfig(user: ConfigFile, project: ConfigFile): Pick<Effecti
   const config = { ...DEFAULT_CONFIG };
   const origins = Object.fromEntries(Object.keys(DEFAULT_CONFIG).map((key) => [key, 'default'])) as EffectiveConfig['origins'];
   for (const [origin, file] of [['user', user], ['project', project]] as const) {
-    for (const key of ['waitSeconds', 'onTimeout', 'whenNobodyWatching', 'answerMode'] as const) {
+    for (const key of SCALAR_KEYS) {
       if (file[key] === undefined) continue;
       (config as Record<string, unknown>)[key] = file[key];
       origins[key] = origin;

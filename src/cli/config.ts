@@ -2,7 +2,7 @@
 // value comes from (default, the user file, or the project's .claude/askbridge.json).
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createConfigReader, EffectiveConfigSchema, type EffectiveConfig } from '../config.js';
+import { createConfigReader, EffectiveConfigSchema, SCALAR_KEYS, type EffectiveConfig } from '../config.js';
 import { connectToDaemon, DaemonUnreachable } from './client.js';
 import type { CommandIo } from './command.js';
 import { readReply } from './replies.js';
@@ -21,7 +21,7 @@ export async function run(io: CommandIo): Promise<number> {
   io.stdout(`Configuration for questions asked in ${cwd} (${source})\n`);
   io.stdout(`  user file:    ${effective.files.user}\n  project file: ${effective.files.project ?? '(none: .claude/askbridge.json in this directory or above)'}\n\n`);
   const { config, origins } = effective;
-  for (const key of ['waitSeconds', 'onTimeout', 'whenNobodyWatching', 'answerMode'] as const) {
+  for (const key of SCALAR_KEYS) {
     io.stdout(`  ${key.padEnd(19)} ${String(config[key]).padEnd(14)} (${origins[key]})\n`);
   }
   io.stdout(`  ${'rules'.padEnd(19)} ${String(config.rules.length).padEnd(14)} (${origins.rules})\n`);

@@ -18,7 +18,7 @@ import { startInBackground } from './start.js';
 /** How often a waiting call tells the client it is still alive. */
 export const PROGRESS_INTERVAL_MS = 10_000;
 
-const DESCRIPTION = `Ask the user one or more multiple-choice questions and wait for their answer. Use it when a decision is the user's to make (a choice between approaches, a preference, a missing requirement) rather than guessing. Each question has a short header, 2-${LIMITS.options.max} options with a label and a description (put "(Recommended)" at the end of the label you recommend), and multiSelect when several options may be chosen together; the user can always answer in their own words instead. Up to ${LIMITS.askQuestions.max} questions at once. The answer may take minutes: the call waits.`;
+const DESCRIPTION = `Ask the user one or more multiple-choice questions and wait for their answer. Use it when a decision is the user's to make (a choice between approaches, a preference, a missing requirement) rather than guessing. Each question has a short header, 2-${LIMITS.options.max} options with a label and a description (put "(Recommended)" at the end of the label you recommend), and multiSelect when several options may be chosen together; the user can always answer in their own words instead. Up to 4 questions at once (more, up to ${LIMITS.askQuestions.max}, when the user's configuration allows them). The answer may take minutes: the call waits.`;
 
 export async function run(io: CommandIo): Promise<number> {
   const server = new McpServer({ name: 'askbridge', version: VERSION });

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigFileError, findProjectConfig, readConfigFile, type ConfigFile } from '../config.js';
+import { ConfigFileError, findProjectConfig, readConfigFile, SCALAR_KEYS, type ConfigFile } from '../config.js';
 import { contentHash, createTrustStore } from '../trust.js';
 import { terminalText } from '../visible-text.js';
 import { CliError, type CommandIo } from './command.js';
@@ -48,7 +48,7 @@ export async function run(io: CommandIo): Promise<void> {
 
 function describe(config: ConfigFile): string {
   const lines: string[] = [];
-  for (const key of ['waitSeconds', 'onTimeout', 'whenNobodyWatching', 'answerMode'] as const) {
+  for (const key of SCALAR_KEYS) {
     if (config[key] !== undefined) lines.push(`  ${key}: ${String(config[key])}`);
   }
   for (const [index, rule] of (config.rules ?? []).entries()) {

@@ -20,6 +20,8 @@ export type PolicyContext = {
 
 export type QuestionPlan = {
   waitMs: number;
+  /** How many questions a script or an MCP client may ask at once here. */
+  askMaxQuestions: number;
   timeout: QuestionView['timeout'];
   answerMode: AnswerMode;
   onTimeout: (question: QuestionView) => Outcome;
@@ -46,6 +48,7 @@ export function createPolicy(options: { configFor: (cwd: string) => EffectiveCon
     };
     const plan: QuestionPlan = {
       waitMs,
+      askMaxQuestions: config.askMaxQuestions,
       answerMode: config.answerMode,
       timeout: describeTimeout(config, context),
       onTimeout: () => decide('timeout'),

@@ -55,8 +55,8 @@ describe('askbridge ask', () => {
     }
   });
 
-  it('takes AskUserQuestion JSON on stdin with more than four questions, and prints JSON with --json-output', async () => {
-    daemon = await startDaemon();
+  it('takes AskUserQuestion JSON on stdin with more than four questions (askMaxQuestions), and prints JSON with --json-output', async () => {
+    daemon = await startDaemon({ config: { askMaxQuestions: 5 } });
     const questions = Array.from({ length: 5 }, (_, index) => ({ question: `Step ${index + 1}?`, header: `Step ${index + 1}`, multiSelect: index === 4, options: [{ label: 'Yes', description: '' }, { label: 'No', description: '' }] }));
     const { asking, question } = await askAndWait(['--json', '-', '--json-output'], JSON.stringify({ questions }));
     expect(question.questions).toHaveLength(5);

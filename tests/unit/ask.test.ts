@@ -84,8 +84,17 @@ describe('POST /api/ask', () => {
     expect((await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json()).toEqual({ questions: [] });
   });
 
-  it('takes up to ten questions, more than Claude Code allows, and refuses eleven naming the field', async () => {
+  it('takes four questions, as Claude Code does, unless askMaxQuestions allows more', async () => {
     config = withConfig({ waitSeconds: 0, onTimeout: 'recommended' });
+    const five = Array.from({ length: 5 }, (_, index) => question(`Question ${index + 1}?`));
+    const refused = await ask({ ...ASK, questions: five });
+    expect(refused.statusCode).toBe(400);
+    expect(refused.json<{ error: { code: string; message: string } }>().error).toEqual({ code: 'too_many_questions', message: '5 questions at once, but the configuration allows 4 (askMaxQuestions, up to 10)' });
+    expect((await ask({ ...ASK, questions: five.slice(0, 4) })).statusCode).toBe(200);
+  });
+
+  it('takes up to ten questions when the configuration allows them, and refuses eleven naming the field', async () => {
+    config = withConfig({ waitSeconds: 0, onTimeout: 'recommended', askMaxQuestions: 10 });
     const ten = Array.from({ length: 10 }, (_, index) => question(`Question ${index + 1}?`));
     expect((await ask({ ...ASK, questions: ten })).json<{ question: QuestionView }>().question.questions).toHaveLength(10);
     const eleven = await ask({ ...ASK, questions: [...ten, question('Question 11?')] });

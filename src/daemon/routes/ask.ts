@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { AskRequestSchema, ErrorReplySchema, QuestionReplySchema, type Asker, type HookEnvironment, type Question, type QuestionView } from '../../protocol.js';
+import { AskRequestSchema, ErrorReplySchema, LIMITS, QuestionReplySchema, type Asker, type HookEnvironment, type Question, type QuestionView } from '../../protocol.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
 import { MAX_PENDING } from '../limits.js';
@@ -42,6 +42,9 @@ export function openAsk({ store, watchers, deps }: RouteContext, request: Fastif
     throw new HttpError(503, 'too_many_pending', `${maxPending} questions are waiting already: this one goes to the terminal`);
   }
   const plan = deps.planQuestion({ cwd: asked.cwd, toolInput: asked.toolInput, questions: asked.questions, unattended: isUnattended(asked.environment), watchers: watchers.sockets.size });
+  if (asked.asker && asked.questions.length > plan.askMaxQuestions) {
+    throw new HttpError(400, 'too_many_questions', `${asked.questions.length} questions at once, but the configuration allows ${plan.askMaxQuestions} (askMaxQuestions, up to ${LIMITS.askQuestions.max})`);
+  }
   const waitMs = asked.waitSeconds === undefined ? plan.waitMs : Math.min(plan.waitMs, asked.waitSeconds * 1000);
   const waiter = store.open({
     sessionId: asked.sessionId,
