@@ -2,13 +2,13 @@
 // --json, the interactive flow (flow.ts) for the oldest waiting question, one given by id, or the
 // oldest of a session. With them, at once: `answer ID --pick 1=LABEL ...`, for scripts. Questions
 // are numbered from 1, as `askbridge pending` shows them; an id prefix is enough when it is unique.
-import { readFileSync } from 'node:fs';
 import { shorten } from '../answers.js';
 import { parseArgs } from 'node:util';
 import { ErrorReplySchema, QuestionReplySchema, QuestionsReplySchema, type AnswerRequest, type QuestionView } from '../protocol.js';
 import { markInvisible, terminalJson, terminalText } from '../visible-text.js';
 import { connectToDaemon, type DaemonClient } from './client.js';
 import { CliError, type CommandIo } from './command.js';
+import { readJsonInput } from './json-input.js';
 import { readReply } from './replies.js';
 
 export async function run(io: CommandIo): Promise<number> {
@@ -115,16 +115,5 @@ function optionLabel(question: QuestionView['questions'][number], given: string)
 
 /** The answer in a file (or stdin for "-"), as the page sends it; the daemon checks its shape and says what is wrong. */
 function readAnswerFile(path: string): AnswerRequest {
-  const where = path === '-' ? 'standard input' : path;
-  let text: string;
-  try {
-    text = readFileSync(path === '-' ? 0 : path, 'utf8');
-  } catch (error) {
-    throw new CliError(`cannot read ${where}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`, 2);
-  }
-  try {
-    return JSON.parse(text) as AnswerRequest;
-  } catch (error) {
-    throw new CliError(`${where} is not valid JSON: ${(error as Error).message}`, 2);
-  }
+  return readJsonInput(path).json as AnswerRequest;
 }

@@ -11,6 +11,7 @@ import { ErrorReplySchema, QuestionReplySchema, type AskRequest, type QuestionVi
 import { markInvisible, terminalJson, terminalText } from '../visible-text.js';
 import { connectToDaemon, type DaemonClient } from './client.js';
 import { CliError, type CommandIo } from './command.js';
+import { readJsonInput } from './json-input.js';
 import { readReply } from './replies.js';
 
 /** Exit codes beyond 0-2 (main.ts): how the question ended when it was not answered. */
@@ -120,19 +121,7 @@ function questionFromFlags(flags: Flags) {
 /** Questions as AskUserQuestion takes them (`{"questions": [...]}`), from a file or stdin ("-"); the daemon checks them. */
 function readQuestionsFile(path: string, flags: Flags): unknown[] {
   if (flags.question !== undefined || flags.option.length > 0) throw new CliError('give the question either with --question/--option or with --json, not both', 2);
-  const where = path === '-' ? 'standard input' : path;
-  let text: string;
-  try {
-    text = readFileSync(path === '-' ? 0 : path, 'utf8');
-  } catch (error) {
-    throw new CliError(`cannot read ${where}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`, 2);
-  }
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch (error) {
-    throw new CliError(`${where} is not valid JSON: ${(error as Error).message}`, 2);
-  }
+  const { json, where } = readJsonInput(path);
   const questions = typeof json === 'object' && json !== null && 'questions' in json ? json.questions : undefined;
   if (!Array.isArray(questions)) throw new CliError(`${where} must hold {"questions": [...]}, as AskUserQuestion takes them`, 2);
   return questions;
