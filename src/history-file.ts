@@ -33,6 +33,9 @@ export const HistoryLineSchema = z.looseObject({
 });
 export type HistoryLine = z.infer<typeof HistoryLineSchema>;
 
+/** A line as it may be on disk: those written before the status was called `handed-to-terminal` say `terminal`. */
+const StoredHistoryLineSchema = HistoryLineSchema.extend({ status: z.union([QuestionStatusSchema, z.literal('terminal')]) });
+
 /** Who or what settled a question, in history's words: `askbridge history` and `askbridge listen` say it alike. */
 export function describeSource(view: QuestionView): { source: HistorySource; detail?: string } {
   const source = view.source;
@@ -44,7 +47,7 @@ export function describeSource(view: QuestionView): { source: HistorySource; det
   switch (source.kind) {
     case 'person':
       if (view.status === 'declined') return { source: 'declined', detail: `person via ${source.client}` };
-      if (view.status === 'terminal') return { source: 'terminal', detail: `person via ${source.client}` };
+      if (view.status === 'handed-to-terminal') return { source: 'terminal', detail: `person via ${source.client}` };
       return { source: 'person', detail: source.client };
     case 'policy': {
       const detail = [source.trigger, source.rule].filter(Boolean).join(': ');
@@ -109,8 +112,10 @@ function parseLines(raws: string[]): HistoryLine[] {
     } catch {
       continue; // a line torn by a crash
     }
-    const line = checkShape(HistoryLineSchema, json);
-    if (line.ok) lines.push(line.value);
+    const line = checkShape(StoredHistoryLineSchema, json);
+    if (!line.ok) continue;
+    const { status } = line.value;
+    lines.push(status === 'terminal' ? { ...line.value, status: 'handed-to-terminal' } : { ...line.value, status });
   }
   return lines;
 }

@@ -230,7 +230,7 @@ export const SourceSchema = z.discriminatedUnion('kind', [
 export type Source = z.infer<typeof SourceSchema>;
 
 /** `failed`: an answer was given, but no decision could be built from it; the terminal asks. */
-export const QuestionStatusSchema = z.enum(['pending', 'answered', 'declined', 'terminal', 'cancelled', 'failed']);
+export const QuestionStatusSchema = z.enum(['pending', 'answered', 'declined', 'handed-to-terminal', 'cancelled', 'failed']);
 export type QuestionStatus = z.infer<typeof QuestionStatusSchema>;
 
 /** A question as pages and the CLI see it. */

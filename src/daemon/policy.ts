@@ -43,7 +43,7 @@ export function createPolicy(options: { configFor: (cwd: string) => EffectiveCon
         return decideWithoutPerson(config, context, trigger, options.log);
       } catch (error) {
         options.log({ error: (error as Error).message }, 'policy failed: the terminal asks instead');
-        return { status: 'terminal', source: { kind: 'policy', action: 'terminal', trigger }, hookOutput: null };
+        return { status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger }, hookOutput: null };
       }
     };
     const plan: QuestionPlan = {
@@ -75,7 +75,7 @@ function decideWithoutPerson(config: Config, context: PolicyContext, trigger: 't
   const source: Source = { kind: 'policy', action: config.onTimeout, trigger, ...(rule ? { rule } : {}) };
   switch (config.onTimeout) {
     case 'terminal':
-      return { status: 'terminal', source, hookOutput: null };
+      return { status: 'handed-to-terminal', source, hookOutput: null };
     case 'decline':
       return { status: 'declined', source, hookOutput: buildDenyOutput(declineReason(describeTrigger(trigger, config))) };
     case 'recommended': {

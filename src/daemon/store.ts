@@ -319,7 +319,7 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
 
     /** A person hands the question back: the hook prints nothing and Claude Code's own dialog asks. */
     handToTerminal(id: string, client: 'page' | 'cli'): AnswerResult {
-      return settleByPerson(id, { status: 'terminal', source: { kind: 'person', client }, hookOutput: null });
+      return settleByPerson(id, { status: 'handed-to-terminal', source: { kind: 'person', client }, hookOutput: null });
     },
 
     get(id: string): QuestionView | undefined {
@@ -352,7 +352,7 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
     /** The daemon is stopping: every waiting hook prints nothing, so each terminal asks instead. */
     releaseAll(): void {
       for (const entry of [...byId.values()]) {
-        if (!entry.outcome) settle(entry, { status: 'terminal', source: { kind: 'daemon-stopped' }, hookOutput: null });
+        if (!entry.outcome) settle(entry, { status: 'handed-to-terminal', source: { kind: 'daemon-stopped' }, hookOutput: null });
       }
     },
   };

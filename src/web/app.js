@@ -525,7 +525,7 @@ function settleOtherwise(card, action) {
 }
 
 async function send(card, action, body) {
-  const fallbackStatus = { answer: 'answered', terminal: 'terminal', decline: 'declined' }[action];
+  const fallbackStatus = { answer: 'answered', terminal: 'handed-to-terminal', decline: 'declined' }[action];
   setBusy(card, true);
   const result = await api('POST', `/api/questions/${encodeURIComponent(card.id)}/${action}`, body);
   setBusy(card, false);
@@ -601,7 +601,7 @@ function describe(view, how) {
     }
     case 'declined':
       return { title: 'Declined', detail: policyDetail ?? lateDetail };
-    case 'terminal':
+    case 'handed-to-terminal':
       return { title: 'Handed to the terminal', detail: policyDetail ?? lateDetail };
     case 'cancelled':
       return { title: 'Withdrawn: the question was cancelled in the terminal', detail: lateDetail };

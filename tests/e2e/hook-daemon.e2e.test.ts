@@ -560,7 +560,7 @@ describe('what happens when nobody answers, as set in the user config file', () 
     expect(result.ms).toBeGreaterThanOrEqual(1000);
     expect(result.ms).toBeLessThan(5000);
     const view = await daemon.api<{ question: QuestionView }>('GET', `/api/questions/${question.id}`);
-    expect(view.body.question.status).toBe('terminal');
+    expect(view.body.question.status).toBe('handed-to-terminal');
     expect(view.body.question.source).toEqual({ kind: 'policy', action: 'terminal', trigger: 'timeout' });
   });
 

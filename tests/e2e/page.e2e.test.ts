@@ -180,10 +180,10 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     expect(result.code).toBe(0);
     expect(result.signal).toBeNull();
     expect(result.stdout).toBe('');
-    expect(await waitUntilSettled(page, view.id)).toBe('terminal');
+    expect(await waitUntilSettled(page, view.id)).toBe('handed-to-terminal');
     expect(await statusTitle(page, view.id)).toBe('Handed to the terminal');
     const after = await daemon.api<{ question: QuestionView }>('GET', `/api/questions/${view.id}`);
-    expect(after.body.question.status).toBe('terminal');
+    expect(after.body.question.status).toBe('handed-to-terminal');
     expect(after.body.question.source).toEqual({ kind: 'person', client: 'page' });
   });
 

@@ -122,7 +122,7 @@ function openQuestion(toolUseId: string): OpenQuestion {
     questions: [question],
     waitMs: 60_000,
     timeout: { action: 'terminal', summary: 'the terminal will ask' },
-    onTimeout: () => ({ status: 'terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' }, hookOutput: null }),
+    onTimeout: () => ({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' }, hookOutput: null }),
     answerMode: 'updatedInput',
     reattaches: true,
   };

@@ -122,7 +122,7 @@ describe('POST /api/ask', () => {
 
   it("waits no longer than the asker's waitSeconds, then says nobody answered", async () => {
     const reply = await ask({ ...ASK, waitSeconds: 1 });
-    expect(reply.json<{ question: QuestionView }>().question).toMatchObject({ status: 'terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } });
+    expect(reply.json<{ question: QuestionView }>().question).toMatchObject({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } });
   });
 
   it('withdraws the question when the asker goes away', async () => {

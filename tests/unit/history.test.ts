@@ -31,7 +31,7 @@ describe('history.jsonl', () => {
     const history = createHistory(path);
     history.append(finished('1', { kind: 'person', client: 'page' }, 'answered'));
     history.append(finished('2', { kind: 'policy', action: 'rule', trigger: 'immediately', rule: '"tests"' }, 'answered'));
-    history.append(finished('3', { kind: 'policy', action: 'terminal', trigger: 'timeout' }, 'terminal'));
+    history.append(finished('3', { kind: 'policy', action: 'terminal', trigger: 'timeout' }, 'handed-to-terminal'));
     history.append(finished('4', { kind: 'hook-gone' }, 'cancelled'));
     history.append(finished('5', { kind: 'person', client: 'cli' }, 'declined'));
     await history.flushed();
@@ -56,6 +56,14 @@ describe('history.jsonl', () => {
     await afterCrash.flushed();
     expect(readHistory(path).map((line) => line.id)).toEqual(['1', '2']);
     expect(readFileSync(path, 'utf8').split('\n')).toHaveLength(4);
+  });
+
+  it('reads a line written before the status was called handed-to-terminal, as the new name', () => {
+    const path = join(dir, 'history.jsonl');
+    const old = { id: 'old', sessionId: 's', toolUseId: 't', project: '/p', askedAt: '2026-11-01T10:00:00.000Z', finishedAt: '2026-11-01T10:05:00.000Z', status: 'terminal', source: 'expired', questions: [{ question: 'Q?', header: 'H' }] };
+    appendFileSync(path, `${JSON.stringify(old)}\n`);
+    expect(readHistory(path)).toEqual([{ ...old, status: 'handed-to-terminal' }]);
+    expect(readHistoryTail(path, 5).map((line) => line.status)).toEqual(['handed-to-terminal']);
   });
 });
 

@@ -33,7 +33,7 @@ describe('resultOf', () => {
   });
 
   it('gives no answer when nobody answered, and says a decline is a decline', () => {
-    const unanswered = resultOf(settled({ status: 'terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } }));
+    const unanswered = resultOf(settled({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } }));
     expect(unanswered.structuredContent).toMatchObject({ status: 'unanswered', answers: {}, notes: {}, answeredBy: 'nobody' });
     expect(JSON.stringify(unanswered.content)).toContain('do not assume one');
     const declined = resultOf(settled({ status: 'declined', source: { kind: 'person', client: 'page' } }));

@@ -40,7 +40,7 @@ describe('the policy', () => {
     expect(result.waitMs).toBe(DEFAULT_CONFIG.waitSeconds * 1000);
     expect(result.immediate).toBeUndefined();
     expect(result.timeout).toEqual({ action: 'terminal', summary: 'the terminal will ask' });
-    expect(result.onTimeout(view)).toMatchObject({ status: 'terminal', hookOutput: null });
+    expect(result.onTimeout(view)).toMatchObject({ status: 'handed-to-terminal', hookOutput: null });
   });
 
   it('answers with the recommended options on timeout and tells Claude no person chose', () => {
@@ -93,16 +93,16 @@ describe('the policy', () => {
 
   it('refuses two labels from a rule for a single-select question', () => {
     const outcome = plan({ onTimeout: 'terminal', rules: [{ header: 'Auth', choose: ['OAuth via GitHub', 'Email magic link'] }] }).onTimeout(view);
-    expect(outcome.status).toBe('terminal');
+    expect(outcome.status).toBe('handed-to-terminal');
   });
 
   it('lets the terminal ask on timeout when rules leave a question unanswered', () => {
-    expect(plan({ rules: [{ header: 'Auth', choose: 'Email magic link' }] }).onTimeout(view)).toMatchObject({ status: 'terminal', hookOutput: null });
+    expect(plan({ rules: [{ header: 'Auth', choose: 'Email magic link' }] }).onTimeout(view)).toMatchObject({ status: 'handed-to-terminal', hookOutput: null });
   });
 
   it('acts at once for an unattended session', () => {
     expect(plan({ onTimeout: 'recommended' }, { unattended: true }).immediate).toMatchObject({ status: 'answered', source: { trigger: 'nobody-watching' } });
-    expect(plan({}, { unattended: true }).immediate).toMatchObject({ status: 'terminal', hookOutput: null });
+    expect(plan({}, { unattended: true }).immediate).toMatchObject({ status: 'handed-to-terminal', hookOutput: null });
   });
 
   it('acts at once when nobody watches only if whenNobodyWatching is "act"', () => {

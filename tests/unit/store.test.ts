@@ -16,7 +16,7 @@ const open = (toolUseId: string, waitMs = 60_000): OpenQuestion => ({
   questions: [question],
   waitMs,
   timeout: { action: 'terminal', summary: 'the terminal will ask' },
-  onTimeout: () => ({ status: 'terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' }, hookOutput: null }),
+  onTimeout: () => ({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' }, hookOutput: null }),
   answerMode: 'updatedInput',
   reattaches: true,
 });
@@ -44,10 +44,10 @@ describe('the question store', () => {
       hookOutput: { hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: PERSON_DECLINE_REASON } },
     });
     const handedBack = store.open(open('t2'));
-    expect(store.handToTerminal(handedBack.question.id, 'cli')).toMatchObject({ kind: 'answered', question: { status: 'terminal', source: { kind: 'person', client: 'cli' } } });
-    await expect(handedBack.outcome).resolves.toMatchObject({ status: 'terminal', hookOutput: null });
+    expect(store.handToTerminal(handedBack.question.id, 'cli')).toMatchObject({ kind: 'answered', question: { status: 'handed-to-terminal', source: { kind: 'person', client: 'cli' } } });
+    await expect(handedBack.outcome).resolves.toMatchObject({ status: 'handed-to-terminal', hookOutput: null });
     // Once settled, neither way settles it again; an unknown id is not found.
-    expect(store.decline(handedBack.question.id, 'page')).toMatchObject({ kind: 'already_resolved', question: { status: 'terminal' } });
+    expect(store.decline(handedBack.question.id, 'page')).toMatchObject({ kind: 'already_resolved', question: { status: 'handed-to-terminal' } });
     expect(store.handToTerminal(declined.question.id, 'page')).toMatchObject({ kind: 'already_resolved', question: { status: 'declined' } });
     expect(store.decline('00000000-0000-4000-8000-000000000000', 'page')).toEqual({ kind: 'not_found' });
   });
@@ -80,7 +80,7 @@ describe('the question store', () => {
     vi.advanceTimersByTime(4999);
     expect(store.pending()).toHaveLength(1);
     vi.advanceTimersByTime(1);
-    await expect(waiter.outcome).resolves.toMatchObject({ status: 'terminal', source: { kind: 'policy', trigger: 'timeout' } });
+    await expect(waiter.outcome).resolves.toMatchObject({ status: 'handed-to-terminal', source: { kind: 'policy', trigger: 'timeout' } });
   });
 
   it('lists pending questions newest first', () => {
@@ -106,7 +106,7 @@ describe('the question store', () => {
     const store = createQuestionStore();
     const waiter = store.open(open('t1'));
     store.releaseAll();
-    await expect(waiter.outcome).resolves.toMatchObject({ status: 'terminal', source: { kind: 'daemon-stopped' }, hookOutput: null });
+    await expect(waiter.outcome).resolves.toMatchObject({ status: 'handed-to-terminal', source: { kind: 'daemon-stopped' }, hookOutput: null });
   });
 });
 
@@ -132,7 +132,7 @@ describe('waiting questions on disk', () => {
 
   it('are not written when a policy settles them at once', () => {
     const store = createQuestionStore({ persistence: createPendingFiles(dir, () => {}) });
-    store.open({ ...open('t1'), immediate: { status: 'terminal', source: { kind: 'policy', action: 'terminal', trigger: 'nobody-watching' }, hookOutput: null } });
+    store.open({ ...open('t1'), immediate: { status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'nobody-watching' }, hookOutput: null } });
     expect(() => readdirSync(join(dir, 'pending'))).toThrow(/ENOENT/);
   });
 
@@ -189,6 +189,6 @@ describe('a restored question', () => {
     const store = restoredFrom(saved);
     const waiter = store.open(open('t1'));
     vi.advanceTimersByTime(saved.expiresAt - Date.now());
-    await expect(waiter.outcome).resolves.toMatchObject({ status: 'terminal', source: { kind: 'policy', trigger: 'timeout' } });
+    await expect(waiter.outcome).resolves.toMatchObject({ status: 'handed-to-terminal', source: { kind: 'policy', trigger: 'timeout' } });
   });
 });
