@@ -1,5 +1,6 @@
 // Who may do what. Four kinds of caller reach the daemon:
-// - the command hook: signed requests (hook-identity.ts), and never an Origin header;
+// - hooks: the command hook's signed requests (hook-identity.ts) or the http hook's key, and never
+//   an Origin header;
 // - the CLI: a bearer token read from the 0600 token file, and never an Origin header, so no web
 //   page can act as either;
 // - paired pages: an HttpOnly SameSite=Strict cookie AND a page key, both from trading a one-time
@@ -10,7 +11,9 @@
 //   exact origin: an Origin header naming it, or `Sec-Fetch-Site: same-origin`;
 // - anyone else: only the static page itself, and the pairing route (rate-limited).
 // Every request must carry an allowed Host (against DNS rebinding): a loopback name the daemon
-// actually holds, or a host the user configured.
+// actually holds, or the host of the public URL the user configured (public-url.ts); an Origin
+// must be exactly a loopback origin or the public URL's. Paired pages are devices the person can
+// list and revoke; revoking one stops its cookie and key at once.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { PublicUrl } from '../public-url.js';
@@ -49,8 +52,8 @@ export type Device = { id: string; name: string; pairedAt: number; lastSeen: num
 /** A paired page, as kept on disk: hashes of its cookie and of its key, when it expires, and its device. */
 export type StoredPageSession = Device & { cookieHash: string; keyHash: string; expiresAt: number };
 export type PageSessionStore = { load(): StoredPageSession[]; save(entries: StoredPageSession[]): void };
-/** How revoking a device went; `sessionId` tells whose sockets to close. */
-export type RevokeResult = { kind: 'revoked'; sessionId: string } | { kind: 'not_found' } | { kind: 'not_saved'; reason: string };
+/** How revoking a device went: `not_saved` is revoked all the same while the daemon runs. */
+export type RevokeResult = { kind: 'revoked' } | { kind: 'not_found' } | { kind: 'not_saved'; reason: string };
 
 /** A device's last-seen time is written to disk at most this often (it changes on every request). */
 const LAST_SEEN_SAVE_MS = 60_000;
@@ -261,17 +264,14 @@ export function createAuth(options: AuthOptions) {
     revokeDevice(deviceId: string): RevokeResult {
       const entry = [...pageSessions].find(([, session]) => session.id === deviceId);
       if (!entry) return { kind: 'not_found' };
-      const [sessionId, session] = entry;
-      pageSessions.delete(sessionId);
+      pageSessions.delete(entry[0]);
       try {
         saveSessions();
       } catch (error) {
         // Kept unpaired in memory all the same: a revoked device must not come back while the daemon runs.
         return { kind: 'not_saved', reason: (error as NodeJS.ErrnoException).code ?? (error as Error).message };
-      } finally {
-        void session;
       }
-      return { kind: 'revoked', sessionId };
+      return { kind: 'revoked' };
     },
   };
 }
