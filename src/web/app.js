@@ -390,6 +390,10 @@ function buildPendingCard(card) {
     if (event.ctrlKey || event.metaKey) {
       event.preventDefault();
       form.requestSubmit(submit);
+    } else if (event.target instanceof HTMLInputElement && (event.target.type === 'checkbox' || event.target.type === 'radio')) {
+      // Enter on an option chooses it (a checkbox toggles), as Space does; it never sends the card.
+      event.preventDefault();
+      event.target.click();
     } else if (event.target instanceof Element && event.target.classList.contains('other-text') && card.qs.length > 1) {
       // In a card of several questions, Enter in one answer must not send them all.
       event.preventDefault();
@@ -414,7 +418,8 @@ function buildQuestion(question, index) {
   const errorId = uid('q-error');
   const hintId = uid('q-hint');
 
-  const legend = h('legend', { class: 'q-legend' }, question.header ? h('span', { class: 'chip' }, visible(question.header)) : null, h('span', { class: 'q-text' }, visible(question.question)));
+  // dir=auto on every text a model wrote: mixed right-to-left and left-to-right text keeps its order.
+  const legend = h('legend', { class: 'q-legend' }, question.header ? h('span', { class: 'chip', dir: 'auto' }, visible(question.header)) : null, h('span', { class: 'q-text', dir: 'auto' }, visible(question.question)));
   const fieldset = h('fieldset', { class: 'q', 'data-question-index': index });
   fieldset.append(legend, h('p', { class: 'q-hint', id: hintId, text: multi ? 'Select all that apply' : 'Select one' }));
 
@@ -432,11 +437,18 @@ function buildQuestion(question, index) {
         'label',
         { class: 'option-main' },
         input,
-        h('span', { class: 'option-text' }, h('span', { class: 'option-label', id: labelId }, visible(option.label)), hasDesc ? h('span', { class: 'option-desc', id: descId }, visible(option.description)) : null),
+        h('span', { class: 'option-text' }, h('span', { class: 'option-label', id: labelId, dir: 'auto' }, visible(option.label)), hasDesc ? h('span', { class: 'option-desc', id: descId, dir: 'auto' }, visible(option.description)) : null),
       ),
     );
     if (typeof option.preview === 'string' && option.preview !== '') {
-      box.append(h('figure', { class: 'preview' }, h('figcaption', { class: 'preview-caption', text: 'Preview' }), h('pre', { class: 'preview-body' }, visible(option.preview))));
+      // Focusable, so a long preview scrolls from the keyboard; a click on it chooses its option.
+      const preview = h('figure', { class: 'preview' }, h('figcaption', { class: 'preview-caption', text: 'Preview' }), h('pre', { class: 'preview-body', dir: 'auto', tabindex: '0' }, visible(option.preview)));
+      preview.addEventListener('click', () => {
+        if (input.checked) return;
+        input.checked = true;
+        input.dispatchEvent(new Event('change', { bubbles: true }));
+      });
+      box.append(preview);
     }
     list.append(box);
     return { option, input };

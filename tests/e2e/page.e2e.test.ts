@@ -170,6 +170,42 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     expect(await card.locator('.answer-note').textContent()).toBe('Note: only on pull requests, "main" too');
   });
 
+  it('toggles a checkbox with Enter without sending the card, and chooses an option by clicking its preview', async () => {
+    const { page } = main;
+    const payload = freshPayload('02-multi-select', 'enter-and-preview');
+    const question = payload.tool_input.questions[0]!;
+    const hook = runHook(payload, daemon.env);
+    const view = await daemon.waitForQuestion(payload.tool_use_id);
+    const card = cardOf(page, view.id);
+    const group = card.getByRole('group', { name: question.question });
+    const unitTests = group.getByRole('checkbox', { name: 'Unit tests', exact: true });
+    await unitTests.focus();
+    await page.keyboard.press('Enter');
+    expect(await unitTests.isChecked()).toBe(true);
+    await page.keyboard.press('Enter');
+    expect(await unitTests.isChecked()).toBe(false);
+    expect(await card.getAttribute('data-status')).toBe('pending');
+    // Every text a model wrote reads in its own direction.
+    expect(await group.locator('.option-label[dir="auto"]').count()).toBe(question.options.length);
+    expect(await group.locator('.q-text').getAttribute('dir')).toBe('auto');
+    await card.getByRole('button', { name: 'Let the terminal answer', exact: true }).click();
+    await hook.result;
+
+    const withPreview = freshPayload('01-single-select', 'preview-click');
+    const options = withPreview.tool_input.questions[0]!.options.map((option, index) => ({ ...option, preview: `schema ${index}:\n  id INTEGER PRIMARY KEY` }));
+    withPreview.tool_input.questions[0]!.options = options;
+    const previewHook = runHook(withPreview, daemon.env);
+    const previewView = await daemon.waitForQuestion(withPreview.tool_use_id);
+    const previewCard = cardOf(page, previewView.id);
+    const second = 1;
+    const previewBody = previewCard.locator('.option').nth(second).locator('.preview-body');
+    expect(await previewBody.getAttribute('tabindex')).toBe('0');
+    await previewBody.click();
+    expect(await previewCard.getByRole('radio', { name: options[second]!.label, exact: true }).isChecked()).toBe(true);
+    await previewCard.getByRole('button', { name: 'Let the terminal answer', exact: true }).click();
+    await previewHook.result;
+  });
+
   it('hands the question back to the terminal (hook prints nothing) with "Let the terminal answer"', async () => {
     const { page } = main;
     const payload = freshPayload('03-four-questions', 'terminal-button');
