@@ -1,15 +1,14 @@
 // buildApp(deps): the daemon's HTTP and WebSocket surface, put together from its parts. It never
 // listens and never touches `process`: main.ts does, and tests call app.inject()/injectWS().
 import rateLimit from '@fastify/rate-limit';
-import swagger from '@fastify/swagger';
 import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyError, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
-import { hasZodFastifySchemaValidationErrors, jsonSchemaTransform, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
+import { hasZodFastifySchemaValidationErrors, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
 import { checkShape, describeZodError, type ServerMessage } from '../protocol.js';
-import { HOOK_KEY_HEADER } from '../http-hook.js';
 import { createAuth, PAGE_KEY_HEADER, PAGE_PROTOCOL, registerGuard } from './auth.js';
 import { HttpError } from './errors.js';
+import { createOpenApiBuilder } from './openapi.js';
 import { BODY_LIMIT_BYTES, REQUEST_TIMEOUTS, WS_MESSAGE_LIMIT_BYTES } from './limits.js';
 import type { AppDeps, RouteContext, Watchers } from './routes/context.js';
 import { askRoutes } from './routes/ask.js';
@@ -54,20 +53,10 @@ export async function buildApp(deps: AppDeps) {
       return JSON.stringify(data);
     };
   });
-  app.addHook('onRoute', requireReplySchemas);
-  // Collects every route's schemas (registered before the routes), for GET /api/openapi.json.
-  await app.register(swagger, {
-    openapi: {
-      info: { title: 'askbridge', version: deps.version, description: "The daemon's API: Claude Code's hooks ask, pages and local programs answer." },
-      components: {
-        securitySchemes: {
-          token: { type: 'http', scheme: 'bearer', description: "The token in askbridge's state directory (local programs)" },
-          hookKey: { type: 'apiKey', in: 'header', name: HOOK_KEY_HEADER, description: 'The hook key: it may only ask' },
-          pageKey: { type: 'apiKey', in: 'header', name: PAGE_KEY_HEADER, description: "A paired page's key, with its cookie" },
-        },
-      },
-    },
-    transform: jsonSchemaTransform,
+  const openApi = createOpenApiBuilder({ version: deps.version, pageKeyHeader: PAGE_KEY_HEADER });
+  app.addHook('onRoute', (route) => {
+    requireReplySchemas(route);
+    openApi.note(route);
   });
 
   const listeningPort = () => {
@@ -120,7 +109,7 @@ export async function buildApp(deps: AppDeps) {
     },
   });
 
-  const context: RouteContext = { store: deps.store, auth, watchers, deps, port: listeningPort };
+  const context: RouteContext = { store: deps.store, auth, watchers, deps, port: listeningPort, openApi: () => openApi.document() };
   await app.register(hookRoutes, context);
   await app.register(askRoutes, context);
   await app.register(questionRoutes, context);

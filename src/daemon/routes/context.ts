@@ -58,4 +58,6 @@ export type RouteContext = {
   deps: AppDeps;
   /** The port the daemon listens on (known only once it listens, when deps.port is 0). */
   port: () => number;
+  /** The API's OpenAPI document, made from the routes' schemas when first asked for. */
+  openApi: () => Promise<Record<string, unknown>>;
 };

@@ -10,7 +10,7 @@ import { HttpError } from '../errors.js';
 const ConfigQuerySchema = z.object({ cwd: z.string().min(1).max(4096) }).meta({ title: 'config query' });
 const REFUSALS = { '4xx': ErrorReplySchema };
 
-export const statusRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, watchers, deps, port }) => {
+export const statusRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, watchers, deps, port, openApi }) => {
   app.get('/api/status', { config: { access: 'local' }, schema: { summary: 'Is the daemon well, and what does it hold', response: { 200: StatusReplySchema, ...REFUSALS } } }, async () => ({
     pid: deps.pid,
     port: port(),
@@ -40,6 +40,6 @@ export const statusRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { s
   app.get(
     '/api/openapi.json',
     { config: { access: 'page-or-local' }, schema: { summary: 'This document', response: { 200: z.record(z.string(), z.unknown()), ...REFUSALS } } },
-    async () => ({ ...app.swagger() }),
+    async () => openApi(),
   );
 };
