@@ -263,20 +263,26 @@ export const QuestionViewSchema = z.object({
 });
 export type QuestionView = z.infer<typeof QuestionViewSchema>;
 
-/** Messages the daemon pushes to every page over the WebSocket. */
+/** Every refusal: a stable code, a sentence, and for invalid input one line per problem. */
+export const ErrorReplySchema = z.object({ error: z.object({ code: z.string(), message: z.string(), details: z.array(z.string()).optional() }) });
+
+/** Messages the daemon pushes to every page over the WebSocket; `error` answers a page message it refused. */
 export const ServerMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('snapshot'), questions: z.array(QuestionViewSchema) }),
   z.object({ type: z.literal('added'), question: QuestionViewSchema }),
   z.object({ type: z.literal('resolved'), question: QuestionViewSchema }),
   z.object({ type: z.literal('banner'), message: z.string().nullable() }),
+  z.object({ type: z.literal('error'), error: ErrorReplySchema.shape.error }),
 ]);
 export type ServerMessage = z.infer<typeof ServerMessageSchema>;
+
+/** What a page tells the daemon over its WebSocket: whether a person can see it (nobody is pushed to while a page is in view). */
+export const PageMessageSchema = z.discriminatedUnion('type', [z.strictObject({ type: z.literal('visibility'), visible: z.boolean() })]).meta({ title: 'page message' });
+export type PageMessage = z.infer<typeof PageMessageSchema>;
 
 /** The daemon's replies about questions, to the page and the CLI. */
 export const QuestionsReplySchema = z.object({ questions: z.array(QuestionViewSchema) });
 export const QuestionReplySchema = z.object({ question: QuestionViewSchema });
-/** Every refusal: a stable code, a sentence, and for invalid input one line per problem. */
-export const ErrorReplySchema = z.object({ error: z.object({ code: z.string(), message: z.string(), details: z.array(z.string()).optional() }) });
 /** An answer that came too late: the refusal, and how the question was settled. */
 export const TooLateReplySchema = ErrorReplySchema.extend({ question: QuestionViewSchema });
 
@@ -291,6 +297,8 @@ export const StatusReplySchema = z.object({
   version: z.string(),
   pending: z.number(),
   watchers: z.number(),
+  /** Pages that say a person can see them now. */
+  visiblePages: z.number(),
   history: HistoryProblemSchema.nullable(),
 });
 export type StatusReply = z.infer<typeof StatusReplySchema>;

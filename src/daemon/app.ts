@@ -75,7 +75,7 @@ export async function buildApp(deps: AppDeps) {
     return typeof address === 'object' && address !== null ? address.port : deps.port;
   };
   const auth = createAuth({ token: deps.token, port: listeningPort, publicUrl: deps.publicUrl, pageSessionStore: deps.pageSessionStore, holdsIpv6: deps.holdsIpv6, now: deps.now });
-  const watchers: Watchers = { sockets: new Set(), deviceOf: new WeakMap() };
+  const watchers: Watchers = { sockets: new Set(), deviceOf: new WeakMap(), visible: new Set() };
 
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
     if (hasZodFastifySchemaValidationErrors(error)) error = invalidRequest(error, request);
@@ -133,6 +133,7 @@ export async function buildApp(deps: AppDeps) {
   app.decorate('askbridge', {
     auth,
     watcherCount: () => watchers.sockets.size,
+    pageVisible: () => watchers.visible.size > 0,
     broadcast: (message: ServerMessage) => broadcast(watchers, message),
   });
   return app;
@@ -144,6 +145,8 @@ declare module 'fastify' {
       auth: ReturnType<typeof createAuth>;
       /** Pages and CLI listeners connected now: is anybody watching? */
       watcherCount: () => number;
+      /** Whether a connected page says a person can see it now. */
+      pageVisible: () => boolean;
       broadcast: (message: ServerMessage) => void;
     };
   }

@@ -11,8 +11,11 @@ import type { PolicyContext, QuestionPlan } from '../policy.js';
 import type { QuestionStore } from '../store.js';
 import type { WebSocket } from 'ws';
 
-/** Pages and CLI listeners connected now, over the WebSocket, and which paired device each page socket belongs to. */
-export type Watchers = { sockets: Set<WebSocket>; deviceOf: WeakMap<WebSocket, string> };
+/**
+ * Pages and CLI listeners connected now, over the WebSocket, which paired device each page socket
+ * belongs to, and the sockets whose page says a person can see it.
+ */
+export type Watchers = { sockets: Set<WebSocket>; deviceOf: WeakMap<WebSocket, string>; visible: Set<WebSocket> };
 
 export type AppDeps = {
   store: QuestionStore;
