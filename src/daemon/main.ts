@@ -11,6 +11,8 @@ import { createPageSessionFile } from './page-sessions.js';
 import { MAX_PENDING } from './limits.js';
 import { createPendingFiles } from './pending-files.js';
 import { createQuestionStore, type PendingRecord, type QuestionStore } from './store.js';
+import { createNotifier } from './notify.js';
+import { createWebhooks } from './webhooks.js';
 import { configuredPort, LOOPBACK_HOST, openStateDir, resolveStateDir } from '../state-dir.js';
 import { askbridgeCommand } from '../command-name.js';
 import { acquireDaemonLock, describeRunning, type DaemonLock } from './lock.js';
@@ -181,6 +183,19 @@ async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Rea
   });
   configWatch.effective(''); // read and start watching the user config now, so a broken one shows at once
   restoreWaitingQuestions(store, pendingFiles.load(), planQuestion, logger);
+  // From here on, each new question is told once; restored ones were told when they were first asked.
+  const notifyLog = logger.child({ component: 'notify' });
+  let pageUrl = publicUrl?.href;
+  const notifier = createNotifier({
+    store,
+    config: (cwd) => configWatch.effective(cwd).config,
+    link: (questionId) => `${pageUrl}#question=${questionId}`,
+    webhooks: createWebhooks({
+      log: { info: (fields, message) => notifyLog.info(fields, message), warn: (fields, message) => notifyLog.warn(fields, message) },
+      retryMs: Number(options.env.ASKBRIDGE_TEST_NOTIFY_RETRY_MS) || undefined, // for tests only: retries without the real backoff
+    }),
+    log: (fields, message) => notifyLog.error(fields, message),
+  });
 
   let listeningPort: number;
   let closeIpv6: () => Promise<void>;
@@ -194,6 +209,7 @@ async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Rea
       };
     }
   } catch (error) {
+    notifier.close();
     await Promise.all([app.close(), configWatch.close()]);
     if (error instanceof DaemonStartError) throw error;
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
@@ -204,6 +220,7 @@ async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Rea
   stateDir.writeDaemonInfo({ pid: process.pid, port: listeningPort, host: LOOPBACK_HOST, version: VERSION, startedAt: Date.now(), ...(publicUrl ? { publicUrl: publicUrl.href } : {}) });
 
   const url = `http://${LOOPBACK_HOST}:${listeningPort}/`;
+  pageUrl ??= url;
   logger.info({ url, stateDir: stateDir.paths.dir, version: VERSION }, 'askbridge is listening');
   options.print(`Answer page (one-time link, pairs one browser): ${url}#pair=${app.askbridge.auth.createPairingCode()}`);
   if (publicUrl) {
@@ -216,6 +233,7 @@ async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Rea
   async function shutDown(): Promise<void> {
     logger.info('stopping: waiting hooks hand their questions to the terminal');
     store.releaseAll();
+    notifier.close();
     await Promise.all([app!.close(), closeIpv6(), configWatch.close(), history.flushed()]);
     history.close();
     stateDir.removeDaemonInfo(process.pid);
