@@ -2,6 +2,7 @@
 // Claude Code's payloads are validated strictly where askbridge depends on a field and loosely
 // everywhere else: keys a newer Claude Code adds are kept and echoed back, never rejected.
 import { z } from 'zod';
+import { outboundUrlProblem } from './outbound-url.js';
 import { markInvisible } from './visible-text.js';
 
 /** Limits on what a question may hold. Claude Code documents 1-4 questions and 2-4 options. */
@@ -318,6 +319,38 @@ export const DevicesReplySchema = z.object({
   devices: z.array(z.object({ id: z.string(), name: z.string(), pairedAt: z.number(), lastSeen: z.number(), current: z.boolean() })),
 });
 export type DevicesReply = z.infer<typeof DevicesReplySchema>;
+
+/** Base64url for exactly `bytes` bytes (padding allowed, as some browsers send it). */
+const base64urlBytes = (bytes: number, what: string, check: (decoded: Buffer) => boolean = () => true) =>
+  z
+    .string()
+    .max(200)
+    .refine((text) => {
+      if (!/^[A-Za-z0-9_-]+={0,2}$/.test(text)) return false;
+      const decoded = Buffer.from(text, 'base64url');
+      return decoded.length === bytes && check(decoded);
+    }, { message: `must be ${what}, base64url-encoded` });
+
+/** A browser's PushSubscription, as its toJSON() gives it: where its push service takes pushes, and the keys to encrypt them for it. */
+export const PushSubscriptionSchema = z
+  .strictObject({
+    endpoint: z
+      .string()
+      .max(2048)
+      .superRefine((raw, ctx) => {
+        const problem = outboundUrlProblem(raw);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }),
+    expirationTime: z.number().nullable().optional(),
+    keys: z.strictObject({
+      p256dh: base64urlBytes(65, "the browser's P-256 public key (65 bytes, uncompressed)", (key) => key[0] === 4),
+      auth: base64urlBytes(16, 'the 16-byte auth secret'),
+    }),
+  })
+  .meta({ title: 'push subscription' });
+export type PushSubscriptionJson = z.infer<typeof PushSubscriptionSchema>;
+/** What a page needs to subscribe (the daemon's VAPID public key), and whether its device is subscribed. */
+export const PushStatusReplySchema = z.object({ publicKey: z.string(), subscribed: z.boolean() });
 
 /** A paired page's key (its cookie is in Set-Cookie). */
 export const PairedReplySchema = z.object({ paired: z.literal(true), key: z.string() });

@@ -18,6 +18,7 @@ import { hookRoutes } from './routes/hook.js';
 import { pageRoutes } from './routes/page.js';
 import { deviceRoutes } from './routes/devices.js';
 import { pairingRoutes } from './routes/pairing.js';
+import { pushRoutes } from './routes/push.js';
 import { questionRoutes } from './routes/questions.js';
 import { statusRoutes } from './routes/status.js';
 
@@ -126,6 +127,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(questionRoutes, context);
   await app.register(pairingRoutes, context);
   await app.register(deviceRoutes, context);
+  await app.register(pushRoutes, context);
   await app.register(eventRoutes, context);
   await app.register(statusRoutes, context);
   await app.register(pageRoutes);

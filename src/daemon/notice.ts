@@ -18,17 +18,22 @@ export type Notice = {
 
 const PROJECT_CHARS = 60;
 const HEADER_CHARS = 60;
-const QUESTION_CHARS = 300;
+const QUESTION_CHARS = 200;
 
-const bounded = (text: string, max: number) => markInvisible(shorten(text, max));
+/** At most this many questions of a call are told (a script may ask ten at once). */
+const QUESTIONS = 4;
+
+/** Marked first, then cut: the length holds whatever the text hides. */
+const bounded = (text: string, max: number) => shorten(markInvisible(text), max);
 
 export function noticeOf(view: QuestionView, options: { fullText: boolean }): Notice {
   const parts = view.cwd.split(/[\\/]+/).filter(Boolean);
+  const questions = view.questions.slice(0, QUESTIONS);
   return {
     id: view.id,
     project: bounded(parts.at(-1) ?? 'Unknown project', PROJECT_CHARS),
-    headers: view.questions.map((question) => question.header).filter((header) => header.trim() !== '').map((header) => bounded(header, HEADER_CHARS)),
-    ...(options.fullText ? { questions: view.questions.map((question) => bounded(question.question, QUESTION_CHARS)) } : {}),
+    headers: questions.map((question) => question.header).filter((header) => header.trim() !== '').map((header) => bounded(header, HEADER_CHARS)),
+    ...(options.fullText ? { questions: questions.map((question) => bounded(question.question, QUESTION_CHARS)) } : {}),
   };
 }
 

@@ -28,6 +28,8 @@ const ROUTES = {
   '/api/session': ['get'],
   '/api/devices': ['get'],
   '/api/devices/{id}/revoke': ['post'],
+  '/api/push': ['get'],
+  '/api/push/subscription': ['delete', 'post'],
   '/api/status': ['get'],
   '/api/config': ['get'],
   '/api/shutdown': ['post'],
