@@ -373,7 +373,11 @@ describe('who may call', () => {
     expect(csp).toContain("script-src 'self'");
     expect(csp).not.toContain('unsafe-inline');
     expect(csp).toContain("require-trusted-types-for 'script'");
-    expect(csp).toContain("trusted-types 'none'");
+    // One Trusted Types policy, for the service worker's own URL; no HTML sink at all.
+    expect(csp).toMatch(/; trusted-types askbridge-sw(;|$)/);
+    expect(csp).toContain("manifest-src 'self'");
+    expect(csp).toContain("worker-src 'self'");
+    expect(csp.split('; ').filter((directive) => !/^(default-src 'none'|[a-z-]+ 'self'|base-uri 'none'|form-action 'none'|frame-ancestors 'none'|require-trusted-types-for 'script'|trusted-types askbridge-sw)$/.test(directive))).toEqual([]);
     expect(response.headers['x-content-type-options']).toBe('nosniff');
     expect(response.headers['cross-origin-opener-policy']).toBe('same-origin');
     expect(response.headers['cross-origin-resource-policy']).toBe('same-origin');

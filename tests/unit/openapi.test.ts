@@ -37,8 +37,13 @@ const ROUTES = {
   '/': ['get'],
   '/app.js': ['get'],
   '/visible-text.js': ['get'],
+  '/sw.js': ['get'],
   '/app.css': ['get'],
   '/favicon.svg': ['get'],
+  '/favicon-waiting.svg': ['get'],
+  '/manifest.webmanifest': ['get'],
+  '/icon-192.png': ['get'],
+  '/icon-512.png': ['get'],
 };
 
 type Operation = { summary?: string; responses: Record<string, { content?: Record<string, { schema?: unknown }> }>; requestBody?: unknown; parameters?: unknown[] };
