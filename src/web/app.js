@@ -4,6 +4,7 @@
 // it reaches the DOM only as text (textContent, Text nodes, attributes), never as markup, and every
 // invisible or control character in it is shown as a visible [U+XXXX] marker (visible-text.js).
 import { markInvisible, visibleParts } from './visible-text.js';
+import { onLive, onQuestionAdded, onQuestionEnded, showWaitingCount, startNotify } from './notify.js';
 
 /** @typedef {import('../protocol.js').QuestionView} QuestionView (from the daemon's zod schema; isView checks) */
 
@@ -258,6 +259,7 @@ function onMessage(message) {
       backoff = BACKOFF_MIN_MS;
       setConn('live');
       applySnapshot(message.questions.filter(isView));
+      onLive();
       break;
     case 'added':
       if (isView(message.question)) onAdded(message.question);
@@ -360,6 +362,7 @@ function addPending(view) {
   const card = createCard(view);
   buildPendingCard(card);
   insertPending(card);
+  onQuestionAdded(view);
   return card;
 }
 
@@ -657,6 +660,7 @@ function describe(view, how) {
 function finish(card, view, how) {
   if (card.status !== 'pending' && card.status !== 'gone') return;
   if (!how.gone && view.status === 'pending') return;
+  onQuestionEnded(card.id);
   const focusWasHere = card.root.contains(document.activeElement) || (document.activeElement === document.body && lastTouchedCard === card);
   card.view = view;
   card.status = how.gone ? 'gone' : String(view.status);
@@ -749,7 +753,7 @@ function trimFinished() {
 function updateCounts() {
   const pending = ui.pending.children.length;
   const finished = ui.finished.children.length;
-  document.title = pending > 0 && paired ? `(${pending}) askbridge` : 'askbridge';
+  showWaitingCount(paired ? pending : 0);
   ui.empty.hidden = pending > 0;
   ui.pendingCount.hidden = pending === 0;
   ui.pendingCount.textContent = String(pending);
@@ -838,5 +842,11 @@ document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible') retryNow();
 });
 setInterval(tick, 1000);
+startNotify({
+  api,
+  send: (message) => {
+    if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+  },
+});
 updateCounts();
 start();

@@ -37,6 +37,7 @@ const ROUTES = {
   '/': ['get'],
   '/app.js': ['get'],
   '/visible-text.js': ['get'],
+  '/notify.js': ['get'],
   '/sw.js': ['get'],
   '/app.css': ['get'],
   '/favicon.svg': ['get'],

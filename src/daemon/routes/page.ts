@@ -13,6 +13,7 @@ const FILES = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
   '/visible-text.js': { file: 'visible-text.js', type: 'text/javascript; charset=utf-8' },
+  '/notify.js': { file: 'notify.js', type: 'text/javascript; charset=utf-8' },
   '/sw.js': { file: 'sw.js', type: 'text/javascript; charset=utf-8' },
   '/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
   '/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
