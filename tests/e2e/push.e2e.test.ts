@@ -5,6 +5,7 @@
 // headers. Nothing is pushed while a page is in view; a subscription its push service says is gone
 // (410) is dropped.
 import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -88,6 +89,20 @@ describe('Web Push', () => {
     expect(JSON.parse(readFileSync(join(daemon.home, 'vapid-keys.json'), 'utf8')).publicKey).toBe(status.publicKey);
     await answer(id, hook);
     expect(receiver.to('/push/phone')).toHaveLength(1);
+  });
+
+  it("carries the question text only once the user's config says push.fullText, and the change needs no restart", async () => {
+    const tablet = await subscribedDevice('/push/tablet');
+    const userConfig = join(daemon.home, 'xdg-config', 'askbridge', 'config.json');
+    await writeFile(userConfig, JSON.stringify({ waitSeconds: WAIT_SECONDS, push: { fullText: true } }));
+    try {
+      const { hook, id } = await ask('full-text');
+      await waitUntil(() => (pushesTo(tablet).some((push) => push.id === id) ? true : undefined), 10_000, 'the push with the full text');
+      expect(pushesTo(tablet).find((push) => push.id === id)).toStrictEqual({ id, project: 'acme-shop', headers: ['Database'], questions: ['Which database should the new orders service use?'] });
+      await answer(id, hook);
+    } finally {
+      await writeFile(userConfig, JSON.stringify({ waitSeconds: WAIT_SECONDS }));
+    }
   });
 
   it('pushes nothing while a page says it is in view', async () => {
