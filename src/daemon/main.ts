@@ -199,7 +199,8 @@ async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Rea
     store,
     config: (cwd) => configWatch.effective(cwd).config,
     link: (questionId) => `${pageUrl}#question=${questionId}`,
-    webhooks: createWebhooks({ log, retryMs: Number(options.env.ASKBRIDGE_TEST_NOTIFY_RETRY_MS) || undefined }), // for tests only: retries without the real backoff
+    // ASKBRIDGE_TEST_NOTIFY_RETRY_MS, for tests only: retries without the real backoff.
+    webhooks: createWebhooks({ log, retryMs: Number(options.env.ASKBRIDGE_TEST_NOTIFY_RETRY_MS) || undefined }),
     push,
     pageVisible: () => app.askbridge.pageVisible(),
     pairedDevices: () => app.askbridge.auth.devices().map((device) => device.id),

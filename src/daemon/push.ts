@@ -119,7 +119,8 @@ export function createPush(options: PushOptions) {
       const previous = subscriptions;
       subscriptions = [
         ...subscriptions.filter((stored) => stored.deviceId !== deviceId && stored.endpoint !== subscription.endpoint),
-        { deviceId, endpoint: subscription.endpoint, keys: subscription.keys, subscribedAt: now() },
+        // Unpadded, as web-push reads them (some browsers pad).
+        { deviceId, endpoint: subscription.endpoint, keys: { p256dh: subscription.keys.p256dh.replace(/=+$/, ''), auth: subscription.keys.auth.replace(/=+$/, '') }, subscribedAt: now() },
       ];
       try {
         save();

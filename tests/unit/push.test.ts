@@ -98,8 +98,11 @@ describe('a push subscription', () => {
       expect(response.json<{ error: { code: string; message: string } }>().error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(message) });
     }
     expect((await status(page)).subscribed).toBe(false);
-    // A loopback push service over http is this machine's own (a stand-in in tests): taken.
-    expect((await app.inject({ method: 'POST', url: '/api/push/subscription', headers: page, payload: subscription('http://127.0.0.1:9/push') })).statusCode).toBe(200);
+    // A loopback push service over http is this machine's own (a stand-in in tests): taken. Padded keys are kept unpadded.
+    const loopback = subscription('http://127.0.0.1:9/push');
+    const padded = { ...loopback, keys: { p256dh: `${loopback.keys.p256dh}=`, auth: `${loopback.keys.auth}==` } };
+    expect((await app.inject({ method: 'POST', url: '/api/push/subscription', headers: page, payload: padded })).statusCode).toBe(200);
+    expect(JSON.parse(readFileSync(paths.pushSubscriptions, 'utf8'))).toMatchObject([{ endpoint: loopback.endpoint, keys: loopback.keys }]);
   });
 
   it('is made by a paired page only, for its own device', async () => {
