@@ -42,8 +42,8 @@ let worker = /** @type {ServiceWorkerRegistration | null | undefined} */ (undefi
 let live = false;
 /** A question a notification or a link sent the person to, until its card is there. */
 let wanted = /** @type {string | null} */ (null);
-/** Questions that ended while their notification was being shown: it is closed once it is. */
-const ended = new Set();
+/** Notifications on their way, by question: one whose question ends meanwhile is closed once shown. */
+const showing = /** @type {Map<string, { ended: boolean }>} */ (new Map());
 /** @type {PushState} */
 let push = { state: 'off' };
 /** @type {AudioContext | null} */
@@ -104,7 +104,6 @@ export function onQuestionAdded(view) {
   if (view.id === wanted) focusWanted();
   // Those already waiting when the page opened are no news.
   if (!live) return;
-  ended.delete(view.id);
   if (localStorage.getItem(SOUND_STORAGE) === 'on') chime();
   if (document.visibilityState === 'hidden' && notificationsOn()) void showNotification(view);
 }
@@ -114,7 +113,8 @@ export function onQuestionAdded(view) {
  * @param {string} id
  */
 export function onQuestionEnded(id) {
-  ended.add(id);
+  const underWay = showing.get(id);
+  if (underWay) underWay.ended = true;
   void closeNotification(id);
 }
 
@@ -261,14 +261,18 @@ async function stopPush() {
  * @param {QuestionView} view
  */
 async function showNotification(view) {
-  const active = await registration;
-  if (!active) return;
   const project = String(view.cwd ?? '').split(/[\\/]+/).filter(Boolean).at(-1) ?? 'Unknown project';
   const headers = view.questions.map((question) => question.header).filter((header) => typeof header === 'string' && header.trim() !== '');
   const body = headers.length > 0 ? headers.map((header) => shorten(header, HEADER_CHARS)).join(' · ') : 'A question is waiting';
-  await active.showNotification(`Question from ${shorten(project, HEADER_CHARS)}`, { body, tag: tagOf(view.id), data: { id: view.id }, icon: '/icon-192.png' });
-  // It may have ended while the notification was on its way.
-  if (ended.has(view.id)) await closeNotification(view.id);
+  const underWay = { ended: false };
+  showing.set(view.id, underWay);
+  try {
+    const active = await registration;
+    await active?.showNotification(`Question from ${shorten(project, HEADER_CHARS)}`, { body, tag: tagOf(view.id), data: { id: view.id }, icon: '/icon-192.png' });
+  } finally {
+    showing.delete(view.id);
+  }
+  if (underWay.ended) await closeNotification(view.id);
 }
 
 /** @param {string} id */
