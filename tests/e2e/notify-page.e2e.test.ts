@@ -1,15 +1,17 @@
 // The page telling a person that a question waits, in a real Chromium against the real daemon and
 // hook: the title's count and the favicon's badge, a system notification while the page is hidden
 // (and only for a question that still waits), the page telling the daemon whether it is in view,
-// /#question=ID, the remembered sound switch, and the installable app: manifest, icons and service
-// worker served as they must be, under the CSP. The page is hidden for real, by minimizing its
-// window (launchWindowedBrowser says why Playwright's own browser cannot).
+// /#question=ID, the remembered sound switch, the service worker showing a push with the payload
+// the daemon makes, and the installable app: manifest, icons and service worker served as they must
+// be, under the CSP. The page is hidden for real, by minimizing its window (launchWindowedBrowser
+// says why Playwright's own browser cannot).
 import { statSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../stack/clock.js';
 import { chromiumAvailability, launchBrowser, launchWindowedBrowser, openPairedPage, openPairedPageIn, type WindowedBrowser } from '../stack/browser.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { noticeOf } from '../../src/daemon/notice.js';
 import { freshPayload, type HookPayload } from '../stack/fixtures.js';
 import { killStrayProcesses, runCli, runHook, type RunningProcess } from '../stack/processes.js';
 
@@ -205,6 +207,38 @@ describe.skipIf(!chromiumState.available)('the page at a desk and on a phone', (
     await page.getByRole('switch', { name: 'Notifications' }).click();
     await expect.poll(asked).toBe(1);
     await answer(question.id, question.hook);
+    await context.close();
+  });
+
+  it('shows a push as the daemon words it, leads the page to its question, and the page closes it once answered', async () => {
+    const { context, page } = await openPairedPage(browser, daemon);
+    const origin = new URL(daemon.url).origin;
+    await context.grantPermissions(['notifications'], { origin });
+    await page.evaluate(() => navigator.serviceWorker.ready);
+    const others = [await ask(), await ask()];
+    const question = await ask((payload) => (payload.tool_input.questions[0]!.header = 'Deploy'));
+
+    // A push delivered to the worker as a push service would (through DevTools), with the payload the daemon makes for it.
+    const session = await context.newCDPSession(page);
+    const registrations: Array<{ registrationId: string; scopeURL: string }> = [];
+    session.on('ServiceWorker.workerRegistrationUpdated', (event) => registrations.push(...event.registrations));
+    await session.send('ServiceWorker.enable');
+    const { registrationId } = await waitUntil(() => registrations.find((registration) => registration.scopeURL === daemon.url), 5000, 'the worker registration');
+    await session.send('ServiceWorker.deliverPushMessage', { origin, registrationId, data: JSON.stringify(noticeOf(await daemon.question(question.id), { fullText: false })) });
+    await expect.poll(() => shownNotifications(page)).toEqual([{ title: 'Question from acme-shop', body: 'Deploy', tag: `askbridge-${question.id}` }]);
+
+    // Clicked, the worker focuses the open page and names the question (a system notification cannot be clicked headless: this is its message).
+    const worker = context.serviceWorkers()[0]!;
+    await worker.evaluate(async (id) => {
+      const { clients } = globalThis as unknown as { clients: { matchAll(options: object): Promise<Array<{ postMessage(message: unknown): void }>> } };
+      for (const client of await clients.matchAll({ type: 'window', includeUncontrolled: true })) client.postMessage({ type: 'question', id });
+    }, question.id);
+    await expect.poll(() => page.evaluate(() => document.activeElement?.closest('article')?.getAttribute('data-question-id') ?? null)).toBe(question.id);
+
+    await answer(question.id, question.hook);
+    await expect.poll(() => shownNotifications(page)).toEqual([]);
+    for (const { id, hook } of others) await answer(id, hook);
+    await session.detach();
     await context.close();
   });
 
