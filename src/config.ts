@@ -10,6 +10,7 @@ import { ANSWER_MODES } from './answers.js';
 import { contentHash, createTrustStore, type TrustStore, type TrustVerdict } from './trust.js';
 import { describeZodError, LIMITS, TimeoutActionSchema } from './protocol.js';
 import { parsePublicUrl } from './public-url.js';
+import { outboundUrlProblem } from './outbound-url.js';
 
 export const DEFAULT_WAIT_SECONDS = 300;
 export const PROJECT_CONFIG_PATH = join('.claude', 'askbridge.json');
@@ -54,6 +55,28 @@ export const RuleSchema = z
   });
 export type Rule = z.infer<typeof RuleSchema>;
 
+/** The kinds of webhook a `notify` entry names, each with the URL it posts to. */
+export const NOTIFY_KINDS = ['ntfy', 'slack', 'discord', 'url'] as const;
+export type NotifyKind = (typeof NOTIFY_KINDS)[number];
+
+const notifyUrl = z
+  .string()
+  .max(2048)
+  .superRefine((raw, ctx) => {
+    const problem = outboundUrlProblem(raw);
+    if (problem) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
+/** One webhook told when a question starts waiting: `{ "ntfy": "https://ntfy.sh/my-topic" }`, or slack, discord, url. */
+export const NotifyTargetSchema = z
+  .strictObject({ ntfy: notifyUrl.optional(), slack: notifyUrl.optional(), discord: notifyUrl.optional(), url: notifyUrl.optional() })
+  .superRefine((target, ctx) => {
+    const kinds = NOTIFY_KINDS.filter((kind) => target[kind] !== undefined);
+    if (kinds.length !== 1) ctx.addIssue({ code: 'custom', message: `a notify entry names exactly one of ${NOTIFY_KINDS.join(', ')} (here: ${kinds.join(', ') || 'none'})` });
+    // ntfy takes JSON at its root, naming the topic: the URL's last part.
+    if (target.ntfy !== undefined && outboundUrlProblem(target.ntfy) === undefined && !/\/[\w-]{1,64}$/.test(new URL(target.ntfy).pathname)) ctx.addIssue({ code: 'custom', path: ['ntfy'], message: 'an ntfy URL ends with its topic, for example https://ntfy.sh/my-topic' });
+  });
+export type NotifyTarget = z.infer<typeof NotifyTargetSchema>;
 
 /** What a config file may hold; every key optional, unknown keys refused (they are typos). */
 export const ConfigFileSchema = z.strictObject({
@@ -74,6 +97,10 @@ export const ConfigFileSchema = z.strictObject({
       if ('error' in parsed) ctx.addIssue({ code: 'custom', message: parsed.error });
     })
     .optional(),
+  /** Webhooks told when a question starts waiting; read from the user config only. */
+  notify: z.array(NotifyTargetSchema).max(20).optional(),
+  /** Web Push to paired devices; `fullText` lets the question text ride along (user config only). */
+  push: z.strictObject({ fullText: z.boolean().optional() }).optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 /** A config file as written, before defaults (a rule's `when`) are filled in. */
@@ -89,10 +116,15 @@ export const DEFAULT_CONFIG: Config = {
   answerMode: 'updatedInput',
   rules: [],
   askMaxQuestions: LIMITS.questions.max,
+  notify: [],
+  push: { fullText: false },
 };
 
 /** The settings that hold one value, which a project file replaces (rules add up instead). */
 export const SCALAR_KEYS = ['waitSeconds', 'onTimeout', 'whenNobodyWatching', 'answerMode', 'askMaxQuestions'] as const;
+
+/** Keys only the user's own file may set: a project must not open the daemon, or send question text, where it chooses. */
+export const USER_ONLY_KEYS = ['publicUrl', 'notify', 'push'] as const;
 
 const ConfigOriginSchema = z.enum(['default', 'user', 'project']);
 export type ConfigOrigin = z.infer<typeof ConfigOriginSchema>;
@@ -101,7 +133,7 @@ export type ConfigOrigin = z.infer<typeof ConfigOriginSchema>;
 export const EffectiveConfigSchema = z.object({
   config: ConfigFileSchema.omit({ $schema: true, publicUrl: true }).required(),
   /** Where each key's value came from; rules list project rules first, then user rules. */
-  origins: z.record(z.enum([...SCALAR_KEYS, 'rules']), z.union([ConfigOriginSchema, z.literal('user+project')])),
+  origins: z.record(z.enum([...SCALAR_KEYS, 'rules', 'notify', 'push']), z.union([ConfigOriginSchema, z.literal('user+project')])),
   files: z.object({ user: z.string(), project: z.string().optional() }),
   /** Files that are broken now; their last good version (if any) is in use. */
   errors: z.array(z.object({ path: z.string(), message: z.string() })),
@@ -231,8 +263,9 @@ export function createConfigReader(env: NodeJS.ProcessEnv, trust: TrustStore = c
       const project = projectPath && verdict === 'trusted' ? refresh(projectPath) : undefined;
       const ignored: EffectiveConfig['ignored'] = projectPath && verdict !== undefined && verdict !== 'trusted' ? [{ path: projectPath, projectDir: projectDirOf(projectPath), reason: verdict }] : [];
       const errors = [user, project].flatMap((loaded, index) => (loaded?.error ? [{ path: index === 0 ? userPath : projectPath!, message: loaded.error }] : []));
-      // A project must not open the daemon to the network: only the user's own file says where it is reached.
-      if (projectPath && project?.file?.publicUrl !== undefined) errors.push({ path: projectPath, message: `${projectPath}: publicUrl is read from the user config only (${userPath}); here it is ignored` });
+      for (const key of USER_ONLY_KEYS) {
+        if (projectPath && project?.file?.[key] !== undefined) errors.push({ path: projectPath, message: `${projectPath}: ${key} is read from the user config only (${userPath}); here it is ignored` });
+      }
       return { ...mergeConfig(user.file ?? {}, project?.file ?? {}), files: { user: userPath, project: projectPath }, errors, ignored };
     },
   };
@@ -249,6 +282,11 @@ export function mergeConfig(user: ConfigFile, project: ConfigFile): Pick<Effecti
       (config as Record<string, unknown>)[key] = file[key];
       origins[key] = origin;
     }
+  }
+  for (const key of ['notify', 'push'] as const) {
+    if (user[key] === undefined) continue;
+    (config as Record<string, unknown>)[key] = user[key];
+    origins[key] = 'user';
   }
   // Project rules are more specific, so they are tried first.
   config.rules = [...(project.rules ?? []), ...(user.rules ?? [])];

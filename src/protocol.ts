@@ -2,6 +2,7 @@
 // Claude Code's payloads are validated strictly where askbridge depends on a field and loosely
 // everywhere else: keys a newer Claude Code adds are kept and echoed back, never rejected.
 import { z } from 'zod';
+import { outboundUrlProblem } from './outbound-url.js';
 import { markInvisible } from './visible-text.js';
 
 /** Limits on what a question may hold. Claude Code documents 1-4 questions and 2-4 options. */
@@ -265,20 +266,26 @@ export const QuestionViewSchema = z.object({
 });
 export type QuestionView = z.infer<typeof QuestionViewSchema>;
 
-/** Messages the daemon pushes to every page over the WebSocket. */
+/** Every refusal: a stable code, a sentence, and for invalid input one line per problem. */
+export const ErrorReplySchema = z.object({ error: z.object({ code: z.string(), message: z.string(), details: z.array(z.string()).optional() }) });
+
+/** Messages the daemon pushes to every page over the WebSocket; `error` answers a page message it refused. */
 export const ServerMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('snapshot'), questions: z.array(QuestionViewSchema) }),
   z.object({ type: z.literal('added'), question: QuestionViewSchema }),
   z.object({ type: z.literal('resolved'), question: QuestionViewSchema }),
   z.object({ type: z.literal('banner'), message: z.string().nullable() }),
+  z.object({ type: z.literal('error'), error: ErrorReplySchema.shape.error }),
 ]);
 export type ServerMessage = z.infer<typeof ServerMessageSchema>;
+
+/** What a page tells the daemon over its WebSocket: whether a person can see it (nobody is pushed to while a page is in view). */
+export const PageMessageSchema = z.discriminatedUnion('type', [z.strictObject({ type: z.literal('visibility'), visible: z.boolean() })]).meta({ title: 'page message' });
+export type PageMessage = z.infer<typeof PageMessageSchema>;
 
 /** The daemon's replies about questions, to the page and the CLI. */
 export const QuestionsReplySchema = z.object({ questions: z.array(QuestionViewSchema) });
 export const QuestionReplySchema = z.object({ question: QuestionViewSchema });
-/** Every refusal: a stable code, a sentence, and for invalid input one line per problem. */
-export const ErrorReplySchema = z.object({ error: z.object({ code: z.string(), message: z.string(), details: z.array(z.string()).optional() }) });
 /** An answer that came too late: the refusal, and how the question was settled. */
 export const TooLateReplySchema = ErrorReplySchema.extend({ question: QuestionViewSchema });
 
@@ -293,6 +300,8 @@ export const StatusReplySchema = z.object({
   version: z.string(),
   pending: z.number(),
   watchers: z.number(),
+  /** Pages that say a person can see them now. */
+  visiblePages: z.number(),
   history: HistoryProblemSchema.nullable(),
 });
 export type StatusReply = z.infer<typeof StatusReplySchema>;
@@ -312,6 +321,38 @@ export const DevicesReplySchema = z.object({
   devices: z.array(z.object({ id: z.string(), name: z.string(), pairedAt: z.number(), lastSeen: z.number(), current: z.boolean() })),
 });
 export type DevicesReply = z.infer<typeof DevicesReplySchema>;
+
+/** Base64url for exactly `bytes` bytes (padding allowed, as some browsers send it). */
+const base64urlBytes = (bytes: number, what: string, check: (decoded: Buffer) => boolean = () => true) =>
+  z
+    .string()
+    .max(200)
+    .refine((text) => {
+      if (!/^[A-Za-z0-9_-]+={0,2}$/.test(text)) return false;
+      const decoded = Buffer.from(text, 'base64url');
+      return decoded.length === bytes && check(decoded);
+    }, { message: `must be ${what}, base64url-encoded` });
+
+/** A browser's PushSubscription, as its toJSON() gives it: where its push service takes pushes, and the keys to encrypt them for it. */
+export const PushSubscriptionSchema = z
+  .strictObject({
+    endpoint: z
+      .string()
+      .max(2048)
+      .superRefine((raw, ctx) => {
+        const problem = outboundUrlProblem(raw);
+        if (problem) ctx.addIssue({ code: 'custom', message: problem });
+      }),
+    expirationTime: z.number().nullable().optional(),
+    keys: z.strictObject({
+      p256dh: base64urlBytes(65, "the browser's P-256 public key (65 bytes, uncompressed)", (key) => key[0] === 4),
+      auth: base64urlBytes(16, 'the 16-byte auth secret'),
+    }),
+  })
+  .meta({ title: 'push subscription' });
+export type PushSubscriptionJson = z.infer<typeof PushSubscriptionSchema>;
+/** What a page needs to subscribe (the daemon's VAPID public key), and whether its device is subscribed. */
+export const PushStatusReplySchema = z.object({ publicKey: z.string(), subscribed: z.boolean() });
 
 /** A paired page's key (its cookie is in Set-Cookie). */
 export const PairedReplySchema = z.object({ paired: z.literal(true), key: z.string() });

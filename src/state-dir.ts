@@ -54,6 +54,10 @@ export function openStateDir(dir: string) {
     hookKey: join(dir, 'hook-key'),
     history: join(dir, 'history.jsonl'),
     pageSessions: join(dir, 'page-sessions.json'),
+    /** The daemon's VAPID key pair for Web Push, made once. */
+    vapidKeys: join(dir, 'vapid-keys.json'),
+    /** Each paired device's push subscription. */
+    pushSubscriptions: join(dir, 'push-subscriptions.json'),
   };
 
   return {

@@ -26,6 +26,10 @@ export async function run(io: CommandIo): Promise<number> {
   }
   io.stdout(`  ${'rules'.padEnd(19)} ${String(config.rules.length).padEnd(14)} (${origins.rules})\n`);
   for (const [index, rule] of config.rules.entries()) io.stdout(`    #${index + 1} ${JSON.stringify(rule)}\n`);
+  io.stdout(`  ${'notify'.padEnd(19)} ${`${config.notify.length} webhook(s)`.padEnd(14)} (${origins.notify})\n`);
+  // A webhook's path is its secret (a Slack or Discord key, an ntfy topic): only where it goes is shown.
+  for (const target of config.notify) for (const [kind, url] of Object.entries(target)) io.stdout(`    ${kind} ${new URL(url).origin}/…\n`);
+  io.stdout(`  ${'push.fullText'.padEnd(19)} ${String(config.push.fullText === true).padEnd(14)} (${origins.push})\n`);
   for (const entry of effective.ignored) {
     io.stdout(`\n  ignored: ${entry.path}: ${entry.reason === 'changed' ? 'it changed since it was trusted' : 'it is not trusted yet'}; read it, then run \`askbridge trust ${entry.projectDir}\`\n`);
   }

@@ -17,7 +17,7 @@ export async function run(io: CommandIo): Promise<number> {
   const { values } = parseArgs({ args: io.argv, strict: true, options: { json: { type: 'boolean', default: false } } });
   const print = (happening: Happening, question: QuestionView) => io.stdout(values.json ? jsonLine(happening, question) : readableLine(happening, question));
   const feed = await openFeed(connectToDaemon(io.env), (event) => {
-    if (event.type !== 'banner') print(event.type, event.question);
+    if (event.type === 'added' || event.type === 'resolved') print(event.type, event.question);
   });
   for (const question of feed.waiting) print('waiting', question);
 

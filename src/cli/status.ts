@@ -20,7 +20,7 @@ export async function run(io: CommandIo): Promise<number> {
   }
   if (values.json) io.stdout(`${JSON.stringify({ running: true, ...status })}\n`);
   else {
-    io.stdout(`askbridge ${status.version} is running: pid ${status.pid}, ${status.url}\n${status.pending} pending question(s), ${status.watchers} page(s) or listener(s) connected\n`);
+    io.stdout(`askbridge ${status.version} is running: pid ${status.pid}, ${status.url}\n${status.pending} pending question(s), ${status.watchers} page(s) or listener(s) connected, ${status.visiblePages} page(s) in view\n`);
     const problem = status.history;
     if (problem) io.stdout(`degraded: history.jsonl cannot be written (${problem.error}) since ${new Date(problem.since).toISOString()}; answers are still delivered; ${problem.waiting} line(s) wait in memory${problem.lost ? `, ${problem.lost} lost` : ''}\n`);
   }

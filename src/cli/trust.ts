@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigFileError, findProjectConfig, readConfigFile, SCALAR_KEYS, type ConfigFile } from '../config.js';
+import { ConfigFileError, findProjectConfig, readConfigFile, SCALAR_KEYS, USER_ONLY_KEYS, type ConfigFile } from '../config.js';
 import { contentHash, createTrustStore } from '../trust.js';
 import { terminalText } from '../visible-text.js';
 import { CliError, type CommandIo } from './command.js';
@@ -57,5 +57,7 @@ function describe(config: ConfigFile): string {
     const answer = rule.text !== undefined ? `answers with the text "${rule.text}"` : `chooses ${JSON.stringify(rule.choose)}`;
     lines.push(`  rule ${rule.name ? `"${rule.name}"` : `#${index + 1}`}: when the ${when}, ${answer} ${rule.when === 'immediately' ? 'AT ONCE, without asking anyone' : 'when nobody answers in time'}`);
   }
+  const userOnly = USER_ONLY_KEYS.filter((key) => config[key] !== undefined);
+  if (userOnly.length > 0) lines.push(`  ${userOnly.join(', ')}: ignored here (only your user config sets ${userOnly.length === 1 ? 'it' : 'them'})`);
   return `${lines.length > 0 ? lines.map((line) => terminalText(line, '    ')).join('\n') : '  (nothing: the defaults)'}\n`;
 }

@@ -17,6 +17,7 @@ import { hookRoutes } from './routes/hook.js';
 import { pageRoutes } from './routes/page.js';
 import { deviceRoutes } from './routes/devices.js';
 import { pairingRoutes } from './routes/pairing.js';
+import { pushRoutes } from './routes/push.js';
 import { questionRoutes } from './routes/questions.js';
 import { statusRoutes } from './routes/status.js';
 
@@ -64,7 +65,7 @@ export async function buildApp(deps: AppDeps) {
     return typeof address === 'object' && address !== null ? address.port : deps.port;
   };
   const auth = createAuth({ token: deps.token, port: listeningPort, publicUrl: deps.publicUrl, pageSessionStore: deps.pageSessionStore, holdsIpv6: deps.holdsIpv6, now: deps.now });
-  const watchers: Watchers = { sockets: new Set(), deviceOf: new WeakMap() };
+  const watchers: Watchers = { sockets: new Set(), deviceOf: new WeakMap(), visible: new Set() };
 
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
     if (hasZodFastifySchemaValidationErrors(error)) error = invalidRequest(error, request);
@@ -115,6 +116,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(questionRoutes, context);
   await app.register(pairingRoutes, context);
   await app.register(deviceRoutes, context);
+  await app.register(pushRoutes, context);
   await app.register(eventRoutes, context);
   await app.register(statusRoutes, context);
   await app.register(pageRoutes);
@@ -122,6 +124,7 @@ export async function buildApp(deps: AppDeps) {
   app.decorate('askbridge', {
     auth,
     watcherCount: () => watchers.sockets.size,
+    pageVisible: () => watchers.visible.size > 0,
     broadcast: (message: ServerMessage) => broadcast(watchers, message),
   });
   return app;
@@ -133,6 +136,8 @@ declare module 'fastify' {
       auth: ReturnType<typeof createAuth>;
       /** Pages and CLI listeners connected now: is anybody watching? */
       watcherCount: () => number;
+      /** Whether a connected page says a person can see it now. */
+      pageVisible: () => boolean;
       broadcast: (message: ServerMessage) => void;
     };
   }

@@ -4,6 +4,8 @@
 export const BODY_LIMIT_BYTES = 1024 * 1024;
 export const ANSWER_BODY_LIMIT_BYTES = 64 * 1024;
 export const WS_MESSAGE_LIMIT_BYTES = 16 * 1024;
+/** A page's own messages are a few dozen bytes. */
+export const PAGE_MESSAGE_LIMIT_BYTES = 1024;
 
 /**
  * Time to send a request's headers, and the whole request. They bound the receiving only: once the

@@ -11,6 +11,9 @@ import { createPageSessionFile } from './page-sessions.js';
 import { MAX_PENDING } from './limits.js';
 import { createPendingFiles } from './pending-files.js';
 import { createQuestionStore, type PendingRecord, type QuestionStore } from './store.js';
+import { createNotifier } from './notify.js';
+import { createPush, type Push } from './push.js';
+import { createWebhooks } from './webhooks.js';
 import { configuredPort, LOOPBACK_HOST, openStateDir, resolveStateDir } from '../state-dir.js';
 import { askbridgeCommand } from '../command-name.js';
 import { acquireDaemonLock, describeRunning, type DaemonLock } from './lock.js';
@@ -159,6 +162,14 @@ async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Rea
     // The command hook does not need it; http hooks are refused (and their terminal asks) until it exists.
     logger.warn({ error: (error as Error).message }, 'the hook key could not be made: http hooks are refused until `askbridge install` can make it');
   }
+  const notifyLog = logger.child({ component: 'notify' });
+  const log = { info: (fields: Record<string, unknown>, message: string) => notifyLog.info(fields, message), warn: (fields: Record<string, unknown>, message: string) => notifyLog.warn(fields, message) };
+  let push: Push | undefined;
+  try {
+    push = createPush({ paths: stateDir.paths, subject: vapidSubject(publicUrl), log });
+  } catch (error) {
+    logger.warn({ error: (error as Error).message }, 'Web Push is not available: its keys could not be made');
+  }
   app = await buildApp({
     store,
     token,
@@ -172,6 +183,7 @@ async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Rea
     configFor: (cwd) => configWatch.effective(cwd),
     health: () => ({ history: history.problem() }),
     pageSessionStore: createPageSessionFile(stateDir.paths.pageSessions),
+    push,
     holdsIpv6: () => holdsIpv6,
     publicUrl,
     heartbeatMs: Number(options.env.ASKBRIDGE_TEST_HEARTBEAT_MS) || undefined, // for tests only: how fast a dead page is noticed
@@ -181,6 +193,19 @@ async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Rea
   });
   configWatch.effective(''); // read and start watching the user config now, so a broken one shows at once
   restoreWaitingQuestions(store, pendingFiles.load(), planQuestion, logger);
+  // From here on, each new question is told once; restored ones were told when they were first asked.
+  let pageUrl = publicUrl?.href;
+  const notifier = createNotifier({
+    store,
+    config: (cwd) => configWatch.effective(cwd).config,
+    link: (questionId) => `${pageUrl}#question=${questionId}`,
+    // ASKBRIDGE_TEST_NOTIFY_RETRY_MS, for tests only: retries without the real backoff.
+    webhooks: createWebhooks({ log, retryMs: Number(options.env.ASKBRIDGE_TEST_NOTIFY_RETRY_MS) || undefined }),
+    push,
+    pageVisible: () => app.askbridge.pageVisible(),
+    pairedDevices: () => app.askbridge.auth.devices().map((device) => device.id),
+    log: (fields, message) => notifyLog.error(fields, message),
+  });
 
   let listeningPort: number;
   let closeIpv6: () => Promise<void>;
@@ -194,6 +219,7 @@ async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Rea
       };
     }
   } catch (error) {
+    notifier.close();
     await Promise.all([app.close(), configWatch.close()]);
     if (error instanceof DaemonStartError) throw error;
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
@@ -204,6 +230,7 @@ async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Rea
   stateDir.writeDaemonInfo({ pid: process.pid, port: listeningPort, host: LOOPBACK_HOST, version: VERSION, startedAt: Date.now(), ...(publicUrl ? { publicUrl: publicUrl.href } : {}) });
 
   const url = `http://${LOOPBACK_HOST}:${listeningPort}/`;
+  pageUrl ??= url;
   logger.info({ url, stateDir: stateDir.paths.dir, version: VERSION }, 'askbridge is listening');
   options.print(`Answer page (one-time link, pairs one browser): ${url}#pair=${app.askbridge.auth.createPairingCode()}`);
   if (publicUrl) {
@@ -216,6 +243,7 @@ async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Rea
   async function shutDown(): Promise<void> {
     logger.info('stopping: waiting hooks hand their questions to the terminal');
     store.releaseAll();
+    notifier.close();
     await Promise.all([app!.close(), closeIpv6(), configWatch.close(), history.flushed()]);
     history.close();
     stateDir.removeDaemonInfo(process.pid);
@@ -263,6 +291,14 @@ async function listenOnLoopback(app: App, port: number, setHoldsIpv6: (held: boo
       await new Promise((closed) => ipv6.close(closed));
     },
   };
+}
+
+/**
+ * Who sends the pushes, in every VAPID JWT: the public URL, which some push services require to be a
+ * real address (Apple's refuses localhost); a placeholder otherwise, for a daemon only this machine reaches.
+ */
+function vapidSubject(publicUrl: PublicUrl | undefined): string {
+  return publicUrl?.secure && new URL(publicUrl.href).hostname !== 'localhost' ? publicUrl.href : 'mailto:push@askbridge.invalid';
 }
 
 type ListenTls = { host: string; port: number; cert: Buffer; key: Buffer };

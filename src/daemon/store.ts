@@ -252,11 +252,12 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
 
       const entry = create(input);
       const waiter = attach(entry);
-      emit({ type: 'added', question: entry.view });
       if (input.immediate) {
+        // Settled the moment it is asked, it never waits for anyone: it is reported settled, never added.
         settle(entry, input.immediate);
         return waiter;
       }
+      emit({ type: 'added', question: entry.view });
       if (input.reattaches) {
         const { id, sessionId, toolUseId, cwd, createdAt, expiresAt } = entry.view;
         options.persistence?.save({ id, sessionId, toolUseId, cwd, createdAt, expiresAt, toolInput: entry.toolInput, answerMode: entry.answerMode });

@@ -7,6 +7,7 @@ import { api, PAGE_KEY_STORAGE, pageKey } from './api.js';
 import { initDevices } from './devices.js';
 import { byId, h } from './dom.js';
 import { markInvisible, visibleParts } from './visible-text.js';
+import { onLive, onQuestionAdded, onQuestionEnded, showWaitingCount, startNotify } from './notify.js';
 
 /** @typedef {import('../protocol.js').QuestionView} QuestionView (from the daemon's zod schema; isView checks) */
 
@@ -214,6 +215,7 @@ function onMessage(message) {
       backoff = BACKOFF_MIN_MS;
       setConn('live');
       applySnapshot(message.questions.filter(isView));
+      onLive();
       break;
     case 'added':
       if (isView(message.question)) onAdded(message.question);
@@ -316,6 +318,7 @@ function addPending(view) {
   const card = createCard(view);
   buildPendingCard(card);
   insertPending(card);
+  onQuestionAdded(view);
   return card;
 }
 
@@ -627,6 +630,7 @@ function describe(view, how) {
 function finish(card, view, how) {
   if (card.status !== 'pending' && card.status !== 'gone') return;
   if (!how.gone && view.status === 'pending') return;
+  onQuestionEnded(card.id);
   const focusWasHere = card.root.contains(document.activeElement) || (document.activeElement === document.body && lastTouchedCard === card);
   card.view = view;
   card.status = how.gone ? 'gone' : String(view.status);
@@ -719,7 +723,7 @@ function trimFinished() {
 function updateCounts() {
   const pending = ui.pending.children.length;
   const finished = ui.finished.children.length;
-  document.title = pending > 0 && paired ? `(${pending}) askbridge` : 'askbridge';
+  showWaitingCount(paired ? pending : 0);
   ui.empty.hidden = pending > 0;
   ui.pendingCount.hidden = pending === 0;
   ui.pendingCount.textContent = String(pending);
@@ -808,6 +812,12 @@ document.addEventListener('visibilitychange', () => {
   if (document.visibilityState === 'visible') retryNow();
 });
 setInterval(tick, 1000);
+startNotify({
+  api,
+  send: (message) => {
+    if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+  },
+});
 updateCounts();
 initDevices();
 start();

@@ -1,9 +1,13 @@
 // Headless Chromium with the answer page paired, as a person opens it from the link askbridge prints.
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, LaunchOptions, Page } from 'playwright-core';
 import type { Daemon } from './daemon.js';
-import { runCli } from './processes.js';
+import { runCli, stopProcess } from './processes.js';
 
 export const CHROMIUM_PATH = '/usr/bin/chromium';
 
@@ -67,16 +71,83 @@ export type OpenPairedPageOptions = {
  * `options.pairingUrl` gives one), with the page live.
  */
 export async function openPairedPage(browser: Browser, daemon: Daemon, options: OpenPairedPageOptions = {}): Promise<PairedPage> {
-  const pairingUrl = options.pairingUrl ?? (await newPairingUrl(daemon));
   const context = await browser.newContext(options.viewport ? { viewport: options.viewport } : {});
   try {
-    const page = await context.newPage();
-    await options.beforeNavigate?.(page);
-    await page.goto(pairingUrl);
-    await waitForLivePage(page, options.liveTimeoutMs);
-    return { context, page, pairingUrl };
+    return await openPairedPageIn(context, daemon, options);
   } catch (error) {
     await context.close();
+    throw error;
+  }
+}
+
+/** The same, in a context that exists already (a browser's own default one). */
+export async function openPairedPageIn(context: BrowserContext, daemon: Daemon, options: OpenPairedPageOptions = {}): Promise<PairedPage> {
+  const pairingUrl = options.pairingUrl ?? (await newPairingUrl(daemon));
+  const page = await context.newPage();
+  await options.beforeNavigate?.(page);
+  await page.goto(pairingUrl);
+  await waitForLivePage(page, options.liveTimeoutMs);
+  return { context, page, pairingUrl };
+}
+
+export type WindowedBrowser = {
+  /** Chromium's own default context: its pages are hidden when their window is. */
+  context: BrowserContext;
+  /** Minimizes the page's window; resolves once the page says it is hidden. */
+  hide(page: Page): Promise<void>;
+  /** Restores the page's window; resolves once the page says it is visible. */
+  show(page: Page): Promise<void>;
+  close(): Promise<void>;
+};
+
+/**
+ * Headless Chromium whose pages are hidden and shown as a person's are: minimizing a window hides
+ * its page (document.visibilityState, visibilitychange). Pages of a browser Playwright launches
+ * never are, since Playwright emulates focus, which keeps every page as if on screen; so this
+ * Chromium is started here and Playwright attaches to it with noDefaults, which leaves its default
+ * context as it is.
+ */
+export async function launchWindowedBrowser(): Promise<WindowedBrowser> {
+  const profile = await mkdtemp(join(tmpdir(), 'askbridge-chromium-'));
+  const child = spawn(CHROMIUM_PATH, ['--headless', ...CHROMIUM_ARGS, '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  const stop = async () => {
+    await stopProcess(child, 5000);
+    await rm(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
+  };
+  try {
+    const endpoint = await new Promise<string>((found, fail) => {
+      let stderr = '';
+      const timer = setTimeout(() => fail(new Error(`Chromium printed no DevTools endpoint within 15 s\n${stderr}`)), 15_000);
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        stderr += chunk;
+        const match = /DevTools listening on (ws:\/\/\S+)/.exec(stderr);
+        if (match) {
+          clearTimeout(timer);
+          found(match[1]!);
+        }
+      });
+      child.once('exit', (code) => fail(new Error(`Chromium exited (${code}) before it listened\n${stderr}`)));
+    });
+    const browser = await chromium.connectOverCDP(endpoint, { noDefaults: true, isLocal: true });
+    const context = browser.contexts()[0]!;
+    const windowState = async (page: Page, state: 'minimized' | 'normal', visibility: 'hidden' | 'visible') => {
+      const session = await context.newCDPSession(page);
+      const { windowId } = await session.send('Browser.getWindowForTarget');
+      await session.send('Browser.setWindowBounds', { windowId, bounds: { windowState: state } });
+      await session.detach();
+      await page.waitForFunction((wanted) => document.visibilityState === wanted, visibility, { timeout: 5000 });
+    };
+    return {
+      context,
+      hide: (page) => windowState(page, 'minimized', 'hidden'),
+      show: (page) => windowState(page, 'normal', 'visible'),
+      async close() {
+        await browser.close();
+        await stop();
+      },
+    };
+  } catch (error) {
+    await stop();
     throw error;
   }
 }

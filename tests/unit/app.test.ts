@@ -373,7 +373,11 @@ describe('who may call', () => {
     expect(csp).toContain("script-src 'self'");
     expect(csp).not.toContain('unsafe-inline');
     expect(csp).toContain("require-trusted-types-for 'script'");
-    expect(csp).toContain("trusted-types 'none'");
+    // One Trusted Types policy, for the service worker's own URL; no HTML sink at all.
+    expect(csp).toMatch(/; trusted-types askbridge-sw(;|$)/);
+    expect(csp).toContain("manifest-src 'self'");
+    expect(csp).toContain("worker-src 'self'");
+    expect(csp.split('; ').filter((directive) => !/^(default-src 'none'|[a-z-]+ 'self'|base-uri 'none'|form-action 'none'|frame-ancestors 'none'|require-trusted-types-for 'script'|trusted-types askbridge-sw)$/.test(directive))).toEqual([]);
     expect(response.headers['x-content-type-options']).toBe('nosniff');
     expect(response.headers['cross-origin-opener-policy']).toBe('same-origin');
     expect(response.headers['cross-origin-resource-policy']).toBe('same-origin');
@@ -421,6 +425,46 @@ describe('the event stream', () => {
     expect(messages[3]).toMatchObject({ type: 'resolved', question: { id, status: 'answered', source: { kind: 'person', client: 'cli' } } });
     await hook;
     socket.terminate();
+  });
+
+  it('hears a page say whether it is in view, refuses any other message with its reason, and stays open', async () => {
+    const page = await pairPage();
+    const messages: ServerMessage[] = [];
+    const socket = await app.injectWS(
+      '/ws',
+      { headers: { host: HOST, origin: ORIGIN, cookie: page.cookie, 'sec-websocket-protocol': `askbridge, key.${page.key}` } },
+      { onInit: (ws) => ws.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString()) as ServerMessage)) },
+    );
+    await vi.waitUntil(() => messages.length >= 2);
+    const visiblePages = async () => (await app.inject({ method: 'GET', url: '/api/status', headers: local })).json<{ visiblePages: number }>().visiblePages;
+    expect(app.askbridge.pageVisible()).toBe(false);
+
+    socket.send(JSON.stringify({ type: 'visibility', visible: true }));
+    await vi.waitUntil(() => app.askbridge.pageVisible());
+    expect(await visiblePages()).toBe(1);
+
+    const refusals: Array<[string | Buffer, RegExp]> = [
+      [JSON.stringify({ type: 'visibility', visible: 'yes' }), /^invalid page message: visible: .*boolean/],
+      [JSON.stringify({ type: 'visibility', visible: true, extra: 1 }), /^invalid page message: .*Unrecognized key: "extra"/],
+      [JSON.stringify({ type: 'scroll' }), /^invalid page message: type: /],
+      ['not json', /^a page message is JSON text$/],
+      [Buffer.from([1, 2, 3]), /^a page message is JSON text$/],
+      [JSON.stringify({ type: 'visibility', visible: false, pad: 'x'.repeat(2000) }), /^a page message is at most 1024 bytes$/],
+    ];
+    for (const [data, reason] of refusals) {
+      const before = messages.length;
+      socket.send(data);
+      await vi.waitUntil(() => messages.length > before);
+      expect(messages.at(-1)).toMatchObject({ type: 'error', error: { message: expect.stringMatching(reason) } });
+    }
+    // Nothing refused changed what the daemon knows, and the socket still works.
+    expect(app.askbridge.pageVisible()).toBe(true);
+    socket.send(JSON.stringify({ type: 'visibility', visible: false }));
+    await vi.waitUntil(() => !app.askbridge.pageVisible());
+    socket.send(JSON.stringify({ type: 'visibility', visible: true }));
+    await vi.waitUntil(() => app.askbridge.pageVisible());
+    socket.terminate();
+    await vi.waitUntil(async () => (await visiblePages()) === 0);
   });
 });
 

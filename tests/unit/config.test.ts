@@ -121,6 +121,41 @@ describe('config files', () => {
     expect(fixed.errors).toEqual([]);
   });
 
+  it('takes webhooks and push options from the user file, naming each bad field', () => {
+    writeUser({ notify: [{ ntfy: 'https://ntfy.sh/askbridge-questions' }, { slack: 'https://hooks.slack.test/services/T0/B0/x' }, { url: 'http://127.0.0.1:9000/hook' }], push: { fullText: true } });
+    const effective = createConfigReader(env).effective(root);
+    expect(effective.config.notify).toHaveLength(3);
+    expect(effective.config.push).toEqual({ fullText: true });
+    expect(effective.origins).toMatchObject({ notify: 'user', push: 'user' });
+
+    const refusals: Array<[unknown, RegExp]> = [
+      [{ notify: [{ url: 'http://hooks.example.test/x' }] }, /notify\.0\.url: http:\/\/hooks\.example\.test would carry the notice in the clear/],
+      [{ notify: [{ slack: 'https://a.test/x', discord: 'https://b.test/y' }] }, /notify\.0: a notify entry names exactly one of ntfy, slack, discord, url \(here: slack, discord\)/],
+      [{ notify: [{}] }, /notify\.0: a notify entry names exactly one of .* \(here: none\)/],
+      [{ notify: [{ ntfy: 'https://ntfy.sh/' }] }, /notify\.0\.ntfy: an ntfy URL ends with its topic/],
+      [{ notify: [{ url: 'https://user:secret@hooks.example.test/x' }] }, /notify\.0\.url: a URL with a user name or password cannot be used/],
+      [{ notify: [{ email: 'me@example.test' }] }, /notify\.0: Unrecognized key: "email"/],
+      [{ push: { fullText: 'yes' } }, /push\.fullText: .*boolean/],
+    ];
+    for (const [file, message] of refusals) {
+      writeUser(file);
+      expect(() => readConfigFile(userConfigPath(env)), JSON.stringify(file)).toThrow(message);
+    }
+  });
+
+  it("refuses a trusted project's notify, push and publicUrl: a project never chooses where question text goes", async () => {
+    writeUser({ notify: [{ url: 'https://mine.example.test/hook' }] });
+    writeProject({ waitSeconds: 7, notify: [{ url: 'https://theirs.example.test/hook' }], push: { fullText: true }, publicUrl: 'https://theirs.example.test' });
+    expect((await trustProject()).stdout).toContain('  publicUrl, notify, push: ignored here (only your user config sets them)\n');
+    const effective = createConfigReader(env).effective(join(root, 'project'));
+    expect(effective.config.waitSeconds).toBe(7);
+    expect(effective.config.notify).toEqual([{ url: 'https://mine.example.test/hook' }]);
+    expect(effective.config.push).toEqual({ fullText: false });
+    expect(effective.errors.map((error) => error.message)).toEqual(
+      ['publicUrl', 'notify', 'push'].map((key) => expect.stringMatching(new RegExp(`askbridge\\.json: ${key} is read from the user config only \\(.*config\\.json\\); here it is ignored$`))),
+    );
+  });
+
   it('keeps the last good version of the user file when an edit is invalid', () => {
     const reader = createConfigReader(env);
     writeUser({ waitSeconds: 20 });
@@ -151,6 +186,12 @@ describe('askbridge config', () => {
     expect(await runCli({ ...io, argv: ['config', '--cwd', join(root, 'project')] })).toBe(0);
     expect(out).toMatch(/waitSeconds\s+300\s+\(default\)/);
     expect(out).toMatch(/ignored: .*askbridge\.json: it changed since it was trusted; read it, then run `askbridge trust /);
+
+    out = '';
+    writeUser({ notify: [{ discord: 'https://discord.test/api/webhooks/1/secret-key' }] });
+    expect(await runCli({ ...io, argv: ['config', '--cwd', root] })).toBe(0);
+    expect(out).toMatch(/notify\s+1 webhook\(s\)\s+\(user\)\n {4}discord https:\/\/discord\.test\/…\n/);
+    expect(out).not.toContain('secret-key');
 
     out = '';
     writeUser('{ "onTimeout": ');

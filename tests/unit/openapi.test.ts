@@ -28,6 +28,8 @@ const ROUTES = {
   '/api/session': ['get'],
   '/api/devices': ['get'],
   '/api/devices/{id}/revoke': ['post'],
+  '/api/push': ['get'],
+  '/api/push/subscription': ['delete', 'post'],
   '/api/status': ['get'],
   '/api/config': ['get'],
   '/api/shutdown': ['post'],
@@ -38,8 +40,14 @@ const ROUTES = {
   '/api.js': ['get'],
   '/dom.js': ['get'],
   '/devices.js': ['get'],
+  '/notify.js': ['get'],
+  '/sw.js': ['get'],
   '/app.css': ['get'],
   '/favicon.svg': ['get'],
+  '/favicon-waiting.svg': ['get'],
+  '/manifest.webmanifest': ['get'],
+  '/icon-192.png': ['get'],
+  '/icon-512.png': ['get'],
 };
 
 type Operation = { summary?: string; responses: Record<string, { content?: Record<string, { schema?: unknown }> }>; requestBody?: unknown; parameters?: unknown[] };

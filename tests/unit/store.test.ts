@@ -64,6 +64,15 @@ describe('the question store', () => {
     expect(store.pending()).toEqual([]);
   });
 
+  it('reports a question a policy settles at once as settled only: it was never waiting, so nobody is told it waits', async () => {
+    const store = createQuestionStore();
+    const events: StoreEvent[] = [];
+    store.subscribe((event) => events.push(event));
+    const waiter = store.open({ ...open('t1'), immediate: { status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'immediately' }, hookOutput: null } });
+    await expect(waiter.outcome).resolves.toMatchObject({ status: 'handed-to-terminal' });
+    expect(events.map((event) => [event.type, event.question.status])).toEqual([['resolved', 'handed-to-terminal']]);
+  });
+
   it('keeps the question while another hook still waits for it', () => {
     const store = createQuestionStore();
     const first = store.open(open('t1'));

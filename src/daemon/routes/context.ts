@@ -8,11 +8,15 @@ import type { PublicUrl } from '../../public-url.js';
 import type { Auth, AuthOptions } from '../auth.js';
 import type { RequestTimeouts } from '../limits.js';
 import type { PolicyContext, QuestionPlan } from '../policy.js';
+import type { Push } from '../push.js';
 import type { QuestionStore } from '../store.js';
 import type { WebSocket } from 'ws';
 
-/** Pages and CLI listeners connected now, over the WebSocket, and which paired device each page socket belongs to. */
-export type Watchers = { sockets: Set<WebSocket>; deviceOf: WeakMap<WebSocket, string> };
+/**
+ * Pages and CLI listeners connected now, over the WebSocket, which paired device each page socket
+ * belongs to, and the sockets whose page says a person can see it.
+ */
+export type Watchers = { sockets: Set<WebSocket>; deviceOf: WeakMap<WebSocket, string>; visible: Set<WebSocket> };
 
 export type AppDeps = {
   store: QuestionStore;
@@ -30,6 +34,8 @@ export type AppDeps = {
   /** The one address besides loopback where pages reach the daemon, through a TLS front or a tunnel. */
   publicUrl?: PublicUrl | undefined;
   pageSessionStore?: AuthOptions['pageSessionStore'];
+  /** Web Push to paired devices; without it, pages are told push is not available. */
+  push?: Push;
   /** Whether the daemon also listens on [::1] (main.ts knows once it listens); if not, that Host is refused. */
   holdsIpv6?: () => boolean;
   /** A warning for every page (a broken config file, history that cannot be written), or null. */

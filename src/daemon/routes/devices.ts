@@ -1,5 +1,5 @@
 // The paired browsers, as devices a person can see and revoke from the page or `askbridge devices`.
-// Revoking one stops its cookie and key at once and closes its open sockets.
+// Revoking one stops its cookie and key at once, closes its open sockets and ends its pushes.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { DevicesReplySchema, ErrorReplySchema } from '../../protocol.js';
@@ -11,7 +11,7 @@ export const REVOKED_CLOSE_CODE = 4001;
 
 const DeviceParamsSchema = z.object({ id: z.string().regex(/^[0-9a-f]{12}$/, { message: 'not a device id' }) }).meta({ title: 'device id' });
 
-export const deviceRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { auth, watchers }) => {
+export const deviceRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { auth, watchers, deps }) => {
   app.get(
     '/api/devices',
     { config: { access: 'page-or-local' }, schema: { summary: 'The paired browsers, most recently seen first', response: { 200: DevicesReplySchema, '4xx': ErrorReplySchema } } },
@@ -31,6 +31,7 @@ export const deviceRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { a
     async (request) => {
       const result = auth.revokeDevice(request.params.id);
       if (result.kind === 'not_found') throw new HttpError(404, 'not_found', 'no paired device with this id (already revoked, or expired)');
+      deps.push?.unsubscribe(request.params.id);
       for (const socket of watchers.sockets) {
         if (watchers.deviceOf.get(socket) === request.params.id) socket.close(REVOKED_CLOSE_CODE, 'this device was unpaired');
       }

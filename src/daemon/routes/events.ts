@@ -2,12 +2,14 @@
 // A new socket gets a snapshot of the pending questions first; each event is serialised once.
 // Bounded: at most MAX_WATCHERS sockets; one that stops reading is dropped once its send buffer
 // passes SEND_BUFFER_LIMIT_BYTES (the others are unaffected); ping/pong heartbeats drop a peer that
-// has gone away without closing, so that only live pages count as someone watching.
+// has gone away without closing, so that only live pages count as someone watching. A page says
+// whether a person can see it (PageMessage), so that nobody is pushed to while looking at a page.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import type { WebSocket } from 'ws';
-import { ErrorReplySchema, ServerMessageSchema, type ServerMessage } from '../../protocol.js';
+import type { RawData, WebSocket } from 'ws';
+import { describeZodError, ErrorReplySchema, PageMessageSchema, ServerMessageSchema, type PageMessage, type ServerMessage } from '../../protocol.js';
 import type { RouteContext, Watchers } from './context.js';
 import { HttpError } from '../errors.js';
+import { PAGE_MESSAGE_LIMIT_BYTES } from '../limits.js';
 
 
 /** Pages and CLI listeners connected at once; more are refused before the upgrade. */
@@ -72,9 +74,18 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { st
       request.log.info({ watchers: watchers.sockets.size, client: request.principal.kind }, 'watcher connected');
       socket.on('close', () => {
         watchers.sockets.delete(socket);
+        watchers.visible.delete(socket);
         request.log.info({ watchers: watchers.sockets.size }, 'watcher left');
       });
-      // Pages only listen; anything they send is ignored (size is capped by maxPayload).
+      socket.on('message', (data, isBinary) => {
+        const read = readPageMessage(data, isBinary);
+        if ('refused' in read) {
+          socket.send(JSON.stringify({ type: 'error', error: read.refused } satisfies ServerMessage));
+          return;
+        }
+        if (read.message.visible) watchers.visible.add(socket);
+        else watchers.visible.delete(socket);
+      });
       const snapshot: ServerMessage = { type: 'snapshot', questions: store.pending() };
       socket.send(JSON.stringify(snapshot));
       // Always sent, so a page that reconnects also drops a banner that was cleared meanwhile.
@@ -82,3 +93,20 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { st
     },
   );
 };
+
+/** A page's message, checked: small, JSON, and one of PageMessageSchema's; a refusal says what is wrong, and the socket stays open. */
+function readPageMessage(data: RawData, isBinary: boolean): { message: PageMessage } | { refused: { code: string; message: string; details?: string[] } } {
+  if (isBinary) return { refused: { code: 'invalid_message', message: 'a page message is JSON text' } };
+  const bytes = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
+  if (bytes.length > PAGE_MESSAGE_LIMIT_BYTES) return { refused: { code: 'message_too_large', message: `a page message is at most ${PAGE_MESSAGE_LIMIT_BYTES} bytes` } };
+  let json: unknown;
+  try {
+    json = JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return { refused: { code: 'invalid_message', message: 'a page message is JSON text' } };
+  }
+  const parsed = PageMessageSchema.safeParse(json);
+  if (parsed.success) return { message: parsed.data };
+  const details = describeZodError(parsed.error);
+  return { refused: { code: 'invalid_message', message: `invalid page message: ${details.slice(0, 5).join('; ')}`, details } };
+}

@@ -1,6 +1,7 @@
 // The answer page: a fixed list of static files read once at start and served from memory, under a
 // strict Content-Security-Policy (no inline script, no external anything). No path ever comes from
-// the request, so there is nothing to traverse.
+// the request, so there is nothing to traverse. The web app manifest and the service worker sit at
+// the root, so that the page can be installed and the worker's scope is the whole page.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
@@ -15,9 +16,18 @@ const FILES = {
   '/api.js': { file: 'api.js', type: 'text/javascript; charset=utf-8' },
   '/dom.js': { file: 'dom.js', type: 'text/javascript; charset=utf-8' },
   '/devices.js': { file: 'devices.js', type: 'text/javascript; charset=utf-8' },
+  '/notify.js': { file: 'notify.js', type: 'text/javascript; charset=utf-8' },
+  '/sw.js': { file: 'sw.js', type: 'text/javascript; charset=utf-8' },
   '/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
   '/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
+  '/favicon-waiting.svg': { file: 'favicon-waiting.svg', type: 'image/svg+xml' },
+  '/manifest.webmanifest': { file: 'manifest.webmanifest', type: 'application/manifest+json' },
+  '/icon-192.png': { file: 'icon-192.png', type: 'image/png' },
+  '/icon-512.png': { file: 'icon-512.png', type: 'image/png' },
 } as const;
+
+/** The one Trusted Types policy the page may make: it turns exactly '/sw.js' into a script URL, to register the service worker. */
+export const SERVICE_WORKER_POLICY = 'askbridge-sw';
 
 export const CONTENT_SECURITY_POLICY = [
   "default-src 'none'",
@@ -25,21 +35,27 @@ export const CONTENT_SECURITY_POLICY = [
   "style-src 'self'",
   "img-src 'self'",
   "connect-src 'self'",
+  "manifest-src 'self'",
+  "worker-src 'self'",
   "base-uri 'none'",
   "form-action 'none'",
   "frame-ancestors 'none'",
-  // The page writes no HTML at all (text nodes only): no string may ever reach an HTML sink, and no policy may be made.
+  // The page writes no HTML at all (text nodes only): no string may ever reach an HTML sink. The one
+  // policy allowed can only name the service worker's own script (registering one is a script sink).
   "require-trusted-types-for 'script'",
-  "trusted-types 'none'",
+  `trusted-types ${SERVICE_WORKER_POLICY}`,
 ].join('; ');
+
+/** A file's bytes, as they are on disk (text or an image). */
+const FILE_BODY = z.instanceof(Buffer).meta({ type: 'string', format: 'binary' });
 
 export const pageRoutes: FastifyPluginAsyncZod = async (app) => {
   for (const [path, { file, type }] of Object.entries(FILES)) {
-    const body = readFileSync(new URL(file, WEB_ROOT), 'utf8');
+    const body = readFileSync(new URL(file, WEB_ROOT));
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
     const schema = {
       summary: `The answer page: ${file}`,
-      response: { 200: { description: file, content: { [type]: { schema: z.string() } } }, 304: { description: 'Not modified (If-None-Match)', content: { [type]: { schema: z.string() } } } },
+      response: { 200: { description: file, content: { [type]: { schema: FILE_BODY } } }, 304: { description: 'Not modified (If-None-Match)', content: { [type]: { schema: FILE_BODY } } } },
     };
     app.get(path, { config: { access: 'public' }, schema }, async (request, reply) => {
       reply.header('content-security-policy', CONTENT_SECURITY_POLICY).header('x-frame-options', 'DENY').header('etag', etag).header('cache-control', 'no-cache').type(type);

@@ -18,6 +18,7 @@ export const statusRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { s
     version: deps.version,
     pending: store.pending().length,
     watchers: watchers.sockets.size,
+    visiblePages: watchers.visible.size,
     history: deps.health?.().history ?? null,
   }));
 

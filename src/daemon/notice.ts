@@ -1,0 +1,48 @@
+// What word of a waiting question may say once it leaves the daemon (a webhook, a push to a phone):
+// the project and each question's header. Headers and question text come from a model that may have
+// been prompt-injected, so each is cut short and its invisible characters are marked; the question
+// text itself goes only into a push, and only when the user's config asks for it (push.fullText).
+import { shorten } from '../answers.js';
+import type { QuestionView } from '../protocol.js';
+import { markInvisible } from '../visible-text.js';
+
+export type Notice = {
+  id: string;
+  /** The last part of the folder the question was asked in, as the page names it. */
+  project: string;
+  /** Each question's header, those that have one. */
+  headers: string[];
+  /** Each question's text: only with push.fullText. */
+  questions?: string[];
+};
+
+const PROJECT_CHARS = 60;
+const HEADER_CHARS = 60;
+const QUESTION_CHARS = 200;
+
+/** At most this many questions of a call are told (a script may ask ten at once). */
+const QUESTIONS = 4;
+
+/** Marked first, then cut: the length holds whatever the text hides. */
+const bounded = (text: string, max: number) => shorten(markInvisible(text), max);
+
+export function noticeOf(view: QuestionView, options: { fullText: boolean }): Notice {
+  const parts = view.cwd.split(/[\\/]+/).filter(Boolean);
+  const questions = view.questions.slice(0, QUESTIONS);
+  return {
+    id: view.id,
+    project: bounded(parts.at(-1) ?? 'Unknown project', PROJECT_CHARS),
+    headers: questions.map((question) => question.header).filter((header) => header.trim() !== '').map((header) => bounded(header, HEADER_CHARS)),
+    ...(options.fullText ? { questions: questions.map((question) => bounded(question.question, QUESTION_CHARS)) } : {}),
+  };
+}
+
+/** The one line a notice is told in: its title, as the page's and the service worker's notifications say it. */
+export function noticeTitle(notice: Notice): string {
+  return `Question from ${notice.project}`;
+}
+
+/** What the question is about, without its text: the headers, or that one waits. */
+export function noticeSubject(notice: Notice): string {
+  return notice.headers.length > 0 ? notice.headers.join(' · ') : 'A question is waiting';
+}

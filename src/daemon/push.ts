@@ -1,0 +1,157 @@
+// Web Push: a paired device subscribes (its browser's push service endpoint and keys), and gets a
+// push when a question waits and no page is in view. The daemon's VAPID key pair is made once and
+// kept in the state directory; subscriptions are kept per paired device, and go when the device is
+// unpaired or expires, or when its push service says the subscription is gone (404, 410). web-push
+// encrypts each payload for its device (RFC 8291, aes128gcm) and signs the VAPID JWT; fetch sends it,
+// in the background, so a push never waits in an answer's way and a loopback push service works too.
+import { readFileSync } from 'node:fs';
+import webpush from 'web-push';
+import { z } from 'zod';
+import type { PushSubscriptionJson } from '../protocol.js';
+import { writeFileAtomic } from '../state-dir.js';
+import type { Notice } from './notice.js';
+
+export type PushLog = {
+  info: (fields: Record<string, unknown>, message: string) => void;
+  warn: (fields: Record<string, unknown>, message: string) => void;
+};
+
+export type PushOptions = {
+  /** vapid-keys.json and push-subscriptions.json in the state directory. */
+  paths: { vapidKeys: string; pushSubscriptions: string };
+  /** Who sends, for push services that want to know (an https URL or mailto:), in every VAPID JWT. */
+  subject: string;
+  log: PushLog;
+  now?: () => number;
+  /** How long one push may take, the push service's answer included. */
+  timeoutMs?: number;
+};
+
+const VapidKeysSchema = z.object({ publicKey: z.string().regex(/^[A-Za-z0-9_-]{87}$/), privateKey: z.string().regex(/^[A-Za-z0-9_-]{43}$/) });
+type VapidKeys = z.infer<typeof VapidKeysSchema>;
+const StoredSchema = z.array(z.object({ deviceId: z.string(), endpoint: z.string(), keys: z.object({ p256dh: z.string(), auth: z.string() }), subscribedAt: z.number() }));
+type Stored = z.infer<typeof StoredSchema>[number];
+
+const TIMEOUT_MS = 10_000;
+/** A push service takes about 4 KB per message once encrypted; the full text gives way first. */
+const PAYLOAD_LIMIT_BYTES = 3_000;
+
+function readJson(path: string): unknown {
+  try {
+    return JSON.parse(readFileSync(path, 'utf8'));
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    return null; // there, but not JSON
+  }
+}
+
+/**
+ * The daemon's VAPID keys: read, or made and written (0600) on first use. Keys that cannot be read
+ * are replaced, and with them every subscription, which push services tie to the key they were made for.
+ */
+function vapidKeysFor(options: PushOptions): VapidKeys {
+  const stored = readJson(options.paths.vapidKeys);
+  const parsed = VapidKeysSchema.safeParse(stored);
+  if (parsed.success) return parsed.data;
+  if (stored !== undefined) {
+    options.log.warn({ path: options.paths.vapidKeys }, 'the VAPID keys could not be read: new ones are made, and every device must turn push on again');
+    writeFileAtomic(options.paths.pushSubscriptions, '[]\n');
+  }
+  const keys = webpush.generateVAPIDKeys();
+  writeFileAtomic(options.paths.vapidKeys, `${JSON.stringify(keys)}\n`);
+  return keys;
+}
+
+/** Opens Web Push; throws when the keys cannot be made or written (a full or read-only disk). */
+export function createPush(options: PushOptions) {
+  const now = options.now ?? Date.now;
+  const timeoutMs = options.timeoutMs ?? TIMEOUT_MS;
+  const keys = vapidKeysFor(options);
+  const vapidDetails = { subject: options.subject, publicKey: keys.publicKey, privateKey: keys.privateKey };
+  const loaded = StoredSchema.safeParse(readJson(options.paths.pushSubscriptions) ?? []);
+  if (!loaded.success) options.log.warn({ path: options.paths.pushSubscriptions }, 'the push subscriptions could not be read: devices must turn push on again');
+  let subscriptions: Stored[] = loaded.success ? loaded.data : [];
+  const stopping = new AbortController();
+
+  const save = () => writeFileAtomic(options.paths.pushSubscriptions, `${JSON.stringify(subscriptions)}\n`);
+  /** Drops the subscriptions that match; a failed write is only logged (they are gone from memory all the same). */
+  function drop(match: (stored: Stored) => boolean, why: string): void {
+    const before = subscriptions.length;
+    subscriptions = subscriptions.filter((stored) => !match(stored));
+    if (subscriptions.length === before) return;
+    try {
+      save();
+    } catch (error) {
+      options.log.warn({ error: (error as Error).message }, 'push subscriptions could not be written');
+    }
+    options.log.info({ removed: before - subscriptions.length, why }, 'push subscription removed');
+  }
+
+  async function pushTo(stored: Stored, payload: string, ttlSeconds: number, questionId: string): Promise<void> {
+    const where = { device: stored.deviceId, to: new URL(stored.endpoint).origin, questionId };
+    try {
+      const request = webpush.generateRequestDetails({ endpoint: stored.endpoint, keys: stored.keys }, payload, { vapidDetails, TTL: ttlSeconds, urgency: 'high' });
+      // fetch sets the length itself; every other header as web-push made it.
+      const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => name.toLowerCase() !== 'content-length').map(([name, value]) => [name, String(value)]));
+      const response = await fetch(request.endpoint, {
+        method: 'POST',
+        headers,
+        body: new Uint8Array(request.body),
+        redirect: 'error',
+        signal: AbortSignal.any([stopping.signal, AbortSignal.timeout(timeoutMs)]),
+      });
+      await response.body?.cancel();
+      if (response.status === 404 || response.status === 410) drop((other) => other.endpoint === stored.endpoint, `the push service answered ${response.status}: the subscription is gone`);
+      else if (!response.ok) options.log.warn({ ...where, status: response.status }, 'push refused by the push service');
+      else options.log.info(where, 'push sent');
+    } catch (error) {
+      if (!stopping.signal.aborted) options.log.warn({ ...where, error: ((error as Error).cause as Error | undefined)?.message ?? (error as Error).message }, 'push not sent');
+    }
+  }
+
+  return {
+    publicKey: keys.publicKey,
+
+    isSubscribed: (deviceId: string) => subscriptions.some((stored) => stored.deviceId === deviceId),
+
+    /** Keeps this device's subscription (one per device; a browser that moved to another device keeps only the newest). Throws when it cannot be saved. */
+    subscribe(deviceId: string, subscription: PushSubscriptionJson): void {
+      const previous = subscriptions;
+      subscriptions = [
+        ...subscriptions.filter((stored) => stored.deviceId !== deviceId && stored.endpoint !== subscription.endpoint),
+        // Unpadded, as web-push reads them (some browsers pad).
+        { deviceId, endpoint: subscription.endpoint, keys: { p256dh: subscription.keys.p256dh.replace(/=+$/, ''), auth: subscription.keys.auth.replace(/=+$/, '') }, subscribedAt: now() },
+      ];
+      try {
+        save();
+      } catch (error) {
+        subscriptions = previous;
+        throw error;
+      }
+    },
+
+    /** Forgets a device's subscription: it unsubscribed, or it was unpaired. */
+    unsubscribe(deviceId: string): void {
+      drop((stored) => stored.deviceId === deviceId, 'unsubscribed or unpaired');
+    },
+
+    /**
+     * Pushes a notice to every subscribed device that is still paired, in the background; a device's
+     * push service may keep it `ttlSeconds` while the device is offline.
+     */
+    send(notice: Notice, to: { pairedDevices: readonly string[]; ttlSeconds: number }): void {
+      if (stopping.signal.aborted) return;
+      const paired = new Set(to.pairedDevices);
+      drop((stored) => !paired.has(stored.deviceId), 'the device is no longer paired');
+      let payload = JSON.stringify(notice);
+      if (Buffer.byteLength(payload) > PAYLOAD_LIMIT_BYTES) payload = JSON.stringify({ ...notice, questions: undefined });
+      for (const stored of subscriptions) void pushTo(stored, payload, Math.max(0, Math.round(to.ttlSeconds)), notice.id);
+    },
+
+    close(): void {
+      stopping.abort();
+    },
+  };
+}
+
+export type Push = ReturnType<typeof createPush>;

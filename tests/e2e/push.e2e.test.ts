@@ -1,0 +1,157 @@
+// Web Push end to end: the real daemon, a local HTTP endpoint standing in for a browser's push
+// service, and a device that subscribes through the daemon's API as a paired page does, with keys
+// the test makes itself. What arrives must decrypt with those keys (RFC 8291), carry a VAPID JWT
+// signed with the daemon's key for that push service, and say no more than the project and the
+// headers. Nothing is pushed while a page is in view; a subscription its push service says is gone
+// (410) is dropped.
+import { readFileSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import type WebSocket from 'ws';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { now, waitUntil } from '../stack/clock.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { freshPayload } from '../stack/fixtures.js';
+import { pairOverHttp, type PageClient } from '../stack/page-client.js';
+import { killStrayProcesses, runCli, runHook, type RunningProcess } from '../stack/processes.js';
+import { checkVapid, decryptPush, newSubscriptionKeys, type SubscriptionKeys } from '../stack/push-service.js';
+import { startReceiver, type Receiver } from '../stack/receiver.js';
+
+const WAIT_SECONDS = 120;
+
+let daemon: Daemon;
+let receiver: Receiver;
+let runs = 0;
+
+beforeAll(async () => {
+  receiver = await startReceiver();
+  daemon = await startDaemon({ config: { waitSeconds: WAIT_SECONDS } });
+});
+afterEach(killStrayProcesses);
+afterAll(async () => {
+  await daemon?.stop();
+  await receiver?.close();
+});
+
+type Device = { page: PageClient; keys: SubscriptionKeys; path: string };
+
+/** A paired page whose browser subscribed at the stand-in push service, under `path`. */
+async function subscribedDevice(path: string): Promise<Device> {
+  const page = await pairOverHttp(daemon);
+  const keys = newSubscriptionKeys();
+  const saved = await page.request('POST', '/api/push/subscription', { endpoint: `${receiver.origin}${path}`, expirationTime: null, keys: keys.json });
+  expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+  return { page, keys, path };
+}
+
+/** A question from the command hook, pending; with its id. */
+async function ask(tag: string): Promise<{ hook: RunningProcess; id: string; header: string }> {
+  const payload = freshPayload('01-single-select', `${tag}${++runs}`);
+  const hook = runHook(payload, daemon.env);
+  const { id } = await daemon.waitForQuestion(payload.tool_use_id);
+  return { hook, id, header: payload.tool_input.questions[0]!.header };
+}
+
+async function answer(id: string, hook: RunningProcess): Promise<void> {
+  const answered = await runCli(['answer', id, '--pick', '1=SQLite'], daemon.env);
+  expect(answered.code, answered.stderr).toBe(0);
+  await hook.result;
+}
+
+/** The pushes `device` got so far, decrypted. */
+const pushesTo = (device: Device) => receiver.to(device.path).map((request) => JSON.parse(decryptPush(request.body, device.keys)) as { id: string });
+
+const visiblePages = async () => (await daemon.api<{ visiblePages: number }>('GET', '/api/status')).body.visiblePages;
+
+describe('Web Push', () => {
+  it('pushes to a subscribed device when no page is in view: encrypted for it, signed by the daemon, the project and headers only', async () => {
+    const phone = await subscribedDevice('/push/phone');
+    const { body: status } = await phone.page.request<{ publicKey: string; subscribed: boolean }>('GET', '/api/push');
+    expect(status.subscribed).toBe(true);
+
+    const askedAt = Date.now();
+    const { hook, id, header } = await ask('push');
+    const [request] = await receiver.waitFor('/push/phone');
+    expect(request!.method).toBe('POST');
+    expect(request!.headers['content-encoding']).toBe('aes128gcm');
+    expect(request!.headers.urgency).toBe('high');
+    // Kept for an offline phone as long as the question may be answered.
+    expect(Number(request!.headers.ttl)).toBeGreaterThan(WAIT_SECONDS - 10);
+    expect(Number(request!.headers.ttl)).toBeLessThanOrEqual(WAIT_SECONDS);
+
+    const claims = checkVapid(request!.headers.authorization, { publicKey: status.publicKey, audience: receiver.origin });
+    expect(claims.sub).toBe('mailto:push@askbridge.invalid');
+    expect(claims.exp * 1000).toBeGreaterThan(askedAt);
+    expect(claims.exp * 1000).toBeLessThanOrEqual(askedAt + 24 * 60 * 60_000);
+
+    expect(JSON.parse(decryptPush(request!.body, phone.keys))).toStrictEqual({ id, project: 'acme-shop', headers: [header] });
+    // The keys the daemon signs with are its own, kept 0600.
+    expect(JSON.parse(readFileSync(join(daemon.home, 'vapid-keys.json'), 'utf8')).publicKey).toBe(status.publicKey);
+    await answer(id, hook);
+    expect(receiver.to('/push/phone')).toHaveLength(1);
+  });
+
+  it("carries the question text only once the user's config says push.fullText, and the change needs no restart", async () => {
+    const tablet = await subscribedDevice('/push/tablet');
+    const userConfig = join(daemon.home, 'xdg-config', 'askbridge', 'config.json');
+    await writeFile(userConfig, JSON.stringify({ waitSeconds: WAIT_SECONDS, push: { fullText: true } }));
+    try {
+      const { hook, id } = await ask('full-text');
+      await waitUntil(() => (pushesTo(tablet).some((push) => push.id === id) ? true : undefined), 10_000, 'the push with the full text');
+      expect(pushesTo(tablet).find((push) => push.id === id)).toStrictEqual({ id, project: 'acme-shop', headers: ['Database'], questions: ['Which database should the new orders service use?'] });
+      await answer(id, hook);
+    } finally {
+      await writeFile(userConfig, JSON.stringify({ waitSeconds: WAIT_SECONDS }));
+    }
+  });
+
+  it('pushes nothing while a page says it is in view', async () => {
+    const laptop = await subscribedDevice('/push/laptop');
+    const watching = await pairOverHttp(daemon);
+    const socket: WebSocket = await watching.openSocket();
+    socket.send(JSON.stringify({ type: 'visibility', visible: true }));
+    await waitUntil(async () => ((await visiblePages()) === 1 ? true : undefined), 5000, 'the page to be in view');
+
+    const seen = await ask('visible');
+    // The page looks away: the next question is pushed. Pushes leave in order, so once it has
+    // arrived, one for the question asked while the page was in view would have too.
+    socket.send(JSON.stringify({ type: 'visibility', visible: false }));
+    await waitUntil(async () => ((await visiblePages()) === 0 ? true : undefined), 5000, 'the page to look away');
+    const unseen = await ask('hidden');
+    await waitUntil(() => (pushesTo(laptop).some((push) => push.id === unseen.id) ? true : undefined), 10_000, 'the push for the question asked while no page was in view');
+    expect(pushesTo(laptop).map((push) => push.id)).toEqual([unseen.id]);
+
+    socket.close();
+    await answer(seen.id, seen.hook);
+    await answer(unseen.id, unseen.hook);
+  });
+
+  it('drops a subscription whose push service says it is gone (410), and keeps the others', async () => {
+    const gone = await subscribedDevice('/push/gone');
+    const kept = await subscribedDevice('/push/kept');
+    receiver.answer('/push/gone', () => 410);
+
+    const first = await ask('gone');
+    await receiver.waitFor('/push/gone');
+    await waitUntil(async () => ((await gone.page.request<{ subscribed: boolean }>('GET', '/api/push')).body.subscribed ? undefined : true), 5000, 'the gone subscription to be dropped');
+    const stored = JSON.parse(readFileSync(join(daemon.home, 'push-subscriptions.json'), 'utf8')) as Array<{ endpoint: string }>;
+    expect(stored.map((subscription) => subscription.endpoint)).not.toContain(`${receiver.origin}/push/gone`);
+    expect(stored.map((subscription) => subscription.endpoint)).toContain(`${receiver.origin}/push/kept`);
+
+    const second = await ask('after-gone');
+    await waitUntil(() => (pushesTo(kept).some((push) => push.id === second.id) ? true : undefined), 10_000, 'the push to the kept device');
+    expect(receiver.to('/push/gone')).toHaveLength(1);
+    await answer(first.id, first.hook);
+    await answer(second.id, second.hook);
+  });
+
+  it('never holds up an answer: a push service that never answers costs the answer nothing', async () => {
+    receiver.answer('/push/stuck', () => 'hang');
+    await subscribedDevice('/push/stuck');
+    const { hook, id } = await ask('stuck');
+    await receiver.waitFor('/push/stuck');
+    const startedAt = now();
+    await answer(id, hook);
+    expect(now() - startedAt).toBeLessThan(5000);
+  });
+});

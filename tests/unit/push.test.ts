@@ -1,0 +1,149 @@
+// Web Push's daemon side in memory: keys made once and kept 0600, a paired page's subscription
+// checked field by field, kept per device and forgotten when the device is unpaired; and what a
+// notice may say about a question.
+import { createECDH, randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { buildApp, type App } from '../../src/daemon/app.js';
+import { noticeOf } from '../../src/daemon/notice.js';
+import { createPush, type Push } from '../../src/daemon/push.js';
+import { createQuestionStore } from '../../src/daemon/store.js';
+import type { QuestionView } from '../../src/protocol.js';
+
+const PORT = 7433;
+const HOST = `127.0.0.1:${PORT}`;
+const ORIGIN = `http://${HOST}`;
+const TOKEN = 'test-token-0123456789abcdefghijklmnopqrstuv';
+const local = { host: HOST, authorization: `Bearer ${TOKEN}` };
+const silent = { info: () => {}, warn: () => {} };
+
+let dir: string;
+let paths: { vapidKeys: string; pushSubscriptions: string };
+let push: Push;
+let app: App;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'askbridge-push-'));
+  paths = { vapidKeys: join(dir, 'vapid-keys.json'), pushSubscriptions: join(dir, 'push-subscriptions.json') };
+  push = createPush({ paths, subject: 'mailto:push@askbridge.invalid', log: silent });
+  app = await buildApp({ store: createQuestionStore(), token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, push, planQuestion: () => { throw new Error('no questions here'); } });
+  await app.ready();
+});
+afterEach(async () => {
+  await app.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function pairPage(): Promise<Record<string, string>> {
+  const code = app.askbridge.auth.createPairingCode();
+  const response = await app.inject({ method: 'POST', url: '/api/pair', headers: { host: HOST, origin: ORIGIN }, payload: { code } });
+  return { host: HOST, origin: ORIGIN, cookie: String(response.headers['set-cookie']).split(';')[0]!, 'x-askbridge-key': response.json<{ key: string }>().key };
+}
+
+function subscription(endpoint = `https://push.example.test/send/${randomBytes(8).toString('hex')}`) {
+  const ecdh = createECDH('prime256v1');
+  ecdh.generateKeys();
+  return { endpoint, expirationTime: null, keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') } };
+}
+
+const status = async (page: Record<string, string>) => (await app.inject({ method: 'GET', url: '/api/push', headers: page })).json<{ publicKey: string; subscribed: boolean }>();
+
+describe('Web Push keys', () => {
+  it('are made once, kept 0600, and the same after a restart', () => {
+    expect(push.publicKey).toMatch(/^[A-Za-z0-9_-]{87}$/);
+    expect(statSync(paths.vapidKeys).mode & 0o777).toBe(0o600);
+    expect(createPush({ paths, subject: 'mailto:push@askbridge.invalid', log: silent }).publicKey).toBe(push.publicKey);
+  });
+});
+
+describe('a push subscription', () => {
+  it("is kept per device: the page learns the daemon's key, subscribes, and unsubscribes", async () => {
+    const page = await pairPage();
+    expect(await status(page)).toEqual({ publicKey: push.publicKey, subscribed: false });
+    const given = subscription();
+    const saved = await app.inject({ method: 'POST', url: '/api/push/subscription', headers: page, payload: given });
+    expect(saved.statusCode, saved.body).toBe(200);
+    expect((await status(page)).subscribed).toBe(true);
+    expect(statSync(paths.pushSubscriptions).mode & 0o777).toBe(0o600);
+    expect(JSON.parse(readFileSync(paths.pushSubscriptions, 'utf8'))).toMatchObject([{ endpoint: given.endpoint, keys: given.keys }]);
+
+    // A new subscription from the same device replaces its old one.
+    await app.inject({ method: 'POST', url: '/api/push/subscription', headers: page, payload: subscription() });
+    expect(JSON.parse(readFileSync(paths.pushSubscriptions, 'utf8'))).toHaveLength(1);
+
+    const removed = await app.inject({ method: 'DELETE', url: '/api/push/subscription', headers: page });
+    expect(removed.json()).toEqual({ subscribed: false });
+    expect((await status(page)).subscribed).toBe(false);
+    expect(JSON.parse(readFileSync(paths.pushSubscriptions, 'utf8'))).toEqual([]);
+  });
+
+  it('is refused with the field that is wrong, and nothing is kept', async () => {
+    const page = await pairPage();
+    const good = subscription();
+    const cases: Array<[unknown, RegExp]> = [
+      [{ ...good, endpoint: 'http://push.example.test/send/1' }, /endpoint: http:\/\/push\.example\.test would carry the notice in the clear/],
+      [{ ...good, endpoint: 'not a url' }, /endpoint: not a URL/],
+      [{ ...good, keys: { ...good.keys, p256dh: Buffer.alloc(65, 4).toString('base64url').slice(0, 40) } }, /keys\.p256dh: must be the browser's P-256 public key/],
+      [{ ...good, keys: { ...good.keys, p256dh: Buffer.alloc(65, 3).toString('base64url') } }, /keys\.p256dh: must be/],
+      [{ ...good, keys: { ...good.keys, auth: randomBytes(8).toString('base64url') } }, /keys\.auth: must be the 16-byte auth secret/],
+      [{ ...good, keys: { ...good.keys, auth: 'not*base64' } }, /keys\.auth: must be/],
+      [{ endpoint: good.endpoint }, /keys: /],
+      [{ ...good, extra: true }, /Unrecognized key: "extra"/],
+    ];
+    for (const [payload, message] of cases) {
+      const response = await app.inject({ method: 'POST', url: '/api/push/subscription', headers: page, payload: payload as Record<string, unknown> });
+      expect(response.statusCode, JSON.stringify(payload)).toBe(400);
+      expect(response.json<{ error: { code: string; message: string } }>().error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(message) });
+    }
+    expect((await status(page)).subscribed).toBe(false);
+    // A loopback push service over http is this machine's own (a stand-in in tests): taken. Padded keys are kept unpadded.
+    const loopback = subscription('http://127.0.0.1:9/push');
+    const padded = { ...loopback, keys: { p256dh: `${loopback.keys.p256dh}=`, auth: `${loopback.keys.auth}==` } };
+    expect((await app.inject({ method: 'POST', url: '/api/push/subscription', headers: page, payload: padded })).statusCode).toBe(200);
+    expect(JSON.parse(readFileSync(paths.pushSubscriptions, 'utf8'))).toMatchObject([{ endpoint: loopback.endpoint, keys: loopback.keys }]);
+  });
+
+  it('is made by a paired page only, for its own device', async () => {
+    expect((await app.inject({ method: 'POST', url: '/api/push/subscription', headers: local, payload: subscription() })).statusCode).toBe(401);
+    expect((await app.inject({ method: 'GET', url: '/api/push', headers: { host: HOST, origin: ORIGIN } })).statusCode).toBe(401);
+  });
+
+  it('goes when its device is unpaired', async () => {
+    const phone = await pairPage();
+    const laptop = await pairPage();
+    await app.inject({ method: 'POST', url: '/api/push/subscription', headers: phone, payload: subscription() });
+    await app.inject({ method: 'POST', url: '/api/push/subscription', headers: laptop, payload: subscription() });
+    const { devices } = (await app.inject({ method: 'GET', url: '/api/devices', headers: phone })).json<{ devices: Array<{ id: string; current: boolean }> }>();
+    const phoneId = devices.find((device) => device.current)!.id;
+    expect((await app.inject({ method: 'POST', url: `/api/devices/${phoneId}/revoke`, headers: local })).statusCode).toBe(200);
+    expect(JSON.parse(readFileSync(paths.pushSubscriptions, 'utf8')).map((stored: { deviceId: string }) => stored.deviceId)).toEqual(devices.filter((device) => !device.current).map((device) => device.id));
+    expect((await status(laptop)).subscribed).toBe(true);
+  });
+});
+
+describe('a notice', () => {
+  const view = (questions: Array<{ question: string; header: string }>): QuestionView => ({
+    id: '3b0b5b5e-4a4f-4a53-9a43-0d6f2f3b8f10',
+    sessionId: 's',
+    toolUseId: 't',
+    cwd: '/home/alice/projects/acme-shop',
+    createdAt: 0,
+    expiresAt: 1,
+    timeout: { action: 'terminal', summary: '' },
+    status: 'pending',
+    questions: questions.map((question) => ({ ...question, multiSelect: false, options: [] })),
+  });
+
+  it('holds the project and the headers, cut short with invisible characters marked, and the text only when asked', () => {
+    const asked = view([
+      { question: 'Drop the production database?', header: `Deploy\u202E${'x'.repeat(100)}` },
+      { question: 'Second?', header: '' },
+    ]);
+    const notice = noticeOf(asked, { fullText: false });
+    expect(notice).toStrictEqual({ id: asked.id, project: 'acme-shop', headers: [expect.stringMatching(/^Deploy\[U\+202E\]x+…$/)] });
+    expect(notice.headers[0]!.length).toBe(60);
+    expect(noticeOf(asked, { fullText: true }).questions).toEqual(['Drop the production database?', 'Second?']);
+  });
+});
