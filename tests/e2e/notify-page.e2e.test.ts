@@ -46,10 +46,38 @@ async function answer(id: string, hook: RunningProcess): Promise<void> {
   await hook.result;
 }
 
-/** The system notifications this page's origin shows now. */
-function shownNotifications(page: Page): Promise<Array<{ title: string; body: string; tag: string }>> {
+type Shown = { title: string; body: string; tag: string };
+
+/** The system notifications this page's origin shows now; asked only once none is on its way (see recordNotifications). */
+function shownNotifications(page: Page): Promise<Shown[]> {
   return page.evaluate(async () => (await (await navigator.serviceWorker.ready).getNotifications()).map(({ title, body, tag }) => ({ title, body, tag })));
 }
+
+/**
+ * Records what a page asks of the Notifications API, passing every call on: each notification
+ * shown (once Chromium has taken it) and each one closed. Asking Chromium for its notifications
+ * (getNotifications) while it is still putting one on screen can make it drop that one: it
+ * forgets those it does not show yet, and headless Chromium sometimes shows one a moment after
+ * showNotification resolves. So the tests watch the calls, and ask Chromium only when all is still.
+ */
+async function recordNotifications(page: Page): Promise<void> {
+  await page.addInitScript(() => {
+    const log = { shown: [] as Shown[], closed: [] as string[] };
+    Object.assign(window, { notificationLog: log });
+    const show = ServiceWorkerRegistration.prototype.showNotification;
+    ServiceWorkerRegistration.prototype.showNotification = async function (title, options) {
+      await show.call(this, title, options);
+      log.shown.push({ title, body: options?.body ?? '', tag: options?.tag ?? '' });
+    };
+    const close = Notification.prototype.close;
+    Notification.prototype.close = function () {
+      log.closed.push(this.tag);
+      close.call(this);
+    };
+  });
+}
+
+const notificationLog = (page: Page) => page.evaluate(() => (window as unknown as { notificationLog: { shown: Shown[]; closed: string[] } }).notificationLog);
 
 const visiblePages = async () => (await daemon.api<{ visiblePages: number }>('GET', '/api/status')).body.visiblePages;
 
@@ -66,6 +94,7 @@ describe.skipIf(!chromiumState.available)('the page, hidden and shown as a perso
         newPage.on('console', (message) => {
           if (message.type() === 'error' || message.type() === 'warning') consoleProblems.push(message.text());
         });
+        await recordNotifications(newPage);
       },
     }));
     await page.evaluate(() => navigator.serviceWorker.ready);
@@ -119,7 +148,6 @@ describe.skipIf(!chromiumState.available)('the page, hidden and shown as a perso
     await windowed.hide(page);
     const before = await ask();
     await page.locator(`article[data-question-id="${before.id}"]`).waitFor();
-    expect(await shownNotifications(page)).toEqual([]);
     await answer(before.id, before.hook);
     await windowed.show(page);
 
@@ -142,19 +170,21 @@ describe.skipIf(!chromiumState.available)('the page, hidden and shown as a perso
     expect((await runHook(instant, daemon.env).result).stdout).toContain('"Yes"');
     const withdrawn = await ask((payload) => (payload.tool_input.questions[0]!.header = 'Schema\u202E'));
     const tag = `askbridge-${withdrawn.id}`;
-    // Notifications are shown in order: had the page notified of the earlier ones, they would be here by now.
-    await expect.poll(() => shownNotifications(page)).toEqual([{ title: 'Question from acme-shop', body: 'Schema[U+202E]', tag }]);
+    // Shown in the order asked: had the page notified of any question before this one, it would be listed first.
+    await expect.poll(async () => (await notificationLog(page)).shown).toEqual([{ title: 'Question from acme-shop', body: 'Schema[U+202E]', tag }]);
 
     withdrawn.hook.child.kill('SIGKILL');
-    await expect.poll(() => shownNotifications(page)).toEqual([]);
+    await expect.poll(async () => (await notificationLog(page)).closed).toContain(tag);
 
     const answered = await ask();
-    await expect.poll(async () => (await shownNotifications(page)).map((notification) => notification.tag)).toEqual([`askbridge-${answered.id}`]);
+    await expect.poll(async () => (await notificationLog(page)).shown.map((shown) => shown.tag)).toEqual([tag, `askbridge-${answered.id}`]);
     await answer(answered.id, answered.hook);
-    await expect.poll(() => shownNotifications(page)).toEqual([]);
+    await expect.poll(async () => (await notificationLog(page)).closed).toContain(`askbridge-${answered.id}`);
 
     await windowed.show(page);
     await answer(seen.id, seen.hook);
+    // All is still now: Chromium shows nothing of this page's any more.
+    expect(await shownNotifications(page)).toEqual([]);
   });
 
   it('opens on the question of /#question=ID: scrolled to, its title focused, and the address cleaned', async () => {
@@ -211,10 +241,21 @@ describe.skipIf(!chromiumState.available)('the page at a desk and on a phone', (
   });
 
   it('shows a push as the daemon words it, leads the page to its question, and the page closes it once answered', async () => {
-    const { context, page } = await openPairedPage(browser, daemon);
+    const { context, page } = await openPairedPage(browser, daemon, { beforeNavigate: recordNotifications });
     const origin = new URL(daemon.url).origin;
     await context.grantPermissions(['notifications'], { origin });
     await page.evaluate(() => navigator.serviceWorker.ready);
+    // What the worker shows, recorded in the worker as recordNotifications does in a page (DevTools keeps it running meanwhile).
+    const worker = context.serviceWorkers()[0] ?? (await context.waitForEvent('serviceworker'));
+    await worker.evaluate(() => {
+      const scope = globalThis as unknown as { registration: ServiceWorkerRegistration; shown: Shown[] };
+      scope.shown = [];
+      const show = scope.registration.showNotification.bind(scope.registration);
+      scope.registration.showNotification = async (title, options) => {
+        await show(title, options);
+        scope.shown.push({ title, body: options?.body ?? '', tag: options?.tag ?? '' });
+      };
+    });
     const others = [await ask(), await ask()];
     const question = await ask((payload) => (payload.tool_input.questions[0]!.header = 'Deploy'));
 
@@ -225,18 +266,20 @@ describe.skipIf(!chromiumState.available)('the page at a desk and on a phone', (
     await session.send('ServiceWorker.enable');
     const { registrationId } = await waitUntil(() => registrations.find((registration) => registration.scopeURL === daemon.url), 5000, 'the worker registration');
     await session.send('ServiceWorker.deliverPushMessage', { origin, registrationId, data: JSON.stringify(noticeOf(await daemon.question(question.id), { fullText: false })) });
-    await expect.poll(() => shownNotifications(page)).toEqual([{ title: 'Question from acme-shop', body: 'Deploy', tag: `askbridge-${question.id}` }]);
+    const tag = `askbridge-${question.id}`;
+    await expect.poll(() => worker.evaluate(() => (globalThis as unknown as { shown: Shown[] }).shown)).toEqual([{ title: 'Question from acme-shop', body: 'Deploy', tag }]);
 
     // Clicked, the worker focuses the open page and names the question (a system notification cannot be clicked headless: this is its message).
-    const worker = context.serviceWorkers()[0]!;
     await worker.evaluate(async (id) => {
       const { clients } = globalThis as unknown as { clients: { matchAll(options: object): Promise<Array<{ postMessage(message: unknown): void }>> } };
       for (const client of await clients.matchAll({ type: 'window', includeUncontrolled: true })) client.postMessage({ type: 'question', id });
     }, question.id);
     await expect.poll(() => page.evaluate(() => document.activeElement?.closest('article')?.getAttribute('data-question-id') ?? null)).toBe(question.id);
 
+    // Answered, the page closes the worker's notification: one tag per question, whoever showed it.
     await answer(question.id, question.hook);
-    await expect.poll(() => shownNotifications(page)).toEqual([]);
+    await expect.poll(async () => (await notificationLog(page)).closed).toEqual([tag]);
+    expect(await shownNotifications(page)).toEqual([]);
     for (const { id, hook } of others) await answer(id, hook);
     await session.detach();
     await context.close();

@@ -109,7 +109,9 @@ export type WindowedBrowser = {
  */
 export async function launchWindowedBrowser(): Promise<WindowedBrowser> {
   const profile = await mkdtemp(join(tmpdir(), 'askbridge-chromium-'));
-  const child = spawn(CHROMIUM_PATH, ['--headless', ...CHROMIUM_ARGS, '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'], { stdio: ['ignore', 'ignore', 'pipe'] });
+  // A hidden page still gets its share of the CPU and its timers on time, so a loaded machine cannot starve it.
+  const args = ['--headless', ...CHROMIUM_ARGS, '--disable-renderer-backgrounding', '--disable-background-timer-throttling', '--remote-debugging-port=0', `--user-data-dir=${profile}`, 'about:blank'];
+  const child = spawn(CHROMIUM_PATH, args, { stdio: ['ignore', 'ignore', 'pipe'] });
   const stop = async () => {
     await stopProcess(child, 5000);
     await rm(profile, { recursive: true, force: true, maxRetries: 5, retryDelay: 100 });
