@@ -36,12 +36,11 @@ export async function run(io: CommandIo): Promise<number> {
   if (positionals.length > 0) throw new CliError(`unexpected ${terminalText(positionals[0]!)}: put the question in --question "..."`, 2);
   const questions = values.json !== undefined ? readQuestionsFile(values.json, values) : [questionFromFlags(values)];
   const waitSeconds = values.timeout === undefined ? undefined : parseSeconds(values.timeout);
-  const environment = Object.fromEntries(HTTP_HOOK_ENV.flatMap((name) => (io.env[name] ? [[name, io.env[name]!.slice(0, 100)]] : [])));
   const ask: AskRequest = {
     questions: questions as AskRequest['questions'],
     asker: { kind: 'script', name: values.name ?? callerName() },
     cwd: process.cwd(),
-    environment,
+    environment: askerEnvironment(io.env),
     ...(waitSeconds === undefined ? {} : { waitSeconds }),
   };
 
@@ -61,6 +60,11 @@ export async function run(io: CommandIo): Promise<number> {
     process.off('SIGTERM', onInterrupt);
   }
   return report(io, question, values['json-output']);
+}
+
+/** What tells the daemon nobody watches (CI, ASKBRIDGE_UNATTENDED), as an http hook forwards it. */
+export function askerEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
+  return Object.fromEntries(HTTP_HOOK_ENV.flatMap((name) => (env[name] ? [[name, env[name].slice(0, 100)]] : [])));
 }
 
 /** Asks through the daemon and returns the settled question; aborting `signal` withdraws it. */

@@ -7,10 +7,9 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { HTTP_HOOK_ENV } from '../http-hook.js';
 import { LIMITS, MULTI_SELECT_SEPARATOR, QuestionSchema, type QuestionView } from '../protocol.js';
 import { VERSION } from '../version.js';
-import { askAndWait } from './ask.js';
+import { askAndWait, askerEnvironment } from './ask.js';
 import { connectToDaemon } from './client.js';
 import type { CommandIo } from './command.js';
 import { startInBackground } from './start.js';
@@ -52,8 +51,7 @@ export async function run(io: CommandIo): Promise<number> {
         // The daemon serves every asker; start it when it is not running, as a Claude Code session does.
         await startInBackground({ ...io, stdout: () => {}, stderr: () => {} }, [], true);
         const client = server.server.getClientVersion();
-        const environment = Object.fromEntries(HTTP_HOOK_ENV.flatMap((name) => (io.env[name] ? [[name, io.env[name]!.slice(0, 100)]] : [])));
-        const question = await askAndWait(connectToDaemon(io.env), { questions, asker: { kind: 'mcp', name: client?.name || 'MCP client' }, cwd: process.cwd(), environment }, extra.signal);
+        const question = await askAndWait(connectToDaemon(io.env), { questions, asker: { kind: 'mcp', name: client?.name || 'MCP client' }, cwd: process.cwd(), environment: askerEnvironment(io.env) }, extra.signal);
         return resultOf(question);
       } catch (error) {
         const reason = error instanceof Error ? error.message : String(error);

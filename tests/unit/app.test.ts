@@ -56,6 +56,17 @@ async function pairPage(): Promise<{ cookie: string; key: string }> {
   return { cookie: setCookie.split(';')[0]!, key };
 }
 
+/** The paired page's WebSocket, as the page opens it, with every message it receives. */
+async function openPageSocket(page: { cookie: string; key: string }) {
+  const messages: ServerMessage[] = [];
+  const socket = await app.injectWS(
+    '/ws',
+    { headers: { host: HOST, origin: ORIGIN, cookie: page.cookie, 'sec-websocket-protocol': `askbridge, key.${page.key}` } },
+    { onInit: (ws) => ws.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString()) as ServerMessage)) },
+  );
+  return { socket, messages };
+}
+
 /** What the paired page itself sends: its cookie, its key, its exact Origin. */
 const fromPage = (page: { cookie: string; key: string }) => ({ host: HOST, origin: ORIGIN, cookie: page.cookie, 'x-askbridge-key': page.key });
 
@@ -403,13 +414,7 @@ describe('the event stream', () => {
   });
 
   it('sends a snapshot, then every new and settled question', async () => {
-    const page = await pairPage();
-    const messages: ServerMessage[] = [];
-    const socket = await app.injectWS(
-      '/ws',
-      { headers: { host: HOST, origin: ORIGIN, cookie: page.cookie, 'sec-websocket-protocol': `askbridge, key.${page.key}` } },
-      { onInit: (ws) => ws.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString()) as ServerMessage)) },
-    );
+    const { socket, messages } = await openPageSocket(await pairPage());
     const next = (count: number) => vi.waitUntil(() => messages.length >= count);
     await next(2);
     expect(messages[0]).toEqual({ type: 'snapshot', questions: [] });
@@ -428,13 +433,7 @@ describe('the event stream', () => {
   });
 
   it('hears a page say whether it is in view, refuses any other message with its reason, and stays open', async () => {
-    const page = await pairPage();
-    const messages: ServerMessage[] = [];
-    const socket = await app.injectWS(
-      '/ws',
-      { headers: { host: HOST, origin: ORIGIN, cookie: page.cookie, 'sec-websocket-protocol': `askbridge, key.${page.key}` } },
-      { onInit: (ws) => ws.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString()) as ServerMessage)) },
-    );
+    const { socket, messages } = await openPageSocket(await pairPage());
     await vi.waitUntil(() => messages.length >= 2);
     const visiblePages = async () => (await app.inject({ method: 'GET', url: '/api/status', headers: local })).json<{ visiblePages: number }>().visiblePages;
     expect(app.askbridge.pageVisible()).toBe(false);
