@@ -60,6 +60,8 @@ export function describeSource(view: QuestionView): { source: HistorySource; det
       return { source: 'cancelled', detail: 'the hook stopped waiting (Esc or timeout in Claude Code)' };
     case 'daemon-stopped':
       return { source: 'terminal', detail: 'the daemon stopped' };
+    case 'session-ended':
+      return { source: 'cancelled', detail: 'the Claude Code session ended' };
   }
 }
 

@@ -227,12 +227,25 @@ export const SourceSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('policy'), action: TimeoutActionSchema, trigger: z.enum(['timeout', 'immediately', 'nobody-watching']), rule: z.string().optional() }),
   z.object({ kind: z.literal('hook-gone') }),
   z.object({ kind: z.literal('daemon-stopped') }),
+  /** Claude Code said the session ended (its SessionEnd hook), or its process is gone. */
+  z.object({ kind: z.literal('session-ended') }),
 ]);
 export type Source = z.infer<typeof SourceSchema>;
 
 /** `failed`: an answer was given, but no decision could be built from it; the terminal asks. */
 export const QuestionStatusSchema = z.enum(['pending', 'answered', 'declined', 'handed-to-terminal', 'cancelled', 'failed']);
 export type QuestionStatus = z.infer<typeof QuestionStatusSchema>;
+
+/** What a page shows of the asking session, read as text from the tail of its transcript. Every field may be missing. */
+export const SessionContextSchema = z.object({
+  /** The session's first prompt: what it was started for. */
+  title: z.string().optional(),
+  /** The git branch the session works on. */
+  branch: z.string().optional(),
+  /** What Claude said just before it asked. */
+  said: z.string().optional(),
+});
+export type SessionContext = z.infer<typeof SessionContextSchema>;
 
 /** A question as pages and the CLI see it. */
 export const QuestionViewSchema = z.object({
@@ -263,6 +276,10 @@ export const QuestionViewSchema = z.object({
   /** Why a `failed` question failed. */
   error: z.string().optional(),
   resolvedAt: z.number().optional(),
+  /** The latest expiresAt a page may ask for while a person is answering (POST .../extend); absent: no more time. */
+  extendableUntil: z.number().optional(),
+  /** What the session was doing, read from its transcript after the question arrived (an `updated` message brings it). */
+  context: SessionContextSchema.optional(),
 });
 export type QuestionView = z.infer<typeof QuestionViewSchema>;
 
@@ -274,6 +291,8 @@ export const ServerMessageSchema = z.discriminatedUnion('type', [
   z.object({ type: z.literal('snapshot'), questions: z.array(QuestionViewSchema) }),
   z.object({ type: z.literal('added'), question: QuestionViewSchema }),
   z.object({ type: z.literal('resolved'), question: QuestionViewSchema }),
+  /** A waiting question changed: more time (expiresAt), or its session's context arrived. */
+  z.object({ type: z.literal('updated'), question: QuestionViewSchema }),
   z.object({ type: z.literal('banner'), message: z.string().nullable() }),
   z.object({ type: z.literal('error'), error: ErrorReplySchema.shape.error }),
 ]);

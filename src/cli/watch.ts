@@ -23,6 +23,7 @@ export async function run(io: CommandIo): Promise<number> {
   let wake = () => {};
   const feed = await openFeed(daemon, (event) => {
     if (event.type === 'added') queue.set(event.question.id, event.question);
+    if (event.type === 'updated' && queue.has(event.question.id)) queue.set(event.question.id, event.question);
     if (event.type === 'resolved') {
       queue.delete(event.question.id);
       if (current?.id === event.question.id) {

@@ -16,7 +16,7 @@ export type Outcome = {
   error?: string;
 };
 
-export type StoreEvent = { type: 'added'; question: QuestionView } | { type: 'resolved'; question: QuestionView };
+export type StoreEvent = { type: 'added' | 'updated' | 'resolved'; question: QuestionView };
 
 export type OpenQuestion = {
   sessionId: string;
