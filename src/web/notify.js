@@ -6,6 +6,7 @@
 // daemon whether it is in view; and /#question=ID, where a notification leads. Model text reaches a
 // notification only as a question's header, cut short, with invisible characters marked: a
 // notification's title and body are text, never markup.
+import { byId } from './dom.js';
 import { markInvisible } from './visible-text.js';
 
 /** @typedef {import('../protocol.js').QuestionView} QuestionView */
@@ -34,6 +35,8 @@ const ui = {
 let api = async () => ({ status: 0, data: null });
 /** @type {(message: { type: 'visibility'; visible: boolean }) => void} */
 let send = () => {};
+/** Brings a waiting question into view and focus; false when it is not (or not yet) waiting here. */
+let openInPage = /** @type {(id: string) => boolean} */ (() => false);
 /** The service worker, once active; null where there is none (an old browser, a page not on https or loopback). */
 let registration = /** @type {Promise<ServiceWorkerRegistration | null>} */ (Promise.resolve(null));
 /** The same, known: undefined until registering is over. */
@@ -49,19 +52,14 @@ let push = { state: 'off' };
 /** @type {AudioContext | null} */
 let audio = null;
 
-function byId(id) {
-  const element = document.getElementById(id);
-  if (!element) throw new Error(`index.html has no #${id}`);
-  return element;
-}
 
 /**
  * Starts everything that does not wait for the daemon: the service worker, the switches, the
  * visibility reports, and the question in the address (#question=ID).
- * @param {{ api: Api; send: typeof send }} options
+ * @param {{ api: Api; send: typeof send; open: typeof openInPage }} options
  */
 export function startNotify(options) {
-  ({ api, send } = options);
+  ({ api, send, open: openInPage } = options);
   registration = registerServiceWorker();
   registration.then((registered) => {
     worker = registered;
@@ -170,15 +168,10 @@ function openQuestion(id) {
   focusWanted();
 }
 
-/** Scrolls to the wanted question's card and focuses its title; false while there is no such card. */
+/** Opens the wanted question in the page; false while it is not there. */
 function focusWanted() {
-  const card = wanted ? document.querySelector(`article[data-question-id="${wanted}"]`) : null;
-  if (!card) return false;
+  if (!wanted || !openInPage(wanted)) return false;
   wanted = null;
-  card.scrollIntoView({ block: 'start' });
-  /** @type {HTMLElement | null} */ (card.querySelector('.card-title, .status-title'))?.focus({ preventScroll: true });
-  card.classList.remove('is-called');
-  requestAnimationFrame(() => card.classList.add('is-called'));
   return true;
 }
 

@@ -29,3 +29,20 @@ export function visibleParts(text) {
   if (last < source.length) parts.push(source.slice(last));
   return parts;
 }
+
+/**
+ * Model text as DOM nodes: Text nodes, with each invisible character (a bidi override, a zero-width
+ * space, a control character) as a marked `[U+XXXX]` token, so that what is shown is what is meant.
+ * @param {unknown} text
+ * @returns {Node[]}
+ */
+export function visibleNodes(text) {
+  return visibleParts(text).map((part) => {
+    if (typeof part === 'string') return document.createTextNode(part);
+    const marker = document.createElement('span');
+    marker.className = 'invisible-char';
+    marker.title = 'invisible character';
+    marker.textContent = part.marker;
+    return marker;
+  });
+}

@@ -9,7 +9,7 @@ import { statSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../stack/clock.js';
-import { chromiumAvailability, launchBrowser, launchWindowedBrowser, openPairedPage, openPairedPageIn, type WindowedBrowser } from '../stack/browser.js';
+import { chromiumAvailability, launchBrowser, launchWindowedBrowser, openAsk, openPairedPage, openPairedPageIn, type WindowedBrowser } from '../stack/browser.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { noticeOf } from '../../src/daemon/notice.js';
 import { freshPayload, type HookPayload } from '../stack/fixtures.js';
@@ -147,7 +147,8 @@ describe.skipIf(!chromiumState.available)('the page, hidden and shown as a perso
     // Nothing is shown while notifications are off, even hidden.
     await windowed.hide(page);
     const before = await ask();
-    await page.locator(`article[data-question-id="${before.id}"]`).waitFor();
+    // Hidden, the page cannot be clicked; its inbox has the question all the same.
+    await page.locator(`[data-ask-id="${before.id}"]`).waitFor({ state: 'attached' });
     await answer(before.id, before.hook);
     await windowed.show(page);
 
@@ -160,7 +161,7 @@ describe.skipIf(!chromiumState.available)('the page, hidden and shown as a perso
 
     // Asked while the page is in view: the person sees it, no notification.
     const seen = await ask();
-    await page.locator(`article[data-question-id="${seen.id}"]`).waitFor();
+    await openAsk(page, seen.id);
 
     await windowed.hide(page);
     // A rule answers this one at once: it never waits, so it is never notified.
@@ -231,7 +232,7 @@ describe.skipIf(!chromiumState.available)('the page at a desk and on a phone', (
     });
     const asked = () => page.evaluate(() => (window as unknown as { asked: { count: number } }).asked.count);
     const question = await ask();
-    await page.locator(`article[data-question-id="${question.id}"]`).waitFor();
+    await openAsk(page, question.id);
     expect(await asked()).toBe(0);
     await page.locator('#alerts summary').click();
     await page.getByRole('switch', { name: 'Notifications' }).click();
@@ -324,7 +325,7 @@ describe.skipIf(!chromiumState.available)('the page at a desk and on a phone', (
     const question = await ask((payload) => (payload.tool_input.questions[0]!.header = 'Database'));
     for (const [size, path, menu] of [[{ width: 1280, height: 900 }, SCREENSHOTS.desktop, undefined], [{ width: 390, height: 844 }, SCREENSHOTS.phone, SCREENSHOTS.phoneMenu]] as const) {
       const { context, page } = await openPairedPage(browser, daemon, { viewport: size });
-      await page.locator(`article[data-question-id="${question.id}"]`).waitFor();
+      await openAsk(page, question.id);
       expect(await page.title()).toBe('(1) askbridge');
       await page.screenshot({ path, animations: 'disabled' });
       expect(statSync(path).size).toBeGreaterThan(10_000);

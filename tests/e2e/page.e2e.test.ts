@@ -46,8 +46,14 @@ async function fillAnswer(card: Locator, payload: HookPayload, answer: FixtureAn
     const role = question.multiSelect ? 'checkbox' : 'radio';
     for (const label of response.selected) await group.getByRole(role, { name: label, exact: true }).check();
     if (response.other !== null) await group.getByRole('textbox', { name: 'Other', exact: true }).fill(response.other);
-    if (response.notes !== null) await group.getByRole('textbox', { name: 'Note', exact: true }).fill(response.notes);
+    if (response.notes !== null) await writeNote(group, response.notes);
   }
+}
+
+/** The note sits behind its "Add a note" toggle: one click (or key) away, but not in the way. */
+async function writeNote(group: Locator, text: string): Promise<void> {
+  await group.getByRole('button', { name: 'Add a note', exact: true }).click();
+  await group.getByRole('textbox', { name: 'Note', exact: true }).fill(text);
 }
 
 /**
@@ -157,7 +163,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     await group.getByRole('checkbox', { name: 'Type check', exact: true }).check();
     await group.getByRole('checkbox', { name: 'Unit tests', exact: true }).check();
     await group.getByRole('textbox', { name: 'Other', exact: true }).fill('Playwright smoke test');
-    await group.getByRole('textbox', { name: 'Note', exact: true }).fill('only on pull requests, "main" too');
+    await writeNote(group, 'only on pull requests, "main" too');
     expect(await group.getByRole('checkbox', { name: 'Other', exact: true }).isChecked()).toBe(true);
     await card.getByRole('button', { name: 'Submit', exact: true }).click();
 
@@ -198,7 +204,10 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     const previewView = await daemon.waitForQuestion(withPreview.tool_use_id);
     const previewCard = cardOf(page, previewView.id);
     const second = 1;
-    const previewBody = previewCard.locator('.option').nth(second).locator('.preview-body');
+    // A single-select shows the preview of the option in focus beside the list, as Claude Code does.
+    await previewCard.getByRole('radio', { name: options[second]!.label, exact: true }).focus();
+    const previewBody = previewCard.locator('.preview-side .preview-body');
+    await expect.poll(() => previewBody.textContent()).toContain(`schema ${second}:`);
     expect(await previewBody.getAttribute('tabindex')).toBe('0');
     await previewBody.click();
     expect(await previewCard.getByRole('radio', { name: options[second]!.label, exact: true }).isChecked()).toBe(true);

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HOOK_KEY_HEADER, HTTP_HOOK_PATH } from '../../src/http-hook.js';
-import { chromiumAvailability, launchBrowser, waitForLivePage } from '../stack/browser.js';
+import { chromiumAvailability, launchBrowser, openAsk, waitForLivePage } from '../stack/browser.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { baseEnv } from '../stack/env.js';
 import { freshPayload, loadFixture } from '../stack/fixtures.js';
@@ -58,7 +58,7 @@ describe.skipIf(!chromium.available || !caddy.available)('through a TLS front (C
     const payload = freshPayload('01-single-select', 'remote');
     const hook = throughFront(front, { method: 'POST', path: HTTP_HOOK_PATH, headers: { [HOOK_KEY_HEADER]: hookKey }, body: JSON.stringify(payload) });
     const question = await daemon.waitForQuestion(payload.tool_use_id);
-    const card = page.locator(`article[data-question-id="${question.id}"]`);
+    const card = await openAsk(page, question.id, 'tap');
     await card.getByRole('radio', { name: 'PostgreSQL (Recommended)', exact: true }).tap();
     await card.getByRole('button', { name: 'Submit', exact: true }).tap();
 
@@ -89,7 +89,7 @@ describe.skipIf(!chromium.available || !caddy.available)('through a TLS front (C
       const hook = throughFront(front, { method: 'POST', path: new URL(entry.url).pathname, headers, body: JSON.stringify(payload) });
       const question = await daemon.waitForQuestion(payload.tool_use_id);
       expect(question.machine).toBe('ci-runner');
-      const card = phone.page.locator(`article[data-question-id="${question.id}"]`);
+      const card = await openAsk(phone.page, question.id, 'tap');
       await expect.poll(async () => card.locator('.meta-line').textContent()).toContain('on ci-runner');
       await card.getByRole('radio', { name: 'SQLite', exact: true }).tap();
       await card.getByRole('button', { name: 'Submit', exact: true }).tap();

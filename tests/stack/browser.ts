@@ -5,7 +5,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
-import type { Browser, BrowserContext, LaunchOptions, Page } from 'playwright-core';
+import type { Browser, BrowserContext, LaunchOptions, Locator, Page } from 'playwright-core';
 import type { Daemon } from './daemon.js';
 import { runCli, stopProcess } from './processes.js';
 
@@ -152,4 +152,17 @@ export async function launchWindowedBrowser(): Promise<WindowedBrowser> {
     await stop();
     throw error;
   }
+}
+
+/**
+ * Brings a waiting question set into focus in the page, as a person does: a click (or a tap, on a
+ * phone) on its row in the inbox, unless it is in focus already. Returns its card.
+ */
+export async function openAsk(page: Page, id: string, how: 'click' | 'tap' = 'click'): Promise<Locator> {
+  const card = page.locator(`article[data-question-id="${id}"][data-status="pending"]`);
+  const row = page.locator(`[data-ask-id="${id}"]`);
+  await row.waitFor({ state: 'attached' });
+  if (!(await card.isVisible())) await (how === 'tap' ? row.tap() : row.click());
+  await card.waitFor({ state: 'visible' });
+  return card;
 }

@@ -4,27 +4,33 @@
 // the root, so that the page can be installed and the worker's scope is the whole page.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { gzipSync } from 'node:zlib';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 
 const WEB_ROOT = new URL('../../web/', import.meta.url);
 
-const FILES = {
+const SCRIPT = 'text/javascript; charset=utf-8';
+
+/** The page's own ES modules, each served at its own name. */
+const MODULES = ['app', 'api', 'ask-form', 'connection', 'devices', 'dom', 'drafts', 'finished', 'history', 'inbox', 'markdown', 'notify', 'visible-text'] as const;
+
+/** The one library the page imports: marked's ES module (markdown.js uses its lexer), served as `/marked.js`. */
+const MARKED_PATH = '/marked.js';
+
+const FILES: Record<string, { file: string; type: string }> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
-  '/app.js': { file: 'app.js', type: 'text/javascript; charset=utf-8' },
-  '/visible-text.js': { file: 'visible-text.js', type: 'text/javascript; charset=utf-8' },
-  '/api.js': { file: 'api.js', type: 'text/javascript; charset=utf-8' },
-  '/dom.js': { file: 'dom.js', type: 'text/javascript; charset=utf-8' },
-  '/devices.js': { file: 'devices.js', type: 'text/javascript; charset=utf-8' },
-  '/notify.js': { file: 'notify.js', type: 'text/javascript; charset=utf-8' },
-  '/sw.js': { file: 'sw.js', type: 'text/javascript; charset=utf-8' },
+  ...Object.fromEntries(MODULES.map((name) => [`/${name}.js`, { file: `${name}.js`, type: SCRIPT }])),
+  [MARKED_PATH]: { file: 'marked.js', type: SCRIPT },
+  '/sw.js': { file: 'sw.js', type: SCRIPT },
   '/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
   '/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
   '/favicon-waiting.svg': { file: 'favicon-waiting.svg', type: 'image/svg+xml' },
   '/manifest.webmanifest': { file: 'manifest.webmanifest', type: 'application/manifest+json' },
   '/icon-192.png': { file: 'icon-192.png', type: 'image/png' },
   '/icon-512.png': { file: 'icon-512.png', type: 'image/png' },
-} as const;
+};
 
 /** The one Trusted Types policy the page may make: it turns exactly '/sw.js' into a script URL, to register the service worker. */
 export const SERVICE_WORKER_POLICY = 'askbridge-sw';
@@ -49,18 +55,43 @@ export const CONTENT_SECURITY_POLICY = [
 /** A file's bytes, as they are on disk (text or an image). */
 const FILE_BODY = z.instanceof(Buffer).meta({ type: 'string', format: 'binary' });
 
+/** Text compresses to about a third; images are compressed already. */
+const COMPRESSIBLE = /^(?:text\/|application\/manifest)/;
+
 export const pageRoutes: FastifyPluginAsyncZod = async (app) => {
   for (const [path, { file, type }] of Object.entries(FILES)) {
-    const body = readFileSync(new URL(file, WEB_ROOT));
+    const body = path === MARKED_PATH ? readMarked() : readFileSync(new URL(file, WEB_ROOT));
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
+    // Compressed on the first request that accepts it, not at start: the daemon starts on the hook's path.
+    let gzipped: Buffer | undefined;
     const schema = {
       summary: `The answer page: ${file}`,
       response: { 200: { description: file, content: { [type]: { schema: FILE_BODY } } }, 304: { description: 'Not modified (If-None-Match)', content: { [type]: { schema: FILE_BODY } } } },
     };
     app.get(path, { config: { access: 'public' }, schema }, async (request, reply) => {
       reply.header('content-security-policy', CONTENT_SECURITY_POLICY).header('x-frame-options', 'DENY').header('etag', etag).header('cache-control', 'no-cache').type(type);
+      if (!COMPRESSIBLE.test(type)) return request.headers['if-none-match'] === etag ? reply.code(304).send() : reply.send(body);
+      reply.header('vary', 'accept-encoding');
       if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-      return reply.send(body);
+      if (!acceptsGzip(request.headers['accept-encoding'])) return reply.send(body);
+      gzipped ??= gzipSync(body, { level: 9 });
+      return reply.header('content-encoding', 'gzip').send(gzipped);
     });
   }
 };
+
+/** marked's ES module from its package, without the source map comment that names a file not served here. */
+function readMarked(): Buffer {
+  const file = createRequire(import.meta.url).resolve('marked').replace(/[^/\\]+$/, 'marked.esm.js');
+  return Buffer.from(readFileSync(file, 'utf8').replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n'));
+}
+
+/** Whether the client takes gzip (`gzip;q=0` says it does not). */
+function acceptsGzip(header: string | undefined): boolean {
+  return (header ?? '').split(',').some((part) => {
+    const [coding, ...params] = part.trim().toLowerCase().split(';');
+    if (coding !== 'gzip' && coding !== '*') return false;
+    const q = params.map((param) => /^\s*q=([\d.]+)\s*$/.exec(param)?.[1]).find((value) => value !== undefined);
+    return q === undefined || Number(q) > 0;
+  });
+}

@@ -1,0 +1,119 @@
+// @ts-check
+// How a finished question set is shown: who or what settled it, and what Claude received.
+import { projectName } from './ask-form.js';
+import { h } from './dom.js';
+import { markInvisible, visibleNodes } from './visible-text.js';
+
+/** @typedef {import('../protocol.js').QuestionView} QuestionView */
+/** @typedef {{ mine?: boolean; conflict?: boolean; gone?: boolean }} How */
+
+const TRIGGERS = { timeout: 'after the timeout', immediately: 'immediately', 'nobody-watching': 'because no page was open' };
+
+/** @param {Record<string, unknown>} source */
+function policyText(source) {
+  const action = typeof source.action === 'string' ? source.action : 'policy';
+  return `${action}${typeof source.rule === 'string' && source.rule ? `, rule ${source.rule}` : ''}`;
+}
+
+/** An own property only: a question may be called `constructor` or `__proto__`. */
+function own(record, key) {
+  return Object.hasOwn(record, key) ? record[key] : undefined;
+}
+
+/**
+ * The headline and a detail line for a finished question set.
+ * @param {QuestionView} view
+ * @param {How} how
+ * @returns {{ title: string; detail: string | null }}
+ */
+export function describe(view, how) {
+  const source = /** @type {Record<string, any>} */ (view.source && typeof view.source === 'object' ? view.source : {});
+  if (how.gone) return { title: 'No longer pending', detail: 'It was settled while this page was not connected.' };
+  const byPolicy = source.kind === 'policy';
+  const trigger = /** @type {string | undefined} */ (TRIGGERS[/** @type {keyof typeof TRIGGERS} */ (source.trigger)]);
+  const policyDetail = byPolicy ? `${`By policy (${policyText(source)}) ${trigger ?? ''}`.trim()}.` : null;
+  const lateDetail = how.conflict ? 'This happened before your answer arrived.' : source.kind === 'daemon-stopped' ? 'askbridge was stopped.' : null;
+  switch (view.status) {
+    case 'answered': {
+      let title = 'Answered';
+      if (byPolicy) title = `Answered by policy (${policyText(source)})`;
+      else if (!how.mine && source.kind === 'person') title = source.client === 'cli' ? 'Answered from the CLI' : 'Answered in another tab';
+      if (how.conflict) {
+        const where = title === 'Answered' ? '' : title.replace(/^Answered /, '');
+        return { title: 'Already answered elsewhere', detail: where ? `It was answered ${where} first.` : null };
+      }
+      return { title, detail: byPolicy && trigger ? `Chosen ${trigger}.` : null };
+    }
+    case 'declined':
+      return { title: 'Declined', detail: policyDetail ?? lateDetail };
+    case 'handed-to-terminal':
+      return { title: 'Handed to the terminal', detail: policyDetail ?? lateDetail };
+    case 'cancelled':
+      if (source.kind === 'session-ended') return { title: 'Withdrawn: the session ended', detail: lateDetail };
+      return { title: 'Withdrawn: the question was cancelled in the terminal', detail: lateDetail };
+    case 'failed':
+      return { title: 'Failed: the terminal asks instead', detail: typeof view.error === 'string' && view.error ? `The answer could not be delivered: ${view.error}.` : lateDetail };
+    default:
+      return { title: `Finished (${String(view.status)})`, detail: policyDetail ?? lateDetail };
+  }
+}
+
+/**
+ * A finished question set: its status, project, and what was asked and answered.
+ * @param {QuestionView} view
+ * @param {How} how
+ */
+export function finishedCard(view, how) {
+  const { title, detail } = describe(view, how);
+  const status = how.gone ? 'gone' : String(view.status);
+  const statusId = `status-${view.id}`;
+  const projectId = `project-${view.id}`;
+  const age = h('time', { class: 'age' });
+  const root = h(
+    'article',
+    { class: 'card is-finished', 'data-question-id': view.id, 'data-status': status, 'aria-labelledby': `${statusId} ${projectId}` },
+    h(
+      'header',
+      { class: 'finished-head' },
+      h('span', { class: 'status-dot', 'aria-hidden': 'true' }),
+      h('h3', { class: 'status-title', id: statusId, tabindex: '-1', text: title }),
+      h('p', { class: 'finished-meta' }, h('span', { class: 'project-small', id: projectId, title: view.cwd ? markInvisible(view.cwd) : null }, visibleNodes(projectName(view.cwd))), h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }), age),
+    ),
+    detail ? h('p', { class: 'finished-detail' }, visibleNodes(detail)) : null,
+    summaryOf(view),
+  );
+  return { root, age, title, status };
+}
+
+/**
+ * What was asked and, when answered, what was answered.
+ * @param {QuestionView} view
+ */
+export function summaryOf(view) {
+  const answers = view.answers && typeof view.answers === 'object' ? view.answers : {};
+  const notes = view.notes && typeof view.notes === 'object' ? view.notes : {};
+  const list = h('dl', { class: 'answers' });
+  const shown = new Set();
+  /** @param {string} header @param {string} question @param {string | undefined} answer @param {unknown} note */
+  const row = (header, question, answer, note) => {
+    list.append(
+      h(
+        'div',
+        { class: 'answer-row' },
+        h('dt', { class: 'answer-q' }, header ? h('span', { class: 'chip chip-small' }, visibleNodes(header)) : null, h('span', { dir: 'auto' }, visibleNodes(question))),
+        h('dd', { class: answer === undefined ? 'answer-a answer-none' : 'answer-a', dir: 'auto' }, answer === undefined ? 'Not answered' : visibleNodes(answer)),
+        typeof note === 'string' && note ? h('dd', { class: 'answer-note', dir: 'auto' }, visibleNodes(`Note: ${note}`)) : null,
+      ),
+    );
+  };
+  const anyAnswer = Object.keys(answers).length > 0;
+  for (const q of view.questions) {
+    shown.add(q.question);
+    const answer = Object.hasOwn(answers, q.question) ? String(answers[q.question]) : undefined;
+    if (anyAnswer || view.status !== 'answered') row(q.header, q.question, anyAnswer ? answer : undefined, own(notes, q.question));
+  }
+  // An answer keyed by text the card never showed still deserves to be seen.
+  for (const [question, answer] of Object.entries(answers)) if (!shown.has(question)) row('', question, String(answer), own(notes, question));
+  if (!anyAnswer) list.classList.add('answers-questions-only');
+  return list;
+}

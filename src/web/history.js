@@ -1,0 +1,126 @@
+// @ts-check
+// History in the page: finished questions, newest first, searchable, each with who or what settled
+// it, with what, and when; exported as JSON or CSV by the daemon (GET /api/history).
+import { api, pageKey } from './api.js';
+import { h } from './dom.js';
+import { visibleNodes } from './visible-text.js';
+
+/** @typedef {import('../history-file.js').HistoryLine} HistoryLine */
+
+const LIMIT = 200;
+const SEARCH_DELAY_MS = 200;
+
+/** History's words for who or what settled a question, as a person reads them. */
+const SOURCES = {
+  person: 'answered by a person',
+  rule: 'answered by a rule',
+  recommended: 'the recommended option, by policy',
+  declined: 'declined',
+  terminal: 'handed to the terminal',
+  cancelled: 'withdrawn',
+  expired: 'nobody answered in time',
+  failed: 'failed',
+  lost: 'not recorded',
+};
+
+/**
+ * @param {{ toggle: HTMLElement; section: HTMLElement }} parts
+ */
+export function initHistory({ toggle, section }) {
+  const search = /** @type {HTMLInputElement} */ (section.querySelector('#history-search'));
+  const list = /** @type {HTMLElement} */ (section.querySelector('#history-list'));
+  const status = /** @type {HTMLElement} */ (section.querySelector('#history-status'));
+  let timer = 0;
+  let asked = 0;
+
+  toggle.addEventListener('click', () => {
+    const open = section.hidden;
+    section.hidden = !open;
+    toggle.setAttribute('aria-expanded', String(open));
+    if (open) {
+      void load();
+      search.focus();
+    }
+  });
+  search.addEventListener('input', () => {
+    clearTimeout(timer);
+    timer = window.setTimeout(() => void load(), SEARCH_DELAY_MS);
+  });
+  for (const button of section.querySelectorAll('[data-export]')) {
+    button.addEventListener('click', () => void exportAs(/** @type {HTMLElement} */ (button).dataset.export === 'csv' ? 'csv' : 'json'));
+  }
+
+  async function load() {
+    const ask = ++asked;
+    status.textContent = 'Loading…';
+    const result = await api('GET', `/api/history?${new URLSearchParams({ q: search.value.trim(), limit: String(LIMIT) })}`);
+    if (ask !== asked) return; // a newer search is on its way
+    const entries = /** @type {HistoryLine[]} */ (Array.isArray(result.data?.entries) ? result.data.entries : []);
+    if (result.status !== 200) {
+      status.textContent = result.status === 0 ? 'Could not reach askbridge.' : `Could not read the history (HTTP ${result.status}).`;
+      list.replaceChildren();
+      return;
+    }
+    const query = search.value.trim();
+    status.textContent = entries.length === 0 ? (query ? 'Nothing matches.' : 'Nothing finished yet.') : `${entries.length === LIMIT ? `The newest ${LIMIT}` : entries.length}${query ? ' matching' : ''}.`;
+    list.replaceChildren(...entries.filter((entry) => entry && Array.isArray(entry.questions)).map(entryNode));
+  }
+
+  /** @param {'json' | 'csv'} format */
+  async function exportAs(format) {
+    const params = new URLSearchParams({ q: search.value.trim(), limit: '5000', format });
+    /** @type {Record<string, string>} */
+    const headers = {};
+    const key = pageKey();
+    if (key) headers['x-askbridge-key'] = key;
+    let response;
+    try {
+      response = await fetch(`/api/history?${params}`, { credentials: 'same-origin', cache: 'no-store', headers });
+    } catch {
+      status.textContent = 'Could not reach askbridge.';
+      return;
+    }
+    if (!response.ok) {
+      status.textContent = `Export failed (HTTP ${response.status}).`;
+      return;
+    }
+    const url = URL.createObjectURL(await response.blob());
+    const link = h('a', { href: url, download: `askbridge-history.${format}`, hidden: true });
+    document.body.append(link);
+    link.click();
+    link.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+  }
+}
+
+/** @param {HistoryLine} entry */
+function entryNode(entry) {
+  const answers = entry.answers ?? {};
+  const when = new Date(entry.finishedAt);
+  const source = SOURCES[/** @type {keyof typeof SOURCES} */ (entry.source)] ?? String(entry.source);
+  return h(
+    'li',
+    { class: 'history-entry', 'data-status': String(entry.status) },
+    h(
+      'p',
+      { class: 'history-head' },
+      h('span', { class: 'history-project' }, visibleNodes(entry.project || 'Unknown project')),
+      h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }),
+      h('span', { class: 'history-source' }, source, entry.detail ? h('span', { class: 'history-detail' }, ' (', visibleNodes(entry.detail), ')') : null),
+      h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }),
+      h('time', { datetime: Number.isNaN(when.getTime()) ? null : when.toISOString(), text: Number.isNaN(when.getTime()) ? '' : when.toLocaleString() }),
+    ),
+    h(
+      'dl',
+      { class: 'answers' },
+      entry.questions.map((q) =>
+        h(
+          'div',
+          { class: 'answer-row' },
+          h('dt', { class: 'answer-q' }, q.header ? h('span', { class: 'chip chip-small' }, visibleNodes(q.header)) : null, h('span', { dir: 'auto' }, visibleNodes(q.question))),
+          h('dd', { class: Object.hasOwn(answers, q.question) ? 'answer-a' : 'answer-a answer-none', dir: 'auto' }, Object.hasOwn(answers, q.question) ? visibleNodes(String(answers[q.question])) : 'Not answered'),
+        ),
+      ),
+    ),
+  );
+}
