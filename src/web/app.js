@@ -103,12 +103,6 @@ function showReading(reading) {
   ui.board.dataset.view = reading && current ? 'ask' : 'inbox';
 }
 
-/** After `id` ends: the next waiting set in the inbox's order, else nothing. */
-function openNextAfter(/** @type {string} */ id, /** @type {boolean} */ focus) {
-  const order = inbox.order();
-  const next = order.find((view) => view.id !== id) ?? null;
-  open(next?.id ?? null, { focus, reading: focus && next !== null });
-}
 
 /** @param {QuestionView} view */
 function addWaiting(view) {
@@ -126,6 +120,7 @@ function addWaiting(view) {
 function end(view, how) {
   const wasCurrent = current?.view.id === view.id;
   const focusWasHere = wasCurrent && (ui.focus.contains(document.activeElement) || document.activeElement === document.body);
+  const next = wasCurrent ? inbox.nextAfter(view.id) : null;
   if (inbox.has(view.id)) {
     inbox.remove(view.id);
     onQuestionEnded(view.id);
@@ -138,7 +133,7 @@ function end(view, how) {
   trimFinished();
   if (wasCurrent) {
     current = null;
-    openNextAfter(view.id, focusWasHere);
+    open(next?.id ?? null, { focus: focusWasHere, reading: focusWasHere && next !== null });
     if (!current && focusWasHere) /** @type {HTMLElement | null} */ (card.root.querySelector('.status-title'))?.focus();
   }
   updateCounts();

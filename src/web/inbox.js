@@ -223,6 +223,19 @@ export function createInbox(root, handlers) {
       if (index < 0) return order[0] ?? null;
       return order[(index + step + order.length) % order.length] ?? null;
     },
+    /**
+     * What comes after `id` once it ends: the next of its own session (so one session is cleared
+     * in one go), else the oldest waiting anywhere.
+     * @param {string} id
+     */
+    nextAfter(id) {
+      const entry = rows.get(id);
+      const siblings = entry?.group.views ?? [];
+      const index = entry ? siblings.indexOf(entry.view) : -1;
+      const sibling = index >= 0 ? (siblings[index + 1] ?? siblings[index - 1]) : undefined;
+      if (sibling) return sibling;
+      return groups.flatMap((group) => group.views.slice(0, 2)).find((view) => view.id !== id) ?? null;
+    },
     /** @param {string | null} id */
     setCurrent(id) {
       if (current) rows.get(current)?.row.firstElementChild?.removeAttribute('aria-current');

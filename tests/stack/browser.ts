@@ -64,6 +64,8 @@ export type OpenPairedPageOptions = {
   liveTimeoutMs?: number;
   /** The window's size; Playwright's 1280×720 by default. */
   viewport?: { width: number; height: number };
+  /** A touch screen, as a phone's: taps work. */
+  touch?: boolean;
 };
 
 /**
@@ -71,7 +73,7 @@ export type OpenPairedPageOptions = {
  * `options.pairingUrl` gives one), with the page live.
  */
 export async function openPairedPage(browser: Browser, daemon: Daemon, options: OpenPairedPageOptions = {}): Promise<PairedPage> {
-  const context = await browser.newContext(options.viewport ? { viewport: options.viewport } : {});
+  const context = await browser.newContext({ ...(options.viewport ? { viewport: options.viewport } : {}), ...(options.touch ? { hasTouch: true, isMobile: true } : {}) });
   try {
     return await openPairedPageIn(context, daemon, options);
   } catch (error) {
