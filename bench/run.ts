@@ -21,8 +21,8 @@ import { summarize, type Summary } from './stats.js';
 
 const QUICK = process.argv.includes('--quick');
 const COUNTS = QUICK
-  ? { hookPairs: 10, hookWarmup: 2, answers: 20, pageWarmup: 2, idleMs: 150, pending: 100, clients: 10, broadcasts: 10, starts: 3, loads: 1, cliPairs: 5 }
-  : { hookPairs: 80, hookWarmup: 5, answers: 220, pageWarmup: 5, idleMs: 150, pending: 1000, clients: 50, broadcasts: 60, starts: 15, loads: 3, cliPairs: 30 };
+  ? { hookPairs: 10, hookWarmup: 2, answers: 20, pageWarmup: 2, idleMs: 150, pending: 100, clients: 10, broadcasts: 10, starts: 3, loads: 1, cliPairs: 5, inbox: 200, inboxChanges: 10 }
+  : { hookPairs: 80, hookWarmup: 5, answers: 220, pageWarmup: 5, idleMs: 150, pending: 1000, clients: 50, broadcasts: 60, starts: 15, loads: 3, cliPairs: 30, inbox: 2000, inboxChanges: 60 };
 
 /** Every question waits for a person long enough; a policy answers only unattended hooks at once. */
 const DAEMON_CONFIG = { waitSeconds: 600, onTimeout: 'recommended' };
@@ -265,7 +265,7 @@ async function clockOffset(page: Page): Promise<{ offset: number; rtt: number }>
 type CardList = 'pending' | 'finished';
 
 /**
- * Cards reported by the page itself the moment they enter #pending or #finished. Waiting this way
+ * Cards reported by the page itself the moment they come into focus (#focus) or enter #finished. Waiting this way
  * costs the page nothing, where Playwright's locator polling keeps Chromium drawing frames, which
  * would compete for the two cores with the very hook being timed.
  */
@@ -324,13 +324,13 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
     const finished = new Set<string>();
     new MutationObserver(() => {
       const at = performance.timeOrigin + performance.now();
-      for (const card of document.querySelectorAll<HTMLElement>('#pending > [data-question-id]')) {
+      for (const card of document.querySelectorAll<HTMLElement>('#focus > [data-question-id]')) {
         const id = card.dataset.questionId ?? '';
         if (bench.seen[id] !== undefined) continue;
         bench.seen[id] = at;
         report('pending', id);
       }
-    }).observe(document.getElementById('pending')!, { childList: true });
+    }).observe(document.getElementById('focus')!, { childList: true });
     new MutationObserver(() => {
       for (const card of document.querySelectorAll<HTMLElement>('#finished > [data-question-id]')) {
         const id = card.dataset.questionId ?? '';
@@ -565,6 +565,87 @@ async function benchLoad(): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 8. The page with thousands waiting: a new question, and an answer, each change one row
+
+/** What the bench adds to the page's window for section 8: when each row appeared, and when it left, on the page's clock. */
+type InboxWindow = Window & { __inbox: { added: Record<string, number>; removed: Record<string, number> } };
+
+async function benchInbox(browser: Browser): Promise<void> {
+  const daemon = await startBenchDaemon();
+  onCleanup(() => daemon.stop());
+  const held: OpenQuestion[] = [];
+  onCleanup(() => {
+    for (const asked of held) asked.close();
+  });
+  const fixtures = fixtureNames('.input.json').filter((name) => !name.startsWith('9'));
+  // A hundred sessions, as many people's agents would be: the inbox groups them.
+  const sessionOf = (index: number) => ({ session_id: `8e0c4000-0000-4000-8000-${String(index % 100).padStart(12, '0')}`, cwd: `/home/bench/project-${index % 100}` });
+  const ask = (index: number): OpenQuestion => openQuestion({ port: daemon.port, token: daemon.token, body: hookBody({ ...newToolCall(fixtures[index % fixtures.length]!), ...sessionOf(index) }) });
+  const batch = 25;
+  for (let start = 0; start < COUNTS.inbox; start += batch) {
+    const asked = Array.from({ length: Math.min(batch, COUNTS.inbox - start) }, (_, offset) => ask(start + offset));
+    held.push(...asked);
+    await Promise.all(asked.map((one) => one.accepted));
+  }
+  const { page, context } = await openPairedPage(browser, daemon, { viewport: { width: 1280, height: 900 }, liveTimeoutMs: 60_000 });
+  onCleanup(() => context.close());
+  await page.waitForFunction((count) => document.querySelectorAll('[data-ask-id]').length >= count, COUNTS.inbox, { timeout: 120_000, polling: 500 });
+  await page.evaluate(() => {
+    const record: InboxWindow['__inbox'] = { added: {}, removed: {} };
+    (window as unknown as InboxWindow).__inbox = record;
+    new MutationObserver((mutations) => {
+      const added: string[] = [];
+      const removed: string[] = [];
+      for (const mutation of mutations) {
+        for (const [list, nodes] of [
+          [added, mutation.addedNodes],
+          [removed, mutation.removedNodes],
+        ] as const) {
+          for (const node of nodes) {
+            if (!(node instanceof HTMLElement)) continue;
+            if (node.matches('[data-ask-id]')) list.push(node.dataset.askId ?? '');
+            for (const row of node.querySelectorAll<HTMLElement>('[data-ask-id]')) list.push(row.dataset.askId ?? '');
+          }
+        }
+      }
+      // Timed at the next frame: when the change is on screen, not merely in the DOM.
+      requestAnimationFrame(() => {
+        const at = performance.timeOrigin + performance.now();
+        for (const id of added) record.added[id] ??= at;
+        for (const id of removed) if (!document.querySelector(`[data-ask-id="${id}"]`)) record.removed[id] ??= at;
+      });
+    }).observe(document.getElementById('inbox-list')!, { childList: true, subtree: true });
+  });
+  const clock = await clockOffset(page);
+  const toPage = (pageTime: number) => pageTime - clock.offset;
+  const waitInPage = (kind: 'added' | 'removed', id: string) =>
+    page.waitForFunction(({ which, questionId }) => (window as unknown as InboxWindow).__inbox[which][questionId], { which: kind, questionId: id }, { timeout: 10_000, polling: 'raf' }).then((handle) => handle.jsonValue() as Promise<number>);
+
+  const appeared: number[] = [];
+  const left: number[] = [];
+  const waiting = (await daemon.pending()).map((view) => view.id);
+  for (let change = 0; change < COUNTS.inboxChanges; change++) {
+    const asked = ask(COUNTS.inbox + change);
+    held.push(asked);
+    const { id } = await asked.accepted;
+    appeared.push(toPage(await waitInPage('added', id)) - asked.sentAt);
+    await sleep(COUNTS.idleMs);
+
+    // Someone answers one of the thousands elsewhere (the CLI here): its row leaves this page.
+    const answered = waiting.pop()!;
+    const sentAt = now();
+    const reply = await daemon.api('POST', `/api/questions/${answered}/terminal`, {});
+    if (reply.status !== 200) throw new Error(`answering ${answered}: HTTP ${reply.status}`);
+    left.push(toPage(await waitInPage('removed', answered)) - sentAt);
+    await sleep(COUNTS.idleMs);
+  }
+  results.inboxAdded = summarize(appeared);
+  results.inboxRemoved = summarize(left);
+  await context.close();
+  await daemon.stop();
+}
+
+// ---------------------------------------------------------------------------------------------
 // The table
 
 type Unit = (value: number) => string;
@@ -602,6 +683,8 @@ function rows(): string[] {
   row('5f', 'Floor: plain `node:http` server idle RSS', results.floorRss, { unit: mb });
   row('6a', 'Page load, bytes transferred (headers + bodies)', results.transfer, { unit: kb, target: 'max ≤ 120 kB', value: (s) => s.max, limit: 120_000 });
   row('6b', 'Page load, requests to any other host', results.external, { unit: count, target: 'max = 0', value: (s) => s.max, limit: 0 });
+  row('8a', `Page with ${COUNTS.inbox} waiting: new question → its row in the inbox (next frame)`, results.inboxAdded, { unit: ms, p99: true, target: 'p99 ≤ 50 ms', value: (s) => s.p99, limit: 50 });
+  row('8b', `Page with ${COUNTS.inbox} waiting: one answered elsewhere → its row gone (next frame)`, results.inboxRemoved, { unit: ms, p99: true, target: 'p99 ≤ 50 ms', value: (s) => s.p99, limit: 50 });
   row('7a', '`askbridge --help` wall time ÷ `node -e 0` (per interleaved pair)', results.cliHelp, { unit: times });
   row('7b', '`askbridge status` (daemon running) wall time ÷ `node -e 0`', results.cliStatus, { unit: times });
   return out;
@@ -694,8 +777,9 @@ async function main(): Promise<number> {
   const browserVersion = browser.version();
   await section('6 page transfer', () => benchTransfer(browser, daemon));
   await section('2+3 page answers', () => benchPage(browser, daemon));
-  await browser.close();
   await daemon.stop();
+  await section('8 the page with thousands waiting', () => benchInbox(browser));
+  await browser.close();
 
   await section('4 pending questions + clients', benchLoad);
 

@@ -15,4 +15,4 @@ export type RequestTimeouts = { headersMs: number; requestMs: number };
 export const REQUEST_TIMEOUTS: RequestTimeouts = { headersMs: 10_000, requestMs: 30_000 };
 
 /** Questions waiting at once, from every session; a new one over it is refused, and its terminal asks. */
-export const MAX_PENDING = 1024;
+export const MAX_PENDING = 4096;
