@@ -16,6 +16,9 @@ export const PAGE_MESSAGE_LIMIT_BYTES = 1024;
 export type RequestTimeouts = { headersMs: number; requestMs: number };
 export const REQUEST_TIMEOUTS: RequestTimeouts = { headersMs: 10_000, requestMs: 30_000 };
 
+/** How many finished questions GET /api/history gives when not told, and at most. */
+export const HISTORY_LINES = { default: 200, max: 5_000 } as const;
+
 /** Questions waiting at once, from every session; a new one over it is refused, and its terminal asks. */
 export const MAX_PENDING = 1024;
 

@@ -182,6 +182,7 @@ async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Rea
     banner,
     configFor: (cwd) => configWatch.effective(cwd),
     health: () => ({ history: history.problem() }),
+    history: { path: stateDir.paths.history, flushed: () => history.flushed() },
     pageSessionStore: createPageSessionFile(stateDir.paths.pageSessions),
     push,
     holdsIpv6: () => holdsIpv6,
