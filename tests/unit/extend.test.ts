@@ -1,10 +1,12 @@
 // More time for a person who is answering, through the real app (inject): POST
 // /api/questions/:id/extend moves the deadline, every page hears `updated`, the command hook hears
-// `extended` (so that its own deadline moves too), and the policy waits for the new deadline.
+// `extended` (so that its own deadline moves too), and the policy waits for the new deadline. And the
+// terminal's interactive answer, which asks for it as the page does.
 import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { buildApp, type App } from '../../src/daemon/app.js';
 import { ConfigFileSchema, mergeConfig, type ConfigFileInput } from '../../src/config.js';
+import { MORE_TIME_EVERY_MS, MORE_TIME_WHEN_LEFT_MS, moreTimeOnKeys } from '../../src/cli/flow.js';
 import { EXTEND_STEP_MS, MAX_WAIT_MS } from '../../src/daemon/limits.js';
 import { createPolicy } from '../../src/daemon/policy.js';
 import { createQuestionStore } from '../../src/daemon/store.js';
@@ -184,5 +186,96 @@ describe('POST /api/questions/:id/extend', () => {
     expect((await extend(question.id)).statusCode).toBe(200);
     await app.inject({ method: 'POST', url: `/api/questions/${question.id}/terminal`, headers: local });
     await hook;
+  });
+});
+
+// The interactive terminal answer asks as the page does: a key pressed with less than a minute left
+// asks the real app for more time, at most every 30 s, never at the limit. Its clock is the test's.
+describe('the terminal asking for more time while a person presses keys', () => {
+  /**
+   * The CLI's requests, to the real app: counted, so that a key that asks nothing is seen. `settled`
+   * resolves once every reply is back and has been read by whoever asked (a turn of the event loop
+   * after it: their promise callbacks have run by then).
+   */
+  function daemonClient() {
+    const requests: string[] = [];
+    const replies: Array<Promise<unknown>> = [];
+    return {
+      requests,
+      request(method: 'GET' | 'POST', path: string) {
+        requests.push(`${method} ${path}`);
+        const reply = app.inject({ method, url: path, headers: local }).then((response) => ({ status: response.statusCode, body: response.json() as unknown }));
+        replies.push(reply);
+        return reply;
+      },
+      async settled() {
+        await Promise.all(replies);
+        await new Promise((turn) => setImmediate(turn));
+      },
+    };
+  }
+  const current = async (id: string) => (await app.inject({ method: 'GET', url: `/api/questions/${id}`, headers: local })).json<{ question: QuestionView }>().question;
+
+  it('asks with less than a minute left, once per 30 seconds of keys, and not with more left', async () => {
+    await start({ waitSeconds: 90 });
+    const hook = askThroughInject(app, { token: TOKEN, host: HOST, body: hookBody(singleSelect) });
+    const question = await waitForPending();
+    const client = daemonClient();
+    let clock = question.createdAt;
+    const onKey = moreTimeOnKeys(client, question, () => clock);
+
+    onKey(); // 90 s left
+    clock = question.expiresAt - MORE_TIME_WHEN_LEFT_MS; // exactly a minute left: not less
+    onKey();
+    expect(client.requests).toEqual([]);
+
+    clock += 1;
+    onKey();
+    onKey(); // the same moment: asked already
+    expect(client.requests).toEqual([`POST /api/questions/${question.id}/extend`]);
+    await client.settled();
+    const moved = await current(question.id);
+    expect(moved.expiresAt).toBeGreaterThanOrEqual(question.createdAt + EXTEND_STEP_MS);
+
+    // Told the new deadline: keys with more than a minute left ask nothing, however late.
+    clock = moved.expiresAt - MORE_TIME_WHEN_LEFT_MS - 1;
+    onKey();
+    expect(client.requests).toHaveLength(1);
+    // Less than a minute from it, and 30 s after the last request: it asks again; then not for 30 s.
+    clock += 2;
+    onKey();
+    expect(client.requests).toHaveLength(2);
+    clock += MORE_TIME_EVERY_MS - 1;
+    onKey();
+    expect(client.requests).toHaveLength(2);
+    await client.settled();
+    await app.inject({ method: 'POST', url: `/api/questions/${question.id}/terminal`, headers: local });
+    await hook;
+  });
+
+  it('never asks once the question is at its limit, or for a question that has none', async () => {
+    await start({ waitSeconds: 90 });
+    const questions = (singleSelect.tool_input as { questions: unknown[] }).questions;
+    const asked = app.inject({ method: 'POST', url: '/api/ask', headers: local, payload: { questions, asker: { kind: 'script', name: 'release.sh' }, waitSeconds: 100 } });
+    const question = await waitForPending();
+    expect(question.extendableUntil).toBe(question.createdAt + 100_000);
+    const client = daemonClient();
+    let clock = question.expiresAt - 10_000;
+    const onKey = moreTimeOnKeys(client, question, () => clock);
+    onKey();
+    await client.settled();
+    expect((await current(question.id)).expiresAt).toBe(question.extendableUntil);
+    // Told it is at its limit: however late, and however many keys, it asks no more.
+    for (let key = 0; key < 5; key++) {
+      clock += MORE_TIME_EVERY_MS;
+      onKey();
+    }
+    expect(client.requests).toHaveLength(1);
+
+    const unlimited = moreTimeOnKeys(client, { ...question, extendableUntil: undefined }, () => question.expiresAt - 1);
+    unlimited();
+    expect(client.requests).toHaveLength(1);
+    await app.inject({ method: 'POST', url: `/api/questions/${question.id}/decline`, headers: local });
+    await asked;
   });
 });
