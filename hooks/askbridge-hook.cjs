@@ -29,7 +29,10 @@ const MAX_STDIN_BYTES = 8 * 1024 * 1024;
  * never answers costs this much, never Claude Code's whole hook timeout.
  */
 const HANDSHAKE_TIMEOUT_MS = 15_000;
-/** The hook's own deadline: the daemon's wait (from the `accepted` line) and this much more. */
+/**
+ * The hook's own deadline: the daemon's wait (from the `accepted` line, or a later `extended` one
+ * when a person who is answering got more time) and this much more.
+ */
 const DEADLINE_MARGIN_MS = 10_000;
 /** A daemon's response head is a few hundred bytes; anything that sends this much without one is not askbridge. */
 const MAX_HEAD_BYTES = 16 * 1024;
@@ -140,8 +143,24 @@ function isDecisionFor(payload, output) {
  */
 function ask(payload, body) {
   let deadlineAt;
+  let deadlineTimer;
   const handshake = setTimeout(() => passThrough('the daemon did not answer in time (an impostor on its port, or a stuck daemon)'), HANDSHAKE_TIMEOUT_MS);
   attempt();
+
+  /**
+   * The daemon said how long it waits now: the hook waits that long and its margin. The deadline only
+   * ever moves later: a re-attach after a daemon restart, or a lost `extended` line, never shortens it.
+   */
+  function waitFor(waitMs) {
+    const at = Date.now() + (Number.isFinite(waitMs) ? Math.max(0, waitMs) : 0) + DEADLINE_MARGIN_MS;
+    if (deadlineAt !== undefined && at <= deadlineAt) return;
+    deadlineAt = at;
+    clearTimeout(deadlineTimer);
+    deadlineTimer = setTimeout(() => {
+      activeSocket?.destroy();
+      passThrough('no answer by the deadline: question withdrawn');
+    }, deadlineAt - Date.now());
+  }
 
   /** A connection failed: before the question was accepted the terminal asks; after, try again until the deadline. */
   function dropped(reason) {
@@ -253,15 +272,9 @@ function ask(payload, body) {
       } catch (error) {
         passThrough(`a reply line that the daemon did not sign for this question (${/** @type {Error} */ (error).message}): ignored, the terminal asks`);
       }
-      if (line.event === 'accepted') {
+      if (line.event === 'accepted' || line.event === 'extended') {
         clearTimeout(handshake);
-        if (deadlineAt !== undefined) return; // re-attached: the deadline stays the first one
-        const waitMs = Number.isFinite(event.waitMs) ? Math.max(0, event.waitMs) : 0;
-        deadlineAt = Date.now() + waitMs + DEADLINE_MARGIN_MS;
-        setTimeout(() => {
-          activeSocket?.destroy();
-          passThrough('no answer by the deadline: question withdrawn');
-        }, deadlineAt - Date.now());
+        waitFor(event.waitMs);
         return;
       }
       if (line.event !== 'settled') return;

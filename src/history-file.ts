@@ -3,6 +3,7 @@
 // they do not know (a line from a newer askbridge) and skip what they cannot read (a line torn by
 // a crash, or something else in the file), never failing on it.
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { setImmediate as nextTurn } from 'node:timers/promises';
 import { z } from 'zod';
 import { AskerSchema, checkShape, QuestionStatusSchema, type QuestionView } from './protocol.js';
 
@@ -32,6 +33,10 @@ export const HistoryLineSchema = z.looseObject({
   error: z.string().optional(),
 });
 export type HistoryLine = z.infer<typeof HistoryLineSchema>;
+
+/** GET /api/history as JSON: the finished questions that match, newest first. */
+export const HistoryReplySchema = z.object({ entries: z.array(HistoryLineSchema) });
+export type HistoryReply = z.infer<typeof HistoryReplySchema>;
 
 /** A line as it may be on disk: those written before the status was called `handed-to-terminal` say `terminal`. */
 const StoredHistoryLineSchema = HistoryLineSchema.extend({ status: z.union([QuestionStatusSchema, z.literal('terminal')]) });
@@ -71,36 +76,109 @@ export function readHistory(path: string): HistoryLine[] {
 }
 
 const TAIL_CHUNK_BYTES = 64 * 1024;
+/** Far beyond the longest line askbridge writes (10 questions with every text at its limit): anything longer is not a history line. */
+const MAX_LINE_BYTES = 8 * 1024 * 1024;
+
+/** Which lines a reader keeps. */
+export type HistoryFilter = (line: HistoryLine) => boolean;
+
+const everyLine: HistoryFilter = () => true;
 
 /**
- * The last `limit` lines, read backwards from the end of the file in chunks: `askbridge history`
- * stays as fast on a history of years as on one of a day.
+ * The last `limit` lines that `keep` (every line by default), oldest first, read backwards from the
+ * end of the file: `askbridge history` stays as fast on a history of years as on one of a day.
  */
-export function readHistoryTail(path: string, limit: number): HistoryLine[] {
-  let fd: number;
+export function readHistoryTail(path: string, limit: number, keep: HistoryFilter = everyLine): HistoryLine[] {
+  const fd = openOrNothing(path);
+  if (fd === undefined) return [];
   try {
-    fd = openSync(path, 'r');
-  } catch {
-    return [];
-  }
-  try {
-    let position = fstatSync(fd).size;
-    let rest = Buffer.alloc(0); // the start of a line whose beginning is in an earlier chunk
     const found: HistoryLine[] = [];
-    while (position > 0 && found.length < limit) {
-      const size = Math.min(TAIL_CHUNK_BYTES, position);
-      position -= size;
-      const chunk = Buffer.alloc(size);
-      readSync(fd, chunk, 0, size, position);
-      const buffer = Buffer.concat([chunk, rest]);
-      const firstNewline = position > 0 ? buffer.indexOf(0x0a) : -1;
-      rest = firstNewline >= 0 ? buffer.subarray(0, firstNewline) : Buffer.alloc(0);
-      const complete = firstNewline >= 0 ? buffer.subarray(firstNewline + 1) : buffer;
-      found.unshift(...parseLines(complete.toString('utf8').split('\n')));
+    for (const { lines } of chunksBackwards(fd)) {
+      for (const line of lines) if (found.length < limit && keep(line)) found.push(line);
+      if (found.length >= limit) break;
     }
-    return found.slice(-limit);
+    return found.reverse();
   } finally {
     closeSync(fd);
+  }
+}
+
+/**
+ * The daemon's search: the newest `limit` lines that `keep`, newest first, read backwards and given up
+ * as soon as they are found, and how many bytes of the file that took. It lets other work run between
+ * chunks, so that searching a long history never holds up a question on its way.
+ */
+export async function searchHistory(path: string, options: { limit: number; keep?: HistoryFilter }): Promise<{ lines: HistoryLine[]; scannedBytes: number }> {
+  const keep = options.keep ?? everyLine;
+  const fd = openOrNothing(path);
+  if (fd === undefined) return { lines: [], scannedBytes: 0 };
+  try {
+    const found: HistoryLine[] = [];
+    let scannedBytes = 0;
+    for (const chunk of chunksBackwards(fd)) {
+      scannedBytes = chunk.scannedBytes;
+      for (const line of chunk.lines) if (found.length < options.limit && keep(line)) found.push(line);
+      if (found.length >= options.limit) break;
+      await nextTurn();
+    }
+    return { lines: found, scannedBytes };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
+ * Lines whose project, question texts, headers, answers, notes, asker's name or machine contain
+ * `query`, in any case. An empty query matches every line.
+ */
+export function historyMatching(query: string): HistoryFilter {
+  const wanted = query.toLowerCase();
+  if (wanted === '') return everyLine;
+  const has = (text: string | undefined) => text?.toLowerCase().includes(wanted) === true;
+  return (line) =>
+    has(line.project) ||
+    has(line.asker?.name) ||
+    has(line.machine) ||
+    line.questions.some((question) => has(question.question) || has(question.header)) ||
+    Object.values(line.answers ?? {}).some(has) ||
+    Object.values(line.notes ?? {}).some(has);
+}
+
+function openOrNothing(path: string): number | undefined {
+  try {
+    return openSync(path, 'r');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * The file's complete lines, read backwards from its end in chunks: for each chunk its lines, newest
+ * first, and how many bytes have been read so far. Only one chunk's lines (and the start of the line
+ * a chunk cut) are held at a time, so a reader that has what it wants just stops, and a history of
+ * years is never in memory at once.
+ */
+function* chunksBackwards(fd: number): Generator<{ lines: HistoryLine[]; scannedBytes: number }> {
+  const size = fstatSync(fd).size;
+  let position = size;
+  let rest = Buffer.alloc(0); // the end of a line whose beginning is in an earlier chunk
+  while (position > 0) {
+    const length = Math.min(TAIL_CHUNK_BYTES, position);
+    position -= length;
+    const chunk = Buffer.alloc(length);
+    readSync(fd, chunk, 0, length, position);
+    const buffer = rest.length > 0 ? Buffer.concat([chunk, rest]) : chunk;
+    const firstNewline = position > 0 ? buffer.indexOf(0x0a) : -1;
+    if (position > 0 && firstNewline < 0) {
+      // One line longer than a chunk: read on back to its start. One too long to be a history line
+      // is let go, and what is left of it will not parse: it is skipped like a torn line.
+      rest = buffer.length <= MAX_LINE_BYTES ? buffer : Buffer.alloc(0);
+      yield { lines: [], scannedBytes: size - position };
+      continue;
+    }
+    rest = firstNewline >= 0 ? buffer.subarray(0, firstNewline) : Buffer.alloc(0);
+    const complete = firstNewline >= 0 ? buffer.subarray(firstNewline + 1) : buffer;
+    yield { lines: parseLines(complete.toString('utf8').split('\n')).reverse(), scannedBytes: size - position };
   }
 }
 

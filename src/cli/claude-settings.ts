@@ -7,9 +7,9 @@ import { fileURLToPath } from 'node:url';
 import writeFileAtomic from 'write-file-atomic';
 import { CLI_PATH } from '../command-name.js';
 import { HOOK_KEY_HEADER, HTTP_HOOK_ENV, HTTP_HOOK_PATH, MACHINE_HEADER, envHeader } from '../http-hook.js';
+import { HOOK_TIMEOUT_SECONDS } from '../hook-timeout.js';
 
 export const HOOK_PATH = fileURLToPath(new URL('../../hooks/askbridge-hook.cjs', import.meta.url));
-export const HOOK_TIMEOUT_SECONDS = 3600;
 export const HOOK_STATUS_MESSAGE = 'Waiting for an answer in askbridge';
 /** The SessionStart hook only looks for the daemon, or starts it: seconds at most. */
 const SESSION_START_TIMEOUT_SECONDS = 30;

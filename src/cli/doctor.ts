@@ -8,9 +8,10 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createConfigReader, type EffectiveConfig } from '../config.js';
 import { connectToDaemon, DaemonUnreachable, NOT_RUNNING } from './client.js';
-import { HOOK_TIMEOUT_SECONDS, isRecord, readSettingsFile, shellQuote, type SettingsFile, type SettingsScope } from './claude-settings.js';
+import { isRecord, readSettingsFile, shellQuote, type SettingsFile, type SettingsScope } from './claude-settings.js';
 import { compareVersions, findUserClaude, MIN_HTTP_HOOK_VERSION, MIN_UPDATED_INPUT_VERSION, parseClaudeVersion, probeClaude, probedVersion, type ClaudeProbe } from './claude-version.js';
 import { HOOK_KEY_HEADER, HTTP_HOOK_PATH, MACHINE_HEADER } from '../http-hook.js';
+import { HOOK_TIMEOUT_SECONDS, TIMEOUT_MARGIN_SECONDS } from '../hook-timeout.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import type { CommandIo } from './command.js';
 import { StatusReplySchema } from '../protocol.js';
@@ -22,8 +23,6 @@ export const HOOK_SCRIPT = 'askbridge-hook.cjs';
 const OLD_HOOK_SCRIPT = 'askbridge-hook.mjs';
 /** Claude Code kills a hook after this many seconds when its entry sets no `timeout`. */
 export const CLAUDE_DEFAULT_HOOK_TIMEOUT_SECONDS = 600;
-/** The hook must outlive the daemon's wait by this much, or Claude Code kills it before the daemon's timeout policy acts. */
-export const TIMEOUT_MARGIN_SECONDS = 30;
 
 export type DaemonProbe = { running: true; url: string; version: string } | { running: false; reason: string; impostor?: boolean };
 

@@ -3,7 +3,8 @@
 // optional note), then a review where any answer can be changed, then one submit: the same request
 // as `answer --pick`. Nothing is sent before that submit. Esc or Ctrl+C at any step leaves the
 // question waiting; `stop` (the question was settled elsewhere, or the daemon went away) ends the
-// flow at once. Model text is shown with every invisible character as a marker.
+// flow at once. A key pressed close to the deadline asks the daemon for more time, as the page does.
+// Model text is shown with every invisible character as a marker.
 import { cancel, intro, log, outro } from '@clack/prompts';
 import { ErrorReplySchema, LIMITS, QuestionReplySchema, type AnswerRequest, type QuestionView } from '../protocol.js';
 import { markInvisible } from '../visible-text.js';
@@ -30,6 +31,7 @@ function shown(text: string): string {
 
 export async function answerInteractively(daemon: DaemonClient, call: QuestionView, stop: AbortSignal, othersWaiting: number): Promise<FlowEnd> {
   const ended = (): FlowEnd => (stop.aborted ? { kind: 'stopped' } : left());
+  const keys: Keys = { stop, onKey: moreTimeOnKeys(daemon, call) };
   intro(`Claude Code asks${othersWaiting > 0 ? ` (${othersWaiting} more waiting after this one)` : ''}`);
   const seconds = Math.max(0, Math.round((call.expiresAt - Date.now()) / 1000));
   log.info(`Project  ${shown(call.cwd)}\nSession  ${shown(call.sessionId)}\nWaits    ${seconds}s more, then ${shown(call.timeout.summary)}`);
@@ -37,22 +39,53 @@ export async function answerInteractively(daemon: DaemonClient, call: QuestionVi
 
   const drafts: Draft[] = [];
   for (const [index, question] of call.questions.entries()) {
-    const draft = await askOne(call, index, question, undefined, stop);
+    const draft = await askOne(call, index, question, undefined, keys);
     if (!draft) return ended();
     drafts.push(draft);
   }
   for (;;) {
-    const choice = await review(call, drafts, stop);
+    const choice = await review(call, drafts, keys);
     if (choice === undefined) return ended();
     if (choice === 'submit') {
       const end = await submit(daemon, call, drafts);
       if (end) return end;
       continue; // refused: the reason is on screen, every answer is kept
     }
-    const draft = await askOne(call, choice, call.questions[choice]!, drafts[choice], stop);
+    const draft = await askOne(call, choice, call.questions[choice]!, drafts[choice], keys);
     if (!draft) return ended();
     drafts[choice] = draft;
   }
+}
+
+/** With less than this left before the deadline, a key pressed asks the daemon for more time... */
+export const MORE_TIME_WHEN_LEFT_MS = 60_000;
+/** ...at most this often. */
+export const MORE_TIME_EVERY_MS = 30_000;
+
+/** What every prompt of the flow is given: the signal that ends it, and who hears its keys. */
+type Keys = { stop: AbortSignal; onKey: () => void };
+
+/**
+ * Hears the flow's keys: a person pressing one with less than MORE_TIME_WHEN_LEFT_MS left is
+ * answering, so the daemon is asked for more time (POST .../extend), at most once per
+ * MORE_TIME_EVERY_MS and never once the question is at its limit. A request that fails changes
+ * nothing: the live feed says when the question is settled or the daemon is gone.
+ */
+export function moreTimeOnKeys(daemon: Pick<DaemonClient, 'request'>, call: QuestionView, now: () => number = Date.now): () => void {
+  const limit = call.extendableUntil;
+  let expiresAt = call.expiresAt;
+  let askedAt = Number.NEGATIVE_INFINITY;
+  return () => {
+    const at = now();
+    if (limit === undefined || expiresAt >= limit || expiresAt - at >= MORE_TIME_WHEN_LEFT_MS || at - askedAt < MORE_TIME_EVERY_MS) return;
+    askedAt = at;
+    daemon
+      .request('POST', `/api/questions/${call.id}/extend`)
+      .then(({ status, body }) => {
+        if (status === 200) expiresAt = readReply(QuestionReplySchema, body, 'reply to more time').question.expiresAt;
+      })
+      .catch(() => {});
+  };
 }
 
 function left(): FlowEnd {
@@ -63,7 +96,7 @@ function left(): FlowEnd {
 const OTHER: ListItem = { label: 'Other', description: 'type your own answer' };
 
 /** One question: its options and Other, the free text when Other is chosen, then the note. Undefined when left or stopped. */
-async function askOne(call: QuestionView, index: number, question: Question, previous: Draft | undefined, stop: AbortSignal): Promise<Draft | undefined> {
+async function askOne(call: QuestionView, index: number, question: Question, previous: Draft | undefined, keys: Keys): Promise<Draft | undefined> {
   const header = question.header ? ` · ${shown(question.header)}` : '';
   log.step(`Question ${index + 1} of ${call.questions.length}${header}\n${shown(question.question)}`);
   const items: ListItem[] = [...question.options.map((option) => ({ label: shown(option.label), description: shown(option.description) })), OTHER];
@@ -72,8 +105,8 @@ async function askOne(call: QuestionView, index: number, question: Question, pre
   let other: string | null = null;
   for (;;) {
     const choice = question.multiSelect
-      ? await pickSome({ message: 'Choose one or more', items, initial: picked, stop, validate: (ticked) => (ticked.length === 0 ? 'Choose at least one: Space or its number ticks an option' : undefined) })
-      : await pickOne({ message: 'Choose one', items, initial: picked[0], stop });
+      ? await pickSome({ message: 'Choose one or more', items, initial: picked, ...keys, validate: (ticked) => (ticked.length === 0 ? 'Choose at least one: Space or its number ticks an option' : undefined) })
+      : await pickOne({ message: 'Choose one', items, initial: picked[0], ...keys });
     if (choice === undefined) return undefined;
     picked = typeof choice === 'number' ? [choice] : choice;
     if (!picked.includes(otherIndex)) break;
@@ -82,7 +115,7 @@ async function askOne(call: QuestionView, index: number, question: Question, pre
       placeholder: 'Enter with nothing typed goes back to the options',
       initial: previous?.other ?? '',
       validate: (value) => tooLong(value, LIMITS.otherChars),
-      stop,
+      ...keys,
     });
     if (typed === undefined) return undefined;
     if (typed.trim() !== '') {
@@ -93,7 +126,7 @@ async function askOne(call: QuestionView, index: number, question: Question, pre
     log.warn('Other needs text: choose an option, or Other again and type your answer.');
     picked = picked.filter((item) => item !== otherIndex);
   }
-  const note = await askText({ message: 'A note for Claude (optional, Enter skips)', initial: previous?.notes ?? '', validate: (value) => tooLong(value, LIMITS.notesChars), stop });
+  const note = await askText({ message: 'A note for Claude (optional, Enter skips)', initial: previous?.notes ?? '', validate: (value) => tooLong(value, LIMITS.notesChars), ...keys });
   if (note === undefined) return undefined;
   return { picked: picked.filter((item) => item !== otherIndex), other, notes: note.trim() === '' ? null : note };
 }
@@ -104,7 +137,7 @@ function tooLong(value: string, max: number): string | undefined {
 }
 
 /** Every answer, each one to change by its number, and Submit. Resolves with a question's index, `submit`, or undefined when left or stopped. */
-async function review(call: QuestionView, drafts: Draft[], stop: AbortSignal): Promise<number | 'submit' | undefined> {
+async function review(call: QuestionView, drafts: Draft[], keys: Keys): Promise<number | 'submit' | undefined> {
   log.step(`Review: ${call.questions.length === 1 ? 'your answer' : `your ${call.questions.length} answers`}, nothing is sent yet`);
   const items: ListItem[] = call.questions.map((question, index) => {
     const draft = drafts[index]!;
@@ -112,7 +145,7 @@ async function review(call: QuestionView, drafts: Draft[], stop: AbortSignal): P
     return { label: `${shown(question.header || question.question)}: ${answer}`, ...(draft.notes === null ? {} : { description: `note: ${shown(draft.notes)}` }) };
   });
   const submitIndex = items.length;
-  const choice = await pickOne({ message: 'Enter on Submit sends every answer at once; a question changes its answer', items: [...items, { label: 'Submit' }], initial: submitIndex, stop });
+  const choice = await pickOne({ message: 'Enter on Submit sends every answer at once; a question changes its answer', items: [...items, { label: 'Submit' }], initial: submitIndex, ...keys });
   if (choice === undefined) return undefined;
   return choice === submitIndex ? 'submit' : choice;
 }

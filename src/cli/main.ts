@@ -40,7 +40,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'ask a person from a script and wait: the answer on stdout; exit 4 when declined, 5 when nobody answered in time, 130 when withdrawn with Ctrl+C',
     load: () => import('./ask.js') },
   mcp: { usage: '', summary: 'an MCP server on stdio with one tool, ask_user, that asks through askbridge (for Claude Code, Codex, Gemini CLI, Cursor: see the README)', load: () => import('./mcp.js') },
-  history: { usage: '[--limit N] [--json]', summary: 'the finished questions: who or what answered, and with what', load: () => import('./history.js') },
+  history: { usage: '[--limit N] [--search TEXT] [--json]', summary: 'the finished questions: who or what answered, and with what', load: () => import('./history.js') },
   trust: { usage: '[DIR] | --revoke DIR | --list', summary: "let a project's .claude/askbridge.json apply (its content as it is now), after showing what it does", load: () => import('./trust.js') },
   config: { usage: '[--cwd DIR] [--json]', summary: 'the effective configuration for a directory and where each value comes from', load: () => import('./config.js') },
   logs: { usage: '[-n N] [--follow] [--json]', summary: "the background daemon's log, readable", load: () => import('./logs.js') },

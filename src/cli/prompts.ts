@@ -2,7 +2,8 @@
 // select and multiselect take no number keys and show a description only beside the option under
 // the cursor, where here every option shows its description and a number key picks (or ticks) it.
 // Raw mode, keys, redrawing, Esc and Ctrl+C stay the library's. Each prompt ends at once when
-// `stop` aborts, and resolves with undefined then, as when the person leaves (Esc, Ctrl+C).
+// `stop` aborts, and resolves with undefined then, as when the person leaves (Esc, Ctrl+C); `onKey`
+// hears that a key was pressed while it runs (a person is answering: flow.ts asks for more time).
 import { styleText } from 'node:util';
 import { MultiSelectPrompt, SelectPrompt, type State } from '@clack/core';
 import { isCancel, limitOptions, S_BAR, S_BAR_END, S_CHECKBOX_ACTIVE, S_CHECKBOX_INACTIVE, S_CHECKBOX_SELECTED, S_RADIO_ACTIVE, S_RADIO_INACTIVE, symbol, text } from '@clack/prompts';
@@ -11,8 +12,8 @@ import { isCancel, limitOptions, S_BAR, S_BAR_END, S_CHECKBOX_ACTIVE, S_CHECKBOX
 export type ListItem = { label: string; description?: string };
 
 /** Pick one item: arrows and Enter, or its number at once. Resolves with its index. */
-export function pickOne(options: { message: string; items: ListItem[]; initial?: number; stop: AbortSignal }): Promise<number | undefined> {
-  return whileRunning(options.stop, (signal) => runPickOne(options, signal));
+export function pickOne(options: { message: string; items: ListItem[]; initial?: number; stop: AbortSignal; onKey?: () => void }): Promise<number | undefined> {
+  return whileRunning(options, (signal) => runPickOne(options, signal));
 }
 
 async function runPickOne(options: { message: string; items: ListItem[]; initial?: number }, signal: AbortSignal): Promise<number | undefined> {
@@ -39,8 +40,8 @@ async function runPickOne(options: { message: string; items: ListItem[]; initial
 type PickSomeOptions = { message: string; items: ListItem[]; initial: number[]; validate: (ticked: number[]) => string | undefined };
 
 /** Tick any number of items: Space or a number ticks the item, Enter confirms. Resolves with the ticked indices in list order. */
-export function pickSome(options: PickSomeOptions & { stop: AbortSignal }): Promise<number[] | undefined> {
-  return whileRunning(options.stop, (signal) => runPickSome(options, signal));
+export function pickSome(options: PickSomeOptions & { stop: AbortSignal; onKey?: () => void }): Promise<number[] | undefined> {
+  return whileRunning(options, (signal) => runPickSome(options, signal));
 }
 
 async function runPickSome(options: PickSomeOptions, signal: AbortSignal): Promise<number[] | undefined> {
@@ -69,8 +70,8 @@ async function runPickSome(options: PickSomeOptions, signal: AbortSignal): Promi
 }
 
 /** A line of text, as @clack/prompts asks for it; `validate` returns the reason it cannot be taken. */
-export function askText(options: { message: string; placeholder?: string; initial: string; validate: (value: string) => string | undefined; stop: AbortSignal }): Promise<string | undefined> {
-  return whileRunning(options.stop, async (signal) => {
+export function askText(options: { message: string; placeholder?: string; initial: string; validate: (value: string) => string | undefined; stop: AbortSignal; onKey?: () => void }): Promise<string | undefined> {
+  return whileRunning(options, async (signal) => {
     const typed = await text({ message: options.message, placeholder: options.placeholder, initialValue: options.initial, validate: (value) => options.validate(value ?? ''), signal });
     return isCancel(typed) ? undefined : typed;
   });
@@ -100,16 +101,20 @@ const TYPE_AHEAD_MS = 30;
 /**
  * Runs one prompt with a signal that follows `stop` only while the prompt runs. The library never
  * removes its abort listener, and a prompt that has ended writes to the terminal again when it
- * hears an abort later.
+ * hears an abort later. `onKey` hears the prompt's keys only while it runs, too.
  */
-async function whileRunning<T>(stop: AbortSignal, prompt: (signal: AbortSignal) => Promise<T>): Promise<T> {
+async function whileRunning<T>({ stop, onKey }: { stop: AbortSignal; onKey?: (() => void) | undefined }, prompt: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const own = new AbortController();
   const follow = () => own.abort();
   if (stop.aborted) own.abort();
   else stop.addEventListener('abort', follow, { once: true });
   try {
-    return await prompt(own.signal);
+    const answered = prompt(own.signal);
+    // The prompt has set stdin up (readline) as it started: each key is a `keypress` event on it now.
+    if (onKey) process.stdin.on('keypress', onKey);
+    return await answered;
   } finally {
+    if (onKey) process.stdin.off('keypress', onKey);
     stop.removeEventListener('abort', follow);
   }
 }

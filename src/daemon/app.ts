@@ -13,6 +13,7 @@ import { BODY_LIMIT_BYTES, REQUEST_TIMEOUTS, WS_MESSAGE_LIMIT_BYTES } from './li
 import type { AppDeps, RouteContext, Watchers } from './routes/context.js';
 import { askRoutes } from './routes/ask.js';
 import { broadcast, eventRoutes } from './routes/events.js';
+import { historyRoutes } from './routes/history.js';
 import { hookRoutes } from './routes/hook.js';
 import { pageRoutes } from './routes/page.js';
 import { deviceRoutes } from './routes/devices.js';
@@ -114,6 +115,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(hookRoutes, context);
   await app.register(askRoutes, context);
   await app.register(questionRoutes, context);
+  await app.register(historyRoutes, context);
   await app.register(pairingRoutes, context);
   await app.register(deviceRoutes, context);
   await app.register(pushRoutes, context);

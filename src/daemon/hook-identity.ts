@@ -74,7 +74,7 @@ export function createHookIdentity(token: string, now: () => number = Date.now) 
     },
 
     /** Step 3: one NDJSON line the hook can check: `{ event, body, mac }`, body being JSON text. */
-    line(credentials: HookCredentials, event: 'accepted' | 'settled', body: unknown): string {
+    line(credentials: HookCredentials, event: 'accepted' | 'extended' | 'settled', body: unknown): string {
       const text = JSON.stringify(body);
       return `${JSON.stringify({ event, body: text, mac: mac(token, 'askbridge line', credentials.hookNonce, credentials.daemonNonce, event, text) })}\n`;
     },

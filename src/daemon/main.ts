@@ -182,6 +182,7 @@ async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Rea
     banner,
     configFor: (cwd) => configWatch.effective(cwd),
     health: () => ({ history: history.problem() }),
+    history: { path: stateDir.paths.history, flushed: () => history.flushed() },
     pageSessionStore: createPageSessionFile(stateDir.paths.pageSessions),
     push,
     holdsIpv6: () => holdsIpv6,
@@ -338,7 +339,8 @@ async function listenWithTls(app: App, tls: ListenTls): Promise<() => Promise<vo
 
 /**
  * Questions that were waiting when the previous daemon died: back on every page at once, each with its
- * old deadline and the policy that applies now, until its hook re-attaches (or does not, and it is withdrawn).
+ * old deadline (as far as it had been extended) and its limit, and the policy that applies now, until
+ * its hook re-attaches (or does not, and it is withdrawn).
  */
 function restoreWaitingQuestions(store: QuestionStore, records: PendingRecord[], planQuestion: Policy, logger: Logger): void {
   for (const record of records) {
@@ -355,7 +357,7 @@ function restoreWaitingQuestions(store: QuestionStore, records: PendingRecord[],
       timeout: plan.timeout,
       onTimeout: plan.onTimeout,
       answerMode: record.answerMode,
-      restored: { id: record.id, createdAt: record.createdAt, expiresAt: record.expiresAt },
+      restored: { id: record.id, createdAt: record.createdAt, expiresAt: record.expiresAt, ...(record.extendableUntil === undefined ? {} : { extendableUntil: record.extendableUntil }) },
     });
   }
   if (records.length > 0) logger.info({ questions: records.length }, 'waiting questions restored: their hooks can re-attach');

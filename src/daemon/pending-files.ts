@@ -17,6 +17,8 @@ const PendingRecordSchema: z.ZodType<PendingRecord> = z.object({
   cwd: z.string(),
   createdAt: z.number(),
   expiresAt: z.number(),
+  /** How late an extension may move expiresAt; absent when it may not be extended (and in files from before extensions). */
+  extendableUntil: z.number().optional(),
   toolInput: z.record(z.string(), z.unknown()),
   answerMode: z.enum(ANSWER_MODES),
 });

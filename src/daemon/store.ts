@@ -4,6 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import { AnswerError, buildAnswerOutput, buildDenyOutput, formatAnswers, PERSON_DECLINE_REASON, requireEveryQuestion, type AnswerMode } from '../answers.js';
 import type { Asker, HookOutput, Question, QuestionStatus, QuestionView, Response, Source } from '../protocol.js';
+import { EXTEND_STEP_MS } from './limits.js';
 
 /** How a question ended, and what the hook prints for it (null: nothing, the terminal answers). */
 export type Outcome = {
@@ -42,12 +43,17 @@ export type OpenQuestion = {
   asker?: Asker;
   /** The machine a remote hook named. */
   machine?: string;
-  /** A question that was waiting when the daemon stopped, read back from disk: its id and times are kept. */
-  restored?: { id: string; createdAt: number; expiresAt: number };
+  /**
+   * The longest the asker can wait, counted from when it asks: how far the deadline may be extended
+   * for a person who is answering (extend()). Absent, or not beyond waitMs: never extended.
+   */
+  maxWaitMs?: number;
+  /** A question that was waiting when the daemon stopped, read back from disk: its id, times and limit are kept. */
+  restored?: { id: string; createdAt: number; expiresAt: number; extendableUntil?: number };
 };
 
 /** What is kept on disk of a waiting question, so that it survives a daemon that dies (kill -9, OOM). */
-export type PendingRecord = Pick<QuestionView, 'id' | 'sessionId' | 'toolUseId' | 'cwd' | 'createdAt' | 'expiresAt'> & {
+export type PendingRecord = Pick<QuestionView, 'id' | 'sessionId' | 'toolUseId' | 'cwd' | 'createdAt' | 'expiresAt' | 'extendableUntil'> & {
   /** Exactly as Claude Code sent it; its questions are read from it again on restore. */
   toolInput: Record<string, unknown>;
   answerMode: AnswerMode;
@@ -72,6 +78,12 @@ export type AnswerResult =
   /** The answer was valid, but no decision could be built from it: the question failed, the terminal asks. */
   | { kind: 'failed'; question: QuestionView };
 
+/** More time for a waiting question: `unchanged` when it is at its limit, or has that much time left already. */
+export type ExtendResult =
+  | { kind: 'extended' | 'unchanged'; question: QuestionView }
+  | { kind: 'not_found' }
+  | { kind: 'already_resolved'; question: QuestionView };
+
 type Entry = {
   view: QuestionView;
   toolInput: Record<string, unknown>;
@@ -83,6 +95,8 @@ type Entry = {
   outcome: Outcome | undefined;
   onTimeout: (question: QuestionView) => Outcome;
   answerMode: AnswerMode;
+  /** Kept on disk while it waits (its asker re-attaches after a restart): an extension is written there too. */
+  persisted: boolean;
 };
 
 export type QuestionStoreOptions = {
@@ -197,13 +211,16 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
 
   function create(input: OpenQuestion): Entry {
     const createdAt = input.restored?.createdAt ?? now();
+    const expiresAt = input.restored?.expiresAt ?? createdAt + input.waitMs;
+    const extendableUntil = extensionLimit(input, createdAt, expiresAt);
     const view: QuestionView = {
       id: input.restored?.id ?? randomUUID(),
       sessionId: input.sessionId,
       toolUseId: input.toolUseId,
       cwd: input.cwd,
       createdAt,
-      expiresAt: input.restored?.expiresAt ?? createdAt + input.waitMs,
+      expiresAt,
+      ...(extendableUntil === undefined ? {} : { extendableUntil }),
       timeout: input.timeout,
       status: 'pending',
       questions: input.questions.map((question) => ({
@@ -229,6 +246,7 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
       outcome: undefined,
       onTimeout: input.onTimeout,
       answerMode: input.answerMode,
+      persisted: false,
     };
     byId.set(entry.view.id, entry);
     idByKey.set(keyOf(input.sessionId, input.toolUseId), entry.view.id);
@@ -259,8 +277,8 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
       }
       emit({ type: 'added', question: entry.view });
       if (input.reattaches) {
-        const { id, sessionId, toolUseId, cwd, createdAt, expiresAt } = entry.view;
-        options.persistence?.save({ id, sessionId, toolUseId, cwd, createdAt, expiresAt, toolInput: entry.toolInput, answerMode: entry.answerMode });
+        entry.persisted = true;
+        options.persistence?.save(recordOf(entry));
       }
       entry.timer = setTimeout(() => settle(entry, entry.onTimeout(entry.view)), input.waitMs);
       return waiter;
@@ -273,6 +291,7 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
     restore(input: Omit<OpenQuestion, 'reattaches' | 'immediate'> & { restored: NonNullable<OpenQuestion['restored']> }): void {
       if (idByKey.has(keyOf(input.sessionId, input.toolUseId))) return;
       const entry = create({ ...input, reattaches: true });
+      entry.persisted = true; // its file is still there, from before the restart
       emit({ type: 'added', question: entry.view });
       entry.reattachTimer = setTimeout(() => settle(entry, { status: 'cancelled', source: { kind: 'hook-gone' }, hookOutput: null }), reattachMs);
       entry.timer = setTimeout(() => settle(entry, entry.onTimeout(entry.view)), Math.max(0, input.restored.expiresAt - now()));
@@ -311,6 +330,26 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
       }
       settle(entry, outcome);
       return entry.view.status === 'failed' ? { kind: 'failed', question: entry.view } : { kind: 'answered', question: entry.view };
+    },
+
+    /**
+     * More time for a person who is answering: the deadline moves to EXTEND_STEP_MS from now, never
+     * past the question's extendableUntil, never earlier than it was. The timer, the copy on disk and
+     * every page follow (an `updated` event); the hook learns it from that event too.
+     */
+    extend(id: string): ExtendResult {
+      const entry = byId.get(id);
+      if (!entry) return { kind: 'not_found' };
+      if (entry.outcome) return { kind: 'already_resolved', question: entry.view };
+      const { expiresAt, extendableUntil } = entry.view;
+      const target = extendableUntil === undefined ? expiresAt : Math.min(extendableUntil, Math.max(expiresAt, now() + EXTEND_STEP_MS));
+      if (target <= expiresAt) return { kind: 'unchanged', question: entry.view };
+      entry.view = { ...entry.view, expiresAt: target };
+      clearTimeout(entry.timer);
+      entry.timer = setTimeout(() => settle(entry, entry.onTimeout(entry.view)), target - now());
+      if (entry.persisted) options.persistence?.save(recordOf(entry));
+      emit({ type: 'updated', question: entry.view });
+      return { kind: 'extended', question: entry.view };
     },
 
     /** A person declines to answer: Claude is told so, and to proceed on its own judgment. */
@@ -360,3 +399,21 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
 }
 
 export type QuestionStore = ReturnType<typeof createQuestionStore>;
+
+/** What is written to disk of a waiting question (and written again when its deadline moves). */
+function recordOf(entry: Entry): PendingRecord {
+  const { id, sessionId, toolUseId, cwd, createdAt, expiresAt, extendableUntil } = entry.view;
+  return { id, sessionId, toolUseId, cwd, createdAt, expiresAt, ...(extendableUntil === undefined ? {} : { extendableUntil }), toolInput: entry.toolInput, answerMode: entry.answerMode };
+}
+
+/**
+ * How late a question's deadline may be moved: a restored one keeps the limit it had; a new one may
+ * wait as long as its asker can (maxWaitMs), when that is longer than its wait. A question a policy
+ * settles the moment it is asked never waits, so it has none.
+ */
+function extensionLimit(input: OpenQuestion, createdAt: number, expiresAt: number): number | undefined {
+  if (input.restored) return input.restored.extendableUntil;
+  if (input.immediate || input.maxWaitMs === undefined) return undefined;
+  const limit = createdAt + input.maxWaitMs;
+  return limit > expiresAt ? limit : undefined;
+}

@@ -10,6 +10,7 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createHookIdentity } from '../../src/daemon/hook-identity.js';
 import { baseEnv, CLI_BIN } from '../stack/env.js';
 import { freshPayload } from '../stack/fixtures.js';
+import { line } from '../stack/history-lines.js';
 import { runCli, runHook } from '../stack/processes.js';
 import { startDaemon } from '../stack/daemon.js';
 
@@ -77,6 +78,20 @@ describe('askbridge in a pipeline', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout.split('\n')[0]).toMatch(/person \(page\)/);
+  });
+});
+
+describe('askbridge history --search', () => {
+  it('shows only the finished questions that hold the text, in any case, as the page searches them', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'askbridge-history-search-'));
+    homes.push(home);
+    const lines = [line(1), line(2, { machine: 'Build-Box' }), line(3, { notes: { 'Which database, take 3?': 'build it small' } }), line(4)];
+    await writeFile(join(home, 'history.jsonl'), lines.map((entry) => `${JSON.stringify(entry)}\n`).join(''), { mode: 0o600 });
+    const found = await runCli(['history', '--search', 'BUILD', '--json'], baseEnv({ ASKBRIDGE_HOME: home }));
+    expect(found.code, found.stderr).toBe(0);
+    expect(found.stdout.trim().split('\n').map((text) => (JSON.parse(text) as { id: string }).id)).toEqual(['2', '3']);
+    const none = await runCli(['history', '--search', 'nowhere'], baseEnv({ ASKBRIDGE_HOME: home }));
+    expect(none).toMatchObject({ code: 0, stdout: 'No finished question holds that text.\n' });
   });
 });
 

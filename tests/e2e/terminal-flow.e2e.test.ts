@@ -24,8 +24,8 @@ afterEach(async () => {
   await killStrayProcesses();
 });
 
-async function daemonForTest(): Promise<Daemon> {
-  const daemon = await startDaemon();
+async function daemonForTest(options: Parameters<typeof startDaemon>[0] = {}): Promise<Daemon> {
+  const daemon = await startDaemon(options);
   cleanups.push(() => daemon.stop());
   return daemon;
 }
@@ -302,6 +302,25 @@ describe('askbridge answer on a terminal', () => {
     hook.abort();
     await terminal.waitFor('No longer waiting: withdrawn, Claude Code stopped waiting (Esc or its own timeout). Nothing was sent.');
     expect(await terminal.exitCode()).toBe(3);
+  });
+
+  it('a key pressed with less than a minute left asks the daemon for more time', async () => {
+    const daemon = await daemonForTest({ config: { waitSeconds: 50 } });
+    const { hook, id } = await ask(daemon, freshPayload('01-single-select', 'flow-more-time'));
+    const asked = await daemon.question(id);
+    const terminal = await openTerminal(['answer'], daemon);
+    await terminal.waitForPrompt('Choose one');
+    expect((await daemon.question(id)).expiresAt).toBe(asked.expiresAt);
+    await terminal.press('Down');
+    const moved = await waitUntil(async () => {
+      const now = await daemon.question(id);
+      return now.expiresAt > asked.expiresAt ? now : undefined;
+    }, WAIT_MS, 'the deadline to move');
+    expect(moved.expiresAt - asked.expiresAt).toBeGreaterThan(60_000);
+    expect(moved.status).toBe('pending');
+    await terminal.press('Escape');
+    expect(await terminal.exitCode()).toBe(130);
+    expect(hook.child.exitCode).toBeNull();
   });
 
   it('keys typed before the question is on screen choose nothing', async () => {

@@ -23,6 +23,8 @@ const ROUTES = {
   '/api/questions/{id}/answer': ['post'],
   '/api/questions/{id}/terminal': ['post'],
   '/api/questions/{id}/decline': ['post'],
+  '/api/questions/{id}/extend': ['post'],
+  '/api/history': ['get'],
   '/api/pairings': ['post'],
   '/api/pair': ['post'],
   '/api/session': ['get'],

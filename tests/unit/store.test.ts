@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createPendingFiles } from '../../src/daemon/pending-files.js';
+import { EXTEND_STEP_MS } from '../../src/daemon/limits.js';
 import { createQuestionStore, REATTACH_MS, type OpenQuestion, type PendingRecord, type StoreEvent } from '../../src/daemon/store.js';
 import type { Question } from '../../src/protocol.js';
 import { PERSON_DECLINE_REASON } from '../../src/answers.js';
@@ -198,6 +199,117 @@ describe('a restored question', () => {
     const store = restoredFrom(saved);
     const waiter = store.open(open('t1'));
     vi.advanceTimersByTime(saved.expiresAt - Date.now());
+    await expect(waiter.outcome).resolves.toMatchObject({ status: 'handed-to-terminal', source: { kind: 'policy', trigger: 'timeout' } });
+  });
+});
+
+// More time for a person who is answering: the deadline moves to EXTEND_STEP_MS from now, never past
+// what the asker can wait (extendableUntil), never earlier; the timer, the copy on disk and every
+// page follow, and a policy never settles the question at its old deadline.
+describe('more time for a person who is answering', () => {
+  const HOUR = 3_600_000;
+
+  it('moves the deadline to two minutes from now, tells every page, and the policy waits for the new deadline', async () => {
+    const store = createQuestionStore();
+    const events: StoreEvent[] = [];
+    store.subscribe((event) => events.push(event));
+    const waiter = store.open({ ...open('t1', 60_000), maxWaitMs: HOUR });
+    const { id, createdAt } = waiter.question;
+    expect(waiter.question.extendableUntil).toBe(createdAt + HOUR);
+    vi.advanceTimersByTime(50_000);
+    const result = store.extend(id);
+    expect(result).toMatchObject({ kind: 'extended', question: { expiresAt: createdAt + 50_000 + EXTEND_STEP_MS, extendableUntil: createdAt + HOUR } });
+    expect(events.map((event) => [event.type, event.question.expiresAt])).toEqual([
+      ['added', createdAt + 60_000],
+      ['updated', createdAt + 50_000 + EXTEND_STEP_MS],
+    ]);
+    expect(store.get(id)?.expiresAt).toBe(createdAt + 50_000 + EXTEND_STEP_MS);
+    // The old deadline passes: nothing happens.
+    vi.advanceTimersByTime(10_000);
+    expect(store.get(id)?.status).toBe('pending');
+    vi.advanceTimersByTime(EXTEND_STEP_MS - 10_000 - 1);
+    expect(store.get(id)?.status).toBe('pending');
+    vi.advanceTimersByTime(1);
+    await expect(waiter.outcome).resolves.toMatchObject({ status: 'handed-to-terminal', source: { kind: 'policy', trigger: 'timeout' } });
+  });
+
+  it('never moves it past what the asker can wait, and at that limit leaves it as it is, telling nobody', () => {
+    const store = createQuestionStore();
+    const waiter = store.open({ ...open('t1', 60_000), maxWaitMs: 90_000 });
+    const { id, createdAt } = waiter.question;
+    expect(store.extend(id)).toMatchObject({ kind: 'extended', question: { expiresAt: createdAt + 90_000 } });
+    const events: StoreEvent[] = [];
+    store.subscribe((event) => events.push(event));
+    vi.advanceTimersByTime(80_000);
+    expect(store.extend(id)).toMatchObject({ kind: 'unchanged', question: { expiresAt: createdAt + 90_000, extendableUntil: createdAt + 90_000 } });
+    expect(events).toEqual([]);
+  });
+
+  it('leaves a deadline that is further away than the step as it is: it never comes sooner', () => {
+    const store = createQuestionStore();
+    const waiter = store.open({ ...open('t1', 300_000), maxWaitMs: HOUR });
+    expect(store.extend(waiter.question.id)).toMatchObject({ kind: 'unchanged', question: { expiresAt: waiter.question.createdAt + 300_000 } });
+    vi.advanceTimersByTime(200_000);
+    expect(store.extend(waiter.question.id)).toMatchObject({ kind: 'extended', question: { expiresAt: waiter.question.createdAt + 200_000 + EXTEND_STEP_MS } });
+  });
+
+  it('has no limit, and so never moves, when the asker cannot wait longer than the wait itself', () => {
+    const store = createQuestionStore();
+    const unbounded = store.open(open('t1', 60_000));
+    const asLong = store.open({ ...open('t2', 60_000), maxWaitMs: 60_000 });
+    for (const waiter of [unbounded, asLong]) {
+      expect(waiter.question.extendableUntil).toBeUndefined();
+      expect(store.extend(waiter.question.id)).toMatchObject({ kind: 'unchanged', question: { expiresAt: waiter.question.createdAt + 60_000 } });
+    }
+  });
+
+  it('gives a question a policy settles at once no limit, and refuses more time for it as settled', () => {
+    const store = createQuestionStore();
+    const waiter = store.open({ ...open('t1'), maxWaitMs: HOUR, immediate: { status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'nobody-watching' }, hookOutput: null } });
+    expect(waiter.question.extendableUntil).toBeUndefined();
+    expect(store.extend(waiter.question.id)).toMatchObject({ kind: 'already_resolved', question: { status: 'handed-to-terminal' } });
+    expect(store.get(waiter.question.id)?.extendableUntil).toBeUndefined();
+  });
+
+  it('refuses a settled question with who won, and does not know an unknown one', () => {
+    const store = createQuestionStore();
+    const waiter = store.open({ ...open('t1', 60_000), maxWaitMs: HOUR });
+    store.answer(waiter.question.id, pick('A'), 'page');
+    expect(store.extend(waiter.question.id)).toMatchObject({ kind: 'already_resolved', question: { status: 'answered', expiresAt: waiter.question.createdAt + 60_000 } });
+    expect(store.extend('00000000-0000-4000-8000-000000000000')).toEqual({ kind: 'not_found' });
+  });
+
+  it('writes the new deadline, with the limit, to the copy on disk; an http question has none to write', () => {
+    const files = createPendingFiles(dir, () => {});
+    const store = createQuestionStore({ persistence: files });
+    const kept = store.open({ ...open('t1', 60_000), maxWaitMs: HOUR });
+    const notKept = store.open({ ...open('t2', 60_000), maxWaitMs: HOUR, reattaches: false });
+    vi.advanceTimersByTime(30_000);
+    store.extend(kept.question.id);
+    store.extend(notKept.question.id);
+    expect(files.load()).toEqual([
+      expect.objectContaining({ id: kept.question.id, expiresAt: kept.question.createdAt + 30_000 + EXTEND_STEP_MS, extendableUntil: kept.question.createdAt + HOUR }),
+    ]);
+  });
+
+  it('restores a question with its extended deadline and its limit, which it may still use', async () => {
+    const files = createPendingFiles(dir, () => {});
+    const before = createQuestionStore({ persistence: files });
+    const asked = before.open({ ...open('t1', 60_000), maxWaitMs: 200_000 });
+    vi.advanceTimersByTime(50_000);
+    before.extend(asked.question.id);
+    const [record] = files.load();
+    before.releaseAll(); // the old daemon is gone; its file was read back before
+
+    const after = createQuestionStore({ persistence: files });
+    after.restore({ ...open(record!.toolUseId, record!.expiresAt - Date.now()), restored: { id: record!.id, createdAt: record!.createdAt, expiresAt: record!.expiresAt, extendableUntil: record!.extendableUntil } });
+    const waiter = after.open(open('t1')); // the hook re-attaches
+    expect(waiter.question).toMatchObject({ id: asked.question.id, expiresAt: asked.question.createdAt + 50_000 + EXTEND_STEP_MS, extendableUntil: asked.question.createdAt + 200_000 });
+    vi.advanceTimersByTime(100_000);
+    expect(after.extend(record!.id)).toMatchObject({ kind: 'extended', question: { expiresAt: asked.question.createdAt + 200_000 } });
+    vi.advanceTimersByTime(50_000 - 1);
+    expect(after.get(record!.id)?.status).toBe('pending');
+    vi.advanceTimersByTime(1);
     await expect(waiter.outcome).resolves.toMatchObject({ status: 'handed-to-terminal', source: { kind: 'policy', trigger: 'timeout' } });
   });
 });

@@ -7,7 +7,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { AskRequestSchema, ErrorReplySchema, LIMITS, QuestionReplySchema, type Asker, type HookEnvironment, type Question, type QuestionView } from '../../protocol.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
-import { MAX_PENDING } from '../limits.js';
+import { MAX_PENDING, MAX_WAIT_MS } from '../limits.js';
 import type { Waiter } from '../store.js';
 import { requireHookKey } from './hook-key.js';
 import { HOOK_KEY_HEADER } from '../../http-hook.js';
@@ -46,6 +46,9 @@ export function openAsk({ store, watchers, deps }: RouteContext, request: Fastif
     throw new HttpError(400, 'too_many_questions', `${asked.questions.length} questions at once, but the configuration allows ${plan.askMaxQuestions} (askMaxQuestions, up to ${LIMITS.askQuestions.max})`);
   }
   const waitMs = asked.waitSeconds === undefined ? plan.waitMs : Math.min(plan.waitMs, asked.waitSeconds * 1000);
+  // How long the asker can wait at all, which bounds any extension: what an asker said it waits, else
+  // what Claude Code's hook timeout allows (a script or an MCP client that gave no limit is held to it too).
+  const maxWaitMs = asked.waitSeconds === undefined ? MAX_WAIT_MS : asked.waitSeconds * 1000;
   const waiter = store.open({
     sessionId: asked.sessionId,
     toolUseId: asked.toolUseId,
@@ -53,6 +56,7 @@ export function openAsk({ store, watchers, deps }: RouteContext, request: Fastif
     toolInput: asked.toolInput,
     questions: asked.questions,
     waitMs,
+    maxWaitMs,
     timeout: asked.asker ? forAsker(plan.timeout) : plan.timeout,
     onTimeout: plan.onTimeout,
     answerMode: plan.answerMode,

@@ -42,6 +42,11 @@ export type AppDeps = {
   banner?: () => string | null;
   /** The configuration the daemon applies in a directory, for `askbridge config`. */
   configFor?: (cwd: string) => EffectiveConfig;
+  /**
+   * history.jsonl, for GET /api/history: where it is, and a promise that every line of a question
+   * settled so far has been written (or waits in memory while it cannot be). Without it, no history is served.
+   */
+  history?: { path: string; flushed: () => Promise<void> };
   /** What works less well than it should right now, for `askbridge status`. */
   health?: () => { history: HistoryProblem | null };
   /** Asked to stop by `askbridge stop`; main.ts owns the process. */

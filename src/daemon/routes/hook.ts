@@ -8,7 +8,8 @@
 // - POST /api/hook/hello, then /api/hook/questions: the command hook, for older Claude Code (hook-
 //   identity.ts has the why). The daemon first proves it holds the token; the question is signed;
 //   the response is NDJSON, each line signed: `accepted` at once (with the wait, so the hook knows
-//   its own deadline), then one `settled` line with what the hook prints.
+//   its own deadline), `extended` whenever a person who is answering got more time (the new wait, so
+//   the hook waits for it too), then one `settled` line with what the hook prints.
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -131,11 +132,21 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       reply.hijack();
       const response = reply.raw;
       response.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
-      response.write(identity.line(credentials, 'accepted', { id: waiter.question.id, waitMs: Math.max(0, waiter.question.expiresAt - Date.now()) }));
+      const { id } = waiter.question;
+      let expiresAt = waiter.question.expiresAt;
+      response.write(identity.line(credentials, 'accepted', { id, waitMs: Math.max(0, expiresAt - Date.now()) }));
+      // The hook gives up at its own deadline, taken from the wait it was told: a later deadline is
+      // told to it as well, or it would leave while the person it waits for is still answering.
+      const unsubscribe = context.store.subscribe((event) => {
+        if (event.type !== 'updated' || event.question.id !== id || event.question.expiresAt === expiresAt) return;
+        expiresAt = event.question.expiresAt;
+        if (!response.destroyed) response.write(identity.line(credentials, 'extended', { waitMs: Math.max(0, expiresAt - Date.now()) }));
+      });
       response.on('close', () => {
         if (!response.writableEnded) waiter.leave();
       });
-      const outcome = await waiter.outcome;
+      const outcome = await waiter.outcome; // never rejects: a hook that left gets `cancelled`
+      unsubscribe();
       if (!response.destroyed) {
         response.end(identity.line(credentials, 'settled', { status: outcome.status, hookOutput: outcome.hookOutput }));
       }

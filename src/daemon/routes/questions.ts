@@ -1,14 +1,18 @@
-// The questions as pages and the CLI see them, and the one way to answer them.
+// The questions as pages and the CLI see them, the one way to answer them, and more time for a
+// person who is answering one.
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AnswerRequestSchema, ErrorReplySchema, QuestionReplySchema, QuestionsReplySchema, TooLateReplySchema } from '../../protocol.js';
-import { ANSWER_BODY_LIMIT_BYTES } from '../limits.js';
+import { AnswerRequestSchema, ErrorReplySchema, QuestionReplySchema, QuestionsReplySchema, TooLateReplySchema, type QuestionView } from '../../protocol.js';
+import { ANSWER_BODY_LIMIT_BYTES, EXTEND_STEP_MS } from '../limits.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
-import type { AnswerResult } from '../store.js';
+import type { AnswerResult, ExtendResult } from '../store.js';
 
 const IdParamsSchema = z.object({ id: z.uuid() }).meta({ title: 'question id' });
+
+/** Asking for more time says nothing else: no body (which fastify hands over as null), or `{}`. */
+const ExtendRequestSchema = z.strictObject({}).nullable().meta({ title: 'extend request', description: 'Nothing: send no body, or {}' });
 
 /** What answering, declining or handing back can end in. */
 const SETTLE_REPLIES = { 200: QuestionReplySchema, 409: TooLateReplySchema, '4xx': ErrorReplySchema, '5xx': ErrorReplySchema };
@@ -25,7 +29,7 @@ export const questionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, {
     { config: { access: 'page-or-local' }, schema: { summary: 'One question, waiting or settled', params: IdParamsSchema, response: { 200: QuestionReplySchema, '4xx': ErrorReplySchema } } },
     async (request) => {
       const question = store.get(request.params.id);
-      if (!question) throw new HttpError(404, 'not_found', 'no such question (it may have finished long ago)');
+      if (!question) throw notFound();
       return { question };
     },
   );
@@ -54,6 +58,27 @@ export const questionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, {
     async (request, reply) => sendAnswerResult(reply, store.handToTerminal(request.params.id, request.principal.kind === 'page' ? 'page' : 'cli')),
   );
 
+  // The page (or the terminal) asks while a person is typing and the deadline is near: the policy
+  // never overrides someone in the middle of answering, up to what the asker can wait.
+  app.post(
+    '/api/questions/:id/extend',
+    {
+      config: { access: 'page-or-local' },
+      bodyLimit: 1024,
+      schema: {
+        summary: `More time for a person who is answering: expiresAt moves to ${EXTEND_STEP_MS / 60_000} minutes from now, never past extendableUntil (unchanged at the limit)`,
+        params: IdParamsSchema,
+        body: ExtendRequestSchema,
+        response: SETTLE_REPLIES,
+      },
+    },
+    async (request, reply) => {
+      const result = store.extend(request.params.id);
+      if (result.kind === 'extended') request.log.info({ questionId: request.params.id, expiresAt: result.question.expiresAt }, 'question extended');
+      return sendExtendResult(reply, result);
+    },
+  );
+
   app.post(
     '/api/questions/:id/decline',
     { config: { access: 'page-or-local' }, bodyLimit: 1024, schema: { summary: 'Decline it: Claude is told the person chose not to answer', params: IdParamsSchema, response: SETTLE_REPLIES } },
@@ -61,18 +86,35 @@ export const questionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, {
   );
 };
 
+const notFound = () => new HttpError(404, 'not_found', 'no such question (it may have finished long ago)');
+
+/** 409 with the question as it ended: whoever comes late learns who won. */
+function sendTooLate(reply: FastifyReply, question: QuestionView) {
+  return reply.code(409).send({ error: { code: 'already_resolved', message: `this question was already ${question.status}` }, question });
+}
+
+/** 200 with the question, moved or not (the page compares expiresAt), 404, or 409 once it is settled. */
+function sendExtendResult(reply: FastifyReply, result: ExtendResult) {
+  switch (result.kind) {
+    case 'extended':
+    case 'unchanged':
+      return reply.code(200).send({ question: result.question });
+    case 'not_found':
+      throw notFound();
+    case 'already_resolved':
+      return sendTooLate(reply, result.question);
+  }
+}
+
 /** The one mapping of a store result to HTTP: 200, 404, 409 with the winner, 400, or 500 when the decision failed. */
 function sendAnswerResult(reply: FastifyReply, result: AnswerResult) {
   switch (result.kind) {
     case 'answered':
       return reply.code(200).send({ question: result.question });
     case 'not_found':
-      throw new HttpError(404, 'not_found', 'no such question (it may have finished long ago)');
+      throw notFound();
     case 'already_resolved':
-      return reply.code(409).send({
-        error: { code: 'already_resolved', message: `this question was already ${result.question.status}` },
-        question: result.question,
-      });
+      return sendTooLate(reply, result.question);
     case 'invalid':
       throw new HttpError(400, result.error.code, result.error.message);
     case 'failed':

@@ -1,0 +1,35 @@
+// History as CSV, for a spreadsheet: one row per question (a line without questions, such as the
+// note that some could not be recorded, is one row too), quoted as RFC 4180 says. Every cell is
+// text someone else wrote (the model's questions, answers, project paths), so a cell a spreadsheet
+// would take for a formula (starting with =, +, -, @, a tab or a carriage return) starts with a `'`
+// instead: opened in a spreadsheet, the export shows text and runs nothing.
+import { getOwn } from './answers.js';
+import type { HistoryLine } from './history-file.js';
+
+export const HISTORY_CSV_COLUMNS = ['finished', 'asked', 'project', 'session', 'asker', 'machine', 'status', 'source', 'detail', 'header', 'question', 'answer', 'note'] as const;
+
+/** The whole file: the header row, then each line's rows in the order given, every row ended by CRLF. */
+export function historyCsv(lines: Iterable<HistoryLine>): string {
+  const rows: string[] = [csvRow(HISTORY_CSV_COLUMNS)];
+  for (const line of lines) for (const row of rowsOf(line)) rows.push(csvRow(row));
+  return `${rows.join('\r\n')}\r\n`;
+}
+
+function rowsOf(line: HistoryLine): string[][] {
+  const asker = line.asker ? `${line.asker.kind}:${line.asker.name}` : 'claude-code';
+  // A failed question's error says why its answer never reached Claude: it belongs with the detail.
+  const detail = [line.detail, line.error].filter((text) => text !== undefined && text !== '').join(': ');
+  const common = [line.finishedAt, line.askedAt, line.project, line.sessionId, asker, line.machine ?? '', line.status, line.source, detail];
+  if (line.questions.length === 0) return [[...common, '', '', '', '']];
+  return line.questions.map(({ header, question }) => [...common, header, question, getOwn(line.answers, question) ?? '', getOwn(line.notes, question) ?? '']);
+}
+
+function csvRow(cells: readonly string[]): string {
+  return cells.map(csvCell).join(',');
+}
+
+/** One cell: defused when a spreadsheet would read it as a formula, quoted when it holds a quote, a comma or a line break. */
+export function csvCell(value: string): string {
+  const text = /^[=+\-@\t\r]/.test(value) ? `'${value}` : value;
+  return /[",\r\n]/.test(text) ? `"${text.replaceAll('"', '""')}"` : text;
+}

@@ -1,0 +1,49 @@
+// History as CSV: RFC 4180 quoting, read back exactly; every cell a spreadsheet would take for a
+// formula defused; one row per question.
+import { describe, expect, it } from 'vitest';
+import { csvCell, HISTORY_CSV_COLUMNS, historyCsv } from '../../src/history-csv.js';
+import { parseCsv } from '../stack/csv.js';
+import { line } from '../stack/history-lines.js';
+
+describe('history as CSV', () => {
+  it.each([
+    ['plain text', 'SQLite', 'SQLite'],
+    ['a comma', 'a, b', '"a, b"'],
+    ['quotes', 'say "yes"', '"say ""yes"""'],
+    ['a line break', 'one\ntwo', '"one\ntwo"'],
+    ['a formula', '=HYPERLINK("http://evil.example","x")', `"'=HYPERLINK(""http://evil.example"",""x"")"`],
+    ['a plus', '+1 555', "'+1 555"],
+    ['a minus', '-2+3', "'-2+3"],
+    ['an at sign', '@SUM(A1)', "'@SUM(A1)"],
+    ['a tab first', '\t=1', "'\t=1"],
+    ['a carriage return first', '\r=1', `"'\r=1"`],
+    ['a formula sign further in', 'a=b', 'a=b'],
+    ['nothing', '', ''],
+  ])('writes a cell with %s', (_what, value, written) => {
+    expect(csvCell(value)).toBe(written);
+  });
+
+  it('has a header row and one row per question, with its answer and note; a line without questions is one row', () => {
+    const two = line(1, {
+      project: '-rf /',
+      asker: { kind: 'mcp', name: 'Codex' },
+      machine: 'laptop',
+      questions: [
+        { question: 'Which "database"?', header: 'DB, first' },
+        { question: '=cmd|/c calc', header: '@once' },
+      ],
+      answers: { 'Which "database"?': 'SQLite, embedded', '=cmd|/c calc': '+ yes\r\nreally' },
+      notes: { 'Which "database"?': 'keep it\nboring' },
+    });
+    const failed = line(2, { status: 'failed', source: 'failed', detail: 'an answer from the page could not be delivered', error: 'too deep', answers: undefined });
+    const lost = line(3, { sessionId: '', project: '', status: 'cancelled', source: 'lost', detail: '4 finished question(s) could not be recorded (ENOSPC)', questions: [], answers: undefined });
+    const rows = parseCsv(historyCsv([two, failed, lost]));
+    expect(rows[0]).toEqual([...HISTORY_CSV_COLUMNS]);
+    expect(rows.slice(1)).toEqual([
+      [two.finishedAt, two.askedAt, "'-rf /", 'session-1', 'mcp:Codex', 'laptop', 'answered', 'person', 'page', 'DB, first', 'Which "database"?', 'SQLite, embedded', 'keep it\nboring'],
+      [two.finishedAt, two.askedAt, "'-rf /", 'session-1', 'mcp:Codex', 'laptop', 'answered', 'person', 'page', "'@once", "'=cmd|/c calc", "'+ yes\r\nreally", ''],
+      [failed.finishedAt, failed.askedAt, '/home/alice/shop', 'session-2', 'claude-code', '', 'failed', 'failed', 'an answer from the page could not be delivered: too deep', 'Database', 'Which database, take 2?', '', ''],
+      [lost.finishedAt, lost.askedAt, '', '', 'claude-code', '', 'cancelled', 'lost', '4 finished question(s) could not be recorded (ENOSPC)', '', '', '', ''],
+    ]);
+  });
+});
