@@ -2,8 +2,9 @@
 // History in the page: finished questions, newest first, searchable, each with who or what settled
 // it, with what, and when; exported as JSON or CSV by the daemon (GET /api/history).
 import { api, pageKey } from './api.js';
+import { projectName } from './ask-form.js';
 import { h } from './dom.js';
-import { visibleNodes } from './visible-text.js';
+import { markInvisible, visibleNodes } from './visible-text.js';
 
 /** @typedef {import('../history-file.js').HistoryLine} HistoryLine */
 
@@ -104,7 +105,7 @@ function entryNode(entry) {
     h(
       'p',
       { class: 'history-head' },
-      h('span', { class: 'history-project' }, visibleNodes(entry.project || 'Unknown project')),
+      h('span', { class: 'history-project', title: entry.project ? markInvisible(entry.project) : null }, visibleNodes(projectName(entry.project))),
       h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }),
       h('span', { class: 'history-source' }, source, entry.detail ? h('span', { class: 'history-detail' }, ' (', visibleNodes(entry.detail), ')') : null),
       h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }),

@@ -2,6 +2,7 @@
 // set in focus, answered from the keyboard alone; previews as markdown that no prompt injection can
 // turn into markup; drafts that survive a reload and a daemon restart; and no accessibility
 // violation that axe-core can find, in light and dark, at a desk and on a phone.
+import { readFile } from 'node:fs/promises';
 import axe from 'axe-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -287,6 +288,83 @@ describe.skipIf(!chromiumState.available)('the page as an inbox', () => {
       await second?.stop();
       await first.stop();
     }
+  });
+
+  it('asks the daemon for more time while a person types near the deadline, and the countdown shows it', async () => {
+    const short = await startDaemon({ config: { waitSeconds: 40 } });
+    const payload = sessionPayload('01-single-select', 'more-time', SESSIONS[6]!);
+    const hook = runHook(payload, short.env);
+    const view = await short.waitForQuestion(payload.tool_use_id);
+    const { page, context } = await openPairedPage(browser, short);
+    try {
+      const card = await openAsk(page, view.id);
+      const extends_: number[] = [];
+      page.on('request', (request) => {
+        if (request.url().endsWith(`/api/questions/${view.id}/extend`)) extends_.push(request.timing().startTime);
+      });
+      // Merely looking asks for nothing.
+      await page.waitForTimeout(300);
+      expect(extends_).toEqual([]);
+      expect((await short.question(view.id)).expiresAt).toBe(view.expiresAt);
+
+      // Typing with 40 s left: the deadline moves to two minutes from now, and every page is told.
+      await card.getByRole('textbox', { name: 'Other', exact: true }).pressSequentially('thinking it over');
+      await expect.poll(async () => (await short.question(view.id)).expiresAt).toBeGreaterThan(view.expiresAt + 60_000);
+      const extended = await short.question(view.id);
+      expect(extended.expiresAt).toBeLessThanOrEqual(extended.extendableUntil!);
+      await expect.poll(() => card.locator('.countdown').textContent()).toMatch(/^in (1:5\d|2:00) /);
+      // One request for the burst of keys, not one per key.
+      expect(extends_).toHaveLength(1);
+      await card.getByRole('button', { name: 'Submit', exact: true }).click();
+      const output = parseJson<AllowOutput>((await hook.result).stdout, 'hook stdout');
+      expect(Object.values(output.hookSpecificOutput.updatedInput.answers)).toEqual(['thinking it over']);
+    } finally {
+      await context.close();
+      hook.child.kill('SIGKILL');
+      await short.stop();
+    }
+  });
+
+  it('shows finished questions in History, searchable, and exports them as JSON and CSV', async () => {
+    const answered = sessionPayload('01-single-select', 'history-answered', SESSIONS[7]!);
+    const declined = sessionPayload('02-multi-select', 'history-declined', SESSIONS[8]!);
+    const { page, context } = await openPairedPage(browser, daemon);
+    const answeredHook = runHook(answered, daemon.env);
+    const card = await openAsk(page, (await daemon.waitForQuestion(answered.tool_use_id)).id);
+    await card.getByRole('radio', { name: 'SQLite', exact: true }).check();
+    await card.getByRole('button', { name: 'Submit', exact: true }).click();
+    await answeredHook.result;
+    const declinedHook = runHook(declined, daemon.env);
+    const declinedView = await daemon.waitForQuestion(declined.tool_use_id);
+    await daemon.api('POST', `/api/questions/${declinedView.id}/decline`, {});
+    await declinedHook.result;
+
+    await page.getByRole('button', { name: 'History', exact: true }).click();
+    const entries = page.locator('#history-list > li');
+    await expect.poll(() => entries.count()).toBeGreaterThanOrEqual(2);
+    // Newest first, each with who or what settled it and the answer given.
+    expect(await entries.nth(0).locator('.history-project').textContent()).toBe('project-8');
+    expect(await entries.nth(0).locator('.history-source').textContent()).toMatch(/^declined/);
+    expect(await entries.nth(1).locator('.history-source').textContent()).toMatch(/^answered by a person/);
+    expect(await entries.nth(1).locator('.answer-a').allTextContents()).toEqual(['SQLite']);
+
+    await page.getByRole('searchbox', { name: 'Search history' }).fill('project-7');
+    await expect.poll(() => entries.count()).toBe(1);
+    expect(await entries.nth(0).locator('.history-project').textContent()).toBe('project-7');
+    await page.getByRole('searchbox', { name: 'Search history' }).fill('no such thing anywhere');
+    await expect.poll(() => page.locator('#history-status').textContent()).toBe('Nothing matches.');
+    await page.getByRole('searchbox', { name: 'Search history' }).fill('project-');
+
+    const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
+    expect(csv.suggestedFilename()).toBe('askbridge-history.csv');
+    const csvText = await readFile((await csv.path())!, 'utf8');
+    const [header, ...rows] = csvText.trim().split('\r\n');
+    expect(header).toBe('finished,asked,project,session,asker,machine,status,source,detail,header,question,answer,note');
+    expect(rows.some((row) => row.includes('project-7') && row.includes(',SQLite,'))).toBe(true);
+    const [json] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export JSON' }).click()]);
+    const exported = JSON.parse(await readFile((await json.path())!, 'utf8')) as { entries: Array<{ id: string; project: string }> };
+    expect(exported.entries.map((entry) => entry.id)).toContain(declinedView.id);
+    await context.close();
   });
 
   it('has no accessibility violation axe-core can find, in light and dark, at a desk and on a phone', async () => {
