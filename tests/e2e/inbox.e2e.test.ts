@@ -367,6 +367,23 @@ describe.skipIf(!chromiumState.available)('the page as an inbox', () => {
     await context.close();
   });
 
+  it('says so when the daemon stops, instead of promising questions the moment Claude asks', async () => {
+    const own = await startDaemon();
+    const { page, context } = await openPairedPage(browser, own);
+    try {
+      const empty = page.locator('#empty-text');
+      expect(await empty.textContent()).toBe('No questions waiting. They appear here the moment Claude asks.');
+      own.expectExit();
+      await own.stop();
+      await expect.poll(() => page.locator('#conn').getAttribute('data-state')).toBe('reconnecting');
+      expect(await empty.textContent()).toMatch(/^askbridge is not reachable right now/);
+      expect(await empty.textContent()).not.toContain('the moment Claude asks');
+    } finally {
+      await context.close();
+      await own.stop();
+    }
+  });
+
   it('has no accessibility violation axe-core can find, in light and dark, at a desk and on a phone', async () => {
     const payload = sessionPayload('03-four-questions', 'axe', SESSIONS[4]!);
     payload.tool_input.questions[0]!.options[0]!.preview = '```sql\nSELECT 1;\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |';
