@@ -1,13 +1,18 @@
 // Claude Code's `http` hook (protocol.md 5a) against the daemon's surface, in memory through inject():
-// the payload as Claude Code POSTs it, the hook key, the forwarded environment, and the reply body.
-import { readFileSync } from 'node:fs';
+// the payload as Claude Code POSTs it, the hook key, the forwarded environment, and the reply body;
+// and the session's context read from its transcript.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildApp, type App } from '../../src/daemon/app.js';
 import { mergeConfig, type ConfigFile, type EffectiveConfig } from '../../src/config.js';
 import { createPolicy } from '../../src/daemon/policy.js';
 import { createQuestionStore, type PendingRecord } from '../../src/daemon/store.js';
-import { HOOK_KEY_HEADER, HTTP_HOOK_PATH, envHeader } from '../../src/http-hook.js';
+import { readSessionContext } from '../../src/daemon/transcript.js';
+import { HOOK_KEY_HEADER, HTTP_HOOK_PATH, MACHINE_HEADER, envHeader } from '../../src/http-hook.js';
 import type { QuestionView } from '../../src/protocol.js';
+import { askThroughInject, hookBody } from '../stack/hook-client.js';
 
 const PORT = 7433;
 const HOST = `127.0.0.1:${PORT}`;
@@ -23,6 +28,9 @@ let app: App;
 let hookKey: string | undefined;
 let saved: PendingRecord[];
 let config: EffectiveConfig;
+/** Claude Code's projects folder for these tests, and every transcript the daemon was asked to read. */
+let projects: string;
+let transcriptsRead: string[];
 const withConfig = (file: ConfigFile): EffectiveConfig => ({ ...mergeConfig(file, {}), files: { user: '', project: undefined }, errors: [], ignored: [] });
 
 beforeEach(async () => {
@@ -30,6 +38,8 @@ beforeEach(async () => {
   saved = [];
   config = withConfig({});
   const persistence = { save: (record: PendingRecord) => void saved.push(record), remove: () => {} };
+  projects = mkdtempSync(join(tmpdir(), 'askbridge-projects-'));
+  transcriptsRead = [];
   app = await buildApp({
     store: createQuestionStore({ persistence }),
     token: TOKEN,
@@ -39,11 +49,16 @@ beforeEach(async () => {
     pid: 1,
     logger: false,
     planQuestion: createPolicy({ configFor: () => config, log: () => {} }),
+    sessionContext: (path, toolUseId, stillWanted) => {
+      transcriptsRead.push(path);
+      return readSessionContext(path, toolUseId, { projectsDir: projects, uid: process.getuid?.() }, stillWanted);
+    },
   });
   await app.ready();
 });
 afterEach(async () => {
   await app.close();
+  rmSync(projects, { recursive: true, force: true });
 });
 
 /** POST the payload as Claude Code's http hook does: JSON body, literal and interpolated headers, no Origin. */
@@ -60,6 +75,14 @@ async function waitForPending(): Promise<QuestionView> {
   return vi.waitUntil(async () => {
     const response = await app.inject({ method: 'GET', url: '/api/questions', headers: local });
     return response.json<{ questions: QuestionView[] }>().questions[0];
+  });
+}
+
+/** The waiting question, once its session's context has arrived. */
+async function waitForContext(): Promise<QuestionView> {
+  return vi.waitUntil(async () => {
+    const question = await waitForPending();
+    return question.context ? question : undefined;
   });
 }
 
@@ -147,5 +170,60 @@ describe('the http hook endpoint', () => {
     expect(saved).toEqual([]);
     await answer(question.id, ['SQLite']);
     await hook;
+  });
+});
+
+/** A transcript in the projects folder whose last lines call AskUserQuestion as `toolUseId`. */
+function transcriptFor(toolUseId: string): string {
+  mkdirSync(join(projects, '-home-alice-shop'), { recursive: true });
+  const path = join(projects, '-home-alice-shop', `${toolUseId}.jsonl`);
+  const lines = [
+    { type: 'user', message: { role: 'user', content: 'Make the orders service' }, gitBranch: 'orders' },
+    { type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'It needs a database.' }] }, gitBranch: 'orders' },
+    { type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: toolUseId, name: 'AskUserQuestion', input: {} }] }, gitBranch: 'orders' },
+  ];
+  writeFileSync(path, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+  return path;
+}
+
+describe("the session's context", () => {
+  it('follows the question: read from the transcript the hook names, then shown with it while it waits', async () => {
+    const payload = { ...singleSelect, tool_use_id: 'toolu_context', transcript_path: transcriptFor('toolu_context') };
+    const hook = askOverHttpHook(payload);
+    const question = await waitForContext();
+    expect(question.context).toEqual({ title: 'Make the orders service', branch: 'orders', said: 'It needs a database.' });
+    // The view never names the file.
+    expect(JSON.stringify(question)).not.toContain('.jsonl');
+    await answer(question.id, ['SQLite']);
+    expect((await hook).statusCode).toBe(200);
+  });
+
+  it("is read for the command hook's question too", async () => {
+    const payload = { ...singleSelect, tool_use_id: 'toolu_command_context', transcript_path: transcriptFor('toolu_command_context') };
+    const hook = askThroughInject(app, { token: TOKEN, host: HOST, body: hookBody(payload) });
+    const question = await waitForContext();
+    expect(question.context).toMatchObject({ said: 'It needs a database.' });
+    await answer(question.id, ['SQLite']);
+    await hook;
+  });
+
+  it("is not read for a hook on another machine: the path names that machine's file", async () => {
+    const payload = { ...singleSelect, tool_use_id: 'toolu_remote', transcript_path: transcriptFor('toolu_remote') };
+    const hook = askOverHttpHook(payload, { [HOOK_KEY_HEADER]: HOOK_KEY, [MACHINE_HEADER]: 'ci-runner' });
+    const question = await waitForPending();
+    await answer(question.id, ['SQLite']);
+    await hook;
+    expect(transcriptsRead).toEqual([]);
+    expect((await app.inject({ method: 'GET', url: `/api/questions/${question.id}`, headers: local })).json<{ question: QuestionView }>().question.context).toBeUndefined();
+  });
+
+  it('leaves a question whose transcript_path is hostile without context, and answerable', async () => {
+    const payload = { ...singleSelect, tool_use_id: 'toolu_hostile', transcript_path: '/etc/passwd' };
+    const hook = askOverHttpHook(payload);
+    const question = await waitForPending();
+    await vi.waitUntil(() => transcriptsRead.length === 1);
+    expect((await answer(question.id, ['SQLite'])).statusCode).toBe(200);
+    expect((await hook).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: `/api/questions/${question.id}`, headers: local })).json<{ question: QuestionView }>().question.context).toBeUndefined();
   });
 });

@@ -22,8 +22,8 @@ import { HTTP_HOOK_ENV, HTTP_HOOK_PATH, MACHINE_HEADER, envHeader } from '../../
 
 /** A hook's checked payload, as a question to open. */
 function askedByHook(payload: z.infer<typeof AskPayloadSchema>, environment: HookEnvironment, transport: 'http' | 'command', machine?: string): Asked {
-  const { session_id: sessionId, tool_use_id: toolUseId, cwd, tool_input: toolInput, questions } = payload;
-  return { sessionId, toolUseId, cwd, toolInput, questions, environment, transport, ...(machine ? { machine } : {}) };
+  const { session_id: sessionId, tool_use_id: toolUseId, cwd, tool_input: toolInput, questions, transcript_path: transcriptPath } = payload;
+  return { sessionId, toolUseId, cwd, toolInput, questions, environment, transport, ...(machine ? { machine } : {}), ...(transcriptPath ? { transcriptPath } : {}) };
 }
 
 /** The machine a remote hook names: shown on the page as text, so only bounded, never trusted. */
