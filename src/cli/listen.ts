@@ -1,6 +1,6 @@
 // `askbridge listen [--json]`: what happens to questions, as it happens, one line each, for a person
 // or (with --json) for a script: the questions already waiting, each one added, each one updated
-// while it waits (its session's context arrived, or it got more time), and each one settled with who
+// while it waits (its session's context arrived), and each one settled with who
 // or what settled it, in `askbridge history`'s words. Runs until SIGINT or SIGTERM (exit 0) or until
 // the daemon goes away (exit 6).
 import { parseArgs } from 'node:util';
