@@ -206,9 +206,16 @@ function endSession(body, done) {
 function isAlive(pid) {
   try {
     process.kill(pid, 0);
-    return true;
   } catch (error) {
     return /** @type {NodeJS.ErrnoException} */ (error).code === 'EPERM';
+  }
+  // A zombie has exited, only its parent has not reaped it yet (a terminal multiplexer may take its
+  // time): Linux says so in /proc; elsewhere a live pid is taken as alive.
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
+  } catch {
+    return true;
   }
 }
 

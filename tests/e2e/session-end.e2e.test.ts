@@ -167,4 +167,21 @@ describe('a command hook whose Claude Code is gone (CLAUDE_PID)', () => {
     expect(await httpHook.response).toMatchObject({ statusCode: 200, body: '' });
     feed.close();
   });
+
+  it.skipIf(process.platform !== 'linux')('takes a Claude Code that has exited but is not reaped yet (a zombie) as gone', async () => {
+    // A shell starts the stand-in, then becomes a program that never reaps it: once it exits, it stays a zombie.
+    const parent = spawn('/bin/sh', ['-c', 'sleep 1 & echo $!; exec sleep 600'], { stdio: ['ignore', 'pipe', 'ignore'] });
+    const zombie = Number(await new Promise<string>((read) => parent.stdout.once('data', (chunk: Buffer) => read(chunk.toString()))));
+    const payload = askedIn('session-claude-zombie', 'claude-zombie');
+    const hook = runHook(payload, { ...daemon.env, CLAUDE_PID: String(zombie) });
+    try {
+      const question = await daemon.waitForQuestion(payload.tool_use_id);
+      await waitUntil(() => (readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') ? true : undefined), WAIT_MS, 'the stand-in to be a zombie');
+      expectSilentPassThrough(await hook.result);
+      expect(await daemon.question(question.id)).toMatchObject({ status: 'cancelled', source: { kind: 'session-ended' } });
+    } finally {
+      parent.kill('SIGKILL');
+      await whenExited(parent);
+    }
+  });
 });
