@@ -1,5 +1,5 @@
 // `askbridge remote-hook`: what a Claude Code session on another machine (a container, a VM, a
-// laptop) needs to ask this daemon: the settings entry to paste (that machine needs neither
+// laptop) needs to ask this daemon: the settings entries to paste (that machine needs neither
 // askbridge nor Node), on stdout, and the one command that writes it where askbridge is installed.
 // It carries the hook key, which can only ask questions (and say a session ended), and the public
 // URL the other machine reaches.
@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { HTTP_HOOK_PATH } from '../http-hook.js';
 import { parsePublicUrl } from '../public-url.js';
 import { isProcessAlive, openStateDir, resolveStateDir } from '../state-dir.js';
-import { askHookEntry, sessionEndEntry, shellQuote, type AskHook } from './claude-settings.js';
+import { shellQuote, withInstalledHooks, type AskHook } from './claude-settings.js';
 import { CliError, type CommandIo } from './command.js';
 
 export async function run(io: CommandIo): Promise<void> {
@@ -25,7 +25,8 @@ export async function run(io: CommandIo): Promise<void> {
   const key = stateDir.ensureHookKey();
   const machine = values.machine ?? 'another machine';
   const hook: AskHook = { transport: 'http', url: `${publicUrl.origin}${HTTP_HOOK_PATH}`, key, machine };
-  io.stdout(`${JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'AskUserQuestion', hooks: [askHookEntry(hook)] }], SessionEnd: [{ hooks: [sessionEndEntry(hook)] }] } }, null, 2)}\n`);
+  // Exactly what `install --url` writes there.
+  io.stdout(`${JSON.stringify(withInstalledHooks({}, { ask: hook }), null, 2)}\n`);
   io.stderr(
     [
       '',

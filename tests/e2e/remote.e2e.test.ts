@@ -81,6 +81,8 @@ describe.skipIf(!chromium.available || !caddy.available)('through a TLS front (C
 
       // Claude Code would POST to the entry's URL with its headers ($CI and the like empty here).
       const settings = JSON.parse(readFileSync(join(project, '.claude', 'settings.local.json'), 'utf8'));
+      // What remote-hook prints to paste is exactly what that command writes.
+      expect(settings).toEqual(JSON.parse(printed.stdout));
       const entry = settings.hooks.PreToolUse[0].hooks[0] as { url: string; headers: Record<string, string> };
       expect(entry.url).toBe(`${front.origin}${HTTP_HOOK_PATH}`);
       expect(printed.stdout).toContain(entry.headers[HOOK_KEY_HEADER]);
