@@ -11,7 +11,7 @@ export const HTTP_HOOK_PATH = '/api/hook/ask';
  */
 export const SESSION_END_PATH = '/api/hook/session-end';
 
-/** The header that carries the hook key (it can ask questions and receive their outcome, nothing else). */
+/** The header that carries the hook key (it can ask questions, receive their outcome and say a session ended, nothing else). */
 export const HOOK_KEY_HEADER = 'x-askbridge-hook-key';
 
 /** The header a hook on another machine names that machine in, so the page can say where a question comes from. */

@@ -180,7 +180,7 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     },
     async (request, reply) => {
       const withdrawn = context.store.endSession(request.body.session_id, machineOf(request.headers[MACHINE_HEADER]));
-      request.log.info({ questions: withdrawn.length, questionIds: withdrawn.map((question) => question.id) }, 'session ended: its waiting questions withdrawn');
+      request.log.info({ reason: request.body.reason, questions: withdrawn.length, questionIds: withdrawn.map((question) => question.id) }, 'session ended: its waiting questions withdrawn');
       // Nothing at all: an http hook's body is exactly one JSON document or nothing.
       return reply.code(200).type('text/plain; charset=utf-8').send('');
     },
