@@ -1,9 +1,11 @@
 #!/usr/bin/env node
 // @ts-check
-// askbridge's PreToolUse hook for Claude Code's AskUserQuestion.
+// askbridge's PreToolUse hook for Claude Code's AskUserQuestion, and its SessionEnd hook.
 //
 // Reads the hook payload on stdin, hands it to the askbridge daemon, waits for the answer, and
 // prints the decision JSON on stdout. stdout is a protocol: exactly one JSON document, or nothing.
+// While it waits it checks that Claude Code itself still runs (CLAUDE_PID): when it is gone, so is
+// the session, and its questions are withdrawn. As a SessionEnd hook it tells the daemon the same.
 // It fails open: whatever goes wrong (no daemon, refused, bad input, killed), it prints nothing and
 // exits 0, so Claude Code shows its own dialog. It never exits 2 and never invents an answer.
 //
@@ -38,6 +40,10 @@ const DEADLINE_MARGIN_MS = 10_000;
 const MAX_HEAD_BYTES = 16 * 1024;
 /** After a dropped connection, how soon to look for a daemon again. */
 const RETRY_MS = 250;
+/** Claude Code gives a SessionEnd hook 1.5 s: the daemon is told within this, or not at all. */
+const SESSION_END_BUDGET_MS = 1200;
+/** How often a waiting hook checks that Claude Code (CLAUDE_PID) still runs. */
+const CLAUDE_CHECK_MS = 2000;
 /** Environment variables that tell the daemon whether anybody is watching this session. */
 const FORWARDED_ENV = ['ASKBRIDGE_UNATTENDED', 'CI', 'CLAUDE_CODE_SESSION_ATTENDED', 'CLAUDE_CODE_ENTRYPOINT'];
 
@@ -109,6 +115,133 @@ function findDaemon(env) {
 
 const mac = (token, ...parts) => createHmac('sha256', token).update(parts.join('\n')).digest('base64url');
 const sameMac = (a, b) => typeof a === 'string' && Buffer.byteLength(a) === Buffer.byteLength(b) && timingSafeEqual(Buffer.from(a), Buffer.from(b));
+
+/** A request signed for `purpose` (`question`, `session-end`) with the two nonces of its hello. */
+function signed(token, purpose, daemonNonce, hookNonce, body) {
+  return `AskBridge-HMAC nonce=${daemonNonce}, hook=${hookNonce}, mac=${mac(token, `askbridge ${purpose}`, daemonNonce, hookNonce, createHash('sha256').update(body).digest('base64url'))}`;
+}
+
+/**
+ * POST over a plain socket, as HTTP/1.0: the daemon then sends the body as it is (no chunked
+ * encoding) and closes when done, so this is all the HTTP a hook needs, without node:http's cost
+ * at start. `onBody` gets the body as it arrives, `onEnd` when the daemon has closed, `fail` why
+ * the connection failed (a refusal other than 503 ends the hook at once).
+ */
+function post(daemon, path, headers, text, { onBody, onEnd, fail }) {
+  const socket = connect(daemon.port, '127.0.0.1');
+  socket.setEncoding('utf8');
+  const lines = [`POST ${path} HTTP/1.0`, `host: 127.0.0.1:${daemon.port}`, 'content-type: application/json', `content-length: ${Buffer.byteLength(text)}`];
+  for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
+  socket.on('connect', () => socket.write(`${lines.join('\r\n')}\r\n\r\n${text}`));
+  socket.on('error', (error) => fail(`daemon unreachable: ${error.message}`));
+  let head = '';
+  let status;
+  let refusal = '';
+  const body = (chunk) => {
+    if (status === 200) onBody(chunk);
+    else refusal += chunk;
+  };
+  socket.on('data', (chunk) => {
+    if (status !== undefined) return body(chunk);
+    head += chunk;
+    const end = head.indexOf('\r\n\r\n');
+    if (end < 0) {
+      if (head.length > MAX_HEAD_BYTES) passThrough(`no HTTP response from port ${daemon.port}: not askbridge on that port`);
+      return;
+    }
+    status = Number(/^HTTP\/1\.[01] (\d{3}) /.exec(head)?.[1]);
+    if (!Number.isInteger(status)) passThrough(`no HTTP response from port ${daemon.port}: not askbridge on that port`);
+    if (status === 503) return fail(`the daemon cannot take it now (503 to ${path})`);
+    body(head.slice(end + 4));
+  });
+  socket.on('end', () => {
+    if (status === undefined) return fail('the daemon closed the connection before it answered');
+    if (status === 200) return onEnd();
+    if (status !== 503) passThrough(`daemon answered ${status} to ${path}: ${refusal.slice(0, 500)}`);
+  });
+  return socket;
+}
+
+/** The daemon proves it holds the token, for this nonce, before anything else is sent; then `proven` gets its nonce. */
+function sayHello(daemon, hookNonce, fail, proven) {
+  let text = '';
+  return post(daemon, '/api/hook/hello', {}, JSON.stringify({ nonce: hookNonce }), {
+    fail,
+    onBody: (chunk) => (text += chunk),
+    onEnd: () => {
+      let hello;
+      try {
+        hello = JSON.parse(text);
+      } catch {
+        passThrough('the hello reply is not JSON: not askbridge on that port');
+      }
+      if (typeof hello?.nonce !== 'string' || !sameMac(hello.proof, mac(daemon.token, 'askbridge hello', hookNonce, hello.nonce))) {
+        passThrough('whatever listens on the daemon port could not prove it is askbridge: nothing was sent to it');
+      }
+      proven(hello.nonce);
+    },
+  });
+}
+
+/**
+ * Tells the daemon that a session ended (`body`: the session id, the event and why), signed after a
+ * hello: every question of it still waiting is withdrawn. `done` is called once, with what happened.
+ */
+function endSession(body, done) {
+  let daemon;
+  try {
+    daemon = findDaemon(process.env);
+  } catch (error) {
+    return done(String(/** @type {Error} */ (error).message));
+  }
+  const hookNonce = randomBytes(18).toString('base64url');
+  const text = JSON.stringify(body);
+  sayHello(daemon, hookNonce, done, (daemonNonce) => {
+    post(daemon, '/api/hook/session-end', { authorization: signed(daemon.token, 'session-end', daemonNonce, hookNonce, text) }, text, {
+      fail: done,
+      onBody: () => {},
+      onEnd: () => done('the daemon withdrew the session\'s questions'),
+    });
+  });
+}
+
+/** Whether the process still runs (EPERM: it does, as another user). */
+function isAlive(pid) {
+  try {
+    process.kill(pid, 0);
+  } catch (error) {
+    return /** @type {NodeJS.ErrnoException} */ (error).code === 'EPERM';
+  }
+  // A zombie has exited, only its parent has not reaped it yet (a terminal multiplexer may take its
+  // time): Linux says so in /proc; elsewhere a live pid is taken as alive.
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat[stat.lastIndexOf(')') + 2] !== 'Z';
+  } catch {
+    return true;
+  }
+}
+
+/**
+ * While the hook waits: Claude Code itself (CLAUDE_PID) must still run. Killed outright, it cannot
+ * end its hooks or run SessionEnd, and nobody would read an answer: the daemon is told the session
+ * ended, and the hook leaves quietly (closing its connection withdraws the question, if telling failed).
+ */
+function watchClaude(sessionId) {
+  const pid = Number(process.env.CLAUDE_PID);
+  if (!Number.isInteger(pid) || pid <= 1) return;
+  const check = setInterval(() => {
+    if (isAlive(pid)) return;
+    clearInterval(check);
+    const leave = (reason) => {
+      activeSocket?.destroy();
+      passThrough(`Claude Code (pid ${pid}) has exited: ${reason}`);
+    };
+    setTimeout(() => leave('the daemon did not take the session end in time'), SESSION_END_BUDGET_MS);
+    endSession({ session_id: sessionId, hook_event_name: 'SessionEnd', reason: 'claude-exited' }, leave);
+  }, CLAUDE_CHECK_MS);
+  check.unref();
+}
 
 /**
  * A decision Claude Code can act on, for this payload: an allow that echoes the payload's own
@@ -185,69 +318,14 @@ function ask(payload, body) {
     }
     const hookNonce = randomBytes(18).toString('base64url');
 
-    /**
-     * POST over a plain socket, as HTTP/1.0: the daemon then sends the body as it is (no chunked
-     * encoding) and closes when done, so this is all the HTTP a hook needs, without node:http's
-     * cost at start. `onBody` gets the body as it arrives, `onEnd` when the daemon has closed.
-     */
-    function post(path, headers, text, { onBody, onEnd }) {
-      const socket = connect(daemon.port, '127.0.0.1');
-      activeSocket = socket;
-      socket.setEncoding('utf8');
-      const lines = [`POST ${path} HTTP/1.0`, `host: 127.0.0.1:${daemon.port}`, 'content-type: application/json', `content-length: ${Buffer.byteLength(text)}`];
-      for (const [name, value] of Object.entries(headers)) lines.push(`${name}: ${value}`);
-      socket.on('connect', () => socket.write(`${lines.join('\r\n')}\r\n\r\n${text}`));
-      socket.on('error', (error) => fail(`daemon unreachable: ${error.message}`));
-      let head = '';
-      let status;
-      let refusal = '';
-      const body = (chunk) => {
-        if (status === 200) onBody(chunk);
-        else refusal += chunk;
-      };
-      socket.on('data', (chunk) => {
-        if (status !== undefined) return body(chunk);
-        head += chunk;
-        const end = head.indexOf('\r\n\r\n');
-        if (end < 0) {
-          if (head.length > MAX_HEAD_BYTES) passThrough(`no HTTP response from port ${daemon.port}: not askbridge on that port`);
-          return;
-        }
-        status = Number(/^HTTP\/1\.[01] (\d{3}) /.exec(head)?.[1]);
-        if (!Number.isInteger(status)) passThrough(`no HTTP response from port ${daemon.port}: not askbridge on that port`);
-        if (status === 503) return fail(`the daemon cannot take it now (503 to ${path})`);
-        body(head.slice(end + 4));
-      });
-      socket.on('end', () => {
-        if (status === undefined) return fail('the daemon closed the connection before it answered');
-        if (status === 200) return onEnd();
-        if (status !== 503) passThrough(`daemon answered ${status} to ${path}: ${refusal.slice(0, 500)}`);
-      });
-    }
-
     // 1. The daemon proves it holds the token, for this nonce, before anything else is sent.
-    let text = '';
-    post('/api/hook/hello', {}, JSON.stringify({ nonce: hookNonce }), {
-      onBody: (chunk) => (text += chunk),
-      onEnd: () => {
-        let hello;
-        try {
-          hello = JSON.parse(text);
-        } catch {
-          passThrough('the hello reply is not JSON: not askbridge on that port');
-        }
-        if (typeof hello?.nonce !== 'string' || !sameMac(hello.proof, mac(daemon.token, 'askbridge hello', hookNonce, hello.nonce))) {
-          passThrough('whatever listens on the daemon port could not prove it is askbridge: nothing was sent to it');
-        }
-        sendQuestion(hello.nonce);
-      },
-    });
+    activeSocket = sayHello(daemon, hookNonce, fail, sendQuestion);
 
     // 2. The question, signed; 3. signed lines back, each checked.
     function sendQuestion(daemonNonce) {
-      const authorization = `AskBridge-HMAC nonce=${daemonNonce}, hook=${hookNonce}, mac=${mac(daemon.token, 'askbridge question', daemonNonce, hookNonce, createHash('sha256').update(body).digest('base64url'))}`;
       let buffered = '';
-      post('/api/hook/questions', { authorization }, body, {
+      activeSocket = post(daemon, '/api/hook/questions', { authorization: signed(daemon.token, 'question', daemonNonce, hookNonce, body) }, body, {
+        fail,
         onBody: (chunk) => {
           buffered += chunk;
           let newline;
@@ -285,9 +363,18 @@ function ask(payload, body) {
   }
 }
 
+/** As a SessionEnd hook: tell the daemon, within Claude Code's budget, and print nothing either way. */
+function sessionEnded(payload) {
+  if (typeof payload.session_id !== 'string' || payload.session_id === '') passThrough('a SessionEnd payload without a session_id');
+  setTimeout(() => passThrough('the daemon did not take the session end in time'), SESSION_END_BUDGET_MS);
+  const reason = typeof payload.reason === 'string' ? payload.reason.slice(0, 200) : undefined;
+  endSession({ session_id: payload.session_id, hook_event_name: 'SessionEnd', reason }, passThrough);
+}
+
 async function main() {
   if (fstatSync(0).isCharacterDevice()) passThrough('stdin is a terminal or a device: this hook is run by Claude Code, with its payload on stdin');
   const payload = JSON.parse(await readStdin());
+  if (payload?.hook_event_name === 'SessionEnd') return sessionEnded(payload);
   const questions = payload?.tool_input?.questions;
   if (payload?.tool_name !== 'AskUserQuestion' || !Array.isArray(questions) || questions.length === 0) {
     passThrough('not an AskUserQuestion call with questions');
@@ -295,6 +382,7 @@ async function main() {
   const environment = {};
   for (const name of FORWARDED_ENV) if (process.env[name] !== undefined) environment[name] = process.env[name];
   ask(payload, JSON.stringify({ payload, environment }));
+  watchClaude(payload.session_id);
 }
 
 // Esc in Claude Code, or its hook timeout, sends SIGTERM: closing the connection withdraws the

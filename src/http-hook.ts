@@ -1,11 +1,17 @@
-// Claude Code's `http` hook as askbridge wires it (protocol.md 5a): where the entry posts, the header
+// Claude Code's `http` hook as askbridge wires it (protocol.md 5a): where the entries post, the header
 // that carries the hook key, and the environment it forwards. The daemon reads requests by these
 // names and `install` writes entries with them, so both take them from here.
 
 /** Where an http hook entry posts, on the daemon's origin. */
 export const HTTP_HOOK_PATH = '/api/hook/ask';
 
-/** The header that carries the hook key (it can ask questions and receive their outcome, nothing else). */
+/**
+ * Where Claude Code's SessionEnd hook posts (an http entry with the hook key, or the command hook,
+ * signed): the session's waiting questions are withdrawn.
+ */
+export const SESSION_END_PATH = '/api/hook/session-end';
+
+/** The header that carries the hook key (it can ask questions, receive their outcome and say a session ended, nothing else). */
 export const HOOK_KEY_HEADER = 'x-askbridge-hook-key';
 
 /** The header a hook on another machine names that machine in, so the page can say where a question comes from. */

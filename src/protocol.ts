@@ -135,6 +135,19 @@ export const HookPayloadSchema = z.looseObject({
 });
 export type HookPayload = z.infer<typeof HookPayloadSchema>;
 
+/**
+ * What Claude Code sends its SessionEnd hook (protocol.md 5): the session that ended, and why
+ * (`clear`, `logout`, `prompt_input_exit`, `other`...). Other fields are kept and ignored.
+ */
+export const SessionEndPayloadSchema = z
+  .looseObject({
+    session_id: nonEmptyText(LIMITS.idChars),
+    hook_event_name: z.literal('SessionEnd'),
+    reason: text(200).optional(),
+  })
+  .meta({ title: 'session end' });
+export type SessionEndPayload = z.infer<typeof SessionEndPayloadSchema>;
+
 /** The hook's environment variables that tell whether a person is watching the session. */
 export const HookEnvironmentSchema = z
   .object({

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import writeFileAtomic from 'write-file-atomic';
 import { CLI_PATH } from '../command-name.js';
-import { HOOK_KEY_HEADER, HTTP_HOOK_ENV, HTTP_HOOK_PATH, MACHINE_HEADER, envHeader } from '../http-hook.js';
+import { HOOK_KEY_HEADER, HTTP_HOOK_ENV, HTTP_HOOK_PATH, MACHINE_HEADER, SESSION_END_PATH, envHeader } from '../http-hook.js';
 import { HOOK_TIMEOUT_SECONDS } from '../hook-timeout.js';
 
 export const HOOK_PATH = fileURLToPath(new URL('../../hooks/askbridge-hook.cjs', import.meta.url));
@@ -74,6 +74,17 @@ export function askHookEntry(hook: AskHook): Record<string, unknown> {
   return { type: 'http', url: hook.url, headers: { [HOOK_KEY_HEADER]: hook.key, ...machine, ...forwarded }, allowedEnvVars: [...HTTP_HOOK_ENV], ...common };
 }
 
+/**
+ * The SessionEnd entry for the same transport as the AskUserQuestion hook: an http POST to the same
+ * daemon with the same key (and machine), or the same command hook, which tells the daemon itself.
+ * Either way the daemon withdraws the session's waiting questions.
+ */
+export function sessionEndEntry(hook: AskHook): Record<string, unknown> {
+  if (hook.transport === 'command') return { type: 'command', command: installedHookCommand(hook.hookPath) };
+  const machine = hook.machine ? { [MACHINE_HEADER]: hook.machine } : {};
+  return { type: 'http', url: new URL(SESSION_END_PATH, hook.url).href, headers: { [HOOK_KEY_HEADER]: hook.key, ...machine } };
+}
+
 /** The SessionStart command: start the daemon in the background unless it runs, print nothing, never fail the session. */
 export function sessionStartCommand(port: number | undefined, cliPath: string = CLI_PATH): string {
   return `node ${shellQuote(cliPath)} start --background --quiet${port === undefined ? '' : ` --port ${port}`}`;
@@ -101,17 +112,25 @@ function isInstalledSessionStart(hook: unknown): boolean {
   return isRecord(hook) && hook.type === 'command' && typeof hook.command === 'string' && SESSION_START.test(hook.command);
 }
 
+/** A SessionEnd entry `install` wrote: the command hook by absolute path, or an http entry posting to askbridge's session-end path with a hook key. */
+export function isInstalledSessionEnd(hook: unknown): boolean {
+  if (!isRecord(hook)) return false;
+  if (hook.type === 'command') return typeof hook.command === 'string' && COMMAND_HOOK.test(hook.command);
+  return hook.type === 'http' && typeof hook.url === 'string' && hook.url.endsWith(SESSION_END_PATH) && isRecord(hook.headers) && typeof hook.headers[HOOK_KEY_HEADER] === 'string';
+}
+
 /** The hook events `install` writes to, and how it knows its own entries in each. */
-const INSTALLED: Record<'PreToolUse' | 'SessionStart', (hook: unknown) => boolean> = {
+const INSTALLED: Record<'PreToolUse' | 'SessionStart' | 'SessionEnd', (hook: unknown) => boolean> = {
   PreToolUse: isInstalledHook,
   SessionStart: isInstalledSessionStart,
+  SessionEnd: isInstalledSessionEnd,
 };
 type HookEvent = keyof typeof INSTALLED;
 const EVENTS = Object.keys(INSTALLED) as HookEvent[];
 
 type MatcherEntry = Record<string, unknown> & { hooks?: unknown[] };
 
-/** Refuses a hooks.PreToolUse or hooks.SessionStart that is not a list of `{ matcher, hooks: [...] }`: editing it could lose something. */
+/** Refuses a hooks.PreToolUse, SessionStart or SessionEnd that is not a list of `{ matcher, hooks: [...] }`: editing it could lose something. */
 export function checkEditable(file: SettingsFile & { state: 'ok' }): string | undefined {
   const hooks = file.settings.hooks;
   if (hooks === undefined) return undefined;
@@ -176,17 +195,19 @@ function replaceKey(object: Record<string, unknown>, key: string, value: unknown
 }
 
 /**
- * The settings with exactly one askbridge entry for AskUserQuestion and, when given, one for
- * SessionStart (which makes sure the daemon runs here; a hook that asks a daemon on another machine
- * has none), and nothing else of askbridge's.
+ * The settings with exactly one askbridge entry for AskUserQuestion, one for SessionEnd (which
+ * withdraws the questions of a session that ended) and, when given, one for SessionStart (which
+ * makes sure the daemon runs here; a hook that asks a daemon on another machine has none), and
+ * nothing else of askbridge's.
  */
 export function withInstalledHooks(settings: Record<string, unknown>, install: { ask: AskHook; sessionStart?: string | undefined }): Record<string, unknown> {
   const without = withoutInstalledHooks(settings);
   const added: Record<HookEvent, MatcherEntry | undefined> = {
     PreToolUse: { matcher: 'AskUserQuestion', hooks: [askHookEntry(install.ask)] },
     SessionStart: install.sessionStart === undefined ? undefined : { hooks: [{ type: 'command', command: install.sessionStart, timeout: SESSION_START_TIMEOUT_SECONDS }] },
+    SessionEnd: { hooks: [sessionEndEntry(install.ask)] },
   };
-  // Only the two events change, in place, so a second install writes nothing.
+  // Only these events change, in place, so a second install writes nothing.
   let hooks = isRecord(settings.hooks) ? settings.hooks : {};
   for (const event of EVENTS) {
     const entry = added[event];

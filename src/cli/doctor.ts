@@ -8,9 +8,9 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createConfigReader, type EffectiveConfig } from '../config.js';
 import { connectToDaemon, DaemonUnreachable, NOT_RUNNING } from './client.js';
-import { isRecord, readSettingsFile, shellQuote, type SettingsFile, type SettingsScope } from './claude-settings.js';
+import { isInstalledHook, isRecord, readSettingsFile, shellQuote, type SettingsFile, type SettingsScope } from './claude-settings.js';
 import { compareVersions, findUserClaude, MIN_HTTP_HOOK_VERSION, MIN_UPDATED_INPUT_VERSION, parseClaudeVersion, probeClaude, probedVersion, type ClaudeProbe } from './claude-version.js';
-import { HOOK_KEY_HEADER, HTTP_HOOK_PATH, MACHINE_HEADER } from '../http-hook.js';
+import { HOOK_KEY_HEADER, HTTP_HOOK_PATH, MACHINE_HEADER, SESSION_END_PATH } from '../http-hook.js';
 import { HOOK_TIMEOUT_SECONDS, TIMEOUT_MARGIN_SECONDS } from '../hook-timeout.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import type { CommandIo } from './command.js';
@@ -59,6 +59,7 @@ export type FindingId =
   | 'claude-version-unknown'
   | 'answer-mode-deny-reason'
   | 'daemon-not-running'
+  | 'session-end-missing'
   | 'port-impostor'
   | 'project-config-untrusted';
 
@@ -122,6 +123,7 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
     checkHookPaths(inputs, ours, findings, passed);
     checkHttpHooks(inputs, ours, findings, passed);
     checkTimeouts(inputs, ours, findings, passed);
+    checkSessionEnd(inputs, readable, ours, findings, passed);
   }
 
   const others = forTool.filter((ref) => !isAskbridgeHook(ref));
@@ -317,6 +319,35 @@ function checkTimeouts(inputs: DoctorInputs, ours: HookRef[], findings: Finding[
   }
 }
 
+/**
+ * A SessionEnd entry withdraws the questions of a session that ended at once; without one they wait
+ * until their hook goes away or their time runs out. Only noted where `install` wrote the question
+ * hook, since running it again adds the entry.
+ */
+function checkSessionEnd(inputs: DoctorInputs, readable: Array<SettingsFile & { state: 'ok' }>, ours: HookRef[], findings: Finding[], passed: string[]): void {
+  const sessionEnds = readable.flatMap((file) => hooksOf(file, 'SessionEnd')).filter(isAskbridgeSessionEnd);
+  if (sessionEnds.length > 0) {
+    passed.push(`SessionEnd hook installed in ${unique(sessionEnds.map((ref) => ref.file.path)).join(', ')}: a session that ends withdraws its waiting questions`);
+    return;
+  }
+  const installed = ours.filter((ref) => isInstalledHook(ref.hook));
+  if (installed.length === 0) return;
+  const file = installed[0]!.file;
+  findings.push({
+    id: 'session-end-missing',
+    level: 'info',
+    file: file.path,
+    message: `no SessionEnd hook tells askbridge when a session ends, so its waiting questions stay on the page until their hook goes away or their time runs out (an older \`askbridge install\` wrote ${file.path})`,
+    fix: `${installCommand(file.scope, inputs.projectDir)} (adds the SessionEnd entry)`,
+  });
+}
+
+/** askbridge's SessionEnd entry in any form: an http entry posting to its session-end path, or a command running its hook file. */
+function isAskbridgeSessionEnd(ref: HookRef): boolean {
+  if (ref.hook.type === 'http') return typeof ref.hook.url === 'string' && parseUrl(ref.hook.url)?.pathname === SESSION_END_PATH;
+  return ref.hook.type === 'command' && commandOf(ref).includes(HOOK_SCRIPT);
+}
+
 function checkClaudeVersion(inputs: DoctorInputs, findings: Finding[], passed: string[]): void {
   const { claude } = inputs;
   if (claude.state === 'missing') {
@@ -363,8 +394,13 @@ function checkClaudeVersion(inputs: DoctorInputs, findings: Finding[], passed: s
 
 /** Every hook under hooks.PreToolUse, shapes Claude Code would not accept skipped. */
 function preToolUseHooks(file: SettingsFile & { state: 'ok' }): HookRef[] {
+  return hooksOf(file, 'PreToolUse');
+}
+
+/** Every hook under hooks.EVENT, shapes Claude Code would not accept skipped. */
+function hooksOf(file: SettingsFile & { state: 'ok' }, event: 'PreToolUse' | 'SessionEnd'): HookRef[] {
   const hooks = isRecord(file.settings) ? file.settings.hooks : undefined;
-  const entries = isRecord(hooks) ? hooks.PreToolUse : undefined;
+  const entries = isRecord(hooks) ? hooks[event] : undefined;
   if (!Array.isArray(entries)) return [];
   return entries.flatMap((entry: unknown) => {
     if (!isRecord(entry) || !Array.isArray(entry.hooks)) return [];

@@ -102,8 +102,9 @@ function daemonGone(why: string): CliError {
 }
 
 /**
- * How a settled question ended, as a sentence part: "answered by a person (page)", "withdrawn:
- * Claude Code stopped waiting (Esc or its timeout)". Who or what is said in history's words.
+ * How a settled question ended, as a sentence part: "answered by a person (page)", "withdrawn,
+ * Claude Code stopped waiting (Esc or its own timeout)", "withdrawn, the session ended". Who or what
+ * is said in history's words.
  */
 export function settledText(question: QuestionView): string {
   const { source, detail } = describeSource(question);
@@ -122,7 +123,7 @@ export function settledText(question: QuestionView): string {
     case 'expired':
       return `ran out of time: Claude Code's terminal asks${why}`;
     case 'cancelled':
-      return 'withdrawn, Claude Code stopped waiting (Esc or its own timeout)';
+      return question.source?.kind === 'session-ended' ? 'withdrawn, the session ended' : 'withdrawn, Claude Code stopped waiting (Esc or its own timeout)';
     case 'failed':
     case 'lost':
       return `not delivered${why}`;

@@ -1,8 +1,9 @@
 // `askbridge install`: add askbridge's hooks to Claude Code's settings, keeping everything else in
-// the file as it is. Two entries: the AskUserQuestion hook (Claude Code's own http POST with the
-// hook key, or the command hook for Claude Code older than 2.1.63) and a SessionStart hook that
-// makes sure the daemon runs. Both name this machine (a port, a key, an absolute path), so they go
-// only where nothing gets committed: a project's `.claude/settings.local.json` (made sure to be
+// the file as it is. Three entries: the AskUserQuestion hook (Claude Code's own http POST with the
+// hook key, or the command hook for Claude Code older than 2.1.63), a SessionEnd hook by the same
+// transport (the daemon withdraws the questions of a session that ended) and a SessionStart hook
+// that makes sure the daemon runs. They name this machine (a port, a key, an absolute path), so they
+// go only where nothing gets committed: a project's `.claude/settings.local.json` (made sure to be
 // ignored by git) or the user's own settings. Running it twice changes nothing the second time.
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
@@ -132,8 +133,8 @@ export async function run(io: CommandIo): Promise<void> {
 
 /**
  * On a machine whose questions go to a daemon elsewhere (`askbridge remote-hook` there prints this
- * command): Claude Code's http hook to that daemon's public URL with its hook key, naming this
- * machine. No SessionStart entry: no daemon runs here.
+ * command): Claude Code's http hooks (AskUserQuestion and SessionEnd) to that daemon's public URL
+ * with its hook key, naming this machine. No SessionStart entry: no daemon runs here.
  */
 async function installRemote(io: CommandIo, target: Target, values: { url?: string | undefined; key?: string | undefined; machine?: string | undefined; hook?: string | undefined; 'rotate-key'?: boolean | undefined }): Promise<void> {
   if (values.url === undefined || values.key === undefined) throw new CliError('a remote hook needs both --url (the daemon\'s public URL) and --key (its hook key): `askbridge remote-hook` on the daemon\'s machine prints them', 2);

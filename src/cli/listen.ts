@@ -1,7 +1,8 @@
 // `askbridge listen [--json]`: what happens to questions, as it happens, one line each, for a person
-// or (with --json) for a script: the questions already waiting, each one added, and each one
-// settled with who or what settled it, in `askbridge history`'s words. Runs until SIGINT or SIGTERM
-// (exit 0) or until the daemon goes away (exit 6).
+// or (with --json) for a script: the questions already waiting, each one added, each one updated
+// while it waits (its session's context arrived), and each one settled with who
+// or what settled it, in `askbridge history`'s words. Runs until SIGINT or SIGTERM (exit 0) or until
+// the daemon goes away (exit 6).
 import { parseArgs } from 'node:util';
 import { describeSource } from '../history-file.js';
 import type { QuestionView } from '../protocol.js';
@@ -10,14 +11,14 @@ import { connectToDaemon } from './client.js';
 import type { CommandIo } from './command.js';
 import { openFeed, settledText } from './events.js';
 
-/** `waiting`: already there when listen started; `added`: asked since; `resolved`: settled, no longer waiting. */
-type Happening = 'waiting' | 'added' | 'resolved';
+/** `waiting`: already there when listen started; `added`: asked since; `updated`: changed while it waits; `resolved`: settled, no longer waiting. */
+type Happening = 'waiting' | 'added' | 'updated' | 'resolved';
 
 export async function run(io: CommandIo): Promise<number> {
   const { values } = parseArgs({ args: io.argv, strict: true, options: { json: { type: 'boolean', default: false } } });
   const print = (happening: Happening, question: QuestionView) => io.stdout(values.json ? jsonLine(happening, question) : readableLine(happening, question));
   const feed = await openFeed(connectToDaemon(io.env), (event) => {
-    if (event.type === 'added' || event.type === 'resolved') print(event.type, event.question);
+    if (event.type === 'added' || event.type === 'updated' || event.type === 'resolved') print(event.type, event.question);
   });
   for (const question of feed.waiting) print('waiting', question);
 
@@ -45,8 +46,19 @@ function jsonLine(happening: Happening, question: QuestionView): string {
   return `${terminalJson(line)}\n`;
 }
 
+const clock = (time: number) => new Date(time).toTimeString().slice(0, 8);
+
 function readableLine(happening: Happening, question: QuestionView): string {
-  const time = new Date(happening === 'resolved' ? (question.resolvedAt ?? Date.now()) : question.createdAt).toTimeString().slice(0, 8);
-  const what = happening === 'resolved' ? `${terminalText(settledText(question), '  ')}${question.answers ? `  ${terminalJson(question.answers)}` : ''}` : `${question.questions.length === 1 ? '1 question' : `${question.questions.length} questions`} (${question.questions.map((one) => terminalText(one.header || one.question, '  ')).join(', ')})  session ${terminalText(question.sessionId)}  ${terminalText(question.cwd, '  ')}`;
-  return `${time}  ${happening.padEnd(8)}  ${terminalText(question.id)}  ${what}\n`;
+  const time = clock(happening === 'resolved' ? (question.resolvedAt ?? Date.now()) : happening === 'updated' ? Date.now() : question.createdAt);
+  return `${time}  ${happening.padEnd(8)}  ${terminalText(question.id)}  ${whatHappened(happening, question)}\n`;
+}
+
+function whatHappened(happening: Happening, question: QuestionView): string {
+  if (happening === 'resolved') return `${terminalText(settledText(question), '  ')}${question.answers ? `  ${terminalJson(question.answers)}` : ''}`;
+  if (happening === 'updated') {
+    const { title, branch } = question.context ?? {};
+    const session = [title === undefined ? '' : `session "${terminalText(title, '  ')}"`, branch === undefined ? '' : `on ${terminalText(branch)}`].filter(Boolean).join(' ');
+    return `${session ? `${session}, ` : ''}expires ${clock(question.expiresAt)}`;
+  }
+  return `${question.questions.length === 1 ? '1 question' : `${question.questions.length} questions`} (${question.questions.map((one) => terminalText(one.header || one.question, '  ')).join(', ')})  session ${terminalText(question.sessionId)}  ${terminalText(question.cwd, '  ')}`;
 }

@@ -34,7 +34,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'answer a question from the terminal, every question of it as on the page: on a terminal, one at a time with a review before anything is sent (the oldest waiting, ID, or the oldest of a session); for scripts, at once with --pick (an option by its label or its number)',
     load: () => import('./answer.js') },
   watch: { usage: '', summary: 'wait for questions and answer each in the terminal as it arrives, oldest first, with a bell; Ctrl+C leaves, the questions keep waiting', load: () => import('./watch.js') },
-  listen: { usage: '[--json]', summary: 'print each question as it is added and as it is settled (by whom), or withdrawn, until Ctrl+C or the daemon stops; --json: one object a line', load: () => import('./listen.js') },
+  listen: { usage: '[--json]', summary: 'print each question as it is added, updated while it waits (its session context), and settled (by whom) or withdrawn, until Ctrl+C or the daemon stops; --json: one object a line', load: () => import('./listen.js') },
   ask: {
     usage: '--question TEXT --option "LABEL: DESCRIPTION" --option ... [--header TEXT] [--multi] | --json FILE|-  [--timeout SECONDS] [--name NAME] [--json-output]',
     summary: 'ask a person from a script and wait: the answer on stdout; exit 4 when declined, 5 when nobody answered in time, 130 when withdrawn with Ctrl+C',

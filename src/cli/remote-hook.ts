@@ -1,13 +1,14 @@
 // `askbridge remote-hook`: what a Claude Code session on another machine (a container, a VM, a
-// laptop) needs to ask this daemon: the settings entry to paste (that machine needs neither
+// laptop) needs to ask this daemon: the settings entries to paste (that machine needs neither
 // askbridge nor Node), on stdout, and the one command that writes it where askbridge is installed.
-// It carries the hook key, which can only ask questions, and the public URL the other machine reaches.
+// It carries the hook key, which can only ask questions (and say a session ended), and the public
+// URL the other machine reaches.
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { HTTP_HOOK_PATH } from '../http-hook.js';
 import { parsePublicUrl } from '../public-url.js';
 import { isProcessAlive, openStateDir, resolveStateDir } from '../state-dir.js';
-import { askHookEntry, shellQuote } from './claude-settings.js';
+import { shellQuote, withInstalledHooks, type AskHook } from './claude-settings.js';
 import { CliError, type CommandIo } from './command.js';
 
 export async function run(io: CommandIo): Promise<void> {
@@ -23,13 +24,14 @@ export async function run(io: CommandIo): Promise<void> {
   stateDir.ensure();
   const key = stateDir.ensureHookKey();
   const machine = values.machine ?? 'another machine';
-  const entry = askHookEntry({ transport: 'http', url: `${publicUrl.origin}${HTTP_HOOK_PATH}`, key, machine });
-  io.stdout(`${JSON.stringify({ hooks: { PreToolUse: [{ matcher: 'AskUserQuestion', hooks: [entry] }] } }, null, 2)}\n`);
+  const hook: AskHook = { transport: 'http', url: `${publicUrl.origin}${HTTP_HOOK_PATH}`, key, machine };
+  // Exactly what `install --url` writes there.
+  io.stdout(`${JSON.stringify(withInstalledHooks({}, { ask: hook }), null, 2)}\n`);
   io.stderr(
     [
       '',
       'Paste the above into .claude/settings.local.json of a project on the other machine (or its ~/.claude/settings.json),',
-      `merged with what is there${values.machine ? '' : ', with "x-askbridge-machine" set to the name the page should show for that machine'}.`,
+      `merged with what is there${values.machine ? '' : ', with "x-askbridge-machine" set to the name the page should show for that machine (in both entries)'}.`,
       'Where askbridge is installed, this writes it instead:',
       `  askbridge install --url ${shellQuote(publicUrl.origin)} --key ${key} --machine ${shellQuote(values.machine ?? hostname())}`,
       'The key can only ask questions; `askbridge install --rotate-key` here revokes it.',

@@ -5,8 +5,9 @@
 //   1. hello:    the hook sends a fresh nonce Nh; the daemon answers a nonce Nd and
 //                HMAC(token, "hello" | Nh | Nd). Only the token's holder can; the hook checks it
 //                before it sends anything else.
-//   2. question: the hook signs its request with HMAC(token, "question" | Nd | Nh | sha256(body)).
-//                Nd is single-use and short-lived, so a captured request cannot be replayed.
+//   2. request:  the hook signs its request with HMAC(token, "question" | Nd | Nh | sha256(body))
+//                ("session-end" in place of "question" when it says its session ended). Nd is
+//                single-use and short-lived, so a captured request cannot be replayed.
 //   3. replies:  every line the daemon sends back carries HMAC(token, "line" | Nh | Nd | event | body),
 //                so the hook prints nothing that the daemon did not send for this very question.
 // Domain strings keep one kind of MAC from ever standing for another. No HTTP here.
@@ -21,6 +22,9 @@ export const NONCE_PATTERN = /^[A-Za-z0-9_-]{22,64}$/;
 export const HOOK_AUTH_SCHEME = 'AskBridge-HMAC';
 
 export type HookCredentials = { daemonNonce: string; hookNonce: string };
+
+/** What a signed hook request is for: each is signed under its own domain string, so one never stands for the other. */
+export type SignedRequest = 'question' | 'session-end';
 
 export function mac(token: string, ...parts: string[]): string {
   return createHmac('sha256', token).update(parts.join('\n')).digest('base64url');
@@ -62,13 +66,13 @@ export function createHookIdentity(token: string, now: () => number = Date.now) 
       return { nonce, proof: mac(token, 'askbridge hello', hookNonce, nonce) };
     },
 
-    /** Step 2: a question request signed by the token's holder with a nonce from step 1, spent here. */
-    verifyQuestion(authorization: string | undefined, body: string | Buffer): HookCredentials | 'unsigned' | 'bad-signature' {
+    /** Step 2: a request for `purpose` signed by the token's holder with a nonce from step 1, spent here. */
+    verifyRequest(purpose: SignedRequest, authorization: string | undefined, body: string | Buffer): HookCredentials | 'unsigned' | 'bad-signature' {
       const parsed = parseHookAuthorization(authorization);
       if (!parsed) return 'unsigned';
       const expiresAt = challenges.get(parsed.daemonNonce);
       if (expiresAt === undefined || expiresAt < now()) return 'bad-signature';
-      if (!sameSecret(parsed.mac, mac(token, 'askbridge question', parsed.daemonNonce, parsed.hookNonce, sha256(body)))) return 'bad-signature';
+      if (!sameSecret(parsed.mac, mac(token, `askbridge ${purpose}`, parsed.daemonNonce, parsed.hookNonce, sha256(body)))) return 'bad-signature';
       challenges.delete(parsed.daemonNonce);
       return { daemonNonce: parsed.daemonNonce, hookNonce: parsed.hookNonce };
     },
@@ -95,8 +99,8 @@ export function checkHello(token: string, hookNonce: string, reply: { nonce?: un
   return typeof reply.nonce === 'string' && typeof reply.proof === 'string' && sameSecret(reply.proof, mac(token, 'askbridge hello', hookNonce, reply.nonce));
 }
 
-export function signQuestion(token: string, credentials: HookCredentials, body: string): string {
-  return `${HOOK_AUTH_SCHEME} nonce=${credentials.daemonNonce}, hook=${credentials.hookNonce}, mac=${mac(token, 'askbridge question', credentials.daemonNonce, credentials.hookNonce, sha256(body))}`;
+export function signRequest(token: string, credentials: HookCredentials, body: string, purpose: SignedRequest = 'question'): string {
+  return `${HOOK_AUTH_SCHEME} nonce=${credentials.daemonNonce}, hook=${credentials.hookNonce}, mac=${mac(token, `askbridge ${purpose}`, credentials.daemonNonce, credentials.hookNonce, sha256(body))}`;
 }
 
 /** One signed line from the daemon, checked; undefined when it is not one the daemon signed for this request. */

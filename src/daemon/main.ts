@@ -14,6 +14,7 @@ import { createQuestionStore, type PendingRecord, type QuestionStore } from './s
 import { createNotifier } from './notify.js';
 import { createPush, type Push } from './push.js';
 import { createWebhooks } from './webhooks.js';
+import { claudeProjectsDir, readSessionContext } from './transcript.js';
 import { configuredPort, LOOPBACK_HOST, openStateDir, resolveStateDir } from '../state-dir.js';
 import { askbridgeCommand } from '../command-name.js';
 import { acquireDaemonLock, describeRunning, type DaemonLock } from './lock.js';
@@ -187,6 +188,8 @@ async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Rea
     push,
     holdsIpv6: () => holdsIpv6,
     publicUrl,
+    // Claude Code's transcripts, as this daemon's user and environment place them.
+    sessionContext: (transcriptPath, toolUseId, stillWanted) => readSessionContext(transcriptPath, toolUseId, { projectsDir: claudeProjectsDir(options.env), uid: process.getuid?.() }, stillWanted),
     heartbeatMs: Number(options.env.ASKBRIDGE_TEST_HEARTBEAT_MS) || undefined, // for tests only: how fast a dead page is noticed
     maxPending,
     onOverload: () => setOverloadBanner(`${maxPending} questions are waiting: new ones go to their terminal until some are answered`),

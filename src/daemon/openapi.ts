@@ -40,7 +40,7 @@ async function make(routes: Array<Pick<RouteOptions, 'method' | 'url' | 'schema'
       components: {
         securitySchemes: {
           token: { type: 'http', scheme: 'bearer', description: "The token in askbridge's state directory (local programs)" },
-          hookKey: { type: 'apiKey', in: 'header', name: HOOK_KEY_HEADER, description: 'The hook key: it may only ask' },
+          hookKey: { type: 'apiKey', in: 'header', name: HOOK_KEY_HEADER, description: 'The hook key: it may only ask, and say a session ended' },
           pageKey: { type: 'apiKey', in: 'header', name: info.pageKeyHeader, description: "A paired page's key, with its cookie" },
         },
       },

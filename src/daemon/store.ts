@@ -3,7 +3,7 @@
 // it reports changes to subscribers and hands each waiter its outcome.
 import { randomUUID } from 'node:crypto';
 import { AnswerError, buildAnswerOutput, buildDenyOutput, formatAnswers, PERSON_DECLINE_REASON, requireEveryQuestion, type AnswerMode } from '../answers.js';
-import type { Asker, HookOutput, Question, QuestionStatus, QuestionView, Response, Source } from '../protocol.js';
+import type { Asker, HookOutput, Question, QuestionStatus, QuestionView, Response, SessionContext, Source } from '../protocol.js';
 import { EXTEND_STEP_MS } from './limits.js';
 
 /** How a question ended, and what the hook prints for it (null: nothing, the terminal answers). */
@@ -360,6 +360,34 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
     /** A person hands the question back: the hook prints nothing and Claude Code's own dialog asks. */
     handToTerminal(id: string, client: 'page' | 'cli'): AnswerResult {
       return settleByPerson(id, { status: 'handed-to-terminal', source: { kind: 'person', client }, hookOutput: null });
+    },
+
+    /**
+     * What the asking session was doing, read after the question arrived: shown with it from now on
+     * (an `updated` event). A question settled meanwhile keeps what it had. False when nothing changed.
+     */
+    setContext(id: string, context: SessionContext): boolean {
+      const entry = byId.get(id);
+      if (!entry || entry.outcome) return false;
+      entry.view = { ...entry.view, context };
+      emit({ type: 'updated', question: entry.view });
+      return true;
+    },
+
+    /**
+     * Claude Code says a session ended: every question of it still waiting is withdrawn, and its
+     * hooks print nothing. Only Claude Code's own questions from the same machine (a script's or an
+     * MCP client's are never a session's). Returns the questions withdrawn.
+     */
+    endSession(sessionId: string, machine: string | undefined): QuestionView[] {
+      const withdrawn: QuestionView[] = [];
+      for (const entry of [...byId.values()]) {
+        const { view } = entry;
+        if (entry.outcome || view.sessionId !== sessionId || view.asker !== undefined || view.machine !== machine) continue;
+        settle(entry, { status: 'cancelled', source: { kind: 'session-ended' }, hookOutput: null });
+        withdrawn.push(entry.view);
+      }
+      return withdrawn;
     },
 
     get(id: string): QuestionView | undefined {

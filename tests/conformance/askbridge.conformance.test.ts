@@ -8,7 +8,7 @@
  * SDK host runs it) in a fresh project wired by `askbridge install` as a
  * person runs it: Claude Code's own http hook. The command hook (the settings
  * example, hooks/askbridge-hook.cjs) runs a smaller set: single, multi, the
- * daemon down, Esc, and the SDK host's own mark.
+ * daemon down, Esc, /exit, and the SDK host's own mark.
  *
  * CLAUDE_CODE_VERSION=latest (or any version) runs the suite against that
  * version, installed into a temporary folder; by default the pinned
@@ -21,6 +21,7 @@ import { startFakeAnthropic } from './fake-anthropic.js';
 import { CHECKS, DATABASE } from './questions.js';
 import type { AskUserQuestionInput, FakeAnthropic, RecordedToolResult } from './fake-anthropic.js';
 import type { QuestionView } from '../../src/protocol.js';
+import { execFileSync } from 'node:child_process';
 import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
@@ -278,6 +279,15 @@ function expectHookContext(result: RecordedToolResult, context: string): void {
   expect(next, `messages after the tool_result: ${JSON.stringify(result.following)}`).toBeDefined();
   expect(next?.role).toBe('system');
   expect(next?.text).toBe(HOOK_CONTEXT_PREFIX + context);
+}
+
+/** Whether a process has exited: gone, or a zombie not yet reaped by its parent. */
+function hasExited(pid: number): boolean {
+  try {
+    return execFileSync('ps', ['-o', 'stat=', '-p', String(pid)], { encoding: 'utf8' }).trim().startsWith('Z');
+  } catch {
+    return true; // ps exits 1 when there is no such process
+  }
 }
 
 async function realpathTemp(prefix: string): Promise<string> {
@@ -604,6 +614,31 @@ describe('askbridge answers reach the model through the real Claude Code client'
       expect(result.text).not.toMatch(ANY_PAIR);
       expect(result.text).not.toContain('Postgres');
       expect(result.following.map((message) => message.text).join('\n')).toContain('[Request interrupted by user for tool use]');
+    });
+  }
+
+  // Observed with 2.1.330: `/exit` typed while the hook waits runs the SessionEnd hooks before it
+  // drops an http hook's request; a command hook it ends first (SIGTERM, as for Esc), and runs
+  // SessionEnd about 1.4 s later, when nothing of the session waits any more. The card goes at once either way.
+  const EXIT_SOURCES: Record<string, QuestionView['source']> = { install: { kind: 'session-ended' }, example: { kind: 'hook-gone' } };
+  for (const [transport, hooks] of TRANSPORTS) {
+    it(`withdraws the card when the session ends while its question waits (/exit), and nothing reaches the model (${transport})`, async () => {
+      const run = await askInTerminal(DATABASE, { hooks });
+      const question = await pendingCard(run);
+      await run.claude.waitForScreen('esc to interrupt', 10_000);
+      await run.claude.type('/exit');
+      await run.claude.waitForScreen('Exit the CLI', 10_000);
+      const pressedAt = Date.now();
+      await run.claude.pressKey('Enter');
+      const change = await waitUntil(async () => (await answerPage.statusChanges(question.id))[0], 10_000, 'the card to leave the pending state');
+      console.log(`/exit -> card "${change.status}" in the page (${transport}): ${change.at - pressedAt} ms`);
+      expect(change.status).toBe('cancelled');
+      expect((await daemon.question(question.id)).source).toEqual(EXIT_SOURCES[hooks]);
+      // Claude Code exits: its process is gone, or a zombie its tmux pane has not reaped yet (which
+      // happens: something else may still hold the terminal for a while).
+      await waitUntil(() => (hasExited(run.claude.pid) ? true : undefined), 15_000, 'claude to exit');
+      expect(run.fake.toolResult).toBeUndefined();
+      expect(await historyOf(run.fake.currentToolUseId)).toMatchObject({ status: 'cancelled', source: 'cancelled' });
     });
   }
 

@@ -1,6 +1,7 @@
 // `askbridge install` and `uninstall` on real settings files, run as the real command: what lands
-// where (the http hook or the command hook, by the Claude Code found, and the SessionStart hook),
-// what is kept (other hooks, mode, owner), and that uninstall takes back exactly what install added.
+// where (the http hook or the command hook, by the Claude Code found, the SessionEnd hook by the same
+// transport, and the SessionStart hook), what is kept (other hooks, mode, owner), and that uninstall
+// takes back exactly what install added.
 import { execFileSync } from 'node:child_process';
 import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -38,7 +39,11 @@ const httpEntry = (key: string, port = 7433) => ({
   ],
 });
 const sessionStartEntry = (port?: number) => ({ hooks: [{ type: 'command', command: `node '${CLI}' start --background --quiet${port ? ` --port ${port}` : ''}`, timeout: 30 }] });
-const commandHooks = { PreToolUse: [commandEntry], SessionStart: [sessionStartEntry()] };
+const commandSessionEnd = { hooks: [{ type: 'command', command: `node '${HOOK_SCRIPT}'` }] };
+const httpSessionEnd = (key: string, port = 7433) => ({ hooks: [{ type: 'http', url: `http://127.0.0.1:${port}/api/hook/session-end`, headers: { 'x-askbridge-hook-key': key } }] });
+const commandHooks = { PreToolUse: [commandEntry], SessionStart: [sessionStartEntry()], SessionEnd: [commandSessionEnd] };
+/** What install writes for the http hook on this port. */
+const httpHooks = (key: string, port = 7433) => ({ PreToolUse: [httpEntry(key, port)], SessionStart: [sessionStartEntry(port)], SessionEnd: [httpSessionEnd(key, port)] });
 
 type Project = { dir: string; home: string; state: string; bin: string; committed: string; local: string };
 
@@ -110,7 +115,7 @@ describe('askbridge install --project', () => {
 
     expect((await installCommand(p, '--project', p.dir)).code).toBe(0);
     const after = json(p.local);
-    expect(after).toEqual({ ...before, hooks: { ...before.hooks, PreToolUse: [...before.hooks.PreToolUse, commandEntry], SessionStart: [sessionStartEntry()] } });
+    expect(after).toEqual({ ...before, hooks: { ...before.hooks, PreToolUse: [...before.hooks.PreToolUse, commandEntry], SessionStart: [sessionStartEntry()], SessionEnd: [commandSessionEnd] } });
     expect(mode(p.local)).toBe(0o600);
     if (canChown) expect(statSync(p.local).uid).toBe(4321);
 
@@ -150,8 +155,8 @@ describe('askbridge install --project', () => {
     expect(readFileSync(p.local, 'utf8')).toBe('{ "hooks": ');
   });
 
-  it('refuses a hooks.PreToolUse or hooks.SessionStart that is not a list, and changes nothing', async () => {
-    for (const event of ['PreToolUse', 'SessionStart']) {
+  it('refuses a hooks.PreToolUse, SessionStart or SessionEnd that is not a list, and changes nothing', async () => {
+    for (const event of ['PreToolUse', 'SessionStart', 'SessionEnd']) {
       const p = project();
       const text = JSON.stringify({ hooks: { [event]: { matcher: 'x' } } });
       writeFileSync(p.local, text);
@@ -181,7 +186,7 @@ describe('askbridge install picks the transport by the Claude Code it finds', ()
     const key = hookKey(p);
     expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(mode(join(p.state, 'hook-key'))).toBe(0o600);
-    expect(json(p.local)).toEqual({ hooks: { PreToolUse: [httpEntry(key)], SessionStart: [sessionStartEntry(7433)] } });
+    expect(json(p.local)).toEqual({ hooks: httpHooks(key) });
     // The file holds a key: made new, only its owner reads it.
     expect(mode(p.local)).toBe(0o600);
     // The same key on a second install, and nothing written.
@@ -212,7 +217,7 @@ describe('askbridge install picks the transport by the Claude Code it finds', ()
     const p = project();
     expect((await cli(['install', '--hook', 'command', '--project', p.dir], p)).code).toBe(0);
     expect((await cli(['install', '--hook', 'http', '--project', p.dir], p)).code).toBe(0);
-    expect(json(p.local)).toEqual({ hooks: { PreToolUse: [httpEntry(hookKey(p))], SessionStart: [sessionStartEntry(7433)] } });
+    expect(json(p.local)).toEqual({ hooks: httpHooks(hookKey(p)) });
     expect((await cli(['install', '--hook', 'command', '--project', p.dir], p)).code).toBe(0);
     expect(json(p.local)).toEqual({ hooks: commandHooks });
   });
@@ -221,7 +226,7 @@ describe('askbridge install picks the transport by the Claude Code it finds', ()
     const p = project();
     const env = (port: string) => baseEnv({ HOME: p.home, ASKBRIDGE_HOME: p.state, PATH: `${p.bin}:/usr/bin:/bin`, ASKBRIDGE_PORT: port });
     expect((await runCli(['install', '--hook', 'http', '--project', p.dir], env('7999'))).code).toBe(0);
-    expect(json(p.local)).toEqual({ hooks: { PreToolUse: [httpEntry(hookKey(p), 7999)], SessionStart: [sessionStartEntry(7999)] } });
+    expect(json(p.local)).toEqual({ hooks: httpHooks(hookKey(p), 7999) });
     const zero = await runCli(['install', '--hook', 'http', '--project', p.dir], env('0'));
     expect(zero.code).toBe(1);
     expect(zero.stderr).toContain('an http hook needs a fixed port');
@@ -235,7 +240,7 @@ describe('askbridge install picks the transport by the Claude Code it finds', ()
     expect(rotated.code).toBe(0);
     expect(rotated.stdout).toContain('hook key rotated');
     expect(hookKey(p)).not.toBe(old);
-    expect(json(p.local)).toEqual({ hooks: { PreToolUse: [httpEntry(hookKey(p))], SessionStart: [sessionStartEntry(7433)] } });
+    expect(json(p.local)).toEqual({ hooks: httpHooks(hookKey(p)) });
     expect(readFileSync(p.local, 'utf8')).not.toContain(old);
   });
 
@@ -256,9 +261,57 @@ describe('askbridge install --user', () => {
     const userFile = join(p.home, '.claude', 'settings.json');
     fakeClaude(p, '2.1.330');
     expect((await cli(['install', '--user'], p)).code).toBe(0);
-    expect(json(userFile)).toEqual({ hooks: { PreToolUse: [httpEntry(hookKey(p))], SessionStart: [sessionStartEntry(7433)] } });
+    expect(json(userFile)).toEqual({ hooks: httpHooks(hookKey(p)) });
     expect(existsSync(p.local)).toBe(false);
     expect((await cli(['uninstall', '--user'], p)).code).toBe(0);
     expect(json(userFile)).toEqual({});
+  });
+});
+
+describe('the SessionEnd entry', () => {
+  it('is added by install to an install made before it had one, once, and uninstall takes all three entries back', async () => {
+    for (const transport of ['http', 'command'] as const) {
+      const p = project();
+      expect((await cli(['install', '--hook', transport, '--project', p.dir], p)).code).toBe(0);
+      const ours = (json(p.local) as { hooks: { PreToolUse: unknown[]; SessionStart: unknown[]; SessionEnd: unknown[] } }).hooks;
+      // What an older askbridge wrote beside other hooks: the same entries, but no SessionEnd.
+      const older = { ...OTHER_HOOKS.hooks, PreToolUse: [...OTHER_HOOKS.hooks.PreToolUse, ...ours.PreToolUse], SessionStart: ours.SessionStart };
+      writeFileSync(p.local, `${JSON.stringify({ ...OTHER_HOOKS, hooks: older }, null, 2)}\n`);
+
+      const upgraded = await cli(['install', '--hook', transport, '--project', p.dir], p);
+      expect(upgraded.code, upgraded.stderr).toBe(0);
+      expect(upgraded.stdout).not.toContain('already installed');
+      expect(json(p.local)).toEqual({ ...OTHER_HOOKS, hooks: { ...older, SessionEnd: ours.SessionEnd } });
+      const text = readFileSync(p.local, 'utf8');
+      expect((await cli(['install', '--hook', transport, '--project', p.dir], p)).stdout).toContain('already installed');
+      expect(readFileSync(p.local, 'utf8')).toBe(text);
+
+      expect((await cli(['uninstall', '--project', p.dir], p)).code).toBe(0);
+      expect(json(p.local)).toEqual(OTHER_HOOKS);
+    }
+  });
+
+  it("keeps another tool's SessionEnd hook through install and uninstall", async () => {
+    const p = project();
+    const theirs = { hooks: [{ type: 'command', command: 'echo session over >> ~/sessions.log' }] };
+    const before = { hooks: { SessionEnd: [theirs] } };
+    writeFileSync(p.local, JSON.stringify(before));
+    expect((await installCommand(p, '--project', p.dir)).code).toBe(0);
+    expect((json(p.local) as { hooks: { SessionEnd: unknown[] } }).hooks.SessionEnd).toEqual([theirs, commandSessionEnd]);
+    expect((await cli(['uninstall', '--project', p.dir], p)).code).toBe(0);
+    expect(json(p.local)).toEqual(before);
+  });
+
+  it('is written for a daemon on another machine too (install --url), to the same address with the same key and machine', async () => {
+    const p = project();
+    const key = 'k'.repeat(43);
+    const result = await cli(['install', '--url', 'https://desk.example.ts.net', '--key', key, '--machine', 'ci-runner', '--project', p.dir], p);
+    expect(result.code, result.stderr).toBe(0);
+    const { hooks } = json(p.local) as { hooks: Record<string, Array<{ hooks: Array<Record<string, unknown>> }>> };
+    expect(Object.keys(hooks).sort()).toEqual(['PreToolUse', 'SessionEnd']);
+    expect(hooks.PreToolUse![0]!.hooks[0]).toMatchObject({ type: 'http', url: 'https://desk.example.ts.net/api/hook/ask', headers: { 'x-askbridge-hook-key': key, 'x-askbridge-machine': 'ci-runner' } });
+    expect(hooks.SessionEnd).toEqual([{ hooks: [{ type: 'http', url: 'https://desk.example.ts.net/api/hook/session-end', headers: { 'x-askbridge-hook-key': key, 'x-askbridge-machine': 'ci-runner' } }] }]);
+    expect((await cli(['uninstall', '--project', p.dir], p)).code).toBe(0);
+    expect(json(p.local)).toEqual({});
   });
 });

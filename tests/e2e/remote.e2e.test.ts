@@ -81,6 +81,8 @@ describe.skipIf(!chromium.available || !caddy.available)('through a TLS front (C
 
       // Claude Code would POST to the entry's URL with its headers ($CI and the like empty here).
       const settings = JSON.parse(readFileSync(join(project, '.claude', 'settings.local.json'), 'utf8'));
+      // What remote-hook prints to paste is exactly what that command writes.
+      expect(settings).toEqual(JSON.parse(printed.stdout));
       const entry = settings.hooks.PreToolUse[0].hooks[0] as { url: string; headers: Record<string, string> };
       expect(entry.url).toBe(`${front.origin}${HTTP_HOOK_PATH}`);
       expect(printed.stdout).toContain(entry.headers[HOOK_KEY_HEADER]);
@@ -94,6 +96,17 @@ describe.skipIf(!chromium.available || !caddy.available)('through a TLS front (C
       await card.getByRole('radio', { name: 'SQLite', exact: true }).tap();
       await card.getByRole('button', { name: 'Submit', exact: true }).tap();
       expect((await hook).status).toBe(200);
+
+      // Its SessionEnd entry reaches the daemon the same way, and withdraws that machine's waiting question.
+      const ending = settings.hooks.SessionEnd[0].hooks[0] as { url: string; headers: Record<string, string> };
+      expect(ending).toEqual({ type: 'http', url: `${front.origin}/api/hook/session-end`, headers: { [HOOK_KEY_HEADER]: entry.headers[HOOK_KEY_HEADER], 'x-askbridge-machine': 'ci-runner' } });
+      const next = freshPayload('01-single-select', 'remote-session-end');
+      const waiting = throughFront(front, { method: 'POST', path: new URL(entry.url).pathname, headers, body: JSON.stringify(next) });
+      const withdrawn = await daemon.waitForQuestion(next.tool_use_id);
+      const ended = await throughFront(front, { method: 'POST', path: new URL(ending.url).pathname, headers: ending.headers, body: JSON.stringify({ session_id: next.session_id, hook_event_name: 'SessionEnd', reason: 'prompt_input_exit' }) });
+      expect(ended).toMatchObject({ status: 200, body: '' });
+      expect(await waiting).toMatchObject({ status: 200, body: '' });
+      expect(await daemon.question(withdrawn.id)).toMatchObject({ status: 'cancelled', source: { kind: 'session-ended' }, machine: 'ci-runner' });
     } finally {
       await rm(project, { recursive: true, force: true });
     }

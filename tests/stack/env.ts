@@ -10,7 +10,7 @@ export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', 
 export const CLI_BIN = join(REPO_ROOT, 'bin', 'askbridge.mjs');
 export const HOOK_SCRIPT = join(REPO_ROOT, 'hooks', 'askbridge-hook.cjs');
 
-/** Variables that would change how the daemon treats a question (unattended, CI) or what it prints. */
+/** Variables that would change how the daemon treats a question (unattended, CI, where transcripts are) or what it prints. */
 const SCRUBBED_ENV = [
   'ASKBRIDGE_HOME',
   'ASKBRIDGE_PORT',
@@ -21,6 +21,8 @@ const SCRUBBED_ENV = [
   'CLAUDE_CODE_SESSION_ATTENDED',
   'CLAUDE_CODE_ENTRYPOINT',
   'CLAUDE_PROJECT_DIR',
+  'CLAUDE_CONFIG_DIR',
+  'CLAUDE_PID',
   'CLAUDECODE',
   'XDG_STATE_HOME',
   'XDG_CONFIG_HOME',

@@ -1,10 +1,11 @@
 // Asking the daemon the way a hook does, for tests and the bench that talk to the hook endpoints
-// directly: as the command hook (hello, signed question, signed lines back), in memory through
-// inject() or over a real socket; and as Claude Code's own http hook, over a real socket.
+// directly: as the command hook (hello, signed question, signed lines back; hello, signed session
+// end), in memory through inject() or over a real socket; and as Claude Code's own http hook, over
+// a real socket.
 import { Agent, request, type ClientRequest } from 'node:http';
 import type { App } from '../../src/daemon/app.js';
-import { HOOK_KEY_HEADER, HTTP_HOOK_PATH } from '../../src/http-hook.js';
-import { checkHello, newNonce, openLine, signQuestion, type HookCredentials } from '../../src/daemon/hook-identity.js';
+import { HOOK_KEY_HEADER, HTTP_HOOK_PATH, SESSION_END_PATH } from '../../src/http-hook.js';
+import { checkHello, newNonce, openLine, signRequest, type HookCredentials } from '../../src/daemon/hook-identity.js';
 import { now } from './clock.js';
 
 export type HookLine = Record<string, unknown> & { event: string };
@@ -48,8 +49,21 @@ async function ask(send: Send, token: string, requestBody: string, extraHeaders:
   const hello = await sayHello(send, token, extraHeaders);
   if ('refused' in hello) return { ...hello.refused, lines: [], credentials: undefined, json: json(hello.refused.body) };
   const { credentials } = hello;
-  const response = await send('/api/hook/questions', { ...extraHeaders, authorization: signQuestion(token, credentials, requestBody) }, requestBody);
+  const response = await send('/api/hook/questions', { ...extraHeaders, authorization: signRequest(token, credentials, requestBody) }, requestBody);
   return { ...response, credentials, lines: response.statusCode === 200 ? readLines(token, credentials, response.body) : [], json: json(response.body) };
+}
+
+/** Says a session ended as the command hook does: the hello, then the SessionEnd payload, signed. */
+async function endSession(send: Send, token: string, payload: unknown): Promise<Response> {
+  const hello = await sayHello(send, token, {});
+  if ('refused' in hello) return hello.refused;
+  const body = JSON.stringify(payload);
+  return send(SESSION_END_PATH, { authorization: signRequest(token, hello.credentials, body, 'session-end') }, body);
+}
+
+/** A SessionEnd payload as Claude Code sends it. */
+export function sessionEndPayload(sessionId: string, reason = 'prompt_input_exit'): Record<string, unknown> {
+  return { session_id: sessionId, transcript_path: `/home/alice/.claude/projects/p/${sessionId}.jsonl`, cwd: '/home/alice/p', hook_event_name: 'SessionEnd', reason };
 }
 
 /** The hook's request body: the payload as Claude Code sent it, and the hook's environment. */
@@ -57,12 +71,19 @@ export function hookBody(payload: unknown, environment: Record<string, string> =
   return JSON.stringify({ payload, environment });
 }
 
-export function askThroughInject(app: App, options: { token: string; host: string; body: string; headers?: Record<string, string> }): Promise<HookReply> {
-  const send: Send = async (url, headers, payload) => {
-    const response = await app.inject({ method: 'POST', url, headers: { host: options.host, 'content-type': 'application/json', ...headers }, payload });
+const throughInject =
+  (app: App, host: string): Send =>
+  async (url, headers, payload) => {
+    const response = await app.inject({ method: 'POST', url, headers: { host, 'content-type': 'application/json', ...headers }, payload });
     return { statusCode: response.statusCode, body: response.body };
   };
-  return ask(send, options.token, options.body, options.headers ?? {});
+
+export function askThroughInject(app: App, options: { token: string; host: string; body: string; headers?: Record<string, string> }): Promise<HookReply> {
+  return ask(throughInject(app, options.host), options.token, options.body, options.headers ?? {});
+}
+
+export function endSessionThroughInject(app: App, options: { token: string; host: string; payload: unknown }): Promise<Response> {
+  return endSession(throughInject(app, options.host), options.token, options.payload);
 }
 
 /** A JSON POST to the daemon on a connection of its own, as the command hook makes one per request. */
@@ -100,6 +121,16 @@ const overSocket =
 
 export function askOverHttp(options: { port: number; token: string; body: string; headers?: Record<string, string> }): Promise<HookReply> {
   return ask(overSocket(options.port), options.token, options.body, options.headers ?? {});
+}
+
+export function endSessionOverHttp(options: { port: number; token: string; payload: unknown }): Promise<Response> {
+  return endSession(overSocket(options.port), options.token, options.payload);
+}
+
+/** A SessionEnd POST as Claude Code's http hook sends it: the payload, the hook key, no Origin. */
+export function postSessionEndAsHttpHook(options: { port: number; key: string; payload: unknown; headers?: Record<string, string> }): Promise<{ statusCode: number; body: string; at: number }> {
+  const headers = { 'user-agent': 'axios/1.13.2', [HOOK_KEY_HEADER]: options.key, ...options.headers };
+  return readResponse(post(options.port, SESSION_END_PATH, headers, JSON.stringify(options.payload)));
 }
 
 export type OpenQuestion = {
@@ -156,7 +187,7 @@ export function openQuestion(options: { port: number; token: string; body: strin
       if (ended) return;
       const { credentials } = hello;
       asked.sentAt = now();
-      const question = post(port, '/api/hook/questions', { authorization: signQuestion(token, credentials, body) }, body);
+      const question = post(port, '/api/hook/questions', { authorization: signRequest(token, credentials, body) }, body);
       req = question;
       question.on('error', fail);
       question.on('response', (res) => {

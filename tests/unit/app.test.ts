@@ -7,7 +7,7 @@ import { createPolicy } from '../../src/daemon/policy.js';
 import { createQuestionStore } from '../../src/daemon/store.js';
 import type { StoredPageSession } from '../../src/daemon/auth.js';
 import type { QuestionView, ServerMessage } from '../../src/protocol.js';
-import { checkHello, newNonce, signQuestion } from '../../src/daemon/hook-identity.js';
+import { checkHello, newNonce, signRequest } from '../../src/daemon/hook-identity.js';
 import { askThroughInject, hookBody } from '../stack/hook-client.js';
 
 const PORT = 7433;
@@ -219,7 +219,7 @@ describe('who may call', () => {
       const hookNonce = newNonce();
       const hello = (await app.inject({ method: 'POST', url: '/api/hook/hello', headers: { host: HOST }, payload: { nonce: hookNonce } })).json<{ nonce: string }>();
       const credentials = { daemonNonce: hello.nonce, hookNonce };
-      return { authorization: signQuestion(token, credentials, body), credentials };
+      return { authorization: signRequest(token, credentials, body), credentials };
     };
     const post = (headers: Record<string, string>) => app.inject({ method: 'POST', url: '/api/hook/questions', headers: { host: HOST, 'content-type': 'application/json', ...headers }, payload: body });
 
@@ -229,7 +229,7 @@ describe('who may call', () => {
     expect(wrong.statusCode).toBe(401);
     expect(wrong.json()).toMatchObject({ error: { code: 'bad_signature' } });
     // A nonce the daemon never gave out, or one already spent.
-    expect((await post({ authorization: signQuestion(TOKEN, { daemonNonce: newNonce(), hookNonce: newNonce() }, body) })).statusCode).toBe(401);
+    expect((await post({ authorization: signRequest(TOKEN, { daemonNonce: newNonce(), hookNonce: newNonce() }, body) })).statusCode).toBe(401);
     const { authorization } = await signedWith(TOKEN);
     const first = post({ authorization });
     await waitForPending();

@@ -71,19 +71,23 @@ function memoryInputs(settings: Record<string, unknown>, config: { waitSeconds?:
   };
 }
 const HOOK_KEY = 'current-hook-key-0123456789abcdefghijklmnopq';
-/** An http entry as `install` writes it, with what a test changes. */
-const httpHook = (options: { key?: string; url?: string } = {}) => ({
-  hooks: {
-    PreToolUse: [
-      {
-        matcher: 'AskUserQuestion',
-        hooks: [{ type: 'http', url: options.url ?? 'http://127.0.0.1:7433/api/hook/ask', headers: { 'x-askbridge-hook-key': options.key ?? HOOK_KEY }, timeout: 3600 }],
-      },
-    ],
-  },
-});
+/** http entries as `install` writes them (AskUserQuestion and SessionEnd), with what a test changes. */
+const httpHook = (options: { key?: string; url?: string } = {}) => {
+  const url = options.url ?? 'http://127.0.0.1:7433/api/hook/ask';
+  const headers = { 'x-askbridge-hook-key': options.key ?? HOOK_KEY };
+  return {
+    hooks: {
+      PreToolUse: [{ matcher: 'AskUserQuestion', hooks: [{ type: 'http', url, headers, timeout: 3600 }] }],
+      SessionEnd: [{ hooks: [{ type: 'http', url: new URL('/api/hook/session-end', url).href, headers }] }],
+    },
+  };
+};
+/** The command hook as `install` writes it (AskUserQuestion and SessionEnd), with what a test adds to the first. */
 const askbridgeHook = (extra: Record<string, unknown> = {}) => ({
-  hooks: { PreToolUse: [{ matcher: 'AskUserQuestion', hooks: [{ type: 'command', command: "node '/opt/askbridge/hooks/askbridge-hook.cjs'", ...extra }] }] },
+  hooks: {
+    PreToolUse: [{ matcher: 'AskUserQuestion', hooks: [{ type: 'command', command: "node '/opt/askbridge/hooks/askbridge-hook.cjs'", ...extra }] }],
+    SessionEnd: [{ hooks: [{ type: 'command', command: "node '/opt/askbridge/hooks/askbridge-hook.cjs'" }] }],
+  },
 });
 
 describe('diagnose on the settings fixtures', () => {
@@ -216,6 +220,7 @@ describe('diagnose on settings built in memory', () => {
           { hooks: [{ type: 'command', command: 'no-matcher.sh' }] },
           { matcher: '', hooks: [{ type: 'command', command: 'empty-matcher.sh' }] },
         ],
+        SessionEnd: askbridgeHook().hooks.SessionEnd,
       },
     };
     expect(ids(diagnose(memoryInputs(settings)).findings)).toEqual(['hook-conflict', 'hook-conflict']);
@@ -292,8 +297,33 @@ describe('diagnose on settings built in memory', () => {
   });
 
   it('warns when the same project has both an http hook and a command hook: the question would be asked twice', () => {
-    const settings = { hooks: { PreToolUse: [...httpHook().hooks.PreToolUse, ...askbridgeHook({ timeout: 3600 }).hooks.PreToolUse] } };
+    const settings = { hooks: { PreToolUse: [...httpHook().hooks.PreToolUse, ...askbridgeHook({ timeout: 3600 }).hooks.PreToolUse], SessionEnd: httpHook().hooks.SessionEnd } };
     expect(ids(diagnose(memoryInputs(settings)).findings)).toEqual(['hook-duplicate']);
+  });
+
+  it('passes a SessionEnd entry of either transport, and notes one missing beside a question hook `install` wrote, with install as the fix', () => {
+    for (const settings of [httpHook(), askbridgeHook({ timeout: 3600 })]) {
+      const diagnosis = diagnose(memoryInputs(settings));
+      expect(diagnosis.findings).toEqual([]);
+      expect(diagnosis.passed).toContain('SessionEnd hook installed in /p/.claude/settings.json: a session that ends withdraws its waiting questions');
+      const { SessionEnd: _, ...withoutSessionEnd } = settings.hooks;
+      const older = diagnose(memoryInputs({ hooks: withoutSessionEnd }));
+      expect(older.findings).toEqual([
+        {
+          id: 'session-end-missing',
+          level: 'info',
+          file: '/p/.claude/settings.json',
+          message: expect.stringContaining('no SessionEnd hook tells askbridge when a session ends'),
+          fix: "`askbridge install --project '/p'` (adds the SessionEnd entry)",
+        },
+      ]);
+      expect(older.ok).toBe(true);
+    }
+  });
+
+  it('notes no missing SessionEnd beside a question hook written by hand (the settings example, the plugin)', () => {
+    const settings = { hooks: { PreToolUse: [{ matcher: 'AskUserQuestion', hooks: [{ type: 'command', command: 'node "$CLAUDE_PROJECT_DIR"/hooks/askbridge-hook.cjs', timeout: 3600 }] }] } };
+    expect(diagnose(memoryInputs(settings)).findings).toEqual([]);
   });
 
   it('reports disableAllHooks, which silences the installed hook', () => {

@@ -1,13 +1,20 @@
 // Claude Code's `http` hook (protocol.md 5a) against the daemon's surface, in memory through inject():
-// the payload as Claude Code POSTs it, the hook key, the forwarded environment, and the reply body.
-import { readFileSync } from 'node:fs';
+// the payload as Claude Code POSTs it, the hook key, the forwarded environment, and the reply body;
+// the session's context read from its transcript; and the SessionEnd hook, as an http entry and as
+// the command hook signs it.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildApp, type App } from '../../src/daemon/app.js';
 import { mergeConfig, type ConfigFile, type EffectiveConfig } from '../../src/config.js';
 import { createPolicy } from '../../src/daemon/policy.js';
 import { createQuestionStore, type PendingRecord } from '../../src/daemon/store.js';
-import { HOOK_KEY_HEADER, HTTP_HOOK_PATH, envHeader } from '../../src/http-hook.js';
+import { checkHello, newNonce, signRequest } from '../../src/daemon/hook-identity.js';
+import { readSessionContext } from '../../src/daemon/transcript.js';
+import { HOOK_KEY_HEADER, HTTP_HOOK_PATH, MACHINE_HEADER, SESSION_END_PATH, envHeader } from '../../src/http-hook.js';
 import type { QuestionView } from '../../src/protocol.js';
+import { askThroughInject, endSessionThroughInject, hookBody, sessionEndPayload } from '../stack/hook-client.js';
 
 const PORT = 7433;
 const HOST = `127.0.0.1:${PORT}`;
@@ -23,6 +30,9 @@ let app: App;
 let hookKey: string | undefined;
 let saved: PendingRecord[];
 let config: EffectiveConfig;
+/** Claude Code's projects folder for these tests, and every transcript the daemon was asked to read. */
+let projects: string;
+let transcriptsRead: string[];
 const withConfig = (file: ConfigFile): EffectiveConfig => ({ ...mergeConfig(file, {}), files: { user: '', project: undefined }, errors: [], ignored: [] });
 
 beforeEach(async () => {
@@ -30,6 +40,8 @@ beforeEach(async () => {
   saved = [];
   config = withConfig({});
   const persistence = { save: (record: PendingRecord) => void saved.push(record), remove: () => {} };
+  projects = mkdtempSync(join(tmpdir(), 'askbridge-projects-'));
+  transcriptsRead = [];
   app = await buildApp({
     store: createQuestionStore({ persistence }),
     token: TOKEN,
@@ -39,11 +51,16 @@ beforeEach(async () => {
     pid: 1,
     logger: false,
     planQuestion: createPolicy({ configFor: () => config, log: () => {} }),
+    sessionContext: (path, toolUseId, stillWanted) => {
+      transcriptsRead.push(path);
+      return readSessionContext(path, toolUseId, { projectsDir: projects, uid: process.getuid?.() }, stillWanted);
+    },
   });
   await app.ready();
 });
 afterEach(async () => {
   await app.close();
+  rmSync(projects, { recursive: true, force: true });
 });
 
 /** POST the payload as Claude Code's http hook does: JSON body, literal and interpolated headers, no Origin. */
@@ -60,6 +77,14 @@ async function waitForPending(): Promise<QuestionView> {
   return vi.waitUntil(async () => {
     const response = await app.inject({ method: 'GET', url: '/api/questions', headers: local });
     return response.json<{ questions: QuestionView[] }>().questions[0];
+  });
+}
+
+/** The waiting question, once its session's context has arrived. */
+async function waitForContext(): Promise<QuestionView> {
+  return vi.waitUntil(async () => {
+    const question = await waitForPending();
+    return question.context ? question : undefined;
   });
 }
 
@@ -147,5 +172,146 @@ describe('the http hook endpoint', () => {
     expect(saved).toEqual([]);
     await answer(question.id, ['SQLite']);
     await hook;
+  });
+});
+
+/** A transcript in the projects folder whose last lines call AskUserQuestion as `toolUseId`. */
+function transcriptFor(toolUseId: string): string {
+  mkdirSync(join(projects, '-home-alice-shop'), { recursive: true });
+  const path = join(projects, '-home-alice-shop', `${toolUseId}.jsonl`);
+  const lines = [
+    { type: 'user', message: { role: 'user', content: 'Make the orders service' }, gitBranch: 'orders' },
+    { type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'It needs a database.' }] }, gitBranch: 'orders' },
+    { type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: toolUseId, name: 'AskUserQuestion', input: {} }] }, gitBranch: 'orders' },
+  ];
+  writeFileSync(path, lines.map((line) => `${JSON.stringify(line)}\n`).join(''));
+  return path;
+}
+
+describe("the session's context", () => {
+  it('follows the question: read from the transcript the hook names, then shown with it while it waits', async () => {
+    const payload = { ...singleSelect, tool_use_id: 'toolu_context', transcript_path: transcriptFor('toolu_context') };
+    const hook = askOverHttpHook(payload);
+    const question = await waitForContext();
+    expect(question.context).toEqual({ title: 'Make the orders service', branch: 'orders', said: 'It needs a database.' });
+    // The view never names the file.
+    expect(JSON.stringify(question)).not.toContain('.jsonl');
+    await answer(question.id, ['SQLite']);
+    expect((await hook).statusCode).toBe(200);
+  });
+
+  it("is read for the command hook's question too", async () => {
+    const payload = { ...singleSelect, tool_use_id: 'toolu_command_context', transcript_path: transcriptFor('toolu_command_context') };
+    const hook = askThroughInject(app, { token: TOKEN, host: HOST, body: hookBody(payload) });
+    const question = await waitForContext();
+    expect(question.context).toMatchObject({ said: 'It needs a database.' });
+    await answer(question.id, ['SQLite']);
+    await hook;
+  });
+
+  it("is not read for a hook on another machine: the path names that machine's file", async () => {
+    const payload = { ...singleSelect, tool_use_id: 'toolu_remote', transcript_path: transcriptFor('toolu_remote') };
+    const hook = askOverHttpHook(payload, { [HOOK_KEY_HEADER]: HOOK_KEY, [MACHINE_HEADER]: 'ci-runner' });
+    const question = await waitForPending();
+    await answer(question.id, ['SQLite']);
+    await hook;
+    expect(transcriptsRead).toEqual([]);
+    expect((await app.inject({ method: 'GET', url: `/api/questions/${question.id}`, headers: local })).json<{ question: QuestionView }>().question.context).toBeUndefined();
+  });
+
+  it('leaves a question whose transcript_path is hostile without context, and answerable', async () => {
+    const payload = { ...singleSelect, tool_use_id: 'toolu_hostile', transcript_path: '/etc/passwd' };
+    const hook = askOverHttpHook(payload);
+    const question = await waitForPending();
+    await vi.waitUntil(() => transcriptsRead.length === 1);
+    expect((await answer(question.id, ['SQLite'])).statusCode).toBe(200);
+    expect((await hook).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: `/api/questions/${question.id}`, headers: local })).json<{ question: QuestionView }>().question.context).toBeUndefined();
+  });
+});
+
+function endSessionOverHttpHook(payload: unknown, headers: Record<string, string> = { [HOOK_KEY_HEADER]: HOOK_KEY }) {
+  return app.inject({ method: 'POST', url: SESSION_END_PATH, headers: { host: HOST, 'content-type': 'application/json', 'user-agent': 'axios/1.13.2', ...headers }, payload: JSON.stringify(payload) });
+}
+
+async function pendingIds(): Promise<string[]> {
+  return (await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json<{ questions: QuestionView[] }>().questions.map((question) => question.toolUseId).sort();
+}
+
+describe('the SessionEnd hook endpoint', () => {
+  it("withdraws the session's waiting questions, whose hooks get no decision, and replies with an empty 200", async () => {
+    const ours = askOverHttpHook({ ...singleSelect, tool_use_id: 'toolu_ours' });
+    const theirs = askOverHttpHook({ ...singleSelect, session_id: 'another-session', tool_use_id: 'toolu_theirs' });
+    await vi.waitUntil(async () => (await pendingIds()).length === 2);
+
+    const ended = await endSessionOverHttpHook(sessionEndPayload(String(singleSelect.session_id)));
+    expect(ended.statusCode).toBe(200);
+    expect(ended.body).toBe('');
+    const reply = await ours;
+    expect(reply.statusCode).toBe(200);
+    expect(reply.body).toBe('');
+    expect(await pendingIds()).toEqual(['toolu_theirs']);
+
+    await endSessionOverHttpHook(sessionEndPayload('another-session'));
+    expect((await theirs).body).toBe('');
+    expect(await pendingIds()).toEqual([]);
+  });
+
+  it("withdraws only the questions of the machine that says its session ended", async () => {
+    const remote = askOverHttpHook({ ...singleSelect, tool_use_id: 'toolu_remote' }, { [HOOK_KEY_HEADER]: HOOK_KEY, [MACHINE_HEADER]: 'ci-runner' });
+    const local = askOverHttpHook({ ...singleSelect, tool_use_id: 'toolu_local' });
+    await vi.waitUntil(async () => (await pendingIds()).length === 2);
+    expect((await endSessionOverHttpHook(sessionEndPayload(String(singleSelect.session_id)), { [HOOK_KEY_HEADER]: HOOK_KEY, [MACHINE_HEADER]: 'ci-runner' })).statusCode).toBe(200);
+    expect((await remote).body).toBe('');
+    expect(await pendingIds()).toEqual(['toolu_local']);
+    await endSessionOverHttpHook(sessionEndPayload(String(singleSelect.session_id)));
+    await local;
+  });
+
+  it('takes the command hook\'s signed request, and refuses one signed for a question', async () => {
+    const hook = askThroughInject(app, { token: TOKEN, host: HOST, body: hookBody({ ...singleSelect, tool_use_id: 'toolu_signed' }) });
+    await vi.waitUntil(async () => (await pendingIds()).length === 1);
+    // Signed for a question, the same body is refused: one kind of signature never stands for the other.
+    const body = JSON.stringify(sessionEndPayload(String(singleSelect.session_id)));
+    const hookNonce = newNonce();
+    const hello = (await app.inject({ method: 'POST', url: '/api/hook/hello', headers: { host: HOST }, payload: { nonce: hookNonce } })).json<{ nonce: string; proof: string }>();
+    expect(checkHello(TOKEN, hookNonce, hello)).toBe(true);
+    const misused = await endSessionOverHttpHook(JSON.parse(body), { authorization: signRequest(TOKEN, { daemonNonce: hello.nonce, hookNonce }, body, 'question') });
+    expect(misused.statusCode).toBe(401);
+    expect(await pendingIds()).toEqual(['toolu_signed']);
+
+    const ended = await endSessionThroughInject(app, { token: TOKEN, host: HOST, payload: sessionEndPayload(String(singleSelect.session_id)) });
+    expect(ended).toEqual({ statusCode: 200, body: '' });
+    expect((await hook).lines.at(-1)).toMatchObject({ event: 'settled', status: 'cancelled', hookOutput: null });
+  });
+
+  it('refuses without the key, with a wrong signature, from a browser, or for another event, and withdraws nothing', async () => {
+    const hook = askOverHttpHook({ ...singleSelect, tool_use_id: 'toolu_kept' });
+    await vi.waitUntil(async () => (await pendingIds()).length === 1);
+    const payload = sessionEndPayload(String(singleSelect.session_id));
+    const refusals: Array<[number, string, Promise<{ statusCode: number; json<T>(): T }>]> = [
+      [401, 'hook_key_missing', endSessionOverHttpHook(payload, {})],
+      [401, 'bad_hook_key', endSessionOverHttpHook(payload, { [HOOK_KEY_HEADER]: `${HOOK_KEY}x` })],
+      [401, 'unsigned', endSessionOverHttpHook(payload, { authorization: `Bearer ${TOKEN}` })],
+      [401, 'bad_signature', endSessionOverHttpHook(payload, { authorization: `AskBridge-HMAC nonce=${'a'.repeat(24)}, hook=${'b'.repeat(24)}, mac=${'c'.repeat(43)}` })],
+      [403, 'hook_from_browser', endSessionOverHttpHook(payload, { [HOOK_KEY_HEADER]: HOOK_KEY, origin: `http://${HOST}` })],
+      [400, 'invalid_request', endSessionOverHttpHook({ ...payload, hook_event_name: 'PreToolUse' })],
+      [400, 'invalid_request', endSessionOverHttpHook({ ...payload, session_id: '' })],
+    ];
+    for (const [status, code, reply] of refusals) {
+      const response = await reply;
+      expect(response.statusCode, code).toBe(status);
+      expect(response.json<{ error: { code: string } }>().error.code).toBe(code);
+    }
+    expect(await pendingIds()).toEqual(['toolu_kept']);
+    const question = await waitForPending();
+    await answer(question.id, ['SQLite']);
+    expect((await hook).statusCode).toBe(200);
+  });
+
+  it('is an empty 200 for a session with nothing waiting', async () => {
+    const ended = await endSessionOverHttpHook(sessionEndPayload('nothing-waits'));
+    expect(ended.statusCode).toBe(200);
+    expect(ended.body).toBe('');
   });
 });

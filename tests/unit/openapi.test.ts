@@ -7,7 +7,7 @@ import { buildApp, requireReplySchemas, type App } from '../../src/daemon/app.js
 import { mergeConfig } from '../../src/config.js';
 import { createPolicy } from '../../src/daemon/policy.js';
 import { createQuestionStore } from '../../src/daemon/store.js';
-import { HTTP_HOOK_PATH } from '../../src/http-hook.js';
+import { HTTP_HOOK_PATH, SESSION_END_PATH } from '../../src/http-hook.js';
 
 const HOST = '127.0.0.1:7433';
 const TOKEN = 'test-token-0123456789abcdefghijklmnopqrstuv';
@@ -17,6 +17,7 @@ const ROUTES = {
   [HTTP_HOOK_PATH]: ['post'],
   '/api/hook/hello': ['post'],
   '/api/hook/questions': ['post'],
+  [SESSION_END_PATH]: ['post'],
   '/api/ask': ['post'],
   '/api/questions': ['get'],
   '/api/questions/{id}': ['get'],

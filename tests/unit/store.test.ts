@@ -112,6 +112,42 @@ describe('the question store', () => {
     expect(store.get(later.question.id)?.status).toBe('answered');
   });
 
+  it("adds a waiting question's session context with an updated event, and leaves a settled one as it was", () => {
+    const store = createQuestionStore();
+    const events: StoreEvent[] = [];
+    store.subscribe((event) => events.push(event));
+    const waiter = store.open(open('t1'));
+    expect(store.setContext(waiter.question.id, { title: 'Add dark mode', branch: 'main', said: 'Which palette?' })).toBe(true);
+    expect(store.get(waiter.question.id)).toMatchObject({ status: 'pending', context: { title: 'Add dark mode', branch: 'main', said: 'Which palette?' } });
+    expect(events.at(-1)).toEqual({ type: 'updated', question: store.get(waiter.question.id) });
+    store.answer(waiter.question.id, pick('A'), 'page');
+    const count = events.length;
+    expect(store.setContext(waiter.question.id, { title: 'Too late' })).toBe(false);
+    expect(store.setContext('00000000-0000-4000-8000-000000000000', { title: 'Nobody' })).toBe(false);
+    expect(events).toHaveLength(count);
+    expect(store.get(waiter.question.id)?.context).toEqual({ title: 'Add dark mode', branch: 'main', said: 'Which palette?' });
+  });
+
+  it("withdraws every waiting question of a session that ended, and only that session's Claude Code questions from the same machine", async () => {
+    const store = createQuestionStore();
+    const first = store.open(open('t1'));
+    const second = store.open(open('t2'));
+    const answered = store.open(open('t3'));
+    store.answer(answered.question.id, pick('A'), 'page');
+    const otherSession = store.open({ ...open('t4'), sessionId: 's2' });
+    const otherMachine = store.open({ ...open('t5'), machine: 'ci-runner' });
+    const script = store.open({ ...open('t6'), asker: { kind: 'script', name: 'deploy' } });
+
+    const withdrawn = store.endSession('s1', undefined);
+    expect(withdrawn.map((view) => view.toolUseId)).toEqual(['t1', 't2']);
+    for (const waiter of [first, second]) await expect(waiter.outcome).resolves.toEqual({ status: 'cancelled', source: { kind: 'session-ended' }, hookOutput: null });
+    expect(store.get(answered.question.id)?.status).toBe('answered');
+    expect(store.pending().map((view) => view.id).sort()).toEqual([otherSession.question.id, otherMachine.question.id, script.question.id].sort());
+    expect(store.endSession('s1', 'ci-runner').map((view) => view.toolUseId)).toEqual(['t5']);
+    expect(store.endSession('s1', undefined)).toEqual([]);
+    expect(store.answer(first.question.id, pick('A'), 'page')).toMatchObject({ kind: 'already_resolved', question: { status: 'cancelled', source: { kind: 'session-ended' } } });
+  });
+
   it('hands every waiting hook back to the terminal when the daemon stops', async () => {
     const store = createQuestionStore();
     const waiter = store.open(open('t1'));

@@ -32,12 +32,16 @@ export type Asked = {
   machine?: string;
   /** The asker's own limit on the wait, below the configuration's. */
   waitSeconds?: number;
+  /** The session's transcript, as the hook payload names it: hostile input, read only through transcript.ts. */
+  transcriptPath?: string;
 };
 
 /** Apply the policy to a checked question and open it (or re-attach to it). */
-export function openAsk({ store, watchers, deps }: RouteContext, request: FastifyRequest, asked: Asked): Waiter {
+export function openAsk(context: RouteContext, request: FastifyRequest, asked: Asked): Waiter {
+  const { store, watchers, deps } = context;
   const maxPending = deps.maxPending ?? MAX_PENDING;
-  if (!store.knows(asked.sessionId, asked.toolUseId) && store.pendingCount() >= maxPending) {
+  const isNew = !store.knows(asked.sessionId, asked.toolUseId);
+  if (isNew && store.pendingCount() >= maxPending) {
     deps.onOverload?.(true);
     throw new HttpError(503, 'too_many_pending', `${maxPending} questions are waiting already: this one goes to the terminal`);
   }
@@ -67,7 +71,27 @@ export function openAsk({ store, watchers, deps }: RouteContext, request: Fastif
     ...(plan.immediate ? { immediate: plan.immediate } : {}),
   });
   request.log.info({ questionId: waiter.question.id, questions: asked.questions.length, transport: asked.transport, ...(asked.asker ? { asker: asked.asker.kind } : {}) }, 'question received');
+  if (isNew) addSessionContext(context, request, asked, waiter.question.id);
   return waiter;
+}
+
+/**
+ * What the asking session was doing, from its transcript, added to the question once it waits (an
+ * `updated` event): the question is published at once and never waits for it. Only for Claude
+ * Code's hook on this machine: a remote hook's path names a file of another machine, and a script
+ * or an MCP client has no transcript. The path is never logged above debug, nor shown.
+ */
+function addSessionContext({ store, deps }: RouteContext, request: FastifyRequest, asked: Asked, questionId: string): void {
+  if (!deps.sessionContext || asked.transcriptPath === undefined || asked.machine !== undefined || asked.asker !== undefined) return;
+  const waiting = () => store.get(questionId)?.status === 'pending';
+  if (!waiting()) return; // settled the moment it was asked
+  deps
+    .sessionContext(asked.transcriptPath, asked.toolUseId, waiting)
+    .then((read) => {
+      if ('none' in read) request.log.debug({ questionId, reason: read.none }, 'no session context');
+      else if (store.setContext(questionId, read.context)) request.log.debug({ questionId, found: read.found }, 'session context added');
+    })
+    .catch((error: unknown) => request.log.warn({ questionId, error: error instanceof Error ? error.message : String(error) }, 'could not add the session context'));
 }
 
 /** What the page says will happen, told for a script or an agent instead of Claude Code and its terminal. */

@@ -10,6 +10,7 @@ import type { RequestTimeouts } from '../limits.js';
 import type { PolicyContext, QuestionPlan } from '../policy.js';
 import type { Push } from '../push.js';
 import type { QuestionStore } from '../store.js';
+import type { ContextRead } from '../transcript.js';
 import type { WebSocket } from 'ws';
 
 /**
@@ -57,6 +58,11 @@ export type AppDeps = {
   maxPending?: number;
   /** Told when a question was refused for being over maxPending, and when there is room again. */
   onOverload?: (overloaded: boolean) => void;
+  /**
+   * What a session was doing, read from the transcript its hook names (transcript.ts); without it,
+   * questions show no context. `stillWanted` says whether the question still waits.
+   */
+  sessionContext?: (transcriptPath: string, toolUseId: string, stillWanted: () => boolean) => Promise<ContextRead>;
   /** How long a caller may take to send its request (defaults below; tests use short ones). */
   timeouts?: Partial<RequestTimeouts>;
   now?: () => number;

@@ -1,4 +1,4 @@
-// The hook key: what Claude Code's http hook, and any program that may only ask, sends.
+// The hook key: what Claude Code's http hooks (a question, a session that ended), and any program that may only ask, send.
 import type { FastifyRequest } from 'fastify';
 import { HOOK_KEY_HEADER } from '../../http-hook.js';
 import { HttpError } from '../errors.js';

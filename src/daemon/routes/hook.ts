@@ -10,21 +10,24 @@
 //   the response is NDJSON, each line signed: `accepted` at once (with the wait, so the hook knows
 //   its own deadline), `extended` whenever a person who is answering got more time (the new wait, so
 //   the hook waits for it too), then one `settled` line with what the hook prints.
+// - POST /api/hook/session-end (SESSION_END_PATH): Claude Code's SessionEnd hook, an http entry with
+//   the hook key or the command hook (hello first, then signed): every question of that session
+//   still waiting is withdrawn, and its hooks print nothing. The reply is always empty.
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AskPayloadSchema, ErrorReplySchema, HookHelloReplySchema, HookHelloSchema, HookOutputSchema, HookRequestSchema, type HookEnvironment } from '../../protocol.js';
+import { AskPayloadSchema, ErrorReplySchema, HookHelloReplySchema, HookHelloSchema, HookOutputSchema, HookRequestSchema, SessionEndPayloadSchema, type HookEnvironment } from '../../protocol.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
 import { createHookIdentity, type HookCredentials } from '../hook-identity.js';
 import { openAsk, type Asked } from './ask.js';
 import { requireHookKey } from './hook-key.js';
-import { HTTP_HOOK_ENV, HTTP_HOOK_PATH, MACHINE_HEADER, envHeader } from '../../http-hook.js';
+import { HTTP_HOOK_ENV, HTTP_HOOK_PATH, MACHINE_HEADER, SESSION_END_PATH, envHeader } from '../../http-hook.js';
 
 /** A hook's checked payload, as a question to open. */
 function askedByHook(payload: z.infer<typeof AskPayloadSchema>, environment: HookEnvironment, transport: 'http' | 'command', machine?: string): Asked {
-  const { session_id: sessionId, tool_use_id: toolUseId, cwd, tool_input: toolInput, questions } = payload;
-  return { sessionId, toolUseId, cwd, toolInput, questions, environment, transport, ...(machine ? { machine } : {}) };
+  const { session_id: sessionId, tool_use_id: toolUseId, cwd, tool_input: toolInput, questions, transcript_path: transcriptPath } = payload;
+  return { sessionId, toolUseId, cwd, toolInput, questions, environment, transport, ...(machine ? { machine } : {}), ...(transcriptPath ? { transcriptPath } : {}) };
 }
 
 /** The machine a remote hook names: shown on the page as text, so only bounded, never trusted. */
@@ -34,6 +37,15 @@ function machineOf(header: string | string[] | undefined): string | undefined {
 
 /** Refusals a hook can meet: its terminal asks instead. */
 const REFUSALS = { '4xx': ErrorReplySchema, '5xx': ErrorReplySchema };
+
+/** A SessionEnd payload is a few hundred bytes. */
+const SESSION_END_BODY_LIMIT_BYTES = 64 * 1024;
+
+/** Refuses (401) a hook request signed wrongly, or not signed at all. */
+function refuseUnsigned(credentials: 'unsigned' | 'bad-signature'): never {
+  if (credentials === 'unsigned') throw new HttpError(401, 'unsigned', 'a hook request must be signed (POST /api/hook/hello first)');
+  throw new HttpError(401, 'bad_signature', 'the signature or its nonce is not valid (a nonce is good for one request)');
+}
 
 export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, context) => {
   const { deps } = context;
@@ -107,9 +119,8 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       config: { access: 'hook' },
       // The signature first: nobody without the token learns anything about what a payload should be.
       preValidation: async (request) => {
-        const credentials = identity.verifyQuestion(request.headers.authorization, rawBodies.get(request) ?? '');
-        if (credentials === 'unsigned') throw new HttpError(401, 'unsigned', 'a hook request must be signed (POST /api/hook/hello first)');
-        if (credentials === 'bad-signature') throw new HttpError(401, 'bad_signature', 'the signature or its nonce is not valid (a nonce is good for one request)');
+        const credentials = identity.verifyRequest('question', request.headers.authorization, rawBodies.get(request) ?? '');
+        if (typeof credentials === 'string') refuseUnsigned(credentials);
         signedBy.set(request, credentials);
       },
       schema: {
@@ -151,6 +162,38 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
         response.end(identity.line(credentials, 'settled', { status: outcome.status, hookOutput: outcome.hookOutput }));
       }
       request.log.info({ questionId: waiter.question.id, status: outcome.status, source: outcome.source.kind }, 'question settled');
+    },
+  );
+
+  app.post(
+    SESSION_END_PATH,
+    {
+      config: { access: 'hook', bodyName: 'payload' },
+      bodyLimit: SESSION_END_BODY_LIMIT_BYTES,
+      // The http hook's key, or the command hook's signature, before the body is looked at.
+      preValidation: async (request) => {
+        if (request.headers.authorization === undefined) return requireHookKey(request, deps);
+        const credentials = identity.verifyRequest('session-end', request.headers.authorization, rawBodies.get(request) ?? '');
+        if (typeof credentials === 'string') refuseUnsigned(credentials);
+      },
+      schema: {
+        summary: "Claude Code's SessionEnd hook: the session's waiting questions are withdrawn",
+        security: [{ hookKey: [] }],
+        body: SessionEndPayloadSchema,
+        response: {
+          200: {
+            description: 'Always empty: a SessionEnd hook has nothing to tell Claude Code',
+            content: { 'text/plain': { schema: z.string().max(0) } },
+          },
+          ...REFUSALS,
+        },
+      },
+    },
+    async (request, reply) => {
+      const withdrawn = context.store.endSession(request.body.session_id, machineOf(request.headers[MACHINE_HEADER]));
+      request.log.info({ reason: request.body.reason, questions: withdrawn.length, questionIds: withdrawn.map((question) => question.id) }, 'session ended: its waiting questions withdrawn');
+      // Nothing at all: an http hook's body is exactly one JSON document or nothing.
+      return reply.code(200).type('text/plain; charset=utf-8').send('');
     },
   );
 };

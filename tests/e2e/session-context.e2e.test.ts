@@ -1,0 +1,144 @@
+// What the session was doing, with the real daemon: Claude Code's http hook (and the command hook)
+// names the session's transcript under the scrubbed HOME's ~/.claude/projects; a paired page's feed
+// and `askbridge listen` see the question added at once, then updated with the session's title,
+// branch and what Claude said. A hostile transcript_path gives no context, and the question is
+// answered all the same; no path ever reaches a view, history or the log.
+import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type WebSocket from 'ws';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { QuestionView, ServerMessage } from '../../src/protocol.js';
+import { waitUntil } from '../stack/clock.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { REPO_ROOT } from '../stack/env.js';
+import { freshPayload, type HookPayload } from '../stack/fixtures.js';
+import { postAsHttpHook } from '../stack/hook-client.js';
+import { pairOverHttp } from '../stack/page-client.js';
+import { killStrayProcesses, runCli, runHook, startCli } from '../stack/processes.js';
+
+const FIXTURE_TRANSCRIPT = join(REPO_ROOT, 'tests', 'fixtures', 'transcript-2.1.330.jsonl');
+const FIXTURE_TOOL_USE = 'toolu_mock_7689_1';
+const WAIT_MS = 10_000;
+
+let daemon: Daemon;
+let home: string;
+let projects: string;
+let hookKey: string;
+beforeAll(async () => {
+  home = await mkdtemp(join(tmpdir(), 'askbridge-context-home-'));
+  projects = join(home, '.claude', 'projects', '-home-alice-shop');
+  mkdirSync(projects, { recursive: true });
+  // Debug: the daemon says why a question got no context (never which path it was given).
+  daemon = await startDaemon({ env: { HOME: home, ASKBRIDGE_LOG_LEVEL: 'debug' } });
+  hookKey = readFileSync(join(daemon.home, 'hook-key'), 'utf8').trim();
+}, 30_000);
+afterEach(async () => {
+  await killStrayProcesses();
+});
+afterAll(async () => {
+  await daemon?.stop();
+  await rm(home, { recursive: true, force: true });
+});
+
+/** The real transcript of a session that asked, as the transcript of this tool call. */
+function transcriptOf(payload: HookPayload): string {
+  const path = join(projects, `${payload.tool_use_id}.jsonl`);
+  writeFileSync(path, readFileSync(FIXTURE_TRANSCRIPT, 'utf8').replaceAll(FIXTURE_TOOL_USE, payload.tool_use_id));
+  return path;
+}
+
+/** A paired page's live feed: every message it received, and a wait for the first one that matches. */
+async function pageFeed(): Promise<{ messages: ServerMessage[]; next(match: (message: ServerMessage) => boolean, what: string): Promise<ServerMessage>; socket: WebSocket }> {
+  const page = await pairOverHttp(daemon);
+  const socket = await page.openSocket();
+  const messages: ServerMessage[] = [];
+  socket.on('message', (data) => messages.push(JSON.parse(data.toString()) as ServerMessage));
+  return { messages, socket, next: (match, what) => waitUntil(() => messages.find(match), WAIT_MS, what) };
+}
+
+const about = (id: string, type: ServerMessage['type']) => (message: ServerMessage) => message.type === type && 'question' in message && message.question.id === id;
+const questionOf = (message: ServerMessage): QuestionView => {
+  if (!('question' in message)) throw new Error(`no question in a ${message.type} message`);
+  return message.question;
+};
+
+describe("a question's session context", () => {
+  it('reaches a page as added at once, then updated with the title and what Claude said; listen --json sees the update too', async () => {
+    const feed = await pageFeed();
+    const listen = startCli(['listen', '--json'], daemon.env);
+    const readable = startCli(['listen'], daemon.env);
+    await waitUntil(() => (daemon.logs().filter((entry) => entry.msg === 'watcher connected' && entry.client === 'local').length === 2 ? true : undefined), WAIT_MS, 'both listeners to connect');
+    const payload = freshPayload('01-single-select', 'context-http');
+    const transcriptPath = transcriptOf(payload);
+    const hook = postAsHttpHook({ port: daemon.port, key: hookKey, payload: { ...payload, transcript_path: transcriptPath } });
+
+    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const added = questionOf(await feed.next(about(question.id, 'added'), 'the added message'));
+    expect(added.context).toBeUndefined();
+    const updated = questionOf(await feed.next(about(question.id, 'updated'), 'the updated message'));
+    // The transcript's branch is a detached HEAD: no branch.
+    expect(updated.context).toEqual({ title: 'ask me', said: 'MOCK: asking a question.' });
+    expect(updated.status).toBe('pending');
+    expect(feed.messages.findIndex(about(question.id, 'added'))).toBeLessThan(feed.messages.findIndex(about(question.id, 'updated')));
+    expect(await daemon.pending()).toEqual([expect.objectContaining({ id: question.id, context: updated.context })]);
+
+    const line = await waitUntil(() => listen.output().stdout.split('\n').find((text) => text.includes('"event":"updated"')), WAIT_MS, 'the updated line of listen');
+    expect(JSON.parse(line)).toMatchObject({ event: 'updated', id: question.id, status: 'pending', question: { context: { title: 'ask me', said: 'MOCK: asking a question.' } } });
+    const expires = new Date(question.expiresAt).toTimeString().slice(0, 8);
+    await waitUntil(() => readable.output().stdout.split('\n').find((text) => text.endsWith(`  updated   ${question.id}  session "ask me", expires ${expires}`)), WAIT_MS, 'the readable updated line');
+
+    expect((await runCli(['answer', question.id, '--pick', '1=SQLite'], daemon.env)).code).toBe(0);
+    expect((await hook.response).statusCode).toBe(200);
+    for (const listener of [listen, readable]) {
+      listener.child.kill('SIGINT');
+      expect((await listener.result).code).toBe(0);
+    }
+    feed.socket.close();
+
+    // The path was read, never repeated: not in the history, not in any log line.
+    const history = await waitUntil(async () => (await daemon.history()).find((entry) => entry.id === question.id), WAIT_MS, 'the history line');
+    expect(JSON.stringify(history)).not.toContain(transcriptPath);
+    expect(daemon.output().stdout).not.toContain(transcriptPath);
+    expect(daemon.logs().find((entry) => entry.msg === 'session context added' && entry.questionId === question.id)).toMatchObject({ found: 'tool-call' });
+  });
+
+  it("comes with the command hook's question too", async () => {
+    const payload = freshPayload('02-multi-select', 'context-command');
+    const hook = runHook({ ...payload, transcript_path: transcriptOf(payload) }, daemon.env);
+    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const withContext = await waitUntil(async () => ((await daemon.question(question.id)).context ? daemon.question(question.id) : undefined), WAIT_MS, 'the context');
+    expect(withContext.context).toEqual({ title: 'ask me', said: 'MOCK: asking a question.' });
+    expect((await runCli(['answer', question.id, '--pick', '1=Lint'], daemon.env)).code).toBe(0);
+    expect((await hook.result).code).toBe(0);
+  });
+
+  it('is never read from a hostile transcript_path: no context, a reason in the debug log, and the question is answered all the same', async () => {
+    const secret = join(home, 'secret.jsonl');
+    copyFileSync(FIXTURE_TRANSCRIPT, secret);
+    symlinkSync('/etc/passwd', join(projects, 'passwd.jsonl'));
+    symlinkSync(secret, join(projects, 'outside.jsonl'));
+    const hostile: Array<[string, string]> = [
+      ['/etc/passwd', 'not a .jsonl file'],
+      [join(projects, 'passwd.jsonl'), "outside Claude Code's projects folder"],
+      [join(projects, 'outside.jsonl'), "outside Claude Code's projects folder"],
+      [`${projects}/../../../secret.jsonl`, "outside Claude Code's projects folder"],
+      ['.claude/projects/-home-alice-shop/x.jsonl', 'not an absolute path'],
+    ];
+    const feed = await pageFeed();
+    for (const [index, [transcriptPath, reason]] of hostile.entries()) {
+      const payload = freshPayload('01-single-select', `hostile-${index}`);
+      const hook = postAsHttpHook({ port: daemon.port, key: hookKey, payload: { ...payload, transcript_path: transcriptPath } });
+      const question = await daemon.waitForQuestion(payload.tool_use_id);
+      const log = await daemon.waitForLog((entry) => entry.msg === 'no session context' && entry.questionId === question.id, WAIT_MS, `the reason for ${transcriptPath}`);
+      expect(log.reason).toBe(reason);
+      expect((await runCli(['answer', question.id, '--pick', '1=SQLite'], daemon.env)).code).toBe(0);
+      expect((await hook.response).statusCode).toBe(200);
+      expect((await daemon.question(question.id)).context).toBeUndefined();
+      expect(feed.messages.some(about(question.id, 'updated'))).toBe(false);
+      expect(daemon.output().stdout).not.toContain(transcriptPath);
+    }
+    feed.socket.close();
+  });
+});
