@@ -280,6 +280,8 @@ describe.skipIf(!chromiumState.available)('the page as an inbox', () => {
       const restored = await checkDraft();
       await restored.getByRole('button', { name: 'Let the terminal answer', exact: true }).click();
       expect((await hook.result).stdout).toBe('');
+      // The page clears the draft once it knows the question ended: when the reply to its click is in.
+      await page.locator(`article[data-question-id="${view.id}"][data-status="handed-to-terminal"]`).waitFor({ state: 'attached' });
       expect(await page.evaluate(() => Object.keys(localStorage).filter((key) => key.startsWith('askbridge.draft.')))).toEqual([]);
     } finally {
       await context.close();
@@ -326,8 +328,9 @@ describe.skipIf(!chromiumState.available)('the page as an inbox', () => {
   });
 
   it('shows finished questions in History, searchable, and exports them as JSON and CSV', async () => {
-    const answered = sessionPayload('01-single-select', 'history-answered', SESSIONS[7]!);
-    const declined = sessionPayload('02-multi-select', 'history-declined', SESSIONS[8]!);
+    // Projects of their own: the other tests' questions are in this daemon's history too.
+    const answered = sessionPayload('01-single-select', 'history-answered', { id: SESSIONS[7]!.id, cwd: '/home/alice/projects/ledger' });
+    const declined = sessionPayload('02-multi-select', 'history-declined', { id: SESSIONS[8]!.id, cwd: '/home/alice/projects/warehouse' });
     const { page, context } = await openPairedPage(browser, daemon);
     const answeredHook = runHook(answered, daemon.env);
     const card = await openAsk(page, (await daemon.waitForQuestion(answered.tool_use_id)).id);
@@ -343,24 +346,24 @@ describe.skipIf(!chromiumState.available)('the page as an inbox', () => {
     const entries = page.locator('#history-list > li');
     await expect.poll(() => entries.count()).toBeGreaterThanOrEqual(2);
     // Newest first, each with who or what settled it and the answer given.
-    expect(await entries.nth(0).locator('.history-project').textContent()).toBe('project-8');
+    expect(await entries.nth(0).locator('.history-project').textContent()).toBe('warehouse');
     expect(await entries.nth(0).locator('.history-source').textContent()).toMatch(/^declined/);
     expect(await entries.nth(1).locator('.history-source').textContent()).toMatch(/^answered by a person/);
     expect(await entries.nth(1).locator('.answer-a').allTextContents()).toEqual(['SQLite']);
 
-    await page.getByRole('searchbox', { name: 'Search history' }).fill('project-7');
+    await page.getByRole('searchbox', { name: 'Search history' }).fill('LEDGER');
     await expect.poll(() => entries.count()).toBe(1);
-    expect(await entries.nth(0).locator('.history-project').textContent()).toBe('project-7');
+    expect(await entries.nth(0).locator('.history-project').textContent()).toBe('ledger');
     await page.getByRole('searchbox', { name: 'Search history' }).fill('no such thing anywhere');
     await expect.poll(() => page.locator('#history-status').textContent()).toBe('Nothing matches.');
-    await page.getByRole('searchbox', { name: 'Search history' }).fill('project-');
+    await page.getByRole('searchbox', { name: 'Search history' }).fill('/home/alice/projects/');
 
     const [csv] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export CSV' }).click()]);
     expect(csv.suggestedFilename()).toBe('askbridge-history.csv');
     const csvText = await readFile((await csv.path())!, 'utf8');
     const [header, ...rows] = csvText.trim().split('\r\n');
     expect(header).toBe('finished,asked,project,session,asker,machine,status,source,detail,header,question,answer,note');
-    expect(rows.some((row) => row.includes('project-7') && row.includes(',SQLite,'))).toBe(true);
+    expect(rows.some((row) => row.includes('/home/alice/projects/ledger') && row.includes(',SQLite,'))).toBe(true);
     const [json] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export JSON' }).click()]);
     const exported = JSON.parse(await readFile((await json.path())!, 'utf8')) as { entries: Array<{ id: string; project: string }> };
     expect(exported.entries.map((entry) => entry.id)).toContain(declinedView.id);
