@@ -5,7 +5,7 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { z } from 'zod';
-import { AskerSchema, checkShape, QuestionStatusSchema, type QuestionView } from './protocol.js';
+import { AskerSchema, checkShape, AskStatusSchema, type AskView } from './protocol.js';
 
 /** `lost`: not a question but a note that some could not be recorded (the disk was full or read-only). */
 export const HistorySourceSchema = z.enum(['person', 'rule', 'recommended', 'declined', 'terminal', 'cancelled', 'expired', 'failed', 'lost']);
@@ -22,7 +22,7 @@ export const HistoryLineSchema = z.looseObject({
   machine: z.string().optional(),
   askedAt: z.string(),
   finishedAt: z.string(),
-  status: QuestionStatusSchema,
+  status: AskStatusSchema,
   source: HistorySourceSchema,
   /** Which client a person used, which rule answered, or what ended the wait. */
   detail: z.string().optional(),
@@ -39,10 +39,10 @@ export const HistoryReplySchema = z.object({ entries: z.array(HistoryLineSchema)
 export type HistoryReply = z.infer<typeof HistoryReplySchema>;
 
 /** A line as it may be on disk: those written before the status was called `handed-to-terminal` say `terminal`. */
-const StoredHistoryLineSchema = HistoryLineSchema.extend({ status: z.union([QuestionStatusSchema, z.literal('terminal')]) });
+const StoredHistoryLineSchema = HistoryLineSchema.extend({ status: z.union([AskStatusSchema, z.literal('terminal')]) });
 
 /** Who or what settled a question, in history's words: `askbridge history` and `askbridge listen` say it alike. */
-export function describeSource(view: QuestionView): { source: HistorySource; detail?: string } {
+export function describeSource(view: AskView): { source: HistorySource; detail?: string } {
   const source = view.source;
   if (!source) return { source: 'cancelled' };
   if (view.status === 'failed') {

@@ -246,8 +246,8 @@ export const SourceSchema = z.discriminatedUnion('kind', [
 export type Source = z.infer<typeof SourceSchema>;
 
 /** `failed`: an answer was given, but no decision could be built from it; the terminal asks. */
-export const QuestionStatusSchema = z.enum(['pending', 'answered', 'declined', 'handed-to-terminal', 'cancelled', 'failed']);
-export type QuestionStatus = z.infer<typeof QuestionStatusSchema>;
+export const AskStatusSchema = z.enum(['pending', 'answered', 'declined', 'handed-to-terminal', 'cancelled', 'failed']);
+export type AskStatus = z.infer<typeof AskStatusSchema>;
 
 /** What a page shows of the asking session, read as text from the tail of its transcript. Every field may be missing. */
 export const SessionContextSchema = z.object({
@@ -261,7 +261,7 @@ export const SessionContextSchema = z.object({
 export type SessionContext = z.infer<typeof SessionContextSchema>;
 
 /** A question as pages and the CLI see it. */
-export const QuestionViewSchema = z.object({
+export const AskViewSchema = z.object({
   id: z.string(),
   sessionId: z.string(),
   toolUseId: z.string(),
@@ -270,7 +270,7 @@ export const QuestionViewSchema = z.object({
   expiresAt: z.number(),
   /** What happens at expiresAt, e.g. `{ action: 'recommended', summary: 'the recommended option will be chosen' }`. */
   timeout: z.object({ action: TimeoutActionSchema, summary: z.string() }),
-  status: QuestionStatusSchema,
+  status: AskStatusSchema,
   questions: z.array(
     z.object({
       question: z.string(),
@@ -294,18 +294,18 @@ export const QuestionViewSchema = z.object({
   /** What the session was doing, read from its transcript after the question arrived (an `updated` message brings it). */
   context: SessionContextSchema.optional(),
 });
-export type QuestionView = z.infer<typeof QuestionViewSchema>;
+export type AskView = z.infer<typeof AskViewSchema>;
 
 /** Every refusal: a stable code, a sentence, and for invalid input one line per problem. */
 export const ErrorReplySchema = z.object({ error: z.object({ code: z.string(), message: z.string(), details: z.array(z.string()).optional() }) });
 
 /** Messages the daemon pushes to every page over the WebSocket; `error` answers a page message it refused. */
 export const ServerMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('snapshot'), questions: z.array(QuestionViewSchema) }),
-  z.object({ type: z.literal('added'), question: QuestionViewSchema }),
-  z.object({ type: z.literal('resolved'), question: QuestionViewSchema }),
+  z.object({ type: z.literal('snapshot'), questions: z.array(AskViewSchema) }),
+  z.object({ type: z.literal('added'), question: AskViewSchema }),
+  z.object({ type: z.literal('resolved'), question: AskViewSchema }),
   /** A waiting question changed: more time (expiresAt), or its session's context arrived. */
-  z.object({ type: z.literal('updated'), question: QuestionViewSchema }),
+  z.object({ type: z.literal('updated'), question: AskViewSchema }),
   z.object({ type: z.literal('banner'), message: z.string().nullable() }),
   z.object({ type: z.literal('error'), error: ErrorReplySchema.shape.error }),
 ]);
@@ -316,10 +316,10 @@ export const PageMessageSchema = z.discriminatedUnion('type', [z.strictObject({ 
 export type PageMessage = z.infer<typeof PageMessageSchema>;
 
 /** The daemon's replies about questions, to the page and the CLI. */
-export const QuestionsReplySchema = z.object({ questions: z.array(QuestionViewSchema) });
-export const QuestionReplySchema = z.object({ question: QuestionViewSchema });
+export const QuestionsReplySchema = z.object({ questions: z.array(AskViewSchema) });
+export const QuestionReplySchema = z.object({ question: AskViewSchema });
 /** An answer that came too late: the refusal, and how the question was settled. */
-export const TooLateReplySchema = ErrorReplySchema.extend({ question: QuestionViewSchema });
+export const TooLateReplySchema = ErrorReplySchema.extend({ question: AskViewSchema });
 
 /** Why history.jsonl cannot be written now (the answers are still delivered). */
 export const HistoryProblemSchema = z.object({ error: z.string(), since: z.number(), waiting: z.number(), lost: z.number() });

@@ -2,7 +2,7 @@
 // (flow.ts) for the oldest waiting question, one given by id (a unique prefix is enough), or the
 // oldest of a session, while the daemon's live feed says whether the question still waits.
 import { cancel } from '@clack/prompts';
-import { QuestionReplySchema, type QuestionView } from '../protocol.js';
+import { QuestionReplySchema, type AskView } from '../protocol.js';
 import { terminalText } from '../visible-text.js';
 import { connectToDaemon, type DaemonClient } from './client.js';
 import { CliError, type CommandIo } from './command.js';
@@ -19,7 +19,7 @@ export async function answerOnTerminal(io: CommandIo, idOrPrefix: string | undef
   const daemon = connectToDaemon(io.env);
   const stop = new AbortController();
   let current: string | undefined;
-  let settledElsewhere: QuestionView | undefined;
+  let settledElsewhere: AskView | undefined;
   const feed = await openFeed(daemon, (event) => {
     if (event.type === 'resolved' && event.question.id === current) {
       settledElsewhere = event.question;
@@ -59,7 +59,7 @@ export async function answerOnTerminal(io: CommandIo, idOrPrefix: string | undef
 }
 
 /** The question set to answer: the one `idOrPrefix` names, the oldest of `session`, or the oldest of all. */
-async function chooseWaiting(daemon: DaemonClient, waiting: QuestionView[], idOrPrefix: string | undefined, session: string | undefined): Promise<QuestionView> {
+async function chooseWaiting(daemon: DaemonClient, waiting: AskView[], idOrPrefix: string | undefined, session: string | undefined): Promise<AskView> {
   if (session !== undefined) {
     const oldest = waiting.find((call) => call.sessionId.startsWith(session));
     if (!oldest) throw new CliError(`no question is waiting from session ${terminalText(session)}`);

@@ -4,7 +4,7 @@
 // are numbered from 1, as `askbridge pending` shows them; an id prefix is enough when it is unique.
 import { shorten } from '../answers.js';
 import { parseArgs } from 'node:util';
-import { ErrorReplySchema, QuestionReplySchema, QuestionsReplySchema, type AnswerRequest, type QuestionView } from '../protocol.js';
+import { ErrorReplySchema, QuestionReplySchema, QuestionsReplySchema, type AnswerRequest, type AskView } from '../protocol.js';
 import { markInvisible, terminalJson, terminalText } from '../visible-text.js';
 import { connectToDaemon, type DaemonClient } from './client.js';
 import { CliError, type CommandIo } from './command.js';
@@ -58,7 +58,7 @@ export async function run(io: CommandIo): Promise<number> {
 const GIVEN_ANSWER_USAGE = 'askbridge answer ID --pick 1=LABEL|NUMBER [--pick 1=LABEL2] [--other 2=TEXT] [--note 1=TEXT] | ID --json FILE|-';
 
 /** A whole id finds finished questions too (so a late answer learns who won); a prefix finds pending ones. */
-async function findQuestion(daemon: DaemonClient, idOrPrefix: string): Promise<QuestionView> {
+async function findQuestion(daemon: DaemonClient, idOrPrefix: string): Promise<AskView> {
   if (UUID.test(idOrPrefix)) {
     const { status, body } = await daemon.request('GET', `/api/questions/${idOrPrefix}`);
     if (status === 200) return readReply(QuestionReplySchema, body, 'question').question;
@@ -72,7 +72,7 @@ async function findQuestion(daemon: DaemonClient, idOrPrefix: string): Promise<Q
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-function buildResponses(call: QuestionView, picks: string[], others: string[], notes: string[]): AnswerRequest {
+function buildResponses(call: AskView, picks: string[], others: string[], notes: string[]): AnswerRequest {
   const responses = call.questions.map((question) => ({ question: question.question, selected: [] as string[], other: null as string | null, notes: null as string | null }));
   const target = (flag: string, value: string) => {
     const match = /^(\d+)=(.*)$/s.exec(value);
@@ -104,7 +104,7 @@ function buildResponses(call: QuestionView, picks: string[], others: string[], n
 }
 
 /** An option by its exact label, or else by its number (1 is the first option). */
-function optionLabel(question: QuestionView['questions'][number], given: string): string {
+function optionLabel(question: AskView['questions'][number], given: string): string {
   if (question.options.some((option) => option.label === given)) return given;
   const number = /^\d+$/.test(given) ? Number(given) : NaN;
   const byNumber = question.options[number - 1];

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { HTTP_HOOK_ENV } from '../http-hook.js';
-import { ErrorReplySchema, QuestionReplySchema, type AskRequest, type QuestionView } from '../protocol.js';
+import { ErrorReplySchema, QuestionReplySchema, type AskRequest, type AskView } from '../protocol.js';
 import { markInvisible, terminalJson, terminalText } from '../visible-text.js';
 import { connectToDaemon, type DaemonClient } from './client.js';
 import { CliError, type CommandIo } from './command.js';
@@ -48,7 +48,7 @@ export async function run(io: CommandIo): Promise<number> {
   const onInterrupt = () => withdraw.abort();
   process.once('SIGINT', onInterrupt);
   process.once('SIGTERM', onInterrupt);
-  let question: QuestionView;
+  let question: AskView;
   try {
     question = await askAndWait(connectToDaemon(io.env), ask, withdraw.signal);
   } catch (error) {
@@ -68,7 +68,7 @@ export function askerEnvironment(env: NodeJS.ProcessEnv): Record<string, string>
 }
 
 /** Asks through the daemon and returns the settled question; aborting `signal` withdraws it. */
-export async function askAndWait(daemon: DaemonClient, ask: AskRequest, signal: AbortSignal): Promise<QuestionView> {
+export async function askAndWait(daemon: DaemonClient, ask: AskRequest, signal: AbortSignal): Promise<AskView> {
   const response = await daemon.request('POST', '/api/ask', ask, { waitsForAPerson: true, signal });
   if (response.status !== 200) {
     // The daemon names every bad field; its message may quote the question: markers, never raw control characters.
@@ -78,7 +78,7 @@ export async function askAndWait(daemon: DaemonClient, ask: AskRequest, signal: 
 }
 
 /** The answer on stdout (only the answer, for `$(...)`); how it came about on stderr. */
-function report(io: CommandIo, question: QuestionView, json: boolean): number {
+function report(io: CommandIo, question: AskView, json: boolean): number {
   const code = question.status === 'answered' ? 0 : question.status === 'declined' ? ASK_EXIT.declined : ASK_EXIT.unanswered;
   if (json) {
     const { id, status, answers, notes, source } = question;

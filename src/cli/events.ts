@@ -4,7 +4,7 @@
 // daemon that has first proven it holds it (client.ts), as for every other request.
 import WebSocket from 'ws';
 import { describeSource } from '../history-file.js';
-import { checkShape, ServerMessageSchema, type QuestionView, type ServerMessage } from '../protocol.js';
+import { checkShape, ServerMessageSchema, type AskView, type ServerMessage } from '../protocol.js';
 import { markInvisible } from '../visible-text.js';
 import type { DaemonClient } from './client.js';
 import { CliError } from './command.js';
@@ -14,7 +14,7 @@ export type FeedEvent = Exclude<ServerMessage, { type: 'snapshot' }>;
 
 export type Feed = {
   /** The questions waiting when the feed opened, oldest first. */
-  waiting: QuestionView[];
+  waiting: AskView[];
   /** Settles when the feed ends: with nothing after close(), else with the error that says why it ended. */
   ended: Promise<CliError | undefined>;
   close(): void;
@@ -30,9 +30,9 @@ export async function openFeed(daemon: DaemonClient, onEvent: (event: FeedEvent)
   /** Why the feed broke off on our side: a message this CLI cannot read. */
   let unreadable: CliError | undefined;
   let opened = false;
-  let open: (waiting: QuestionView[]) => void = () => {};
+  let open: (waiting: AskView[]) => void = () => {};
   let fail: (error: CliError) => void = () => {};
-  const snapshot = new Promise<QuestionView[]>((resolve, reject) => {
+  const snapshot = new Promise<AskView[]>((resolve, reject) => {
     open = resolve;
     fail = reject;
   });
@@ -106,7 +106,7 @@ function daemonGone(why: string): CliError {
  * Claude Code stopped waiting (Esc or its own timeout)", "withdrawn, the session ended". Who or what
  * is said in history's words.
  */
-export function settledText(question: QuestionView): string {
+export function settledText(question: AskView): string {
   const { source, detail } = describeSource(question);
   const why = detail ? ` (${detail})` : '';
   switch (source) {

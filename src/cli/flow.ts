@@ -6,7 +6,7 @@
 // flow at once. A key pressed close to the deadline asks the daemon for more time, as the page does.
 // Model text is shown with every invisible character as a marker.
 import { cancel, intro, log, outro } from '@clack/prompts';
-import { ErrorReplySchema, LIMITS, QuestionReplySchema, type AnswerRequest, type QuestionView } from '../protocol.js';
+import { ErrorReplySchema, LIMITS, QuestionReplySchema, type AnswerRequest, type AskView } from '../protocol.js';
 import { markInvisible } from '../visible-text.js';
 import { askText, dropTypeAhead, pickOne, pickSome, type ListItem } from './prompts.js';
 import type { DaemonClient } from './client.js';
@@ -17,19 +17,19 @@ import { readReply } from './replies.js';
  * `stopped` (`stop` aborted it: the caller knows why and says so), `too-late` (settled just before
  * the submit arrived: `question` says how), `failed` (the daemon could not use the answer; said on screen).
  */
-export type FlowEnd = { kind: 'sent' } | { kind: 'left' } | { kind: 'stopped' } | { kind: 'too-late'; question: QuestionView } | { kind: 'failed' };
+export type FlowEnd = { kind: 'sent' } | { kind: 'left' } | { kind: 'stopped' } | { kind: 'too-late'; question: AskView } | { kind: 'failed' };
 
 /** One question's answer while the flow runs: the options picked (by index), the free text, the note. */
 type Draft = { picked: number[]; other: string | null; notes: string | null };
 
-type Question = QuestionView['questions'][number];
+type Question = AskView['questions'][number];
 
 /** Model text (or anything a person pasted) for the terminal: markers for invisible characters, tabs as spaces. */
 function shown(text: string): string {
   return markInvisible(text).replace(/\t/g, '  ');
 }
 
-export async function answerInteractively(daemon: DaemonClient, call: QuestionView, stop: AbortSignal, othersWaiting: number): Promise<FlowEnd> {
+export async function answerInteractively(daemon: DaemonClient, call: AskView, stop: AbortSignal, othersWaiting: number): Promise<FlowEnd> {
   const ended = (): FlowEnd => (stop.aborted ? { kind: 'stopped' } : left());
   const keys: Keys = { stop, onKey: moreTimeOnKeys(daemon, call) };
   intro(`Claude Code asks${othersWaiting > 0 ? ` (${othersWaiting} more waiting after this one)` : ''}`);
@@ -71,7 +71,7 @@ type Keys = { stop: AbortSignal; onKey: () => void };
  * MORE_TIME_EVERY_MS and never once the question is at its limit. A request that fails changes
  * nothing: the live feed says when the question is settled or the daemon is gone.
  */
-export function moreTimeOnKeys(daemon: Pick<DaemonClient, 'request'>, call: QuestionView, now: () => number = Date.now): () => void {
+export function moreTimeOnKeys(daemon: Pick<DaemonClient, 'request'>, call: AskView, now: () => number = Date.now): () => void {
   const limit = call.extendableUntil;
   let expiresAt = call.expiresAt;
   let askedAt = Number.NEGATIVE_INFINITY;
@@ -96,7 +96,7 @@ function left(): FlowEnd {
 const OTHER: ListItem = { label: 'Other', description: 'type your own answer' };
 
 /** One question: its options and Other, the free text when Other is chosen, then the note. Undefined when left or stopped. */
-async function askOne(call: QuestionView, index: number, question: Question, previous: Draft | undefined, keys: Keys): Promise<Draft | undefined> {
+async function askOne(call: AskView, index: number, question: Question, previous: Draft | undefined, keys: Keys): Promise<Draft | undefined> {
   const header = question.header ? ` · ${shown(question.header)}` : '';
   log.step(`Question ${index + 1} of ${call.questions.length}${header}\n${shown(question.question)}`);
   const items: ListItem[] = [...question.options.map((option) => ({ label: shown(option.label), description: shown(option.description) })), OTHER];
@@ -137,7 +137,7 @@ function tooLong(value: string, max: number): string | undefined {
 }
 
 /** Every answer, each one to change by its number, and Submit. Resolves with a question's index, `submit`, or undefined when left or stopped. */
-async function review(call: QuestionView, drafts: Draft[], keys: Keys): Promise<number | 'submit' | undefined> {
+async function review(call: AskView, drafts: Draft[], keys: Keys): Promise<number | 'submit' | undefined> {
   log.step(`Review: ${call.questions.length === 1 ? 'your answer' : `your ${call.questions.length} answers`}, nothing is sent yet`);
   const items: ListItem[] = call.questions.map((question, index) => {
     const draft = drafts[index]!;
@@ -151,7 +151,7 @@ async function review(call: QuestionView, drafts: Draft[], keys: Keys): Promise<
 }
 
 /** The one atomic submit. Resolves with how the flow ends, or undefined when the daemon refused the answer as it is (said on screen). */
-async function submit(daemon: DaemonClient, call: QuestionView, drafts: Draft[]): Promise<FlowEnd | undefined> {
+async function submit(daemon: DaemonClient, call: AskView, drafts: Draft[]): Promise<FlowEnd | undefined> {
   const request: AnswerRequest = {
     responses: call.questions.map((question, index) => {
       const draft = drafts[index]!;

@@ -5,7 +5,7 @@
 // the daemon goes away (exit 6).
 import { parseArgs } from 'node:util';
 import { describeSource } from '../history-file.js';
-import type { QuestionView } from '../protocol.js';
+import type { AskView } from '../protocol.js';
 import { terminalJson, terminalText } from '../visible-text.js';
 import { connectToDaemon } from './client.js';
 import type { CommandIo } from './command.js';
@@ -16,7 +16,7 @@ type Happening = 'waiting' | 'added' | 'updated' | 'resolved';
 
 export async function run(io: CommandIo): Promise<number> {
   const { values } = parseArgs({ args: io.argv, strict: true, options: { json: { type: 'boolean', default: false } } });
-  const print = (happening: Happening, question: QuestionView) => io.stdout(values.json ? jsonLine(happening, question) : readableLine(happening, question));
+  const print = (happening: Happening, question: AskView) => io.stdout(values.json ? jsonLine(happening, question) : readableLine(happening, question));
   const feed = await openFeed(connectToDaemon(io.env), (event) => {
     if (event.type === 'added' || event.type === 'updated' || event.type === 'resolved') print(event.type, event.question);
   });
@@ -33,7 +33,7 @@ export async function run(io: CommandIo): Promise<number> {
 }
 
 /** One JSON object a line: the question as the daemon shows it, and for a settled one who or what settled it. */
-function jsonLine(happening: Happening, question: QuestionView): string {
+function jsonLine(happening: Happening, question: AskView): string {
   const settled = happening === 'resolved' ? describeSource(question) : undefined;
   const line = {
     event: happening,
@@ -48,12 +48,12 @@ function jsonLine(happening: Happening, question: QuestionView): string {
 
 const clock = (time: number) => new Date(time).toTimeString().slice(0, 8);
 
-function readableLine(happening: Happening, question: QuestionView): string {
+function readableLine(happening: Happening, question: AskView): string {
   const time = clock(happening === 'resolved' ? (question.resolvedAt ?? Date.now()) : happening === 'updated' ? Date.now() : question.createdAt);
   return `${time}  ${happening.padEnd(8)}  ${terminalText(question.id)}  ${whatHappened(happening, question)}\n`;
 }
 
-function whatHappened(happening: Happening, question: QuestionView): string {
+function whatHappened(happening: Happening, question: AskView): string {
   if (happening === 'resolved') return `${terminalText(settledText(question), '  ')}${question.answers ? `  ${terminalJson(question.answers)}` : ''}`;
   if (happening === 'updated') {
     const { title, branch } = question.context ?? {};

@@ -7,7 +7,7 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { LIMITS, MULTI_SELECT_SEPARATOR, QuestionSchema, type QuestionView } from '../protocol.js';
+import { LIMITS, MULTI_SELECT_SEPARATOR, QuestionSchema, type AskView } from '../protocol.js';
 import { VERSION } from '../version.js';
 import { askAndWait, askerEnvironment } from './ask.js';
 import { connectToDaemon } from './client.js';
@@ -73,7 +73,7 @@ export async function run(io: CommandIo): Promise<number> {
 }
 
 /** The settled question as the model reads it: Claude Code's own wording for answers, and the same facts as structured content. */
-export function resultOf(question: QuestionView): CallToolResult {
+export function resultOf(question: AskView): CallToolResult {
   const answers = question.answers ?? {};
   const notes = question.notes ?? {};
   if (question.status === 'answered') {

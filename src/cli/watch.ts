@@ -4,7 +4,7 @@
 // Esc leaves, exit 0: every question still waiting keeps waiting. Exit 4 when the daemon stops.
 import { cancel, log, outro } from '@clack/prompts';
 import { parseArgs } from 'node:util';
-import type { QuestionView } from '../protocol.js';
+import type { AskView } from '../protocol.js';
 import { connectToDaemon } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 import { openFeed, settledText } from './events.js';
@@ -18,8 +18,8 @@ export async function run(io: CommandIo): Promise<number> {
     throw new CliError('askbridge watch asks on a terminal, and there is none here: `askbridge listen --json` streams the same events for a script', 2);
   }
   const daemon = connectToDaemon(io.env);
-  const queue = new Map<string, QuestionView>();
-  let current: { id: string; stop: AbortController; settledElsewhere?: QuestionView } | undefined;
+  const queue = new Map<string, AskView>();
+  let current: { id: string; stop: AbortController; settledElsewhere?: AskView } | undefined;
   let wake = () => {};
   const feed = await openFeed(daemon, (event) => {
     if (event.type === 'added') queue.set(event.question.id, event.question);

@@ -3,9 +3,9 @@
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
 import { describeSource, type HistoryLine } from '../history-file.js';
-import type { HistoryProblem, QuestionView } from '../protocol.js';
+import type { HistoryProblem, AskView } from '../protocol.js';
 
-export function historyLineOf(view: QuestionView): HistoryLine {
+export function historyLineOf(view: AskView): HistoryLine {
   const { source, detail } = describeSource(view);
   return {
     id: view.id,
@@ -85,7 +85,7 @@ export function createHistory(path: string, options: { onError?: (error: Error) 
   }
 
   return {
-    append(view: QuestionView): void {
+    append(view: AskView): void {
       backlog.push(`${JSON.stringify(historyLineOf(view))}\n`);
       queue = queue.then(drain);
     },

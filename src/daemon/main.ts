@@ -10,7 +10,7 @@ import { createPolicy, type Policy } from './policy.js';
 import { createPageSessionFile } from './page-sessions.js';
 import { MAX_PENDING } from './limits.js';
 import { createPendingFiles } from './pending-files.js';
-import { createQuestionStore, type PendingRecord, type QuestionStore } from './store.js';
+import { createAskStore, type PendingRecord, type AskStore } from './store.js';
 import { createNotifier } from './notify.js';
 import { createPush, type Push } from './push.js';
 import { createWebhooks } from './webhooks.js';
@@ -118,7 +118,7 @@ async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Rea
   // For tests only: a small limit, to reach it with a few questions. The default is MAX_PENDING.
   const maxPending = Number(options.env.ASKBRIDGE_TEST_MAX_PENDING) || MAX_PENDING;
   const pendingFiles = createPendingFiles(stateDir.paths.dir, (fields, message) => logger.warn(fields, message));
-  const store = createQuestionStore({ persistence: pendingFiles });
+  const store = createAskStore({ persistence: pendingFiles });
   let app: App | undefined;
   // One banner for every page: a broken config file, history that cannot be written, or both.
   let configBanner: string | null = null;
@@ -140,7 +140,7 @@ async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Rea
   });
   store.subscribe((event) => {
     if (event.type !== 'resolved') return;
-    history.append(event.question);
+    history.append(event.ask);
     if (overloadBanner && store.pendingCount() < maxPending) setOverloadBanner(null);
   });
   let stopping: Promise<void> | undefined;
@@ -345,7 +345,7 @@ async function listenWithTls(app: App, tls: ListenTls): Promise<() => Promise<vo
  * old deadline (as far as it had been extended) and its limit, and the policy that applies now, until
  * its hook re-attaches (or does not, and it is withdrawn).
  */
-function restoreWaitingQuestions(store: QuestionStore, records: PendingRecord[], planQuestion: Policy, logger: Logger): void {
+function restoreWaitingQuestions(store: AskStore, records: PendingRecord[], planQuestion: Policy, logger: Logger): void {
   for (const record of records) {
     const toolInput = ToolInputSchema.safeParse(record.toolInput);
     if (!toolInput.success) continue;

@@ -3,7 +3,7 @@
 // been prompt-injected, so each is cut short and its invisible characters are marked; the question
 // text itself goes only into a push, and only when the user's config asks for it (push.fullText).
 import { shorten } from '../answers.js';
-import type { QuestionView } from '../protocol.js';
+import type { AskView } from '../protocol.js';
 import { markInvisible } from '../visible-text.js';
 
 export type Notice = {
@@ -26,7 +26,7 @@ const QUESTIONS = 4;
 /** Marked first, then cut: the length holds whatever the text hides. */
 const bounded = (text: string, max: number) => shorten(markInvisible(text), max);
 
-export function noticeOf(view: QuestionView, options: { fullText: boolean }): Notice {
+export function noticeOf(view: AskView, options: { fullText: boolean }): Notice {
   const parts = view.cwd.split(/[\\/]+/).filter(Boolean);
   const questions = view.questions.slice(0, QUESTIONS);
   return {

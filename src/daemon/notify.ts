@@ -4,13 +4,13 @@
 // session) waits for nobody, so nobody is told. This runs after the store has moved on and never
 // throws into it: no notice can hold up an answer.
 import type { Config } from '../config.js';
-import type { QuestionStore } from './store.js';
+import type { AskStore } from './store.js';
 import { noticeOf } from './notice.js';
 import type { Push } from './push.js';
 import type { Webhooks } from './webhooks.js';
 
 export type NotifierOptions = {
-  store: QuestionStore;
+  store: AskStore;
   /** The user's notify and push settings now (they reload with the config file). */
   config: (cwd: string) => Pick<Config, 'notify' | 'push'>;
   /** The page, opened on this question: at the public URL when there is one. */
@@ -30,7 +30,7 @@ export function createNotifier(options: NotifierOptions) {
   const now = options.now ?? Date.now;
   const unsubscribe = options.store.subscribe((event) => {
     if (event.type !== 'added') return;
-    const { id } = event.question;
+    const { id } = event.ask;
     // The store tells subscribers in the middle of its work, and settles an immediate answer right after.
     setImmediate(() => {
       try {

@@ -5,7 +5,7 @@
 import { buildAnswerOutput, buildDenyOutput, formatAnswers, PROCEED, shorten, type AnswerMode } from '../answers.js';
 import type { RE2JS } from 're2js';
 import { compileRulePattern, type Config, type EffectiveConfig, type Match, type Rule } from '../config.js';
-import type { Question, QuestionView, Response, Source, TimeoutAction } from '../protocol.js';
+import type { Question, AskView, Response, Source, TimeoutAction } from '../protocol.js';
 import type { Outcome } from './store.js';
 
 export type PolicyContext = {
@@ -22,9 +22,9 @@ export type QuestionPlan = {
   waitMs: number;
   /** How many questions a script or an MCP client may ask at once here. */
   askMaxQuestions: number;
-  timeout: QuestionView['timeout'];
+  timeout: AskView['timeout'];
   answerMode: AnswerMode;
-  onTimeout: (question: QuestionView) => Outcome;
+  onTimeout: (question: AskView) => Outcome;
   /** Set when the policy settles the question the moment it arrives. */
   immediate?: Outcome;
 };

@@ -3,12 +3,12 @@
 // it reports changes to subscribers and hands each waiter its outcome.
 import { randomUUID } from 'node:crypto';
 import { AnswerError, buildAnswerOutput, buildDenyOutput, formatAnswers, PERSON_DECLINE_REASON, requireEveryQuestion, type AnswerMode } from '../answers.js';
-import type { Asker, HookOutput, Question, QuestionStatus, QuestionView, Response, SessionContext, Source } from '../protocol.js';
+import type { Asker, HookOutput, Question, AskStatus, AskView, Response, SessionContext, Source } from '../protocol.js';
 import { EXTEND_STEP_MS } from './limits.js';
 
 /** How a question ended, and what the hook prints for it (null: nothing, the terminal answers). */
 export type Outcome = {
-  status: Exclude<QuestionStatus, 'pending'>;
+  status: Exclude<AskStatus, 'pending'>;
   source: Source;
   hookOutput: HookOutput | null;
   answers?: Record<string, string>;
@@ -17,9 +17,9 @@ export type Outcome = {
   error?: string;
 };
 
-export type StoreEvent = { type: 'added' | 'updated' | 'resolved'; question: QuestionView };
+export type StoreEvent = { type: 'added' | 'updated' | 'resolved'; ask: AskView };
 
-export type OpenQuestion = {
+export type NewAsk = {
   sessionId: string;
   toolUseId: string;
   cwd: string;
@@ -28,9 +28,9 @@ export type OpenQuestion = {
   questions: Question[];
   waitMs: number;
   /** What happens when nobody answered within waitMs, as the page tells it. */
-  timeout: QuestionView['timeout'];
+  timeout: AskView['timeout'];
   /** Decides the outcome when nobody answered within waitMs. */
-  onTimeout: (question: QuestionView) => Outcome;
+  onTimeout: (question: AskView) => Outcome;
   /** Settles the question the moment it is asked (a policy that needs no person). */
   immediate?: Outcome;
   answerMode: AnswerMode;
@@ -53,7 +53,7 @@ export type OpenQuestion = {
 };
 
 /** What is kept on disk of a waiting question, so that it survives a daemon that dies (kill -9, OOM). */
-export type PendingRecord = Pick<QuestionView, 'id' | 'sessionId' | 'toolUseId' | 'cwd' | 'createdAt' | 'expiresAt' | 'extendableUntil'> & {
+export type PendingRecord = Pick<AskView, 'id' | 'sessionId' | 'toolUseId' | 'cwd' | 'createdAt' | 'expiresAt' | 'extendableUntil'> & {
   /** Exactly as Claude Code sent it; its questions are read from it again on restore. */
   toolInput: Record<string, unknown>;
   answerMode: AnswerMode;
@@ -63,7 +63,7 @@ export type PendingRecord = Pick<QuestionView, 'id' | 'sessionId' | 'toolUseId' 
 export type PendingPersistence = { save(record: PendingRecord): void; remove(id: string): void };
 
 export type Waiter = {
-  question: QuestionView;
+  ask: AskView;
   /** Settles once, with the question's outcome. */
   outcome: Promise<Outcome>;
   /** The waiting hook went away. When it was the last one, the question is withdrawn. */
@@ -71,21 +71,21 @@ export type Waiter = {
 };
 
 export type AnswerResult =
-  | { kind: 'answered'; question: QuestionView }
+  | { kind: 'answered'; ask: AskView }
   | { kind: 'not_found' }
-  | { kind: 'already_resolved'; question: QuestionView }
+  | { kind: 'already_resolved'; ask: AskView }
   | { kind: 'invalid'; error: AnswerError }
   /** The answer was valid, but no decision could be built from it: the question failed, the terminal asks. */
-  | { kind: 'failed'; question: QuestionView };
+  | { kind: 'failed'; ask: AskView };
 
 /** More time for a waiting question: `unchanged` when it is at its limit, or has that much time left already. */
 export type ExtendResult =
-  | { kind: 'extended' | 'unchanged'; question: QuestionView }
+  | { kind: 'extended' | 'unchanged'; ask: AskView }
   | { kind: 'not_found' }
-  | { kind: 'already_resolved'; question: QuestionView };
+  | { kind: 'already_resolved'; ask: AskView };
 
 type Entry = {
-  view: QuestionView;
+  view: AskView;
   toolInput: Record<string, unknown>;
   questions: Question[];
   waiters: Set<(outcome: Outcome) => void>;
@@ -93,13 +93,13 @@ type Entry = {
   /** Set while a restored question waits for its hook to come back. */
   reattachTimer: NodeJS.Timeout | undefined;
   outcome: Outcome | undefined;
-  onTimeout: (question: QuestionView) => Outcome;
+  onTimeout: (question: AskView) => Outcome;
   answerMode: AnswerMode;
   /** Kept on disk while it waits (its asker re-attaches after a restart): an extension is written there too. */
   persisted: boolean;
 };
 
-export type QuestionStoreOptions = {
+export type AskStoreOptions = {
   now?: () => number;
   /** How long a finished question is kept, so that a late answer learns who won. */
   keepFinishedMs?: number;
@@ -114,7 +114,7 @@ export type QuestionStoreOptions = {
 /** A hook retries at once when its connection drops; one that has not come back by then is gone. */
 export const REATTACH_MS = 15_000;
 
-export function createQuestionStore(options: QuestionStoreOptions = {}) {
+export function createAskStore(options: AskStoreOptions = {}) {
   const now = options.now ?? Date.now;
   const keepFinishedMs = options.keepFinishedMs ?? 15 * 60_000;
   const maxFinished = options.maxFinished ?? 2000;
@@ -183,12 +183,12 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
     entry.waiters.clear();
     finished.push(entry.view.id);
     forgetOldFinished();
-    emit({ type: 'resolved', question: entry.view });
+    emit({ type: 'resolved', ask: entry.view });
   }
 
   function attach(entry: Entry): Waiter {
     if (entry.outcome) {
-      return { question: entry.view, outcome: Promise.resolve(entry.outcome), leave: () => {} };
+      return { ask: entry.view, outcome: Promise.resolve(entry.outcome), leave: () => {} };
     }
     let deliver!: (outcome: Outcome) => void;
     const outcome = new Promise<Outcome>((resolve) => (deliver = resolve));
@@ -196,7 +196,7 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
     clearTimeout(entry.reattachTimer);
     entry.reattachTimer = undefined;
     return {
-      question: entry.view,
+      ask: entry.view,
       outcome,
       leave() {
         if (!entry.waiters.has(deliver)) return;
@@ -209,11 +209,11 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
     };
   }
 
-  function create(input: OpenQuestion): Entry {
+  function create(input: NewAsk): Entry {
     const createdAt = input.restored?.createdAt ?? now();
     const expiresAt = input.restored?.expiresAt ?? createdAt + input.waitMs;
     const extendableUntil = extensionLimit(input, createdAt, expiresAt);
-    const view: QuestionView = {
+    const view: AskView = {
       id: input.restored?.id ?? randomUUID(),
       sessionId: input.sessionId,
       toolUseId: input.toolUseId,
@@ -256,14 +256,14 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
   function settleByPerson(id: string, outcome: Outcome): AnswerResult {
     const entry = byId.get(id);
     if (!entry) return { kind: 'not_found' };
-    if (entry.outcome) return { kind: 'already_resolved', question: entry.view };
+    if (entry.outcome) return { kind: 'already_resolved', ask: entry.view };
     settle(entry, outcome);
-    return entry.view.status === 'failed' ? { kind: 'failed', question: entry.view } : { kind: 'answered', question: entry.view };
+    return entry.view.status === 'failed' ? { kind: 'failed', ask: entry.view } : { kind: 'answered', ask: entry.view };
   }
 
   return {
     /** Ask a question, or wait for the same one again when its session and tool call are known. */
-    open(input: OpenQuestion): Waiter {
+    open(input: NewAsk): Waiter {
       const known = idByKey.get(keyOf(input.sessionId, input.toolUseId));
       const existing = known === undefined ? undefined : byId.get(known);
       if (existing) return attach(existing);
@@ -275,7 +275,7 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
         settle(entry, input.immediate);
         return waiter;
       }
-      emit({ type: 'added', question: entry.view });
+      emit({ type: 'added', ask: entry.view });
       if (input.reattaches) {
         entry.persisted = true;
         options.persistence?.save(recordOf(entry));
@@ -288,11 +288,11 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
      * A question that was waiting when the daemon stopped: shown again at once, settled at its old
      * deadline, and withdrawn unless its hook comes back (and re-attaches through open()) in time.
      */
-    restore(input: Omit<OpenQuestion, 'reattaches' | 'immediate'> & { restored: NonNullable<OpenQuestion['restored']> }): void {
+    restore(input: Omit<NewAsk, 'reattaches' | 'immediate'> & { restored: NonNullable<NewAsk['restored']> }): void {
       if (idByKey.has(keyOf(input.sessionId, input.toolUseId))) return;
       const entry = create({ ...input, reattaches: true });
       entry.persisted = true; // its file is still there, from before the restart
-      emit({ type: 'added', question: entry.view });
+      emit({ type: 'added', ask: entry.view });
       entry.reattachTimer = setTimeout(() => settle(entry, { status: 'cancelled', source: { kind: 'hook-gone' }, hookOutput: null }), reattachMs);
       entry.timer = setTimeout(() => settle(entry, entry.onTimeout(entry.view)), Math.max(0, input.restored.expiresAt - now()));
     },
@@ -301,7 +301,7 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
     answer(id: string, responses: readonly Response[], client: 'page' | 'cli'): AnswerResult {
       const entry = byId.get(id);
       if (!entry) return { kind: 'not_found' };
-      if (entry.outcome) return { kind: 'already_resolved', question: entry.view };
+      if (entry.outcome) return { kind: 'already_resolved', ask: entry.view };
       let formatted: ReturnType<typeof formatAnswers>;
       try {
         formatted = formatAnswers(entry.questions, responses);
@@ -329,7 +329,7 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
         outcome = { status: 'failed', source, hookOutput: null, error: `the decision for Claude Code could not be built (${reason})` };
       }
       settle(entry, outcome);
-      return entry.view.status === 'failed' ? { kind: 'failed', question: entry.view } : { kind: 'answered', question: entry.view };
+      return entry.view.status === 'failed' ? { kind: 'failed', ask: entry.view } : { kind: 'answered', ask: entry.view };
     },
 
     /**
@@ -340,16 +340,16 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
     extend(id: string): ExtendResult {
       const entry = byId.get(id);
       if (!entry) return { kind: 'not_found' };
-      if (entry.outcome) return { kind: 'already_resolved', question: entry.view };
+      if (entry.outcome) return { kind: 'already_resolved', ask: entry.view };
       const { expiresAt, extendableUntil } = entry.view;
       const target = extendableUntil === undefined ? expiresAt : Math.min(extendableUntil, Math.max(expiresAt, now() + EXTEND_STEP_MS));
-      if (target <= expiresAt) return { kind: 'unchanged', question: entry.view };
+      if (target <= expiresAt) return { kind: 'unchanged', ask: entry.view };
       entry.view = { ...entry.view, expiresAt: target };
       clearTimeout(entry.timer);
       entry.timer = setTimeout(() => settle(entry, entry.onTimeout(entry.view)), target - now());
       if (entry.persisted) options.persistence?.save(recordOf(entry));
-      emit({ type: 'updated', question: entry.view });
-      return { kind: 'extended', question: entry.view };
+      emit({ type: 'updated', ask: entry.view });
+      return { kind: 'extended', ask: entry.view };
     },
 
     /** A person declines to answer: Claude is told so, and to proceed on its own judgment. */
@@ -370,7 +370,7 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
       const entry = byId.get(id);
       if (!entry || entry.outcome) return false;
       entry.view = { ...entry.view, context };
-      emit({ type: 'updated', question: entry.view });
+      emit({ type: 'updated', ask: entry.view });
       return true;
     },
 
@@ -379,8 +379,8 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
      * hooks print nothing. Only Claude Code's own questions from the same machine (a script's or an
      * MCP client's are never a session's). Returns the questions withdrawn.
      */
-    endSession(sessionId: string, machine: string | undefined): QuestionView[] {
-      const withdrawn: QuestionView[] = [];
+    endSession(sessionId: string, machine: string | undefined): AskView[] {
+      const withdrawn: AskView[] = [];
       for (const entry of [...byId.values()]) {
         const { view } = entry;
         if (entry.outcome || view.sessionId !== sessionId || view.asker !== undefined || view.machine !== machine) continue;
@@ -390,7 +390,7 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
       return withdrawn;
     },
 
-    get(id: string): QuestionView | undefined {
+    get(id: string): AskView | undefined {
       return byId.get(id)?.view;
     },
 
@@ -406,8 +406,8 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
     },
 
     /** Pending questions, newest first. */
-    pending(): QuestionView[] {
-      const list: QuestionView[] = [];
+    pending(): AskView[] {
+      const list: AskView[] = [];
       for (const entry of byId.values()) if (!entry.outcome) list.push(entry.view);
       return list.reverse();
     },
@@ -426,7 +426,7 @@ export function createQuestionStore(options: QuestionStoreOptions = {}) {
   };
 }
 
-export type QuestionStore = ReturnType<typeof createQuestionStore>;
+export type AskStore = ReturnType<typeof createAskStore>;
 
 /** What is written to disk of a waiting question (and written again when its deadline moves). */
 function recordOf(entry: Entry): PendingRecord {
@@ -439,7 +439,7 @@ function recordOf(entry: Entry): PendingRecord {
  * wait as long as its asker can (maxWaitMs), when that is longer than its wait. A question a policy
  * settles the moment it is asked never waits, so it has none.
  */
-function extensionLimit(input: OpenQuestion, createdAt: number, expiresAt: number): number | undefined {
+function extensionLimit(input: NewAsk, createdAt: number, expiresAt: number): number | undefined {
   if (input.restored) return input.restored.extendableUntil;
   if (input.immediate || input.maxWaitMs === undefined) return undefined;
   const limit = createdAt + input.maxWaitMs;

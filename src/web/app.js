@@ -15,7 +15,7 @@ import { createInbox, roughAge } from './inbox.js';
 import { onLive, onQuestionAdded, onQuestionEnded, showWaitingCount, startNotify } from './notify.js';
 import { markInvisible } from './visible-text.js';
 
-/** @typedef {import('../protocol.js').QuestionView} QuestionView */
+/** @typedef {import('../protocol.js').AskView} AskView */
 /** @typedef {ReturnType<typeof buildAskForm>} AskForm */
 /** @typedef {import('./connection.js').ConnState} ConnState */
 
@@ -61,7 +61,7 @@ const inbox = createInbox(byId('inbox-list'), { open: (id) => open(id, { focus: 
 
 /**
  * The set in focus.
- * @type {{ view: QuestionView; form: AskForm; inflight: boolean; deferred: QuestionView | null; lastActivity: number; extendAskedAt: number } | null}
+ * @type {{ view: AskView; form: AskForm; inflight: boolean; deferred: AskView | null; lastActivity: number; extendAskedAt: number } | null}
  */
 let current = null;
 /** id -> the finished card, newest first in the DOM. */
@@ -104,7 +104,7 @@ function showReading(reading) {
 }
 
 
-/** @param {QuestionView} view */
+/** @param {AskView} view */
 function addWaiting(view) {
   if (inbox.has(view.id)) return;
   inbox.add(view);
@@ -114,7 +114,7 @@ function addWaiting(view) {
 
 /**
  * A waiting set ended (or is no longer in the snapshot: `gone`).
- * @param {QuestionView} view
+ * @param {AskView} view
  * @param {import('./finished.js').How} how
  */
 function end(view, how) {
@@ -189,7 +189,7 @@ function onMessage(message) {
 
 /**
  * @param {unknown} view
- * @returns {view is QuestionView}
+ * @returns {view is AskView}
  */
 function isView(view) {
   if (view === null || typeof view !== 'object') return false;
@@ -204,7 +204,7 @@ function isView(view) {
   );
 }
 
-/** @param {QuestionView[]} views */
+/** @param {AskView[]} views */
 function applySnapshot(views) {
   const present = new Set();
   let added = 0;
@@ -229,7 +229,7 @@ function applySnapshot(views) {
   if (added > 0) announce(added === 1 ? 'A question is waiting.' : `${added} questions are waiting.`);
 }
 
-/** @param {QuestionView} view */
+/** @param {AskView} view */
 function onAdded(view) {
   if (view.status !== 'pending') return onResolved(view);
   if (inbox.has(view.id)) return;
@@ -241,7 +241,7 @@ function onAdded(view) {
 }
 
 /** More time, or the session's context: the form keeps whatever the person already did. */
-function onUpdated(/** @type {QuestionView} */ view) {
+function onUpdated(/** @type {AskView} */ view) {
   if (view.status !== 'pending' || !inbox.has(view.id)) return;
   inbox.update(view);
   if (current?.view.id === view.id) {
@@ -251,7 +251,7 @@ function onUpdated(/** @type {QuestionView} */ view) {
   }
 }
 
-/** @param {QuestionView} view */
+/** @param {AskView} view */
 function onResolved(view) {
   if (current?.view.id === view.id && current.inflight) {
     // While this tab's own request is out, its reply says best whether this tab won.
@@ -289,7 +289,7 @@ async function send(action, body) {
   const view = isView(result.data?.question) ? result.data.question : null;
 
   if (result.status === 200) {
-    end(view ?? { ...target.view, status: /** @type {QuestionView['status']} */ (fallbackStatus) }, { mine: true });
+    end(view ?? { ...target.view, status: /** @type {AskView['status']} */ (fallbackStatus) }, { mine: true });
   } else if (result.status === 409 && view) {
     end(view, { conflict: true });
   } else if (result.status === 401 && (await api('GET', '/api/session')).status === 401) {
@@ -398,7 +398,7 @@ function setDatetime(el, at) {
 
 /**
  * @param {HTMLElement} countdown
- * @param {QuestionView} view
+ * @param {AskView} view
  * @param {number} now
  */
 function updateCountdown(countdown, view, now) {

@@ -8,8 +8,8 @@ import { loadDraft, saveDraft } from './drafts.js';
 import { renderMarkdown } from './markdown.js';
 import { markInvisible, visibleNodes } from './visible-text.js';
 
-/** @typedef {import('../protocol.js').QuestionView} QuestionView */
-/** @typedef {QuestionView['questions'][number]} Question */
+/** @typedef {import('../protocol.js').AskView} AskView */
+/** @typedef {AskView['questions'][number]} Question */
 /** @typedef {import('./drafts.js').QuestionDraft} QuestionDraft */
 
 /** What Claude said before asking is shortened to this many characters until expanded. */
@@ -50,7 +50,7 @@ export function shortId(id) {
 
 /**
  * Who asked, for the meta line: a script or an MCP client says who it is; Claude Code names its session.
- * @param {QuestionView} view
+ * @param {AskView} view
  */
 export function askerNodes(view) {
   return [
@@ -63,7 +63,7 @@ export function askerNodes(view) {
 
 /**
  * The form of one waiting question set, restored from its draft.
- * @param {QuestionView} view
+ * @param {AskView} view
  * @param {FormHandlers} handlers
  */
 export function buildAskForm(view, handlers) {
@@ -157,7 +157,7 @@ export function buildAskForm(view, handlers) {
     form,
     qs,
     buttons,
-    /** @param {QuestionView} next */
+    /** @param {AskView} next */
     showContext(next) {
       context.replaceChildren(...contextNodes(next));
       context.hidden = context.childElementCount === 0;
@@ -213,7 +213,7 @@ export function buildAskForm(view, handlers) {
 
 /**
  * Above the questions: the session's branch and title, and what Claude said just before asking.
- * @param {QuestionView} view
+ * @param {AskView} view
  * @returns {Node[]}
  */
 function contextNodes(view) {

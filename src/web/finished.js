@@ -4,7 +4,7 @@ import { projectName } from './ask-form.js';
 import { h } from './dom.js';
 import { markInvisible, visibleNodes } from './visible-text.js';
 
-/** @typedef {import('../protocol.js').QuestionView} QuestionView */
+/** @typedef {import('../protocol.js').AskView} AskView */
 /** @typedef {{ mine?: boolean; conflict?: boolean; gone?: boolean }} How */
 
 const TRIGGERS = { timeout: 'after the timeout', immediately: 'immediately', 'nobody-watching': 'because no page was open' };
@@ -22,7 +22,7 @@ function own(record, key) {
 
 /**
  * The headline and a detail line for a finished question set.
- * @param {QuestionView} view
+ * @param {AskView} view
  * @param {How} how
  * @returns {{ title: string; detail: string | null }}
  */
@@ -60,7 +60,7 @@ export function describe(view, how) {
 
 /**
  * A finished question set: its status, project, and what was asked and answered.
- * @param {QuestionView} view
+ * @param {AskView} view
  * @param {How} how
  */
 export function finishedCard(view, how) {
@@ -87,7 +87,7 @@ export function finishedCard(view, how) {
 
 /**
  * What was asked and, when answered, what was answered.
- * @param {QuestionView} view
+ * @param {AskView} view
  */
 export function summaryOf(view) {
   const answers = view.answers && typeof view.answers === 'object' ? view.answers : {};

@@ -7,23 +7,23 @@ import { h } from './dom.js';
 import { projectName, shortId } from './ask-form.js';
 import { markInvisible, visibleNodes } from './visible-text.js';
 
-/** @typedef {import('../protocol.js').QuestionView} QuestionView */
+/** @typedef {import('../protocol.js').AskView} AskView */
 
 /**
  * @typedef {{
- *   key: string; oldest: number; views: QuestionView[]; el: HTMLElement; list: HTMLElement;
+ *   key: string; oldest: number; views: AskView[]; el: HTMLElement; list: HTMLElement;
  *   count: HTMLElement; age: HTMLElement; left: HTMLElement; about: HTMLElement;
  * }} Group
  */
 
 /** Questions from the same session, or the same script or MCP client, on the same machine. */
-function groupKey(/** @type {QuestionView} */ view) {
+function groupKey(/** @type {AskView} */ view) {
   const who = view.asker ? `${view.asker.kind}:${view.asker.name}` : `session:${view.sessionId}`;
   return `${view.machine ?? ''}\u0000${who}`;
 }
 
 /** Oldest first; the id breaks ties so the order is the same in every tab. */
-function before(/** @type {QuestionView} */ a, /** @type {QuestionView} */ b) {
+function before(/** @type {AskView} */ a, /** @type {AskView} */ b) {
   return a.createdAt !== b.createdAt ? a.createdAt < b.createdAt : a.id < b.id;
 }
 
@@ -53,7 +53,7 @@ export function createInbox(root, handlers) {
   const groups = [];
   /** @type {Map<string, Group>} */
   const byKey = new Map();
-  /** @type {Map<string, { view: QuestionView; row: HTMLElement; group: Group }>} */
+  /** @type {Map<string, { view: AskView; row: HTMLElement; group: Group }>} */
   const rows = new Map();
   /** @type {string | null} */
   let current = null;
@@ -63,7 +63,7 @@ export function createInbox(root, handlers) {
     if (button instanceof HTMLElement && button.dataset.askId) handlers.open(button.dataset.askId);
   });
 
-  /** @param {QuestionView} view */
+  /** @param {AskView} view */
   function newGroup(view) {
     const count = h('span', { class: 'count' });
     const age = h('span', { class: 'group-age' });
@@ -92,7 +92,7 @@ export function createInbox(root, handlers) {
     return group;
   }
 
-  /** @param {Group} group @param {QuestionView} view */
+  /** @param {Group} group @param {AskView} view */
   function showAbout(group, view) {
     const context = view.context ?? {};
     const parts = [
@@ -116,7 +116,7 @@ export function createInbox(root, handlers) {
     if (index >= 0) groups.splice(index, 1);
   }
 
-  /** @param {QuestionView} view */
+  /** @param {AskView} view */
   function rowOf(view) {
     const first = view.questions[0];
     const headers = view.questions.map((q) => q.header).filter(Boolean);
@@ -136,7 +136,7 @@ export function createInbox(root, handlers) {
   }
 
   return {
-    /** @param {QuestionView} view */
+    /** @param {AskView} view */
     add(view) {
       if (rows.has(view.id)) return;
       const key = groupKey(view);
@@ -162,7 +162,7 @@ export function createInbox(root, handlers) {
       refreshGroup(group);
       updateTimes(group, Date.now());
     },
-    /** @param {QuestionView} view */
+    /** @param {AskView} view */
     update(view) {
       const entry = rows.get(view.id);
       if (!entry) return;
@@ -189,7 +189,7 @@ export function createInbox(root, handlers) {
       }
       if (index === 0) {
         unplaceGroup(group);
-        group.oldest = /** @type {QuestionView} */ (group.views[0]).createdAt;
+        group.oldest = /** @type {AskView} */ (group.views[0]).createdAt;
         group.el.remove();
         placeGroup(group);
       }

@@ -9,7 +9,7 @@
 import { byId } from './dom.js';
 import { markInvisible } from './visible-text.js';
 
-/** @typedef {import('../protocol.js').QuestionView} QuestionView */
+/** @typedef {import('../protocol.js').AskView} AskView */
 /** @typedef {(method: string, path: string, body?: unknown) => Promise<{ status: number; data: any }>} Api */
 /** @typedef {{ state: 'off' } | { state: 'setting-up' } | { state: 'on' } | { state: 'failed'; reason: string }} PushState */
 
@@ -96,7 +96,7 @@ export function onLive() {
 
 /**
  * A question card was added to the page.
- * @param {QuestionView} view
+ * @param {AskView} view
  */
 export function onQuestionAdded(view) {
   if (view.id === wanted) focusWanted();
@@ -251,7 +251,7 @@ async function stopPush() {
 
 /**
  * As the service worker words a push (sw.js): the project, then the headers.
- * @param {QuestionView} view
+ * @param {AskView} view
  */
 async function showNotification(view) {
   const project = String(view.cwd ?? '').split(/[\\/]+/).filter(Boolean).at(-1) ?? 'Unknown project';

@@ -20,7 +20,7 @@ import type { ClaudeSession } from './claude-tmux.js';
 import { startFakeAnthropic } from './fake-anthropic.js';
 import { CHECKS, DATABASE } from './questions.js';
 import type { AskUserQuestionInput, FakeAnthropic, RecordedToolResult } from './fake-anthropic.js';
-import type { QuestionView } from '../../src/protocol.js';
+import type { AskView } from '../../src/protocol.js';
 import { execFileSync } from 'node:child_process';
 import { mkdtemp, realpath, rm, writeFile } from 'node:fs/promises';
 import { createServer as createHttpServer } from 'node:http';
@@ -236,7 +236,7 @@ async function askInTerminal(script: AskUserQuestionInput, options: AskOptions =
 }
 
 /** The question as the daemon holds it, once the hook has handed it over, and its card on the page. */
-async function pendingCard(run: Run): Promise<QuestionView> {
+async function pendingCard(run: Run): Promise<AskView> {
   const question = await daemon.waitForQuestion(run.fake.currentToolUseId, 30_000).catch(async (error: unknown) => {
     throw new Error(`${String(error)}\nScreen:\n${await run.claude.screen().catch(() => '(no screen)')}`);
   });
@@ -620,7 +620,7 @@ describe('askbridge answers reach the model through the real Claude Code client'
   // Observed with 2.1.330: `/exit` typed while the hook waits runs the SessionEnd hooks before it
   // drops an http hook's request; a command hook it ends first (SIGTERM, as for Esc), and runs
   // SessionEnd about 1.4 s later, when nothing of the session waits any more. The card goes at once either way.
-  const EXIT_SOURCES: Record<string, QuestionView['source']> = { install: { kind: 'session-ended' }, example: { kind: 'hook-gone' } };
+  const EXIT_SOURCES: Record<string, AskView['source']> = { install: { kind: 'session-ended' }, example: { kind: 'hook-gone' } };
   for (const [transport, hooks] of TRANSPORTS) {
     it(`withdraws the card when the session ends while its question waits (/exit), and nothing reaches the model (${transport})`, async () => {
       const run = await askInTerminal(DATABASE, { hooks });
@@ -797,7 +797,7 @@ describe('askbridge answers reach the model through the real Claude Code client'
     await claude.submit('Ask me what you need to know.', { accepted: () => fake.mainRequests.length > 0 });
     const question = await waitUntil(async () => {
       const pending = await runCli(['pending', '--json'], env);
-      return (JSON.parse(pending.stdout) as QuestionView[]).find((q) => q.toolUseId === fake.currentToolUseId);
+      return (JSON.parse(pending.stdout) as AskView[]).find((q) => q.toolUseId === fake.currentToolUseId);
     }, 30_000, 'the question in the daemon the session started');
     const answered = await runCli(['answer', question.id, '--pick', '1=SQLite'], env);
     expect(answered.code, answered.stderr).toBe(0);

@@ -2,7 +2,7 @@
 // real answer page in Chromium. Each way a question can end has its exit code.
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { QuestionView } from '../../src/protocol.js';
+import type { AskView } from '../../src/protocol.js';
 import { chromiumAvailability, launchBrowser, openPairedPage } from '../stack/browser.js';
 import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
@@ -29,7 +29,7 @@ afterAll(async () => {
 });
 
 /** Starts `askbridge ask ARGS` and returns once its question waits in the daemon. */
-async function askAndWait(args: string[], stdin: string | null = null): Promise<{ asking: RunningProcess; question: QuestionView }> {
+async function askAndWait(args: string[], stdin: string | null = null): Promise<{ asking: RunningProcess; question: AskView }> {
   const asking = startCli(['ask', ...args], daemon!.env, stdin);
   const question = await waitUntil(async () => (await daemon!.pending())[0], 10_000, 'the asked question to wait in the daemon');
   return { asking, question };

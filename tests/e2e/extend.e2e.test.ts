@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
 import { HOOK_TIMEOUT_SECONDS, TIMEOUT_MARGIN_SECONDS } from '../../src/hook-timeout.js';
-import type { HookOutput, QuestionView, ServerMessage } from '../../src/protocol.js';
+import type { HookOutput, AskView, ServerMessage } from '../../src/protocol.js';
 import type { HistoryLine } from '../../src/history-file.js';
 import { now, waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
@@ -49,8 +49,8 @@ async function pageOf(daemon: Daemon): Promise<{ page: PageClient; messages: Ser
 }
 
 /** Asks the page's way for more time, and checks it was given: two minutes, within the hook's limit. */
-async function extend(page: PageClient, question: QuestionView): Promise<QuestionView> {
-  const response = await page.request<{ question: QuestionView }>('POST', `/api/questions/${question.id}/extend`);
+async function extend(page: PageClient, question: AskView): Promise<AskView> {
+  const response = await page.request<{ question: AskView }>('POST', `/api/questions/${question.id}/extend`);
   expect(response.status).toBe(200);
   const moved = response.body.question;
   expect(moved.expiresAt).toBeGreaterThan(question.expiresAt + 100_000);

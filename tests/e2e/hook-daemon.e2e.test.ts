@@ -8,7 +8,7 @@ import type { Server, Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { QuestionView } from '../../src/protocol.js';
+import type { AskView } from '../../src/protocol.js';
 import { baseEnv } from '../stack/env.js';
 import { now, waitUntil } from '../stack/clock.js';
 import { answerArgs, fixtureNames, freshPayload, loadFixture, type FixtureAnswer, type HookPayload } from '../stack/fixtures.js';
@@ -249,7 +249,7 @@ describe('the hook with a running daemon', () => {
     expect(result.stdout.trim().startsWith('{')).toBe(true);
     expect(() => JSON.parse(result.stdout)).not.toThrow();
 
-    const after = await daemon.api<{ question: QuestionView }>('GET', `/api/questions/${question.id}`);
+    const after = await daemon.api<{ question: AskView }>('GET', `/api/questions/${question.id}`);
     expect(after.body.question.status).toBe('answered');
     expect(after.body.question.source).toEqual({ kind: 'person', client: 'cli' });
   });
@@ -269,9 +269,9 @@ describe('the hook with a running daemon', () => {
 
     const pending = await runCli(['pending', '--json'], daemon.env);
     expect(pending.code).toBe(0);
-    expect(parseJson<QuestionView[]>(pending.stdout, 'pending --json').map((q) => q.id)).not.toContain(question.id);
+    expect(parseJson<AskView[]>(pending.stdout, 'pending --json').map((q) => q.id)).not.toContain(question.id);
 
-    const view = await daemon.api<{ question: QuestionView }>('GET', `/api/questions/${question.id}`);
+    const view = await daemon.api<{ question: AskView }>('GET', `/api/questions/${question.id}`);
     expect(view.body.question.status).toBe('cancelled');
     expect(view.body.question.source).toEqual({ kind: 'hook-gone' });
 
@@ -291,7 +291,7 @@ describe('the hook with a running daemon', () => {
     expectSilentPassThrough(result);
 
     await waitUntil(async () => ((await daemon.pending()).some((q) => q.id === question.id) ? undefined : true), 1000, 'the question to be withdrawn', 10);
-    const view = await daemon.api<{ question: QuestionView }>('GET', `/api/questions/${question.id}`);
+    const view = await daemon.api<{ question: AskView }>('GET', `/api/questions/${question.id}`);
     expect(view.body.question.status).toBe('cancelled');
 
     const late = await runCli(['answer', question.id, '--pick', '1=Lint'], daemon.env);
@@ -336,7 +336,7 @@ describe('the hook with a running daemon', () => {
     expect((await first.result).signal).toBe('SIGKILL');
     // Let the daemon see the closed connection: a status round trip after the kill.
     await daemon.api('GET', '/api/status');
-    const still = await daemon.api<{ question: QuestionView }>('GET', `/api/questions/${question.id}`);
+    const still = await daemon.api<{ question: AskView }>('GET', `/api/questions/${question.id}`);
     expect(still.body.question.status).toBe('pending');
 
     const answered = await runCli(['answer', question.id, '--pick', '1=PostgreSQL (Recommended)'], daemon.env);
@@ -559,7 +559,7 @@ describe('what happens when nobody answers, as set in the user config file', () 
     expectSilentPassThrough(result);
     expect(result.ms).toBeGreaterThanOrEqual(1000);
     expect(result.ms).toBeLessThan(5000);
-    const view = await daemon.api<{ question: QuestionView }>('GET', `/api/questions/${question.id}`);
+    const view = await daemon.api<{ question: AskView }>('GET', `/api/questions/${question.id}`);
     expect(view.body.question.status).toBe('handed-to-terminal');
     expect(view.body.question.source).toEqual({ kind: 'policy', action: 'terminal', trigger: 'timeout' });
   });

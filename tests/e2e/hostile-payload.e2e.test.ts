@@ -4,7 +4,7 @@
 // characters are shown as [U+XXXX] markers on the page and in the CLI, never written raw.
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { QuestionView } from '../../src/protocol.js';
+import type { AskView } from '../../src/protocol.js';
 import { INVISIBLE_CHARACTER, markInvisible } from '../../src/visible-text.js';
 import { freshPayload, loadFixture, type HookPayload } from '../stack/fixtures.js';
 import { killStrayProcesses, runCli, runHook } from '../stack/processes.js';
@@ -78,7 +78,7 @@ describe.skipIf(!chromiumState.available)('hostile payloads with the real hook, 
           const server = route.connectToServer();
           server.onMessage((message) => {
             if (typeof message === 'string') {
-              const parsed = JSON.parse(message) as { type?: string; question?: QuestionView; questions?: QuestionView[] };
+              const parsed = JSON.parse(message) as { type?: string; question?: AskView; questions?: AskView[] };
               for (const view of [...(parsed.questions ?? []), ...(parsed.question ? [parsed.question] : [])]) shownToPage.add(view.toolUseId);
             }
             route.send(message);
@@ -224,7 +224,7 @@ describe.skipIf(!chromiumState.available)('hostile payloads with the real hook, 
 
       const json = await runCli(['pending', '--json'], daemon.env);
       expectNoHiddenBytes(json.stdout);
-      const listed = (JSON.parse(json.stdout) as QuestionView[]).find((question) => question.id === view.id);
+      const listed = (JSON.parse(json.stdout) as AskView[]).find((question) => question.id === view.id);
       expect(listed?.questions[0]?.question).toBe(HOSTILE_QUESTION);
       expect(listed?.questions[0]?.options[0]?.label).toBe(HOSTILE_LABEL);
 

@@ -6,7 +6,7 @@ import { readFile } from 'node:fs/promises';
 import axe from 'axe-core';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { QuestionView } from '../../src/protocol.js';
+import type { AskView } from '../../src/protocol.js';
 import { chromiumAvailability, launchBrowser, openAsk, openPairedPage } from '../stack/browser.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { freshPayload, type HookPayload } from '../stack/fixtures.js';
@@ -60,7 +60,7 @@ describe.skipIf(!chromiumState.available)('the page as an inbox', () => {
   });
 
   /** Asks as Claude Code's hook does, holding the connection open until the test closes it. */
-  async function hold(payload: HookPayload): Promise<{ view: QuestionView; asked: OpenQuestion }> {
+  async function hold(payload: HookPayload): Promise<{ view: AskView; asked: OpenQuestion }> {
     const asked = openQuestion({ port: daemon.port, token: daemon.token, body: hookBody(payload) });
     held.push(asked);
     await asked.accepted;
@@ -69,7 +69,7 @@ describe.skipIf(!chromiumState.available)('the page as an inbox', () => {
 
   it('groups 30 questions from 10 sessions, oldest first, and moves the focus to the next one on each answer', async () => {
     const fixtures = ['01-single-select', '02-multi-select', '08-commas-quotes'];
-    const asked: Array<{ view: QuestionView; session: number }> = [];
+    const asked: Array<{ view: AskView; session: number }> = [];
     // Sessions take turns, so that every group holds questions asked far apart.
     for (let index = 0; index < 30; index++) {
       const session = (index * 7) % 10;

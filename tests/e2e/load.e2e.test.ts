@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../src/daemon/app.js';
 import { mergeConfig } from '../../src/config.js';
 import { createPolicy } from '../../src/daemon/policy.js';
-import { createQuestionStore } from '../../src/daemon/store.js';
+import { createAskStore } from '../../src/daemon/store.js';
 import { freshPayload, loadFixture } from '../stack/fixtures.js';
 import { killStrayProcesses, runHook } from '../stack/processes.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
@@ -77,7 +77,7 @@ describe('request timeouts', () => {
   beforeAll(async () => {
     const config = { ...mergeConfig({}, {}), files: { user: '', project: undefined }, errors: [], ignored: [] };
     app = await buildApp({
-      store: createQuestionStore(),
+      store: createAskStore(),
       token: TOKEN,
       port: 0,
       version: 'test',

@@ -5,7 +5,7 @@ import { statSync } from 'node:fs';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERSON_DECLINE_REASON } from '../../src/answers.js';
-import type { QuestionView } from '../../src/protocol.js';
+import type { AskView } from '../../src/protocol.js';
 import { now } from '../stack/clock.js';
 import { fixtureNames, freshPayload, loadFixture, type FixtureAnswer, type HookPayload } from '../stack/fixtures.js';
 import { killStrayProcesses, parseJson, runHook } from '../stack/processes.js';
@@ -65,7 +65,7 @@ async function withholdResolvedEvents(page: Page, toolUseId: () => string | unde
     const server = route.connectToServer();
     server.onMessage((message) => {
       if (typeof message === 'string') {
-        const parsed = JSON.parse(message) as { type?: string; question?: QuestionView };
+        const parsed = JSON.parse(message) as { type?: string; question?: AskView };
         if (parsed.type === 'resolved' && parsed.question?.toolUseId === toolUseId()) return;
       }
       route.send(message);
@@ -227,7 +227,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     expect(result.stdout).toBe('');
     expect(await waitUntilSettled(page, view.id)).toBe('handed-to-terminal');
     expect(await statusTitle(page, view.id)).toBe('Handed to the terminal');
-    const after = await daemon.api<{ question: QuestionView }>('GET', `/api/questions/${view.id}`);
+    const after = await daemon.api<{ question: AskView }>('GET', `/api/questions/${view.id}`);
     expect(after.body.question.status).toBe('handed-to-terminal');
     expect(after.body.question.source).toEqual({ kind: 'person', client: 'page' });
   });
@@ -267,7 +267,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     expect(await card.locator('fieldset[aria-invalid="true"]').count()).toBe(3);
     expect(posts).toEqual([]);
     expect(await card.getAttribute('data-status')).toBe('pending');
-    expect((await daemon.api<{ question: QuestionView }>('GET', `/api/questions/${view.id}`)).body.question.status).toBe('pending');
+    expect((await daemon.api<{ question: AskView }>('GET', `/api/questions/${view.id}`)).body.question.status).toBe('pending');
     expect(hook.child.exitCode).toBeNull();
 
     hook.child.kill('SIGTERM');
@@ -332,7 +332,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     expect(await statusTitle(late.page, view.id)).toMatch(/^Withdrawn/);
     expect(await lateCard.locator('.finished-detail').textContent()).toBe('This happened before your answer arrived.');
 
-    const after = await daemon.api<{ question: QuestionView }>('GET', `/api/questions/${view.id}`);
+    const after = await daemon.api<{ question: AskView }>('GET', `/api/questions/${view.id}`);
     expect(after.body.question.status).toBe('cancelled');
     expect(after.body.question.answers).toBeUndefined();
     await late.context.close();

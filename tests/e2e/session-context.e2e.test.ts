@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { QuestionView, ServerMessage } from '../../src/protocol.js';
+import type { AskView, ServerMessage } from '../../src/protocol.js';
 import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { REPO_ROOT } from '../stack/env.js';
@@ -59,7 +59,7 @@ async function pageFeed(): Promise<{ messages: ServerMessage[]; next(match: (mes
 }
 
 const about = (id: string, type: ServerMessage['type']) => (message: ServerMessage) => message.type === type && 'question' in message && message.question.id === id;
-const questionOf = (message: ServerMessage): QuestionView => {
+const questionOf = (message: ServerMessage): AskView => {
   if (!('question' in message)) throw new Error(`no question in a ${message.type} message`);
   return message.question;
 };

@@ -9,7 +9,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import type { QuestionView, ServerMessage } from '../../src/protocol.js';
+import type { AskView, ServerMessage } from '../../src/protocol.js';
 import { expectSilentPassThrough } from '../stack/assertions.js';
 import { now, sleep, waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
@@ -38,7 +38,7 @@ afterAll(async () => {
 const askedIn = (sessionId: string, tag: string): HookPayload => ({ ...freshPayload('01-single-select', tag), session_id: sessionId });
 
 /** A paired page's feed, waiting for the message that settles `id`. */
-async function pageFeed(): Promise<{ resolved(id: string): Promise<QuestionView>; close(): void; messages: ServerMessage[] }> {
+async function pageFeed(): Promise<{ resolved(id: string): Promise<AskView>; close(): void; messages: ServerMessage[] }> {
   const socket = await (await pairOverHttp(daemon)).openSocket();
   const messages: ServerMessage[] = [];
   socket.on('message', (data) => messages.push(JSON.parse(data.toString()) as ServerMessage));

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HistoryLineSchema, type HistoryLine } from '../../src/history-file.js';
 import { checkShape } from '../../src/protocol.js';
-import type { QuestionView } from '../../src/protocol.js';
+import type { AskView } from '../../src/protocol.js';
 import { now, waitUntil } from './clock.js';
 import { assertBuildIsFresh, baseEnv, CLI_BIN, REPO_ROOT } from './env.js';
 import { askOverHttp, type HookReply } from './hook-client.js';
@@ -50,13 +50,13 @@ export type Daemon = {
   askAsHook(body: string): Promise<HookReply>;
   /** GET/POST the daemon's API as a local program (bearer token), like the CLI does. */
   api<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: T }>;
-  pending(): Promise<QuestionView[]>;
+  pending(): Promise<AskView[]>;
   /** One question, pending or finished, as GET /api/questions/ID returns it. */
-  question(id: string): Promise<QuestionView>;
+  question(id: string): Promise<AskView>;
   /** The lines of history.jsonl so far (none before the first question finishes). */
   history(): Promise<HistoryLine[]>;
   /** Waits until a pending question for this tool call exists, and returns it. */
-  waitForQuestion(toolUseId: string, timeoutMs?: number): Promise<QuestionView>;
+  waitForQuestion(toolUseId: string, timeoutMs?: number): Promise<AskView>;
   /** Says that the test itself makes the daemon exit (`askbridge stop`, a signal): no warning then. */
   expectExit(): void;
   /** Stops the daemon (SIGTERM, then SIGKILL) and removes its state directory. Safe to call twice. */
@@ -216,12 +216,12 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
     },
     api,
     async pending() {
-      const { status, body } = await api<{ questions: QuestionView[] }>('GET', '/api/questions');
+      const { status, body } = await api<{ questions: AskView[] }>('GET', '/api/questions');
       if (status !== 200) throw new Error(`GET /api/questions answered ${status}`);
       return body.questions;
     },
     async question(id) {
-      const { status, body } = await api<{ question: QuestionView }>('GET', `/api/questions/${id}`);
+      const { status, body } = await api<{ question: AskView }>('GET', `/api/questions/${id}`);
       if (status !== 200) throw new Error(`GET /api/questions/${id} answered ${status}`);
       return body.question;
     },

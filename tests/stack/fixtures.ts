@@ -2,7 +2,7 @@
 // what the hook must print for it (tests/fixtures/README.md).
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { QuestionView } from '../../src/protocol.js';
+import type { AskView } from '../../src/protocol.js';
 import { REPO_ROOT } from './env.js';
 
 export const FIXTURES_DIR = join(REPO_ROOT, 'tests', 'fixtures');
@@ -31,7 +31,7 @@ export type HookPayload = {
   tool_name: string;
   hook_event_name: string;
   cwd?: string;
-  tool_input: { questions: QuestionView['questions']; [key: string]: unknown };
+  tool_input: { questions: AskView['questions']; [key: string]: unknown };
   [key: string]: unknown;
 };
 

@@ -11,9 +11,9 @@ import { buildApp, type App } from '../../src/daemon/app.js';
 import { createHistory } from '../../src/daemon/history.js';
 import { readHistory } from '../../src/history-file.js';
 import { createPolicy } from '../../src/daemon/policy.js';
-import { createQuestionStore, type OpenQuestion, type QuestionStoreOptions } from '../../src/daemon/store.js';
+import { createAskStore, type NewAsk, type AskStoreOptions } from '../../src/daemon/store.js';
 import { run as runHistory } from '../../src/cli/history.js';
-import type { HookOutput, Question, QuestionView } from '../../src/protocol.js';
+import type { HookOutput, Question, AskView } from '../../src/protocol.js';
 import { askThroughInject, hookBody } from '../stack/hook-client.js';
 
 const PROTO_NAMES = ['__proto__', 'constructor', 'toString'] as const;
@@ -65,16 +65,16 @@ describe('answers keyed by question text that names an Object.prototype property
   });
 
   it('keep their notes as own keys in the stored question and its history line', () => {
-    const store = createQuestionStore();
+    const store = createAskStore();
     const asked = questions(false);
     const waiter = store.open({ ...openQuestion('own-keys'), toolInput: { questions: asked }, questions: asked });
-    const result = store.answer(waiter.question.id, [
+    const result = store.answer(waiter.ask.id, [
       { question: '__proto__', selected: ['toString'], other: null, notes: 'noted' },
       { question: 'constructor', selected: ['__proto__'], other: null, notes: null },
       { question: 'toString', selected: ['constructor'], other: null, notes: null },
     ], 'cli');
     expect(result.kind).toBe('answered');
-    const view = store.get(waiter.question.id)!;
+    const view = store.get(waiter.ask.id)!;
     expect(JSON.stringify({ answers: view.answers, notes: view.notes })).toBe('{"answers":{"__proto__":"toString","constructor":"__proto__","toString":"constructor"},"notes":{"__proto__":"noted"}}');
   });
 });
@@ -112,7 +112,7 @@ describe('`askbridge history` with questions named after Object.prototype proper
   });
 });
 
-function openQuestion(toolUseId: string): OpenQuestion {
+function openQuestion(toolUseId: string): NewAsk {
   const question: Question = { question: 'Which?', header: 'H', multiSelect: false, options: [{ label: 'A', description: '' }, { label: 'B', description: '' }] };
   return {
     sessionId: 's1',
@@ -136,18 +136,18 @@ describe('an answer whose decision cannot be built', () => {
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
   it('ends the question as failed: the hook gets nothing to print, and history records the failure', async () => {
-    const store = createQuestionStore();
+    const store = createAskStore();
     const history = createHistory(join(dir, 'history.jsonl'));
-    store.subscribe((event) => event.type === 'resolved' && history.append(event.question));
+    store.subscribe((event) => event.type === 'resolved' && history.append(event.ask));
     // A BigInt passes through the store but cannot be serialised: the decision cannot be built.
     const waiter = store.open({ ...openQuestion('bigint'), toolInput: { questions: openQuestion('bigint').questions, size: 10n } });
 
-    const result = store.answer(waiter.question.id, pickA, 'page');
-    expect(result).toMatchObject({ kind: 'failed', question: { status: 'failed', source: { kind: 'person', client: 'page' } } });
+    const result = store.answer(waiter.ask.id, pickA, 'page');
+    expect(result).toMatchObject({ kind: 'failed', ask: { status: 'failed', source: { kind: 'person', client: 'page' } } });
     await expect(waiter.outcome).resolves.toMatchObject({ status: 'failed', hookOutput: null });
-    expect(store.get(waiter.question.id)).toMatchObject({ status: 'failed', error: expect.stringMatching(/^the decision for Claude Code could not be built \(.*BigInt.*\)$/) });
-    expect(store.get(waiter.question.id)!.answers).toBeUndefined();
-    expect(store.answer(waiter.question.id, pickA, 'cli')).toMatchObject({ kind: 'already_resolved', question: { status: 'failed' } });
+    expect(store.get(waiter.ask.id)).toMatchObject({ status: 'failed', error: expect.stringMatching(/^the decision for Claude Code could not be built \(.*BigInt.*\)$/) });
+    expect(store.get(waiter.ask.id)!.answers).toBeUndefined();
+    expect(store.answer(waiter.ask.id, pickA, 'cli')).toMatchObject({ kind: 'already_resolved', ask: { status: 'failed' } });
 
     await history.flushed();
     const [line, ...more] = readHistory(join(dir, 'history.jsonl'));
@@ -157,12 +157,12 @@ describe('an answer whose decision cannot be built', () => {
   });
 
   it('is shown by `askbridge history` with its error, and unanswered questions read as such, whatever they are called', async () => {
-    const store = createQuestionStore();
+    const store = createAskStore();
     const history = createHistory(join(dir, 'history.jsonl'));
-    store.subscribe((event) => event.type === 'resolved' && history.append(event.question));
+    store.subscribe((event) => event.type === 'resolved' && history.append(event.ask));
     const asked = questions(false);
     const waiter = store.open({ ...openQuestion('cli-history'), toolInput: { questions: asked, size: 10n }, questions: asked });
-    expect(store.answer(waiter.question.id, [
+    expect(store.answer(waiter.ask.id, [
       { question: '__proto__', selected: ['toString'], other: null, notes: null },
       { question: 'constructor', selected: ['__proto__'], other: null, notes: null },
       { question: 'toString', selected: ['constructor'], other: null, notes: null },
@@ -186,7 +186,7 @@ describe('an answer whose decision cannot be built', () => {
   });
 
   it('also fails honestly when a policy decides on a timer', async () => {
-    const store = createQuestionStore({ serializeDecision: () => { throw new RangeError('Maximum call stack size exceeded'); } });
+    const store = createAskStore({ serializeDecision: () => { throw new RangeError('Maximum call stack size exceeded'); } });
     const waiter = store.open({
       ...openQuestion('policy'),
       immediate: { status: 'declined', source: { kind: 'policy', action: 'decline', trigger: 'immediately' }, hookOutput: { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'x' } } },
@@ -203,9 +203,9 @@ describe('the daemon when an accepted answer cannot be delivered', () => {
   const singleSelect = JSON.parse(readFileSync(new URL('../fixtures/01-single-select.input.json', import.meta.url), 'utf8')) as Record<string, unknown>;
   let app: App;
 
-  async function start(storeOptions: QuestionStoreOptions): Promise<void> {
+  async function start(storeOptions: AskStoreOptions): Promise<void> {
     const config = { ...mergeConfig({}, {}), files: { user: '', project: undefined }, errors: [], ignored: [] };
-    app = await buildApp({ store: createQuestionStore(storeOptions), token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, planQuestion: createPolicy({ configFor: () => config, log: () => {} }) });
+    app = await buildApp({ store: createAskStore(storeOptions), token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, planQuestion: createPolicy({ configFor: () => config, log: () => {} }) });
     await app.ready();
   }
   afterEach(async () => {
@@ -216,7 +216,7 @@ describe('the daemon when an accepted answer cannot be delivered', () => {
     await start({ serializeDecision: (output: HookOutput) => { throw new RangeError(`Maximum call stack size exceeded (${output.hookSpecificOutput.permissionDecision})`); } });
     const hook = askThroughInject(app, { token: TOKEN, host: local.host, body: hookBody(singleSelect) });
     const pending = await vi.waitUntil(async () => {
-      const { questions } = (await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json<{ questions: QuestionView[] }>();
+      const { questions } = (await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json<{ questions: AskView[] }>();
       return questions.length > 0 ? questions : undefined;
     });
     const answer = await app.inject({
@@ -234,6 +234,6 @@ describe('the daemon when an accepted answer cannot be delivered', () => {
     });
     expect((await hook).lines[1]).toEqual({ event: 'settled', status: 'failed', hookOutput: null });
     const after = await app.inject({ method: 'GET', url: `/api/questions/${pending[0]!.id}`, headers: local });
-    expect(after.json<{ question: QuestionView }>().question).toMatchObject({ status: 'failed', error: expect.stringContaining('could not be built') });
+    expect(after.json<{ question: AskView }>().question).toMatchObject({ status: 'failed', error: expect.stringContaining('could not be built') });
   });
 });

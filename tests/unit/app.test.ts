@@ -4,9 +4,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildApp, type App } from '../../src/daemon/app.js';
 import { mergeConfig } from '../../src/config.js';
 import { createPolicy } from '../../src/daemon/policy.js';
-import { createQuestionStore } from '../../src/daemon/store.js';
+import { createAskStore } from '../../src/daemon/store.js';
 import type { StoredPageSession } from '../../src/daemon/auth.js';
-import type { QuestionView, ServerMessage } from '../../src/protocol.js';
+import type { AskView, ServerMessage } from '../../src/protocol.js';
 import { checkHello, newNonce, signRequest } from '../../src/daemon/hook-identity.js';
 import { askThroughInject, hookBody } from '../stack/hook-client.js';
 
@@ -23,7 +23,7 @@ const QUESTION_TEXT = 'Which database should the new orders service use?';
 let app: App;
 
 beforeEach(async () => {
-  app = await buildApp({ store: createQuestionStore(), token: TOKEN, port: PORT, version: 'test', pid: 4242, logger: false, planQuestion: createPolicy({ configFor: () => ({ ...mergeConfig({}, {}), files: { user: '', project: undefined }, errors: [], ignored: [] }), log: () => {} }) });
+  app = await buildApp({ store: createAskStore(), token: TOKEN, port: PORT, version: 'test', pid: 4242, logger: false, planQuestion: createPolicy({ configFor: () => ({ ...mergeConfig({}, {}), files: { user: '', project: undefined }, errors: [], ignored: [] }), log: () => {} }) });
   await app.ready();
 });
 afterEach(async () => {
@@ -35,10 +35,10 @@ function askAsHook(payload: unknown = singleSelect, environment: Record<string, 
   return askThroughInject(app, { token: TOKEN, host: HOST, body: hookBody(payload, environment) });
 }
 
-async function waitForPending(count = 1): Promise<QuestionView[]> {
+async function waitForPending(count = 1): Promise<AskView[]> {
   return vi.waitUntil(async () => {
     const response = await app.inject({ method: 'GET', url: '/api/questions', headers: local });
-    const { questions } = response.json<{ questions: QuestionView[] }>();
+    const { questions } = response.json<{ questions: AskView[] }>();
     return questions.length >= count ? questions : undefined;
   });
 }
@@ -328,7 +328,7 @@ describe('who may call', () => {
         saved = entries;
       },
     };
-    const full = await buildApp({ store: createQuestionStore(), token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, pageSessionStore, planQuestion: () => { throw new Error('no questions'); } });
+    const full = await buildApp({ store: createAskStore(), token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, pageSessionStore, planQuestion: () => { throw new Error('no questions'); } });
     const code = full.askbridge.auth.createPairingCode();
     const pair = () => full.inject({ method: 'POST', url: '/api/pair', headers: { host: HOST, origin: ORIGIN }, payload: { code } });
     const refused = await pair();
@@ -354,7 +354,7 @@ describe('who may call', () => {
   it('keeps a paired page paired across a daemon restart, through the page session store', async () => {
     let saved: StoredPageSession[] = [];
     const pageSessionStore = { load: () => saved, save: (entries: StoredPageSession[]) => void (saved = entries) };
-    const build = () => buildApp({ store: createQuestionStore(), token: TOKEN, port: PORT, version: 'test', pid: 4242, logger: false, pageSessionStore, planQuestion: () => { throw new Error('no questions in this test'); } });
+    const build = () => buildApp({ store: createAskStore(), token: TOKEN, port: PORT, version: 'test', pid: 4242, logger: false, pageSessionStore, planQuestion: () => { throw new Error('no questions in this test'); } });
     const first = await build();
     const code = first.askbridge.auth.createPairingCode();
     const paired = await first.inject({ method: 'POST', url: '/api/pair', headers: { host: HOST, origin: ORIGIN }, payload: { code } });
@@ -395,7 +395,7 @@ describe('who may call', () => {
   });
 
   it('refuses the [::1] name when the daemon does not hold [::1]', async () => {
-    const v4only = await buildApp({ store: createQuestionStore(), token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, holdsIpv6: () => false, planQuestion: () => { throw new Error('no questions'); } });
+    const v4only = await buildApp({ store: createAskStore(), token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, holdsIpv6: () => false, planQuestion: () => { throw new Error('no questions'); } });
     expect((await v4only.inject({ method: 'GET', url: '/', headers: { host: `[::1]:${PORT}` } })).statusCode).toBe(403);
     expect((await v4only.inject({ method: 'GET', url: '/', headers: { host: `localhost:${PORT}` } })).statusCode).toBe(200);
     expect((await app.inject({ method: 'GET', url: '/', headers: { host: `[::1]:${PORT}` } })).statusCode).toBe(200);
@@ -424,7 +424,7 @@ describe('the event stream', () => {
     const hook = askAsHook();
     await next(3);
     expect(messages[2]).toMatchObject({ type: 'added', question: { status: 'pending', cwd: '/home/alice/projects/acme-shop' } });
-    const id = (messages[2] as { question: QuestionView }).question.id;
+    const id = (messages[2] as { question: AskView }).question.id;
     await app.inject({ method: 'POST', url: `/api/questions/${id}/answer`, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
     await next(4);
     expect(messages[3]).toMatchObject({ type: 'resolved', question: { id, status: 'answered', source: { kind: 'person', client: 'cli' } } });

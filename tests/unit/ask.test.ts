@@ -4,9 +4,9 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildApp, type App } from '../../src/daemon/app.js';
 import { mergeConfig, type ConfigFile, type EffectiveConfig } from '../../src/config.js';
 import { createPolicy } from '../../src/daemon/policy.js';
-import { createQuestionStore } from '../../src/daemon/store.js';
+import { createAskStore } from '../../src/daemon/store.js';
 import { HOOK_KEY_HEADER } from '../../src/http-hook.js';
-import type { AskRequest, QuestionView } from '../../src/protocol.js';
+import type { AskRequest, AskView } from '../../src/protocol.js';
 
 const PORT = 7433;
 const HOST = `127.0.0.1:${PORT}`;
@@ -31,7 +31,7 @@ const withConfig = (file: ConfigFile): EffectiveConfig => ({ ...mergeConfig(file
 
 beforeEach(async () => {
   config = withConfig({});
-  app = await buildApp({ store: createQuestionStore(), token: TOKEN, hookKey: () => HOOK_KEY, port: PORT, version: 'test', pid: 1, logger: false, planQuestion: createPolicy({ configFor: () => config, log: () => {} }) });
+  app = await buildApp({ store: createAskStore(), token: TOKEN, hookKey: () => HOOK_KEY, port: PORT, version: 'test', pid: 1, logger: false, planQuestion: createPolicy({ configFor: () => config, log: () => {} }) });
   await app.ready();
 });
 afterEach(async () => {
@@ -42,8 +42,8 @@ function ask(body: unknown = ASK, headers: Record<string, string> = local) {
   return app.inject({ method: 'POST', url: '/api/ask', headers: { host: HOST, 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) });
 }
 
-async function waitForPending(): Promise<QuestionView> {
-  return vi.waitUntil(async () => (await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json<{ questions: QuestionView[] }>().questions[0]);
+async function waitForPending(): Promise<AskView> {
+  return vi.waitUntil(async () => (await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json<{ questions: AskView[] }>().questions[0]);
 }
 
 describe('POST /api/ask', () => {
@@ -58,7 +58,7 @@ describe('POST /api/ask', () => {
 
     const reply = await asking;
     expect(reply.statusCode).toBe(200);
-    const settled = reply.json<{ question: QuestionView }>().question;
+    const settled = reply.json<{ question: AskView }>().question;
     expect(settled).toMatchObject({ id: pending.id, status: 'answered', answers: { 'Deploy the release now?': 'Wait' }, notes: { 'Deploy the release now?': 'after the freeze' }, source: { kind: 'person', client: 'cli' } });
   });
 
@@ -66,7 +66,7 @@ describe('POST /api/ask', () => {
     config = withConfig({ waitSeconds: 0, onTimeout: 'recommended' });
     const reply = await ask(ASK, { [HOOK_KEY_HEADER]: HOOK_KEY });
     expect(reply.statusCode).toBe(200);
-    expect(reply.json<{ question: QuestionView }>().question).toMatchObject({ status: 'answered', answers: { 'Deploy the release now?': 'Ship it (Recommended)' }, source: { kind: 'policy', action: 'recommended' } });
+    expect(reply.json<{ question: AskView }>().question).toMatchObject({ status: 'answered', answers: { 'Deploy the release now?': 'Ship it (Recommended)' }, source: { kind: 'policy', action: 'recommended' } });
   });
 
   it('refuses a missing or wrong credential, and a browser, and asks nothing', async () => {
@@ -96,7 +96,7 @@ describe('POST /api/ask', () => {
   it('takes up to ten questions when the configuration allows them, and refuses eleven naming the field', async () => {
     config = withConfig({ waitSeconds: 0, onTimeout: 'recommended', askMaxQuestions: 10 });
     const ten = Array.from({ length: 10 }, (_, index) => question(`Question ${index + 1}?`));
-    expect((await ask({ ...ASK, questions: ten })).json<{ question: QuestionView }>().question.questions).toHaveLength(10);
+    expect((await ask({ ...ASK, questions: ten })).json<{ question: AskView }>().question.questions).toHaveLength(10);
     const eleven = await ask({ ...ASK, questions: [...ten, question('Question 11?')] });
     expect(eleven.statusCode).toBe(400);
     expect(eleven.json<{ error: { code: string; message: string } }>().error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/^invalid question: questions: /) });
@@ -122,7 +122,7 @@ describe('POST /api/ask', () => {
 
   it("waits no longer than the asker's waitSeconds, then says nobody answered", async () => {
     const reply = await ask({ ...ASK, waitSeconds: 1 });
-    expect(reply.json<{ question: QuestionView }>().question).toMatchObject({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } });
+    expect(reply.json<{ question: AskView }>().question).toMatchObject({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } });
   });
 
   it('withdraws the question when the asker goes away', async () => {
@@ -133,10 +133,10 @@ describe('POST /api/ask', () => {
     const request = httpRequest({ host: '127.0.0.1', port: new URL(address).port, method: 'POST', path: '/api/ask', headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
     request.on('error', () => {});
     request.end(body);
-    const pending = await vi.waitUntil(async () => (await app.inject({ method: 'GET', url: '/api/questions', headers })).json<{ questions: QuestionView[] }>().questions[0]);
+    const pending = await vi.waitUntil(async () => (await app.inject({ method: 'GET', url: '/api/questions', headers })).json<{ questions: AskView[] }>().questions[0]);
     request.destroy();
     const gone = await vi.waitUntil(async () => {
-      const view = (await app.inject({ method: 'GET', url: `/api/questions/${pending.id}`, headers })).json<{ question: QuestionView }>().question;
+      const view = (await app.inject({ method: 'GET', url: `/api/questions/${pending.id}`, headers })).json<{ question: AskView }>().question;
       return view.status === 'pending' ? undefined : view;
     });
     expect(gone).toMatchObject({ status: 'cancelled', source: { kind: 'hook-gone' } });

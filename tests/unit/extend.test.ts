@@ -9,8 +9,8 @@ import { ConfigFileSchema, mergeConfig, type ConfigFileInput } from '../../src/c
 import { MORE_TIME_EVERY_MS, MORE_TIME_WHEN_LEFT_MS, moreTimeOnKeys } from '../../src/cli/flow.js';
 import { EXTEND_STEP_MS, MAX_WAIT_MS } from '../../src/daemon/limits.js';
 import { createPolicy } from '../../src/daemon/policy.js';
-import { createQuestionStore } from '../../src/daemon/store.js';
-import type { QuestionView, ServerMessage } from '../../src/protocol.js';
+import { createAskStore } from '../../src/daemon/store.js';
+import type { AskView, ServerMessage } from '../../src/protocol.js';
 import { askThroughInject, hookBody } from '../stack/hook-client.js';
 
 const PORT = 7433;
@@ -30,13 +30,13 @@ afterEach(async () => {
 /** The real app, with the user config `file` (a short waitSeconds, so that two minutes are more than what is left). */
 async function start(file: ConfigFileInput = { waitSeconds: 20 }): Promise<App> {
   const config = { ...mergeConfig(ConfigFileSchema.parse(file), {}), files: { user: '', project: undefined }, errors: [], ignored: [] };
-  app = await buildApp({ store: createQuestionStore(), token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, planQuestion: createPolicy({ configFor: () => config, log: () => {} }) });
+  app = await buildApp({ store: createAskStore(), token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, planQuestion: createPolicy({ configFor: () => config, log: () => {} }) });
   await app.ready();
   return app;
 }
 
-async function waitForPending(): Promise<QuestionView> {
-  return vi.waitUntil(async () => (await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json<{ questions: QuestionView[] }>().questions[0]);
+async function waitForPending(): Promise<AskView> {
+  return vi.waitUntil(async () => (await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json<{ questions: AskView[] }>().questions[0]);
 }
 
 const extend = (id: string, headers: Record<string, string> = local, payload?: string) =>
@@ -74,7 +74,7 @@ describe('POST /api/questions/:id/extend', () => {
     const response = await extend(question.id, page);
     const after = Date.now();
     expect(response.statusCode).toBe(200);
-    const extended = response.json<{ question: QuestionView }>().question;
+    const extended = response.json<{ question: AskView }>().question;
     expect(extended.expiresAt).toBeGreaterThanOrEqual(before + EXTEND_STEP_MS);
     expect(extended.expiresAt).toBeLessThanOrEqual(after + EXTEND_STEP_MS);
     expect(extended).toMatchObject({ id: question.id, status: 'pending', extendableUntil: question.extendableUntil });
@@ -120,7 +120,7 @@ describe('POST /api/questions/:id/extend', () => {
     // Only the move was told, and nothing for the request at the limit: messages arrive in order, so
     // once the answer's `resolved` is in, every `updated` before it is too.
     await vi.waitUntil(() => messages.some((message) => message.type === 'resolved'));
-    expect(updates().map((message) => (message as { question: QuestionView }).question.expiresAt)).toEqual([question.createdAt + 30_000]);
+    expect(updates().map((message) => (message as { question: AskView }).question.expiresAt)).toEqual([question.createdAt + 30_000]);
     socket.terminate();
   });
 
@@ -140,7 +140,7 @@ describe('POST /api/questions/:id/extend', () => {
     const id = String(lines[0]!.id);
     const response = await extend(id);
     expect(response.statusCode).toBe(409);
-    const body = response.json<{ error: { code: string }; question: QuestionView }>();
+    const body = response.json<{ error: { code: string }; question: AskView }>();
     expect(body.error.code).toBe('already_resolved');
     expect(body.question).toMatchObject({ id, status: 'answered', source: { kind: 'policy', trigger: 'immediately' } });
     expect(body.question.extendableUntil).toBeUndefined();
@@ -214,7 +214,7 @@ describe('the terminal asking for more time while a person presses keys', () => 
       },
     };
   }
-  const current = async (id: string) => (await app.inject({ method: 'GET', url: `/api/questions/${id}`, headers: local })).json<{ question: QuestionView }>().question;
+  const current = async (id: string) => (await app.inject({ method: 'GET', url: `/api/questions/${id}`, headers: local })).json<{ question: AskView }>().question;
 
   it('asks with less than a minute left, once per 30 seconds of keys, and not with more left', async () => {
     await start({ waitSeconds: 90 });

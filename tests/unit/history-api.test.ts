@@ -8,7 +8,7 @@ import { buildApp, type App } from '../../src/daemon/app.js';
 import { mergeConfig } from '../../src/config.js';
 import { createHistory } from '../../src/daemon/history.js';
 import { createPolicy } from '../../src/daemon/policy.js';
-import { createQuestionStore } from '../../src/daemon/store.js';
+import { createAskStore } from '../../src/daemon/store.js';
 import { HISTORY_CSV_COLUMNS } from '../../src/history-csv.js';
 import type { HistoryLine } from '../../src/history-file.js';
 import { parseCsv } from '../stack/csv.js';
@@ -32,10 +32,10 @@ describe('GET /api/history', () => {
   beforeEach(async () => {
     path = join(dir, 'history.jsonl');
     // As main.ts wires them: the store's settled questions are appended, off the answer's path.
-    const store = createQuestionStore();
+    const store = createAskStore();
     history = createHistory(path);
     store.subscribe((event) => {
-      if (event.type === 'resolved') history.append(event.question);
+      if (event.type === 'resolved') history.append(event.ask);
     });
     const config = { ...mergeConfig({}, {}), files: { user: '', project: undefined }, errors: [], ignored: [] };
     app = await buildApp({ store, token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, planQuestion: createPolicy({ configFor: () => config, log: () => {} }), history: { path, flushed: () => history.flushed() } });

@@ -4,13 +4,13 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHistory, HISTORY_BACKLOG_LINES } from '../../src/daemon/history.js';
 import { readHistory, readHistoryTail } from '../../src/history-file.js';
-import type { HistoryProblem, QuestionView } from '../../src/protocol.js';
+import type { HistoryProblem, AskView } from '../../src/protocol.js';
 
 let dir: string;
 beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'askbridge-history-'))));
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const finished = (id: string, source: QuestionView['source'], status: QuestionView['status']): QuestionView => ({
+const finished = (id: string, source: AskView['source'], status: AskView['status']): AskView => ({
   id,
   sessionId: 's',
   toolUseId: `t-${id}`,

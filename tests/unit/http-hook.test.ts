@@ -9,11 +9,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildApp, type App } from '../../src/daemon/app.js';
 import { mergeConfig, type ConfigFile, type EffectiveConfig } from '../../src/config.js';
 import { createPolicy } from '../../src/daemon/policy.js';
-import { createQuestionStore, type PendingRecord } from '../../src/daemon/store.js';
+import { createAskStore, type PendingRecord } from '../../src/daemon/store.js';
 import { checkHello, newNonce, signRequest } from '../../src/daemon/hook-identity.js';
 import { readSessionContext } from '../../src/daemon/transcript.js';
 import { HOOK_KEY_HEADER, HTTP_HOOK_PATH, MACHINE_HEADER, SESSION_END_PATH, envHeader } from '../../src/http-hook.js';
-import type { QuestionView } from '../../src/protocol.js';
+import type { AskView } from '../../src/protocol.js';
 import { askThroughInject, endSessionThroughInject, hookBody, sessionEndPayload } from '../stack/hook-client.js';
 
 const PORT = 7433;
@@ -43,7 +43,7 @@ beforeEach(async () => {
   projects = mkdtempSync(join(tmpdir(), 'askbridge-projects-'));
   transcriptsRead = [];
   app = await buildApp({
-    store: createQuestionStore({ persistence }),
+    store: createAskStore({ persistence }),
     token: TOKEN,
     hookKey: () => hookKey,
     port: PORT,
@@ -73,15 +73,15 @@ function askOverHttpHook(payload: unknown = singleSelect, headers: Record<string
   });
 }
 
-async function waitForPending(): Promise<QuestionView> {
+async function waitForPending(): Promise<AskView> {
   return vi.waitUntil(async () => {
     const response = await app.inject({ method: 'GET', url: '/api/questions', headers: local });
-    return response.json<{ questions: QuestionView[] }>().questions[0];
+    return response.json<{ questions: AskView[] }>().questions[0];
   });
 }
 
 /** The waiting question, once its session's context has arrived. */
-async function waitForContext(): Promise<QuestionView> {
+async function waitForContext(): Promise<AskView> {
   return vi.waitUntil(async () => {
     const question = await waitForPending();
     return question.context ? question : undefined;
@@ -216,7 +216,7 @@ describe("the session's context", () => {
     await answer(question.id, ['SQLite']);
     await hook;
     expect(transcriptsRead).toEqual([]);
-    expect((await app.inject({ method: 'GET', url: `/api/questions/${question.id}`, headers: local })).json<{ question: QuestionView }>().question.context).toBeUndefined();
+    expect((await app.inject({ method: 'GET', url: `/api/questions/${question.id}`, headers: local })).json<{ question: AskView }>().question.context).toBeUndefined();
   });
 
   it('leaves a question whose transcript_path is hostile without context, and answerable', async () => {
@@ -226,7 +226,7 @@ describe("the session's context", () => {
     await vi.waitUntil(() => transcriptsRead.length === 1);
     expect((await answer(question.id, ['SQLite'])).statusCode).toBe(200);
     expect((await hook).statusCode).toBe(200);
-    expect((await app.inject({ method: 'GET', url: `/api/questions/${question.id}`, headers: local })).json<{ question: QuestionView }>().question.context).toBeUndefined();
+    expect((await app.inject({ method: 'GET', url: `/api/questions/${question.id}`, headers: local })).json<{ question: AskView }>().question.context).toBeUndefined();
   });
 });
 
@@ -235,7 +235,7 @@ function endSessionOverHttpHook(payload: unknown, headers: Record<string, string
 }
 
 async function pendingIds(): Promise<string[]> {
-  return (await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json<{ questions: QuestionView[] }>().questions.map((question) => question.toolUseId).sort();
+  return (await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json<{ questions: AskView[] }>().questions.map((question) => question.toolUseId).sort();
 }
 
 describe('the SessionEnd hook endpoint', () => {

@@ -2,9 +2,9 @@
 // an answer where there is none.
 import { describe, expect, it } from 'vitest';
 import { resultOf } from '../../src/cli/mcp.js';
-import type { QuestionView } from '../../src/protocol.js';
+import type { AskView } from '../../src/protocol.js';
 
-const settled = (fields: Partial<QuestionView>): QuestionView => ({
+const settled = (fields: Partial<AskView>): AskView => ({
   id: '00000000-0000-4000-8000-000000000000',
   sessionId: 'mcp:agent',
   toolUseId: 't',

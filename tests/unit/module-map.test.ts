@@ -21,7 +21,7 @@ type Import = { module: string; jsdocType: boolean };
 /**
  * Every relative module a file imports, as a path under src/ (`.js` in an import names the `.ts`
  * file, unless a `.js` file is there: the page's own modules). `jsdocType`: a type the page takes
- * in a JSDoc comment (`{import('../protocol.js').QuestionView}`), erased before it runs.
+ * in a JSDoc comment (`{import('../protocol.js').AskView}`), erased before it runs.
  */
 function importsOf(file: string): Import[] {
   const text = readFileSync(file, 'utf8');

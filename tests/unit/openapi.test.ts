@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, requireReplySchemas, type App } from '../../src/daemon/app.js';
 import { mergeConfig } from '../../src/config.js';
 import { createPolicy } from '../../src/daemon/policy.js';
-import { createQuestionStore } from '../../src/daemon/store.js';
+import { createAskStore } from '../../src/daemon/store.js';
 import { HTTP_HOOK_PATH, SESSION_END_PATH } from '../../src/http-hook.js';
 
 const HOST = '127.0.0.1:7433';
@@ -69,7 +69,7 @@ let document: Document;
 
 beforeAll(async () => {
   const config = { ...mergeConfig({}, {}), files: { user: '', project: undefined }, errors: [], ignored: [] };
-  app = await buildApp({ store: createQuestionStore(), token: TOKEN, port: 7433, version: 'test', pid: 1, logger: false, planQuestion: createPolicy({ configFor: () => config, log: () => {} }) });
+  app = await buildApp({ store: createAskStore(), token: TOKEN, port: 7433, version: 'test', pid: 1, logger: false, planQuestion: createPolicy({ configFor: () => config, log: () => {} }) });
   await app.ready();
   const response = await app.inject({ method: 'GET', url: '/api/openapi.json', headers: { host: HOST, authorization: `Bearer ${TOKEN}` } });
   expect(response.statusCode).toBe(200);

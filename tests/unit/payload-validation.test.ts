@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mergeConfig } from '../../src/config.js';
 import { buildApp, type App } from '../../src/daemon/app.js';
 import { createPolicy } from '../../src/daemon/policy.js';
-import { createQuestionStore } from '../../src/daemon/store.js';
+import { createAskStore } from '../../src/daemon/store.js';
 import { HookPayloadSchema, LIMITS, ToolInputSchema, describeZodError, findTooDeep } from '../../src/protocol.js';
 import { askThroughInject } from '../stack/hook-client.js';
 
@@ -94,7 +94,7 @@ describe('the hook endpoint refuses poisoned payloads at once with a 400 naming 
   let app: App;
   beforeEach(async () => {
     const config = { ...mergeConfig({}, {}), files: { user: '', project: undefined }, errors: [], ignored: [] };
-    app = await buildApp({ store: createQuestionStore(), token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, planQuestion: createPolicy({ configFor: () => config, log: () => {} }) });
+    app = await buildApp({ store: createAskStore(), token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, planQuestion: createPolicy({ configFor: () => config, log: () => {} }) });
     await app.ready();
   });
   afterEach(async () => {

@@ -9,8 +9,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../src/daemon/app.js';
 import { noticeOf } from '../../src/daemon/notice.js';
 import { createPush, type Push } from '../../src/daemon/push.js';
-import { createQuestionStore } from '../../src/daemon/store.js';
-import type { QuestionView } from '../../src/protocol.js';
+import { createAskStore } from '../../src/daemon/store.js';
+import type { AskView } from '../../src/protocol.js';
 
 const PORT = 7433;
 const HOST = `127.0.0.1:${PORT}`;
@@ -28,7 +28,7 @@ beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'askbridge-push-'));
   paths = { vapidKeys: join(dir, 'vapid-keys.json'), pushSubscriptions: join(dir, 'push-subscriptions.json') };
   push = createPush({ paths, subject: 'mailto:push@askbridge.invalid', log: silent });
-  app = await buildApp({ store: createQuestionStore(), token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, push, planQuestion: () => { throw new Error('no questions here'); } });
+  app = await buildApp({ store: createAskStore(), token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, push, planQuestion: () => { throw new Error('no questions here'); } });
   await app.ready();
 });
 afterEach(async () => {
@@ -124,7 +124,7 @@ describe('a push subscription', () => {
 });
 
 describe('a notice', () => {
-  const view = (questions: Array<{ question: string; header: string }>): QuestionView => ({
+  const view = (questions: Array<{ question: string; header: string }>): AskView => ({
     id: '3b0b5b5e-4a4f-4a53-9a43-0d6f2f3b8f10',
     sessionId: 's',
     toolUseId: 't',

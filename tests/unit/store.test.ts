@@ -4,12 +4,12 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createPendingFiles } from '../../src/daemon/pending-files.js';
 import { EXTEND_STEP_MS } from '../../src/daemon/limits.js';
-import { createQuestionStore, REATTACH_MS, type OpenQuestion, type PendingRecord, type StoreEvent } from '../../src/daemon/store.js';
+import { createAskStore, REATTACH_MS, type NewAsk, type PendingRecord, type StoreEvent } from '../../src/daemon/store.js';
 import type { Question } from '../../src/protocol.js';
 import { PERSON_DECLINE_REASON } from '../../src/answers.js';
 
 const question: Question = { question: 'Which?', header: 'H', multiSelect: false, options: [{ label: 'A', description: '' }, { label: 'B', description: '' }] };
-const open = (toolUseId: string, waitMs = 60_000): OpenQuestion => ({
+const open = (toolUseId: string, waitMs = 60_000): NewAsk => ({
   sessionId: 's1',
   toolUseId,
   cwd: '/project',
@@ -28,64 +28,64 @@ afterEach(() => vi.useRealTimers());
 
 describe('the question store', () => {
   it('refuses a person\'s answer that leaves a question out, naming it, and keeps the question open', () => {
-    const store = createQuestionStore();
+    const store = createAskStore();
     const second: Question = { ...question, question: 'Which too?', header: 'Too' };
     const waiter = store.open({ ...open('t1'), toolInput: { questions: [question, second] }, questions: [question, second] });
-    const result = store.answer(waiter.question.id, pick('A'), 'cli');
+    const result = store.answer(waiter.ask.id, pick('A'), 'cli');
     expect(result).toMatchObject({ kind: 'invalid', error: { code: 'unanswered', message: 'every question needs an answer, as on the page: question 2 (Too) has none' } });
-    expect(store.get(waiter.question.id)?.status).toBe('pending');
-    expect(store.answer(waiter.question.id, [...pick('A'), { question: 'Which too?', selected: [], other: 'C', notes: null }], 'cli')).toMatchObject({ kind: 'answered' });
+    expect(store.get(waiter.ask.id)?.status).toBe('pending');
+    expect(store.answer(waiter.ask.id, [...pick('A'), { question: 'Which too?', selected: [], other: 'C', notes: null }], 'cli')).toMatchObject({ kind: 'answered' });
   });
 
   it('settles a question a person declines with a deny Claude reads, and one handed back with nothing, each once', async () => {
-    const store = createQuestionStore();
+    const store = createAskStore();
     const declined = store.open(open('t1'));
-    expect(store.decline(declined.question.id, 'page')).toMatchObject({ kind: 'answered', question: { status: 'declined', source: { kind: 'person', client: 'page' } } });
+    expect(store.decline(declined.ask.id, 'page')).toMatchObject({ kind: 'answered', ask: { status: 'declined', source: { kind: 'person', client: 'page' } } });
     await expect(declined.outcome).resolves.toMatchObject({
       hookOutput: { hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: PERSON_DECLINE_REASON } },
     });
     const handedBack = store.open(open('t2'));
-    expect(store.handToTerminal(handedBack.question.id, 'cli')).toMatchObject({ kind: 'answered', question: { status: 'handed-to-terminal', source: { kind: 'person', client: 'cli' } } });
+    expect(store.handToTerminal(handedBack.ask.id, 'cli')).toMatchObject({ kind: 'answered', ask: { status: 'handed-to-terminal', source: { kind: 'person', client: 'cli' } } });
     await expect(handedBack.outcome).resolves.toMatchObject({ status: 'handed-to-terminal', hookOutput: null });
     // Once settled, neither way settles it again; an unknown id is not found.
-    expect(store.decline(handedBack.question.id, 'page')).toMatchObject({ kind: 'already_resolved', question: { status: 'handed-to-terminal' } });
-    expect(store.handToTerminal(declined.question.id, 'page')).toMatchObject({ kind: 'already_resolved', question: { status: 'declined' } });
+    expect(store.decline(handedBack.ask.id, 'page')).toMatchObject({ kind: 'already_resolved', ask: { status: 'handed-to-terminal' } });
+    expect(store.handToTerminal(declined.ask.id, 'page')).toMatchObject({ kind: 'already_resolved', ask: { status: 'declined' } });
     expect(store.decline('00000000-0000-4000-8000-000000000000', 'page')).toEqual({ kind: 'not_found' });
   });
 
   it('withdraws a question when its last waiting hook leaves, and refuses later answers', async () => {
-    const store = createQuestionStore();
+    const store = createAskStore();
     const events: StoreEvent[] = [];
     store.subscribe((event) => events.push(event));
     const waiter = store.open(open('t1'));
     waiter.leave();
     await expect(waiter.outcome).resolves.toMatchObject({ status: 'cancelled', hookOutput: null });
-    expect(events.map((event) => [event.type, event.question.status])).toEqual([['added', 'pending'], ['resolved', 'cancelled']]);
-    expect(store.answer(waiter.question.id, pick('A'), 'page')).toMatchObject({ kind: 'already_resolved', question: { status: 'cancelled' } });
+    expect(events.map((event) => [event.type, event.ask.status])).toEqual([['added', 'pending'], ['resolved', 'cancelled']]);
+    expect(store.answer(waiter.ask.id, pick('A'), 'page')).toMatchObject({ kind: 'already_resolved', ask: { status: 'cancelled' } });
     expect(store.pending()).toEqual([]);
   });
 
   it('reports a question a policy settles at once as settled only: it was never waiting, so nobody is told it waits', async () => {
-    const store = createQuestionStore();
+    const store = createAskStore();
     const events: StoreEvent[] = [];
     store.subscribe((event) => events.push(event));
     const waiter = store.open({ ...open('t1'), immediate: { status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'immediately' }, hookOutput: null } });
     await expect(waiter.outcome).resolves.toMatchObject({ status: 'handed-to-terminal' });
-    expect(events.map((event) => [event.type, event.question.status])).toEqual([['resolved', 'handed-to-terminal']]);
+    expect(events.map((event) => [event.type, event.ask.status])).toEqual([['resolved', 'handed-to-terminal']]);
   });
 
   it('keeps the question while another hook still waits for it', () => {
-    const store = createQuestionStore();
+    const store = createAskStore();
     const first = store.open(open('t1'));
     const second = store.open(open('t1'));
-    expect(second.question.id).toBe(first.question.id);
+    expect(second.ask.id).toBe(first.ask.id);
     first.leave();
     expect(store.pending()).toHaveLength(1);
-    expect(store.answer(first.question.id, pick('B'), 'cli').kind).toBe('answered');
+    expect(store.answer(first.ask.id, pick('B'), 'cli').kind).toBe('answered');
   });
 
   it('settles by the plan when nobody answers in time', async () => {
-    const store = createQuestionStore();
+    const store = createAskStore();
     const waiter = store.open(open('t1', 5000));
     vi.advanceTimersByTime(4999);
     expect(store.pending()).toHaveLength(1);
@@ -94,7 +94,7 @@ describe('the question store', () => {
   });
 
   it('lists pending questions newest first', () => {
-    const store = createQuestionStore();
+    const store = createAskStore();
     store.open(open('t1'));
     vi.advanceTimersByTime(10);
     store.open(open('t2'));
@@ -102,38 +102,38 @@ describe('the question store', () => {
   });
 
   it('forgets finished questions after a while, so memory stays bounded', () => {
-    const store = createQuestionStore({ keepFinishedMs: 1000 });
+    const store = createAskStore({ keepFinishedMs: 1000 });
     const done = store.open(open('t1'));
-    store.answer(done.question.id, pick('A'), 'page');
+    store.answer(done.ask.id, pick('A'), 'page');
     vi.advanceTimersByTime(1001);
     const later = store.open(open('t2'));
-    store.answer(later.question.id, pick('A'), 'page');
-    expect(store.get(done.question.id)).toBeUndefined();
-    expect(store.get(later.question.id)?.status).toBe('answered');
+    store.answer(later.ask.id, pick('A'), 'page');
+    expect(store.get(done.ask.id)).toBeUndefined();
+    expect(store.get(later.ask.id)?.status).toBe('answered');
   });
 
   it("adds a waiting question's session context with an updated event, and leaves a settled one as it was", () => {
-    const store = createQuestionStore();
+    const store = createAskStore();
     const events: StoreEvent[] = [];
     store.subscribe((event) => events.push(event));
     const waiter = store.open(open('t1'));
-    expect(store.setContext(waiter.question.id, { title: 'Add dark mode', branch: 'main', said: 'Which palette?' })).toBe(true);
-    expect(store.get(waiter.question.id)).toMatchObject({ status: 'pending', context: { title: 'Add dark mode', branch: 'main', said: 'Which palette?' } });
-    expect(events.at(-1)).toEqual({ type: 'updated', question: store.get(waiter.question.id) });
-    store.answer(waiter.question.id, pick('A'), 'page');
+    expect(store.setContext(waiter.ask.id, { title: 'Add dark mode', branch: 'main', said: 'Which palette?' })).toBe(true);
+    expect(store.get(waiter.ask.id)).toMatchObject({ status: 'pending', context: { title: 'Add dark mode', branch: 'main', said: 'Which palette?' } });
+    expect(events.at(-1)).toEqual({ type: 'updated', ask: store.get(waiter.ask.id) });
+    store.answer(waiter.ask.id, pick('A'), 'page');
     const count = events.length;
-    expect(store.setContext(waiter.question.id, { title: 'Too late' })).toBe(false);
+    expect(store.setContext(waiter.ask.id, { title: 'Too late' })).toBe(false);
     expect(store.setContext('00000000-0000-4000-8000-000000000000', { title: 'Nobody' })).toBe(false);
     expect(events).toHaveLength(count);
-    expect(store.get(waiter.question.id)?.context).toEqual({ title: 'Add dark mode', branch: 'main', said: 'Which palette?' });
+    expect(store.get(waiter.ask.id)?.context).toEqual({ title: 'Add dark mode', branch: 'main', said: 'Which palette?' });
   });
 
   it("withdraws every waiting question of a session that ended, and only that session's Claude Code questions from the same machine", async () => {
-    const store = createQuestionStore();
+    const store = createAskStore();
     const first = store.open(open('t1'));
     const second = store.open(open('t2'));
     const answered = store.open(open('t3'));
-    store.answer(answered.question.id, pick('A'), 'page');
+    store.answer(answered.ask.id, pick('A'), 'page');
     const otherSession = store.open({ ...open('t4'), sessionId: 's2' });
     const otherMachine = store.open({ ...open('t5'), machine: 'ci-runner' });
     const script = store.open({ ...open('t6'), asker: { kind: 'script', name: 'deploy' } });
@@ -141,15 +141,15 @@ describe('the question store', () => {
     const withdrawn = store.endSession('s1', undefined);
     expect(withdrawn.map((view) => view.toolUseId)).toEqual(['t1', 't2']);
     for (const waiter of [first, second]) await expect(waiter.outcome).resolves.toEqual({ status: 'cancelled', source: { kind: 'session-ended' }, hookOutput: null });
-    expect(store.get(answered.question.id)?.status).toBe('answered');
-    expect(store.pending().map((view) => view.id).sort()).toEqual([otherSession.question.id, otherMachine.question.id, script.question.id].sort());
+    expect(store.get(answered.ask.id)?.status).toBe('answered');
+    expect(store.pending().map((view) => view.id).sort()).toEqual([otherSession.ask.id, otherMachine.ask.id, script.ask.id].sort());
     expect(store.endSession('s1', 'ci-runner').map((view) => view.toolUseId)).toEqual(['t5']);
     expect(store.endSession('s1', undefined)).toEqual([]);
-    expect(store.answer(first.question.id, pick('A'), 'page')).toMatchObject({ kind: 'already_resolved', question: { status: 'cancelled', source: { kind: 'session-ended' } } });
+    expect(store.answer(first.ask.id, pick('A'), 'page')).toMatchObject({ kind: 'already_resolved', ask: { status: 'cancelled', source: { kind: 'session-ended' } } });
   });
 
   it('hands every waiting hook back to the terminal when the daemon stops', async () => {
-    const store = createQuestionStore();
+    const store = createAskStore();
     const waiter = store.open(open('t1'));
     store.releaseAll();
     await expect(waiter.outcome).resolves.toMatchObject({ status: 'handed-to-terminal', source: { kind: 'daemon-stopped' }, hookOutput: null });
@@ -165,45 +165,45 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 describe('waiting questions on disk', () => {
   it('are written (0600) while they wait and removed once they are settled', () => {
     const files = createPendingFiles(dir, () => {});
-    const store = createQuestionStore({ persistence: files });
+    const store = createAskStore({ persistence: files });
     const waiter = store.open(open('t1'));
-    const file = join(dir, 'pending', `${waiter.question.id}.json`);
+    const file = join(dir, 'pending', `${waiter.ask.id}.json`);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(files.load()).toEqual([
-      { id: waiter.question.id, sessionId: 's1', toolUseId: 't1', cwd: '/project', createdAt: waiter.question.createdAt, expiresAt: waiter.question.expiresAt, toolInput: open('t1').toolInput, answerMode: 'updatedInput' },
+      { id: waiter.ask.id, sessionId: 's1', toolUseId: 't1', cwd: '/project', createdAt: waiter.ask.createdAt, expiresAt: waiter.ask.expiresAt, toolInput: open('t1').toolInput, answerMode: 'updatedInput' },
     ]);
-    store.answer(waiter.question.id, pick('A'), 'page');
+    store.answer(waiter.ask.id, pick('A'), 'page');
     expect(readdirSync(join(dir, 'pending'))).toEqual([]);
   });
 
   it('are not written when a policy settles them at once', () => {
-    const store = createQuestionStore({ persistence: createPendingFiles(dir, () => {}) });
+    const store = createAskStore({ persistence: createPendingFiles(dir, () => {}) });
     store.open({ ...open('t1'), immediate: { status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'nobody-watching' }, hookOutput: null } });
     expect(() => readdirSync(join(dir, 'pending'))).toThrow(/ENOENT/);
   });
 
   it('set a file that cannot be read aside as .corrupt, and load the others', () => {
     const files = createPendingFiles(dir, () => {});
-    const store = createQuestionStore({ persistence: files });
+    const store = createAskStore({ persistence: files });
     const waiter = store.open(open('t1'));
     writeFileSync(join(dir, 'pending', '00000000-0000-4000-8000-000000000000.json'), '{ torn');
-    expect(files.load().map((record) => record.id)).toEqual([waiter.question.id]);
-    expect(readdirSync(join(dir, 'pending')).sort()).toEqual([`${waiter.question.id}.json`, '00000000-0000-4000-8000-000000000000.json.corrupt'].sort());
+    expect(files.load().map((record) => record.id)).toEqual([waiter.ask.id]);
+    expect(readdirSync(join(dir, 'pending')).sort()).toEqual([`${waiter.ask.id}.json`, '00000000-0000-4000-8000-000000000000.json.corrupt'].sort());
   });
 
   it('log a write that fails, and the question goes on', () => {
     const messages: string[] = [];
     writeFileSync(join(dir, 'pending'), 'a file where the folder should be');
-    const store = createQuestionStore({ persistence: createPendingFiles(dir, (_fields, message) => messages.push(message)) });
+    const store = createAskStore({ persistence: createPendingFiles(dir, (_fields, message) => messages.push(message)) });
     const waiter = store.open(open('t1'));
     expect(messages).toEqual(['could not keep a waiting question on disk: it will not survive a daemon crash']);
-    expect(store.answer(waiter.question.id, pick('B'), 'page')).toMatchObject({ kind: 'answered' });
+    expect(store.answer(waiter.ask.id, pick('B'), 'page')).toMatchObject({ kind: 'answered' });
   });
 });
 
 describe('a restored question', () => {
   function restoredFrom(record: PendingRecord, reattachMs?: number) {
-    const store = createQuestionStore(reattachMs === undefined ? {} : { reattachMs });
+    const store = createAskStore(reattachMs === undefined ? {} : { reattachMs });
     store.restore({ ...open(record.toolUseId, record.expiresAt - Date.now()), restored: { id: record.id, createdAt: record.createdAt, expiresAt: record.expiresAt } });
     return store;
   }
@@ -214,7 +214,7 @@ describe('a restored question', () => {
     const store = restoredFrom(saved);
     expect(store.pending()).toMatchObject([{ id: saved.id, createdAt: saved.createdAt, expiresAt: saved.expiresAt, status: 'pending' }]);
     const waiter = store.open(open('t1'));
-    expect(waiter.question.id).toBe(saved.id);
+    expect(waiter.ask.id).toBe(saved.id);
     expect(store.answer(saved.id, pick('B'), 'page')).toMatchObject({ kind: 'answered' });
     const outcome = await waiter.outcome;
     expect(outcome.hookOutput?.hookSpecificOutput.updatedInput).toMatchObject({ answers: { 'Which?': 'B' }, });
@@ -246,16 +246,16 @@ describe('more time for a person who is answering', () => {
   const HOUR = 3_600_000;
 
   it('moves the deadline to two minutes from now, tells every page, and the policy waits for the new deadline', async () => {
-    const store = createQuestionStore();
+    const store = createAskStore();
     const events: StoreEvent[] = [];
     store.subscribe((event) => events.push(event));
     const waiter = store.open({ ...open('t1', 60_000), maxWaitMs: HOUR });
-    const { id, createdAt } = waiter.question;
-    expect(waiter.question.extendableUntil).toBe(createdAt + HOUR);
+    const { id, createdAt } = waiter.ask;
+    expect(waiter.ask.extendableUntil).toBe(createdAt + HOUR);
     vi.advanceTimersByTime(50_000);
     const result = store.extend(id);
-    expect(result).toMatchObject({ kind: 'extended', question: { expiresAt: createdAt + 50_000 + EXTEND_STEP_MS, extendableUntil: createdAt + HOUR } });
-    expect(events.map((event) => [event.type, event.question.expiresAt])).toEqual([
+    expect(result).toMatchObject({ kind: 'extended', ask: { expiresAt: createdAt + 50_000 + EXTEND_STEP_MS, extendableUntil: createdAt + HOUR } });
+    expect(events.map((event) => [event.type, event.ask.expiresAt])).toEqual([
       ['added', createdAt + 60_000],
       ['updated', createdAt + 50_000 + EXTEND_STEP_MS],
     ]);
@@ -270,79 +270,79 @@ describe('more time for a person who is answering', () => {
   });
 
   it('never moves it past what the asker can wait, and at that limit leaves it as it is, telling nobody', () => {
-    const store = createQuestionStore();
+    const store = createAskStore();
     const waiter = store.open({ ...open('t1', 60_000), maxWaitMs: 90_000 });
-    const { id, createdAt } = waiter.question;
-    expect(store.extend(id)).toMatchObject({ kind: 'extended', question: { expiresAt: createdAt + 90_000 } });
+    const { id, createdAt } = waiter.ask;
+    expect(store.extend(id)).toMatchObject({ kind: 'extended', ask: { expiresAt: createdAt + 90_000 } });
     const events: StoreEvent[] = [];
     store.subscribe((event) => events.push(event));
     vi.advanceTimersByTime(80_000);
-    expect(store.extend(id)).toMatchObject({ kind: 'unchanged', question: { expiresAt: createdAt + 90_000, extendableUntil: createdAt + 90_000 } });
+    expect(store.extend(id)).toMatchObject({ kind: 'unchanged', ask: { expiresAt: createdAt + 90_000, extendableUntil: createdAt + 90_000 } });
     expect(events).toEqual([]);
   });
 
   it('leaves a deadline that is further away than the step as it is: it never comes sooner', () => {
-    const store = createQuestionStore();
+    const store = createAskStore();
     const waiter = store.open({ ...open('t1', 300_000), maxWaitMs: HOUR });
-    expect(store.extend(waiter.question.id)).toMatchObject({ kind: 'unchanged', question: { expiresAt: waiter.question.createdAt + 300_000 } });
+    expect(store.extend(waiter.ask.id)).toMatchObject({ kind: 'unchanged', ask: { expiresAt: waiter.ask.createdAt + 300_000 } });
     vi.advanceTimersByTime(200_000);
-    expect(store.extend(waiter.question.id)).toMatchObject({ kind: 'extended', question: { expiresAt: waiter.question.createdAt + 200_000 + EXTEND_STEP_MS } });
+    expect(store.extend(waiter.ask.id)).toMatchObject({ kind: 'extended', ask: { expiresAt: waiter.ask.createdAt + 200_000 + EXTEND_STEP_MS } });
   });
 
   it('has no limit, and so never moves, when the asker cannot wait longer than the wait itself', () => {
-    const store = createQuestionStore();
+    const store = createAskStore();
     const unbounded = store.open(open('t1', 60_000));
     const asLong = store.open({ ...open('t2', 60_000), maxWaitMs: 60_000 });
     for (const waiter of [unbounded, asLong]) {
-      expect(waiter.question.extendableUntil).toBeUndefined();
-      expect(store.extend(waiter.question.id)).toMatchObject({ kind: 'unchanged', question: { expiresAt: waiter.question.createdAt + 60_000 } });
+      expect(waiter.ask.extendableUntil).toBeUndefined();
+      expect(store.extend(waiter.ask.id)).toMatchObject({ kind: 'unchanged', ask: { expiresAt: waiter.ask.createdAt + 60_000 } });
     }
   });
 
   it('gives a question a policy settles at once no limit, and refuses more time for it as settled', () => {
-    const store = createQuestionStore();
+    const store = createAskStore();
     const waiter = store.open({ ...open('t1'), maxWaitMs: HOUR, immediate: { status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'nobody-watching' }, hookOutput: null } });
-    expect(waiter.question.extendableUntil).toBeUndefined();
-    expect(store.extend(waiter.question.id)).toMatchObject({ kind: 'already_resolved', question: { status: 'handed-to-terminal' } });
-    expect(store.get(waiter.question.id)?.extendableUntil).toBeUndefined();
+    expect(waiter.ask.extendableUntil).toBeUndefined();
+    expect(store.extend(waiter.ask.id)).toMatchObject({ kind: 'already_resolved', ask: { status: 'handed-to-terminal' } });
+    expect(store.get(waiter.ask.id)?.extendableUntil).toBeUndefined();
   });
 
   it('refuses a settled question with who won, and does not know an unknown one', () => {
-    const store = createQuestionStore();
+    const store = createAskStore();
     const waiter = store.open({ ...open('t1', 60_000), maxWaitMs: HOUR });
-    store.answer(waiter.question.id, pick('A'), 'page');
-    expect(store.extend(waiter.question.id)).toMatchObject({ kind: 'already_resolved', question: { status: 'answered', expiresAt: waiter.question.createdAt + 60_000 } });
+    store.answer(waiter.ask.id, pick('A'), 'page');
+    expect(store.extend(waiter.ask.id)).toMatchObject({ kind: 'already_resolved', ask: { status: 'answered', expiresAt: waiter.ask.createdAt + 60_000 } });
     expect(store.extend('00000000-0000-4000-8000-000000000000')).toEqual({ kind: 'not_found' });
   });
 
   it('writes the new deadline, with the limit, to the copy on disk; an http question has none to write', () => {
     const files = createPendingFiles(dir, () => {});
-    const store = createQuestionStore({ persistence: files });
+    const store = createAskStore({ persistence: files });
     const kept = store.open({ ...open('t1', 60_000), maxWaitMs: HOUR });
     const notKept = store.open({ ...open('t2', 60_000), maxWaitMs: HOUR, reattaches: false });
     vi.advanceTimersByTime(30_000);
-    store.extend(kept.question.id);
-    store.extend(notKept.question.id);
+    store.extend(kept.ask.id);
+    store.extend(notKept.ask.id);
     expect(files.load()).toEqual([
-      expect.objectContaining({ id: kept.question.id, expiresAt: kept.question.createdAt + 30_000 + EXTEND_STEP_MS, extendableUntil: kept.question.createdAt + HOUR }),
+      expect.objectContaining({ id: kept.ask.id, expiresAt: kept.ask.createdAt + 30_000 + EXTEND_STEP_MS, extendableUntil: kept.ask.createdAt + HOUR }),
     ]);
   });
 
   it('restores a question with its extended deadline and its limit, which it may still use', async () => {
     const files = createPendingFiles(dir, () => {});
-    const before = createQuestionStore({ persistence: files });
+    const before = createAskStore({ persistence: files });
     const asked = before.open({ ...open('t1', 60_000), maxWaitMs: 200_000 });
     vi.advanceTimersByTime(50_000);
-    before.extend(asked.question.id);
+    before.extend(asked.ask.id);
     const [record] = files.load();
     before.releaseAll(); // the old daemon is gone; its file was read back before
 
-    const after = createQuestionStore({ persistence: files });
+    const after = createAskStore({ persistence: files });
     after.restore({ ...open(record!.toolUseId, record!.expiresAt - Date.now()), restored: { id: record!.id, createdAt: record!.createdAt, expiresAt: record!.expiresAt, extendableUntil: record!.extendableUntil } });
     const waiter = after.open(open('t1')); // the hook re-attaches
-    expect(waiter.question).toMatchObject({ id: asked.question.id, expiresAt: asked.question.createdAt + 50_000 + EXTEND_STEP_MS, extendableUntil: asked.question.createdAt + 200_000 });
+    expect(waiter.ask).toMatchObject({ id: asked.ask.id, expiresAt: asked.ask.createdAt + 50_000 + EXTEND_STEP_MS, extendableUntil: asked.ask.createdAt + 200_000 });
     vi.advanceTimersByTime(100_000);
-    expect(after.extend(record!.id)).toMatchObject({ kind: 'extended', question: { expiresAt: asked.question.createdAt + 200_000 } });
+    expect(after.extend(record!.id)).toMatchObject({ kind: 'extended', ask: { expiresAt: asked.ask.createdAt + 200_000 } });
     vi.advanceTimersByTime(50_000 - 1);
     expect(after.get(record!.id)?.status).toBe('pending');
     vi.advanceTimersByTime(1);

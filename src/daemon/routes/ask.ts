@@ -4,7 +4,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { AskRequestSchema, ErrorReplySchema, LIMITS, QuestionReplySchema, type Asker, type HookEnvironment, type Question, type QuestionView } from '../../protocol.js';
+import { AskRequestSchema, ErrorReplySchema, LIMITS, QuestionReplySchema, type Asker, type HookEnvironment, type Question, type AskView } from '../../protocol.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
 import { MAX_PENDING, MAX_WAIT_MS } from '../limits.js';
@@ -70,8 +70,8 @@ export function openAsk(context: RouteContext, request: FastifyRequest, asked: A
     ...(asked.machine ? { machine: asked.machine } : {}),
     ...(plan.immediate ? { immediate: plan.immediate } : {}),
   });
-  request.log.info({ questionId: waiter.question.id, questions: asked.questions.length, transport: asked.transport, ...(asked.asker ? { asker: asked.asker.kind } : {}) }, 'question received');
-  if (isNew) addSessionContext(context, request, asked, waiter.question.id);
+  request.log.info({ questionId: waiter.ask.id, questions: asked.questions.length, transport: asked.transport, ...(asked.asker ? { asker: asked.asker.kind } : {}) }, 'question received');
+  if (isNew) addSessionContext(context, request, asked, waiter.ask.id);
   return waiter;
 }
 
@@ -95,7 +95,7 @@ function addSessionContext({ store, deps }: RouteContext, request: FastifyReques
 }
 
 /** What the page says will happen, told for a script or an agent instead of Claude Code and its terminal. */
-function forAsker(timeout: QuestionView['timeout']): QuestionView['timeout'] {
+function forAsker(timeout: AskView['timeout']): AskView['timeout'] {
   if (timeout.action === 'terminal') return { action: 'terminal', summary: 'the asker will be told nobody answered' };
   if (timeout.action === 'decline') return { action: 'decline', summary: 'the asker will be told nobody is available' };
   return timeout;
@@ -138,8 +138,8 @@ export const askRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, contex
         if (!reply.raw.writableEnded) waiter.leave();
       });
       const outcome = await waiter.outcome;
-      request.log.info({ questionId: waiter.question.id, status: outcome.status, source: outcome.source.kind }, 'question settled');
-      const question = context.store.get(waiter.question.id);
+      request.log.info({ questionId: waiter.ask.id, status: outcome.status, source: outcome.source.kind }, 'question settled');
+      const question = context.store.get(waiter.ask.id);
       if (!question) throw new HttpError(500, 'internal', 'the settled question is gone');
       return reply.send({ question });
     },

@@ -9,7 +9,7 @@ import type { Auth, AuthOptions } from '../auth.js';
 import type { RequestTimeouts } from '../limits.js';
 import type { PolicyContext, QuestionPlan } from '../policy.js';
 import type { Push } from '../push.js';
-import type { QuestionStore } from '../store.js';
+import type { AskStore } from '../store.js';
 import type { ContextRead } from '../transcript.js';
 import type { WebSocket } from 'ws';
 
@@ -20,7 +20,7 @@ import type { WebSocket } from 'ws';
 export type Watchers = { sockets: Set<WebSocket>; deviceOf: WeakMap<WebSocket, string>; visible: Set<WebSocket> };
 
 export type AppDeps = {
-  store: QuestionStore;
+  store: AskStore;
   token: string;
   /** The current hook key, read when an http hook asks (so a rotated key applies at once). Without it, no http hook can ask. */
   hookKey?: () => string | undefined;
@@ -69,7 +69,7 @@ export type AppDeps = {
 };
 
 export type RouteContext = {
-  store: QuestionStore;
+  store: AskStore;
   auth: Auth;
   watchers: Watchers;
   deps: AppDeps;

@@ -35,7 +35,7 @@ export function broadcast(watchers: Watchers, message: ServerMessage): void {
 }
 
 export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, watchers, deps }) => {
-  const unsubscribe = store.subscribe((event) => broadcast(watchers, { type: event.type, question: event.question }));
+  const unsubscribe = store.subscribe((event) => broadcast(watchers, { type: event.type, question: event.ask }));
   const answeredPing = new WeakSet<WebSocket>();
   const heartbeat = setInterval(() => {
     for (const socket of watchers.sockets) {

@@ -98,7 +98,7 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
         response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
         response.end(text);
       }
-      request.log.info({ questionId: waiter.question.id, status: outcome.status, source: outcome.source.kind }, 'question settled');
+      request.log.info({ questionId: waiter.ask.id, status: outcome.status, source: outcome.source.kind }, 'question settled');
     },
   );
 
@@ -143,14 +143,14 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       reply.hijack();
       const response = reply.raw;
       response.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
-      const { id } = waiter.question;
-      let expiresAt = waiter.question.expiresAt;
+      const { id } = waiter.ask;
+      let expiresAt = waiter.ask.expiresAt;
       response.write(identity.line(credentials, 'accepted', { id, waitMs: Math.max(0, expiresAt - Date.now()) }));
       // The hook gives up at its own deadline, taken from the wait it was told: a later deadline is
       // told to it as well, or it would leave while the person it waits for is still answering.
       const unsubscribe = context.store.subscribe((event) => {
-        if (event.type !== 'updated' || event.question.id !== id || event.question.expiresAt === expiresAt) return;
-        expiresAt = event.question.expiresAt;
+        if (event.type !== 'updated' || event.ask.id !== id || event.ask.expiresAt === expiresAt) return;
+        expiresAt = event.ask.expiresAt;
         if (!response.destroyed) response.write(identity.line(credentials, 'extended', { waitMs: Math.max(0, expiresAt - Date.now()) }));
       });
       response.on('close', () => {
@@ -161,7 +161,7 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       if (!response.destroyed) {
         response.end(identity.line(credentials, 'settled', { status: outcome.status, hookOutput: outcome.hookOutput }));
       }
-      request.log.info({ questionId: waiter.question.id, status: outcome.status, source: outcome.source.kind }, 'question settled');
+      request.log.info({ questionId: waiter.ask.id, status: outcome.status, source: outcome.source.kind }, 'question settled');
     },
   );
 

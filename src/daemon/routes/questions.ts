@@ -3,7 +3,7 @@
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AnswerRequestSchema, ErrorReplySchema, QuestionReplySchema, QuestionsReplySchema, TooLateReplySchema, type QuestionView } from '../../protocol.js';
+import { AnswerRequestSchema, ErrorReplySchema, QuestionReplySchema, QuestionsReplySchema, TooLateReplySchema, type AskView } from '../../protocol.js';
 import { ANSWER_BODY_LIMIT_BYTES, EXTEND_STEP_MS } from '../limits.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
@@ -46,7 +46,7 @@ export const questionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, {
       const client = request.principal.kind === 'page' ? 'page' : 'cli';
       const result = store.answer(id, request.body.responses, client);
       if (result.kind === 'answered') request.log.info({ questionId: id, client }, 'question answered');
-      if (result.kind === 'failed') request.log.error({ questionId: id, client, error: result.question.error }, 'answer accepted, but no decision could be built: the terminal asks');
+      if (result.kind === 'failed') request.log.error({ questionId: id, client, error: result.ask.error }, 'answer accepted, but no decision could be built: the terminal asks');
       return sendAnswerResult(reply, result);
     },
   );
@@ -74,7 +74,7 @@ export const questionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, {
     },
     async (request, reply) => {
       const result = store.extend(request.params.id);
-      if (result.kind === 'extended') request.log.info({ questionId: request.params.id, expiresAt: result.question.expiresAt }, 'question extended');
+      if (result.kind === 'extended') request.log.info({ questionId: request.params.id, expiresAt: result.ask.expiresAt }, 'question extended');
       return sendExtendResult(reply, result);
     },
   );
@@ -89,7 +89,7 @@ export const questionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, {
 const notFound = () => new HttpError(404, 'not_found', 'no such question (it may have finished long ago)');
 
 /** 409 with the question as it ended: whoever comes late learns who won. */
-function sendTooLate(reply: FastifyReply, question: QuestionView) {
+function sendTooLate(reply: FastifyReply, question: AskView) {
   return reply.code(409).send({ error: { code: 'already_resolved', message: `this question was already ${question.status}` }, question });
 }
 
@@ -98,11 +98,11 @@ function sendExtendResult(reply: FastifyReply, result: ExtendResult) {
   switch (result.kind) {
     case 'extended':
     case 'unchanged':
-      return reply.code(200).send({ question: result.question });
+      return reply.code(200).send({ question: result.ask });
     case 'not_found':
       throw notFound();
     case 'already_resolved':
-      return sendTooLate(reply, result.question);
+      return sendTooLate(reply, result.ask);
   }
 }
 
@@ -110,18 +110,18 @@ function sendExtendResult(reply: FastifyReply, result: ExtendResult) {
 function sendAnswerResult(reply: FastifyReply, result: AnswerResult) {
   switch (result.kind) {
     case 'answered':
-      return reply.code(200).send({ question: result.question });
+      return reply.code(200).send({ question: result.ask });
     case 'not_found':
       throw notFound();
     case 'already_resolved':
-      return sendTooLate(reply, result.question);
+      return sendTooLate(reply, result.ask);
     case 'invalid':
       throw new HttpError(400, result.error.code, result.error.message);
     case 'failed':
       throw new HttpError(
         500,
         'decision_failed',
-        `the answer was not delivered: ${result.question.error ?? 'the decision for Claude Code could not be built'}. The question went back to the terminal: answer it there.`,
+        `the answer was not delivered: ${result.ask.error ?? 'the decision for Claude Code could not be built'}. The question went back to the terminal: answer it there.`,
       );
   }
 }
