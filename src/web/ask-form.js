@@ -262,7 +262,7 @@ function buildQuestion(question, index, draft) {
   const legend = h('legend', { class: 'q-legend' }, question.header ? h('span', { class: 'chip', dir: 'auto' }, visibleNodes(question.header)) : null, h('span', { class: 'q-text', dir: 'auto' }, visibleNodes(question.question)));
   const fieldset = h('fieldset', { class: 'q', 'data-question-index': index, 'aria-describedby': hintId });
   const count = question.options.length;
-  fieldset.append(legend, h('p', { class: 'q-hint', id: hintId, text: `${multi ? 'Select all that apply' : 'Select one'} · keys 1–${count + 1}` }));
+  fieldset.append(legend, h('p', { class: 'q-hint', id: hintId }, multi ? 'Select all that apply' : 'Select one', h('span', { class: 'q-keys', text: ` · keys 1–${count + 1}` })));
 
   const list = h('div', { class: 'options' });
   // A single-select shows the preview of the option in focus (else the chosen one) beside the list,

@@ -240,7 +240,10 @@ export function createInbox(root, handlers) {
     setCurrent(id) {
       if (current) rows.get(current)?.row.firstElementChild?.removeAttribute('aria-current');
       current = id;
-      if (id) rows.get(id)?.row.firstElementChild?.setAttribute('aria-current', 'true');
+      const row = id ? rows.get(id)?.row : undefined;
+      row?.firstElementChild?.setAttribute('aria-current', 'true');
+      // The row of the set in focus stays in sight in the inbox's own scroll.
+      row?.scrollIntoView({ block: 'nearest' });
     },
     /** @param {number} now */
     tick(now) {
