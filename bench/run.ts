@@ -354,7 +354,7 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
   const loggedAt = async (questionId: string, msg: string) => Number((await daemon.waitForLog((entry) => entry.questionId === questionId && entry.msg === msg, 10_000, `"${msg}" for ${questionId}`)).time);
 
   const question = singleQuestion();
-  const hookKey = readFileSync(join(daemon.home, 'hook-key'), 'utf8').trim();
+  const hookKey = daemon.hookKey();
   // Claude Code's one client keeps its connection to the daemon alive between questions.
   const agent = new Agent({ keepAlive: true, maxSockets: 1 });
   onCleanup(() => agent.destroy());

@@ -63,7 +63,7 @@ const answerOf = (output: HookOutput) => (output.hookSpecificOutput.updatedInput
 describe('more time for a person who is answering', () => {
   it("keeps Claude Code's http hook waiting past the first deadline, and the answer given then reaches it; without it the policy decides", async () => {
     const daemon = await daemonForTest();
-    const key = readFileSync(join(daemon.home, 'hook-key'), 'utf8').trim();
+    const key = daemon.hookKey();
     const { page, messages } = await pageOf(daemon);
 
     const extendedPayload = freshPayload('01-single-select', 'extend-http');

@@ -26,7 +26,7 @@ async function daemonWithKey(options: Parameters<typeof startDaemon>[0] = {}): P
   const daemon = await startDaemon(options);
   stops.push(() => daemon.stop());
   // The daemon makes the key at start; install writes it into settings from there.
-  return { daemon, key: () => readFileSync(join(daemon.home, 'hook-key'), 'utf8').trim() };
+  return { daemon, key: () => daemon.hookKey() };
 }
 
 describe('the http hook against the real daemon', () => {

@@ -2,7 +2,7 @@
 // branch, the set in focus shows what Claude said before asking (shortened, expandable, as text);
 // a hostile transcript_path gives nothing and the question is answered all the same; and a session
 // that ends takes its questions out of the page, saying why.
-import { mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -32,7 +32,7 @@ describe.skipIf(!chromiumState.available)('the session context in the page', () 
     projects = join(home, '.claude', 'projects', '-home-alice-shop');
     mkdirSync(projects, { recursive: true });
     daemon = await startDaemon({ env: { HOME: home, ASKBRIDGE_LOG_LEVEL: 'debug' } });
-    hookKey = readFileSync(join(daemon.home, 'hook-key'), 'utf8').trim();
+    hookKey = daemon.hookKey();
     browser = await launchBrowser();
     paired = await openPairedPage(browser, daemon, { viewport: { width: 1280, height: 900 } });
   }, 30_000);

@@ -30,7 +30,7 @@ describe.skipIf(!chromium.available || !caddy.available)('through a TLS front (C
     front = await prepareTlsFront();
     daemon = await startDaemon({ env: { ASKBRIDGE_PUBLIC_URL: front.origin } });
     await front.forwardTo(daemon.port);
-    hookKey = readFileSync(join(daemon.home, 'hook-key'), 'utf8').trim();
+    hookKey = daemon.hookKey();
     browser = await launchBrowser({}, front.chromiumArgs);
   }, 60_000);
   afterAll(async () => {

@@ -32,7 +32,7 @@ beforeAll(async () => {
   mkdirSync(projects, { recursive: true });
   // Debug: the daemon says why a question got no context (never which path it was given).
   daemon = await startDaemon({ env: { HOME: home, ASKBRIDGE_LOG_LEVEL: 'debug' } });
-  hookKey = readFileSync(join(daemon.home, 'hook-key'), 'utf8').trim();
+  hookKey = daemon.hookKey();
 }, 30_000);
 afterEach(async () => {
   await killStrayProcesses();

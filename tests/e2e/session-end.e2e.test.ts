@@ -25,7 +25,7 @@ let daemon: Daemon;
 let hookKey: string;
 beforeAll(async () => {
   daemon = await startDaemon();
-  hookKey = readFileSync(join(daemon.home, 'hook-key'), 'utf8').trim();
+  hookKey = daemon.hookKey();
 }, 30_000);
 afterEach(async () => {
   await killStrayProcesses();

@@ -2,7 +2,6 @@
 // real terminal (tmux: keys sent, the screen read back) against the real daemon and hook. Every
 // step waits for what the screen or the daemon shows, within a bounded time, never for a fixed one.
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -292,7 +291,7 @@ describe('askbridge answer on a terminal', () => {
 
   it('withdrawn by Claude Code in the middle of the flow: it says so at once (exit 3)', async () => {
     const daemon = await daemonForTest();
-    const key = readFileSync(join(daemon.home, 'hook-key'), 'utf8').trim();
+    const key = daemon.hookKey();
     const payload = freshPayload('01-single-select', 'flow-withdrawn');
     const hook = postAsHttpHook({ port: daemon.port, key, payload });
     hook.response.catch(() => undefined);
@@ -453,7 +452,7 @@ describe('askbridge listen', () => {
     expect((await runCli(['answer', added.id, '--pick', '1=Lint'], daemon.env)).code).toBe(0);
     expect(parsed(await listener.waitForLine((line) => parsed(line).event === 'resolved' && parsed(line).id === added.id, 'resolved'))).toMatchObject({ status: 'answered', by: 'person', detail: 'cli' });
 
-    const key = readFileSync(join(daemon.home, 'hook-key'), 'utf8').trim();
+    const key = daemon.hookKey();
     const httpPayload = freshPayload('11-newer-fields', 'listen-withdrawn');
     const hook = postAsHttpHook({ port: daemon.port, key, payload: httpPayload });
     hook.response.catch(() => undefined);

@@ -2,7 +2,6 @@
 // webhooks, all pointing at a local receiver. Each is told once when a question starts waiting
 // (retried when it fails), never with more than the project, the headers and the link, never in
 // an answer's way; and a project's own config cannot add one.
-import { readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -86,7 +85,7 @@ describe('webhooks', () => {
     expect(message.content).toBe(`**Question from acme\\-shop**: DB \\<!channel\\> \\@everyone \\[x\\]\\(https\\://evil.test\\)\\[U+202E\\]\n${link}`);
 
     // Nothing but the project, the headers and the link: no question text, no secret of the daemon's.
-    const secrets = [daemon.token, readFileSync(join(daemon.home, 'hook-key'), 'utf8').trim(), new URL(daemon.pairingUrl).hash.slice('#pair='.length), payload.tool_input.questions[0]!.question, 'SQLite'];
+    const secrets = [daemon.token, daemon.hookKey(), new URL(daemon.pairingUrl).hash.slice('#pair='.length), payload.tool_input.questions[0]!.question, 'SQLite'];
     for (const request of receiver.received) {
       const seen = `${JSON.stringify(request.headers)}${request.body.toString('utf8')}`;
       for (const secret of secrets) expect(seen, request.path).not.toContain(secret);

@@ -50,6 +50,8 @@ export type Daemon = {
   askAsHook(body: string): Promise<HookReply>;
   /** GET/POST the daemon's API as a local program (bearer token), like the CLI does. */
   api<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /** The http hook's key as it is now: $ASKBRIDGE_HOME/hook-key. */
+  hookKey(): string;
   pending(): Promise<AskView[]>;
   /** One question, pending or finished, as GET /api/questions/ID returns it. */
   question(id: string): Promise<AskView>;
@@ -215,6 +217,9 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       });
     },
     api,
+    hookKey() {
+      return readFileSync(join(home, 'hook-key'), 'utf8').trim();
+    },
     async pending() {
       const { status, body } = await api<{ questions: AskView[] }>('GET', '/api/questions');
       if (status !== 200) throw new Error(`GET /api/questions answered ${status}`);
