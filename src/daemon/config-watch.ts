@@ -4,10 +4,11 @@
 // has not trusted (trust.ts) is ignored, and the banner says so and how to trust it. Questions also
 // re-check the files they use, so an edit counts for the very next question even before the
 // watcher reports it. A file whose folder does not exist yet (a new user's ~/.config/askbridge) is
-// noticed when the folder and the file appear.
+// noticed when the folder and the file appear. chokidar is loaded by the first file to watch, after
+// the daemon's own start: nothing is missed meanwhile, as every file is read again once it is ready.
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 import { createConfigReader, projectDirOf, type EffectiveConfig } from '../config.js';
 import { createTrustStore } from '../trust.js';
 
@@ -28,6 +29,8 @@ export function createConfigWatch(options: { env: NodeJS.ProcessEnv; log: Config
   const projectFiles = new Set<string>();
   let banner: string | null = null;
   let watcher: FSWatcher | undefined;
+  let starting: Promise<FSWatcher | undefined> | undefined;
+  let closed = false;
 
   function updateBanner(): void {
     const parts = [
@@ -127,19 +130,30 @@ export function createConfigWatch(options: { env: NodeJS.ProcessEnv; log: Config
   function follow(path: string): void {
     if (watched.has(path)) return;
     watched.add(path);
-    // An editor that saves in place truncates first and writes after: read a file only once its
-    // size has held still, so a half-written file never raises a false banner. depth 0: a folder
-    // watched for a file still to come is watched alone, not everything below it.
-    watcher ??= watch([], { ignoreInitial: true, depth: 0, awaitWriteFinish: { stabilityThreshold: WRITE_SETTLE_MS, pollInterval: 20 } })
+    if (watcher) watcher.add(nearestWatchable(path));
+    else starting ??= startWatching();
+  }
+
+  /**
+   * An editor that saves in place truncates first and writes after: read a file only once its size
+   * has held still, so a half-written file never raises a false banner. depth 0: a folder watched
+   * for a file still to come is watched alone, not everything below it.
+   */
+  async function startWatching(): Promise<FSWatcher | undefined> {
+    const { watch } = await import('chokidar');
+    if (closed) return undefined;
+    watcher = watch([], { ignoreInitial: true, depth: 0, awaitWriteFinish: { stabilityThreshold: WRITE_SETTLE_MS, pollInterval: 20 } })
       .on('add', reload)
       .on('change', reload)
       .on('unlink', reload)
       .on('addDir', folderAdded)
-      // A change made while chokidar was still setting up is not reported: look once it is ready.
+      // A change made before chokidar was loaded, or while it was setting up, is not reported: look once it is ready.
       .on('ready', () => {
         for (const watchedPath of watched) if (existsSync(watchedPath)) reload(watchedPath);
       });
-    watcher.add(nearestWatchable(path));
+    // Every file followed while chokidar was being loaded.
+    for (const watchedPath of watched) watcher.add(nearestWatchable(watchedPath));
+    return watcher;
   }
 
   follow(trust.path);
@@ -149,7 +163,8 @@ export function createConfigWatch(options: { env: NodeJS.ProcessEnv; log: Config
     effective: check,
     banner: () => banner,
     async close(): Promise<void> {
-      await watcher?.close();
+      closed = true;
+      await (await starting)?.close();
     },
   };
 }
