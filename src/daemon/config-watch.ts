@@ -4,8 +4,9 @@
 // has not trusted (trust.ts) is ignored, and the banner says so and how to trust it. Questions also
 // re-check the files they use, so an edit counts for the very next question even before the
 // watcher reports it. A file whose folder does not exist yet (a new user's ~/.config/askbridge) is
-// noticed when the folder and the file appear. chokidar is loaded by the first file to watch, after
-// the daemon's own start: nothing is missed meanwhile, as every file is read again once it is ready.
+// noticed when the folder and the file appear. chokidar is loaded, and watching starts, when the
+// daemon says (main.ts: a moment after it serves): nothing is missed meanwhile, as every file is
+// read again once the watcher is ready.
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { FSWatcher } from 'chokidar';
@@ -20,7 +21,15 @@ export type ConfigWatchLog = {
 /** How long a file's size must hold still before it is read: an editor may still be writing it. */
 const WRITE_SETTLE_MS = 120;
 
-export function createConfigWatch(options: { env: NodeJS.ProcessEnv; log: ConfigWatchLog; onBanner: (message: string | null) => void }) {
+export type ConfigWatchOptions = {
+  env: NodeJS.ProcessEnv;
+  log: ConfigWatchLog;
+  onBanner: (message: string | null) => void;
+  /** Watching starts once this resolves (at once without it). */
+  watchFrom?: Promise<void>;
+};
+
+export function createConfigWatch(options: ConfigWatchOptions) {
   const trust = createTrustStore(options.env);
   const reader = createConfigReader(options.env, trust);
   const errors = new Map<string, string>();
@@ -29,7 +38,7 @@ export function createConfigWatch(options: { env: NodeJS.ProcessEnv; log: Config
   const projectFiles = new Set<string>();
   let banner: string | null = null;
   let watcher: FSWatcher | undefined;
-  let starting: Promise<FSWatcher | undefined> | undefined;
+  let starting = false;
   let closed = false;
 
   function updateBanner(): void {
@@ -131,7 +140,10 @@ export function createConfigWatch(options: { env: NodeJS.ProcessEnv; log: Config
     if (watched.has(path)) return;
     watched.add(path);
     if (watcher) watcher.add(nearestWatchable(path));
-    else starting ??= startWatching();
+    else if (!starting) {
+      starting = true;
+      startWatching().catch((error: Error) => options.log.warn({ error: error.message }, 'config files are not watched: a change applies to the next question only'));
+    }
   }
 
   /**
@@ -139,9 +151,10 @@ export function createConfigWatch(options: { env: NodeJS.ProcessEnv; log: Config
    * has held still, so a half-written file never raises a false banner. depth 0: a folder watched
    * for a file still to come is watched alone, not everything below it.
    */
-  async function startWatching(): Promise<FSWatcher | undefined> {
+  async function startWatching(): Promise<void> {
+    await options.watchFrom;
     const { watch } = await import('chokidar');
-    if (closed) return undefined;
+    if (closed) return;
     watcher = watch([], { ignoreInitial: true, depth: 0, awaitWriteFinish: { stabilityThreshold: WRITE_SETTLE_MS, pollInterval: 20 } })
       .on('add', reload)
       .on('change', reload)
@@ -151,9 +164,8 @@ export function createConfigWatch(options: { env: NodeJS.ProcessEnv; log: Config
       .on('ready', () => {
         for (const watchedPath of watched) if (existsSync(watchedPath)) reload(watchedPath);
       });
-    // Every file followed while chokidar was being loaded.
+    // Every file followed before the watcher was made.
     for (const watchedPath of watched) watcher.add(nearestWatchable(watchedPath));
-    return watcher;
   }
 
   follow(trust.path);
@@ -162,9 +174,10 @@ export function createConfigWatch(options: { env: NodeJS.ProcessEnv; log: Config
     /** The configuration for a question asked in cwd, newest valid (and, for a project, trusted) version of each file. */
     effective: check,
     banner: () => banner,
+    /** Stops watching; a watcher not made yet never will be. */
     async close(): Promise<void> {
       closed = true;
-      await (await starting)?.close();
+      await watcher?.close();
     },
   };
 }
