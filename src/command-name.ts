@@ -5,8 +5,9 @@
 import { realpathSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { ownFolders } from './package-root.js';
 
-export const CLI_PATH = fileURLToPath(new URL('../bin/askbridge.mjs', import.meta.url));
+export const CLI_PATH = fileURLToPath(new URL('bin/askbridge.mjs', ownFolders(import.meta.url).packageRoot));
 
 export function askbridgeCommand(env: NodeJS.ProcessEnv): string {
   const ours = realpathOrUndefined(CLI_PATH);

@@ -2,9 +2,10 @@
 // one zod schema for both, merged over the defaults. Every value remembers where it came from, so
 // `askbridge config` can explain it. A file that fails to parse never replaces its last good version.
 import { readFileSync, statSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join, parse as parsePath, resolve } from 'node:path';
-import { RE2JS } from 're2js';
+import type { RE2JS } from 're2js';
 import { z } from 'zod';
 import { ANSWER_MODES } from './answers.js';
 import { contentHash, createTrustStore, type TrustStore, type TrustVerdict } from './trust.js';
@@ -22,8 +23,20 @@ export const PROJECT_CONFIG_PATH = join('.claude', 'askbridge.json');
  * accepted and changes nothing (RE2 always reads Unicode).
  */
 export function compileRulePattern(regex: string, flags = ''): RE2JS {
-  const bits = (flags.includes('i') ? RE2JS.CASE_INSENSITIVE : 0) | (flags.includes('m') ? RE2JS.MULTILINE : 0) | (flags.includes('s') ? RE2JS.DOTALL : 0);
-  return RE2JS.compile(regex, bits);
+  const re2 = loadRe2js();
+  const bits = (flags.includes('i') ? re2.CASE_INSENSITIVE : 0) | (flags.includes('m') ? re2.MULTILINE : 0) | (flags.includes('s') ? re2.DOTALL : 0);
+  return re2.compile(regex, bits);
+}
+
+let re2js: typeof RE2JS | undefined;
+/**
+ * re2js, loaded by the first rule with a regular expression: most configurations have none, and
+ * it is a sixth of what the daemon would load at start. Synchronously (its CommonJS build), as a
+ * config file is read synchronously.
+ */
+function loadRe2js(): typeof RE2JS {
+  re2js ??= (createRequire(import.meta.url)('re2js') as typeof import('re2js')).RE2JS;
+  return re2js;
 }
 
 const MatchSchema = z.union([

@@ -4,10 +4,12 @@
 // has not trusted (trust.ts) is ignored, and the banner says so and how to trust it. Questions also
 // re-check the files they use, so an edit counts for the very next question even before the
 // watcher reports it. A file whose folder does not exist yet (a new user's ~/.config/askbridge) is
-// noticed when the folder and the file appear.
+// noticed when the folder and the file appear. chokidar is loaded, and watching starts, when the
+// daemon says (main.ts: a moment after it serves): nothing is missed meanwhile, as every file is
+// read again once the watcher is ready.
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import { watch, type FSWatcher } from 'chokidar';
+import type { FSWatcher } from 'chokidar';
 import { createConfigReader, projectDirOf, type EffectiveConfig } from '../config.js';
 import { createTrustStore } from '../trust.js';
 
@@ -19,7 +21,15 @@ export type ConfigWatchLog = {
 /** How long a file's size must hold still before it is read: an editor may still be writing it. */
 const WRITE_SETTLE_MS = 120;
 
-export function createConfigWatch(options: { env: NodeJS.ProcessEnv; log: ConfigWatchLog; onBanner: (message: string | null) => void }) {
+export type ConfigWatchOptions = {
+  env: NodeJS.ProcessEnv;
+  log: ConfigWatchLog;
+  onBanner: (message: string | null) => void;
+  /** Watching starts once this resolves (at once without it). */
+  watchFrom?: Promise<void>;
+};
+
+export function createConfigWatch(options: ConfigWatchOptions) {
   const trust = createTrustStore(options.env);
   const reader = createConfigReader(options.env, trust);
   const errors = new Map<string, string>();
@@ -28,6 +38,8 @@ export function createConfigWatch(options: { env: NodeJS.ProcessEnv; log: Config
   const projectFiles = new Set<string>();
   let banner: string | null = null;
   let watcher: FSWatcher | undefined;
+  let starting = false;
+  let closed = false;
 
   function updateBanner(): void {
     const parts = [
@@ -127,19 +139,33 @@ export function createConfigWatch(options: { env: NodeJS.ProcessEnv; log: Config
   function follow(path: string): void {
     if (watched.has(path)) return;
     watched.add(path);
-    // An editor that saves in place truncates first and writes after: read a file only once its
-    // size has held still, so a half-written file never raises a false banner. depth 0: a folder
-    // watched for a file still to come is watched alone, not everything below it.
-    watcher ??= watch([], { ignoreInitial: true, depth: 0, awaitWriteFinish: { stabilityThreshold: WRITE_SETTLE_MS, pollInterval: 20 } })
+    if (watcher) watcher.add(nearestWatchable(path));
+    else if (!starting) {
+      starting = true;
+      startWatching().catch((error: Error) => options.log.warn({ error: error.message }, 'config files are not watched: a change applies to the next question only'));
+    }
+  }
+
+  /**
+   * An editor that saves in place truncates first and writes after: read a file only once its size
+   * has held still, so a half-written file never raises a false banner. depth 0: a folder watched
+   * for a file still to come is watched alone, not everything below it.
+   */
+  async function startWatching(): Promise<void> {
+    await options.watchFrom;
+    const { watch } = await import('chokidar');
+    if (closed) return;
+    watcher = watch([], { ignoreInitial: true, depth: 0, awaitWriteFinish: { stabilityThreshold: WRITE_SETTLE_MS, pollInterval: 20 } })
       .on('add', reload)
       .on('change', reload)
       .on('unlink', reload)
       .on('addDir', folderAdded)
-      // A change made while chokidar was still setting up is not reported: look once it is ready.
+      // A change made before chokidar was loaded, or while it was setting up, is not reported: look once it is ready.
       .on('ready', () => {
         for (const watchedPath of watched) if (existsSync(watchedPath)) reload(watchedPath);
       });
-    watcher.add(nearestWatchable(path));
+    // Every file followed before the watcher was made.
+    for (const watchedPath of watched) watcher.add(nearestWatchable(watchedPath));
   }
 
   follow(trust.path);
@@ -148,7 +174,9 @@ export function createConfigWatch(options: { env: NodeJS.ProcessEnv; log: Config
     /** The configuration for a question asked in cwd, newest valid (and, for a project, trusted) version of each file. */
     effective: check,
     banner: () => banner,
+    /** Stops watching; a watcher not made yet never will be. */
     async close(): Promise<void> {
+      closed = true;
       await watcher?.close();
     },
   };

@@ -51,6 +51,9 @@ export function resolvePort(env: NodeJS.ProcessEnv, flag?: number): number {
   return raw;
 }
 
+/** How long after it starts to serve the daemon starts watching its config files (config-watch.ts). */
+const WATCH_AFTER_SERVING_MS = 250;
+
 /** A disk that refuses the state directory's files is a one-line reason not to start. */
 const DISK_ERRORS: Record<string, string> = {
   ENOSPC: 'the disk is full',
@@ -147,7 +150,12 @@ async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Rea
   const stop = () => (stopping ??= shutDown());
 
   let holdsIpv6 = false;
+  // The config files are watched from a moment after the daemon serves, so that setting up the
+  // watcher does not share the CPU with the first questions of a start.
+  let serving = () => {};
+  const served = new Promise<void>((resolve) => (serving = resolve));
   const configWatch = createConfigWatch({
+    watchFrom: served,
     env: options.env,
     log: { info: (fields, message) => logger.info(fields, message), warn: (fields, message) => logger.warn(fields, message) },
     onBanner: (message) => {
@@ -233,6 +241,7 @@ async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Rea
   }
   stateDir.writeDaemonInfo({ pid: process.pid, port: listeningPort, host: LOOPBACK_HOST, version: VERSION, startedAt: Date.now(), ...(publicUrl ? { publicUrl: publicUrl.href } : {}) });
 
+  setTimeout(serving, WATCH_AFTER_SERVING_MS).unref();
   const url = `http://${LOOPBACK_HOST}:${listeningPort}/`;
   pageUrl ??= url;
   logger.info({ url, stateDir: stateDir.paths.dir, version: VERSION }, 'askbridge is listening');

@@ -4,8 +4,10 @@
 // unpaired or expires, or when its push service says the subscription is gone (404, 410). web-push
 // encrypts each payload for its device (RFC 8291, aes128gcm) and signs the VAPID JWT; fetch sends it,
 // in the background, so a push never waits in an answer's way and a loopback push service works too.
+// web-push (and its crypto libraries) is loaded with the first push, not at start: the daemon starts
+// on the hook's path, and most starts send no push.
+import { createECDH } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import webpush from 'web-push';
 import { z } from 'zod';
 import type { PushSubscriptionJson } from '../protocol.js';
 import { writeFileAtomic } from '../state-dir.js';
@@ -57,10 +59,27 @@ function vapidKeysFor(options: PushOptions): VapidKeys {
     options.log.warn({ path: options.paths.vapidKeys }, 'the VAPID keys could not be read: new ones are made, and every device must turn push on again');
     writeFileAtomic(options.paths.pushSubscriptions, '[]\n');
   }
-  const keys = webpush.generateVAPIDKeys();
+  const keys = newVapidKeys();
   writeFileAtomic(options.paths.vapidKeys, `${JSON.stringify(keys)}\n`);
   return keys;
 }
+
+/**
+ * A new P-256 key pair, as web-push's generateVAPIDKeys() makes it: the public key uncompressed (65
+ * bytes), the private key 32 bytes (a shorter one padded with leading zeros), both base64url.
+ */
+function newVapidKeys(): VapidKeys {
+  const curve = createECDH('prime256v1');
+  const publicKey = curve.generateKeys();
+  const privateKey = curve.getPrivateKey();
+  const padded = (key: Buffer, length: number) => Buffer.concat([Buffer.alloc(Math.max(0, length - key.length)), key]);
+  return { publicKey: padded(publicKey, 65).toString('base64url'), privateKey: padded(privateKey, 32).toString('base64url') };
+}
+
+type WebPush = typeof import('web-push');
+let webPush: Promise<WebPush> | undefined;
+/** web-push, loaded once, by the first push. A CommonJS module: its exports are the namespace's default (which its types leave out). */
+const loadWebPush = () => (webPush ??= import('web-push').then((module) => (module as unknown as { default: WebPush }).default));
 
 /** Opens Web Push; throws when the keys cannot be made or written (a full or read-only disk). */
 export function createPush(options: PushOptions) {
@@ -90,6 +109,7 @@ export function createPush(options: PushOptions) {
   async function pushTo(stored: Stored, payload: string, ttlSeconds: number, questionId: string): Promise<void> {
     const where = { device: stored.deviceId, to: new URL(stored.endpoint).origin, questionId };
     try {
+      const webpush = await loadWebPush();
       const request = webpush.generateRequestDetails({ endpoint: stored.endpoint, keys: stored.keys }, payload, { vapidDetails, TTL: ttlSeconds, urgency: 'high' });
       // fetch sets the length itself; every other header as web-push made it.
       const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => name.toLowerCase() !== 'content-length').map(([name, value]) => [name, String(value)]));

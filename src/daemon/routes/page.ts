@@ -8,8 +8,11 @@ import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
+import { ownFolders } from '../../package-root.js';
 
-const WEB_ROOT = new URL('../../web/', import.meta.url);
+/** The page's files: dist/web/ beside the compiled daemon, src/web/ in the tests (from the package root: the daemon may be bundled). */
+const OWN_FOLDERS = ownFolders(import.meta.url);
+const WEB_ROOT = new URL('web/', OWN_FOLDERS.codeRoot);
 
 const SCRIPT = 'text/javascript; charset=utf-8';
 
@@ -82,7 +85,7 @@ export const pageRoutes: FastifyPluginAsyncZod = async (app) => {
 
 /** marked's ES module from its package, without the source map comment that names a file not served here. */
 function readMarked(): Buffer {
-  const file = createRequire(import.meta.url).resolve('marked').replace(/[^/\\]+$/, 'marked.esm.js');
+  const file = createRequire(new URL('package.json', OWN_FOLDERS.packageRoot)).resolve('marked').replace(/[^/\\]+$/, 'marked.esm.js');
   return Buffer.from(readFileSync(file, 'utf8').replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n'));
 }
 
