@@ -55,7 +55,7 @@ export type Daemon = {
   pending(): Promise<AskView[]>;
   /** One question, pending or finished, as GET /api/questions/ID returns it. */
   question(id: string): Promise<AskView>;
-  /** The lines of history.jsonl so far (none before the first question finishes). */
+  /** The lines of history.jsonl, every question settled so far included (none before the first finishes). */
   history(): Promise<HistoryLine[]>;
   /** Waits until a pending question for this tool call exists, and returns it. */
   waitForQuestion(toolUseId: string, timeoutMs?: number): Promise<AskView>;
@@ -231,6 +231,9 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       return body.question;
     },
     async history() {
+      // The daemon appends a line just after a question settles, so a hook may have its answer a
+      // moment before the line is written: GET /api/history returns once every settled one is.
+      if (daemon.running()) await daemon.api('GET', '/api/history?limit=1').catch(() => undefined);
       if (!existsSync(daemon.historyFile)) return [];
       return (await readFile(daemon.historyFile, 'utf8'))
         .split('\n')
