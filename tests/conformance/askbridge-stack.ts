@@ -219,13 +219,16 @@ async function recordStatusChanges(page: Page): Promise<void> {
     (window as unknown as { __statusChanges: typeof changes }).__statusChanges = changes;
     const observer = new MutationObserver((records) => {
       for (const record of records) {
-        const el = record.target as Element;
-        if (record.type === 'attributes' && el.hasAttribute('data-question-id')) {
+        // A card's status changes in place, or a finished card replaces the set that was in focus.
+        const cards = record.type === 'attributes' ? [record.target] : [...record.addedNodes];
+        for (const el of cards) {
+          if (!(el instanceof Element) || !el.hasAttribute('data-question-id') || !el.hasAttribute('data-status')) continue;
+          if (record.type === 'childList' && el.getAttribute('data-status') === 'pending') continue;
           changes.push({ id: el.getAttribute('data-question-id') ?? '', status: el.getAttribute('data-status') ?? '', at: Date.now() });
         }
       }
     });
-    observer.observe(document, { subtree: true, attributes: true, attributeFilter: ['data-status'] });
+    observer.observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['data-status'] });
   });
 }
 

@@ -30,6 +30,7 @@ import { join } from 'node:path';
 import { CLI_BIN, REPO_ROOT, baseEnv } from '../stack/env.js';
 import { sleep, waitUntil } from '../stack/clock.js';
 import { runCli } from '../stack/processes.js';
+import { openAsk } from '../stack/browser.js';
 import type { Daemon } from '../stack/daemon.js';
 import { createProject, editLocalSettings, hookEnvOf, openAnswerPage, pinnedClaudeVersion, resolveClaudeUnderTest, startAskbridgeDaemon, startSdkSession } from './askbridge-stack.js';
 import type { AnswerPage, ClaudeUnderTest, HookWiring, Project } from './askbridge-stack.js';
@@ -235,12 +236,16 @@ async function askInTerminal(script: AskUserQuestionInput, options: AskOptions =
   return { fake, project, claude };
 }
 
-/** The question as the daemon holds it, once the hook has handed it over, and its card on the page. */
-async function pendingCard(run: Run): Promise<AskView> {
+/**
+ * The question as the daemon holds it, once the hook has handed it over, and its card on the page,
+ * brought into focus there (`open: false`: only waiting in the page's inbox).
+ */
+async function pendingCard(run: Run, { open = true } = {}): Promise<AskView> {
   const question = await daemon.waitForQuestion(run.fake.currentToolUseId, 30_000).catch(async (error: unknown) => {
     throw new Error(`${String(error)}\nScreen:\n${await run.claude.screen().catch(() => '(no screen)')}`);
   });
-  await answerPage.card(question.id).and(answerPage.page.locator('[data-status="pending"]')).waitFor();
+  if (open) await openAsk(answerPage.page, question.id);
+  else await answerPage.page.locator(`[data-ask-id="${question.id}"]`).waitFor({ state: 'attached' });
   return question;
 }
 
@@ -411,6 +416,7 @@ describe('askbridge answers reach the model through the real Claude Code client'
     const question = await pendingCard(run);
     const fieldset = answerPage.question(question.id, 0);
     await fieldset.getByRole('radio', { name: 'Postgres', exact: true }).check();
+    await fieldset.getByRole('button', { name: 'Add a note', exact: true }).click();
     await fieldset.getByRole('textbox', { name: 'Note', exact: true }).fill('keep it boring, we know it well');
     await submitCard(question.id);
 
@@ -696,7 +702,7 @@ describe('askbridge answers reach the model through the real Claude Code client'
           }),
         );
       }
-      const questions = await Promise.all(runs.map((run) => pendingCard(run)));
+      const questions = await Promise.all(runs.map((run) => pendingCard(run, { open: false })));
       const waiting = (await daemon.pending()).map((question) => question.id);
       expect(waiting).toEqual(expect.arrayContaining(questions.map((question) => question.id)));
       // Answered in the other order than asked, each by its own id.
