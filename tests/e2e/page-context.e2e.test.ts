@@ -2,15 +2,13 @@
 // branch, the set in focus shows what Claude said before asking (shortened, expandable, as text);
 // a hostile transcript_path gives nothing and the question is answered all the same; and a session
 // that ends takes its questions out of the page, saying why.
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailability, launchBrowser, openAsk, openPairedPage, type PairedPage } from '../stack/browser.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
-import { freshPayload, type HookPayload } from '../stack/fixtures.js';
+import { claudeHome, freshPayload, type HookPayload } from '../stack/fixtures.js';
 import { postAsHttpHook, postSessionEndAsHttpHook, sessionEndPayload } from '../stack/hook-client.js';
 import { killStrayProcesses } from '../stack/processes.js';
 
@@ -21,17 +19,16 @@ const SAID = `I looked at the orders service. ${'The schema has grown, and the r
 
 describe.skipIf(!chromiumState.available)('the session context in the page', () => {
   let daemon: Daemon;
-  let home: string;
+  let claude: Awaited<ReturnType<typeof claudeHome>>;
   let projects: string;
   let hookKey: string;
   let browser: Browser;
   let paired: PairedPage;
 
   beforeAll(async () => {
-    home = await mkdtemp(join(tmpdir(), 'askbridge-page-context-'));
-    projects = join(home, '.claude', 'projects', '-home-alice-shop');
-    mkdirSync(projects, { recursive: true });
-    daemon = await startDaemon({ env: { HOME: home, ASKBRIDGE_LOG_LEVEL: 'debug' } });
+    claude = await claudeHome();
+    projects = claude.projects;
+    daemon = await startDaemon({ env: { HOME: claude.home, ASKBRIDGE_LOG_LEVEL: 'debug' } });
     hookKey = daemon.hookKey();
     browser = await launchBrowser();
     paired = await openPairedPage(browser, daemon, { viewport: { width: 1280, height: 900 } });
@@ -41,7 +38,7 @@ describe.skipIf(!chromiumState.available)('the session context in the page', () 
     await browser?.close();
     await killStrayProcesses();
     await daemon?.stop();
-    await rm(home, { recursive: true, force: true });
+    await claude?.remove();
   });
 
   /** A transcript as Claude Code writes it: the first prompt, what Claude said, then the tool call. */

@@ -3,9 +3,7 @@
 // and `askbridge listen` see the question added at once, then updated with the session's title,
 // branch and what Claude said. A hostile transcript_path gives no context, and the question is
 // answered all the same; no path ever reaches a view, history or the log.
-import { copyFileSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFileSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type WebSocket from 'ws';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -13,7 +11,7 @@ import type { AskView, ServerMessage } from '../../src/protocol.js';
 import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { REPO_ROOT } from '../stack/env.js';
-import { freshPayload, type HookPayload } from '../stack/fixtures.js';
+import { claudeHome, freshPayload, type HookPayload } from '../stack/fixtures.js';
 import { postAsHttpHook } from '../stack/hook-client.js';
 import { pairOverHttp } from '../stack/page-client.js';
 import { killStrayProcesses, runCli, runHook, startCli } from '../stack/processes.js';
@@ -25,11 +23,12 @@ const WAIT_MS = 10_000;
 let daemon: Daemon;
 let home: string;
 let projects: string;
+let removeHome: () => Promise<void> = async () => {};
 let hookKey: string;
 beforeAll(async () => {
-  home = await mkdtemp(join(tmpdir(), 'askbridge-context-home-'));
-  projects = join(home, '.claude', 'projects', '-home-alice-shop');
-  mkdirSync(projects, { recursive: true });
+  const claude = await claudeHome();
+  ({ home, projects } = claude);
+  removeHome = claude.remove;
   // Debug: the daemon says why a question got no context (never which path it was given).
   daemon = await startDaemon({ env: { HOME: home, ASKBRIDGE_LOG_LEVEL: 'debug' } });
   hookKey = daemon.hookKey();
@@ -39,7 +38,7 @@ afterEach(async () => {
 });
 afterAll(async () => {
   await daemon?.stop();
-  await rm(home, { recursive: true, force: true });
+  await removeHome();
 });
 
 /** The real transcript of a session that asked, as the transcript of this tool call. */

@@ -1,6 +1,8 @@
 // The sample payloads in tests/fixtures: what Claude Code sends the hook, what a person answers, and
 // what the hook must print for it (tests/fixtures/README.md).
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { AskView } from '../../src/protocol.js';
 import { REPO_ROOT } from './env.js';
@@ -57,4 +59,12 @@ export function answerArgs(id: string, payload: HookPayload, answer: FixtureAnsw
     if (response.notes !== null) args.push('--note', `${index + 1}=${response.notes}`);
   }
   return args;
+}
+
+/** A scratch HOME holding Claude Code's projects folder, where a daemon started with it reads transcripts. */
+export async function claudeHome(): Promise<{ home: string; projects: string; remove(): Promise<void> }> {
+  const home = await mkdtemp(join(tmpdir(), 'askbridge-claude-home-'));
+  const projects = join(home, '.claude', 'projects', '-home-alice-shop');
+  mkdirSync(projects, { recursive: true });
+  return { home, projects, remove: () => rm(home, { recursive: true, force: true }) };
 }
