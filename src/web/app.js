@@ -13,7 +13,7 @@ import { finishedCard } from './finished.js';
 import { initHistory } from './history.js';
 import { createInbox, roughAge } from './inbox.js';
 import { onLive, onQuestionAdded, onQuestionEnded, showWaitingCount, startNotify } from './notify.js';
-import { markInvisible } from './visible-text.js';
+import { markInvisible, visibleNodes } from './visible-text.js';
 
 /** @typedef {import('../protocol.js').AskView} AskView */
 /** @typedef {ReturnType<typeof buildAskForm>} AskForm */
@@ -264,7 +264,7 @@ function onResolved(view) {
 
 function setBanner(message) {
   ui.banner.hidden = !message;
-  ui.bannerText.replaceChildren(document.createTextNode(markInvisible(message ?? '')));
+  ui.bannerText.replaceChildren(...visibleNodes(message ?? ''));
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -52,7 +52,7 @@ export function shortId(id) {
  * Who asked, for the meta line: a script or an MCP client says who it is; Claude Code names its session.
  * @param {AskView} view
  */
-export function askerNodes(view) {
+function askerNodes(view) {
   return [
     view.asker ? `asked by ${view.asker.kind === 'mcp' ? 'the MCP client' : 'the script'} ` : 'session ',
     view.asker ? h('code', { class: 'session' }, visibleNodes(view.asker.name)) : h('code', { class: 'session', title: markInvisible(view.sessionId) }, visibleNodes(shortId(view.sessionId))),
@@ -440,12 +440,4 @@ function clearProblem(q) {
   q.fieldset.setAttribute('aria-describedby', q.hintId);
   q.otherText.removeAttribute('aria-invalid');
   q.otherText.removeAttribute('aria-describedby');
-}
-
-/**
- * How many problems the last submit found, for the announcement.
- * @param {{ qs: FormQuestion[] }} card
- */
-export function problemCount(card) {
-  return card.qs.filter((q) => !q.error.hidden).length;
 }

@@ -26,7 +26,7 @@ function own(record, key) {
  * @param {How} how
  * @returns {{ title: string; detail: string | null }}
  */
-export function describe(view, how) {
+function describe(view, how) {
   const source = /** @type {Record<string, any>} */ (view.source && typeof view.source === 'object' ? view.source : {});
   if (how.gone) return { title: 'No longer pending', detail: 'It was settled while this page was not connected.' };
   const byPolicy = source.kind === 'policy';
@@ -89,7 +89,7 @@ export function finishedCard(view, how) {
  * What was asked and, when answered, what was answered.
  * @param {AskView} view
  */
-export function summaryOf(view) {
+function summaryOf(view) {
   const answers = view.answers && typeof view.answers === 'object' ? view.answers : {};
   const notes = view.notes && typeof view.notes === 'object' ? view.notes : {};
   const list = h('dl', { class: 'answers' });
