@@ -5,10 +5,10 @@
 // re-check the files they use, so an edit counts for the very next question even before the
 // watcher reports it. A file whose folder does not exist yet (a new user's ~/.config/askbridge) is
 // noticed when the folder and the file appear. chokidar is loaded, and watching starts, when the
-// daemon says (main.ts: a moment after it serves): nothing is missed meanwhile, as every file is
-// read again once the watcher is ready.
+// daemon says (main.ts: a moment after it serves): nothing is missed meanwhile, as chokidar reports
+// every file it finds when it starts watching a path, and each is read again then.
 import { existsSync } from 'node:fs';
-import { dirname } from 'node:path';
+import { dirname, sep } from 'node:path';
 import type { FSWatcher } from 'chokidar';
 import { createConfigReader, projectDirOf, type EffectiveConfig } from '../config.js';
 import { createTrustStore } from '../trust.js';
@@ -113,16 +113,15 @@ export function createConfigWatch(options: ConfigWatchOptions) {
     return effective;
   }
 
-  /**
-   * A new folder: the files waiting for it may be there now, or their next missing folder may be.
-   * A file found there may still be being written: it is read once it has held still as long as
-   * chokidar waits for any other write (later writes to it are reported as usual).
-   */
-  function folderAdded(): void {
-    for (const path of watched) {
-      watcher?.add(nearestWatchable(path));
-      if (existsSync(path)) setTimeout(() => reload(path), WRITE_SETTLE_MS).unref();
-    }
+  /** What each followed file is watched through: itself, or the nearest folder above it that exists. */
+  const watchedThrough = new Map<string, string>();
+
+  /** Watch a followed file through the nearest thing that exists, if that changed. */
+  function watchNearest(path: string): void {
+    const target = nearestWatchable(path);
+    if (watchedThrough.get(path) === target) return;
+    watchedThrough.set(path, target);
+    watcher?.add(target);
   }
 
   /**
@@ -139,7 +138,7 @@ export function createConfigWatch(options: ConfigWatchOptions) {
   function follow(path: string): void {
     if (watched.has(path)) return;
     watched.add(path);
-    if (watcher) watcher.add(nearestWatchable(path));
+    if (watcher) watchNearest(path);
     else if (!starting) {
       starting = true;
       startWatching().catch((error: Error) => options.log.warn({ error: error.message }, 'config files are not watched: a change applies to the next question only'));
@@ -149,23 +148,29 @@ export function createConfigWatch(options: ConfigWatchOptions) {
   /**
    * An editor that saves in place truncates first and writes after: read a file only once its size
    * has held still, so a half-written file never raises a false banner. depth 0: a folder watched
-   * for a file still to come is watched alone, not everything below it.
+   * for a file still to come is watched alone, not everything below it, and only the followed files
+   * and the folders on the way to them are reported. Files chokidar finds when it starts watching a
+   * path are reported too (no ignoreInitial): a file that appeared before the watch was in place,
+   * in a folder that was just made, is read then; reading an unchanged file changes nothing.
    */
   async function startWatching(): Promise<void> {
     await options.watchFrom;
     const { watch } = await import('chokidar');
     if (closed) return;
-    watcher = watch([], { ignoreInitial: true, depth: 0, awaitWriteFinish: { stabilityThreshold: WRITE_SETTLE_MS, pollInterval: 20 } })
+    const onTheWay = (path: string) => watched.has(path) || [...watched].some((file) => file.startsWith(`${path}${sep}`));
+    watcher = watch([], { depth: 0, ignored: (path) => !onTheWay(path), awaitWriteFinish: { stabilityThreshold: WRITE_SETTLE_MS, pollInterval: 20 } })
       .on('add', reload)
       .on('change', reload)
       .on('unlink', reload)
-      .on('addDir', folderAdded)
-      // A change made before chokidar was loaded, or while it was setting up, is not reported: look once it is ready.
-      .on('ready', () => {
-        for (const watchedPath of watched) if (existsSync(watchedPath)) reload(watchedPath);
+      // A new folder: a followed file, or its next missing folder, may be in it. chokidar lists a
+      // folder before it watches it, so a file made in between is looked for once more after that.
+      .on('addDir', () => {
+        for (const path of watched) watchNearest(path);
+        setTimeout(() => {
+          for (const path of watched) if (existsSync(path)) reload(path);
+        }, WRITE_SETTLE_MS).unref();
       });
-    // Every file followed before the watcher was made.
-    for (const watchedPath of watched) watcher.add(nearestWatchable(watchedPath));
+    for (const path of watched) watchNearest(path);
   }
 
   follow(trust.path);
