@@ -61,7 +61,10 @@ export function codeCacheFile(dir: string, bundleFile: string): string {
  */
 export function loadBundle(bundle: URL, buildId: string, env: NodeJS.ProcessEnv): LoadedBundle {
   const filename = fileURLToPath(bundle);
-  const source = readFileSync(filename, 'latin1'); // the bundle is ASCII only: one byte a character
+  // As UTF-8 (the bundle is ASCII only, so one byte a character either way): Node makes that string
+  // straight from the file, where any other encoding goes through a 1.2 MB Buffer, whose memory
+  // brought V8's first full collection forward onto a fresh daemon's first question (+10 ms).
+  const source = readFileSync(filename, 'utf8');
   const { size, mtimeMs } = statSync(filename);
   const header = { buildId, size, mtimeMs };
   const cacheFile = cacheFileFor(env, filename);
