@@ -26,6 +26,7 @@ const SCRUBBED_ENV = [
   'CLAUDECODE',
   'XDG_STATE_HOME',
   'XDG_CONFIG_HOME',
+  'XDG_CACHE_HOME',
   'NODE_OPTIONS',
 ];
 
@@ -35,11 +36,18 @@ const SCRUBBED_ENV = [
  */
 const NO_USER_CONFIG = join(tmpdir(), 'askbridge-tests-have-no-user-config');
 
+/**
+ * Where the daemons started here keep their code cache (src/daemon/code-cache.ts): one folder for
+ * every run, so that a start after the first uses the cache as a user's does, and never the
+ * developer's ~/.cache.
+ */
+const TEST_CACHE = join(tmpdir(), 'askbridge-tests-cache');
+
 /** process.env without anything that would make a run depend on the machine it runs on. */
 export function baseEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of SCRUBBED_ENV) delete env[name];
-  return { ...env, XDG_CONFIG_HOME: NO_USER_CONFIG, ...extra };
+  return { ...env, XDG_CONFIG_HOME: NO_USER_CONFIG, XDG_CACHE_HOME: TEST_CACHE, ...extra };
 }
 
 function listFiles(dir: string): string[] {
