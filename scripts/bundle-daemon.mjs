@@ -117,6 +117,7 @@ const others = exported.filter((name) => name !== 'runDaemonInForeground');
 const buildId = createHash('sha256').update(bundle.contents).digest('base64url').slice(0, 22);
 
 const loader = `${MARK}: it runs in bundle.cjs (scripts/bundle-daemon.mjs).
+import './v8-flags.js';
 import { loadBundle } from './code-cache.js';
 
 const bundle = loadBundle(new URL('./bundle.cjs', import.meta.url), '${buildId}', process.env);

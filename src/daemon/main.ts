@@ -1,4 +1,5 @@
 // The daemon process: the only daemon file that touches `process`, signals and listen().
+import './v8-flags.js';
 import closeWithGrace from 'close-with-grace';
 import { createServer } from 'node:http';
 import type { Logger } from 'pino';
