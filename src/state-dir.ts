@@ -2,9 +2,10 @@
 // local (the token). The directory is 0700 and every file in it 0600, written atomically.
 // hooks/askbridge-hook.cjs resolves the same paths on its own, to stay dependency-free.
 import { randomBytes } from 'node:crypto';
-import { chmodSync, closeSync, fsyncSync, linkSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
+import { chmodSync, closeSync, fsyncSync, linkSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { makeFolders } from './folders.js';
 
 export const DEFAULT_PORT = 7433;
 export const LOOPBACK_HOST = '127.0.0.1';
@@ -68,7 +69,7 @@ export function openStateDir(dir: string) {
      * files in it are tightened to 0600 too (an older version, or a copy, may have left one looser).
      */
     ensure(): void {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      makeFolders(dir, 0o700);
       const stat = statSync(dir);
       if (typeof process.getuid === 'function' && stat.uid !== process.getuid()) {
         throw new Error(`state directory ${dir} belongs to another user`);

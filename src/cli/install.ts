@@ -6,10 +6,11 @@
 // go only where nothing gets committed: a project's `.claude/settings.local.json` (made sure to be
 // ignored by git) or the user's own settings. Running it twice changes nothing the second time.
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, readFileSync, statSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
 import { dirname, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { makeFolders } from '../folders.js';
 import { HTTP_HOOK_PATH } from '../http-hook.js';
 import { parsePublicUrl } from '../public-url.js';
 import { configuredPort, LOOPBACK_HOST, isProcessAlive, openStateDir, resolveStateDir } from '../state-dir.js';
@@ -114,7 +115,7 @@ export async function run(io: CommandIo): Promise<void> {
   }
 
   const before = destination.state === 'ok' ? destination.settings : undefined;
-  mkdirSync(dirname(destination.path), { recursive: true });
+  makeFolders(dirname(destination.path));
   // A new file holds the hook key: only its owner reads it. An existing file keeps its own mode.
   const changed = await writeSettings(destination.path, before, withInstalledHooks(before ?? {}, { ask, sessionStart: sessionStartCommand(port) }), { newFileMode: 0o600 });
   const what = ask.transport === 'http' ? `askbridge hook (http, ${ask.url})` : 'askbridge hook (command)';
@@ -145,7 +146,7 @@ async function installRemote(io: CommandIo, target: Target, values: { url?: stri
   const destination = readEditable(target.user ? 'user' : 'local', target);
   const ask: AskHook = { transport: 'http', url: `${publicUrl.origin}${HTTP_HOOK_PATH}`, key: values.key, machine: values.machine ?? hostname() };
   const before = destination.state === 'ok' ? destination.settings : undefined;
-  mkdirSync(dirname(destination.path), { recursive: true });
+  makeFolders(dirname(destination.path));
   const changed = await writeSettings(destination.path, before, withInstalledHooks(before ?? {}, { ask }), { newFileMode: 0o600 });
   io.stdout(`${changed ? 'askbridge hook (http, another machine' : 'askbridge hook (http, another machine, already'}: ${ask.url}) installed in ${destination.path}\n`);
   if (!target.user) ensureIgnoredByGit(target.projectDir, destination.path, io);
@@ -168,7 +169,7 @@ function ensureIgnoredByGit(projectDir: string, file: string, io: CommandIo): vo
     // exit 1: not ignored
   }
   const exclude = resolve(projectDir, git('rev-parse', '--git-path', 'info/exclude').trim());
-  mkdirSync(dirname(exclude), { recursive: true });
+  makeFolders(dirname(exclude));
   let current = '';
   try {
     current = readFileSync(exclude, 'utf8');

@@ -4,11 +4,12 @@
 // runs, prints nothing (a SessionStart hook's stdout goes into Claude's context), and many of them
 // at once still make one daemon (the lock decides).
 import { spawn } from 'node:child_process';
-import { closeSync, mkdirSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { CLI_PATH } from '../command-name.js';
+import { makeFolders } from '../folders.js';
 import { describeRunning, isHolderAlive, lockPaths, readLockHolder } from '../daemon/lock.js';
 import { logsDir, openStateDir, resolveStateDir } from '../state-dir.js';
 import { connectToDaemon } from './client.js';
@@ -72,7 +73,7 @@ export async function startInBackground(io: CommandIo, startFlags: string[], qui
   }
   // The child's stderr goes to a file, not a pipe: the daemon outlives this command, and a write to
   // a pipe nobody reads any more would kill it.
-  mkdirSync(logsDir(stateDir.paths.dir), { recursive: true, mode: 0o700 });
+  makeFolders(logsDir(stateDir.paths.dir), 0o700);
   const stderrFile = join(logsDir(stateDir.paths.dir), 'start.stderr');
   const stderrFd = openSync(stderrFile, 'w', 0o600);
   const child = spawn(process.execPath, [CLI_PATH, 'start', '--log-file', ...startFlags], {

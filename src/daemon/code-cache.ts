@@ -15,13 +15,14 @@
 //   only when the start had none it could use. One file per installation of askbridge and Node
 //   version; one unused for a month goes when another is written.
 import { createHash, randomBytes } from 'node:crypto';
-import { lstatSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { lstatSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Script } from 'node:vm';
 import { crc32 } from 'node:zlib';
+import { makeFolders } from '../folders.js';
 
 /** How the bundle was compiled: with the cache, without one, or with one V8 (or this module) refused. */
 export type CacheUse = 'used' | 'none' | 'refused';
@@ -116,10 +117,7 @@ function readCache(file: string, expected: Omit<CacheHeader, 'crc32'>): Buffer |
 
 function writeCache(file: string, header: Omit<CacheHeader, 'crc32'>, data: Buffer): void {
   const dir = dirname(file);
-  // Two levels made one at a time, never `recursive`: Node 20's recursive mkdirSync loops for ever
-  // where mkdir says ENOENT under a folder that exists (a cache folder set under /proc, say).
-  makeFolder(dirname(dir));
-  makeFolder(dir);
+  makeFolders(dir, 0o700);
   // A folder someone else may write to is left as it is (its mode is the user's to set), and unused.
   if (!isPrivateFolder(dir)) return;
   removeUnused(dir);
@@ -143,14 +141,6 @@ function removeUnused(dir: string): void {
     } catch {
       // gone meanwhile (another start renamed over it)
     }
-  }
-}
-
-function makeFolder(dir: string): void {
-  try {
-    mkdirSync(dir, { mode: 0o700 });
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
   }
 }
 

@@ -3,10 +3,11 @@
 // gives them back when it starts again, and their hooks can re-attach. Best effort by design: a
 // write that fails is logged and the question goes on without it. A file that cannot be read back
 // is set aside as .corrupt, never deleted, and never stops the start.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { ANSWER_MODES } from '../answers.js';
+import { makeFolders } from '../folders.js';
 import { writeFileAtomic } from '../state-dir.js';
 import type { PendingPersistence, PendingRecord } from './store.js';
 
@@ -33,7 +34,7 @@ export function createPendingFiles(stateDir: string, log: Log): PendingPersisten
   return {
     save(record) {
       try {
-        if (!dirReady) mkdirSync(dir, { recursive: true, mode: 0o700 });
+        if (!dirReady) makeFolders(dir, 0o700);
         dirReady = true;
         writeFileAtomic(fileOf(record.id), `${JSON.stringify(record)}\n`);
       } catch (error) {

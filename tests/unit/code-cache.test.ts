@@ -3,7 +3,7 @@
 // cannot be made), the bundle runs, the same, and no start ever fails or waits because of it.
 import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { crc32 } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -121,8 +121,10 @@ describe('the code cache', () => {
   });
 
   it('is simply not kept where its folder cannot be made, and that never holds up the daemon', () => {
-    const { bundle } = setUp();
-    for (const env of [{ XDG_CACHE_HOME: '/proc/askbridge-cannot-be-here' }, { XDG_CACHE_HOME: '/nonexistent/deep/cache' }]) {
+    const { bundle, cacheDir } = setUp();
+    // A file where a folder above the cache would be.
+    writeFileSync(dirname(cacheDir), '');
+    for (const env of [{ XDG_CACHE_HOME: '/proc/askbridge-cannot-be-here' }, { XDG_CACHE_HOME: join(dirname(cacheDir), 'cache') }]) {
       const loaded = loadBundle(bundle, 'build-1', env);
       expectRuns(loaded.exports, bundle);
       loaded.saveCache(); // returns: Node's recursive mkdir would loop for ever under /proc

@@ -21,6 +21,14 @@ describe('the state directory', () => {
     expect(statSync(join(dir, 'page-sessions.json')).mode & 0o777).toBe(0o600);
   });
 
+  it('is made with the folders above it that are missing, each 0700, and fails at once where mkdir cannot make one', () => {
+    const nested = join(dir, 'a', 'b', 'askbridge');
+    openStateDir(nested).ensure();
+    for (const folder of [join(dir, 'a'), join(dir, 'a', 'b'), nested]) expect(statSync(folder).mode & 0o777).toBe(0o700);
+    // Under /proc, mkdir says ENOENT below a folder that exists (where Node 20's recursive mkdir loops for ever).
+    expect(() => openStateDir('/proc/askbridge-cannot-be-here/state').ensure()).toThrow(/ENOENT/);
+  });
+
   it('reads daemon.json only when every field is what the daemon writes', () => {
     const good = { pid: 42, port: 7433, host: '127.0.0.1', version: '0.1.0', startedAt: 1 };
     expect(parseDaemonInfo(good)).toEqual(good);
