@@ -664,7 +664,7 @@ async function benchInbox(browser: Browser): Promise<void> {
     // Someone answers one of the thousands elsewhere (the CLI here): its row leaves this page.
     const answered = waiting.pop()!;
     const sentAt = now();
-    const reply = await daemon.api('POST', `/api/questions/${answered}/terminal`, {});
+    const reply = await daemon.api('POST', `/api/asks/${answered}/terminal`, {});
     if (reply.status !== 200) throw new Error(`answering ${answered}: HTTP ${reply.status}`);
     left.push(toPage(await waitInPage('removed', answered)) - sentAt);
     await sleep(COUNTS.idleMs);

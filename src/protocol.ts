@@ -174,7 +174,7 @@ export const AskPayloadSchema = HookPayloadSchema.transform((payload, ctx) => {
 export const AskerSchema = z.object({ kind: z.enum(['script', 'mcp']), name: nonEmptyText(100) });
 export type Asker = z.infer<typeof AskerSchema>;
 
-/** Body of POST /api/ask: AskUserQuestion's questions, from a script or an agent, and who asks. */
+/** Body of POST /api/asks: AskUserQuestion's questions, from a script or an agent, and who asks. */
 export const AskRequestSchema = z
   .strictObject({
     questions: questionList(LIMITS.askQuestions),
@@ -185,7 +185,7 @@ export const AskRequestSchema = z
     waitSeconds: z.number().int().min(1).max(24 * 60 * 60).optional(),
     environment: HookEnvironmentSchema,
   })
-  .meta({ title: 'question' });
+  .meta({ title: 'ask' });
 export type AskRequest = z.input<typeof AskRequestSchema>;
 
 /** Body of POST /api/hook/questions: the hook's stdin and its environment. */
@@ -205,7 +205,7 @@ export const ResponseSchema = z.strictObject({
 });
 export type Response = z.infer<typeof ResponseSchema>;
 
-/** Body of POST /api/questions/:id/answer, from the page or the CLI. */
+/** Body of POST /api/asks/:id/answer, from the page or the CLI. */
 export const AnswerRequestSchema = z
   .strictObject({
     responses: z.array(ResponseSchema).min(1).max(LIMITS.askQuestions.max),
@@ -260,7 +260,7 @@ export const SessionContextSchema = z.object({
 });
 export type SessionContext = z.infer<typeof SessionContextSchema>;
 
-/** A question as pages and the CLI see it. */
+/** An ask (one AskUserQuestion call, or one from a script or an agent) and its questions, as pages and the CLI see it. */
 export const AskViewSchema = z.object({
   id: z.string(),
   sessionId: z.string(),
@@ -315,11 +315,11 @@ export type ServerMessage = z.infer<typeof ServerMessageSchema>;
 export const PageMessageSchema = z.discriminatedUnion('type', [z.strictObject({ type: z.literal('visibility'), visible: z.boolean() })]).meta({ title: 'page message' });
 export type PageMessage = z.infer<typeof PageMessageSchema>;
 
-/** The daemon's replies about questions, to the page and the CLI. */
-export const QuestionsReplySchema = z.object({ questions: z.array(AskViewSchema) });
-export const QuestionReplySchema = z.object({ question: AskViewSchema });
-/** An answer that came too late: the refusal, and how the question was settled. */
-export const TooLateReplySchema = ErrorReplySchema.extend({ question: AskViewSchema });
+/** The daemon's replies about asks, to the page and the CLI. */
+export const AsksReplySchema = z.object({ asks: z.array(AskViewSchema) });
+export const AskReplySchema = z.object({ ask: AskViewSchema });
+/** An answer that came too late: the refusal, and how the ask was settled. */
+export const TooLateReplySchema = ErrorReplySchema.extend({ ask: AskViewSchema });
 
 /** Why history.jsonl cannot be written now (the answers are still delivered). */
 export const HistoryProblemSchema = z.object({ error: z.string(), since: z.number(), waiting: z.number(), lost: z.number() });

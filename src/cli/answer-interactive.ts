@@ -2,7 +2,7 @@
 // (flow.ts) for the oldest waiting question, one given by id (a unique prefix is enough), or the
 // oldest of a session, while the daemon's live feed says whether the question still waits.
 import { cancel } from '@clack/prompts';
-import { QuestionReplySchema, type AskView } from '../protocol.js';
+import { AskReplySchema, type AskView } from '../protocol.js';
 import { terminalText } from '../visible-text.js';
 import { connectToDaemon, type DaemonClient } from './client.js';
 import { CliError, type CommandIo } from './command.js';
@@ -43,7 +43,7 @@ export async function answerOnTerminal(io: CommandIo, idOrPrefix: string | undef
       case 'failed':
         return 1;
       case 'too-late':
-        cancel(`Too late: ${settledText(end.question)} just before. Nothing was sent.`);
+        cancel(`Too late: ${settledText(end.ask)} just before. Nothing was sent.`);
         return 3;
       case 'stopped':
         if (settledElsewhere) {
@@ -73,11 +73,11 @@ async function chooseWaiting(daemon: DaemonClient, waiting: AskView[], idOrPrefi
   if (matches.length > 1) throw new CliError(`id ${terminalText(idOrPrefix)} is ambiguous`);
   if (matches[0]) return matches[0];
   // Not waiting: a whole id may name a question asked since the feed opened, or one that has finished.
-  const { status, body } = await daemon.request('GET', `/api/questions/${encodeURIComponent(idOrPrefix)}`);
+  const { status, body } = await daemon.request('GET', `/api/asks/${encodeURIComponent(idOrPrefix)}`);
   if (status === 200) {
-    const question = readReply(QuestionReplySchema, body, 'question').question;
-    if (question.status === 'pending') return question;
-    throw new CliError(`too late: this question was ${settledText(question)}`, 3);
+    const ask = readReply(AskReplySchema, body, 'ask').ask;
+    if (ask.status === 'pending') return ask;
+    throw new CliError(`too late: this question was ${settledText(ask)}`, 3);
   }
   throw new CliError(`no question waiting has the id ${terminalText(idOrPrefix)}`);
 }

@@ -4,7 +4,7 @@
 // are numbered from 1, as `askbridge pending` shows them; an id prefix is enough when it is unique.
 import { shorten } from '../answers.js';
 import { parseArgs } from 'node:util';
-import { ErrorReplySchema, QuestionReplySchema, QuestionsReplySchema, type AnswerRequest, type AskView } from '../protocol.js';
+import { AskReplySchema, AsksReplySchema, ErrorReplySchema, type AnswerRequest, type AskView } from '../protocol.js';
 import { markInvisible, terminalJson, terminalText } from '../visible-text.js';
 import { connectToDaemon, type DaemonClient } from './client.js';
 import { CliError, type CommandIo } from './command.js';
@@ -38,17 +38,17 @@ export async function run(io: CommandIo): Promise<number> {
   if (!idOrPrefix || positionals.length > 1 || values.session !== undefined) throw new CliError(`usage: ${GIVEN_ANSWER_USAGE}`, 2);
 
   const daemon = connectToDaemon(io.env);
-  const call = await findQuestion(daemon, idOrPrefix);
+  const call = await findAsk(daemon, idOrPrefix);
 
   const request: AnswerRequest = values.json !== undefined ? readAnswerFile(values.json) : buildResponses(call, values.pick, values.other, values.note);
 
-  const response = await daemon.request('POST', `/api/questions/${call.id}/answer`, request);
+  const response = await daemon.request('POST', `/api/asks/${call.id}/answer`, request);
   if (response.status === 200) {
-    io.stdout(`answered: ${terminalJson(readReply(QuestionReplySchema, response.body, 'answer reply').question.answers)}\n`);
+    io.stdout(`answered: ${terminalJson(readReply(AskReplySchema, response.body, 'answer reply').ask.answers)}\n`);
     return 0;
   }
   if (response.status === 409) {
-    const winner = readReply(QuestionReplySchema, response.body, 'reply to a late answer').question;
+    const winner = readReply(AskReplySchema, response.body, 'reply to a late answer').ask;
     throw new CliError(`too late: the question was already ${winner.status}${winner.answers ? ` with ${terminalJson(winner.answers)}` : ''}`, 3);
   }
   // The daemon's message may quote labels and question text: markers, never raw control characters.
@@ -57,15 +57,15 @@ export async function run(io: CommandIo): Promise<number> {
 
 const GIVEN_ANSWER_USAGE = 'askbridge answer ID --pick 1=LABEL|NUMBER [--pick 1=LABEL2] [--other 2=TEXT] [--note 1=TEXT] | ID --json FILE|-';
 
-/** A whole id finds finished questions too (so a late answer learns who won); a prefix finds pending ones. */
-async function findQuestion(daemon: DaemonClient, idOrPrefix: string): Promise<AskView> {
+/** A whole id finds finished asks too (so a late answer learns who won); a prefix finds pending ones. */
+async function findAsk(daemon: DaemonClient, idOrPrefix: string): Promise<AskView> {
   if (UUID.test(idOrPrefix)) {
-    const { status, body } = await daemon.request('GET', `/api/questions/${idOrPrefix}`);
-    if (status === 200) return readReply(QuestionReplySchema, body, 'question').question;
+    const { status, body } = await daemon.request('GET', `/api/asks/${idOrPrefix}`);
+    if (status === 200) return readReply(AskReplySchema, body, 'ask').ask;
     throw new CliError(`no question with id ${idOrPrefix}`);
   }
-  const reply = await daemon.request('GET', '/api/questions');
-  const matches = readReply(QuestionsReplySchema, reply.body, 'list of questions').questions.filter((call) => call.id.startsWith(idOrPrefix));
+  const reply = await daemon.request('GET', '/api/asks');
+  const matches = readReply(AsksReplySchema, reply.body, 'list of asks').asks.filter((call) => call.id.startsWith(idOrPrefix));
   if (matches.length !== 1) throw new CliError(matches.length === 0 ? `no pending question with id ${idOrPrefix}` : `id ${idOrPrefix} is ambiguous`);
   return matches[0]!;
 }

@@ -7,7 +7,7 @@ import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { HTTP_HOOK_ENV } from '../http-hook.js';
-import { ErrorReplySchema, QuestionReplySchema, type AskRequest, type AskView } from '../protocol.js';
+import { AskReplySchema, ErrorReplySchema, type AskRequest, type AskView } from '../protocol.js';
 import { markInvisible, terminalJson, terminalText } from '../visible-text.js';
 import { connectToDaemon, type DaemonClient } from './client.js';
 import { CliError, type CommandIo } from './command.js';
@@ -67,14 +67,14 @@ export function askerEnvironment(env: NodeJS.ProcessEnv): Record<string, string>
   return Object.fromEntries(HTTP_HOOK_ENV.flatMap((name) => (env[name] ? [[name, env[name].slice(0, 100)]] : [])));
 }
 
-/** Asks through the daemon and returns the settled question; aborting `signal` withdraws it. */
+/** Asks through the daemon and returns the settled ask; aborting `signal` withdraws it. */
 export async function askAndWait(daemon: DaemonClient, ask: AskRequest, signal: AbortSignal): Promise<AskView> {
-  const response = await daemon.request('POST', '/api/ask', ask, { waitsForAPerson: true, signal });
+  const response = await daemon.request('POST', '/api/asks', ask, { waitsForAPerson: true, signal });
   if (response.status !== 200) {
     // The daemon names every bad field; its message may quote the question: markers, never raw control characters.
     throw new CliError(markInvisible(readReply(ErrorReplySchema, response.body, 'refusal').error.message), response.status === 400 ? 2 : 1);
   }
-  return readReply(QuestionReplySchema, response.body, 'reply').question;
+  return readReply(AskReplySchema, response.body, 'reply').ask;
 }
 
 /** The answer on stdout (only the answer, for `$(...)`); how it came about on stderr. */

@@ -27,7 +27,7 @@ export type DaemonClient = {
 };
 
 export type RequestOptions = {
-  /** A reply that comes once a person answered (POST /api/ask): no time limit. */
+  /** A reply that comes once a person answered (POST /api/asks): no time limit. */
   waitsForAPerson?: boolean;
   /** Aborting closes the connection, which withdraws a question being asked. */
   signal?: AbortSignal;

@@ -6,7 +6,7 @@
 // flow at once. A key pressed close to the deadline asks the daemon for more time, as the page does.
 // Model text is shown with every invisible character as a marker.
 import { cancel, intro, log, outro } from '@clack/prompts';
-import { ErrorReplySchema, LIMITS, QuestionReplySchema, type AnswerRequest, type AskView } from '../protocol.js';
+import { AskReplySchema, ErrorReplySchema, LIMITS, type AnswerRequest, type AskView } from '../protocol.js';
 import { markInvisible } from '../visible-text.js';
 import { askText, dropTypeAhead, pickOne, pickSome, type ListItem } from './prompts.js';
 import type { DaemonClient } from './client.js';
@@ -15,9 +15,9 @@ import { readReply } from './replies.js';
 /**
  * How the flow ended: `sent` (the daemon took the answer), `left` (Esc or Ctrl+C: nothing sent),
  * `stopped` (`stop` aborted it: the caller knows why and says so), `too-late` (settled just before
- * the submit arrived: `question` says how), `failed` (the daemon could not use the answer; said on screen).
+ * the submit arrived: `ask` says how), `failed` (the daemon could not use the answer; said on screen).
  */
-export type FlowEnd = { kind: 'sent' } | { kind: 'left' } | { kind: 'stopped' } | { kind: 'too-late'; question: AskView } | { kind: 'failed' };
+export type FlowEnd = { kind: 'sent' } | { kind: 'left' } | { kind: 'stopped' } | { kind: 'too-late'; ask: AskView } | { kind: 'failed' };
 
 /** One question's answer while the flow runs: the options picked (by index), the free text, the note. */
 type Draft = { picked: number[]; other: string | null; notes: string | null };
@@ -80,9 +80,9 @@ export function moreTimeOnKeys(daemon: Pick<DaemonClient, 'request'>, call: AskV
     if (limit === undefined || expiresAt >= limit || expiresAt - at >= MORE_TIME_WHEN_LEFT_MS || at - askedAt < MORE_TIME_EVERY_MS) return;
     askedAt = at;
     daemon
-      .request('POST', `/api/questions/${call.id}/extend`)
+      .request('POST', `/api/asks/${call.id}/extend`)
       .then(({ status, body }) => {
-        if (status === 200) expiresAt = readReply(QuestionReplySchema, body, 'reply to more time').question.expiresAt;
+        if (status === 200) expiresAt = readReply(AskReplySchema, body, 'reply to more time').ask.expiresAt;
       })
       .catch(() => {});
   };
@@ -158,12 +158,12 @@ async function submit(daemon: DaemonClient, call: AskView, drafts: Draft[]): Pro
       return { question: question.question, selected: draft.picked.map((item) => question.options[item]!.label), other: draft.other, notes: draft.notes };
     }),
   };
-  const response = await daemon.request('POST', `/api/questions/${call.id}/answer`, request);
+  const response = await daemon.request('POST', `/api/asks/${call.id}/answer`, request);
   if (response.status === 200) {
     outro('Sent: Claude Code has your answer.');
     return { kind: 'sent' };
   }
-  if (response.status === 409) return { kind: 'too-late', question: readReply(QuestionReplySchema, response.body, 'reply to a late answer').question };
+  if (response.status === 409) return { kind: 'too-late', ask: readReply(AskReplySchema, response.body, 'reply to a late answer').ask };
   const message = markInvisible(readReply(ErrorReplySchema, response.body, 'refusal').error.message);
   if (response.status === 400) {
     log.error(`The daemon refused this answer: ${message}. Change it below, or Esc to leave.`);

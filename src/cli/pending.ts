@@ -1,7 +1,7 @@
 // `askbridge pending`: the questions waiting now. Their text comes from a model: every invisible or
 // terminal-active character is shown as a `[U+XXXX]` marker, and a newline indents what follows.
 import { parseArgs } from 'node:util';
-import { QuestionsReplySchema } from '../protocol.js';
+import { AsksReplySchema } from '../protocol.js';
 import { terminalJson, terminalText } from '../visible-text.js';
 import { connectToDaemon } from './client.js';
 import type { CommandIo } from './command.js';
@@ -9,17 +9,17 @@ import { readReply } from './replies.js';
 
 export async function run(io: CommandIo): Promise<void> {
   const { values } = parseArgs({ args: io.argv, options: { json: { type: 'boolean', default: false } }, strict: true });
-  const reply = await connectToDaemon(io.env).request('GET', '/api/questions');
-  const body = readReply(QuestionsReplySchema, reply.body, 'list of questions');
+  const reply = await connectToDaemon(io.env).request('GET', '/api/asks');
+  const body = readReply(AsksReplySchema, reply.body, 'list of asks');
   if (values.json) {
-    io.stdout(`${terminalJson(body.questions)}\n`);
+    io.stdout(`${terminalJson(body.asks)}\n`);
     return;
   }
-  if (body.questions.length === 0) {
+  if (body.asks.length === 0) {
     io.stdout('No questions waiting.\n');
     return;
   }
-  for (const call of body.questions) {
+  for (const call of body.asks) {
     const seconds = Math.max(0, Math.round((call.expiresAt - Date.now()) / 1000));
     const asker = call.asker ? `  asked by ${call.asker.kind === 'mcp' ? 'the MCP client' : 'the script'} ${terminalText(call.asker.name)}` : '';
     io.stdout(`${terminalText(call.id)}  ${terminalText(call.cwd, '  ')}${asker}  (${seconds}s left, then ${terminalText(call.timeout.summary, '  ')})\n`);

@@ -62,7 +62,7 @@ export async function run(io: CommandIo): Promise<number> {
       current = undefined;
       queue.delete(next.id);
       if (end.kind === 'left') return 0;
-      if (end.kind === 'too-late') cancel(`Too late: ${settledText(end.question)} just before. Nothing was sent.`);
+      if (end.kind === 'too-late') cancel(`Too late: ${settledText(end.ask)} just before. Nothing was sent.`);
       if (end.kind === 'stopped' && settledElsewhere) cancel(`No longer waiting: ${settledText(settledElsewhere)}. Nothing was sent.`);
     }
     if (ended.why) {

@@ -11,7 +11,7 @@ import { HttpError } from './errors.js';
 import { createOpenApiBuilder } from './openapi.js';
 import { BODY_LIMIT_BYTES, REQUEST_TIMEOUTS, WS_MESSAGE_LIMIT_BYTES } from './limits.js';
 import type { AppDeps, RouteContext, Watchers } from './routes/context.js';
-import { askRoutes } from './routes/ask.js';
+import { asksRoutes } from './routes/asks.js';
 import { broadcast, eventRoutes } from './routes/events.js';
 import { historyRoutes } from './routes/history.js';
 import { hookRoutes } from './routes/hook.js';
@@ -19,7 +19,6 @@ import { pageRoutes } from './routes/page.js';
 import { deviceRoutes } from './routes/devices.js';
 import { pairingRoutes } from './routes/pairing.js';
 import { pushRoutes } from './routes/push.js';
-import { questionRoutes } from './routes/questions.js';
 import { statusRoutes } from './routes/status.js';
 
 /** How often the server looks for requests past their time limits (limits.ts). */
@@ -105,8 +104,7 @@ export async function buildApp(deps: AppDeps) {
 
   const context: RouteContext = { store: deps.store, auth, watchers, deps, port: listeningPort, openApi: () => openApi.document() };
   await app.register(hookRoutes, context);
-  await app.register(askRoutes, context);
-  await app.register(questionRoutes, context);
+  await app.register(asksRoutes, context);
   await app.register(historyRoutes, context);
   await app.register(pairingRoutes, context);
   await app.register(deviceRoutes, context);

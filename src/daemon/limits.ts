@@ -23,7 +23,7 @@ export const HISTORY_LINES = { default: 200, max: 5_000 } as const;
 export const MAX_PENDING = 4096;
 
 /**
- * How much more time one extension gives a person who is answering (POST /api/questions/:id/extend):
+ * How much more time one extension gives a person who is answering (POST /api/asks/:id/extend):
  * the deadline moves to at least this far from now, never past the question's extendableUntil.
  */
 export const EXTEND_STEP_MS = 120_000;
@@ -31,7 +31,7 @@ export const EXTEND_STEP_MS = 120_000;
 /**
  * The longest a hook's question may wait, counted from when it was asked, extensions included: the
  * hook's timeout as `install` writes it, less the margin that lets the daemon answer before Claude
- * Code kills the hook. An asker that waits with no limit of its own (`POST /api/ask` without
+ * Code kills the hook. An asker that waits with no limit of its own (`POST /api/asks` without
  * waitSeconds, the MCP tool) is held to the same bound.
  */
 export const MAX_WAIT_MS = (HOOK_TIMEOUT_SECONDS - TIMEOUT_MARGIN_SECONDS) * 1000;

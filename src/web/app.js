@@ -152,8 +152,8 @@ function trimFinished() {
 
 /** A set that ended while this page was away: ask how, once. */
 async function learnOutcome(/** @type {string} */ id) {
-  const result = await api('GET', `/api/questions/${encodeURIComponent(id)}`);
-  const view = result.data?.question;
+  const result = await api('GET', `/api/asks/${encodeURIComponent(id)}`);
+  const view = result.data?.ask;
   if (result.status === 200 && isView(view) && view.status !== 'pending' && finished.get(id)?.status === 'gone') end(view, {});
 }
 
@@ -281,12 +281,12 @@ async function send(action, body) {
   target.inflight = true;
   target.form.hideError();
   target.form.setBusy(true);
-  const result = await api('POST', `/api/questions/${encodeURIComponent(target.view.id)}/${action}`, body);
+  const result = await api('POST', `/api/asks/${encodeURIComponent(target.view.id)}/${action}`, body);
   target.inflight = false;
   target.form.setBusy(false);
   const deferred = target.deferred;
   target.deferred = null;
-  const view = isView(result.data?.question) ? result.data.question : null;
+  const view = isView(result.data?.ask) ? result.data.ask : null;
 
   if (result.status === 200) {
     end(view ?? { ...target.view, status: /** @type {AskView['status']} */ (fallbackStatus) }, { mine: true });
@@ -318,8 +318,8 @@ function maybeExtend(now) {
   if (!Number.isFinite(expiresAt) || !Number.isFinite(extendableUntil) || /** @type {number} */ (extendableUntil) <= expiresAt) return;
   if (expiresAt - now > EXTEND_WHEN_LEFT_MS || now - target.lastActivity > EXTEND_EVERY_MS || now - target.extendAskedAt < EXTEND_EVERY_MS) return;
   target.extendAskedAt = now;
-  void api('POST', `/api/questions/${encodeURIComponent(target.view.id)}/extend`, {}).then((result) => {
-    if (result.status === 200 && isView(result.data?.question)) onUpdated(result.data.question);
+  void api('POST', `/api/asks/${encodeURIComponent(target.view.id)}/extend`, {}).then((result) => {
+    if (result.status === 200 && isView(result.data?.ask)) onUpdated(result.data.ask);
   });
 }
 

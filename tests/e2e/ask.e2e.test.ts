@@ -61,7 +61,7 @@ describe('askbridge ask', () => {
     const { asking, question } = await askAndWait(['--json', '-', '--json-output'], JSON.stringify({ questions }));
     expect(question.questions).toHaveLength(5);
     const responses = questions.map((q, index) => ({ question: q.question, selected: index === 4 ? ['Yes', 'No'] : ['Yes'] }));
-    expect((await daemon.api('POST', `/api/questions/${question.id}/answer`, { responses })).status).toBe(200);
+    expect((await daemon.api('POST', `/api/asks/${question.id}/answer`, { responses })).status).toBe(200);
 
     const result = await asking.result;
     expect(result.code).toBe(0);
@@ -72,7 +72,7 @@ describe('askbridge ask', () => {
   it('exits 4 when the person declines', async () => {
     daemon = await startDaemon();
     const { asking, question } = await askAndWait(DEPLOY);
-    expect((await daemon.api('POST', `/api/questions/${question.id}/decline`, {})).status).toBe(200);
+    expect((await daemon.api('POST', `/api/asks/${question.id}/decline`, {})).status).toBe(200);
     const result = await asking.result;
     expect(result).toMatchObject({ code: 4, stdout: '' });
     expect(result.stderr).toContain('declined: the person chose not to answer');
@@ -129,7 +129,7 @@ describe('askbridge ask', () => {
     daemon = await startDaemon();
     const { asking, question } = await askAndWait(DEPLOY);
     const other = 'fine\u001b]0;pwned\u0007\u001b[2J';
-    expect((await daemon.api('POST', `/api/questions/${question.id}/answer`, { responses: [{ question: 'Deploy the release now?', other }] })).status).toBe(200);
+    expect((await daemon.api('POST', `/api/asks/${question.id}/answer`, { responses: [{ question: 'Deploy the release now?', other }] })).status).toBe(200);
     const result = await asking.result;
     expect(result.code).toBe(0);
     expect(result.stdout).toBe('fine[U+001B]]0;pwned[U+0007][U+001B][2J\n');

@@ -50,9 +50,9 @@ async function pageOf(daemon: Daemon): Promise<{ page: PageClient; messages: Ser
 
 /** Asks the page's way for more time, and checks it was given: two minutes, within the hook's limit. */
 async function extend(page: PageClient, question: AskView): Promise<AskView> {
-  const response = await page.request<{ question: AskView }>('POST', `/api/questions/${question.id}/extend`);
+  const response = await page.request<{ ask: AskView }>('POST', `/api/asks/${question.id}/extend`);
   expect(response.status).toBe(200);
-  const moved = response.body.question;
+  const moved = response.body.ask;
   expect(moved.expiresAt).toBeGreaterThan(question.expiresAt + 100_000);
   expect(moved.extendableUntil).toBe(question.createdAt + (HOOK_TIMEOUT_SECONDS - TIMEOUT_MARGIN_SECONDS) * 1000);
   return moved;
@@ -89,7 +89,7 @@ describe('more time for a person who is answering', () => {
     // Extended: its first deadline has passed too, and it still waits, hook and all.
     expect(await daemon.question(asked.id)).toMatchObject({ status: 'pending', expiresAt: moved.expiresAt });
     expect(extendedHookEnded).toBe(false);
-    const answered = await page.request('POST', `/api/questions/${asked.id}/answer`, { responses: [{ question: DATABASE, selected: ['SQLite'] }] });
+    const answered = await page.request('POST', `/api/asks/${asked.id}/answer`, { responses: [{ question: DATABASE, selected: ['SQLite'] }] });
     expect(answered.status).toBe(200);
     const { statusCode, body } = await extendedHook.response;
     expect(statusCode).toBe(200);

@@ -249,9 +249,9 @@ describe('the hook with a running daemon', () => {
     expect(result.stdout.trim().startsWith('{')).toBe(true);
     expect(() => JSON.parse(result.stdout)).not.toThrow();
 
-    const after = await daemon.api<{ question: AskView }>('GET', `/api/questions/${question.id}`);
-    expect(after.body.question.status).toBe('answered');
-    expect(after.body.question.source).toEqual({ kind: 'person', client: 'cli' });
+    const after = await daemon.api<{ ask: AskView }>('GET', `/api/asks/${question.id}`);
+    expect(after.body.ask.status).toBe('answered');
+    expect(after.body.ask.source).toEqual({ kind: 'person', client: 'cli' });
   });
 
   it('withdraws the question within a second when the hook is killed with SIGKILL, and refuses a late answer', async () => {
@@ -271,9 +271,9 @@ describe('the hook with a running daemon', () => {
     expect(pending.code).toBe(0);
     expect(parseJson<AskView[]>(pending.stdout, 'pending --json').map((q) => q.id)).not.toContain(question.id);
 
-    const view = await daemon.api<{ question: AskView }>('GET', `/api/questions/${question.id}`);
-    expect(view.body.question.status).toBe('cancelled');
-    expect(view.body.question.source).toEqual({ kind: 'hook-gone' });
+    const view = await daemon.api<{ ask: AskView }>('GET', `/api/asks/${question.id}`);
+    expect(view.body.ask.status).toBe('cancelled');
+    expect(view.body.ask.source).toEqual({ kind: 'hook-gone' });
 
     const late = await runCli(['answer', question.id, '--pick', '1=SQLite'], daemon.env);
     expect(late.code).toBe(3);
@@ -291,8 +291,8 @@ describe('the hook with a running daemon', () => {
     expectSilentPassThrough(result);
 
     await waitUntil(async () => ((await daemon.pending()).some((q) => q.id === question.id) ? undefined : true), 1000, 'the question to be withdrawn', 10);
-    const view = await daemon.api<{ question: AskView }>('GET', `/api/questions/${question.id}`);
-    expect(view.body.question.status).toBe('cancelled');
+    const view = await daemon.api<{ ask: AskView }>('GET', `/api/asks/${question.id}`);
+    expect(view.body.ask.status).toBe('cancelled');
 
     const late = await runCli(['answer', question.id, '--pick', '1=Lint'], daemon.env);
     expect(late.code).toBe(3);
@@ -336,8 +336,8 @@ describe('the hook with a running daemon', () => {
     expect((await first.result).signal).toBe('SIGKILL');
     // Let the daemon see the closed connection: a status round trip after the kill.
     await daemon.api('GET', '/api/status');
-    const still = await daemon.api<{ question: AskView }>('GET', `/api/questions/${question.id}`);
-    expect(still.body.question.status).toBe('pending');
+    const still = await daemon.api<{ ask: AskView }>('GET', `/api/asks/${question.id}`);
+    expect(still.body.ask.status).toBe('pending');
 
     const answered = await runCli(['answer', question.id, '--pick', '1=PostgreSQL (Recommended)'], daemon.env);
     expect(answered.code).toBe(0);
@@ -559,9 +559,9 @@ describe('what happens when nobody answers, as set in the user config file', () 
     expectSilentPassThrough(result);
     expect(result.ms).toBeGreaterThanOrEqual(1000);
     expect(result.ms).toBeLessThan(5000);
-    const view = await daemon.api<{ question: AskView }>('GET', `/api/questions/${question.id}`);
-    expect(view.body.question.status).toBe('handed-to-terminal');
-    expect(view.body.question.source).toEqual({ kind: 'policy', action: 'terminal', trigger: 'timeout' });
+    const view = await daemon.api<{ ask: AskView }>('GET', `/api/asks/${question.id}`);
+    expect(view.body.ask.status).toBe('handed-to-terminal');
+    expect(view.body.ask.source).toEqual({ kind: 'policy', action: 'terminal', trigger: 'timeout' });
   });
 
   it('answers with the "(Recommended)" option and tells Claude it was a default, with onTimeout "recommended"', async () => {

@@ -105,7 +105,7 @@ describe.skipIf(!chromiumState.available)('the page as an inbox', () => {
     }
     expect((await daemon.question(order[0]!)).status).toBe('handed-to-terminal');
     // A set answered elsewhere leaves the inbox of this page at once.
-    await daemon.api('POST', `/api/questions/${order[10]}/terminal`, {});
+    await daemon.api('POST', `/api/asks/${order[10]}/terminal`, {});
     await page.locator(`[data-ask-id="${order[10]}"]`).waitFor({ state: 'detached' });
     expect(await page.locator('#pending-count').textContent()).toBe('25');
     await page.screenshot({ path: '/tmp/askbridge-inbox-desktop.png' });
@@ -302,7 +302,7 @@ describe.skipIf(!chromiumState.available)('the page as an inbox', () => {
       const card = await openAsk(page, view.id);
       const extends_: number[] = [];
       page.on('request', (request) => {
-        if (request.url().endsWith(`/api/questions/${view.id}/extend`)) extends_.push(request.timing().startTime);
+        if (request.url().endsWith(`/api/asks/${view.id}/extend`)) extends_.push(request.timing().startTime);
       });
       // Merely looking asks for nothing.
       await page.waitForTimeout(300);
@@ -339,7 +339,7 @@ describe.skipIf(!chromiumState.available)('the page as an inbox', () => {
     await answeredHook.result;
     const declinedHook = runHook(declined, daemon.env);
     const declinedView = await daemon.waitForQuestion(declined.tool_use_id);
-    await daemon.api('POST', `/api/questions/${declinedView.id}/decline`, {});
+    await daemon.api('POST', `/api/asks/${declinedView.id}/decline`, {});
     await declinedHook.result;
 
     await page.getByRole('button', { name: 'History', exact: true }).click();
@@ -405,7 +405,7 @@ describe.skipIf(!chromiumState.available)('the page as an inbox', () => {
         const finishedHook = runHook(finished, daemon.env);
         const done = await daemon.waitForQuestion(finished.tool_use_id);
         await page.locator(`[data-ask-id="${done.id}"]`).waitFor({ state: 'attached' });
-        await daemon.api('POST', `/api/questions/${done.id}/decline`, {});
+        await daemon.api('POST', `/api/asks/${done.id}/decline`, {});
         await finishedHook.result;
         await page.locator(`article[data-question-id="${done.id}"][data-status="declined"]`).waitFor({ state: 'attached' });
         await openAsk(page, view.id);

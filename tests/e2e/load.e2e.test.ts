@@ -106,12 +106,12 @@ describe('request timeouts', () => {
     const asked = askOverHttp({ port, token: TOKEN, body: hookBody(loadFixture('01-single-select.input.json')) });
     let pending: Array<{ id: string }> = [];
     await expect
-      .poll(async () => (pending = (await app.inject({ method: 'GET', url: '/api/questions', headers: { host: `127.0.0.1:${port}`, authorization: `Bearer ${TOKEN}` } })).json<{ questions: Array<{ id: string }> }>().questions).length)
+      .poll(async () => (pending = (await app.inject({ method: 'GET', url: '/api/asks', headers: { host: `127.0.0.1:${port}`, authorization: `Bearer ${TOKEN}` } })).json<{ asks: Array<{ id: string }> }>().asks).length)
       .toBe(1);
     await new Promise((wait) => setTimeout(wait, 1500)); // well past the 600 ms request timeout, on purpose
     const answered = await app.inject({
       method: 'POST',
-      url: `/api/questions/${pending[0]!.id}/answer`,
+      url: `/api/asks/${pending[0]!.id}/answer`,
       headers: { host: `127.0.0.1:${port}`, authorization: `Bearer ${TOKEN}` },
       payload: { responses: [{ question: 'Which database should the new orders service use?', selected: ['SQLite'] }] },
     });

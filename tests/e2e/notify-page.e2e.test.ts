@@ -36,7 +36,7 @@ async function ask(change: (payload: HookPayload) => void = () => {}): Promise<{
   const payload = freshPayload('01-single-select', `notify${++runs}`);
   change(payload);
   const hook = runHook(payload, daemon.env);
-  const { id } = await waitUntil(async () => (await daemon.api<{ questions: Array<{ id: string; toolUseId: string }> }>('GET', '/api/questions')).body.questions.find((question) => question.toolUseId === payload.tool_use_id), 10_000, 'the question to wait');
+  const { id } = await waitUntil(async () => (await daemon.api<{ asks: Array<{ id: string; toolUseId: string }> }>('GET', '/api/asks')).body.asks.find((ask) => ask.toolUseId === payload.tool_use_id), 10_000, 'the question to wait');
   return { hook, id, payload };
 }
 

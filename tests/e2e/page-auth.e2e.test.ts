@@ -36,7 +36,7 @@ browserTests('a sibling server on another loopback port', () => {
       const target = `127.0.0.1:${daemon.port}`;
       response.writeHead(200, { 'content-type': 'text/html' }).end(`<!doctype html><script>
         const report = (what) => fetch('/report?' + encodeURIComponent(what));
-        fetch('http://${target}/api/questions', { credentials: 'include' }).then((r) => r.text().then((t) => report('fetch ' + r.status + ' ' + t.slice(0, 80))), (e) => report('fetch failed'));
+        fetch('http://${target}/api/asks', { credentials: 'include' }).then((r) => r.text().then((t) => report('fetch ' + r.status + ' ' + t.slice(0, 80))), (e) => report('fetch failed'));
         const ws = new WebSocket('ws://${target}/ws', ['askbridge', 'key.']);
         ws.onmessage = (m) => report('ws message ' + String(m.data).slice(0, 80));
         ws.onerror = () => report('ws error');
@@ -77,9 +77,9 @@ browserTests('a sibling server on another loopback port', () => {
       { cookie: stolen!, origin: `http://127.0.0.1:${siblingPort}` },
     ];
     for (const headers of headerSets) {
-      expect((await fetch(`${base}/api/questions`, { headers })).status, JSON.stringify(headers)).toBeGreaterThanOrEqual(401);
-      expect((await fetch(`${base}/api/questions/${question.id}`, { headers })).status).toBeGreaterThanOrEqual(401);
-      const answered = await fetch(`${base}/api/questions/${question.id}/answer`, {
+      expect((await fetch(`${base}/api/asks`, { headers })).status, JSON.stringify(headers)).toBeGreaterThanOrEqual(401);
+      expect((await fetch(`${base}/api/asks/${question.id}`, { headers })).status).toBeGreaterThanOrEqual(401);
+      const answered = await fetch(`${base}/api/asks/${question.id}/answer`, {
         method: 'POST',
         headers: { ...headers, 'content-type': 'application/json' },
         body: JSON.stringify({ responses: [{ question: payload.tool_input.questions[0]!.question, selected: ['SQLite'] }] }),

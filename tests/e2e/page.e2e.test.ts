@@ -227,9 +227,9 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     expect(result.stdout).toBe('');
     expect(await waitUntilSettled(page, view.id)).toBe('handed-to-terminal');
     expect(await statusTitle(page, view.id)).toBe('Handed to the terminal');
-    const after = await daemon.api<{ question: AskView }>('GET', `/api/questions/${view.id}`);
-    expect(after.body.question.status).toBe('handed-to-terminal');
-    expect(after.body.question.source).toEqual({ kind: 'person', client: 'page' });
+    const after = await daemon.api<{ ask: AskView }>('GET', `/api/asks/${view.id}`);
+    expect(after.body.ask.status).toBe('handed-to-terminal');
+    expect(after.body.ask.source).toEqual({ kind: 'person', client: 'page' });
   });
 
   it('refuses the tool call with a reason for Claude when the person clicks "Decline"', async () => {
@@ -267,7 +267,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     expect(await card.locator('fieldset[aria-invalid="true"]').count()).toBe(3);
     expect(posts).toEqual([]);
     expect(await card.getAttribute('data-status')).toBe('pending');
-    expect((await daemon.api<{ question: AskView }>('GET', `/api/questions/${view.id}`)).body.question.status).toBe('pending');
+    expect((await daemon.api<{ ask: AskView }>('GET', `/api/asks/${view.id}`)).body.ask.status).toBe('pending');
     expect(hook.child.exitCode).toBeNull();
 
     hook.child.kill('SIGTERM');
@@ -325,16 +325,16 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
 
     // The late tab still shows the question; its answer must be refused, and it must say so.
     expect(await lateCard.getAttribute('data-status')).toBe('pending');
-    const answerResponse = late.page.waitForResponse((response) => response.url().endsWith(`/api/questions/${view.id}/answer`));
+    const answerResponse = late.page.waitForResponse((response) => response.url().endsWith(`/api/asks/${view.id}/answer`));
     await lateCard.getByRole('button', { name: 'Submit', exact: true }).click();
     expect((await answerResponse).status()).toBe(409);
     expect(await waitUntilSettled(late.page, view.id)).toBe('cancelled');
     expect(await statusTitle(late.page, view.id)).toMatch(/^Withdrawn/);
     expect(await lateCard.locator('.finished-detail').textContent()).toBe('This happened before your answer arrived.');
 
-    const after = await daemon.api<{ question: AskView }>('GET', `/api/questions/${view.id}`);
-    expect(after.body.question.status).toBe('cancelled');
-    expect(after.body.question.answers).toBeUndefined();
+    const after = await daemon.api<{ ask: AskView }>('GET', `/api/asks/${view.id}`);
+    expect(after.body.ask.status).toBe('cancelled');
+    expect(after.body.ask.answers).toBeUndefined();
     await late.context.close();
   });
 
@@ -388,7 +388,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     const output = parseJson<AllowOutput>((await hook.result).stdout, 'hook stdout');
     expect(Object.values(output.hookSpecificOutput.updatedInput.answers)).toEqual(['SQLite']);
 
-    const refused = second.page.waitForResponse((response) => response.url().endsWith(`/api/questions/${view.id}/answer`));
+    const refused = second.page.waitForResponse((response) => response.url().endsWith(`/api/asks/${view.id}/answer`));
     await cardOf(second.page, view.id).getByRole('button', { name: 'Submit', exact: true }).click();
     expect((await refused).status()).toBe(409);
     expect(await waitUntilSettled(second.page, view.id)).toBe('answered');
@@ -418,7 +418,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     expect(sockets).toEqual([]);
     // Not even by asking directly, from the page's own origin.
     const direct = await page.evaluate(async () => {
-      const list = await fetch('/api/questions');
+      const list = await fetch('/api/asks');
       const received = await new Promise<string>((done) => {
         const socket = new WebSocket(`ws://${location.host}/ws`);
         socket.onmessage = () => done('message');

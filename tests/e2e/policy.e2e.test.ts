@@ -226,15 +226,15 @@ describe('timeout policies with the real hook and daemon', () => {
     const toTerminal = asked('01-single-select');
     const first = runHook(toTerminal, daemon.env);
     const one = await daemon.waitForQuestion(toTerminal.tool_use_id);
-    expect((await daemon.api('POST', `/api/questions/${one.id}/terminal`, {})).status).toBe(200);
+    expect((await daemon.api('POST', `/api/asks/${one.id}/terminal`, {})).status).toBe(200);
     expect((await first.result).stdout).toBe('');
 
     const toDecline = asked('01-single-select');
     const second = runHook(toDecline, daemon.env);
     const two = await daemon.waitForQuestion(toDecline.tool_use_id);
-    expect((await daemon.api('POST', `/api/questions/${two.id}/decline`, {})).status).toBe(200);
+    expect((await daemon.api('POST', `/api/asks/${two.id}/decline`, {})).status).toBe(200);
     const output = parseJson<HookOutput>((await second.result).stdout, 'hook stdout');
     expect(output.hookSpecificOutput.permissionDecisionReason).toMatch(/The user declined to answer/);
-    expect((await daemon.api('POST', `/api/questions/${two.id}/terminal`, {})).status).toBe(409);
+    expect((await daemon.api('POST', `/api/asks/${two.id}/terminal`, {})).status).toBe(409);
   });
 });

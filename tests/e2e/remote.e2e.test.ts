@@ -124,12 +124,12 @@ describe.skipIf(!chromium.available || !caddy.available)('through a TLS front (C
     const cookie = (await phone.context.cookies(front.origin))[0]!;
     const key = await phone.page.evaluate(() => localStorage.getItem('askbridge.pageKey'));
     const headers = { cookie: `${cookie.name}=${cookie.value}`, 'x-askbridge-key': key ?? '' };
-    expect((await throughFront(front, { method: 'GET', path: '/api/questions', headers: { ...headers, origin: front.origin } })).status).toBe(200);
+    expect((await throughFront(front, { method: 'GET', path: '/api/asks', headers: { ...headers, origin: front.origin } })).status).toBe(200);
     for (const origin of ['https://evil.example', front.origin.replace('https:', 'http:'), `${front.origin}.evil.example`, 'null']) {
-      const reply = await throughFront(front, { method: 'GET', path: '/api/questions', headers: { ...headers, origin } });
+      const reply = await throughFront(front, { method: 'GET', path: '/api/asks', headers: { ...headers, origin } });
       expect(reply.status, origin).toBe(403);
     }
-    expect((await throughFront(front, { method: 'GET', path: '/api/questions', headers: { ...headers, 'sec-fetch-site': 'cross-site' } })).status).toBe(403);
+    expect((await throughFront(front, { method: 'GET', path: '/api/asks', headers: { ...headers, 'sec-fetch-site': 'cross-site' } })).status).toBe(403);
   });
 
   it("pairs another device from a paired page's QR code, which the page lists and can revoke", async () => {

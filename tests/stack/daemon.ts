@@ -53,7 +53,7 @@ export type Daemon = {
   /** The http hook's key as it is now: $ASKBRIDGE_HOME/hook-key. */
   hookKey(): string;
   pending(): Promise<AskView[]>;
-  /** One question, pending or finished, as GET /api/questions/ID returns it. */
+  /** One question, pending or finished, as GET /api/asks/ID returns it. */
   question(id: string): Promise<AskView>;
   /** The lines of history.jsonl, every question settled so far included (none before the first finishes). */
   history(): Promise<HistoryLine[]>;
@@ -221,14 +221,14 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       return readFileSync(join(home, 'hook-key'), 'utf8').trim();
     },
     async pending() {
-      const { status, body } = await api<{ questions: AskView[] }>('GET', '/api/questions');
-      if (status !== 200) throw new Error(`GET /api/questions answered ${status}`);
-      return body.questions;
+      const { status, body } = await api<{ asks: AskView[] }>('GET', '/api/asks');
+      if (status !== 200) throw new Error(`GET /api/asks answered ${status}`);
+      return body.asks;
     },
     async question(id) {
-      const { status, body } = await api<{ question: AskView }>('GET', `/api/questions/${id}`);
-      if (status !== 200) throw new Error(`GET /api/questions/${id} answered ${status}`);
-      return body.question;
+      const { status, body } = await api<{ ask: AskView }>('GET', `/api/asks/${id}`);
+      if (status !== 200) throw new Error(`GET /api/asks/${id} answered ${status}`);
+      return body.ask;
     },
     async history() {
       // The daemon appends a line just after a question settles, so a hook may have its answer a

@@ -216,12 +216,12 @@ describe('the daemon when an accepted answer cannot be delivered', () => {
     await start({ serializeDecision: (output: HookOutput) => { throw new RangeError(`Maximum call stack size exceeded (${output.hookSpecificOutput.permissionDecision})`); } });
     const hook = askThroughInject(app, { token: TOKEN, host: local.host, body: hookBody(singleSelect) });
     const pending = await vi.waitUntil(async () => {
-      const { questions } = (await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json<{ questions: AskView[] }>();
-      return questions.length > 0 ? questions : undefined;
+      const { asks } = (await app.inject({ method: 'GET', url: '/api/asks', headers: local })).json<{ asks: AskView[] }>();
+      return asks.length > 0 ? asks : undefined;
     });
     const answer = await app.inject({
       method: 'POST',
-      url: `/api/questions/${pending[0]!.id}/answer`,
+      url: `/api/asks/${pending[0]!.id}/answer`,
       headers: local,
       payload: { responses: [{ question: 'Which database should the new orders service use?', selected: ['SQLite'] }] },
     });
@@ -233,7 +233,7 @@ describe('the daemon when an accepted answer cannot be delivered', () => {
       },
     });
     expect((await hook).lines[1]).toEqual({ event: 'settled', status: 'failed', hookOutput: null });
-    const after = await app.inject({ method: 'GET', url: `/api/questions/${pending[0]!.id}`, headers: local });
-    expect(after.json<{ question: AskView }>().question).toMatchObject({ status: 'failed', error: expect.stringContaining('could not be built') });
+    const after = await app.inject({ method: 'GET', url: `/api/asks/${pending[0]!.id}`, headers: local });
+    expect(after.json<{ ask: AskView }>().ask).toMatchObject({ status: 'failed', error: expect.stringContaining('could not be built') });
   });
 });

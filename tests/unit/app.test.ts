@@ -37,9 +37,9 @@ function askAsHook(payload: unknown = singleSelect, environment: Record<string, 
 
 async function waitForPending(count = 1): Promise<AskView[]> {
   return vi.waitUntil(async () => {
-    const response = await app.inject({ method: 'GET', url: '/api/questions', headers: local });
-    const { questions } = response.json<{ questions: AskView[] }>();
-    return questions.length >= count ? questions : undefined;
+    const response = await app.inject({ method: 'GET', url: '/api/asks', headers: local });
+    const { asks } = response.json<{ asks: AskView[] }>();
+    return asks.length >= count ? asks : undefined;
   });
 }
 
@@ -76,7 +76,7 @@ describe('the hook endpoint', () => {
     const [question] = await waitForPending();
     const answer = await app.inject({
       method: 'POST',
-      url: `/api/questions/${question!.id}/answer`,
+      url: `/api/asks/${question!.id}/answer`,
       headers: local,
       payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] },
     });
@@ -106,7 +106,7 @@ describe('the hook endpoint', () => {
     const body = response.json<{ error: { code: string; details: string[] } }>();
     expect(body.error.code).toBe('invalid_request');
     expect(body.error.details.some((line) => line.startsWith(field))).toBe(true);
-    expect((await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json()).toEqual({ questions: [] });
+    expect((await app.inject({ method: 'GET', url: '/api/asks', headers: local })).json()).toEqual({ asks: [] });
   });
 
   it('refuses duplicate question texts in one call', async () => {
@@ -122,7 +122,7 @@ describe('the hook endpoint', () => {
     const [question] = await waitForPending();
     await app.inject({
       method: 'POST',
-      url: `/api/questions/${question!.id}/answer`,
+      url: `/api/asks/${question!.id}/answer`,
       headers: local,
       payload: { responses: [{ question: 'Should I remember this preference for future sessions?', selected: ['Yes, project memory'] }] },
     });
@@ -144,7 +144,7 @@ describe('the hook endpoint', () => {
     const second = askAsHook();
     const [question, ...others] = await waitForPending();
     expect(others).toHaveLength(0);
-    await app.inject({ method: 'POST', url: `/api/questions/${question!.id}/answer`, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
+    await app.inject({ method: 'POST', url: `/api/asks/${question!.id}/answer`, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
     for (const hook of [await first, await second]) expect(hook.lines[1]).toMatchObject({ status: 'answered' });
   });
 });
@@ -153,19 +153,19 @@ describe('answering', () => {
   it('lets the first answer win and tells a later one who won, with 409', async () => {
     const hook = askAsHook();
     const [question] = await waitForPending();
-    const url = `/api/questions/${question!.id}/answer`;
+    const url = `/api/asks/${question!.id}/answer`;
     const first = await app.inject({ method: 'POST', url, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
     const second = await app.inject({ method: 'POST', url, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['PostgreSQL (Recommended)'] }] } });
     expect(first.statusCode).toBe(200);
     expect(second.statusCode).toBe(409);
-    expect(second.json()).toMatchObject({ error: { code: 'already_resolved' }, question: { status: 'answered', answers: { [QUESTION_TEXT]: 'SQLite' } } });
+    expect(second.json()).toMatchObject({ error: { code: 'already_resolved' }, ask: { status: 'answered', answers: { [QUESTION_TEXT]: 'SQLite' } } });
     expect((await hook).lines[1]).toMatchObject({ hookOutput: { hookSpecificOutput: { updatedInput: { answers: { [QUESTION_TEXT]: 'SQLite' } } } } });
   });
 
   it('refuses an invalid answer with 400 and keeps the question open', async () => {
     const hook = askAsHook();
     const [question] = await waitForPending();
-    const url = `/api/questions/${question!.id}/answer`;
+    const url = `/api/asks/${question!.id}/answer`;
     const bad = await app.inject({ method: 'POST', url, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['MySQL'] }] } });
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toMatchObject({ error: { code: 'unknown_label' } });
@@ -177,16 +177,16 @@ describe('answering', () => {
   });
 
   it('answers 404 for an unknown question and 400 for a malformed id', async () => {
-    const unknown = await app.inject({ method: 'POST', url: '/api/questions/00000000-0000-4000-8000-000000000000/answer', headers: local, payload: { responses: [{ question: 'q', selected: ['a'] }] } });
+    const unknown = await app.inject({ method: 'POST', url: '/api/asks/00000000-0000-4000-8000-000000000000/answer', headers: local, payload: { responses: [{ question: 'q', selected: ['a'] }] } });
     expect(unknown.statusCode).toBe(404);
-    const malformed = await app.inject({ method: 'POST', url: '/api/questions/not-a-uuid/answer', headers: local, payload: { responses: [{ question: 'q', selected: ['a'] }] } });
+    const malformed = await app.inject({ method: 'POST', url: '/api/asks/not-a-uuid/answer', headers: local, payload: { responses: [{ question: 'q', selected: ['a'] }] } });
     expect(malformed.statusCode).toBe(400);
-    expect(malformed.json()).toEqual({ error: { code: 'invalid_request', message: 'invalid question id: id: Invalid UUID', details: ['id: Invalid UUID'] } });
+    expect(malformed.json()).toEqual({ error: { code: 'invalid_request', message: 'invalid ask id: id: Invalid UUID', details: ['id: Invalid UUID'] } });
     // Refused by the router itself, before any route: still askbridge's error shape.
-    const tooLong = await app.inject({ method: 'POST', url: `/api/questions/${'x'.repeat(300)}/answer`, headers: local, payload: { responses: [] } });
+    const tooLong = await app.inject({ method: 'POST', url: `/api/asks/${'x'.repeat(300)}/answer`, headers: local, payload: { responses: [] } });
     expect(tooLong.statusCode).toBe(414);
     expect(tooLong.json()).toEqual({ error: { code: 'url_too_long', message: 'a part of the URL is too long' } });
-    const badUrl = await app.inject({ method: 'GET', url: '/api/questions/%E0%A4%A', headers: local });
+    const badUrl = await app.inject({ method: 'GET', url: '/api/asks/%E0%A4%A', headers: local });
     expect(badUrl.statusCode).toBe(400);
     expect(badUrl.json()).toEqual({ error: { code: 'bad_url', message: 'the URL is not valid' } });
   });
@@ -238,7 +238,7 @@ describe('who may call', () => {
     expect(replay.json()).toMatchObject({ error: { code: 'bad_signature' } });
     const [question, ...others] = await waitForPending();
     expect(others).toHaveLength(0);
-    await app.inject({ method: 'POST', url: `/api/questions/${question!.id}/answer`, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
+    await app.inject({ method: 'POST', url: `/api/asks/${question!.id}/answer`, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
     expect((await first).statusCode).toBe(200);
   });
 
@@ -269,14 +269,14 @@ describe('who may call', () => {
     const page = await pairPage();
     const hook = askAsHook();
     const [question] = await waitForPending();
-    const url = `/api/questions/${question!.id}/answer`;
+    const url = `/api/asks/${question!.id}/answer`;
     const payload = { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] };
     const { origin: _origin, ...withoutOrigin } = fromPage(page);
     expect((await app.inject({ method: 'POST', url, headers: withoutOrigin, payload })).statusCode).toBe(403);
     expect((await app.inject({ method: 'POST', url, headers: { host: HOST }, payload })).statusCode).toBe(401);
     const answered = await app.inject({ method: 'POST', url, headers: fromPage(page), payload });
     expect(answered.statusCode).toBe(200);
-    expect(answered.json()).toMatchObject({ question: { source: { kind: 'person', client: 'page' } } });
+    expect(answered.json()).toMatchObject({ ask: { source: { kind: 'person', client: 'page' } } });
     await hook;
   });
 
@@ -293,7 +293,7 @@ describe('who may call', () => {
     const page = await pairPage();
     const hook = askAsHook();
     const [question] = await waitForPending();
-    const url = `/api/questions/${question!.id}/answer`;
+    const url = `/api/asks/${question!.id}/answer`;
     const payload = { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] };
     // What a sibling server on another port gets from the browser, replayed with curl: the cookie.
     for (const headers of [
@@ -302,17 +302,17 @@ describe('who may call', () => {
       { host: HOST, cookie: page.cookie, 'sec-fetch-site': 'same-origin' },
       { host: HOST, cookie: page.cookie, origin: ORIGIN, 'x-askbridge-key': 'guessed' },
     ]) {
-      expect((await app.inject({ method: 'GET', url: '/api/questions', headers })).statusCode, JSON.stringify(headers)).toBeGreaterThanOrEqual(401);
-      expect((await app.inject({ method: 'GET', url: `/api/questions/${question!.id}`, headers })).statusCode).toBeGreaterThanOrEqual(401);
+      expect((await app.inject({ method: 'GET', url: '/api/asks', headers })).statusCode, JSON.stringify(headers)).toBeGreaterThanOrEqual(401);
+      expect((await app.inject({ method: 'GET', url: `/api/asks/${question!.id}`, headers })).statusCode).toBeGreaterThanOrEqual(401);
       expect((await app.inject({ method: 'POST', url, headers, payload })).statusCode).toBeGreaterThanOrEqual(401);
       await expect(app.injectWS('/ws', { headers })).rejects.toThrow(/40[13]/);
     }
     // With the key but without the exact origin (no Origin, no Sec-Fetch-Site: same-origin): refused.
     const { origin: _origin, ...keyWithoutOrigin } = fromPage(page);
-    expect((await app.inject({ method: 'GET', url: '/api/questions', headers: keyWithoutOrigin })).statusCode).toBe(403);
-    expect((await app.inject({ method: 'GET', url: '/api/questions', headers: { ...keyWithoutOrigin, origin: 'http://127.0.0.1:7434' } })).statusCode).toBe(403);
+    expect((await app.inject({ method: 'GET', url: '/api/asks', headers: keyWithoutOrigin })).statusCode).toBe(403);
+    expect((await app.inject({ method: 'GET', url: '/api/asks', headers: { ...keyWithoutOrigin, origin: 'http://127.0.0.1:7434' } })).statusCode).toBe(403);
     // The page itself: a same-origin GET (no Origin, Sec-Fetch-Site: same-origin) and a POST with its Origin.
-    expect((await app.inject({ method: 'GET', url: '/api/questions', headers: { ...keyWithoutOrigin, 'sec-fetch-site': 'same-origin' } })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/api/asks', headers: { ...keyWithoutOrigin, 'sec-fetch-site': 'same-origin' } })).statusCode).toBe(200);
     expect(app.askbridge.watcherCount()).toBe(0);
     expect((await app.inject({ method: 'POST', url, headers: fromPage(page), payload })).statusCode).toBe(200);
     await hook;
@@ -374,7 +374,7 @@ describe('who may call', () => {
   it('gives an unpaired page nothing but the static files', async () => {
     expect((await app.inject({ method: 'GET', url: '/', headers: { host: HOST } })).statusCode).toBe(200);
     expect((await app.inject({ method: 'GET', url: '/api/session', headers: { host: HOST } })).statusCode).toBe(401);
-    expect((await app.inject({ method: 'GET', url: '/api/questions', headers: { host: HOST, cookie: `askbridge_${PORT}=forged` } })).statusCode).toBe(401);
+    expect((await app.inject({ method: 'GET', url: '/api/asks', headers: { host: HOST, cookie: `askbridge_${PORT}=forged` } })).statusCode).toBe(401);
   });
 
   it('serves the page under a strict Content-Security-Policy', async () => {
@@ -425,7 +425,7 @@ describe('the event stream', () => {
     await next(3);
     expect(messages[2]).toMatchObject({ type: 'added', question: { status: 'pending', cwd: '/home/alice/projects/acme-shop' } });
     const id = (messages[2] as { question: AskView }).question.id;
-    await app.inject({ method: 'POST', url: `/api/questions/${id}/answer`, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
+    await app.inject({ method: 'POST', url: `/api/asks/${id}/answer`, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
     await next(4);
     expect(messages[3]).toMatchObject({ type: 'resolved', question: { id, status: 'answered', source: { kind: 'person', client: 'cli' } } });
     await hook;

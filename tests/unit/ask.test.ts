@@ -1,4 +1,4 @@
-// POST /api/ask: a script or an agent asks, through the same inbox, policies and history as a hook.
+// POST /api/asks: a script or an agent asks, through the same inbox, policies and history as a hook.
 import { request as httpRequest } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildApp, type App } from '../../src/daemon/app.js';
@@ -39,26 +39,26 @@ afterEach(async () => {
 });
 
 function ask(body: unknown = ASK, headers: Record<string, string> = local) {
-  return app.inject({ method: 'POST', url: '/api/ask', headers: { host: HOST, 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) });
+  return app.inject({ method: 'POST', url: '/api/asks', headers: { host: HOST, 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) });
 }
 
 async function waitForPending(): Promise<AskView> {
-  return vi.waitUntil(async () => (await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json<{ questions: AskView[] }>().questions[0]);
+  return vi.waitUntil(async () => (await app.inject({ method: 'GET', url: '/api/asks', headers: local })).json<{ asks: AskView[] }>().asks[0]);
 }
 
-describe('POST /api/ask', () => {
+describe('POST /api/asks', () => {
   it('waits until a person answers, and replies with the settled question and its answers', async () => {
     const asking = ask();
     const pending = await waitForPending();
     expect(pending.asker).toEqual({ kind: 'script', name: 'nightly.sh' });
     expect(pending.cwd).toBe('/work/project');
     expect(pending.timeout.summary).toBe('the asker will be told nobody answered');
-    const answered = await app.inject({ method: 'POST', url: `/api/questions/${pending.id}/answer`, headers: local, payload: { responses: [{ question: 'Deploy the release now?', selected: ['Wait'], notes: 'after the freeze' }] } });
+    const answered = await app.inject({ method: 'POST', url: `/api/asks/${pending.id}/answer`, headers: local, payload: { responses: [{ question: 'Deploy the release now?', selected: ['Wait'], notes: 'after the freeze' }] } });
     expect(answered.statusCode).toBe(200);
 
     const reply = await asking;
     expect(reply.statusCode).toBe(200);
-    const settled = reply.json<{ question: AskView }>().question;
+    const settled = reply.json<{ ask: AskView }>().ask;
     expect(settled).toMatchObject({ id: pending.id, status: 'answered', answers: { 'Deploy the release now?': 'Wait' }, notes: { 'Deploy the release now?': 'after the freeze' }, source: { kind: 'person', client: 'cli' } });
   });
 
@@ -66,7 +66,7 @@ describe('POST /api/ask', () => {
     config = withConfig({ waitSeconds: 0, onTimeout: 'recommended' });
     const reply = await ask(ASK, { [HOOK_KEY_HEADER]: HOOK_KEY });
     expect(reply.statusCode).toBe(200);
-    expect(reply.json<{ question: AskView }>().question).toMatchObject({ status: 'answered', answers: { 'Deploy the release now?': 'Ship it (Recommended)' }, source: { kind: 'policy', action: 'recommended' } });
+    expect(reply.json<{ ask: AskView }>().ask).toMatchObject({ status: 'answered', answers: { 'Deploy the release now?': 'Ship it (Recommended)' }, source: { kind: 'policy', action: 'recommended' } });
   });
 
   it('refuses a missing or wrong credential, and a browser, and asks nothing', async () => {
@@ -81,7 +81,7 @@ describe('POST /api/ask', () => {
       expect(reply.statusCode, JSON.stringify(headers)).toBe(status);
       expect(reply.json<{ error: { code: string } }>().error.code).toBe(code);
     }
-    expect((await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json()).toEqual({ questions: [] });
+    expect((await app.inject({ method: 'GET', url: '/api/asks', headers: local })).json()).toEqual({ asks: [] });
   });
 
   it('takes four questions, as Claude Code does, unless askMaxQuestions allows more', async () => {
@@ -96,10 +96,10 @@ describe('POST /api/ask', () => {
   it('takes up to ten questions when the configuration allows them, and refuses eleven naming the field', async () => {
     config = withConfig({ waitSeconds: 0, onTimeout: 'recommended', askMaxQuestions: 10 });
     const ten = Array.from({ length: 10 }, (_, index) => question(`Question ${index + 1}?`));
-    expect((await ask({ ...ASK, questions: ten })).json<{ question: AskView }>().question.questions).toHaveLength(10);
+    expect((await ask({ ...ASK, questions: ten })).json<{ ask: AskView }>().ask.questions).toHaveLength(10);
     const eleven = await ask({ ...ASK, questions: [...ten, question('Question 11?')] });
     expect(eleven.statusCode).toBe(400);
-    expect(eleven.json<{ error: { code: string; message: string } }>().error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/^invalid question: questions: /) });
+    expect(eleven.json<{ error: { code: string; message: string } }>().error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(/^invalid ask: questions: /) });
   });
 
   it('refuses bad input with a 400 for each problem, and asks nothing', async () => {
@@ -117,12 +117,12 @@ describe('POST /api/ask', () => {
       expect(reply.statusCode, JSON.stringify(body)).toBe(400);
       expect(reply.json<{ error: { details: string[] } }>().error.details.length).toBeGreaterThan(0);
     }
-    expect((await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json()).toEqual({ questions: [] });
+    expect((await app.inject({ method: 'GET', url: '/api/asks', headers: local })).json()).toEqual({ asks: [] });
   });
 
   it("waits no longer than the asker's waitSeconds, then says nobody answered", async () => {
     const reply = await ask({ ...ASK, waitSeconds: 1 });
-    expect(reply.json<{ question: AskView }>().question).toMatchObject({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } });
+    expect(reply.json<{ ask: AskView }>().ask).toMatchObject({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } });
   });
 
   it('withdraws the question when the asker goes away', async () => {
@@ -130,13 +130,13 @@ describe('POST /api/ask', () => {
     const host = new URL(address).host;
     const headers = { host, authorization: local.authorization };
     const body = JSON.stringify(ASK);
-    const request = httpRequest({ host: '127.0.0.1', port: new URL(address).port, method: 'POST', path: '/api/ask', headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
+    const request = httpRequest({ host: '127.0.0.1', port: new URL(address).port, method: 'POST', path: '/api/asks', headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
     request.on('error', () => {});
     request.end(body);
-    const pending = await vi.waitUntil(async () => (await app.inject({ method: 'GET', url: '/api/questions', headers })).json<{ questions: AskView[] }>().questions[0]);
+    const pending = await vi.waitUntil(async () => (await app.inject({ method: 'GET', url: '/api/asks', headers })).json<{ asks: AskView[] }>().asks[0]);
     request.destroy();
     const gone = await vi.waitUntil(async () => {
-      const view = (await app.inject({ method: 'GET', url: `/api/questions/${pending.id}`, headers })).json<{ question: AskView }>().question;
+      const view = (await app.inject({ method: 'GET', url: `/api/asks/${pending.id}`, headers })).json<{ ask: AskView }>().ask;
       return view.status === 'pending' ? undefined : view;
     });
     expect(gone).toMatchObject({ status: 'cancelled', source: { kind: 'hook-gone' } });

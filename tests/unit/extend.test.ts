@@ -1,5 +1,5 @@
 // More time for a person who is answering, through the real app (inject): POST
-// /api/questions/:id/extend moves the deadline, every page hears `updated`, the command hook hears
+// /api/asks/:id/extend moves the deadline, every page hears `updated`, the command hook hears
 // `extended` (so that its own deadline moves too), and the policy waits for the new deadline. And the
 // terminal's interactive answer, which asks for it as the page does.
 import { readFileSync } from 'node:fs';
@@ -36,11 +36,11 @@ async function start(file: ConfigFileInput = { waitSeconds: 20 }): Promise<App> 
 }
 
 async function waitForPending(): Promise<AskView> {
-  return vi.waitUntil(async () => (await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json<{ questions: AskView[] }>().questions[0]);
+  return vi.waitUntil(async () => (await app.inject({ method: 'GET', url: '/api/asks', headers: local })).json<{ asks: AskView[] }>().asks[0]);
 }
 
 const extend = (id: string, headers: Record<string, string> = local, payload?: string) =>
-  app.inject({ method: 'POST', url: `/api/questions/${id}/extend`, headers: payload === undefined ? headers : { ...headers, 'content-type': 'application/json' }, ...(payload === undefined ? {} : { payload }) });
+  app.inject({ method: 'POST', url: `/api/asks/${id}/extend`, headers: payload === undefined ? headers : { ...headers, 'content-type': 'application/json' }, ...(payload === undefined ? {} : { payload }) });
 
 /** Pairs a page the way the page does: the headers it then sends (its cookie, its key, its exact Origin). */
 async function pairPage(): Promise<{ host: string; origin: string; cookie: string; 'x-askbridge-key': string }> {
@@ -60,7 +60,7 @@ async function openPageSocket(page: Awaited<ReturnType<typeof pairPage>>) {
   return { socket, messages, updates: () => messages.filter((message) => message.type === 'updated') };
 }
 
-describe('POST /api/questions/:id/extend', () => {
+describe('POST /api/asks/:id/extend', () => {
   it('moves the deadline two minutes from now, up to what the hook can wait; the page hears updated, the hook hears extended', async () => {
     await start();
     const page = await pairPage();
@@ -74,14 +74,14 @@ describe('POST /api/questions/:id/extend', () => {
     const response = await extend(question.id, page);
     const after = Date.now();
     expect(response.statusCode).toBe(200);
-    const extended = response.json<{ question: AskView }>().question;
+    const extended = response.json<{ ask: AskView }>().ask;
     expect(extended.expiresAt).toBeGreaterThanOrEqual(before + EXTEND_STEP_MS);
     expect(extended.expiresAt).toBeLessThanOrEqual(after + EXTEND_STEP_MS);
     expect(extended).toMatchObject({ id: question.id, status: 'pending', extendableUntil: question.extendableUntil });
     await vi.waitUntil(() => updates().length > 0);
     expect(updates()).toEqual([{ type: 'updated', question: extended }]);
 
-    expect((await app.inject({ method: 'POST', url: `/api/questions/${question.id}/answer`, headers: local, payload: sqlite })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'POST', url: `/api/asks/${question.id}/answer`, headers: local, payload: sqlite })).statusCode).toBe(200);
     const { lines } = await hook;
     expect(lines.map((line) => line.event)).toEqual(['accepted', 'extended', 'settled']);
     // The wait the hook is told is counted from when the line was written: the two minutes, less the moments since.
@@ -99,24 +99,24 @@ describe('POST /api/questions/:id/extend', () => {
     expect((await extend(question.id)).statusCode).toBe(200);
     // Past the old deadline: still waiting, and an answer is taken.
     await vi.waitUntil(() => Date.now() > question.expiresAt + 200, { timeout: 3_000 });
-    expect((await app.inject({ method: 'GET', url: `/api/questions/${question.id}`, headers: local })).json()).toMatchObject({ question: { status: 'pending' } });
-    expect((await app.inject({ method: 'POST', url: `/api/questions/${question.id}/answer`, headers: local, payload: sqlite })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: `/api/asks/${question.id}`, headers: local })).json()).toMatchObject({ ask: { status: 'pending' } });
+    expect((await app.inject({ method: 'POST', url: `/api/asks/${question.id}/answer`, headers: local, payload: sqlite })).statusCode).toBe(200);
     expect((await hook).lines.at(-1)).toMatchObject({ event: 'settled', status: 'answered' });
   });
 
   it('gives an ask no more time than the waitSeconds it asked with, and then answers 200 with the deadline unchanged, telling nobody', async () => {
     await start({ waitSeconds: 1 });
     const { socket, messages, updates } = await openPageSocket(await pairPage());
-    const asked = app.inject({ method: 'POST', url: '/api/ask', headers: local, payload: { questions: (singleSelect.tool_input as { questions: unknown[] }).questions, asker: { kind: 'script', name: 'deploy.sh' }, waitSeconds: 30 } });
+    const asked = app.inject({ method: 'POST', url: '/api/asks', headers: local, payload: { questions: (singleSelect.tool_input as { questions: unknown[] }).questions, asker: { kind: 'script', name: 'deploy.sh' }, waitSeconds: 30 } });
     const question = await waitForPending();
     expect(question).toMatchObject({ expiresAt: question.createdAt + 1_000, extendableUntil: question.createdAt + 30_000 });
     const first = await extend(question.id);
-    expect(first.json()).toMatchObject({ question: { expiresAt: question.createdAt + 30_000 } });
+    expect(first.json()).toMatchObject({ ask: { expiresAt: question.createdAt + 30_000 } });
     const atLimit = await extend(question.id);
     expect(atLimit.statusCode).toBe(200);
-    expect(atLimit.json()).toMatchObject({ question: { expiresAt: question.createdAt + 30_000, status: 'pending' } });
-    await app.inject({ method: 'POST', url: `/api/questions/${question.id}/answer`, headers: local, payload: sqlite });
-    expect((await asked).json()).toMatchObject({ question: { status: 'answered' } });
+    expect(atLimit.json()).toMatchObject({ ask: { expiresAt: question.createdAt + 30_000, status: 'pending' } });
+    await app.inject({ method: 'POST', url: `/api/asks/${question.id}/answer`, headers: local, payload: sqlite });
+    expect((await asked).json()).toMatchObject({ ask: { status: 'answered' } });
     // Only the move was told, and nothing for the request at the limit: messages arrive in order, so
     // once the answer's `resolved` is in, every `updated` before it is too.
     await vi.waitUntil(() => messages.some((message) => message.type === 'resolved'));
@@ -126,11 +126,11 @@ describe('POST /api/questions/:id/extend', () => {
 
   it('gives an ask that waits no longer than the configuration no more time at all', async () => {
     await start({ waitSeconds: 60 });
-    const asked = app.inject({ method: 'POST', url: '/api/ask', headers: local, payload: { questions: (singleSelect.tool_input as { questions: unknown[] }).questions, asker: { kind: 'mcp', name: 'Codex' }, waitSeconds: 5 } });
+    const asked = app.inject({ method: 'POST', url: '/api/asks', headers: local, payload: { questions: (singleSelect.tool_input as { questions: unknown[] }).questions, asker: { kind: 'mcp', name: 'Codex' }, waitSeconds: 5 } });
     const question = await waitForPending();
     expect(question.extendableUntil).toBeUndefined();
-    expect((await extend(question.id)).json()).toMatchObject({ question: { expiresAt: question.createdAt + 5_000 } });
-    await app.inject({ method: 'POST', url: `/api/questions/${question.id}/decline`, headers: local });
+    expect((await extend(question.id)).json()).toMatchObject({ ask: { expiresAt: question.createdAt + 5_000 } });
+    await app.inject({ method: 'POST', url: `/api/asks/${question.id}/decline`, headers: local });
     await asked;
   });
 
@@ -140,21 +140,21 @@ describe('POST /api/questions/:id/extend', () => {
     const id = String(lines[0]!.id);
     const response = await extend(id);
     expect(response.statusCode).toBe(409);
-    const body = response.json<{ error: { code: string }; question: AskView }>();
+    const body = response.json<{ error: { code: string }; ask: AskView }>();
     expect(body.error.code).toBe('already_resolved');
-    expect(body.question).toMatchObject({ id, status: 'answered', source: { kind: 'policy', trigger: 'immediately' } });
-    expect(body.question.extendableUntil).toBeUndefined();
+    expect(body.ask).toMatchObject({ id, status: 'answered', source: { kind: 'policy', trigger: 'immediately' } });
+    expect(body.ask.extendableUntil).toBeUndefined();
   });
 
   it('answers 409 with the winner once a person answered, 404 for an unknown question', async () => {
     await start();
     const hook = askThroughInject(app, { token: TOKEN, host: HOST, body: hookBody(singleSelect) });
     const question = await waitForPending();
-    await app.inject({ method: 'POST', url: `/api/questions/${question.id}/answer`, headers: local, payload: sqlite });
+    await app.inject({ method: 'POST', url: `/api/asks/${question.id}/answer`, headers: local, payload: sqlite });
     await hook;
     const late = await extend(question.id);
     expect(late.statusCode).toBe(409);
-    expect(late.json()).toMatchObject({ error: { code: 'already_resolved', message: 'this question was already answered' }, question: { status: 'answered', source: { kind: 'person' } } });
+    expect(late.json()).toMatchObject({ error: { code: 'already_resolved', message: 'this question was already answered' }, ask: { status: 'answered', source: { kind: 'person' } } });
     const unknown = await extend('00000000-0000-4000-8000-000000000000');
     expect(unknown.statusCode).toBe(404);
     expect(unknown.json()).toMatchObject({ error: { code: 'not_found' } });
@@ -168,7 +168,7 @@ describe('POST /api/questions/:id/extend', () => {
       ['a body with a field', await extend(question.id, local, '{"minutes":60}'), 400, 'invalid_request'],
       ['an array', await extend(question.id, local, '[]'), 400, 'invalid_request'],
       ['a number', await extend(question.id, local, '600'), 400, 'invalid_request'],
-      ['text', await app.inject({ method: 'POST', url: `/api/questions/${question.id}/extend`, headers: { ...local, 'content-type': 'text/plain' }, payload: 'more' }), 400, 'invalid_request'],
+      ['text', await app.inject({ method: 'POST', url: `/api/asks/${question.id}/extend`, headers: { ...local, 'content-type': 'text/plain' }, payload: 'more' }), 400, 'invalid_request'],
       ['malformed JSON', await extend(question.id, local, '{"'), 400, 'fst_err_ctp_invalid_json_body'],
       ['an empty JSON body', await extend(question.id, local, ''), 400, 'fst_err_ctp_empty_json_body'],
       ['an id that is no uuid', await extend('not-a-uuid'), 400, 'invalid_request'],
@@ -180,11 +180,11 @@ describe('POST /api/questions/:id/extend', () => {
       expect(response.statusCode, what).toBe(status);
       expect(response.json<{ error: { code: string; message: string } }>().error, what).toMatchObject({ code, message: expect.any(String) });
     }
-    expect((await app.inject({ method: 'GET', url: `/api/questions/${question.id}`, headers: local })).json()).toMatchObject({ question: { status: 'pending', expiresAt: question.expiresAt } });
+    expect((await app.inject({ method: 'GET', url: `/api/asks/${question.id}`, headers: local })).json()).toMatchObject({ ask: { status: 'pending', expiresAt: question.expiresAt } });
     // Nothing, and {}, are the two ways to ask.
     expect((await extend(question.id, local, '{}')).statusCode).toBe(200);
     expect((await extend(question.id)).statusCode).toBe(200);
-    await app.inject({ method: 'POST', url: `/api/questions/${question.id}/terminal`, headers: local });
+    await app.inject({ method: 'POST', url: `/api/asks/${question.id}/terminal`, headers: local });
     await hook;
   });
 });
@@ -214,7 +214,7 @@ describe('the terminal asking for more time while a person presses keys', () => 
       },
     };
   }
-  const current = async (id: string) => (await app.inject({ method: 'GET', url: `/api/questions/${id}`, headers: local })).json<{ question: AskView }>().question;
+  const current = async (id: string) => (await app.inject({ method: 'GET', url: `/api/asks/${id}`, headers: local })).json<{ ask: AskView }>().ask;
 
   it('asks with less than a minute left, once per 30 seconds of keys, and not with more left', async () => {
     await start({ waitSeconds: 90 });
@@ -232,7 +232,7 @@ describe('the terminal asking for more time while a person presses keys', () => 
     clock += 1;
     onKey();
     onKey(); // the same moment: asked already
-    expect(client.requests).toEqual([`POST /api/questions/${question.id}/extend`]);
+    expect(client.requests).toEqual([`POST /api/asks/${question.id}/extend`]);
     await client.settled();
     const moved = await current(question.id);
     expect(moved.expiresAt).toBeGreaterThanOrEqual(question.createdAt + EXTEND_STEP_MS);
@@ -249,14 +249,14 @@ describe('the terminal asking for more time while a person presses keys', () => 
     onKey();
     expect(client.requests).toHaveLength(2);
     await client.settled();
-    await app.inject({ method: 'POST', url: `/api/questions/${question.id}/terminal`, headers: local });
+    await app.inject({ method: 'POST', url: `/api/asks/${question.id}/terminal`, headers: local });
     await hook;
   });
 
   it('never asks once the question is at its limit, or for a question that has none', async () => {
     await start({ waitSeconds: 90 });
     const questions = (singleSelect.tool_input as { questions: unknown[] }).questions;
-    const asked = app.inject({ method: 'POST', url: '/api/ask', headers: local, payload: { questions, asker: { kind: 'script', name: 'release.sh' }, waitSeconds: 100 } });
+    const asked = app.inject({ method: 'POST', url: '/api/asks', headers: local, payload: { questions, asker: { kind: 'script', name: 'release.sh' }, waitSeconds: 100 } });
     const question = await waitForPending();
     expect(question.extendableUntil).toBe(question.createdAt + 100_000);
     const client = daemonClient();
@@ -275,7 +275,7 @@ describe('the terminal asking for more time while a person presses keys', () => 
     const unlimited = moreTimeOnKeys(client, { ...question, extendableUntil: undefined }, () => question.expiresAt - 1);
     unlimited();
     expect(client.requests).toHaveLength(1);
-    await app.inject({ method: 'POST', url: `/api/questions/${question.id}/decline`, headers: local });
+    await app.inject({ method: 'POST', url: `/api/asks/${question.id}/decline`, headers: local });
     await asked;
   });
 });

@@ -71,8 +71,8 @@ describe('GET /api/history', () => {
       tool_input: { questions: [{ question: 'Which cache?', header: 'Cache', multiSelect: false, options: [{ label: 'Redis', description: '' }, { label: 'None', description: '' }] }] },
     };
     const hook = askThroughInject(app, { token: TOKEN, host: HOST, body: hookBody(payload) });
-    const id = await vi.waitUntil(async () => (await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json<{ questions: Array<{ id: string }> }>().questions[0]?.id);
-    const answered = await app.inject({ method: 'POST', url: `/api/questions/${id}/answer`, headers: local, payload: { responses: [{ question: 'Which cache?', selected: ['Redis'], notes: 'the one we run' }] } });
+    const id = await vi.waitUntil(async () => (await app.inject({ method: 'GET', url: '/api/asks', headers: local })).json<{ asks: Array<{ id: string }> }>().asks[0]?.id);
+    const answered = await app.inject({ method: 'POST', url: `/api/asks/${id}/answer`, headers: local, payload: { responses: [{ question: 'Which cache?', selected: ['Redis'], notes: 'the one we run' }] } });
     expect(answered.statusCode).toBe(200);
     const { entries } = (await get('?q=redis')).json<{ entries: HistoryLine[] }>();
     expect(entries).toMatchObject([{ id, status: 'answered', source: 'person', detail: 'cli', answers: { 'Which cache?': 'Redis' }, notes: { 'Which cache?': 'the one we run' } }]);

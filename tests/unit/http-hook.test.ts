@@ -75,8 +75,8 @@ function askOverHttpHook(payload: unknown = singleSelect, headers: Record<string
 
 async function waitForPending(): Promise<AskView> {
   return vi.waitUntil(async () => {
-    const response = await app.inject({ method: 'GET', url: '/api/questions', headers: local });
-    return response.json<{ questions: AskView[] }>().questions[0];
+    const response = await app.inject({ method: 'GET', url: '/api/asks', headers: local });
+    return response.json<{ asks: AskView[] }>().asks[0];
   });
 }
 
@@ -89,7 +89,7 @@ async function waitForContext(): Promise<AskView> {
 }
 
 function answer(id: string, selected: string[]) {
-  return app.inject({ method: 'POST', url: `/api/questions/${id}/answer`, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected }] } });
+  return app.inject({ method: 'POST', url: `/api/asks/${id}/answer`, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected }] } });
 }
 
 describe('the http hook endpoint', () => {
@@ -120,7 +120,7 @@ describe('the http hook endpoint', () => {
       expect(reply.statusCode, JSON.stringify(headers)).toBe(401);
       expect(reply.json<{ error: { code: string } }>().error.code).toMatch(/^(hook_key_missing|bad_hook_key)$/);
     }
-    expect((await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json()).toEqual({ questions: [] });
+    expect((await app.inject({ method: 'GET', url: '/api/asks', headers: local })).json()).toEqual({ asks: [] });
   });
 
   it('refuses every key while none exists, and takes the new one at once after a rotation', async () => {
@@ -216,7 +216,7 @@ describe("the session's context", () => {
     await answer(question.id, ['SQLite']);
     await hook;
     expect(transcriptsRead).toEqual([]);
-    expect((await app.inject({ method: 'GET', url: `/api/questions/${question.id}`, headers: local })).json<{ question: AskView }>().question.context).toBeUndefined();
+    expect((await app.inject({ method: 'GET', url: `/api/asks/${question.id}`, headers: local })).json<{ ask: AskView }>().ask.context).toBeUndefined();
   });
 
   it('leaves a question whose transcript_path is hostile without context, and answerable', async () => {
@@ -226,7 +226,7 @@ describe("the session's context", () => {
     await vi.waitUntil(() => transcriptsRead.length === 1);
     expect((await answer(question.id, ['SQLite'])).statusCode).toBe(200);
     expect((await hook).statusCode).toBe(200);
-    expect((await app.inject({ method: 'GET', url: `/api/questions/${question.id}`, headers: local })).json<{ question: AskView }>().question.context).toBeUndefined();
+    expect((await app.inject({ method: 'GET', url: `/api/asks/${question.id}`, headers: local })).json<{ ask: AskView }>().ask.context).toBeUndefined();
   });
 });
 
@@ -235,7 +235,7 @@ function endSessionOverHttpHook(payload: unknown, headers: Record<string, string
 }
 
 async function pendingIds(): Promise<string[]> {
-  return (await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json<{ questions: AskView[] }>().questions.map((question) => question.toolUseId).sort();
+  return (await app.inject({ method: 'GET', url: '/api/asks', headers: local })).json<{ asks: AskView[] }>().asks.map((question) => question.toolUseId).sort();
 }
 
 describe('the SessionEnd hook endpoint', () => {

@@ -18,13 +18,12 @@ const ROUTES = {
   '/api/hook/hello': ['post'],
   '/api/hook/questions': ['post'],
   [SESSION_END_PATH]: ['post'],
-  '/api/ask': ['post'],
-  '/api/questions': ['get'],
-  '/api/questions/{id}': ['get'],
-  '/api/questions/{id}/answer': ['post'],
-  '/api/questions/{id}/terminal': ['post'],
-  '/api/questions/{id}/decline': ['post'],
-  '/api/questions/{id}/extend': ['post'],
+  '/api/asks': ['get', 'post'],
+  '/api/asks/{id}': ['get'],
+  '/api/asks/{id}/answer': ['post'],
+  '/api/asks/{id}/terminal': ['post'],
+  '/api/asks/{id}/decline': ['post'],
+  '/api/asks/{id}/extend': ['post'],
   '/api/history': ['get'],
   '/api/pairings': ['post'],
   '/api/pair': ['post'],
@@ -103,7 +102,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('describes what an answer must hold, as the daemon checks it', () => {
-    const answer = document.paths['/api/questions/{id}/answer']!.post!;
+    const answer = document.paths['/api/asks/{id}/answer']!.post!;
     expect(JSON.stringify(answer.requestBody)).toContain('"responses"');
     expect(JSON.stringify(answer.parameters)).toContain('"uuid"');
   });

@@ -102,7 +102,7 @@ describe('the hook endpoint refuses poisoned payloads at once with a 400 naming 
   });
 
   const ask = (payloadJson: string) => askThroughInject(app, { token: TOKEN, host: local.host, body: `{"payload":${payloadJson},"environment":{}}` });
-  const pendingCount = async () => (await app.inject({ method: 'GET', url: '/api/questions', headers: local })).json<{ questions: unknown[] }>().questions.length;
+  const pendingCount = async () => (await app.inject({ method: 'GET', url: '/api/asks', headers: local })).json<{ asks: unknown[] }>().asks.length;
 
   it.each([4_100, 4_200, 50_000])('refuses a tool_input nested %i levels deep, and nothing is shown', async (levels) => {
     const response = await ask(deepPayloadJson(levels));

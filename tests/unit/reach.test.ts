@@ -73,7 +73,7 @@ describe('the public URL', () => {
   it('is accepted as Host and Origin besides loopback, with a Secure cookie over https only', async () => {
     const phone = await pairPhone();
     expect(phone.setCookie).toMatch(/; Secure$/);
-    expect((await app.inject({ method: 'GET', url: '/api/questions', headers: phone.headers })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: '/api/asks', headers: phone.headers })).statusCode).toBe(200);
 
     const code = app.askbridge.auth.createPairingCode();
     const local = await app.inject({ method: 'POST', url: '/api/pair', headers: { host: LOCAL_HOST, origin: `http://${LOCAL_HOST}` }, payload: { code } });
@@ -90,7 +90,7 @@ describe('the public URL', () => {
       [{ ...headers, host: 'box.tailnet.ts.net:8443' }, 'forbidden_host'],
     ];
     for (const [attack, code] of attacks) {
-      const response = await app.inject({ method: 'GET', url: '/api/questions', headers: attack });
+      const response = await app.inject({ method: 'GET', url: '/api/asks', headers: attack });
       expect(response.statusCode, JSON.stringify(attack)).toBe(403);
       expect(response.json<{ error: { code: string } }>().error.code).toBe(code);
     }
@@ -125,7 +125,7 @@ describe('devices', () => {
     const revoked = await app.inject({ method: 'POST', url: `/api/devices/${devices[0]!.id}/revoke`, headers: { host: LOCAL_HOST, authorization: `Bearer ${TOKEN}` } });
     expect(revoked.statusCode).toBe(200);
     expect(await closed).toBe(REVOKED_CLOSE_CODE);
-    expect((await app.inject({ method: 'GET', url: '/api/questions', headers: phone.headers })).statusCode).toBe(401);
+    expect((await app.inject({ method: 'GET', url: '/api/asks', headers: phone.headers })).statusCode).toBe(401);
     expect(saved).toEqual([]);
     const again = await app.inject({ method: 'POST', url: `/api/devices/${devices[0]!.id}/revoke`, headers: { host: LOCAL_HOST, authorization: `Bearer ${TOKEN}` } });
     expect(again.statusCode).toBe(404);

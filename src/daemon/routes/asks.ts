@@ -1,41 +1,91 @@
-// The questions as pages and the CLI see them, the one way to answer them, and more time for a
-// person who is answering one.
+// /api/asks: the asks as pages and the CLI see them, the one way to answer them, more time for a
+// person who is answering one, and POST /api/asks, through which scripts and agents ask. Such an ask
+// waits like an http hook: the reply comes once it is settled, and the connection closing withdraws it.
+import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AnswerRequestSchema, ErrorReplySchema, QuestionReplySchema, QuestionsReplySchema, TooLateReplySchema, type AskView } from '../../protocol.js';
+import { AnswerRequestSchema, AskReplySchema, AskRequestSchema, AsksReplySchema, ErrorReplySchema, TooLateReplySchema, type AskView } from '../../protocol.js';
 import { ANSWER_BODY_LIMIT_BYTES, EXTEND_STEP_MS } from '../limits.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
 import type { AnswerResult, ExtendResult } from '../store.js';
+import { requireHookKey } from './hook-key.js';
+import { openAsk } from './open-ask.js';
+import { HOOK_KEY_HEADER } from '../../http-hook.js';
 
-const IdParamsSchema = z.object({ id: z.uuid() }).meta({ title: 'question id' });
+const IdParamsSchema = z.object({ id: z.uuid() }).meta({ title: 'ask id' });
 
 /** Asking for more time says nothing else: no body (which fastify hands over as null), or `{}`. */
 const ExtendRequestSchema = z.strictObject({}).nullable().meta({ title: 'extend request', description: 'Nothing: send no body, or {}' });
 
 /** What answering, declining or handing back can end in. */
-const SETTLE_REPLIES = { 200: QuestionReplySchema, 409: TooLateReplySchema, '4xx': ErrorReplySchema, '5xx': ErrorReplySchema };
+const SETTLE_REPLIES = { 200: AskReplySchema, 409: TooLateReplySchema, '4xx': ErrorReplySchema, '5xx': ErrorReplySchema };
 
-export const questionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store }) => {
+export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, context) => {
+  const { store } = context;
+
   app.get(
-    '/api/questions',
-    { config: { access: 'page-or-local' }, schema: { summary: 'The questions waiting for an answer, oldest first', response: { 200: QuestionsReplySchema, '4xx': ErrorReplySchema } } },
-    async () => ({ questions: store.pending() }),
+    '/api/asks',
+    { config: { access: 'page-or-local' }, schema: { summary: 'The asks waiting for an answer, oldest first', response: { 200: AsksReplySchema, '4xx': ErrorReplySchema } } },
+    async () => ({ asks: store.pending() }),
   );
 
   app.get(
-    '/api/questions/:id',
-    { config: { access: 'page-or-local' }, schema: { summary: 'One question, waiting or settled', params: IdParamsSchema, response: { 200: QuestionReplySchema, '4xx': ErrorReplySchema } } },
+    '/api/asks/:id',
+    { config: { access: 'page-or-local' }, schema: { summary: 'One ask, waiting or settled', params: IdParamsSchema, response: { 200: AskReplySchema, '4xx': ErrorReplySchema } } },
     async (request) => {
-      const question = store.get(request.params.id);
-      if (!question) throw notFound();
-      return { question };
+      const ask = store.get(request.params.id);
+      if (!ask) throw notFound();
+      return { ask };
     },
   );
 
   app.post(
-    '/api/questions/:id/answer',
+    '/api/asks',
+    {
+      config: { access: 'hook' },
+      // The token (a local program) or the hook key (which may only ask), before the body is read.
+      preValidation: async (request) => {
+        const token = context.auth.isLocalToken(request.headers.authorization);
+        if (token === true) return;
+        if (token === false) throw new HttpError(401, 'bad_token', 'invalid token');
+        if (request.headers[HOOK_KEY_HEADER] === undefined) throw new HttpError(401, 'unauthorized', `ask with the local token (Authorization: Bearer) or the hook key (${HOOK_KEY_HEADER})`);
+        requireHookKey(request, context.deps);
+      },
+      schema: {
+        summary: 'Ask a person, from a script or an agent; the reply comes once the ask is settled (closing the connection withdraws it)',
+        security: [{ token: [] }, { hookKey: [] }],
+        body: AskRequestSchema,
+        response: { 200: AskReplySchema, '4xx': ErrorReplySchema, '5xx': ErrorReplySchema },
+      },
+    },
+    async (request, reply) => {
+      const { questions, asker, cwd, waitSeconds, environment } = request.body;
+      const waiter = openAsk(context, request, {
+        sessionId: `${asker.kind}:${asker.name}`,
+        toolUseId: randomUUID(),
+        cwd,
+        toolInput: { questions },
+        questions,
+        environment,
+        transport: 'ask',
+        asker,
+        ...(waitSeconds === undefined ? {} : { waitSeconds }),
+      });
+      reply.raw.on('close', () => {
+        if (!reply.raw.writableEnded) waiter.leave();
+      });
+      const outcome = await waiter.outcome;
+      request.log.info({ questionId: waiter.ask.id, status: outcome.status, source: outcome.source.kind }, 'question settled');
+      const ask = store.get(waiter.ask.id);
+      if (!ask) throw new HttpError(500, 'internal', 'the settled question is gone');
+      return reply.send({ ask });
+    },
+  );
+
+  app.post(
+    '/api/asks/:id/answer',
     {
       config: { access: 'page-or-local' },
       bodyLimit: ANSWER_BODY_LIMIT_BYTES,
@@ -51,9 +101,9 @@ export const questionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, {
     },
   );
 
-  // A person hands the question back to the terminal, or declines it, without choosing an answer.
+  // A person hands the ask back to the terminal, or declines it, without choosing an answer.
   app.post(
-    '/api/questions/:id/terminal',
+    '/api/asks/:id/terminal',
     { config: { access: 'page-or-local' }, bodyLimit: 1024, schema: { summary: "Hand it back to Claude Code's own dialog in the terminal", params: IdParamsSchema, response: SETTLE_REPLIES } },
     async (request, reply) => sendAnswerResult(reply, store.handToTerminal(request.params.id, request.principal.kind === 'page' ? 'page' : 'cli')),
   );
@@ -61,7 +111,7 @@ export const questionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, {
   // The page (or the terminal) asks while a person is typing and the deadline is near: the policy
   // never overrides someone in the middle of answering, up to what the asker can wait.
   app.post(
-    '/api/questions/:id/extend',
+    '/api/asks/:id/extend',
     {
       config: { access: 'page-or-local' },
       bodyLimit: 1024,
@@ -80,7 +130,7 @@ export const questionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, {
   );
 
   app.post(
-    '/api/questions/:id/decline',
+    '/api/asks/:id/decline',
     { config: { access: 'page-or-local' }, bodyLimit: 1024, schema: { summary: 'Decline it: Claude is told the person chose not to answer', params: IdParamsSchema, response: SETTLE_REPLIES } },
     async (request, reply) => sendAnswerResult(reply, store.decline(request.params.id, request.principal.kind === 'page' ? 'page' : 'cli')),
   );
@@ -88,17 +138,17 @@ export const questionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, {
 
 const notFound = () => new HttpError(404, 'not_found', 'no such question (it may have finished long ago)');
 
-/** 409 with the question as it ended: whoever comes late learns who won. */
-function sendTooLate(reply: FastifyReply, question: AskView) {
-  return reply.code(409).send({ error: { code: 'already_resolved', message: `this question was already ${question.status}` }, question });
+/** 409 with the ask as it ended: whoever comes late learns who won. */
+function sendTooLate(reply: FastifyReply, ask: AskView) {
+  return reply.code(409).send({ error: { code: 'already_resolved', message: `this question was already ${ask.status}` }, ask });
 }
 
-/** 200 with the question, moved or not (the page compares expiresAt), 404, or 409 once it is settled. */
+/** 200 with the ask, moved or not (the page compares expiresAt), 404, or 409 once it is settled. */
 function sendExtendResult(reply: FastifyReply, result: ExtendResult) {
   switch (result.kind) {
     case 'extended':
     case 'unchanged':
-      return reply.code(200).send({ question: result.ask });
+      return reply.code(200).send({ ask: result.ask });
     case 'not_found':
       throw notFound();
     case 'already_resolved':
@@ -110,7 +160,7 @@ function sendExtendResult(reply: FastifyReply, result: ExtendResult) {
 function sendAnswerResult(reply: FastifyReply, result: AnswerResult) {
   switch (result.kind) {
     case 'answered':
-      return reply.code(200).send({ question: result.ask });
+      return reply.code(200).send({ ask: result.ask });
     case 'not_found':
       throw notFound();
     case 'already_resolved':

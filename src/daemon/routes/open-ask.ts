@@ -1,16 +1,12 @@
-// Asking: how any question enters the daemon (a hook's, a script's, an MCP client's), and
-// POST /api/ask, through which scripts and agents ask. An ask waits like an http hook: the reply
-// comes once the question is settled, and the connection closing withdraws it.
-import { randomUUID } from 'node:crypto';
+// How every ask enters the daemon (a hook's, a script's, an MCP client's): the policy is applied,
+// the limits are checked, the ask opens (or a command hook re-attaches to it), and the session's
+// context follows. The routes that receive asks (hook.ts, and POST /api/asks in asks.ts) call it.
 import type { FastifyRequest } from 'fastify';
-import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { AskRequestSchema, ErrorReplySchema, LIMITS, QuestionReplySchema, type Asker, type HookEnvironment, type Question, type AskView } from '../../protocol.js';
+import { LIMITS, type Asker, type HookEnvironment, type Question, type AskView } from '../../protocol.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
 import { MAX_PENDING, MAX_WAIT_MS } from '../limits.js';
 import type { Waiter } from '../store.js';
-import { requireHookKey } from './hook-key.js';
-import { HOOK_KEY_HEADER } from '../../http-hook.js';
 
 /** ASKBRIDGE_UNATTENDED=1, CI=true, or Claude Code's own mark for SDK-hosted sessions. */
 export function isUnattended(environment: HookEnvironment): boolean {
@@ -36,7 +32,7 @@ export type Asked = {
   transcriptPath?: string;
 };
 
-/** Apply the policy to a checked question and open it (or re-attach to it). */
+/** Apply the policy to a checked ask and open it (or re-attach to it). */
 export function openAsk(context: RouteContext, request: FastifyRequest, asked: Asked): Waiter {
   const { store, watchers, deps } = context;
   const maxPending = deps.maxPending ?? MAX_PENDING;
@@ -76,8 +72,8 @@ export function openAsk(context: RouteContext, request: FastifyRequest, asked: A
 }
 
 /**
- * What the asking session was doing, from its transcript, added to the question once it waits (an
- * `updated` event): the question is published at once and never waits for it. Only for Claude
+ * What the asking session was doing, from its transcript, added to the ask once it waits (an
+ * `updated` event): the ask is published at once and never waits for it. Only for Claude
  * Code's hook on this machine: a remote hook's path names a file of another machine, and a script
  * or an MCP client has no transcript. The path is never logged above debug, nor shown.
  */
@@ -100,48 +96,3 @@ function forAsker(timeout: AskView['timeout']): AskView['timeout'] {
   if (timeout.action === 'decline') return { action: 'decline', summary: 'the asker will be told nobody is available' };
   return timeout;
 }
-
-export const askRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, context) => {
-  app.post(
-    '/api/ask',
-    {
-      config: { access: 'hook' },
-      // The token (a local program) or the hook key (which may only ask), before the body is read.
-      preValidation: async (request) => {
-        const token = context.auth.isLocalToken(request.headers.authorization);
-        if (token === true) return;
-        if (token === false) throw new HttpError(401, 'bad_token', 'invalid token');
-        if (request.headers[HOOK_KEY_HEADER] === undefined) throw new HttpError(401, 'unauthorized', `ask with the local token (Authorization: Bearer) or the hook key (${HOOK_KEY_HEADER})`);
-        requireHookKey(request, context.deps);
-      },
-      schema: {
-        summary: 'Ask a person, from a script or an agent; the reply comes once the question is settled (closing the connection withdraws it)',
-        security: [{ token: [] }, { hookKey: [] }],
-        body: AskRequestSchema,
-        response: { 200: QuestionReplySchema, '4xx': ErrorReplySchema, '5xx': ErrorReplySchema },
-      },
-    },
-    async (request, reply) => {
-      const { questions, asker, cwd, waitSeconds, environment } = request.body;
-      const waiter = openAsk(context, request, {
-        sessionId: `${asker.kind}:${asker.name}`,
-        toolUseId: randomUUID(),
-        cwd,
-        toolInput: { questions },
-        questions,
-        environment,
-        transport: 'ask',
-        asker,
-        ...(waitSeconds === undefined ? {} : { waitSeconds }),
-      });
-      reply.raw.on('close', () => {
-        if (!reply.raw.writableEnded) waiter.leave();
-      });
-      const outcome = await waiter.outcome;
-      request.log.info({ questionId: waiter.ask.id, status: outcome.status, source: outcome.source.kind }, 'question settled');
-      const question = context.store.get(waiter.ask.id);
-      if (!question) throw new HttpError(500, 'internal', 'the settled question is gone');
-      return reply.send({ question });
-    },
-  );
-};
