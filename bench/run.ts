@@ -533,9 +533,9 @@ async function benchLoad(): Promise<void> {
       socket.on('error', () => {}); // after the snapshot, a dropped client shows up as a missing arrival
       socket.on('message', (data) => {
         const at = now();
-        const message = JSON.parse(data.toString()) as { type: string; question?: { toolUseId: string } };
+        const message = JSON.parse(data.toString()) as { type: string; ask?: { toolUseId: string } };
         if (message.type === 'snapshot') ready(undefined);
-        else if (message.type === 'added' && message.question) arrivals.get(message.question.toolUseId)?.(c, at);
+        else if (message.type === 'added' && message.ask) arrivals.get(message.ask.toolUseId)?.(c, at);
       });
     });
   }

@@ -301,11 +301,11 @@ export const ErrorReplySchema = z.object({ error: z.object({ code: z.string(), m
 
 /** Messages the daemon pushes to every page over the WebSocket; `error` answers a page message it refused. */
 export const ServerMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('snapshot'), questions: z.array(AskViewSchema) }),
-  z.object({ type: z.literal('added'), question: AskViewSchema }),
-  z.object({ type: z.literal('resolved'), question: AskViewSchema }),
-  /** A waiting question changed: more time (expiresAt), or its session's context arrived. */
-  z.object({ type: z.literal('updated'), question: AskViewSchema }),
+  z.object({ type: z.literal('snapshot'), asks: z.array(AskViewSchema) }),
+  z.object({ type: z.literal('added'), ask: AskViewSchema }),
+  z.object({ type: z.literal('resolved'), ask: AskViewSchema }),
+  /** A waiting ask changed: more time (expiresAt), or its session's context arrived. */
+  z.object({ type: z.literal('updated'), ask: AskViewSchema }),
   z.object({ type: z.literal('banner'), message: z.string().nullable() }),
   z.object({ type: z.literal('error'), error: ErrorReplySchema.shape.error }),
 ]);

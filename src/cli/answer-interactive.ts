@@ -21,8 +21,8 @@ export async function answerOnTerminal(io: CommandIo, idOrPrefix: string | undef
   let current: string | undefined;
   let settledElsewhere: AskView | undefined;
   const feed = await openFeed(daemon, (event) => {
-    if (event.type === 'resolved' && event.question.id === current) {
-      settledElsewhere = event.question;
+    if (event.type === 'resolved' && event.ask.id === current) {
+      settledElsewhere = event.ask;
       stop.abort();
     }
   });

@@ -13,7 +13,7 @@ import { CliError } from './command.js';
 export type FeedEvent = Exclude<ServerMessage, { type: 'snapshot' }>;
 
 export type Feed = {
-  /** The questions waiting when the feed opened, oldest first. */
+  /** The asks waiting when the feed opened, oldest first. */
   waiting: AskView[];
   /** Settles when the feed ends: with nothing after close(), else with the error that says why it ended. */
   ended: Promise<CliError | undefined>;
@@ -54,7 +54,7 @@ export async function openFeed(daemon: DaemonClient, onEvent: (event: FeedEvent)
       socket.terminate();
     } else if (message.type === 'snapshot') {
       opened = true;
-      open([...message.questions].sort((a, b) => a.createdAt - b.createdAt));
+      open([...message.asks].sort((a, b) => a.createdAt - b.createdAt));
     } else {
       onEvent(message);
     }

@@ -16,11 +16,11 @@ type Happening = 'waiting' | 'added' | 'updated' | 'resolved';
 
 export async function run(io: CommandIo): Promise<number> {
   const { values } = parseArgs({ args: io.argv, strict: true, options: { json: { type: 'boolean', default: false } } });
-  const print = (happening: Happening, question: AskView) => io.stdout(values.json ? jsonLine(happening, question) : readableLine(happening, question));
+  const print = (happening: Happening, ask: AskView) => io.stdout(values.json ? jsonLine(happening, ask) : readableLine(happening, ask));
   const feed = await openFeed(connectToDaemon(io.env), (event) => {
-    if (event.type === 'added' || event.type === 'updated' || event.type === 'resolved') print(event.type, event.question);
+    if (event.type === 'added' || event.type === 'updated' || event.type === 'resolved') print(event.type, event.ask);
   });
-  for (const question of feed.waiting) print('waiting', question);
+  for (const ask of feed.waiting) print('waiting', ask);
 
   const stop = () => feed.close();
   process.once('SIGINT', stop);
@@ -32,33 +32,33 @@ export async function run(io: CommandIo): Promise<number> {
   return 0;
 }
 
-/** One JSON object a line: the question as the daemon shows it, and for a settled one who or what settled it. */
-function jsonLine(happening: Happening, question: AskView): string {
-  const settled = happening === 'resolved' ? describeSource(question) : undefined;
+/** One JSON object a line: the ask as the daemon shows it, and for a settled one who or what settled it. */
+function jsonLine(happening: Happening, ask: AskView): string {
+  const settled = happening === 'resolved' ? describeSource(ask) : undefined;
   const line = {
     event: happening,
-    id: question.id,
-    sessionId: question.sessionId,
-    status: question.status,
+    id: ask.id,
+    sessionId: ask.sessionId,
+    status: ask.status,
     ...(settled ? { by: settled.source, ...(settled.detail ? { detail: settled.detail } : {}) } : {}),
-    question,
+    ask,
   };
   return `${terminalJson(line)}\n`;
 }
 
 const clock = (time: number) => new Date(time).toTimeString().slice(0, 8);
 
-function readableLine(happening: Happening, question: AskView): string {
-  const time = clock(happening === 'resolved' ? (question.resolvedAt ?? Date.now()) : happening === 'updated' ? Date.now() : question.createdAt);
-  return `${time}  ${happening.padEnd(8)}  ${terminalText(question.id)}  ${whatHappened(happening, question)}\n`;
+function readableLine(happening: Happening, ask: AskView): string {
+  const time = clock(happening === 'resolved' ? (ask.resolvedAt ?? Date.now()) : happening === 'updated' ? Date.now() : ask.createdAt);
+  return `${time}  ${happening.padEnd(8)}  ${terminalText(ask.id)}  ${whatHappened(happening, ask)}\n`;
 }
 
-function whatHappened(happening: Happening, question: AskView): string {
-  if (happening === 'resolved') return `${terminalText(settledText(question), '  ')}${question.answers ? `  ${terminalJson(question.answers)}` : ''}`;
+function whatHappened(happening: Happening, ask: AskView): string {
+  if (happening === 'resolved') return `${terminalText(settledText(ask), '  ')}${ask.answers ? `  ${terminalJson(ask.answers)}` : ''}`;
   if (happening === 'updated') {
-    const { title, branch } = question.context ?? {};
+    const { title, branch } = ask.context ?? {};
     const session = [title === undefined ? '' : `session "${terminalText(title, '  ')}"`, branch === undefined ? '' : `on ${terminalText(branch)}`].filter(Boolean).join(' ');
-    return `${session ? `${session}, ` : ''}expires ${clock(question.expiresAt)}`;
+    return `${session ? `${session}, ` : ''}expires ${clock(ask.expiresAt)}`;
   }
-  return `${question.questions.length === 1 ? '1 question' : `${question.questions.length} questions`} (${question.questions.map((one) => terminalText(one.header || one.question, '  ')).join(', ')})  session ${terminalText(question.sessionId)}  ${terminalText(question.cwd, '  ')}`;
+  return `${ask.questions.length === 1 ? '1 question' : `${ask.questions.length} questions`} (${ask.questions.map((one) => terminalText(one.header || one.question, '  ')).join(', ')})  session ${terminalText(ask.sessionId)}  ${terminalText(ask.cwd, '  ')}`;
 }

@@ -22,12 +22,12 @@ export async function run(io: CommandIo): Promise<number> {
   let current: { id: string; stop: AbortController; settledElsewhere?: AskView } | undefined;
   let wake = () => {};
   const feed = await openFeed(daemon, (event) => {
-    if (event.type === 'added') queue.set(event.question.id, event.question);
-    if (event.type === 'updated' && queue.has(event.question.id)) queue.set(event.question.id, event.question);
+    if (event.type === 'added') queue.set(event.ask.id, event.ask);
+    if (event.type === 'updated' && queue.has(event.ask.id)) queue.set(event.ask.id, event.ask);
     if (event.type === 'resolved') {
-      queue.delete(event.question.id);
-      if (current?.id === event.question.id) {
-        current.settledElsewhere = event.question;
+      queue.delete(event.ask.id);
+      if (current?.id === event.ask.id) {
+        current.settledElsewhere = event.ask;
         current.stop.abort();
       }
     }

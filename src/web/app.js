@@ -168,18 +168,18 @@ const connection = createConnection({
 function onMessage(message) {
   switch (message?.type) {
     case 'snapshot':
-      if (!Array.isArray(message.questions)) return;
-      applySnapshot(message.questions.filter(isView));
+      if (!Array.isArray(message.asks)) return;
+      applySnapshot(message.asks.filter(isView));
       onLive();
       break;
     case 'added':
-      if (isView(message.question)) onAdded(message.question);
+      if (isView(message.ask)) onAdded(message.ask);
       break;
     case 'updated':
-      if (isView(message.question)) onUpdated(message.question);
+      if (isView(message.ask)) onUpdated(message.ask);
       break;
     case 'resolved':
-      if (isView(message.question)) onResolved(message.question);
+      if (isView(message.ask)) onResolved(message.ask);
       break;
     case 'banner':
       setBanner(typeof message.message === 'string' ? message.message : null);

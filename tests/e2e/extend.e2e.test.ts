@@ -72,7 +72,7 @@ describe('more time for a person who is answering', () => {
     void extendedHook.response.finally(() => (extendedHookEnded = true));
     const asked = await daemon.waitForQuestion(extendedPayload.tool_use_id);
     const moved = await extend(page, asked);
-    await waitUntil(() => messages.find((message) => message.type === 'updated' && message.question.id === asked.id), 5_000, 'the page to hear updated');
+    await waitUntil(() => messages.find((message) => message.type === 'updated' && message.ask.id === asked.id), 5_000, 'the page to hear updated');
 
     const plainPayload = freshPayload('01-single-select', 'plain-http');
     const plainHook = postAsHttpHook({ port: daemon.port, key, payload: plainPayload });

@@ -78,8 +78,8 @@ describe.skipIf(!chromiumState.available)('hostile payloads with the real hook, 
           const server = route.connectToServer();
           server.onMessage((message) => {
             if (typeof message === 'string') {
-              const parsed = JSON.parse(message) as { type?: string; question?: AskView; questions?: AskView[] };
-              for (const view of [...(parsed.questions ?? []), ...(parsed.question ? [parsed.question] : [])]) shownToPage.add(view.toolUseId);
+              const parsed = JSON.parse(message) as { type?: string; ask?: AskView; asks?: AskView[] };
+              for (const view of [...(parsed.asks ?? []), ...(parsed.ask ? [parsed.ask] : [])]) shownToPage.add(view.toolUseId);
             }
             route.send(message);
           });

@@ -122,7 +122,7 @@ describe('request timeouts', () => {
 });
 
 /** A WebSocket listener as the CLI connects (bearer token), with every message it receives. */
-async function listen(target: Daemon): Promise<{ socket: WebSocket; messages: Array<{ type: string; message?: string | null; question?: { toolUseId: string } }> }> {
+async function listen(target: Daemon): Promise<{ socket: WebSocket; messages: Array<{ type: string; message?: string | null; ask?: { toolUseId: string } }> }> {
   const socket = new WebSocket(`ws://127.0.0.1:${target.port}/ws`, { headers: { authorization: `Bearer ${target.token}` } });
   const messages: Array<{ type: string }> = [];
   socket.on('message', (data) => messages.push(JSON.parse(String(data)) as { type: string }));

@@ -65,8 +65,8 @@ async function withholdResolvedEvents(page: Page, toolUseId: () => string | unde
     const server = route.connectToServer();
     server.onMessage((message) => {
       if (typeof message === 'string') {
-        const parsed = JSON.parse(message) as { type?: string; question?: AskView };
-        if (parsed.type === 'resolved' && parsed.question?.toolUseId === toolUseId()) return;
+        const parsed = JSON.parse(message) as { type?: string; ask?: AskView };
+        if (parsed.type === 'resolved' && parsed.ask?.toolUseId === toolUseId()) return;
       }
       route.send(message);
     });

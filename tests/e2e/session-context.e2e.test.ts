@@ -57,10 +57,10 @@ async function pageFeed(): Promise<{ messages: ServerMessage[]; next(match: (mes
   return { messages, socket, next: (match, what) => waitUntil(() => messages.find(match), WAIT_MS, what) };
 }
 
-const about = (id: string, type: ServerMessage['type']) => (message: ServerMessage) => message.type === type && 'question' in message && message.question.id === id;
+const about = (id: string, type: ServerMessage['type']) => (message: ServerMessage) => message.type === type && 'ask' in message && message.ask.id === id;
 const questionOf = (message: ServerMessage): AskView => {
-  if (!('question' in message)) throw new Error(`no question in a ${message.type} message`);
-  return message.question;
+  if (!('ask' in message)) throw new Error(`no ask in a ${message.type} message`);
+  return message.ask;
 };
 
 describe("a question's session context", () => {
@@ -84,7 +84,7 @@ describe("a question's session context", () => {
     expect(await daemon.pending()).toEqual([expect.objectContaining({ id: question.id, context: updated.context })]);
 
     const line = await waitUntil(() => listen.output().stdout.split('\n').find((text) => text.includes('"event":"updated"')), WAIT_MS, 'the updated line of listen');
-    expect(JSON.parse(line)).toMatchObject({ event: 'updated', id: question.id, status: 'pending', question: { context: { title: 'ask me', said: 'MOCK: asking a question.' } } });
+    expect(JSON.parse(line)).toMatchObject({ event: 'updated', id: question.id, status: 'pending', ask: { context: { title: 'ask me', said: 'MOCK: asking a question.' } } });
     const expires = new Date(question.expiresAt).toTimeString().slice(0, 8);
     await waitUntil(() => readable.output().stdout.split('\n').find((text) => text.endsWith(`  updated   ${question.id}  session "ask me", expires ${expires}`)), WAIT_MS, 'the readable updated line');
 

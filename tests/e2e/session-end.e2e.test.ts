@@ -46,9 +46,9 @@ async function pageFeed(): Promise<{ resolved(id: string): Promise<AskView>; clo
     messages,
     close: () => socket.close(),
     resolved: async (id) => {
-      const message = await waitUntil(() => messages.find((candidate) => candidate.type === 'resolved' && candidate.question.id === id), WAIT_MS, `question ${id} to be settled on the page`);
+      const message = await waitUntil(() => messages.find((candidate) => candidate.type === 'resolved' && candidate.ask.id === id), WAIT_MS, `question ${id} to be settled on the page`);
       if (message.type !== 'resolved') throw new Error('not a resolved message');
-      return message.question;
+      return message.ask;
     },
   };
 }

@@ -417,7 +417,7 @@ describe('askbridge watch', () => {
 });
 
 describe('askbridge listen', () => {
-  type Line = { event: string; id: string; status: string; by?: string; detail?: string; question: { toolUseId: string } };
+  type Line = { event: string; id: string; status: string; by?: string; detail?: string; ask: { toolUseId: string } };
 
   function listen(daemon: Daemon, json: boolean) {
     const child = spawn(process.execPath, [CLI_BIN, 'listen', ...(json ? ['--json'] : [])], { cwd: REPO_ROOT, env: daemon.env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -448,7 +448,7 @@ describe('askbridge listen', () => {
 
     const payload = freshPayload('02-multi-select', 'listen-added');
     const added = await ask(daemon, payload);
-    expect(parsed(await listener.waitForLine((line) => parsed(line).event === 'added', 'added'))).toMatchObject({ id: added.id, status: 'pending', question: { toolUseId: payload.tool_use_id } });
+    expect(parsed(await listener.waitForLine((line) => parsed(line).event === 'added', 'added'))).toMatchObject({ id: added.id, status: 'pending', ask: { toolUseId: payload.tool_use_id } });
     expect((await runCli(['answer', added.id, '--pick', '1=Lint'], daemon.env)).code).toBe(0);
     expect(parsed(await listener.waitForLine((line) => parsed(line).event === 'resolved' && parsed(line).id === added.id, 'resolved'))).toMatchObject({ status: 'answered', by: 'person', detail: 'cli' });
 

@@ -417,17 +417,17 @@ describe('the event stream', () => {
     const { socket, messages } = await openPageSocket(await pairPage());
     const next = (count: number) => vi.waitUntil(() => messages.length >= count);
     await next(2);
-    expect(messages[0]).toEqual({ type: 'snapshot', questions: [] });
+    expect(messages[0]).toEqual({ type: 'snapshot', asks: [] });
     expect(messages[1]).toEqual({ type: 'banner', message: null });
     expect(app.askbridge.watcherCount()).toBe(1);
 
     const hook = askAsHook();
     await next(3);
-    expect(messages[2]).toMatchObject({ type: 'added', question: { status: 'pending', cwd: '/home/alice/projects/acme-shop' } });
-    const id = (messages[2] as { question: AskView }).question.id;
+    expect(messages[2]).toMatchObject({ type: 'added', ask: { status: 'pending', cwd: '/home/alice/projects/acme-shop' } });
+    const id = (messages[2] as { ask: AskView }).ask.id;
     await app.inject({ method: 'POST', url: `/api/asks/${id}/answer`, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
     await next(4);
-    expect(messages[3]).toMatchObject({ type: 'resolved', question: { id, status: 'answered', source: { kind: 'person', client: 'cli' } } });
+    expect(messages[3]).toMatchObject({ type: 'resolved', ask: { id, status: 'answered', source: { kind: 'person', client: 'cli' } } });
     await hook;
     socket.terminate();
   });

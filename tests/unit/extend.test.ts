@@ -79,7 +79,7 @@ describe('POST /api/asks/:id/extend', () => {
     expect(extended.expiresAt).toBeLessThanOrEqual(after + EXTEND_STEP_MS);
     expect(extended).toMatchObject({ id: question.id, status: 'pending', extendableUntil: question.extendableUntil });
     await vi.waitUntil(() => updates().length > 0);
-    expect(updates()).toEqual([{ type: 'updated', question: extended }]);
+    expect(updates()).toEqual([{ type: 'updated', ask: extended }]);
 
     expect((await app.inject({ method: 'POST', url: `/api/asks/${question.id}/answer`, headers: local, payload: sqlite })).statusCode).toBe(200);
     const { lines } = await hook;
@@ -120,7 +120,7 @@ describe('POST /api/asks/:id/extend', () => {
     // Only the move was told, and nothing for the request at the limit: messages arrive in order, so
     // once the answer's `resolved` is in, every `updated` before it is too.
     await vi.waitUntil(() => messages.some((message) => message.type === 'resolved'));
-    expect(updates().map((message) => (message as { question: AskView }).question.expiresAt)).toEqual([question.createdAt + 30_000]);
+    expect(updates().map((message) => (message as { ask: AskView }).ask.expiresAt)).toEqual([question.createdAt + 30_000]);
     socket.terminate();
   });
 

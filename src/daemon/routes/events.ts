@@ -35,7 +35,7 @@ export function broadcast(watchers: Watchers, message: ServerMessage): void {
 }
 
 export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, watchers, deps }) => {
-  const unsubscribe = store.subscribe((event) => broadcast(watchers, { type: event.type, question: event.ask }));
+  const unsubscribe = store.subscribe((event) => broadcast(watchers, { type: event.type, ask: event.ask }));
   const answeredPing = new WeakSet<WebSocket>();
   const heartbeat = setInterval(() => {
     for (const socket of watchers.sockets) {
@@ -86,7 +86,7 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { st
         if (read.message.visible) watchers.visible.add(socket);
         else watchers.visible.delete(socket);
       });
-      const snapshot: ServerMessage = { type: 'snapshot', questions: store.pending() };
+      const snapshot: ServerMessage = { type: 'snapshot', asks: store.pending() };
       socket.send(JSON.stringify(snapshot));
       // Always sent, so a page that reconnects also drops a banner that was cleared meanwhile.
       socket.send(JSON.stringify({ type: 'banner', message: deps.banner?.() ?? null } satisfies ServerMessage));
