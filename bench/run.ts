@@ -381,7 +381,7 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
   const toPage = (pageTime: number) => pageTime - clock.offset;
 
   // The daemon's log times (epoch ms, whole ms) split each figure into hook, daemon and page parts.
-  const loggedAt = async (questionId: string, msg: string) => Number((await daemon.waitForLog((entry) => entry.questionId === questionId && entry.msg === msg, 10_000, `"${msg}" for ${questionId}`)).time);
+  const loggedAt = async (questionId: string, msg: string) => Number((await daemon.waitForLog((entry) => entry.askId === questionId && entry.msg === msg, 10_000, `"${msg}" for ${questionId}`)).time);
 
   const question = singleQuestion();
   const hookKey = daemon.hookKey();

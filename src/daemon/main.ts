@@ -211,7 +211,7 @@ async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Rea
   const notifier = createNotifier({
     store,
     config: (cwd) => configWatch.effective(cwd).config,
-    link: (questionId) => `${pageUrl}#question=${questionId}`,
+    link: (askId) => `${pageUrl}#question=${askId}`,
     // ASKBRIDGE_TEST_NOTIFY_RETRY_MS, for tests only: retries without the real backoff.
     webhooks: createWebhooks({ log, retryMs: Number(options.env.ASKBRIDGE_TEST_NOTIFY_RETRY_MS) || undefined }),
     push,

@@ -14,7 +14,7 @@ export type NotifierOptions = {
   /** The user's notify and push settings now (they reload with the config file). */
   config: (cwd: string) => Pick<Config, 'notify' | 'push'>;
   /** The page, opened on this question: at the public URL when there is one. */
-  link: (questionId: string) => string;
+  link: (askId: string) => string;
   webhooks: Webhooks;
   /** Undefined when the daemon could not open Web Push. */
   push: Push | undefined;
@@ -43,7 +43,7 @@ export function createNotifier(options: NotifierOptions) {
           options.push.send(noticeOf(question, { fullText: push.fullText === true }), { pairedDevices: options.pairedDevices(), ttlSeconds: (question.expiresAt - now()) / 1000 });
         }
       } catch (error) {
-        options.log({ questionId: id, error: (error as Error).message }, 'could not tell anyone about a waiting question');
+        options.log({ askId: id, error: (error as Error).message }, 'could not tell anyone about a waiting question');
       }
     });
   });

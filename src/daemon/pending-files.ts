@@ -38,14 +38,14 @@ export function createPendingFiles(stateDir: string, log: Log): PendingPersisten
         dirReady = true;
         writeFileAtomic(fileOf(record.id), `${JSON.stringify(record)}\n`);
       } catch (error) {
-        log({ questionId: record.id, error: (error as Error).message }, 'could not keep a waiting question on disk: it will not survive a daemon crash');
+        log({ askId: record.id, error: (error as Error).message }, 'could not keep a waiting question on disk: it will not survive a daemon crash');
       }
     },
     remove(id) {
       try {
         rmSync(fileOf(id), { force: true });
       } catch (error) {
-        log({ questionId: id, error: (error as Error).message }, 'could not remove a finished question from disk');
+        log({ askId: id, error: (error as Error).message }, 'could not remove a finished question from disk');
       }
     },
     load() {

@@ -106,8 +106,8 @@ export function createPush(options: PushOptions) {
     options.log.info({ removed: before - subscriptions.length, why }, 'push subscription removed');
   }
 
-  async function pushTo(stored: Stored, payload: string, ttlSeconds: number, questionId: string): Promise<void> {
-    const where = { device: stored.deviceId, to: new URL(stored.endpoint).origin, questionId };
+  async function pushTo(stored: Stored, payload: string, ttlSeconds: number, askId: string): Promise<void> {
+    const where = { device: stored.deviceId, to: new URL(stored.endpoint).origin, askId };
     try {
       const webpush = await loadWebPush();
       const request = webpush.generateRequestDetails({ endpoint: stored.endpoint, keys: stored.keys }, payload, { vapidDetails, TTL: ttlSeconds, urgency: 'high' });

@@ -60,8 +60,8 @@ export function createWebhooks(options: WebhookOptions) {
   const stopping = new AbortController();
   const timers = new Set<NodeJS.Timeout>();
 
-  async function deliver(request: ReturnType<typeof webhookRequest>, questionId: string, attempt: number): Promise<void> {
-    const where = { kind: request.kind, to: new URL(request.url).origin, questionId, attempt };
+  async function deliver(request: ReturnType<typeof webhookRequest>, askId: string, attempt: number): Promise<void> {
+    const where = { kind: request.kind, to: new URL(request.url).origin, askId, attempt };
     let problem: string;
     let again: boolean;
     try {
@@ -92,7 +92,7 @@ export function createWebhooks(options: WebhookOptions) {
     options.log.warn({ ...where, problem, retryInMs: delay }, 'webhook not told: trying again');
     const timer = setTimeout(() => {
       timers.delete(timer);
-      void deliver(request, questionId, attempt + 1);
+      void deliver(request, askId, attempt + 1);
     }, delay);
     timers.add(timer);
   }

@@ -151,7 +151,7 @@ describe('more time for a person who is answering', () => {
     first.child.kill('SIGKILL');
     await first.exited;
     const second = await daemonForTest({ home: first.home, env: { ASKBRIDGE_PORT: String(first.port) } });
-    await second.waitForLog((entry) => entry.msg === 'question received' && entry.questionId === asked.id, 10_000, 'the hook re-attaching');
+    await second.waitForLog((entry) => entry.msg === 'question received' && entry.askId === asked.id, 10_000, 'the hook re-attaching');
     expect(await second.question(asked.id)).toMatchObject({ status: 'pending', expiresAt: moved.expiresAt, extendableUntil: moved.extendableUntil });
 
     // Past the first deadline, the restored question still waits for the person.

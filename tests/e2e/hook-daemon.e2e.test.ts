@@ -306,7 +306,7 @@ describe('the hook with a running daemon', () => {
     const second = runHook(payload, daemon.env);
     // The daemon logs each hook request it holds; the second must name the same question.
     await waitUntil(
-      () => (daemon.logs().filter((entry) => entry.msg === 'question received' && entry.questionId === question.id).length >= 2 ? true : undefined),
+      () => (daemon.logs().filter((entry) => entry.msg === 'question received' && entry.askId === question.id).length >= 2 ? true : undefined),
       10_000,
       'the second hook to be received',
     );
@@ -328,7 +328,7 @@ describe('the hook with a running daemon', () => {
     const question = await daemon.waitForQuestion(payload.tool_use_id);
     const second = runHook(payload, daemon.env);
     await waitUntil(
-      () => (daemon.logs().filter((entry) => entry.msg === 'question received' && entry.questionId === question.id).length >= 2 ? true : undefined),
+      () => (daemon.logs().filter((entry) => entry.msg === 'question received' && entry.askId === question.id).length >= 2 ? true : undefined),
       10_000,
       'the second hook to be received',
     );
@@ -490,7 +490,7 @@ describe('the hook when the daemon goes away while it waits', () => {
     const restored = await second.waitForQuestion(payload.tool_use_id);
     expect(restored).toMatchObject({ id: asked.id, createdAt: asked.createdAt, expiresAt: asked.expiresAt });
     // The hook is back: answering now reaches it.
-    await second.waitForLog((entry) => entry.msg === 'question received' && entry.questionId === asked.id);
+    await second.waitForLog((entry) => entry.msg === 'question received' && entry.askId === asked.id);
     const answered = await runCli(answerArgs(asked.id, payload, loadFixture<FixtureAnswer>('01-single-select.answer.json')), second.env);
     expect(answered.code).toBe(0);
     const result = await hook.result;

@@ -274,7 +274,7 @@ describe.skipIf(!chromiumState.available)('the page as an inbox', () => {
       first.child.kill('SIGKILL');
       await first.exited;
       second = await startDaemon({ home: first.home, env: { ASKBRIDGE_PORT: String(first.port) }, config: { waitSeconds: 120 } });
-      await second.waitForLog((entry) => entry.msg === 'question received' && entry.questionId === view.id, 10_000, 'the hook re-attaching');
+      await second.waitForLog((entry) => entry.msg === 'question received' && entry.askId === view.id, 10_000, 'the hook re-attaching');
       await page.reload();
       await page.locator('#conn-text', { hasText: 'Live' }).waitFor({ timeout: 15_000 });
       const restored = await checkDraft();

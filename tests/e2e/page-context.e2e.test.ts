@@ -87,7 +87,7 @@ describe.skipIf(!chromiumState.available)('the session context in the page', () 
     const hook = postAsHttpHook({ port: daemon.port, key: hookKey, payload: { ...payload, transcript_path: join(projects, 'passwd.jsonl') } });
     const view = await daemon.waitForQuestion(payload.tool_use_id);
     const card = await openAsk(paired.page, view.id);
-    const refused = await daemon.waitForLog((entry) => entry.msg === 'no session context' && entry.questionId === view.id, 10_000, 'the reason there is no context');
+    const refused = await daemon.waitForLog((entry) => entry.msg === 'no session context' && entry.askId === view.id, 10_000, 'the reason there is no context');
     expect(refused.reason).toBe("outside Claude Code's projects folder");
     expect(await card.locator('.context').isHidden()).toBe(true);
     expect(await card.textContent()).not.toContain('root:');

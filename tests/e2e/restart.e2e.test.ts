@@ -42,7 +42,7 @@ browserTests('a daemon restart while a person is typing', () => {
 
     // The page reconnects by itself (still paired: its key and cookie were kept) and the card is the same one.
     await page.locator('#conn-text', { hasText: 'Live' }).waitFor({ timeout: 15_000 });
-    await second.waitForLog((entry) => entry.msg === 'question received' && entry.questionId === asked.id, 10_000, 'the hook re-attaching');
+    await second.waitForLog((entry) => entry.msg === 'question received' && entry.askId === asked.id, 10_000, 'the hook re-attaching');
     expect(await other.inputValue()).toBe('DuckDB, typed before the crash');
     await card.getByRole('button', { name: 'Submit', exact: true }).click();
 

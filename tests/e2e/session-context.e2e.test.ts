@@ -100,7 +100,7 @@ describe("a question's session context", () => {
     const history = await waitUntil(async () => (await daemon.history()).find((entry) => entry.id === question.id), WAIT_MS, 'the history line');
     expect(JSON.stringify(history)).not.toContain(transcriptPath);
     expect(daemon.output().stdout).not.toContain(transcriptPath);
-    expect(daemon.logs().find((entry) => entry.msg === 'session context added' && entry.questionId === question.id)).toMatchObject({ found: 'tool-call' });
+    expect(daemon.logs().find((entry) => entry.msg === 'session context added' && entry.askId === question.id)).toMatchObject({ found: 'tool-call' });
   });
 
   it("comes with the command hook's question too", async () => {
@@ -130,7 +130,7 @@ describe("a question's session context", () => {
       const payload = freshPayload('01-single-select', `hostile-${index}`);
       const hook = postAsHttpHook({ port: daemon.port, key: hookKey, payload: { ...payload, transcript_path: transcriptPath } });
       const question = await daemon.waitForQuestion(payload.tool_use_id);
-      const log = await daemon.waitForLog((entry) => entry.msg === 'no session context' && entry.questionId === question.id, WAIT_MS, `the reason for ${transcriptPath}`);
+      const log = await daemon.waitForLog((entry) => entry.msg === 'no session context' && entry.askId === question.id, WAIT_MS, `the reason for ${transcriptPath}`);
       expect(log.reason).toBe(reason);
       expect((await runCli(['answer', question.id, '--pick', '1=SQLite'], daemon.env)).code).toBe(0);
       expect((await hook.response).statusCode).toBe(200);

@@ -16,7 +16,7 @@ import { stopProcess } from './processes.js';
 
 const PAGE_URL_LINE = /^Answer page \(one-time link, pairs one browser\): (http:\/\/127\.0\.0\.1:(\d+)\/)#pair=([A-Za-z0-9_-]+)\s*$/m;
 
-export type LogEntry = { level?: number; msg?: string; questionId?: string; [key: string]: unknown };
+export type LogEntry = { level?: number; msg?: string; askId?: string; [key: string]: unknown };
 
 export type Daemon = {
   /** The page's origin, e.g. http://127.0.0.1:41234/ */

@@ -77,7 +77,7 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
         if (!reply.raw.writableEnded) waiter.leave();
       });
       const outcome = await waiter.outcome;
-      request.log.info({ questionId: waiter.ask.id, status: outcome.status, source: outcome.source.kind }, 'question settled');
+      request.log.info({ askId: waiter.ask.id, status: outcome.status, source: outcome.source.kind }, 'question settled');
       const ask = store.get(waiter.ask.id);
       if (!ask) throw new HttpError(500, 'internal', 'the settled question is gone');
       return reply.send({ ask });
@@ -95,8 +95,8 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       const { id } = request.params;
       const client = request.principal.kind === 'page' ? 'page' : 'cli';
       const result = store.answer(id, request.body.responses, client);
-      if (result.kind === 'answered') request.log.info({ questionId: id, client }, 'question answered');
-      if (result.kind === 'failed') request.log.error({ questionId: id, client, error: result.ask.error }, 'answer accepted, but no decision could be built: the terminal asks');
+      if (result.kind === 'answered') request.log.info({ askId: id, client }, 'question answered');
+      if (result.kind === 'failed') request.log.error({ askId: id, client, error: result.ask.error }, 'answer accepted, but no decision could be built: the terminal asks');
       return sendAnswerResult(reply, result);
     },
   );
@@ -124,7 +124,7 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     },
     async (request, reply) => {
       const result = store.extend(request.params.id);
-      if (result.kind === 'extended') request.log.info({ questionId: request.params.id, expiresAt: result.ask.expiresAt }, 'question extended');
+      if (result.kind === 'extended') request.log.info({ askId: request.params.id, expiresAt: result.ask.expiresAt }, 'question extended');
       return sendExtendResult(reply, result);
     },
   );

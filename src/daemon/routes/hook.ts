@@ -98,7 +98,7 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
         response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
         response.end(text);
       }
-      request.log.info({ questionId: waiter.ask.id, status: outcome.status, source: outcome.source.kind }, 'question settled');
+      request.log.info({ askId: waiter.ask.id, status: outcome.status, source: outcome.source.kind }, 'question settled');
     },
   );
 
@@ -161,7 +161,7 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       if (!response.destroyed) {
         response.end(identity.line(credentials, 'settled', { status: outcome.status, hookOutput: outcome.hookOutput }));
       }
-      request.log.info({ questionId: waiter.ask.id, status: outcome.status, source: outcome.source.kind }, 'question settled');
+      request.log.info({ askId: waiter.ask.id, status: outcome.status, source: outcome.source.kind }, 'question settled');
     },
   );
 
@@ -191,7 +191,7 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     },
     async (request, reply) => {
       const withdrawn = context.store.endSession(request.body.session_id, machineOf(request.headers[MACHINE_HEADER]));
-      request.log.info({ reason: request.body.reason, questions: withdrawn.length, questionIds: withdrawn.map((question) => question.id) }, 'session ended: its waiting questions withdrawn');
+      request.log.info({ reason: request.body.reason, asks: withdrawn.length, askIds: withdrawn.map((ask) => ask.id) }, 'session ended: its waiting questions withdrawn');
       // Nothing at all: an http hook's body is exactly one JSON document or nothing.
       return reply.code(200).type('text/plain; charset=utf-8').send('');
     },

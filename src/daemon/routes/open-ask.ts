@@ -66,7 +66,7 @@ export function openAsk(context: RouteContext, request: FastifyRequest, asked: A
     ...(asked.machine ? { machine: asked.machine } : {}),
     ...(plan.immediate ? { immediate: plan.immediate } : {}),
   });
-  request.log.info({ questionId: waiter.ask.id, questions: asked.questions.length, transport: asked.transport, ...(asked.asker ? { asker: asked.asker.kind } : {}) }, 'question received');
+  request.log.info({ askId: waiter.ask.id, questions: asked.questions.length, transport: asked.transport, ...(asked.asker ? { asker: asked.asker.kind } : {}) }, 'question received');
   if (isNew) addSessionContext(context, request, asked, waiter.ask.id);
   return waiter;
 }
@@ -77,17 +77,17 @@ export function openAsk(context: RouteContext, request: FastifyRequest, asked: A
  * Code's hook on this machine: a remote hook's path names a file of another machine, and a script
  * or an MCP client has no transcript. The path is never logged above debug, nor shown.
  */
-function addSessionContext({ store, deps }: RouteContext, request: FastifyRequest, asked: Asked, questionId: string): void {
+function addSessionContext({ store, deps }: RouteContext, request: FastifyRequest, asked: Asked, askId: string): void {
   if (!deps.sessionContext || asked.transcriptPath === undefined || asked.machine !== undefined || asked.asker !== undefined) return;
-  const waiting = () => store.get(questionId)?.status === 'pending';
+  const waiting = () => store.get(askId)?.status === 'pending';
   if (!waiting()) return; // settled the moment it was asked
   deps
     .sessionContext(asked.transcriptPath, asked.toolUseId, waiting)
     .then((read) => {
-      if ('none' in read) request.log.debug({ questionId, reason: read.none }, 'no session context');
-      else if (store.setContext(questionId, read.context)) request.log.debug({ questionId, found: read.found }, 'session context added');
+      if ('none' in read) request.log.debug({ askId, reason: read.none }, 'no session context');
+      else if (store.setContext(askId, read.context)) request.log.debug({ askId, found: read.found }, 'session context added');
     })
-    .catch((error: unknown) => request.log.warn({ questionId, error: error instanceof Error ? error.message : String(error) }, 'could not add the session context'));
+    .catch((error: unknown) => request.log.warn({ askId, error: error instanceof Error ? error.message : String(error) }, 'could not add the session context'));
 }
 
 /** What the page says will happen, told for a script or an agent instead of Claude Code and its terminal. */
