@@ -381,7 +381,7 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
   const toPage = (pageTime: number) => pageTime - clock.offset;
 
   // The daemon's log times (epoch ms, whole ms) split each figure into hook, daemon and page parts.
-  const loggedAt = async (questionId: string, msg: string) => Number((await daemon.waitForLog((entry) => entry.askId === questionId && entry.msg === msg, 10_000, `"${msg}" for ${questionId}`)).time);
+  const loggedAt = async (askId: string, msg: string) => Number((await daemon.waitForLog((entry) => entry.askId === askId && entry.msg === msg, 10_000, `"${msg}" for ${askId}`)).time);
 
   const question = singleQuestion();
   const hookKey = daemon.hookKey();
@@ -413,12 +413,12 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
     seenIds.add(id);
     // Where the option's label and Submit are, in one round trip; the clicks themselves are real mouse input.
     const spots = await page.evaluate(
-      ({ questionId, label }) => {
-        const card = document.querySelector(`article[data-question-id="${questionId}"]`);
-        if (!card) throw new Error(`no card for ${questionId}`);
+      ({ askId, label }) => {
+        const card = document.querySelector(`article[data-question-id="${askId}"]`);
+        if (!card) throw new Error(`no card for ${askId}`);
         const submit = [...card.querySelectorAll('button')].find((button) => button.textContent === 'Submit');
         const option = [...card.querySelectorAll('.option-label')].find((span) => span.textContent === label);
-        if (!submit || !option) throw new Error(`card ${questionId} has no Submit or no option "${label}"`);
+        if (!submit || !option) throw new Error(`card ${askId} has no Submit or no option "${label}"`);
         submit.scrollIntoView({ block: 'nearest' });
         const [optionBox, submitBox] = [option.getBoundingClientRect(), submit.getBoundingClientRect()];
         return {
@@ -426,7 +426,7 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
           submit: { x: submitBox.x + submitBox.width / 2, y: submitBox.y + submitBox.height / 2 },
         };
       },
-      { questionId: id, label: PICK },
+      { askId: id, label: PICK },
     );
     await page.mouse.click(spots.option.x, spots.option.y);
     await sleep(COUNTS.idleMs); // a person takes a moment to reach Submit
@@ -438,9 +438,9 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
     await page.mouse.up();
     const result = await asked.done;
     if (allowedAnswer(result.decision, question) !== PICK) wrong++;
-    const inPage = await page.evaluate((questionId) => {
+    const inPage = await page.evaluate((askId) => {
       const bench = (window as unknown as BenchWindow).__bench;
-      return { seenAt: bench.seen[questionId] ?? Number.NaN, clickAt: bench.clickAt };
+      return { seenAt: bench.seen[askId] ?? Number.NaN, clickAt: bench.clickAt };
     }, id);
     await cards.wait('finished', (candidate) => candidate === id);
     // Questions come seconds apart in real use: let the page finish its reaction before the next one.
@@ -649,7 +649,7 @@ async function benchInbox(browser: Browser): Promise<void> {
   const clock = await clockOffset(page);
   const toPage = (pageTime: number) => pageTime - clock.offset;
   const waitInPage = (kind: 'added' | 'removed', id: string) =>
-    page.waitForFunction(({ which, questionId }) => (window as unknown as InboxWindow).__inbox[which][questionId], { which: kind, questionId: id }, { timeout: 10_000, polling: 'raf' }).then((handle) => handle.jsonValue() as Promise<number>);
+    page.waitForFunction(({ which, askId }) => (window as unknown as InboxWindow).__inbox[which][askId], { which: kind, askId: id }, { timeout: 10_000, polling: 'raf' }).then((handle) => handle.jsonValue() as Promise<number>);
 
   const appeared: number[] = [];
   const left: number[] = [];

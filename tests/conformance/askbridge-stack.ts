@@ -201,14 +201,14 @@ export interface AnswerPage {
   context: BrowserContext;
   page: Page;
   /** The card of one tool call. */
-  card(questionId: string): Locator;
+  card(askId: string): Locator;
   /** The fieldset of the index-th question of a card. */
-  question(questionId: string, index: number): Locator;
+  question(askId: string, index: number): Locator;
   /**
    * Wall-clock times (Date.now() in the page) at which each card's data-status
    * changed, recorded by a MutationObserver in the page.
    */
-  statusChanges(questionId: string): Promise<Array<{ status: string; at: number }>>;
+  statusChanges(askId: string): Promise<Array<{ status: string; at: number }>>;
   close(): Promise<void>;
 }
 
@@ -263,9 +263,9 @@ export async function openAnswerPage(daemon: Daemon): Promise<AnswerPage> {
       card: (id) => page.locator(`[data-question-id="${id}"]`),
       question: (id, index) => page.locator(`[data-question-id="${id}"] fieldset[data-question-index="${index}"]`),
       statusChanges: (id) =>
-        page.evaluate((questionId) => {
+        page.evaluate((askId) => {
           const all = (window as unknown as { __statusChanges: Array<{ id: string; status: string; at: number }> }).__statusChanges;
-          return all.filter((change) => change.id === questionId).map(({ status, at }) => ({ status, at }));
+          return all.filter((change) => change.id === askId).map(({ status, at }) => ({ status, at }));
         }, id),
       close,
     };

@@ -241,7 +241,7 @@ async function askInTerminal(script: AskUserQuestionInput, options: AskOptions =
  * brought into focus there (`open: false`: only waiting in the page's inbox).
  */
 async function pendingCard(run: Run, { open = true } = {}): Promise<AskView> {
-  const question = await daemon.waitForQuestion(run.fake.currentToolUseId, 30_000).catch(async (error: unknown) => {
+  const question = await daemon.waitForAsk(run.fake.currentToolUseId, 30_000).catch(async (error: unknown) => {
     throw new Error(`${String(error)}\nScreen:\n${await run.claude.screen().catch(() => '(no screen)')}`);
   });
   if (open) await openAsk(answerPage.page, question.id);
@@ -260,17 +260,17 @@ async function toolResultOf(run: Run, timeoutMs = 30_000): Promise<RecordedToolR
 }
 
 /** Waits until the card shows `status` in the page; fails with the status it has after 10 s. */
-async function cardStatus(questionId: string, status: string): Promise<void> {
-  const card = answerPage.card(questionId);
+async function cardStatus(askId: string, status: string): Promise<void> {
+  const card = answerPage.card(askId);
   try {
-    await answerPage.page.locator(`[data-question-id="${questionId}"][data-status="${status}"]`).waitFor({ state: 'attached', timeout: 10_000 });
+    await answerPage.page.locator(`[data-question-id="${askId}"][data-status="${status}"]`).waitFor({ state: 'attached', timeout: 10_000 });
   } catch {
-    throw new Error(`card ${questionId} is not "${status}" but "${String(await card.getAttribute('data-status').catch(() => '(no card)'))}"`);
+    throw new Error(`card ${askId} is not "${status}" but "${String(await card.getAttribute('data-status').catch(() => '(no card)'))}"`);
   }
 }
 
-async function submitCard(questionId: string): Promise<void> {
-  await answerPage.card(questionId).getByRole('button', { name: 'Submit', exact: true }).click();
+async function submitCard(askId: string): Promise<void> {
+  await answerPage.card(askId).getByRole('button', { name: 'Submit', exact: true }).click();
 }
 
 /** The text of the message after the tool_result that carries the hook's additionalContext, if any. */
@@ -477,7 +477,7 @@ describe('askbridge answers reach the model through the real Claude Code client'
     expect(partial.stderr).toContain('every question needs an answer, as on the page');
     await sleep(500);
     expect(run.fake.toolResult).toBeUndefined();
-    expect((await daemon.question(question.id)).status).toBe('pending');
+    expect((await daemon.ask(question.id)).status).toBe('pending');
 
     const cli = await runCli(['answer', question.id, '--pick', '1=2', '--pick', '2=1', '--pick', '2=3', '--pick', '3=A VPS', '--pick', '4=1'], daemon.env);
     expect(cli.code, cli.stderr).toBe(0);
@@ -604,7 +604,7 @@ describe('askbridge answers reach the model through the real Claude Code client'
       const late = await runCli(['answer', question.id, '--pick', '1=Postgres'], daemon.env);
       expect(late.code).toBe(3);
       expect(late.stderr).toContain('cancelled');
-      expect((await daemon.question(question.id)).answers).toBeUndefined();
+      expect((await daemon.ask(question.id)).answers).toBeUndefined();
 
       // The turn stops: the client sends nothing more until the person types again.
       await run.claude.waitForScreen(/Declined to answer Claude's questions|Interrupted/, 10_000);
@@ -639,7 +639,7 @@ describe('askbridge answers reach the model through the real Claude Code client'
       const change = await waitUntil(async () => (await answerPage.statusChanges(question.id))[0], 10_000, 'the card to leave the pending state');
       console.log(`/exit -> card "${change.status}" in the page (${transport}): ${change.at - pressedAt} ms`);
       expect(change.status).toBe('cancelled');
-      expect((await daemon.question(question.id)).source).toEqual(EXIT_SOURCES[hooks]);
+      expect((await daemon.ask(question.id)).source).toEqual(EXIT_SOURCES[hooks]);
       // Claude Code exits: its process is gone, or a zombie its tmux pane has not reaped yet (which
       // happens: something else may still hold the terminal for a while).
       await waitUntil(() => (hasExited(run.claude.pid) ? true : undefined), 15_000, 'claude to exit');
@@ -676,7 +676,7 @@ describe('askbridge answers reach the model through the real Claude Code client'
     const question = await pendingCard(run);
     // Claude Code closes the request when the entry's timeout runs out: the card goes, the dialog comes.
     await cardStatus(question.id, 'cancelled');
-    const withdrawnAfterMs = ((await daemon.question(question.id)).resolvedAt ?? 0) - question.createdAt;
+    const withdrawnAfterMs = ((await daemon.ask(question.id)).resolvedAt ?? 0) - question.createdAt;
     console.log(`http hook timeout 3 s: card withdrawn ${withdrawnAfterMs} ms after it was asked`);
     expect(withdrawnAfterMs).toBeGreaterThanOrEqual(2_500);
     await run.claude.waitForScreen(/Which database should we use\?[\s\S]*Enter to select/, 20_000);
@@ -865,7 +865,7 @@ describe('askbridge answers reach the model through the real Claude Code client'
     const question = await pendingCard(run);
     expect(question.expiresAt - question.createdAt).toBe(600_000);
     await sleep(3_000);
-    expect((await daemon.question(question.id)).status).toBe('pending');
+    expect((await daemon.ask(question.id)).status).toBe('pending');
     expect(run.fake.toolResult).toBeUndefined();
 
     await answerPage.question(question.id, 0).getByRole('radio', { name: 'SQLite', exact: true }).check();

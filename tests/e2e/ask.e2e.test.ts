@@ -100,7 +100,7 @@ describe('askbridge ask', () => {
     expect(result).toMatchObject({ code: 130, stdout: '' });
     expect(result.stderr).toContain('withdrawn');
     const after = await waitUntil(async () => {
-      const view = await daemon!.question(question.id);
+      const view = await daemon!.ask(question.id);
       return view.status === 'pending' ? undefined : view;
     }, 5_000, 'the question to be withdrawn');
     expect(after).toMatchObject({ status: 'cancelled' });

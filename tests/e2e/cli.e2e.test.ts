@@ -220,7 +220,7 @@ describe('askbridge answer --json with a bad file', () => {
     try {
       const payload = freshPayload('01-single-select', 'bad-json-file');
       const hook = runHook(payload, daemon.env);
-      const question = await daemon.waitForQuestion(payload.tool_use_id);
+      const question = await daemon.waitForAsk(payload.tool_use_id);
       const dir = await mkdtemp(join(tmpdir(), 'askbridge-answer-file-'));
       homes.push(dir);
 
@@ -230,7 +230,7 @@ describe('askbridge answer --json with a bad file', () => {
       const broken = await runCli(['answer', question.id, '--json', join(dir, 'broken.json')], daemon.env);
       expect(broken.code).toBe(2);
       expect(broken.stderr).toMatch(/^askbridge answer: .*broken\.json is not valid JSON: [^\n]*\n$/);
-      expect((await daemon.question(question.id)).status).toBe('pending');
+      expect((await daemon.ask(question.id)).status).toBe('pending');
 
       hook.child.kill('SIGTERM');
       await hook.result;
@@ -246,7 +246,7 @@ describe('askbridge answer --pick follows the page\'s rules', () => {
     try {
       const payload = freshPayload('03-four-questions', 'pick-rules');
       const hook = runHook(payload, daemon.env);
-      const question = await daemon.waitForQuestion(payload.tool_use_id);
+      const question = await daemon.waitForAsk(payload.tool_use_id);
       const [first, second, third, fourth] = question.questions;
 
       const partial = await runCli(['answer', question.id, '--pick', `1=${first!.options[0]!.label}`], daemon.env);
@@ -255,7 +255,7 @@ describe('askbridge answer --pick follows the page\'s rules', () => {
       const unknown = await runCli(['answer', question.id, '--pick', '1=9', '--pick', '2=1', '--pick', '3=1', '--pick', '4=1'], daemon.env);
       expect(unknown.code).toBe(2);
       expect(unknown.stderr).toContain('"9" is not an option of question');
-      expect((await daemon.question(question.id)).status).toBe('pending');
+      expect((await daemon.ask(question.id)).status).toBe('pending');
 
       // By number (2 is the second option) and by label, mixed.
       const answered = await runCli(['answer', question.id, '--pick', '1=2', '--pick', `2=${second!.options[0]!.label}`, '--pick', '3=1', '--other', '4=Something else'], daemon.env);

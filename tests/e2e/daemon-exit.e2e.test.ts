@@ -21,7 +21,7 @@ afterAll(async () => {
 async function withWaitingHook(daemon: Daemon, tag: string) {
   const payload = freshPayload('01-single-select', tag);
   const hook = runHook(payload, daemon.env);
-  await daemon.waitForQuestion(payload.tool_use_id);
+  await daemon.waitForAsk(payload.tool_use_id);
   return hook;
 }
 

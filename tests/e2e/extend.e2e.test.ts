@@ -70,31 +70,31 @@ describe('more time for a person who is answering', () => {
     const extendedHook = postAsHttpHook({ port: daemon.port, key, payload: extendedPayload });
     let extendedHookEnded = false;
     void extendedHook.response.finally(() => (extendedHookEnded = true));
-    const asked = await daemon.waitForQuestion(extendedPayload.tool_use_id);
+    const asked = await daemon.waitForAsk(extendedPayload.tool_use_id);
     const moved = await extend(page, asked);
     await waitUntil(() => messages.find((message) => message.type === 'updated' && message.ask.id === asked.id), 5_000, 'the page to hear updated');
 
     const plainPayload = freshPayload('01-single-select', 'plain-http');
     const plainHook = postAsHttpHook({ port: daemon.port, key, payload: plainPayload });
-    const plain = await daemon.waitForQuestion(plainPayload.tool_use_id);
+    const plain = await daemon.waitForAsk(plainPayload.tool_use_id);
     expect(plain.expiresAt).toBeGreaterThanOrEqual(asked.expiresAt);
 
     // Not extended: the policy decides at its deadline.
     const decided = await plainHook.response;
     expect(parseJson<HookOutput>(decided.body, 'the decision').hookSpecificOutput.permissionDecision).toBe('deny');
-    const settled = await daemon.question(plain.id);
+    const settled = await daemon.ask(plain.id);
     expect(settled).toMatchObject({ status: 'declined', source: { kind: 'policy', trigger: 'timeout' } });
     expect(settled.resolvedAt! - settled.createdAt).toBeGreaterThanOrEqual(WAIT_SECONDS * 1000);
 
     // Extended: its first deadline has passed too, and it still waits, hook and all.
-    expect(await daemon.question(asked.id)).toMatchObject({ status: 'pending', expiresAt: moved.expiresAt });
+    expect(await daemon.ask(asked.id)).toMatchObject({ status: 'pending', expiresAt: moved.expiresAt });
     expect(extendedHookEnded).toBe(false);
     const answered = await page.request('POST', `/api/asks/${asked.id}/answer`, { responses: [{ question: DATABASE, selected: ['SQLite'] }] });
     expect(answered.status).toBe(200);
     const { statusCode, body } = await extendedHook.response;
     expect(statusCode).toBe(200);
     expect(answerOf(parseJson<HookOutput>(body, 'the answer'))).toBe('SQLite');
-    expect((await daemon.question(asked.id)).resolvedAt).toBeGreaterThan(asked.expiresAt);
+    expect((await daemon.ask(asked.id)).resolvedAt).toBeGreaterThan(asked.expiresAt);
 
     // The page's history has both, newest first, with who or what settled each.
     const history = await page.request<{ entries: HistoryLine[] }>('GET', '/api/history?q=orders%20SERVICE');
@@ -110,24 +110,24 @@ describe('more time for a person who is answering', () => {
 
     const extendedPayload = freshPayload('01-single-select', 'extend-command');
     const extendedHook = runHook(extendedPayload, { ...daemon.env, ASKBRIDGE_DEBUG: '1' });
-    const asked = await daemon.waitForQuestion(extendedPayload.tool_use_id);
+    const asked = await daemon.waitForAsk(extendedPayload.tool_use_id);
     const moved = await extend(page, asked);
 
     const plainPayload = freshPayload('01-single-select', 'plain-command');
     const plainHook = runHook(plainPayload, daemon.env);
-    const plain = await daemon.waitForQuestion(plainPayload.tool_use_id);
+    const plain = await daemon.waitForAsk(plainPayload.tool_use_id);
     expect(plain.expiresAt).toBeGreaterThanOrEqual(asked.expiresAt);
     const decided = await plainHook.result;
     expect(decided.code).toBe(0);
     expect(parseJson<HookOutput>(decided.stdout, 'the decision').hookSpecificOutput.permissionDecision).toBe('deny');
-    expect(await daemon.question(plain.id)).toMatchObject({ status: 'declined', source: { kind: 'policy', trigger: 'timeout' } });
+    expect(await daemon.ask(plain.id)).toMatchObject({ status: 'declined', source: { kind: 'policy', trigger: 'timeout' } });
 
     // The hook was first told the question waits until asked.expiresAt, and waits that and its margin on
     // its own; told of the extension, it waits on. Time has to pass here: the hook is a process whose
     // only clock is its own.
     await waitUntil(() => (Date.now() > asked.expiresAt + HOOK_MARGIN_MS + 2_000 ? true : undefined), HOOK_MARGIN_MS + 10_000, "the hook's first deadline to pass", 100);
     expect(extendedHook.child.exitCode, extendedHook.output().stderr).toBeNull();
-    expect(await daemon.question(asked.id)).toMatchObject({ status: 'pending', expiresAt: moved.expiresAt });
+    expect(await daemon.ask(asked.id)).toMatchObject({ status: 'pending', expiresAt: moved.expiresAt });
 
     const cli = await runCli(['answer', asked.id, '--pick', '1=SQLite'], daemon.env);
     expect(cli.code, cli.stderr).toBe(0);
@@ -141,7 +141,7 @@ describe('more time for a person who is answering', () => {
     cleanups.push(() => first.stop());
     const payload = freshPayload('01-single-select', 'extend-restart');
     const hook = runHook(payload, first.env);
-    const asked = await first.waitForQuestion(payload.tool_use_id);
+    const asked = await first.waitForAsk(payload.tool_use_id);
     const moved = await extend((await pageOf(first)).page, asked);
     // The copy on disk has the new deadline before the reply says so.
     const kept = JSON.parse(readFileSync(join(first.home, 'pending', `${asked.id}.json`), 'utf8')) as Record<string, unknown>;
@@ -152,11 +152,11 @@ describe('more time for a person who is answering', () => {
     await first.exited;
     const second = await daemonForTest({ home: first.home, env: { ASKBRIDGE_PORT: String(first.port) } });
     await second.waitForLog((entry) => entry.msg === 'question received' && entry.askId === asked.id, 10_000, 'the hook re-attaching');
-    expect(await second.question(asked.id)).toMatchObject({ status: 'pending', expiresAt: moved.expiresAt, extendableUntil: moved.extendableUntil });
+    expect(await second.ask(asked.id)).toMatchObject({ status: 'pending', expiresAt: moved.expiresAt, extendableUntil: moved.extendableUntil });
 
     // Past the first deadline, the restored question still waits for the person.
     await waitUntil(() => (now() > asked.expiresAt + 1_000 ? true : undefined), 10_000, 'the first deadline to pass', 100);
-    expect((await second.question(asked.id)).status).toBe('pending');
+    expect((await second.ask(asked.id)).status).toBe('pending');
     const cli = await runCli(['answer', asked.id, '--pick', '1=SQLite'], second.env);
     expect(cli.code, cli.stderr).toBe(0);
     const result = await hook.result;

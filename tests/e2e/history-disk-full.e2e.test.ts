@@ -28,7 +28,7 @@ suite('history.jsonl on a full disk', () => {
   async function askAndAnswer(tag: string) {
     const payload = freshPayload('01-single-select', tag);
     const hook = runHook(payload, daemon.env);
-    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const question = await daemon.waitForAsk(payload.tool_use_id);
     const answered = await runCli(answerArgs(question.id, payload, loadFixture<FixtureAnswer>('01-single-select.answer.json')), daemon.env);
     expect(answered.code).toBe(0);
     return { question, result: await hook.result };

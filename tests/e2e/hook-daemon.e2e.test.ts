@@ -178,7 +178,7 @@ describe('the hook with a running daemon', () => {
 
     const payload = freshPayload('01-single-select', 'after-malformed');
     const hook = runHook(payload, daemon.env);
-    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const question = await daemon.waitForAsk(payload.tool_use_id);
     const answered = await runCli(['answer', question.id, '--pick', '1=SQLite'], daemon.env);
     expect(answered.code).toBe(0);
     const output = parseJson<{ hookSpecificOutput: { updatedInput: { answers: Record<string, string> } } }>((await hook.result).stdout, 'hook stdout');
@@ -233,7 +233,7 @@ describe('the hook with a running daemon', () => {
     const expected = loadFixture(`${name}.expected-allow.json`);
 
     const hook = runHook(name, daemon.env);
-    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const question = await daemon.waitForAsk(payload.tool_use_id);
     expect(question.status).toBe('pending');
     expect(question.questions.map((q) => q.question)).toEqual(payload.tool_input.questions.map((q) => q.question));
 
@@ -257,7 +257,7 @@ describe('the hook with a running daemon', () => {
   it('withdraws the question within a second when the hook is killed with SIGKILL, and refuses a late answer', async () => {
     const payload = freshPayload('01-single-select', 'sigkill');
     const hook = runHook(payload, daemon.env);
-    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const question = await daemon.waitForAsk(payload.tool_use_id);
 
     const killedAt = now();
     hook.child.kill('SIGKILL');
@@ -284,7 +284,7 @@ describe('the hook with a running daemon', () => {
   it('exits 0 with empty stdout on SIGTERM (Esc in Claude Code) and the question is withdrawn', async () => {
     const payload = freshPayload('02-multi-select', 'sigterm');
     const hook = runHook(payload, daemon.env);
-    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const question = await daemon.waitForAsk(payload.tool_use_id);
 
     hook.child.kill('SIGTERM');
     const result = await hook.result;
@@ -302,7 +302,7 @@ describe('the hook with a running daemon', () => {
     const payload = freshPayload('01-single-select', 'twice');
     const expected = loadFixture('01-single-select.expected-allow.json');
     const first = runHook(payload, daemon.env);
-    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const question = await daemon.waitForAsk(payload.tool_use_id);
     const second = runHook(payload, daemon.env);
     // The daemon logs each hook request it holds; the second must name the same question.
     await waitUntil(
@@ -325,7 +325,7 @@ describe('the hook with a running daemon', () => {
     const payload = freshPayload('01-single-select', 'one-of-two-killed');
     const expected = loadFixture('01-single-select.expected-allow.json');
     const first = runHook(payload, daemon.env);
-    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const question = await daemon.waitForAsk(payload.tool_use_id);
     const second = runHook(payload, daemon.env);
     await waitUntil(
       () => (daemon.logs().filter((entry) => entry.msg === 'question received' && entry.askId === question.id).length >= 2 ? true : undefined),
@@ -347,7 +347,7 @@ describe('the hook with a running daemon', () => {
   it('refuses a second answer to an answered question with exit code 3 and names the winner', async () => {
     const payload = freshPayload('01-single-select', 'second-answer');
     const hook = runHook(payload, daemon.env);
-    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const question = await daemon.waitForAsk(payload.tool_use_id);
     expect((await runCli(['answer', question.id, '--pick', '1=SQLite'], daemon.env)).code).toBe(0);
     const late = await runCli(['answer', question.id, '--pick', '1=PostgreSQL (Recommended)'], daemon.env);
     expect(late.code).toBe(3);
@@ -384,8 +384,8 @@ describe('`askbridge status --json`', () => {
     const b = freshPayload('03-four-questions', 'status-b');
     const hookA = runHook(a, daemon.env);
     const hookB = runHook(b, daemon.env);
-    const qa = await daemon.waitForQuestion(a.tool_use_id);
-    await daemon.waitForQuestion(b.tool_use_id);
+    const qa = await daemon.waitForAsk(a.tool_use_id);
+    await daemon.waitForAsk(b.tool_use_id);
     expect((await status()).pending).toBe(2);
 
     expect((await runCli(['answer', qa.id, '--pick', '1=SQLite'], daemon.env)).code).toBe(0);
@@ -420,7 +420,7 @@ describe('the hook when the daemon goes away while it waits', () => {
     daemons.push(daemon);
     const payload = freshPayload('03-four-questions', 'stop');
     const hook = runHook(payload, daemon.env);
-    await daemon.waitForQuestion(payload.tool_use_id);
+    await daemon.waitForAsk(payload.tool_use_id);
 
     daemon.expectExit();
     const stopped = await runCli(['stop'], daemon.env);
@@ -443,7 +443,7 @@ describe('the hook when the daemon goes away while it waits', () => {
     daemons.push(daemon);
     const payload = freshPayload('02-multi-select', 'daemon-sigterm');
     const hook = runHook(payload, daemon.env);
-    await daemon.waitForQuestion(payload.tool_use_id);
+    await daemon.waitForAsk(payload.tool_use_id);
 
     daemon.expectExit();
     daemon.child.kill('SIGTERM');
@@ -460,7 +460,7 @@ describe('the hook when the daemon goes away while it waits', () => {
     daemons.push(daemon);
     const payload = freshPayload('01-single-select', 'daemon-killed');
     const hook = runHook(payload, { ...daemon.env, ASKBRIDGE_DEBUG: '1' });
-    await daemon.waitForQuestion(payload.tool_use_id);
+    await daemon.waitForAsk(payload.tool_use_id);
 
     daemon.expectExit();
     daemon.child.kill('SIGKILL');
@@ -479,7 +479,7 @@ describe('the hook when the daemon goes away while it waits', () => {
     daemons.push(first);
     const payload = freshPayload('01-single-select', 'daemon-restarted');
     const hook = runHook(payload, first.env);
-    const asked = await first.waitForQuestion(payload.tool_use_id);
+    const asked = await first.waitForAsk(payload.tool_use_id);
     first.expectExit();
     first.child.kill('SIGKILL');
     await first.exited;
@@ -487,7 +487,7 @@ describe('the hook when the daemon goes away while it waits', () => {
 
     const second = await startDaemon({ home: first.home, config: { waitSeconds: 120 } });
     daemons.push(second);
-    const restored = await second.waitForQuestion(payload.tool_use_id);
+    const restored = await second.waitForAsk(payload.tool_use_id);
     expect(restored).toMatchObject({ id: asked.id, createdAt: asked.createdAt, expiresAt: asked.expiresAt });
     // The hook is back: answering now reaches it.
     await second.waitForLog((entry) => entry.msg === 'question received' && entry.askId === asked.id);
@@ -516,13 +516,13 @@ describe('ASKBRIDGE_PORT=0, the setting that lets the daemon pick any free port'
     const hook = runHook(payload, { ...daemon.env, ASKBRIDGE_PORT: '0' });
     const first = await Promise.race([
       hook.result.then(() => 'hook exited without an answer'),
-      daemon.waitForQuestion(payload.tool_use_id, 5000).then(
+      daemon.waitForAsk(payload.tool_use_id, 5000).then(
         () => 'question pending',
         () => 'question never arrived',
       ),
     ]);
     expect(first).toBe('question pending');
-    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const question = await daemon.waitForAsk(payload.tool_use_id);
     expect((await runCli(['answer', question.id, '--pick', '1=SQLite'], daemon.env)).code).toBe(0);
     expect((await hook.result).stdout).not.toBe('');
   });
@@ -552,7 +552,7 @@ describe('what happens when nobody answers, as set in the user config file', () 
     const daemon = await startWith({ waitSeconds: 1, onTimeout: 'terminal' });
     const payload = freshPayload('01-single-select', 'timeout-terminal');
     const hook = runHook(payload, daemon.env);
-    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const question = await daemon.waitForAsk(payload.tool_use_id);
     expect(question.timeout.action).toBe('terminal');
     expect(question.expiresAt - question.createdAt).toBe(1000);
     const result = await hook.result;

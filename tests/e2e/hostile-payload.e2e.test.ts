@@ -115,7 +115,7 @@ describe.skipIf(!chromiumState.available)('hostile payloads with the real hook, 
       // Events reach the page in order: once a later question's card is there, an earlier one would have been too.
       const sentinel = freshPayload('01-single-select', `after-deep-${levels}`);
       const hook = runHook(sentinel, daemon.env);
-      const view = await daemon.waitForQuestion(sentinel.tool_use_id);
+      const view = await daemon.waitForAsk(sentinel.tool_use_id);
       await cardOf(main.page, view.id).waitFor();
       expect(shownToPage.has(toolUseId)).toBe(false);
       expect((await daemon.history()).map((line) => line.toolUseId)).not.toContain(toolUseId);
@@ -129,7 +129,7 @@ describe.skipIf(!chromiumState.available)('hostile payloads with the real hook, 
       const { page } = main;
       const payload = protoPayload('proto-page');
       const hook = runHook(payload, daemon.env);
-      const view = await daemon.waitForQuestion(payload.tool_use_id);
+      const view = await daemon.waitForAsk(payload.tool_use_id);
       const card = cardOf(page, view.id);
       await card.waitFor();
       await card.getByRole('group', { name: '__proto__' }).getByRole('radio', { name: 'constructor', exact: true }).check();
@@ -152,7 +152,7 @@ describe.skipIf(!chromiumState.available)('hostile payloads with the real hook, 
     it('are answered with `askbridge answer`, and the hook prints exactly the expected JSON', async () => {
       const payload = protoPayload('proto-cli');
       const hook = runHook(payload, daemon.env);
-      const view = await daemon.waitForQuestion(payload.tool_use_id);
+      const view = await daemon.waitForAsk(payload.tool_use_id);
       const answered = await runCli(['answer', view.id, '--pick', '1=constructor', '--pick', '2=toString', '--pick', '3=toString', '--pick', '3=__proto__'], daemon.env);
       expect(answered.stderr).toBe('');
       expect(answered.code).toBe(0);
@@ -176,7 +176,7 @@ describe.skipIf(!chromiumState.available)('hostile payloads with the real hook, 
         { question, header: `Rel\u202Eease`, multiSelect: false, options: [{ label, description: `now\u0000\u0085` }, { label: 'No', description: 'later' }] },
       ];
       const hook = runHook(payload, daemon.env);
-      const view = await daemon.waitForQuestion(payload.tool_use_id);
+      const view = await daemon.waitForAsk(payload.tool_use_id);
       const card = cardOf(page, view.id);
       await card.waitFor();
 
@@ -207,7 +207,7 @@ describe.skipIf(!chromiumState.available)('hostile payloads with the real hook, 
         { question: HOSTILE_QUESTION, header: `H\u202E${TITLE}`, multiSelect: false, options: [{ label: HOSTILE_LABEL, description: `line one\n  2. [Fake] Injected line${CLIPBOARD}` }, { label: 'No', description: 'not now' }] },
       ];
       const hook = runHook(payload, daemon.env);
-      const view = await daemon.waitForQuestion(payload.tool_use_id);
+      const view = await daemon.waitForAsk(payload.tool_use_id);
 
       const pending = await runCli(['pending'], daemon.env);
       expect(pending.code).toBe(0);

@@ -34,7 +34,7 @@ describe('the http hook against the real daemon', () => {
     const { daemon, key } = await daemonWithKey();
     const payload = freshPayload('02-multi-select', 'http-answer');
     const hook = postAsHttpHook({ port: daemon.port, key: key(), payload });
-    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const question = await daemon.waitForAsk(payload.tool_use_id);
     const answer = loadFixture<FixtureAnswer>('02-multi-select.answer.json');
     const cli = await runCli(answerArgs(question.id, payload, answer), daemon.env);
     expect(cli.code, cli.stderr).toBe(0);
@@ -50,19 +50,19 @@ describe('the http hook against the real daemon', () => {
     const payload = freshPayload('01-single-select', 'http-esc');
     const hook = postAsHttpHook({ port: daemon.port, key: key(), payload });
     hook.response.catch(() => undefined);
-    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const question = await daemon.waitForAsk(payload.tool_use_id);
     // An http question is not kept on disk while it waits (nothing would come back for it after a
     // restart); a command hook's question, asked meanwhile, is.
     const commandPayload = freshPayload('01-single-select', 'command-beside-http');
     const commandHook = daemon.askAsHook(hookBody(commandPayload));
-    const commandQuestion = await daemon.waitForQuestion(commandPayload.tool_use_id);
+    const commandQuestion = await daemon.waitForAsk(commandPayload.tool_use_id);
     expect(existsSync(join(daemon.home, 'pending', `${commandQuestion.id}.json`))).toBe(true);
     expect(existsSync(join(daemon.home, 'pending', `${question.id}.json`))).toBe(false);
     expect((await runCli(['answer', commandQuestion.id, '--pick', '1=SQLite'], daemon.env)).code).toBe(0);
     expect((await commandHook).lines.at(-1)).toMatchObject({ event: 'settled', status: 'answered' });
     const closedAt = Date.now();
     hook.abort();
-    await waitUntil(async () => ((await daemon.question(question.id)).status === 'cancelled' ? true : undefined), 5_000, 'the question to be withdrawn');
+    await waitUntil(async () => ((await daemon.ask(question.id)).status === 'cancelled' ? true : undefined), 5_000, 'the question to be withdrawn');
     console.log(`[measure] http hook socket closed -> question withdrawn: ${Date.now() - closedAt} ms`);
     const late = await runCli(['answer', question.id, '--pick', '1=SQLite'], daemon.env);
     expect(late.code).toBe(3);
@@ -76,7 +76,7 @@ describe('the http hook against the real daemon', () => {
     for (const tag of ['first', 'second']) {
       const payload = freshPayload('01-single-select', `keepalive-${tag}`);
       const hook = postAsHttpHook({ port: daemon.port, key: key(), payload, agent });
-      const question = await daemon.waitForQuestion(payload.tool_use_id);
+      const question = await daemon.waitForAsk(payload.tool_use_id);
       expect((await runCli(['answer', question.id, '--pick', '1=SQLite'], daemon.env)).code).toBe(0);
       expect(JSON.parse((await hook.response).body)).toMatchObject({ hookSpecificOutput: { updatedInput: { answers: { 'Which database should the new orders service use?': 'SQLite' } } } });
     }
@@ -102,7 +102,7 @@ describe('the http hook against the real daemon', () => {
     expect((await postAsHttpHook({ port: daemon.port, key: old, payload }).response).statusCode).toBe(401);
 
     const hook = postAsHttpHook({ port: daemon.port, key: key(), payload });
-    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const question = await daemon.waitForAsk(payload.tool_use_id);
     expect((await runCli(['answer', question.id, '--pick', '1=SQLite'], daemon.env)).code).toBe(0);
     expect((await hook.response).statusCode).toBe(200);
   });
@@ -121,7 +121,7 @@ describe('the http hook against the real daemon', () => {
     expect(readFileSync(join(home, 'hook-key'), 'utf8').trim()).toBe(key);
     const payload = freshPayload('01-single-select', 'http-restart');
     const hook = postAsHttpHook({ port: second.port, key, payload });
-    const question = await second.waitForQuestion(payload.tool_use_id);
+    const question = await second.waitForAsk(payload.tool_use_id);
     expect((await runCli(['answer', question.id, '--pick', '1=SQLite'], second.env)).code).toBe(0);
     expect((await hook.response).statusCode).toBe(200);
   });

@@ -64,7 +64,7 @@ describe.skipIf(!chromiumState.available)('the page as an inbox', () => {
     const asked = openQuestion({ port: daemon.port, token: daemon.token, body: hookBody(payload) });
     held.push(asked);
     await asked.accepted;
-    return { view: await daemon.waitForQuestion(payload.tool_use_id), asked };
+    return { view: await daemon.waitForAsk(payload.tool_use_id), asked };
   }
 
   it('groups 30 questions from 10 sessions, oldest first, and moves the focus to the next one on each answer', async () => {
@@ -103,7 +103,7 @@ describe.skipIf(!chromiumState.available)('the page as an inbox', () => {
       // The focus is on the new set's first question, ready for the keyboard.
       expect(await page.evaluate(() => document.activeElement?.closest('article')?.getAttribute('data-question-id') ?? null)).toBe(order[step + 1]);
     }
-    expect((await daemon.question(order[0]!)).status).toBe('handed-to-terminal');
+    expect((await daemon.ask(order[0]!)).status).toBe('handed-to-terminal');
     // A set answered elsewhere leaves the inbox of this page at once.
     await daemon.api('POST', `/api/asks/${order[10]}/terminal`, {});
     await page.locator(`[data-ask-id="${order[10]}"]`).waitFor({ state: 'detached' });
@@ -137,9 +137,9 @@ describe.skipIf(!chromiumState.available)('the page as an inbox', () => {
     const single = sessionPayload('01-single-select', 'keys-single', SESSIONS[0]!);
     const multi = sessionPayload('02-multi-select', 'keys-multi', SESSIONS[1]!);
     const singleHook = runHook(single, daemon.env);
-    const first = await daemon.waitForQuestion(single.tool_use_id);
+    const first = await daemon.waitForAsk(single.tool_use_id);
     const multiHook = runHook(multi, daemon.env);
-    const second = await daemon.waitForQuestion(multi.tool_use_id);
+    const second = await daemon.waitForAsk(multi.tool_use_id);
     const { page, context } = await openPairedPage(browser, daemon);
     await page.locator(`[data-ask-id="${second.id}"]`).waitFor({ state: 'attached' });
     expect(await focusedId(page)).toBe(first.id);
@@ -207,7 +207,7 @@ describe.skipIf(!chromiumState.available)('the page as an inbox', () => {
     ].join('\n');
     payload.tool_input.questions[0]!.options[0]!.preview = hostile;
     const hook = runHook(payload, daemon.env);
-    const view = await daemon.waitForQuestion(payload.tool_use_id);
+    const view = await daemon.waitForAsk(payload.tool_use_id);
     const { page, context } = await openPairedPage(browser, daemon, {
       beforeNavigate: async (newPage) => {
         await newPage.addInitScript(() => {
@@ -247,7 +247,7 @@ describe.skipIf(!chromiumState.available)('the page as an inbox', () => {
     const first = await startDaemon({ config: { waitSeconds: 120 } });
     const payload = sessionPayload('03-four-questions', 'draft', SESSIONS[3]!);
     const hook = runHook(payload, first.env);
-    const view = await first.waitForQuestion(payload.tool_use_id);
+    const view = await first.waitForAsk(payload.tool_use_id);
     let second: Daemon | undefined;
     const { page, context } = await openPairedPage(browser, first);
     try {
@@ -296,7 +296,7 @@ describe.skipIf(!chromiumState.available)('the page as an inbox', () => {
     const short = await startDaemon({ config: { waitSeconds: 40 } });
     const payload = sessionPayload('01-single-select', 'more-time', SESSIONS[6]!);
     const hook = runHook(payload, short.env);
-    const view = await short.waitForQuestion(payload.tool_use_id);
+    const view = await short.waitForAsk(payload.tool_use_id);
     const { page, context } = await openPairedPage(browser, short);
     try {
       const card = await openAsk(page, view.id);
@@ -307,12 +307,12 @@ describe.skipIf(!chromiumState.available)('the page as an inbox', () => {
       // Merely looking asks for nothing.
       await page.waitForTimeout(300);
       expect(extends_).toEqual([]);
-      expect((await short.question(view.id)).expiresAt).toBe(view.expiresAt);
+      expect((await short.ask(view.id)).expiresAt).toBe(view.expiresAt);
 
       // Typing with 40 s left: the deadline moves to two minutes from now, and every page is told.
       await card.getByRole('textbox', { name: 'Other', exact: true }).pressSequentially('thinking it over');
-      await expect.poll(async () => (await short.question(view.id)).expiresAt).toBeGreaterThan(view.expiresAt + 60_000);
-      const extended = await short.question(view.id);
+      await expect.poll(async () => (await short.ask(view.id)).expiresAt).toBeGreaterThan(view.expiresAt + 60_000);
+      const extended = await short.ask(view.id);
       expect(extended.expiresAt).toBeLessThanOrEqual(extended.extendableUntil!);
       await expect.poll(() => card.locator('.countdown').textContent()).toMatch(/^in (1:5\d|2:00) /);
       // One request for the burst of keys, not one per key.
@@ -333,12 +333,12 @@ describe.skipIf(!chromiumState.available)('the page as an inbox', () => {
     const declined = sessionPayload('02-multi-select', 'history-declined', { id: SESSIONS[8]!.id, cwd: '/home/alice/projects/warehouse' });
     const { page, context } = await openPairedPage(browser, daemon);
     const answeredHook = runHook(answered, daemon.env);
-    const card = await openAsk(page, (await daemon.waitForQuestion(answered.tool_use_id)).id);
+    const card = await openAsk(page, (await daemon.waitForAsk(answered.tool_use_id)).id);
     await card.getByRole('radio', { name: 'SQLite', exact: true }).check();
     await card.getByRole('button', { name: 'Submit', exact: true }).click();
     await answeredHook.result;
     const declinedHook = runHook(declined, daemon.env);
-    const declinedView = await daemon.waitForQuestion(declined.tool_use_id);
+    const declinedView = await daemon.waitForAsk(declined.tool_use_id);
     await daemon.api('POST', `/api/asks/${declinedView.id}/decline`, {});
     await declinedHook.result;
 
@@ -391,7 +391,7 @@ describe.skipIf(!chromiumState.available)('the page as an inbox', () => {
     const payload = sessionPayload('03-four-questions', 'axe', SESSIONS[4]!);
     payload.tool_input.questions[0]!.options[0]!.preview = '```sql\nSELECT 1;\n```\n\n| a | b |\n|---|---|\n| 1 | 2 |';
     const hook = runHook(payload, daemon.env);
-    const view = await daemon.waitForQuestion(payload.tool_use_id);
+    const view = await daemon.waitForAsk(payload.tool_use_id);
     let runs = 0;
     for (const viewport of [
       { width: 1280, height: 900 },
@@ -403,7 +403,7 @@ describe.skipIf(!chromiumState.available)('the page as an inbox', () => {
         // A finished set too, declined while this page looks on.
         const finished = sessionPayload('01-single-select', `axe-finished-${++runs}`, SESSIONS[5]!);
         const finishedHook = runHook(finished, daemon.env);
-        const done = await daemon.waitForQuestion(finished.tool_use_id);
+        const done = await daemon.waitForAsk(finished.tool_use_id);
         await page.locator(`[data-ask-id="${done.id}"]`).waitFor({ state: 'attached' });
         await daemon.api('POST', `/api/asks/${done.id}/decline`, {});
         await finishedHook.result;

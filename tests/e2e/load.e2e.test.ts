@@ -63,7 +63,7 @@ describe('refused WebSocket upgrades', () => {
     expect(descriptors()).toBeLessThanOrEqual(before + 3);
     const payload = freshPayload('01-single-select', 'after-upgrades');
     const hook = runHook(payload, daemon.env);
-    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const question = await daemon.waitForAsk(payload.tool_use_id);
     expect(question.toolUseId).toBe(payload.tool_use_id);
     hook.child.kill('SIGTERM');
     await hook.result;
@@ -182,7 +182,7 @@ describe('the pages and listeners a daemon keeps', () => {
     const page = await listen(daemon);
     const payloads = [0, 1, 2].map((index) => freshPayload('01-single-select', `limit-${index}`));
     const waiting = payloads.map((payload) => runHook(payload, daemon.env));
-    await Promise.all(payloads.map((payload) => daemon.waitForQuestion(payload.tool_use_id)));
+    await Promise.all(payloads.map((payload) => daemon.waitForAsk(payload.tool_use_id)));
     const started = performance.now();
     const refused = await runHook(freshPayload('01-single-select', 'limit-over'), { ...daemon.env, ASKBRIDGE_DEBUG: '1' }).result;
     expect(refused).toMatchObject({ code: 0, stdout: '' });

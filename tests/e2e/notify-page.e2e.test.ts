@@ -266,7 +266,7 @@ describe.skipIf(!chromiumState.available)('the page at a desk and on a phone', (
     session.on('ServiceWorker.workerRegistrationUpdated', (event) => registrations.push(...event.registrations));
     await session.send('ServiceWorker.enable');
     const { registrationId } = await waitUntil(() => registrations.find((registration) => registration.scopeURL === daemon.url), 5000, 'the worker registration');
-    await session.send('ServiceWorker.deliverPushMessage', { origin, registrationId, data: JSON.stringify(noticeOf(await daemon.question(question.id), { fullText: false })) });
+    await session.send('ServiceWorker.deliverPushMessage', { origin, registrationId, data: JSON.stringify(noticeOf(await daemon.ask(question.id), { fullText: false })) });
     const tag = `askbridge-${question.id}`;
     await expect.poll(() => worker.evaluate(() => (globalThis as unknown as { shown: Shown[] }).shown)).toEqual([{ title: 'Question from acme-shop', body: 'Deploy', tag }]);
 

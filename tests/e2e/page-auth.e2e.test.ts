@@ -56,7 +56,7 @@ browserTests('a sibling server on another loopback port', () => {
   it('gets the cookie from the browser, but neither its page nor a replay of the cookie can list, read, answer or listen', async () => {
     const payload = freshPayload('01-single-select', 'sibling');
     const hook = runHook(payload, daemon.env);
-    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const question = await daemon.waitForAsk(payload.tool_use_id);
     const { context, page } = await openPairedPage(browser, daemon);
     await page.locator(`[data-question-id="${question.id}"]`).waitFor();
 
@@ -86,7 +86,7 @@ browserTests('a sibling server on another loopback port', () => {
       });
       expect(answered.status).toBeGreaterThanOrEqual(401);
     }
-    expect((await daemon.question(question.id)).status).toBe('pending');
+    expect((await daemon.ask(question.id)).status).toBe('pending');
 
     // The paired page itself still works: it answers.
     await page.locator(`[data-question-id="${question.id}"]`).getByRole('radio', { name: 'SQLite', exact: true }).check();

@@ -57,7 +57,7 @@ describe.skipIf(!chromiumState.available)('the session context in the page', () 
   it('shows the title and branch in the inbox, and what Claude said above the questions, shortened and expandable', async () => {
     const payload = { ...freshPayload('01-single-select', 'page-context'), session_id: 'c0ffee00-0000-4000-8000-000000000001' };
     const hook = postAsHttpHook({ port: daemon.port, key: hookKey, payload: { ...payload, transcript_path: transcriptFor(payload) } });
-    const view = await daemon.waitForQuestion(payload.tool_use_id);
+    const view = await daemon.waitForAsk(payload.tool_use_id);
     const { page } = paired;
     const card = await openAsk(page, view.id);
     const group = page.locator('.group', { has: page.locator(`[data-ask-id="${view.id}"]`) });
@@ -73,7 +73,7 @@ describe.skipIf(!chromiumState.available)('the session context in the page', () 
     expect(await said.textContent()).toBe(SAID.replace('\u001b', '[U+001B]'));
     expect(await card.locator('.context-about .branch').textContent()).toContain('feature/reporting');
     // The transcript's path itself is never sent to a page.
-    expect(JSON.stringify(await daemon.question(view.id))).not.toContain(projects);
+    expect(JSON.stringify(await daemon.ask(view.id))).not.toContain(projects);
 
     await card.getByRole('radio', { name: 'SQLite', exact: true }).check();
     await card.getByRole('button', { name: 'Submit', exact: true }).click();
@@ -85,13 +85,13 @@ describe.skipIf(!chromiumState.available)('the session context in the page', () 
     // Inside the projects folder by name, but a link to a file far outside it.
     symlinkSync('/etc/passwd', join(projects, 'passwd.jsonl'));
     const hook = postAsHttpHook({ port: daemon.port, key: hookKey, payload: { ...payload, transcript_path: join(projects, 'passwd.jsonl') } });
-    const view = await daemon.waitForQuestion(payload.tool_use_id);
+    const view = await daemon.waitForAsk(payload.tool_use_id);
     const card = await openAsk(paired.page, view.id);
     const refused = await daemon.waitForLog((entry) => entry.msg === 'no session context' && entry.askId === view.id, 10_000, 'the reason there is no context');
     expect(refused.reason).toBe("outside Claude Code's projects folder");
     expect(await card.locator('.context').isHidden()).toBe(true);
     expect(await card.textContent()).not.toContain('root:');
-    expect((await daemon.question(view.id)).context).toBeUndefined();
+    expect((await daemon.ask(view.id)).context).toBeUndefined();
     await card.getByRole('radio', { name: 'SQLite', exact: true }).check();
     await card.getByRole('button', { name: 'Submit', exact: true }).click();
     expect((await hook.response).statusCode).toBe(200);
@@ -102,7 +102,7 @@ describe.skipIf(!chromiumState.available)('the session context in the page', () 
     const first = { ...freshPayload('01-single-select', 'page-session-end-1'), session_id: session };
     const second = { ...freshPayload('02-multi-select', 'page-session-end-2'), session_id: session };
     const hooks = [first, second].map((payload) => postAsHttpHook({ port: daemon.port, key: hookKey, payload }));
-    const views = [await daemon.waitForQuestion(first.tool_use_id), await daemon.waitForQuestion(second.tool_use_id)];
+    const views = [await daemon.waitForAsk(first.tool_use_id), await daemon.waitForAsk(second.tool_use_id)];
     const { page } = paired;
     await openAsk(page, views[0]!.id);
     const ended = await postSessionEndAsHttpHook({ port: daemon.port, key: hookKey, payload: sessionEndPayload(session) });

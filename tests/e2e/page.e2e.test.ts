@@ -80,10 +80,10 @@ async function clickSubmitTogether(pages: Page[], id: string): Promise<void> {
   await Promise.all(
     pages.map((page) =>
       page.evaluate(
-        ({ id: questionId, at: when }) =>
+        ({ id: askId, at: when }) =>
           new Promise<boolean>((done) => {
             setTimeout(() => {
-              const button = document.querySelector<HTMLButtonElement>(`article[data-question-id="${questionId}"] button[type="submit"]`);
+              const button = document.querySelector<HTMLButtonElement>(`article[data-question-id="${askId}"] button[type="submit"]`);
               button?.click();
               done(button !== null);
             }, Math.max(0, when - Date.now()));
@@ -130,7 +130,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     const expected = loadFixture<AllowOutput>(`${name}.expected-allow.json`);
 
     const hook = runHook(name, daemon.env);
-    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const question = await daemon.waitForAsk(payload.tool_use_id);
     const card = cardOf(page, question.id);
     await card.waitFor();
     expect(await card.getAttribute('data-status')).toBe('pending');
@@ -156,7 +156,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     const payload = freshPayload('02-multi-select', 'other-and-note');
     const question = payload.tool_input.questions[0]!;
     const hook = runHook(payload, daemon.env);
-    const view = await daemon.waitForQuestion(payload.tool_use_id);
+    const view = await daemon.waitForAsk(payload.tool_use_id);
     const card = cardOf(page, view.id);
     const group = card.getByRole('group', { name: question.question });
     // Clicked out of option order: the answer must list them in option order, Other last.
@@ -181,7 +181,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     const payload = freshPayload('02-multi-select', 'enter-and-preview');
     const question = payload.tool_input.questions[0]!;
     const hook = runHook(payload, daemon.env);
-    const view = await daemon.waitForQuestion(payload.tool_use_id);
+    const view = await daemon.waitForAsk(payload.tool_use_id);
     const card = cardOf(page, view.id);
     const group = card.getByRole('group', { name: question.question });
     const unitTests = group.getByRole('checkbox', { name: 'Unit tests', exact: true });
@@ -201,7 +201,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     const options = withPreview.tool_input.questions[0]!.options.map((option, index) => ({ ...option, preview: `schema ${index}:\n  id INTEGER PRIMARY KEY` }));
     withPreview.tool_input.questions[0]!.options = options;
     const previewHook = runHook(withPreview, daemon.env);
-    const previewView = await daemon.waitForQuestion(withPreview.tool_use_id);
+    const previewView = await daemon.waitForAsk(withPreview.tool_use_id);
     const previewCard = cardOf(page, previewView.id);
     const second = 1;
     // A single-select shows the preview of the option in focus beside the list, as Claude Code does.
@@ -219,7 +219,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     const { page } = main;
     const payload = freshPayload('03-four-questions', 'terminal-button');
     const hook = runHook(payload, daemon.env);
-    const view = await daemon.waitForQuestion(payload.tool_use_id);
+    const view = await daemon.waitForAsk(payload.tool_use_id);
     await cardOf(page, view.id).getByRole('button', { name: 'Let the terminal answer', exact: true }).click();
     const result = await hook.result;
     expect(result.code).toBe(0);
@@ -236,7 +236,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     const { page } = main;
     const payload = freshPayload('01-single-select', 'decline-button');
     const hook = runHook(payload, daemon.env);
-    const view = await daemon.waitForQuestion(payload.tool_use_id);
+    const view = await daemon.waitForAsk(payload.tool_use_id);
     await cardOf(page, view.id).getByRole('button', { name: 'Decline', exact: true }).click();
     const result = await hook.result;
     expect(result.code).toBe(0);
@@ -252,7 +252,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     const { page } = main;
     const payload = freshPayload('03-four-questions', 'incomplete');
     const hook = runHook(payload, daemon.env);
-    const view = await daemon.waitForQuestion(payload.tool_use_id);
+    const view = await daemon.waitForAsk(payload.tool_use_id);
     const card = cardOf(page, view.id);
     const answered = payload.tool_input.questions[0]!;
     await card.getByRole('group', { name: answered.question }).getByRole('radio', { name: answered.options[0]!.label, exact: true }).check();
@@ -287,7 +287,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
 
     const payload = freshPayload('01-single-select', 'live-push');
     const hook = runHook(payload, daemon.env);
-    const view = await daemon.waitForQuestion(payload.tool_use_id);
+    const view = await daemon.waitForAsk(payload.tool_use_id);
     await cardOf(page, view.id).waitFor({ state: 'visible' });
     expect(await page.locator('#empty').isHidden()).toBe(true);
     expect(await page.title()).toBe('(1) askbridge');
@@ -306,7 +306,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     const late = await openPairedPage(browser, daemon, { beforeNavigate: (page) => withholdResolvedEvents(page, () => payload.tool_use_id) });
 
     const hook = runHook(payload, daemon.env);
-    const view = await daemon.waitForQuestion(payload.tool_use_id);
+    const view = await daemon.waitForAsk(payload.tool_use_id);
     await cardOf(watching, view.id).waitFor();
     const lateCard = cardOf(late.page, view.id);
     await lateCard.getByRole('radio', { name: 'SQLite', exact: true }).check();
@@ -349,7 +349,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     }
     const payload = freshPayload('01-single-select', 'race');
     const hook = runHook(payload, daemon.env);
-    const view = await daemon.waitForQuestion(payload.tool_use_id);
+    const view = await daemon.waitForAsk(payload.tool_use_id);
     for (const [index, { page }] of tabs.entries()) await cardOf(page, view.id).getByRole('radio', { name: labels[index]!, exact: true }).check();
 
     await clickSubmitTogether(
@@ -380,7 +380,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     const first = await openPairedPage(browser, daemon);
     const second = await openPairedPage(browser, daemon, { beforeNavigate: (page) => withholdResolvedEvents(page, () => payload.tool_use_id) });
     const hook = runHook(payload, daemon.env);
-    const view = await daemon.waitForQuestion(payload.tool_use_id);
+    const view = await daemon.waitForAsk(payload.tool_use_id);
     await cardOf(first.page, view.id).getByRole('radio', { name: 'SQLite', exact: true }).check();
     await cardOf(second.page, view.id).getByRole('radio', { name: 'PostgreSQL (Recommended)', exact: true }).check();
 
@@ -411,7 +411,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
 
     const payload = freshPayload('01-single-select', 'unpaired');
     const hook = runHook(payload, daemon.env);
-    const view = await daemon.waitForQuestion(payload.tool_use_id);
+    const view = await daemon.waitForAsk(payload.tool_use_id);
     // The paired page has it, so it was pushed; the unpaired one must not.
     await cardOf(main.page, view.id).waitFor();
     expect(await page.locator('article[data-question-id]').count()).toBe(0);
@@ -463,7 +463,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
 
     const payload = freshPayload('01-single-select', 'reused-link');
     const hook = runHook(payload, daemon.env);
-    const view = await daemon.waitForQuestion(payload.tool_use_id);
+    const view = await daemon.waitForAsk(payload.tool_use_id);
     await cardOf(firstPage, view.id).waitFor();
     expect(await secondPage.locator('article[data-question-id]').count()).toBe(0);
     expect(await fourthPage.locator('article[data-question-id]').count()).toBe(0);
@@ -477,7 +477,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     const { context, page } = await openPairedPage(browser, daemon);
     const payload = freshPayload('03-four-questions', 'screenshot');
     const hook = runHook(payload, daemon.env);
-    const view = await daemon.waitForQuestion(payload.tool_use_id);
+    const view = await daemon.waitForAsk(payload.tool_use_id);
     const card = cardOf(page, view.id);
     await card.waitFor({ state: 'visible' });
     const legends = await card.locator('fieldset legend').allTextContents();
@@ -500,7 +500,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
       const payload = freshPayload('01-single-select', `timing-${run}`);
       const label = run % 2 === 0 ? 'SQLite' : 'PostgreSQL (Recommended)';
       const hook = runHook(payload, daemon.env);
-      const view = await daemon.waitForQuestion(payload.tool_use_id);
+      const view = await daemon.waitForAsk(payload.tool_use_id);
       const card = cardOf(page, view.id);
       await card.getByRole('radio', { name: label, exact: true }).check();
       const submit = card.getByRole('button', { name: 'Submit', exact: true });

@@ -203,7 +203,7 @@ describe('timeout policies with the real hook and daemon', () => {
     await projectConfig({ waitSeconds: 60, onTimeout: 'recommended' });
     const payload = asked('01-single-select');
     const hook = runHook(payload, daemon.env);
-    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const question = await daemon.waitForAsk(payload.tool_use_id);
     expect(question.timeout.summary).toBe('the recommended option will be chosen');
     expect((await runCli(['answer', question.id, '--pick', '1=SQLite'], daemon.env)).code).toBe(0);
     const output = parseJson<HookOutput>((await hook.result).stdout, 'hook stdout');
@@ -215,7 +215,7 @@ describe('timeout policies with the real hook and daemon', () => {
     await projectConfig({ waitSeconds: 60, answerMode: 'deny-reason' });
     const payload = asked('02-multi-select');
     const hook = runHook(payload, daemon.env);
-    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const question = await daemon.waitForAsk(payload.tool_use_id);
     await runCli(['answer', question.id, '--pick', '1=Type check', '--pick', '1=Lint', '--other', '1=fuzzing'], daemon.env);
     const output = parseJson<HookOutput>((await hook.result).stdout, 'hook stdout');
     expect(output.hookSpecificOutput).toEqual({ hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'CI checks: Lint, Type check, Other: fuzzing' });
@@ -225,13 +225,13 @@ describe('timeout policies with the real hook and daemon', () => {
     await projectConfig({ waitSeconds: 60 });
     const toTerminal = asked('01-single-select');
     const first = runHook(toTerminal, daemon.env);
-    const one = await daemon.waitForQuestion(toTerminal.tool_use_id);
+    const one = await daemon.waitForAsk(toTerminal.tool_use_id);
     expect((await daemon.api('POST', `/api/asks/${one.id}/terminal`, {})).status).toBe(200);
     expect((await first.result).stdout).toBe('');
 
     const toDecline = asked('01-single-select');
     const second = runHook(toDecline, daemon.env);
-    const two = await daemon.waitForQuestion(toDecline.tool_use_id);
+    const two = await daemon.waitForAsk(toDecline.tool_use_id);
     expect((await daemon.api('POST', `/api/asks/${two.id}/decline`, {})).status).toBe(200);
     const output = parseJson<HookOutput>((await second.result).stdout, 'hook stdout');
     expect(output.hookSpecificOutput.permissionDecisionReason).toMatch(/The user declined to answer/);

@@ -48,7 +48,7 @@ async function subscribedDevice(path: string): Promise<Device> {
 async function ask(tag: string): Promise<{ hook: RunningProcess; id: string; header: string }> {
   const payload = freshPayload('01-single-select', `${tag}${++runs}`);
   const hook = runHook(payload, daemon.env);
-  const { id } = await daemon.waitForQuestion(payload.tool_use_id);
+  const { id } = await daemon.waitForAsk(payload.tool_use_id);
   return { hook, id, header: payload.tool_input.questions[0]!.header };
 }
 

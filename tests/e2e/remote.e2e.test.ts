@@ -57,7 +57,7 @@ describe.skipIf(!chromium.available || !caddy.available)('through a TLS front (C
     // A Claude Code session elsewhere: its http hook posts through the public URL with the hook key.
     const payload = freshPayload('01-single-select', 'remote');
     const hook = throughFront(front, { method: 'POST', path: HTTP_HOOK_PATH, headers: { [HOOK_KEY_HEADER]: hookKey }, body: JSON.stringify(payload) });
-    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const question = await daemon.waitForAsk(payload.tool_use_id);
     const card = await openAsk(page, question.id, 'tap');
     await card.getByRole('radio', { name: 'PostgreSQL (Recommended)', exact: true }).tap();
     await card.getByRole('button', { name: 'Submit', exact: true }).tap();
@@ -65,7 +65,7 @@ describe.skipIf(!chromium.available || !caddy.available)('through a TLS front (C
     const reply = await hook;
     expect(reply.status).toBe(200);
     expect(JSON.parse(reply.body)).toEqual(loadFixture('01-single-select.expected-allow.json'));
-    expect((await daemon.question(question.id)).source).toEqual({ kind: 'person', client: 'page' });
+    expect((await daemon.ask(question.id)).source).toEqual({ kind: 'person', client: 'page' });
   });
 
   it('takes a question from a machine wired by askbridge install --url, and the page says which machine asked', async () => {
@@ -89,7 +89,7 @@ describe.skipIf(!chromium.available || !caddy.available)('through a TLS front (C
       const headers = Object.fromEntries(Object.entries(entry.headers).map(([name, value]) => [name, value.startsWith('$') ? '' : value]));
       const payload = freshPayload('01-single-select', 'remote-installed');
       const hook = throughFront(front, { method: 'POST', path: new URL(entry.url).pathname, headers, body: JSON.stringify(payload) });
-      const question = await daemon.waitForQuestion(payload.tool_use_id);
+      const question = await daemon.waitForAsk(payload.tool_use_id);
       expect(question.machine).toBe('ci-runner');
       const card = await openAsk(phone.page, question.id, 'tap');
       await expect.poll(async () => card.locator('.meta-line').textContent()).toContain('on ci-runner');
@@ -102,11 +102,11 @@ describe.skipIf(!chromium.available || !caddy.available)('through a TLS front (C
       expect(ending).toEqual({ type: 'http', url: `${front.origin}/api/hook/session-end`, headers: { [HOOK_KEY_HEADER]: entry.headers[HOOK_KEY_HEADER], 'x-askbridge-machine': 'ci-runner' } });
       const next = freshPayload('01-single-select', 'remote-session-end');
       const waiting = throughFront(front, { method: 'POST', path: new URL(entry.url).pathname, headers, body: JSON.stringify(next) });
-      const withdrawn = await daemon.waitForQuestion(next.tool_use_id);
+      const withdrawn = await daemon.waitForAsk(next.tool_use_id);
       const ended = await throughFront(front, { method: 'POST', path: new URL(ending.url).pathname, headers: ending.headers, body: JSON.stringify({ session_id: next.session_id, hook_event_name: 'SessionEnd', reason: 'prompt_input_exit' }) });
       expect(ended).toMatchObject({ status: 200, body: '' });
       expect(await waiting).toMatchObject({ status: 200, body: '' });
-      expect(await daemon.question(withdrawn.id)).toMatchObject({ status: 'cancelled', source: { kind: 'session-ended' }, machine: 'ci-runner' });
+      expect(await daemon.ask(withdrawn.id)).toMatchObject({ status: 'cancelled', source: { kind: 'session-ended' }, machine: 'ci-runner' });
     } finally {
       await rm(project, { recursive: true, force: true });
     }

@@ -27,7 +27,7 @@ browserTests('a daemon restart while a person is typing', () => {
     daemons.push(first);
     const payload = freshPayload('01-single-select', 'restart-draft');
     const hook = runHook(payload, first.env);
-    const asked = await first.waitForQuestion(payload.tool_use_id);
+    const asked = await first.waitForAsk(payload.tool_use_id);
     const { page, context } = await openPairedPage(browser, first);
     const card = page.locator(`[data-question-id="${asked.id}"]`);
     const other = card.getByRole('textbox', { name: 'Other', exact: true });

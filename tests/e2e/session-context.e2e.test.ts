@@ -73,7 +73,7 @@ describe("a question's session context", () => {
     const transcriptPath = transcriptOf(payload);
     const hook = postAsHttpHook({ port: daemon.port, key: hookKey, payload: { ...payload, transcript_path: transcriptPath } });
 
-    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const question = await daemon.waitForAsk(payload.tool_use_id);
     const added = questionOf(await feed.next(about(question.id, 'added'), 'the added message'));
     expect(added.context).toBeUndefined();
     const updated = questionOf(await feed.next(about(question.id, 'updated'), 'the updated message'));
@@ -106,8 +106,8 @@ describe("a question's session context", () => {
   it("comes with the command hook's question too", async () => {
     const payload = freshPayload('02-multi-select', 'context-command');
     const hook = runHook({ ...payload, transcript_path: transcriptOf(payload) }, daemon.env);
-    const question = await daemon.waitForQuestion(payload.tool_use_id);
-    const withContext = await waitUntil(async () => ((await daemon.question(question.id)).context ? daemon.question(question.id) : undefined), WAIT_MS, 'the context');
+    const question = await daemon.waitForAsk(payload.tool_use_id);
+    const withContext = await waitUntil(async () => ((await daemon.ask(question.id)).context ? daemon.ask(question.id) : undefined), WAIT_MS, 'the context');
     expect(withContext.context).toEqual({ title: 'ask me', said: 'MOCK: asking a question.' });
     expect((await runCli(['answer', question.id, '--pick', '1=Lint'], daemon.env)).code).toBe(0);
     expect((await hook.result).code).toBe(0);
@@ -129,12 +129,12 @@ describe("a question's session context", () => {
     for (const [index, [transcriptPath, reason]] of hostile.entries()) {
       const payload = freshPayload('01-single-select', `hostile-${index}`);
       const hook = postAsHttpHook({ port: daemon.port, key: hookKey, payload: { ...payload, transcript_path: transcriptPath } });
-      const question = await daemon.waitForQuestion(payload.tool_use_id);
+      const question = await daemon.waitForAsk(payload.tool_use_id);
       const log = await daemon.waitForLog((entry) => entry.msg === 'no session context' && entry.askId === question.id, WAIT_MS, `the reason for ${transcriptPath}`);
       expect(log.reason).toBe(reason);
       expect((await runCli(['answer', question.id, '--pick', '1=SQLite'], daemon.env)).code).toBe(0);
       expect((await hook.response).statusCode).toBe(200);
-      expect((await daemon.question(question.id)).context).toBeUndefined();
+      expect((await daemon.ask(question.id)).context).toBeUndefined();
       expect(feed.messages.some(about(question.id, 'updated'))).toBe(false);
       expect(daemon.output().stdout).not.toContain(transcriptPath);
     }

@@ -75,7 +75,7 @@ describe("Claude Code's SessionEnd hook", () => {
     const commandHook = runHook(commandPayload, daemon.env);
     const otherPayload = askedIn('another-session', 'end-http-other');
     const otherHook = postAsHttpHook({ port: daemon.port, key: hookKey, payload: otherPayload });
-    const [httpQuestion, commandQuestion, other] = await Promise.all([httpPayload, commandPayload, otherPayload].map((payload) => daemon.waitForQuestion(payload.tool_use_id)));
+    const [httpQuestion, commandQuestion, other] = await Promise.all([httpPayload, commandPayload, otherPayload].map((payload) => daemon.waitForAsk(payload.tool_use_id)));
 
     const ended = await postSessionEndAsHttpHook({ port: daemon.port, key: hookKey, payload: sessionEndPayload(session) });
     expect(ended).toMatchObject({ statusCode: 200, body: '' });
@@ -91,7 +91,7 @@ describe("Claude Code's SessionEnd hook", () => {
     expect((await listen.result).code).toBe(0);
 
     // The other session's question still waits, and is answered as usual.
-    expect((await daemon.question(other!.id)).status).toBe('pending');
+    expect((await daemon.ask(other!.id)).status).toBe('pending');
     expect((await runCli(['answer', other!.id, '--pick', '1=SQLite'], daemon.env)).code).toBe(0);
     expect((await otherHook.response).statusCode).toBe(200);
     feed.close();
@@ -100,10 +100,10 @@ describe("Claude Code's SessionEnd hook", () => {
   it('refuses a SessionEnd with a wrong key (401) and withdraws nothing', async () => {
     const payload = askedIn('session-end-wrong-key', 'end-wrong-key');
     const hook = postAsHttpHook({ port: daemon.port, key: hookKey, payload });
-    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const question = await daemon.waitForAsk(payload.tool_use_id);
     const refused = await postSessionEndAsHttpHook({ port: daemon.port, key: `${hookKey}x`, payload: sessionEndPayload('session-end-wrong-key') });
     expect(refused.statusCode).toBe(401);
-    expect((await daemon.question(question.id)).status).toBe('pending');
+    expect((await daemon.ask(question.id)).status).toBe('pending');
     expect((await runCli(['answer', question.id, '--pick', '1=SQLite'], daemon.env)).code).toBe(0);
     expect((await hook.response).statusCode).toBe(200);
   });
@@ -113,7 +113,7 @@ describe("Claude Code's SessionEnd hook", () => {
     const session = 'session-end-command';
     const payload = askedIn(session, 'end-command');
     const waiting = runHook(payload, daemon.env);
-    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const question = await daemon.waitForAsk(payload.tool_use_id);
 
     const ending = await runHook(sessionEndPayload(session), daemon.env).result;
     expectSilentPassThrough(ending);
@@ -147,12 +147,12 @@ describe('a command hook whose Claude Code is gone (CLAUDE_PID)', () => {
     // A question of the same session asked by the http hook, which has no process to watch.
     const httpPayload = askedIn(session, 'claude-gone-http');
     const httpHook = postAsHttpHook({ port: daemon.port, key: hookKey, payload: httpPayload });
-    const question = await daemon.waitForQuestion(payload.tool_use_id);
-    const httpQuestion = await daemon.waitForQuestion(httpPayload.tool_use_id);
+    const question = await daemon.waitForAsk(payload.tool_use_id);
+    const httpQuestion = await daemon.waitForAsk(httpPayload.tool_use_id);
 
     // Two checks pass with Claude Code alive: the question still waits.
     await sleep(4500);
-    expect((await daemon.question(question.id)).status).toBe('pending');
+    expect((await daemon.ask(question.id)).status).toBe('pending');
     expect(hook.child.exitCode).toBeNull();
 
     claude.kill('SIGKILL');
@@ -175,10 +175,10 @@ describe('a command hook whose Claude Code is gone (CLAUDE_PID)', () => {
     const payload = askedIn('session-claude-zombie', 'claude-zombie');
     const hook = runHook(payload, { ...daemon.env, CLAUDE_PID: String(zombie) });
     try {
-      const question = await daemon.waitForQuestion(payload.tool_use_id);
+      const question = await daemon.waitForAsk(payload.tool_use_id);
       await waitUntil(() => (readFileSync(`/proc/${zombie}/stat`, 'utf8').split(') ')[1]?.startsWith('Z') ? true : undefined), WAIT_MS, 'the stand-in to be a zombie');
       expectSilentPassThrough(await hook.result);
-      expect(await daemon.question(question.id)).toMatchObject({ status: 'cancelled', source: { kind: 'session-ended' } });
+      expect(await daemon.ask(question.id)).toMatchObject({ status: 'cancelled', source: { kind: 'session-ended' } });
     } finally {
       parent.kill('SIGKILL');
       await whenExited(parent);

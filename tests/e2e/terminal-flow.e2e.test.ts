@@ -32,7 +32,7 @@ async function daemonForTest(options: Parameters<typeof startDaemon>[0] = {}): P
 /** A question asked through the real command hook; `hook.result` is what Claude Code would read. */
 async function ask(daemon: Daemon, payload: HookPayload): Promise<{ hook: RunningProcess; id: string }> {
   const hook = runHook(payload, daemon.env);
-  const question = await daemon.waitForQuestion(payload.tool_use_id);
+  const question = await daemon.waitForAsk(payload.tool_use_id);
   return { hook, id: question.id };
 }
 
@@ -142,7 +142,7 @@ describe('askbridge answer on a terminal', () => {
     await terminal.press('Enter');
     const review = await terminal.waitForPrompt('Enter on Submit sends every answer at once');
     expect(activePrompt(review)).toContain('1. Database: SQLite');
-    expect((await daemon.question(id)).status).toBe('pending');
+    expect((await daemon.ask(id)).status).toBe('pending');
 
     await terminal.press('Enter');
     await terminal.waitFor('Sent: Claude Code has your answer.');
@@ -232,7 +232,7 @@ describe('askbridge answer on a terminal', () => {
     await terminal.waitForPrompt('stateless is simpler');
     await terminal.press('Enter');
     expect(activePrompt(await terminal.waitForPrompt('Enter on Submit'))).toMatch(/2\. Sessions: Signed cookies\n│ {7}note: stateless is simpler/);
-    expect((await daemon.question(id)).status).toBe('pending');
+    expect((await daemon.ask(id)).status).toBe('pending');
     await terminal.press('Enter');
     expect(await terminal.exitCode()).toBe(0);
 
@@ -267,7 +267,7 @@ describe('askbridge answer on a terminal', () => {
     await escaped.waitFor('Left: nothing was sent, the question still waits');
     expect(await escaped.exitCode()).toBe(130);
 
-    const question = await daemon.question(id);
+    const question = await daemon.ask(id);
     expect(question.status).toBe('pending');
     expect(question.answers).toBeUndefined();
     expect(hook.child.exitCode).toBeNull();
@@ -295,7 +295,7 @@ describe('askbridge answer on a terminal', () => {
     const payload = freshPayload('01-single-select', 'flow-withdrawn');
     const hook = postAsHttpHook({ port: daemon.port, key, payload });
     hook.response.catch(() => undefined);
-    await daemon.waitForQuestion(payload.tool_use_id);
+    await daemon.waitForAsk(payload.tool_use_id);
     const terminal = await openTerminal(['answer'], daemon);
     await terminal.waitForPrompt('Choose one');
     hook.abort();
@@ -306,13 +306,13 @@ describe('askbridge answer on a terminal', () => {
   it('a key pressed with less than a minute left asks the daemon for more time', async () => {
     const daemon = await daemonForTest({ config: { waitSeconds: 50 } });
     const { hook, id } = await ask(daemon, freshPayload('01-single-select', 'flow-more-time'));
-    const asked = await daemon.question(id);
+    const asked = await daemon.ask(id);
     const terminal = await openTerminal(['answer'], daemon);
     await terminal.waitForPrompt('Choose one');
-    expect((await daemon.question(id)).expiresAt).toBe(asked.expiresAt);
+    expect((await daemon.ask(id)).expiresAt).toBe(asked.expiresAt);
     await terminal.press('Down');
     const moved = await waitUntil(async () => {
-      const now = await daemon.question(id);
+      const now = await daemon.ask(id);
       return now.expiresAt > asked.expiresAt ? now : undefined;
     }, WAIT_MS, 'the deadline to move');
     expect(moved.expiresAt - asked.expiresAt).toBeGreaterThan(60_000);
@@ -330,7 +330,7 @@ describe('askbridge answer on a terminal', () => {
     await terminal.press('Enter', 'Enter', 'Enter', 'Enter');
     const screen = await terminal.waitForPrompt('Choose one');
     expect(screen).not.toContain('A note for Claude');
-    expect((await daemon.question(id)).status).toBe('pending');
+    expect((await daemon.ask(id)).status).toBe('pending');
     await terminal.press('Escape');
     expect(await terminal.exitCode()).toBe(130);
   });
@@ -403,7 +403,7 @@ describe('askbridge watch', () => {
     await terminal.waitForPrompt('Choose one');
     await terminal.press('C-c');
     expect(await terminal.exitCode()).toBe(0);
-    expect((await daemon.question(fourth.id)).status).toBe('pending');
+    expect((await daemon.ask(fourth.id)).status).toBe('pending');
   });
 
   it('leaves with exit 0 on Ctrl+C while it waits', async () => {
@@ -456,7 +456,7 @@ describe('askbridge listen', () => {
     const httpPayload = freshPayload('11-newer-fields', 'listen-withdrawn');
     const hook = postAsHttpHook({ port: daemon.port, key, payload: httpPayload });
     hook.response.catch(() => undefined);
-    const withdrawn = await daemon.waitForQuestion(httpPayload.tool_use_id);
+    const withdrawn = await daemon.waitForAsk(httpPayload.tool_use_id);
     hook.abort();
     expect(parsed(await listener.waitForLine((line) => parsed(line).event === 'resolved' && parsed(line).id === withdrawn.id, 'withdrawn'))).toMatchObject({ status: 'cancelled', by: 'cancelled' });
 

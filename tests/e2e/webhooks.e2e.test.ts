@@ -62,7 +62,7 @@ describe('webhooks', () => {
   it('tells each webhook once when a question starts waiting, after a retry where the first try failed', async () => {
     const payload = asked((p) => (p.tool_input.questions[0]!.header = HOSTILE_HEADER));
     const hook = runHook(payload, daemon.env);
-    const { id } = await daemon.waitForQuestion(payload.tool_use_id);
+    const { id } = await daemon.waitForAsk(payload.tool_use_id);
     const link = `${PUBLIC_URL}/#question=${id}`;
     const marked = 'DB <!channel> @everyone [x](https://evil.test)[U+202E]';
 
@@ -104,7 +104,7 @@ describe('webhooks', () => {
     const hungBefore = receiver.to('/hang').length;
     const payload = asked();
     const hook = runHook(payload, daemon.env);
-    const { id } = await daemon.waitForQuestion(payload.tool_use_id);
+    const { id } = await daemon.waitForAsk(payload.tool_use_id);
     await receiver.waitFor('/hang', hungBefore + 1);
 
     const answered = await runCli(['answer', id, '--pick', '1=PostgreSQL (Recommended)'], daemon.env);
@@ -126,7 +126,7 @@ describe('webhooks', () => {
     const toldBefore = receiver.to('/slack').length;
     const payload = asked((p) => (p.cwd = project));
     const hook = runHook(payload, daemon.env);
-    const question = await daemon.waitForQuestion(payload.tool_use_id);
+    const question = await daemon.waitForAsk(payload.tool_use_id);
     // The trusted file applies (its waitSeconds), but not its notify: the user's webhooks are told, the project's is not.
     expect(question.expiresAt - question.createdAt).toBe(61_000);
     await receiver.waitFor('/slack', toldBefore + 1);

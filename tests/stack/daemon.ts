@@ -53,12 +53,12 @@ export type Daemon = {
   /** The http hook's key as it is now: $ASKBRIDGE_HOME/hook-key. */
   hookKey(): string;
   pending(): Promise<AskView[]>;
-  /** One question, pending or finished, as GET /api/asks/ID returns it. */
-  question(id: string): Promise<AskView>;
+  /** One ask, pending or finished, as GET /api/asks/ID returns it. */
+  ask(id: string): Promise<AskView>;
   /** The lines of history.jsonl, every question settled so far included (none before the first finishes). */
   history(): Promise<HistoryLine[]>;
-  /** Waits until a pending question for this tool call exists, and returns it. */
-  waitForQuestion(toolUseId: string, timeoutMs?: number): Promise<AskView>;
+  /** Waits until a pending ask for this tool call exists, and returns it. */
+  waitForAsk(toolUseId: string, timeoutMs?: number): Promise<AskView>;
   /** Says that the test itself makes the daemon exit (`askbridge stop`, a signal): no warning then. */
   expectExit(): void;
   /** Stops the daemon (SIGTERM, then SIGKILL) and removes its state directory. Safe to call twice. */
@@ -225,7 +225,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       if (status !== 200) throw new Error(`GET /api/asks answered ${status}`);
       return body.asks;
     },
-    async question(id) {
+    async ask(id) {
       const { status, body } = await api<{ ask: AskView }>('GET', `/api/asks/${id}`);
       if (status !== 200) throw new Error(`GET /api/asks/${id} answered ${status}`);
       return body.ask;
@@ -245,8 +245,8 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
           return checked.value;
         });
     },
-    waitForQuestion(toolUseId, timeoutMs = 10_000) {
-      return waitUntil(async () => (await daemon.pending()).find((question) => question.toolUseId === toolUseId), timeoutMs, `question ${toolUseId} to be pending`);
+    waitForAsk(toolUseId, timeoutMs = 10_000) {
+      return waitUntil(async () => (await daemon.pending()).find((ask) => ask.toolUseId === toolUseId), timeoutMs, `ask ${toolUseId} to be pending`);
     },
     expectExit: () => {
       exitExpected = true;
