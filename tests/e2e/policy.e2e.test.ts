@@ -10,6 +10,12 @@ import type { HookOutput } from '../../src/protocol.js';
 
 const DATABASE = 'Which database should the new orders service use?';
 const CHECKS = 'Which checks should run in CI?';
+/**
+ * A policy that acts at once, with a 600 s wait configured: the whole hook process (start, handshake,
+ * answer) ends long before the wait could have run out, however busy the machine. How fast it really
+ * is, the bench measures (rows 1 and 1a).
+ */
+const AT_ONCE_MS = 10_000;
 
 let daemon: Daemon;
 let project: string;
@@ -131,19 +137,19 @@ describe('timeout policies with the real hook and daemon', () => {
     ['ASKBRIDGE_UNATTENDED=1', { ASKBRIDGE_UNATTENDED: '1' }],
     ['CI=true', { CI: 'true' }],
     ['CLAUDE_CODE_SESSION_ATTENDED=0', { CLAUDE_CODE_SESSION_ATTENDED: '0' }],
-  ])('an unattended question (%s) is answered by the policy in under a second', async (_case, env) => {
+  ])('an unattended question (%s) is answered by the policy at once, not when its wait runs out', async (_case, env) => {
     await projectConfig({ waitSeconds: 600, onTimeout: 'recommended' });
     const { output, ms } = await ask(asked('01-single-select'), env);
     expect(answersOf(output)).toEqual({ [DATABASE]: 'PostgreSQL (Recommended)' });
     expect(output?.hookSpecificOutput.additionalContext).toMatch(/nobody was watching/);
-    expect(ms).toBeLessThan(1000);
+    expect(ms).toBeLessThan(AT_ONCE_MS);
   });
 
   it('whenNobodyWatching "act" applies the policy at once when no page or CLI is connected', async () => {
     await projectConfig({ waitSeconds: 600, onTimeout: 'decline', whenNobodyWatching: 'act' });
     const { output, ms } = await ask(asked('01-single-select'));
     expect(output?.hookSpecificOutput.permissionDecision).toBe('deny');
-    expect(ms).toBeLessThan(1000);
+    expect(ms).toBeLessThan(AT_ONCE_MS);
   });
 
   it('a rule naming a label that is not offered is skipped and logged; the policy decides instead', async () => {
