@@ -97,7 +97,7 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       const result = store.answer(id, request.body.responses, client);
       if (result.kind === 'answered') request.log.info({ askId: id, client }, 'question answered');
       if (result.kind === 'failed') request.log.error({ askId: id, client, error: result.ask.error }, 'answer accepted, but no decision could be built: the terminal asks');
-      return sendAnswerResult(reply, result);
+      return sendResult(reply, result);
     },
   );
 
@@ -105,7 +105,7 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
   app.post(
     '/api/asks/:id/terminal',
     { config: { access: 'page-or-local' }, bodyLimit: 1024, schema: { summary: "Hand it back to Claude Code's own dialog in the terminal", params: IdParamsSchema, response: SETTLE_REPLIES } },
-    async (request, reply) => sendAnswerResult(reply, store.handToTerminal(request.params.id, request.principal.kind === 'page' ? 'page' : 'cli')),
+    async (request, reply) => sendResult(reply, store.handToTerminal(request.params.id, request.principal.kind === 'page' ? 'page' : 'cli')),
   );
 
   // The page (or the terminal) asks while a person is typing and the deadline is near: the policy
@@ -125,14 +125,14 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     async (request, reply) => {
       const result = store.extend(request.params.id);
       if (result.kind === 'extended') request.log.info({ askId: request.params.id, expiresAt: result.ask.expiresAt }, 'question extended');
-      return sendExtendResult(reply, result);
+      return sendResult(reply, result);
     },
   );
 
   app.post(
     '/api/asks/:id/decline',
     { config: { access: 'page-or-local' }, bodyLimit: 1024, schema: { summary: 'Decline it: Claude is told the person chose not to answer', params: IdParamsSchema, response: SETTLE_REPLIES } },
-    async (request, reply) => sendAnswerResult(reply, store.decline(request.params.id, request.principal.kind === 'page' ? 'page' : 'cli')),
+    async (request, reply) => sendResult(reply, store.decline(request.params.id, request.principal.kind === 'page' ? 'page' : 'cli')),
   );
 };
 
@@ -143,23 +143,15 @@ function sendTooLate(reply: FastifyReply, ask: AskView) {
   return reply.code(409).send({ error: { code: 'already_resolved', message: `this question was already ${ask.status}` }, ask });
 }
 
-/** 200 with the ask, moved or not (the page compares expiresAt), 404, or 409 once it is settled. */
-function sendExtendResult(reply: FastifyReply, result: ExtendResult) {
-  switch (result.kind) {
-    case 'extended':
-    case 'unchanged':
-      return reply.code(200).send({ ask: result.ask });
-    case 'not_found':
-      throw notFound();
-    case 'already_resolved':
-      return sendTooLate(reply, result.ask);
-  }
-}
-
-/** The one mapping of a store result to HTTP: 200, 404, 409 with the winner, 400, or 500 when the decision failed. */
-function sendAnswerResult(reply: FastifyReply, result: AnswerResult) {
+/**
+ * The one mapping of a store result to HTTP: 200 with the ask (answered, or moved or not by more
+ * time: the page compares expiresAt), 404, 409 with the winner, 400, or 500 when the decision failed.
+ */
+function sendResult(reply: FastifyReply, result: AnswerResult | ExtendResult) {
   switch (result.kind) {
     case 'answered':
+    case 'extended':
+    case 'unchanged':
       return reply.code(200).send({ ask: result.ask });
     case 'not_found':
       throw notFound();

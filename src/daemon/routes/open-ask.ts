@@ -2,11 +2,11 @@
 // the limits are checked, the ask opens (or a command hook re-attaches to it), and the session's
 // context follows. The routes that receive asks (hook.ts, and POST /api/asks in asks.ts) call it.
 import type { FastifyRequest } from 'fastify';
-import { LIMITS, type Asker, type HookEnvironment, type Question, type AskView } from '../../protocol.js';
+import { LIMITS, type Asker, type HookEnvironment, type AskView } from '../../protocol.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
 import { MAX_PENDING, MAX_WAIT_MS } from '../limits.js';
-import type { Waiter } from '../store.js';
+import type { NewAsk, Waiter } from '../store.js';
 
 /** ASKBRIDGE_UNATTENDED=1, CI=true, or Claude Code's own mark for SDK-hosted sessions. */
 export function isUnattended(environment: HookEnvironment): boolean {
@@ -14,12 +14,8 @@ export function isUnattended(environment: HookEnvironment): boolean {
   return truthy(environment.ASKBRIDGE_UNATTENDED) || truthy(environment.CI) || environment.CLAUDE_CODE_SESSION_ATTENDED?.trim() === '0';
 }
 
-export type Asked = {
-  sessionId: string;
-  toolUseId: string;
-  cwd: string;
-  toolInput: Record<string, unknown>;
-  questions: Question[];
+/** A checked ask as a route received it: what the store opens, and how it came. */
+export type Asked = Pick<NewAsk, 'sessionId' | 'toolUseId' | 'cwd' | 'toolInput' | 'questions'> & {
   environment: HookEnvironment;
   /** How it arrived, for the log. */
   transport: 'http' | 'command' | 'ask';
