@@ -4,7 +4,7 @@
 // session) waits for nobody, so nobody is told. This runs after the store has moved on and never
 // throws into it: no notice can hold up an answer.
 import type { Config } from '../config.js';
-import type { AskStore } from './store.js';
+import type { AskStore } from './asks/store.js';
 import { noticeOf } from './notice.js';
 import type { Push } from './push.js';
 import type { Webhooks } from './webhooks.js';

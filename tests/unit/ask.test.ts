@@ -3,8 +3,8 @@ import { request as httpRequest } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { buildApp, type App } from '../../src/daemon/app.js';
 import { mergeConfig, type ConfigFile, type EffectiveConfig } from '../../src/config.js';
-import { createPolicy } from '../../src/daemon/policy.js';
-import { createAskStore } from '../../src/daemon/store.js';
+import { createPolicy } from '../../src/daemon/asks/policy.js';
+import { createAskStore } from '../../src/daemon/asks/store.js';
 import { HOOK_KEY_HEADER } from '../../src/http-hook.js';
 import type { AskRequest, AskView } from '../../src/protocol.js';
 

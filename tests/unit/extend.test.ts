@@ -8,8 +8,8 @@ import { buildApp, type App } from '../../src/daemon/app.js';
 import { ConfigFileSchema, mergeConfig, type ConfigFileInput } from '../../src/config.js';
 import { MORE_TIME_EVERY_MS, MORE_TIME_WHEN_LEFT_MS, moreTimeOnKeys } from '../../src/cli/flow.js';
 import { EXTEND_STEP_MS, MAX_WAIT_MS } from '../../src/daemon/limits.js';
-import { createPolicy } from '../../src/daemon/policy.js';
-import { createAskStore } from '../../src/daemon/store.js';
+import { createPolicy } from '../../src/daemon/asks/policy.js';
+import { createAskStore } from '../../src/daemon/asks/store.js';
 import type { AskView, ServerMessage } from '../../src/protocol.js';
 import { askThroughInject, hookBody } from '../stack/hook-client.js';
 

@@ -2,7 +2,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createHistory, HISTORY_BACKLOG_LINES } from '../../src/daemon/history.js';
+import { createHistory, HISTORY_BACKLOG_LINES } from '../../src/daemon/asks/history.js';
 import { readHistory, readHistoryTail } from '../../src/history-file.js';
 import type { HistoryProblem, AskView } from '../../src/protocol.js';
 

@@ -5,8 +5,8 @@ import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { buildApp, requireReplySchemas, type App } from '../../src/daemon/app.js';
 import { mergeConfig } from '../../src/config.js';
-import { createPolicy } from '../../src/daemon/policy.js';
-import { createAskStore } from '../../src/daemon/store.js';
+import { createPolicy } from '../../src/daemon/asks/policy.js';
+import { createAskStore } from '../../src/daemon/asks/store.js';
 import { HTTP_HOOK_PATH, SESSION_END_PATH } from '../../src/http-hook.js';
 
 const HOST = '127.0.0.1:7433';

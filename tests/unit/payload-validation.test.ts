@@ -5,8 +5,8 @@ import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { mergeConfig } from '../../src/config.js';
 import { buildApp, type App } from '../../src/daemon/app.js';
-import { createPolicy } from '../../src/daemon/policy.js';
-import { createAskStore } from '../../src/daemon/store.js';
+import { createPolicy } from '../../src/daemon/asks/policy.js';
+import { createAskStore } from '../../src/daemon/asks/store.js';
 import { HookPayloadSchema, LIMITS, ToolInputSchema, describeZodError, findTooDeep } from '../../src/protocol.js';
 import { askThroughInject } from '../stack/hook-client.js';
 

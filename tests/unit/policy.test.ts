@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { formatAnswers, formatDenyReasonAnswers } from '../../src/answers.js';
 import { ConfigFileSchema, DEFAULT_CONFIG, mergeConfig, type ConfigFileInput, type EffectiveConfig } from '../../src/config.js';
-import { answerByRules, createPolicy, recommendedResponse, type PolicyContext } from '../../src/daemon/policy.js';
+import { answerByRules, createPolicy, recommendedResponse, type PolicyContext } from '../../src/daemon/asks/policy.js';
 import { ResponseSchema, ToolInputSchema, type Question } from '../../src/protocol.js';
 
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')) as { tool_input: Record<string, unknown>; responses: unknown[] };

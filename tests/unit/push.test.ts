@@ -9,7 +9,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { buildApp, type App } from '../../src/daemon/app.js';
 import { noticeOf } from '../../src/daemon/notice.js';
 import { createPush, type Push } from '../../src/daemon/push.js';
-import { createAskStore } from '../../src/daemon/store.js';
+import { createAskStore } from '../../src/daemon/asks/store.js';
 import type { AskView } from '../../src/protocol.js';
 
 const PORT = 7433;

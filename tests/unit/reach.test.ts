@@ -5,7 +5,7 @@ import { buildApp, type App } from '../../src/daemon/app.js';
 import type { StoredPageSession } from '../../src/daemon/auth.js';
 import { deviceNameOf } from '../../src/daemon/device-name.js';
 import { REVOKED_CLOSE_CODE } from '../../src/daemon/routes/devices.js';
-import { createAskStore } from '../../src/daemon/store.js';
+import { createAskStore } from '../../src/daemon/asks/store.js';
 import { parsePublicUrl, type PublicUrl } from '../../src/public-url.js';
 
 const PORT = 7433;

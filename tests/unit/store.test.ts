@@ -2,9 +2,9 @@ import { mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { createPendingFiles } from '../../src/daemon/pending-files.js';
+import { createPendingFiles } from '../../src/daemon/asks/pending-files.js';
 import { EXTEND_STEP_MS } from '../../src/daemon/limits.js';
-import { createAskStore, REATTACH_MS, type NewAsk, type PendingRecord, type StoreEvent } from '../../src/daemon/store.js';
+import { createAskStore, REATTACH_MS, type NewAsk, type PendingRecord, type StoreEvent } from '../../src/daemon/asks/store.js';
 import type { Question } from '../../src/protocol.js';
 import { PERSON_DECLINE_REASON } from '../../src/answers.js';
 

@@ -9,9 +9,9 @@ import { AnswerRequestSchema, AskReplySchema, AskRequestSchema, AsksReplySchema,
 import { ANSWER_BODY_LIMIT_BYTES, EXTEND_STEP_MS } from '../limits.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
-import type { AnswerResult, ExtendResult } from '../store.js';
+import type { AnswerResult, ExtendResult } from '../asks/store.js';
 import { requireHookKey } from './hook-key.js';
-import { openAsk } from './open-ask.js';
+import { openAsk } from '../asks/open-ask.js';
 import { HOOK_KEY_HEADER } from '../../http-hook.js';
 
 const IdParamsSchema = z.object({ id: z.uuid() }).meta({ title: 'ask id' });

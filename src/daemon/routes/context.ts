@@ -7,9 +7,9 @@ import type { HistoryProblem } from '../../protocol.js';
 import type { PublicUrl } from '../../public-url.js';
 import type { Auth, AuthOptions } from '../auth.js';
 import type { RequestTimeouts } from '../limits.js';
-import type { PolicyContext, QuestionPlan } from '../policy.js';
+import type { PolicyContext, QuestionPlan } from '../asks/policy.js';
 import type { Push } from '../push.js';
-import type { AskStore } from '../store.js';
+import type { AskStore } from '../asks/store.js';
 import type { ContextRead } from '../transcript.js';
 import type { WebSocket } from 'ws';
 

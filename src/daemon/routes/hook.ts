@@ -20,7 +20,7 @@ import { AskPayloadSchema, ErrorReplySchema, HookHelloReplySchema, HookHelloSche
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
 import { createHookIdentity, type HookCredentials } from '../hook-identity.js';
-import { openAsk, type Asked } from './open-ask.js';
+import { openAsk, type Asked } from '../asks/open-ask.js';
 import { requireHookKey } from './hook-key.js';
 import { HTTP_HOOK_ENV, HTTP_HOOK_PATH, MACHINE_HEADER, SESSION_END_PATH, envHeader } from '../../http-hook.js';
 

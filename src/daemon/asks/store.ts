@@ -2,9 +2,9 @@
 // outcome wins and every later one is refused with the winner. Knows nothing of HTTP or WebSockets;
 // it reports changes to subscribers and hands each waiter its outcome.
 import { randomUUID } from 'node:crypto';
-import { AnswerError, buildAnswerOutput, buildDenyOutput, formatAnswers, PERSON_DECLINE_REASON, requireEveryQuestion, type AnswerMode } from '../answers.js';
-import type { Asker, HookOutput, Question, AskStatus, AskView, Response, SessionContext, Source } from '../protocol.js';
-import { EXTEND_STEP_MS } from './limits.js';
+import { AnswerError, buildAnswerOutput, buildDenyOutput, formatAnswers, PERSON_DECLINE_REASON, requireEveryQuestion, type AnswerMode } from '../../answers.js';
+import type { Asker, HookOutput, Question, AskStatus, AskView, Response, SessionContext, Source } from '../../protocol.js';
+import { EXTEND_STEP_MS } from '../limits.js';
 
 /** How a question ended, and what the hook prints for it (null: nothing, the terminal answers). */
 export type Outcome = {

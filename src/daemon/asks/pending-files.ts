@@ -6,9 +6,9 @@
 import { readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ANSWER_MODES } from '../answers.js';
-import { makeFolders } from '../folders.js';
-import { writeFileAtomic } from '../state-dir.js';
+import { ANSWER_MODES } from '../../answers.js';
+import { makeFolders } from '../../folders.js';
+import { writeFileAtomic } from '../../state-dir.js';
 import type { PendingPersistence, PendingRecord } from './store.js';
 
 const PendingRecordSchema: z.ZodType<PendingRecord> = z.object({

@@ -2,10 +2,10 @@
 // applies to its project: how long to wait, then let the terminal ask, choose the recommended option,
 // apply a rule, or decline. A default is always one of the offered labels (or a rule's explicit free
 // text), and Claude is always told, through additionalContext, that no person chose it.
-import { buildAnswerOutput, buildDenyOutput, formatAnswers, PROCEED, shorten, type AnswerMode } from '../answers.js';
+import { buildAnswerOutput, buildDenyOutput, formatAnswers, PROCEED, shorten, type AnswerMode } from '../../answers.js';
 import type { RE2JS } from 're2js';
-import { compileRulePattern, type Config, type EffectiveConfig, type Match, type Rule } from '../config.js';
-import type { Question, AskView, Response, Source, TimeoutAction } from '../protocol.js';
+import { compileRulePattern, type Config, type EffectiveConfig, type Match, type Rule } from '../../config.js';
+import type { Question, AskView, Response, Source, TimeoutAction } from '../../protocol.js';
 import type { Outcome } from './store.js';
 
 export type PolicyContext = {

@@ -3,10 +3,10 @@
 // context follows. The routes that receive asks (hook.ts, and POST /api/asks in asks.ts) call it.
 import type { FastifyRequest } from 'fastify';
 import { LIMITS, type Asker, type HookEnvironment, type AskView } from '../../protocol.js';
-import type { RouteContext } from './context.js';
+import type { RouteContext } from '../routes/context.js';
 import { HttpError } from '../errors.js';
 import { MAX_PENDING, MAX_WAIT_MS } from '../limits.js';
-import type { NewAsk, Waiter } from '../store.js';
+import type { NewAsk, Waiter } from './store.js';
 
 /** ASKBRIDGE_UNATTENDED=1, CI=true, or Claude Code's own mark for SDK-hosted sessions. */
 export function isUnattended(environment: HookEnvironment): boolean {

@@ -2,8 +2,8 @@
 // leave a torn last line; readers skip it (history-file.ts), and the next append starts on a fresh line.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
 import { appendFile } from 'node:fs/promises';
-import { describeSource, type HistoryLine } from '../history-file.js';
-import type { HistoryProblem, AskView } from '../protocol.js';
+import { describeSource, type HistoryLine } from '../../history-file.js';
+import type { HistoryProblem, AskView } from '../../protocol.js';
 
 export function historyLineOf(view: AskView): HistoryLine {
   const { source, detail } = describeSource(view);
