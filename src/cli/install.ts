@@ -4,9 +4,10 @@
 // transport (the daemon withdraws the questions of a session that ended) and a SessionStart hook
 // that makes sure the daemon runs. They name this machine (a port, a key, an absolute path), so they
 // go only where nothing gets committed: a project's `.claude/settings.local.json` (made sure to be
-// ignored by git) or the user's own settings. Running it twice changes nothing the second time.
+// ignored by git; the key is never written where git would commit it) or the user's own settings.
+// Running it twice changes nothing the second time.
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, readFileSync, statSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
 import { dirname, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -93,11 +94,14 @@ export async function run(io: CommandIo): Promise<void> {
     options: { ...TARGET_OPTIONS, hook: { type: 'string' }, 'rotate-key': { type: 'boolean', default: false }, claude: { type: 'string' }, url: { type: 'string' }, key: { type: 'string' }, machine: { type: 'string' } },
   });
   const target = toTarget(io, 'install', values);
+  if (values.project !== undefined) requireFolder(target.projectDir);
   if (values.url !== undefined || values.key !== undefined) return installRemote(io, target, values);
   const destination = readEditable(target.user ? 'user' : 'local', target);
   // An older install wrote this machine's path into the committed file: move it out of there.
   const committed = target.user ? undefined : readEditable('project', target);
   const transport = await chooseTransport(io, values.hook, values.claude === undefined ? undefined : resolve(values.claude));
+  // Before the key is rotated or written: a refusal leaves everything as it was.
+  if (!target.user) keepOutOfGit(target.projectDir, destination.path, transport === 'http', io);
 
   const stateDir = openStateDir(resolveStateDir(io.env));
   stateDir.ensure();
@@ -128,7 +132,6 @@ export async function run(io: CommandIo): Promise<void> {
     await writeSettings(committed.path, committed.settings, withoutInstalledHooks(committed.settings));
     io.stdout(`moved askbridge's machine-specific entry out of ${committed.path}, which is shared through git\n`);
   }
-  if (!target.user) ensureIgnoredByGit(target.projectDir, destination.path, io);
   if (changed) io.stderr('Claude Code reads hooks when a session starts: restart running `claude` sessions to pick it up.\n');
 }
 
@@ -144,31 +147,78 @@ async function installRemote(io: CommandIo, target: Target, values: { url?: stri
   if ('error' in publicUrl) throw new CliError(`--url ${values.url}: ${publicUrl.error}`, 2);
   if (!/^[A-Za-z0-9_-]{20,200}$/.test(values.key)) throw new CliError('--key is not a hook key (as `askbridge remote-hook` prints it)', 2);
   const destination = readEditable(target.user ? 'user' : 'local', target);
+  if (!target.user) keepOutOfGit(target.projectDir, destination.path, true, io);
   const ask: AskHook = { transport: 'http', url: `${publicUrl.origin}${HTTP_HOOK_PATH}`, key: values.key, machine: values.machine ?? hostname() };
   const before = destination.state === 'ok' ? destination.settings : undefined;
   makeFolders(dirname(destination.path));
   const changed = await writeSettings(destination.path, before, withInstalledHooks(before ?? {}, { ask }), { newFileMode: 0o600 });
   io.stdout(`${changed ? 'askbridge hook (http, another machine' : 'askbridge hook (http, another machine, already'}: ${ask.url}) installed in ${destination.path}\n`);
-  if (!target.user) ensureIgnoredByGit(target.projectDir, destination.path, io);
   if (changed) io.stderr('Claude Code reads hooks when a session starts: restart running `claude` sessions to pick it up.\n');
 }
 
-/** settings.local.json must never be committed; in a git work tree where nothing ignores it, .git/info/exclude does. */
-function ensureIgnoredByGit(projectDir: string, file: string, io: CommandIo): void {
-  const git = (...args: string[]) => execFileSync('git', ['-C', projectDir, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+/** A typo in --project must not make folders and install there: the project has to exist already. */
+function requireFolder(projectDir: string): void {
+  let isFolder: boolean;
   try {
-    git('rev-parse', '--is-inside-work-tree');
+    isFolder = statSync(projectDir).isDirectory();
   } catch {
-    return; // not a git work tree (or no git): nothing can commit it
+    throw new CliError(`--project ${projectDir}: no such folder; nothing was created`, 2);
   }
-  const path = relative(projectDir, file);
+  if (!isFolder) throw new CliError(`--project ${projectDir}: not a folder; nothing was created`, 2);
+}
+
+/**
+ * settings.local.json must never be committed: in a git work tree where nothing ignores it yet,
+ * .git/info/exclude does (the repository's own, shared by its worktrees). Then git is asked again,
+ * since a tracked file or a `.gitignore` that brings the file back wins over that exclude. A file
+ * git would still commit is refused when it is to hold the hook key, and warned about otherwise.
+ */
+function keepOutOfGit(projectDir: string, file: string, holdsKey: boolean, io: CommandIo): void {
+  // git is asked where the file really is: a .claude that links elsewhere is committed as a link,
+  // and the file it holds counts (or not) where the link leads.
+  let folder = dirname(file);
+  while (!existsSync(folder)) folder = dirname(folder);
+  const cwd = realpathSync(folder);
+  const path = relative(folder, file);
+  // One line of output, without its newline only (a folder's name may end in a space).
+  const git = (...args: string[]) => execFileSync('git', ['-C', cwd, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).replace(/\n$/, '');
+  /** A yes-or-no question to git: exit 0 yes, exit 1 no; anything else is not an answer. */
+  const answersYes = (...args: string[]) => {
+    try {
+      git(...args);
+      return true;
+    } catch (error) {
+      const failure = error as { status?: number | null; stderr?: string };
+      if (failure.status === 1) return false;
+      throw new CliError(`\`git ${args.join(' ')}\` in ${cwd} failed: ${failure.stderr?.trim() || (error as Error).message}; cannot tell whether git would commit ${file}`);
+    }
+  };
+  let inWorkTree: boolean;
   try {
-    git('check-ignore', '-q', path);
-    return; // already ignored
+    inWorkTree = git('rev-parse', '--is-inside-work-tree') === 'true';
   } catch {
-    // exit 1: not ignored
+    inWorkTree = false; // no git
   }
-  const exclude = resolve(projectDir, git('rev-parse', '--git-path', 'info/exclude').trim());
+  if (!inWorkTree) return; // nothing can commit it
+  // Patterns in the exclude file are relative to the repository's top level, not to the project.
+  const fromTop = `${git('rev-parse', '--show-prefix')}${path}`;
+  let problem: string | undefined;
+  if (answersYes('ls-files', '--error-unmatch', '--', path)) {
+    problem = 'git tracks it (`git rm --cached` on it stops that)';
+  } else if (!answersYes('check-ignore', '-q', '--', path)) {
+    const exclude = resolve(cwd, git('rev-parse', '--git-path', 'info/exclude'));
+    // A leading slash anchors the pattern at the top level; glob characters in a folder's name match only themselves.
+    addExcludePattern(exclude, `/${fromTop.replace(/[\\*?[]/g, '\\$&')}`);
+    if (answersYes('check-ignore', '-q', '--', path)) io.stdout(`${relative(projectDir, file)} is now ignored by git (in ${exclude})\n`);
+    else problem = `a .gitignore brings it back, over ${exclude} (\`git check-ignore -v\` on it names the line)`;
+  }
+  if (problem === undefined) return;
+  if (holdsKey) throw new CliError(`git would commit ${file}: ${problem}; install would write the hook key there, so nothing was written to it`);
+  io.stderr(`warning: git would commit ${file}, with this machine's paths in it: ${problem}\n`);
+}
+
+/** One line in an exclude file, unless it is there already (a .gitignore overrode it on an earlier run). */
+function addExcludePattern(exclude: string, pattern: string): void {
   makeFolders(dirname(exclude));
   let current = '';
   try {
@@ -176,6 +226,6 @@ function ensureIgnoredByGit(projectDir: string, file: string, io: CommandIo): vo
   } catch {
     // a new exclude file
   }
-  appendFileSync(exclude, `${current === '' || current.endsWith('\n') ? '' : '\n'}/${path}\n`);
-  io.stdout(`${path} is now ignored by git (in ${exclude})\n`);
+  if (current.split('\n').includes(pattern)) return;
+  appendFileSync(exclude, `${current === '' || current.endsWith('\n') ? '' : '\n'}${pattern}\n`);
 }

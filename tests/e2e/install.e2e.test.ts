@@ -3,9 +3,9 @@
 // transport, and the SessionStart hook), what is kept (other hooks, mode, owner), and that uninstall
 // takes back exactly what install added.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { baseEnv, HOOK_SCRIPT, REPO_ROOT } from '../stack/env.js';
 import { runCli } from '../stack/processes.js';
@@ -47,17 +47,29 @@ const httpHooks = (key: string, port = 7433) => ({ PreToolUse: [httpEntry(key, p
 
 type Project = { dir: string; home: string; state: string; bin: string; committed: string; local: string };
 
-/** A project, a home, a state directory, and a folder for a fake `claude` (on PATH only when a test puts one there). */
-function project(options: { git?: boolean } = {}): Project {
+/** git in `dir`, with the same home as the command under test, so no developer's global ignore file takes part. */
+const git = (p: Project, dir: string, ...args: string[]) =>
+  execFileSync('git', ['-C', dir, '-c', 'user.name=askbridge tests', '-c', 'user.email=tests@askbridge.invalid', ...args], { encoding: 'utf8', env: baseEnv({ HOME: p.home }) });
+/** What `git status` would offer to commit, every untracked file listed on its own. */
+const uncommitted = (p: Project, dir: string) => git(p, dir, 'status', '--porcelain', '--untracked-files=all');
+
+/**
+ * A project, a home, a state directory, and a folder for a fake `claude` (on PATH only when a test
+ * puts one there). With `git`, a git repository whose top level is the project, or the folder above
+ * it (the project is then its sub-folder `pkg`).
+ */
+function project(options: { git?: 'at-project' | 'above-project' } = {}): Project {
   const root = mkdtempSync(join(tmpdir(), 'askbridge-install-'));
   made.push(root);
-  const dir = join(root, 'project');
+  const top = join(root, 'project');
+  const dir = options.git === 'above-project' ? join(top, 'pkg') : top;
   const home = join(root, 'home');
   mkdirSync(join(dir, '.claude'), { recursive: true });
   mkdirSync(home);
   mkdirSync(join(root, 'bin'));
-  if (options.git) execFileSync('git', ['init', '-q', dir]);
-  return { dir, home, state: join(root, 'state'), bin: join(root, 'bin'), committed: join(dir, '.claude', 'settings.json'), local: join(dir, '.claude', 'settings.local.json') };
+  const p = { dir, home, state: join(root, 'state'), bin: join(root, 'bin'), committed: join(dir, '.claude', 'settings.json'), local: join(dir, '.claude', 'settings.local.json') };
+  if (options.git) git(p, top, 'init', '-q');
+  return p;
 }
 
 /** A `claude` on the project's PATH that prints this version, as the real one does. */
@@ -74,7 +86,7 @@ const installCommand = (p: Project, ...args: string[]) => cli(['install', '--hoo
 
 describe('askbridge install --project', () => {
   it('writes the entry to settings.local.json, leaves the committed file byte for byte, and keeps the local file out of git', async () => {
-    const p = project({ git: true });
+    const p = project({ git: 'at-project' });
     const committedText = `${JSON.stringify(OTHER_HOOKS, null, 4)}\n`;
     writeFileSync(p.committed, committedText);
     chmodSync(p.committed, 0o644);
@@ -86,8 +98,90 @@ describe('askbridge install --project', () => {
     expect(mode(p.committed)).toBe(0o644);
     expect(json(p.local)).toEqual({ hooks: commandHooks });
     // git ignores it, so nothing machine-specific can be committed.
-    execFileSync('git', ['-C', p.dir, 'check-ignore', '-q', '.claude/settings.local.json']);
-    expect(execFileSync('git', ['-C', p.dir, 'status', '--porcelain', '--untracked-files=all'], { encoding: 'utf8' })).not.toContain('settings.local.json');
+    git(p, p.dir, 'check-ignore', '-q', '.claude/settings.local.json');
+    expect(uncommitted(p, p.dir)).not.toContain('settings.local.json');
+  });
+
+  it('keeps the local file, and the hook key in it, out of git when the project is a sub-folder of the repository', async () => {
+    const p = project({ git: 'above-project' });
+    const result = await cli(['install', '--hook', 'http', '--project', p.dir], p);
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(p.local, 'utf8')).toContain(hookKey(p));
+    const top = dirname(p.dir);
+    git(p, top, 'check-ignore', '-q', 'pkg/.claude/settings.local.json');
+    expect(uncommitted(p, top)).not.toContain('settings.local.json');
+    // Only that one file: the project's other files stay visible to git.
+    writeFileSync(join(p.dir, '.claude', 'notes.md'), 'shared\n');
+    expect(uncommitted(p, top)).toContain('pkg/.claude/notes.md');
+  });
+
+  it('keeps the local file out of git in a sub-folder of a linked worktree, through the repository’s own exclude file', async () => {
+    const p = project({ git: 'at-project' });
+    git(p, p.dir, 'commit', '-q', '--allow-empty', '-m', 'start');
+    const worktree = join(dirname(p.dir), 'worktree');
+    git(p, p.dir, 'worktree', 'add', '-q', worktree);
+    const sub = join(worktree, 'pkg');
+    mkdirSync(sub);
+    const result = await cli(['install', '--hook', 'http', '--project', sub], p);
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(join(sub, '.claude', 'settings.local.json'), 'utf8')).toContain(hookKey(p));
+    git(p, worktree, 'check-ignore', '-q', 'pkg/.claude/settings.local.json');
+    expect(uncommitted(p, worktree)).not.toContain('settings.local.json');
+  });
+
+  it('refuses to write the hook key into a file git would commit (tracked, or brought back by a .gitignore), in one line, and writes nothing', async () => {
+    const tracked = project({ git: 'above-project' });
+    writeFileSync(tracked.local, '{}\n');
+    git(tracked, dirname(tracked.dir), 'add', 'pkg/.claude/settings.local.json');
+    git(tracked, dirname(tracked.dir), 'commit', '-q', '-m', 'settings');
+    const reincluded = project({ git: 'above-project' });
+    writeFileSync(join(dirname(reincluded.dir), '.gitignore'), '!pkg/.claude/settings.local.json\n');
+    for (const [p, why] of [
+      [tracked, 'git tracks it'],
+      [reincluded, 'a .gitignore brings it back'],
+    ] as const) {
+      const before = existsSync(p.local) ? readFileSync(p.local, 'utf8') : undefined;
+      const result = await cli(['install', '--hook', 'http', '--project', p.dir], p);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toMatch(new RegExp(`^askbridge install: .*pkg/\\.claude/settings\\.local\\.json.*${why}.*the hook key.*nothing was written.*\\n$`));
+      expect(existsSync(p.local) ? readFileSync(p.local, 'utf8') : undefined).toBe(before);
+    }
+  });
+
+  it('warns loudly, and still installs, when git would commit the command hook’s entries, which hold no key', async () => {
+    const p = project({ git: 'above-project' });
+    writeFileSync(join(dirname(p.dir), '.gitignore'), '!pkg/.claude/settings.local.json\n');
+    const result = await installCommand(p, '--project', p.dir);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toMatch(/warning: .*pkg\/\.claude\/settings\.local\.json.*a \.gitignore brings it back/);
+    expect(json(p.local)).toEqual({ hooks: commandHooks });
+    // Run again, the exclude file still holds its line once.
+    expect((await installCommand(p, '--project', p.dir)).code).toBe(0);
+    const exclude = readFileSync(join(dirname(p.dir), '.git', 'info', 'exclude'), 'utf8');
+    expect(exclude.split('\n').filter((line) => line === '/pkg/.claude/settings.local.json')).toHaveLength(1);
+  });
+
+  it('installs through a .claude that links outside the repository, where git cannot commit the file', async () => {
+    const p = project({ git: 'above-project' });
+    const elsewhere = join(p.home, 'claude-settings');
+    mkdirSync(elsewhere);
+    rmSync(join(p.dir, '.claude'), { recursive: true });
+    symlinkSync(elsewhere, join(p.dir, '.claude'));
+    const result = await cli(['install', '--hook', 'http', '--project', p.dir], p);
+    expect(result.code, result.stderr).toBe(0);
+    expect(readFileSync(join(elsewhere, 'settings.local.json'), 'utf8')).toContain(hookKey(p));
+  });
+
+  it('refuses a --project folder that does not exist, naming it, and creates nothing', async () => {
+    const p = project();
+    const typo = join(p.dir, 'no-such-folder');
+    for (const args of [['--hook', 'command'], ['--url', 'https://desk.example.ts.net', '--key', 'k'.repeat(43)]]) {
+      const result = await cli(['install', ...args, '--project', typo], p);
+      expect(result.code).toBe(2);
+      expect(result.stderr).toBe(`askbridge install: --project ${typo}: no such folder; nothing was created\n`);
+      expect(existsSync(typo)).toBe(false);
+      expect(existsSync(p.state)).toBe(false);
+    }
   });
 
   it('moves an older install out of the committed file, keeping its other hooks and its mode', async () => {
