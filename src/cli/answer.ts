@@ -2,9 +2,9 @@
 // --json, the interactive flow (flow.ts) for the oldest waiting question, one given by id, or the
 // oldest of a session. With them, at once: `answer ID --pick 1=LABEL ...`, for scripts. Questions
 // are numbered from 1, as `askbridge pending` shows them; an id prefix is enough when it is unique.
-import { shorten } from '../answers.js';
 import { parseArgs } from 'node:util';
 import { AskReplySchema, AsksReplySchema, ErrorReplySchema, type AnswerRequest, type AskView } from '../protocol.js';
+import { shorten } from '../shorten.js';
 import { markInvisible, terminalJson, terminalText } from '../visible-text.js';
 import { connectToDaemon, type DaemonClient } from './client.js';
 import { CliError, type CommandIo } from './command.js';

@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process';
 import { accessSync, constants, realpathSync, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { shorten } from '../shorten.js';
 
 export type ClaudeProbe = { bin: string } & ({ state: 'found'; output: string } | { state: 'missing' } | { state: 'failed'; error: string });
 export type Version = readonly [number, number, number];
@@ -37,7 +38,7 @@ export function probeClaude(bin: string, env: NodeJS.ProcessEnv): Promise<Claude
   return new Promise((done) => {
     execFile(bin, ['--version'], { env, timeout: 15_000, encoding: 'utf8' }, (error, stdout, stderr) => {
       if (error && (error as NodeJS.ErrnoException).code === 'ENOENT') done({ bin, state: 'missing' });
-      else if (error) done({ bin, state: 'failed', error: (stderr.trim() || error.message).slice(0, 500) });
+      else if (error) done({ bin, state: 'failed', error: shorten(stderr.trim() || error.message, 500, { whitespace: 'keep' }) });
       else done({ bin, state: 'found', output: stdout });
     });
   });

@@ -2,8 +2,8 @@
 // the project and each question's header. Headers and question text come from a model that may have
 // been prompt-injected, so each is cut short and its invisible characters are marked; the question
 // text itself goes only into a push, and only when the user's config asks for it (push.fullText).
-import { shorten } from '../answers.js';
 import type { AskView } from '../protocol.js';
+import { shorten } from '../shorten.js';
 import { markInvisible } from '../visible-text.js';
 
 export type Notice = {

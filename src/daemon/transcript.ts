@@ -11,6 +11,7 @@ import { lstat, open, realpath, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join, sep } from 'node:path';
 import type { SessionContext } from '../protocol.js';
+import { shorten } from '../shorten.js';
 
 export const TRANSCRIPT_LIMITS = {
   /** Read from the start of the file, for the first prompt. */
@@ -143,9 +144,9 @@ async function readContext(handle: FileHandle, toolUseId: string, options: Trans
   const title = firstPrompt(head ?? tail) ?? lastPrompt(tail);
   const branch = newestBranch(tail);
   const context: SessionContext = {
-    ...(title ? { title: cap(title, TRANSCRIPT_LIMITS.titleChars) } : {}),
-    ...(branch ? { branch: cap(branch, TRANSCRIPT_LIMITS.branchChars) } : {}),
-    ...(text ? { said: cap(text, TRANSCRIPT_LIMITS.saidChars) } : {}),
+    ...(title ? { title: shorten(title, TRANSCRIPT_LIMITS.titleChars, { whitespace: 'keep' }) } : {}),
+    ...(branch ? { branch: shorten(branch, TRANSCRIPT_LIMITS.branchChars, { whitespace: 'keep' }) } : {}),
+    ...(text ? { said: shorten(text, TRANSCRIPT_LIMITS.saidChars, { whitespace: 'keep' }) } : {}),
   };
   if (Object.keys(context).length === 0) return { none: 'nothing to show in it' };
   return { context, found: text ? found : 'no-said' };
@@ -292,12 +293,4 @@ function saidUpTo(entries: Entry[], end: number): string[] {
     if (entry.type === 'assistant') said.unshift(...textBlocks(contentOf(entry)));
   }
   return said;
-}
-
-/** At most `max` characters, the last of them "…" when cut; never half of a surrogate pair. */
-export function cap(text: string, max: number): string {
-  if (text.length <= max) return text;
-  let cut = text.slice(0, max - 1);
-  if (/[\uD800-\uDBFF]$/.test(cut)) cut = cut.slice(0, -1);
-  return `${cut}…`;
 }
