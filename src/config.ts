@@ -1,17 +1,21 @@
 // The one place that reads askbridge's configuration: a user file and an optional per-project file,
 // one zod schema for both, merged over the defaults. Every value remembers where it came from, so
-// `askbridge config` can explain it. A file that fails to parse never replaces its last good version.
+// `askbridge config` can explain it. A user file that fails to parse never replaces its last good
+// version; a project file applies only as the very bytes whose hash was checked against its trust.
 import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
 import { dirname, join, parse as parsePath, resolve } from 'node:path';
 import type { RE2JS } from 're2js';
 import { z } from 'zod';
-import { ANSWER_MODES } from './answers.js';
 import { contentHash, createTrustStore, type TrustStore, type TrustVerdict } from './trust.js';
 import { describeZodError, LIMITS, TimeoutActionSchema } from './protocol.js';
 import { parsePublicUrl } from './public-url.js';
 import { outboundUrlProblem } from './outbound-url.js';
+
+/** How Claude Code reads an answer: `updatedInput` from Claude Code 2.1.85, a deny reason before that. */
+export const ANSWER_MODES = ['updatedInput', 'deny-reason'] as const;
+export type AnswerMode = (typeof ANSWER_MODES)[number];
 
 export const DEFAULT_WAIT_SECONDS = 300;
 export const PROJECT_CONFIG_PATH = join('.claude', 'askbridge.json');
@@ -148,8 +152,10 @@ export const EffectiveConfigSchema = z.object({
   /** Where each key's value came from; rules list project rules first, then user rules. */
   origins: z.record(z.enum([...SCALAR_KEYS, 'rules', 'notify', 'push']), z.union([ConfigOriginSchema, z.literal('user+project')])),
   files: z.object({ user: z.string(), project: z.string().optional() }),
-  /** Files that are broken now; their last good version (if any) is in use. */
+  /** Files that are broken now: the user file's last good version (if any) is in use; a project file applies nothing, as trust names only its current bytes. */
   errors: z.array(z.object({ path: z.string(), message: z.string() })),
+  /** A trusted project file that sets keys only the user file may: those keys are ignored, the rest of the file applies. Optional: a daemon started by an earlier askbridge does not send it. */
+  warnings: z.array(z.object({ path: z.string(), message: z.string() })).optional(),
   /** A project file that does not apply, because the user has not trusted its content (trust.ts). */
   ignored: z.array(z.object({ path: z.string(), projectDir: z.string(), reason: z.enum(['untrusted', 'changed']) satisfies z.ZodType<Exclude<TrustVerdict, 'trusted'>> })),
 });
@@ -204,9 +210,14 @@ export function readConfigFile(path: string): ConfigFile {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
     throw new ConfigFileError(path, (error as Error).message);
   }
+  return parseConfigFile(path, raw);
+}
+
+/** Validate a config file's content, read by the caller: whoever hashes the bytes must parse those same bytes. */
+export function parseConfigFile(path: string, raw: string | Buffer): ConfigFile {
   let json: unknown;
   try {
-    json = JSON.parse(raw);
+    json = JSON.parse(typeof raw === 'string' ? raw : raw.toString('utf8'));
   } catch (error) {
     throw new ConfigFileError(path, `not valid JSON: ${(error as Error).message}`);
   }
@@ -216,29 +227,46 @@ export function readConfigFile(path: string): ConfigFile {
 }
 
 /**
- * Remembers the last good version of each config file and re-reads a file only when it changed on
- * disk, so every question sees the newest valid config without restarting anything.
+ * Re-reads a config file only when it changed on disk, so every question sees the newest config
+ * without restarting anything. The user file keeps its last good version while an edit is invalid;
+ * a project file applies exactly as the read that was checked against its trust found it.
  */
 export function createConfigReader(env: NodeJS.ProcessEnv, trust: TrustStore = createTrustStore(env)) {
   type Cached = { stamp: string; good: ConfigFile | undefined; error: string | undefined };
   const cache = new Map<string, Cached>();
-  const hashes = new Map<string, { stamp: string; hash: string }>();
+  /** A project file as one read found it (none when it could not be read), and what those bytes say once they were found trusted. */
+  type ProjectRead = { stamp: string; read: { bytes: Buffer; hash: string } | undefined; parsed?: { file?: ConfigFile; error?: string } };
+  const projects = new Map<string, ProjectRead>();
 
-  /** Whether the project file's bytes, as they are now, are the ones the user trusted. */
-  function trustOf(path: string): TrustVerdict {
+  /**
+   * Trust names bytes, so the bytes hashed are the bytes applied: one read is hashed and, when
+   * trusted, parsed. A second read could find other bytes (an edit, a `git pull` in between).
+   */
+  function readProject(path: string): { verdict: TrustVerdict; file?: ConfigFile; error?: string } {
     const stamp = stampOf(path);
-    let known = hashes.get(path);
+    let known = projects.get(path);
     if (known?.stamp !== stamp) {
-      let bytes: Buffer;
+      let read: ProjectRead['read'];
       try {
-        bytes = readFileSync(path);
+        const bytes = readFileSync(path);
+        read = { bytes, hash: contentHash(bytes) };
       } catch {
-        return 'untrusted';
+        read = undefined;
       }
-      known = { stamp, hash: contentHash(bytes) };
-      hashes.set(path, known);
+      known = { stamp, read };
+      projects.set(path, known);
     }
-    return trust.verdict(path, known.hash);
+    if (!known.read) return { verdict: 'untrusted' };
+    const verdict = trust.verdict(path, known.read.hash);
+    if (verdict !== 'trusted') return { verdict };
+    if (!known.parsed) {
+      try {
+        known.parsed = { file: parseConfigFile(path, known.read.bytes) };
+      } catch (error) {
+        known.parsed = { error: error instanceof ConfigFileError ? error.message : String(error) };
+      }
+    }
+    return { verdict, ...known.parsed };
   }
 
   function stampOf(path: string): string {
@@ -250,7 +278,7 @@ export function createConfigReader(env: NodeJS.ProcessEnv, trust: TrustStore = c
     }
   }
 
-  /** The file's newest good content, re-read if it changed. Reports whether anything changed. */
+  /** The user file's newest good content, re-read if it changed. Reports whether anything changed. */
   function refresh(path: string): { file: ConfigFile | undefined; error: string | undefined; changed: boolean } {
     const stamp = stampOf(path);
     const cached = cache.get(path);
@@ -267,24 +295,34 @@ export function createConfigReader(env: NodeJS.ProcessEnv, trust: TrustStore = c
 
   return {
     refresh,
-    /** The configuration that applies to a question asked in `cwd`. */
-    effective(cwd: string): EffectiveConfig {
+    /**
+     * The configuration that applies to a question asked in `cwd`; `null`: the user configuration
+     * alone, for a question whose `cwd` names a path on another machine.
+     */
+    effective(cwd: string | null): EffectiveConfig {
       const userPath = userConfigPath(env);
-      const projectPath = findProjectConfig(cwd);
+      const projectPath = cwd === null ? undefined : findProjectConfig(cwd);
       const user = refresh(userPath);
-      const verdict = projectPath ? trustOf(projectPath) : undefined;
-      const project = projectPath && verdict === 'trusted' ? refresh(projectPath) : undefined;
-      const ignored: EffectiveConfig['ignored'] = projectPath && verdict !== undefined && verdict !== 'trusted' ? [{ path: projectPath, projectDir: projectDirOf(projectPath), reason: verdict }] : [];
-      const errors = [user, project].flatMap((loaded, index) => (loaded?.error ? [{ path: index === 0 ? userPath : projectPath!, message: loaded.error }] : []));
-      for (const key of USER_ONLY_KEYS) {
-        if (projectPath && project?.file?.[key] !== undefined) errors.push({ path: projectPath, message: `${projectPath}: ${key} is read from the user config only (${userPath}); here it is ignored` });
-      }
-      return { ...mergeConfig(user.file ?? {}, project?.file ?? {}), files: { user: userPath, project: projectPath }, errors, ignored };
+      const project = projectPath ? readProject(projectPath) : undefined;
+      const ignored: EffectiveConfig['ignored'] = projectPath && project && project.verdict !== 'trusted' ? [{ path: projectPath, projectDir: projectDirOf(projectPath), reason: project.verdict }] : [];
+      const errors = [
+        ...(user.error ? [{ path: userPath, message: user.error }] : []),
+        ...(projectPath && project?.error ? [{ path: projectPath, message: project.error }] : []),
+      ];
+      // mergeConfig never takes these keys from a project file: the rest of it applies, and this says what did not.
+      const userOnly = USER_ONLY_KEYS.filter((key) => project?.file?.[key] !== undefined);
+      const warnings = projectPath && userOnly.length > 0 ? [{ path: projectPath, message: userOnlyWarning(projectPath, userOnly, userPath) }] : [];
+      return { ...mergeConfig(user.file ?? {}, project?.file ?? {}), files: { user: userPath, project: projectPath }, errors, warnings, ignored };
     },
   };
 }
 
 export type ConfigReader = ReturnType<typeof createConfigReader>;
+
+function userOnlyWarning(projectPath: string, keys: readonly string[], userPath: string): string {
+  const one = keys.length === 1;
+  return `${projectPath}: ${keys.join(', ')} ${one ? 'is' : 'are'} read from the user config only (${userPath}); here ${one ? 'it is' : 'they are'} ignored, and the rest of the file applies`;
+}
 
 export function mergeConfig(user: ConfigFile, project: ConfigFile): Pick<EffectiveConfig, 'config' | 'origins'> {
   const config = { ...DEFAULT_CONFIG };

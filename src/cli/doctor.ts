@@ -15,6 +15,7 @@ import { HOOK_TIMEOUT_SECONDS, TIMEOUT_MARGIN_SECONDS } from '../hook-timeout.js
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import type { CommandIo } from './command.js';
 import { StatusReplySchema } from '../protocol.js';
+import { shorten } from '../shorten.js';
 import { readReply } from './replies.js';
 
 export const TOOL_NAME = 'AskUserQuestion';
@@ -54,6 +55,7 @@ export type FindingId =
   | 'permission-deny'
   | 'permission-ask'
   | 'askbridge-config-invalid'
+  | 'project-config-user-only'
   | 'claude-version-old'
   | 'claude-not-found'
   | 'claude-version-unknown'
@@ -170,6 +172,16 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
       file: error.path,
       message: `askbridge config ${error.message}; its last good version, or the defaults, are in use`,
       fix: `fix ${error.path}, then check it with \`askbridge config\``,
+    });
+  }
+
+  for (const warning of inputs.config.warnings ?? []) {
+    findings.push({
+      id: 'project-config-user-only',
+      level: 'warning',
+      file: warning.path,
+      message: `askbridge config ${warning.message}`,
+      fix: `move those keys to your user config, or remove them from ${warning.path} and trust it again`,
     });
   }
 
@@ -361,7 +373,7 @@ function checkClaudeVersion(inputs: DoctorInputs, findings: Finding[], passed: s
   }
   const version = claude.state === 'found' ? parseClaudeVersion(claude.output) : undefined;
   if (version === undefined) {
-    const detail = claude.state === 'failed' ? claude.error : `it printed ${JSON.stringify(claude.output.trim().slice(0, 200))}`;
+    const detail = claude.state === 'failed' ? claude.error : `it printed ${JSON.stringify(shorten(claude.output.trim(), 200, { whitespace: 'keep' }))}`;
     findings.push({ id: 'claude-version-unknown', level: 'info', message: `could not tell the Claude Code version from \`${claude.bin} --version\` (${detail})` });
     return;
   }

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { ConfigFileError, findProjectConfig, readConfigFile, SCALAR_KEYS, USER_ONLY_KEYS, type ConfigFile } from '../config.js';
+import { ConfigFileError, findProjectConfig, parseConfigFile, SCALAR_KEYS, USER_ONLY_KEYS, type ConfigFile } from '../config.js';
 import { contentHash, createTrustStore } from '../trust.js';
 import { terminalText } from '../visible-text.js';
 import { CliError, type CommandIo } from './command.js';
@@ -34,10 +34,11 @@ export async function run(io: CommandIo): Promise<void> {
     return;
   }
   if (!file) throw new CliError(`no .claude/askbridge.json in ${dir} or above it`);
+  // One read: the bytes shown are the bytes whose hash is recorded, whatever changes the file meanwhile.
   const bytes = readFileSync(file);
   let config: ConfigFile;
   try {
-    config = readConfigFile(file);
+    config = parseConfigFile(file, bytes);
   } catch (error) {
     throw new CliError(`${error instanceof ConfigFileError ? error.message : String(error)}: fix it before trusting it; nothing was trusted`);
   }

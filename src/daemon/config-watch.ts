@@ -1,7 +1,8 @@
 // Hot reload: chokidar watches the user config, every project config a question has used, and the
 // trust file, and re-reads a file the moment it changes. A bad edit keeps the last good config and
 // raises a banner (on every page, and in the log) until the file is fixed; a project file the user
-// has not trusted (trust.ts) is ignored, and the banner says so and how to trust it. Questions also
+// has not trusted (trust.ts) is ignored, and the banner says so and how to trust it; a trusted one
+// that sets keys only the user config may applies without them, and the banner warns. Questions also
 // re-check the files they use, so an edit counts for the very next question even before the
 // watcher reports it. A file whose folder does not exist yet (a new user's ~/.config/askbridge) is
 // noticed when the folder and the file appear. chokidar is loaded, and watching starts, when the
@@ -33,6 +34,7 @@ export function createConfigWatch(options: ConfigWatchOptions) {
   const trust = createTrustStore(options.env);
   const reader = createConfigReader(options.env, trust);
   const errors = new Map<string, string>();
+  const warnings = new Map<string, string>();
   const ignored = new Map<string, string>();
   const watched = new Set<string>();
   const projectFiles = new Set<string>();
@@ -44,6 +46,7 @@ export function createConfigWatch(options: ConfigWatchOptions) {
   function updateBanner(): void {
     const parts = [
       ...(errors.size > 0 ? [`Configuration error, the last good configuration stays in use: ${[...errors.values()].join(' | ')}`] : []),
+      ...(warnings.size > 0 ? [`Configuration warning: ${[...warnings.values()].join(' | ')}`] : []),
       ...ignored.values(),
     ];
     const next = parts.length === 0 ? null : parts.join(' | ');
@@ -62,6 +65,18 @@ export function createConfigWatch(options: ConfigWatchOptions) {
     } else {
       errors.delete(path);
       options.log.info({ path }, 'config file reloaded');
+    }
+    updateBanner();
+  }
+
+  /** Note (or clear) keys a trusted project file sets that only the user config may: the rest of it applies. */
+  function recordWarning(path: string, warning: string | undefined): void {
+    if (warning === warnings.get(path)) return;
+    if (warning) {
+      warnings.set(path, warning);
+      options.log.warn({ path, warning }, 'project config file sets keys only the user config may: they are ignored, the rest applies');
+    } else {
+      warnings.delete(path);
     }
     updateBanner();
   }
@@ -90,25 +105,36 @@ export function createConfigWatch(options: ConfigWatchOptions) {
     // A folder watched while waiting for a file reports its other files too: those are not ours.
     if (!watched.has(path)) return;
     if (path === trust.path) {
-      for (const project of projectFiles) check(projectDirOf(project));
+      for (const project of projectFiles) recheckProject(project);
       return;
     }
     if (projectFiles.has(path)) {
-      check(projectDirOf(path));
+      recheckProject(path);
       return;
     }
     const result = reader.refresh(path);
     if (result.changed || result.error !== errors.get(path)) record(path, result.error);
   }
 
-  function check(cwd: string): EffectiveConfig {
+  /** A project file that is gone no longer applies, so nothing on the banner may still be about it. */
+  function recheckProject(path: string): void {
+    if (check(projectDirOf(path)).files.project === path) return;
+    const said = [errors, warnings, ignored].map((messages) => messages.delete(path)).includes(true);
+    if (said) updateBanner();
+  }
+
+  /** The configuration that applies in `cwd`; `null`: the user configuration alone (a remote ask's). */
+  function check(cwd: string | null): EffectiveConfig {
     const effective = reader.effective(cwd);
     for (const path of [effective.files.user, effective.files.project]) {
       if (!path) continue;
       follow(path);
       record(path, effective.errors.find((error) => error.path === path)?.message);
     }
-    if (effective.files.project) projectFiles.add(effective.files.project);
+    if (effective.files.project) {
+      projectFiles.add(effective.files.project);
+      recordWarning(effective.files.project, effective.warnings?.find((warning) => warning.path === effective.files.project)?.message);
+    }
     recordTrust(effective);
     return effective;
   }

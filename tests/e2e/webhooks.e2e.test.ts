@@ -16,6 +16,8 @@ const PUBLIC_URL = 'https://askbridge.example.test';
 /** A header a prompt-injected model might write: a Slack broadcast, a Discord ping and link, a bidi override. */
 const HOSTILE_HEADER = 'DB <!channel> @everyone [x](https://evil.test)\u202E';
 const RETRY_MS = 100;
+/** Half of a surrogate pair without its other half: what a cut through an emoji leaves. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 let daemon: Daemon;
 let receiver: Receiver;
@@ -57,6 +59,16 @@ function asked(change: (payload: HookPayload) => void = () => {}): HookPayload {
 }
 
 const json = <T>(body: Buffer) => parseJson<T>(body.toString('utf8'), 'webhook body');
+
+/** Every string in a JSON body, escapes decoded: JSON.stringify writes a lone surrogate as a \udXXX escape. */
+function stringsIn(body: Buffer): string[] {
+  const found: string[] = [];
+  JSON.parse(body.toString('utf8'), (_key, value: unknown) => {
+    if (typeof value === 'string') found.push(value);
+    return value;
+  });
+  return found;
+}
 
 describe('webhooks', () => {
   it('tells each webhook once when a question starts waiting, after a retry where the first try failed', async () => {
@@ -100,6 +112,29 @@ describe('webhooks', () => {
     for (const path of ['/flaky', '/ntfy/', '/slack', '/discord']) expect(receiver.to(path).filter((request) => request.body.includes(id)), path).toHaveLength(path === '/flaky' ? 2 : 1);
   });
 
+  it('cuts a long header between characters: no webhook is sent half of an emoji', async () => {
+    // 58 letters, then an emoji whose two UTF-16 halves straddle the 60-character cut of a notice's header.
+    const header = `${'a'.repeat(58)}\u{1F600} and the rest`;
+    const paths = ['/flaky', '/ntfy/', '/slack', '/discord'];
+    const toldBefore = paths.map((path) => receiver.to(path).length);
+    const payload = asked((p) => (p.tool_input.questions[0]!.header = header));
+    const hook = runHook(payload, daemon.env);
+    const { id } = await daemon.waitForAsk(payload.tool_use_id);
+
+    const bodies = await Promise.all(
+      paths.map(async (path, index) => {
+        const told = (await receiver.waitFor(path, toldBefore[index]! + 1)).find((request) => request.body.includes(id));
+        if (!told) throw new Error(`${path} was not told about ${id}`);
+        return told.body;
+      }),
+    );
+    for (const [index, body] of bodies.entries()) expect(stringsIn(body).filter((text) => LONE_SURROGATE.test(text)), paths[index]).toEqual([]);
+    expect(json<{ headers: string[] }>(bodies[0]!).headers).toEqual([`${'a'.repeat(58)}…`]);
+    expect(json<{ message: string }>(bodies[1]!).message).toBe(`${'a'.repeat(58)}…`);
+    hook.child.kill('SIGTERM');
+    await hook.result;
+  });
+
   it('never holds up an answer: the question is answered while a webhook hangs', async () => {
     const hungBefore = receiver.to('/hang').length;
     const payload = asked();
@@ -134,8 +169,8 @@ describe('webhooks', () => {
     expect(receiver.to('/project')).toEqual([]);
 
     const config = await runCli(['config', '--cwd', project], daemon.env);
-    expect(config.code).toBe(1);
-    expect(config.stderr).toMatch(/askbridge\.json: notify is read from the user config only \(.*config\.json\); here it is ignored/);
+    expect(config.code, config.stderr).toBe(0);
+    expect(config.stderr).toMatch(/^warning: .*askbridge\.json: notify is read from the user config only \(.*config\.json\); here it is ignored, and the rest of the file applies$/m);
     hook.child.kill('SIGTERM');
     await hook.result;
   });

@@ -143,17 +143,29 @@ describe('config files', () => {
     }
   });
 
-  it("refuses a trusted project's notify, push and publicUrl: a project never chooses where question text goes", async () => {
+  it("ignores a trusted project's notify, push and publicUrl with a warning naming them, and applies the rest of the file", async () => {
     writeUser({ notify: [{ url: 'https://mine.example.test/hook' }] });
-    writeProject({ waitSeconds: 7, notify: [{ url: 'https://theirs.example.test/hook' }], push: { fullText: true }, publicUrl: 'https://theirs.example.test' });
+    writeProject({ waitSeconds: 7, rules: [{ header: 'Deploy', choose: 'No' }], notify: [{ url: 'https://theirs.example.test/hook' }], push: { fullText: true }, publicUrl: 'https://theirs.example.test' });
     expect((await trustProject()).stdout).toContain('  publicUrl, notify, push: ignored here (only your user config sets them)\n');
     const effective = createConfigReader(env).effective(join(root, 'project'));
-    expect(effective.config.waitSeconds).toBe(7);
-    expect(effective.config.notify).toEqual([{ url: 'https://mine.example.test/hook' }]);
-    expect(effective.config.push).toEqual({ fullText: false });
-    expect(effective.errors.map((error) => error.message)).toEqual(
-      ['publicUrl', 'notify', 'push'].map((key) => expect.stringMatching(new RegExp(`askbridge\\.json: ${key} is read from the user config only \\(.*config\\.json\\); here it is ignored$`))),
-    );
+    expect(effective.config).toMatchObject({ waitSeconds: 7, rules: [{ header: 'Deploy', choose: 'No' }], notify: [{ url: 'https://mine.example.test/hook' }], push: { fullText: false } });
+    expect(effective.origins).toMatchObject({ waitSeconds: 'project', rules: 'project', notify: 'user', push: 'default' });
+    expect(effective.errors).toEqual([]);
+    expect(effective.warnings).toEqual([
+      {
+        path: join(root, 'project', '.claude', 'askbridge.json'),
+        message: `${join(root, 'project', '.claude', 'askbridge.json')}: publicUrl, notify, push are read from the user config only (${userConfigPath(env)}); here they are ignored, and the rest of the file applies`,
+      },
+    ]);
+
+    const shown = await cli(['config', '--cwd', join(root, 'project')]);
+    expect(shown.code, shown.stderr).toBe(0);
+    expect(shown.stdout).toMatch(/waitSeconds\s+7\s+\(project\)/);
+    expect(shown.stderr).toBe(`warning: ${effective.warnings?.[0]?.message}\n`);
+
+    const doctor = await cli(['doctor', '--json', '--cwd', join(root, 'project'), '--claude', join(root, 'no-claude')]);
+    const findings = (JSON.parse(doctor.stdout) as { findings: Array<{ id: string; level: string; message: string }> }).findings;
+    expect(findings.filter((finding) => finding.id.includes('config'))).toEqual([{ id: 'project-config-user-only', level: 'warning', file: effective.warnings?.[0]?.path, message: `askbridge config ${effective.warnings?.[0]?.message}`, fix: expect.stringContaining('trust it again') }]);
   });
 
   it('keeps the last good version of the user file when an edit is invalid', () => {
