@@ -2,7 +2,7 @@
 // process that logs to the state directory, returning once it serves, with the page link printed.
 // `--background --quiet` is what the SessionStart hook runs: it returns at once when the daemon
 // runs, prints nothing (a SessionStart hook's stdout goes into Claude's context), and many of them
-// at once still make one daemon (the lock decides).
+// at once still make one daemon (the lock decides), each returning once that one serves.
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,8 +10,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { CLI_PATH } from '../command-name.js';
 import { makeFolders } from '../folders.js';
-import { describeRunning, isHolderAlive, lockPaths, readLockHolder } from '../daemon/lock.js';
-import { logsDir, openStateDir, resolveStateDir } from '../state-dir.js';
+import { describeRunning, isHolderAlive, lockPaths, readLockHolder, type LockHolder } from '../daemon/lock.js';
+import { logsDir, openStateDir, resolveStateDir, type DaemonInfo, type StateDir } from '../state-dir.js';
 import { connectToDaemon } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 
@@ -59,18 +59,44 @@ export async function run(io: CommandIo): Promise<void> {
   }
 }
 
-/** Starts the daemon detached, and returns once it serves (at once when it runs already). */
+/**
+ * Starts the daemon detached, and returns once a daemon serves: at once when one runs already, and
+ * when another start holds the state directory, once the daemon that one brings up serves.
+ */
 export async function startInBackground(io: CommandIo, startFlags: string[], quiet: boolean): Promise<void> {
   const stateDir = openStateDir(resolveStateDir(io.env));
   stateDir.ensure();
   const lock = lockPaths(stateDir.paths.dir).lock;
-  const holder = readLockHolder(lock);
-  const info = stateDir.readDaemonInfo();
-  // At once when it runs: the lock's holder lives and daemon.json names it.
-  if (typeof holder === 'object' && isHolderAlive(holder) && info?.pid === holder.pid) {
-    if (!quiet) io.stderr(`${describeRunning(holder, info)}\n`);
-    return;
+  const deadline = Date.now() + BACKGROUND_READY_MS;
+  for (;;) {
+    // A daemon holds the state directory: it serves (then this returns at once), or another start
+    // is bringing it up. One that stops before it serves (a daemon shutting down, a start that
+    // failed) leaves the state directory to this start.
+    const holder = liveHolder(lock);
+    if (holder) {
+      const running = await waitUntilServing(lock, stateDir, holder, deadline);
+      if (running) {
+        if (!quiet) io.stderr(`${describeRunning(running.holder, running.info)}\n`);
+        return;
+      }
+    } else {
+      const pid = await startDetached(io.env, stateDir, lock, startFlags, deadline);
+      if (pid !== undefined) {
+        if (!quiet) await printPageLink(io, pid);
+        return;
+      }
+      // Its child found another start holding the state directory: that one's daemon is waited for.
+    }
+    if (Date.now() > deadline) throw new CliError(`no daemon serves after ${BACKGROUND_READY_MS / 1000} s: see \`askbridge logs\``);
   }
+}
+
+/**
+ * Spawns the daemon, detached, and returns its pid once it serves (daemon.json names it: it writes
+ * that once it listens); undefined when it found another start holding the state directory (it
+ * exits 0); a CliError with its one-line reason when it could not start.
+ */
+async function startDetached(env: NodeJS.ProcessEnv, stateDir: StateDir, lock: string, startFlags: string[], deadline: number): Promise<number | undefined> {
   // The child's stderr goes to a file, not a pipe: the daemon outlives this command, and a write to
   // a pipe nobody reads any more would kill it.
   makeFolders(logsDir(stateDir.paths.dir), 0o700);
@@ -79,40 +105,58 @@ export async function startInBackground(io: CommandIo, startFlags: string[], qui
   const child = spawn(process.execPath, [CLI_PATH, 'start', '--log-file', ...startFlags], {
     detached: true,
     stdio: ['ignore', 'ignore', stderrFd],
-    env: io.env,
+    env,
   });
   closeSync(stderrFd);
-  const stderr = () => readFileSync(stderrFile, 'utf8');
   let exited: number | null | undefined;
   child.once('exit', (code) => (exited = code));
-
-  // Ready: daemon.json names the child (it writes it once it listens). Or the child ended: it found
-  // a daemon already running (exit 0, and says where), or it could not start (its one-line reason).
-  const deadline = Date.now() + BACKGROUND_READY_MS;
-  while (stateDir.readDaemonInfo()?.pid !== child.pid) {
-    if (exited !== undefined) {
-      const holder = readLockHolder(lock);
-      if (exited === 0 && typeof holder === 'object' && isHolderAlive(holder)) {
-        if (!quiet) io.stderr(stderr() || `askbridge is already running (pid ${holder.pid})\n`);
-        return;
-      }
-      // The child said why in one line, as `askbridge start: <reason>`: that line, said once.
-      throw new CliError(stderr().trim().split('\n').pop()?.replace(/^askbridge start: /, '') || `the daemon exited (${exited}) before it was ready: see \`askbridge logs\``);
-    }
+  while (servingDaemon(lock, stateDir)?.holder.pid !== child.pid) {
+    if (exited === 0) return undefined;
+    // The child said why in one line, as `askbridge start: <reason>`: that line, said once.
+    if (exited !== undefined) throw new CliError(readFileSync(stderrFile, 'utf8').trim().split('\n').pop()?.replace(/^askbridge start: /, '') || `the daemon exited (${exited}) before it was ready: see \`askbridge logs\``);
     if (Date.now() > deadline) throw new CliError(`the daemon (pid ${child.pid}) is not ready after ${BACKGROUND_READY_MS / 1000} s: see \`askbridge logs\``);
     await sleep(POLL_MS);
   }
   child.unref();
+  return child.pid;
+}
 
-  if (quiet) return;
+/** What a person who started it sees: where it runs, and a link that pairs their browser. */
+async function printPageLink(io: CommandIo, pid: number): Promise<void> {
   const daemon = connectToDaemon(io.env);
   const pairing = await daemon.request('POST', '/api/pairings', {});
-  io.stdout(`askbridge is running in the background (pid ${child.pid}); logs: askbridge logs\n`);
+  io.stdout(`askbridge is running in the background (pid ${pid}); logs: askbridge logs\n`);
   if (pairing.status === 200) {
     // Loaded here: the SessionStart hook's `--quiet` path must not pay for zod.
     const [{ readReply }, { PairingReplySchema }] = await Promise.all([import('./replies.js'), import('../protocol.js')]);
     const { links } = readReply(PairingReplySchema, pairing.body, 'pairing link');
     io.stdout(`Answer page (one-time link, pairs one browser): ${links.local}\n`);
     if (links.public) io.stdout(`From a phone or another machine: run \`askbridge pair\` for a link and QR code (${links.public.split('#')[0]})\n`);
+  }
+}
+
+type Running = { holder: LockHolder; info: DaemonInfo };
+
+/** The live process that holds the state directory: its daemon, serving or on its way. */
+function liveHolder(lock: string): LockHolder | undefined {
+  const holder = readLockHolder(lock);
+  return typeof holder === 'object' && isHolderAlive(holder) ? holder : undefined;
+}
+
+/** The daemon that serves now: the lock's holder lives, and daemon.json (written once it listens) names it. */
+function servingDaemon(lock: string, stateDir: StateDir): Running | undefined {
+  const holder = liveHolder(lock);
+  const info = stateDir.readDaemonInfo();
+  return holder && info?.pid === holder.pid ? { holder, info } : undefined;
+}
+
+/** Waits for the daemon `holder` runs or brings up to serve; undefined when it stops first. */
+async function waitUntilServing(lock: string, stateDir: StateDir, holder: LockHolder, deadline: number): Promise<Running | undefined> {
+  for (;;) {
+    const running = servingDaemon(lock, stateDir);
+    if (running) return running;
+    if (!isHolderAlive(holder)) return undefined;
+    if (Date.now() > deadline) throw new CliError(`the daemon another start is bringing up (pid ${holder.pid}) is not ready after ${BACKGROUND_READY_MS / 1000} s: see \`askbridge logs\``);
+    await sleep(POLL_MS);
   }
 }

@@ -10,13 +10,22 @@
 //                single-use and short-lived, so a captured request cannot be replayed.
 //   3. replies:  every line the daemon sends back carries HMAC(token, "line" | Nh | Nd | event | body),
 //                so the hook prints nothing that the daemon did not send for this very question.
-// Domain strings keep one kind of MAC from ever standing for another. No HTTP here.
+// Domain strings keep one kind of MAC from ever standing for another. A hello needs nothing, so
+// what anybody can make the daemon hold is bounded: hellos are taken from this machine only (the
+// hook's own), and a challenge a hook may still be signing with is never dropped to make room for
+// another; when every one kept is that young, a hello is refused instead. No HTTP here.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 
 /** A hook answers the hello in milliseconds; a nonce left unused this long is dropped. */
 const CHALLENGE_TTL_MS = 60_000;
+/**
+ * The longest a hook takes from its hello to its signed question: hooks/askbridge-hook.cjs gives up
+ * after its HANDSHAKE_TIMEOUT_MS, the same. A challenge younger than this may still come back
+ * signed; an older one is of no use to its hook any more.
+ */
+export const HOOK_HANDSHAKE_MS = 15_000;
 /** Outstanding challenges kept at most: a flood of hellos cannot grow memory. */
-const MAX_CHALLENGES = 4096;
+export const MAX_CHALLENGES = 4096;
 export const NONCE_PATTERN = /^[A-Za-z0-9_-]{22,64}$/;
 
 export const HOOK_AUTH_SCHEME = 'AskBridge-HMAC';
@@ -48,21 +57,41 @@ export function parseHookAuthorization(header: string | undefined): { daemonNonc
   return match ? { daemonNonce: match[1]!, hookNonce: match[2]!, mac: match[3]! } : undefined;
 }
 
-export function createHookIdentity(token: string, now: () => number = Date.now) {
-  const challenges = new Map<string, number>(); // daemon nonce -> expires at
+/**
+ * Whether a hello comes from this machine: the command hook reads the token in the state directory
+ * and always asks over loopback, naming a loopback host (askbridge-hook.cjs). Anything else (a
+ * client on another machine, or one through the public URL's front, which connects from loopback
+ * but names the public host) has no hook behind it; its hellos could only crowd out the hooks'.
+ */
+export function isHelloFromThisMachine(remoteAddress: string | undefined, host: string | undefined): boolean {
+  const loopbackAddress = remoteAddress !== undefined && (remoteAddress === '::1' || /^(::ffff:)?127\./.test(remoteAddress));
+  const hostName = host?.toLowerCase().replace(/:\d+$/, '');
+  return loopbackAddress && (hostName === '127.0.0.1' || hostName === 'localhost' || hostName === '[::1]');
+}
 
-  function forgetExpired(): void {
+export function createHookIdentity(token: string, now: () => number = Date.now) {
+  const challenges = new Map<string, number>(); // daemon nonce -> when it was given, oldest first
+
+  /**
+   * Drops the expired challenges and, at the cap, the oldest ones no hook can still be using.
+   * False when the cap is still reached: every challenge kept is young enough to be on its way back.
+   */
+  function makeRoom(): boolean {
     const time = now();
-    for (const [nonce, expiresAt] of challenges) if (expiresAt < time) challenges.delete(nonce);
-    while (challenges.size >= MAX_CHALLENGES) challenges.delete(challenges.keys().next().value!);
+    for (const [nonce, givenAt] of challenges) {
+      const droppedAfterMs = challenges.size >= MAX_CHALLENGES ? HOOK_HANDSHAKE_MS : CHALLENGE_TTL_MS;
+      if (time - givenAt <= droppedAfterMs) break;
+      challenges.delete(nonce);
+    }
+    return challenges.size < MAX_CHALLENGES;
   }
 
   return {
-    /** Step 1: prove the daemon holds the token, for this hook's nonce. */
-    hello(hookNonce: string): { nonce: string; proof: string } {
-      forgetExpired();
+    /** Step 1: prove the daemon holds the token, for this hook's nonce; `busy` when the challenges kept are all in use. */
+    hello(hookNonce: string): { nonce: string; proof: string } | 'busy' {
+      if (!makeRoom()) return 'busy';
       const nonce = randomBytes(18).toString('base64url');
-      challenges.set(nonce, now() + CHALLENGE_TTL_MS);
+      challenges.set(nonce, now());
       return { nonce, proof: mac(token, 'askbridge hello', hookNonce, nonce) };
     },
 
@@ -70,8 +99,8 @@ export function createHookIdentity(token: string, now: () => number = Date.now) 
     verifyRequest(purpose: SignedRequest, authorization: string | undefined, body: string | Buffer): HookCredentials | 'unsigned' | 'bad-signature' {
       const parsed = parseHookAuthorization(authorization);
       if (!parsed) return 'unsigned';
-      const expiresAt = challenges.get(parsed.daemonNonce);
-      if (expiresAt === undefined || expiresAt < now()) return 'bad-signature';
+      const givenAt = challenges.get(parsed.daemonNonce);
+      if (givenAt === undefined || now() - givenAt > CHALLENGE_TTL_MS) return 'bad-signature';
       if (!sameSecret(parsed.mac, mac(token, `askbridge ${purpose}`, parsed.daemonNonce, parsed.hookNonce, sha256(body)))) return 'bad-signature';
       challenges.delete(parsed.daemonNonce);
       return { daemonNonce: parsed.daemonNonce, hookNonce: parsed.hookNonce };

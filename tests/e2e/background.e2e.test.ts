@@ -1,6 +1,6 @@
-// `askbridge start --background` and `askbridge logs`, as real processes: the daemon detaches, logs
-// to rotated files in the state directory, and the log is shown without letting model text or
-// colours steer the terminal.
+// `askbridge start --background` and `askbridge logs`, as real processes: the daemon detaches (two
+// starts at once each return once the one daemon serves), logs to rotated files in the state
+// directory, and the log is shown without letting model text or colours steer the terminal.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, appendFileSync, readlinkSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -56,6 +56,43 @@ describe('askbridge start --background', () => {
     expect((await runCli(['stop'], env)).code).toBe(0);
     expect(parseJson<{ running: boolean }>((await runCli(['status', '--json'], env)).stdout, 'status').running).toBe(false);
   });
+});
+
+/** Whether a daemon answers for this state directory at this moment: daemon.json names it, and it answers a request. */
+async function daemonAnswers(home: string): Promise<string> {
+  let info: { pid: number; port: number };
+  try {
+    info = JSON.parse(readFileSync(join(home, 'daemon.json'), 'utf8')) as { pid: number; port: number };
+  } catch (error) {
+    return `no daemon.json (${(error as NodeJS.ErrnoException).code})`;
+  }
+  const token = readFileSync(join(home, 'token'), 'utf8').trim();
+  const response = await fetch(`http://127.0.0.1:${info.port}/api/status`, { headers: { authorization: `Bearer ${token}` } }).catch((error: Error) => error);
+  return response instanceof Error ? `pid ${info.pid} does not answer (${response.message})` : `answers ${response.status}`;
+}
+
+describe('askbridge start --background, twice at once', () => {
+  it('each returns only once a daemon serves, its own or the one the other start brings up, and says which (5 rounds)', async () => {
+    for (let round = 0; round < 5; round++) {
+      const { home, env } = newEnv();
+      // As two Claude Code sessions starting together run it (--quiet), and as a person does.
+      const outcomes = await Promise.all(
+        [['--quiet'], []].map(async (flags) => {
+          const result = await runCli(['start', '--background', ...flags], env);
+          return { flags, result, daemon: await daemonAnswers(home) };
+        }),
+      );
+      for (const { flags, result, daemon } of outcomes) {
+        expect(result.code, result.stderr).toBe(0);
+        expect(daemon, `round ${round}, start --background ${flags.join(' ')}`).toBe('answers 200');
+      }
+      const [quiet, loud] = outcomes;
+      expect(quiet!.result.stdout + quiet!.result.stderr).toBe('');
+      const status = parseJson<{ pid: number }>((await runCli(['status', '--json'], env)).stdout, 'status');
+      if (loud!.result.stdout === '') expect(loud!.result.stderr).toMatch(new RegExp(`^askbridge is already running \\(pid ${status.pid}, http://127\\.0\\.0\\.1:\\d+/\\)`));
+      else expect(loud!.result.stdout).toMatch(new RegExp(`^askbridge is running in the background \\(pid ${status.pid}\\)`));
+    }
+  }, 120_000);
 });
 
 describe('askbridge logs', () => {

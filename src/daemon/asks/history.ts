@@ -1,7 +1,8 @@
-// Writing history.jsonl: one line per finished question, appended by the daemon alone. A crash can
-// leave a torn last line; readers skip it (history-file.ts), and the next append starts on a fresh line.
+// Writing history.jsonl: one line per finished question, appended by the daemon alone. A crash, or a
+// disk that fills up in the middle of a write, can leave a torn line; readers skip it
+// (history-file.ts), and the next append starts on a fresh line.
 import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { appendFile } from 'node:fs/promises';
+import { open, type FileHandle } from 'node:fs/promises';
 import { describeSource, type HistoryLine } from '../../history-file.js';
 import type { HistoryProblem, AskView } from '../../protocol.js';
 
@@ -30,8 +31,6 @@ export function historyLineOf(view: AskView): HistoryLine {
 export const HISTORY_BACKLOG_LINES = 1000;
 /** While writing fails, retry this often even when no question finishes. */
 export const HISTORY_RETRY_MS = 30_000;
-
-/** Why history.jsonl is behind, for `askbridge status` and the page. */
 
 /**
  * Appends in order, off the answer's path: a slow or full disk must never delay or lose the answer
@@ -64,12 +63,22 @@ export function createHistory(path: string, options: { onError?: (error: Error) 
       const count = backlog.length;
       const lostNow = lost;
       const lostNote = lostNow > 0 ? `${JSON.stringify(lostLine(lostNow, problem?.error ?? 'writing failed'))}\n` : '';
-      const batch = `${needsNewline ? '\n' : ''}${lostNote}${backlog.slice(0, count).join('')}`;
-      try {
-        await appendFile(path, batch, { mode: 0o600 });
-      } catch (error) {
-        const message = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-        if (!problem) options.onError?.(error as Error);
+      // Before the lines: the newline a torn last line needs, and the note of lines lost.
+      const lead = [needsNewline ? '\n' : '', lostNote];
+      const pieces = [...lead, ...backlog.slice(0, count)];
+      const { written, error } = await appendAll(path, pieces);
+      // What reached the file stays there even when writing then failed (a disk that fills up takes
+      // part of a write and refuses the rest): what was written whole is done, never written twice.
+      const { whole, partly } = piecesWritten(pieces, written);
+      if (whole >= 1) needsNewline = false;
+      if (whole >= 2) lost -= lostNow;
+      backlog.splice(0, Math.max(0, whole - lead.length));
+      // A line written in part is left as a line of its own, which readers skip: the next write
+      // starts on a new line, so the fragment never swallows the line written again after it.
+      if (partly) needsNewline = true;
+      if (error) {
+        const message = (error as NodeJS.ErrnoException).code ?? error.message;
+        if (!problem) options.onError?.(error);
         setProblem({ error: message, since: problem?.since ?? Date.now(), waiting: backlog.length, lost });
         retry ??= setTimeout(() => {
           retry = undefined;
@@ -77,9 +86,6 @@ export function createHistory(path: string, options: { onError?: (error: Error) 
         }, options.retryMs ?? HISTORY_RETRY_MS).unref();
         return;
       }
-      needsNewline = false;
-      backlog.splice(0, count);
-      lost -= lostNow;
       if (problem && backlog.length === 0) setProblem(null);
     }
   }
@@ -96,6 +102,40 @@ export function createHistory(path: string, options: { onError?: (error: Error) 
       clearTimeout(retry);
     },
   };
+}
+
+/**
+ * Appends `pieces` and says how many of their bytes reached the file: all of them, or, when writing
+ * failed, those written before it did. Joined only once the file is open: while it cannot be, a long
+ * backlog costs nothing per attempt.
+ */
+async function appendAll(path: string, pieces: string[]): Promise<{ written: number; error?: Error }> {
+  let written = 0;
+  let file: FileHandle | undefined;
+  try {
+    file = await open(path, 'a', 0o600);
+    const bytes = Buffer.from(pieces.join(''));
+    while (written < bytes.length) written += (await file.write(bytes, written)).bytesWritten;
+    return { written };
+  } catch (error) {
+    return { written, error: error as Error };
+  } finally {
+    // What write() took is in the file whether or not closing reports anything.
+    await file?.close().catch(() => {});
+  }
+}
+
+/** Of `pieces` written one after the other, how many the first `written` bytes hold whole, and whether they hold part of the next. */
+function piecesWritten(pieces: string[], written: number): { whole: number; partly: boolean } {
+  let left = written;
+  let whole = 0;
+  for (const piece of pieces) {
+    const bytes = Buffer.byteLength(piece);
+    if (bytes > left) break;
+    left -= bytes;
+    whole++;
+  }
+  return { whole, partly: left > 0 };
 }
 
 function lostLine(count: number, error: string): HistoryLine {
