@@ -22,7 +22,6 @@ const { createHash, createHmac, randomBytes, timingSafeEqual } = require('node:c
 const { fstatSync, readFileSync, readSync } = require('node:fs');
 const { homedir } = require('node:os');
 const { join } = require('node:path');
-const { isDeepStrictEqual } = require('node:util');
 
 const MAX_STDIN_BYTES = 8 * 1024 * 1024;
 /**
@@ -44,8 +43,8 @@ const RETRY_MS = 250;
 const SESSION_END_BUDGET_MS = 1200;
 /** How often a waiting hook checks that Claude Code (CLAUDE_PID) still runs. */
 const CLAUDE_CHECK_MS = 2000;
-/** Environment variables that tell the daemon whether anybody is watching this session. */
-const FORWARDED_ENV = ['ASKBRIDGE_UNATTENDED', 'CI', 'CLAUDE_CODE_SESSION_ATTENDED', 'CLAUDE_CODE_ENTRYPOINT'];
+/** Environment variables that tell the daemon whether anybody is watching this session: a copy of HOOK_ENV (src/http-hook.ts), pinned to it by a test. */
+const FORWARDED_ENV = ['CI', 'ASKBRIDGE_UNATTENDED', 'CLAUDE_CODE_SESSION_ATTENDED', 'CLAUDE_CODE_ENTRYPOINT'];
 
 const debug = process.env.ASKBRIDGE_DEBUG === '1';
 
@@ -243,29 +242,14 @@ function watchClaude(sessionId) {
   check.unref();
 }
 
-/**
- * A decision Claude Code can act on, for this payload: an allow that echoes the payload's own
- * questions and every other key of its input unchanged, with answers (and annotations) only for
- * those questions; or a deny with a reason. Anything else, an empty answers map above all, is not printed.
- */
-function isDecisionFor(payload, output) {
-  const decision = output?.hookSpecificOutput;
-  if (decision?.hookEventName !== 'PreToolUse') return false;
-  if (decision.permissionDecision === 'deny') return typeof decision.permissionDecisionReason === 'string' && decision.updatedInput === undefined;
-  if (decision.permissionDecision !== 'allow') return false;
-  const input = decision.updatedInput;
-  if (typeof input !== 'object' || input === null) return false;
-  const asked = new Set(payload.tool_input.questions.map((question) => question?.question));
-  const keyedByQuestions = (map, valid) =>
-    typeof map === 'object' && map !== null && !Array.isArray(map) && Object.keys(map).every((key) => asked.has(key) && valid(map[key]));
-  const answers = input.answers;
-  if (!keyedByQuestions(answers, (value) => typeof value === 'string') || Object.keys(answers).length === 0) return false;
-  if (input.annotations !== undefined && !keyedByQuestions(input.annotations, (value) => typeof value === 'object' && value !== null)) return false;
-  for (const key of new Set([...Object.keys(payload.tool_input), ...Object.keys(input)])) {
-    if (key === 'answers' || key === 'annotations') continue;
-    if (!isDeepStrictEqual(input[key], payload.tool_input[key])) return false;
+/** Exactly one JSON object: what stdout may carry for Claude Code (its decision), and nothing else. */
+function isOneJsonObject(text) {
+  try {
+    const value = JSON.parse(text);
+    return typeof value === 'object' && value !== null && !Array.isArray(value);
+  } catch {
+    return false;
   }
-  return true;
 }
 
 /**
@@ -274,7 +258,7 @@ function isDecisionFor(payload, output) {
  * retried until the hook's own deadline: the same question re-attaches and one answer arrives.
  * Before that, any failure means no daemon: the terminal asks at once.
  */
-function ask(payload, body) {
+function ask(body) {
   let deadlineAt;
   let deadlineTimer;
   const handshake = setTimeout(() => passThrough('the daemon did not answer in time (an impostor on its port, or a stuck daemon)'), HANDSHAKE_TIMEOUT_MS);
@@ -356,9 +340,10 @@ function ask(payload, body) {
         return;
       }
       if (line.event !== 'settled') return;
-      if (!event.hookOutput) passThrough(`no answer (${event.status}): the terminal asks`);
-      if (!isDecisionFor(payload, event.hookOutput)) passThrough('the daemon sent a decision that does not answer this question');
-      process.stdout.write(JSON.stringify(event.hookOutput), () => process.exit(0));
+      // The daemon made the decision (a signed line, for this question): printed exactly as sent.
+      if (typeof event.decision !== 'string' || event.decision === '') passThrough(`no answer (${event.status}): the terminal asks`);
+      if (!isOneJsonObject(event.decision)) passThrough('the daemon sent a decision that is not one JSON object');
+      process.stdout.write(event.decision, () => process.exit(0));
     }
   }
 }
@@ -381,7 +366,7 @@ async function main() {
   }
   const environment = {};
   for (const name of FORWARDED_ENV) if (process.env[name] !== undefined) environment[name] = process.env[name];
-  ask(payload, JSON.stringify({ payload, environment }));
+  ask(JSON.stringify({ payload, environment }));
   watchClaude(payload.session_id);
 }
 

@@ -1,8 +1,9 @@
-// Pure answer formatting: what a person picked -> the answers map -> the decision Claude Code reads.
-// The shape is exact on purpose (protocol.md section 2): answers keyed by the question text byte for
-// byte, multi-select labels in option order joined with ", ", free text replacing (single-select) or
-// appended (multi-select), and never an empty answers map. No I/O here.
-import { MULTI_SELECT_SEPARATOR, quoteText, type HookOutput, type Question, type Response } from './protocol.js';
+// Pure: a person's (or a policy's) responses, checked against the questions asked, as a neutral
+// result: per question the labels chosen (in option order), free text and a note, and the answer
+// text as pages, history and askers read it. No client's reply format here: decisions/ turns this
+// into what each client expects. No I/O.
+import { MULTI_SELECT_SEPARATOR, quoteText, type Question, type Response } from './protocol.js';
+import { shorten } from './shorten.js';
 
 export { MULTI_SELECT_SEPARATOR };
 
@@ -29,29 +30,25 @@ export class AnswerError extends Error {
   }
 }
 
-export type Annotation = { notes?: string; preview?: string };
+/** One answered question: the labels chosen, in the order the options were offered, free text, a note. */
+export type Choice = { question: Question; labels: string[]; other: string | null; notes: string | null };
 
-/** One answered question, before it is flattened into a string. */
-export type Choice = { question: Question; labels: string[]; other: string | null };
-
-export type FormattedAnswers = {
+export type Answered = {
+  /** Each answered question's text -> its answer: the labels and free text joined with ", ". */
   answers: Record<string, string>;
-  annotations: Record<string, Annotation>;
-  /** The answered questions in the order asked, for the deny-reason text. */
+  /** Each question with a note -> the note. */
+  notes: Record<string, string>;
+  /** The answered questions in the order asked. */
   choices: Choice[];
 };
 
-/** How the answer reaches Claude: `updatedInput` from Claude Code 2.1.85, a deny reason before that. */
-export const ANSWER_MODES = ['updatedInput', 'deny-reason'] as const;
-export type AnswerMode = (typeof ANSWER_MODES)[number];
-
 /**
- * Check a person's responses against the questions asked and build Claude Code's answers map.
- * Questions without a response (or with an empty one) are left out; at least one must be answered.
+ * Check responses against the questions asked. Questions without a response (or with an empty one)
+ * are left out; at least one must be answered.
  */
-export function formatAnswers(questions: readonly Question[], responses: readonly Response[]): FormattedAnswers {
+export function formatAnswers(questions: readonly Question[], responses: readonly Response[]): Answered {
   const byText = new Map(questions.map((question) => [question.question, question]));
-  const answered = new Map<string, { value: string; annotation: Annotation; choice: Choice }>();
+  const answered = new Map<string, Choice>();
   const seen = new Set<string>();
 
   for (const response of responses) {
@@ -60,36 +57,44 @@ export function formatAnswers(questions: readonly Question[], responses: readonl
     if (seen.has(response.question)) throw new AnswerError('duplicate_response', `question ${quoteText(response.question)} was answered twice`);
     seen.add(response.question);
 
-    const formatted = formatOne(question, response);
-    if (formatted) answered.set(question.question, formatted);
+    const choice = choiceOf(question, response);
+    if (choice) answered.set(question.question, choice);
   }
   if (answered.size === 0) throw new AnswerError('empty_answer', 'no question was answered: pick an option or type an answer');
 
   // Keep the order in which the questions were asked.
   const answers: Record<string, string> = {};
-  const annotations: Record<string, Annotation> = {};
+  const notes: Record<string, string> = {};
   const choices: Choice[] = [];
   for (const question of questions) {
-    const entry = answered.get(question.question);
-    if (!entry) continue;
-    setOwn(answers, question.question, entry.value);
-    if (Object.keys(entry.annotation).length > 0) setOwn(annotations, question.question, entry.annotation);
-    choices.push(entry.choice);
+    const choice = answered.get(question.question);
+    if (!choice) continue;
+    setOwn(answers, question.question, answerText(choice));
+    if (choice.notes !== null) setOwn(notes, question.question, choice.notes);
+    choices.push(choice);
   }
-  return { answers, annotations, choices };
+  return { answers, notes, choices };
 }
 
 /**
- * A person answers every question of a call, on the page and from the CLI alike: Claude reads a
+ * One question's answer as text, as Claude Code's own dialog gives it: the chosen labels in option
+ * order, then free text, joined with ", " (a single-select answer is one of them).
+ */
+export function answerText(choice: Pick<Choice, 'labels' | 'other'>): string {
+  return (choice.other === null ? choice.labels : [...choice.labels, choice.other]).join(MULTI_SELECT_SEPARATOR);
+}
+
+/**
+ * A person answers every question of an ask, on the page and from the CLI alike: Claude reads a
  * question left out as one the user did not answer. (Policies may answer fewer: they say so.)
  */
-export function requireEveryQuestion(questions: readonly Question[], formatted: FormattedAnswers): void {
-  const missing = questions.flatMap((question, index) => (getOwn(formatted.answers, question.question) === undefined ? [`question ${index + 1} (${shorten(question.header || question.question, 40)})`] : []));
+export function requireEveryQuestion(questions: readonly Question[], answered: Answered): void {
+  const missing = questions.flatMap((question, index) => (getOwn(answered.answers, question.question) === undefined ? [`question ${index + 1} (${shorten(question.header || question.question, 40)})`] : []));
   if (missing.length === 0) return;
   throw new AnswerError('unanswered', `every question needs an answer, as on the page: ${missing.join(' and ')} ${missing.length === 1 ? 'has' : 'have'} none`);
 }
 
-function formatOne(question: Question, response: Response): { value: string; annotation: Annotation; choice: Choice } | undefined {
+function choiceOf(question: Question, response: Response): Choice | undefined {
   const labels = question.options.map((option) => option.label);
   const selected = new Set<string>();
   for (const label of response.selected) {
@@ -107,79 +112,5 @@ function formatOne(question: Question, response: Response): { value: string; ann
     if (notes !== null) throw new AnswerError('note_without_answer', `${quoteText(question.question)} has a note but no answer`);
     return undefined;
   }
-
-  const chosenLabels = labels.filter((label) => selected.has(label));
-  const parts = other === null ? chosenLabels : [...chosenLabels, other];
-
-  const annotation: Annotation = {};
-  if (notes !== null) annotation.notes = notes;
-  if (!question.multiSelect && other === null) {
-    const preview = question.options.find((option) => option.label === parts[0])?.preview;
-    if (preview) annotation.preview = preview;
-  }
-  return { value: parts.join(MULTI_SELECT_SEPARATOR), annotation, choice: { question, labels: chosenLabels, other } };
-}
-
-/**
- * The decision that answers the question: `updatedInput` replaces the whole tool input, so it is the
- * original input, every unknown key kept, plus `answers` (and `annotations` when there are any).
- */
-export function buildAllowOutput(
-  toolInput: Readonly<Record<string, unknown>>,
-  formatted: FormattedAnswers,
-  additionalContext?: string,
-): HookOutput {
-  const updatedInput: Record<string, unknown> = { ...toolInput, answers: formatted.answers };
-  delete updatedInput.annotations;
-  if (Object.keys(formatted.annotations).length > 0) updatedInput.annotations = formatted.annotations;
-  return {
-    hookSpecificOutput: {
-      hookEventName: 'PreToolUse',
-      permissionDecision: 'allow',
-      updatedInput,
-      ...(additionalContext ? { additionalContext } : {}),
-    },
-  };
-}
-
-/**
- * The answer as text, for Claude Code before 2.1.85, which can only read a deny reason: one line per
- * question, `Header: label`, `Header: label1, label2`, `Header: Other: text` (the shortened question
- * text stands in for a missing header), a note in parentheses.
- */
-export function formatDenyReasonAnswers(formatted: FormattedAnswers): string {
-  return formatted.choices
-    .map(({ question, labels, other }) => {
-      const name = question.header.trim() || shorten(question.question, 60);
-      const parts = other === null ? labels : [...labels, `Other: ${other}`];
-      const notes = getOwn(formatted.annotations, question.question)?.notes;
-      return `${name}: ${parts.join(MULTI_SELECT_SEPARATOR)}${notes ? ` (note: ${notes})` : ''}`.replace(/\r?\n/g, ' ');
-    })
-    .join('\n');
-}
-
-/** The decision for an answer, in the mode the question's configuration asks for. */
-export function buildAnswerOutput(mode: AnswerMode, toolInput: Readonly<Record<string, unknown>>, formatted: FormattedAnswers, additionalContext?: string): HookOutput {
-  if (mode === 'updatedInput') return buildAllowOutput(toolInput, formatted, additionalContext);
-  const output = buildDenyOutput(formatDenyReasonAnswers(formatted));
-  if (additionalContext) output.hookSpecificOutput.additionalContext = additionalContext;
-  return output;
-}
-
-/** The decision that refuses the tool call; Claude receives the reason as an error result. */
-/** What Claude is told to do when nobody answers: the end of every decline reason. */
-export const PROCEED = 'Do not wait for an answer: proceed with your best judgment, state the assumptions you make, and let the user correct them later.';
-
-/** The reason when a person pressed "Decline" on the page or in the CLI. */
-export const PERSON_DECLINE_REASON = `The user declined to answer these questions. ${PROCEED}`;
-
-export function buildDenyOutput(reason: string): HookOutput {
-  return {
-    hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason },
-  };
-}
-
-export function shorten(text: string, max = 80): string {
-  const line = text.replace(/\s+/g, ' ').trim();
-  return line.length <= max ? line : `${line.slice(0, max - 1).trimEnd()}…`;
+  return { question, labels: labels.filter((label) => selected.has(label)), other, notes };
 }

@@ -1,6 +1,6 @@
-// Claude Code's `http` hook as askbridge wires it (protocol.md 5a): where the entries post, the header
-// that carries the hook key, and the environment it forwards. The daemon reads requests by these
-// names and `install` writes entries with them, so both take them from here.
+// Claude Code's `http` hook as askbridge wires it (protocol.md 5a): where the entries post, the headers
+// that carry the hook key and the machine, and the environment every hook forwards. The daemon reads
+// requests by these names and `install` writes entries with them, so both take them from here.
 
 /** Where an http hook entry posts, on the daemon's origin. */
 export const HTTP_HOOK_PATH = '/api/hook/ask';
@@ -18,13 +18,30 @@ export const HOOK_KEY_HEADER = 'x-askbridge-hook-key';
 export const MACHINE_HEADER = 'x-askbridge-machine';
 
 /**
- * The variables an http hook entry forwards, each in its own header (`CI` in `x-askbridge-env-ci`).
- * Claude Code fills `$CI` from its own environment, and only for names in `allowedEnvVars`; an unset
- * one arrives empty. CLAUDE_CODE_SESSION_ATTENDED never reaches an http hook (Claude Code sets it
- * only for hook processes), so SDK hosts set ASKBRIDGE_UNATTENDED=1 instead.
+ * The environment variables that tell the daemon whether a person watches the session, each with the
+ * hooks that can forward it. The command hook forwards every one that is set, in its request's
+ * `environment` (hooks/askbridge-hook.cjs cannot import this: its copy of the names is pinned to this
+ * list by a test). An http hook entry forwards each of its own in a header (`CI` in
+ * `x-askbridge-env-ci`): Claude Code fills `$CI` from its own environment, and only for names in
+ * `allowedEnvVars`; an unset one arrives empty. Claude Code sets the CLAUDE_CODE_ ones only for hook
+ * processes, so they never reach an http hook; SDK hosts set ASKBRIDGE_UNATTENDED=1 instead.
  */
-export const HTTP_HOOK_ENV = ['CI', 'ASKBRIDGE_UNATTENDED'] as const;
+const HOOK_ENV_REACH = {
+  CI: 'every hook',
+  ASKBRIDGE_UNATTENDED: 'every hook',
+  CLAUDE_CODE_SESSION_ATTENDED: 'command hook',
+  CLAUDE_CODE_ENTRYPOINT: 'command hook',
+} as const;
 
-export function envHeader(name: (typeof HTTP_HOOK_ENV)[number]): string {
+export type HookEnvName = keyof typeof HOOK_ENV_REACH;
+type HttpHookEnvName = { [Name in HookEnvName]: (typeof HOOK_ENV_REACH)[Name] extends 'every hook' ? Name : never }[HookEnvName];
+
+/** The names the command hook forwards, and the daemon's request schemas accept. */
+export const HOOK_ENV = Object.keys(HOOK_ENV_REACH) as HookEnvName[];
+
+/** The names an http hook entry forwards (and `askbridge ask` with it), in this order in `allowedEnvVars`. */
+export const HTTP_HOOK_ENV = HOOK_ENV.filter((name): name is HttpHookEnvName => HOOK_ENV_REACH[name] === 'every hook');
+
+export function envHeader(name: HttpHookEnvName): string {
   return `x-askbridge-env-${name.toLowerCase().replaceAll('_', '-')}`;
 }

@@ -2,7 +2,9 @@
 // Claude Code's payloads are validated strictly where askbridge depends on a field and loosely
 // everywhere else: keys a newer Claude Code adds are kept and echoed back, never rejected.
 import { z } from 'zod';
+import { HOOK_ENV, type HookEnvName } from './http-hook.js';
 import { outboundUrlProblem } from './outbound-url.js';
+import { shorten } from './shorten.js';
 import { markInvisible } from './visible-text.js';
 
 /** Limits on what a question may hold. Claude Code documents 1-4 questions and 2-4 options. */
@@ -30,8 +32,7 @@ export const MULTI_SELECT_SEPARATOR = ', ';
 
 /** Model text quoted in an error message: one line, bounded, every invisible character marked. */
 export function quoteText(text: string, max = 80): string {
-  const line = markInvisible(text).replace(/\s+/g, ' ').trim();
-  return `"${line.length <= max ? line : `${line.slice(0, max - 1).trimEnd()}…`}"`;
+  return `"${shorten(markInvisible(text), max)}"`;
 }
 
 /**
@@ -94,14 +95,6 @@ export const QuestionSchema = z
         ctx.addIssue({ code: 'custom', path: ['options', index, 'label'], message: `duplicate option label ${quoteText(option.label)}` });
       }
       seen.add(option.label);
-      // Claude Code splits a multi-select answer at ", ": such a label would read as two answers.
-      if (question.multiSelect && option.label.includes(MULTI_SELECT_SEPARATOR)) {
-        ctx.addIssue({
-          code: 'custom',
-          path: ['options', index, 'label'],
-          message: `the multi-select question ${quoteText(question.question)} has the label ${quoteText(option.label)}, which contains ", ", the separator between the labels of a multi-select answer`,
-        });
-      }
     });
   });
 export type Question = z.infer<typeof QuestionSchema>;
@@ -148,14 +141,9 @@ export const SessionEndPayloadSchema = z
   .meta({ title: 'session end' });
 export type SessionEndPayload = z.infer<typeof SessionEndPayloadSchema>;
 
-/** The hook's environment variables that tell whether a person is watching the session. */
+/** The hook's environment: those of the variables that tell whether a person watches the session (HOOK_ENV) that are set. */
 export const HookEnvironmentSchema = z
-  .object({
-    ASKBRIDGE_UNATTENDED: z.string().max(100).optional(),
-    CI: z.string().max(100).optional(),
-    CLAUDE_CODE_SESSION_ATTENDED: z.string().max(100).optional(),
-    CLAUDE_CODE_ENTRYPOINT: z.string().max(100).optional(),
-  })
+  .object(Object.fromEntries(HOOK_ENV.map((name) => [name, z.string().max(100).optional()])) as Record<HookEnvName, z.ZodOptional<z.ZodString>>)
   .default({});
 export type HookEnvironment = z.infer<typeof HookEnvironmentSchema>;
 
@@ -214,21 +202,10 @@ export const AnswerRequestSchema = z
 export type AnswerRequest = z.infer<typeof AnswerRequestSchema>;
 
 export const PairRequestSchema = z.object({ code: z.string().min(1).max(200) }).meta({ title: 'pairing request' });
+export type PairRequest = z.infer<typeof PairRequestSchema>;
 
 /** Body of POST /api/hook/hello: the hook's fresh nonce, which the daemon's proof must cover. */
 export const HookHelloSchema = z.object({ nonce: z.string().regex(/^[A-Za-z0-9_-]{22,64}$/, { message: 'must be 22-64 base64url characters' }) }).meta({ title: 'hello' });
-
-/** What the hook prints on stdout for Claude Code, and an http hook's response body (protocol.md section 2). */
-export const HookOutputSchema = z.object({
-  hookSpecificOutput: z.object({
-    hookEventName: z.literal('PreToolUse'),
-    permissionDecision: z.enum(['allow', 'deny']),
-    permissionDecisionReason: z.string().optional(),
-    updatedInput: z.record(z.string(), z.unknown()).optional(),
-    additionalContext: z.string().optional(),
-  }),
-});
-export type HookOutput = z.infer<typeof HookOutputSchema>;
 
 /** What a policy does when nobody answers in time: the three a config can name, or a rule's answer. */
 export const TimeoutActionSchema = z.enum(['terminal', 'recommended', 'decline', 'rule']);
@@ -298,6 +275,7 @@ export type AskView = z.infer<typeof AskViewSchema>;
 
 /** Every refusal: a stable code, a sentence, and for invalid input one line per problem. */
 export const ErrorReplySchema = z.object({ error: z.object({ code: z.string(), message: z.string(), details: z.array(z.string()).optional() }) });
+export type ErrorReply = z.infer<typeof ErrorReplySchema>;
 
 /** Messages the daemon pushes to every page over the WebSocket; `error` answers a page message it refused. */
 export const ServerMessageSchema = z.discriminatedUnion('type', [
@@ -315,11 +293,25 @@ export type ServerMessage = z.infer<typeof ServerMessageSchema>;
 export const PageMessageSchema = z.discriminatedUnion('type', [z.strictObject({ type: z.literal('visibility'), visible: z.boolean() })]).meta({ title: 'page message' });
 export type PageMessage = z.infer<typeof PageMessageSchema>;
 
+/** The header a paired page sends its key in, with its cookie. */
+export const PAGE_KEY_HEADER = 'x-askbridge-key';
+/** The WebSocket subprotocol a page asks for and the daemon selects. */
+export const PAGE_PROTOCOL = 'askbridge';
+/** Browsers cannot set headers on a WebSocket: a page's key travels as a second subprotocol, this prefix and the key. */
+export const PAGE_KEY_PROTOCOL_PREFIX = 'key.';
+/** The close code of a watcher's WebSocket when the daemon stops (the standard "going away"). */
+export const STOPPING_CLOSE_CODE = 1001;
+/** The close code of a page's WebSocket when its device was unpaired: the page then knows it is no longer paired. */
+export const REVOKED_CLOSE_CODE = 4001;
+
 /** The daemon's replies about asks, to the page and the CLI. */
 export const AsksReplySchema = z.object({ asks: z.array(AskViewSchema) });
 export const AskReplySchema = z.object({ ask: AskViewSchema });
+export type AsksReply = z.infer<typeof AsksReplySchema>;
+export type AskReply = z.infer<typeof AskReplySchema>;
 /** An answer that came too late: the refusal, and how the ask was settled. */
 export const TooLateReplySchema = ErrorReplySchema.extend({ ask: AskViewSchema });
+export type TooLateReply = z.infer<typeof TooLateReplySchema>;
 
 /** Why history.jsonl cannot be written now (the answers are still delivered). */
 export const HistoryProblemSchema = z.object({ error: z.string(), since: z.number(), waiting: z.number(), lost: z.number() });
@@ -353,6 +345,9 @@ export const DevicesReplySchema = z.object({
   devices: z.array(z.object({ id: z.string(), name: z.string(), pairedAt: z.number(), lastSeen: z.number(), current: z.boolean() })),
 });
 export type DevicesReply = z.infer<typeof DevicesReplySchema>;
+/** A device unpaired. */
+export const RevokedReplySchema = z.object({ revoked: z.literal(true) });
+export type RevokedReply = z.infer<typeof RevokedReplySchema>;
 
 /** Base64url for exactly `bytes` bytes (padding allowed, as some browsers send it). */
 const base64urlBytes = (bytes: number, what: string, check: (decoded: Buffer) => boolean = () => true) =>
@@ -385,9 +380,19 @@ export const PushSubscriptionSchema = z
 export type PushSubscriptionJson = z.infer<typeof PushSubscriptionSchema>;
 /** What a page needs to subscribe (the daemon's VAPID public key), and whether its device is subscribed. */
 export const PushStatusReplySchema = z.object({ publicKey: z.string(), subscribed: z.boolean() });
+export type PushStatusReply = z.infer<typeof PushStatusReplySchema>;
+/** This device's subscription was kept (POST), or forgotten (DELETE). */
+export const PushSubscribedReplySchema = z.object({ subscribed: z.literal(true) });
+export type PushSubscribedReply = z.infer<typeof PushSubscribedReplySchema>;
+export const PushUnsubscribedReplySchema = z.object({ subscribed: z.literal(false) });
+export type PushUnsubscribedReply = z.infer<typeof PushUnsubscribedReplySchema>;
 
 /** A paired page's key (its cookie is in Set-Cookie). */
 export const PairedReplySchema = z.object({ paired: z.literal(true), key: z.string() });
+export type PairedReply = z.infer<typeof PairedReplySchema>;
+/** A page that asks whether it is paired, and is. */
+export const SessionReplySchema = z.object({ paired: z.literal(true) });
+export type SessionReply = z.infer<typeof SessionReplySchema>;
 /** The daemon's proof for the command hook (hook-identity.ts). */
 export const HookHelloReplySchema = z.object({ nonce: z.string(), proof: z.string() });
 

@@ -8,6 +8,7 @@ import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
 import { HTTP_HOOK_ENV } from '../http-hook.js';
 import { AskReplySchema, ErrorReplySchema, type AskRequest, type AskView } from '../protocol.js';
+import { howItEnded } from '../settlement.js';
 import { markInvisible, terminalJson, terminalText } from '../visible-text.js';
 import { connectToDaemon, type DaemonClient } from './client.js';
 import { CliError, type CommandIo } from './command.js';
@@ -94,18 +95,10 @@ function report(io: CommandIo, question: AskView, json: boolean): number {
       const note = question.notes && Object.hasOwn(question.notes, text) ? question.notes[text] : undefined;
       if (note) io.stderr(`note${one ? '' : ` (${terminalText(header || text, '  ')})`}: ${terminalText(note, '  ')}\n`);
     }
-    if (question.source?.kind === 'policy') io.stderr(`answered by the configuration (${question.source.action}${question.source.rule ? `: ${terminalText(question.source.rule)}` : ''}), not by a person\n`);
+    if (question.source?.kind === 'policy') io.stderr(`${terminalText(howItEnded(question))}\n`);
     return code;
   }
-  const why =
-    question.status === 'declined'
-      ? question.source?.kind === 'person'
-        ? 'declined: the person chose not to answer'
-        : 'declined by the configuration: nobody is available'
-      : question.source?.kind === 'daemon-stopped'
-        ? 'nobody answered: the daemon stopped'
-        : 'nobody answered in time';
-  io.stderr(`askbridge ask: ${why}\n`);
+  io.stderr(`askbridge ask: ${terminalText(howItEnded(question))}\n`);
   return code;
 }
 

@@ -4,7 +4,7 @@
 // daemon that has first proven it holds it (client.ts), as for every other request.
 import WebSocket from 'ws';
 import { describeSource } from '../history-file.js';
-import { checkShape, ServerMessageSchema, type AskView, type ServerMessage } from '../protocol.js';
+import { checkShape, ServerMessageSchema, STOPPING_CLOSE_CODE, type AskView, type ServerMessage } from '../protocol.js';
 import { markInvisible } from '../visible-text.js';
 import type { DaemonClient } from './client.js';
 import { CliError } from './command.js';
@@ -61,7 +61,7 @@ export async function openFeed(daemon: DaemonClient, onEvent: (event: FeedEvent)
   });
   const ended = new Promise<CliError | undefined>((resolve) =>
     socket.on('close', (code) => {
-      const why = closedByUs ? undefined : (unreadable ?? daemonGone(code === 1001 ? 'the daemon stopped' : 'the connection to the daemon broke off'));
+      const why = closedByUs ? undefined : (unreadable ?? daemonGone(code === STOPPING_CLOSE_CODE ? 'the daemon stopped' : 'the connection to the daemon broke off'));
       fail(why ?? daemonGone('the live connection closed before it started'));
       resolve(why);
     }),

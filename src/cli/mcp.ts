@@ -8,6 +8,7 @@ import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
 import { LIMITS, MULTI_SELECT_SEPARATOR, QuestionSchema, type AskView } from '../protocol.js';
+import { howItEnded, policyReason } from '../settlement.js';
 import { VERSION } from '../version.js';
 import { askAndWait, askerEnvironment } from './ask.js';
 import { connectToDaemon } from './client.js';
@@ -87,7 +88,7 @@ export function resultOf(question: AskView): CallToolResult {
     const text = onlyLabels
       ? `Your questions have been answered: ${pairs}. You can now continue with these answers in mind.`
       : `The user answered: ${pairs}. Read the answers carefully and follow what they actually say.`;
-    const policy = byPolicy ? ' These answers were chosen by the configured default, not by a person: nobody answered in time. State the assumption and let the user correct it later.' : '';
+    const policy = question.source?.kind === 'policy' ? ` These answers were chosen by the configured default, not by a person: ${policyReason(question.source.trigger)}. State the assumption and let the user correct it later.` : '';
     return withMessage(`${text}${policy}`, { status: 'answered', answers, notes, answeredBy: byPolicy ? 'policy' : 'person' });
   }
   const declined = question.status === 'declined';
@@ -95,7 +96,7 @@ export function resultOf(question: AskView): CallToolResult {
     ? question.source?.kind === 'person'
       ? 'The user declined to answer these questions. Do not ask again: proceed with your best judgment, state the assumptions you make, and let the user correct them later.'
       : 'Nobody is available to answer. Proceed with your best judgment, state the assumptions you make, and let the user correct them later.'
-    : 'The user did not answer the questions (nobody answered in time). No answer was given: do not assume one.';
+    : `The user did not answer the questions (${howItEnded(question)}). No answer was given: do not assume one.`;
   return withMessage(text, { status: declined ? 'declined' : 'unanswered', answers: {}, notes: {}, answeredBy: declined && question.source?.kind === 'person' ? 'person' : 'nobody' });
 }
 

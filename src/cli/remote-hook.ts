@@ -5,7 +5,7 @@
 // URL the other machine reaches.
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import { HTTP_HOOK_PATH } from '../http-hook.js';
+import { HTTP_HOOK_PATH, MACHINE_HEADER } from '../http-hook.js';
 import { parsePublicUrl } from '../public-url.js';
 import { isProcessAlive, openStateDir, resolveStateDir } from '../state-dir.js';
 import { shellQuote, withInstalledHooks, type AskHook } from './claude-settings.js';
@@ -31,7 +31,7 @@ export async function run(io: CommandIo): Promise<void> {
     [
       '',
       'Paste the above into .claude/settings.local.json of a project on the other machine (or its ~/.claude/settings.json),',
-      `merged with what is there${values.machine ? '' : ', with "x-askbridge-machine" set to the name the page should show for that machine (in both entries)'}.`,
+      `merged with what is there${values.machine ? '' : `, with "${MACHINE_HEADER}" set to the name the page should show for that machine (in both entries)`}.`,
       'Where askbridge is installed, this writes it instead:',
       `  askbridge install --url ${shellQuote(publicUrl.origin)} --key ${key} --machine ${shellQuote(values.machine ?? hostname())}`,
       'The key can only ask questions; `askbridge install --rotate-key` here revokes it.',

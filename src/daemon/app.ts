@@ -5,12 +5,13 @@ import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyError, type FastifyReply, type FastifyRequest, type FastifySerializerCompiler, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
-import { checkShape, describeZodError, type ServerMessage } from '../protocol.js';
-import { createAuth, PAGE_KEY_HEADER, PAGE_PROTOCOL, registerGuard } from './auth.js';
+import { checkShape, describeZodError, PAGE_PROTOCOL, STOPPING_CLOSE_CODE, type ServerMessage } from '../protocol.js';
+import { createAuth, registerGuard } from './routes/auth.js';
 import { HttpError } from './errors.js';
-import { createOpenApiBuilder } from './openapi.js';
-import { BODY_LIMIT_BYTES, REQUEST_TIMEOUTS, WS_MESSAGE_LIMIT_BYTES } from './limits.js';
+import { createOpenApiBuilder } from './routes/openapi.js';
+import { BODY_LIMIT_BYTES, MAX_PENDING, REQUEST_TIMEOUTS, WS_MESSAGE_LIMIT_BYTES } from './limits.js';
 import type { AppDeps, RouteContext, Watchers } from './routes/context.js';
+import type { AskDesk } from './asks/open-ask.js';
 import { asksRoutes } from './routes/asks.js';
 import { broadcast, eventRoutes } from './routes/events.js';
 import { historyRoutes } from './routes/history.js';
@@ -46,7 +47,7 @@ export async function buildApp(deps: AppDeps) {
         .send({ error: { code: tooLong ? 'url_too_long' : 'bad_url', message: tooLong ? 'a part of the URL is too long' : 'the URL is not valid' } });
     },
   }).withTypeProvider<ZodTypeProvider>();
-  const openApi = createOpenApiBuilder({ version: deps.version, pageKeyHeader: PAGE_KEY_HEADER });
+  const openApi = createOpenApiBuilder({ version: deps.version });
   app.addHook('onRoute', (route) => {
     requireReplySchemas(route);
     openApi.note(route);
@@ -98,11 +99,19 @@ export async function buildApp(deps: AppDeps) {
     // The page asks for `askbridge` plus `key.<its key>` (browsers cannot set headers on an upgrade): select the former.
     options: { maxPayload: WS_MESSAGE_LIMIT_BYTES, handleProtocols: (protocols) => (protocols.has(PAGE_PROTOCOL) ? PAGE_PROTOCOL : false) },
     preClose: async () => {
-      for (const socket of watchers.sockets) socket.close(1001, 'daemon stopping');
+      for (const socket of watchers.sockets) socket.close(STOPPING_CLOSE_CODE, 'daemon stopping');
     },
   });
 
-  const context: RouteContext = { store: deps.store, auth, watchers, deps, port: listeningPort, openApi: () => openApi.document() };
+  const desk: AskDesk = {
+    store: deps.store,
+    planQuestion: deps.planQuestion,
+    watchers: () => watchers.sockets.size,
+    maxPending: deps.maxPending ?? MAX_PENDING,
+    onOverload: deps.onOverload,
+    sessionContext: deps.sessionContext,
+  };
+  const context: RouteContext = { store: deps.store, desk, auth, watchers, deps, port: listeningPort, openApi: () => openApi.document() };
   await app.register(hookRoutes, context);
   await app.register(asksRoutes, context);
   await app.register(historyRoutes, context);

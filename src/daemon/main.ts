@@ -359,7 +359,7 @@ function restoreWaitingQuestions(store: AskStore, records: PendingRecord[], plan
   for (const record of records) {
     const toolInput = ToolInputSchema.safeParse(record.toolInput);
     if (!toolInput.success) continue;
-    const plan = planQuestion({ cwd: record.cwd, toolInput: record.toolInput, questions: toolInput.data.questions, unattended: false, watchers: 0 });
+    const plan = planQuestion({ cwd: record.cwd, questions: toolInput.data.questions, unattended: false, watchers: 0 });
     store.restore({
       sessionId: record.sessionId,
       toolUseId: record.toolUseId,
@@ -369,7 +369,6 @@ function restoreWaitingQuestions(store: AskStore, records: PendingRecord[], plan
       waitMs: Math.max(0, record.expiresAt - Date.now()),
       timeout: plan.timeout,
       onTimeout: plan.onTimeout,
-      answerMode: record.answerMode,
       restored: { id: record.id, createdAt: record.createdAt, expiresAt: record.expiresAt, ...(record.extendableUntil === undefined ? {} : { extendableUntil: record.extendableUntil }) },
     });
   }

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { writeFileAtomic } from '../state-dir.js';
-import type { PageSessionStore, StoredPageSession } from './auth.js';
+import type { PageSessionStore, StoredPageSession } from './routes/auth.js';
 
 const hash = z.string().regex(/^[0-9a-f]{64}$/);
 const SessionSchema = z.object({

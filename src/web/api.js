@@ -1,5 +1,47 @@
 // @ts-check
-// The daemon's API as the page calls it: with the page's key (the cookie rides along), never throwing.
+// The daemon's API as the page calls it: one function per route, each typed with the reply its route
+// declares (the schemas in protocol.ts, which the daemon checks every reply against), sent with the
+// page's key (the cookie rides along), never throwing. The page cannot import shared code at run
+// time, so the wire names it needs are copies here, each pinned to its one definition by a test
+// (tests/unit/wire-copies.test.ts).
+
+/** @typedef {import('../protocol.js').ErrorReply} ErrorReply */
+/** @typedef {import('../protocol.js').AskReply} AskReply */
+/** @typedef {import('../protocol.js').TooLateReply} TooLateReply */
+/** @typedef {import('../protocol.js').PairRequest} PairRequest */
+/** @typedef {import('../protocol.js').PairedReply} PairedReply */
+/** @typedef {import('../protocol.js').SessionReply} SessionReply */
+/** @typedef {import('../protocol.js').Response} QuestionResponse */
+/** @typedef {import('../history-file.js').HistoryReply} HistoryReply */
+/** @typedef {import('../protocol.js').DevicesReply} DevicesReply */
+/** @typedef {import('../protocol.js').RevokedReply} RevokedReply */
+/** @typedef {import('../protocol.js').PairingReply} PairingReply */
+/** @typedef {import('../protocol.js').PushStatusReply} PushStatusReply */
+/** @typedef {import('../protocol.js').PushSubscribedReply} PushSubscribedReply */
+/** @typedef {import('../protocol.js').PushUnsubscribedReply} PushUnsubscribedReply */
+
+/**
+ * How a request went: `ok` with the route's reply; or not, with the daemon's refusal when it sent
+ * one (`null` when the answer was not the daemon's: it could not be reached, status 0, or something
+ * in between answered).
+ * @template Reply
+ * @template [Refusal=ErrorReply]
+ * @typedef {{ ok: true; status: number; data: Reply } | { ok: false; status: number; data: Refusal | null }} Result
+ */
+
+/**
+ * How answering, handing back, declining or extending an ask went.
+ * @typedef {Result<AskReply, ErrorReply | TooLateReply>} SettleResult
+ */
+
+/** The header a paired page sends its key in (PAGE_KEY_HEADER in protocol.ts). */
+export const PAGE_KEY_HEADER = 'x-askbridge-key';
+/** The WebSocket subprotocol the page asks for (PAGE_PROTOCOL in protocol.ts). */
+export const PAGE_PROTOCOL = 'askbridge';
+/** The key's own subprotocol starts with this (PAGE_KEY_PROTOCOL_PREFIX in protocol.ts). */
+export const PAGE_KEY_PROTOCOL_PREFIX = 'key.';
+/** The close code of the page's WebSocket when its device was unpaired (REVOKED_CLOSE_CODE in protocol.ts). */
+export const REVOKED_CLOSE_CODE = 4001;
 
 /**
  * Where the page keeps the key it got when it paired. localStorage belongs to this exact origin,
@@ -8,34 +50,101 @@
 export const PAGE_KEY_STORAGE = 'askbridge.pageKey';
 
 /**
- * fetch that never throws: status 0 means the daemon could not be reached.
- * @param {string} method
- * @param {string} path
- * @param {unknown} [body]
- * @returns {Promise<{ status: number; data: any }>}
+ * Trade a one-time pairing code for this page's cookie and key.
+ * @param {PairRequest} body
+ * @returns {Promise<Result<PairedReply>>}
  */
-export async function api(method, path, body) {
-  /** @type {RequestInit & { headers: Record<string, string> }} */
-  const init = { method, credentials: 'same-origin', cache: 'no-store', headers: {} };
-  const key = pageKey();
-  if (key) init.headers['x-askbridge-key'] = key;
-  if (body !== undefined) {
-    init.headers['content-type'] = 'application/json';
-    init.body = JSON.stringify(body);
-  }
-  let response;
+export const pair = (body) => request('POST', '/api/pair', body);
+
+/** @returns {Promise<Result<SessionReply>>} whether this page is paired (401 when not) */
+export const checkSession = () => request('GET', '/api/session');
+
+/**
+ * One ask, waiting or settled.
+ * @param {string} id
+ * @returns {Promise<Result<AskReply>>}
+ */
+export const getAsk = (id) => request('GET', askPath(id));
+
+/**
+ * Answer every question of an ask (409 with how it was settled, when it already was).
+ * @param {string} id
+ * @param {QuestionResponse[]} responses
+ * @returns {Promise<SettleResult>}
+ */
+export const answerAsk = (id, responses) => request('POST', `${askPath(id)}/answer`, { responses });
+
+/**
+ * Hand an ask back to the terminal, or decline it.
+ * @param {string} id
+ * @param {'terminal' | 'decline'} how
+ * @returns {Promise<SettleResult>}
+ */
+export const settleAsk = (id, how) => request('POST', `${askPath(id)}/${how}`, {});
+
+/**
+ * More time for a person who is answering.
+ * @param {string} id
+ * @returns {Promise<SettleResult>}
+ */
+export const extendAsk = (id) => request('POST', `${askPath(id)}/extend`, {});
+
+/**
+ * Finished questions, newest first, as JSON.
+ * @param {{ q: string; limit: number }} query
+ * @returns {Promise<Result<HistoryReply>>}
+ */
+export const readHistory = ({ q, limit }) => request('GET', `/api/history?${new URLSearchParams({ q, limit: String(limit) })}`);
+
+/**
+ * Finished questions as a file to save (`format` json or csv): the response itself, or null when the daemon could not be reached.
+ * @param {{ q: string; limit: number; format: 'json' | 'csv' }} query
+ * @returns {Promise<Response | null>}
+ */
+export async function historyFile({ q, limit, format }) {
   try {
-    response = await fetch(path, init);
+    return await fetch(`/api/history?${new URLSearchParams({ q, limit: String(limit), format })}`, { credentials: 'same-origin', cache: 'no-store', headers: keyHeaders() });
   } catch {
-    return { status: 0, data: null };
+    return null;
   }
-  let data = null;
-  try {
-    data = await response.json();
-  } catch {
-    // Not JSON (a proxy error page, an empty body): the status alone has to do.
-  }
-  return { status: response.status, data };
+}
+
+/** @returns {Promise<Result<DevicesReply>>} the paired browsers */
+export const listDevices = () => request('GET', '/api/devices');
+
+/**
+ * Unpair a browser.
+ * @param {string} id
+ * @returns {Promise<Result<RevokedReply>>}
+ */
+export const revokeDevice = (id) => request('POST', `/api/devices/${encodeURIComponent(id)}/revoke`, {});
+
+/** @returns {Promise<Result<PairingReply>>} a one-time link (and its QR code) that pairs one more browser */
+export const createPairing = () => request('POST', '/api/pairings', {});
+
+/** @returns {Promise<Result<PushStatusReply>>} the daemon's push key, and whether this device gets pushes */
+export const pushStatus = () => request('GET', '/api/push');
+
+/**
+ * Push to this device: its browser's subscription, which the daemon checks against PushSubscriptionSchema.
+ * @param {PushSubscriptionJSON} subscription
+ * @returns {Promise<Result<PushSubscribedReply>>}
+ */
+export const savePushSubscription = (subscription) => request('POST', '/api/push/subscription', subscription);
+
+/** @returns {Promise<Result<PushUnsubscribedReply>>} no more pushes to this device */
+export const deletePushSubscription = () => request('DELETE', '/api/push/subscription');
+
+/**
+ * The daemon's own message for a refusal, or the fallback.
+ * @template {string | null} Fallback
+ * @param {Result<unknown, ErrorReply>} result
+ * @param {Fallback} fallback
+ * @returns {string | Fallback}
+ */
+export function errorMessage(result, fallback) {
+  const message = result.ok ? undefined : result.data?.error.message;
+  return message?.trim() ? message : fallback;
 }
 
 /** The key this page got when it paired, if it has one. */
@@ -45,4 +154,60 @@ export function pageKey() {
   } catch {
     return null; // storage disabled: the page cannot stay paired
   }
+}
+
+/** @param {string} id */
+function askPath(id) {
+  return `/api/asks/${encodeURIComponent(id)}`;
+}
+
+/** @returns {Record<string, string>} */
+function keyHeaders() {
+  const key = pageKey();
+  return key ? { [PAGE_KEY_HEADER]: key } : {};
+}
+
+/**
+ * fetch that never throws. A success in JSON is the route's reply, which the daemon checked against
+ * the route's schema before sending it; a refusal is the daemon's when it has the daemon's error shape.
+ * @template Reply
+ * @template {ErrorReply} [Refusal=ErrorReply]
+ * @param {string} method
+ * @param {string} path
+ * @param {unknown} [body]
+ * @returns {Promise<Result<Reply, Refusal>>} Reply and Refusal as each route's function above says
+ */
+async function request(method, path, body) {
+  /** @type {Record<string, string>} */
+  const headers = keyHeaders();
+  /** @type {RequestInit} */
+  const init = { method, credentials: 'same-origin', cache: 'no-store', headers };
+  if (body !== undefined) {
+    headers['content-type'] = 'application/json';
+    init.body = JSON.stringify(body);
+  }
+  let response;
+  try {
+    response = await fetch(path, init);
+  } catch {
+    return { ok: false, status: 0, data: null };
+  }
+  /** @type {unknown} */
+  let data = null;
+  try {
+    data = await response.json();
+  } catch {
+    // Not JSON (a proxy's error page, an empty body): the status alone has to do.
+  }
+  if (response.ok && data !== null) return { ok: true, status: response.status, data: /** @type {Reply} */ (data) };
+  return { ok: false, status: response.status, data: isRefusal(data) ? /** @type {Refusal} */ (data) : null };
+}
+
+/**
+ * @param {unknown} data
+ * @returns {data is ErrorReply}
+ */
+function isRefusal(data) {
+  const error = typeof data === 'object' && data !== null && 'error' in data ? data.error : undefined;
+  return typeof error === 'object' && error !== null && 'message' in error && typeof error.message === 'string';
 }

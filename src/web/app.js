@@ -3,9 +3,9 @@
 // focus, answered from the keyboard or with a thumb. This module ties the parts together: the
 // connection (connection.js), the inbox (inbox.js), the set in focus (ask-form.js), finished sets
 // (finished.js), drafts (drafts.js), history (history.js) and notifications (notify.js).
-import { api } from './api.js';
+import { answerAsk, checkSession, errorMessage, extendAsk, getAsk, settleAsk } from './api.js';
 import { buildAskForm, projectName } from './ask-form.js';
-import { createConnection, errorMessage } from './connection.js';
+import { createConnection } from './connection.js';
 import { initDevices } from './devices.js';
 import { byId } from './dom.js';
 import { clearDraft, dropStaleDrafts } from './drafts.js';
@@ -16,6 +16,8 @@ import { onLive, onQuestionAdded, onQuestionEnded, showWaitingCount, startNotify
 import { markInvisible, visibleNodes } from './visible-text.js';
 
 /** @typedef {import('../protocol.js').AskView} AskView */
+/** @typedef {import('../protocol.js').ServerMessage} ServerMessage */
+/** @typedef {import('./api.js').SettleResult} SettleResult */
 /** @typedef {ReturnType<typeof buildAskForm>} AskForm */
 /** @typedef {import('./connection.js').ConnState} ConnState */
 
@@ -84,8 +86,8 @@ function open(id, how = {}) {
   }
   if (current?.view.id !== id) {
     const form = buildAskForm(view, {
-      submit: (responses) => send('answer', { responses }),
-      settle: (action) => send(action, {}),
+      submit: (responses) => send((askId) => answerAsk(askId, responses)),
+      settle: (action) => send((askId) => settleAsk(askId, action)),
       activity: () => noteActivity(),
     });
     current = { view, form, inflight: false, deferred: null, lastActivity: 0, extendAskedAt: 0 };
@@ -152,9 +154,8 @@ function trimFinished() {
 
 /** A set that ended while this page was away: ask how, once. */
 async function learnOutcome(/** @type {string} */ id) {
-  const result = await api('GET', `/api/asks/${encodeURIComponent(id)}`);
-  const view = result.data?.ask;
-  if (result.status === 200 && isView(view) && view.status !== 'pending' && finished.get(id)?.status === 'gone') end(view, {});
+  const result = await getAsk(id);
+  if (result.ok && result.data.ask.status !== 'pending' && finished.get(id)?.status === 'gone') end(result.data.ask, {});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -165,43 +166,27 @@ const connection = createConnection({
   onState: (state, detail) => setConn(state, detail ?? null),
 });
 
+/** @param {ServerMessage} message */
 function onMessage(message) {
-  switch (message?.type) {
+  switch (message.type) {
     case 'snapshot':
-      if (!Array.isArray(message.asks)) return;
-      applySnapshot(message.asks.filter(isView));
+      applySnapshot(message.asks);
       onLive();
       break;
     case 'added':
-      if (isView(message.ask)) onAdded(message.ask);
+      onAdded(message.ask);
       break;
     case 'updated':
-      if (isView(message.ask)) onUpdated(message.ask);
+      onUpdated(message.ask);
       break;
     case 'resolved':
-      if (isView(message.ask)) onResolved(message.ask);
+      onResolved(message.ask);
       break;
     case 'banner':
-      setBanner(typeof message.message === 'string' ? message.message : null);
+      setBanner(message.message);
       break;
+    // `error` refuses a visibility report: nothing a person needs to see.
   }
-}
-
-/**
- * @param {unknown} view
- * @returns {view is AskView}
- */
-function isView(view) {
-  if (view === null || typeof view !== 'object') return false;
-  const candidate = /** @type {Record<string, unknown>} */ (view);
-  return (
-    typeof candidate.id === 'string' &&
-    typeof candidate.sessionId === 'string' &&
-    typeof candidate.toolUseId === 'string' &&
-    Array.isArray(candidate.questions) &&
-    candidate.questions.length > 0 &&
-    candidate.questions.every((q) => q && typeof q.question === 'string' && Array.isArray(q.options))
-  );
 }
 
 /** @param {AskView[]} views */
@@ -262,6 +247,7 @@ function onResolved(view) {
   end(view, {});
 }
 
+/** @param {string | null} message */
 function setBanner(message) {
   ui.banner.hidden = !message;
   ui.bannerText.replaceChildren(...visibleNodes(message ?? ''));
@@ -271,32 +257,30 @@ function setBanner(message) {
 // Settling the set in focus
 
 /**
- * @param {'answer' | 'terminal' | 'decline'} action
- * @param {object} body
+ * Answers, hands back or declines the set in focus (`request`, with its id), one request at a time.
+ * @param {(id: string) => Promise<SettleResult>} request
  */
-async function send(action, body) {
+async function send(request) {
   const target = current;
   if (!target || target.inflight) return;
-  const fallbackStatus = { answer: 'answered', terminal: 'handed-to-terminal', decline: 'declined' }[action];
   target.inflight = true;
   target.form.hideError();
   target.form.setBusy(true);
-  const result = await api('POST', `/api/asks/${encodeURIComponent(target.view.id)}/${action}`, body);
+  const result = await request(target.view.id);
   target.inflight = false;
   target.form.setBusy(false);
   const deferred = target.deferred;
   target.deferred = null;
-  const view = isView(result.data?.ask) ? result.data.ask : null;
 
-  if (result.status === 200) {
-    end(view ?? { ...target.view, status: /** @type {AskView['status']} */ (fallbackStatus) }, { mine: true });
-  } else if (result.status === 409 && view) {
-    end(view, { conflict: true });
-  } else if (result.status === 401 && (await api('GET', '/api/session')).status === 401) {
+  if (result.ok) {
+    end(result.data.ask, { mine: true });
+  } else if (result.status === 409 && result.data && 'ask' in result.data) {
+    end(result.data.ask, { conflict: true });
+  } else if (result.status === 401 && (await checkSession()).status === 401) {
     // Only the session can say the pairing is gone; a 401 from one route alone may mean something else.
     connection.unpair(errorMessage(result, null));
   } else {
-    const message = result.status === 0 ? 'Could not reach askbridge. Is it still running? Your answer is kept; try again.' : (errorMessage(result, `Something went wrong (HTTP ${result.status}).`) ?? '');
+    const message = result.status === 0 ? 'Could not reach askbridge. Is it still running? Your answer is kept; try again.' : errorMessage(result, `Something went wrong (HTTP ${result.status}).`);
     target.form.showError(message);
     announce(markInvisible(message));
     if (deferred) end(deferred, {});
@@ -318,8 +302,8 @@ function maybeExtend(now) {
   if (!Number.isFinite(expiresAt) || !Number.isFinite(extendableUntil) || /** @type {number} */ (extendableUntil) <= expiresAt) return;
   if (expiresAt - now > EXTEND_WHEN_LEFT_MS || now - target.lastActivity > EXTEND_EVERY_MS || now - target.extendAskedAt < EXTEND_EVERY_MS) return;
   target.extendAskedAt = now;
-  void api('POST', `/api/asks/${encodeURIComponent(target.view.id)}/extend`, {}).then((result) => {
-    if (result.status === 200 && isView(result.data?.ask)) onUpdated(result.data.ask);
+  void extendAsk(target.view.id).then((result) => {
+    if (result.ok) onUpdated(result.data.ask);
   });
 }
 
@@ -501,7 +485,6 @@ ui.back.addEventListener('click', () => {
 setInterval(tick, 1000);
 dropStaleDrafts();
 startNotify({
-  api,
   send: (message) => connection.send(message),
   /** A notification was clicked: that set comes into focus, marked so the eye finds it. */
   open: (id) => {

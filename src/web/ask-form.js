@@ -11,6 +11,7 @@ import { markInvisible, visibleNodes } from './visible-text.js';
 /** @typedef {import('../protocol.js').AskView} AskView */
 /** @typedef {AskView['questions'][number]} Question */
 /** @typedef {import('./drafts.js').QuestionDraft} QuestionDraft */
+/** @typedef {import('../protocol.js').Response} QuestionResponse */
 
 /** What Claude said before asking is shortened to this many characters until expanded. */
 const SAID_SHORT_CHARS = 280;
@@ -30,7 +31,7 @@ const uid = (prefix) => `${prefix}-${++idCounter}`;
 
 /**
  * @typedef {{
- *   submit(responses: Array<{ question: string; selected: string[]; other: string | null; notes: string | null }>): void;
+ *   submit(responses: QuestionResponse[]): void;
  *   settle(action: 'terminal' | 'decline'): void;
  *   activity(): void;
  * }} FormHandlers
@@ -97,10 +98,11 @@ export function buildAskForm(view, handlers) {
 
   const error = h('p', { class: 'card-error', id: uid('card-error'), hidden: true });
   const submit = h('button', { type: 'submit', class: 'btn btn-primary', text: 'Submit' });
-  const terminal = h('button', { type: 'button', class: 'btn btn-secondary', text: 'Let the terminal answer' });
+  // Only Claude Code has a terminal to hand back to: a script's or an MCP client's ask is answered or declined.
+  const terminal = view.asker ? undefined : h('button', { type: 'button', class: 'btn btn-secondary', text: 'Let the terminal answer' });
   const decline = h('button', { type: 'button', class: 'btn btn-quiet', text: 'Decline' });
-  const buttons = [submit, terminal, decline];
-  form.append(error, h('div', { class: 'actions' }, submit, h('span', { class: 'actions-gap' }), terminal, decline));
+  const buttons = terminal ? [submit, terminal, decline] : [submit, decline];
+  form.append(error, h('div', { class: 'actions' }, submit, h('span', { class: 'actions-gap' }), ...(terminal ? [terminal] : []), decline));
 
   const save = () => saveDraft(view, qs.map(draftOf));
   form.addEventListener('input', () => {
@@ -138,7 +140,7 @@ export function buildAskForm(view, handlers) {
       event.preventDefault();
     }
   });
-  terminal.addEventListener('click', () => handlers.settle('terminal'));
+  terminal?.addEventListener('click', () => handlers.settle('terminal'));
   decline.addEventListener('click', () => handlers.settle('decline'));
 
   root.replaceChildren(head, context, form);

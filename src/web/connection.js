@@ -2,19 +2,19 @@
 // Pairing, the session, and the live WebSocket to the daemon, with a backoff that resets only once
 // a snapshot proves the connection works end to end. It knows nothing of questions: messages go to
 // `onMessage`, and what the page should show to `onState`.
-import { api, PAGE_KEY_STORAGE, pageKey } from './api.js';
+import { checkSession, errorMessage, PAGE_KEY_PROTOCOL_PREFIX, PAGE_KEY_STORAGE, PAGE_PROTOCOL, pageKey, pair, REVOKED_CLOSE_CODE } from './api.js';
+
+/** @typedef {import('../protocol.js').ServerMessage} ServerMessage */
+/** @typedef {import('../protocol.js').PageMessage} PageMessage */
 
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 5000;
-
-/** The close code of a socket whose device was unpaired (routes/devices.ts). */
-const REVOKED_CLOSE_CODE = 4001;
 
 /**
  * `live`: the snapshot is in; `reconnecting`: paired, the daemon is away for now; `offline`: never
  * reached it; `unpaired`: this page has no pairing (detail says why, when known).
  * @typedef {'connecting' | 'live' | 'reconnecting' | 'offline' | 'unpaired'} ConnState
- * @typedef {{ onMessage(message: any): void; onState(state: ConnState, detail?: string | null): void }} ConnectionHandlers
+ * @typedef {{ onMessage(message: ServerMessage): void; onState(state: ConnState, detail?: string | null): void }} ConnectionHandlers
  */
 
 /** @param {ConnectionHandlers} handlers */
@@ -36,16 +36,16 @@ export function createConnection(handlers) {
       const code = readPairCode();
       if (code !== null) {
         closeSocket();
-        const result = await api('POST', '/api/pair', { code });
+        const result = await pair({ code });
         if (result.status === 0) return goOffline();
         // The code is spent either way; keep it out of the history and of anything copied from the bar.
         history.replaceState(history.state, '', location.pathname + location.search);
-        if (result.status === 200 && typeof result.data?.key === 'string') localStorage.setItem(PAGE_KEY_STORAGE, result.data.key);
+        if (result.ok) localStorage.setItem(PAGE_KEY_STORAGE, result.data.key);
         else pairError = errorMessage(result, `Pairing failed (HTTP ${result.status}).`);
       }
-      const session = await api('GET', '/api/session');
+      const session = await checkSession();
       // An old cookie may still be good even when the link was not: the session decides.
-      if (session.status === 200) {
+      if (session.ok) {
         paired = true;
         connect();
       } else if (session.status === 401) {
@@ -82,10 +82,11 @@ export function createConnection(handlers) {
   function connect() {
     if (socket) return;
     // Browsers cannot set headers on a WebSocket: the key travels as a subprotocol the daemon checks.
-    const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss://' : 'ws://'}${location.host}/ws`, ['askbridge', `key.${pageKey() ?? ''}`]);
+    const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss://' : 'ws://'}${location.host}/ws`, [PAGE_PROTOCOL, `${PAGE_KEY_PROTOCOL_PREFIX}${pageKey() ?? ''}`]);
     socket = ws;
     ws.addEventListener('message', (event) => {
       if (socket !== ws) return;
+      /** @type {ServerMessage} */
       let message;
       try {
         message = JSON.parse(event.data);
@@ -137,7 +138,7 @@ export function createConnection(handlers) {
   return {
     start,
     unpair,
-    /** @param {unknown} message */
+    /** @param {PageMessage} message */
     send(message) {
       if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
     },
@@ -153,14 +154,4 @@ function readPairCode() {
   } catch {
     return code;
   }
-}
-
-/**
- * The daemon's own message for a refusal, or the fallback.
- * @param {{ data: any }} result
- * @param {string | null} fallback
- */
-export function errorMessage(result, fallback) {
-  const message = result.data?.error?.message;
-  return typeof message === 'string' && message.trim() ? message : fallback;
 }

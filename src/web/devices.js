@@ -1,14 +1,14 @@
 // @ts-check
 // The paired devices, from the page: each browser by name with when it was last seen, revoked with one
 // click (its pages are disconnected at once), and a QR code that pairs one more: a phone scans it.
-import { api } from './api.js';
+import { createPairing, listDevices, revokeDevice } from './api.js';
 import { byId, h } from './dom.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 /** White modules around a QR code, as scanners expect (four by the standard). */
 const QUIET_ZONE = 4;
 
-/** @typedef {{ id: string; name: string; pairedAt: number; lastSeen: number; current: boolean }} Device */
+/** @typedef {import('../protocol.js').DevicesReply['devices'][number]} Device */
 
 const ui = {
   toggle: /** @type {HTMLButtonElement} */ (byId('devices-toggle')),
@@ -29,8 +29,8 @@ export function initDevices() {
 }
 
 async function refresh() {
-  const result = await api('GET', '/api/devices');
-  const devices = /** @type {Device[]} */ (result.status === 200 && Array.isArray(result.data?.devices) ? result.data.devices : []);
+  const result = await listDevices();
+  const devices = result.ok ? result.data.devices : [];
   ui.list.replaceChildren(
     ...devices.map((device) =>
       h(
@@ -48,20 +48,20 @@ function revokeButton(device) {
   const button = h('button', { type: 'button', class: 'btn btn-quiet', text: device.current ? 'Unpair' : 'Revoke', 'aria-label': `${device.current ? 'Unpair this browser' : 'Revoke'} ${device.name}` });
   button.addEventListener('click', async () => {
     button.disabled = true;
-    await api('POST', `/api/devices/${encodeURIComponent(device.id)}/revoke`, {});
+    await revokeDevice(device.id);
     await refresh();
   });
   return button;
 }
 
 async function showPairing() {
-  const result = await api('POST', '/api/pairings', {});
-  if (result.status !== 200 || !Array.isArray(result.data?.qr)) {
+  const result = await createPairing();
+  if (!result.ok) {
     ui.pairBox.replaceChildren(h('p', { class: 'pair-note', text: `No pairing link (HTTP ${result.status}).` }));
     ui.pairBox.hidden = false;
     return;
   }
-  const { links, qr } = /** @type {{ links: { local: string; public?: string }; qr: string[] }} */ (result.data);
+  const { links, qr } = result.data;
   const link = links.public ?? links.local;
   ui.pairBox.replaceChildren(
     qrCode(qr, link),

@@ -1,7 +1,7 @@
 // @ts-check
 // History in the page: finished questions, newest first, searchable, each with who or what settled
 // it, with what, and when; exported as JSON or CSV by the daemon (GET /api/history).
-import { api, pageKey } from './api.js';
+import { historyFile, readHistory } from './api.js';
 import { projectName } from './ask-form.js';
 import { h } from './dom.js';
 import { markInvisible, visibleNodes } from './visible-text.js';
@@ -54,30 +54,23 @@ export function initHistory({ toggle, section }) {
   async function load() {
     const ask = ++asked;
     status.textContent = 'Loading…';
-    const result = await api('GET', `/api/history?${new URLSearchParams({ q: search.value.trim(), limit: String(LIMIT) })}`);
+    const result = await readHistory({ q: search.value.trim(), limit: LIMIT });
     if (ask !== asked) return; // a newer search is on its way
-    const entries = /** @type {HistoryLine[]} */ (Array.isArray(result.data?.entries) ? result.data.entries : []);
-    if (result.status !== 200) {
+    if (!result.ok) {
       status.textContent = result.status === 0 ? 'Could not reach askbridge.' : `Could not read the history (HTTP ${result.status}).`;
       list.replaceChildren();
       return;
     }
+    const { entries } = result.data;
     const query = search.value.trim();
     status.textContent = entries.length === 0 ? (query ? 'Nothing matches.' : 'Nothing finished yet.') : `${entries.length === LIMIT ? `The newest ${LIMIT}` : entries.length}${query ? ' matching' : ''}.`;
-    list.replaceChildren(...entries.filter((entry) => entry && Array.isArray(entry.questions)).map(entryNode));
+    list.replaceChildren(...entries.map(entryNode));
   }
 
   /** @param {'json' | 'csv'} format */
   async function exportAs(format) {
-    const params = new URLSearchParams({ q: search.value.trim(), limit: '5000', format });
-    /** @type {Record<string, string>} */
-    const headers = {};
-    const key = pageKey();
-    if (key) headers['x-askbridge-key'] = key;
-    let response;
-    try {
-      response = await fetch(`/api/history?${params}`, { credentials: 'same-origin', cache: 'no-store', headers });
-    } catch {
+    const response = await historyFile({ q: search.value.trim(), limit: 5000, format });
+    if (!response) {
       status.textContent = 'Could not reach askbridge.';
       return;
     }

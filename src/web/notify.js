@@ -6,11 +6,12 @@
 // daemon whether it is in view; and /#question=ID, where a notification leads. Model text reaches a
 // notification only as a question's header, cut short, with invisible characters marked: a
 // notification's title and body are text, never markup.
+import { deletePushSubscription, errorMessage, pushStatus, savePushSubscription } from './api.js';
 import { byId } from './dom.js';
 import { markInvisible } from './visible-text.js';
 
 /** @typedef {import('../protocol.js').AskView} AskView */
-/** @typedef {(method: string, path: string, body?: unknown) => Promise<{ status: number; data: any }>} Api */
+/** @typedef {import('../protocol.js').PageMessage} PageMessage */
 /** @typedef {{ state: 'off' } | { state: 'setting-up' } | { state: 'on' } | { state: 'failed'; reason: string }} PushState */
 
 const SOUND_STORAGE = 'askbridge.sound';
@@ -31,9 +32,7 @@ const ui = {
   icon: /** @type {HTMLLinkElement} */ (document.querySelector('link[rel="icon"]')),
 };
 
-/** @type {Api} */
-let api = async () => ({ status: 0, data: null });
-/** @type {(message: { type: 'visibility'; visible: boolean }) => void} */
+/** @type {(message: PageMessage) => void} */
 let send = () => {};
 /** Brings a waiting question into view and focus; false when it is not (or not yet) waiting here. */
 let openInPage = /** @type {(id: string) => boolean} */ (() => false);
@@ -56,10 +55,10 @@ let audio = null;
 /**
  * Starts everything that does not wait for the daemon: the service worker, the switches, the
  * visibility reports, and the question in the address (#question=ID).
- * @param {{ api: Api; send: typeof send; open: typeof openInPage }} options
+ * @param {{ send: typeof send; open: typeof openInPage }} options
  */
 export function startNotify(options) {
-  ({ api, send, open: openInPage } = options);
+  ({ send, open: openInPage } = options);
   registration = registerServiceWorker();
   registration.then((registered) => {
     worker = registered;
@@ -216,8 +215,8 @@ async function setUpPush() {
 async function subscribe() {
   const active = await registration;
   if (!active?.pushManager) return { state: 'failed', reason: 'this browser has no push service here' };
-  const key = await api('GET', '/api/push');
-  if (key.status !== 200 || typeof key.data?.publicKey !== 'string') return { state: 'failed', reason: key.data?.error?.message ?? `the daemon answered ${key.status}` };
+  const key = await pushStatus();
+  if (!key.ok) return { state: 'failed', reason: errorMessage(key, `the daemon answered ${key.status}`) };
   const serverKey = fromBase64url(key.data.publicKey);
   try {
     let subscription = await active.pushManager.getSubscription();
@@ -232,8 +231,8 @@ async function subscribe() {
         new Promise((_, fail) => setTimeout(() => fail(new Error("the browser's push service did not answer")), PUSH_SUBSCRIBE_TIMEOUT_MS)),
       ])
     );
-    const saved = await api('POST', '/api/push/subscription', subscription.toJSON());
-    return saved.status === 200 ? { state: 'on' } : { state: 'failed', reason: saved.data?.error?.message ?? `the daemon answered ${saved.status}` };
+    const saved = await savePushSubscription(subscription.toJSON());
+    return saved.ok ? { state: 'on' } : { state: 'failed', reason: errorMessage(saved, `the daemon answered ${saved.status}`) };
   } catch (error) {
     return { state: 'failed', reason: error instanceof Error ? error.message : String(error) };
   }
@@ -246,7 +245,7 @@ async function stopPush() {
   } catch {
     // the daemon forgets it below either way
   }
-  await api('DELETE', '/api/push/subscription');
+  await deletePushSubscription();
 }
 
 /**

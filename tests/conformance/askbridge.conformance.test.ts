@@ -57,6 +57,22 @@ const ANY_PAIR = /"="/;
 // ---------------------------------------------------------------------------------------------
 // Questions the fake model asks
 
+/** A multi-select whose labels hold the separator of a multi-select answer. */
+const CACHES: AskUserQuestionInput = {
+  questions: [
+    {
+      question: 'Which cache layers should I enable?',
+      header: 'Caching',
+      multiSelect: true,
+      options: [
+        { label: 'HTTP cache, via CDN', description: 'Cache-Control: public, max-age=300' },
+        { label: 'Redis, shared', description: 'Needs the existing Redis cluster' },
+        { label: 'None', description: 'Measure first' },
+      ],
+    },
+  ],
+};
+
 const FOUR: AskUserQuestionInput = {
   questions: [
     DATABASE.questions[0]!,
@@ -378,6 +394,23 @@ describe('askbridge answers reach the model through the real Claude Code client'
       expect(result.text).toBe(answeredText(pair('Which checks should run in CI?', 'Unit tests, Type check')));
     });
   }
+
+  it('delivers multi-select labels that hold ", " exactly as the dialog joins them, and names each label to the model beside the answer', async () => {
+    const run = await askInTerminal(CACHES);
+    const question = await pendingCard(run);
+    const fieldset = answerPage.question(question.id, 0);
+    await fieldset.getByRole('checkbox', { name: 'Redis, shared', exact: true }).check();
+    await fieldset.getByRole('checkbox', { name: 'HTTP cache, via CDN', exact: true }).check();
+    await submitCard(question.id);
+
+    const result = await toolResultOf(run);
+    expect(result.isError).toBe(false);
+    // Observed on 2.1.330: Claude Code splits the joined text at ", ", finds pieces that are not labels,
+    // and words it as free text ("The user answered … Read the answers carefully"), as its own dialog would.
+    console.log(`labels holding ", ": the tool_result the model reads:\n${result.text}\nand the message after it:\n${hookContextOf(result)}`);
+    expect(result.text).toBe(userAnsweredText(pair('Which cache layers should I enable?', 'HTTP cache, via CDN, Redis, shared')));
+    expectHookContext(result, 'Some option labels contain ", ", the separator of a multi-select answer. The answer to "Which cache layers should I enable?" picks 2 options "HTTP cache, via CDN" and "Redis, shared".');
+  });
 
   it('delivers "Other" text in a single-select in place of the label that was ticked first', async () => {
     const run = await askInTerminal(DATABASE);

@@ -1,19 +1,20 @@
 // Once an answer is accepted, Claude Code gets it: any question text is an own key of the answers
-// (`__proto__` included), and a decision that cannot be built ends the question as `failed` at once,
+// (`__proto__` included), and a reply that cannot be made ends the question as `failed` at once,
 // with nothing for the hook to print, an error for the person who answered, and a history line.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { buildAllowOutput, buildAnswerOutput, formatAnswers, formatDenyReasonAnswers, getOwn } from '../../src/answers.js';
+import { formatAnswers, getOwn } from '../../src/answers.js';
 import { mergeConfig } from '../../src/config.js';
 import { buildApp, type App } from '../../src/daemon/app.js';
 import { createHistory } from '../../src/daemon/asks/history.js';
 import { readHistory } from '../../src/history-file.js';
 import { createPolicy } from '../../src/daemon/asks/policy.js';
-import { createAskStore, type NewAsk, type AskStoreOptions } from '../../src/daemon/asks/store.js';
+import { createAskStore, type NewAsk } from '../../src/daemon/asks/store.js';
+import { answersAndAnnotations, claudeCodeDecision, claudeCodeReply, denyReasonAnswers } from '../../src/daemon/decisions/claude-code.js';
 import { run as runHistory } from '../../src/cli/history.js';
-import type { HookOutput, Question, AskView } from '../../src/protocol.js';
+import type { Question, AskView } from '../../src/protocol.js';
 import { askThroughInject, hookBody } from '../stack/hook-client.js';
 
 const PROTO_NAMES = ['__proto__', 'constructor', 'toString'] as const;
@@ -33,9 +34,9 @@ describe('answers keyed by question text that names an Object.prototype property
     expect(Object.keys(formatted.answers)).toEqual(['__proto__', 'constructor', 'toString']);
     expect(Object.getPrototypeOf(formatted.answers)).toBe(Object.prototype);
     expect(getOwn(formatted.answers, '__proto__')).toBe('constructor');
-    expect(Object.keys(formatted.annotations)).toEqual(['__proto__', 'toString']);
+    expect(Object.keys(answersAndAnnotations(formatted).annotations)).toEqual(['__proto__', 'toString']);
 
-    const output = buildAllowOutput({ questions: asked }, formatted);
+    const output = claudeCodeDecision({ toolInput: { questions: asked }, answerMode: 'updatedInput', waitSeconds: 60 }, { status: 'answered', source: { kind: 'person', client: 'page' }, answered: formatted });
     expect(JSON.parse(JSON.stringify(output))).toEqual({
       hookSpecificOutput: {
         hookEventName: 'PreToolUse',
@@ -60,8 +61,9 @@ describe('answers keyed by question text that names an Object.prototype property
       { question: 'constructor', selected: ['__proto__'], other: null, notes: null },
       { question: '__proto__', selected: ['toString'], other: null, notes: 'why' },
     ]);
-    expect(formatDenyReasonAnswers(formatted)).toBe('__proto__: toString (note: why)\nconstructor: __proto__');
-    expect(buildAnswerOutput('deny-reason', {}, formatted).hookSpecificOutput.permissionDecisionReason).toBe('__proto__: toString (note: why)\nconstructor: __proto__');
+    expect(denyReasonAnswers(formatted)).toBe('__proto__: toString (note: why)\nconstructor: __proto__');
+    const output = claudeCodeDecision({ toolInput: {}, answerMode: 'deny-reason', waitSeconds: 60 }, { status: 'answered', source: { kind: 'person', client: 'cli' }, answered: formatted });
+    expect(output?.hookSpecificOutput.permissionDecisionReason).toBe('__proto__: toString (note: why)\nconstructor: __proto__');
   });
 
   it('keep their notes as own keys in the stored question and its history line', () => {
@@ -112,25 +114,27 @@ describe('`askbridge history` with questions named after Object.prototype proper
   });
 });
 
-function openQuestion(toolUseId: string): NewAsk {
+/** A question as Claude Code's hook opens it: answered in Claude Code's decision format. */
+function openQuestion(toolUseId: string, toolInput?: Record<string, unknown>): NewAsk {
   const question: Question = { question: 'Which?', header: 'H', multiSelect: false, options: [{ label: 'A', description: '' }, { label: 'B', description: '' }] };
+  const input = toolInput ?? { questions: [question] };
   return {
     sessionId: 's1',
     toolUseId,
     cwd: '/project',
-    toolInput: { questions: [question] },
+    toolInput: input,
     questions: [question],
     waitMs: 60_000,
     timeout: { action: 'terminal', summary: 'the terminal will ask' },
-    onTimeout: () => ({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' }, hookOutput: null }),
-    answerMode: 'updatedInput',
+    onTimeout: () => ({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } }),
     reattaches: true,
+    reply: claudeCodeReply({ toolInput: input, answerMode: 'updatedInput', waitSeconds: 60 }),
   };
 }
 
 const pickA = [{ question: 'Which?', selected: ['A'], other: null, notes: null }];
 
-describe('an answer whose decision cannot be built', () => {
+describe('an answer whose reply cannot be made', () => {
   let dir: string;
   beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'askbridge-failed-'))));
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
@@ -140,19 +144,19 @@ describe('an answer whose decision cannot be built', () => {
     const history = createHistory(join(dir, 'history.jsonl'));
     store.subscribe((event) => event.type === 'resolved' && history.append(event.ask));
     // A BigInt passes through the store but cannot be serialised: the decision cannot be built.
-    const waiter = store.open({ ...openQuestion('bigint'), toolInput: { questions: openQuestion('bigint').questions, size: 10n } });
+    const waiter = store.open(openQuestion('bigint', { questions: openQuestion('bigint').questions, size: 10n }));
 
     const result = store.answer(waiter.ask.id, pickA, 'page');
     expect(result).toMatchObject({ kind: 'failed', ask: { status: 'failed', source: { kind: 'person', client: 'page' } } });
-    await expect(waiter.outcome).resolves.toMatchObject({ status: 'failed', hookOutput: null });
-    expect(store.get(waiter.ask.id)).toMatchObject({ status: 'failed', error: expect.stringMatching(/^the decision for Claude Code could not be built \(.*BigInt.*\)$/) });
+    await expect(waiter.outcome).resolves.toMatchObject({ status: 'failed' });
+    expect(store.get(waiter.ask.id)).toMatchObject({ status: 'failed', error: expect.stringMatching(/^the reply for its asker could not be made \(.*BigInt.*\)$/) });
     expect(store.get(waiter.ask.id)!.answers).toBeUndefined();
     expect(store.answer(waiter.ask.id, pickA, 'cli')).toMatchObject({ kind: 'already_resolved', ask: { status: 'failed' } });
 
     await history.flushed();
     const [line, ...more] = readHistory(join(dir, 'history.jsonl'));
     expect(more).toEqual([]);
-    expect(line).toMatchObject({ status: 'failed', source: 'failed', detail: 'an answer from the page could not be delivered; the terminal asked instead', error: expect.stringContaining('could not be built') });
+    expect(line).toMatchObject({ status: 'failed', source: 'failed', detail: 'an answer from the page could not be delivered; the terminal asked instead', error: expect.stringContaining('could not be made') });
     expect(line!.answers).toBeUndefined();
   });
 
@@ -161,7 +165,7 @@ describe('an answer whose decision cannot be built', () => {
     const history = createHistory(join(dir, 'history.jsonl'));
     store.subscribe((event) => event.type === 'resolved' && history.append(event.ask));
     const asked = questions(false);
-    const waiter = store.open({ ...openQuestion('cli-history'), toolInput: { questions: asked, size: 10n }, questions: asked });
+    const waiter = store.open({ ...openQuestion('cli-history', { questions: asked, size: 10n }), questions: asked });
     expect(store.answer(waiter.ask.id, [
       { question: '__proto__', selected: ['toString'], other: null, notes: null },
       { question: 'constructor', selected: ['__proto__'], other: null, notes: null },
@@ -174,7 +178,7 @@ describe('an answer whose decision cannot be built', () => {
     const [first, ...rest] = stdout.split('\n');
     expect(first).toMatch(/^\S+ {2}failed \(an answer from the cli could not be delivered; the terminal asked instead\) {2}\/project$/);
     expect(rest).toEqual([
-      expect.stringMatching(/^ {2}error: the decision for Claude Code could not be built \(.*BigInt.*\)$/),
+      expect.stringMatching(/^ {2}error: the reply for its asker could not be made \(.*BigInt.*\)$/),
       '  __proto__',
       '    -> (no answer)',
       '  constructor',
@@ -186,12 +190,15 @@ describe('an answer whose decision cannot be built', () => {
   });
 
   it('also fails honestly when a policy decides on a timer', async () => {
-    const store = createAskStore({ serializeDecision: () => { throw new RangeError('Maximum call stack size exceeded'); } });
+    const store = createAskStore();
     const waiter = store.open({
       ...openQuestion('policy'),
-      immediate: { status: 'declined', source: { kind: 'policy', action: 'decline', trigger: 'immediately' }, hookOutput: { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'x' } } },
+      reply: () => {
+        throw new RangeError('Maximum call stack size exceeded');
+      },
+      immediate: { status: 'declined', source: { kind: 'policy', action: 'decline', trigger: 'immediately' } },
     });
-    await expect(waiter.outcome).resolves.toMatchObject({ status: 'failed', hookOutput: null, error: 'the decision for Claude Code could not be built (Maximum call stack size exceeded)' });
+    await expect(waiter.outcome).resolves.toMatchObject({ status: 'failed', error: 'the reply for its asker could not be made (Maximum call stack size exceeded)' });
   });
 });
 
@@ -203,9 +210,13 @@ describe('the daemon when an accepted answer cannot be delivered', () => {
   const singleSelect = JSON.parse(readFileSync(new URL('../fixtures/01-single-select.input.json', import.meta.url), 'utf8')) as Record<string, unknown>;
   let app: App;
 
-  async function start(storeOptions: AskStoreOptions): Promise<void> {
+  /** A real store whose askers' replies all throw: no real payload can make one fail (its depth and size are bounded). */
+  async function start(): Promise<void> {
     const config = { ...mergeConfig({}, {}), files: { user: '', project: undefined }, errors: [], ignored: [] };
-    app = await buildApp({ store: createAskStore(storeOptions), token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, planQuestion: createPolicy({ configFor: () => config, log: () => {} }) });
+    const store = createAskStore();
+    const open = store.open;
+    store.open = (input) => open({ ...input, reply: () => { throw new RangeError('Maximum call stack size exceeded'); } });
+    app = await buildApp({ store, token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, planQuestion: createPolicy({ configFor: () => config, log: () => {} }) });
     await app.ready();
   }
   afterEach(async () => {
@@ -213,7 +224,7 @@ describe('the daemon when an accepted answer cannot be delivered', () => {
   });
 
   it('tells the answering client with a 500 that names the problem, and the hook falls through at once', async () => {
-    await start({ serializeDecision: (output: HookOutput) => { throw new RangeError(`Maximum call stack size exceeded (${output.hookSpecificOutput.permissionDecision})`); } });
+    await start();
     const hook = askThroughInject(app, { token: TOKEN, host: local.host, body: hookBody(singleSelect) });
     const pending = await vi.waitUntil(async () => {
       const { asks } = (await app.inject({ method: 'GET', url: '/api/asks', headers: local })).json<{ asks: AskView[] }>();
@@ -229,11 +240,11 @@ describe('the daemon when an accepted answer cannot be delivered', () => {
     expect(answer.json()).toEqual({
       error: {
         code: 'decision_failed',
-        message: 'the answer was not delivered: the decision for Claude Code could not be built (Maximum call stack size exceeded (allow)). The question went back to the terminal: answer it there.',
+        message: 'the answer was not delivered: the reply for its asker could not be made (Maximum call stack size exceeded). The question went back to the terminal: answer it there.',
       },
     });
-    expect((await hook).lines[1]).toEqual({ event: 'settled', status: 'failed', hookOutput: null });
+    expect((await hook).lines[1]).toEqual({ event: 'settled', status: 'failed', decision: '' });
     const after = await app.inject({ method: 'GET', url: `/api/asks/${pending[0]!.id}`, headers: local });
-    expect(after.json<{ ask: AskView }>().ask).toMatchObject({ status: 'failed', error: expect.stringContaining('could not be built') });
+    expect(after.json<{ ask: AskView }>().ask).toMatchObject({ status: 'failed', error: expect.stringContaining('could not be made') });
   });
 });

@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { type AnswerError, buildAllowOutput, formatAnswers } from '../../src/answers.js';
+import { type AnswerError, formatAnswers } from '../../src/answers.js';
+import { answersAndAnnotations, claudeCodeDecision, PERSON_DECLINE_REASON } from '../../src/daemon/decisions/claude-code.js';
 import { ResponseSchema, ToolInputSchema, type Question } from '../../src/protocol.js';
 
 const fixtures = new URL('../fixtures/', import.meta.url);
@@ -20,7 +21,8 @@ describe('formatting answers for Claude Code', () => {
     const { questions } = ToolInputSchema.parse(input.tool_input);
     const responses = answer.responses.map((response) => ResponseSchema.parse(response));
 
-    const output = buildAllowOutput(input.tool_input, formatAnswers(questions, responses));
+    const answered = formatAnswers(questions, responses);
+    const output = claudeCodeDecision({ toolInput: input.tool_input, answerMode: 'updatedInput', waitSeconds: 300 }, { status: 'answered', source: { kind: 'person', client: 'page' }, answered });
 
     expect(output).toEqual(readJson(`${name}.expected-allow.json`));
   });
@@ -58,7 +60,7 @@ describe('formatAnswers', () => {
   });
 
   it('puts a note in annotations and the chosen option preview beside it', () => {
-    const { annotations } = formatAnswers([single], [response('Which database?', ['Postgres'], null, 'keep it boring')]);
+    const { annotations } = answersAndAnnotations(formatAnswers([single], [response('Which database?', ['Postgres'], null, 'keep it boring')]));
     expect(annotations).toEqual({ 'Which database?': { notes: 'keep it boring', preview: 'CREATE TABLE orders (...)' } });
   });
 
@@ -86,14 +88,28 @@ describe('formatAnswers', () => {
   });
 });
 
-describe('buildAllowOutput', () => {
-  it('never adds an empty annotations object', () => {
-    const output = buildAllowOutput({ questions: [] }, { answers: { q: 'a' }, annotations: {}, choices: [] });
-    expect(output.hookSpecificOutput.updatedInput).not.toHaveProperty('annotations');
+describe("Claude Code's decision", () => {
+  const ask = { toolInput: { questions: [single], metadata: { source: 'x' } }, answerMode: 'updatedInput', waitSeconds: 300 } as const;
+  const person = { kind: 'person', client: 'page' } as const;
+
+  it('never adds an empty annotations object, and echoes every key of the input', () => {
+    const output = claudeCodeDecision(ask, { status: 'answered', source: person, answered: formatAnswers([single], [response('Which database?', ['SQLite'])]) });
+    expect(output?.hookSpecificOutput.updatedInput).toEqual({ questions: [single], metadata: { source: 'x' }, answers: { 'Which database?': 'SQLite' } });
+    expect(output?.hookSpecificOutput).not.toHaveProperty('additionalContext');
   });
 
-  it('adds additionalContext beside the decision only when given', () => {
-    const output = buildAllowOutput({ questions: [] }, { answers: { q: 'a' }, annotations: {}, choices: [] }, 'chosen by policy');
-    expect(output.hookSpecificOutput.additionalContext).toBe('chosen by policy');
+  it("is a deny with the person's decline, and nothing at all for a hand-back, a withdrawal or a failure", () => {
+    expect(claudeCodeDecision(ask, { status: 'declined', source: person })).toEqual({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: PERSON_DECLINE_REASON } });
+    expect(claudeCodeDecision(ask, { status: 'handed-to-terminal', source: person })).toBeNull();
+    expect(claudeCodeDecision(ask, { status: 'cancelled', source: { kind: 'hook-gone' } })).toBeNull();
+    expect(claudeCodeDecision(ask, { status: 'failed', source: person, error: 'x' })).toBeNull();
+  });
+
+  it('answers with labels holding ", " exactly as the dialog joins them, and names each label to Claude beside the answer', () => {
+    const output = claudeCodeDecision({ ...ask, toolInput: { questions: [multi] } }, { status: 'answered', source: person, answered: formatAnswers([multi], [response('Which checks?', ['Unit, fast', 'Lint'], 'fuzz')]) });
+    expect(output?.hookSpecificOutput.updatedInput?.answers).toEqual({ 'Which checks?': 'Lint, Unit, fast, fuzz' });
+    expect(output?.hookSpecificOutput.additionalContext).toBe(
+      'Some option labels contain ", ", the separator of a multi-select answer. The answer to "Which checks?" picks 2 options "Lint" and "Unit, fast", then free text "fuzz".',
+    );
   });
 });

@@ -1,93 +1,57 @@
 // The daemon's HTTP and WebSocket surface, in memory through inject()/injectWS().
-import { readFileSync } from 'node:fs';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { buildApp, type App } from '../../src/daemon/app.js';
-import { mergeConfig } from '../../src/config.js';
-import { createPolicy } from '../../src/daemon/asks/policy.js';
-import { createAskStore } from '../../src/daemon/asks/store.js';
-import type { StoredPageSession } from '../../src/daemon/auth.js';
-import type { AskView, ServerMessage } from '../../src/protocol.js';
+import type { App } from '../../src/daemon/app.js';
+import type { StoredPageSession } from '../../src/daemon/routes/auth.js';
+import type { AskView } from '../../src/protocol.js';
 import { checkHello, newNonce, signRequest } from '../../src/daemon/hook-identity.js';
-import { askThroughInject, hookBody } from '../stack/hook-client.js';
+import { buildTestApp, HOST, LOCAL, ORIGIN, PORT, TOKEN, type PairedPage, type TestApp } from '../stack/app.js';
+import { loadFixture } from '../stack/fixtures.js';
+import { helloThroughInject, hookBody } from '../stack/hook-client.js';
 
-const PORT = 7433;
-const HOST = `127.0.0.1:${PORT}`;
-const ORIGIN = `http://${HOST}`;
-const TOKEN = 'test-token-0123456789abcdefghijklmnopqrstuv';
-const local = { host: HOST, authorization: `Bearer ${TOKEN}` };
-
-const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
-const singleSelect = fixture('01-single-select.input.json');
+const singleSelect = loadFixture<Record<string, unknown>>('01-single-select.input.json');
 const QUESTION_TEXT = 'Which database should the new orders service use?';
 
+let daemon: TestApp;
 let app: App;
 
 beforeEach(async () => {
-  app = await buildApp({ store: createAskStore(), token: TOKEN, port: PORT, version: 'test', pid: 4242, logger: false, planQuestion: createPolicy({ configFor: () => ({ ...mergeConfig({}, {}), files: { user: '', project: undefined }, errors: [], ignored: [] }), log: () => {} }) });
-  await app.ready();
+  daemon = await buildTestApp();
+  app = daemon.app;
 });
 afterEach(async () => {
-  await app.close();
+  await daemon.close();
 });
 
 /** Start a hook request, signed as the hook signs it; it stays open until the question settles. */
-function askAsHook(payload: unknown = singleSelect, environment: Record<string, string> = {}) {
-  return askThroughInject(app, { token: TOKEN, host: HOST, body: hookBody(payload, environment) });
+function askAsHook(payload: unknown = singleSelect) {
+  return daemon.askAsHook(hookBody(payload));
 }
 
-async function waitForPending(count = 1): Promise<AskView[]> {
-  return vi.waitUntil(async () => {
-    const response = await app.inject({ method: 'GET', url: '/api/asks', headers: local });
-    const { asks } = response.json<{ asks: AskView[] }>();
-    return asks.length >= count ? asks : undefined;
-  });
+/** Pairs a page the way the page does; its cookie is HttpOnly, SameSite=Strict, and never holds the key. */
+async function pairPage(): Promise<PairedPage> {
+  const page = await daemon.pairPage();
+  expect(page.setCookie).toMatch(/HttpOnly/);
+  expect(page.setCookie).toMatch(/SameSite=Strict/);
+  expect(page.setCookie).not.toContain(page.key);
+  return page;
 }
-
-/** Pairs a page the way the page does, and returns what it then holds: the cookie and the key. */
-async function pairPage(): Promise<{ cookie: string; key: string }> {
-  const code = app.askbridge.auth.createPairingCode();
-  const response = await app.inject({ method: 'POST', url: '/api/pair', headers: { host: HOST, origin: ORIGIN }, payload: { code } });
-  expect(response.statusCode).toBe(200);
-  const setCookie = String(response.headers['set-cookie']);
-  expect(setCookie).toMatch(/HttpOnly/);
-  expect(setCookie).toMatch(/SameSite=Strict/);
-  const { key } = response.json<{ key: string }>();
-  expect(setCookie).not.toContain(key);
-  return { cookie: setCookie.split(';')[0]!, key };
-}
-
-/** The paired page's WebSocket, as the page opens it, with every message it receives. */
-async function openPageSocket(page: { cookie: string; key: string }) {
-  const messages: ServerMessage[] = [];
-  const socket = await app.injectWS(
-    '/ws',
-    { headers: { host: HOST, origin: ORIGIN, cookie: page.cookie, 'sec-websocket-protocol': `askbridge, key.${page.key}` } },
-    { onInit: (ws) => ws.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString()) as ServerMessage)) },
-  );
-  return { socket, messages };
-}
-
-/** What the paired page itself sends: its cookie, its key, its exact Origin. */
-const fromPage = (page: { cookie: string; key: string }) => ({ host: HOST, origin: ORIGIN, cookie: page.cookie, 'x-askbridge-key': page.key });
 
 describe('the hook endpoint', () => {
   it('holds the question until a person answers, then returns the decision', async () => {
     const hook = askAsHook();
-    const [question] = await waitForPending();
+    const [question] = await daemon.waitForPending();
     const answer = await app.inject({
       method: 'POST',
       url: `/api/asks/${question!.id}/answer`,
-      headers: local,
+      headers: LOCAL,
       payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] },
     });
     expect(answer.statusCode).toBe(200);
     const { lines } = await hook;
     expect(lines[0]).toMatchObject({ event: 'accepted', id: question!.id });
-    expect(lines[1]).toMatchObject({
-      event: 'settled',
-      status: 'answered',
-      hookOutput: { hookSpecificOutput: { permissionDecision: 'allow', updatedInput: { answers: { [QUESTION_TEXT]: 'SQLite' } } } },
-    });
+    expect(lines[1]).toMatchObject({ event: 'settled', status: 'answered' });
+    // The decision as the hook prints it: the text itself, one JSON document.
+    expect(JSON.parse(String(lines[1]?.decision))).toMatchObject({ hookSpecificOutput: { permissionDecision: 'allow', updatedInput: { answers: { [QUESTION_TEXT]: 'SQLite' } } } });
   });
 
   it.each([
@@ -96,8 +60,8 @@ describe('the hook endpoint', () => {
     ['one option', withOptions(1), 'payload.tool_input.questions.0.options'],
     ['duplicate labels', withLabels(['Same', 'Same']), 'payload.tool_input.questions.0.options.1.label'],
     ['an empty label', withLabels(['', 'B']), 'payload.tool_input.questions.0.options.0.label'],
-    ['options that are not an array', fixture('91-malformed-options-not-array.input.json'), 'payload.tool_input.questions.0.options'],
-    ['another tool', fixture('92-malformed-wrong-tool-name.input.json'), 'payload.tool_name'],
+    ['options that are not an array', loadFixture('91-malformed-options-not-array.input.json'), 'payload.tool_input.questions.0.options'],
+    ['another tool', loadFixture('92-malformed-wrong-tool-name.input.json'), 'payload.tool_name'],
     ['no session id', { ...singleSelect, session_id: undefined }, 'payload.session_id'],
     ['a huge question', withQuestionText('x'.repeat(5000)), 'payload.tool_input.questions.0.question'],
   ])('refuses a payload with %s with a 400 that names the field', async (_case, payload, field) => {
@@ -106,7 +70,7 @@ describe('the hook endpoint', () => {
     const body = response.json<{ error: { code: string; details: string[] } }>();
     expect(body.error.code).toBe('invalid_request');
     expect(body.error.details.some((line) => line.startsWith(field))).toBe(true);
-    expect((await app.inject({ method: 'GET', url: '/api/asks', headers: local })).json()).toEqual({ asks: [] });
+    expect((await app.inject({ method: 'GET', url: '/api/asks', headers: LOCAL })).json()).toEqual({ asks: [] });
   });
 
   it('refuses duplicate question texts in one call', async () => {
@@ -117,34 +81,34 @@ describe('the hook endpoint', () => {
   });
 
   it('accepts and echoes back keys a newer Claude Code adds', async () => {
-    const newer = fixture('11-newer-fields.input.json');
+    const newer = loadFixture('11-newer-fields.input.json');
     const hook = askAsHook(newer);
-    const [question] = await waitForPending();
+    const [question] = await daemon.waitForPending();
     await app.inject({
       method: 'POST',
       url: `/api/asks/${question!.id}/answer`,
-      headers: local,
+      headers: LOCAL,
       payload: { responses: [{ question: 'Should I remember this preference for future sessions?', selected: ['Yes, project memory'] }] },
     });
     const settled = (await hook).lines[1];
-    expect(settled?.hookOutput).toEqual(fixture('11-newer-fields.expected-allow.json'));
+    expect(JSON.parse(String(settled?.decision))).toEqual(loadFixture('11-newer-fields.expected-allow.json'));
   });
 
   it('refuses malformed JSON and oversized bodies with a clear error', async () => {
-    const malformed = await app.inject({ method: 'POST', url: '/api/hook/questions', headers: { ...local, 'content-type': 'application/json' }, payload: '{"payload":' });
+    const malformed = await app.inject({ method: 'POST', url: '/api/hook/questions', headers: { ...LOCAL, 'content-type': 'application/json' }, payload: '{"payload":' });
     expect(malformed.statusCode).toBe(400);
-    const huge = await app.inject({ method: 'POST', url: '/api/hook/questions', headers: { ...local, 'content-type': 'application/json' }, payload: JSON.stringify({ payload: 'x'.repeat(2 * 1024 * 1024) }) });
+    const huge = await app.inject({ method: 'POST', url: '/api/hook/questions', headers: { ...LOCAL, 'content-type': 'application/json' }, payload: JSON.stringify({ payload: 'x'.repeat(2 * 1024 * 1024) }) });
     expect(huge.statusCode).toBe(413);
     expect(huge.json<{ error: { code: string } }>().error.code).toBe('fst_err_ctp_body_too_large');
   });
 
   it('attaches the same session and tool call to one question, and both hooks get the answer', async () => {
     const first = askAsHook();
-    await waitForPending();
+    await daemon.waitForPending();
     const second = askAsHook();
-    const [question, ...others] = await waitForPending();
+    const [question, ...others] = await daemon.waitForPending();
     expect(others).toHaveLength(0);
-    await app.inject({ method: 'POST', url: `/api/asks/${question!.id}/answer`, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
+    await app.inject({ method: 'POST', url: `/api/asks/${question!.id}/answer`, headers: LOCAL, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
     for (const hook of [await first, await second]) expect(hook.lines[1]).toMatchObject({ status: 'answered' });
   });
 });
@@ -152,41 +116,41 @@ describe('the hook endpoint', () => {
 describe('answering', () => {
   it('lets the first answer win and tells a later one who won, with 409', async () => {
     const hook = askAsHook();
-    const [question] = await waitForPending();
+    const [question] = await daemon.waitForPending();
     const url = `/api/asks/${question!.id}/answer`;
-    const first = await app.inject({ method: 'POST', url, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
-    const second = await app.inject({ method: 'POST', url, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['PostgreSQL (Recommended)'] }] } });
+    const first = await app.inject({ method: 'POST', url, headers: LOCAL, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
+    const second = await app.inject({ method: 'POST', url, headers: LOCAL, payload: { responses: [{ question: QUESTION_TEXT, selected: ['PostgreSQL (Recommended)'] }] } });
     expect(first.statusCode).toBe(200);
     expect(second.statusCode).toBe(409);
     expect(second.json()).toMatchObject({ error: { code: 'already_resolved' }, ask: { status: 'answered', answers: { [QUESTION_TEXT]: 'SQLite' } } });
-    expect((await hook).lines[1]).toMatchObject({ hookOutput: { hookSpecificOutput: { updatedInput: { answers: { [QUESTION_TEXT]: 'SQLite' } } } } });
+    expect(JSON.parse(String((await hook).lines[1]?.decision))).toMatchObject({ hookSpecificOutput: { updatedInput: { answers: { [QUESTION_TEXT]: 'SQLite' } } } });
   });
 
   it('refuses an invalid answer with 400 and keeps the question open', async () => {
     const hook = askAsHook();
-    const [question] = await waitForPending();
+    const [question] = await daemon.waitForPending();
     const url = `/api/asks/${question!.id}/answer`;
-    const bad = await app.inject({ method: 'POST', url, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['MySQL'] }] } });
+    const bad = await app.inject({ method: 'POST', url, headers: LOCAL, payload: { responses: [{ question: QUESTION_TEXT, selected: ['MySQL'] }] } });
     expect(bad.statusCode).toBe(400);
     expect(bad.json()).toMatchObject({ error: { code: 'unknown_label' } });
-    const empty = await app.inject({ method: 'POST', url, headers: local, payload: { responses: [] } });
+    const empty = await app.inject({ method: 'POST', url, headers: LOCAL, payload: { responses: [] } });
     expect(empty.statusCode).toBe(400);
-    const good = await app.inject({ method: 'POST', url, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
+    const good = await app.inject({ method: 'POST', url, headers: LOCAL, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
     expect(good.statusCode).toBe(200);
     await hook;
   });
 
   it('answers 404 for an unknown question and 400 for a malformed id', async () => {
-    const unknown = await app.inject({ method: 'POST', url: '/api/asks/00000000-0000-4000-8000-000000000000/answer', headers: local, payload: { responses: [{ question: 'q', selected: ['a'] }] } });
+    const unknown = await app.inject({ method: 'POST', url: '/api/asks/00000000-0000-4000-8000-000000000000/answer', headers: LOCAL, payload: { responses: [{ question: 'q', selected: ['a'] }] } });
     expect(unknown.statusCode).toBe(404);
-    const malformed = await app.inject({ method: 'POST', url: '/api/asks/not-a-uuid/answer', headers: local, payload: { responses: [{ question: 'q', selected: ['a'] }] } });
+    const malformed = await app.inject({ method: 'POST', url: '/api/asks/not-a-uuid/answer', headers: LOCAL, payload: { responses: [{ question: 'q', selected: ['a'] }] } });
     expect(malformed.statusCode).toBe(400);
     expect(malformed.json()).toEqual({ error: { code: 'invalid_request', message: 'invalid ask id: id: Invalid UUID', details: ['id: Invalid UUID'] } });
     // Refused by the router itself, before any route: still askbridge's error shape.
-    const tooLong = await app.inject({ method: 'POST', url: `/api/asks/${'x'.repeat(300)}/answer`, headers: local, payload: { responses: [] } });
+    const tooLong = await app.inject({ method: 'POST', url: `/api/asks/${'x'.repeat(300)}/answer`, headers: LOCAL, payload: { responses: [] } });
     expect(tooLong.statusCode).toBe(414);
     expect(tooLong.json()).toEqual({ error: { code: 'url_too_long', message: 'a part of the URL is too long' } });
-    const badUrl = await app.inject({ method: 'GET', url: '/api/asks/%E0%A4%A', headers: local });
+    const badUrl = await app.inject({ method: 'GET', url: '/api/asks/%E0%A4%A', headers: LOCAL });
     expect(badUrl.statusCode).toBe(400);
     expect(badUrl.json()).toEqual({ error: { code: 'bad_url', message: 'the URL is not valid' } });
   });
@@ -195,7 +159,7 @@ describe('answering', () => {
 describe('who may call', () => {
   it('refuses a Host that is not the daemon (DNS rebinding)', async () => {
     for (const host of ['evil.example:7433', `127.0.0.1:${PORT + 1}`, '127.0.0.1']) {
-      const response = await app.inject({ method: 'GET', url: '/api/status', headers: { ...local, host } });
+      const response = await app.inject({ method: 'GET', url: '/api/status', headers: { ...LOCAL, host } });
       expect(response.statusCode, host).toBe(403);
       expect(response.json()).toMatchObject({ error: { code: 'forbidden_host' } });
     }
@@ -216,15 +180,14 @@ describe('who may call', () => {
   it('takes a hook question only signed with the token, over a nonce of its own hello, once', async () => {
     const body = hookBody(singleSelect);
     const signedWith = async (token: string) => {
-      const hookNonce = newNonce();
-      const hello = (await app.inject({ method: 'POST', url: '/api/hook/hello', headers: { host: HOST }, payload: { nonce: hookNonce } })).json<{ nonce: string }>();
-      const credentials = { daemonNonce: hello.nonce, hookNonce };
+      const hello = await helloThroughInject(app, HOST);
+      const credentials = { daemonNonce: hello.nonce, hookNonce: hello.hookNonce };
       return { authorization: signRequest(token, credentials, body), credentials };
     };
     const post = (headers: Record<string, string>) => app.inject({ method: 'POST', url: '/api/hook/questions', headers: { host: HOST, 'content-type': 'application/json', ...headers }, payload: body });
 
     expect((await post({})).json()).toMatchObject({ error: { code: 'unsigned' } });
-    expect((await post(local)).json()).toMatchObject({ error: { code: 'unsigned' } });
+    expect((await post(LOCAL)).json()).toMatchObject({ error: { code: 'unsigned' } });
     const wrong = await post({ authorization: (await signedWith(`${TOKEN}x`)).authorization });
     expect(wrong.statusCode).toBe(401);
     expect(wrong.json()).toMatchObject({ error: { code: 'bad_signature' } });
@@ -232,21 +195,20 @@ describe('who may call', () => {
     expect((await post({ authorization: signRequest(TOKEN, { daemonNonce: newNonce(), hookNonce: newNonce() }, body) })).statusCode).toBe(401);
     const { authorization } = await signedWith(TOKEN);
     const first = post({ authorization });
-    await waitForPending();
+    await daemon.waitForPending();
     const replay = await post({ authorization });
     expect(replay.statusCode).toBe(401);
     expect(replay.json()).toMatchObject({ error: { code: 'bad_signature' } });
-    const [question, ...others] = await waitForPending();
+    const [question, ...others] = await daemon.waitForPending();
     expect(others).toHaveLength(0);
-    await app.inject({ method: 'POST', url: `/api/asks/${question!.id}/answer`, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
+    await app.inject({ method: 'POST', url: `/api/asks/${question!.id}/answer`, headers: LOCAL, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
     expect((await first).statusCode).toBe(200);
   });
 
   it('proves its identity in the hello: only the token holder can compute the proof for the hook\'s nonce', async () => {
-    const hookNonce = newNonce();
-    const hello = (await app.inject({ method: 'POST', url: '/api/hook/hello', headers: { host: HOST }, payload: { nonce: hookNonce } })).json<{ nonce: string; proof: string }>();
-    expect(checkHello(TOKEN, hookNonce, hello)).toBe(true);
-    expect(checkHello(`${TOKEN}x`, hookNonce, hello)).toBe(false);
+    const hello = await helloThroughInject(app, HOST);
+    expect(checkHello(TOKEN, hello.hookNonce, hello)).toBe(true);
+    expect(checkHello(`${TOKEN}x`, hello.hookNonce, hello)).toBe(false);
     expect(checkHello(TOKEN, newNonce(), hello)).toBe(false);
     expect(hello.proof).not.toContain(TOKEN);
   });
@@ -268,13 +230,13 @@ describe('who may call', () => {
   it('lets a paired page answer only with its exact Origin', async () => {
     const page = await pairPage();
     const hook = askAsHook();
-    const [question] = await waitForPending();
+    const [question] = await daemon.waitForPending();
     const url = `/api/asks/${question!.id}/answer`;
     const payload = { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] };
-    const { origin: _origin, ...withoutOrigin } = fromPage(page);
+    const { origin: _origin, ...withoutOrigin } = page.headers;
     expect((await app.inject({ method: 'POST', url, headers: withoutOrigin, payload })).statusCode).toBe(403);
     expect((await app.inject({ method: 'POST', url, headers: { host: HOST }, payload })).statusCode).toBe(401);
-    const answered = await app.inject({ method: 'POST', url, headers: fromPage(page), payload });
+    const answered = await app.inject({ method: 'POST', url, headers: page.headers, payload });
     expect(answered.statusCode).toBe(200);
     expect(answered.json()).toMatchObject({ ask: { source: { kind: 'person', client: 'page' } } });
     await hook;
@@ -292,7 +254,7 @@ describe('who may call', () => {
   it('a cookie alone is worth nothing: every page request needs the key too, and the exact origin, GET included', async () => {
     const page = await pairPage();
     const hook = askAsHook();
-    const [question] = await waitForPending();
+    const [question] = await daemon.waitForPending();
     const url = `/api/asks/${question!.id}/answer`;
     const payload = { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] };
     // What a sibling server on another port gets from the browser, replayed with curl: the cookie.
@@ -308,13 +270,13 @@ describe('who may call', () => {
       await expect(app.injectWS('/ws', { headers })).rejects.toThrow(/40[13]/);
     }
     // With the key but without the exact origin (no Origin, no Sec-Fetch-Site: same-origin): refused.
-    const { origin: _origin, ...keyWithoutOrigin } = fromPage(page);
+    const { origin: _origin, ...keyWithoutOrigin } = page.headers;
     expect((await app.inject({ method: 'GET', url: '/api/asks', headers: keyWithoutOrigin })).statusCode).toBe(403);
     expect((await app.inject({ method: 'GET', url: '/api/asks', headers: { ...keyWithoutOrigin, origin: 'http://127.0.0.1:7434' } })).statusCode).toBe(403);
     // The page itself: a same-origin GET (no Origin, Sec-Fetch-Site: same-origin) and a POST with its Origin.
     expect((await app.inject({ method: 'GET', url: '/api/asks', headers: { ...keyWithoutOrigin, 'sec-fetch-site': 'same-origin' } })).statusCode).toBe(200);
     expect(app.askbridge.watcherCount()).toBe(0);
-    expect((await app.inject({ method: 'POST', url, headers: fromPage(page), payload })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'POST', url, headers: page.headers, payload })).statusCode).toBe(200);
     await hook;
   });
 
@@ -328,7 +290,7 @@ describe('who may call', () => {
         saved = entries;
       },
     };
-    const full = await buildApp({ store: createAskStore(), token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, pageSessionStore, planQuestion: () => { throw new Error('no questions'); } });
+    const full = (await buildTestApp({ pageSessionStore })).app;
     const code = full.askbridge.auth.createPairingCode();
     const pair = () => full.inject({ method: 'POST', url: '/api/pair', headers: { host: HOST, origin: ORIGIN }, payload: { code } });
     const refused = await pair();
@@ -354,7 +316,7 @@ describe('who may call', () => {
   it('keeps a paired page paired across a daemon restart, through the page session store', async () => {
     let saved: StoredPageSession[] = [];
     const pageSessionStore = { load: () => saved, save: (entries: StoredPageSession[]) => void (saved = entries) };
-    const build = () => buildApp({ store: createAskStore(), token: TOKEN, port: PORT, version: 'test', pid: 4242, logger: false, pageSessionStore, planQuestion: () => { throw new Error('no questions in this test'); } });
+    const build = async () => (await buildTestApp({ pageSessionStore })).app;
     const first = await build();
     const code = first.askbridge.auth.createPairingCode();
     const paired = await first.inject({ method: 'POST', url: '/api/pair', headers: { host: HOST, origin: ORIGIN }, payload: { code } });
@@ -395,7 +357,7 @@ describe('who may call', () => {
   });
 
   it('refuses the [::1] name when the daemon does not hold [::1]', async () => {
-    const v4only = await buildApp({ store: createAskStore(), token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, holdsIpv6: () => false, planQuestion: () => { throw new Error('no questions'); } });
+    const v4only = (await buildTestApp({ holdsIpv6: () => false })).app;
     expect((await v4only.inject({ method: 'GET', url: '/', headers: { host: `[::1]:${PORT}` } })).statusCode).toBe(403);
     expect((await v4only.inject({ method: 'GET', url: '/', headers: { host: `localhost:${PORT}` } })).statusCode).toBe(200);
     expect((await app.inject({ method: 'GET', url: '/', headers: { host: `[::1]:${PORT}` } })).statusCode).toBe(200);
@@ -414,8 +376,8 @@ describe('the event stream', () => {
   });
 
   it('sends a snapshot, then every new and settled question', async () => {
-    const { socket, messages } = await openPageSocket(await pairPage());
-    const next = (count: number) => vi.waitUntil(() => messages.length >= count);
+    const { socket, messages, waitFor } = await daemon.openPageSocket(await pairPage());
+    const next = (count: number) => waitFor(() => messages.length >= count);
     await next(2);
     expect(messages[0]).toEqual({ type: 'snapshot', asks: [] });
     expect(messages[1]).toEqual({ type: 'banner', message: null });
@@ -425,7 +387,7 @@ describe('the event stream', () => {
     await next(3);
     expect(messages[2]).toMatchObject({ type: 'added', ask: { status: 'pending', cwd: '/home/alice/projects/acme-shop' } });
     const id = (messages[2] as { ask: AskView }).ask.id;
-    await app.inject({ method: 'POST', url: `/api/asks/${id}/answer`, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
+    await app.inject({ method: 'POST', url: `/api/asks/${id}/answer`, headers: LOCAL, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
     await next(4);
     expect(messages[3]).toMatchObject({ type: 'resolved', ask: { id, status: 'answered', source: { kind: 'person', client: 'cli' } } });
     await hook;
@@ -433,9 +395,9 @@ describe('the event stream', () => {
   });
 
   it('hears a page say whether it is in view, refuses any other message with its reason, and stays open', async () => {
-    const { socket, messages } = await openPageSocket(await pairPage());
-    await vi.waitUntil(() => messages.length >= 2);
-    const visiblePages = async () => (await app.inject({ method: 'GET', url: '/api/status', headers: local })).json<{ visiblePages: number }>().visiblePages;
+    const { socket, messages, waitFor } = await daemon.openPageSocket(await pairPage());
+    await waitFor(() => messages.length >= 2);
+    const visiblePages = async () => (await app.inject({ method: 'GET', url: '/api/status', headers: LOCAL })).json<{ visiblePages: number }>().visiblePages;
     expect(app.askbridge.pageVisible()).toBe(false);
 
     socket.send(JSON.stringify({ type: 'visibility', visible: true }));
@@ -453,7 +415,7 @@ describe('the event stream', () => {
     for (const [data, reason] of refusals) {
       const before = messages.length;
       socket.send(data);
-      await vi.waitUntil(() => messages.length > before);
+      await waitFor(() => messages.length > before);
       expect(messages.at(-1)).toMatchObject({ type: 'error', error: { message: expect.stringMatching(reason) } });
     }
     // Nothing refused changed what the daemon knows, and the socket still works.

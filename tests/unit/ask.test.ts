@@ -1,18 +1,10 @@
 // POST /api/asks: a script or an agent asks, through the same inbox, policies and history as a hook.
 import { request as httpRequest } from 'node:http';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { buildApp, type App } from '../../src/daemon/app.js';
-import { mergeConfig, type ConfigFile, type EffectiveConfig } from '../../src/config.js';
-import { createPolicy } from '../../src/daemon/asks/policy.js';
-import { createAskStore } from '../../src/daemon/asks/store.js';
+import type { App } from '../../src/daemon/app.js';
 import { HOOK_KEY_HEADER } from '../../src/http-hook.js';
 import type { AskRequest, AskView } from '../../src/protocol.js';
-
-const PORT = 7433;
-const HOST = `127.0.0.1:${PORT}`;
-const TOKEN = 'test-token-0123456789abcdefghijklmnopqrstuv';
-const HOOK_KEY = 'hook-key-abcdefghijklmnopqrstuvwxyz0123456789';
-const local = { host: HOST, authorization: `Bearer ${TOKEN}` };
+import { buildTestApp, HOOK_KEY, HOST, LOCAL, TOKEN, type TestApp } from '../stack/app.js';
 
 const question = (text: string, multiSelect = false) => ({
   question: text,
@@ -25,35 +17,29 @@ const question = (text: string, multiSelect = false) => ({
 });
 const ASK: AskRequest = { questions: [question('Deploy the release now?')], asker: { kind: 'script', name: 'nightly.sh' }, cwd: '/work/project' };
 
+let daemon: TestApp;
 let app: App;
-let config: EffectiveConfig;
-const withConfig = (file: ConfigFile): EffectiveConfig => ({ ...mergeConfig(file, {}), files: { user: '', project: undefined }, errors: [], ignored: [] });
 
 beforeEach(async () => {
-  config = withConfig({});
-  app = await buildApp({ store: createAskStore(), token: TOKEN, hookKey: () => HOOK_KEY, port: PORT, version: 'test', pid: 1, logger: false, planQuestion: createPolicy({ configFor: () => config, log: () => {} }) });
-  await app.ready();
+  daemon = await buildTestApp();
+  app = daemon.app;
 });
 afterEach(async () => {
-  await app.close();
+  await daemon.close();
 });
 
-function ask(body: unknown = ASK, headers: Record<string, string> = local) {
+function ask(body: unknown = ASK, headers: Record<string, string> = LOCAL) {
   return app.inject({ method: 'POST', url: '/api/asks', headers: { host: HOST, 'content-type': 'application/json', ...headers }, payload: JSON.stringify(body) });
-}
-
-async function waitForPending(): Promise<AskView> {
-  return vi.waitUntil(async () => (await app.inject({ method: 'GET', url: '/api/asks', headers: local })).json<{ asks: AskView[] }>().asks[0]);
 }
 
 describe('POST /api/asks', () => {
   it('waits until a person answers, and replies with the settled question and its answers', async () => {
     const asking = ask();
-    const pending = await waitForPending();
+    const [pending] = await daemon.waitForPending();
     expect(pending.asker).toEqual({ kind: 'script', name: 'nightly.sh' });
     expect(pending.cwd).toBe('/work/project');
     expect(pending.timeout.summary).toBe('the asker will be told nobody answered');
-    const answered = await app.inject({ method: 'POST', url: `/api/asks/${pending.id}/answer`, headers: local, payload: { responses: [{ question: 'Deploy the release now?', selected: ['Wait'], notes: 'after the freeze' }] } });
+    const answered = await app.inject({ method: 'POST', url: `/api/asks/${pending.id}/answer`, headers: LOCAL, payload: { responses: [{ question: 'Deploy the release now?', selected: ['Wait'], notes: 'after the freeze' }] } });
     expect(answered.statusCode).toBe(200);
 
     const reply = await asking;
@@ -63,7 +49,7 @@ describe('POST /api/asks', () => {
   });
 
   it('takes the hook key, which may only ask, as well as the token', async () => {
-    config = withConfig({ waitSeconds: 0, onTimeout: 'recommended' });
+    daemon.setConfig({ waitSeconds: 0, onTimeout: 'recommended' });
     const reply = await ask(ASK, { [HOOK_KEY_HEADER]: HOOK_KEY });
     expect(reply.statusCode).toBe(200);
     expect(reply.json<{ ask: AskView }>().ask).toMatchObject({ status: 'answered', answers: { 'Deploy the release now?': 'Ship it (Recommended)' }, source: { kind: 'policy', action: 'recommended' } });
@@ -74,18 +60,18 @@ describe('POST /api/asks', () => {
       [{}, 401, 'unauthorized'],
       [{ authorization: `Bearer ${TOKEN}x` }, 401, 'bad_token'],
       [{ [HOOK_KEY_HEADER]: `${HOOK_KEY}x` }, 401, 'bad_hook_key'],
-      [{ ...local, origin: `http://${HOST}` }, 403, 'hook_from_browser'],
+      [{ ...LOCAL, origin: `http://${HOST}` }, 403, 'hook_from_browser'],
     ];
     for (const [headers, status, code] of cases) {
       const reply = await ask(ASK, headers);
       expect(reply.statusCode, JSON.stringify(headers)).toBe(status);
       expect(reply.json<{ error: { code: string } }>().error.code).toBe(code);
     }
-    expect((await app.inject({ method: 'GET', url: '/api/asks', headers: local })).json()).toEqual({ asks: [] });
+    expect((await app.inject({ method: 'GET', url: '/api/asks', headers: LOCAL })).json()).toEqual({ asks: [] });
   });
 
   it('takes four questions, as Claude Code does, unless askMaxQuestions allows more', async () => {
-    config = withConfig({ waitSeconds: 0, onTimeout: 'recommended' });
+    daemon.setConfig({ waitSeconds: 0, onTimeout: 'recommended' });
     const five = Array.from({ length: 5 }, (_, index) => question(`Question ${index + 1}?`));
     const refused = await ask({ ...ASK, questions: five });
     expect(refused.statusCode).toBe(400);
@@ -94,7 +80,7 @@ describe('POST /api/asks', () => {
   });
 
   it('takes up to ten questions when the configuration allows them, and refuses eleven naming the field', async () => {
-    config = withConfig({ waitSeconds: 0, onTimeout: 'recommended', askMaxQuestions: 10 });
+    daemon.setConfig({ waitSeconds: 0, onTimeout: 'recommended', askMaxQuestions: 10 });
     const ten = Array.from({ length: 10 }, (_, index) => question(`Question ${index + 1}?`));
     expect((await ask({ ...ASK, questions: ten })).json<{ ask: AskView }>().ask.questions).toHaveLength(10);
     const eleven = await ask({ ...ASK, questions: [...ten, question('Question 11?')] });
@@ -117,7 +103,7 @@ describe('POST /api/asks', () => {
       expect(reply.statusCode, JSON.stringify(body)).toBe(400);
       expect(reply.json<{ error: { details: string[] } }>().error.details.length).toBeGreaterThan(0);
     }
-    expect((await app.inject({ method: 'GET', url: '/api/asks', headers: local })).json()).toEqual({ asks: [] });
+    expect((await app.inject({ method: 'GET', url: '/api/asks', headers: LOCAL })).json()).toEqual({ asks: [] });
   });
 
   it("waits no longer than the asker's waitSeconds, then says nobody answered", async () => {
@@ -126,17 +112,15 @@ describe('POST /api/asks', () => {
   });
 
   it('withdraws the question when the asker goes away', async () => {
-    const address = await app.listen({ port: 0, host: '127.0.0.1' });
-    const host = new URL(address).host;
-    const headers = { host, authorization: local.authorization };
+    const { port, local } = await daemon.listen();
     const body = JSON.stringify(ASK);
-    const request = httpRequest({ host: '127.0.0.1', port: new URL(address).port, method: 'POST', path: '/api/asks', headers: { ...headers, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
+    const request = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/api/asks', headers: { ...local, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
     request.on('error', () => {});
     request.end(body);
-    const pending = await vi.waitUntil(async () => (await app.inject({ method: 'GET', url: '/api/asks', headers })).json<{ asks: AskView[] }>().asks[0]);
+    const [pending] = await daemon.waitForPending();
     request.destroy();
     const gone = await vi.waitUntil(async () => {
-      const view = (await app.inject({ method: 'GET', url: `/api/asks/${pending.id}`, headers })).json<{ ask: AskView }>().ask;
+      const view = await daemon.ask(pending.id);
       return view.status === 'pending' ? undefined : view;
     });
     expect(gone).toMatchObject({ status: 'cancelled', source: { kind: 'hook-gone' } });

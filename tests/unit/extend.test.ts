@@ -2,86 +2,61 @@
 // /api/asks/:id/extend moves the deadline, every page hears `updated`, the command hook hears
 // `extended` (so that its own deadline moves too), and the policy waits for the new deadline. And the
 // terminal's interactive answer, which asks for it as the page does.
-import { readFileSync } from 'node:fs';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { buildApp, type App } from '../../src/daemon/app.js';
-import { ConfigFileSchema, mergeConfig, type ConfigFileInput } from '../../src/config.js';
+import type { App } from '../../src/daemon/app.js';
+import type { ConfigFileInput } from '../../src/config.js';
 import { MORE_TIME_EVERY_MS, MORE_TIME_WHEN_LEFT_MS, moreTimeOnKeys } from '../../src/cli/flow.js';
 import { EXTEND_STEP_MS, MAX_WAIT_MS } from '../../src/daemon/limits.js';
-import { createPolicy } from '../../src/daemon/asks/policy.js';
-import { createAskStore } from '../../src/daemon/asks/store.js';
 import type { AskView, ServerMessage } from '../../src/protocol.js';
-import { askThroughInject, hookBody } from '../stack/hook-client.js';
+import { buildTestApp, HOST, LOCAL, type TestApp } from '../stack/app.js';
+import { loadFixture } from '../stack/fixtures.js';
+import { hookBody } from '../stack/hook-client.js';
 
-const PORT = 7433;
-const HOST = `127.0.0.1:${PORT}`;
-const ORIGIN = `http://${HOST}`;
-const TOKEN = 'test-token-0123456789abcdefghijklmnopqrstuv';
-const local = { host: HOST, authorization: `Bearer ${TOKEN}` };
 const QUESTION_TEXT = 'Which database should the new orders service use?';
-const singleSelect = JSON.parse(readFileSync(new URL('../fixtures/01-single-select.input.json', import.meta.url), 'utf8')) as Record<string, unknown>;
+const singleSelect = loadFixture<Record<string, unknown>>('01-single-select.input.json');
 const sqlite = { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] };
 
+let daemon: TestApp;
 let app: App;
 afterEach(async () => {
-  await app?.close();
+  await daemon?.close();
 });
 
 /** The real app, with the user config `file` (a short waitSeconds, so that two minutes are more than what is left). */
 async function start(file: ConfigFileInput = { waitSeconds: 20 }): Promise<App> {
-  const config = { ...mergeConfig(ConfigFileSchema.parse(file), {}), files: { user: '', project: undefined }, errors: [], ignored: [] };
-  app = await buildApp({ store: createAskStore(), token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, planQuestion: createPolicy({ configFor: () => config, log: () => {} }) });
-  await app.ready();
+  daemon = await buildTestApp({ config: file });
+  app = daemon.app;
   return app;
 }
 
-async function waitForPending(): Promise<AskView> {
-  return vi.waitUntil(async () => (await app.inject({ method: 'GET', url: '/api/asks', headers: local })).json<{ asks: AskView[] }>().asks[0]);
-}
-
-const extend = (id: string, headers: Record<string, string> = local, payload?: string) =>
+const extend = (id: string, headers: Record<string, string> = LOCAL, payload?: string) =>
   app.inject({ method: 'POST', url: `/api/asks/${id}/extend`, headers: payload === undefined ? headers : { ...headers, 'content-type': 'application/json' }, ...(payload === undefined ? {} : { payload }) });
 
-/** Pairs a page the way the page does: the headers it then sends (its cookie, its key, its exact Origin). */
-async function pairPage(): Promise<{ host: string; origin: string; cookie: string; 'x-askbridge-key': string }> {
-  const response = await app.inject({ method: 'POST', url: '/api/pair', headers: { host: HOST, origin: ORIGIN }, payload: { code: app.askbridge.auth.createPairingCode() } });
-  expect(response.statusCode).toBe(200);
-  const cookie = String(response.headers['set-cookie']).split(';')[0]!;
-  const { key } = response.json<{ key: string }>();
-  return { host: HOST, origin: ORIGIN, cookie, 'x-askbridge-key': key };
-}
-
-/** The paired page's WebSocket, with every message it receives. */
-async function openPageSocket(page: Awaited<ReturnType<typeof pairPage>>) {
-  const messages: ServerMessage[] = [];
-  const socket = await app.injectWS('/ws', { headers: { host: HOST, origin: ORIGIN, cookie: page.cookie, 'sec-websocket-protocol': `askbridge, key.${page['x-askbridge-key']}` } }, {
-    onInit: (ws) => ws.on('message', (data: Buffer) => messages.push(JSON.parse(data.toString()) as ServerMessage)),
-  });
-  return { socket, messages, updates: () => messages.filter((message) => message.type === 'updated') };
-}
+/** The `updated` messages among those a page's socket received. */
+const updatesIn = (messages: ServerMessage[]) => messages.filter((message) => message.type === 'updated');
 
 describe('POST /api/asks/:id/extend', () => {
   it('moves the deadline two minutes from now, up to what the hook can wait; the page hears updated, the hook hears extended', async () => {
     await start();
-    const page = await pairPage();
-    const { socket, updates } = await openPageSocket(page);
-    const hook = askThroughInject(app, { token: TOKEN, host: HOST, body: hookBody(singleSelect) });
-    const question = await waitForPending();
+    const page = await daemon.pairPage();
+    const { socket, messages, waitFor } = await daemon.openPageSocket(page);
+    const hook = daemon.askAsHook(hookBody(singleSelect));
+    const [question] = await daemon.waitForPending();
     expect(question.expiresAt).toBe(question.createdAt + 20_000);
     expect(question.extendableUntil).toBe(question.createdAt + MAX_WAIT_MS);
 
     const before = Date.now();
-    const response = await extend(question.id, page);
+    const response = await extend(question.id, page.headers);
     const after = Date.now();
     expect(response.statusCode).toBe(200);
     const extended = response.json<{ ask: AskView }>().ask;
     expect(extended.expiresAt).toBeGreaterThanOrEqual(before + EXTEND_STEP_MS);
     expect(extended.expiresAt).toBeLessThanOrEqual(after + EXTEND_STEP_MS);
     expect(extended).toMatchObject({ id: question.id, status: 'pending', extendableUntil: question.extendableUntil });
-    await vi.waitUntil(() => updates().length > 0);
-    expect(updates()).toEqual([{ type: 'updated', ask: extended }]);
+    await waitFor(() => updatesIn(messages).length > 0);
+    expect(updatesIn(messages)).toEqual([{ type: 'updated', ask: extended }]);
 
-    expect((await app.inject({ method: 'POST', url: `/api/asks/${question.id}/answer`, headers: local, payload: sqlite })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'POST', url: `/api/asks/${question.id}/answer`, headers: LOCAL, payload: sqlite })).statusCode).toBe(200);
     const { lines } = await hook;
     expect(lines.map((line) => line.event)).toEqual(['accepted', 'extended', 'settled']);
     // The wait the hook is told is counted from when the line was written: the two minutes, less the moments since.
@@ -94,49 +69,49 @@ describe('POST /api/asks/:id/extend', () => {
 
   it('keeps a question past its old deadline once extended: the policy acts at the new one only', async () => {
     await start({ waitSeconds: 1, onTimeout: 'decline' });
-    const hook = askThroughInject(app, { token: TOKEN, host: HOST, body: hookBody(singleSelect) });
-    const question = await waitForPending();
+    const hook = daemon.askAsHook(hookBody(singleSelect));
+    const [question] = await daemon.waitForPending();
     expect((await extend(question.id)).statusCode).toBe(200);
     // Past the old deadline: still waiting, and an answer is taken.
     await vi.waitUntil(() => Date.now() > question.expiresAt + 200, { timeout: 3_000 });
-    expect((await app.inject({ method: 'GET', url: `/api/asks/${question.id}`, headers: local })).json()).toMatchObject({ ask: { status: 'pending' } });
-    expect((await app.inject({ method: 'POST', url: `/api/asks/${question.id}/answer`, headers: local, payload: sqlite })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'GET', url: `/api/asks/${question.id}`, headers: LOCAL })).json()).toMatchObject({ ask: { status: 'pending' } });
+    expect((await app.inject({ method: 'POST', url: `/api/asks/${question.id}/answer`, headers: LOCAL, payload: sqlite })).statusCode).toBe(200);
     expect((await hook).lines.at(-1)).toMatchObject({ event: 'settled', status: 'answered' });
   });
 
   it('gives an ask no more time than the waitSeconds it asked with, and then answers 200 with the deadline unchanged, telling nobody', async () => {
     await start({ waitSeconds: 1 });
-    const { socket, messages, updates } = await openPageSocket(await pairPage());
-    const asked = app.inject({ method: 'POST', url: '/api/asks', headers: local, payload: { questions: (singleSelect.tool_input as { questions: unknown[] }).questions, asker: { kind: 'script', name: 'deploy.sh' }, waitSeconds: 30 } });
-    const question = await waitForPending();
+    const { socket, messages, waitFor } = await daemon.openPageSocket(await daemon.pairPage());
+    const asked = app.inject({ method: 'POST', url: '/api/asks', headers: LOCAL, payload: { questions: (singleSelect.tool_input as { questions: unknown[] }).questions, asker: { kind: 'script', name: 'deploy.sh' }, waitSeconds: 30 } });
+    const [question] = await daemon.waitForPending();
     expect(question).toMatchObject({ expiresAt: question.createdAt + 1_000, extendableUntil: question.createdAt + 30_000 });
     const first = await extend(question.id);
     expect(first.json()).toMatchObject({ ask: { expiresAt: question.createdAt + 30_000 } });
     const atLimit = await extend(question.id);
     expect(atLimit.statusCode).toBe(200);
     expect(atLimit.json()).toMatchObject({ ask: { expiresAt: question.createdAt + 30_000, status: 'pending' } });
-    await app.inject({ method: 'POST', url: `/api/asks/${question.id}/answer`, headers: local, payload: sqlite });
+    await app.inject({ method: 'POST', url: `/api/asks/${question.id}/answer`, headers: LOCAL, payload: sqlite });
     expect((await asked).json()).toMatchObject({ ask: { status: 'answered' } });
     // Only the move was told, and nothing for the request at the limit: messages arrive in order, so
     // once the answer's `resolved` is in, every `updated` before it is too.
-    await vi.waitUntil(() => messages.some((message) => message.type === 'resolved'));
-    expect(updates().map((message) => (message as { ask: AskView }).ask.expiresAt)).toEqual([question.createdAt + 30_000]);
+    await waitFor(() => messages.some((message) => message.type === 'resolved'));
+    expect(updatesIn(messages).map((message) => (message as { ask: AskView }).ask.expiresAt)).toEqual([question.createdAt + 30_000]);
     socket.terminate();
   });
 
   it('gives an ask that waits no longer than the configuration no more time at all', async () => {
     await start({ waitSeconds: 60 });
-    const asked = app.inject({ method: 'POST', url: '/api/asks', headers: local, payload: { questions: (singleSelect.tool_input as { questions: unknown[] }).questions, asker: { kind: 'mcp', name: 'Codex' }, waitSeconds: 5 } });
-    const question = await waitForPending();
+    const asked = app.inject({ method: 'POST', url: '/api/asks', headers: LOCAL, payload: { questions: (singleSelect.tool_input as { questions: unknown[] }).questions, asker: { kind: 'mcp', name: 'Codex' }, waitSeconds: 5 } });
+    const [question] = await daemon.waitForPending();
     expect(question.extendableUntil).toBeUndefined();
     expect((await extend(question.id)).json()).toMatchObject({ ask: { expiresAt: question.createdAt + 5_000 } });
-    await app.inject({ method: 'POST', url: `/api/asks/${question.id}/decline`, headers: local });
+    await app.inject({ method: 'POST', url: `/api/asks/${question.id}/decline`, headers: LOCAL });
     await asked;
   });
 
   it('gives a question a policy settles at once no limit, and answers 409 with how it ended', async () => {
     await start({ rules: [{ header: 'Database', choose: 'SQLite', when: 'immediately' }] });
-    const { lines } = await askThroughInject(app, { token: TOKEN, host: HOST, body: hookBody(singleSelect) });
+    const { lines } = await daemon.askAsHook(hookBody(singleSelect));
     const id = String(lines[0]!.id);
     const response = await extend(id);
     expect(response.statusCode).toBe(409);
@@ -148,9 +123,9 @@ describe('POST /api/asks/:id/extend', () => {
 
   it('answers 409 with the winner once a person answered, 404 for an unknown question', async () => {
     await start();
-    const hook = askThroughInject(app, { token: TOKEN, host: HOST, body: hookBody(singleSelect) });
-    const question = await waitForPending();
-    await app.inject({ method: 'POST', url: `/api/asks/${question.id}/answer`, headers: local, payload: sqlite });
+    const hook = daemon.askAsHook(hookBody(singleSelect));
+    const [question] = await daemon.waitForPending();
+    await app.inject({ method: 'POST', url: `/api/asks/${question.id}/answer`, headers: LOCAL, payload: sqlite });
     await hook;
     const late = await extend(question.id);
     expect(late.statusCode).toBe(409);
@@ -162,29 +137,29 @@ describe('POST /api/asks/:id/extend', () => {
 
   it('refuses a body, a bad id, and anyone but the token or a paired page, each with its reason, and the question keeps its deadline', async () => {
     await start();
-    const hook = askThroughInject(app, { token: TOKEN, host: HOST, body: hookBody(singleSelect) });
-    const question = await waitForPending();
+    const hook = daemon.askAsHook(hookBody(singleSelect));
+    const [question] = await daemon.waitForPending();
     const refusals: Array<[string, Awaited<ReturnType<typeof extend>>, number, string]> = [
-      ['a body with a field', await extend(question.id, local, '{"minutes":60}'), 400, 'invalid_request'],
-      ['an array', await extend(question.id, local, '[]'), 400, 'invalid_request'],
-      ['a number', await extend(question.id, local, '600'), 400, 'invalid_request'],
-      ['text', await app.inject({ method: 'POST', url: `/api/asks/${question.id}/extend`, headers: { ...local, 'content-type': 'text/plain' }, payload: 'more' }), 400, 'invalid_request'],
-      ['malformed JSON', await extend(question.id, local, '{"'), 400, 'fst_err_ctp_invalid_json_body'],
-      ['an empty JSON body', await extend(question.id, local, ''), 400, 'fst_err_ctp_empty_json_body'],
+      ['a body with a field', await extend(question.id, LOCAL, '{"minutes":60}'), 400, 'invalid_request'],
+      ['an array', await extend(question.id, LOCAL, '[]'), 400, 'invalid_request'],
+      ['a number', await extend(question.id, LOCAL, '600'), 400, 'invalid_request'],
+      ['text', await app.inject({ method: 'POST', url: `/api/asks/${question.id}/extend`, headers: { ...LOCAL, 'content-type': 'text/plain' }, payload: 'more' }), 400, 'invalid_request'],
+      ['malformed JSON', await extend(question.id, LOCAL, '{"'), 400, 'fst_err_ctp_invalid_json_body'],
+      ['an empty JSON body', await extend(question.id, LOCAL, ''), 400, 'fst_err_ctp_empty_json_body'],
       ['an id that is no uuid', await extend('not-a-uuid'), 400, 'invalid_request'],
       ['no token', await extend(question.id, { host: HOST }), 401, 'unauthorized'],
       ['a wrong token', await extend(question.id, { host: HOST, authorization: 'Bearer nope' }), 401, 'bad_token'],
-      ['a foreign origin', await extend(question.id, { ...local, origin: 'http://evil.example' }), 403, 'forbidden_origin'],
+      ['a foreign origin', await extend(question.id, { ...LOCAL, origin: 'http://evil.example' }), 403, 'forbidden_origin'],
     ];
     for (const [what, response, status, code] of refusals) {
       expect(response.statusCode, what).toBe(status);
       expect(response.json<{ error: { code: string; message: string } }>().error, what).toMatchObject({ code, message: expect.any(String) });
     }
-    expect((await app.inject({ method: 'GET', url: `/api/asks/${question.id}`, headers: local })).json()).toMatchObject({ ask: { status: 'pending', expiresAt: question.expiresAt } });
+    expect((await app.inject({ method: 'GET', url: `/api/asks/${question.id}`, headers: LOCAL })).json()).toMatchObject({ ask: { status: 'pending', expiresAt: question.expiresAt } });
     // Nothing, and {}, are the two ways to ask.
-    expect((await extend(question.id, local, '{}')).statusCode).toBe(200);
+    expect((await extend(question.id, LOCAL, '{}')).statusCode).toBe(200);
     expect((await extend(question.id)).statusCode).toBe(200);
-    await app.inject({ method: 'POST', url: `/api/asks/${question.id}/terminal`, headers: local });
+    await app.inject({ method: 'POST', url: `/api/asks/${question.id}/terminal`, headers: LOCAL });
     await hook;
   });
 });
@@ -204,7 +179,7 @@ describe('the terminal asking for more time while a person presses keys', () => 
       requests,
       request(method: 'GET' | 'POST', path: string) {
         requests.push(`${method} ${path}`);
-        const reply = app.inject({ method, url: path, headers: local }).then((response) => ({ status: response.statusCode, body: response.json() as unknown }));
+        const reply = app.inject({ method, url: path, headers: LOCAL }).then((response) => ({ status: response.statusCode, body: response.json() as unknown }));
         replies.push(reply);
         return reply;
       },
@@ -214,12 +189,11 @@ describe('the terminal asking for more time while a person presses keys', () => 
       },
     };
   }
-  const current = async (id: string) => (await app.inject({ method: 'GET', url: `/api/asks/${id}`, headers: local })).json<{ ask: AskView }>().ask;
 
   it('asks with less than a minute left, once per 30 seconds of keys, and not with more left', async () => {
     await start({ waitSeconds: 90 });
-    const hook = askThroughInject(app, { token: TOKEN, host: HOST, body: hookBody(singleSelect) });
-    const question = await waitForPending();
+    const hook = daemon.askAsHook(hookBody(singleSelect));
+    const [question] = await daemon.waitForPending();
     const client = daemonClient();
     let clock = question.createdAt;
     const onKey = moreTimeOnKeys(client, question, () => clock);
@@ -234,7 +208,7 @@ describe('the terminal asking for more time while a person presses keys', () => 
     onKey(); // the same moment: asked already
     expect(client.requests).toEqual([`POST /api/asks/${question.id}/extend`]);
     await client.settled();
-    const moved = await current(question.id);
+    const moved = await daemon.ask(question.id);
     expect(moved.expiresAt).toBeGreaterThanOrEqual(question.createdAt + EXTEND_STEP_MS);
 
     // Told the new deadline: keys with more than a minute left ask nothing, however late.
@@ -249,22 +223,22 @@ describe('the terminal asking for more time while a person presses keys', () => 
     onKey();
     expect(client.requests).toHaveLength(2);
     await client.settled();
-    await app.inject({ method: 'POST', url: `/api/asks/${question.id}/terminal`, headers: local });
+    await app.inject({ method: 'POST', url: `/api/asks/${question.id}/terminal`, headers: LOCAL });
     await hook;
   });
 
   it('never asks once the question is at its limit, or for a question that has none', async () => {
     await start({ waitSeconds: 90 });
     const questions = (singleSelect.tool_input as { questions: unknown[] }).questions;
-    const asked = app.inject({ method: 'POST', url: '/api/asks', headers: local, payload: { questions, asker: { kind: 'script', name: 'release.sh' }, waitSeconds: 100 } });
-    const question = await waitForPending();
+    const asked = app.inject({ method: 'POST', url: '/api/asks', headers: LOCAL, payload: { questions, asker: { kind: 'script', name: 'release.sh' }, waitSeconds: 100 } });
+    const [question] = await daemon.waitForPending();
     expect(question.extendableUntil).toBe(question.createdAt + 100_000);
     const client = daemonClient();
     let clock = question.expiresAt - 10_000;
     const onKey = moreTimeOnKeys(client, question, () => clock);
     onKey();
     await client.settled();
-    expect((await current(question.id)).expiresAt).toBe(question.extendableUntil);
+    expect((await daemon.ask(question.id)).expiresAt).toBe(question.extendableUntil);
     // Told it is at its limit: however late, and however many keys, it asks no more.
     for (let key = 0; key < 5; key++) {
       clock += MORE_TIME_EVERY_MS;
@@ -275,7 +249,7 @@ describe('the terminal asking for more time while a person presses keys', () => 
     const unlimited = moreTimeOnKeys(client, { ...question, extendableUntil: undefined }, () => question.expiresAt - 1);
     unlimited();
     expect(client.requests).toHaveLength(1);
-    await app.inject({ method: 'POST', url: `/api/asks/${question.id}/decline`, headers: local });
+    await app.inject({ method: 'POST', url: `/api/asks/${question.id}/decline`, headers: LOCAL });
     await asked;
   });
 });

@@ -3,16 +3,14 @@
 import { appendFileSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { buildApp, type App } from '../../src/daemon/app.js';
-import { mergeConfig } from '../../src/config.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { App } from '../../src/daemon/app.js';
 import { createHistory } from '../../src/daemon/asks/history.js';
-import { createPolicy } from '../../src/daemon/asks/policy.js';
-import { createAskStore } from '../../src/daemon/asks/store.js';
 import { HISTORY_CSV_COLUMNS } from '../../src/history-csv.js';
 import type { HistoryLine } from '../../src/history-file.js';
 import { parseCsv } from '../stack/csv.js';
-import { askThroughInject, hookBody } from '../stack/hook-client.js';
+import { buildTestApp, HOST, LOCAL, ORIGIN, type TestApp } from '../stack/app.js';
+import { hookBody } from '../stack/hook-client.js';
 import { line } from '../stack/history-lines.js';
 
 let dir: string;
@@ -20,33 +18,27 @@ beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'askbridge-history-api-'))));
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('GET /api/history', () => {
-  const PORT = 7433;
-  const HOST = `127.0.0.1:${PORT}`;
-  const ORIGIN = `http://${HOST}`;
-  const TOKEN = 'test-token-0123456789abcdefghijklmnopqrstuv';
-  const local = { host: HOST, authorization: `Bearer ${TOKEN}` };
+  let daemon: TestApp;
   let app: App;
   let history: ReturnType<typeof createHistory>;
   let path: string;
 
   beforeEach(async () => {
     path = join(dir, 'history.jsonl');
-    // As main.ts wires them: the store's settled questions are appended, off the answer's path.
-    const store = createAskStore();
     history = createHistory(path);
-    store.subscribe((event) => {
+    daemon = await buildTestApp({ history: { path, flushed: () => history.flushed() } });
+    app = daemon.app;
+    // As main.ts wires them: the store's settled questions are appended, off the answer's path.
+    daemon.store.subscribe((event) => {
       if (event.type === 'resolved') history.append(event.ask);
     });
-    const config = { ...mergeConfig({}, {}), files: { user: '', project: undefined }, errors: [], ignored: [] };
-    app = await buildApp({ store, token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, planQuestion: createPolicy({ configFor: () => config, log: () => {} }), history: { path, flushed: () => history.flushed() } });
-    await app.ready();
   });
   afterEach(async () => {
-    await app.close();
+    await daemon.close();
     history.close();
   });
 
-  const get = (query: string, headers: Record<string, string> = local) => app.inject({ method: 'GET', url: `/api/history${query}`, headers });
+  const get = (query: string, headers: Record<string, string> = LOCAL) => app.inject({ method: 'GET', url: `/api/history${query}`, headers });
 
   it('gives the finished questions newest first, 200 unless told otherwise, and as many as asked up to 5,000', async () => {
     appendFileSync(path, Array.from({ length: 5_050 }, (_, index) => `${JSON.stringify(line(index))}\n`).join(''));
@@ -70,9 +62,9 @@ describe('GET /api/history', () => {
       tool_name: 'AskUserQuestion',
       tool_input: { questions: [{ question: 'Which cache?', header: 'Cache', multiSelect: false, options: [{ label: 'Redis', description: '' }, { label: 'None', description: '' }] }] },
     };
-    const hook = askThroughInject(app, { token: TOKEN, host: HOST, body: hookBody(payload) });
-    const id = await vi.waitUntil(async () => (await app.inject({ method: 'GET', url: '/api/asks', headers: local })).json<{ asks: Array<{ id: string }> }>().asks[0]?.id);
-    const answered = await app.inject({ method: 'POST', url: `/api/asks/${id}/answer`, headers: local, payload: { responses: [{ question: 'Which cache?', selected: ['Redis'], notes: 'the one we run' }] } });
+    const hook = daemon.askAsHook(hookBody(payload));
+    const [{ id }] = await daemon.waitForPending();
+    const answered = await app.inject({ method: 'POST', url: `/api/asks/${id}/answer`, headers: LOCAL, payload: { responses: [{ question: 'Which cache?', selected: ['Redis'], notes: 'the one we run' }] } });
     expect(answered.statusCode).toBe(200);
     const { entries } = (await get('?q=redis')).json<{ entries: HistoryLine[] }>();
     expect(entries).toMatchObject([{ id, status: 'answered', source: 'person', detail: 'cli', answers: { 'Which cache?': 'Redis' }, notes: { 'Which cache?': 'the one we run' } }]);
@@ -117,11 +109,9 @@ describe('GET /api/history', () => {
 
   it('is for the token and paired pages only', async () => {
     expect((await get('', { host: HOST })).statusCode).toBe(401);
-    expect((await get('', { ...local, origin: 'http://evil.example' })).statusCode).toBe(403);
-    const pairing = await app.inject({ method: 'POST', url: '/api/pair', headers: { host: HOST, origin: ORIGIN }, payload: { code: app.askbridge.auth.createPairingCode() } });
-    const cookie = String(pairing.headers['set-cookie']).split(';')[0]!;
-    const page = { host: HOST, origin: ORIGIN, cookie, 'x-askbridge-key': pairing.json<{ key: string }>().key };
-    expect((await get('', page)).statusCode).toBe(200);
-    expect((await get('', { host: HOST, origin: ORIGIN, cookie })).statusCode).toBe(401);
+    expect((await get('', { ...LOCAL, origin: 'http://evil.example' })).statusCode).toBe(403);
+    const page = await daemon.pairPage();
+    expect((await get('', page.headers)).statusCode).toBe(200);
+    expect((await get('', { host: HOST, origin: ORIGIN, cookie: page.cookie })).statusCode).toBe(401);
   });
 });

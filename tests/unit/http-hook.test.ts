@@ -2,64 +2,46 @@
 // the payload as Claude Code POSTs it, the hook key, the forwarded environment, and the reply body;
 // the session's context read from its transcript; and the SessionEnd hook, as an http entry and as
 // the command hook signs it.
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { buildApp, type App } from '../../src/daemon/app.js';
-import { mergeConfig, type ConfigFile, type EffectiveConfig } from '../../src/config.js';
-import { createPolicy } from '../../src/daemon/asks/policy.js';
-import { createAskStore, type PendingRecord } from '../../src/daemon/asks/store.js';
-import { checkHello, newNonce, signRequest } from '../../src/daemon/hook-identity.js';
+import type { App } from '../../src/daemon/app.js';
+import type { PendingRecord } from '../../src/daemon/asks/store.js';
+import { checkHello, signRequest } from '../../src/daemon/hook-identity.js';
 import { readSessionContext } from '../../src/daemon/transcript.js';
 import { HOOK_KEY_HEADER, HTTP_HOOK_PATH, MACHINE_HEADER, SESSION_END_PATH, envHeader } from '../../src/http-hook.js';
 import type { AskView } from '../../src/protocol.js';
-import { askThroughInject, endSessionThroughInject, hookBody, sessionEndPayload } from '../stack/hook-client.js';
+import { buildTestApp, HOOK_KEY, HOST, LOCAL, TOKEN, type TestApp } from '../stack/app.js';
+import { loadFixture } from '../stack/fixtures.js';
+import { endSessionThroughInject, helloThroughInject, hookBody, sessionEndPayload } from '../stack/hook-client.js';
 
-const PORT = 7433;
-const HOST = `127.0.0.1:${PORT}`;
-const TOKEN = 'test-token-0123456789abcdefghijklmnopqrstuv';
-const HOOK_KEY = 'hook-key-abcdefghijklmnopqrstuvwxyz0123456789';
-const local = { host: HOST, authorization: `Bearer ${TOKEN}` };
 const QUESTION_TEXT = 'Which database should the new orders service use?';
+const singleSelect = loadFixture<Record<string, unknown>>('01-single-select.input.json');
 
-const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')) as Record<string, unknown>;
-const singleSelect = fixture('01-single-select.input.json');
-
+let daemon: TestApp;
 let app: App;
-let hookKey: string | undefined;
 let saved: PendingRecord[];
-let config: EffectiveConfig;
 /** Claude Code's projects folder for these tests, and every transcript the daemon was asked to read. */
 let projects: string;
 let transcriptsRead: string[];
-const withConfig = (file: ConfigFile): EffectiveConfig => ({ ...mergeConfig(file, {}), files: { user: '', project: undefined }, errors: [], ignored: [] });
 
 beforeEach(async () => {
-  hookKey = HOOK_KEY;
   saved = [];
-  config = withConfig({});
   const persistence = { save: (record: PendingRecord) => void saved.push(record), remove: () => {} };
   projects = mkdtempSync(join(tmpdir(), 'askbridge-projects-'));
   transcriptsRead = [];
-  app = await buildApp({
-    store: createAskStore({ persistence }),
-    token: TOKEN,
-    hookKey: () => hookKey,
-    port: PORT,
-    version: 'test',
-    pid: 1,
-    logger: false,
-    planQuestion: createPolicy({ configFor: () => config, log: () => {} }),
+  daemon = await buildTestApp({
+    storeOptions: { persistence },
     sessionContext: (path, toolUseId, stillWanted) => {
       transcriptsRead.push(path);
       return readSessionContext(path, toolUseId, { projectsDir: projects, uid: process.getuid?.() }, stillWanted);
     },
   });
-  await app.ready();
+  app = daemon.app;
 });
 afterEach(async () => {
-  await app.close();
+  await daemon.close();
   rmSync(projects, { recursive: true, force: true });
 });
 
@@ -73,29 +55,22 @@ function askOverHttpHook(payload: unknown = singleSelect, headers: Record<string
   });
 }
 
-async function waitForPending(): Promise<AskView> {
-  return vi.waitUntil(async () => {
-    const response = await app.inject({ method: 'GET', url: '/api/asks', headers: local });
-    return response.json<{ asks: AskView[] }>().asks[0];
-  });
-}
-
 /** The waiting question, once its session's context has arrived. */
 async function waitForContext(): Promise<AskView> {
   return vi.waitUntil(async () => {
-    const question = await waitForPending();
-    return question.context ? question : undefined;
+    const [question] = await daemon.pending();
+    return question?.context ? question : undefined;
   });
 }
 
 function answer(id: string, selected: string[]) {
-  return app.inject({ method: 'POST', url: `/api/asks/${id}/answer`, headers: local, payload: { responses: [{ question: QUESTION_TEXT, selected }] } });
+  return app.inject({ method: 'POST', url: `/api/asks/${id}/answer`, headers: LOCAL, payload: { responses: [{ question: QUESTION_TEXT, selected }] } });
 }
 
 describe('the http hook endpoint', () => {
   it('holds the request until a person answers, then replies with the decision JSON as the body', async () => {
     const hook = askOverHttpHook();
-    const question = await waitForPending();
+    const [question] = await daemon.waitForPending();
     expect(question.toolUseId).toBe(singleSelect.tool_use_id);
     expect((await answer(question.id, ['PostgreSQL (Recommended)'])).statusCode).toBe(200);
 
@@ -103,11 +78,11 @@ describe('the http hook endpoint', () => {
     expect(reply.statusCode).toBe(200);
     expect(reply.headers['content-type']).toBe('application/json');
     // Exactly one JSON document: the same decision a command hook prints.
-    expect(reply.json()).toEqual(fixture('01-single-select.expected-allow.json'));
+    expect(reply.json()).toEqual(loadFixture('01-single-select.expected-allow.json'));
   });
 
   it('replies with an empty 200 when the terminal should ask (a policy that hands it back), so Claude Code shows its own dialog', async () => {
-    config = withConfig({ waitSeconds: 0, onTimeout: 'terminal' });
+    daemon.setConfig({ waitSeconds: 0, onTimeout: 'terminal' });
     const reply = await askOverHttpHook();
     expect(reply.statusCode).toBe(200);
     expect(reply.body).toBe('');
@@ -120,16 +95,17 @@ describe('the http hook endpoint', () => {
       expect(reply.statusCode, JSON.stringify(headers)).toBe(401);
       expect(reply.json<{ error: { code: string } }>().error.code).toMatch(/^(hook_key_missing|bad_hook_key)$/);
     }
-    expect((await app.inject({ method: 'GET', url: '/api/asks', headers: local })).json()).toEqual({ asks: [] });
+    expect((await app.inject({ method: 'GET', url: '/api/asks', headers: LOCAL })).json()).toEqual({ asks: [] });
   });
 
   it('refuses every key while none exists, and takes the new one at once after a rotation', async () => {
-    hookKey = undefined;
+    daemon.setHookKey(undefined);
     expect((await askOverHttpHook()).statusCode).toBe(401);
-    hookKey = 'rotated-key-0123456789abcdefghijklmnopqrstuvw';
+    const rotated = 'rotated-key-0123456789abcdefghijklmnopqrstuvw';
+    daemon.setHookKey(rotated);
     expect((await askOverHttpHook()).statusCode).toBe(401);
-    const hook = askOverHttpHook(singleSelect, { [HOOK_KEY_HEADER]: hookKey });
-    const question = await waitForPending();
+    const hook = askOverHttpHook(singleSelect, { [HOOK_KEY_HEADER]: rotated });
+    const [question] = await daemon.waitForPending();
     expect((await answer(question.id, ['SQLite'])).statusCode).toBe(200);
     expect((await hook).statusCode).toBe(200);
   });
@@ -149,7 +125,7 @@ describe('the http hook endpoint', () => {
   });
 
   it('takes "nobody watching" from the forwarded environment: ASKBRIDGE_UNATTENDED=1 and CI=true act at once', async () => {
-    config = withConfig({ waitSeconds: 600, onTimeout: 'recommended' });
+    daemon.setConfig({ waitSeconds: 600, onTimeout: 'recommended' });
     for (const [name, value] of [['ASKBRIDGE_UNATTENDED', '1'], ['CI', 'true']] as const) {
       const reply = await askOverHttpHook({ ...singleSelect, tool_use_id: `toolu_${name}` }, { [HOOK_KEY_HEADER]: HOOK_KEY, [envHeader(name)]: value });
       expect(reply.statusCode).toBe(200);
@@ -158,9 +134,9 @@ describe('the http hook endpoint', () => {
   });
 
   it('treats an empty forwarded variable (unset in Claude Code) as unset', async () => {
-    config = withConfig({ waitSeconds: 600, onTimeout: 'recommended' });
+    daemon.setConfig({ waitSeconds: 600, onTimeout: 'recommended' });
     const hook = askOverHttpHook(singleSelect, { [HOOK_KEY_HEADER]: HOOK_KEY, [envHeader('ASKBRIDGE_UNATTENDED')]: '', [envHeader('CI')]: '' });
-    const question = await waitForPending();
+    const [question] = await daemon.waitForPending();
     expect(question.expiresAt - question.createdAt).toBe(600_000);
     await answer(question.id, ['SQLite']);
     expect((await hook).statusCode).toBe(200);
@@ -168,7 +144,7 @@ describe('the http hook endpoint', () => {
 
   it('keeps nothing on disk for an http question: its request cannot come back after a restart', async () => {
     const hook = askOverHttpHook();
-    const question = await waitForPending();
+    const [question] = await daemon.waitForPending();
     expect(saved).toEqual([]);
     await answer(question.id, ['SQLite']);
     await hook;
@@ -202,7 +178,7 @@ describe("the session's context", () => {
 
   it("is read for the command hook's question too", async () => {
     const payload = { ...singleSelect, tool_use_id: 'toolu_command_context', transcript_path: transcriptFor('toolu_command_context') };
-    const hook = askThroughInject(app, { token: TOKEN, host: HOST, body: hookBody(payload) });
+    const hook = daemon.askAsHook(hookBody(payload));
     const question = await waitForContext();
     expect(question.context).toMatchObject({ said: 'It needs a database.' });
     await answer(question.id, ['SQLite']);
@@ -212,21 +188,21 @@ describe("the session's context", () => {
   it("is not read for a hook on another machine: the path names that machine's file", async () => {
     const payload = { ...singleSelect, tool_use_id: 'toolu_remote', transcript_path: transcriptFor('toolu_remote') };
     const hook = askOverHttpHook(payload, { [HOOK_KEY_HEADER]: HOOK_KEY, [MACHINE_HEADER]: 'ci-runner' });
-    const question = await waitForPending();
+    const [question] = await daemon.waitForPending();
     await answer(question.id, ['SQLite']);
     await hook;
     expect(transcriptsRead).toEqual([]);
-    expect((await app.inject({ method: 'GET', url: `/api/asks/${question.id}`, headers: local })).json<{ ask: AskView }>().ask.context).toBeUndefined();
+    expect((await daemon.ask(question.id)).context).toBeUndefined();
   });
 
   it('leaves a question whose transcript_path is hostile without context, and answerable', async () => {
     const payload = { ...singleSelect, tool_use_id: 'toolu_hostile', transcript_path: '/etc/passwd' };
     const hook = askOverHttpHook(payload);
-    const question = await waitForPending();
+    const [question] = await daemon.waitForPending();
     await vi.waitUntil(() => transcriptsRead.length === 1);
     expect((await answer(question.id, ['SQLite'])).statusCode).toBe(200);
     expect((await hook).statusCode).toBe(200);
-    expect((await app.inject({ method: 'GET', url: `/api/asks/${question.id}`, headers: local })).json<{ ask: AskView }>().ask.context).toBeUndefined();
+    expect((await daemon.ask(question.id)).context).toBeUndefined();
   });
 });
 
@@ -235,14 +211,14 @@ function endSessionOverHttpHook(payload: unknown, headers: Record<string, string
 }
 
 async function pendingIds(): Promise<string[]> {
-  return (await app.inject({ method: 'GET', url: '/api/asks', headers: local })).json<{ asks: AskView[] }>().asks.map((question) => question.toolUseId).sort();
+  return (await daemon.pending()).map((question) => question.toolUseId).sort();
 }
 
 describe('the SessionEnd hook endpoint', () => {
   it("withdraws the session's waiting questions, whose hooks get no decision, and replies with an empty 200", async () => {
     const ours = askOverHttpHook({ ...singleSelect, tool_use_id: 'toolu_ours' });
     const theirs = askOverHttpHook({ ...singleSelect, session_id: 'another-session', tool_use_id: 'toolu_theirs' });
-    await vi.waitUntil(async () => (await pendingIds()).length === 2);
+    await daemon.waitForPending(2);
 
     const ended = await endSessionOverHttpHook(sessionEndPayload(String(singleSelect.session_id)));
     expect(ended.statusCode).toBe(200);
@@ -260,7 +236,7 @@ describe('the SessionEnd hook endpoint', () => {
   it("withdraws only the questions of the machine that says its session ended", async () => {
     const remote = askOverHttpHook({ ...singleSelect, tool_use_id: 'toolu_remote' }, { [HOOK_KEY_HEADER]: HOOK_KEY, [MACHINE_HEADER]: 'ci-runner' });
     const local = askOverHttpHook({ ...singleSelect, tool_use_id: 'toolu_local' });
-    await vi.waitUntil(async () => (await pendingIds()).length === 2);
+    await daemon.waitForPending(2);
     expect((await endSessionOverHttpHook(sessionEndPayload(String(singleSelect.session_id)), { [HOOK_KEY_HEADER]: HOOK_KEY, [MACHINE_HEADER]: 'ci-runner' })).statusCode).toBe(200);
     expect((await remote).body).toBe('');
     expect(await pendingIds()).toEqual(['toolu_local']);
@@ -269,25 +245,24 @@ describe('the SessionEnd hook endpoint', () => {
   });
 
   it('takes the command hook\'s signed request, and refuses one signed for a question', async () => {
-    const hook = askThroughInject(app, { token: TOKEN, host: HOST, body: hookBody({ ...singleSelect, tool_use_id: 'toolu_signed' }) });
-    await vi.waitUntil(async () => (await pendingIds()).length === 1);
+    const hook = daemon.askAsHook(hookBody({ ...singleSelect, tool_use_id: 'toolu_signed' }));
+    await daemon.waitForPending();
     // Signed for a question, the same body is refused: one kind of signature never stands for the other.
     const body = JSON.stringify(sessionEndPayload(String(singleSelect.session_id)));
-    const hookNonce = newNonce();
-    const hello = (await app.inject({ method: 'POST', url: '/api/hook/hello', headers: { host: HOST }, payload: { nonce: hookNonce } })).json<{ nonce: string; proof: string }>();
-    expect(checkHello(TOKEN, hookNonce, hello)).toBe(true);
-    const misused = await endSessionOverHttpHook(JSON.parse(body), { authorization: signRequest(TOKEN, { daemonNonce: hello.nonce, hookNonce }, body, 'question') });
+    const hello = await helloThroughInject(app, HOST);
+    expect(checkHello(TOKEN, hello.hookNonce, hello)).toBe(true);
+    const misused = await endSessionOverHttpHook(JSON.parse(body), { authorization: signRequest(TOKEN, { daemonNonce: hello.nonce, hookNonce: hello.hookNonce }, body, 'question') });
     expect(misused.statusCode).toBe(401);
     expect(await pendingIds()).toEqual(['toolu_signed']);
 
     const ended = await endSessionThroughInject(app, { token: TOKEN, host: HOST, payload: sessionEndPayload(String(singleSelect.session_id)) });
     expect(ended).toEqual({ statusCode: 200, body: '' });
-    expect((await hook).lines.at(-1)).toMatchObject({ event: 'settled', status: 'cancelled', hookOutput: null });
+    expect((await hook).lines.at(-1)).toMatchObject({ event: 'settled', status: 'cancelled', decision: '' });
   });
 
   it('refuses without the key, with a wrong signature, from a browser, or for another event, and withdraws nothing', async () => {
     const hook = askOverHttpHook({ ...singleSelect, tool_use_id: 'toolu_kept' });
-    await vi.waitUntil(async () => (await pendingIds()).length === 1);
+    await daemon.waitForPending();
     const payload = sessionEndPayload(String(singleSelect.session_id));
     const refusals: Array<[number, string, Promise<{ statusCode: number; json<T>(): T }>]> = [
       [401, 'hook_key_missing', endSessionOverHttpHook(payload, {})],
@@ -304,7 +279,7 @@ describe('the SessionEnd hook endpoint', () => {
       expect(response.json<{ error: { code: string } }>().error.code).toBe(code);
     }
     expect(await pendingIds()).toEqual(['toolu_kept']);
-    const question = await waitForPending();
+    const [question] = await daemon.waitForPending();
     await answer(question.id, ['SQLite']);
     expect((await hook).statusCode).toBe(200);
   });

@@ -40,4 +40,18 @@ describe('resultOf', () => {
     expect(declined.structuredContent).toMatchObject({ status: 'declined', answeredBy: 'person' });
     expect(JSON.stringify(declined.content)).toContain('The user declined to answer');
   });
+
+  it('says why a policy answered: a rule that answers at once is not "nobody answered in time"', () => {
+    const atOnce = resultOf(settled({ answers: { 'Which database?': 'SQLite', 'Which checks?': 'Lint' }, source: { kind: 'policy', action: 'rule', trigger: 'immediately', rule: '"db"' } }));
+    expect(atOnce.structuredContent).toMatchObject({ answeredBy: 'policy' });
+    expect((atOnce.content[0] as { text: string }).text).toContain('not by a person: a rule answers it at once.');
+    expect(JSON.stringify(atOnce.content)).not.toContain('in time');
+    const unwatched = resultOf(settled({ answers: { 'Which database?': 'Postgres', 'Which checks?': 'Lint' }, source: { kind: 'policy', action: 'recommended', trigger: 'nobody-watching' } }));
+    expect((unwatched.content[0] as { text: string }).text).toContain('not by a person: nobody was watching when it was asked.');
+  });
+
+  it('tells what really happened when nobody answered: the daemon stopped, or the ask was withdrawn', () => {
+    expect((resultOf(settled({ status: 'handed-to-terminal', source: { kind: 'daemon-stopped' } })).content[0] as { text: string }).text).toContain('(nobody answered: the daemon stopped)');
+    expect((resultOf(settled({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } })).content[0] as { text: string }).text).toContain('(nobody answered in time)');
+  });
 });

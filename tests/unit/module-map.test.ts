@@ -18,6 +18,12 @@ function sourceFiles(dir: string): string[] {
 
 type Import = { module: string; jsdocType: boolean };
 
+/** The packages a file imports by name (`fastify`, `@fastify/websocket`, `node:fs`…), dynamic imports included. */
+function packagesOf(file: string): string[] {
+  const text = readFileSync(file, 'utf8');
+  return [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'([^'./][^']*)'|import\(\s*'([^'./][^']*)'\s*\)/g)].map((match) => (match[1] ?? match[2])!);
+}
+
 /**
  * Every relative module a file imports, as a path under src/ (`.js` in an import names the `.ts`
  * file, unless a `.js` file is there: the page's own modules). `jsdocType`: a type the page takes
@@ -57,6 +63,13 @@ const ALLOWED: Record<string, string[]> = {
  */
 const CLI_INTO_DAEMON = ['daemon/main.ts', 'daemon/lock.ts', 'daemon/hook-identity.ts', 'daemon/logger.ts'];
 
+/** The HTTP layer: the only modules that may import fastify or one of its plugins. */
+const HTTP_LAYER = (module: string) => module.startsWith('daemon/routes/') || module === 'daemon/app.ts' || module === 'daemon/main.ts';
+const FASTIFY = /^(fastify($|\/)|@fastify\/|fastify-)/;
+/** Claude Code's decision format: made in decisions/, written only by the transports that answer Claude Code's hooks. */
+const CLAUDE_CODE_DECISION = 'daemon/decisions/claude-code.ts';
+const CLAUDE_CODE_TRANSPORTS = ['daemon/routes/hook.ts'];
+
 describe('the module map', () => {
   it('reads a real graph (every module found, imports resolved to files that exist)', () => {
     expect(graph.size).toBeGreaterThan(30);
@@ -77,6 +90,30 @@ describe('the module map', () => {
         wrong.push(`${module} -> ${imported}`);
       }
     }
+    expect(wrong).toEqual([]);
+  });
+
+  it('keeps the routes from importing app.ts', () => {
+    const wrong = [...graph].flatMap(([module, list]) => (module.startsWith('daemon/routes/') && list.includes('daemon/app.ts') ? [`${module} -> daemon/app.ts`] : []));
+    expect(wrong).toEqual([]);
+  });
+
+  it('keeps fastify to the HTTP layer: routes/, app.ts and main.ts', () => {
+    const wrong = [...graph.keys()].flatMap((module) => packagesOf(join(SRC, module)).filter((name) => FASTIFY.test(name) && !HTTP_LAYER(module)).map((name) => `${module} -> ${name}`));
+    expect(wrong).toEqual([]);
+    // The check reads real imports: the routes do import fastify's types.
+    expect(packagesOf(join(SRC, 'daemon/routes/hook.ts')).some((name) => FASTIFY.test(name))).toBe(true);
+  });
+
+  it("keeps Claude Code's decision format to its module and the transports that write it", () => {
+    const importers = [...graph].flatMap(([module, list]) => (list.includes(CLAUDE_CODE_DECISION) ? [module] : []));
+    expect(importers).toEqual(CLAUDE_CODE_TRANSPORTS);
+  });
+
+  it('keeps the ask lifecycle (asks/) neutral: no HTTP, no transport, no client format', () => {
+    const wrong = [...graph].flatMap(([module, list]) =>
+      module.startsWith('daemon/asks/') ? list.filter((imported) => imported.startsWith('daemon/routes/') || imported.startsWith('daemon/decisions/') || imported === 'daemon/app.ts').map((imported) => `${module} -> ${imported}`) : [],
+    );
     expect(wrong).toEqual([]);
   });
 

@@ -5,7 +5,8 @@
 import type { AskUserQuestionInput } from '@anthropic-ai/claude-code/sdk-tools.js';
 import { describe, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
-import type { Annotation, FormattedAnswers } from '../../src/answers.js';
+import type { Answered } from '../../src/answers.js';
+import type { Annotation } from '../../src/daemon/decisions/claude-code.js';
 import type { OptionSchema, QuestionSchema, ToolInputSchema } from '../../src/protocol.js';
 
 type OfficialQuestion = AskUserQuestionInput['questions'][number];
@@ -34,7 +35,7 @@ describe('askbridge models AskUserQuestion as the pinned Claude Code defines it'
   });
 
   it('answers with the shapes the official input declares for answers and annotations', () => {
-    expectTypeOf(assignable<FormattedAnswers['answers'], NonNullable<AskUserQuestionInput['answers']>>((answers) => answers)).toBeFunction();
+    expectTypeOf(assignable<Answered['answers'], NonNullable<AskUserQuestionInput['answers']>>((answers) => answers)).toBeFunction();
     expectTypeOf<Annotation>().toEqualTypeOf<OfficialAnnotation>();
   });
 

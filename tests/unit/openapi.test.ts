@@ -3,14 +3,9 @@
 import { Validator } from '@seriousme/openapi-schema-validator';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildApp, requireReplySchemas, type App } from '../../src/daemon/app.js';
-import { mergeConfig } from '../../src/config.js';
-import { createPolicy } from '../../src/daemon/asks/policy.js';
-import { createAskStore } from '../../src/daemon/asks/store.js';
+import { requireReplySchemas } from '../../src/daemon/app.js';
 import { HTTP_HOOK_PATH, SESSION_END_PATH } from '../../src/http-hook.js';
-
-const HOST = '127.0.0.1:7433';
-const TOKEN = 'test-token-0123456789abcdefghijklmnopqrstuv';
+import { buildTestApp, HOST, LOCAL, type TestApp } from '../stack/app.js';
 
 /** Every route the daemon serves, by method; but the WebSocket (/ws), which is no HTTP operation (@fastify/websocket leaves it out). */
 const ROUTES = {
@@ -63,19 +58,17 @@ const ROUTES = {
 type Operation = { summary?: string; responses: Record<string, { content?: Record<string, { schema?: unknown }> }>; requestBody?: unknown; parameters?: unknown[] };
 type Document = { openapi: string; paths: Record<string, Record<string, Operation>> };
 
-let app: App;
+let daemon: TestApp;
 let document: Document;
 
 beforeAll(async () => {
-  const config = { ...mergeConfig({}, {}), files: { user: '', project: undefined }, errors: [], ignored: [] };
-  app = await buildApp({ store: createAskStore(), token: TOKEN, port: 7433, version: 'test', pid: 1, logger: false, planQuestion: createPolicy({ configFor: () => config, log: () => {} }) });
-  await app.ready();
-  const response = await app.inject({ method: 'GET', url: '/api/openapi.json', headers: { host: HOST, authorization: `Bearer ${TOKEN}` } });
+  daemon = await buildTestApp();
+  const response = await daemon.app.inject({ method: 'GET', url: '/api/openapi.json', headers: LOCAL });
   expect(response.statusCode).toBe(200);
   document = response.json<Document>();
 });
 afterAll(async () => {
-  await app.close();
+  await daemon.close();
 });
 
 describe('the OpenAPI document', () => {
@@ -108,7 +101,7 @@ describe('the OpenAPI document', () => {
   });
 
   it('is refused without the token or a paired page', async () => {
-    const response = await app.inject({ method: 'GET', url: '/api/openapi.json', headers: { host: HOST } });
+    const response = await daemon.app.inject({ method: 'GET', url: '/api/openapi.json', headers: { host: HOST } });
     expect(response.statusCode).toBe(401);
   });
 });

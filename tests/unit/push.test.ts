@@ -6,40 +6,35 @@ import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildApp, type App } from '../../src/daemon/app.js';
+import type { App } from '../../src/daemon/app.js';
 import { noticeOf } from '../../src/daemon/notice.js';
 import { createPush, type Push } from '../../src/daemon/push.js';
-import { createAskStore } from '../../src/daemon/asks/store.js';
 import type { AskView } from '../../src/protocol.js';
+import { buildTestApp, HOST, LOCAL, ORIGIN, type TestApp } from '../stack/app.js';
 
-const PORT = 7433;
-const HOST = `127.0.0.1:${PORT}`;
-const ORIGIN = `http://${HOST}`;
-const TOKEN = 'test-token-0123456789abcdefghijklmnopqrstuv';
-const local = { host: HOST, authorization: `Bearer ${TOKEN}` };
 const silent = { info: () => {}, warn: () => {} };
 
 let dir: string;
 let paths: { vapidKeys: string; pushSubscriptions: string };
 let push: Push;
+let daemon: TestApp;
 let app: App;
 
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'askbridge-push-'));
   paths = { vapidKeys: join(dir, 'vapid-keys.json'), pushSubscriptions: join(dir, 'push-subscriptions.json') };
   push = createPush({ paths, subject: 'mailto:push@askbridge.invalid', log: silent });
-  app = await buildApp({ store: createAskStore(), token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, push, planQuestion: () => { throw new Error('no questions here'); } });
-  await app.ready();
+  daemon = await buildTestApp({ push });
+  app = daemon.app;
 });
 afterEach(async () => {
-  await app.close();
+  await daemon.close();
   rmSync(dir, { recursive: true, force: true });
 });
 
+/** A paired page's headers: its cookie, its key, its exact Origin. */
 async function pairPage(): Promise<Record<string, string>> {
-  const code = app.askbridge.auth.createPairingCode();
-  const response = await app.inject({ method: 'POST', url: '/api/pair', headers: { host: HOST, origin: ORIGIN }, payload: { code } });
-  return { host: HOST, origin: ORIGIN, cookie: String(response.headers['set-cookie']).split(';')[0]!, 'x-askbridge-key': response.json<{ key: string }>().key };
+  return (await daemon.pairPage()).headers;
 }
 
 function subscription(endpoint = `https://push.example.test/send/${randomBytes(8).toString('hex')}`) {
@@ -106,7 +101,7 @@ describe('a push subscription', () => {
   });
 
   it('is made by a paired page only, for its own device', async () => {
-    expect((await app.inject({ method: 'POST', url: '/api/push/subscription', headers: local, payload: subscription() })).statusCode).toBe(401);
+    expect((await app.inject({ method: 'POST', url: '/api/push/subscription', headers: LOCAL, payload: subscription() })).statusCode).toBe(401);
     expect((await app.inject({ method: 'GET', url: '/api/push', headers: { host: HOST, origin: ORIGIN } })).statusCode).toBe(401);
   });
 
@@ -117,7 +112,7 @@ describe('a push subscription', () => {
     await app.inject({ method: 'POST', url: '/api/push/subscription', headers: laptop, payload: subscription() });
     const { devices } = (await app.inject({ method: 'GET', url: '/api/devices', headers: phone })).json<{ devices: Array<{ id: string; current: boolean }> }>();
     const phoneId = devices.find((device) => device.current)!.id;
-    expect((await app.inject({ method: 'POST', url: `/api/devices/${phoneId}/revoke`, headers: local })).statusCode).toBe(200);
+    expect((await app.inject({ method: 'POST', url: `/api/devices/${phoneId}/revoke`, headers: LOCAL })).statusCode).toBe(200);
     expect(JSON.parse(readFileSync(paths.pushSubscriptions, 'utf8')).map((stored: { deviceId: string }) => stored.deviceId)).toEqual(devices.filter((device) => !device.current).map((device) => device.id));
     expect((await status(laptop)).subscribed).toBe(true);
   });

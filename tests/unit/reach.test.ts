@@ -1,50 +1,32 @@
 // Reaching the daemon from another device: the public URL it accepts besides loopback, the Secure
 // cookie it sets there, and paired browsers as devices that can be listed and revoked.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { buildApp, type App } from '../../src/daemon/app.js';
-import type { StoredPageSession } from '../../src/daemon/auth.js';
+import type { App } from '../../src/daemon/app.js';
+import type { StoredPageSession } from '../../src/daemon/routes/auth.js';
 import { deviceNameOf } from '../../src/daemon/device-name.js';
-import { REVOKED_CLOSE_CODE } from '../../src/daemon/routes/devices.js';
-import { createAskStore } from '../../src/daemon/asks/store.js';
+import { REVOKED_CLOSE_CODE } from '../../src/protocol.js';
 import { parsePublicUrl, type PublicUrl } from '../../src/public-url.js';
+import { buildTestApp, HOST as LOCAL_HOST, LOCAL, type TestApp } from '../stack/app.js';
 
-const PORT = 7433;
-const LOCAL_HOST = `127.0.0.1:${PORT}`;
-const TOKEN = 'test-token-0123456789abcdefghijklmnopqrstuv';
 const PUBLIC = parsePublicUrl('https://box.tailnet.ts.net') as PublicUrl;
 const PHONE = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36';
 
+let daemon: TestApp;
 let app: App;
 let saved: StoredPageSession[];
 
 beforeEach(async () => {
   saved = [];
-  app = await buildApp({
-    store: createAskStore(),
-    token: TOKEN,
-    port: PORT,
-    version: 'test',
-    pid: 1,
-    logger: false,
-    publicUrl: PUBLIC,
-    pageSessionStore: { load: () => saved, save: (entries) => void (saved = entries) },
-    planQuestion: () => {
-      throw new Error('no questions here');
-    },
-  });
-  await app.ready();
+  daemon = await buildTestApp({ publicUrl: PUBLIC, pageSessionStore: { load: () => saved, save: (entries) => void (saved = entries) } });
+  app = daemon.app;
 });
 afterEach(async () => {
-  await app.close();
+  await daemon.close();
 });
 
-/** Pairs through the public URL as a phone does; returns what the page then holds. */
-async function pairPhone(userAgent = PHONE) {
-  const code = app.askbridge.auth.createPairingCode();
-  const response = await app.inject({ method: 'POST', url: '/api/pair', headers: { host: PUBLIC.host, origin: PUBLIC.origin, 'user-agent': userAgent }, payload: { code } });
-  expect(response.statusCode).toBe(200);
-  const setCookie = String(response.headers['set-cookie']);
-  return { setCookie, headers: { host: PUBLIC.host, origin: PUBLIC.origin, cookie: setCookie.split(';')[0]!, 'x-askbridge-key': response.json<{ key: string }>().key } };
+/** Pairs through the public URL as a phone does. */
+function pairPhone(userAgent = PHONE) {
+  return daemon.pairPage({ host: PUBLIC.host, origin: PUBLIC.origin, userAgent });
 }
 
 describe('parsePublicUrl', () => {
@@ -97,7 +79,7 @@ describe('the public URL', () => {
   });
 
   it('is the link a new pairing code comes with, and its QR code', async () => {
-    const response = await app.inject({ method: 'POST', url: '/api/pairings', headers: { host: LOCAL_HOST, authorization: `Bearer ${TOKEN}` } });
+    const response = await app.inject({ method: 'POST', url: '/api/pairings', headers: LOCAL });
     const { code, links, qr } = response.json<{ code: string; links: { local: string; public?: string }; qr: string[] }>();
     expect(links).toEqual({ local: `http://${LOCAL_HOST}/#pair=${code}`, public: `https://box.tailnet.ts.net/#pair=${code}` });
     expect(qr.length).toBeGreaterThan(20);
@@ -118,16 +100,16 @@ describe('devices', () => {
 
   it('revokes a device at once: its requests are refused and its open socket is closed', async () => {
     const phone = await pairPhone();
-    const socket = await app.injectWS('/ws', { headers: { ...phone.headers, 'sec-websocket-protocol': `askbridge, key.${phone.headers['x-askbridge-key']}` } });
+    const { socket } = await daemon.openPageSocket(phone);
     const closed = new Promise<number>((resolve) => socket.on('close', (code) => resolve(code)));
-    const { devices } = (await app.inject({ method: 'GET', url: '/api/devices', headers: { host: LOCAL_HOST, authorization: `Bearer ${TOKEN}` } })).json<{ devices: Array<{ id: string }> }>();
+    const { devices } = (await app.inject({ method: 'GET', url: '/api/devices', headers: LOCAL })).json<{ devices: Array<{ id: string }> }>();
 
-    const revoked = await app.inject({ method: 'POST', url: `/api/devices/${devices[0]!.id}/revoke`, headers: { host: LOCAL_HOST, authorization: `Bearer ${TOKEN}` } });
+    const revoked = await app.inject({ method: 'POST', url: `/api/devices/${devices[0]!.id}/revoke`, headers: LOCAL });
     expect(revoked.statusCode).toBe(200);
     expect(await closed).toBe(REVOKED_CLOSE_CODE);
     expect((await app.inject({ method: 'GET', url: '/api/asks', headers: phone.headers })).statusCode).toBe(401);
     expect(saved).toEqual([]);
-    const again = await app.inject({ method: 'POST', url: `/api/devices/${devices[0]!.id}/revoke`, headers: { host: LOCAL_HOST, authorization: `Bearer ${TOKEN}` } });
+    const again = await app.inject({ method: 'POST', url: `/api/devices/${devices[0]!.id}/revoke`, headers: LOCAL });
     expect(again.statusCode).toBe(404);
   });
 

@@ -6,7 +6,6 @@ import { createPendingFiles } from '../../src/daemon/asks/pending-files.js';
 import { EXTEND_STEP_MS } from '../../src/daemon/limits.js';
 import { createAskStore, REATTACH_MS, type NewAsk, type PendingRecord, type StoreEvent } from '../../src/daemon/asks/store.js';
 import type { Question } from '../../src/protocol.js';
-import { PERSON_DECLINE_REASON } from '../../src/answers.js';
 
 const question: Question = { question: 'Which?', header: 'H', multiSelect: false, options: [{ label: 'A', description: '' }, { label: 'B', description: '' }] };
 const open = (toolUseId: string, waitMs = 60_000): NewAsk => ({
@@ -17,9 +16,10 @@ const open = (toolUseId: string, waitMs = 60_000): NewAsk => ({
   questions: [question],
   waitMs,
   timeout: { action: 'terminal', summary: 'the terminal will ask' },
-  onTimeout: () => ({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' }, hookOutput: null }),
-  answerMode: 'updatedInput',
+  onTimeout: () => ({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } }),
   reattaches: true,
+  // The asker's own reply: the store hands it over and knows nothing of what it means.
+  reply: (outcome) => `${outcome.status}:${JSON.stringify(outcome.answered?.answers ?? {})}`,
 });
 const pick = (label: string) => [{ question: 'Which?', selected: [label], other: null, notes: null }];
 
@@ -37,16 +37,15 @@ describe('the question store', () => {
     expect(store.answer(waiter.ask.id, [...pick('A'), { question: 'Which too?', selected: [], other: 'C', notes: null }], 'cli')).toMatchObject({ kind: 'answered' });
   });
 
-  it('settles a question a person declines with a deny Claude reads, and one handed back with nothing, each once', async () => {
+  it('settles a question a person declines, and one handed back, each once, with its asker\'s reply', async () => {
     const store = createAskStore();
     const declined = store.open(open('t1'));
     expect(store.decline(declined.ask.id, 'page')).toMatchObject({ kind: 'answered', ask: { status: 'declined', source: { kind: 'person', client: 'page' } } });
-    await expect(declined.outcome).resolves.toMatchObject({
-      hookOutput: { hookSpecificOutput: { permissionDecision: 'deny', permissionDecisionReason: PERSON_DECLINE_REASON } },
-    });
+    await expect(declined.outcome).resolves.toEqual({ status: 'declined', source: { kind: 'person', client: 'page' } });
+    await expect(declined.reply).resolves.toBe('declined:{}');
     const handedBack = store.open(open('t2'));
     expect(store.handToTerminal(handedBack.ask.id, 'cli')).toMatchObject({ kind: 'answered', ask: { status: 'handed-to-terminal', source: { kind: 'person', client: 'cli' } } });
-    await expect(handedBack.outcome).resolves.toMatchObject({ status: 'handed-to-terminal', hookOutput: null });
+    await expect(handedBack.outcome).resolves.toMatchObject({ status: 'handed-to-terminal' });
     // Once settled, neither way settles it again; an unknown id is not found.
     expect(store.decline(handedBack.ask.id, 'page')).toMatchObject({ kind: 'already_resolved', ask: { status: 'handed-to-terminal' } });
     expect(store.handToTerminal(declined.ask.id, 'page')).toMatchObject({ kind: 'already_resolved', ask: { status: 'declined' } });
@@ -59,7 +58,7 @@ describe('the question store', () => {
     store.subscribe((event) => events.push(event));
     const waiter = store.open(open('t1'));
     waiter.leave();
-    await expect(waiter.outcome).resolves.toMatchObject({ status: 'cancelled', hookOutput: null });
+    await expect(waiter.outcome).resolves.toMatchObject({ status: 'cancelled' });
     expect(events.map((event) => [event.type, event.ask.status])).toEqual([['added', 'pending'], ['resolved', 'cancelled']]);
     expect(store.answer(waiter.ask.id, pick('A'), 'page')).toMatchObject({ kind: 'already_resolved', ask: { status: 'cancelled' } });
     expect(store.pending()).toEqual([]);
@@ -69,7 +68,7 @@ describe('the question store', () => {
     const store = createAskStore();
     const events: StoreEvent[] = [];
     store.subscribe((event) => events.push(event));
-    const waiter = store.open({ ...open('t1'), immediate: { status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'immediately' }, hookOutput: null } });
+    const waiter = store.open({ ...open('t1'), immediate: { status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'immediately' } } });
     await expect(waiter.outcome).resolves.toMatchObject({ status: 'handed-to-terminal' });
     expect(events.map((event) => [event.type, event.ask.status])).toEqual([['resolved', 'handed-to-terminal']]);
   });
@@ -91,14 +90,6 @@ describe('the question store', () => {
     expect(store.pending()).toHaveLength(1);
     vi.advanceTimersByTime(1);
     await expect(waiter.outcome).resolves.toMatchObject({ status: 'handed-to-terminal', source: { kind: 'policy', trigger: 'timeout' } });
-  });
-
-  it('lists pending questions newest first', () => {
-    const store = createAskStore();
-    store.open(open('t1'));
-    vi.advanceTimersByTime(10);
-    store.open(open('t2'));
-    expect(store.pending().map((view) => view.toolUseId)).toEqual(['t2', 't1']);
   });
 
   it('forgets finished questions after a while, so memory stays bounded', () => {
@@ -140,7 +131,7 @@ describe('the question store', () => {
 
     const withdrawn = store.endSession('s1', undefined);
     expect(withdrawn.map((view) => view.toolUseId)).toEqual(['t1', 't2']);
-    for (const waiter of [first, second]) await expect(waiter.outcome).resolves.toEqual({ status: 'cancelled', source: { kind: 'session-ended' }, hookOutput: null });
+    for (const waiter of [first, second]) await expect(waiter.outcome).resolves.toEqual({ status: 'cancelled', source: { kind: 'session-ended' } });
     expect(store.get(answered.ask.id)?.status).toBe('answered');
     expect(store.pending().map((view) => view.id).sort()).toEqual([otherSession.ask.id, otherMachine.ask.id, script.ask.id].sort());
     expect(store.endSession('s1', 'ci-runner').map((view) => view.toolUseId)).toEqual(['t5']);
@@ -152,7 +143,7 @@ describe('the question store', () => {
     const store = createAskStore();
     const waiter = store.open(open('t1'));
     store.releaseAll();
-    await expect(waiter.outcome).resolves.toMatchObject({ status: 'handed-to-terminal', source: { kind: 'daemon-stopped' }, hookOutput: null });
+    await expect(waiter.outcome).resolves.toMatchObject({ status: 'handed-to-terminal', source: { kind: 'daemon-stopped' } });
   });
 });
 
@@ -170,7 +161,7 @@ describe('waiting questions on disk', () => {
     const file = join(dir, 'pending', `${waiter.ask.id}.json`);
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(files.load()).toEqual([
-      { id: waiter.ask.id, sessionId: 's1', toolUseId: 't1', cwd: '/project', createdAt: waiter.ask.createdAt, expiresAt: waiter.ask.expiresAt, toolInput: open('t1').toolInput, answerMode: 'updatedInput' },
+      { id: waiter.ask.id, sessionId: 's1', toolUseId: 't1', cwd: '/project', createdAt: waiter.ask.createdAt, expiresAt: waiter.ask.expiresAt, toolInput: open('t1').toolInput },
     ]);
     store.answer(waiter.ask.id, pick('A'), 'page');
     expect(readdirSync(join(dir, 'pending'))).toEqual([]);
@@ -178,7 +169,7 @@ describe('waiting questions on disk', () => {
 
   it('are not written when a policy settles them at once', () => {
     const store = createAskStore({ persistence: createPendingFiles(dir, () => {}) });
-    store.open({ ...open('t1'), immediate: { status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'nobody-watching' }, hookOutput: null } });
+    store.open({ ...open('t1'), immediate: { status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'nobody-watching' } } });
     expect(() => readdirSync(join(dir, 'pending'))).toThrow(/ENOENT/);
   });
 
@@ -201,13 +192,55 @@ describe('waiting questions on disk', () => {
   });
 });
 
+describe('the store and its askers', () => {
+  it('lists waiting asks oldest first', () => {
+    const store = createAskStore();
+    const first = store.open(open('t1'));
+    vi.advanceTimersByTime(1000);
+    const second = store.open(open('t2'));
+    vi.advanceTimersByTime(1000);
+    const third = store.open(open('t3'));
+    expect(store.pending().map((ask) => ask.id)).toEqual([first.ask.id, second.ask.id, third.ask.id]);
+  });
+
+  it('refuses to hand a script\'s or an MCP client\'s ask to a terminal it does not have, and keeps it waiting', async () => {
+    const store = createAskStore();
+    const scripted = store.open({ ...open('t1'), asker: { kind: 'script', name: 'deploy.sh' } });
+    expect(store.handToTerminal(scripted.ask.id, 'page')).toMatchObject({ kind: 'no_terminal', ask: { status: 'pending' } });
+    expect(store.get(scripted.ask.id)?.status).toBe('pending');
+    expect(store.decline(scripted.ask.id, 'page')).toMatchObject({ kind: 'answered', ask: { status: 'declined' } });
+    await expect(scripted.outcome).resolves.toMatchObject({ status: 'declined', source: { kind: 'person' } });
+  });
+
+  it('fails an ask whose reply cannot be made before anyone is told it was answered, and every waiter gets an empty reply', async () => {
+    const store = createAskStore();
+    const events: StoreEvent[] = [];
+    store.subscribe((event) => events.push(event));
+    const first = store.open({ ...open('t1'), reply: () => { throw new RangeError('Maximum call stack size exceeded'); } });
+    const second = store.open(open('t1'));
+    expect(store.answer(first.ask.id, pick('A'), 'page')).toMatchObject({ kind: 'failed', ask: { status: 'failed', error: 'the reply for its asker could not be made (Maximum call stack size exceeded)' } });
+    await expect(first.reply).resolves.toBe('');
+    await expect(second.reply).resolves.toBe('');
+    expect(events.map((event) => [event.type, event.ask.status])).toEqual([['added', 'pending'], ['resolved', 'failed']]);
+  });
+
+  it('gives no reply at all to an asker that gave no reply function (a script\'s ask builds no client decision)', async () => {
+    const store = createAskStore();
+    const { reply: _unused, ...withoutReply } = open('t1');
+    const waiter = store.open({ ...withoutReply, asker: { kind: 'mcp', name: 'agent' } });
+    store.answer(waiter.ask.id, pick('B'), 'cli');
+    await expect(waiter.outcome).resolves.toMatchObject({ status: 'answered', answered: { answers: { 'Which?': 'B' } } });
+    await expect(waiter.reply).resolves.toBe('');
+  });
+});
+
 describe('a restored question', () => {
   function restoredFrom(record: PendingRecord, reattachMs?: number) {
     const store = createAskStore(reattachMs === undefined ? {} : { reattachMs });
     store.restore({ ...open(record.toolUseId, record.expiresAt - Date.now()), restored: { id: record.id, createdAt: record.createdAt, expiresAt: record.expiresAt } });
     return store;
   }
-  const record = (): PendingRecord => ({ id: '11111111-1111-4111-8111-111111111111', sessionId: 's1', toolUseId: 't1', cwd: '/project', createdAt: Date.now() - 5000, expiresAt: Date.now() + 55_000, toolInput: open('t1').toolInput, answerMode: 'updatedInput' });
+  const record = (): PendingRecord => ({ id: '11111111-1111-4111-8111-111111111111', sessionId: 's1', toolUseId: 't1', cwd: '/project', createdAt: Date.now() - 5000, expiresAt: Date.now() + 55_000, toolInput: open('t1').toolInput });
 
   it('keeps its id and deadline, and delivers the answer to the hook that re-attaches, exactly once', async () => {
     const saved = record();
@@ -217,7 +250,8 @@ describe('a restored question', () => {
     expect(waiter.ask.id).toBe(saved.id);
     expect(store.answer(saved.id, pick('B'), 'page')).toMatchObject({ kind: 'answered' });
     const outcome = await waiter.outcome;
-    expect(outcome.hookOutput?.hookSpecificOutput.updatedInput).toMatchObject({ answers: { 'Which?': 'B' }, });
+    expect(outcome.answered?.answers).toEqual({ 'Which?': 'B' });
+    await expect(waiter.reply).resolves.toBe('answered:{"Which?":"B"}');
     expect(store.answer(saved.id, pick('A'), 'cli')).toMatchObject({ kind: 'already_resolved' });
   });
 
@@ -301,7 +335,7 @@ describe('more time for a person who is answering', () => {
 
   it('gives a question a policy settles at once no limit, and refuses more time for it as settled', () => {
     const store = createAskStore();
-    const waiter = store.open({ ...open('t1'), maxWaitMs: HOUR, immediate: { status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'nobody-watching' }, hookOutput: null } });
+    const waiter = store.open({ ...open('t1'), maxWaitMs: HOUR, immediate: { status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'nobody-watching' } } });
     expect(waiter.ask.extendableUntil).toBeUndefined();
     expect(store.extend(waiter.ask.id)).toMatchObject({ kind: 'already_resolved', ask: { status: 'handed-to-terminal' } });
     expect(store.get(waiter.ask.id)?.extendableUntil).toBeUndefined();

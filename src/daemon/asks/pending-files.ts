@@ -6,7 +6,6 @@
 import { readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { ANSWER_MODES } from '../../answers.js';
 import { makeFolders } from '../../folders.js';
 import { writeFileAtomic } from '../../state-dir.js';
 import type { PendingPersistence, PendingRecord } from './store.js';
@@ -21,7 +20,6 @@ const PendingRecordSchema: z.ZodType<PendingRecord> = z.object({
   /** How late an extension may move expiresAt; absent when it may not be extended (and in files from before extensions). */
   extendableUntil: z.number().optional(),
   toolInput: z.record(z.string(), z.unknown()),
-  answerMode: z.enum(ANSWER_MODES),
 });
 
 type Log = (fields: Record<string, unknown>, message: string) => void;

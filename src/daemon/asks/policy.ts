@@ -1,8 +1,9 @@
-// What happens to a question nobody answers, decided per question from the configuration that
-// applies to its project: how long to wait, then let the terminal ask, choose the recommended option,
-// apply a rule, or decline. A default is always one of the offered labels (or a rule's explicit free
-// text), and Claude is always told, through additionalContext, that no person chose it.
-import { buildAnswerOutput, buildDenyOutput, formatAnswers, PROCEED, shorten, type AnswerMode } from '../../answers.js';
+// What happens to an ask nobody answers, decided per ask from the configuration that applies to
+// its project: how long to wait, then let the terminal ask, choose the recommended option, apply a
+// rule, or decline. A default is always one of the offered labels (or a rule's explicit free text),
+// and its outcome says a policy chose it, so that every asker is told no person did.
+import { formatAnswers } from '../../answers.js';
+import { shorten } from '../../shorten.js';
 import type { RE2JS } from 're2js';
 import { compileRulePattern, type Config, type EffectiveConfig, type Match, type Rule } from '../../config.js';
 import type { Question, AskView, Response, Source, TimeoutAction } from '../../protocol.js';
@@ -10,7 +11,11 @@ import type { Outcome } from './store.js';
 
 export type PolicyContext = {
   cwd: string;
-  toolInput: Record<string, unknown>;
+  /**
+   * The machine a remote hook named: its `cwd` is a path on that machine, so a project file found at
+   * the same path here is not its project's, and only the user configuration applies.
+   */
+  machine?: string | undefined;
   questions: Question[];
   /** The hook's environment says nobody watches this session (CI, SDK host, ASKBRIDGE_UNATTENDED). */
   unattended: boolean;
@@ -19,11 +24,12 @@ export type PolicyContext = {
 };
 
 export type QuestionPlan = {
+  /** The configuration the plan was made from: an asker's reply may depend on it too. */
+  config: Config;
   waitMs: number;
   /** How many questions a script or an MCP client may ask at once here. */
   askMaxQuestions: number;
   timeout: AskView['timeout'];
-  answerMode: AnswerMode;
   onTimeout: (question: AskView) => Outcome;
   /** Set when the policy settles the question the moment it arrives. */
   immediate?: Outcome;
@@ -33,9 +39,10 @@ export type PolicyLog = (fields: Record<string, unknown>, message: string) => vo
 
 const RECOMMENDED = /\(recommended\)/i;
 
-export function createPolicy(options: { configFor: (cwd: string) => EffectiveConfig; log: PolicyLog }) {
+/** `configFor(null)`: the user configuration alone. */
+export function createPolicy(options: { configFor: (cwd: string | null) => EffectiveConfig; log: PolicyLog }) {
   return function planQuestion(context: PolicyContext): QuestionPlan {
-    const { config } = options.configFor(context.cwd);
+    const { config } = options.configFor(context.machine === undefined ? context.cwd : null);
     const waitMs = config.waitSeconds * 1000;
     // A policy must never leave a hook hanging or crash the daemon from a timer: on any surprise the terminal asks.
     const decide = (trigger: 'timeout' | 'nobody-watching'): Outcome => {
@@ -43,20 +50,20 @@ export function createPolicy(options: { configFor: (cwd: string) => EffectiveCon
         return decideWithoutPerson(config, context, trigger, options.log);
       } catch (error) {
         options.log({ error: (error as Error).message }, 'policy failed: the terminal asks instead');
-        return { status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger }, hookOutput: null };
+        return { status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger } };
       }
     };
     const plan: QuestionPlan = {
+      config,
       waitMs,
       askMaxQuestions: config.askMaxQuestions,
-      answerMode: config.answerMode,
       timeout: describeTimeout(config, context),
       onTimeout: () => decide('timeout'),
     };
 
     const atOnce = answerByRules(config.rules, context.questions, 'immediately', options.log);
     if (atOnce.complete) {
-      plan.immediate = policyAnswer(config, context, atOnce.responses, { kind: 'policy', action: 'rule', trigger: 'immediately', rule: atOnce.ruleNames.join(', ') });
+      plan.immediate = policyAnswer(context, atOnce.responses, { kind: 'policy', action: 'rule', trigger: 'immediately', rule: atOnce.ruleNames.join(', ') });
     } else if (context.unattended || (config.whenNobodyWatching === 'act' && context.watchers === 0)) {
       plan.immediate = decide('nobody-watching');
     }
@@ -70,50 +77,24 @@ export type Policy = ReturnType<typeof createPolicy>;
 function decideWithoutPerson(config: Config, context: PolicyContext, trigger: 'timeout' | 'nobody-watching', log: PolicyLog): Outcome {
   const byRules = answerByRules(config.rules, context.questions, 'timeout', log);
   const rule = byRules.ruleNames.length > 0 ? byRules.ruleNames.join(', ') : undefined;
-  if (byRules.complete) return policyAnswer(config, context, byRules.responses, { kind: 'policy', action: 'rule', trigger, ...(rule ? { rule } : {}) });
+  if (byRules.complete) return policyAnswer(context, byRules.responses, { kind: 'policy', action: 'rule', trigger, ...(rule ? { rule } : {}) });
 
   const source: Source = { kind: 'policy', action: config.onTimeout, trigger, ...(rule ? { rule } : {}) };
   switch (config.onTimeout) {
     case 'terminal':
-      return { status: 'handed-to-terminal', source, hookOutput: null };
+      return { status: 'handed-to-terminal', source };
     case 'decline':
-      return { status: 'declined', source, hookOutput: buildDenyOutput(declineReason(describeTrigger(trigger, config))) };
+      return { status: 'declined', source };
     case 'recommended': {
       const answered = new Set(byRules.responses.map((response) => response.question));
       const recommended = context.questions.filter((question) => !answered.has(question.question)).map(recommendedResponse);
-      return policyAnswer(config, context, [...byRules.responses, ...recommended], source);
+      return policyAnswer(context, [...byRules.responses, ...recommended], source);
     }
   }
 }
 
-function policyAnswer(config: Config, context: PolicyContext, responses: Response[], source: Extract<Source, { kind: 'policy' }>): Outcome {
-  const formatted = formatAnswers(context.questions, responses);
-  const rules = source.rule ? `${source.rule.includes(',') ? 'the rules' : 'the rule'} ${source.rule}` : '';
-  const chooser = source.action === 'rule' ? rules : rules ? `${rules} and the recommended option` : 'the recommended option';
-  const additionalContext =
-    `No person answered this question: askbridge chose the answer by policy (${chooser}) because ${describeTrigger(source.trigger, config)}. ` +
-    'Treat it as a default, not as the user’s decision, and tell the user which default you went with so they can change it.';
-  return {
-    status: 'answered',
-    source,
-    hookOutput: buildAnswerOutput(config.answerMode, context.toolInput, formatted, additionalContext),
-    answers: formatted.answers,
-  };
-}
-
-export function declineReason(why: string): string {
-  return `Nobody is available to answer these questions right now (${why}). ${PROCEED}`;
-}
-
-function describeTrigger(trigger: 'timeout' | 'nobody-watching' | 'immediately', config: Config): string {
-  if (trigger === 'timeout') return `nobody answered within ${formatDuration(config.waitSeconds)}`;
-  if (trigger === 'nobody-watching') return 'nobody was watching when it was asked';
-  return 'a rule answers it at once';
-}
-
-function formatDuration(seconds: number): string {
-  if (seconds < 120) return seconds === 1 ? '1 second' : `${seconds} seconds`;
-  return seconds % 60 === 0 ? `${seconds / 60} minutes` : `${Math.round(seconds / 6) / 10} minutes`;
+function policyAnswer(context: PolicyContext, responses: Response[], source: Extract<Source, { kind: 'policy' }>): Outcome {
+  return { status: 'answered', source, answered: formatAnswers(context.questions, responses) };
 }
 
 /** The recommended option(s): labels containing "(Recommended)", else the first option. */

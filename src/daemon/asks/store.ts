@@ -1,21 +1,28 @@
-// The pending questions: who waits for them, their timers, and who settled them. The first valid
-// outcome wins and every later one is refused with the winner. Knows nothing of HTTP or WebSockets;
-// it reports changes to subscribers and hands each waiter its outcome.
+// The waiting asks: who waits for them, their timers, and who settled them. The first valid
+// outcome wins and every later one is refused with the winner. Knows nothing of HTTP or WebSockets,
+// nor of any client's reply format: it records a neutral outcome, reports changes to subscribers,
+// and hands each waiter the outcome and the reply its asker's own function made of it.
 import { randomUUID } from 'node:crypto';
-import { AnswerError, buildAnswerOutput, buildDenyOutput, formatAnswers, PERSON_DECLINE_REASON, requireEveryQuestion, type AnswerMode } from '../../answers.js';
-import type { Asker, HookOutput, Question, AskStatus, AskView, Response, SessionContext, Source } from '../../protocol.js';
+import { AnswerError, formatAnswers, requireEveryQuestion, type Answered } from '../../answers.js';
+import type { Asker, Question, AskStatus, AskView, Response, SessionContext, Source } from '../../protocol.js';
 import { EXTEND_STEP_MS } from '../limits.js';
 
-/** How a question ended, and what the hook prints for it (null: nothing, the terminal answers). */
+/** How an ask ended: who or what settled it, and with what (neutral: no client's format). */
 export type Outcome = {
   status: Exclude<AskStatus, 'pending'>;
   source: Source;
-  hookOutput: HookOutput | null;
-  answers?: Record<string, string>;
-  notes?: Record<string, string>;
-  /** Why no decision could be built (status `failed`). */
+  /** The answers, when it was answered: by a person, or by a policy. */
+  answered?: Answered;
+  /** Why nothing could be delivered (status `failed`). */
   error?: string;
 };
+
+/**
+ * What the asker's transport writes for an outcome (a client's decision, as text; '' for none),
+ * made by a function the asker gives when it opens or re-attaches. It throws when no reply can be
+ * made: the ask then fails before anyone is told it was settled.
+ */
+export type Reply = (outcome: Outcome) => string;
 
 export type StoreEvent = { type: 'added' | 'updated' | 'resolved'; ask: AskView };
 
@@ -23,7 +30,7 @@ export type NewAsk = {
   sessionId: string;
   toolUseId: string;
   cwd: string;
-  /** The tool input exactly as Claude Code sent it: echoed back whole in the answer. */
+  /** The input exactly as the asker sent it: kept on disk, and read back on restore. */
   toolInput: Record<string, unknown>;
   questions: Question[];
   waitMs: number;
@@ -33,7 +40,8 @@ export type NewAsk = {
   onTimeout: (question: AskView) => Outcome;
   /** Settles the question the moment it is asked (a policy that needs no person). */
   immediate?: Outcome;
-  answerMode: AnswerMode;
+  /** How the asker's transport writes an outcome; a script's or an MCP client's ask needs none. */
+  reply?: Reply;
   /**
    * Whether the asker comes back after a daemon restart: a command hook retries and re-attaches, so
    * its question is kept on disk while it waits; an http hook's request that dropped is over.
@@ -56,7 +64,6 @@ export type NewAsk = {
 export type PendingRecord = Pick<AskView, 'id' | 'sessionId' | 'toolUseId' | 'cwd' | 'createdAt' | 'expiresAt' | 'extendableUntil'> & {
   /** Exactly as Claude Code sent it; its questions are read from it again on restore. */
   toolInput: Record<string, unknown>;
-  answerMode: AnswerMode;
 };
 
 /** Where waiting questions are kept while they wait (pending-file.ts); errors there never reach a question. */
@@ -64,8 +71,10 @@ export type PendingPersistence = { save(record: PendingRecord): void; remove(id:
 
 export type Waiter = {
   ask: AskView;
-  /** Settles once, with the question's outcome. */
+  /** Settles once, with the ask's outcome. */
   outcome: Promise<Outcome>;
+  /** Settles with the outcome: what this waiter's transport writes ('' without a reply function). */
+  reply: Promise<string>;
   /** The waiting hook went away. When it was the last one, the question is withdrawn. */
   leave(): void;
 };
@@ -75,6 +84,8 @@ export type AnswerResult =
   | { kind: 'not_found' }
   | { kind: 'already_resolved'; ask: AskView }
   | { kind: 'invalid'; error: AnswerError }
+  /** Handing back to a terminal, for an ask that has none behind it (a script's, an MCP client's). */
+  | { kind: 'no_terminal'; ask: AskView }
   /** The answer was valid, but no decision could be built from it: the question failed, the terminal asks. */
   | { kind: 'failed'; ask: AskView };
 
@@ -84,17 +95,19 @@ export type ExtendResult =
   | { kind: 'not_found' }
   | { kind: 'already_resolved'; ask: AskView };
 
+/** One waiting asker: how it is told, and how its transport writes the outcome. */
+type WaiterSlot = { deliver: (outcome: Outcome, reply: string) => void; reply: Reply | undefined };
+
 type Entry = {
   view: AskView;
   toolInput: Record<string, unknown>;
   questions: Question[];
-  waiters: Set<(outcome: Outcome) => void>;
+  waiters: Set<WaiterSlot>;
   timer: NodeJS.Timeout | undefined;
   /** Set while a restored question waits for its hook to come back. */
   reattachTimer: NodeJS.Timeout | undefined;
   outcome: Outcome | undefined;
   onTimeout: (question: AskView) => Outcome;
-  answerMode: AnswerMode;
   /** Kept on disk while it waits (its asker re-attaches after a restart): an extension is written there too. */
   persisted: boolean;
 };
@@ -107,8 +120,6 @@ export type AskStoreOptions = {
   persistence?: PendingPersistence;
   /** How long a restored question waits for its hook to come back before it is withdrawn. */
   reattachMs?: number;
-  /** How a decision is serialised for the hook; JSON.stringify. Tests replace it to make it fail. */
-  serializeDecision?: (output: HookOutput) => string;
 };
 
 /** A hook retries at once when its connection drops; one that has not come back by then is gone. */
@@ -119,21 +130,19 @@ export function createAskStore(options: AskStoreOptions = {}) {
   const keepFinishedMs = options.keepFinishedMs ?? 15 * 60_000;
   const maxFinished = options.maxFinished ?? 2000;
   const reattachMs = options.reattachMs ?? REATTACH_MS;
-  const serializeDecision = options.serializeDecision ?? JSON.stringify;
 
   /**
-   * The outcome as it will be delivered. A decision is serialised before anyone is told the question
-   * is settled: one that cannot be (it throws) ends the question as `failed`, with nothing for the
-   * hook to print, so the terminal asks at once instead of the hook waiting for a line that never comes.
+   * The outcome as it will be delivered, and each waiter's reply. Replies are made before anyone is
+   * told the ask is settled: when one cannot be (it throws), the ask ends as `failed`, every waiter
+   * gets an empty reply, and the person who answered learns it, instead of a hook waiting for a
+   * line that never comes.
    */
-  function deliverable(outcome: Outcome): Outcome {
-    if (outcome.hookOutput === null) return outcome;
+  function deliverable(slots: readonly WaiterSlot[], proposed: Outcome): { outcome: Outcome; replies: string[] } {
     try {
-      serializeDecision(outcome.hookOutput);
-      return outcome;
+      return { outcome: proposed, replies: slots.map((slot) => slot.reply?.(proposed) ?? '') };
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      return { status: 'failed', source: outcome.source, hookOutput: null, error: `the decision for Claude Code could not be built (${reason})` };
+      return { outcome: { status: 'failed', source: proposed.source, error: `the reply for its asker could not be made (${reason})` }, replies: slots.map(() => '') };
     }
   }
 
@@ -164,7 +173,8 @@ export function createAskStore(options: AskStoreOptions = {}) {
 
   function settle(entry: Entry, proposed: Outcome): void {
     if (entry.outcome) return;
-    const outcome = deliverable(proposed);
+    const slots = [...entry.waiters];
+    const { outcome, replies } = deliverable(slots, proposed);
     entry.outcome = outcome;
     clearTimeout(entry.timer);
     entry.timer = undefined;
@@ -175,36 +185,48 @@ export function createAskStore(options: AskStoreOptions = {}) {
       status: outcome.status,
       source: outcome.source,
       resolvedAt: now(),
-      ...(outcome.answers ? { answers: outcome.answers } : {}),
-      ...(outcome.notes ? { notes: outcome.notes } : {}),
+      ...(outcome.answered ? { answers: outcome.answered.answers } : {}),
+      ...(outcome.answered && Object.keys(outcome.answered.notes).length > 0 ? { notes: outcome.answered.notes } : {}),
       ...(outcome.error ? { error: outcome.error } : {}),
     };
-    for (const deliver of entry.waiters) deliver(outcome);
+    for (const [index, slot] of slots.entries()) slot.deliver(outcome, replies[index]!);
     entry.waiters.clear();
     finished.push(entry.view.id);
     forgetOldFinished();
     emit({ type: 'resolved', ask: entry.view });
   }
 
-  function attach(entry: Entry): Waiter {
+  function attach(entry: Entry, reply: Reply | undefined): Waiter {
     if (entry.outcome) {
-      return { ask: entry.view, outcome: Promise.resolve(entry.outcome), leave: () => {} };
+      // Settled while its asker was away (a restart): the reply is made now, for the asker that came back.
+      const { outcome } = entry;
+      return { ask: entry.view, outcome: Promise.resolve(outcome), reply: Promise.resolve(deliverable([{ deliver: () => {}, reply }], outcome).replies[0]!), leave: () => {} };
     }
-    let deliver!: (outcome: Outcome) => void;
-    const outcome = new Promise<Outcome>((resolve) => (deliver = resolve));
-    entry.waiters.add(deliver);
+    let resolveOutcome!: (outcome: Outcome) => void;
+    let resolveReply!: (reply: string) => void;
+    const outcome = new Promise<Outcome>((resolve) => (resolveOutcome = resolve));
+    const replyText = new Promise<string>((resolve) => (resolveReply = resolve));
+    const slot: WaiterSlot = {
+      deliver(settled, text) {
+        resolveReply(text);
+        resolveOutcome(settled);
+      },
+      reply,
+    };
+    entry.waiters.add(slot);
     clearTimeout(entry.reattachTimer);
     entry.reattachTimer = undefined;
     return {
       ask: entry.view,
       outcome,
+      reply: replyText,
       leave() {
-        if (!entry.waiters.has(deliver)) return;
-        const gone: Outcome = { status: 'cancelled', source: { kind: 'hook-gone' }, hookOutput: null };
+        if (!entry.waiters.has(slot)) return;
+        const gone: Outcome = { status: 'cancelled', source: { kind: 'hook-gone' } };
         if (entry.waiters.size === 1) return settle(entry, gone);
         // Another hook still waits for this question: only this one stops waiting.
-        entry.waiters.delete(deliver);
-        deliver(gone);
+        entry.waiters.delete(slot);
+        slot.deliver(gone, '');
       },
     };
   }
@@ -245,7 +267,6 @@ export function createAskStore(options: AskStoreOptions = {}) {
       reattachTimer: undefined,
       outcome: undefined,
       onTimeout: input.onTimeout,
-      answerMode: input.answerMode,
       persisted: false,
     };
     byId.set(entry.view.id, entry);
@@ -266,10 +287,10 @@ export function createAskStore(options: AskStoreOptions = {}) {
     open(input: NewAsk): Waiter {
       const known = idByKey.get(keyOf(input.sessionId, input.toolUseId));
       const existing = known === undefined ? undefined : byId.get(known);
-      if (existing) return attach(existing);
+      if (existing) return attach(existing, input.reply);
 
       const entry = create(input);
-      const waiter = attach(entry);
+      const waiter = attach(entry, input.reply);
       if (input.immediate) {
         // Settled the moment it is asked, it never waits for anyone: it is reported settled, never added.
         settle(entry, input.immediate);
@@ -288,12 +309,12 @@ export function createAskStore(options: AskStoreOptions = {}) {
      * A question that was waiting when the daemon stopped: shown again at once, settled at its old
      * deadline, and withdrawn unless its hook comes back (and re-attaches through open()) in time.
      */
-    restore(input: Omit<NewAsk, 'reattaches' | 'immediate'> & { restored: NonNullable<NewAsk['restored']> }): void {
+    restore(input: Omit<NewAsk, 'reattaches' | 'immediate' | 'reply'> & { restored: NonNullable<NewAsk['restored']> }): void {
       if (idByKey.has(keyOf(input.sessionId, input.toolUseId))) return;
       const entry = create({ ...input, reattaches: true });
       entry.persisted = true; // its file is still there, from before the restart
       emit({ type: 'added', ask: entry.view });
-      entry.reattachTimer = setTimeout(() => settle(entry, { status: 'cancelled', source: { kind: 'hook-gone' }, hookOutput: null }), reattachMs);
+      entry.reattachTimer = setTimeout(() => settle(entry, { status: 'cancelled', source: { kind: 'hook-gone' } }), reattachMs);
       entry.timer = setTimeout(() => settle(entry, entry.onTimeout(entry.view)), Math.max(0, input.restored.expiresAt - now()));
     },
 
@@ -302,34 +323,15 @@ export function createAskStore(options: AskStoreOptions = {}) {
       const entry = byId.get(id);
       if (!entry) return { kind: 'not_found' };
       if (entry.outcome) return { kind: 'already_resolved', ask: entry.view };
-      let formatted: ReturnType<typeof formatAnswers>;
+      let answered: Answered;
       try {
-        formatted = formatAnswers(entry.questions, responses);
-        requireEveryQuestion(entry.questions, formatted);
+        answered = formatAnswers(entry.questions, responses);
+        requireEveryQuestion(entry.questions, answered);
       } catch (error) {
         if (error instanceof AnswerError) return { kind: 'invalid', error };
         throw error;
       }
-      // Object.fromEntries defines own keys, so a question called `__proto__` keeps its note.
-      const notes = Object.fromEntries(
-        Object.entries(formatted.annotations).flatMap(([question, annotation]) => (annotation.notes ? [[question, annotation.notes]] : [])),
-      );
-      const source: Source = { kind: 'person', client };
-      let outcome: Outcome;
-      try {
-        outcome = {
-          status: 'answered',
-          source,
-          hookOutput: buildAnswerOutput(entry.answerMode, entry.toolInput, formatted),
-          answers: formatted.answers,
-          ...(Object.keys(notes).length > 0 ? { notes } : {}),
-        };
-      } catch (error) {
-        const reason = error instanceof Error ? error.message : String(error);
-        outcome = { status: 'failed', source, hookOutput: null, error: `the decision for Claude Code could not be built (${reason})` };
-      }
-      settle(entry, outcome);
-      return entry.view.status === 'failed' ? { kind: 'failed', ask: entry.view } : { kind: 'answered', ask: entry.view };
+      return settleByPerson(id, { status: 'answered', source: { kind: 'person', client }, answered });
     },
 
     /**
@@ -354,12 +356,17 @@ export function createAskStore(options: AskStoreOptions = {}) {
 
     /** A person declines to answer: Claude is told so, and to proceed on its own judgment. */
     decline(id: string, client: 'page' | 'cli'): AnswerResult {
-      return settleByPerson(id, { status: 'declined', source: { kind: 'person', client }, hookOutput: buildDenyOutput(PERSON_DECLINE_REASON) });
+      return settleByPerson(id, { status: 'declined', source: { kind: 'person', client } });
     },
 
-    /** A person hands the question back: the hook prints nothing and Claude Code's own dialog asks. */
+    /**
+     * A person hands the ask back: Claude Code's own dialog asks. Only Claude Code's asks have a
+     * terminal behind them; a script's or an MCP client's is answered or declined instead.
+     */
     handToTerminal(id: string, client: 'page' | 'cli'): AnswerResult {
-      return settleByPerson(id, { status: 'handed-to-terminal', source: { kind: 'person', client }, hookOutput: null });
+      const entry = byId.get(id);
+      if (entry && !entry.outcome && entry.view.asker !== undefined) return { kind: 'no_terminal', ask: entry.view };
+      return settleByPerson(id, { status: 'handed-to-terminal', source: { kind: 'person', client } });
     },
 
     /**
@@ -384,7 +391,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
       for (const entry of [...byId.values()]) {
         const { view } = entry;
         if (entry.outcome || view.sessionId !== sessionId || view.asker !== undefined || view.machine !== machine) continue;
-        settle(entry, { status: 'cancelled', source: { kind: 'session-ended' }, hookOutput: null });
+        settle(entry, { status: 'cancelled', source: { kind: 'session-ended' } });
         withdrawn.push(entry.view);
       }
       return withdrawn;
@@ -405,11 +412,11 @@ export function createAskStore(options: AskStoreOptions = {}) {
       return count;
     },
 
-    /** Pending questions, newest first. */
+    /** Waiting asks, oldest first (a restored ask by when it was first asked). */
     pending(): AskView[] {
       const list: AskView[] = [];
       for (const entry of byId.values()) if (!entry.outcome) list.push(entry.view);
-      return list.reverse();
+      return list.sort((a, b) => a.createdAt - b.createdAt);
     },
 
     subscribe(listener: (event: StoreEvent) => void): () => void {
@@ -420,7 +427,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
     /** The daemon is stopping: every waiting hook prints nothing, so each terminal asks instead. */
     releaseAll(): void {
       for (const entry of [...byId.values()]) {
-        if (!entry.outcome) settle(entry, { status: 'handed-to-terminal', source: { kind: 'daemon-stopped' }, hookOutput: null });
+        if (!entry.outcome) settle(entry, { status: 'handed-to-terminal', source: { kind: 'daemon-stopped' } });
       }
     },
   };
@@ -431,7 +438,7 @@ export type AskStore = ReturnType<typeof createAskStore>;
 /** What is written to disk of a waiting question (and written again when its deadline moves). */
 function recordOf(entry: Entry): PendingRecord {
   const { id, sessionId, toolUseId, cwd, createdAt, expiresAt, extendableUntil } = entry.view;
-  return { id, sessionId, toolUseId, cwd, createdAt, expiresAt, ...(extendableUntil === undefined ? {} : { extendableUntil }), toolInput: entry.toolInput, answerMode: entry.answerMode };
+  return { id, sessionId, toolUseId, cwd, createdAt, expiresAt, ...(extendableUntil === undefined ? {} : { extendableUntil }), toolInput: entry.toolInput };
 }
 
 /**

@@ -11,7 +11,7 @@ import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
 import type { AnswerResult, ExtendResult } from '../asks/store.js';
 import { requireHookKey } from './hook-key.js';
-import { openAsk } from '../asks/open-ask.js';
+import { openOrRefuse } from './open-or-refuse.js';
 import { HOOK_KEY_HEADER } from '../../http-hook.js';
 
 const IdParamsSchema = z.object({ id: z.uuid() }).meta({ title: 'ask id' });
@@ -62,7 +62,7 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     },
     async (request, reply) => {
       const { questions, asker, cwd, waitSeconds, environment } = request.body;
-      const waiter = openAsk(context, request, {
+      const waiter = openOrRefuse(context, request, {
         sessionId: `${asker.kind}:${asker.name}`,
         toolUseId: randomUUID(),
         cwd,
@@ -145,7 +145,8 @@ function sendTooLate(reply: FastifyReply, ask: AskView) {
 
 /**
  * The one mapping of a store result to HTTP: 200 with the ask (answered, or moved or not by more
- * time: the page compares expiresAt), 404, 409 with the winner, 400, or 500 when the decision failed.
+ * time: the page compares expiresAt), 404, 409 with the winner (or with the ask, for a hand-back it has no terminal for), 400,
+ * or 500 when no reply could be made.
  */
 function sendResult(reply: FastifyReply, result: AnswerResult | ExtendResult) {
   switch (result.kind) {
@@ -159,11 +160,16 @@ function sendResult(reply: FastifyReply, result: AnswerResult | ExtendResult) {
       return sendTooLate(reply, result.ask);
     case 'invalid':
       throw new HttpError(400, result.error.code, result.error.message);
+    case 'no_terminal':
+      return reply.code(409).send({
+        error: { code: 'no_terminal', message: `${result.ask.asker?.kind === 'mcp' ? 'an MCP client' : 'a script'} asked this, and no terminal is behind it: answer it or decline it` },
+        ask: result.ask,
+      });
     case 'failed':
       throw new HttpError(
         500,
         'decision_failed',
-        `the answer was not delivered: ${result.ask.error ?? 'the decision for Claude Code could not be built'}. The question went back to the terminal: answer it there.`,
+        `the answer was not delivered: ${result.ask.error ?? 'no reply could be made for its asker'}. The question went back to the terminal: answer it there.`,
       );
   }
 }

@@ -16,9 +16,10 @@
 // list and revoke; revoking one stops its cookie and key at once.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { PublicUrl } from '../public-url.js';
-import { HttpError } from './errors.js';
-import { sameSecret } from './hook-identity.js';
+import { PAGE_KEY_HEADER, PAGE_KEY_PROTOCOL_PREFIX } from '../../protocol.js';
+import type { PublicUrl } from '../../public-url.js';
+import { HttpError } from '../errors.js';
+import { sameSecret } from '../hook-identity.js';
 
 /** `hook`: no credentials at this gate and never an Origin; the route checks the hook's signature itself. */
 export const ACCESS = ['public', 'hook', 'local', 'page', 'page-or-local'] as const;
@@ -41,11 +42,6 @@ const PAGE_SESSION_TTL_MS = 30 * 24 * 60 * 60_000;
 const MAX_PAIRING_CODES = 100;
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
-
-/** The header a page sends its key in; on the WebSocket upgrade, the subprotocol `key.<key>` instead. */
-export const PAGE_KEY_HEADER = 'x-askbridge-key';
-/** The subprotocol the page asks for and the daemon selects. */
-export const PAGE_PROTOCOL = 'askbridge';
 
 /** A paired browser, as the person sees it and can revoke it: an id that is no secret, a name, and when it was last seen. */
 export type Device = { id: string; name: string; pairedAt: number; lastSeen: number };
@@ -129,7 +125,7 @@ export function createAuth(options: AuthOptions) {
     if (typeof header === 'string') return header;
     const protocols = request.headers['sec-websocket-protocol'];
     if (typeof protocols !== 'string') return undefined;
-    return protocols.split(',').map((protocol) => protocol.trim()).find((protocol) => protocol.startsWith('key.'))?.slice(4);
+    return protocols.split(',').map((protocol) => protocol.trim()).find((protocol) => protocol.startsWith(PAGE_KEY_PROTOCOL_PREFIX))?.slice(PAGE_KEY_PROTOCOL_PREFIX.length);
   }
 
   /** The page session of a request that holds both its cookie and its key; the cookie alone is worth nothing. */

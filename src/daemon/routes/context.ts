@@ -5,11 +5,12 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { EffectiveConfig } from '../../config.js';
 import type { HistoryProblem } from '../../protocol.js';
 import type { PublicUrl } from '../../public-url.js';
-import type { Auth, AuthOptions } from '../auth.js';
+import type { Auth, AuthOptions } from './auth.js';
 import type { RequestTimeouts } from '../limits.js';
 import type { PolicyContext, QuestionPlan } from '../asks/policy.js';
 import type { Push } from '../push.js';
 import type { AskStore } from '../asks/store.js';
+import type { AskDesk } from '../asks/open-ask.js';
 import type { ContextRead } from '../transcript.js';
 import type { WebSocket } from 'ws';
 
@@ -70,6 +71,8 @@ export type AppDeps = {
 
 export type RouteContext = {
   store: AskStore;
+  /** Where asks enter (asks/open-ask.ts). */
+  desk: AskDesk;
   auth: Auth;
   watchers: Watchers;
   deps: AppDeps;

@@ -2,12 +2,9 @@
 // Revoking one stops its cookie and key at once, closes its open sockets and ends its pushes.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { DevicesReplySchema, ErrorReplySchema } from '../../protocol.js';
+import { DevicesReplySchema, ErrorReplySchema, REVOKED_CLOSE_CODE, RevokedReplySchema } from '../../protocol.js';
 import { HttpError } from '../errors.js';
 import type { RouteContext } from './context.js';
-
-/** The close code a revoked page's socket gets: the page then knows it is no longer paired. */
-export const REVOKED_CLOSE_CODE = 4001;
 
 const DeviceParamsSchema = z.object({ id: z.string().regex(/^[0-9a-f]{12}$/, { message: 'not a device id' }) }).meta({ title: 'device id' });
 
@@ -26,7 +23,7 @@ export const deviceRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { a
     {
       config: { access: 'page-or-local' },
       bodyLimit: 1024,
-      schema: { summary: 'Unpair a browser: its cookie and key stop working, and its open pages are disconnected at once', params: DeviceParamsSchema, response: { 200: z.object({ revoked: z.literal(true) }), '4xx': ErrorReplySchema } },
+      schema: { summary: 'Unpair a browser: its cookie and key stop working, and its open pages are disconnected at once', params: DeviceParamsSchema, response: { 200: RevokedReplySchema, '4xx': ErrorReplySchema } },
     },
     async (request) => {
       const result = auth.revokeDevice(request.params.id);

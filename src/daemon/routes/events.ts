@@ -6,7 +6,7 @@
 // whether a person can see it (PageMessage), so that nobody is pushed to while looking at a page.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RawData, WebSocket } from 'ws';
-import { describeZodError, ErrorReplySchema, PageMessageSchema, ServerMessageSchema, type PageMessage, type ServerMessage } from '../../protocol.js';
+import { describeZodError, ErrorReplySchema, PageMessageSchema, ServerMessageSchema, type ErrorReply, type PageMessage, type ServerMessage } from '../../protocol.js';
 import type { RouteContext, Watchers } from './context.js';
 import { HttpError } from '../errors.js';
 import { PAGE_MESSAGE_LIMIT_BYTES } from '../limits.js';
@@ -95,7 +95,7 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { st
 };
 
 /** A page's message, checked: small, JSON, and one of PageMessageSchema's; a refusal says what is wrong, and the socket stays open. */
-function readPageMessage(data: RawData, isBinary: boolean): { message: PageMessage } | { refused: { code: string; message: string; details?: string[] } } {
+function readPageMessage(data: RawData, isBinary: boolean): { message: PageMessage } | { refused: ErrorReply['error'] } {
   if (isBinary) return { refused: { code: 'invalid_message', message: 'a page message is JSON text' } };
   const bytes = Buffer.isBuffer(data) ? data : Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data);
   if (bytes.length > PAGE_MESSAGE_LIMIT_BYTES) return { refused: { code: 'message_too_large', message: `a page message is at most ${PAGE_MESSAGE_LIMIT_BYTES} bytes` } };

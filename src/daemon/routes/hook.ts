@@ -16,23 +16,27 @@
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AskPayloadSchema, ErrorReplySchema, HookHelloReplySchema, HookHelloSchema, HookOutputSchema, HookRequestSchema, SessionEndPayloadSchema, type HookEnvironment } from '../../protocol.js';
+import { AskPayloadSchema, ErrorReplySchema, HookHelloReplySchema, HookHelloSchema, HookRequestSchema, SessionEndPayloadSchema, type HookEnvironment } from '../../protocol.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
-import { createHookIdentity, type HookCredentials } from '../hook-identity.js';
-import { openAsk, type Asked } from '../asks/open-ask.js';
+import { createHookIdentity, isHelloFromThisMachine, type HookCredentials } from '../hook-identity.js';
+import type { Asked } from '../asks/open-ask.js';
+import { claudeCodeReply, HookOutputSchema } from '../decisions/claude-code.js';
+import { openOrRefuse } from './open-or-refuse.js';
+import { shorten } from '../../shorten.js';
 import { requireHookKey } from './hook-key.js';
 import { HTTP_HOOK_ENV, HTTP_HOOK_PATH, MACHINE_HEADER, SESSION_END_PATH, envHeader } from '../../http-hook.js';
 
-/** A hook's checked payload, as a question to open. */
+/** A hook's checked payload, as an ask to open, answered in Claude Code's decision format. */
 function askedByHook(payload: z.infer<typeof AskPayloadSchema>, environment: HookEnvironment, transport: 'http' | 'command', machine?: string): Asked {
   const { session_id: sessionId, tool_use_id: toolUseId, cwd, tool_input: toolInput, questions, transcript_path: transcriptPath } = payload;
-  return { sessionId, toolUseId, cwd, toolInput, questions, environment, transport, ...(machine ? { machine } : {}), ...(transcriptPath ? { transcriptPath } : {}) };
+  const reply: Asked['reply'] = (config) => claudeCodeReply({ toolInput, answerMode: config.answerMode, waitSeconds: config.waitSeconds });
+  return { sessionId, toolUseId, cwd, toolInput, questions, environment, transport, reply, ...(machine ? { machine } : {}), ...(transcriptPath ? { transcriptPath } : {}) };
 }
 
 /** The machine a remote hook names: shown on the page as text, so only bounded, never trusted. */
 function machineOf(header: string | string[] | undefined): string | undefined {
-  return typeof header === 'string' && header.trim() !== '' ? header.trim().slice(0, 64) : undefined;
+  return typeof header === 'string' && header.trim() !== '' ? shorten(header, 64) : undefined;
 }
 
 /** Refusals a hook can meet: its terminal asks instead. */
@@ -84,17 +88,16 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
         // An unset variable arrives as an empty header.
         if (typeof value === 'string' && value !== '') environment[name] = value.slice(0, 100);
       }
-      const waiter = openAsk(context, request, askedByHook(request.body, environment, 'http', machineOf(request.headers[MACHINE_HEADER])));
+      const waiter = openOrRefuse(context, request, askedByHook(request.body, environment, 'http', machineOf(request.headers[MACHINE_HEADER])));
 
       reply.hijack();
       const response = reply.raw;
       response.on('close', () => {
         if (!response.writableEnded) waiter.leave();
       });
-      const outcome = await waiter.outcome;
+      const [outcome, text] = await Promise.all([waiter.outcome, waiter.reply]);
       if (!response.destroyed) {
         // An empty 200 is "no decision": Claude Code shows its own dialog.
-        const text = outcome.hookOutput ? JSON.stringify(outcome.hookOutput) : '';
         response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
         response.end(text);
       }
@@ -106,10 +109,20 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     '/api/hook/hello',
     {
       config: { access: 'hook' },
+      // Before the body is read: a hello from elsewhere has no hook behind it (hook-identity.ts).
+      onRequest: async (request) => {
+        if (!isHelloFromThisMachine(request.ip, request.headers.host)) {
+          throw new HttpError(403, 'hook_not_local', 'the command hook asks the daemon on its own machine; from another machine, use the http hook and its key (askbridge remote-hook)');
+        }
+      },
       bodyLimit: 1024,
       schema: { summary: 'The command hook asks the daemon to prove it holds the token', body: HookHelloSchema, response: { 200: HookHelloReplySchema, ...REFUSALS } },
     },
-    async (request) => identity.hello(request.body.nonce),
+    async (request) => {
+      const hello = identity.hello(request.body.nonce);
+      if (hello === 'busy') throw new HttpError(503, 'hellos_busy', 'too many hellos wait for their question: try again in a few seconds');
+      return hello;
+    },
   );
 
   const signedBy = new WeakMap<FastifyRequest, HookCredentials>();
@@ -138,7 +151,7 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     async (request, reply) => {
       const credentials = signedBy.get(request);
       if (!credentials) throw new HttpError(401, 'unsigned', 'a hook request must be signed (POST /api/hook/hello first)');
-      const waiter = openAsk(context, request, askedByHook(request.body.payload, request.body.environment, 'command'));
+      const waiter = openOrRefuse(context, request, askedByHook(request.body.payload, request.body.environment, 'command'));
 
       reply.hijack();
       const response = reply.raw;
@@ -156,10 +169,11 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       response.on('close', () => {
         if (!response.writableEnded) waiter.leave();
       });
-      const outcome = await waiter.outcome; // never rejects: a hook that left gets `cancelled`
+      const [outcome, decision] = await Promise.all([waiter.outcome, waiter.reply]); // never reject: a hook that left gets `cancelled`
       unsubscribe();
       if (!response.destroyed) {
-        response.end(identity.line(credentials, 'settled', { status: outcome.status, hookOutput: outcome.hookOutput }));
+        // What the hook prints, exactly: one JSON document, or '' for nothing.
+        response.end(identity.line(credentials, 'settled', { status: outcome.status, decision }));
       }
       request.log.info({ askId: waiter.ask.id, status: outcome.status, source: outcome.source.kind }, 'question settled');
     },

@@ -3,7 +3,8 @@
 // Schema conversion) is loaded then, into a throwaway fastify that declares the same routes. The
 // daemon does not pay for it at start, when the first question may be on its way.
 import type { RouteOptions } from 'fastify';
-import { HOOK_KEY_HEADER } from '../http-hook.js';
+import { HOOK_KEY_HEADER } from '../../http-hook.js';
+import { PAGE_KEY_HEADER } from '../../protocol.js';
 
 export type OpenApiBuilder = {
   /** Notes a route as it is registered (an onRoute hook); the WebSocket is no HTTP operation. */
@@ -12,7 +13,7 @@ export type OpenApiBuilder = {
   document(): Promise<Record<string, unknown>>;
 };
 
-export function createOpenApiBuilder(info: { version: string; pageKeyHeader: string }): OpenApiBuilder {
+export function createOpenApiBuilder(info: { version: string }): OpenApiBuilder {
   const routes: Array<Pick<RouteOptions, 'method' | 'url' | 'schema'>> = [];
   let made: Promise<Record<string, unknown>> | undefined;
   return {
@@ -28,7 +29,7 @@ export function createOpenApiBuilder(info: { version: string; pageKeyHeader: str
   };
 }
 
-async function make(routes: Array<Pick<RouteOptions, 'method' | 'url' | 'schema'>>, info: { version: string; pageKeyHeader: string }): Promise<Record<string, unknown>> {
+async function make(routes: Array<Pick<RouteOptions, 'method' | 'url' | 'schema'>>, info: { version: string }): Promise<Record<string, unknown>> {
   const [{ default: Fastify }, { default: swagger }, { jsonSchemaTransform }] = await Promise.all([import('fastify'), import('@fastify/swagger'), import('fastify-type-provider-zod')]);
   const describer = Fastify({ logger: false });
   // Only described, never served: no request reaches these routes, so nothing needs compiling.
@@ -41,7 +42,7 @@ async function make(routes: Array<Pick<RouteOptions, 'method' | 'url' | 'schema'
         securitySchemes: {
           token: { type: 'http', scheme: 'bearer', description: "The token in askbridge's state directory (local programs)" },
           hookKey: { type: 'apiKey', in: 'header', name: HOOK_KEY_HEADER, description: 'The hook key: it may only ask, and say a session ended' },
-          pageKey: { type: 'apiKey', in: 'header', name: info.pageKeyHeader, description: "A paired page's key, with its cookie" },
+          pageKey: { type: 'apiKey', in: 'header', name: PAGE_KEY_HEADER, description: "A paired page's key, with its cookie" },
         },
       },
     },

@@ -3,9 +3,8 @@
 // rate-limited: codes are long enough that guessing is hopeless, and this keeps it so. A live code
 // is not a guess and never counts, so opening many pages at once is never refused.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
 import { encode } from 'uqr';
-import { ErrorReplySchema, PairedReplySchema, PairingReplySchema, PairRequestSchema } from '../../protocol.js';
+import { ErrorReplySchema, PairedReplySchema, PairingReplySchema, PairRequestSchema, SessionReplySchema } from '../../protocol.js';
 import type { RouteContext } from './context.js';
 import { deviceNameOf } from '../device-name.js';
 import { HttpError } from '../errors.js';
@@ -58,7 +57,7 @@ export const pairingRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { 
   /** Lets the page tell "not paired" apart from "daemon down" before it opens the WebSocket. */
   app.get(
     '/api/session',
-    { config: { access: 'page' }, schema: { summary: 'Is this page paired?', response: { 200: z.object({ paired: z.literal(true) }), '4xx': ErrorReplySchema } } },
+    { config: { access: 'page' }, schema: { summary: 'Is this page paired?', response: { 200: SessionReplySchema, '4xx': ErrorReplySchema } } },
     async () => ({ paired: true as const }),
   );
 };

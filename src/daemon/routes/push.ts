@@ -2,8 +2,7 @@
 // subscription, kept or forgotten. Only a paired page may subscribe, for its own device.
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { z } from 'zod';
-import { ErrorReplySchema, PushStatusReplySchema, PushSubscriptionSchema } from '../../protocol.js';
+import { ErrorReplySchema, PushStatusReplySchema, PushSubscribedReplySchema, PushSubscriptionSchema, PushUnsubscribedReplySchema } from '../../protocol.js';
 import { HttpError } from '../errors.js';
 import type { Push } from '../push.js';
 import type { RouteContext } from './context.js';
@@ -35,7 +34,7 @@ export const pushRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { dep
     {
       config: { access: 'page' },
       bodyLimit: 4096,
-      schema: { summary: "Push to this device: its browser's PushSubscription (one per device; a new one replaces the old)", body: PushSubscriptionSchema, response: { 200: z.object({ subscribed: z.literal(true) }), ...REFUSALS } },
+      schema: { summary: "Push to this device: its browser's PushSubscription (one per device; a new one replaces the old)", body: PushSubscriptionSchema, response: { 200: PushSubscribedReplySchema, ...REFUSALS } },
     },
     async (request) => {
       try {
@@ -51,7 +50,7 @@ export const pushRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { dep
 
   app.delete(
     '/api/push/subscription',
-    { config: { access: 'page' }, schema: { summary: 'No more pushes to this device', response: { 200: z.object({ subscribed: z.literal(false) }), ...REFUSALS } } },
+    { config: { access: 'page' }, schema: { summary: 'No more pushes to this device', response: { 200: PushUnsubscribedReplySchema, ...REFUSALS } } },
     async (request) => {
       pushOf().unsubscribe(deviceOf(request));
       return { subscribed: false as const };

@@ -1,0 +1,41 @@
+// The copies of wire names kept where the code cannot import their one definition: the answer page
+// (a browser loads only its own modules) and the command hook (dependency-free CommonJS). Each copy
+// must equal its source, or the page and the daemon, or the hook and the daemon, stop understanding
+// each other without any type error to say so.
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from 'vitest';
+import { SERVICE_WORKER_POLICY } from '../../src/daemon/routes/page.js';
+import { HOOK_ENV } from '../../src/http-hook.js';
+import { HookEnvironmentSchema, PAGE_KEY_HEADER, PAGE_KEY_PROTOCOL_PREFIX, PAGE_PROTOCOL, REVOKED_CLOSE_CODE } from '../../src/protocol.js';
+
+const page = (await import(new URL('../../src/web/api.js', import.meta.url).href)) as Record<string, unknown>;
+const readText = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
+
+/** A `const NAME = <JSON literal, single quotes allowed>;` in a file's text. */
+function constantIn(text: string, name: string): unknown {
+  const literal = new RegExp(`^const ${name} = (.+);$`, 'm').exec(text)?.[1];
+  if (literal === undefined) throw new Error(`no const ${name} in the file`);
+  return JSON.parse(literal.replaceAll("'", '"'));
+}
+
+describe("the page's copies of the daemon's wire names", () => {
+  it.each([
+    ['PAGE_KEY_HEADER', PAGE_KEY_HEADER],
+    ['PAGE_PROTOCOL', PAGE_PROTOCOL],
+    ['PAGE_KEY_PROTOCOL_PREFIX', PAGE_KEY_PROTOCOL_PREFIX],
+    ['REVOKED_CLOSE_CODE', REVOKED_CLOSE_CODE],
+  ])('%s in src/web/api.js is the one in protocol.ts', (name, shared) => {
+    expect(page[name]).toBe(shared);
+  });
+
+  it("names the service worker's Trusted Types policy as the daemon's Content-Security-Policy allows it", () => {
+    expect(constantIn(readText('../../src/web/notify.js'), 'SERVICE_WORKER_POLICY')).toBe(SERVICE_WORKER_POLICY);
+  });
+});
+
+describe("the command hook's copy of the forwarded environment", () => {
+  it('forwards exactly the variables of HOOK_ENV, which the daemon accepts', () => {
+    expect(constantIn(readText('../../hooks/askbridge-hook.cjs'), 'FORWARDED_ENV')).toEqual(HOOK_ENV);
+    expect(Object.keys(HookEnvironmentSchema.parse(Object.fromEntries(HOOK_ENV.map((name) => [name, '1']))))).toEqual(HOOK_ENV);
+  });
+});
