@@ -34,10 +34,15 @@ export function readLines(token: string, credentials: HookCredentials, body: str
     });
 }
 
+/** The hello's exchange: a new nonce of the hook's, and what the daemon answered to it. */
+async function exchangeHello(send: Send, headers: Record<string, string>): Promise<{ hookNonce: string; hello: Response }> {
+  const hookNonce = newNonce();
+  return { hookNonce, hello: await send('/api/hook/hello', headers, JSON.stringify({ nonce: hookNonce })) };
+}
+
 /** The hello: the daemon proves it holds the token, and the two nonces sign the question that follows. */
 async function sayHello(send: Send, token: string, headers: Record<string, string>): Promise<{ credentials: HookCredentials } | { refused: Response }> {
-  const hookNonce = newNonce();
-  const hello = await send('/api/hook/hello', headers, JSON.stringify({ nonce: hookNonce }));
+  const { hookNonce, hello } = await exchangeHello(send, headers);
   if (hello.statusCode !== 200) return { refused: hello };
   const reply = JSON.parse(hello.body) as { nonce?: unknown; proof?: unknown };
   if (!checkHello(token, hookNonce, reply)) throw new Error('the daemon could not prove it holds the token');
@@ -80,6 +85,15 @@ const throughInject =
 
 export function askThroughInject(app: App, options: { token: string; host: string; body: string; headers?: Record<string, string> }): Promise<HookReply> {
   return ask(throughInject(app, options.host), options.token, options.body, options.headers ?? {});
+}
+
+/**
+ * The hello alone, in memory and unchecked, for tests of the handshake and its signatures: the hook's
+ * nonce, and the daemon's nonce and proof as it answered them.
+ */
+export async function helloThroughInject(app: App, host: string): Promise<{ hookNonce: string; nonce: string; proof: string }> {
+  const { hookNonce, hello } = await exchangeHello(throughInject(app, host), {});
+  return { hookNonce, ...(JSON.parse(hello.body) as { nonce: string; proof: string }) };
 }
 
 export function endSessionThroughInject(app: App, options: { token: string; host: string; payload: unknown }): Promise<Response> {
