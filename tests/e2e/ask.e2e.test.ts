@@ -43,6 +43,9 @@ describe('askbridge ask', () => {
       const { asking, question } = await askAndWait([...DEPLOY, '--name', 'nightly-release']);
       const card = page.locator(`article[data-question-id="${question.id}"]`);
       await expect.poll(async () => card.locator('.meta-line').textContent()).toContain('asked by the script nightly-release');
+      // No terminal is behind a script: the page offers no hand-back, only Submit and Decline.
+      expect(await card.getByRole('button', { name: 'Let the terminal answer' }).count()).toBe(0);
+      expect(await card.getByRole('button', { name: 'Decline', exact: true }).count()).toBe(1);
       await card.getByRole('group', { name: 'Deploy the release now?' }).getByRole('radio', { name: 'Wait', exact: true }).check();
       await card.getByRole('button', { name: 'Submit', exact: true }).click();
 
@@ -82,7 +85,27 @@ describe('askbridge ask', () => {
     daemon = await startDaemon({ config: { waitSeconds: 0, onTimeout: 'recommended' } });
     const result = await runCli(['ask', ...DEPLOY], daemon.env);
     expect(result).toMatchObject({ code: 0, stdout: 'Ship it (Recommended)\n' });
-    expect(result.stderr).toContain('answered by the configuration (recommended), not by a person');
+    expect(result.stderr).toContain('answered by the configuration (the recommended option), not by a person: nobody answered in time');
+  });
+
+  it('says what really happened when the policy acts at once: nobody was watching, not "in time"', async () => {
+    daemon = await startDaemon();
+    const result = await runCli(['ask', ...DEPLOY], { ...daemon.env, ASKBRIDGE_UNATTENDED: '1' });
+    expect(result).toMatchObject({ code: 5, stdout: '' });
+    expect(result.stderr).toBe('askbridge ask: nobody was watching when it was asked\n');
+  });
+
+  it("offers no terminal for a script's question: handing it back is refused and it keeps waiting; declining reaches the script as the person's", async () => {
+    daemon = await startDaemon();
+    const { asking, question } = await askAndWait(DEPLOY);
+    const handBack = await daemon.api<{ error: { code: string } }>('POST', `/api/asks/${question.id}/terminal`);
+    expect(handBack.status).toBe(409);
+    expect(handBack.body).toMatchObject({ error: { code: 'no_terminal' } });
+    expect((await daemon.ask(question.id)).status).toBe('pending');
+    expect((await daemon.api('POST', `/api/asks/${question.id}/decline`)).status).toBe(200);
+    const result = await asking.result;
+    expect(result).toMatchObject({ code: 4, stdout: '' });
+    expect(result.stderr).toBe('askbridge ask: declined: the person chose not to answer\n');
   });
 
   it('exits 5 when nobody answers within --timeout', async () => {
