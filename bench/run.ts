@@ -328,8 +328,14 @@ function cardReports() {
   };
 }
 
-/** What the bench adds to the page's window. */
-type BenchWindow = Window & { __bench: { seen: Record<string, number>; clickAt: number }; __benchCard: (list: CardList, id: string) => void };
+/**
+ * What the bench adds to the page's window: when each card came into focus and when Submit was
+ * clicked, on the page's fine clock (for the rows) and on the system clock, Date.now() (for the breakdown).
+ */
+type BenchWindow = Window & {
+  __bench: { seen: Record<string, { at: number; wallAt: number }>; click: { at: number; wallAt: number } };
+  __benchCard: (list: CardList, id: string) => void;
+};
 
 type Transport = 'command' | 'http';
 
@@ -345,15 +351,15 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
     },
   });
   onCleanup(() => context.close());
-  // Recorded inside the page, on its own clock: when each card enters the list, and each Submit click.
+  // Recorded inside the page: when each card enters the list, and each Submit click.
   await page.evaluate(() => {
     const benchWindow = window as unknown as BenchWindow;
-    const bench: BenchWindow['__bench'] = { seen: {}, clickAt: 0 };
+    const bench: BenchWindow['__bench'] = { seen: {}, click: { at: 0, wallAt: 0 } };
     benchWindow.__bench = bench;
     const report = benchWindow.__benchCard;
     const finished = new Set<string>();
     new MutationObserver(() => {
-      const at = performance.timeOrigin + performance.now();
+      const at = { at: performance.timeOrigin + performance.now(), wallAt: Date.now() };
       for (const card of document.querySelectorAll<HTMLElement>('#focus > [data-question-id]')) {
         const id = card.dataset.questionId ?? '';
         if (bench.seen[id] !== undefined) continue;
@@ -372,16 +378,22 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
     document.addEventListener(
       'click',
       (event) => {
-        if ((event.target as Element | null)?.closest?.('button[type="submit"]')) bench.clickAt = performance.timeOrigin + performance.now();
+        if ((event.target as Element | null)?.closest?.('button[type="submit"]')) bench.click = { at: performance.timeOrigin + performance.now(), wallAt: Date.now() };
       },
       true,
     );
   });
+  // The rows: the bench's clock (now()), and the page's performance clock moved onto it by the offset
+  // measured between the two.
   const clock = await clockOffset(page);
   const toPage = (pageTime: number) => pageTime - clock.offset;
-
-  // The daemon's log times (epoch ms, whole ms) split each figure into hook, daemon and page parts.
-  const loggedAt = async (askId: string, msg: string) => Number((await daemon.waitForLog((entry) => entry.askId === askId && entry.msg === msg, 10_000, `"${msg}" for ${askId}`)).time);
+  // The breakdown of each row into hook, daemon and page parts compares times taken in three
+  // processes, so it takes them all on the one clock the three share: the system's, Date.now(), in
+  // whole ms. (now() and a page's performance clock each count from their own process's start, and
+  // drift from the system clock and from each other over a run; the daemon has only Date.now().) The
+  // daemon's parts are the ask's createdAt and resolvedAt, taken before it tells any page or hook,
+  // not its log lines, which it writes after. So each stage ends at a moment that follows the one
+  // before, and no part can be negative.
 
   const question = singleQuestion();
   const hookKey = daemon.hookKey();
@@ -391,15 +403,29 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
   /**
    * One question through a transport, until its decision is in: the command hook (a process per
    * question; done when it exits) or Claude Code's http hook (a POST; done when the body is in).
+   * `startedAt` and `at` are on the bench's clock (the rows); `wall` on the system clock (the
+   * breakdown): started, decision received (stdout's first bytes, or the body), and for the hook,
+   * gone (exited, its output read to the end: never before its first bytes, as its exit may be).
    */
-  const transports: Record<Transport, () => { startedAt: number; done: Promise<{ at: number; decision: string; answerAt: number }> }> = {
+  type Asked = { startedAt: number; done: Promise<{ at: number; decision: string; wall: { startedAt: number; decisionAt: number; goneAt?: number } }> };
+  const transports: Record<Transport, () => Asked> = {
     command: () => {
+      const wallStartedAt = Date.now();
       const hook = runHook(newToolCall(SINGLE), daemon.env);
-      return { startedAt: hook.startedAt, done: hook.result.then((result) => ({ at: result.endedAt, decision: result.stdout, answerAt: result.firstStdoutAt ?? Number.NaN })) };
+      let decisionAt = Number.NaN;
+      hook.child.stdout?.once('data', () => (decisionAt = Date.now()));
+      return {
+        startedAt: hook.startedAt,
+        done: hook.result.then((result) => ({ at: result.endedAt, decision: result.stdout, wall: { startedAt: wallStartedAt, decisionAt, goneAt: Date.now() } })),
+      };
     },
     http: () => {
+      const wallStartedAt = Date.now();
       const posted = postAsHttpHook({ port: daemon.port, key: hookKey, payload: newToolCall(SINGLE), agent });
-      return { startedAt: posted.startedAt, done: posted.response.then((response) => ({ at: response.at, decision: response.body, answerAt: response.at })) };
+      return {
+        startedAt: posted.startedAt,
+        done: posted.response.then((response) => ({ at: response.at, decision: response.body, wall: { startedAt: wallStartedAt, decisionAt: Date.now() } })),
+      };
     },
   };
   const samples: Record<string, number[]> = {};
@@ -435,27 +461,29 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
     await page.mouse.move(spots.submit.x, spots.submit.y);
     await page.mouse.down();
     const clickedAt = now();
+    const clickSentAt = Date.now();
     await page.mouse.up();
     const result = await asked.done;
     if (allowedAnswer(result.decision, question) !== PICK) wrong++;
     const inPage = await page.evaluate((askId) => {
       const bench = (window as unknown as BenchWindow).__bench;
-      return { seenAt: bench.seen[askId] ?? Number.NaN, clickAt: bench.clickAt };
+      return { seen: bench.seen[askId] ?? { at: Number.NaN, wallAt: Number.NaN }, click: bench.click };
     }, id);
     await cards.wait('finished', (candidate) => candidate === id);
     // Questions come seconds apart in real use: let the page finish its reaction before the next one.
     await sleep(COUNTS.idleMs);
     if (!counted) return;
-    const receivedAt = await loggedAt(id, 'question received');
-    const answeredAt = await loggedAt(id, 'question answered');
     sample(`${transport}.click`, result.at - clickedAt);
-    sample(`${transport}.visible`, toPage(inPage.seenAt) - asked.startedAt);
-    sample(`${transport}.startToReceived`, receivedAt - asked.startedAt);
-    sample(`${transport}.receivedToVisible`, toPage(inPage.seenAt) - receivedAt);
-    sample(`${transport}.answeredToDecision`, result.answerAt - answeredAt);
-    sample('dispatch', toPage(inPage.clickAt) - clickedAt);
-    sample('clickEventToAnswered', answeredAt - toPage(inPage.clickAt));
-    if (transport === 'command') sample('command.answerToExit', result.at - result.answerAt);
+    sample(`${transport}.visible`, toPage(inPage.seen.at) - asked.startedAt);
+    // The breakdown, in the order things happen, every time on the system clock (see above).
+    const { createdAt, resolvedAt } = await daemon.ask(id);
+    const { wall } = result;
+    sample(`${transport}.startToCreated`, createdAt - wall.startedAt);
+    sample(`${transport}.createdToVisible`, inPage.seen.wallAt - createdAt);
+    sample('dispatch', inPage.click.wallAt - clickSentAt);
+    sample('clickEventToSettled', (resolvedAt ?? Number.NaN) - inPage.click.wallAt);
+    sample(`${transport}.settledToDecision`, wall.decisionAt - (resolvedAt ?? Number.NaN));
+    if (wall.goneAt !== undefined) sample('command.decisionToGone', wall.goneAt - wall.decisionAt);
   }
 
   // Both transports side by side: each round asks once through each, in alternating order.
@@ -760,12 +788,12 @@ function details(): string[] {
   const httpClick = r['http.click'];
   const commandClick = r['command.click'];
   if (httpClick && commandClick) {
-    lines.push(`- 2 and 2c side by side: the command hook takes ${(commandClick.p50 / httpClick.p50).toFixed(1)}× as long as the http hook at the median (${(commandClick.p99 / httpClick.p99).toFixed(1)}× at p99). In parts: mouse button release sent → click event in the page ${p50p99(r.dispatch)}; click event → daemon logs the answer ${p50p99(r.clickEventToAnswered)}; → decision body received (http) ${p50p99(r['http.answeredToDecision'])}, or on the hook's stdout (command) ${p50p99(r['command.answeredToDecision'])} and hook exit ${p50p99(r['command.answerToExit'])} later.`);
+    lines.push(`- 2 and 2c side by side: the command hook takes ${(commandClick.p50 / httpClick.p50).toFixed(1)}× as long as the http hook at the median (${(commandClick.p99 / httpClick.p99).toFixed(1)}× at p99). In parts: mouse button release sent → click event in the page ${p50p99(r.dispatch)}; click event → the daemon settles the question ${p50p99(r.clickEventToSettled)}; → decision body received (http) ${p50p99(r['http.settledToDecision'])}, or on the hook's stdout (command) ${p50p99(r['command.settledToDecision'])}, and the hook gone ${p50p99(r['command.decisionToGone'])} later.`);
   }
   const httpVisible = r['http.visible'];
   const commandVisible = r['command.visible'];
   if (httpVisible && commandVisible && extras.clock) {
-    lines.push(`- 3 and 3c side by side: the command hook takes ${(commandVisible.p50 / httpVisible.p50).toFixed(1)}× as long as the http hook at the median (${(commandVisible.p99 / httpVisible.p99).toFixed(1)}× at p99). In parts: POST → daemon logs the question ${p50p99(r['http.startToReceived'])} (http), hook spawn → daemon logs it ${p50p99(r['command.startToReceived'])} (command; Node's own start is row 1b); → card in the page ${p50p99(r['http.receivedToVisible'])} (http), ${p50p99(r['command.receivedToVisible'])} (command). Card times come from a MutationObserver on the page's clock, corrected by the measured Chromium − Node offset ${extras.clock.offset.toFixed(2)} ms (±${(extras.clock.rtt / 2).toFixed(2)} ms); daemon log times are whole ms.`);
+    lines.push(`- 3 and 3c side by side: the command hook takes ${(commandVisible.p50 / httpVisible.p50).toFixed(1)}× as long as the http hook at the median (${(commandVisible.p99 / httpVisible.p99).toFixed(1)}× at p99). In parts: POST → the daemon opens the question ${p50p99(r['http.startToCreated'])} (http), hook spawn → the daemon opens it ${p50p99(r['command.startToCreated'])} (command; Node's own start is row 1b); → card in the page ${p50p99(r['http.createdToVisible'])} (http), ${p50p99(r['command.createdToVisible'])} (command). Rows 3 and 3c take card times from the page's performance clock, corrected by the measured Chromium − Node offset ${extras.clock.offset.toFixed(2)} ms (±${(extras.clock.rtt / 2).toFixed(2)} ms); the parts of rows 2 and 3 are on the system clock that the bench, Chromium and the daemon share, in whole ms, so they need not add up to their row exactly.`);
   }
   if (r.rss && extras.hwmMb !== undefined) lines.push(`- 4: RSS peak (VmHWM) ${extras.hwmMb.toFixed(1)} MB; slowest of the ${COUNTS.clients} clients per question: ${p50p99(r.broadcastWorst)}.`);
   if (extras.transferFiles) lines.push(`- 6: ${Object.entries(extras.transferFiles).map(([path, bytes]) => `${path} ${bytes} B`).join(', ')} (headers + body; WebSocket frames not counted).`);

@@ -10,9 +10,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import type WebSocket from 'ws';
 import { HOOK_TIMEOUT_SECONDS, TIMEOUT_MARGIN_SECONDS } from '../../src/hook-timeout.js';
-import type { HookOutput, AskView, ServerMessage } from '../../src/protocol.js';
+import type { AskView, ServerMessage } from '../../src/protocol.js';
+import type { HookOutput } from '../../src/daemon/decisions/claude-code.js';
 import type { HistoryLine } from '../../src/history-file.js';
-import { now, waitUntil } from '../stack/clock.js';
+import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { HOOK_SCRIPT } from '../stack/env.js';
 import { freshPayload } from '../stack/fixtures.js';
@@ -139,10 +140,12 @@ describe('more time for a person who is answering', () => {
   it('keeps an extended deadline and its limit across a daemon killed and started again; the hook re-attaches and gets the answer', async () => {
     const first = await startDaemon({ config: CONFIG });
     cleanups.push(() => first.stop());
+    // Paired before the question is asked: more time is asked for the moment it waits, well within its wait.
+    const { page } = await pageOf(first);
     const payload = freshPayload('01-single-select', 'extend-restart');
     const hook = runHook(payload, first.env);
     const asked = await first.waitForAsk(payload.tool_use_id);
-    const moved = await extend((await pageOf(first)).page, asked);
+    const moved = await extend(page, asked);
     // The copy on disk has the new deadline before the reply says so.
     const kept = JSON.parse(readFileSync(join(first.home, 'pending', `${asked.id}.json`), 'utf8')) as Record<string, unknown>;
     expect(kept).toMatchObject({ expiresAt: moved.expiresAt, extendableUntil: moved.extendableUntil });
@@ -155,7 +158,7 @@ describe('more time for a person who is answering', () => {
     expect(await second.ask(asked.id)).toMatchObject({ status: 'pending', expiresAt: moved.expiresAt, extendableUntil: moved.extendableUntil });
 
     // Past the first deadline, the restored question still waits for the person.
-    await waitUntil(() => (now() > asked.expiresAt + 1_000 ? true : undefined), 10_000, 'the first deadline to pass', 100);
+    await waitUntil(() => (Date.now() > asked.expiresAt + 1_000 ? true : undefined), 10_000, 'the first deadline to pass', 100);
     expect((await second.ask(asked.id)).status).toBe('pending');
     const cli = await runCli(['answer', asked.id, '--pick', '1=SQLite'], second.env);
     expect(cli.code, cli.stderr).toBe(0);

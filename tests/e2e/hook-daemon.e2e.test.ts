@@ -9,20 +9,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AskView } from '../../src/protocol.js';
-import { baseEnv } from '../stack/env.js';
-import { now, waitUntil } from '../stack/clock.js';
+import { baseEnv, HOOK_SCRIPT } from '../stack/env.js';
+import { waitUntil } from '../stack/clock.js';
 import { answerArgs, fixtureNames, freshPayload, loadFixture, type FixtureAnswer, type HookPayload } from '../stack/fixtures.js';
-import { bestOf, parseJson, runBareNode, runCli, runHook, killStrayProcesses, type ProcessResult } from '../stack/processes.js';
-import { expectSilentPassThrough } from '../stack/assertions.js';
+import { moduleReport, parseJson, runCli, runHook, killStrayProcesses } from '../stack/processes.js';
+import { expectHandedBackByStoppingDaemon, expectSilentPassThrough } from '../stack/assertions.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 
 const ANSWERED_FIXTURES = fixtureNames('.answer.json');
 const MALFORMED_FIXTURES = fixtureNames('.input.json').filter((name) => /^9\d-malformed-/.test(name));
-
-const median = (values: number[]) => {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)]!;
-};
 
 /** A loopback port with nothing listening on it. */
 async function closedPort(): Promise<number> {
@@ -54,34 +49,31 @@ describe('the hook when no daemon is running', () => {
     await Promise.all(homes.map((home) => rm(home, { recursive: true, force: true })));
   });
 
-  // A hook that waits on a timer is slow on every run; a busy machine is slow on some. So each case
-  // runs three times: all must pass through, none may hang, and the fastest must be under a second.
-  const expectQuickPassThrough = (results: ProcessResult[]) => {
-    for (const result of results) {
-      expectSilentPassThrough(result);
-      expect(result.ms).toBeLessThan(3000);
-    }
-    expect(results[0]!.ms).toBeLessThan(1000);
+  // Why each is quick, as the hook itself says (ASKBRIDGE_DEBUG=1): one line, the reason it gave up
+  // before it could wait on anything. (How quick: the bench, row 1.)
+  const passThroughReason = async (home: string) => {
+    const result = await runHook('01-single-select', baseEnv({ ASKBRIDGE_HOME: home, ASKBRIDGE_DEBUG: '1' })).result;
+    expectSilentPassThrough(result);
+    return result.stderr;
   };
 
-  it('prints nothing and exits 0 within a second when the state directory is empty', async () => {
+  it('prints nothing and exits 0 when the state directory is empty: without a token it connects nowhere', async () => {
     const home = await mkdtemp(join(tmpdir(), 'askbridge-e2e-empty-'));
     homes.push(home);
-    expectQuickPassThrough(await bestOf(3, () => runHook('01-single-select', baseEnv({ ASKBRIDGE_HOME: home }))));
+    expect(await passThroughReason(home)).toMatch(/^askbridge hook: ENOENT: no such file or directory, open '.*\/token'\n$/);
   });
 
-  it('prints nothing and exits 0 within a second when there is a token but no daemon.json', async () => {
+  it('prints nothing and exits 0 when there is a token but no daemon.json: without a port it connects nowhere', async () => {
     const home = await fakeStateDir(undefined);
     homes.push(home);
-    expectQuickPassThrough(await bestOf(3, () => runHook('01-single-select', baseEnv({ ASKBRIDGE_HOME: home }))));
+    expect(await passThroughReason(home)).toBe('askbridge hook: no daemon.json and no usable ASKBRIDGE_PORT\n');
   });
 
-  it('prints nothing and exits 0 within a second when daemon.json points at a closed port', async () => {
-    const home = await fakeStateDir(await closedPort());
+  it('prints nothing and exits 0 when daemon.json points at a closed port: one refused connection, not tried again', async () => {
+    const port = await closedPort();
+    const home = await fakeStateDir(port);
     homes.push(home);
-    const results = await bestOf(3, () => runHook('01-single-select', baseEnv({ ASKBRIDGE_HOME: home, ASKBRIDGE_DEBUG: '1' })));
-    expectQuickPassThrough(results);
-    for (const result of results) expect(result.stderr).toMatch(/daemon unreachable: .*ECONNREFUSED/);
+    expect(await passThroughReason(home)).toBe(`askbridge hook: daemon unreachable: connect ECONNREFUSED 127.0.0.1:${port}\n`);
   });
 
   it('gives up quietly after its handshake timeout (15 s) when the port accepts but never answers', async () => {
@@ -101,35 +93,11 @@ describe('the hook when no daemon is running', () => {
       expect(result.stderr).toContain('did not answer in time');
       expect(sockets.size).toBe(1);
       expect(result.ms).toBeGreaterThanOrEqual(15_000);
-      expect(result.ms).toBeLessThan(20_000);
     } finally {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((closed) => server.close(() => closed()));
     }
   });
-
-  it('costs little more than starting Node itself (wall time against `node -e 0`)', async () => {
-    const home = await fakeStateDir(await closedPort());
-    homes.push(home);
-    const env = baseEnv({ ASKBRIDGE_HOME: home });
-    const hookTimes: number[] = [];
-    const nodeTimes: number[] = [];
-    for (let run = 0; run < 10; run++) {
-      // Interleaved, so that load from other processes hits both alike.
-      const hook = await runHook('01-single-select', env).result;
-      expectSilentPassThrough(hook);
-      hookTimes.push(hook.ms);
-      const bare = await runBareNode();
-      expect(bare.code).toBe(0);
-      nodeTimes.push(bare.ms);
-    }
-    console.log(
-      `[measure] hook with the daemon down: median ${median(hookTimes).toFixed(0)} ms, max ${Math.max(...hookTimes).toFixed(0)} ms; ` +
-        `\`node -e 0\`: median ${median(nodeTimes).toFixed(0)} ms, max ${Math.max(...nodeTimes).toFixed(0)} ms (10 runs each)`,
-    );
-    expect(median(hookTimes)).toBeLessThan(1000);
-    for (const ms of hookTimes) expect(ms).toBeLessThan(3000);
-  }, 60_000);
 });
 
 describe('the hook with a running daemon', () => {
@@ -218,9 +186,27 @@ describe('the hook with a running daemon', () => {
     expectSilentPassThrough(await runHook('91-malformed-options-not-array', daemon.env).result);
     await daemon.waitForLog(
       (entry) => typeof entry.time === 'number' && entry.time >= since && /invalid|refus|reject|400/i.test(JSON.stringify(entry)),
-      2000,
+      10_000,
       'a log line about the refused question',
     );
+  });
+
+  it("loads only itself and Node's own modules on its way to an answer: no package, no ES module, not node:http", async () => {
+    // What makes the hook cost little more than `node -e 0` (the bench's row 1 measures how little).
+    const report = await moduleReport();
+    const payload = freshPayload('01-single-select', 'modules');
+    const hook = runHook(payload, { ...daemon.env, ...report.env });
+    const question = await daemon.waitForAsk(payload.tool_use_id);
+    expect((await runCli(['answer', question.id, '--pick', '1=SQLite'], daemon.env)).code).toBe(0);
+    const result = await hook.result;
+    expect(parseJson<{ hookSpecificOutput: { updatedInput: { answers: Record<string, string> } } }>(result.stdout, 'hook stdout').hookSpecificOutput.updatedInput.answers).toEqual({
+      'Which database should the new orders service use?': 'SQLite',
+    });
+    const modules = await report.read();
+    expect(modules.files).toEqual([HOOK_SCRIPT]);
+    expect(modules.esModuleLoader).toBe(false);
+    expect(modules.builtins).toContain('net');
+    expect(modules.builtins).not.toContain('http');
   });
 
   it('has answer fixtures to test', () => {
@@ -254,18 +240,17 @@ describe('the hook with a running daemon', () => {
     expect(after.body.ask.source).toEqual({ kind: 'person', client: 'cli' });
   });
 
-  it('withdraws the question within a second when the hook is killed with SIGKILL, and refuses a late answer', async () => {
+  it('withdraws the question when the hook is killed with SIGKILL, as its connection closes, and refuses a late answer', async () => {
     const payload = freshPayload('01-single-select', 'sigkill');
     const hook = runHook(payload, daemon.env);
     const question = await daemon.waitForAsk(payload.tool_use_id);
 
-    const killedAt = now();
     hook.child.kill('SIGKILL');
     const result = await hook.result;
     expect(result.signal).toBe('SIGKILL');
-    await waitUntil(async () => ((await daemon.pending()).some((q) => q.id === question.id) ? undefined : true), 1000, 'the killed hook\'s question to leave the pending list', 10);
-    const goneAfterMs = now() - killedAt;
-    expect(goneAfterMs).toBeLessThan(1000);
+    // Withdrawn at once, not at a timeout: the daemon settles it as the killed hook's connection closes.
+    const settled = await daemon.waitForLog((entry) => entry.msg === 'question settled' && entry.askId === question.id, 10_000, "the killed hook's question to be settled");
+    expect(settled).toMatchObject({ status: 'cancelled', source: 'hook-gone' });
 
     const pending = await runCli(['pending', '--json'], daemon.env);
     expect(pending.code).toBe(0);
@@ -278,7 +263,6 @@ describe('the hook with a running daemon', () => {
     const late = await runCli(['answer', question.id, '--pick', '1=SQLite'], daemon.env);
     expect(late.code).toBe(3);
     expect(late.stderr).toMatch(/too late: the question was already cancelled/);
-    console.log(`[measure] SIGKILLed hook: question left pending after ${goneAfterMs.toFixed(0)} ms`);
   });
 
   it('exits 0 with empty stdout on SIGTERM (Esc in Claude Code) and the question is withdrawn', async () => {
@@ -290,7 +274,7 @@ describe('the hook with a running daemon', () => {
     const result = await hook.result;
     expectSilentPassThrough(result);
 
-    await waitUntil(async () => ((await daemon.pending()).some((q) => q.id === question.id) ? undefined : true), 1000, 'the question to be withdrawn', 10);
+    await waitUntil(async () => ((await daemon.pending()).some((q) => q.id === question.id) ? undefined : true), 10_000, 'the question to be withdrawn', 10);
     const view = await daemon.api<{ ask: AskView }>('GET', `/api/asks/${question.id}`);
     expect(view.body.ask.status).toBe('cancelled');
 
@@ -389,7 +373,7 @@ describe('`askbridge status --json`', () => {
 
     hookB.child.kill('SIGTERM');
     expectSilentPassThrough(await hookB.result);
-    await waitUntil(async () => ((await status()).pending === 0 ? true : undefined), 2000, 'pending to drop to 0');
+    await waitUntil(async () => ((await status()).pending === 0 ? true : undefined), 10_000, 'pending to drop to 0');
   });
 
   it('reports running: false with exit code 1 once the daemon is stopped', async () => {
@@ -410,20 +394,17 @@ describe('the hook when the daemon goes away while it waits', () => {
     await Promise.all(daemons.map((daemon) => daemon.stop()));
   });
 
-  it('exits 0 with empty stdout when `askbridge stop` is run, and the daemon removes daemon.json', async () => {
+  it('exits 0 with empty stdout when `askbridge stop` is run, told by the daemon as it stops, and the daemon removes daemon.json', async () => {
     const daemon = await startDaemon();
     daemons.push(daemon);
     const payload = freshPayload('03-four-questions', 'stop');
-    const hook = runHook(payload, daemon.env);
-    await daemon.waitForAsk(payload.tool_use_id);
+    const hook = runHook(payload, { ...daemon.env, ASKBRIDGE_DEBUG: '1' });
+    const question = await daemon.waitForAsk(payload.tool_use_id);
 
     daemon.expectExit();
     const stopped = await runCli(['stop'], daemon.env);
     expect(stopped.code).toBe(0);
-    const stoppedAt = now();
-    const result = await hook.result;
-    expectSilentPassThrough(result);
-    expect(result.endedAt - stoppedAt).toBeLessThan(2000);
+    await expectHandedBackByStoppingDaemon(daemon, question.id, await hook.result);
     expect(await daemon.exited).toEqual({ code: 0, signal: null });
     expect(existsSync(join(daemon.home, 'daemon.json'))).toBe(false);
 
@@ -435,19 +416,16 @@ describe('the hook when the daemon goes away while it waits', () => {
     expect(next.stderr).toMatch(/ENOENT.*\/token'/);
   });
 
-  it('exits 0 with empty stdout when the daemon is stopped with SIGTERM (Ctrl-C), which exits 0 and removes daemon.json', async () => {
+  it('exits 0 with empty stdout when the daemon is stopped with SIGTERM (Ctrl-C), told by the daemon as it stops, which exits 0 and removes daemon.json', async () => {
     const daemon = await startDaemon();
     daemons.push(daemon);
     const payload = freshPayload('02-multi-select', 'daemon-sigterm');
-    const hook = runHook(payload, daemon.env);
-    await daemon.waitForAsk(payload.tool_use_id);
+    const hook = runHook(payload, { ...daemon.env, ASKBRIDGE_DEBUG: '1' });
+    const question = await daemon.waitForAsk(payload.tool_use_id);
 
     daemon.expectExit();
     daemon.child.kill('SIGTERM');
-    const signalledAt = now();
-    const result = await hook.result;
-    expectSilentPassThrough(result);
-    expect(result.endedAt - signalledAt).toBeLessThan(2000);
+    await expectHandedBackByStoppingDaemon(daemon, question.id, await hook.result);
     expect(await daemon.exited).toEqual({ code: 0, signal: null });
     expect(existsSync(join(daemon.home, 'daemon.json'))).toBe(false);
   });
@@ -461,14 +439,11 @@ describe('the hook when the daemon goes away while it waits', () => {
 
     daemon.expectExit();
     daemon.child.kill('SIGKILL');
-    const killedAt = now();
     const result = await hook.result;
     expectSilentPassThrough(result);
-    expect(result.stderr).toContain('no daemon came back before the deadline');
-    // The deadline: the daemon's 2 s wait (counted from the question) and the hook's 10 s margin,
-    // so it kept trying for seconds after the kill (bounds wide enough for a loaded machine).
-    expect(result.endedAt - killedAt).toBeGreaterThan(5_000);
-    expect(result.endedAt - killedAt).toBeLessThan(20_000);
+    // After its connection dropped it kept trying the dead daemon's port (the last try refused) until
+    // its own deadline, the daemon's 2 s wait and its margin, had come.
+    expect(result.stderr).toMatch(/^askbridge hook: daemon unreachable: connect ECONNREFUSED 127\.0\.0\.1:\d+; no daemon came back before the deadline\n$/);
   });
 
   it('when the daemon dies (SIGKILL) and starts again, re-attaches to the kept question and prints exactly one answer', async () => {
@@ -548,14 +523,15 @@ describe('what happens when nobody answers, as set in the user config file', () 
   it('lets the terminal ask (empty stdout) once waitSeconds pass with onTimeout "terminal"', async () => {
     const daemon = await startWith({ waitSeconds: 1, onTimeout: 'terminal' });
     const payload = freshPayload('01-single-select', 'timeout-terminal');
-    const hook = runHook(payload, daemon.env);
+    const hook = runHook(payload, { ...daemon.env, ASKBRIDGE_DEBUG: '1' });
     const question = await daemon.waitForAsk(payload.tool_use_id);
     expect(question.timeout.action).toBe('terminal');
     expect(question.expiresAt - question.createdAt).toBe(1000);
     const result = await hook.result;
     expectSilentPassThrough(result);
     expect(result.ms).toBeGreaterThanOrEqual(1000);
-    expect(result.ms).toBeLessThan(5000);
+    // Ended by the daemon's policy, not by the hook's own (later) deadline.
+    expect(result.stderr).toBe('askbridge hook: no answer (handed-to-terminal): the terminal asks\n');
     const view = await daemon.api<{ ask: AskView }>('GET', `/api/asks/${question.id}`);
     expect(view.body.ask.status).toBe('handed-to-terminal');
     expect(view.body.ask.source).toEqual({ kind: 'policy', action: 'terminal', trigger: 'timeout' });
@@ -587,9 +563,11 @@ describe('what happens when nobody answers, as set in the user config file', () 
 
   it('decides at once, without waiting, for an unattended session (CLAUDE_CODE_SESSION_ATTENDED=0)', async () => {
     const daemon = await startWith({ waitSeconds: 300, onTimeout: 'recommended' });
-    const result = await runHook('01-single-select', { ...daemon.env, CLAUDE_CODE_SESSION_ATTENDED: '0' }).result;
+    const payload = freshPayload('01-single-select', 'unattended');
+    const result = await runHook(payload, { ...daemon.env, CLAUDE_CODE_SESSION_ATTENDED: '0' }).result;
     expect(result.code).toBe(0);
-    expect(result.ms).toBeLessThan(3000);
+    // Decided as it was asked, because nobody watches: not at the end of its 300 s wait.
+    expect((await daemon.finishedAsk(payload.tool_use_id)).source).toEqual({ kind: 'policy', action: 'recommended', trigger: 'nobody-watching' });
     const output = parseJson<{ hookSpecificOutput: { updatedInput: { answers: Record<string, string> }; additionalContext?: string } }>(result.stdout, 'hook stdout');
     expect(output.hookSpecificOutput.updatedInput.answers).toEqual({ 'Which database should the new orders service use?': 'PostgreSQL (Recommended)' });
     expect(output.hookSpecificOutput.additionalContext).toMatch(/nobody was watching/);

@@ -4,9 +4,8 @@
 import { statSync } from 'node:fs';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { PERSON_DECLINE_REASON } from '../../src/answers.js';
+import { PERSON_DECLINE_REASON } from '../../src/daemon/decisions/claude-code.js';
 import type { AskView } from '../../src/protocol.js';
-import { now } from '../stack/clock.js';
 import { fixtureNames, freshPayload, loadFixture, type FixtureAnswer, type HookPayload } from '../stack/fixtures.js';
 import { killStrayProcesses, parseJson, runHook } from '../stack/processes.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
@@ -27,9 +26,9 @@ type AllowOutput = {
 const cardOf = (page: Page, id: string): Locator => page.locator(`article[data-question-id="${id}"]`);
 
 /** Waits until the card for `id` has left the pending state; returns its status. */
-async function waitUntilSettled(page: Page, id: string, timeoutMs = 10_000): Promise<string> {
+async function waitUntilSettled(page: Page, id: string): Promise<string> {
   const settled = page.locator(`article[data-question-id="${id}"]:not([data-status="pending"])`);
-  await settled.waitFor({ state: 'attached', timeout: timeoutMs });
+  await settled.waitFor({ state: 'attached', timeout: 10_000 });
   return (await settled.getAttribute('data-status')) ?? '';
 }
 
@@ -93,9 +92,6 @@ async function clickSubmitTogether(pages: Page[], id: string): Promise<void> {
     ),
   );
 }
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.ceil((p / 100) * values.length) - 1)]!;
 
 describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
   let daemon: Daemon;
@@ -299,7 +295,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     await page.context().close();
   });
 
-  it('takes the card out of the pending state within a second when the hook is killed, and refuses a late answer from the page', async () => {
+  it('takes the card out of the pending state when the hook is killed, as its connection closes, and refuses a late answer from the page', async () => {
     const payload = freshPayload('01-single-select', 'killed');
     const watching = main.page;
     // A second tab that has not heard of the withdrawal yet, so that it can still send an answer.
@@ -311,13 +307,12 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     const lateCard = cardOf(late.page, view.id);
     await lateCard.getByRole('radio', { name: 'SQLite', exact: true }).check();
 
-    const killedAt = now();
     hook.child.kill('SIGKILL');
-    const status = await waitUntilSettled(watching, view.id, 1000);
-    const leftAfterMs = now() - killedAt;
-    console.log(`[measure] SIGKILLed hook: card left the pending state after ${leftAfterMs.toFixed(0)} ms`);
-    expect(leftAfterMs).toBeLessThan(1000);
+    const status = await waitUntilSettled(watching, view.id);
     expect(status).toBe('cancelled');
+    // Withdrawn because the killed hook's connection closed, not at a timeout.
+    const settled = await daemon.waitForLog((entry) => entry.msg === 'question settled' && entry.askId === view.id, 10_000, "the killed hook's question to be settled");
+    expect(settled).toMatchObject({ status: 'cancelled', source: 'hook-gone' });
     expect(await statusTitle(watching, view.id)).toMatch(/^Withdrawn/);
     const result = await hook.result;
     expect(result.signal).toBe('SIGKILL');
@@ -493,9 +488,9 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     await context.close();
   });
 
-  it('gets an answer from the Submit click to the exiting hook quickly (20 answers)', async () => {
+  it('gets each of 20 answers in a row from the Submit click to its waiting hook, as the person who clicked', async () => {
+    // How long each takes: the bench, row 2c.
     const { page } = main;
-    const times: number[] = [];
     for (let run = 0; run < 20; run++) {
       const payload = freshPayload('01-single-select', `timing-${run}`);
       const label = run % 2 === 0 ? 'SQLite' : 'PostgreSQL (Recommended)';
@@ -505,17 +500,11 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
       await card.getByRole('radio', { name: label, exact: true }).check();
       const submit = card.getByRole('button', { name: 'Submit', exact: true });
       await submit.waitFor({ state: 'visible' });
-      const clickedAt = now();
       await submit.click();
       const result = await hook.result;
-      times.push(result.endedAt - clickedAt);
       expect(result.code).toBe(0);
       expect(Object.values(parseJson<AllowOutput>(result.stdout, 'hook stdout').hookSpecificOutput.updatedInput.answers)).toEqual([label]);
+      expect(await daemon.ask(view.id)).toMatchObject({ status: 'answered', source: { kind: 'person', client: 'page' } });
     }
-    console.log(
-      `[measure] Submit click -> hook exit over ${times.length} answers: median ${median(times).toFixed(0)} ms, ` +
-        `p90 ${percentile(times, 90).toFixed(0)} ms, max ${Math.max(...times).toFixed(0)} ms, min ${Math.min(...times).toFixed(0)} ms`,
-    );
-    for (const ms of times) expect(ms).toBeLessThan(2000);
   }, 120_000);
 });

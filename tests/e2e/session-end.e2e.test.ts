@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AskView, ServerMessage } from '../../src/protocol.js';
 import { expectSilentPassThrough } from '../stack/assertions.js';
-import { now, sleep, waitUntil } from '../stack/clock.js';
+import { sleep, waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { baseEnv } from '../stack/env.js';
 import { freshPayload, type HookPayload } from '../stack/fixtures.js';
@@ -115,10 +115,10 @@ describe("Claude Code's SessionEnd hook", () => {
     const waiting = runHook(payload, daemon.env);
     const question = await daemon.waitForAsk(payload.tool_use_id);
 
-    const ending = await runHook(sessionEndPayload(session), daemon.env).result;
+    const ending = await runHook(sessionEndPayload(session), { ...daemon.env, ASKBRIDGE_DEBUG: '1' }).result;
     expectSilentPassThrough(ending);
-    expect(ending.stderr).toBe('');
-    expect(ending.ms).toBeLessThan(1500);
+    // Within the budget: the daemon's reply ended the hook, not the timer it sets to its budget.
+    expect(ending.stderr).toBe("askbridge hook: the daemon withdrew the session's questions\n");
     expectSilentPassThrough(await waiting.result);
     await expectWithdrawnBySessionEnd(feed, question.id);
     feed.close();
@@ -127,9 +127,10 @@ describe("Claude Code's SessionEnd hook", () => {
   it('through the command hook with no daemon running: exit 0 at once, nothing printed', async () => {
     const empty = await mkdtemp(join(tmpdir(), 'askbridge-session-end-nodaemon-'));
     try {
-      const result = await runHook(sessionEndPayload('no-daemon'), baseEnv({ ASKBRIDGE_HOME: empty })).result;
+      const result = await runHook(sessionEndPayload('no-daemon'), baseEnv({ ASKBRIDGE_HOME: empty, ASKBRIDGE_DEBUG: '1' })).result;
       expectSilentPassThrough(result);
-      expect(result.ms).toBeLessThan(1500);
+      // At once: without a token it has no daemon to tell, and connects nowhere.
+      expect(result.stderr).toMatch(/^askbridge hook: ENOENT: no such file or directory, open '.*\/token'\n$/);
     } finally {
       await rm(empty, { recursive: true, force: true });
     }
@@ -137,13 +138,13 @@ describe("Claude Code's SessionEnd hook", () => {
 });
 
 describe('a command hook whose Claude Code is gone (CLAUDE_PID)', () => {
-  it('keeps waiting while Claude Code runs, and withdraws the session\'s questions within about 2 s of it exiting', async () => {
+  it('keeps waiting while Claude Code runs, and withdraws the session\'s questions once it has exited', async () => {
     const feed = await pageFeed();
     // Stands in for the claude process: the hook only checks that its pid lives.
     const claude = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 600000)'], { stdio: 'ignore' });
     const session = 'session-claude-gone';
     const payload = askedIn(session, 'claude-gone');
-    const hook = runHook(payload, { ...daemon.env, CLAUDE_PID: String(claude.pid) });
+    const hook = runHook(payload, { ...daemon.env, CLAUDE_PID: String(claude.pid), ASKBRIDGE_DEBUG: '1' });
     // A question of the same session asked by the http hook, which has no process to watch.
     const httpPayload = askedIn(session, 'claude-gone-http');
     const httpHook = postAsHttpHook({ port: daemon.port, key: hookKey, payload: httpPayload });
@@ -157,11 +158,14 @@ describe('a command hook whose Claude Code is gone (CLAUDE_PID)', () => {
 
     claude.kill('SIGKILL');
     await whenExited(claude);
-    const goneAt = now();
     const result = await hook.result;
     expectSilentPassThrough(result);
-    console.log(`[measure] Claude Code gone -> command hook exited: ${(result.endedAt - goneAt).toFixed(0)} ms`);
-    expect(result.endedAt - goneAt).toBeLessThan(2000 + 1500);
+    // Its check found Claude Code gone and told the daemon (reason claude-exited), which withdrew the
+    // session's questions; the hook left on whichever reply came first, its question's or its own.
+    expect(await daemon.waitForLog((entry) => entry.msg === 'session ended: its waiting questions withdrawn' && entry.reason === 'claude-exited')).toMatchObject({
+      askIds: expect.arrayContaining([question.id, httpQuestion.id]),
+    });
+    expect(result.stderr).toMatch(new RegExp(`^askbridge hook: (no answer \\(cancelled\\): the terminal asks|Claude Code \\(pid ${claude.pid}\\) has exited: the daemon withdrew the session's questions)\n$`));
     await expectWithdrawnBySessionEnd(feed, question.id);
     await expectWithdrawnBySessionEnd(feed, httpQuestion.id);
     expect(await httpHook.response).toMatchObject({ statusCode: 200, body: '' });

@@ -3,9 +3,11 @@
 import { performance } from 'node:perf_hooks';
 
 /**
- * Epoch milliseconds, to a fraction of one, and monotonic: the clock a page reads as
- * `performance.timeOrigin + performance.now()` and close to the daemon's log `time` (whole ms),
- * so times taken here, in Chromium and in the daemon's log compare.
+ * Epoch milliseconds, to a fraction of one, and monotonic: for durations in this process. It counts
+ * from this process's own reading of the system clock at its start, as a page's
+ * `performance.timeOrigin + performance.now()` counts from the page's, and each drifts from the system
+ * clock; so a page's times compare with these only through an offset measured between the two, and
+ * the daemon's (`Date.now()`: its asks' times, its log `time`) only with `Date.now()` taken here.
  */
 export function now(): number {
   return performance.timeOrigin + performance.now();

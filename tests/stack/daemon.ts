@@ -57,6 +57,8 @@ export type Daemon = {
   ask(id: string): Promise<AskView>;
   /** The lines of history.jsonl, every question settled so far included (none before the first finishes). */
   history(): Promise<HistoryLine[]>;
+  /** A finished ask, found by its tool call (history.jsonl names it), as GET /api/asks/ID returns it: who or what settled it, and when. */
+  finishedAsk(toolUseId: string): Promise<AskView>;
   /** Waits until a pending ask for this tool call exists, and returns it. */
   waitForAsk(toolUseId: string, timeoutMs?: number): Promise<AskView>;
   /** Says that the test itself makes the daemon exit (`askbridge stop`, a signal): no warning then. */
@@ -244,6 +246,11 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
           if (!checked.ok) throw checked.error;
           return checked.value;
         });
+    },
+    async finishedAsk(toolUseId) {
+      const line = (await daemon.history()).find((entry) => entry.toolUseId === toolUseId);
+      if (!line) throw new Error(`history.jsonl has no finished ask for the tool call ${toolUseId}`);
+      return daemon.ask(line.id);
     },
     waitForAsk(toolUseId, timeoutMs = 10_000) {
       return waitUntil(async () => (await daemon.pending()).find((ask) => ask.toolUseId === toolUseId), timeoutMs, `ask ${toolUseId} to be pending`);

@@ -2,6 +2,9 @@
 // Every one of them is tracked until it exits, so that a failed test can still clean up after itself.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { now } from './clock.js';
 import { baseEnv, CLI_BIN, HOOK_SCRIPT, REPO_ROOT } from './env.js';
 import { readFixtureText, type HookPayload } from './fixtures.js';
@@ -44,8 +47,6 @@ export type ProcessResult = {
   ms: number;
   /** When the process exited (now() clock); the result comes once its output is read too. */
   endedAt: number;
-  /** When its first stdout arrived (now() clock), if it wrote any. */
-  firstStdoutAt: number | undefined;
 };
 
 export type RunningProcess = {
@@ -64,12 +65,8 @@ function startProcess(args: string[], env: NodeJS.ProcessEnv, stdin: string | Bu
   track(child);
   let stdout = '';
   let stderr = '';
-  let firstStdoutAt: number | undefined;
   let endedAt = Number.NaN;
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
-    firstStdoutAt ??= now();
-    stdout += chunk;
-  });
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
   // The hook may exit before it reads all of stdin (it must not, but that is for the test to find).
   child.stdin.on('error', () => {});
@@ -79,7 +76,7 @@ function startProcess(args: string[], env: NodeJS.ProcessEnv, stdin: string | Bu
     child.once('error', reject);
     child.once('exit', () => (endedAt = now()));
     // 'close' follows 'exit' once stdout and stderr are read to the end.
-    child.once('close', (code, signal) => resolveResult({ stdout, stderr, code, signal, ms: endedAt - startedAt, endedAt, firstStdoutAt }));
+    child.once('close', (code, signal) => resolveResult({ stdout, stderr, code, signal, ms: endedAt - startedAt, endedAt }));
   });
   if (child.pid === undefined) throw new Error(`could not start ${args.join(' ')}`);
   return { child, pid: child.pid, startedAt, result, output: () => ({ stdout, stderr }) };
@@ -112,11 +109,47 @@ export function runBareNode(): Promise<ProcessResult> {
   return startProcess(['-e', '0'], baseEnv(), null).result;
 }
 
-/** Runs `start` `times` times in a row and returns every result, fastest first. */
-export async function bestOf(times: number, start: () => RunningProcess): Promise<ProcessResult[]> {
-  const results: ProcessResult[] = [];
-  for (let run = 0; run < times; run++) results.push(await start().result);
-  return results.sort((a, b) => a.ms - b.ms);
+/** What a Node process had loaded when it exited. */
+export type LoadedModules = {
+  /** Every file loaded through require (CommonJS), as absolute paths. */
+  files: string[];
+  /** Node's own public modules (`net`, `http`...), its internal ones left out. */
+  builtins: string[];
+  /** Whether Node's ES module loader ever started: any `import`, static or dynamic, starts it. */
+  esModuleLoader: boolean;
+};
+
+/**
+ * A reporter for a Node process to require before its own code (through NODE_OPTIONS, in `env`): as
+ * the process exits, it writes every module it loaded, which read() returns. What the hook costs to
+ * start is what it loads.
+ */
+export async function moduleReport(): Promise<{ env: NodeJS.ProcessEnv; read(): Promise<LoadedModules> }> {
+  const dir = await mkdtemp(join(tmpdir(), 'askbridge-modules-'));
+  const reporter = join(dir, 'report-modules.cjs');
+  const report = join(dir, 'modules.json');
+  await writeFile(
+    reporter,
+    `process.on('exit', () => {
+  const loaded = process.moduleLoadList.filter((name) => name.startsWith('NativeModule ')).map((name) => name.slice('NativeModule '.length));
+  require('node:fs').writeFileSync(${JSON.stringify(report)}, JSON.stringify({
+    files: Object.keys(require.cache).filter((file) => file !== __filename),
+    builtins: loaded.filter((name) => !name.startsWith('internal/')),
+    esModuleLoader: loaded.includes('internal/modules/esm/loader'),
+  }));
+});
+`,
+  );
+  return {
+    env: { NODE_OPTIONS: `--require ${JSON.stringify(reporter)}` },
+    async read() {
+      try {
+        return parseJson<LoadedModules>(await readFile(report, 'utf8'), 'the module report');
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    },
+  };
 }
 
 export function parseJson<T = unknown>(text: string, what: string): T {

@@ -17,6 +17,8 @@ export type Receiver = {
   /** Waits until `count` requests to `path` have arrived; returns them. */
   waitFor(path: string, count?: number, timeoutMs?: number): Promise<Received[]>;
   to(path: string): Received[];
+  /** How many requests to `path` are still waiting for an answer ('hang'), their connection still open. */
+  hanging(path: string): number;
   /** Ends every hung request, then stops. */
   close(): Promise<void>;
 };
@@ -24,7 +26,8 @@ export type Receiver = {
 export async function startReceiver(): Promise<Receiver> {
   const received: Received[] = [];
   const answers = new Map<string, Answer>();
-  const hung = new Set<ServerResponse>();
+  /** Every request left hanging and still open, with its path. */
+  const hung = new Map<ServerResponse, string>();
   const server = createServer((request, response) => {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -33,8 +36,10 @@ export async function startReceiver(): Promise<Receiver> {
       received.push(entry);
       const count = received.filter((other) => other.path === entry.path).length;
       const status = (answers.get(entry.path) ?? (() => 201))(entry, count);
-      if (status === 'hang') hung.add(response);
-      else response.writeHead(status).end();
+      if (status === 'hang') {
+        hung.set(response, entry.path);
+        response.once('close', () => hung.delete(response));
+      } else response.writeHead(status).end();
     });
   });
   await new Promise<void>((listening) => server.listen(0, '127.0.0.1', listening));
@@ -44,9 +49,10 @@ export async function startReceiver(): Promise<Receiver> {
     received,
     answer: (path, how) => void answers.set(path, how),
     to,
+    hanging: (path) => [...hung.values()].filter((hungPath) => hungPath === path).length,
     waitFor: (path, count = 1, timeoutMs = 10_000) => waitUntil(() => (to(path).length >= count ? to(path) : undefined), timeoutMs, `${count} request(s) to ${path}`),
     async close() {
-      for (const response of hung) response.destroy();
+      for (const response of hung.keys()) response.destroy();
       server.closeAllConnections();
       await new Promise((closed) => server.close(closed));
     },

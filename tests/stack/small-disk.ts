@@ -4,6 +4,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { cannotRunHere } from './unavailable.js';
 
 export type SmallDisk = {
   /** Where it is mounted; undefined where mounting is not allowed (it needs root, as CI has). */
@@ -14,14 +15,21 @@ export type SmallDisk = {
   unmount(): void;
 };
 
+/**
+ * A tmpfs of `size`, mounted for the tests called `name`. Where it cannot be mounted, `path` is
+ * undefined and they are skipped with a message, except in CI, where that is an error.
+ */
 export function mountSmallDisk(size: string, name: string): SmallDisk {
   const path = mkdtempSync(join(tmpdir(), `askbridge-${name}-`));
   let mounted = false;
   try {
-    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', path], { stdio: 'ignore' });
+    execFileSync('mount', ['-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', path], { stdio: 'pipe' });
     mounted = true;
-  } catch {
-    console.warn(`[${name}] cannot mount a tmpfs here (it needs root): skipped`);
+  } catch (error) {
+    rmSync(path, { recursive: true, force: true });
+    const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim();
+    const why = stderr ? stderr : (error as Error).message;
+    cannotRunHere(`the ${name} tests`, `cannot mount a tmpfs here (it needs root): ${why}`);
   }
   return {
     path: mounted ? path : undefined,
