@@ -119,10 +119,11 @@ describe('the pages and listeners a daemon keeps', () => {
     // A laptop that went to sleep: the connection stays, nothing answers.
     (dead.socket as unknown as { _socket: { pause(): void } })._socket.pause();
     await daemon.waitForLog((entry) => entry.msg === 'watcher left', 5000, 'the dead peer dropped');
-    const result = await runHook(freshPayload('01-single-select', 'nobody-watching'), daemon.env).result;
+    const payload = freshPayload('01-single-select', 'nobody-watching');
+    const result = await runHook(payload, daemon.env).result;
     expect(JSON.parse(result.stdout).hookSpecificOutput.updatedInput.answers).toEqual({ 'Which database should the new orders service use?': 'PostgreSQL (Recommended)' });
     // Answered because nobody was watching when it was asked, not after its 600 s wait.
-    expect((await daemon.finishedAsk('nobody-watching')).source).toMatchObject({ kind: 'policy', trigger: 'nobody-watching' });
+    expect((await daemon.finishedAsk(payload.tool_use_id)).source).toMatchObject({ kind: 'policy', trigger: 'nobody-watching' });
     dead.socket.terminate();
   });
 
