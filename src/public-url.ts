@@ -13,7 +13,8 @@ export type PublicUrl = {
   href: string;
 };
 
-const LOOPBACK_NAMES = new Set(['localhost', '127.0.0.1', '[::1]']);
+/** The names of this machine's loopback addresses, as a Host header or a URL names them. */
+export const LOOPBACK_NAMES: ReadonlySet<string> = new Set(['localhost', '127.0.0.1', '[::1]']);
 
 /**
  * Checks a public URL: https, or http only to a loopback name (an SSH tunnel's local end), with no

@@ -13,7 +13,7 @@ export function policyReason(trigger: PolicySource['trigger']): string {
 }
 
 /** Which part of the configuration chose: a rule by name, the recommended option, or both. */
-function chooser(source: PolicySource): string {
+export function policyChooser(source: PolicySource): string {
   const rules = source.rule ? `${source.rule.includes(',') ? 'the rules' : 'the rule'} ${source.rule}` : '';
   if (source.action === 'rule') return rules || 'a rule';
   if (source.action === 'recommended') return rules ? `${rules} and the recommended option` : 'the recommended option';
@@ -27,7 +27,7 @@ export function howItEnded(ask: Pick<AskView, 'status' | 'source' | 'error'>): s
     case 'pending':
       return 'still waiting';
     case 'answered':
-      return source?.kind === 'policy' ? `answered by the configuration (${chooser(source)}), not by a person: ${policyReason(source.trigger)}` : 'answered by a person';
+      return source?.kind === 'policy' ? `answered by the configuration (${policyChooser(source)}), not by a person: ${policyReason(source.trigger)}` : 'answered by a person';
     case 'declined':
       return source?.kind === 'policy' ? `declined by the configuration: ${policyReason(source.trigger)}` : 'declined: the person chose not to answer';
     case 'handed-to-terminal':

@@ -15,6 +15,7 @@
 // hook's own), and a challenge a hook may still be signing with is never dropped to make room for
 // another; when every one kept is that young, a hello is refused instead. No HTTP here.
 import { createHash, createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { LOOPBACK_NAMES } from '../public-url.js';
 
 /** A hook answers the hello in milliseconds; a nonce left unused this long is dropped. */
 const CHALLENGE_TTL_MS = 60_000;
@@ -66,7 +67,7 @@ export function parseHookAuthorization(header: string | undefined): { daemonNonc
 export function isHelloFromThisMachine(remoteAddress: string | undefined, host: string | undefined): boolean {
   const loopbackAddress = remoteAddress !== undefined && (remoteAddress === '::1' || /^(::ffff:)?127\./.test(remoteAddress));
   const hostName = host?.toLowerCase().replace(/:\d+$/, '');
-  return loopbackAddress && (hostName === '127.0.0.1' || hostName === 'localhost' || hostName === '[::1]');
+  return loopbackAddress && hostName !== undefined && LOOPBACK_NAMES.has(hostName);
 }
 
 export function createHookIdentity(token: string, now: () => number = Date.now) {

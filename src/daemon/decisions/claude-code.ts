@@ -6,6 +6,7 @@
 // empty body or stdout), so Claude Code's own dialog asks.
 import { z } from 'zod';
 import { MULTI_SELECT_SEPARATOR, setOwn, type Answered, type Choice } from '../../answers.js';
+import { policyChooser } from '../../settlement.js';
 import { shorten } from '../../shorten.js';
 import type { AnswerMode } from '../../config.js';
 import type { Outcome } from '../asks/store.js';
@@ -146,10 +147,8 @@ type PolicySource = Extract<Outcome['source'], { kind: 'policy' }>;
 
 /** Beside a policy's answer: no person chose it, why, and that Claude should say which default it took. */
 function policyContext(source: PolicySource, waitSeconds: number): string {
-  const rules = source.rule ? `${source.rule.includes(',') ? 'the rules' : 'the rule'} ${source.rule}` : '';
-  const chooser = source.action === 'rule' ? rules : rules ? `${rules} and the recommended option` : 'the recommended option';
   return (
-    `No person answered this question: askbridge chose the answer by policy (${chooser}) because ${describeTrigger(source.trigger, waitSeconds)}. ` +
+    `No person answered this question: askbridge chose the answer by policy (${policyChooser(source)}) because ${describeTrigger(source.trigger, waitSeconds)}. ` +
     'Treat it as a default, not as the user’s decision, and tell the user which default you went with so they can change it.'
   );
 }
