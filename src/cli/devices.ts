@@ -1,5 +1,6 @@
 // `askbridge devices`: the paired browsers (name, when paired, when last seen), and `--revoke ID` to
-// unpair one: its cookie and key stop working and its open pages are disconnected at once.
+// unpair one: its cookie and key stop working and its open pages are disconnected at once. When the
+// daemon cannot save the change (a full disk), the device stays paired and the command fails.
 import { parseArgs } from 'node:util';
 import { DevicesReplySchema, ErrorReplySchema } from '../protocol.js';
 import { markInvisible, terminalJson, terminalText } from '../visible-text.js';
@@ -12,7 +13,10 @@ export async function run(io: CommandIo): Promise<void> {
   const daemon = connectToDaemon(io.env);
   if (values.revoke !== undefined) {
     const response = await daemon.request('POST', `/api/devices/${encodeURIComponent(values.revoke)}/revoke`, {});
-    if (response.status !== 200) throw new CliError(markInvisible(readReply(ErrorReplySchema, response.body, 'refusal').error.message), response.status === 400 ? 2 : 1);
+    if (response.status !== 200) {
+      const { message } = readReply(ErrorReplySchema, response.body, 'refusal').error;
+      throw new CliError(`not revoked: ${markInvisible(message)}`, response.status === 400 ? 2 : 1);
+    }
     io.stderr(`revoked ${terminalText(values.revoke)}: that browser must pair again\n`);
     return;
   }

@@ -3,12 +3,15 @@
 // kept in the state directory; subscriptions are kept per paired device, and go when the device is
 // unpaired or expires, or when its push service says the subscription is gone (404, 410). web-push
 // encrypts each payload for its device (RFC 8291, aes128gcm) and signs the VAPID JWT; fetch sends it,
-// in the background, so a push never waits in an answer's way and a loopback push service works too.
+// in the background, so a push never waits in an answer's way. A subscription's endpoint comes from a
+// page: it must be https to a push service browsers use (outbound-url.ts), when the page subscribes
+// and again before each push, so no endpoint on disk from before the rule is ever sent to either.
 // web-push (and its crypto libraries) is loaded with the first push, not at start: the daemon starts
 // on the hook's path, and most starts send no push.
 import { createECDH } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { pushEndpointProblem } from '../outbound-url.js';
 import type { PushSubscriptionJson } from '../protocol.js';
 import { writeFileAtomic } from '../state-dir.js';
 import type { Notice } from './notice.js';
@@ -27,6 +30,8 @@ export type PushOptions = {
   now?: () => number;
   /** How long one push may take, the push service's answer included. */
   timeoutMs?: number;
+  /** For tests only (ASKBRIDGE_TEST_PUSH_SERVICE): the one origin taken as a push service besides the real ones. */
+  testPushService?: string | undefined;
 };
 
 const VapidKeysSchema = z.object({ publicKey: z.string().regex(/^[A-Za-z0-9_-]{87}$/), privateKey: z.string().regex(/^[A-Za-z0-9_-]{43}$/) });
@@ -91,9 +96,14 @@ export function createPush(options: PushOptions) {
   if (!loaded.success) options.log.warn({ path: options.paths.pushSubscriptions }, 'the push subscriptions could not be read: devices must turn push on again');
   let subscriptions: Stored[] = loaded.success ? loaded.data : [];
   const stopping = new AbortController();
+  const endpointProblem = (endpoint: string) => pushEndpointProblem(endpoint, options.testPushService);
 
-  const save = () => writeFileAtomic(options.paths.pushSubscriptions, `${JSON.stringify(subscriptions)}\n`);
-  /** Drops the subscriptions that match; a failed write is only logged (they are gone from memory all the same). */
+  const save = (entries: Stored[] = subscriptions) => writeFileAtomic(options.paths.pushSubscriptions, `${JSON.stringify(entries)}\n`);
+  /**
+   * Drops the subscriptions that match, which the daemon will not push to whatever the disk says (a
+   * push service said they are gone, the device is unpaired, the endpoint is not a push service): a
+   * failed write is only logged, and each push checks the same again.
+   */
   function drop(match: (stored: Stored) => boolean, why: string): void {
     const before = subscriptions.length;
     subscriptions = subscriptions.filter((stored) => !match(stored));
@@ -132,9 +142,15 @@ export function createPush(options: PushOptions) {
   return {
     publicKey: keys.publicKey,
 
+    /** Why the daemon would not push to this endpoint, or undefined when it would (outbound-url.ts). */
+    endpointProblem,
+
     isSubscribed: (deviceId: string) => subscriptions.some((stored) => stored.deviceId === deviceId),
 
-    /** Keeps this device's subscription (one per device; a browser that moved to another device keeps only the newest). Throws when it cannot be saved. */
+    /**
+     * Keeps this device's subscription (one per device; a browser that moved to another device keeps
+     * only the newest). Throws when it cannot be saved; the caller has checked its endpoint (endpointProblem).
+     */
     subscribe(deviceId: string, subscription: PushSubscriptionJson): void {
       const previous = subscriptions;
       subscriptions = [
@@ -150,9 +166,17 @@ export function createPush(options: PushOptions) {
       }
     },
 
-    /** Forgets a device's subscription: it unsubscribed, or it was unpaired. */
+    /**
+     * Forgets a device's subscription once that is on disk: it unsubscribed, or it was unpaired. Throws
+     * when it cannot be saved, and the subscription stays, so that a restart never brings back pushes
+     * to a device that turned them off.
+     */
     unsubscribe(deviceId: string): void {
-      drop((stored) => stored.deviceId === deviceId, 'unsubscribed or unpaired');
+      const kept = subscriptions.filter((stored) => stored.deviceId !== deviceId);
+      if (kept.length === subscriptions.length) return;
+      save(kept);
+      subscriptions = kept;
+      options.log.info({ device: deviceId }, 'push subscription removed');
     },
 
     /**
@@ -163,6 +187,7 @@ export function createPush(options: PushOptions) {
       if (stopping.signal.aborted) return;
       const paired = new Set(to.pairedDevices);
       drop((stored) => !paired.has(stored.deviceId), 'the device is no longer paired');
+      drop((stored) => endpointProblem(stored.endpoint) !== undefined, 'its endpoint is not a push service');
       let payload = JSON.stringify(notice);
       if (Buffer.byteLength(payload) > PAYLOAD_LIMIT_BYTES) payload = JSON.stringify({ ...notice, questions: undefined });
       for (const stored of subscriptions) void pushTo(stored, payload, Math.max(0, Math.round(to.ttlSeconds)), notice.id);

@@ -1,7 +1,7 @@
 // @ts-check
 // The paired devices, from the page: each browser by name with when it was last seen, revoked with one
 // click (its pages are disconnected at once), and a QR code that pairs one more: a phone scans it.
-import { createPairing, listDevices, revokeDevice } from './api.js';
+import { createPairing, errorMessage, listDevices, revokeDevice } from './api.js';
 import { byId, h } from './dom.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
@@ -48,8 +48,10 @@ function revokeButton(device) {
   const button = h('button', { type: 'button', class: 'btn btn-quiet', text: device.current ? 'Unpair' : 'Revoke', 'aria-label': `${device.current ? 'Unpair this browser' : 'Revoke'} ${device.name}` });
   button.addEventListener('click', async () => {
     button.disabled = true;
-    await revokeDevice(device.id);
+    const result = await revokeDevice(device.id);
     await refresh();
+    // A revoke the daemon could not save is refused (the device stays paired): said, not hidden.
+    if (!result.ok) ui.list.prepend(h('li', { class: 'device-problem', role: 'alert', text: `${device.name} is still paired: ${errorMessage(result, `the daemon answered ${result.status}`)}` }));
   });
   return button;
 }

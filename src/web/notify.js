@@ -245,7 +245,12 @@ async function stopPush() {
   } catch {
     // the daemon forgets it below either way
   }
-  await deletePushSubscription();
+  const forgotten = await deletePushSubscription();
+  // Refused when the daemon cannot save it: pushes would go on, so the switch says so.
+  if (!forgotten.ok) {
+    push = { state: 'failed', reason: `pushes are still on: ${errorMessage(forgotten, `the daemon answered ${forgotten.status}`)}` };
+    render();
+  }
 }
 
 /**

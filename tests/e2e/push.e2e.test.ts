@@ -3,7 +3,9 @@
 // the test makes itself. What arrives must decrypt with those keys (RFC 8291), carry a VAPID JWT
 // signed with the daemon's key for that push service, and say no more than the project and the
 // headers. Nothing is pushed while a page is in view; a subscription its push service says is gone
-// (410) is dropped.
+// (410) is dropped. The stand-in is let through by ASKBRIDGE_TEST_PUSH_SERVICE, that origin alone:
+// any other endpoint that is not a push service browsers use is refused when a page subscribes, and
+// one kept on disk from before is never sent to.
 import { readFileSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -25,7 +27,7 @@ let runs = 0;
 
 beforeAll(async () => {
   receiver = await startReceiver();
-  daemon = await startDaemon({ config: { waitSeconds: WAIT_SECONDS } });
+  daemon = await startDaemon({ config: { waitSeconds: WAIT_SECONDS }, env: { ASKBRIDGE_TEST_PUSH_SERVICE: receiver.origin } });
 });
 afterEach(killStrayProcesses);
 afterAll(async () => {
@@ -45,15 +47,15 @@ async function subscribedDevice(path: string): Promise<Device> {
 }
 
 /** A question from the command hook, pending; with its id. */
-async function ask(tag: string): Promise<{ hook: RunningProcess; id: string; header: string }> {
+async function ask(tag: string, on: Daemon = daemon): Promise<{ hook: RunningProcess; id: string; header: string }> {
   const payload = freshPayload('01-single-select', `${tag}${++runs}`);
-  const hook = runHook(payload, daemon.env);
-  const { id } = await daemon.waitForAsk(payload.tool_use_id);
+  const hook = runHook(payload, on.env);
+  const { id } = await on.waitForAsk(payload.tool_use_id);
   return { hook, id, header: payload.tool_input.questions[0]!.header };
 }
 
-async function answer(id: string, hook: RunningProcess): Promise<void> {
-  const answered = await runCli(['answer', id, '--pick', '1=SQLite'], daemon.env);
+async function answer(id: string, hook: RunningProcess, on: Daemon = daemon): Promise<void> {
+  const answered = await runCli(['answer', id, '--pick', '1=SQLite'], on.env);
   expect(answered.code, answered.stderr).toBe(0);
   await hook.result;
 }
@@ -153,5 +155,76 @@ describe('Web Push', () => {
     await answer(id, hook);
     // The answer has reached the hook while the push is still unanswered: it never waited for it.
     expect(receiver.hanging('/push/stuck')).toBe(1);
+  });
+});
+
+describe('where the daemon pushes', () => {
+  let elsewhere: Receiver;
+  beforeAll(async () => {
+    // A server on this machine that is not the test's push service: nothing may ever reach it.
+    elsewhere = await startReceiver();
+  });
+  afterAll(() => elsewhere?.close());
+
+  it('refuses an endpoint that is not a push service browsers use, says why, and keeps nothing', async () => {
+    const page = await pairOverHttp(daemon);
+    const keys = newSubscriptionKeys().json;
+    const subscribe = (endpoint: string) => page.request<{ error: { code: string; message: string } }>('POST', '/api/push/subscription', { endpoint, expirationTime: null, keys });
+    const refused: Array<[string, RegExp]> = [
+      [`${elsewhere.origin}/push`, /http:\/\/ is not https/],
+      [`https://127.0.0.1:${new URL(elsewhere.origin).port}/push`, /names a port/],
+      ['https://127.0.0.1/push', /127\.0\.0\.1 is not a push service/],
+      ['https://[::1]/push', /\[::1\] is not a push service/],
+      ['https://192.168.1.20/push', /is not a push service/],
+      ['https://169.254.169.254/latest/meta-data', /is not a push service/],
+      ['https://[fe80::1]/push', /is not a push service/],
+      ['https://fcm.googleapis.com.attacker.example/fcm/send/x', /is not a push service/],
+      ['https://user:secret@fcm.googleapis.com/fcm/send/x', /user name or password/],
+    ];
+    for (const [endpoint, reason] of refused) {
+      const response = await subscribe(endpoint);
+      expect(response.status, endpoint).toBe(400);
+      expect(response.body.error, endpoint).toMatchObject({ code: expect.stringMatching(/^(push_endpoint_refused|invalid_request)$/), message: expect.stringMatching(reason) });
+    }
+    expect((await page.request<{ subscribed: boolean }>('GET', '/api/push')).body.subscribed).toBe(false);
+
+    // The push services browsers use are taken (and let go at once: nothing here may reach them).
+    for (const endpoint of ['https://fcm.googleapis.com/fcm/send/abc', 'https://updates.push.services.mozilla.com/wpush/v2/abc', 'https://web.push.apple.com/abc', 'https://wns2-par02p.notify.windows.com/w/?token=abc']) {
+      expect((await subscribe(endpoint)).status, endpoint).toBe(200);
+      expect((await page.request('DELETE', '/api/push/subscription')).status).toBe(200);
+    }
+    expect(elsewhere.received).toHaveLength(0);
+  });
+
+  it('never pushes to an endpoint kept on disk that is not a push service, and drops it', async () => {
+    const own = await startDaemon({ config: { waitSeconds: WAIT_SECONDS }, env: { ASKBRIDGE_TEST_PUSH_SERVICE: receiver.origin } });
+    let running = own;
+    try {
+      const fresh = await pairOverHttp(own);
+      const freshKeys = newSubscriptionKeys();
+      expect((await fresh.request('POST', '/api/push/subscription', { endpoint: `${receiver.origin}/push/fresh`, expirationTime: null, keys: freshKeys.json })).status).toBe(200);
+      const old = await pairOverHttp(own);
+      const { body } = await old.request<{ devices: Array<{ id: string; current: boolean }> }>('GET', '/api/devices');
+      const oldId = body.devices.find((device) => device.current)!.id;
+
+      // As a daemon from before the rule kept it: a paired device subscribed at a server on this machine.
+      own.expectExit();
+      expect((await runCli(['stop'], own.env)).code).toBe(0);
+      await own.exited;
+      const file = join(own.home, 'push-subscriptions.json');
+      const stored = JSON.parse(readFileSync(file, 'utf8')) as unknown[];
+      await writeFile(file, JSON.stringify([...stored, { deviceId: oldId, endpoint: `${elsewhere.origin}/push/old`, keys: newSubscriptionKeys().json, subscribedAt: Date.now() }]));
+      running = await startDaemon({ home: own.home, config: { waitSeconds: WAIT_SECONDS }, env: { ASKBRIDGE_PORT: String(own.port), ASKBRIDGE_TEST_PUSH_SERVICE: receiver.origin } });
+
+      const { hook, id } = await ask('kept-on-disk', running);
+      // Pushes leave together: once the fresh device's has arrived, one to the old endpoint would have left too.
+      await waitUntil(() => (receiver.to('/push/fresh').some((request) => (JSON.parse(decryptPush(request.body, freshKeys)) as { id: string }).id === id) ? true : undefined), 10_000, 'the push to the fresh device');
+      expect(elsewhere.to('/push/old')).toHaveLength(0);
+      await running.waitForLog((entry) => entry.msg === 'push subscription removed' && entry.why === 'its endpoint is not a push service', 5000, 'the old subscription dropped');
+      expect((JSON.parse(readFileSync(file, 'utf8')) as Array<{ endpoint: string }>).map((subscription) => subscription.endpoint)).toEqual([`${receiver.origin}/push/fresh`]);
+      await answer(id, hook, running);
+    } finally {
+      await running.stop();
+    }
   });
 });

@@ -1,7 +1,8 @@
 // A real TLS reverse proxy in front of the daemon, as a user puts one there to reach it from a phone:
 // Debian's Caddy, with its own internal CA, on loopback ports, under a made-up name that the test's
-// clients resolve to 127.0.0.1. Clients trust exactly that CA (Node) or its key (Chromium).
-import { spawn, type ChildProcess } from 'node:child_process';
+// clients resolve to 127.0.0.1. Clients trust exactly that CA (Node) or its key (Chromium). And,
+// for the daemon serving https itself (--listen), a self-signed certificate for the same name.
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { createHash, X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -102,7 +103,7 @@ export async function prepareTlsFront(): Promise<TlsFront> {
 }
 
 /** A request through the front, as a remote machine sends it: TLS to the name, checked against the front's CA. */
-export function throughFront(front: TlsFront, options: { method: string; path: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+export function throughFront(front: Pick<TlsFront, 'port' | 'ca'>, options: { method: string; path: string; headers?: Record<string, string>; body?: string }): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = request(
       {
@@ -129,4 +130,29 @@ export function throughFront(front: TlsFront, options: { method: string; path: s
 
 async function httpsStatus(front: TlsFront, path: string): Promise<number> {
   return (await throughFront(front, { method: 'GET', path })).status;
+}
+
+export const OPENSSL_PATH = '/usr/bin/openssl';
+
+/** Whether a test can make its own certificate (without openssl: skipped with a message, or an error in CI). */
+export function opensslAvailability(what: string): { available: true } | { available: false; reason: string } {
+  if (existsSync(OPENSSL_PATH)) return { available: true };
+  const reason = `openssl not found at ${OPENSSL_PATH} (install the Debian "openssl" package)`;
+  cannotRunHere(what, reason);
+  return { available: false, reason };
+}
+
+/**
+ * A self-signed certificate for FRONT_NAME and its key, written in `dir` as a person makes them for
+ * `askbridge start --listen` with no front: the files, and the certificate's PEM for clients to trust.
+ */
+export function selfSignedCertificate(dir: string): { certPath: string; keyPath: string; ca: string } {
+  const certPath = join(dir, 'cert.pem');
+  const keyPath = join(dir, 'key.pem');
+  execFileSync(
+    OPENSSL_PATH,
+    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', keyPath, '-out', certPath, '-days', '1', '-subj', `/CN=${FRONT_NAME}`, '-addext', `subjectAltName=DNS:${FRONT_NAME}`],
+    { stdio: 'pipe' },
+  );
+  return { certPath, keyPath, ca: readFileSync(certPath, 'utf8') };
 }

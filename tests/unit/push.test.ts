@@ -37,7 +37,7 @@ async function pairPage(): Promise<Record<string, string>> {
   return (await daemon.pairPage()).headers;
 }
 
-function subscription(endpoint = `https://push.example.test/send/${randomBytes(8).toString('hex')}`) {
+function subscription(endpoint = `https://fcm.googleapis.com/fcm/send/${randomBytes(8).toString('hex')}`) {
   const ecdh = createECDH('prime256v1');
   ecdh.generateKeys();
   return { endpoint, expirationTime: null, keys: { p256dh: ecdh.getPublicKey().toString('base64url'), auth: randomBytes(16).toString('base64url') } };
@@ -92,12 +92,18 @@ describe('a push subscription', () => {
       expect(response.statusCode, JSON.stringify(payload)).toBe(400);
       expect(response.json<{ error: { code: string; message: string } }>().error).toMatchObject({ code: 'invalid_request', message: expect.stringMatching(message) });
     }
+    // Only a push service browsers use: this machine, its network, or any other name is refused, with the reason.
+    for (const endpoint of ['http://127.0.0.1:9/push', 'https://127.0.0.1/push', 'https://192.168.1.20/push', 'https://push.example.test/send/1']) {
+      const response = await app.inject({ method: 'POST', url: '/api/push/subscription', headers: page, payload: subscription(endpoint) });
+      expect(response.statusCode, endpoint).toBe(400);
+      expect(response.json<{ error: { code: string; message: string } }>().error).toMatchObject({ code: 'push_endpoint_refused', message: expect.stringContaining('push service') });
+    }
     expect((await status(page)).subscribed).toBe(false);
-    // A loopback push service over http is this machine's own (a stand-in in tests): taken. Padded keys are kept unpadded.
-    const loopback = subscription('http://127.0.0.1:9/push');
-    const padded = { ...loopback, keys: { p256dh: `${loopback.keys.p256dh}=`, auth: `${loopback.keys.auth}==` } };
+    // Padded keys are kept unpadded.
+    const taken = subscription();
+    const padded = { ...taken, keys: { p256dh: `${taken.keys.p256dh}=`, auth: `${taken.keys.auth}==` } };
     expect((await app.inject({ method: 'POST', url: '/api/push/subscription', headers: page, payload: padded })).statusCode).toBe(200);
-    expect(JSON.parse(readFileSync(paths.pushSubscriptions, 'utf8'))).toMatchObject([{ endpoint: loopback.endpoint, keys: loopback.keys }]);
+    expect(JSON.parse(readFileSync(paths.pushSubscriptions, 'utf8'))).toMatchObject([{ endpoint: taken.endpoint, keys: taken.keys }]);
   });
 
   it('is made by a paired page only, for its own device', async () => {

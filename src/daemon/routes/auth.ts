@@ -24,7 +24,8 @@ import { sameSecret } from '../hook-identity.js';
 /** `hook`: no credentials at this gate and never an Origin; the route checks the hook's signature itself. */
 export const ACCESS = ['public', 'hook', 'local', 'page', 'page-or-local'] as const;
 export type Access = (typeof ACCESS)[number];
-export type Principal = { kind: 'local' } | { kind: 'page'; sessionId: string; deviceId: string } | { kind: 'anonymous' };
+/** `hook`: set by a hook route once the hook key or the command hook's signature is checked. */
+export type Principal = { kind: 'local' } | { kind: 'page'; sessionId: string; deviceId: string } | { kind: 'hook' } | { kind: 'anonymous' };
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -48,7 +49,7 @@ export type Device = { id: string; name: string; pairedAt: number; lastSeen: num
 /** A paired page, as kept on disk: hashes of its cookie and of its key, when it expires, and its device. */
 export type StoredPageSession = Device & { cookieHash: string; keyHash: string; expiresAt: number };
 export type PageSessionStore = { load(): StoredPageSession[]; save(entries: StoredPageSession[]): void };
-/** How revoking a device went: `not_saved` is revoked all the same while the daemon runs. */
+/** How revoking a device went: `not_saved` left it paired, as the file on disk still says it is. */
 export type RevokeResult = { kind: 'revoked' } | { kind: 'not_found' } | { kind: 'not_saved'; reason: string };
 
 /** A device's last-seen time is written to disk at most this often (it changes on every request). */
@@ -83,8 +84,14 @@ export function createAuth(options: AuthOptions) {
   );
   const storedSessions = (): StoredPageSession[] => [...pageSessions].map(([cookieHash, session]) => ({ cookieHash, ...session }));
   let lastSeenSavedAt = now();
-  /** Writes the sessions; a failure is the caller's to report (pairing, revoking) or to shrug off (last seen). */
-  const saveSessions = () => options.pageSessionStore?.save(storedSessions());
+  /**
+   * Writes the sessions; a failure is the caller's to report (pairing, revoking) or to shrug off (last
+   * seen). Pairing and revoking write the list they would make first and change memory only once it
+   * is on disk, so that a restart never brings back a device that was shown as revoked, nor drops one
+   * that was shown as paired.
+   */
+  const saveSessions = (entries: StoredPageSession[] = storedSessions()) => options.pageSessionStore?.save(entries);
+  const reasonOf = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 
   const cookieName = () => `askbridge_${options.port()}`;
 
@@ -235,15 +242,15 @@ export function createAuth(options: AuthOptions) {
       }
       const cookie = randomBytes(32).toString('base64url');
       const key = randomBytes(32).toString('base64url');
-      for (const [id, session] of pageSessions) if (session.expiresAt < now()) pageSessions.delete(id);
-      const id = sha256(cookie);
-      pageSessions.set(id, { expiresAt: now() + PAGE_SESSION_TTL_MS, keyHash: sha256(key), id: randomBytes(6).toString('hex'), name: deviceName, pairedAt: now(), lastSeen: now() });
+      const paired: StoredPageSession = { cookieHash: sha256(cookie), expiresAt: now() + PAGE_SESSION_TTL_MS, keyHash: sha256(key), id: randomBytes(6).toString('hex'), name: deviceName, pairedAt: now(), lastSeen: now() };
       try {
-        saveSessions();
+        saveSessions([...storedSessions().filter((stored) => stored.expiresAt >= now()), paired]);
       } catch (error) {
-        pageSessions.delete(id);
-        return { kind: 'not_saved', reason: (error as NodeJS.ErrnoException).code ?? (error as Error).message };
+        return { kind: 'not_saved', reason: reasonOf(error) };
       }
+      for (const [id, session] of pageSessions) if (session.expiresAt < now()) pageSessions.delete(id);
+      const { cookieHash, ...session } = paired;
+      pageSessions.set(cookieHash, session);
       pairingCodes.delete(hash);
       return { kind: 'paired', page: { cookie, key, maxAgeSeconds: Math.floor(PAGE_SESSION_TTL_MS / 1000) } };
     },
@@ -256,17 +263,21 @@ export function createAuth(options: AuthOptions) {
         .sort((a, b) => b.lastSeen - a.lastSeen);
     },
 
-    /** Unpairs a device: its cookie and key stop working at once (its sockets are the caller's to close). */
+    /**
+     * Unpairs a device once the list without it is on disk: its cookie and key stop working at once
+     * (its sockets are the caller's to close). When the list cannot be written, the device stays
+     * paired, here as on disk, and the caller says so: a revoke that a restart would undo is refused.
+     */
     revokeDevice(deviceId: string): RevokeResult {
       const entry = [...pageSessions].find(([, session]) => session.id === deviceId);
       if (!entry) return { kind: 'not_found' };
-      pageSessions.delete(entry[0]);
+      const [cookieHash] = entry;
       try {
-        saveSessions();
+        saveSessions(storedSessions().filter((stored) => stored.cookieHash !== cookieHash));
       } catch (error) {
-        // Kept unpaired in memory all the same: a revoked device must not come back while the daemon runs.
-        return { kind: 'not_saved', reason: (error as NodeJS.ErrnoException).code ?? (error as Error).message };
+        return { kind: 'not_saved', reason: reasonOf(error) };
       }
+      pageSessions.delete(cookieHash);
       return { kind: 'revoked' };
     },
   };

@@ -1,5 +1,7 @@
 // The paired browsers, as devices a person can see and revoke from the page or `askbridge devices`.
-// Revoking one stops its cookie and key at once, closes its open sockets and ends its pushes.
+// Revoking one stops its cookie and key at once, closes its open sockets and ends its pushes. A revoke
+// holds across restarts or is refused: when the device list cannot be written (a full or read-only
+// disk), the reply is 503 and the device stays paired, on disk as in memory.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { DevicesReplySchema, ErrorReplySchema, REVOKED_CLOSE_CODE, RevokedReplySchema } from '../../protocol.js';
@@ -23,16 +25,25 @@ export const deviceRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { a
     {
       config: { access: 'page-or-local' },
       bodyLimit: 1024,
-      schema: { summary: 'Unpair a browser: its cookie and key stop working, and its open pages are disconnected at once', params: DeviceParamsSchema, response: { 200: RevokedReplySchema, '4xx': ErrorReplySchema } },
+      schema: { summary: 'Unpair a browser: its cookie and key stop working, and its open pages are disconnected at once', params: DeviceParamsSchema, response: { 200: RevokedReplySchema, '4xx': ErrorReplySchema, '5xx': ErrorReplySchema } },
     },
     async (request) => {
       const result = auth.revokeDevice(request.params.id);
       if (result.kind === 'not_found') throw new HttpError(404, 'not_found', 'no paired device with this id (already revoked, or expired)');
-      deps.push?.unsubscribe(request.params.id);
+      if (result.kind === 'not_saved') {
+        request.log.warn({ device: request.params.id, reason: result.reason }, 'device not revoked: the device list could not be saved');
+        throw new HttpError(503, 'revoke_not_saved', `the device list could not be saved (${result.reason}), so the device is still paired: revoke it again once the disk has room`);
+      }
+      try {
+        deps.push?.unsubscribe(request.params.id);
+      } catch (error) {
+        // Revoked all the same: no push goes to a device that is no longer paired, whatever the disk says.
+        request.log.warn({ device: request.params.id, error: (error as Error).message }, 'the push subscription of a revoked device could not be removed from disk');
+      }
       for (const socket of watchers.sockets) {
         if (watchers.deviceOf.get(socket) === request.params.id) socket.close(REVOKED_CLOSE_CODE, 'this device was unpaired');
       }
-      request.log.info({ device: request.params.id, saved: result.kind === 'revoked' }, 'device revoked');
+      request.log.info({ device: request.params.id }, 'device revoked');
       return { revoked: true as const };
     },
   );

@@ -1,5 +1,6 @@
 // Web Push for paired pages: the daemon's public key to subscribe with, and this device's
-// subscription, kept or forgotten. Only a paired page may subscribe, for its own device.
+// subscription, kept or forgotten. Only a paired page may subscribe, for its own device, and only at
+// a push service browsers use: any other endpoint is refused (400) with the reason.
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ErrorReplySchema, PushStatusReplySchema, PushSubscribedReplySchema, PushSubscriptionSchema, PushUnsubscribedReplySchema } from '../../protocol.js';
@@ -37,6 +38,8 @@ export const pushRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { dep
       schema: { summary: "Push to this device: its browser's PushSubscription (one per device; a new one replaces the old)", body: PushSubscriptionSchema, response: { 200: PushSubscribedReplySchema, ...REFUSALS } },
     },
     async (request) => {
+      const problem = pushOf().endpointProblem(request.body.endpoint);
+      if (problem) throw new HttpError(400, 'push_endpoint_refused', `the daemon pushes only to a push service browsers use: ${problem}`);
       try {
         pushOf().subscribe(deviceOf(request), request.body);
       } catch (error) {
@@ -52,7 +55,12 @@ export const pushRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { dep
     '/api/push/subscription',
     { config: { access: 'page' }, schema: { summary: 'No more pushes to this device', response: { 200: PushUnsubscribedReplySchema, ...REFUSALS } } },
     async (request) => {
-      pushOf().unsubscribe(deviceOf(request));
+      try {
+        pushOf().unsubscribe(deviceOf(request));
+      } catch (error) {
+        if (error instanceof HttpError) throw error;
+        throw new HttpError(503, 'push_not_saved', `the change could not be saved (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}), so this device still gets pushes: try again once the disk has room`);
+      }
       return { subscribed: false as const };
     },
   );

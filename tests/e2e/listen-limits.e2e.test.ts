@@ -1,0 +1,121 @@
+// --listen as the LAN meets it: the app behind the https server of tls-listener.ts, on real sockets,
+// with a self-signed certificate. A connection that never completes TLS is closed at the handshake
+// deadline, even one that keeps sending a byte now and then; past the connection cap, new ones are
+// closed at once and the refusals are logged once, not once each; a local http hook's question is
+// answered all the while, and once the flood is gone a real TLS client is served again.
+import { mkdtemp, rm } from 'node:fs/promises';
+import { connect, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { HANDSHAKE_DEADLINE_MS, listenWithTls, MAX_LISTEN_CONNECTIONS, readListenTls } from '../../src/daemon/tls-listener.js';
+import { parsePublicUrl, type PublicUrl } from '../../src/public-url.js';
+import { buildTestApp, HOOK_KEY, LOCAL, type TestApp } from '../stack/app.js';
+import { now } from '../stack/clock.js';
+import { freshPayload } from '../stack/fixtures.js';
+import { postAsHttpHook } from '../stack/hook-client.js';
+import { FRONT_NAME, freePort, opensslAvailability, selfSignedCertificate, throughFront } from '../stack/tls-front.js';
+
+const openssl = opensslAvailability('the --listen limits tests');
+
+type LogLine = { level: number; msg: string; [field: string]: unknown };
+
+/** A raw TCP connection to --listen that sends no ClientHello: when it connected, and when it closed. */
+type RawConnection = { socket: Socket; connectedAt: number; closed: Promise<{ at: number; data: number }> };
+function rawConnection(port: number): Promise<RawConnection> {
+  return new Promise((connected, failed) => {
+    const socket = connect({ host: '127.0.0.1', port });
+    let data = 0;
+    socket.on('data', (chunk: Buffer) => (data += chunk.length));
+    const closed = new Promise<{ at: number; data: number }>((done) => socket.once('close', () => done({ at: now(), data })));
+    socket.once('error', () => {}); // a reset is one way of being closed
+    socket.once('connect', () => connected({ socket, connectedAt: now(), closed }));
+    socket.once('close', () => failed(new Error('closed before it connected')));
+  });
+}
+
+describe.skipIf(!openssl.available)('--listen limits (tls-listener.ts)', () => {
+  let dir: string;
+  let tested: TestApp;
+  let loopbackPort: number;
+  let lan: { port: number; ca: string };
+  let closeListen: () => Promise<void>;
+  const logs: LogLine[] = [];
+  const logged = (message: string) => logs.filter((line) => line.msg === message);
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'askbridge-listen-'));
+    const certificate = selfSignedCertificate(dir);
+    const port = await freePort();
+    const publicUrl = parsePublicUrl(`https://${FRONT_NAME}:${port}`) as PublicUrl;
+    const logger = pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) });
+    tested = await buildTestApp({ publicUrl, logger });
+    loopbackPort = (await tested.listen()).port;
+    closeListen = await listenWithTls(tested.app, readListenTls({ address: `127.0.0.1:${port}`, tlsCert: certificate.certPath, tlsKey: certificate.keyPath }, publicUrl));
+    lan = { port, ca: certificate.ca };
+  });
+  afterAll(async () => {
+    await closeListen?.();
+    await tested?.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('closes a connection that has not completed TLS at the deadline, even one that keeps sending a byte now and then', async () => {
+    const silent = await rawConnection(lan.port);
+    const dribbling = await rawConnection(lan.port);
+    // The start of a TLS record that announces 512 bytes, then one byte every 500 ms: never a whole ClientHello.
+    const header = [0x16, 0x03, 0x01, 0x02, 0x00];
+    let sent = 0;
+    const drip = setInterval(() => dribbling.socket.write(Buffer.from([header[sent++] ?? 0])), 500);
+    try {
+      for (const connection of [silent, dribbling]) {
+        const closed = await connection.closed;
+        expect(closed.data).toBe(0);
+        expect(closed.at - connection.connectedAt).toBeGreaterThanOrEqual(HANDSHAKE_DEADLINE_MS - 50);
+        expect(closed.at - connection.connectedAt).toBeLessThan(HANDSHAKE_DEADLINE_MS + 2_000);
+      }
+    } finally {
+      clearInterval(drip);
+    }
+    expect(sent).toBeGreaterThanOrEqual(8);
+    // Two connections, one line: it says what happened and the deadline.
+    expect(logged('connections on --listen did not complete TLS in time: closed')).toEqual([expect.objectContaining({ deadlineMs: HANDSHAKE_DEADLINE_MS })]);
+  });
+
+  it('closes new connections at once past the cap, logs that once, and a local http hook is answered meanwhile', async () => {
+    const held = await Promise.all(Array.from({ length: MAX_LISTEN_CONNECTIONS }, () => rawConnection(lan.port)));
+    // The kernel hands connections to the server in the order they came: these come after the cap is full.
+    const extra = await Promise.all(Array.from({ length: 20 }, () => rawConnection(lan.port)));
+    for (const connection of extra) {
+      const closed = await connection.closed;
+      expect(closed.data).toBe(0);
+      // At once: long before the handshake deadline would have closed it.
+      expect(closed.at - connection.connectedAt).toBeLessThan(HANDSHAKE_DEADLINE_MS / 2);
+    }
+    expect(logged('too many connections on --listen: new ones are closed at once until some end')).toEqual([expect.objectContaining({ limit: MAX_LISTEN_CONNECTIONS })]);
+    // A real client is refused too while the cap is full: the LAN gets no more of the daemon.
+    await expect(throughFront(lan, { method: 'GET', path: '/api/session' })).rejects.toThrow();
+
+    // Meanwhile on loopback: Claude Code's http hook asks, and a person answers.
+    const hook = postAsHttpHook({ port: loopbackPort, key: HOOK_KEY, payload: freshPayload('01-single-select', 'listen-flood') });
+    const [question] = await tested.waitForPending();
+    const answer = await tested.app.inject({
+      method: 'POST',
+      url: `/api/asks/${question.id}/answer`,
+      headers: { ...LOCAL, host: `127.0.0.1:${loopbackPort}` },
+      payload: { responses: [{ question: question.questions[0]!.question, selected: ['SQLite'] }] },
+    });
+    expect(answer.statusCode, answer.body).toBe(200);
+    const reply = await hook.response;
+    expect(reply.statusCode).toBe(200);
+    expect(JSON.parse(reply.body)).toMatchObject({ hookSpecificOutput: { permissionDecision: 'allow' } });
+    // The held connections were all still open while the hook was answered.
+    expect(held.filter((connection) => connection.socket.destroyed)).toHaveLength(0);
+
+    // The deadline frees the held ones; then a TLS client is served (the app answers: this page is not paired).
+    await Promise.all(held.map((connection) => connection.closed));
+    const served = await throughFront(lan, { method: 'GET', path: '/api/session' });
+    expect(served.status).toBe(401);
+  });
+});
