@@ -50,7 +50,7 @@ export async function answerOnTerminal(io: CommandIo, idOrPrefix: string | undef
           cancel(`No longer waiting: ${settledText(settledElsewhere)}. Nothing was sent.`);
           return 3;
         }
-        cancel(`Stopped: ${lost?.message ?? 'the live connection ended'}. Nothing was sent.`);
+        cancel(`Stopped: ${shown(lost?.message ?? 'the live connection ended')}. Nothing was sent.`);
         return lost?.exitCode ?? 1;
     }
   } finally {
@@ -58,11 +58,19 @@ export async function answerOnTerminal(io: CommandIo, idOrPrefix: string | undef
   }
 }
 
+/**
+ * Text from a model, a repository or a request in a message drawn without the prompts' side bar
+ * (cancel, an error): marked, its lines after the first indented under the message.
+ */
+function shown(text: string): string {
+  return terminalText(text, '    ');
+}
+
 /** The question set to answer: the one `idOrPrefix` names, the oldest of `session`, or the oldest of all. */
 async function chooseWaiting(daemon: DaemonClient, waiting: AskView[], idOrPrefix: string | undefined, session: string | undefined): Promise<AskView> {
   if (session !== undefined) {
     const oldest = waiting.find((call) => call.sessionId.startsWith(session));
-    if (!oldest) throw new CliError(`no question is waiting from session ${terminalText(session)}`);
+    if (!oldest) throw new CliError(`no question is waiting from session ${shown(session)}`);
     return oldest;
   }
   if (idOrPrefix === undefined) {
@@ -70,7 +78,7 @@ async function chooseWaiting(daemon: DaemonClient, waiting: AskView[], idOrPrefi
     return waiting[0];
   }
   const matches = waiting.filter((call) => call.id.startsWith(idOrPrefix));
-  if (matches.length > 1) throw new CliError(`id ${terminalText(idOrPrefix)} is ambiguous`);
+  if (matches.length > 1) throw new CliError(`id ${shown(idOrPrefix)} is ambiguous`);
   if (matches[0]) return matches[0];
   // Not waiting: a whole id may name a question asked since the feed opened, or one that has finished.
   const { status, body } = await daemon.request('GET', `/api/asks/${encodeURIComponent(idOrPrefix)}`);
@@ -79,5 +87,5 @@ async function chooseWaiting(daemon: DaemonClient, waiting: AskView[], idOrPrefi
     if (ask.status === 'pending') return ask;
     throw new CliError(`too late: this question was ${settledText(ask)}`, 3);
   }
-  throw new CliError(`no question waiting has the id ${terminalText(idOrPrefix)}`);
+  throw new CliError(`no question waiting has the id ${shown(idOrPrefix)}`);
 }

@@ -5,7 +5,7 @@
 import { parseArgs } from 'node:util';
 import { AskReplySchema, AsksReplySchema, ErrorReplySchema, type AnswerRequest, type AskView } from '../protocol.js';
 import { shorten } from '../shorten.js';
-import { markInvisible, terminalJson, terminalText } from '../visible-text.js';
+import { terminalJson, terminalText } from '../visible-text.js';
 import { connectToDaemon, type DaemonClient } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 import { readJsonInput } from './json-input.js';
@@ -51,8 +51,16 @@ export async function run(io: CommandIo): Promise<number> {
     const winner = readReply(AskReplySchema, response.body, 'reply to a late answer').ask;
     throw new CliError(`too late: the question was already ${winner.status}${winner.answers ? ` with ${terminalJson(winner.answers)}` : ''}`, 3);
   }
-  // The daemon's message may quote labels and question text: markers, never raw control characters.
-  throw new CliError(markInvisible(readReply(ErrorReplySchema, response.body, 'refusal').error.message));
+  // The daemon's message may quote labels and question text.
+  throw new CliError(quoted(readReply(ErrorReplySchema, response.body, 'refusal').error.message));
+}
+
+/**
+ * Model text in an error message: marked, and its lines after the first indented, so a newline in a
+ * label cannot start a line that passes for one askbridge printed (those start at the left edge).
+ */
+function quoted(text: string): string {
+  return terminalText(text, '    ');
 }
 
 const GIVEN_ANSWER_USAGE = 'askbridge answer ID --pick 1=LABEL|NUMBER [--pick 1=LABEL2] [--other 2=TEXT] [--note 1=TEXT] | ID --json FILE|-';
@@ -62,11 +70,11 @@ async function findAsk(daemon: DaemonClient, idOrPrefix: string): Promise<AskVie
   if (UUID.test(idOrPrefix)) {
     const { status, body } = await daemon.request('GET', `/api/asks/${idOrPrefix}`);
     if (status === 200) return readReply(AskReplySchema, body, 'ask').ask;
-    throw new CliError(`no question with id ${idOrPrefix}`);
+    throw new CliError(`no question with id ${quoted(idOrPrefix)}`);
   }
   const reply = await daemon.request('GET', '/api/asks');
   const matches = readReply(AsksReplySchema, reply.body, 'list of asks').asks.filter((call) => call.id.startsWith(idOrPrefix));
-  if (matches.length !== 1) throw new CliError(matches.length === 0 ? `no pending question with id ${idOrPrefix}` : `id ${idOrPrefix} is ambiguous`);
+  if (matches.length !== 1) throw new CliError(matches.length === 0 ? `no pending question with id ${quoted(idOrPrefix)}` : `id ${quoted(idOrPrefix)} is ambiguous`);
   return matches[0]!;
 }
 
@@ -77,7 +85,7 @@ function buildResponses(call: AskView, picks: string[], others: string[], notes:
   const target = (flag: string, value: string) => {
     const match = /^(\d+)=(.*)$/s.exec(value);
     const response = match ? responses[Number(match[1]) - 1] : undefined;
-    if (!match || !response) throw new CliError(`--${flag} ${value}: expected N=TEXT with N from 1 to ${responses.length}`, 2);
+    if (!match || !response) throw new CliError(`--${flag} ${quoted(value)}: expected N=TEXT with N from 1 to ${responses.length}`, 2);
     return { response, text: match[2]! };
   };
   for (const value of picks) {
@@ -95,7 +103,7 @@ function buildResponses(call: AskView, picks: string[], others: string[], notes:
   // As on the page: every question gets an answer before anything is sent.
   const missing = call.questions.flatMap((question, index) => {
     const response = responses[index]!;
-    return response.selected.length > 0 || response.other !== null ? [] : [`${index + 1} (${terminalText(question.header || question.question)})`];
+    return response.selected.length > 0 || response.other !== null ? [] : [`${index + 1} (${quoted(question.header || question.question)})`];
   });
   if (missing.length > 0) {
     throw new CliError(`every question needs an answer, as on the page: add --pick or --other for question ${missing.join(' and ')}`, 2);
@@ -109,8 +117,8 @@ function optionLabel(question: AskView['questions'][number], given: string): str
   const number = /^\d+$/.test(given) ? Number(given) : NaN;
   const byNumber = question.options[number - 1];
   if (byNumber) return byNumber.label;
-  const choices = question.options.map((option, index) => `${index + 1} ${terminalText(option.label)}`).join(', ');
-  throw new CliError(`"${terminalText(given)}" is not an option of question "${terminalText(shorten(question.question, 60))}": give a label or a number (${choices})`, 2);
+  const choices = question.options.map((option, index) => `${index + 1} ${quoted(option.label)}`).join(', ');
+  throw new CliError(`"${quoted(given)}" is not an option of question "${quoted(shorten(question.question, 60))}": give a label or a number (${choices})`, 2);
 }
 
 /** The answer in a file (or stdin for "-"), as the page sends it; the daemon checks its shape and says what is wrong. */

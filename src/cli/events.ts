@@ -5,7 +5,7 @@
 import WebSocket from 'ws';
 import { describeSource } from '../history-file.js';
 import { checkShape, ServerMessageSchema, STOPPING_CLOSE_CODE, type AskView, type ServerMessage } from '../protocol.js';
-import { markInvisible } from '../visible-text.js';
+import { terminalText } from '../visible-text.js';
 import type { DaemonClient } from './client.js';
 import { CliError } from './command.js';
 
@@ -90,7 +90,7 @@ function readMessage(data: WebSocket.RawData): ServerMessage | undefined {
 function errorMessageOf(body: string): string {
   try {
     const message = (JSON.parse(body) as { error?: { message?: unknown } }).error?.message;
-    return typeof message === 'string' ? `: ${markInvisible(message)}` : '';
+    return typeof message === 'string' ? `: ${terminalText(message, '    ')}` : '';
   } catch {
     return '';
   }
@@ -104,11 +104,12 @@ function daemonGone(why: string): CliError {
 /**
  * How a settled question ended, as a sentence part: "answered by a person (page)", "withdrawn,
  * Claude Code stopped waiting (Esc or its own timeout)", "withdrawn, the session ended". Who or what
- * is said in history's words.
+ * is said in history's words. Ready for a terminal: the detail can name a rule from a project's
+ * config, so it is marked, its lines after the first indented.
  */
 export function settledText(question: AskView): string {
   const { source, detail } = describeSource(question);
-  const why = detail ? ` (${detail})` : '';
+  const why = detail ? ` (${terminalText(detail, '    ')})` : '';
   switch (source) {
     case 'person':
       return `answered by a person${why}`;

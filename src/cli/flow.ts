@@ -7,7 +7,7 @@
 // Model text is shown with every invisible character as a marker.
 import { cancel, intro, log, outro } from '@clack/prompts';
 import { AskReplySchema, ErrorReplySchema, LIMITS, type AnswerRequest, type AskView } from '../protocol.js';
-import { markInvisible } from '../visible-text.js';
+import { markInvisible, terminalText } from '../visible-text.js';
 import { askText, dropTypeAhead, pickOne, pickSome, type ListItem } from './prompts.js';
 import type { DaemonClient } from './client.js';
 import { readReply } from './replies.js';
@@ -164,7 +164,8 @@ async function submit(daemon: DaemonClient, call: AskView, drafts: Draft[]): Pro
     return { kind: 'sent' };
   }
   if (response.status === 409) return { kind: 'too-late', ask: readReply(AskReplySchema, response.body, 'reply to a late answer').ask };
-  const message = markInvisible(readReply(ErrorReplySchema, response.body, 'refusal').error.message);
+  // The daemon's message may quote labels: drawn by cancel() without the side bar, so its lines after the first are indented.
+  const message = terminalText(readReply(ErrorReplySchema, response.body, 'refusal').error.message, '    ');
   if (response.status === 400) {
     log.error(`The daemon refused this answer: ${message}. Change it below, or Esc to leave.`);
     return undefined;

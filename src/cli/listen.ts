@@ -48,17 +48,24 @@ function jsonLine(happening: Happening, ask: AskView): string {
 
 const clock = (time: number) => new Date(time).toTimeString().slice(0, 8);
 
+/**
+ * Every text in a readable line comes from a model, a repository or a request: marked, and its lines
+ * after the first indented, so a newline in it cannot start a line that looks like an event (each
+ * event's line starts with its time, at the left edge).
+ */
+const shown = (text: string) => terminalText(text, '    ');
+
 function readableLine(happening: Happening, ask: AskView): string {
   const time = clock(happening === 'resolved' ? (ask.resolvedAt ?? Date.now()) : happening === 'updated' ? Date.now() : ask.createdAt);
-  return `${time}  ${happening.padEnd(8)}  ${terminalText(ask.id)}  ${whatHappened(happening, ask)}\n`;
+  return `${time}  ${happening.padEnd(8)}  ${shown(ask.id)}  ${whatHappened(happening, ask)}\n`;
 }
 
 function whatHappened(happening: Happening, ask: AskView): string {
-  if (happening === 'resolved') return `${terminalText(settledText(ask), '  ')}${ask.answers ? `  ${terminalJson(ask.answers)}` : ''}`;
+  if (happening === 'resolved') return `${settledText(ask)}${ask.answers ? `  ${terminalJson(ask.answers)}` : ''}`;
   if (happening === 'updated') {
     const { title, branch } = ask.context ?? {};
-    const session = [title === undefined ? '' : `session "${terminalText(title, '  ')}"`, branch === undefined ? '' : `on ${terminalText(branch)}`].filter(Boolean).join(' ');
+    const session = [title === undefined ? '' : `session "${shown(title)}"`, branch === undefined ? '' : `on ${shown(branch)}`].filter(Boolean).join(' ');
     return `${session ? `${session}, ` : ''}expires ${clock(ask.expiresAt)}`;
   }
-  return `${ask.questions.length === 1 ? '1 question' : `${ask.questions.length} questions`} (${ask.questions.map((one) => terminalText(one.header || one.question, '  ')).join(', ')})  session ${terminalText(ask.sessionId)}  ${terminalText(ask.cwd, '  ')}`;
+  return `${ask.questions.length === 1 ? '1 question' : `${ask.questions.length} questions`} (${ask.questions.map((one) => shown(one.header || one.question)).join(', ')})  session ${shown(ask.sessionId)}  ${shown(ask.cwd)}`;
 }

@@ -133,8 +133,8 @@ function labelsOf(items: ListItem[], indices: number[]): string {
 /** A list as @clack/prompts draws its own: the message, the items (windowed to the terminal's height), and a footer with the keys or the error. */
 function frame(prompt: { state: State; cursor: number; error: string }, message: string, items: ListItem[], marker: (index: number, active: boolean) => string, keys: string, chosen: string): string {
   const title = `${styleText('gray', S_BAR)}\n${symbol(prompt.state)}  ${message}\n`;
-  if (prompt.state === 'submit') return `${title}${styleText('gray', S_BAR)}  ${styleText('dim', chosen)}`;
-  if (prompt.state === 'cancel') return `${title}${styleText('gray', S_BAR)}  ${styleText(['strikethrough', 'dim'], chosen)}\n${styleText('gray', S_BAR)}`;
+  if (prompt.state === 'submit') return `${title}${styleText('gray', S_BAR)}  ${dim(indent(chosen))}`;
+  if (prompt.state === 'cancel') return `${title}${styleText('gray', S_BAR)}  ${indent(chosen).split('\n').map((line) => styleText(['strikethrough', 'dim'], line)).join('\n')}\n${styleText('gray', S_BAR)}`;
   const color = prompt.state === 'error' ? 'yellow' : 'cyan';
   const bar = `${styleText(color, S_BAR)}  `;
   const footer = `${styleText(color, S_BAR_END)}  ${prompt.state === 'error' ? styleText('yellow', prompt.error) : styleText('dim', keys)}`;

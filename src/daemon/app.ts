@@ -8,8 +8,10 @@ import type { z } from 'zod';
 import { checkShape, describeZodError, PAGE_PROTOCOL, STOPPING_CLOSE_CODE, type ServerMessage } from '../protocol.js';
 import { createAuth, registerGuard } from './routes/auth.js';
 import { HttpError } from './errors.js';
+import { sameSecret } from './hook-identity.js';
+import { HOOK_KEY_HEADER } from '../http-hook.js';
 import { createOpenApiBuilder } from './routes/openapi.js';
-import { BODY_LIMIT_BYTES, MAX_PENDING, REQUEST_TIMEOUTS, WS_MESSAGE_LIMIT_BYTES } from './limits.js';
+import { BODY_LIMIT_BYTES, MAX_PENDING, REQUEST_TIMEOUTS, WAITING_BYTES, WS_MESSAGE_LIMIT_BYTES } from './limits.js';
 import type { AppDeps, RouteContext, Watchers } from './routes/context.js';
 import type { AskDesk } from './asks/open-ask.js';
 import { asksRoutes } from './routes/asks.js';
@@ -60,24 +62,31 @@ export async function buildApp(deps: AppDeps) {
   const auth = createAuth({ token: deps.token, port: listeningPort, publicUrl: deps.publicUrl, pageSessionStore: deps.pageSessionStore, holdsIpv6: deps.holdsIpv6, now: deps.now });
   const watchers: Watchers = { sockets: new Set(), deviceOf: new WeakMap(), visible: new Set() };
 
+  const refusals = createRefusalTally((fields, message) => app.log.warn(fields, message));
+  app.addHook('onClose', async () => refusals.close());
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
     if (hasZodFastifySchemaValidationErrors(error)) error = invalidRequest(error, request);
-    if (error instanceof HttpError) {
-      // Refusals are worth a line: a refused hook question silently goes to the terminal otherwise.
-      request.log.warn({ url: request.routeOptions.url ?? 'unknown', code: error.code, details: error.details }, 'request refused');
-      return reply.code(error.statusCode).send({ error: { code: error.code, message: error.message, ...(error.details ? { details: error.details } : {}) } });
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') error = new HttpError(415, 'unsupported_media_type', 'the body must be JSON, sent with Content-Type: application/json');
+    const status = error instanceof HttpError ? error.statusCode : (error.statusCode ?? 500);
+    if (!(error instanceof HttpError) && status >= 500) {
+      request.log.error({ err: error }, 'request failed');
+      return reply.code(500).send({ error: { code: 'internal', message: 'internal error' } });
     }
-    const status = error.statusCode ?? 500;
-    if (status < 500) {
-      // Fastify's own 4xx: body too large, malformed JSON, wrong content type.
-      request.log.warn({ url: request.routeOptions.url ?? 'unknown', code: error.code }, 'request refused');
-      return reply.code(status).send({ error: { code: (error.code ?? 'bad_request').toLowerCase(), message: error.message } });
-    }
-    request.log.error({ err: error }, 'request failed');
-    return reply.code(500).send({ error: { code: 'internal', message: 'internal error' } });
+    // Fastify's own 4xx (body too large, malformed JSON) get the same shape, with its code.
+    const refusal = error instanceof HttpError ? error : new HttpError(status, (error.code ?? 'bad_request').toLowerCase(), error.message);
+    const route = request.routeOptions.url ?? 'unknown';
+    // Refusals are worth a line (a refused hook question silently goes to the terminal otherwise),
+    // but not one each for anyone without a credential: a flood of those would rotate every
+    // question's lines out of the kept log files. They are counted, and summed up in one line.
+    if (status >= 500 || hasCredential(request, auth, deps)) request.log.warn({ url: route, code: refusal.code, details: refusal.details }, 'request refused');
+    else refusals.count(`${status} ${refusal.code} ${request.method} ${route}`);
+    return reply.code(status).send({ error: { code: refusal.code, message: refusal.message, ...(refusal.details ? { details: refusal.details } : {}) } });
   });
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: { code: 'not_found', message: 'not found' } }));
 
+  // JSON is the one body the API takes: fastify's text/plain parser would let a text body through
+  // to a schema check (400); without it, any other content type is a 415.
+  app.removeContentTypeParser('text/plain');
   registerGuard(app, auth);
   // Only routes that ask for it (config.rateLimit) are limited; a 429 goes through the error handler.
   await app.register(rateLimit, { global: false });
@@ -107,7 +116,7 @@ export async function buildApp(deps: AppDeps) {
     store: deps.store,
     planQuestion: deps.planQuestion,
     watchers: () => watchers.sockets.size,
-    maxPending: deps.maxPending ?? MAX_PENDING,
+    limits: deps.waitingLimits ?? { asks: MAX_PENDING, bytes: WAITING_BYTES },
     onOverload: deps.onOverload,
     sessionContext: deps.sessionContext,
   };
@@ -147,6 +156,52 @@ declare module 'fastify' {
 /** Every route says what it replies, for every status: so its replies are checked, and documented. */
 export function requireReplySchemas(route: RouteOptions): void {
   if (!route.schema?.response || Object.keys(route.schema.response).length === 0) throw new Error(`${route.method} ${route.url} has no response schema`);
+}
+
+/**
+ * Whether a request carried a credential that is valid now: the local token or a paired page, the
+ * current hook key, or a command hook's signature (its route marks the request once checked). Checked here, not only read from what the guard found: a route open to the
+ * hook key refuses a body before its own key check runs, and the guard does not look for the token there.
+ */
+function hasCredential(request: FastifyRequest, auth: ReturnType<typeof createAuth>, deps: AppDeps): boolean {
+  const kind = request.principal?.kind;
+  if (kind === 'local' || kind === 'page' || kind === 'hook' || auth.isLocalToken(request.headers.authorization) === true) return true;
+  const key = request.headers[HOOK_KEY_HEADER];
+  const expected = deps.hookKey?.();
+  return typeof key === 'string' && key !== '' && expected !== undefined && sameSecret(key, expected);
+}
+
+/** Refused requests without a credential are summed up at most this often. */
+export const REFUSAL_SUMMARY_MS = 60_000;
+/** Distinct (status, code, method, route) kept apart in one summary; the rest are counted together. */
+const REFUSAL_KINDS_KEPT = 50;
+
+/**
+ * Counts refusals by kind and logs one line per REFUSAL_SUMMARY_MS while there are any (and one at
+ * close): the number of lines a flood can write is bounded by time, not by its number of requests.
+ * A kind names only the route's pattern and the daemon's own code, never request text.
+ */
+function createRefusalTally(log: (fields: Record<string, unknown>, message: string) => void) {
+  let counts = new Map<string, number>();
+  let timer: NodeJS.Timeout | undefined;
+  const flush = () => {
+    timer = undefined;
+    if (counts.size === 0) return;
+    const refused = Object.fromEntries(counts);
+    counts = new Map();
+    log({ refused, total: Object.values(refused).reduce((sum, count) => sum + count, 0) }, 'requests refused without a valid credential');
+  };
+  return {
+    count(kind: string): void {
+      const key = counts.has(kind) || counts.size < REFUSAL_KINDS_KEPT ? kind : 'other';
+      counts.set(key, (counts.get(key) ?? 0) + 1);
+      timer ??= setTimeout(flush, REFUSAL_SUMMARY_MS).unref();
+    },
+    close(): void {
+      clearTimeout(timer);
+      flush();
+    },
+  };
 }
 
 /** A request part that does not match its schema: 400 `invalid_request`, naming the part (its schema's title) and every bad field. */

@@ -1,10 +1,15 @@
 // pino for the daemon. In the foreground: JSON lines when stdout is a file or a pipe, readable lines
 // on a terminal (without colours when NO_COLOR is set). In the background: JSON lines in the state
 // directory's logs/ folder, rotated by size (pino-roll), which `askbridge logs` reads.
+// Log fields can hold model or request text (a question's header, a hook's reason): whatever goes
+// to stdout is written with every invisible or terminal-active character as a marker (readable
+// lines) or a \u escape (JSON lines), never raw. The files keep the exact text; `logs` marks it.
 // pino-pretty and pino-roll are loaded only when used: a service pays for neither at start.
 import { join } from 'node:path';
-import pino, { type Logger } from 'pino';
+import pino, { type DestinationStream, type Logger } from 'pino';
+import type { PrettyOptions } from 'pino-pretty';
 import { logsDir } from '../state-dir.js';
+import { markInvisible, terminalJson, terminalText } from '../visible-text.js';
 
 /** Rotation: a new file past this size, and this many older files kept. */
 export const LOG_FILE_SIZE = '10m';
@@ -15,9 +20,20 @@ export function currentLogFile(stateDir: string): string {
   return join(logsDir(stateDir), 'current.log');
 }
 
+/** pino-roll's name for the file numbered `number` in the logs folder: daemon.1.log, daemon.2.log, ... */
+export function numberedLogFile(folder: string, number: number): string {
+  return join(folder, `daemon.${number}.log`);
+}
+
+/** The number in a log file's name, or undefined for a name pino-roll does not make. */
+export function logFileNumber(path: string): number | undefined {
+  const match = /(?:^|\/)daemon\.(\d+)\.log$/.exec(path);
+  return match ? Number(match[1]) : undefined;
+}
+
 export type LogTarget = { kind: 'stdout'; terminal: boolean; color: boolean } | { kind: 'file'; stateDir: string };
 
-export async function createLogger(options: { level?: string; target: LogTarget }): Promise<Logger> {
+export async function createLogger(options: { level?: string; target: LogTarget; env?: NodeJS.ProcessEnv }): Promise<Logger> {
   const level = options.level ?? 'info';
   const { target } = options;
   if (target.kind === 'file') {
@@ -25,17 +41,73 @@ export async function createLogger(options: { level?: string; target: LogTarget 
     const stream = await roll({
       file: join(logsDir(target.stateDir), 'daemon'),
       extension: '.log',
-      size: LOG_FILE_SIZE,
+      // For tests only: a size in bytes small enough to rotate with a few lines.
+      size: testRotationSize(options.env ?? process.env) ?? LOG_FILE_SIZE,
       limit: { count: LOG_FILES_KEPT },
       symlink: true,
       mkdir: true,
       mode: 0o600,
+      // Each line is written before the call returns, so a line logged just before an exit (or a
+      // kill -9) is in the file. The daemon logs a few lines per question.
+      sync: true,
     });
     return pino({ level }, stream);
   }
-  if (!target.terminal) return pino({ level });
-  const { default: pretty } = (await import('pino-pretty')) as unknown as { default: typeof import('pino-pretty') };
-  return pino({ level }, pretty({ colorize: target.color, translateTime: 'HH:MM:ss', ignore: 'pid,hostname', sync: true }));
+  const stdout = pino.destination({ fd: process.stdout.fd || 1 });
+  const format = target.terminal ? await readableLogLine({ colorize: target.color, translateTime: 'HH:MM:ss' }) : safeJsonLine;
+  const destination: DestinationStream = { write: (line: string) => stdout.write(format(line)) };
+  return pino({ level }, destination);
+}
+
+function testRotationSize(env: NodeJS.ProcessEnv): string | undefined {
+  const bytes = Number(env.ASKBRIDGE_TEST_LOG_FILE_BYTES);
+  return Number.isInteger(bytes) && bytes > 0 ? `${bytes}b` : undefined;
+}
+
+/** A pino JSON line as the same JSON with every invisible character escaped: parsing it gives back the exact text. */
+export function safeJsonLine(line: string): string {
+  let entry: unknown;
+  try {
+    entry = JSON.parse(line);
+  } catch {
+    return `${terminalJson(line.replace(/\n$/, ''))}\n`;
+  }
+  return `${terminalJson(entry)}\n`;
+}
+
+/**
+ * A formatter of pino JSON lines as pino-pretty's readable lines, every string in them marked for a
+ * terminal first: `logs` and the foreground daemon show a log line the same way. pino-pretty writes
+ * the other fields as JSON (a newline in them stays `\n`) and indents a stack's lines itself; the
+ * message alone is written as it is, so its lines after the first are indented here, and a newline
+ * in it cannot start what looks like a log line of its own.
+ */
+export async function readableLogLine(options: Pick<PrettyOptions, 'colorize' | 'translateTime'>): Promise<(line: string) => string> {
+  const { prettyFactory } = (await import('pino-pretty')) as unknown as typeof import('pino-pretty');
+  const pretty = prettyFactory({ ...options, ignore: 'pid,hostname' });
+  return (line) => {
+    let entry: unknown;
+    try {
+      entry = JSON.parse(line);
+    } catch {
+      return `${terminalText(line.replace(/\n$/, ''), MESSAGE_INDENT)}\n`;
+    }
+    const marked = markedStrings(entry);
+    if (isRecord(entry) && isRecord(marked) && typeof entry.msg === 'string') marked.msg = terminalText(entry.msg, MESSAGE_INDENT);
+    return pretty(marked);
+  };
+}
+
+/** Where a logged message's lines after the first start: under the message, past the time and the level. */
+const MESSAGE_INDENT = '    ';
+
+const isRecord = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function markedStrings(value: unknown): unknown {
+  if (typeof value === 'string') return markInvisible(value);
+  if (Array.isArray(value)) return value.map(markedStrings);
+  if (typeof value === 'object' && value !== null) return Object.fromEntries(Object.entries(value).map(([key, inner]) => [markInvisible(key), markedStrings(inner)]));
+  return value;
 }
 
 /** Colour on a terminal unless NO_COLOR is set to anything (https://no-color.org). */

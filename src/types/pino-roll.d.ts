@@ -10,6 +10,8 @@ declare module 'pino-roll' {
     symlink?: boolean;
     mkdir?: boolean;
     mode?: number;
+    /** Write each line before the call returns (sonic-boom's sync). */
+    sync?: boolean;
   };
   export default function roll(options: PinoRollOptions): Promise<DestinationStream>;
 }

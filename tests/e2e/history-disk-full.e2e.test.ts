@@ -74,7 +74,7 @@ suiteOn(fullDisk)('history.jsonl on a full disk', () => {
     const hook = runHook(payload, daemon.env);
     const question = await daemon.waitForAsk(payload.tool_use_id);
     const answered = await runCli(answerArgs(question.id, payload, loadFixture<FixtureAnswer>('01-single-select.answer.json')), daemon.env);
-    expect(answered.code).toBe(0);
+    expect(answered.code, answered.stderr).toBe(0);
     return { question, result: await hook.result };
   }
 

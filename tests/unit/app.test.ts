@@ -1,10 +1,12 @@
 // The daemon's HTTP and WebSocket surface, in memory through inject()/injectWS().
+import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { App } from '../../src/daemon/app.js';
 import type { StoredPageSession } from '../../src/daemon/routes/auth.js';
 import type { AskView } from '../../src/protocol.js';
 import { checkHello, newNonce, signRequest } from '../../src/daemon/hook-identity.js';
-import { buildTestApp, HOST, LOCAL, ORIGIN, PORT, TOKEN, type PairedPage, type TestApp } from '../stack/app.js';
+import { HOOK_KEY_HEADER, HTTP_HOOK_PATH } from '../../src/http-hook.js';
+import { buildTestApp, HOOK_KEY, HOST, LOCAL, ORIGIN, PORT, TOKEN, type PairedPage, type TestApp } from '../stack/app.js';
 import { loadFixture } from '../stack/fixtures.js';
 import { helloThroughInject, hookBody } from '../stack/hook-client.js';
 
@@ -442,3 +444,47 @@ function withLabels(labels: string[]) {
 function withQuestionText(question: string) {
   return { ...singleSelect, tool_input: { questions: [{ ...firstQuestion(), question }] } };
 }
+
+describe('refused requests in the log', () => {
+  it('logs a line per refusal only for a caller with a valid credential; the rest are counted and summed up at close', async () => {
+    const lines: Array<Record<string, unknown>> = [];
+    const logged = await buildTestApp({ logger: pino({ level: 'info' }, { write: (line: string) => void lines.push(JSON.parse(line)) }) });
+    const hookKey = { host: HOST, [HOOK_KEY_HEADER]: HOOK_KEY };
+    const sends = [
+      // Without a valid credential: counted.
+      { method: 'GET', url: '/api/asks', headers: { host: HOST } },
+      { method: 'GET', url: '/api/asks', headers: { host: HOST, authorization: 'Bearer wrong' } },
+      { method: 'GET', url: '/api/asks', headers: { host: HOST } },
+      { method: 'POST', url: HTTP_HOOK_PATH, headers: { host: HOST, [HOOK_KEY_HEADER]: 'wrong', 'content-type': 'application/json' }, payload: '{}' },
+      { method: 'POST', url: HTTP_HOOK_PATH, headers: { host: HOST, 'content-type': 'application/json' }, payload: '{"' },
+      { method: 'POST', url: HTTP_HOOK_PATH, headers: { host: HOST, 'content-type': 'text/plain' }, payload: 'x' },
+      // With one: a line each.
+      { method: 'POST', url: HTTP_HOOK_PATH, headers: { ...hookKey, 'content-type': 'application/json' }, payload: '{}' },
+      { method: 'GET', url: '/api/asks/00000000-0000-4000-8000-000000000000', headers: LOCAL },
+      { method: 'POST', url: '/api/asks', headers: { ...LOCAL, 'content-type': 'text/plain' }, payload: '{}' },
+    ] as const;
+    const statuses = [];
+    for (const send of sends) statuses.push((await logged.app.inject(send)).statusCode);
+    expect(statuses).toEqual([401, 401, 401, 401, 400, 415, 400, 404, 415]);
+    expect(lines.filter((line) => line.msg === 'request refused').map((line) => [line.url, line.code])).toEqual([
+      [HTTP_HOOK_PATH, 'invalid_request'],
+      ['/api/asks/:id', 'not_found'],
+      ['/api/asks', 'unsupported_media_type'],
+    ]);
+    expect(lines.filter((line) => line.msg === 'requests refused without a valid credential')).toEqual([]);
+    await logged.close();
+    const summaries = lines.filter((line) => line.msg === 'requests refused without a valid credential');
+    expect(summaries.map((line) => [line.refused, line.total])).toEqual([
+      [
+        {
+          '401 unauthorized GET /api/asks': 2,
+          '401 bad_token GET /api/asks': 1,
+          '401 bad_hook_key POST /api/hook/ask': 1,
+          '400 fst_err_ctp_invalid_json_body POST /api/hook/ask': 1,
+          '415 unsupported_media_type POST /api/hook/ask': 1,
+        },
+        6,
+      ],
+    ]);
+  });
+});

@@ -143,7 +143,7 @@ describe('POST /api/asks/:id/extend', () => {
       ['a body with a field', await extend(question.id, LOCAL, '{"minutes":60}'), 400, 'invalid_request'],
       ['an array', await extend(question.id, LOCAL, '[]'), 400, 'invalid_request'],
       ['a number', await extend(question.id, LOCAL, '600'), 400, 'invalid_request'],
-      ['text', await app.inject({ method: 'POST', url: `/api/asks/${question.id}/extend`, headers: { ...LOCAL, 'content-type': 'text/plain' }, payload: 'more' }), 400, 'invalid_request'],
+      ['text', await app.inject({ method: 'POST', url: `/api/asks/${question.id}/extend`, headers: { ...LOCAL, 'content-type': 'text/plain' }, payload: 'more' }), 415, 'unsupported_media_type'],
       ['malformed JSON', await extend(question.id, LOCAL, '{"'), 400, 'fst_err_ctp_invalid_json_body'],
       ['an empty JSON body', await extend(question.id, LOCAL, ''), 400, 'fst_err_ctp_empty_json_body'],
       ['an id that is no uuid', await extend('not-a-uuid'), 400, 'invalid_request'],

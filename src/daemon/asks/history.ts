@@ -1,8 +1,7 @@
-// Writing history.jsonl: one line per finished question, appended by the daemon alone. A crash, or a
-// disk that fills up in the middle of a write, can leave a torn line; readers skip it
-// (history-file.ts), and the next append starts on a fresh line.
-import { closeSync, openSync, readSync, statSync } from 'node:fs';
-import { open, type FileHandle } from 'node:fs/promises';
+// Writing history.jsonl: one line per finished question, appended by the daemon alone, synchronously,
+// before the question's answer is sent. A crash, or a disk that fills up in the middle of a write,
+// can leave a torn line; readers skip it (history-file.ts), and the next append starts on a fresh line.
+import { closeSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { describeSource, type HistoryLine } from '../../history-file.js';
 import type { HistoryProblem, AskView } from '../../protocol.js';
 
@@ -33,17 +32,19 @@ export const HISTORY_BACKLOG_LINES = 1000;
 export const HISTORY_RETRY_MS = 30_000;
 
 /**
- * Appends in order, off the answer's path: a slow or full disk must never delay or lose the answer
- * a hook is waiting for. A line that cannot be written (disk full, read-only) waits in memory and is
- * written, in order, as soon as writing works again; past HISTORY_BACKLOG_LINES the oldest are
- * dropped and counted, and the history says how many it lost when it catches up.
+ * Appends in order, each line written before append returns. The store announces a settled question
+ * before any waiter's reply is written, so a question's line has reached the kernel (a completed
+ * write: it survives a kill -9 of the daemon) before its answer reaches the hook or Claude Code.
+ * A full or read-only disk must never cost the answer: a line that cannot be written waits in
+ * memory and is written, in order, with the next append or the next retry once writing works
+ * again; past HISTORY_BACKLOG_LINES the oldest are dropped and counted, and the history says how
+ * many it lost when it catches up.
  */
 export function createHistory(path: string, options: { onError?: (error: Error) => void; onProblem?: (problem: HistoryProblem | null) => void; retryMs?: number } = {}) {
   let needsNewline = endsWithoutNewline(path);
   const backlog: string[] = [];
   let problem: HistoryProblem | null = null;
   let lost = 0;
-  let queue = Promise.resolve();
   let retry: NodeJS.Timeout | undefined;
 
   function setProblem(next: HistoryProblem | null): void {
@@ -51,52 +52,48 @@ export function createHistory(path: string, options: { onError?: (error: Error) 
     options.onProblem?.(next);
   }
 
-  async function drain(): Promise<void> {
-    while (backlog.length > 0) {
-      // Trimmed only here, between writes, so a line on its way to the file is never the one dropped.
-      const over = backlog.length - HISTORY_BACKLOG_LINES;
-      if (over > 0) {
-        backlog.splice(0, over);
-        lost += over;
-      }
-      // What this write holds; lines that finish while it is on its way wait for the next one.
-      const count = backlog.length;
-      const lostNow = lost;
-      const lostNote = lostNow > 0 ? `${JSON.stringify(lostLine(lostNow, problem?.error ?? 'writing failed'))}\n` : '';
-      // Before the lines: the newline a torn last line needs, and the note of lines lost.
-      const lead = [needsNewline ? '\n' : '', lostNote];
-      const pieces = [...lead, ...backlog.slice(0, count)];
-      const { written, error } = await appendAll(path, pieces);
-      // What reached the file stays there even when writing then failed (a disk that fills up takes
-      // part of a write and refuses the rest): what was written whole is done, never written twice.
-      const { whole, partly } = piecesWritten(pieces, written);
-      if (whole >= 1) needsNewline = false;
-      if (whole >= 2) lost -= lostNow;
-      backlog.splice(0, Math.max(0, whole - lead.length));
-      // A line written in part is left as a line of its own, which readers skip: the next write
-      // starts on a new line, so the fragment never swallows the line written again after it.
-      if (partly) needsNewline = true;
-      if (error) {
-        const message = (error as NodeJS.ErrnoException).code ?? error.message;
-        if (!problem) options.onError?.(error);
-        setProblem({ error: message, since: problem?.since ?? Date.now(), waiting: backlog.length, lost });
-        retry ??= setTimeout(() => {
-          retry = undefined;
-          queue = queue.then(drain);
-        }, options.retryMs ?? HISTORY_RETRY_MS).unref();
-        return;
-      }
-      if (problem && backlog.length === 0) setProblem(null);
+  function drain(): void {
+    if (backlog.length === 0) return;
+    const over = backlog.length - HISTORY_BACKLOG_LINES;
+    if (over > 0) {
+      backlog.splice(0, over);
+      lost += over;
     }
+    const lostNow = lost;
+    const lostNote = lostNow > 0 ? `${JSON.stringify(lostLine(lostNow, problem?.error ?? 'writing failed'))}\n` : '';
+    // Before the lines: the newline a torn last line needs, and the note of lines lost.
+    const lead = [needsNewline ? '\n' : '', lostNote];
+    const pieces = [...lead, ...backlog];
+    const { written, error } = appendAll(path, pieces);
+    // What reached the file stays there even when writing then failed (a disk that fills up takes
+    // part of a write and refuses the rest): what was written whole is done, never written twice.
+    const { whole, partly } = piecesWritten(pieces, written);
+    if (whole >= 1) needsNewline = false;
+    if (whole >= 2) lost -= lostNow;
+    backlog.splice(0, Math.max(0, whole - lead.length));
+    // A line written in part is left as a line of its own, which readers skip: the next write
+    // starts on a new line, so the fragment never swallows the line written again after it.
+    if (partly) needsNewline = true;
+    if (error) {
+      const message = (error as NodeJS.ErrnoException).code ?? error.message;
+      if (!problem) options.onError?.(error);
+      setProblem({ error: message, since: problem?.since ?? Date.now(), waiting: backlog.length, lost });
+      retry ??= setTimeout(() => {
+        retry = undefined;
+        drain();
+      }, options.retryMs ?? HISTORY_RETRY_MS).unref();
+      return;
+    }
+    if (problem) setProblem(null);
   }
 
   return {
     append(view: AskView): void {
       backlog.push(`${JSON.stringify(historyLineOf(view))}\n`);
-      queue = queue.then(drain);
+      drain();
     },
-    /** Resolves when every line appended so far is written, or waits in memory. */
-    flushed: (): Promise<void> => queue,
+    /** Resolves at once: every line appended so far is written, or waits in memory. */
+    flushed: (): Promise<void> => Promise.resolve(),
     problem: (): HistoryProblem | null => problem,
     close(): void {
       clearTimeout(retry);
@@ -109,19 +106,23 @@ export function createHistory(path: string, options: { onError?: (error: Error) 
  * failed, those written before it did. Joined only once the file is open: while it cannot be, a long
  * backlog costs nothing per attempt.
  */
-async function appendAll(path: string, pieces: string[]): Promise<{ written: number; error?: Error }> {
+function appendAll(path: string, pieces: string[]): { written: number; error?: Error } {
   let written = 0;
-  let file: FileHandle | undefined;
+  let fd: number | undefined;
   try {
-    file = await open(path, 'a', 0o600);
+    fd = openSync(path, 'a', 0o600);
     const bytes = Buffer.from(pieces.join(''));
-    while (written < bytes.length) written += (await file.write(bytes, written)).bytesWritten;
+    while (written < bytes.length) written += writeSync(fd, bytes, written);
     return { written };
   } catch (error) {
     return { written, error: error as Error };
   } finally {
     // What write() took is in the file whether or not closing reports anything.
-    await file?.close().catch(() => {});
+    if (fd !== undefined) {
+      try {
+        closeSync(fd);
+      } catch {}
+    }
   }
 }
 
