@@ -1,5 +1,6 @@
 // The daemon's limits: what a caller may send, how long it may take to send it, how many questions
-// wait, and how far a question's deadline may move for a person who is answering.
+// wait and how many bytes they hold (in all, per asker, per credential), and how far a question's
+// deadline may move for a person who is answering.
 import { HOOK_TIMEOUT_SECONDS, TIMEOUT_MARGIN_SECONDS } from '../hook-timeout.js';
 
 /** Limits on what a caller may send. */
@@ -19,8 +20,29 @@ export const REQUEST_TIMEOUTS: RequestTimeouts = { headersMs: 10_000, requestMs:
 /** How many finished questions GET /api/history gives when not told, and at most. */
 export const HISTORY_LINES = { default: 200, max: 5_000 } as const;
 
-/** Questions waiting at once, from every session; a new one over it is refused, and its terminal asks. */
+/** Questions waiting at once, from every asker together; a new one over it is refused, and its terminal asks. */
 export const MAX_PENDING = 4096;
+
+/**
+ * What the waiting questions may hold together, in bytes: each counts the JSON of its view (what
+ * GET /api/asks and a page's snapshot send of it) and of the input its asker's reply echoes back.
+ * It bounds the daemon's memory, and every listing by construction: a listing is the views alone.
+ */
+export const WAITING_BYTES = 32 * 1024 * 1024;
+
+/** The asks and bytes that may wait at once (MAX_PENDING, WAITING_BYTES; tests lower them). */
+export type WaitingLimits = { asks: number; bytes: number };
+
+/**
+ * The most one asker (a transport, its credential and the machine it names) may hold of either
+ * limit, and every asker of one credential together (the hook key, from any number of machines
+ * it names): no asker, nor anyone holding one credential, can crowd out the others.
+ */
+export const ASKER_SHARE = 1 / 4;
+export const CREDENTIAL_SHARE = 1 / 2;
+
+/** What a finished question's view may hold, all of them together, so a late answer learns who won. */
+export const FINISHED_BYTES = 32 * 1024 * 1024;
 
 /**
  * How much more time one extension gives a person who is answering (POST /api/asks/:id/extend):

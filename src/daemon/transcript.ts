@@ -1,15 +1,16 @@
 // What a session was doing when it asked, read from its Claude Code transcript (the JSONL file a
 // hook payload names in `transcript_path`): its first prompt (title), its git branch, and what
 // Claude said just before the question. The path is hostile input: anyone holding the hook key can
-// send any payload. So a transcript is read only when its real path (symlinks resolved) lies inside
-// Claude Code's projects folder, it is a regular file owned by the daemon's user, and only a bounded
-// number of bytes from its start and its end. Nothing leaves this module but the three extracted
-// strings, capped; a file that does not qualify, or cannot be read in time, gives no context and
-// a reason, never an error. Knows nothing of HTTP.
+// send any payload. So a transcript is read only when it is the asking session's own (Claude Code
+// names it `<session_id>.jsonl`, and a link must not stand in for another session's), its real path
+// (symlinks resolved) lies inside Claude Code's projects folder, it is a regular file owned by the
+// daemon's user, and only a bounded number of bytes from its start and its end. Nothing leaves this
+// module but the three extracted strings, capped; a file that does not qualify, or cannot be read
+// in time, gives no context and a reason, never an error. Knows nothing of HTTP.
 import { constants } from 'node:fs';
 import { lstat, open, realpath, type FileHandle } from 'node:fs/promises';
 import { homedir } from 'node:os';
-import { isAbsolute, join, sep } from 'node:path';
+import { basename, isAbsolute, join, sep } from 'node:path';
 import type { SessionContext } from '../protocol.js';
 import { shorten } from '../shorten.js';
 
@@ -35,6 +36,15 @@ export const READ_TIME_LIMIT_MS = 3000;
 export function claudeProjectsDir(env: NodeJS.ProcessEnv): string {
   if (env.CLAUDE_CONFIG_DIR) return join(env.CLAUDE_CONFIG_DIR, 'projects');
   return join(env.HOME || homedir(), '.claude', 'projects');
+}
+
+/**
+ * Whether `transcriptPath` names the transcript of `sessionId`: Claude Code writes each session's
+ * to `<session_id>.jsonl`. Any other session's (its id is on every page and in transcripts) would
+ * dress a question in that session's title, branch and words.
+ */
+export function transcriptNamesSession(transcriptPath: string, sessionId: string): boolean {
+  return basename(transcriptPath) === `${sessionId}.jsonl`;
 }
 
 export type TranscriptReaderOptions = {
@@ -109,6 +119,8 @@ async function openTranscript(transcriptPath: string, options: TranscriptReaderO
   }
   if (!real.startsWith(root.endsWith(sep) ? root : `${root}${sep}`)) throw new NoContext("outside Claude Code's projects folder");
   if (!real.endsWith('.jsonl')) throw new NoContext('links to a file that is not .jsonl');
+  // The name says whose transcript it is (transcriptNamesSession): a link to another session's is not this one's.
+  if (basename(real) !== basename(transcriptPath)) throw new NoContext("links to another session's transcript");
   const linked = await lstat(real);
   if (!linked.isFile()) throw new NoContext('not a regular file');
   // O_NOFOLLOW and O_NONBLOCK: a link or a pipe swapped in meanwhile is neither followed nor waited on.

@@ -6,7 +6,9 @@ import { buildTestApp, TOKEN, type TestApp } from '../stack/app.js';
 import { freshPayload, loadFixture } from '../stack/fixtures.js';
 import { killStrayProcesses, runHook } from '../stack/processes.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
-import { askOverHttp, hookBody } from '../stack/hook-client.js';
+import { askOverHttp, hookBody, postAsHttpHook } from '../stack/hook-client.js';
+import { MACHINE_HEADER } from '../../src/http-hook.js';
+import { waitUntil } from '../stack/clock.js';
 import { listenAsProgram } from '../stack/live-feed.js';
 
 /** Sends raw bytes and resolves with what came back once the server closed the socket (or after `waitMs`). */
@@ -133,13 +135,16 @@ describe('the pages and listeners a daemon keeps', () => {
     const reader = await listenAsProgram(daemon);
     const stuck = await listenAsProgram(daemon);
     (stuck.socket as unknown as { _socket: { pause(): void } })._socket.pause();
-    // Questions with large previews, held open: each one is broadcast to both.
+    // Questions with large previews, held open: each one is broadcast to both. From three askers
+    // (the command hook, the http hook here and from another machine), each within its share of what may wait.
     const preview = 'x'.repeat(90_000);
     const held: Array<Promise<unknown>> = [];
+    const key = daemon.hookKey();
     for (let index = 0; index < 120; index++) {
       const payload = freshPayload('01-single-select', `big-${index}`);
       payload.tool_input.questions[0]!.options[0]!.preview = `${preview}${index}`;
-      held.push(askOverHttp({ port: daemon.port, token: daemon.token, body: hookBody(payload) }).catch(() => undefined));
+      if (index % 3 === 0) held.push(askOverHttp({ port: daemon.port, token: daemon.token, body: hookBody(payload) }).catch(() => undefined));
+      else held.push(postAsHttpHook({ port: daemon.port, key, payload, headers: index % 3 === 1 ? {} : { [MACHINE_HEADER]: 'build-box' } }).response.catch(() => undefined));
     }
     await expect.poll(() => reader.messages.filter((message) => message.type === 'added').length, { timeout: 30_000 }).toBe(120);
     // The stuck one cannot even read that it was closed; the daemon's count says it.
@@ -152,21 +157,34 @@ describe('the pages and listeners a daemon keeps', () => {
   });
 
   it('over the pending limit, refuses a new question at once (the terminal asks) and tells the page', async () => {
-    const daemon = await startDaemon({ env: { ASKBRIDGE_TEST_MAX_PENDING: '3' }, config: { waitSeconds: 600 } });
+    // 4 in all: one per asker, two per credential.
+    const daemon = await startDaemon({ env: { ASKBRIDGE_TEST_MAX_PENDING: '4' }, config: { waitSeconds: 600 } });
     daemons.push(daemon);
     const page = await listenAsProgram(daemon);
+    const key = daemon.hookKey();
     const payloads = [0, 1, 2].map((index) => freshPayload('01-single-select', `limit-${index}`));
-    const waiting = payloads.map((payload) => runHook(payload, daemon.env));
+    const command = runHook(payloads[0]!, daemon.env);
+    const http = [postAsHttpHook({ port: daemon.port, key, payload: payloads[1]! }), postAsHttpHook({ port: daemon.port, key, payload: payloads[2]!, headers: { [MACHINE_HEADER]: 'laptop' } })];
+    const script = fetch(`http://127.0.0.1:${daemon.port}/api/asks`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ asker: { kind: 'script', name: 'limit' }, questions: [{ question: 'Go?', header: 'Go', options: [{ label: 'Yes', description: '' }, { label: 'No', description: '' }] }] }),
+    }).catch(() => undefined);
     await Promise.all(payloads.map((payload) => daemon.waitForAsk(payload.tool_use_id)));
+    await waitUntil(async () => ((await daemon.pending()).length === 4 ? true : undefined), 10_000, 'four questions waiting');
     const refused = await runHook(freshPayload('01-single-select', 'limit-over'), { ...daemon.env, ASKBRIDGE_DEBUG: '1' }).result;
     // Refused at once (503), not held: the terminal asks.
     expect(refused).toMatchObject({ code: 0, stdout: '' });
     expect(refused.stderr).toContain('503');
-    await expect.poll(() => page.messages.some((message) => message.type === 'banner' && /3 questions are waiting: new ones go to their terminal/.test(message.message ?? ''))).toBe(true);
-    for (const hook of waiting) hook.child.kill('SIGTERM');
-    await Promise.all(waiting.map((hook) => hook.result));
+    await expect.poll(() => page.messages.some((message) => message.type === 'banner' && /As many questions as askbridge keeps are waiting: new ones go to their terminal/.test(message.message ?? ''))).toBe(true);
+    command.child.kill('SIGTERM');
+    await command.result;
     const overloaded = page.messages.findIndex((message) => message.type === 'banner' && message.message !== null && message.message !== undefined);
     await expect.poll(() => page.messages.slice(overloaded + 1).some((message) => message.type === 'banner' && message.message === null)).toBe(true);
     page.socket.close();
+    for (const asked of http) asked.abort();
+    await Promise.all(http.map((asked) => asked.response.catch(() => undefined)));
+    await daemon.stop(); // ends the script's question
+    await script;
   });
 });

@@ -82,9 +82,10 @@ describe.skipIf(!chromiumState.available)('the session context in the page', () 
 
   it('gives no context for a transcript_path outside Claude Code’s projects folder, and the question is answered all the same', async () => {
     const payload = { ...freshPayload('01-single-select', 'page-context-hostile'), session_id: 'c0ffee00-0000-4000-8000-000000000002' };
-    // Inside the projects folder by name, but a link to a file far outside it.
-    symlinkSync('/etc/passwd', join(projects, 'passwd.jsonl'));
-    const hook = postAsHttpHook({ port: daemon.port, key: hookKey, payload: { ...payload, transcript_path: join(projects, 'passwd.jsonl') } });
+    // Inside the projects folder, named as the session's transcript, but a link to a file far outside it.
+    const link = join(projects, `${payload.session_id}.jsonl`);
+    symlinkSync('/etc/passwd', link);
+    const hook = postAsHttpHook({ port: daemon.port, key: hookKey, payload: { ...payload, transcript_path: link } });
     const view = await daemon.waitForAsk(payload.tool_use_id);
     const card = await openAsk(paired.page, view.id);
     const refused = await daemon.waitForLog((entry) => entry.msg === 'no session context' && entry.askId === view.id, 10_000, 'the reason there is no context');

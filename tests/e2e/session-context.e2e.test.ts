@@ -41,12 +41,15 @@ afterAll(async () => {
   await removeHome();
 });
 
-/** The real transcript of a session that asked, as the transcript of this tool call. */
-function transcriptOf(payload: HookPayload): string {
-  const path = join(projects, `${payload.tool_use_id}.jsonl`);
-  writeFileSync(path, readFileSync(FIXTURE_TRANSCRIPT, 'utf8').replaceAll(FIXTURE_TOOL_USE, payload.tool_use_id));
+/** The real transcript of a session that asked, as Claude Code names it (`<session_id>.jsonl`), with this tool call. */
+function transcriptOf(payload: HookPayload, title = 'ask me'): string {
+  const path = join(projects, `${payload.session_id}.jsonl`);
+  writeFileSync(path, readFileSync(FIXTURE_TRANSCRIPT, 'utf8').replaceAll(FIXTURE_TOOL_USE, payload.tool_use_id).replaceAll('"ask me"', JSON.stringify(title)));
   return path;
 }
+
+/** A fixture as a tool call of a session of its own. */
+const inSession = (fixture: string, tag: string): HookPayload => ({ ...freshPayload(fixture, tag), session_id: `session-${tag}` });
 
 /** A paired page's live feed: every message it received, and a wait for the first one that matches. */
 async function pageFeed(): Promise<{ messages: ServerMessage[]; next(match: (message: ServerMessage) => boolean, what: string): Promise<ServerMessage>; socket: WebSocket }> {
@@ -69,7 +72,7 @@ describe("a question's session context", () => {
     const listen = startCli(['listen', '--json'], daemon.env);
     const readable = startCli(['listen'], daemon.env);
     await waitUntil(() => (daemon.logs().filter((entry) => entry.msg === 'watcher connected' && entry.client === 'local').length === 2 ? true : undefined), WAIT_MS, 'both listeners to connect');
-    const payload = freshPayload('01-single-select', 'context-http');
+    const payload = inSession('01-single-select', 'context-http');
     const transcriptPath = transcriptOf(payload);
     const hook = postAsHttpHook({ port: daemon.port, key: hookKey, payload: { ...payload, transcript_path: transcriptPath } });
 
@@ -104,7 +107,7 @@ describe("a question's session context", () => {
   });
 
   it("comes with the command hook's question too", async () => {
-    const payload = freshPayload('02-multi-select', 'context-command');
+    const payload = inSession('02-multi-select', 'context-command');
     const hook = runHook({ ...payload, transcript_path: transcriptOf(payload) }, daemon.env);
     const question = await daemon.waitForAsk(payload.tool_use_id);
     const withContext = await waitUntil(async () => ((await daemon.ask(question.id)).context ? daemon.ask(question.id) : undefined), WAIT_MS, 'the context');
@@ -118,16 +121,17 @@ describe("a question's session context", () => {
     copyFileSync(FIXTURE_TRANSCRIPT, secret);
     symlinkSync('/etc/passwd', join(projects, 'passwd.jsonl'));
     symlinkSync(secret, join(projects, 'outside.jsonl'));
-    const hostile: Array<[string, string]> = [
-      ['/etc/passwd', 'not a .jsonl file'],
-      [join(projects, 'passwd.jsonl'), "outside Claude Code's projects folder"],
-      [join(projects, 'outside.jsonl'), "outside Claude Code's projects folder"],
-      [`${projects}/../../../secret.jsonl`, "outside Claude Code's projects folder"],
-      ['.claude/projects/-home-alice-shop/x.jsonl', 'not an absolute path'],
+    // Each named as its session's own (`<session_id>.jsonl`), so that the reader's own checks are the ones that refuse.
+    const hostile: Array<[string, string, string]> = [
+      ['/etc/passwd', 'passwd', 'not the transcript of its session'],
+      [join(projects, 'passwd.jsonl'), 'passwd', "outside Claude Code's projects folder"],
+      [join(projects, 'outside.jsonl'), 'outside', "outside Claude Code's projects folder"],
+      [`${projects}/../../../secret.jsonl`, 'secret', "outside Claude Code's projects folder"],
+      ['.claude/projects/-home-alice-shop/x.jsonl', 'x', 'not an absolute path'],
     ];
     const feed = await pageFeed();
-    for (const [index, [transcriptPath, reason]] of hostile.entries()) {
-      const payload = freshPayload('01-single-select', `hostile-${index}`);
+    for (const [index, [transcriptPath, sessionId, reason]] of hostile.entries()) {
+      const payload = { ...freshPayload('01-single-select', `hostile-${index}`), session_id: sessionId };
       const hook = postAsHttpHook({ port: daemon.port, key: hookKey, payload: { ...payload, transcript_path: transcriptPath } });
       const question = await daemon.waitForAsk(payload.tool_use_id);
       const log = await daemon.waitForLog((entry) => entry.msg === 'no session context' && entry.askId === question.id, WAIT_MS, `the reason for ${transcriptPath}`);
@@ -137,6 +141,31 @@ describe("a question's session context", () => {
       expect((await daemon.ask(question.id)).context).toBeUndefined();
       expect(feed.messages.some(about(question.id, 'updated'))).toBe(false);
       expect(daemon.output().stdout).not.toContain(transcriptPath);
+    }
+    feed.socket.close();
+  });
+
+  it("is read only from the asking session's own transcript: a question naming another session's gets none of its title, branch or words", async () => {
+    const feed = await pageFeed();
+    // A real session, waiting on its own question; its id and tool call are on every page.
+    const victim = inSession('01-single-select', 'victim');
+    const victimTranscript = transcriptOf(victim, 'Rotate the production database credentials');
+    const victimHook = postAsHttpHook({ port: daemon.port, key: hookKey, payload: { ...victim, transcript_path: victimTranscript } });
+    const victimQuestion = await daemon.waitForAsk(victim.tool_use_id);
+    expect(questionOf(await feed.next(about(victimQuestion.id, 'updated'), "the victim's context")).context?.title).toBe('Rotate the production database credentials');
+
+    // Whoever holds the hook key asks in a session of its own, naming the victim's transcript.
+    const dressed = { ...inSession('01-single-select', 'dressed'), tool_use_id: victim.tool_use_id };
+    const dressedHook = postAsHttpHook({ port: daemon.port, key: hookKey, payload: { ...dressed, transcript_path: victimTranscript } });
+    const dressedQuestion = await waitUntil(async () => (await daemon.pending()).find((ask) => ask.sessionId === dressed.session_id), WAIT_MS, 'the dressed question');
+    const log = await daemon.waitForLog((entry) => entry.msg === 'no session context' && entry.askId === dressedQuestion.id, WAIT_MS, 'why it has no context');
+    expect(log.reason).toBe('not the transcript of its session');
+    expect((await daemon.ask(dressedQuestion.id)).context).toBeUndefined();
+    expect(feed.messages.some(about(dressedQuestion.id, 'updated'))).toBe(false);
+
+    for (const [question, hook] of [[victimQuestion, victimHook], [dressedQuestion, dressedHook]] as const) {
+      expect((await runCli(['answer', question.id, '--pick', '1=SQLite'], daemon.env)).code).toBe(0);
+      expect((await hook.response).statusCode).toBe(200);
     }
     feed.socket.close();
   });

@@ -1,8 +1,10 @@
 // A session that ends takes its questions with it, with the real daemon, hook and CLI: Claude Code's
 // SessionEnd hook as an http entry and as the command hook, and a command hook that finds Claude Code
-// itself gone (CLAUDE_PID). Every waiting question of that session, and only of that session, is
-// withdrawn (source session-ended) from the pages and the history says so; the hooks that waited
-// get no decision (an empty 200, or exit 0 with nothing printed), so nothing answers for anyone.
+// itself gone (CLAUDE_PID). Every waiting question of that session that a hook of the same kind
+// asked (the http hook from the same machine, or the command hook), and only those, is withdrawn
+// (source session-ended) from the pages and the history says so; the hooks that waited get no
+// decision (an empty 200, or exit 0 with nothing printed), so nothing answers for anyone. Whoever
+// holds the hook key cannot end the command hook's questions, nor another machine's.
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -16,6 +18,7 @@ import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { baseEnv } from '../stack/env.js';
 import { freshPayload, type HookPayload } from '../stack/fixtures.js';
 import { postAsHttpHook, postSessionEndAsHttpHook, sessionEndPayload } from '../stack/hook-client.js';
+import { MACHINE_HEADER } from '../../src/http-hook.js';
 import { pairOverHttp } from '../stack/page-client.js';
 import { killStrayProcesses, runCli, runHook, startCli, whenExited } from '../stack/processes.js';
 
@@ -64,37 +67,59 @@ async function expectWithdrawnBySessionEnd(feed: Awaited<ReturnType<typeof pageF
 }
 
 describe("Claude Code's SessionEnd hook", () => {
-  it("over http withdraws every waiting question of that session, and only its, and the hooks that waited get no decision", async () => {
+  it("over http withdraws every waiting question the http hook asked in that session, and only those, and the hooks that waited get no decision", async () => {
     const feed = await pageFeed();
     const listen = startCli(['listen'], daemon.env);
     await daemon.waitForLog((entry) => entry.msg === 'watcher connected' && entry.client === 'local', WAIT_MS, 'listen to connect');
     const session = 'session-end-http';
-    const httpPayload = askedIn(session, 'end-http-1');
-    const httpHook = postAsHttpHook({ port: daemon.port, key: hookKey, payload: httpPayload });
-    const commandPayload = askedIn(session, 'end-http-2');
-    const commandHook = runHook(commandPayload, daemon.env);
+    const httpPayloads = [askedIn(session, 'end-http-1'), askedIn(session, 'end-http-2')];
+    const httpHooks = httpPayloads.map((payload) => postAsHttpHook({ port: daemon.port, key: hookKey, payload }));
     const otherPayload = askedIn('another-session', 'end-http-other');
     const otherHook = postAsHttpHook({ port: daemon.port, key: hookKey, payload: otherPayload });
-    const [httpQuestion, commandQuestion, other] = await Promise.all([httpPayload, commandPayload, otherPayload].map((payload) => daemon.waitForAsk(payload.tool_use_id)));
+    const questions = await Promise.all([...httpPayloads, otherPayload].map((payload) => daemon.waitForAsk(payload.tool_use_id)));
+    const other = questions.pop()!;
 
     const ended = await postSessionEndAsHttpHook({ port: daemon.port, key: hookKey, payload: sessionEndPayload(session) });
     expect(ended).toMatchObject({ statusCode: 200, body: '' });
-    expect(await httpHook.response).toMatchObject({ statusCode: 200, body: '' });
-    expectSilentPassThrough(await commandHook.result);
-    await expectWithdrawnBySessionEnd(feed, httpQuestion!.id);
-    await expectWithdrawnBySessionEnd(feed, commandQuestion!.id);
+    for (const hook of httpHooks) expect(await hook.response).toMatchObject({ statusCode: 200, body: '' });
+    for (const question of questions) await expectWithdrawnBySessionEnd(feed, question.id);
     // A person watching from a terminal reads why.
-    for (const id of [httpQuestion!.id, commandQuestion!.id]) {
+    for (const { id } of questions) {
       await waitUntil(() => listen.output().stdout.split('\n').find((line) => line.endsWith(`resolved  ${id}  withdrawn, the session ended`)), WAIT_MS, `the listen line of ${id}`);
     }
     listen.child.kill('SIGINT');
     expect((await listen.result).code).toBe(0);
 
     // The other session's question still waits, and is answered as usual.
-    expect((await daemon.ask(other!.id)).status).toBe('pending');
-    expect((await runCli(['answer', other!.id, '--pick', '1=SQLite'], daemon.env)).code).toBe(0);
+    expect((await daemon.ask(other.id)).status).toBe('pending');
+    expect((await runCli(['answer', other.id, '--pick', '1=SQLite'], daemon.env)).code).toBe(0);
     expect((await otherHook.response).statusCode).toBe(200);
     feed.close();
+  });
+
+  it("over http never withdraws the command hook's questions, nor another machine's: only its own transport's, from its own machine", async () => {
+    const session = 'session-end-reach';
+    const commandPayload = askedIn(session, 'end-reach-command');
+    const commandHook = runHook(commandPayload, daemon.env);
+    const laptopPayload = askedIn(session, 'end-reach-laptop');
+    const laptopHook = postAsHttpHook({ port: daemon.port, key: hookKey, payload: laptopPayload, headers: { [MACHINE_HEADER]: 'laptop' } });
+    const [commandQuestion, laptopQuestion] = await Promise.all([commandPayload, laptopPayload].map((payload) => daemon.waitForAsk(payload.tool_use_id)));
+
+    // The hook key, from this machine and from a machine of another name: nothing of theirs is withdrawn.
+    for (const headers of [{}, { [MACHINE_HEADER]: 'desk' }] as Array<Record<string, string>>) {
+      expect(await postSessionEndAsHttpHook({ port: daemon.port, key: hookKey, payload: sessionEndPayload(session), headers })).toMatchObject({ statusCode: 200, body: '' });
+    }
+    expect((await daemon.ask(commandQuestion!.id)).status).toBe('pending');
+    expect((await daemon.ask(laptopQuestion!.id)).status).toBe('pending');
+
+    // The laptop's own SessionEnd withdraws the laptop's; the command hook's own withdraws its.
+    await postSessionEndAsHttpHook({ port: daemon.port, key: hookKey, payload: sessionEndPayload(session), headers: { [MACHINE_HEADER]: 'laptop' } });
+    expect(await laptopHook.response).toMatchObject({ statusCode: 200, body: '' });
+    expect(await daemon.ask(laptopQuestion!.id)).toMatchObject({ status: 'cancelled', source: { kind: 'session-ended' } });
+    expect((await daemon.ask(commandQuestion!.id)).status).toBe('pending');
+    expectSilentPassThrough(await runHook(sessionEndPayload(session), daemon.env).result);
+    expectSilentPassThrough(await commandHook.result);
+    expect(await daemon.ask(commandQuestion!.id)).toMatchObject({ status: 'cancelled', source: { kind: 'session-ended' } });
   });
 
   it('refuses a SessionEnd with a wrong key (401) and withdraws nothing', async () => {
@@ -138,14 +163,15 @@ describe("Claude Code's SessionEnd hook", () => {
 });
 
 describe('a command hook whose Claude Code is gone (CLAUDE_PID)', () => {
-  it('keeps waiting while Claude Code runs, and withdraws the session\'s questions once it has exited', async () => {
+  it("keeps waiting while Claude Code runs, and withdraws the session's command hook questions once it has exited", async () => {
     const feed = await pageFeed();
     // Stands in for the claude process: the hook only checks that its pid lives.
     const claude = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 600000)'], { stdio: 'ignore' });
     const session = 'session-claude-gone';
     const payload = askedIn(session, 'claude-gone');
     const hook = runHook(payload, { ...daemon.env, CLAUDE_PID: String(claude.pid), ASKBRIDGE_DEBUG: '1' });
-    // A question of the same session asked by the http hook, which has no process to watch.
+    // A question of the same session asked by the http hook, which has no process to watch: the
+    // command hook cannot end it (only the http hook's own SessionEnd can).
     const httpPayload = askedIn(session, 'claude-gone-http');
     const httpHook = postAsHttpHook({ port: daemon.port, key: hookKey, payload: httpPayload });
     const question = await daemon.waitForAsk(payload.tool_use_id);
@@ -162,13 +188,12 @@ describe('a command hook whose Claude Code is gone (CLAUDE_PID)', () => {
     expectSilentPassThrough(result);
     // Its check found Claude Code gone and told the daemon (reason claude-exited), which withdrew the
     // session's questions; the hook left on whichever reply came first, its question's or its own.
-    expect(await daemon.waitForLog((entry) => entry.msg === 'session ended: its waiting questions withdrawn' && entry.reason === 'claude-exited')).toMatchObject({
-      askIds: expect.arrayContaining([question.id, httpQuestion.id]),
-    });
+    expect(await daemon.waitForLog((entry) => entry.msg === 'session ended: its waiting questions withdrawn' && entry.reason === 'claude-exited')).toMatchObject({ askIds: [question.id] });
     expect(result.stderr).toMatch(new RegExp(`^askbridge hook: (no answer \\(cancelled\\): the terminal asks|Claude Code \\(pid ${claude.pid}\\) has exited: the daemon withdrew the session's questions)\n$`));
     await expectWithdrawnBySessionEnd(feed, question.id);
-    await expectWithdrawnBySessionEnd(feed, httpQuestion.id);
-    expect(await httpHook.response).toMatchObject({ statusCode: 200, body: '' });
+    expect((await daemon.ask(httpQuestion.id)).status).toBe('pending');
+    httpHook.abort();
+    await expect(httpHook.response).rejects.toThrow(/socket hang up/);
     feed.close();
   });
 

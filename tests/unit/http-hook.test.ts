@@ -151,10 +151,10 @@ describe('the http hook endpoint', () => {
   });
 });
 
-/** A transcript in the projects folder whose last lines call AskUserQuestion as `toolUseId`. */
+/** The session's transcript in the projects folder, named as Claude Code names it, whose last lines call AskUserQuestion as `toolUseId`. */
 function transcriptFor(toolUseId: string): string {
   mkdirSync(join(projects, '-home-alice-shop'), { recursive: true });
-  const path = join(projects, '-home-alice-shop', `${toolUseId}.jsonl`);
+  const path = join(projects, '-home-alice-shop', `${String(singleSelect.session_id)}.jsonl`);
   const lines = [
     { type: 'user', message: { role: 'user', content: 'Make the orders service' }, gitBranch: 'orders' },
     { type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'It needs a database.' }] }, gitBranch: 'orders' },
@@ -185,6 +185,16 @@ describe("the session's context", () => {
     await hook;
   });
 
+  it("is never read from another session's transcript: the name says whose it is", async () => {
+    const payload = { ...singleSelect, session_id: 'another-session', tool_use_id: 'toolu_other_session', transcript_path: transcriptFor('toolu_other_session') };
+    const hook = askOverHttpHook(payload);
+    const [question] = await daemon.waitForPending();
+    await answer(question.id, ['SQLite']);
+    await hook;
+    expect(transcriptsRead).toEqual([]);
+    expect((await daemon.ask(question.id)).context).toBeUndefined();
+  });
+
   it("is not read for a hook on another machine: the path names that machine's file", async () => {
     const payload = { ...singleSelect, tool_use_id: 'toolu_remote', transcript_path: transcriptFor('toolu_remote') };
     const hook = askOverHttpHook(payload, { [HOOK_KEY_HEADER]: HOOK_KEY, [MACHINE_HEADER]: 'ci-runner' });
@@ -196,7 +206,8 @@ describe("the session's context", () => {
   });
 
   it('leaves a question whose transcript_path is hostile without context, and answerable', async () => {
-    const payload = { ...singleSelect, tool_use_id: 'toolu_hostile', transcript_path: '/etc/passwd' };
+    // Its name is its session's own, so that the reader is asked, and refuses it.
+    const payload = { ...singleSelect, session_id: 'passwd', tool_use_id: 'toolu_hostile', transcript_path: `${projects}/../../../../etc/passwd.jsonl` };
     const hook = askOverHttpHook(payload);
     const [question] = await daemon.waitForPending();
     await vi.waitUntil(() => transcriptsRead.length === 1);

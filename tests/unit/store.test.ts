@@ -3,8 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createPendingFiles } from '../../src/daemon/asks/pending-files.js';
-import { EXTEND_STEP_MS } from '../../src/daemon/limits.js';
-import { createAskStore, REATTACH_MS, type NewAsk, type PendingRecord, type StoreEvent } from '../../src/daemon/asks/store.js';
+import { EXTEND_STEP_MS, MAX_PENDING, WAITING_BYTES } from '../../src/daemon/limits.js';
+import { createAskStore, REATTACH_MS, type AskerIdentity, type NewAsk, type PendingRecord, type StoreEvent } from '../../src/daemon/asks/store.js';
 import type { Question } from '../../src/protocol.js';
 
 const question: Question = { question: 'Which?', header: 'H', multiSelect: false, options: [{ label: 'A', description: '' }, { label: 'B', description: '' }] };
@@ -22,6 +22,10 @@ const open = (toolUseId: string, waitMs = 60_000): NewAsk => ({
   reply: (outcome) => `${outcome.status}:${JSON.stringify(outcome.answered?.answers ?? {})}`,
 });
 const pick = (label: string) => [{ question: 'Which?', selected: [label], other: null, notes: null }];
+const LIMITS = { asks: MAX_PENDING, bytes: WAITING_BYTES };
+/** Who ends a session: the command hook, or Claude Code's http hook from a machine. */
+const commandHook: AskerIdentity = { transport: 'command-hook', credential: 'token', machine: undefined, program: undefined };
+const httpHook = (machine?: string): AskerIdentity => ({ transport: 'http-hook', credential: 'hook-key', machine, program: undefined });
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
@@ -108,34 +112,40 @@ describe('the question store', () => {
     const events: StoreEvent[] = [];
     store.subscribe((event) => events.push(event));
     const waiter = store.open(open('t1'));
-    expect(store.setContext(waiter.ask.id, { title: 'Add dark mode', branch: 'main', said: 'Which palette?' })).toBe(true);
+    expect(store.setContext(waiter.ask.id, { title: 'Add dark mode', branch: 'main', said: 'Which palette?' }, LIMITS)).toBe('added');
     expect(store.get(waiter.ask.id)).toMatchObject({ status: 'pending', context: { title: 'Add dark mode', branch: 'main', said: 'Which palette?' } });
     expect(events.at(-1)).toEqual({ type: 'updated', ask: store.get(waiter.ask.id) });
     store.answer(waiter.ask.id, pick('A'), 'page');
     const count = events.length;
-    expect(store.setContext(waiter.ask.id, { title: 'Too late' })).toBe(false);
-    expect(store.setContext('00000000-0000-4000-8000-000000000000', { title: 'Nobody' })).toBe(false);
+    expect(store.setContext(waiter.ask.id, { title: 'Too late' }, LIMITS)).toBe('settled');
+    expect(store.setContext('00000000-0000-4000-8000-000000000000', { title: 'Nobody' }, LIMITS)).toBe('settled');
     expect(events).toHaveLength(count);
     expect(store.get(waiter.ask.id)?.context).toEqual({ title: 'Add dark mode', branch: 'main', said: 'Which palette?' });
   });
 
-  it("withdraws every waiting question of a session that ended, and only that session's Claude Code questions from the same machine", async () => {
+  it("withdraws every waiting question of a session that ended that its own kind of hook asked: the same transport and machine", async () => {
     const store = createAskStore();
     const first = store.open(open('t1'));
     const second = store.open(open('t2'));
     const answered = store.open(open('t3'));
     store.answer(answered.ask.id, pick('A'), 'page');
     const otherSession = store.open({ ...open('t4'), sessionId: 's2' });
-    const otherMachine = store.open({ ...open('t5'), machine: 'ci-runner' });
+    const otherMachine = store.open({ ...open('t5'), machine: 'ci-runner', reattaches: false });
     const script = store.open({ ...open('t6'), asker: { kind: 'script', name: 'deploy' } });
+    const byHttpHook = store.open({ ...open('t7'), reattaches: false });
 
-    const withdrawn = store.endSession('s1', undefined);
+    const withdrawn = store.endSession('s1', commandHook);
     expect(withdrawn.map((view) => view.toolUseId)).toEqual(['t1', 't2']);
     for (const waiter of [first, second]) await expect(waiter.outcome).resolves.toEqual({ status: 'cancelled', source: { kind: 'session-ended' } });
     expect(store.get(answered.ask.id)?.status).toBe('answered');
-    expect(store.pending().map((view) => view.id).sort()).toEqual([otherSession.ask.id, otherMachine.ask.id, script.ask.id].sort());
-    expect(store.endSession('s1', 'ci-runner').map((view) => view.toolUseId)).toEqual(['t5']);
-    expect(store.endSession('s1', undefined)).toEqual([]);
+    expect(store.pending().map((view) => view.id).sort()).toEqual([otherSession.ask.id, otherMachine.ask.id, script.ask.id, byHttpHook.ask.id].sort());
+    // The http hook from another machine, or from this one, ends only what it asked itself.
+    expect(store.endSession('s1', httpHook('laptop'))).toEqual([]);
+    expect(store.endSession('s1', httpHook('ci-runner')).map((view) => view.toolUseId)).toEqual(['t5']);
+    expect(store.endSession('s1', httpHook()).map((view) => view.toolUseId)).toEqual(['t7']);
+    // Nothing ends a script's ask: it is never a session's.
+    expect(store.endSession('script:deploy', { transport: 'ask', credential: 'token', machine: undefined, program: 'script' })).toEqual([]);
+    expect(store.endSession('s1', commandHook)).toEqual([]);
     expect(store.answer(first.ask.id, pick('A'), 'page')).toMatchObject({ kind: 'already_resolved', ask: { status: 'cancelled', source: { kind: 'session-ended' } } });
   });
 

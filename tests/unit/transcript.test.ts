@@ -8,7 +8,7 @@ import { open, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { claudeProjectsDir, readSessionContext, TRANSCRIPT_LIMITS, type ContextRead, type TranscriptReaderOptions } from '../../src/daemon/transcript.js';
+import { claudeProjectsDir, readSessionContext, transcriptNamesSession, TRANSCRIPT_LIMITS, type ContextRead, type TranscriptReaderOptions } from '../../src/daemon/transcript.js';
 
 const FIXTURE = new URL('../fixtures/transcript-2.1.330.jsonl', import.meta.url);
 const FIXTURE_TOOL_USE = 'toolu_mock_7689_1';
@@ -180,6 +180,19 @@ describe('a tool call that is not in the transcript yet', () => {
   });
 });
 
+describe("a session's own transcript", () => {
+  it('is the one Claude Code names after the session id; any other session\'s, or any other name, is not', () => {
+    const session = '62d2b5f9-8e1a-4c3b-9d07-1f2e3a4b5c6d';
+    expect(transcriptNamesSession(join(project, `${session}.jsonl`), session)).toBe(true);
+    expect(transcriptNamesSession(join(project, 'b7a1c0de-0000-4000-8000-000000000000.jsonl'), session)).toBe(false);
+    expect(transcriptNamesSession(join(project, `${session}.jsonl.bak`), session)).toBe(false);
+    expect(transcriptNamesSession(join(project, `x${session}.jsonl`), session)).toBe(false);
+    // A session id is hostile text too: one holding a path names no file of its own.
+    expect(transcriptNamesSession(join(project, 'victim.jsonl'), '../-home-alice-shop/victim')).toBe(false);
+    expect(transcriptNamesSession(join(project, 'victim.jsonl'), 'victim')).toBe(true);
+  });
+});
+
 describe('a transcript path the reader refuses, with a reason and no context', () => {
   it('refuses a missing file, a relative path, another extension, and /etc/passwd', async () => {
     expect(await read(join(project, 'missing.jsonl'))).toEqual({ none: 'cannot be resolved (ENOENT)' });
@@ -197,13 +210,19 @@ describe('a transcript path the reader refuses, with a reason and no context', (
     expect(await read(transcript('s.jsonl', jsonl([prompt('secret')]), `${projects}-evil`))).toEqual({ none: "outside Claude Code's projects folder" });
   });
 
-  it('refuses a link inside the projects folder to a file outside it, and follows one to a transcript inside it', async () => {
+  it("refuses a link inside the projects folder to a file outside it, or to another session's transcript; follows one that keeps the name", async () => {
     const outside = transcript('outside.jsonl', jsonl([prompt('secret'), calls('toolu_1')]), root);
     symlinkSync(outside, join(project, 'link.jsonl'));
     expect(await read(join(project, 'link.jsonl'))).toEqual({ none: "outside Claude Code's projects folder" });
     symlinkSync('/etc/passwd', join(project, 'passwd.jsonl'));
     expect(await read(join(project, 'passwd.jsonl'))).toEqual({ none: "outside Claude Code's projects folder" });
-    const inside = transcript('real.jsonl', jsonl([prompt('Inside'), calls('toolu_1')]));
+    // The name says whose transcript it is: a link named for one session to another's is not the first's.
+    const other = transcript('other-session.jsonl', jsonl([prompt('Another session'), calls('toolu_1')]));
+    symlinkSync(other, join(project, 'this-session.jsonl'));
+    expect(await read(join(project, 'this-session.jsonl'))).toEqual({ none: "links to another session's transcript" });
+    // A transcript kept in another folder of the projects, linked under its own name.
+    mkdirSync(join(projects, 'moved'));
+    const inside = transcript('alias.jsonl', jsonl([prompt('Inside'), calls('toolu_1')]), join(projects, 'moved'));
     symlinkSync(inside, join(project, 'alias.jsonl'));
     expect(await read(join(project, 'alias.jsonl'))).toMatchObject({ context: { title: 'Inside' } });
     // A link inside to a file inside that is not a transcript.

@@ -1,12 +1,13 @@
 // How every ask enters the daemon (a hook's, a script's, an MCP client's): the policy is applied,
-// the limits are checked, the ask opens (or a command hook re-attaches to it), and the session's
-// context follows. It returns what happened; the route that received the ask maps that to HTTP.
+// its asker's limits are checked, the ask opens (or the command hook that asked it re-attaches),
+// and the session's context follows. It returns what happened; the route that received the ask
+// maps that to HTTP. An asker over a limit is logged once, not at every refusal.
 import type { Config } from '../../config.js';
 import type { Asker, HookEnvironment, AskView } from '../../protocol.js';
-import { MAX_WAIT_MS } from '../limits.js';
-import type { ContextRead } from '../transcript.js';
+import { MAX_WAIT_MS, type WaitingLimits } from '../limits.js';
+import { transcriptNamesSession, type ContextRead } from '../transcript.js';
 import type { QuestionPlan, PolicyContext } from './policy.js';
-import type { AskStore, NewAsk, Reply, Waiter } from './store.js';
+import { describeAsker, type AskerIdentity, type AskStore, type Credential, type NewAsk, type OverLimit, type Reply, type Waiter } from './store.js';
 
 /** ASKBRIDGE_UNATTENDED=1, CI=true, or Claude Code's own mark for SDK-hosted sessions. */
 export function isUnattended(environment: HookEnvironment): boolean {
@@ -19,6 +20,8 @@ export type Asked = Pick<NewAsk, 'sessionId' | 'toolUseId' | 'cwd' | 'toolInput'
   environment: HookEnvironment;
   /** How it arrived, for the log. */
   transport: 'http' | 'command' | 'ask';
+  /** What a script or an MCP client asked with (the token, or the hook key). */
+  credential?: Credential;
   asker?: Asker;
   /** The machine a remote hook named. */
   machine?: string;
@@ -38,36 +41,33 @@ export type AskDesk = {
   planQuestion: (context: PolicyContext) => QuestionPlan;
   /** Pages and CLI listeners connected now. */
   watchers: () => number;
-  /** Asks waiting at once; over it, a new one is refused. */
-  maxPending: number;
-  /** Told when an ask was refused for being over maxPending. */
-  onOverload?: ((overloaded: boolean) => void) | undefined;
+  /** What may wait at once, from every asker together (each asker may hold a share of it, limits.ts). */
+  limits: WaitingLimits;
+  /** Told when an ask was refused because everyone's asks together are at a limit. */
+  onOverload?: (() => void) | undefined;
   /** What a session was doing, from its transcript; without it, asks show no context. */
   sessionContext?: ((transcriptPath: string, toolUseId: string, stillWanted: () => boolean) => Promise<ContextRead>) | undefined;
 };
 
 export type OpenResult =
   | { kind: 'opened'; waiter: Waiter }
-  /** As many asks wait as the daemon keeps: this one goes back to its asker (Claude Code's terminal). */
-  | { kind: 'too_many_pending'; max: number }
+  /** Its asker, its credential or everyone is at a limit: this one goes back to its asker (Claude Code's terminal). */
+  | ({ kind: 'over_limit'; asker: AskerIdentity; bytes: number } & OverLimit)
+  /** This session and tool call were asked already by another asker, or by one that never waits again. */
+  | { kind: 'already_asked' }
   /** A script or an MCP client asked more questions at once than the configuration allows. */
   | { kind: 'too_many_questions'; asked: number; max: number };
 
 /** Apply the policy to a checked ask and open it (or re-attach to it). */
 export function openAsk(desk: AskDesk, asked: Asked, log: Log): OpenResult {
   const { store } = desk;
-  const isNew = !store.knows(asked.sessionId, asked.toolUseId);
-  if (isNew && store.pendingCount() >= desk.maxPending) {
-    desk.onOverload?.(true);
-    return { kind: 'too_many_pending', max: desk.maxPending };
-  }
   const plan = desk.planQuestion({ cwd: asked.cwd, machine: asked.machine, questions: asked.questions, unattended: isUnattended(asked.environment), watchers: desk.watchers() });
   if (asked.asker && asked.questions.length > plan.askMaxQuestions) return { kind: 'too_many_questions', asked: asked.questions.length, max: plan.askMaxQuestions };
   const waitMs = asked.waitSeconds === undefined ? plan.waitMs : Math.min(plan.waitMs, asked.waitSeconds * 1000);
   // How long the asker can wait at all, which bounds any extension: what an asker said it waits, else
   // what Claude Code's hook timeout allows (a script or an MCP client that gave no limit is held to it too).
   const maxWaitMs = asked.waitSeconds === undefined ? MAX_WAIT_MS : asked.waitSeconds * 1000;
-  const waiter = store.open({
+  const input: NewAsk = {
     sessionId: asked.sessionId,
     toolUseId: asked.toolUseId,
     cwd: asked.cwd,
@@ -82,10 +82,28 @@ export function openAsk(desk: AskDesk, asked: Asked, log: Log): OpenResult {
     ...(asked.reply ? { reply: asked.reply(plan.config) } : {}),
     ...(asked.asker ? { asker: asked.asker } : {}),
     ...(asked.machine ? { machine: asked.machine } : {}),
+    ...(asked.credential ? { credential: asked.credential } : {}),
     ...(plan.immediate ? { immediate: plan.immediate } : {}),
-  });
+  };
+  const admission = store.admit(input, desk.limits);
+  switch (admission.kind) {
+    case 'taken':
+      return { kind: 'already_asked' };
+    case 'over': {
+      const { kind: _over, first, ...over } = admission;
+      if (over.scope === 'all') desk.onOverload?.();
+      if (first) log.warn({ asker: describeAsker(over.asker), limit: over.limit, scope: over.scope, max: over.max }, 'asker over a limit: its new questions are refused until some are settled');
+      return { kind: 'over_limit', ...over };
+    }
+    case 'new':
+      if (admission.refusedMeanwhile > 0) log.info({ asker: describeAsker(admission.asker), refused: admission.refusedMeanwhile }, 'questions fit again after refusals');
+      break;
+    case 'reattach':
+      break;
+  }
+  const waiter = store.open(input);
   log.info({ askId: waiter.ask.id, questions: asked.questions.length, transport: asked.transport, ...(asked.asker ? { asker: asked.asker.kind } : {}) }, 'question received');
-  if (isNew) addSessionContext(desk, asked, waiter.ask.id, log);
+  if (admission.kind === 'new') addSessionContext(desk, asked, waiter.ask.id, log);
   return { kind: 'opened', waiter };
 }
 
@@ -93,16 +111,28 @@ export function openAsk(desk: AskDesk, asked: Asked, log: Log): OpenResult {
  * What the asking session was doing, from its transcript, added to the ask once it waits (an
  * `updated` event): the ask is published at once and never waits for it. Only for Claude
  * Code's hook on this machine: a remote hook's path names a file of another machine, and a script
- * or an MCP client has no transcript. The path is never logged above debug, nor shown.
+ * or an MCP client has no transcript. Only the session's own transcript (`<session_id>.jsonl`):
+ * another session's would dress this question in that session's title and words. The path is
+ * never logged above debug, nor shown.
  */
-function addSessionContext({ store, sessionContext }: AskDesk, asked: Asked, askId: string, log: Log): void {
+function addSessionContext(desk: AskDesk, asked: Asked, askId: string, log: Log): void {
+  const { store, sessionContext } = desk;
   if (!sessionContext || asked.transcriptPath === undefined || asked.machine !== undefined || asked.asker !== undefined) return;
   const waiting = () => store.get(askId)?.status === 'pending';
   if (!waiting()) return; // settled the moment it was asked
+  if (!transcriptNamesSession(asked.transcriptPath, asked.sessionId)) {
+    log.debug({ askId, reason: 'not the transcript of its session' }, 'no session context');
+    return;
+  }
   sessionContext(asked.transcriptPath, asked.toolUseId, waiting)
     .then((read) => {
-      if ('none' in read) log.debug({ askId, reason: read.none }, 'no session context');
-      else if (store.setContext(askId, read.context)) log.debug({ askId, found: read.found }, 'session context added');
+      if ('none' in read) {
+        log.debug({ askId, reason: read.none }, 'no session context');
+        return;
+      }
+      const added = store.setContext(askId, read.context, desk.limits);
+      if (added === 'added') log.debug({ askId, found: read.found }, 'session context added');
+      if (added === 'no_room') log.debug({ askId, reason: 'no room left for its asker' }, 'no session context');
     })
     .catch((error: unknown) => log.warn({ askId, error: error instanceof Error ? error.message : String(error) }, 'could not add the session context'));
 }

@@ -2,10 +2,13 @@
 // outcome wins and every later one is refused with the winner. Knows nothing of HTTP or WebSockets,
 // nor of any client's reply format: it records a neutral outcome, reports changes to subscribers,
 // and hands each waiter the outcome and the reply its asker's own function made of it.
+// Each ask belongs to the asker that opened it (its transport, credential and machine): what the
+// asks of one asker hold is counted (asks and bytes), and only the command hook that opened an ask
+// may wait for it again; admit() says whether a new ask fits before open() opens it.
 import { randomUUID } from 'node:crypto';
 import { AnswerError, formatAnswers, requireEveryQuestion, type Answered } from '../../answers.js';
 import type { Asker, Question, AskStatus, AskView, Response, SessionContext, Source } from '../../protocol.js';
-import { EXTEND_STEP_MS } from '../limits.js';
+import { ASKER_SHARE, CREDENTIAL_SHARE, EXTEND_STEP_MS, FINISHED_BYTES, type WaitingLimits } from '../limits.js';
 
 /** How an ask ended: who or what settled it, and with what (neutral: no client's format). */
 export type Outcome = {
@@ -25,6 +28,37 @@ export type Outcome = {
 export type Reply = (outcome: Outcome) => string;
 
 export type StoreEvent = { type: 'added' | 'updated' | 'resolved'; ask: AskView };
+
+/** What an asker proved itself with: the hook key, or the token (the command hook signs with it, a local program sends it). */
+export type Credential = 'hook-key' | 'token';
+
+/**
+ * Who asks: how it came (Claude Code's http hook, the command hook, POST /api/asks), with what
+ * credential, from which machine (as it names itself), and for POST /api/asks which kind of
+ * program. An ask's limits are counted against it, and only it can reach the ask again.
+ */
+export type AskerIdentity = {
+  transport: 'http-hook' | 'command-hook' | 'ask';
+  credential: Credential;
+  machine: string | undefined;
+  program: Asker['kind'] | undefined;
+};
+
+/** How much waits: asks, and the bytes they hold (an ask's view and its input, as JSON). */
+export type Usage = { asks: number; bytes: number };
+
+/** Which limit a new ask would pass, for whom: its asker's share, its credential's, or everyone's. */
+export type OverLimit = { limit: 'asks' | 'bytes'; scope: 'asker' | 'credential' | 'all'; max: number };
+
+export type Admission =
+  /** It fits. `refusedMeanwhile`: how many of its asker's asks were refused since it last had room. */
+  | { kind: 'new'; asker: AskerIdentity; refusedMeanwhile: number }
+  /** The command hook that asked it comes back for it (after a restart, or a second hook for the same call). */
+  | { kind: 'reattach' }
+  /** This session and tool call were asked by another asker, or by one that never waits again: refused. */
+  | { kind: 'taken' }
+  /** Over a limit. `first`: the first refusal of this asker since it last had room (logged once). */
+  | ({ kind: 'over'; asker: AskerIdentity; bytes: number; first: boolean } & OverLimit);
 
 export type NewAsk = {
   sessionId: string;
@@ -51,6 +85,12 @@ export type NewAsk = {
   asker?: Asker;
   /** The machine a remote hook named. */
   machine?: string;
+  /**
+   * What the asker proved itself with, when its transport has a choice: a script or an MCP client
+   * asks with the token or the hook key. Claude Code's http hook always has the hook key, and the
+   * command hook (the asker that re-attaches) the token.
+   */
+  credential?: Credential;
   /**
    * The longest the asker can wait, counted from when it asks: how far the deadline may be extended
    * for a person who is answering (extend()). Absent, or not beyond waitMs: never extended.
@@ -100,8 +140,15 @@ type WaiterSlot = { deliver: (outcome: Outcome, reply: string) => void; reply: R
 
 type Entry = {
   view: AskView;
+  /** Emptied once settled: a finished ask keeps only its view. */
   toolInput: Record<string, unknown>;
   questions: Question[];
+  asker: AskerIdentity;
+  askerKey: string;
+  /** While it waits: what it holds (its view's JSON and its input's), counted against its asker. Once settled: its view's. */
+  bytes: number;
+  /** Its input's share of `bytes` while it waits. */
+  inputBytes: number;
   waiters: Set<WaiterSlot>;
   timer: NodeJS.Timeout | undefined;
   /** Set while a restored question waits for its hook to come back. */
@@ -117,6 +164,8 @@ export type AskStoreOptions = {
   /** How long a finished question is kept, so that a late answer learns who won. */
   keepFinishedMs?: number;
   maxFinished?: number;
+  /** What the finished questions' views may hold together; the oldest are forgotten first. */
+  keepFinishedBytes?: number;
   persistence?: PendingPersistence;
   /** How long a restored question waits for its hook to come back before it is withdrawn. */
   reattachMs?: number;
@@ -129,6 +178,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
   const now = options.now ?? Date.now;
   const keepFinishedMs = options.keepFinishedMs ?? 15 * 60_000;
   const maxFinished = options.maxFinished ?? 2000;
+  const keepFinishedBytes = options.keepFinishedBytes ?? FINISHED_BYTES;
   const reattachMs = options.reattachMs ?? REATTACH_MS;
 
   /**
@@ -149,7 +199,50 @@ export function createAskStore(options: AskStoreOptions = {}) {
   const byId = new Map<string, Entry>();
   const idByKey = new Map<string, string>();
   const finished: string[] = []; // ids in the order they finished, oldest first
+  let finishedBytes = 0;
   const listeners = new Set<(event: StoreEvent) => void>();
+
+  // What waits, in all, per credential and per asker; the refusals since an ask last had room.
+  const waitingAll: Usage = { asks: 0, bytes: 0 };
+  const waitingByCredential = new Map<Credential, Usage>();
+  const waitingByAsker = new Map<string, Usage>();
+  const refusals = new Map<string, number>();
+  // A new ask's size, as admit() measured it, for open() to count.
+  const measured = new WeakMap<NewAsk, { viewBytes: number; inputBytes: number }>();
+
+  /** Counts an ask that starts waiting (+1) or stops (-1); an asker with nothing waiting is forgotten. */
+  function count(entry: Entry, sign: 1 | -1): void {
+    addTo(waitingAll, sign, entry.bytes);
+    addIn(waitingByCredential, entry.asker.credential, sign, entry.bytes);
+    addIn(waitingByAsker, entry.askerKey, sign, entry.bytes);
+    if (!waitingByAsker.has(entry.askerKey)) refusals.delete(entry.askerKey);
+  }
+
+  /** The first limit `asks` more asks and `bytes` more bytes of this asker would pass, everyone's first. */
+  function overLimit(asker: AskerIdentity, asks: number, bytes: number, limits: WaitingLimits): OverLimit | undefined {
+    const scopes: Array<[OverLimit['scope'], Usage | undefined, number]> = [
+      ['all', waitingAll, 1],
+      ['credential', waitingByCredential.get(asker.credential), CREDENTIAL_SHARE],
+      ['asker', waitingByAsker.get(askerKeyOf(asker)), ASKER_SHARE],
+    ];
+    for (const [scope, usage, share] of scopes) {
+      const maxAsks = Math.max(1, Math.floor(limits.asks * share));
+      const maxBytes = Math.floor(limits.bytes * share);
+      if ((usage?.asks ?? 0) + asks > maxAsks) return { limit: 'asks', scope, max: maxAsks };
+      if ((usage?.bytes ?? 0) + bytes > maxBytes) return { limit: 'bytes', scope, max: maxBytes };
+    }
+    return undefined;
+  }
+
+  function existingFor(input: Pick<NewAsk, 'sessionId' | 'toolUseId'>): Entry | undefined {
+    const id = idByKey.get(keyOf(input.sessionId, input.toolUseId));
+    return id === undefined ? undefined : byId.get(id);
+  }
+
+  /** Only the command hook re-attaches, and only to an ask it opened itself. */
+  function mayReattach(entry: Entry, input: NewAsk): boolean {
+    return entry.asker.transport === 'command-hook' && entry.askerKey === askerKeyOf(identityOf(input));
+  }
 
   const keyOf = (sessionId: string, toolUseId: string) => `${sessionId}\u0000${toolUseId}`;
   const emit = (event: StoreEvent) => {
@@ -162,9 +255,10 @@ export function createAskStore(options: AskStoreOptions = {}) {
       const id = finished[0]!;
       const entry = byId.get(id);
       const old = !entry || (entry.view.resolvedAt ?? 0) < cutoff;
-      if (!old && finished.length <= maxFinished) break;
+      if (!old && finished.length <= maxFinished && finishedBytes <= keepFinishedBytes) break;
       finished.shift();
       if (entry) {
+        finishedBytes -= entry.bytes;
         byId.delete(id);
         idByKey.delete(keyOf(entry.view.sessionId, entry.view.toolUseId));
       }
@@ -191,6 +285,13 @@ export function createAskStore(options: AskStoreOptions = {}) {
     };
     for (const [index, slot] of slots.entries()) slot.deliver(outcome, replies[index]!);
     entry.waiters.clear();
+    // It waits no more: its asker has that room again, and it keeps only its view (each reply was made).
+    count(entry, -1);
+    entry.toolInput = {};
+    entry.questions = [];
+    entry.bytes = jsonBytes(entry.view);
+    entry.inputBytes = 0;
+    finishedBytes += entry.bytes;
     finished.push(entry.view.id);
     forgetOldFinished();
     emit({ type: 'resolved', ask: entry.view });
@@ -231,12 +332,13 @@ export function createAskStore(options: AskStoreOptions = {}) {
     };
   }
 
-  function create(input: NewAsk): Entry {
+  /** The view of a new ask, as pages and the CLI will see it. */
+  function viewOf(input: NewAsk, id: string): AskView {
     const createdAt = input.restored?.createdAt ?? now();
     const expiresAt = input.restored?.expiresAt ?? createdAt + input.waitMs;
     const extendableUntil = extensionLimit(input, createdAt, expiresAt);
-    const view: AskView = {
-      id: input.restored?.id ?? randomUUID(),
+    return {
+      id,
       sessionId: input.sessionId,
       toolUseId: input.toolUseId,
       cwd: input.cwd,
@@ -258,10 +360,27 @@ export function createAskStore(options: AskStoreOptions = {}) {
       ...(input.asker ? { asker: input.asker } : {}),
       ...(input.machine ? { machine: input.machine } : {}),
     };
+  }
+
+  /** What a new ask will hold: its view's JSON (as long as it will be: an id is always a UUID) and its input's. */
+  function measure(input: NewAsk): { viewBytes: number; inputBytes: number } {
+    let size = measured.get(input);
+    if (!size) measured.set(input, (size = { viewBytes: jsonBytes(viewOf(input, randomUUID())), inputBytes: jsonBytes(input.toolInput) }));
+    return size;
+  }
+
+  function create(input: NewAsk): Entry {
+    const view = viewOf(input, input.restored?.id ?? randomUUID());
+    const { inputBytes } = measure(input);
+    const asker = identityOf(input);
     const entry: Entry = {
       view,
       toolInput: input.toolInput,
       questions: input.questions,
+      asker,
+      askerKey: askerKeyOf(asker),
+      bytes: jsonBytes(view) + inputBytes,
+      inputBytes,
       waiters: new Set(),
       timer: undefined,
       reattachTimer: undefined,
@@ -271,6 +390,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
     };
     byId.set(entry.view.id, entry);
     idByKey.set(keyOf(input.sessionId, input.toolUseId), entry.view.id);
+    count(entry, 1);
     return entry;
   }
 
@@ -283,11 +403,41 @@ export function createAskStore(options: AskStoreOptions = {}) {
   }
 
   return {
-    /** Ask a question, or wait for the same one again when its session and tool call are known. */
+    /**
+     * Whether `input` may be opened now: a new ask that fits in every limit (everyone's, its
+     * credential's share, its asker's share), the command hook coming back for its own ask, or a
+     * refusal. open() opens only what this admits.
+     */
+    admit(input: NewAsk, limits: WaitingLimits): Admission {
+      const existing = existingFor(input);
+      if (existing) return mayReattach(existing, input) ? { kind: 'reattach' } : { kind: 'taken' };
+      const asker = identityOf(input);
+      const key = askerKeyOf(asker);
+      const { viewBytes, inputBytes } = measure(input);
+      const over = overLimit(asker, 1, viewBytes + inputBytes, limits);
+      if (over) {
+        // Counted per asker only while it has something waiting (a key per machine named would
+        // grow without end); else under the scope it passed.
+        const counted = over.scope === 'all' ? 'all' : over.scope === 'asker' && waitingByAsker.has(key) ? key : `credential ${asker.credential}`;
+        const refused = (refusals.get(counted) ?? 0) + 1;
+        refusals.set(counted, refused);
+        return { kind: 'over', asker, bytes: viewBytes + inputBytes, first: refused === 1, ...over };
+      }
+      let refusedMeanwhile = 0;
+      for (const counted of [key, `credential ${asker.credential}`, 'all']) {
+        refusedMeanwhile += refusals.get(counted) ?? 0;
+        refusals.delete(counted);
+      }
+      return { kind: 'new', asker, refusedMeanwhile };
+    },
+
+    /** Ask a question admit() admitted, or wait for the same one again (the command hook that asked it). */
     open(input: NewAsk): Waiter {
-      const known = idByKey.get(keyOf(input.sessionId, input.toolUseId));
-      const existing = known === undefined ? undefined : byId.get(known);
-      if (existing) return attach(existing, input.reply);
+      const existing = existingFor(input);
+      if (existing) {
+        if (!mayReattach(existing, input)) throw new Error('this tool call was asked by another asker: admit() refuses it');
+        return attach(existing, input.reply);
+      }
 
       const entry = create(input);
       const waiter = attach(entry, input.reply);
@@ -309,7 +459,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
      * A question that was waiting when the daemon stopped: shown again at once, settled at its old
      * deadline, and withdrawn unless its hook comes back (and re-attaches through open()) in time.
      */
-    restore(input: Omit<NewAsk, 'reattaches' | 'immediate' | 'reply'> & { restored: NonNullable<NewAsk['restored']> }): void {
+    restore(input: Omit<NewAsk, 'reattaches' | 'immediate' | 'reply' | 'credential'> & { restored: NonNullable<NewAsk['restored']> }): void {
       if (idByKey.has(keyOf(input.sessionId, input.toolUseId))) return;
       const entry = create({ ...input, reattaches: true });
       entry.persisted = true; // its file is still there, from before the restart
@@ -371,26 +521,34 @@ export function createAskStore(options: AskStoreOptions = {}) {
 
     /**
      * What the asking session was doing, read after the question arrived: shown with it from now on
-     * (an `updated` event). A question settled meanwhile keeps what it had. False when nothing changed.
+     * (an `updated` event), when it fits in what its asker may hold. A question settled meanwhile
+     * keeps what it had.
      */
-    setContext(id: string, context: SessionContext): boolean {
+    setContext(id: string, context: SessionContext, limits: WaitingLimits): 'added' | 'settled' | 'no_room' {
       const entry = byId.get(id);
-      if (!entry || entry.outcome) return false;
-      entry.view = { ...entry.view, context };
+      if (!entry || entry.outcome) return 'settled';
+      const view = { ...entry.view, context };
+      const bytes = jsonBytes(view) + entry.inputBytes;
+      const more = bytes - entry.bytes;
+      if (more > 0 && overLimit(entry.asker, 0, more, limits)) return 'no_room';
+      count(entry, -1);
+      entry.view = view;
+      entry.bytes = bytes;
+      count(entry, 1);
       emit({ type: 'updated', ask: entry.view });
-      return true;
+      return 'added';
     },
 
     /**
      * Claude Code says a session ended: every question of it still waiting is withdrawn, and its
-     * hooks print nothing. Only Claude Code's own questions from the same machine (a script's or an
-     * MCP client's are never a session's). Returns the questions withdrawn.
+     * hooks print nothing. Only the questions its own hook asked: the same transport, credential and
+     * machine (a script's or an MCP client's are never a session's). Returns the questions withdrawn.
      */
-    endSession(sessionId: string, machine: string | undefined): AskView[] {
+    endSession(sessionId: string, by: AskerIdentity): AskView[] {
       const withdrawn: AskView[] = [];
+      const key = askerKeyOf(by);
       for (const entry of [...byId.values()]) {
-        const { view } = entry;
-        if (entry.outcome || view.sessionId !== sessionId || view.asker !== undefined || view.machine !== machine) continue;
+        if (entry.outcome || entry.view.sessionId !== sessionId || entry.askerKey !== key || entry.asker.transport === 'ask') continue;
         settle(entry, { status: 'cancelled', source: { kind: 'session-ended' } });
         withdrawn.push(entry.view);
       }
@@ -401,15 +559,10 @@ export function createAskStore(options: AskStoreOptions = {}) {
       return byId.get(id)?.view;
     },
 
-    /** Whether this tool call is already known (waiting or finished): asking it again re-attaches. */
-    knows(sessionId: string, toolUseId: string): boolean {
-      return idByKey.has(keyOf(sessionId, toolUseId));
-    },
-
-    pendingCount(): number {
-      let count = 0;
-      for (const entry of byId.values()) if (!entry.outcome) count++;
-      return count;
+    /** What waits: in all, or of one asker. */
+    waiting(asker?: AskerIdentity): Usage {
+      const usage = asker ? waitingByAsker.get(askerKeyOf(asker)) : waitingAll;
+      return { asks: usage?.asks ?? 0, bytes: usage?.bytes ?? 0 };
     },
 
     /** Waiting asks, oldest first (a restored ask by when it was first asked). */
@@ -434,6 +587,48 @@ export function createAskStore(options: AskStoreOptions = {}) {
 }
 
 export type AskStore = ReturnType<typeof createAskStore>;
+
+function addTo(usage: Usage, sign: 1 | -1, bytes: number): void {
+  usage.asks += sign;
+  usage.bytes += sign * bytes;
+}
+
+function addIn<Key>(map: Map<Key, Usage>, key: Key, sign: 1 | -1, bytes: number): void {
+  const usage = map.get(key) ?? { asks: 0, bytes: 0 };
+  addTo(usage, sign, bytes);
+  if (usage.asks === 0) map.delete(key);
+  else map.set(key, usage);
+}
+
+/** Who asks, from what it asked with: only the command hook re-attaches, and a script or an MCP client names itself. */
+export function identityOf(input: Pick<NewAsk, 'reattaches' | 'asker' | 'machine' | 'credential'>): AskerIdentity {
+  const transport = input.asker ? 'ask' : input.reattaches ? 'command-hook' : 'http-hook';
+  return { transport, credential: input.credential ?? (transport === 'http-hook' ? 'hook-key' : 'token'), machine: input.machine, program: input.asker?.kind };
+}
+
+function askerKeyOf(asker: AskerIdentity): string {
+  return [asker.transport, asker.credential, asker.program ?? '', asker.machine ?? ''].join('\u0000');
+}
+
+/** An asker as its refusals and the log name it: `Claude Code's http hook (machine "ci-runner")`. */
+export function describeAsker(asker: AskerIdentity): string {
+  const who = { 'http-hook': "Claude Code's http hook", 'command-hook': 'the command hook', ask: asker.program === 'mcp' ? 'an MCP client' : 'a script' }[asker.transport];
+  const credential = asker.transport === 'ask' ? ` with the ${asker.credential === 'token' ? 'token' : 'hook key'}` : '';
+  return `${who}${credential}${asker.machine === undefined ? '' : ` (machine ${JSON.stringify(asker.machine)})`}`;
+}
+
+/**
+ * The bytes of a value's JSON, in UTF-8: what it takes on the wire and, about, in memory. Every
+ * value from a request was JSON; one that cannot be written (a BigInt) counts nothing, and its
+ * reply fails when it is made.
+ */
+function jsonBytes(value: unknown): number {
+  try {
+    return Buffer.byteLength(JSON.stringify(value));
+  } catch {
+    return 0;
+  }
+}
 
 /** What is written to disk of a waiting question (and written again when its deadline moves). */
 function recordOf(entry: Entry): PendingRecord {

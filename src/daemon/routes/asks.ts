@@ -10,7 +10,7 @@ import { ANSWER_BODY_LIMIT_BYTES, EXTEND_STEP_MS } from '../limits.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
 import type { AnswerResult, ExtendResult } from '../asks/store.js';
-import { requireHookKey } from './hook-key.js';
+import { machineOf, requireHookKey } from './hook-key.js';
 import { openOrRefuse } from './open-or-refuse.js';
 import { HOOK_KEY_HEADER } from '../../http-hook.js';
 
@@ -28,6 +28,7 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
   app.get(
     '/api/asks',
     { config: { access: 'page-or-local' }, schema: { summary: 'The asks waiting for an answer, oldest first', response: { 200: AsksReplySchema, '4xx': ErrorReplySchema } } },
+    // Never too large to send: what may wait is bounded in bytes (limits.ts WAITING_BYTES), and this is its views.
     async () => ({ asks: store.pending() }),
   );
 
@@ -62,7 +63,11 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     },
     async (request, reply) => {
       const { questions, asker, cwd, waitSeconds, environment } = request.body;
-      const waiter = openOrRefuse(context, request, {
+      // Whoever holds only the hook key asks as that credential, from the machine it names: its
+      // asks count with the hook key's other askers.
+      const byToken = context.auth.isLocalToken(request.headers.authorization) === true;
+      const machine = byToken ? undefined : machineOf(request);
+      const waiter = openOrRefuse(context, request, reply, {
         sessionId: `${asker.kind}:${asker.name}`,
         toolUseId: randomUUID(),
         cwd,
@@ -70,9 +75,12 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
         questions,
         environment,
         transport: 'ask',
+        credential: byToken ? 'token' : 'hook-key',
         asker,
+        ...(machine ? { machine } : {}),
         ...(waitSeconds === undefined ? {} : { waitSeconds }),
       });
+      if (!waiter) return reply;
       reply.raw.on('close', () => {
         if (!reply.raw.writableEnded) waiter.leave();
       });

@@ -6,7 +6,7 @@ import type { EffectiveConfig } from '../../config.js';
 import type { HistoryProblem } from '../../protocol.js';
 import type { PublicUrl } from '../../public-url.js';
 import type { Auth, AuthOptions } from './auth.js';
-import type { RequestTimeouts } from '../limits.js';
+import type { RequestTimeouts, WaitingLimits } from '../limits.js';
 import type { PolicyContext, QuestionPlan } from '../asks/policy.js';
 import type { Push } from '../push.js';
 import type { AskStore } from '../asks/store.js';
@@ -55,10 +55,13 @@ export type AppDeps = {
   onShutdownRequest?: () => void;
   /** How often pages and listeners are pinged (events.ts; tests use a short interval). */
   heartbeatMs?: number;
-  /** Questions waiting at once; over it, a new one is refused and its terminal asks (hook.ts). */
-  maxPending?: number;
-  /** Told when a question was refused for being over maxPending, and when there is room again. */
-  onOverload?: (overloaded: boolean) => void;
+  /**
+   * Questions (and their bytes) waiting at once from every asker together; one asker may hold a
+   * quarter of it, one credential half (limits.ts). Over any, a new one is refused and its terminal asks.
+   */
+  waitingLimits?: WaitingLimits;
+  /** Told when a question was refused because every asker's together are at a limit. */
+  onOverload?: () => void;
   /**
    * What a session was doing, read from the transcript its hook names (transcript.ts); without it,
    * questions show no context. `stillWanted` says whether the question still waits.

@@ -1,9 +1,11 @@
 // GET /ws: every change to the questions, pushed to every connected page (and CLI listener).
-// A new socket gets a snapshot of the pending questions first; each event is serialised once.
+// A new socket gets a snapshot of the pending questions first (bounded by what may wait, limits.ts
+// WAITING_BYTES, as GET /api/asks is); each event is serialised once.
 // Bounded: at most MAX_WATCHERS sockets; one that stops reading is dropped once its send buffer
-// passes SEND_BUFFER_LIMIT_BYTES (the others are unaffected); ping/pong heartbeats drop a peer that
-// has gone away without closing, so that only live pages count as someone watching. A page says
-// whether a person can see it (PageMessage), so that nobody is pushed to while looking at a page.
+// passes SEND_BUFFER_LIMIT_BYTES beyond its snapshot (the others are unaffected); ping/pong
+// heartbeats drop a peer that has gone away without closing, so that only live pages count as
+// someone watching. A page says whether a person can see it (PageMessage), so that nobody is
+// pushed to while looking at a page.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RawData, WebSocket } from 'ws';
 import { describeZodError, ErrorReplySchema, PageMessageSchema, ServerMessageSchema, type ErrorReply, type PageMessage, type ServerMessage } from '../../protocol.js';
@@ -21,12 +23,15 @@ export const HEARTBEAT_MS = 15_000;
 
 const OPEN = 1;
 
+/** The bytes of each socket's snapshot: a page far away may still be reading it when the next event comes. */
+const snapshotBytes = new WeakMap<WebSocket, number>();
+
 /** Serialise once, send to every open socket that keeps up. */
 export function broadcast(watchers: Watchers, message: ServerMessage): void {
   const data = JSON.stringify(message);
   for (const socket of watchers.sockets) {
     if (socket.readyState !== OPEN) continue;
-    if (socket.bufferedAmount > SEND_BUFFER_LIMIT_BYTES) {
+    if (socket.bufferedAmount > SEND_BUFFER_LIMIT_BYTES + (snapshotBytes.get(socket) ?? 0)) {
       socket.terminate();
       continue;
     }
@@ -86,8 +91,9 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { st
         if (read.message.visible) watchers.visible.add(socket);
         else watchers.visible.delete(socket);
       });
-      const snapshot: ServerMessage = { type: 'snapshot', asks: store.pending() };
-      socket.send(JSON.stringify(snapshot));
+      const snapshot = JSON.stringify({ type: 'snapshot', asks: store.pending() } satisfies ServerMessage);
+      snapshotBytes.set(socket, Buffer.byteLength(snapshot));
+      socket.send(snapshot);
       // Always sent, so a page that reconnects also drops a banner that was cleared meanwhile.
       socket.send(JSON.stringify({ type: 'banner', message: deps.banner?.() ?? null } satisfies ServerMessage));
     },

@@ -1,6 +1,8 @@
-// The hook key: what Claude Code's http hooks (a question, a session that ended), and any program that may only ask, send.
+// The hook key: what Claude Code's http hooks (a question, a session that ended), and any program that may only ask, send;
+// and the machine such a request names.
 import type { FastifyRequest } from 'fastify';
-import { HOOK_KEY_HEADER } from '../../http-hook.js';
+import { HOOK_KEY_HEADER, MACHINE_HEADER } from '../../http-hook.js';
+import { shorten } from '../../shorten.js';
 import { HttpError } from '../errors.js';
 import { sameSecret } from '../hook-identity.js';
 import type { AppDeps } from './context.js';
@@ -11,4 +13,25 @@ export function requireHookKey(request: FastifyRequest, deps: Pick<AppDeps, 'hoo
   const expected = deps.hookKey?.();
   if (typeof key !== 'string' || key === '') throw new HttpError(401, 'hook_key_missing', `an http hook must send its key in ${HOOK_KEY_HEADER}: run \`askbridge install\``);
   if (expected === undefined || !sameSecret(key, expected)) throw new HttpError(401, 'bad_hook_key', 'this hook key is not the current one (it was rotated?): run `askbridge install` again');
+  request.principal = { kind: 'hook' };
+}
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * The machine a remote hook names (`install --remote` writes it into Claude Code's settings, which
+ * sends it as UTF-8 bytes; Node hands header bytes over one character each). Decoded as the UTF-8
+ * it is, so "Zoë's laptop" shows as written; bytes that are not UTF-8 are refused (400), never
+ * shown as something else. Shown on the page as text, so only bounded, never trusted.
+ */
+export function machineOf(request: FastifyRequest): string | undefined {
+  const header = request.headers[MACHINE_HEADER];
+  if (typeof header !== 'string' || header.trim() === '') return undefined;
+  let machine: string;
+  try {
+    machine = utf8.decode(Buffer.from(header, 'latin1'));
+  } catch {
+    throw new HttpError(400, 'bad_machine', `${MACHINE_HEADER} is not UTF-8 text: write the machine's name again (askbridge install --remote)`);
+  }
+  return shorten(machine.trim(), 64);
 }

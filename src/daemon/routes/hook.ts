@@ -12,7 +12,10 @@
 //   the hook waits for it too), then one `settled` line with what the hook prints.
 // - POST /api/hook/session-end (SESSION_END_PATH): Claude Code's SessionEnd hook, an http entry with
 //   the hook key or the command hook (hello first, then signed): every question of that session
-//   still waiting is withdrawn, and its hooks print nothing. The reply is always empty.
+//   still waiting that a hook of the same kind asked (the http hook from the same machine, or the
+//   command hook) is withdrawn, and its hooks print nothing. The reply is always empty.
+// A question belongs to the hook that asked it: the same session and tool call asked again is
+// refused (409), unless the command hook that asked it comes back for it (store.ts).
 import type { FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
@@ -21,22 +24,17 @@ import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
 import { createHookIdentity, isHelloFromThisMachine, type HookCredentials } from '../hook-identity.js';
 import type { Asked } from '../asks/open-ask.js';
+import type { AskerIdentity } from '../asks/store.js';
 import { claudeCodeReply, HookOutputSchema } from '../decisions/claude-code.js';
 import { openOrRefuse } from './open-or-refuse.js';
-import { shorten } from '../../shorten.js';
-import { requireHookKey } from './hook-key.js';
-import { HTTP_HOOK_ENV, HTTP_HOOK_PATH, MACHINE_HEADER, SESSION_END_PATH, envHeader } from '../../http-hook.js';
+import { machineOf, requireHookKey } from './hook-key.js';
+import { HTTP_HOOK_ENV, HTTP_HOOK_PATH, SESSION_END_PATH, envHeader } from '../../http-hook.js';
 
 /** A hook's checked payload, as an ask to open, answered in Claude Code's decision format. */
 function askedByHook(payload: z.infer<typeof AskPayloadSchema>, environment: HookEnvironment, transport: 'http' | 'command', machine?: string): Asked {
   const { session_id: sessionId, tool_use_id: toolUseId, cwd, tool_input: toolInput, questions, transcript_path: transcriptPath } = payload;
   const reply: Asked['reply'] = (config) => claudeCodeReply({ toolInput, answerMode: config.answerMode, waitSeconds: config.waitSeconds });
   return { sessionId, toolUseId, cwd, toolInput, questions, environment, transport, reply, ...(machine ? { machine } : {}), ...(transcriptPath ? { transcriptPath } : {}) };
-}
-
-/** The machine a remote hook names: shown on the page as text, so only bounded, never trusted. */
-function machineOf(header: string | string[] | undefined): string | undefined {
-  return typeof header === 'string' && header.trim() !== '' ? shorten(header, 64) : undefined;
 }
 
 /** Refusals a hook can meet: its terminal asks instead. */
@@ -54,13 +52,20 @@ function refuseUnsigned(credentials: 'unsigned' | 'bad-signature'): never {
 export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, context) => {
   const { deps } = context;
   const identity = createHookIdentity(deps.token);
-  // The signature covers the exact bytes sent: keep them beside the parsed body (this plugin only).
+  // The signature covers the exact bytes sent: kept beside the parsed body of a signed request
+  // (this plugin only) until it is checked, never while a question waits.
   const rawBodies = new WeakMap<FastifyRequest, string>();
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
-    rawBodies.set(request, body as string);
+    if (request.headers.authorization !== undefined) rawBodies.set(request, body as string);
     parseJson(request, body as string, done);
   });
+  /** The signed request's credentials, its raw body let go of once checked. */
+  const verify = (purpose: 'question' | 'session-end', request: FastifyRequest) => {
+    const credentials = identity.verifyRequest(purpose, request.headers.authorization, rawBodies.get(request) ?? '');
+    rawBodies.delete(request);
+    return credentials;
+  };
 
   app.post(
     HTTP_HOOK_PATH,
@@ -88,7 +93,8 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
         // An unset variable arrives as an empty header.
         if (typeof value === 'string' && value !== '') environment[name] = value.slice(0, 100);
       }
-      const waiter = openOrRefuse(context, request, askedByHook(request.body, environment, 'http', machineOf(request.headers[MACHINE_HEADER])));
+      const waiter = openOrRefuse(context, request, reply, askedByHook(request.body, environment, 'http', machineOf(request)));
+      if (!waiter) return reply;
 
       reply.hijack();
       const response = reply.raw;
@@ -132,9 +138,10 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       config: { access: 'hook' },
       // The signature first: nobody without the token learns anything about what a payload should be.
       preValidation: async (request) => {
-        const credentials = identity.verifyRequest('question', request.headers.authorization, rawBodies.get(request) ?? '');
+        const credentials = verify('question', request);
         if (typeof credentials === 'string') refuseUnsigned(credentials);
         signedBy.set(request, credentials);
+        request.principal = { kind: 'hook' };
       },
       schema: {
         summary: 'The command hook asks (signed); the reply streams once the question is settled',
@@ -151,7 +158,8 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     async (request, reply) => {
       const credentials = signedBy.get(request);
       if (!credentials) throw new HttpError(401, 'unsigned', 'a hook request must be signed (POST /api/hook/hello first)');
-      const waiter = openOrRefuse(context, request, askedByHook(request.body.payload, request.body.environment, 'command'));
+      const waiter = openOrRefuse(context, request, reply, askedByHook(request.body.payload, request.body.environment, 'command'));
+      if (!waiter) return reply;
 
       reply.hijack();
       const response = reply.raw;
@@ -187,8 +195,9 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       // The http hook's key, or the command hook's signature, before the body is looked at.
       preValidation: async (request) => {
         if (request.headers.authorization === undefined) return requireHookKey(request, deps);
-        const credentials = identity.verifyRequest('session-end', request.headers.authorization, rawBodies.get(request) ?? '');
+        const credentials = verify('session-end', request);
         if (typeof credentials === 'string') refuseUnsigned(credentials);
+        request.principal = { kind: 'hook' };
       },
       schema: {
         summary: "Claude Code's SessionEnd hook: the session's waiting questions are withdrawn",
@@ -204,7 +213,12 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       },
     },
     async (request, reply) => {
-      const withdrawn = context.store.endSession(request.body.session_id, machineOf(request.headers[MACHINE_HEADER]));
+      // Signed: the command hook, on this machine. Else Claude Code's http hook, from the machine it names.
+      const by: AskerIdentity =
+        request.headers.authorization === undefined
+          ? { transport: 'http-hook', credential: 'hook-key', machine: machineOf(request), program: undefined }
+          : { transport: 'command-hook', credential: 'token', machine: undefined, program: undefined };
+      const withdrawn = context.store.endSession(request.body.session_id, by);
       request.log.info({ reason: request.body.reason, asks: withdrawn.length, askIds: withdrawn.map((ask) => ask.id) }, 'session ended: its waiting questions withdrawn');
       // Nothing at all: an http hook's body is exactly one JSON document or nothing.
       return reply.code(200).type('text/plain; charset=utf-8').send('');
