@@ -1,7 +1,9 @@
 // `askbridge doctor`: reads the three Claude Code settings files, askbridge's config, `claude
 // --version` and the daemon, and says what keeps askbridge from answering AskUserQuestion, each
 // problem with its fix. `diagnose` holds every check and touches nothing, so tests feed it inputs;
-// `gatherInputs` does the reading and `run` is the command.
+// `gatherInputs` does the reading and `run` is the command. What doctor reports quotes settings
+// files, a repository's folders and config, `claude --version` and whatever answers on the port:
+// all of it is shown with invisible characters as markers, and a newline in it cannot start a line.
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -17,6 +19,8 @@ import type { CommandIo } from './command.js';
 import { StatusReplySchema } from '../protocol.js';
 import { shorten } from '../shorten.js';
 import { readReply } from './replies.js';
+import { systemdHoldsPort } from './install.js';
+import { markerOf, markInvisible, terminalJson } from '../visible-text.js';
 
 export const TOOL_NAME = 'AskUserQuestion';
 export const HOOK_SCRIPT = 'askbridge-hook.cjs';
@@ -37,6 +41,8 @@ export type DoctorInputs = {
   daemon: DaemonProbe;
   /** The current hook key from the state directory (an http entry must carry it), if there is one. */
   hookKey: string | undefined;
+  /** Whether systemd holds askbridge's port (`askbridge service install`), so no other program can take it while askbridge is down. */
+  portHeld: boolean;
   fileExists: (path: string) => boolean;
 };
 
@@ -50,6 +56,7 @@ export type FindingId =
   | 'hook-outdated'
   | 'hook-key-stale'
   | 'hook-port-mismatch'
+  | 'http-hook-port-unheld'
   | 'claude-too-old-for-http'
   | 'hook-conflict'
   | 'permission-deny'
@@ -274,6 +281,15 @@ function checkHttpHooks(inputs: DoctorInputs, ours: HookRef[], findings: Finding
       passed.push(`the http hook in ${ref.file.path} carries the current hook key`);
     }
     const url = typeof ref.hook.url === 'string' && !isRemoteHook(ref.hook) ? parseUrl(ref.hook.url) : undefined;
+    if (url && isLoopback(url.hostname) && !inputs.portHeld) {
+      findings.push({
+        id: 'http-hook-port-unheld',
+        level: 'warning',
+        file: ref.file.path,
+        message: `the http hook in ${ref.file.path} posts to port ${url.port || '80'}, which no service holds: while askbridge is not running there, any program on this machine can listen on it, receive every question with the hook key, and answer it in your name`,
+        fix: `\`askbridge service install\` (systemd holds the port), or ${installCommand(ref.file.scope, inputs.projectDir, ' --hook command')} (the command hook proves the daemon before it sends anything)`,
+      });
+    }
     const daemonUrl = inputs.daemon.running ? parseUrl(inputs.daemon.url) : undefined;
     if (url && daemonUrl && isLoopback(url.hostname) && url.port !== daemonUrl.port) {
       findings.push({
@@ -570,18 +586,18 @@ export async function probeDaemon(env: NodeJS.ProcessEnv): Promise<DaemonProbe> 
   }
 }
 
-export type Probes = { claude: typeof probeClaude; daemon: typeof probeDaemon };
+export type Probes = { claude: typeof probeClaude; daemon: typeof probeDaemon; portHeld: typeof systemdHoldsPort };
 
 /** Everything `diagnose` looks at. `claudeBin` is the `claude` to ask for its version (default: the user's, from PATH). */
 export async function gatherInputs(
   projectDir: string,
   env: NodeJS.ProcessEnv,
-  probes: Probes = { claude: probeClaude, daemon: probeDaemon },
+  probes: Probes = { claude: probeClaude, daemon: probeDaemon, portHeld: systemdHoldsPort },
   claudeBin: string | undefined = findUserClaude(env),
 ): Promise<DoctorInputs> {
   const homeDir = env.HOME || homedir();
   const claudeProbe = claudeBin === undefined ? Promise.resolve<ClaudeProbe>({ bin: 'claude', state: 'missing' }) : probes.claude(claudeBin, env);
-  const [claude, daemon] = await Promise.all([claudeProbe, probes.daemon(env)]);
+  const [claude, daemon, portHeld] = await Promise.all([claudeProbe, probes.daemon(env), probes.portHeld(env)]);
   return {
     projectDir,
     homeDir,
@@ -594,20 +610,29 @@ export async function gatherInputs(
     claude,
     daemon,
     hookKey: openStateDir(resolveStateDir(env)).readHookKey(),
+    portHeld,
     fileExists: existsSync,
   };
 }
 
 const MARKS = { error: '✗', warning: '!', info: 'i' } as const;
 
+/**
+ * One line of the report: every invisible or terminal-active character as its marker, a newline
+ * too, since each line doctor prints is one of its own (a check, a finding, its fix).
+ */
+function reportLine(text: string): string {
+  return markInvisible(text).replace(/\n/g, markerOf);
+}
+
 export function formatReport(inputs: DoctorInputs, diagnosis: Diagnosis): string {
-  const lines = [`askbridge doctor: ${inputs.projectDir}`, ''];
+  const lines = [`askbridge doctor: ${reportLine(inputs.projectDir)}`, ''];
   const read = inputs.settings.map((file) => `${file.path}${file.state === 'missing' ? ' (none)' : file.state === 'invalid' ? ' (unreadable)' : ''}`);
-  lines.push(`  settings read: ${read.join(', ')}`, '');
-  for (const text of diagnosis.passed) lines.push(`✓ ${text}`);
+  lines.push(`  settings read: ${reportLine(read.join(', '))}`, '');
+  for (const text of diagnosis.passed) lines.push(`✓ ${reportLine(text)}`);
   for (const finding of diagnosis.findings) {
-    lines.push(`${MARKS[finding.level]} ${finding.level}: ${finding.message}`);
-    if (finding.fix) lines.push(`    fix: ${finding.fix}`);
+    lines.push(`${MARKS[finding.level]} ${finding.level}: ${reportLine(finding.message)}`);
+    if (finding.fix) lines.push(`    fix: ${reportLine(finding.fix)}`);
   }
   const problems = diagnosis.findings.filter((finding) => finding.level !== 'info').length;
   lines.push('', problems === 0 ? 'Nothing wrong found.' : `${problems} problem(s) found.`);
@@ -616,10 +641,10 @@ export function formatReport(inputs: DoctorInputs, diagnosis: Diagnosis): string
 
 export async function run(io: CommandIo): Promise<number> {
   const { values } = parseArgs({ args: io.argv, strict: true, options: { cwd: { type: 'string' }, json: { type: 'boolean', default: false }, claude: { type: 'string' } } });
-  const probes: Probes = { claude: probeClaude, daemon: probeDaemon };
+  const probes: Probes = { claude: probeClaude, daemon: probeDaemon, portHeld: systemdHoldsPort };
   const inputs = await gatherInputs(resolve(values.cwd ?? process.cwd()), io.env, probes, values.claude === undefined ? findUserClaude(io.env) : resolve(values.claude));
   const diagnosis = diagnose(inputs);
-  if (values.json) io.stdout(`${JSON.stringify({ ok: diagnosis.ok, findings: diagnosis.findings })}\n`);
+  if (values.json) io.stdout(`${terminalJson({ ok: diagnosis.ok, findings: diagnosis.findings })}\n`);
   else io.stdout(formatReport(inputs, diagnosis));
   return diagnosis.ok ? 0 : 1;
 }

@@ -4,12 +4,13 @@
 // transport (the daemon withdraws the questions of a session that ended) and a SessionStart hook
 // that makes sure the daemon runs. They name this machine (a port, a key, an absolute path), so they
 // go only where nothing gets committed: a project's `.claude/settings.local.json` (made sure to be
-// ignored by git; the key is never written where git would commit it) or the user's own settings.
-// Running it twice changes nothing the second time.
-import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
+// ignored by git; the key is never written where git would commit it, nor through a symbolic link
+// into a file that lives elsewhere) or the user's own settings. Running it twice changes nothing
+// the second time.
+import { execFile, execFileSync } from 'node:child_process';
+import { appendFileSync, existsSync, lstatSync, readFileSync, readlinkSync, realpathSync, statSync, unlinkSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
-import { dirname, relative, resolve } from 'node:path';
+import { basename, dirname, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { makeFolders } from '../folders.js';
 import { HTTP_HOOK_PATH } from '../http-hook.js';
@@ -32,6 +33,8 @@ import {
 } from './claude-settings.js';
 import { compareVersions, findUserClaude, MIN_HTTP_HOOK_VERSION, probeClaude, probedVersion } from './claude-version.js';
 import { CliError, type CommandIo } from './command.js';
+import { markInvisible } from '../visible-text.js';
+import writeFileAtomic from 'write-file-atomic';
 
 export type Target = { projectDir: string; homeDir: string; user: boolean };
 
@@ -58,8 +61,28 @@ export function readEditable(scope: SettingsScope, target: Target): SettingsFile
   return file;
 }
 
-/** --hook when given; else http when the user's Claude Code has it (or cannot be asked), command when it is older. */
-async function chooseTransport(io: CommandIo, requested: string | undefined, claudeBin: string | undefined): Promise<HookTransport> {
+/** The systemd user unit that holds askbridge's port (`askbridge service install` writes it). */
+export const SYSTEMD_SOCKET_UNIT = 'askbridge.socket';
+
+/**
+ * Whether systemd holds askbridge's port, so that no other program can take it while the daemon is
+ * down: `systemctl --user is-active --quiet askbridge.socket` exits 0. No systemctl, no user
+ * manager, or no answer within seconds: not held.
+ */
+export function systemdHoldsPort(env: NodeJS.ProcessEnv): Promise<boolean> {
+  return new Promise((done) => {
+    execFile('systemctl', ['--user', 'is-active', '--quiet', SYSTEMD_SOCKET_UNIT], { env, timeout: 5_000 }, (error) => done(error === null));
+  });
+}
+
+/**
+ * --hook when given. Otherwise the command hook for a Claude Code older than 2.1.63, and the http
+ * hook only where systemd holds the port: the http hook posts the question, with the hook key, to
+ * whatever listens there and takes its reply as the answer, while the command hook proves the
+ * daemon (an HMAC challenge) before it sends anything. A question must never be answered by
+ * anything but askbridge.
+ */
+async function chooseTransport(io: CommandIo, requested: string | undefined, claudeBin: string | undefined, portHeld: boolean): Promise<HookTransport> {
   if (requested !== undefined) {
     if (!(HOOK_TRANSPORTS as readonly string[]).includes(requested)) throw new CliError(`--hook must be ${HOOK_TRANSPORTS.join(' or ')}, not "${requested}"`, 2);
     return requested as HookTransport;
@@ -67,13 +90,18 @@ async function chooseTransport(io: CommandIo, requested: string | undefined, cla
   const minimum = MIN_HTTP_HOOK_VERSION.join('.');
   const bin = claudeBin ?? findUserClaude(io.env);
   const version = bin === undefined ? undefined : probedVersion(await probeClaude(bin, io.env));
+  if (version !== undefined && compareVersions(version, MIN_HTTP_HOOK_VERSION) < 0) {
+    io.stderr(`Claude Code ${version.join('.')} is older than ${minimum}, which brought http hooks: installing the command hook\n`);
+    return 'command';
+  }
+  if (!portHeld) {
+    io.stderr(`installing the command hook, not the http hook: no service holds askbridge's port, so while askbridge is down another program could take it and the http hook would hand it your questions; \`askbridge service install\` lets systemd hold the port, and the http hook be used safely\n`);
+    return 'command';
+  }
   if (version === undefined) {
     io.stderr(`could not tell which Claude Code runs here (\`claude --version\`): installing the http hook, which needs Claude Code ${minimum} or later; for an older one, \`askbridge install --hook command\`\n`);
-    return 'http';
   }
-  if (compareVersions(version, MIN_HTTP_HOOK_VERSION) >= 0) return 'http';
-  io.stderr(`Claude Code ${version.join('.')} is older than ${minimum}, which brought http hooks: installing the command hook\n`);
-  return 'command';
+  return 'http';
 }
 
 /** The port the http hook posts to: the running daemon's, else ASKBRIDGE_PORT, else the default. */
@@ -91,7 +119,16 @@ export async function run(io: CommandIo): Promise<void> {
   const { values } = parseArgs({
     args: io.argv,
     strict: true,
-    options: { ...TARGET_OPTIONS, hook: { type: 'string' }, 'rotate-key': { type: 'boolean', default: false }, claude: { type: 'string' }, url: { type: 'string' }, key: { type: 'string' }, machine: { type: 'string' } },
+    options: {
+      ...TARGET_OPTIONS,
+      hook: { type: 'string' },
+      'rotate-key': { type: 'boolean', default: false },
+      claude: { type: 'string' },
+      url: { type: 'string' },
+      key: { type: 'string' },
+      machine: { type: 'string' },
+      force: { type: 'boolean', default: false },
+    },
   });
   const target = toTarget(io, 'install', values);
   if (values.project !== undefined) requireFolder(target.projectDir);
@@ -99,9 +136,11 @@ export async function run(io: CommandIo): Promise<void> {
   const destination = readEditable(target.user ? 'user' : 'local', target);
   // An older install wrote this machine's path into the committed file: move it out of there.
   const committed = target.user ? undefined : readEditable('project', target);
-  const transport = await chooseTransport(io, values.hook, values.claude === undefined ? undefined : resolve(values.claude));
+  const portHeld = await systemdHoldsPort(io.env);
+  const transport = await chooseTransport(io, values.hook, values.claude === undefined ? undefined : resolve(values.claude), portHeld);
+  const placement = { holdsKey: transport === 'http', force: values.force };
   // Before the key is rotated or written: a refusal leaves everything as it was.
-  if (!target.user) keepOutOfGit(target.projectDir, destination.path, transport === 'http', io);
+  keepOutOfGit(target, destination.path, placement, io);
 
   const stateDir = openStateDir(resolveStateDir(io.env));
   stateDir.ensure();
@@ -114,14 +153,21 @@ export async function run(io: CommandIo): Promise<void> {
   if (transport === 'http') {
     port = daemonPort(io, stateDir);
     ask = { transport, url: `http://${LOOPBACK_HOST}:${port}${HTTP_HOOK_PATH}`, key: stateDir.ensureHookKey() };
+    if (!portHeld) {
+      io.stderr(
+        `warning: no service holds port ${port}: while askbridge is not running there (stopped, crashed, or whatever keeps its port killed), any program on this machine can listen on it, and this http hook would send that program every question with the hook key and the project's path, and Claude Code would take its reply as your answer; \`askbridge service install\` lets systemd hold the port (or \`askbridge install --hook command\`, which proves the daemon before it sends anything)\n`,
+      );
+    }
   } else {
     ask = { transport };
   }
 
   const before = destination.state === 'ok' ? destination.settings : undefined;
+  const original = readOriginal(destination.path);
   makeFolders(dirname(destination.path));
   // A new file holds the hook key: only its owner reads it. An existing file keeps its own mode.
   const changed = await writeSettings(destination.path, before, withInstalledHooks(before ?? {}, { ask, sessionStart: sessionStartCommand(port) }), { newFileMode: 0o600 });
+  if (changed) await confirmOutOfGit(destination.path, original, placement);
   const what = ask.transport === 'http' ? `askbridge hook (http, ${ask.url})` : 'askbridge hook (command)';
   io.stdout(changed ? `${what} installed in ${destination.path}\n` : `${what} already installed in ${destination.path}\n`);
   if (ask.transport === 'http' && (statSync(destination.path).mode & 0o044) !== 0) {
@@ -140,18 +186,25 @@ export async function run(io: CommandIo): Promise<void> {
  * command): Claude Code's http hooks (AskUserQuestion and SessionEnd) to that daemon's public URL
  * with its hook key, naming this machine. No SessionStart entry: no daemon runs here.
  */
-async function installRemote(io: CommandIo, target: Target, values: { url?: string | undefined; key?: string | undefined; machine?: string | undefined; hook?: string | undefined; 'rotate-key'?: boolean | undefined }): Promise<void> {
+async function installRemote(
+  io: CommandIo,
+  target: Target,
+  values: { url?: string | undefined; key?: string | undefined; machine?: string | undefined; hook?: string | undefined; 'rotate-key'?: boolean | undefined; force?: boolean | undefined },
+): Promise<void> {
   if (values.url === undefined || values.key === undefined) throw new CliError('a remote hook needs both --url (the daemon\'s public URL) and --key (its hook key): `askbridge remote-hook` on the daemon\'s machine prints them', 2);
   if (values.hook === 'command' || values['rotate-key']) throw new CliError('--url installs the http hook of a daemon on another machine: --hook command and --rotate-key do not apply', 2);
   const publicUrl = parsePublicUrl(values.url);
   if ('error' in publicUrl) throw new CliError(`--url ${values.url}: ${publicUrl.error}`, 2);
   if (!/^[A-Za-z0-9_-]{20,200}$/.test(values.key)) throw new CliError('--key is not a hook key (as `askbridge remote-hook` prints it)', 2);
   const destination = readEditable(target.user ? 'user' : 'local', target);
-  if (!target.user) keepOutOfGit(target.projectDir, destination.path, true, io);
+  const placement = { holdsKey: true, force: values.force ?? false };
+  keepOutOfGit(target, destination.path, placement, io);
   const ask: AskHook = { transport: 'http', url: `${publicUrl.origin}${HTTP_HOOK_PATH}`, key: values.key, machine: values.machine ?? hostname() };
   const before = destination.state === 'ok' ? destination.settings : undefined;
+  const original = readOriginal(destination.path);
   makeFolders(dirname(destination.path));
   const changed = await writeSettings(destination.path, before, withInstalledHooks(before ?? {}, { ask }), { newFileMode: 0o600 });
+  if (changed) await confirmOutOfGit(destination.path, original, placement);
   io.stdout(`${changed ? 'askbridge hook (http, another machine' : 'askbridge hook (http, another machine, already'}: ${ask.url}) installed in ${destination.path}\n`);
   if (changed) io.stderr('Claude Code reads hooks when a session starts: restart running `claude` sessions to pick it up.\n');
 }
@@ -167,54 +220,126 @@ function requireFolder(projectDir: string): void {
   if (!isFolder) throw new CliError(`--project ${projectDir}: not a folder; nothing was created`, 2);
 }
 
+/** Whether the file is to hold the hook key, and whether --force lets it go where it is refused otherwise. */
+type Placement = { holdsKey: boolean; force: boolean };
+
 /**
- * settings.local.json must never be committed: in a git work tree where nothing ignores it yet,
- * .git/info/exclude does (the repository's own, shared by its worktrees). Then git is asked again,
- * since a tracked file or a `.gitignore` that brings the file back wins over that exclude. A file
- * git would still commit is refused when it is to hold the hook key, and warned about otherwise.
+ * The settings file must never be committed with the hook key in it, nor hand the key to a file
+ * that lives elsewhere. Before anything is written: a settings file, or a .claude folder, that is
+ * a symbolic link (the key would land where the link leads, a file a repository may share). Then,
+ * in a git work tree where nothing ignores the file yet, .git/info/exclude does (the repository's
+ * own, shared by its worktrees), and git is asked again, since a tracked file or a `.gitignore`
+ * that brings the file back wins over that exclude. Each is refused for the key, and only warned
+ * about for entries without one; --force turns a refusal into a warning.
  */
-function keepOutOfGit(projectDir: string, file: string, holdsKey: boolean, io: CommandIo): void {
+function keepOutOfGit(target: Target, file: string, placement: Placement, io: CommandIo): void {
+  const refuse = (why: string) => new CliError(`${file}: ${why}; install would write the hook key there, so nothing was written to it (--force writes it all the same)`);
+  const link = symbolicLinkOnTheWay(file);
+  const linkProblem = link && `${link.path} is a symbolic link to ${link.to}, so ${placement.holdsKey ? 'the hook key' : "this machine's paths"} would be written there (replace the link with a file or folder of its own)`;
+  // Refused before git is asked, so the exclude file stays as it was.
+  if (linkProblem && placement.holdsKey && !placement.force) throw refuse(linkProblem);
+  const gitWhy = gitProblem(target, file, io);
+  const problems = [linkProblem, gitWhy && `git would commit it: ${gitWhy}`].filter((problem) => typeof problem === 'string');
+  if (problems.length === 0) return;
+  if (placement.holdsKey && !placement.force) throw refuse(problems.join('; and '));
+  io.stderr(markInvisible(`warning: ${file}: ${problems.join('; and ')}; ${placement.holdsKey ? 'writing the hook key there all the same (--force)' : "writing this machine's paths there"}\n`));
+}
+
+/** The settings file, or the folder holding it, when it is a symbolic link, and where it leads. */
+function symbolicLinkOnTheWay(file: string): { path: string; to: string } | undefined {
+  for (const path of [dirname(file), file]) {
+    let isLink: boolean;
+    try {
+      isLink = lstatSync(path).isSymbolicLink();
+    } catch {
+      continue; // not there yet: install makes it, as a folder or a file of its own
+    }
+    if (!isLink) continue;
+    let to: string;
+    try {
+      to = realpathSync(path);
+    } catch {
+      to = resolve(dirname(path), readlinkSync(path)); // a link to nothing yet: writing through it would make its target
+    }
+    return { path, to };
+  }
+  return undefined;
+}
+
+/** git run in `cwd`: one line of output, without its newline only (a folder's name may end in a space). */
+function gitIn(cwd: string, ...args: string[]): string {
+  return execFileSync('git', ['-C', cwd, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).replace(/\n$/, '');
+}
+
+/** A yes-or-no question to git: exit 0 yes, exit 1 no; anything else is not an answer. */
+function gitAnswersYes(cwd: string, about: string, ...args: string[]): boolean {
+  try {
+    gitIn(cwd, ...args);
+    return true;
+  } catch (error) {
+    const failure = error as { status?: number | null; stderr?: string };
+    if (failure.status === 1) return false;
+    throw new CliError(`\`git ${args.join(' ')}\` in ${cwd} failed: ${failure.stderr?.trim() || (error as Error).message}; cannot tell whether git would commit ${about}`);
+  }
+}
+
+/** Whether `cwd` is in a git work tree; no git at all is none. */
+function inWorkTree(cwd: string): boolean {
+  try {
+    return gitIn(cwd, 'rev-parse', '--is-inside-work-tree') === 'true';
+  } catch {
+    return false;
+  }
+}
+
+/** Why git would commit the file, after making it ignored where nothing ignores it yet; undefined when it will not. */
+function gitProblem(target: Target, file: string, io: CommandIo): string | undefined {
   // git is asked where the file really is: a .claude that links elsewhere is committed as a link,
   // and the file it holds counts (or not) where the link leads.
   let folder = dirname(file);
   while (!existsSync(folder)) folder = dirname(folder);
   const cwd = realpathSync(folder);
   const path = relative(folder, file);
-  // One line of output, without its newline only (a folder's name may end in a space).
-  const git = (...args: string[]) => execFileSync('git', ['-C', cwd, ...args], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).replace(/\n$/, '');
-  /** A yes-or-no question to git: exit 0 yes, exit 1 no; anything else is not an answer. */
-  const answersYes = (...args: string[]) => {
-    try {
-      git(...args);
-      return true;
-    } catch (error) {
-      const failure = error as { status?: number | null; stderr?: string };
-      if (failure.status === 1) return false;
-      throw new CliError(`\`git ${args.join(' ')}\` in ${cwd} failed: ${failure.stderr?.trim() || (error as Error).message}; cannot tell whether git would commit ${file}`);
-    }
-  };
-  let inWorkTree: boolean;
-  try {
-    inWorkTree = git('rev-parse', '--is-inside-work-tree') === 'true';
-  } catch {
-    inWorkTree = false; // no git
-  }
-  if (!inWorkTree) return; // nothing can commit it
+  if (!inWorkTree(cwd)) return undefined; // nothing can commit it
+  if (gitAnswersYes(cwd, file, 'ls-files', '--error-unmatch', '--', path)) return 'git tracks it (`git rm --cached` on it stops that)';
+  if (gitAnswersYes(cwd, file, 'check-ignore', '-q', '--', path)) return undefined;
   // Patterns in the exclude file are relative to the repository's top level, not to the project.
-  const fromTop = `${git('rev-parse', '--show-prefix')}${path}`;
-  let problem: string | undefined;
-  if (answersYes('ls-files', '--error-unmatch', '--', path)) {
-    problem = 'git tracks it (`git rm --cached` on it stops that)';
-  } else if (!answersYes('check-ignore', '-q', '--', path)) {
-    const exclude = resolve(cwd, git('rev-parse', '--git-path', 'info/exclude'));
-    // A leading slash anchors the pattern at the top level; glob characters in a folder's name match only themselves.
-    addExcludePattern(exclude, `/${fromTop.replace(/[\\*?[]/g, '\\$&')}`);
-    if (answersYes('check-ignore', '-q', '--', path)) io.stdout(`${relative(projectDir, file)} is now ignored by git (in ${exclude})\n`);
-    else problem = `a .gitignore brings it back, over ${exclude} (\`git check-ignore -v\` on it names the line)`;
+  const fromTop = `${gitIn(cwd, 'rev-parse', '--show-prefix')}${path}`;
+  const exclude = resolve(cwd, gitIn(cwd, 'rev-parse', '--git-path', 'info/exclude'));
+  // A leading slash anchors the pattern at the top level; glob characters in a folder's name match only themselves.
+  addExcludePattern(exclude, `/${fromTop.replace(/[\\*?[]/g, '\\$&')}`);
+  if (!gitAnswersYes(cwd, file, 'check-ignore', '-q', '--', path)) return `a .gitignore brings it back, over ${exclude} (\`git check-ignore -v\` on it names the line)`;
+  io.stdout(markInvisible(`${relative(target.user ? target.homeDir : target.projectDir, file)} is now ignored by git (in ${exclude})\n`));
+  return undefined;
+}
+
+/** The file's bytes before install writes it (undefined: there was none), to put back if git would commit it after all. */
+function readOriginal(file: string): Buffer | undefined {
+  try {
+    return readFileSync(file);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+    throw error;
   }
-  if (problem === undefined) return;
-  if (holdsKey) throw new CliError(`git would commit ${file}: ${problem}; install would write the hook key there, so nothing was written to it`);
-  io.stderr(`warning: git would commit ${file}, with this machine's paths in it: ${problem}\n`);
+}
+
+/**
+ * After the key is written: git, asked about the file where the bytes landed, must ignore it.
+ * Anything may have changed since the check before writing (a .gitignore, the index, a link put in
+ * place); when git would commit the file now, it is put back as it was and install fails.
+ */
+async function confirmOutOfGit(file: string, original: Buffer | undefined, placement: Placement): Promise<void> {
+  if (!placement.holdsKey || placement.force) return;
+  const written = realpathSync(file);
+  const cwd = dirname(written);
+  if (!inWorkTree(cwd)) return;
+  const name = basename(written);
+  const tracked = gitAnswersYes(cwd, file, 'ls-files', '--error-unmatch', '--', name);
+  if (!tracked && gitAnswersYes(cwd, file, 'check-ignore', '-q', '--', name)) return;
+  // write-file-atomic keeps the mode and owner of the file it replaces.
+  if (original === undefined) unlinkSync(file);
+  else await writeFileAtomic(file, original);
+  throw new CliError(`git would commit ${file} once written: ${tracked ? 'git tracks it' : 'nothing ignores it'} (\`git check-ignore -v\` on it names any line that brings it back); it is back as it was, without the hook key`);
 }
 
 /** One line in an exclude file, unless it is there already (a .gitignore overrode it on an earlier run). */

@@ -172,7 +172,8 @@ export async function createProject(options: ProjectOptions = {}): Promise<Proje
     await copyFile(SETTINGS_EXAMPLE, join(dir, '.claude', 'settings.json'));
   } else if (wiring === 'install' || wiring === 'install-command') {
     if (!options.daemon) throw new Error('install wires the hook to a daemon: pass it');
-    const args = ['install', '--project', dir, ...(wiring === 'install-command' ? ['--hook', 'command'] : []), ...(options.claudeBin ? ['--claude', options.claudeBin] : [])];
+    // The http hook by name: without a systemd socket holding the port, install picks the command hook.
+    const args = ['install', '--project', dir, '--hook', wiring === 'install-command' ? 'command' : 'http', ...(options.claudeBin ? ['--claude', options.claudeBin] : [])];
     const installed = await runCli(args, baseEnv({ HOME: root, ...hookEnvOf(options.daemon) }));
     if (installed.code !== 0) throw new Error(`askbridge install failed: ${installed.stderr}`);
   }

@@ -1,9 +1,10 @@
 // `askbridge install` and `uninstall` on real settings files, run as the real command: what lands
-// where (the http hook or the command hook, by the Claude Code found, the SessionEnd hook by the same
-// transport, and the SessionStart hook), what is kept (other hooks, mode, owner), and that uninstall
-// takes back exactly what install added.
+// where (the http hook or the command hook, by the Claude Code found and whether systemd holds the
+// port, the SessionEnd hook by the same transport, and the SessionStart hook), what is kept (other
+// hooks, mode, owner), that the hook key never goes where git commits it or where a symbolic link
+// leads, and that uninstall takes back exactly what install added.
 import { execFileSync } from 'node:child_process';
-import { chmodSync, chownSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -69,7 +70,20 @@ function project(options: { git?: 'at-project' | 'above-project' } = {}): Projec
   mkdirSync(join(root, 'bin'));
   const p = { dir, home, state: join(root, 'state'), bin: join(root, 'bin'), committed: join(dir, '.claude', 'settings.json'), local: join(dir, '.claude', 'settings.local.json') };
   if (options.git) git(p, top, 'init', '-q');
+  fakeSystemctl(p, 'inactive');
   return p;
+}
+
+/**
+ * A `systemctl` on the project's PATH that answers `systemctl --user is-active --quiet
+ * askbridge.socket` as systemd does: exit 0 when the socket unit holds the port, 3 when it is
+ * inactive (and 1 for any other question). The real systemd user manager cannot run in a test's
+ * container, and what install reads is only that program's exit status; every project gets one,
+ * so that no test depends on the machine's own units.
+ */
+function fakeSystemctl(p: Project, socket: 'active' | 'inactive'): void {
+  const script = `#!/bin/sh\n[ "$*" = "--user is-active --quiet askbridge.socket" ] || exit 1\nexit ${socket === 'active' ? 0 : 3}\n`;
+  writeFileSync(join(p.bin, 'systemctl'), script, { mode: 0o755 });
 }
 
 /** A `claude` on the project's PATH that prints this version, as the real one does. */
@@ -161,15 +175,128 @@ describe('askbridge install --project', () => {
     expect(exclude.split('\n').filter((line) => line === '/pkg/.claude/settings.local.json')).toHaveLength(1);
   });
 
-  it('installs through a .claude that links outside the repository, where git cannot commit the file', async () => {
-    const p = project({ git: 'above-project' });
-    const elsewhere = join(p.home, 'claude-settings');
+  it('refuses to write the hook key through a settings.local.json that links to a committed file, naming where it leads, and --force writes it there', async () => {
+    const p = project({ git: 'at-project' });
+    const shared = join(p.dir, 'shared-settings.json');
+    writeFileSync(shared, '{ "permissions": { "allow": ["Bash(npm test)"] } }\n');
+    symlinkSync('../shared-settings.json', p.local);
+    git(p, p.dir, 'add', 'shared-settings.json');
+    git(p, p.dir, 'commit', '-q', '-m', 'shared settings');
+
+    const refused = await cli(['install', '--hook', 'http', '--project', p.dir], p);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `askbridge install: ${p.local}: ${p.local} is a symbolic link to ${shared}, so the hook key would be written there (replace the link with a file or folder of its own); install would write the hook key there, so nothing was written to it (--force writes it all the same)\n`,
+    );
+    expect(readFileSync(shared, 'utf8')).toBe('{ "permissions": { "allow": ["Bash(npm test)"] } }\n');
+    expect(readlinkSync(p.local)).toBe('../shared-settings.json');
+    expect(git(p, p.dir, 'diff', '--stat')).toBe('');
+    expect(existsSync(join(p.state, 'hook-key'))).toBe(false);
+
+    const forced = await cli(['install', '--hook', 'http', '--force', '--project', p.dir], p);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stderr).toContain(`warning: ${p.local}: ${p.local} is a symbolic link to ${shared}`);
+    expect(forced.stderr).toContain('writing the hook key there all the same (--force)');
+    expect(readFileSync(shared, 'utf8')).toContain(hookKey(p));
+    expect(lstatSync(p.local).isSymbolicLink()).toBe(true);
+  });
+
+  it('refuses to write the hook key into a .claude folder that is a symbolic link, inside the repository or out of it, and --force writes it', async () => {
+    const inside = project({ git: 'at-project' });
+    const committedFolder = join(inside.dir, 'config', 'claude');
+    mkdirSync(committedFolder, { recursive: true });
+    writeFileSync(join(committedFolder, 'settings.json'), '{}\n');
+    git(inside, inside.dir, 'add', 'config');
+    git(inside, inside.dir, 'commit', '-q', '-m', 'claude settings');
+    const outside = project({ git: 'above-project' });
+    const elsewhere = join(outside.home, 'claude-settings');
     mkdirSync(elsewhere);
-    rmSync(join(p.dir, '.claude'), { recursive: true });
-    symlinkSync(elsewhere, join(p.dir, '.claude'));
-    const result = await cli(['install', '--hook', 'http', '--project', p.dir], p);
-    expect(result.code, result.stderr).toBe(0);
-    expect(readFileSync(join(elsewhere, 'settings.local.json'), 'utf8')).toContain(hookKey(p));
+    for (const [p, target] of [
+      [inside, committedFolder],
+      [outside, elsewhere],
+    ] as const) {
+      rmSync(join(p.dir, '.claude'), { recursive: true });
+      symlinkSync(target, join(p.dir, '.claude'));
+      const refused = await cli(['install', '--hook', 'http', '--project', p.dir], p);
+      expect(refused.code).toBe(1);
+      expect(refused.stderr).toMatch(new RegExp(`^askbridge install: .*: ${join(p.dir, '.claude')} is a symbolic link to ${target}, so the hook key would be written there .*nothing was written.*\\n$`));
+      expect(existsSync(join(target, 'settings.local.json'))).toBe(false);
+
+      const forced = await cli(['install', '--hook', 'http', '--force', '--project', p.dir], p);
+      expect(forced.code, forced.stderr).toBe(0);
+      expect(readFileSync(join(target, 'settings.local.json'), 'utf8')).toContain(hookKey(p));
+    }
+    // Forced in the repository, the file is still kept out of git where it really is.
+    git(inside, inside.dir, 'check-ignore', '-q', 'config/claude/settings.local.json');
+    expect(uncommitted(inside, inside.dir)).not.toContain('settings.local.json');
+  });
+
+  it('writes the hook key into a tracked settings.local.json only with --force, and says git tracks it', async () => {
+    const p = project({ git: 'at-project' });
+    writeFileSync(p.local, '{}\n');
+    git(p, p.dir, 'add', '.claude/settings.local.json');
+    git(p, p.dir, 'commit', '-q', '-m', 'settings');
+    // Listed in .git/info/exclude too: an exclude never untracks a file.
+    writeFileSync(join(p.dir, '.git', 'info', 'exclude'), '/.claude/settings.local.json\n');
+
+    const refused = await cli(['install', '--hook', 'http', '--project', p.dir], p);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `askbridge install: ${p.local}: git would commit it: git tracks it (\`git rm --cached\` on it stops that); install would write the hook key there, so nothing was written to it (--force writes it all the same)\n`,
+    );
+    expect(readFileSync(p.local, 'utf8')).toBe('{}\n');
+
+    const forced = await cli(['install', '--hook', 'http', '--force', '--project', p.dir], p);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stderr).toContain(`warning: ${p.local}: git would commit it: git tracks it`);
+    expect(readFileSync(p.local, 'utf8')).toContain(hookKey(p));
+  });
+
+  it('checks again once the key is written, and when git would commit the file now, puts it back as it was and fails', async () => {
+    // Something changes the repository while install writes (here: a `git` on PATH that, once the
+    // settings file holds a hook key, adds a .gitignore line bringing it back before it lets the
+    // real git answer, as another program could do at that moment). The check before writing saw
+    // nothing wrong; the check after must see it.
+    for (const existing of [undefined, '{"permissions":{"allow":["Bash(npm test)"]}}']) {
+      const p = project({ git: 'at-project' });
+      fakeSystemctl(p, 'active');
+      if (existing !== undefined) {
+        writeFileSync(p.local, existing);
+        chmodSync(p.local, 0o640);
+      }
+      const realGit = execFileSync('sh', ['-c', 'command -v git'], { encoding: 'utf8' }).trim();
+      writeFileSync(
+        join(p.bin, 'git'),
+        `#!/bin/sh\nif grep -qs x-askbridge-hook-key '${p.local}'; then echo '!/.claude/settings.local.json' > '${join(p.dir, '.gitignore')}'; fi\nexec '${realGit}' "$@"\n`,
+        { mode: 0o755 },
+      );
+      const result = await cli(['install', '--hook', 'http', '--project', p.dir], p);
+      expect(result.code).toBe(1);
+      expect(result.stderr).toBe(
+        `askbridge install: git would commit ${p.local} once written: nothing ignores it (\`git check-ignore -v\` on it names any line that brings it back); it is back as it was, without the hook key\n`,
+      );
+      if (existing === undefined) {
+        expect(existsSync(p.local)).toBe(false);
+      } else {
+        expect(readFileSync(p.local, 'utf8')).toBe(existing);
+        expect(mode(p.local)).toBe(0o640);
+      }
+    }
+  });
+
+  it('checks git about the user settings too: refuses a ~/.claude/settings.json that a repository at home tracks', async () => {
+    const p = project();
+    const userFile = join(p.home, '.claude', 'settings.json');
+    mkdirSync(dirname(userFile));
+    writeFileSync(userFile, '{}\n');
+    git(p, p.home, 'init', '-q');
+    git(p, p.home, 'add', '.claude/settings.json');
+    git(p, p.home, 'commit', '-q', '-m', 'dotfiles');
+    fakeSystemctl(p, 'active');
+    const result = await cli(['install', '--user', '--hook', 'http'], p);
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(new RegExp(`^askbridge install: ${userFile}: git would commit it: git tracks it .*nothing was written`));
+    expect(readFileSync(userFile, 'utf8')).toBe('{}\n');
   });
 
   it('refuses a --project folder that does not exist, naming it, and creates nothing', async () => {
@@ -270,13 +397,15 @@ describe('askbridge install --project', () => {
   });
 });
 
-describe('askbridge install picks the transport by the Claude Code it finds', () => {
-  it('wires the http hook for Claude Code 2.1.63 and later: the hook key from the state directory, the port, the forwarded variables', async () => {
+describe('askbridge install picks the transport by the Claude Code it finds and by whether systemd holds the port', () => {
+  it('wires the http hook for Claude Code 2.1.63 and later when systemd holds the port: the hook key from the state directory, the port, the forwarded variables', async () => {
     const p = project();
     fakeClaude(p, '2.1.63');
+    fakeSystemctl(p, 'active');
     const result = await cli(['install', '--project', p.dir], p);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stdout).toContain(`askbridge hook (http, http://127.0.0.1:7433/api/hook/ask) installed in ${p.local}`);
+    expect(result.stderr).not.toContain('warning');
     const key = hookKey(p);
     expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(mode(join(p.state, 'hook-key'))).toBe(0o600);
@@ -289,22 +418,60 @@ describe('askbridge install picks the transport by the Claude Code it finds', ()
     expect(readFileSync(p.local, 'utf8')).toBe(text);
   });
 
-  it('wires the command hook for Claude Code older than 2.1.63, and says why', async () => {
+  it('wires the command hook when no service holds the port (the socket unit inactive, or no systemctl at all), in one line saying why', async () => {
+    const inactive = project();
+    fakeClaude(inactive, '2.1.330');
+    const noSystemctl = project();
+    fakeClaude(noSystemctl, '2.1.330');
+    rmSync(join(noSystemctl.bin, 'systemctl'));
+    const runs = [
+      await cli(['install', '--project', inactive.dir], inactive),
+      // Only the project's bin on PATH: no systemctl to ask (and no git, which a folder outside a repository does not need).
+      await runCli(['install', '--project', noSystemctl.dir], baseEnv({ HOME: noSystemctl.home, ASKBRIDGE_HOME: noSystemctl.state, PATH: noSystemctl.bin })),
+    ];
+    for (const [index, p] of [inactive, noSystemctl].entries()) {
+      const result = runs[index]!;
+      expect(result.code, result.stderr).toBe(0);
+      expect(result.stderr).toMatch(/^installing the command hook, not the http hook: no service holds askbridge's port, so while askbridge is down another program could take it and the http hook would hand it your questions; `askbridge service install` lets systemd hold the port, and the http hook be used safely\n/);
+      expect(json(p.local)).toEqual({ hooks: commandHooks });
+      expect(existsSync(join(p.state, 'hook-key'))).toBe(false);
+    }
+  });
+
+  it('wires the command hook for Claude Code older than 2.1.63, and says why, even when systemd holds the port', async () => {
     const p = project();
     fakeClaude(p, '2.1.62');
+    fakeSystemctl(p, 'active');
     const result = await cli(['install', '--project', p.dir], p);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('Claude Code 2.1.62 is older than 2.1.63');
+    expect(result.stderr).not.toContain('no service holds');
     expect(json(p.local)).toEqual({ hooks: commandHooks });
     expect(existsSync(join(p.state, 'hook-key'))).toBe(false);
   });
 
-  it('wires the http hook when no claude can be asked, and says how to get the command hook', async () => {
+  it('wires the http hook when systemd holds the port and no claude can be asked, and says how to get the command hook', async () => {
     const p = project();
+    fakeSystemctl(p, 'active');
     const result = await cli(['install', '--project', p.dir], p);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('askbridge install --hook command');
     expect(json(p.local)).toMatchObject({ hooks: { PreToolUse: [httpEntry(hookKey(p))] } });
+  });
+
+  it('installs an explicit --hook http without the service, with a warning that says what it risks, and none when systemd holds the port', async () => {
+    const p = project();
+    fakeClaude(p, '2.1.330');
+    const risky = await cli(['install', '--hook', 'http', '--project', p.dir], p);
+    expect(risky.code, risky.stderr).toBe(0);
+    expect(json(p.local)).toEqual({ hooks: httpHooks(hookKey(p)) });
+    expect(risky.stderr).toContain(
+      "warning: no service holds port 7433: while askbridge is not running there (stopped, crashed, or whatever keeps its port killed), any program on this machine can listen on it, and this http hook would send that program every question with the hook key and the project's path, and Claude Code would take its reply as your answer; `askbridge service install` lets systemd hold the port (or `askbridge install --hook command`, which proves the daemon before it sends anything)\n",
+    );
+    fakeSystemctl(p, 'active');
+    const held = await cli(['install', '--hook', 'http', '--project', p.dir], p);
+    expect(held.code, held.stderr).toBe(0);
+    expect(held.stderr).not.toContain('no service holds');
   });
 
   it('switches an existing install from one transport to the other, leaving one entry', async () => {
@@ -354,6 +521,7 @@ describe('askbridge install --user', () => {
     const p = project();
     const userFile = join(p.home, '.claude', 'settings.json');
     fakeClaude(p, '2.1.330');
+    fakeSystemctl(p, 'active');
     expect((await cli(['install', '--user'], p)).code).toBe(0);
     expect(json(userFile)).toEqual({ hooks: httpHooks(hookKey(p)) });
     expect(existsSync(p.local)).toBe(false);
