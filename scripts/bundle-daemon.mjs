@@ -112,8 +112,8 @@ for (const file of outputs) {
 const bundle = outputs.find((file) => file.path === BUNDLE);
 if (!bundle) throw new Error('esbuild wrote no bundle');
 const exported = Object.values(entry.metafile?.outputs ?? {})[0]?.exports ?? [];
-if (!exported.includes('runDaemonInForeground')) throw new Error(`${ENTRY} exports no runDaemonInForeground`);
-const others = exported.filter((name) => name !== 'runDaemonInForeground');
+if (!exported.includes('runDaemonChild')) throw new Error(`${ENTRY} exports no runDaemonChild`);
+const others = exported.filter((name) => name !== 'runDaemonChild');
 const buildId = createHash('sha256').update(bundle.contents).digest('base64url').slice(0, 22);
 
 const loader = `${MARK}: it runs in bundle.cjs (scripts/bundle-daemon.mjs).
@@ -125,8 +125,8 @@ const bundle = loadBundle(new URL('./bundle.cjs', import.meta.url), '${buildId}'
 export const { ${others.join(', ')} } = bundle.exports;
 
 /** The bundle's own; once the daemon serves, and a moment later, the code cache is written for the next start (when this one had none). */
-export async function runDaemonInForeground(options) {
-  await bundle.exports.runDaemonInForeground(options);
+export async function runDaemonChild(options) {
+  await bundle.exports.runDaemonChild(options);
   setTimeout(() => bundle.saveCache(), ${SAVE_CACHE_AFTER_SERVING_MS}).unref();
 }
 `;

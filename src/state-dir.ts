@@ -27,8 +27,25 @@ export function logsDir(stateDir: string): string {
   return join(stateDir, 'logs');
 }
 
-/** daemon.json: where the running daemon listens, written by it alone. */
-export type DaemonInfo = { pid: number; port: number; host: string; version: string; startedAt: number; /** Where pages on other devices reach it (public-url.ts). */ publicUrl?: string };
+/** Who holds the daemon's listening sockets: askbridge's keeper process, or the service manager (systemd) that passed them to it. */
+export type PortHolder = 'keeper' | 'service';
+
+/**
+ * daemon.json: where the running daemon listens, written by it alone. `pid` is the keeper, the
+ * process that holds the state directory's lock (and the port) and that `askbridge stop` waits
+ * for; `daemonPid` is the daemon process it runs, which a crash replaces.
+ */
+export type DaemonInfo = {
+  pid: number;
+  port: number;
+  host: string;
+  version: string;
+  startedAt: number;
+  /** Where pages on other devices reach it (public-url.ts). */
+  publicUrl?: string;
+  daemonPid?: number;
+  portHeldBy?: PortHolder;
+};
 
 /**
  * The check of daemon.json. It is read on the CLI's fastest paths (`status`, every command that
@@ -38,11 +55,22 @@ export type DaemonInfo = { pid: number; port: number; host: string; version: str
 export function parseDaemonInfo(value: unknown): DaemonInfo | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const info = value as Record<string, unknown>;
-  const { pid, port, host, version, startedAt, publicUrl } = info;
+  const { pid, port, host, version, startedAt, publicUrl, daemonPid, portHeldBy } = info;
   if (!Number.isInteger(pid) || (pid as number) <= 0) return undefined;
   if (!Number.isInteger(port) || (port as number) < 1 || (port as number) > 65535) return undefined;
   if (typeof host !== 'string' || typeof version !== 'string' || typeof startedAt !== 'number') return undefined;
-  return { pid: pid as number, port: port as number, host, version, startedAt, ...(typeof publicUrl === 'string' ? { publicUrl } : {}) };
+  if (daemonPid !== undefined && (!Number.isInteger(daemonPid) || (daemonPid as number) <= 0)) return undefined;
+  if (portHeldBy !== undefined && portHeldBy !== 'keeper' && portHeldBy !== 'service') return undefined;
+  return {
+    pid: pid as number,
+    port: port as number,
+    host,
+    version,
+    startedAt,
+    ...(typeof publicUrl === 'string' ? { publicUrl } : {}),
+    ...(daemonPid === undefined ? {} : { daemonPid: daemonPid as number }),
+    ...(portHeldBy === undefined ? {} : { portHeldBy }),
+  };
 }
 
 export type StateDir = ReturnType<typeof openStateDir>;
@@ -152,6 +180,22 @@ export function openStateDir(dir: string) {
       rmSync(paths.token, { force: true });
     },
   };
+}
+
+/** A disk that refuses the state directory's files is a one-line reason not to start. */
+const DISK_ERRORS: Record<string, string> = {
+  ENOSPC: 'the disk is full',
+  EROFS: 'the file system is read-only',
+  EDQUOT: 'the disk quota is used up',
+  EACCES: 'permission denied',
+  EPERM: 'permission denied',
+};
+
+/** Why the state directory cannot be written, as the one line `askbridge start` says; undefined for an error that is not the disk's. */
+export function stateDirWriteError(dir: string, error: unknown): string | undefined {
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  const reason = DISK_ERRORS[code];
+  return reason ? `cannot write the state directory ${dir}: ${reason} (${code}); free it up, or point ASKBRIDGE_HOME elsewhere` : undefined;
 }
 
 /** Whether a process with this pid exists (EPERM: it does, but belongs to someone else). */

@@ -2,7 +2,11 @@
 // process that logs to the state directory, returning once it serves, with the page link printed.
 // `--background --quiet` is what the SessionStart hook runs: it returns at once when the daemon
 // runs, prints nothing (a SessionStart hook's stdout goes into Claude's context), and many of them
-// at once still make one daemon (the lock decides), each returning once that one serves.
+// at once still make one daemon (the lock decides), each returning once that one serves. When
+// another program holds the port, the session's http hooks would send it their questions and the
+// hook key: then it prints one JSON document that warns the person and tells Claude not to ask
+// through askbridge (what Claude Code does with each field: protocol.md, SessionStart).
+import { connect } from 'node:net';
 import { spawn } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -11,7 +15,7 @@ import { parseArgs } from 'node:util';
 import { CLI_PATH } from '../command-name.js';
 import { makeFolders } from '../folders.js';
 import { describeRunning, isHolderAlive, lockPaths, readLockHolder, type LockHolder } from '../daemon/lock.js';
-import { logsDir, openStateDir, resolveStateDir, type DaemonInfo, type StateDir } from '../state-dir.js';
+import { configuredPort, LOOPBACK_HOST, logsDir, openStateDir, resolveStateDir, type DaemonInfo, type StateDir } from '../state-dir.js';
 import { connectToDaemon } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 
@@ -37,24 +41,36 @@ export async function run(io: CommandIo): Promise<void> {
   // Handed on as they were given to a daemon started in the background.
   const reachFlags = (['public-url', 'listen', 'tls-cert', 'tls-key'] as const).flatMap((name) => (values[name] === undefined ? [] : [`--${name}`, values[name]!]));
   if (values.quiet && !values.background) throw new CliError('--quiet goes with --background (a daemon in the foreground prints its page link and logs)', 2);
-  if (values.background) return startInBackground(io, [...(values.port === undefined ? [] : ['--port', values.port]), ...reachFlags], values.quiet);
+  if (values.background) {
+    const startFlags = [...(values.port === undefined ? [] : ['--port', values.port]), ...reachFlags];
+    try {
+      return await startInBackground(io, startFlags, values.quiet);
+    } catch (error) {
+      const port = configuredPort(io.env, values.port === undefined ? undefined : Number(values.port));
+      // Only the SessionStart hook's start speaks to Claude Code; a person's start says why in one line.
+      if (!values.quiet || !(error instanceof CliError) || !(await someoneListens(port))) throw error;
+      io.stdout(`${JSON.stringify(portTakenWarning(port))}\n`);
+      return;
+    }
+  }
   // Loaded only here: the background start, run by every new Claude Code session, needs none of it.
-  const { DaemonAlreadyRunning, DaemonStartError, runDaemonInForeground } = await import('../daemon/main.js');
+  const { KeeperAlreadyRunning, KeeperStartError, runKeeper } = await import('../daemon/keeper.js');
   try {
-    await runDaemonInForeground({
+    // The keeper holds the port and runs the daemon as its child, which prints the page link.
+    await runKeeper({
       env: io.env,
-      ...(values.port === undefined ? {} : { port: Number(values.port) }),
-      print: (line) => io.stdout(`${line}\n`),
+      port: values.port === undefined ? undefined : Number(values.port),
       logToFile: values['log-file'],
       publicUrl: values['public-url'],
       ...(values.listen === undefined ? {} : { listen: { address: values.listen, tlsCert: values['tls-cert'], tlsKey: values['tls-key'] } }),
+      report: (line) => io.stderr(`${line}\n`),
     });
   } catch (error) {
-    if (error instanceof DaemonAlreadyRunning) {
+    if (error instanceof KeeperAlreadyRunning) {
       io.stderr(`${error.message}\n`);
       return;
     }
-    if (error instanceof DaemonStartError) throw new CliError(error.message);
+    if (error instanceof KeeperStartError) throw new CliError(error.message);
     throw error;
   }
 }
@@ -159,4 +175,41 @@ async function waitUntilServing(lock: string, stateDir: StateDir, holder: LockHo
     if (Date.now() > deadline) throw new CliError(`the daemon another start is bringing up (pid ${holder.pid}) is not ready after ${BACKGROUND_READY_MS / 1000} s: see \`askbridge logs\``);
     await sleep(POLL_MS);
   }
+}
+
+/** Whether a program accepts connections on 127.0.0.1:PORT: after a start that failed, one that is not this askbridge. */
+function someoneListens(port: number): Promise<boolean> {
+  if (!Number.isInteger(port) || port < 1 || port > 65535) return Promise.resolve(false);
+  return new Promise((answer) => {
+    const socket = connect({ host: LOOPBACK_HOST, port });
+    socket.setTimeout(1_000);
+    socket.once('connect', () => {
+      socket.destroy();
+      answer(true);
+    });
+    socket.once('timeout', () => {
+      socket.destroy();
+      answer(false);
+    });
+    socket.once('error', () => answer(false));
+  });
+}
+
+/**
+ * What the SessionStart hook prints when another program holds the port: Claude Code 2.1.330 shows
+ * `systemMessage` to the person, gives `additionalContext` to the model, and ignores `continue:
+ * false` in an interactive session (kept: it is the documented way to stop one, should a version
+ * honour it).
+ */
+function portTakenWarning(port: number) {
+  const taken = `another program holds ${LOOPBACK_HOST}:${port}, where this session's askbridge hooks send their questions and the hook key: it could read them and answer in your place`;
+  return {
+    continue: false,
+    stopReason: `askbridge: ${taken}. Stop that program and run \`askbridge start\`, then start the session again.`,
+    systemMessage: `askbridge: ${taken}. Stop that program and run \`askbridge start\`, then start the session again; until then, do not answer questions through it.`,
+    hookSpecificOutput: {
+      hookEventName: 'SessionStart',
+      additionalContext: `askbridge cannot be trusted in this session: another program holds ${LOOPBACK_HOST}:${port}, where askbridge's hooks send the user's questions. Do not call the AskUserQuestion tool in this session: ask the user in plain text instead, and tell them once that askbridge's port is taken by another program.`,
+    },
+  };
 }

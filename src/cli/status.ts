@@ -2,6 +2,7 @@
 // askbridge that refuses this state directory's token, or a program on its port that is not askbridge.
 import { parseArgs } from 'node:util';
 import type { StatusReply } from '../protocol.js';
+import { openStateDir, resolveStateDir } from '../state-dir.js';
 import { connectToDaemon, DaemonUnreachable } from './client.js';
 import type { CommandIo } from './command.js';
 
@@ -18,9 +19,13 @@ export async function run(io: CommandIo): Promise<number> {
     io.stdout(values.json ? `${JSON.stringify({ running: false, state: error.state, reason: error.message })}\n` : `${error.message}\n`);
     return 1;
   }
-  if (values.json) io.stdout(`${JSON.stringify({ running: true, ...status })}\n`);
+  // `pid` is the keeper, which holds the port; the daemon process it runs (a crash replaces it) is in daemon.json.
+  const info = openStateDir(resolveStateDir(io.env)).readDaemonInfo();
+  const keeper = info?.pid === status.pid ? { daemonPid: info.daemonPid, portHeldBy: info.portHeldBy } : {};
+  if (values.json) io.stdout(`${JSON.stringify({ running: true, ...status, ...keeper })}\n`);
   else {
-    io.stdout(`askbridge ${status.version} is running: pid ${status.pid}, ${status.url}\n${status.pending} pending question(s), ${status.watchers} page(s) or listener(s) connected, ${status.visiblePages} page(s) in view\n`);
+    const daemonProcess = keeper.daemonPid === undefined ? '' : ` (daemon pid ${keeper.daemonPid}; the port is held by ${keeper.portHeldBy === 'service' ? 'systemd' : 'this pid'})`;
+    io.stdout(`askbridge ${status.version} is running: pid ${status.pid}${daemonProcess}, ${status.url}\n${status.pending} pending question(s), ${status.watchers} page(s) or listener(s) connected, ${status.visiblePages} page(s) in view\n`);
     const problem = status.history;
     if (problem) io.stdout(`degraded: history.jsonl cannot be written (${problem.error}) since ${new Date(problem.since).toISOString()}; answers are still delivered; ${problem.waiting} line(s) wait in memory${problem.lost ? `, ${problem.lost} lost` : ''}\n`);
   }

@@ -1,7 +1,9 @@
-// The daemon process: the only daemon file that touches `process`, signals and listen().
+// The daemon process: the only daemon file that touches `process`, signals and listen(). It runs as
+// the keeper's child (keeper.ts), which holds the loopback port and hands it every connection over
+// the IPC channel; it listens itself only with --listen (TLS).
 import './v8-flags.js';
 import closeWithGrace from 'close-with-grace';
-import { createServer } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import { buildApp, type App } from './app.js';
 import { createLogger, wantsColor } from './logger.js';
@@ -9,27 +11,33 @@ import { createConfigWatch } from './config-watch.js';
 import { createHistory } from './asks/history.js';
 import { createPolicy, type Policy } from './asks/policy.js';
 import { createPageSessionFile } from './page-sessions.js';
-import { MAX_PENDING } from './limits.js';
+import { MAX_PENDING, WAITING_BYTES } from './limits.js';
 import { createPendingFiles } from './asks/pending-files.js';
 import { createAskStore, type PendingRecord, type AskStore } from './asks/store.js';
 import { createNotifier } from './notify.js';
 import { createPush, type Push } from './push.js';
+import { DaemonStartError } from './start-error.js';
+import { listenWithTls, readListenTls, type ListenFlags, type ListenTls } from './tls-listener.js';
 import { createWebhooks } from './webhooks.js';
 import { claudeProjectsDir, readSessionContext } from './transcript.js';
-import { configuredPort, LOOPBACK_HOST, openStateDir, resolveStateDir } from '../state-dir.js';
+import { LOOPBACK_HOST, openStateDir, resolveStateDir, stateDirWriteError, type PortHolder } from '../state-dir.js';
 import { askbridgeCommand } from '../command-name.js';
-import { acquireDaemonLock, describeRunning, type DaemonLock } from './lock.js';
+import type { ToDaemon, ToKeeper } from './keeper.js';
 import { ToolInputSchema } from '../protocol.js';
 import { parsePublicUrl, type PublicUrl } from '../public-url.js';
 import { readConfigFile, userConfigPath } from '../config.js';
-import { readFileSync } from 'node:fs';
-import { createServer as createHttpsServer } from 'node:https';
 import { renderUnicodeCompact } from 'uqr';
 import { VERSION } from '../version.js';
 
 export type DaemonOptions = {
   env: NodeJS.ProcessEnv;
-  port?: number;
+  /** The port the keeper holds. */
+  port: number;
+  /** The keeper: it holds the lock and the port, and daemon.json names it as the daemon's pid. */
+  keeperPid: number;
+  portHeldBy: PortHolder;
+  /** Whether the keeper holds [::1] too (there is no IPv6 loopback otherwise). */
+  holdsIpv6: boolean;
   /** Where the one-time page URL is printed. */
   print: (line: string) => void;
   /** Log to the rotated files in the state directory instead of stdout (a daemon in the background). */
@@ -37,40 +45,22 @@ export type DaemonOptions = {
   /** --public-url: where pages and remote hooks reach the daemon besides loopback (else ASKBRIDGE_PUBLIC_URL, else the user config's publicUrl). */
   publicUrl?: string | undefined;
   /** --listen ADDR:PORT with --tls-cert and --tls-key: serve https there too, for a public URL with no front. */
-  listen?: { address: string; tlsCert?: string | undefined; tlsKey?: string | undefined } | undefined;
+  listen?: ListenFlags | undefined;
 };
 
 export type RunningDaemon = { app: App; port: number; url: string; logger: Logger; stop: () => Promise<void> };
 
-export class DaemonStartError extends Error {}
-/** Another live daemon holds this state directory: not a failure, there is just nothing to start. */
-export class DaemonAlreadyRunning extends Error {}
-
-export function resolvePort(env: NodeJS.ProcessEnv, flag?: number): number {
-  const raw = configuredPort(env, flag);
-  if (!Number.isInteger(raw) || raw < 0 || raw > 65535) throw new DaemonStartError(`invalid port "${raw}": use 1-65535, or 0 for any free port`);
-  return raw;
-}
 
 /** How long after it starts to serve the daemon starts watching its config files (config-watch.ts). */
 const WATCH_AFTER_SERVING_MS = 250;
-
-/** A disk that refuses the state directory's files is a one-line reason not to start. */
-const DISK_ERRORS: Record<string, string> = {
-  ENOSPC: 'the disk is full',
-  EROFS: 'the file system is read-only',
-  EDQUOT: 'the disk quota is used up',
-  EACCES: 'permission denied',
-  EPERM: 'permission denied',
-};
 
 export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon> {
   const dir = resolveStateDir(options.env);
   try {
     return await startIn(dir, options);
   } catch (error) {
-    const reason = DISK_ERRORS[(error as NodeJS.ErrnoException).code ?? ''];
-    if (reason) throw new DaemonStartError(`cannot write the state directory ${dir}: ${reason} (${(error as NodeJS.ErrnoException).code}); free it up, or point ASKBRIDGE_HOME elsewhere`);
+    const diskError = stateDirWriteError(dir, error);
+    if (diskError) throw new DaemonStartError(diskError);
     throw error;
   }
 }
@@ -93,34 +83,27 @@ export function resolvePublicUrl(options: Pick<DaemonOptions, 'env' | 'publicUrl
   return parsed;
 }
 
+/** The keeper holds the state directory's lock: nothing else starts a daemon in it meanwhile. */
 async function startIn(dir: string, options: DaemonOptions): Promise<RunningDaemon> {
-  const port = resolvePort(options.env, options.port);
   const publicUrl = resolvePublicUrl(options);
   const tls = options.listen ? readListenTls(options.listen, publicUrl) : undefined;
   const stateDir = openStateDir(dir);
   stateDir.ensure();
-  // Taken before anything is written, so a second start changes nothing of the running daemon's.
-  const attempt = await acquireDaemonLock(stateDir.paths.dir);
-  if (!attempt.acquired) throw new DaemonAlreadyRunning(describeRunning(attempt.holder, stateDir.readDaemonInfo()));
-  try {
-    return await startLocked(options, { port, publicUrl, tls }, stateDir, attempt.lock);
-  } catch (error) {
-    attempt.lock.release();
-    throw error;
-  }
+  return startServing(options, { port: options.port, publicUrl, tls }, stateDir);
 }
 
 type Reach = { port: number; publicUrl: PublicUrl | undefined; tls: ListenTls | undefined };
 
-async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Reach, stateDir: ReturnType<typeof openStateDir>, lock: DaemonLock): Promise<RunningDaemon> {
+async function startServing(options: DaemonOptions, { port, publicUrl, tls }: Reach, stateDir: ReturnType<typeof openStateDir>): Promise<RunningDaemon> {
   const terminal = process.stdout.isTTY === true;
   const logger: Logger = await createLogger({
     level: options.env.ASKBRIDGE_LOG_LEVEL,
     target: options.logToFile ? { kind: 'file', stateDir: stateDir.paths.dir } : { kind: 'stdout', terminal, color: wantsColor(options.env, terminal) },
   });
-  const token = stateDir.writeNewToken();
-  // For tests only: a small limit, to reach it with a few questions. The default is MAX_PENDING.
-  const maxPending = Number(options.env.ASKBRIDGE_TEST_MAX_PENDING) || MAX_PENDING;
+  // The keeper wrote this run's token before it took the port (keeper.ts); one removed since is made anew.
+  const token = stateDir.readToken() ?? stateDir.writeNewToken();
+  // For tests only: small limits, to reach them with a few questions. The defaults are in limits.ts.
+  const waitingLimits = { asks: Number(options.env.ASKBRIDGE_TEST_MAX_PENDING) || MAX_PENDING, bytes: Number(options.env.ASKBRIDGE_TEST_WAITING_BYTES) || WAITING_BYTES };
   const pendingFiles = createPendingFiles(stateDir.paths.dir, (fields, message) => logger.warn(fields, message));
   const store = createAskStore({ persistence: pendingFiles });
   let app: App | undefined;
@@ -145,12 +128,13 @@ async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Rea
   store.subscribe((event) => {
     if (event.type !== 'resolved') return;
     history.append(event.ask);
-    if (overloadBanner && store.pendingCount() < maxPending) setOverloadBanner(null);
+    if (!overloadBanner) return;
+    const waiting = store.waiting();
+    if (waiting.asks < waitingLimits.asks && waiting.bytes < waitingLimits.bytes) setOverloadBanner(null);
   });
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= shutDown());
 
-  let holdsIpv6 = false;
   // The config files are watched from a moment after the daemon serves, so that setting up the
   // watcher does not share the CPU with the first questions of a start.
   let serving = () => {};
@@ -176,7 +160,8 @@ async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Rea
   const log = { info: (fields: Record<string, unknown>, message: string) => notifyLog.info(fields, message), warn: (fields: Record<string, unknown>, message: string) => notifyLog.warn(fields, message) };
   let push: Push | undefined;
   try {
-    push = createPush({ paths: stateDir.paths, subject: vapidSubject(publicUrl), log });
+    // ASKBRIDGE_TEST_PUSH_SERVICE, for tests only: the one origin of a local stand-in push service.
+    push = createPush({ paths: stateDir.paths, subject: vapidSubject(publicUrl), log, testPushService: options.env.ASKBRIDGE_TEST_PUSH_SERVICE });
   } catch (error) {
     logger.warn({ error: (error as Error).message }, 'Web Push is not available: its keys could not be made');
   }
@@ -186,7 +171,7 @@ async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Rea
     hookKey: () => stateDir.readHookKey(),
     port,
     version: VERSION,
-    pid: process.pid,
+    pid: options.keeperPid,
     logger,
     planQuestion,
     banner,
@@ -195,13 +180,13 @@ async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Rea
     history: { path: stateDir.paths.history, flushed: () => history.flushed() },
     pageSessionStore: createPageSessionFile(stateDir.paths.pageSessions),
     push,
-    holdsIpv6: () => holdsIpv6,
+    holdsIpv6: () => options.holdsIpv6,
     publicUrl,
     // Claude Code's transcripts, as this daemon's user and environment place them.
     sessionContext: (transcriptPath, toolUseId, stillWanted) => readSessionContext(transcriptPath, toolUseId, { projectsDir: claudeProjectsDir(options.env), uid: process.getuid?.() }, stillWanted),
     heartbeatMs: Number(options.env.ASKBRIDGE_TEST_HEARTBEAT_MS) || undefined, // for tests only: how fast a dead page is noticed
-    maxPending,
-    onOverload: () => setOverloadBanner(`${maxPending} questions are waiting: new ones go to their terminal until some are answered`),
+    waitingLimits,
+    onOverload: () => setOverloadBanner('As many questions as askbridge keeps are waiting: new ones go to their terminal until some are answered'),
     onShutdownRequest: () => void stop().then(() => process.exit(0)),
   });
   configWatch.effective(''); // read and start watching the user config now, so a broken one shows at once
@@ -220,27 +205,33 @@ async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Rea
     log: (fields, message) => notifyLog.error(fields, message),
   });
 
-  let listeningPort: number;
-  let closeIpv6: () => Promise<void>;
+  // Fastify closes every connection as it closes a server it made listen; this one never listens
+  // (the keeper does), so it is told to, at the same point of its close.
+  app.addHook('preClose', (done) => {
+    app.server.closeAllConnections();
+    done();
+  });
+  let closeTls = async () => {};
   try {
-    ({ port: listeningPort, close: closeIpv6 } = await listenOnLoopback(app, port, (held) => (holdsIpv6 = held)));
-    if (tls) {
-      const closeTls = await listenWithTls(app, tls);
-      const closeLoopback = closeIpv6;
-      closeIpv6 = async () => {
-        await Promise.all([closeLoopback(), closeTls()]);
-      };
-    }
+    await app.ready();
+    if (tls) closeTls = await listenWithTls(app, tls);
   } catch (error) {
     notifier.close();
     await Promise.all([app.close(), configWatch.close()]);
-    if (error instanceof DaemonStartError) throw error;
-    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') {
-      throw new DaemonStartError(`port ${port} is in use: stop what uses it, or start with ASKBRIDGE_PORT=<another port>`);
-    }
     throw error;
   }
-  stateDir.writeDaemonInfo({ pid: process.pid, port: listeningPort, host: LOOPBACK_HOST, version: VERSION, startedAt: Date.now(), ...(publicUrl ? { publicUrl: publicUrl.href } : {}) });
+  serveKeeperConnections(app);
+  const listeningPort = port;
+  stateDir.writeDaemonInfo({
+    pid: options.keeperPid,
+    daemonPid: process.pid,
+    portHeldBy: options.portHeldBy,
+    port: listeningPort,
+    host: LOOPBACK_HOST,
+    version: VERSION,
+    startedAt: Date.now(),
+    ...(publicUrl ? { publicUrl: publicUrl.href } : {}),
+  });
 
   setTimeout(serving, WATCH_AFTER_SERVING_MS).unref();
   const url = `http://${LOOPBACK_HOST}:${listeningPort}/`;
@@ -258,53 +249,32 @@ async function startLocked(options: DaemonOptions, { port, publicUrl, tls }: Rea
     logger.info('stopping: waiting hooks hand their questions to the terminal');
     store.releaseAll();
     notifier.close();
-    await Promise.all([app!.close(), closeIpv6(), configWatch.close(), history.flushed()]);
+    await Promise.all([app!.close(), closeTls(), configWatch.close(), history.flushed()]);
     history.close();
-    stateDir.removeDaemonInfo(process.pid);
-    lock.release();
+    stateDir.removeDaemonInfo(options.keeperPid);
   }
 
   return { app, port: listeningPort, url, logger, stop };
 }
 
 /**
- * Listen on every loopback address a browser may use for `localhost`: 127.0.0.1 and, where the
- * system has it, [::1], on the same port. Browsers try [::1] for localhost: a port the daemon left
- * free there could be taken by any process, which would then be served as http://localhost:PORT.
- * So [::1] held by someone else is a refusal to start, not a warning. Returns the port.
+ * The connections the keeper accepted on 127.0.0.1 and [::1], served as if this server had accepted
+ * them: the same request and header time limits (app.ts), upgrades included. Each one is
+ * acknowledged, so the keeper can give one this process never received to the next daemon.
  */
-async function listenOnLoopback(app: App, port: number, setHoldsIpv6: (held: boolean) => void): Promise<{ port: number; close: () => Promise<void> }> {
-  await app.listen({ host: LOOPBACK_HOST, port });
-  const address = app.server.address();
-  const listeningPort = typeof address === 'object' && address !== null ? address.port : port;
-  // The same limits as the main server's (app.ts), which hands it every request and upgrade.
-  const ipv6 = createServer({ requestTimeout: app.server.requestTimeout, headersTimeout: app.server.headersTimeout, keepAliveTimeout: app.server.keepAliveTimeout, connectionsCheckingInterval: 1_000 });
-  ipv6.on('request', (request, response) => app.server.emit('request', request, response));
-  ipv6.on('upgrade', (request, socket, head) => app.server.emit('upgrade', request, socket, head));
-  try {
-    await new Promise<void>((listening, failed) => {
-      ipv6.once('error', failed);
-      ipv6.listen({ host: '::1', port: listeningPort, ipv6Only: true }, listening);
-    });
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRNOTAVAIL' || code === 'EAFNOSUPPORT') {
-      setHoldsIpv6(false); // no IPv6 loopback here: nobody can take [::1] either
-      return { port: listeningPort, close: async () => {} };
-    }
-    if (code === 'EADDRINUSE') {
-      throw new DaemonStartError(`another program holds [::1]:${listeningPort}, so a browser opening http://localhost:${listeningPort}/ could reach it instead of askbridge: stop it, or start with ASKBRIDGE_PORT=<another port>`);
-    }
-    throw error;
-  }
-  setHoldsIpv6(true);
-  return {
-    port: listeningPort,
-    close: async () => {
-      ipv6.closeAllConnections();
-      await new Promise((closed) => ipv6.close(closed));
-    },
-  };
+function serveKeeperConnections(app: App): void {
+  // Node starts checking connections against the time limits when its server starts listening;
+  // this one never listens, so it is told it does.
+  app.server.emit('listening');
+  process.on('message', (message: ToDaemon, socket: Socket | undefined) => {
+    if (message.type !== 'connection' || !socket) return;
+    app.server.emit('connection', socket);
+    socket.resume(); // the keeper accepted it paused, so that it read nothing
+    process.send?.({ type: 'received', id: message.id } satisfies ToKeeper);
+  });
+  // Before daemon.json and the page link: from then on, whoever sees them may take this daemon for
+  // one that serves, and the keeper treats its death as a crash to recover from, not a failed start.
+  process.send?.({ type: 'serving' } satisfies ToKeeper);
 }
 
 /**
@@ -313,41 +283,6 @@ async function listenOnLoopback(app: App, port: number, setHoldsIpv6: (held: boo
  */
 function vapidSubject(publicUrl: PublicUrl | undefined): string {
   return publicUrl?.secure && new URL(publicUrl.href).hostname !== 'localhost' ? publicUrl.href : 'mailto:push@askbridge.invalid';
-}
-
-type ListenTls = { host: string; port: number; cert: Buffer; key: Buffer };
-
-/** --listen: serving beyond loopback needs TLS, and a public URL naming it (so Host and Origin are checked). */
-function readListenTls(listen: NonNullable<DaemonOptions['listen']>, publicUrl: PublicUrl | undefined): ListenTls {
-  const match = /^(.+):(\d{1,5})$/.exec(listen.address);
-  if (!match) throw new DaemonStartError(`--listen ${listen.address}: expected ADDRESS:PORT, for example 0.0.0.0:8443`);
-  if (!listen.tlsCert || !listen.tlsKey) {
-    throw new DaemonStartError(`--listen ${listen.address} serves beyond loopback, which askbridge does only over TLS: give --tls-cert FILE and --tls-key FILE (or keep it on loopback behind Tailscale Serve, Caddy or an SSH tunnel)`);
-  }
-  if (!publicUrl?.secure) throw new DaemonStartError(`--listen ${listen.address} needs the https public URL its certificate names (--public-url https://NAME:${match[2]}), so that only that Host and Origin are accepted`);
-  const read = (path: string, what: string) => {
-    try {
-      return readFileSync(path);
-    } catch (error) {
-      throw new DaemonStartError(`cannot read the TLS ${what} ${path}: ${(error as Error).message}`);
-    }
-  };
-  return { host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port: Number(match[2]), cert: read(listen.tlsCert, 'certificate'), key: read(listen.tlsKey, 'key') };
-}
-
-/** An https server on --listen that hands every request and upgrade to the app, as the [::1] one does. */
-async function listenWithTls(app: App, tls: ListenTls): Promise<() => Promise<void>> {
-  const server = createHttpsServer({ cert: tls.cert, key: tls.key, requestTimeout: app.server.requestTimeout, headersTimeout: app.server.headersTimeout, keepAliveTimeout: app.server.keepAliveTimeout });
-  server.on('request', (request, response) => app.server.emit('request', request, response));
-  server.on('upgrade', (request, socket, head) => app.server.emit('upgrade', request, socket, head));
-  await new Promise<void>((listening, failed) => {
-    server.once('error', (error: NodeJS.ErrnoException) => failed(error.code === 'EADDRINUSE' ? new DaemonStartError(`${tls.host}:${tls.port} is in use: choose another --listen port`) : error));
-    server.listen({ host: tls.host, port: tls.port }, listening);
-  });
-  return async () => {
-    server.closeAllConnections();
-    await new Promise((closed) => server.close(closed));
-  };
 }
 
 /**
@@ -380,15 +315,37 @@ function restoreWaitingQuestions(store: AskStore, records: PendingRecord[], plan
 const STOP_GRACE_MS = 5000;
 
 /**
- * `askbridge start`: run until a signal (SIGINT, SIGTERM, SIGHUP...), `askbridge stop`, or a crash.
- * Every way out goes through the same stop: waiting hooks fall through at once, daemon.json, the
- * token and the lock are removed. A crash exits 1 after that; a second signal exits at once.
+ * The daemon as the keeper's child: runs until the keeper says stop (or goes away), a signal,
+ * `askbridge stop`, or a crash. Every way out goes through the same stop: waiting hooks fall
+ * through at once, daemon.json and the token are removed. A stop exits 0 (the keeper then lets go
+ * of the port); a crash exits 1 after that, and the keeper starts a new daemon on the same port.
  */
-export async function runDaemonInForeground(options: DaemonOptions): Promise<void> {
-  const daemon = await startDaemon(options);
-  closeWithGrace({ delay: STOP_GRACE_MS, logger: false, onTimeout: () => daemon.logger.error('stop took too long: exiting anyway') }, async ({ signal, err }) => {
+export async function runDaemonChild(options: DaemonOptions): Promise<void> {
+  const send = (message: ToKeeper) => process.send?.(message);
+  // A stop asked for before the daemon serves: there is nothing to hand back yet.
+  const stopBeforeServing = (message: ToDaemon) => message.type === 'stop' && process.exit(0);
+  process.on('message', stopBeforeServing);
+  process.once('disconnect', () => process.exit(0));
+  let daemon: RunningDaemon;
+  try {
+    daemon = await startDaemon(options);
+  } catch (error) {
+    send({ type: 'start-failed', message: error instanceof DaemonStartError ? error.message : String((error as Error).stack ?? error) });
+    process.exit(1);
+  }
+  process.off('message', stopBeforeServing);
+  process.removeAllListeners('disconnect');
+  const grace = closeWithGrace({ delay: STOP_GRACE_MS, logger: false, onTimeout: () => daemon.logger.error('stop took too long: exiting anyway') }, async ({ signal, err }) => {
     if (err) daemon.logger.fatal({ err }, 'daemon crashed: stopping cleanly');
     else if (signal) daemon.logger.info({ signal }, 'signal received');
     await daemon.stop();
+  });
+  process.on('message', (message: ToDaemon) => {
+    if (message.type === 'stop') void grace.close();
+  });
+  // The keeper is gone (killed outright): the port went with it, so this daemon stops too.
+  process.once('disconnect', () => {
+    daemon.logger.warn('the keeper is gone: stopping');
+    void grace.close();
   });
 }

@@ -1,10 +1,12 @@
 // However the daemon ends (a signal, a crash), waiting hooks fall through at once, so the terminal
-// asks, and the state directory is left clean: no daemon.json, token or lock behind.
+// asks. Stopped, it leaves the state directory clean: no daemon.json, token or lock behind; crashed,
+// its keeper starts it again on the port it kept.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { freshPayload } from '../stack/fixtures.js';
-import { killStrayProcesses, runHook } from '../stack/processes.js';
+import { killStrayProcesses, runCli, runHook } from '../stack/processes.js';
+import { waitUntil } from '../stack/clock.js';
 import { expectHandedBackByStoppingDaemon } from '../stack/assertions.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 
@@ -41,15 +43,20 @@ describe('the daemon, whichever way it ends', () => {
     expectCleanStateDir(daemon);
   });
 
-  it('on a crash, lets the waiting hook fall through at once, cleans up, logs why and exits 1', async () => {
+  it('on a crash, lets the waiting hook fall through at once, logs why and exits 1; the keeper starts a new daemon on the same port', async () => {
     const daemon = await startDaemon({ env: { NODE_OPTIONS: CRASH_ON_SIGWINCH } });
     daemons.push(daemon);
     const { hook, id } = await withWaitingHook(daemon, 'crash');
-    daemon.expectExit();
-    daemon.child.kill('SIGWINCH');
+    const crashed = daemon.daemonPid();
+    process.kill(crashed, 'SIGWINCH');
     await expectHandedBackByStoppingDaemon(daemon, id, await hook.result);
-    expect(await daemon.exited).toEqual({ code: 1, signal: null });
-    expectCleanStateDir(daemon);
     expect(daemon.logs().some((entry) => entry.msg === 'daemon crashed: stopping cleanly' && (entry.err as { message?: string } | undefined)?.message === 'boom')).toBe(true);
+    // The keeper says how the daemon ended, and starts another, which serves on the same port.
+    await waitUntil(() => /the daemon \(pid (\d+)\) exited \(code 1\); restarting it at once; the port stays held/.exec(daemon.output().stderr)?.[1] === String(crashed) || undefined, 10_000, 'the keeper to restart the crashed daemon');
+    await daemon.waitForLog((entry) => entry.msg === 'askbridge is listening' && entry.pid !== crashed, 10_000, 'the new daemon to serve');
+    expect(daemon.daemonPid()).not.toBe(crashed);
+    expect(daemon.running()).toBe(true);
+    const status = await runCli(['status', '--json'], daemon.env);
+    expect(JSON.parse(status.stdout)).toMatchObject({ running: true, pid: daemon.child.pid });
   });
 });

@@ -150,9 +150,8 @@ describe('more time for a person who is answering', () => {
     const kept = JSON.parse(readFileSync(join(first.home, 'pending', `${asked.id}.json`), 'utf8')) as Record<string, unknown>;
     expect(kept).toMatchObject({ expiresAt: moved.expiresAt, extendableUntil: moved.extendableUntil });
 
-    first.expectExit();
-    first.child.kill('SIGKILL');
-    await first.exited;
+    // The daemon and its keeper both killed outright: nothing restarts it until the next start.
+    await first.killOutright();
     const second = await daemonForTest({ home: first.home, env: { ASKBRIDGE_PORT: String(first.port) } });
     await second.waitForLog((entry) => entry.msg === 'question received' && entry.askId === asked.id, 10_000, 'the hook re-attaching');
     expect(await second.ask(asked.id)).toMatchObject({ status: 'pending', expiresAt: moved.expiresAt, extendableUntil: moved.extendableUntil });

@@ -437,8 +437,7 @@ describe('the hook when the daemon goes away while it waits', () => {
     const hook = runHook(payload, { ...daemon.env, ASKBRIDGE_DEBUG: '1' });
     await daemon.waitForAsk(payload.tool_use_id);
 
-    daemon.expectExit();
-    daemon.child.kill('SIGKILL');
+    await daemon.killOutright();
     const result = await hook.result;
     expectSilentPassThrough(result);
     // After its connection dropped it kept trying the dead daemon's port (the last try refused) until
@@ -452,9 +451,7 @@ describe('the hook when the daemon goes away while it waits', () => {
     const payload = freshPayload('01-single-select', 'daemon-restarted');
     const hook = runHook(payload, first.env);
     const asked = await first.waitForAsk(payload.tool_use_id);
-    first.expectExit();
-    first.child.kill('SIGKILL');
-    await first.exited;
+    await first.killOutright();
     expect(hook.child.exitCode).toBeNull(); // still waiting for an answer
 
     const second = await startDaemon({ home: first.home, config: { waitSeconds: 120 } });

@@ -270,9 +270,8 @@ describe.skipIf(!chromiumState.available)('the page as an inbox', () => {
       await page.reload();
       await checkDraft();
 
-      first.expectExit();
-      first.child.kill('SIGKILL');
-      await first.exited;
+      // The daemon and its keeper both killed outright: nothing restarts it until the next start.
+      await first.killOutright();
       second = await startDaemon({ home: first.home, env: { ASKBRIDGE_PORT: String(first.port) }, config: { waitSeconds: 120 } });
       await second.waitForLog((entry) => entry.msg === 'question received' && entry.askId === view.id, 10_000, 'the hook re-attaching');
       await page.reload();

@@ -1,4 +1,4 @@
-// The daemon dies (kill -9) while a question waits and a person is typing its answer. It starts again
+// The daemon and its keeper die (kill -9 of both) while a question waits and a person is typing its answer. It starts again
 // on the same state directory and port: the page reconnects with what was typed still there, the
 // hook re-attaches, and the one answer the person then gives is the one Claude gets.
 import type { Browser } from 'playwright-core';
@@ -33,9 +33,7 @@ browserTests('a daemon restart while a person is typing', () => {
     const other = card.getByRole('textbox', { name: 'Other', exact: true });
     await other.fill('DuckDB, typed before the crash');
 
-    first.expectExit();
-    first.child.kill('SIGKILL');
-    await first.exited;
+    await first.killOutright();
     const second = await startDaemon({ home: first.home, env: { ASKBRIDGE_PORT: String(first.port) }, config: { waitSeconds: 120 } });
     daemons.push(second);
     expect(second.port).toBe(first.port);

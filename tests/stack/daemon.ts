@@ -7,6 +7,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { HistoryLineSchema, type HistoryLine } from '../../src/history-file.js';
+import { isProcessAlive } from '../../src/state-dir.js';
 import { checkShape } from '../../src/protocol.js';
 import type { AskView } from '../../src/protocol.js';
 import { now, waitUntil } from './clock.js';
@@ -25,7 +26,7 @@ export type Daemon = {
   pairingUrl: string;
   home: string;
   port: number;
-  /** The bearer token of local programs (the CLI, WebSocket listeners): $ASKBRIDGE_HOME/token. */
+  /** The bearer token of local programs (the CLI, WebSocket listeners) when the daemon started: $ASKBRIDGE_HOME/token. */
   token: string;
   /** Just before the daemon was spawned (now() clock). */
   startedAt: number;
@@ -35,8 +36,11 @@ export type Daemon = {
   historyFile: string;
   /** For the hook and the CLI: ASKBRIDGE_HOME set, ASKBRIDGE_PORT unset (found through daemon.json). */
   env: NodeJS.ProcessEnv;
+  /** `askbridge start`: the keeper, which holds the port and the lock and runs the daemon process as its child. */
   child: ChildProcess;
-  /** Resolves when the daemon process exits. */
+  /** The daemon process the keeper runs now, as daemon.json names it (a crash replaces it). */
+  daemonPid(): number;
+  /** Resolves when the keeper (`askbridge start`) exits. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
   /** Whether the daemon process is still running. */
   running(): boolean;
@@ -63,6 +67,11 @@ export type Daemon = {
   waitForAsk(toolUseId: string, timeoutMs?: number): Promise<AskView>;
   /** Says that the test itself makes the daemon exit (`askbridge stop`, a signal): no warning then. */
   expectExit(): void;
+  /**
+   * kill -9 of the daemon and its keeper at once, as a reboot or an out-of-memory killer taking both:
+   * nothing stops cleanly, nothing restarts it. Resolves once both are gone.
+   */
+  killOutright(): Promise<void>;
   /** Stops the daemon (SIGTERM, then SIGKILL) and removes its state directory. Safe to call twice. */
   stop(): Promise<void>;
 };
@@ -78,6 +87,8 @@ export type StartDaemonOptions = {
   home?: string;
   /** Leave $XDG_CONFIG_HOME/askbridge uncreated, as on a new user's machine. */
   noConfigFolder?: boolean;
+  /** A program that runs `node askbridge start` for the harness, with its own arguments first (systemd-socket-activate -l ...), given the environment the daemon is to have. */
+  launcher?: (env: NodeJS.ProcessEnv) => string[];
 };
 
 export async function startDaemon(options: StartDaemonOptions = {}): Promise<Daemon> {
@@ -89,7 +100,8 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
   if (options.config) await writeFile(join(configHome, 'askbridge', 'config.json'), JSON.stringify(options.config, null, 2));
   const daemonEnv = baseEnv({ ASKBRIDGE_PORT: '0', ...options.env, ASKBRIDGE_HOME: home, XDG_CONFIG_HOME: configHome });
   const startedAt = now();
-  const child = spawn(process.execPath, [CLI_BIN, 'start'], { cwd: REPO_ROOT, env: daemonEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+  const command = [...(options.launcher?.(daemonEnv) ?? []), process.execPath, CLI_BIN, 'start'];
+  const child = spawn(command[0]!, command.slice(1), { cwd: REPO_ROOT, env: daemonEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   options.onSpawn?.(child, home);
   let stdout = '';
   let stderr = '';
@@ -167,12 +179,23 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
   const token = readFileSync(join(home, 'token'), 'utf8').trim();
   const env = baseEnv({ ASKBRIDGE_HOME: home });
 
+  /** The token as it is now: a daemon its keeper started again after a crash made a new one. */
+  const currentToken = () => {
+    try {
+      return readFileSync(join(home, 'token'), 'utf8').trim();
+    } catch {
+      return token;
+    }
+  };
+
   async function api<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: T }> {
     let response: Response;
     try {
       response = await fetch(`http://127.0.0.1:${port}${path}`, {
         method,
-        headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        // A new connection each time, as each CLI command makes: one kept alive from a daemon that
+        // crashed since (its keeper started another) would be a dead connection, not a finding.
+        headers: { authorization: `Bearer ${currentToken()}`, connection: 'close', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
         signal: AbortSignal.timeout(5000),
       });
@@ -195,6 +218,11 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
     historyFile: join(home, 'history.jsonl'),
     env,
     child,
+    daemonPid() {
+      const info = JSON.parse(readFileSync(join(home, 'daemon.json'), 'utf8')) as { daemonPid?: unknown };
+      if (typeof info.daemonPid !== 'number') throw new Error(`daemon.json names no daemon process: ${JSON.stringify(info)}`);
+      return info.daemonPid;
+    },
     exited,
     running: () => child.exitCode === null && child.signalCode === null,
     askAsHook: (body) => askOverHttp({ port, token, body }),
@@ -257,6 +285,15 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
     },
     expectExit: () => {
       exitExpected = true;
+    },
+    async killOutright() {
+      exitExpected = true;
+      const daemonPid = daemon.daemonPid();
+      // The daemon first: killed first, the keeper would have its daemon stop cleanly.
+      process.kill(daemonPid, 'SIGKILL');
+      child.kill('SIGKILL');
+      await exited;
+      await waitUntil(() => (isProcessAlive(daemonPid) ? undefined : true), 10_000, `the daemon process ${daemonPid} to be gone`);
     },
     stop,
   };

@@ -57,11 +57,11 @@ const ALLOWED: Record<string, string[]> = {
   types: [],
 };
 /**
- * The CLI's few ways into the daemon's folder, each for a reason: `start` runs the daemon (loaded
- * only for the foreground), and checks its lock; the client proves the daemon's identity as the
+ * The CLI's few ways into the daemon's folder, each for a reason: `start` runs the keeper (which
+ * runs the daemon as its child), and checks its lock; the client proves the daemon's identity as the
  * hook does; `logs` reads the daemon's log files.
  */
-const CLI_INTO_DAEMON = ['daemon/main.ts', 'daemon/lock.ts', 'daemon/hook-identity.ts', 'daemon/logger.ts'];
+const CLI_INTO_DAEMON = ['daemon/keeper.ts', 'daemon/lock.ts', 'daemon/hook-identity.ts', 'daemon/logger.ts'];
 
 /** The HTTP layer: the only modules that may import fastify or one of its plugins. */
 const HTTP_LAYER = (module: string) => module.startsWith('daemon/routes/') || module === 'daemon/app.ts' || module === 'daemon/main.ts';

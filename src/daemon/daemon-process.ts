@@ -1,0 +1,18 @@
+// The daemon process's entry: the keeper (keeper.ts) forks this file with its options as the one
+// argument, and hands it connections over the IPC channel.
+import { runDaemonChild } from './main.js';
+import type { DaemonChildOptions } from './keeper.js';
+
+const options = JSON.parse(process.argv[2] ?? '{}') as DaemonChildOptions;
+await runDaemonChild({
+  env: process.env,
+  // A restarted daemon's link would pair one more browser, unasked: the pages stay paired.
+  print: options.restarted ? () => {} : (line) => process.stdout.write(`${line}\n`),
+  port: options.port,
+  keeperPid: options.keeperPid,
+  portHeldBy: options.portHeldBy,
+  holdsIpv6: options.holdsIpv6,
+  logToFile: options.logToFile,
+  publicUrl: options.publicUrl,
+  listen: options.listen,
+});

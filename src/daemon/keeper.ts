@@ -1,0 +1,348 @@
+// The keeper: the process `askbridge start` runs, which holds the daemon's port for as long as it
+// runs, whatever happens to the daemon. The http hook trusts whatever answers on 127.0.0.1:PORT, so
+// a port let go for a moment (a crash, an out-of-memory abort) could be taken by any local process,
+// which would then receive the questions and the hook key, and answer in the person's place.
+//
+// The keeper takes the state directory's lock, binds 127.0.0.1:PORT and [::1]:PORT (or listens on the
+// sockets a service manager passed it: systemd's LISTEN_FDS), and runs the daemon (main.ts) as its
+// child, handing it every accepted connection over the IPC channel. When the daemon crashes, the
+// keeper keeps accepting, holds the new connections for a few seconds, starts the daemon again and
+// hands them to it. The daemon exiting 0 means stop: `askbridge stop`, or a signal. The keeper
+// imports nothing heavy: it runs on every `askbridge start`.
+import { fork, type ChildProcess } from 'node:child_process';
+import { createServer, type Server, type Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { acquireDaemonLock, describeRunning, type DaemonLock } from './lock.js';
+import { configuredPort, openStateDir, resolveStateDir, stateDirWriteError, type PortHolder, type StateDir } from '../state-dir.js';
+
+export type KeeperOptions = {
+  env: NodeJS.ProcessEnv;
+  port?: number | undefined;
+  logToFile: boolean;
+  publicUrl?: string | undefined;
+  listen?: { address: string; tlsCert?: string | undefined; tlsKey?: string | undefined } | undefined;
+  /** Where the keeper says what happens to the daemon (a crash, a restart): stderr. */
+  report: (line: string) => void;
+};
+
+/** What the keeper tells the daemon it runs, as its one argument (JSON): nothing secret. */
+export type DaemonChildOptions = {
+  port: number;
+  keeperPid: number;
+  portHeldBy: PortHolder;
+  holdsIpv6: boolean;
+  logToFile: boolean;
+  /** A daemon started again after a crash: it prints no new page link (the pages stay paired). */
+  restarted: boolean;
+  publicUrl?: string | undefined;
+  listen?: KeeperOptions['listen'];
+};
+
+/** Keeper to daemon: a connection (with its socket), or stop. */
+export type ToDaemon = { type: 'connection'; id: number } | { type: 'stop' };
+/** Daemon to keeper: it serves; it received a connection; it cannot start, and why. */
+export type ToKeeper = { type: 'serving' } | { type: 'received'; id: number } | { type: 'start-failed'; message: string };
+
+/** The keeper could not start the daemon: one line that says why. */
+export class KeeperStartError extends Error {}
+/** Another live keeper holds this state directory: nothing to start. */
+export class KeeperAlreadyRunning extends Error {}
+
+/** Connections held while the daemon restarts: past this many, the oldest is dropped. */
+const MAX_HELD_CONNECTIONS = 64;
+/** How long a connection waits for a restarting daemon before it is dropped. */
+const HOLD_MS = 5_000;
+/** Restarts after the first (which is at once) wait twice as long each time, up to the cap. */
+const FIRST_BACKOFF_MS = 250;
+const MAX_BACKOFF_MS = 30_000;
+/** A daemon that served this long is no longer part of a crash loop: the next crash restarts it at once. */
+const STABLE_MS = 30_000;
+/** The daemon's own stop takes at most 5 s (main.ts); past this it is killed. */
+const STOP_WAIT_MS = 8_000;
+/** systemd passes its sockets from this descriptor on (sd_listen_fds(3)). */
+const SD_LISTEN_FDS_START = 3;
+
+const DAEMON_ENTRY = fileURLToPath(new URL('./daemon-process.js', import.meta.url));
+
+/**
+ * Runs the keeper. Resolves once the daemon first serves (its page link printed by it); the keeper
+ * then runs until the daemon stops (exit 0) or a signal, and exits the process itself.
+ */
+export async function runKeeper(options: KeeperOptions): Promise<void> {
+  const dir = resolveStateDir(options.env);
+  const stateDir = openStateDir(dir);
+  let attempt: Awaited<ReturnType<typeof acquireDaemonLock>>;
+  try {
+    stateDir.ensure();
+    // Taken before anything is written, so a second start changes nothing of the running daemon's.
+    attempt = await acquireDaemonLock(dir);
+  } catch (error) {
+    const diskError = stateDirWriteError(dir, error);
+    throw diskError ? new KeeperStartError(diskError) : error;
+  }
+  if (!attempt.acquired) throw new KeeperAlreadyRunning(describeRunning(attempt.holder, stateDir.readDaemonInfo()));
+  let held: HeldPort;
+  try {
+    // The token of this run, on disk before the port is held: a hook or the CLI that reaches the
+    // port reads the token the daemon behind it proves itself with, whichever daemon that is
+    // (one the keeper starts again after a crash keeps it).
+    stateDir.writeNewToken();
+    held = await holdPort(options);
+  } catch (error) {
+    attempt.lock.release();
+    const diskError = stateDirWriteError(dir, error);
+    throw diskError ? new KeeperStartError(diskError) : error;
+  }
+  await keep(options, stateDir, attempt.lock, held);
+}
+
+type HeldPort = { servers: Server[]; port: number; holdsIpv6: boolean; heldBy: PortHolder };
+
+/** The listening sockets: the service manager's, when it passed some to this process, else bound here. */
+async function holdPort(options: KeeperOptions): Promise<HeldPort> {
+  const passed = passedSocketCount(options.env);
+  if (passed > 0) return listenOnPassedSockets(passed);
+  const port = configuredPort(options.env, options.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new KeeperStartError(`invalid port "${port}": use 1-65535, or 0 for any free port`);
+  return bindLoopback(port);
+}
+
+/** How many sockets systemd passed to this very process (LISTEN_PID names it), per sd_listen_fds(3). */
+function passedSocketCount(env: NodeJS.ProcessEnv): number {
+  if (env.LISTEN_PID !== String(process.pid)) return 0;
+  const count = Number(env.LISTEN_FDS);
+  return Number.isInteger(count) && count > 0 ? count : 0;
+}
+
+const newServer = () => createServer({ pauseOnConnect: true });
+
+function listen(server: Server, how: { host: string; port: number; ipv6Only?: boolean } | { fd: number }): Promise<void> {
+  return new Promise((listening, failed) => {
+    server.once('error', failed);
+    server.listen(how, () => {
+      server.off('error', failed);
+      listening();
+    });
+  });
+}
+
+/**
+ * 127.0.0.1 and, where the system has it, [::1], on the same port. Browsers try [::1] for
+ * localhost: a port left free there could be taken by any process, which would then be served as
+ * http://localhost:PORT. So [::1] held by someone else is a refusal to start, not a warning.
+ */
+async function bindLoopback(port: number): Promise<HeldPort> {
+  const ipv4 = newServer();
+  try {
+    await listen(ipv4, { host: '127.0.0.1', port });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new KeeperStartError(`port ${port} is in use: stop what uses it, or start with ASKBRIDGE_PORT=<another port>`);
+    throw error;
+  }
+  const boundPort = (ipv4.address() as { port: number }).port;
+  const ipv6 = newServer();
+  try {
+    await listen(ipv6, { host: '::1', port: boundPort, ipv6Only: true });
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === 'EADDRNOTAVAIL' || code === 'EAFNOSUPPORT') return { servers: [ipv4], port: boundPort, holdsIpv6: false, heldBy: 'keeper' }; // no IPv6 loopback: nobody can take [::1] either
+    ipv4.close();
+    if (code === 'EADDRINUSE') {
+      throw new KeeperStartError(`another program holds [::1]:${boundPort}, so a browser opening http://localhost:${boundPort}/ could reach it instead of askbridge: stop it, or start with ASKBRIDGE_PORT=<another port>`);
+    }
+    throw error;
+  }
+  return { servers: [ipv4, ipv6], port: boundPort, holdsIpv6: true, heldBy: 'keeper' };
+}
+
+/** The service manager's sockets: each must listen on a loopback address, all on one port (the daemon listens beyond loopback only with --listen). */
+async function listenOnPassedSockets(count: number): Promise<HeldPort> {
+  const servers: Server[] = [];
+  for (let fd = SD_LISTEN_FDS_START; fd < SD_LISTEN_FDS_START + count; fd++) {
+    const server = newServer();
+    await listen(server, { fd });
+    servers.push(server);
+  }
+  const addresses = servers.map((server) => server.address()).filter((address) => typeof address === 'object' && address !== null);
+  const ports = new Set(addresses.map((address) => address.port));
+  const close = () => {
+    for (const server of servers) server.close();
+  };
+  if (addresses.length !== servers.length || ports.size !== 1 || !addresses.every((address) => address.address === '127.0.0.1' || address.address === '::1')) {
+    close();
+    throw new KeeperStartError(`the service manager passed sockets on ${addresses.map((address) => `${address.address}:${address.port}`).join(', ') || 'no TCP address'}: askbridge takes only 127.0.0.1:PORT and [::1]:PORT, on one port`);
+  }
+  if (!addresses.some((address) => address.address === '127.0.0.1')) {
+    close();
+    throw new KeeperStartError('the service manager passed no socket on 127.0.0.1: askbridge needs 127.0.0.1:PORT');
+  }
+  return { servers, port: addresses[0]!.port, holdsIpv6: addresses.some((address) => address.address === '::1'), heldBy: 'service' };
+}
+
+type HeldConnection = { socket: Socket; timer: NodeJS.Timeout };
+
+/** Runs the daemon on the held port until it stops; restarts it when it crashes. */
+function keep(options: KeeperOptions, stateDir: StateDir, lock: DaemonLock, held: HeldPort): Promise<void> {
+  const childOptions: DaemonChildOptions = {
+    port: held.port,
+    keeperPid: process.pid,
+    portHeldBy: held.heldBy,
+    holdsIpv6: held.holdsIpv6,
+    logToFile: options.logToFile,
+    restarted: false,
+    ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
+    ...(options.listen === undefined ? {} : { listen: options.listen }),
+  };
+  // The sockets are this process's alone: the daemon gets connections, never the listening sockets.
+  const { LISTEN_PID: _pid, LISTEN_FDS: _fds, LISTEN_FDNAMES: _names, ...childEnv } = options.env;
+  // For tests only: a small heap for the daemon alone, to make it run out of memory.
+  const heapMb = Number(options.env.ASKBRIDGE_TEST_DAEMON_HEAP_MB);
+  const execArgv = [...process.execArgv, ...(Number.isInteger(heapMb) && heapMb > 0 ? [`--max-old-space-size=${heapMb}`] : [])];
+
+  let child: ChildProcess | undefined;
+  let serving = false;
+  let everServed = false;
+  let crashesInARow = 0;
+  let restartTimer: NodeJS.Timeout | undefined;
+  let stopping = false;
+  let nextConnectionId = 1;
+  const waiting: HeldConnection[] = [];
+  /** Handed to the daemon, not yet received by it: a daemon that dies before it does leaves them to the next one. */
+  const inFlight = new Map<number, Socket>();
+
+  let firstServe: { resolve: () => void; reject: (error: Error) => void };
+  const firstServed = new Promise<void>((resolve, reject) => (firstServe = { resolve, reject }));
+
+  const hand = (socket: Socket) => {
+    if (socket.destroyed) return;
+    if (!child?.connected || !serving) return hold(socket);
+    const id = nextConnectionId++;
+    inFlight.set(id, socket);
+    // keepOpen: the keeper's copy stays open until the daemon says it has the socket, so a daemon
+    // that dies between the two loses no connection.
+    child.send({ type: 'connection', id } satisfies ToDaemon, socket, { keepOpen: true }, (error) => {
+      // Not sent: held again, unless the daemon's exit has already taken it back.
+      if (error && inFlight.delete(id)) hold(socket);
+    });
+  };
+  const hold = (socket: Socket) => {
+    if (stopping) return void socket.destroy();
+    if (waiting.length >= MAX_HELD_CONNECTIONS) {
+      const oldest = waiting.shift()!;
+      clearTimeout(oldest.timer);
+      oldest.socket.destroy();
+    }
+    const entry: HeldConnection = {
+      socket,
+      timer: setTimeout(() => {
+        waiting.splice(waiting.indexOf(entry), 1);
+        socket.destroy();
+      }, HOLD_MS),
+    };
+    waiting.push(entry);
+  };
+  const handHeld = () => {
+    for (const entry of waiting.splice(0)) {
+      clearTimeout(entry.timer);
+      hand(entry.socket);
+    }
+  };
+
+  for (const server of held.servers) {
+    server.on('connection', (socket: Socket) => {
+      socket.on('error', () => {}); // a client that resets while its connection is held
+      hand(socket);
+    });
+    // A listening socket that fails (it should not) leaves the port: say so, and stop.
+    server.on('error', (error) => {
+      options.report(`askbridge keeper: the listening socket failed (${error.message}): stopping`);
+      stop(1);
+    });
+  }
+
+  const start = () => {
+    restartTimer = undefined;
+    serving = false;
+    const daemon = fork(DAEMON_ENTRY, [JSON.stringify({ ...childOptions, restarted: everServed })], { env: childEnv, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    child = daemon;
+    let startFailure: string | undefined;
+    let servedAt: number | undefined;
+    daemon.on('message', (message: ToKeeper) => {
+      if (message.type === 'received') {
+        inFlight.get(message.id)?.destroy(); // the keeper's copy only: the daemon holds the connection
+        inFlight.delete(message.id);
+      } else if (message.type === 'serving') {
+        serving = true;
+        servedAt = Date.now();
+        if (!everServed) {
+          everServed = true;
+          firstServe.resolve();
+        }
+        handHeld();
+      } else if (message.type === 'start-failed') startFailure = message.message;
+    });
+    daemon.on('error', (error) => options.report(`askbridge keeper: the daemon process failed: ${error.message}`));
+    daemon.once('exit', (code, signal) => {
+      child = undefined;
+      serving = false;
+      // What it had not received yet goes to the next daemon.
+      for (const socket of inFlight.values()) hold(socket);
+      inFlight.clear();
+      if (stopping) return void finish();
+      if (code === 0) return void stop(0);
+      if (!everServed) {
+        stopping = true;
+        // Its reason goes to the start that waits for it, which says it and exits 1.
+        finish(false);
+        return firstServe.reject(new KeeperStartError(startFailure ?? `the daemon exited (${code ?? signal}) before it served`));
+      }
+      // One that never served, or served only a moment, is part of a crash loop: each waits longer.
+      crashesInARow = servedAt !== undefined && Date.now() - servedAt >= STABLE_MS ? 1 : crashesInARow + 1;
+      const delay = crashesInARow === 1 ? 0 : Math.min(FIRST_BACKOFF_MS * 2 ** (crashesInARow - 2), MAX_BACKOFF_MS);
+      options.report(`askbridge keeper: the daemon (pid ${daemon.pid}) exited (${signal ?? `code ${code}`}); ${crashesInARow > 1 ? `${crashesInARow} crashes in a row: ` : ''}restarting it ${delay === 0 ? 'at once' : `in ${delay} ms`}; the port stays held`);
+      restartTimer = setTimeout(start, delay);
+    });
+  };
+
+  let exitCode = 0;
+  let killTimer: NodeJS.Timeout | undefined;
+  /** Stop the daemon (it hands waiting questions back), then let go of everything. */
+  const stop = (code: number) => {
+    if (stopping) return;
+    stopping = true;
+    exitCode = code;
+    clearTimeout(restartTimer);
+    if (!child) return void finish();
+    if (child.connected) child.send({ type: 'stop' } satisfies ToDaemon, () => {});
+    else child.kill('SIGTERM');
+    const running = child;
+    killTimer = setTimeout(() => running.kill('SIGKILL'), STOP_WAIT_MS);
+  };
+  /** Lets go of the port and the lock, and exits; `exit` false: the caller's promise says why it ended. */
+  const finish = (exit = true) => {
+    clearTimeout(killTimer);
+    for (const entry of waiting.splice(0)) {
+      clearTimeout(entry.timer);
+      entry.socket.destroy();
+    }
+    for (const server of held.servers) server.close();
+    // The daemon removes daemon.json and the token when it stops; one that crashed could not.
+    stateDir.removeDaemonInfo(process.pid);
+    lock.release();
+    if (exit) process.exit(exitCode);
+  };
+
+  for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
+    process.on(signal, () => {
+      if (stopping) {
+        // A second signal: at once.
+        child?.kill('SIGKILL');
+        return;
+      }
+      stop(0);
+    });
+  }
+
+  start();
+  return firstServed;
+}
