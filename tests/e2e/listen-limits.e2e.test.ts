@@ -3,6 +3,7 @@
 // deadline, even one that keeps sending a byte now and then; past the connection cap, new ones are
 // closed at once and the refusals are logged once, not once each; a local http hook's question is
 // answered all the while, and once the flood is gone a real TLS client is served again.
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -12,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HANDSHAKE_DEADLINE_MS, listenWithTls, MAX_LISTEN_CONNECTIONS, readListenTls } from '../../src/daemon/tls-listener.js';
 import { parsePublicUrl, type PublicUrl } from '../../src/public-url.js';
 import { buildTestApp, HOOK_KEY, LOCAL, type TestApp } from '../stack/app.js';
-import { now } from '../stack/clock.js';
+import { now, waitUntil } from '../stack/clock.js';
+import { startDaemon } from '../stack/daemon.js';
 import { freshPayload } from '../stack/fixtures.js';
 import { postAsHttpHook } from '../stack/hook-client.js';
 import { FRONT_NAME, freePort, opensslAvailability, selfSignedCertificate, throughFront } from '../stack/tls-front.js';
@@ -118,4 +120,33 @@ describe.skipIf(!openssl.available)('--listen limits (tls-listener.ts)', () => {
     const served = await throughFront(lan, { method: 'GET', path: '/api/session' });
     expect(served.status).toBe(401);
   });
+});
+
+describe.skipIf(!openssl.available)('--listen on a real daemon (askbridge start --listen)', () => {
+  it('serves TLS there with the handshake deadline, and again after its daemon was killed and restarted by the keeper', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'askbridge-listen-daemon-'));
+    const certificate = selfSignedCertificate(dir);
+    const port = await freePort();
+    const daemon = await startDaemon({
+      args: ['--listen', `127.0.0.1:${port}`, '--tls-cert', certificate.certPath, '--tls-key', certificate.keyPath, '--public-url', `https://${FRONT_NAME}:${port}`],
+    });
+    try {
+      const lan = { port, ca: certificate.ca };
+      // The daemon's own page guard answers there, over TLS with the configured certificate.
+      expect((await throughFront(lan, { method: 'GET', path: '/api/session' })).status).toBe(401);
+      const silent = await rawConnection(port);
+      const closed = await silent.closed;
+      expect(closed.at - silent.connectedAt).toBeGreaterThanOrEqual(HANDSHAKE_DEADLINE_MS - 50);
+      expect(closed.at - silent.connectedAt).toBeLessThan(HANDSHAKE_DEADLINE_MS + 2_000);
+
+      // --listen belongs to the daemon process: the one the keeper starts after a crash serves it again.
+      const before = daemon.daemonPid();
+      process.kill(before, 'SIGKILL');
+      await waitUntil(() => (existsSync(join(daemon.home, 'daemon.json')) && daemon.daemonPid() !== before ? true : undefined), 20_000, 'the keeper to restart the daemon');
+      expect((await throughFront(lan, { method: 'GET', path: '/api/session' })).status).toBe(401);
+    } finally {
+      await daemon.stop();
+      await rm(dir, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

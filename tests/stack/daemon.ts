@@ -89,6 +89,8 @@ export type StartDaemonOptions = {
   noConfigFolder?: boolean;
   /** A program that runs `node askbridge start` for the harness, with its own arguments first (systemd-socket-activate -l ...), given the environment the daemon is to have. */
   launcher?: (env: NodeJS.ProcessEnv) => string[];
+  /** More arguments for `askbridge start` (--listen, --public-url ...). */
+  args?: string[];
 };
 
 export async function startDaemon(options: StartDaemonOptions = {}): Promise<Daemon> {
@@ -100,7 +102,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
   if (options.config) await writeFile(join(configHome, 'askbridge', 'config.json'), JSON.stringify(options.config, null, 2));
   const daemonEnv = baseEnv({ ASKBRIDGE_PORT: '0', ...options.env, ASKBRIDGE_HOME: home, XDG_CONFIG_HOME: configHome });
   const startedAt = now();
-  const command = [...(options.launcher?.(daemonEnv) ?? []), process.execPath, CLI_BIN, 'start'];
+  const command = [...(options.launcher?.(daemonEnv) ?? []), process.execPath, CLI_BIN, 'start', ...(options.args ?? [])];
   const child = spawn(command[0]!, command.slice(1), { cwd: REPO_ROOT, env: daemonEnv, stdio: ['ignore', 'pipe', 'pipe'] });
   options.onSpawn?.(child, home);
   let stdout = '';
