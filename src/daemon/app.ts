@@ -79,7 +79,7 @@ export async function buildApp(deps: AppDeps) {
     // but not one each for anyone without a credential: a flood of those would rotate every
     // question's lines out of the kept log files. They are counted, and summed up in one line.
     if (status >= 500 || hasCredential(request, auth, deps)) request.log.warn({ url: route, code: refusal.code, details: refusal.details }, 'request refused');
-    else refusals.count(`${status} ${refusal.code} ${request.method} ${route}`);
+    else refusals.count(`${status} ${refusal.code} ${request.method} ${route}`, { url: route, code: refusal.code });
     return reply.code(status).send({ error: { code: refusal.code, message: refusal.message, ...(refusal.details ? { details: refusal.details } : {}) } });
   });
   app.setNotFoundHandler((_request, reply) => reply.code(404).send({ error: { code: 'not_found', message: 'not found' } }));
@@ -178,8 +178,10 @@ const REFUSAL_KINDS_KEPT = 50;
 
 /**
  * Counts refusals by kind and logs one line per REFUSAL_SUMMARY_MS while there are any (and one at
- * close): the number of lines a flood can write is bounded by time, not by its number of requests.
- * A kind names only the route's pattern and the daemon's own code, never request text.
+ * close), and the first of each kind in that time at once (a hook key left behind by a rotation is
+ * seen when it is first refused): the number of lines a flood can write is bounded by time and by
+ * REFUSAL_KINDS_KEPT, not by its number of requests. A kind names only the route's pattern and the
+ * daemon's own code, never request text.
  */
 function createRefusalTally(log: (fields: Record<string, unknown>, message: string) => void) {
   let counts = new Map<string, number>();
@@ -192,7 +194,8 @@ function createRefusalTally(log: (fields: Record<string, unknown>, message: stri
     log({ refused, total: Object.values(refused).reduce((sum, count) => sum + count, 0) }, 'requests refused without a valid credential');
   };
   return {
-    count(kind: string): void {
+    count(kind: string, first: { url: string; code: string }): void {
+      if (!counts.has(kind) && counts.size < REFUSAL_KINDS_KEPT) log(first, 'request refused without a valid credential: the first of its kind, the rest are counted');
       const key = counts.has(kind) || counts.size < REFUSAL_KINDS_KEPT ? kind : 'other';
       counts.set(key, (counts.get(key) ?? 0) + 1);
       timer ??= setTimeout(flush, REFUSAL_SUMMARY_MS).unref();

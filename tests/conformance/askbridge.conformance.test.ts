@@ -692,7 +692,7 @@ describe('askbridge answers reach the model through the real Claude Code client'
     const screen = await run.claude.waitForScreen(/Which database should we use\?[\s\S]*Postgres[\s\S]*SQLite/, 20_000);
     console.log(`wrong hook key: the screen above the dialog:\n${screen.split('Which database')[0]?.slice(-600)}`);
     expect((await daemon.pending()).some((q) => q.toolUseId === run.fake.currentToolUseId)).toBe(false);
-    await daemon.waitForLog((entry) => entry.msg === 'request refused' && entry.code === 'bad_hook_key', 5_000, 'the refusal in the log');
+    await daemon.waitForLog((entry) => entry.msg === 'request refused without a valid credential: the first of its kind, the rest are counted' && entry.code === 'bad_hook_key', 5_000, 'the refusal in the log');
     await run.claude.pressKeyUntil('Enter', () => run.fake.toolResult !== undefined);
     const result = await toolResultOf(run);
     expect(result.text).toBe(answeredText(pair('Which database should we use?', 'Postgres')));

@@ -472,6 +472,14 @@ describe('refused requests in the log', () => {
       ['/api/asks', 'unsupported_media_type'],
     ]);
     expect(lines.filter((line) => line.msg === 'requests refused without a valid credential')).toEqual([]);
+    // The first of each kind is told at once (a key left behind by a rotation is seen when it is first refused); the second is only counted.
+    expect(lines.filter((line) => line.msg === 'request refused without a valid credential: the first of its kind, the rest are counted').map((line) => [line.url, line.code])).toEqual([
+      ['/api/asks', 'unauthorized'],
+      ['/api/asks', 'bad_token'],
+      [HTTP_HOOK_PATH, 'bad_hook_key'],
+      [HTTP_HOOK_PATH, 'fst_err_ctp_invalid_json_body'],
+      [HTTP_HOOK_PATH, 'unsupported_media_type'],
+    ]);
     await logged.close();
     const summaries = lines.filter((line) => line.msg === 'requests refused without a valid credential');
     expect(summaries.map((line) => [line.refused, line.total])).toEqual([
