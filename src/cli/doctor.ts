@@ -19,7 +19,7 @@ import type { CommandIo } from './command.js';
 import { StatusReplySchema } from '../protocol.js';
 import { shorten } from '../shorten.js';
 import { readReply } from './replies.js';
-import { systemdHoldsPort } from './install.js';
+import { systemdHoldsPort } from './service.js';
 import { markerOf, markInvisible, terminalJson } from '../visible-text.js';
 
 export const TOOL_NAME = 'AskUserQuestion';

@@ -7,7 +7,7 @@
 // ignored by git; the key is never written where git would commit it, nor through a symbolic link
 // into a file that lives elsewhere) or the user's own settings. Running it twice changes nothing
 // the second time.
-import { execFile, execFileSync } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, lstatSync, readFileSync, readlinkSync, realpathSync, statSync, unlinkSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
 import { basename, dirname, relative, resolve } from 'node:path';
@@ -33,6 +33,7 @@ import {
 } from './claude-settings.js';
 import { compareVersions, findUserClaude, MIN_HTTP_HOOK_VERSION, probeClaude, probedVersion } from './claude-version.js';
 import { CliError, type CommandIo } from './command.js';
+import { systemdHoldsPort } from './service.js';
 import { markInvisible } from '../visible-text.js';
 import writeFileAtomic from 'write-file-atomic';
 
@@ -59,20 +60,6 @@ export function readEditable(scope: SettingsScope, target: Target): SettingsFile
     if (problem) throw new CliError(problem);
   }
   return file;
-}
-
-/** The systemd user unit that holds askbridge's port (`askbridge service install` writes it). */
-export const SYSTEMD_SOCKET_UNIT = 'askbridge.socket';
-
-/**
- * Whether systemd holds askbridge's port, so that no other program can take it while the daemon is
- * down: `systemctl --user is-active --quiet askbridge.socket` exits 0. No systemctl, no user
- * manager, or no answer within seconds: not held.
- */
-export function systemdHoldsPort(env: NodeJS.ProcessEnv): Promise<boolean> {
-  return new Promise((done) => {
-    execFile('systemctl', ['--user', 'is-active', '--quiet', SYSTEMD_SOCKET_UNIT], { env, timeout: 5_000 }, (error) => done(error === null));
-  });
 }
 
 /**

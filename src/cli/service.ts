@@ -5,7 +5,7 @@
 // can take it. The unit names are a contract: `install` checks `is-active askbridge.socket`.
 // macOS: launchd passes sockets only through launch_activate_socket, a native call Node cannot
 // make, so there the keeper (`askbridge start`) holds the port and nothing is installed.
-import { spawnSync } from 'node:child_process';
+import { execFile, spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +21,17 @@ export const SERVICE_UNIT = 'askbridge.service';
 /** `$XDG_CONFIG_HOME/systemd/user`, else `~/.config/systemd/user`: where a user's own units live. */
 function userUnitDir(env: NodeJS.ProcessEnv): string {
   return join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), 'systemd', 'user');
+}
+
+/**
+ * Whether systemd holds askbridge's port, so that no other program can take it while the daemon is
+ * down: `systemctl --user is-active --quiet askbridge.socket` exits 0. No systemctl, no user
+ * manager, or no answer within seconds: not held. `install` and `doctor` ask it.
+ */
+export function systemdHoldsPort(env: NodeJS.ProcessEnv): Promise<boolean> {
+  return new Promise((done) => {
+    execFile('systemctl', ['--user', 'is-active', '--quiet', SOCKET_UNIT], { env, timeout: 5_000 }, (error) => done(error === null));
+  });
 }
 
 function systemctl(args: string[]): { ok: boolean; output: string } {
