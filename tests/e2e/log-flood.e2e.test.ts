@@ -2,18 +2,16 @@
 // (`start --background`, with a test-only small rotation size): a flood of them is counted and summed
 // up, never a line each, so it cannot rotate a question's lines out of the kept files. And a body
 // that is not JSON gets 415 with a clear error, over real HTTP.
-import { readdirSync, readFileSync, mkdtempSync, rmSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LOG_FILES_KEPT } from '../../src/daemon/logger.js';
 import { HOOK_KEY_HEADER, HTTP_HOOK_PATH } from '../../src/http-hook.js';
 import { startDaemon } from '../stack/daemon.js';
-import { assertBuildIsFresh, baseEnv } from '../stack/env.js';
 import { freshPayload } from '../stack/fixtures.js';
 import { postAsHttpHook } from '../stack/hook-client.js';
-import { killStrayProcesses, parseJson, runCli } from '../stack/processes.js';
+import { killStrayProcesses, parseJson, runCli, startBackgroundDaemon } from '../stack/processes.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -50,17 +48,9 @@ function keptLogLines(home: string): Array<Record<string, unknown>> {
 
 describe('a flood of refused requests', () => {
   it("is summed up in a line, and the question's lines stay in the kept log files", async () => {
-    assertBuildIsFresh();
-    const home = mkdtempSync(join(tmpdir(), 'askbridge-flood-'));
     // 16 KB files: the kept files hold about 80 KB, which a line per refusal would fill many times over.
-    const env = baseEnv({ ASKBRIDGE_HOME: home, ASKBRIDGE_PORT: '0', XDG_CONFIG_HOME: join(home, 'xdg-config'), ASKBRIDGE_TEST_LOG_FILE_BYTES: String(16 * 1024) });
-    cleanups.push(async () => {
-      await runCli(['stop'], env);
-      rmSync(home, { recursive: true, force: true });
-    });
-    expect((await runCli(['start', '--background'], env)).code).toBe(0);
-    const port = Number(new URL(parseJson<{ url: string }>((await runCli(['status', '--json'], env)).stdout, 'status').url).port);
-    const key = readFileSync(join(home, 'hook-key'), 'utf8').trim();
+    const { home, env, port, key, stop } = await startBackgroundDaemon(16 * 1024);
+    cleanups.push(stop);
 
     const payload = freshPayload('01-single-select', 'before-flood');
     const asked = postAsHttpHook({ port, key, payload });

@@ -2,14 +2,12 @@
 // it rotates many times in a few seconds): every line the daemon writes meanwhile is shown exactly
 // once, those written just before a rotation included. Real processes: the background daemon, the
 // follower, and the SessionEnd requests whose reasons make the numbered lines.
-import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { waitUntil } from '../stack/clock.js';
-import { assertBuildIsFresh, baseEnv } from '../stack/env.js';
 import { postSessionEndAsHttpHook, sessionEndPayload } from '../stack/hook-client.js';
-import { killStrayProcesses, parseJson, runCli, startCli } from '../stack/processes.js';
+import { killStrayProcesses, parseJson, startBackgroundDaemon, startCli } from '../stack/processes.js';
 
 const cleanups: Array<() => Promise<unknown>> = [];
 afterEach(async () => {
@@ -21,17 +19,9 @@ const ENDED = 'session ended: its waiting questions withdrawn';
 
 describe('askbridge logs --follow', () => {
   it('shows every line written across many rotations exactly once', async () => {
-    assertBuildIsFresh();
-    const home = mkdtempSync(join(tmpdir(), 'askbridge-follow-'));
     // 8 KB files: about 30 of the lines below each.
-    const env = baseEnv({ ASKBRIDGE_HOME: home, ASKBRIDGE_PORT: '0', XDG_CONFIG_HOME: join(home, 'xdg-config'), ASKBRIDGE_TEST_LOG_FILE_BYTES: String(8 * 1024) });
-    cleanups.push(async () => {
-      await runCli(['stop'], env);
-      rmSync(home, { recursive: true, force: true });
-    });
-    expect((await runCli(['start', '--background'], env)).code).toBe(0);
-    const port = Number(new URL(parseJson<{ url: string }>((await runCli(['status', '--json'], env)).stdout, 'status').url).port);
-    const key = readFileSync(join(home, 'hook-key'), 'utf8').trim();
+    const { home, env, port, key, stop } = await startBackgroundDaemon(8 * 1024);
+    cleanups.push(stop);
     const logLine = async (reason: string) => {
       const ended = await postSessionEndAsHttpHook({ port, key, payload: sessionEndPayload('s-follow', reason) });
       expect(ended.statusCode).toBe(200);

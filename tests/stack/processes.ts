@@ -2,11 +2,12 @@
 // Every one of them is tracked until it exits, so that a failed test can still clean up after itself.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { now } from './clock.js';
-import { baseEnv, CLI_BIN, HOOK_SCRIPT, REPO_ROOT } from './env.js';
+import { assertBuildIsFresh, baseEnv, CLI_BIN, HOOK_SCRIPT, REPO_ROOT } from './env.js';
 import { readFixtureText, type HookPayload } from './fixtures.js';
 
 /** Every hook and CLI process started here that has not exited yet (daemons have stop()). */
@@ -158,4 +159,26 @@ export function parseJson<T = unknown>(text: string, what: string): T {
   } catch {
     throw new Error(`${what} is not JSON: ${JSON.stringify(text.slice(0, 500))}`);
   }
+}
+
+/**
+ * A daemon as the SessionStart hook leaves it: `askbridge start --background` in a new state
+ * directory, logging to its rotated files, each at most `logFileBytes` (tests rotate it in
+ * seconds). `stop` runs `askbridge stop` and removes the directory.
+ */
+export async function startBackgroundDaemon(logFileBytes: number): Promise<{ home: string; env: NodeJS.ProcessEnv; port: number; key: string; stop: () => Promise<void> }> {
+  assertBuildIsFresh();
+  const home = mkdtempSync(join(tmpdir(), 'askbridge-background-'));
+  const env = baseEnv({ ASKBRIDGE_HOME: home, ASKBRIDGE_PORT: '0', XDG_CONFIG_HOME: join(home, 'xdg-config'), ASKBRIDGE_TEST_LOG_FILE_BYTES: String(logFileBytes) });
+  const stop = async () => {
+    await runCli(['stop'], env);
+    rmSync(home, { recursive: true, force: true });
+  };
+  const started = await runCli(['start', '--background'], env);
+  if (started.code !== 0) {
+    await stop();
+    throw new Error(`askbridge start --background exited ${started.code}: ${started.stderr}`);
+  }
+  const port = Number(new URL(parseJson<{ url: string }>((await runCli(['status', '--json'], env)).stdout, 'status').url).port);
+  return { home, env, port, key: readFileSync(join(home, 'hook-key'), 'utf8').trim(), stop };
 }
