@@ -1,10 +1,10 @@
 // Where the stack's programs are, the environment they run in, and the check that they are built.
 // Nothing started through this harness may depend on the machine it runs on: not the developer's
 // askbridge state or config, not a CI variable, not NODE_OPTIONS.
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, join, relative, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { staleInputs } from '../../scripts/build-inputs.mjs';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
 export const CLI_BIN = join(REPO_ROOT, 'bin', 'askbridge.mjs');
@@ -14,6 +14,7 @@ export const HOOK_SCRIPT = join(REPO_ROOT, 'hooks', 'askbridge-hook.cjs');
 const SCRUBBED_ENV = [
   'ASKBRIDGE_HOME',
   'ASKBRIDGE_PORT',
+  'ASKBRIDGE_PUBLIC_URL',
   'ASKBRIDGE_DEBUG',
   'ASKBRIDGE_LOG_LEVEL',
   'ASKBRIDGE_UNATTENDED',
@@ -50,31 +51,13 @@ export function baseEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   return { ...env, XDG_CONFIG_HOME: NO_USER_CONFIG, XDG_CACHE_HOME: TEST_CACHE, ...extra };
 }
 
-function listFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
-    entry.isDirectory() ? listFiles(join(dir, entry.name)) : [join(dir, entry.name)],
-  );
-}
-
 /**
  * The stack runs the compiled daemon in dist/. Testing an old build gives misleading results, so
- * refuse to start when a source file is newer than its compiled file, or a page file differs.
+ * refuse to start when an input changed since the last build (scripts/build-inputs.mjs).
  */
 export function assertBuildIsFresh(): void {
-  const src = join(REPO_ROOT, 'src');
-  const dist = join(REPO_ROOT, 'dist');
-  const stale: string[] = [];
-  for (const file of listFiles(src)) {
-    const rel = relative(src, file);
-    if (rel.startsWith('web/')) {
-      const built = join(dist, rel);
-      if (!existsSync(built) || !readFileSync(built).equals(readFileSync(file))) stale.push(rel);
-    } else if (rel.endsWith('.ts') && !rel.endsWith('.d.ts')) {
-      const built = join(dist, rel.replace(/\.ts$/, '.js'));
-      if (!existsSync(built) || statSync(built).mtimeMs < statSync(file).mtimeMs) stale.push(rel);
-    }
-  }
+  const stale = staleInputs();
   if (stale.length > 0) {
-    throw new Error(`dist/ is older than src/ (${stale.slice(0, 5).join(', ')}${stale.length > 5 ? ', ...' : ''}): run \`npm run build\` first`);
+    throw new Error(`dist/ is older than its sources (${stale.slice(0, 5).join(', ')}${stale.length > 5 ? ', ...' : ''}): run \`npm run build\` first`);
   }
 }
