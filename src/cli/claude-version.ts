@@ -1,9 +1,8 @@
 // Which Claude Code the user runs, and what it can do: `install` picks the hook transport by it and
 // `doctor` checks it.
 import { execFile } from 'node:child_process';
-import { accessSync, constants, realpathSync, statSync } from 'node:fs';
+import { accessSync, constants, statSync } from 'node:fs';
 import { delimiter, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { shorten } from '../shorten.js';
 
 export type ClaudeProbe = { bin: string } & ({ state: 'found'; output: string } | { state: 'missing' } | { state: 'failed'; error: string });
@@ -44,17 +43,10 @@ export function probeClaude(bin: string, env: NodeJS.ProcessEnv): Promise<Claude
   });
 }
 
-/** askbridge's own dependencies: its pinned Claude Code (for the conformance suite) is not the user's. */
-const OWN_NODE_MODULES = fileURLToPath(new URL('../../node_modules/', import.meta.url));
-
-/**
- * The `claude` the user runs: the first one on PATH, skipping askbridge's own node_modules (npx and
- * npm scripts put its .bin first on PATH, where the pinned test client lives).
- */
+/** The `claude` the user runs: the first one on PATH. */
 export function findUserClaude(env: NodeJS.ProcessEnv): string | undefined {
-  const own = realpathOr(OWN_NODE_MODULES);
   for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (dir === '' || realpathOr(dir).startsWith(own)) continue;
+    if (dir === '') continue;
     const candidate = join(dir, 'claude');
     try {
       accessSync(candidate, constants.X_OK);
@@ -64,12 +56,4 @@ export function findUserClaude(env: NodeJS.ProcessEnv): string | undefined {
     }
   }
   return undefined;
-}
-
-function realpathOr(path: string): string {
-  try {
-    return realpathSync(path);
-  } catch {
-    return path;
-  }
 }

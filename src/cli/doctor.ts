@@ -382,7 +382,7 @@ function checkClaudeVersion(inputs: DoctorInputs, findings: Finding[], passed: s
     findings.push({
       id: 'claude-not-found',
       level: 'info',
-      message: `no \`claude\` found (on PATH, outside askbridge's own node_modules, or at --claude), so its version was not checked (askbridge needs Claude Code ${MIN_UPDATED_INPUT_VERSION.join('.')} or newer for answers as updatedInput)`,
+      message: `no \`claude\` found (on PATH, or at --claude), so its version was not checked (askbridge needs Claude Code ${MIN_UPDATED_INPUT_VERSION.join('.')} or newer for answers as updatedInput)`,
       fix: 'install Claude Code, or point at it with `askbridge doctor --claude /path/to/claude`',
     });
     return;

@@ -10,7 +10,6 @@
  * also stops it if the test process dies without running its cleanup.
  */
 import { execFile, spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { copyFile, mkdir, mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,7 +20,8 @@ import { sleep, waitUntil } from '../stack/clock.js';
 import { runCli, stopProcess, whenExited } from '../stack/processes.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { launchBrowser, openPairedPage } from '../stack/browser.js';
-import { CLAUDE_BIN, DUMMY_API_KEY } from './claude-tmux.js';
+import { DUMMY_API_KEY } from './claude-tmux.js';
+import { installedClaude } from './client.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -51,68 +51,28 @@ export interface ClaudeUnderTest {
   versionLine: string;
   /** The version number from that line. */
   version: string;
-  /** The version the suite must run: the pinned devDependency, or the one installed for CLAUDE_CODE_VERSION. */
+  /** The version the suite must run: the pinned one, or the one installed for CLAUDE_CODE_VERSION. */
   expectedVersion: string;
   /** How it was chosen, for the test output. */
   origin: string;
-  /** Removes a client installed for CLAUDE_CODE_VERSION. */
-  cleanup(): Promise<void>;
-}
-
-export function pinnedClaudeVersion(): string {
-  const pkg = JSON.parse(readFileSync(join(REPO_ROOT, 'package.json'), 'utf8')) as { devDependencies?: Record<string, string> };
-  const pinned = pkg.devDependencies?.['@anthropic-ai/claude-code'];
-  if (!pinned) throw new Error('package.json pins no @anthropic-ai/claude-code devDependency');
-  return pinned;
 }
 
 /**
- * The pinned client from node_modules, or, with CLAUDE_CODE_VERSION set (a
- * version or a dist-tag such as `latest`), that version installed into a
- * temporary folder with npm.
+ * The pinned client, or, with CLAUDE_CODE_VERSION set (a version or a dist-tag such as
+ * `latest`), that version; either installed by scripts/conformance-client.mjs (client.ts).
  */
 export async function resolveClaudeUnderTest(requested = process.env.CLAUDE_CODE_VERSION): Promise<ClaudeUnderTest> {
-  let bin = CLAUDE_BIN;
-  let expectedVersion = pinnedClaudeVersion();
-  let origin = `pinned devDependency ${expectedVersion}`;
-  let installDir: string | undefined;
-  if (requested && requested.trim() !== '') {
-    installDir = await realpath(await mkdtemp(join(tmpdir(), 'askbridge-claude-code-')));
-    startWatchdog(installDir);
-    const spec = `@anthropic-ai/claude-code@${requested.trim()}`;
-    try {
-      await execFileAsync('npm', ['install', '--prefix', installDir, '--no-audit', '--no-fund', '--loglevel=error', spec], {
-        encoding: 'utf8',
-        timeout: 280_000,
-        maxBuffer: 16 * 1024 * 1024,
-      });
-    } catch (error) {
-      await rm(installDir, { recursive: true, force: true });
-      throw new Error(`npm install ${spec} failed: ${String(error)}`);
-    }
-    bin = join(installDir, 'node_modules', '.bin', 'claude');
-    const installed = JSON.parse(await readFile(join(installDir, 'node_modules', '@anthropic-ai', 'claude-code', 'package.json'), 'utf8')) as { version: string };
-    expectedVersion = installed.version;
-    origin = `CLAUDE_CODE_VERSION=${requested} (installed ${installed.version} into ${installDir})`;
-  }
-  const { stdout } = await execFileAsync(bin, ['--version'], {
+  const spec = requested?.trim() || undefined;
+  const installed = await installedClaude(spec);
+  const origin = `${spec ? `CLAUDE_CODE_VERSION=${spec}` : 'pinned'}: ${installed.version} in ${installed.dir}`;
+  const { stdout } = await execFileAsync(installed.bin, ['--version'], {
     encoding: 'utf8',
     env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: tmpdir(), DISABLE_AUTOUPDATER: '1' },
     timeout: 30_000,
   });
   const versionLine = stdout.trim();
   const version = /^(\S+)/.exec(versionLine)?.[1] ?? '';
-  const dir = installDir;
-  return {
-    bin,
-    versionLine,
-    version,
-    expectedVersion,
-    origin,
-    cleanup: async () => {
-      if (dir) await rm(dir, { recursive: true, force: true });
-    },
-  };
+  return { bin: installed.bin, versionLine, version, expectedVersion: installed.version, origin };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -32,7 +32,8 @@ import { sleep, waitUntil } from '../stack/clock.js';
 import { runCli } from '../stack/processes.js';
 import { openAsk } from '../stack/browser.js';
 import type { Daemon } from '../stack/daemon.js';
-import { createProject, editLocalSettings, hookEnvOf, openAnswerPage, pinnedClaudeVersion, resolveClaudeUnderTest, startAskbridgeDaemon, startSdkSession } from './askbridge-stack.js';
+import { createProject, editLocalSettings, hookEnvOf, openAnswerPage, resolveClaudeUnderTest, startAskbridgeDaemon, startSdkSession } from './askbridge-stack.js';
+import { pinnedClaudeVersion } from './client.js';
 import type { AnswerPage, ClaudeUnderTest, HookWiring, Project } from './askbridge-stack.js';
 
 // ---------------------------------------------------------------------------------------------
@@ -180,7 +181,7 @@ function client(): ClaudeUnderTest {
   return claudeCode;
 }
 
-// Installing another version (CLAUDE_CODE_VERSION) can take minutes; the pinned client starts in seconds.
+// Installing a client not yet in .cache/claude-code (another CLAUDE_CODE_VERSION, say) can take minutes.
 beforeAll(async () => {
   claudeCode = await resolveClaudeUnderTest();
   console.log(`Claude Code under test: ${claudeCode.versionLine} [${claudeCode.bin}; ${claudeCode.origin}]`);
@@ -199,7 +200,6 @@ afterEach(async () => {
 afterAll(async () => {
   await answerPage?.close().catch(() => undefined);
   await daemon?.stop();
-  await claudeCode?.cleanup();
 });
 
 // ---------------------------------------------------------------------------------------------

@@ -11,15 +11,12 @@ import { execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { promisify } from 'node:util';
+import { installedClaude } from './client.js';
 
 const execFileAsync = promisify(execFile);
 
-const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..', '..');
-/** The pinned client from devDependencies. */
-export const CLAUDE_BIN = join(REPO_ROOT, 'node_modules', '.bin', 'claude');
 const TMUX_BIN = existsSync('/usr/bin/tmux') ? '/usr/bin/tmux' : 'tmux';
 
 /** Never checked by the fake server; only its last 20 characters matter (they are pre-approved in .claude.json). */
@@ -53,7 +50,7 @@ export interface StartClaudeOptions {
   apiKey?: string;
   /** Extra command-line arguments for claude. */
   args?: string[];
-  /** Defaults to the pinned client in node_modules. */
+  /** Defaults to the pinned client (client.ts). */
   claudeBin?: string;
   /** How long to wait for the input prompt; default 60 s. */
   readyTimeoutMs?: number;
@@ -210,6 +207,7 @@ function seedClaudeJson(apiKey: string, projectDir: string): Record<string, unkn
 
 /** Starts claude in a detached tmux session and waits until its input prompt is shown. */
 export async function startClaude(options: StartClaudeOptions): Promise<ClaudeSession> {
+  const claudeBin = options.claudeBin ?? (await installedClaude()).bin;
   installExitHook();
   const tempRoot = await realpath(await mkdtemp(join(tmpdir(), 'askbridge-conformance-')));
   // A socket of our own (not the user's default server) that goes away with the temp dir.
@@ -254,7 +252,7 @@ export async function startClaude(options: StartClaudeOptions): Promise<ClaudeSe
     const columns = options.columns ?? 200;
     const rows = options.rows ?? 50;
     // `env -i` starts claude from exactly this environment, whatever the tmux server inherited.
-    const command = ['env', '-i', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), options.claudeBin ?? CLAUDE_BIN, ...(options.args ?? [])];
+    const command = ['env', '-i', ...Object.entries(env).map(([k, v]) => `${k}=${v}`), claudeBin, ...(options.args ?? [])];
     await execFileAsync(
       TMUX_BIN,
       ['-S', socketPath, '-f', tmuxConf, 'new-session', '-d', '-s', sessionName, '-x', String(columns), '-y', String(rows), '-c', projectDir, ...command],

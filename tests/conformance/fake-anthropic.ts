@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { IncomingHttpHeaders, IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { AskUserQuestionInput } from '@anthropic-ai/claude-code/sdk-tools.js';
+import type { AskUserQuestionInput } from '../official/ask-user-question-input.js';
 
 /** The input the fake model passes to `AskUserQuestion`: the official type of the pinned Claude Code. */
 export type { AskUserQuestionInput };

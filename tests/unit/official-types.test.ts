@@ -1,8 +1,9 @@
 // askbridge's model of AskUserQuestion against the official type that the pinned Claude Code ships
-// (@anthropic-ai/claude-code/sdk-tools.d.ts). These checks run in the typecheck (`npm test` runs it
-// first): when an upgrade of the pinned client changes the tool's input, the build fails here, and
-// someone looks at what askbridge must do about it.
-import type { AskUserQuestionInput } from '@anthropic-ai/claude-code/sdk-tools.js';
+// in its sdk-tools.d.ts, copied verbatim into tests/official/ask-user-question-input.d.ts (the
+// conformance suite checks the copy against the installed client). These checks run in the typecheck
+// (`npm test` runs it first): when moving the pin brings a copy whose tool input changed, the build
+// fails here, and someone looks at what askbridge must do about it.
+import type { AskUserQuestionInput } from '../official/ask-user-question-input.js';
 import { describe, expectTypeOf, it } from 'vitest';
 import type { z } from 'zod';
 import type { Answered } from '../../src/answers.js';
