@@ -54,6 +54,8 @@ export async function run(io: CommandIo): Promise<void> {
     }
   }
   // Loaded only here: the background start, run by every new Claude Code session, needs none of it.
+  const { offerToWireClaudeCode } = await import('./first-start.js');
+  await offerToWireClaudeCode(io, process.stdin.isTTY === true && process.stdout.isTTY === true);
   const { KeeperAlreadyRunning, KeeperStartError, runKeeper } = await import('../daemon/keeper.js');
   try {
     // The keeper holds the port and runs the daemon as its child, which prints the page link.

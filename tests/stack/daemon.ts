@@ -100,7 +100,8 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
   const configHome = join(home, 'xdg-config');
   if (!options.noConfigFolder) await mkdir(join(configHome, 'askbridge'), { recursive: true });
   if (options.config) await writeFile(join(configHome, 'askbridge', 'config.json'), JSON.stringify(options.config, null, 2));
-  const daemonEnv = baseEnv({ ASKBRIDGE_PORT: '0', ...options.env, ASKBRIDGE_HOME: home, XDG_CONFIG_HOME: configHome });
+  // HOME too: a start in the foreground looks for Claude Code's settings there (cli/first-start.ts).
+  const daemonEnv = baseEnv({ ASKBRIDGE_PORT: '0', HOME: home, ...options.env, ASKBRIDGE_HOME: home, XDG_CONFIG_HOME: configHome });
   const startedAt = now();
   const command = [...(options.launcher?.(daemonEnv) ?? []), process.execPath, CLI_BIN, 'start', ...(options.args ?? [])];
   const child = spawn(command[0]!, command.slice(1), { cwd: REPO_ROOT, env: daemonEnv, stdio: ['ignore', 'pipe', 'pipe'] });
