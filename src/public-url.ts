@@ -1,6 +1,7 @@
 // The public URL: the one address besides loopback at which the daemon is reached, through a TLS
 // front the user already trusts (Tailscale Serve, Caddy, nginx) or an SSH tunnel. The daemon itself
 // still listens on loopback; it accepts exactly this origin and Host, and pairing links use it.
+// The user config's value applies while the daemon runs; a flag or the environment wins over it.
 
 export type PublicUrl = {
   /** `https://box.tailnet.ts.net` (no trailing slash): what a browser sends as Origin. */
@@ -34,4 +35,29 @@ export function parsePublicUrl(raw: string): PublicUrl | { error: string } {
   if (url.username || url.password) return { error: 'a public URL holds no user name or password' };
   if (url.pathname !== '/' || url.search || url.hash) return { error: 'a public URL is an origin only: the page is served at its root (no path, query or #)' };
   return { origin: url.origin, host: url.host, secure: url.protocol === 'https:', href: `${url.origin}/` };
+}
+
+/**
+ * Where the public URL in use comes from. The flag (`askbridge start --public-url`) and the
+ * environment (ASKBRIDGE_PUBLIC_URL) are read when the daemon starts and win over the user config;
+ * the user config's value (`user`) is followed while the daemon runs.
+ */
+export const PUBLIC_URL_SOURCES = ['flag', 'environment', 'user', 'none'] as const;
+export type PublicUrlSource = (typeof PUBLIC_URL_SOURCES)[number];
+
+/** What each place says, as written: an empty value says nothing. */
+export type PublicUrlCandidates = { flag?: string | undefined; environment?: string | undefined; user?: string | undefined };
+
+/** The public URL that applies, and where it came from; a bad flag or variable is an error (the user config's is checked when it is read). */
+export type PublicUrlChoice = { url: PublicUrl | undefined; source: PublicUrlSource } | { error: string; source: PublicUrlSource };
+
+/** The first of the flag, the environment and the user config that says anything. */
+export function choosePublicUrl(candidates: PublicUrlCandidates): PublicUrlChoice {
+  for (const source of ['flag', 'environment', 'user'] as const) {
+    const raw = candidates[source];
+    if (raw === undefined || raw === '') continue;
+    const parsed = parsePublicUrl(raw);
+    return 'error' in parsed ? { error: parsed.error, source } : { url: parsed, source };
+  }
+  return { url: undefined, source: 'none' };
 }

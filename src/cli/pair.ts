@@ -1,20 +1,41 @@
 // `askbridge pair`: a one-time link and its QR code, to pair a phone or another machine through the
-// public URL (or, without one, another browser on this machine). The code works once, for ten minutes.
+// public URL. Without one, a phone cannot open any link askbridge could give (the daemon listens on
+// loopback only): no QR code then, but what to do, and a link for another browser on this machine.
+// The code works once, for ten minutes.
 import { parseArgs } from 'node:util';
 import { renderUnicodeCompact } from 'uqr';
+import { askbridgeCommand } from '../command-name.js';
 import { PairingReplySchema } from '../protocol.js';
+import { publicUrlNotes, PublicUrlStatusSchema } from '../public-url-status.js';
 import { connectToDaemon } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 import { readReply } from './replies.js';
+
+/** The reply with the public URL as the daemon holds it (optional: a daemon started by an earlier askbridge does not send it). */
+const PairingWithStatusSchema = PairingReplySchema.extend({ publicUrl: PublicUrlStatusSchema.optional() });
 
 export async function run(io: CommandIo): Promise<void> {
   const { values } = parseArgs({ args: io.argv, options: { 'no-qr': { type: 'boolean', default: false } }, strict: true });
   const response = await connectToDaemon(io.env).request('POST', '/api/pairings', {});
   if (response.status !== 200) throw new CliError(`the daemon refused a pairing link (${response.status})`);
-  const { links } = readReply(PairingReplySchema, response.body, 'pairing link');
-  const link = links.public ?? links.local;
-  if (!links.public) io.stderr('No public URL is set, so this link works only on this machine: see "From your phone" in the README to reach askbridge from another device.\n');
-  io.stdout(`${link}\n`);
-  if (!values['no-qr']) io.stdout(`${renderUnicodeCompact(link, { border: 1 })}\n`);
+  const { links, publicUrl: status } = readReply(PairingWithStatusSchema, response.body, 'pairing link');
+  for (const note of status ? publicUrlNotes(status) : []) io.stderr(`${note}\n`);
+  if (!links.public) {
+    const where = status ? ` in ${status.userFile}` : ' in the user config';
+    const command = askbridgeCommand(io.env);
+    io.stderr(
+      [
+        'No public URL is set, so a phone or another machine cannot open a link to askbridge: no QR code.',
+        'To pair a phone: put a TLS front before askbridge (Tailscale Serve, Caddy, or an SSH tunnel: see "From your phone" in the README),',
+        `then set its address as "publicUrl"${where}; the running daemon applies it at once. Then run ${command} pair again.`,
+        `For another browser on this machine, this one-time link pairs one browser within ten minutes (or run ${command} open):`,
+        '',
+      ].join('\n'),
+    );
+    io.stdout(`${links.local}\n`);
+    return;
+  }
+  io.stdout(`${links.public}\n`);
+  if (!values['no-qr']) io.stdout(`${renderUnicodeCompact(links.public, { border: 1 })}\n`);
   io.stderr('One-time link: it pairs one browser, within ten minutes.\n');
 }

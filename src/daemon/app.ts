@@ -13,6 +13,7 @@ import { HOOK_KEY_HEADER } from '../http-hook.js';
 import { createOpenApiBuilder } from './routes/openapi.js';
 import { BODY_LIMIT_BYTES, MAX_PENDING, REQUEST_TIMEOUTS, WAITING_BYTES, WS_MESSAGE_LIMIT_BYTES } from './limits.js';
 import type { AppDeps, RouteContext, Watchers } from './routes/context.js';
+import type { PublicUrl } from '../public-url.js';
 import type { AskDesk } from './asks/open-ask.js';
 import { asksRoutes } from './routes/asks.js';
 import { broadcast, eventRoutes } from './routes/events.js';
@@ -23,6 +24,9 @@ import { deviceRoutes } from './routes/devices.js';
 import { pairingRoutes } from './routes/pairing.js';
 import { pushRoutes } from './routes/push.js';
 import { statusRoutes } from './routes/status.js';
+
+/** A WebSocket closed because the address it came through is no longer accepted (policy violation). */
+const ADDRESS_GONE_CLOSE_CODE = 1008;
 
 /** How often the server looks for requests past their time limits (limits.ts). */
 const TIMEOUT_CHECK_MS = 1_000;
@@ -60,7 +64,7 @@ export async function buildApp(deps: AppDeps) {
     return typeof address === 'object' && address !== null ? address.port : deps.port;
   };
   const auth = createAuth({ token: deps.token, port: listeningPort, publicUrl: deps.publicUrl, pageSessionStore: deps.pageSessionStore, holdsIpv6: deps.holdsIpv6, now: deps.now });
-  const watchers: Watchers = { sockets: new Set(), deviceOf: new WeakMap(), visible: new Set() };
+  const watchers: Watchers = { sockets: new Set(), deviceOf: new WeakMap(), hostOf: new WeakMap(), visible: new Set() };
 
   const refusals = createRefusalTally((fields, message) => app.log.warn(fields, message));
   app.addHook('onClose', async () => refusals.close());
@@ -133,6 +137,14 @@ export async function buildApp(deps: AppDeps) {
 
   app.decorate('askbridge', {
     auth,
+    setPublicUrl(next: PublicUrl | undefined): void {
+      auth.setPublicUrl(next);
+      // A page open through the old address would go on seeing every question: it is closed now, as
+      // each of its requests is refused from now on.
+      for (const socket of watchers.sockets) {
+        if (!auth.isAllowedHost(watchers.hostOf.get(socket))) socket.close(ADDRESS_GONE_CLOSE_CODE, 'this address is no longer the public URL');
+      }
+    },
     watcherCount: () => watchers.sockets.size,
     pageVisible: () => watchers.visible.size > 0,
     broadcast: (message: ServerMessage) => broadcast(watchers, message),
@@ -144,6 +156,8 @@ declare module 'fastify' {
   interface FastifyInstance {
     askbridge: {
       auth: ReturnType<typeof createAuth>;
+      /** From now on the daemon is reached at this public URL besides loopback (none: loopback only); pages open through the old one are closed. */
+      setPublicUrl: (next: PublicUrl | undefined) => void;
       /** Pages and CLI listeners connected now: is anybody watching? */
       watcherCount: () => number;
       /** Whether a connected page says a person can see it now. */

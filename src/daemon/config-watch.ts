@@ -7,11 +7,13 @@
 // watcher reports it. A file whose folder does not exist yet (a new user's ~/.config/askbridge) is
 // noticed when the folder and the file appear. chokidar is loaded, and watching starts, when the
 // daemon says (main.ts: a moment after it serves): nothing is missed meanwhile, as chokidar reports
-// every file it finds when it starts watching a path, and each is read again then.
+// every file it finds when it starts watching a path, and each is read again then. Each new good
+// version of the user config is handed to the daemon (onUserConfig): what it holds beyond a
+// question's configuration (publicUrl) applies from then on too.
 import { existsSync } from 'node:fs';
 import { dirname, sep } from 'node:path';
 import type { FSWatcher } from 'chokidar';
-import { createConfigReader, projectDirOf, type EffectiveConfig } from '../config.js';
+import { createConfigReader, projectDirOf, type ConfigFile, type EffectiveConfig } from '../config.js';
 import { createTrustStore } from '../trust.js';
 
 export type ConfigWatchLog = {
@@ -26,6 +28,8 @@ export type ConfigWatchOptions = {
   env: NodeJS.ProcessEnv;
   log: ConfigWatchLog;
   onBanner: (message: string | null) => void;
+  /** Told each new good version of the user config, the first one read included (never a broken one: the last good one stays). */
+  onUserConfig?: (file: ConfigFile) => void;
   /** Watching starts once this resolves (at once without it). */
   watchFrom?: Promise<void>;
 };
@@ -39,6 +43,8 @@ export function createConfigWatch(options: ConfigWatchOptions) {
   const watched = new Set<string>();
   const projectFiles = new Set<string>();
   let banner: string | null = null;
+  /** The user config's version last handed to onUserConfig (the reader keeps one object per good version). */
+  let userToldOf: ConfigFile | undefined;
   let watcher: FSWatcher | undefined;
   let starting = false;
   let closed = false;
@@ -114,6 +120,14 @@ export function createConfigWatch(options: ConfigWatchOptions) {
     }
     const result = reader.refresh(path);
     if (result.changed || result.error !== errors.get(path)) record(path, result.error);
+    tellUserConfig(result.file);
+  }
+
+  /** A new good version of the user config, from the watcher or from a question that read it first. */
+  function tellUserConfig(file: ConfigFile | undefined): void {
+    if (file === undefined || file === userToldOf) return;
+    userToldOf = file;
+    options.onUserConfig?.(file);
   }
 
   /** A project file that is gone no longer applies, so nothing on the banner may still be about it. */
@@ -136,6 +150,7 @@ export function createConfigWatch(options: ConfigWatchOptions) {
       recordWarning(effective.files.project, effective.warnings?.find((warning) => warning.path === effective.files.project)?.message);
     }
     recordTrust(effective);
+    tellUserConfig(reader.refresh(effective.files.user).file);
     return effective;
   }
 

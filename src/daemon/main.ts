@@ -24,8 +24,9 @@ import { LOOPBACK_HOST, openStateDir, resolveStateDir, stateDirWriteError, type 
 import { askbridgeCommand } from '../command-name.js';
 import type { ToDaemon, ToKeeper } from './keeper.js';
 import { ToolInputSchema } from '../protocol.js';
-import { parsePublicUrl, type PublicUrl } from '../public-url.js';
-import { readConfigFile, userConfigPath } from '../config.js';
+import { choosePublicUrl, type PublicUrl, type PublicUrlSource } from '../public-url.js';
+import { createPublicUrlSetting, pushSubject } from './public-url-setting.js';
+import { readConfigFile, userConfigPath, type ConfigFile } from '../config.js';
 import { renderUnicodeCompact } from 'uqr';
 import { VERSION } from '../version.js';
 
@@ -65,36 +66,39 @@ export async function startDaemon(options: DaemonOptions): Promise<RunningDaemon
   }
 }
 
-/** The public URL, from the flag, the environment or the user config; a bad one is a reason not to start. */
-export function resolvePublicUrl(options: Pick<DaemonOptions, 'env' | 'publicUrl'>): PublicUrl | undefined {
-  let raw = options.publicUrl ?? options.env.ASKBRIDGE_PUBLIC_URL;
-  let from = options.publicUrl !== undefined ? '--public-url' : 'ASKBRIDGE_PUBLIC_URL';
-  if (raw === undefined) {
-    from = userConfigPath(options.env);
-    try {
-      raw = readConfigFile(from).publicUrl;
-    } catch {
-      raw = undefined; // a broken config file is reported on every page; it opens nothing
-    }
+/** The public URL the daemon starts with: the flag's, else the environment's, else the user config's. */
+type StartingPublicUrl = { url: PublicUrl | undefined; source: PublicUrlSource; userValue: string | undefined; userFile: string };
+
+/** The public URL, from the flag, the environment or the user config; a bad flag or variable is a reason not to start. */
+export function resolvePublicUrl(options: Pick<DaemonOptions, 'env' | 'publicUrl'>): StartingPublicUrl {
+  const userFile = userConfigPath(options.env);
+  let userValue: string | undefined;
+  try {
+    userValue = readConfigFile(userFile).publicUrl;
+  } catch {
+    userValue = undefined; // a broken config file is reported on every page; it opens nothing
   }
-  if (raw === undefined || raw === '') return undefined;
-  const parsed = parsePublicUrl(raw);
-  if ('error' in parsed) throw new DaemonStartError(`the public URL (${from}) cannot be used: ${parsed.error}`);
-  return parsed;
+  const choice = choosePublicUrl({ flag: options.publicUrl, environment: options.env.ASKBRIDGE_PUBLIC_URL, user: userValue });
+  if ('error' in choice) {
+    const from = { flag: '--public-url', environment: 'ASKBRIDGE_PUBLIC_URL', user: userFile, none: '' }[choice.source];
+    throw new DaemonStartError(`the public URL (${from}) cannot be used: ${choice.error}`);
+  }
+  return { ...choice, userValue, userFile };
 }
 
 /** The keeper holds the state directory's lock: nothing else starts a daemon in it meanwhile. */
 async function startIn(dir: string, options: DaemonOptions): Promise<RunningDaemon> {
   const publicUrl = resolvePublicUrl(options);
-  const tls = options.listen ? readListenTls(options.listen, publicUrl) : undefined;
+  const tls = options.listen ? readListenTls(options.listen, publicUrl.url) : undefined;
   const stateDir = openStateDir(dir);
   stateDir.ensure();
   return startServing(options, { port: options.port, publicUrl, tls }, stateDir);
 }
 
-type Reach = { port: number; publicUrl: PublicUrl | undefined; tls: ListenTls | undefined };
+type Reach = { port: number; publicUrl: StartingPublicUrl; tls: ListenTls | undefined };
 
-async function startServing(options: DaemonOptions, { port, publicUrl, tls }: Reach, stateDir: ReturnType<typeof openStateDir>): Promise<RunningDaemon> {
+async function startServing(options: DaemonOptions, { port, publicUrl: startingUrl, tls }: Reach, stateDir: ReturnType<typeof openStateDir>): Promise<RunningDaemon> {
+  const publicUrl = startingUrl.url;
   const terminal = process.stdout.isTTY === true;
   const logger: Logger = await createLogger({
     level: options.env.ASKBRIDGE_LOG_LEVEL,
@@ -135,9 +139,46 @@ async function startServing(options: DaemonOptions, { port, publicUrl, tls }: Re
   let stopping: Promise<void> | undefined;
   const stop = () => (stopping ??= shutDown());
 
+  const notifyLog = logger.child({ component: 'notify' });
+  const log = { info: (fields: Record<string, unknown>, message: string) => notifyLog.info(fields, message), warn: (fields: Record<string, unknown>, message: string) => notifyLog.warn(fields, message) };
+  const publicUrlSetting = createPublicUrlSetting({ ...startingUrl, listening: tls !== undefined });
+  let push: Push | undefined;
+  try {
+    // ASKBRIDGE_TEST_PUSH_SERVICE, for tests only: the one origin of a local stand-in push service.
+    push = createPush({ paths: stateDir.paths, subject: () => pushSubject(publicUrlSetting.url()), log, testPushService: options.env.ASKBRIDGE_TEST_PUSH_SERVICE });
+  } catch (error) {
+    logger.warn({ error: (error as Error).message }, 'Web Push is not available: its keys could not be made');
+  }
+  const { userValueNotUsed } = publicUrlSetting.status();
+  if (userValueNotUsed !== undefined) logger.warn({ publicUrl: userValueNotUsed, inUse: publicUrl?.origin, source: startingUrl.source }, 'publicUrl in the user config is not used: the flag or the environment wins over it');
+  const loopbackUrl = `http://${LOOPBACK_HOST}:${port}/`;
+  const startedAt = Date.now();
+  const writeDaemonInfo = () => {
+    const current = publicUrlSetting.url();
+    stateDir.writeDaemonInfo({ pid: options.keeperPid, daemonPid: process.pid, portHeldBy: options.portHeldBy, port, host: LOOPBACK_HOST, version: VERSION, startedAt, ...(current ? { publicUrl: current.href } : {}) });
+  };
+  let serving = () => {};
+  let isServing = false;
+  /** A new good version of the user config: its publicUrl applies at once, where nothing wins over it. */
+  const userConfigChanged = (file: ConfigFile) => {
+    const change = publicUrlSetting.userChanged(file.publicUrl);
+    if (change.kind === 'same') return;
+    if (change.kind === 'not-applied') {
+      logger.warn({ publicUrl: change.value ?? null, inUse: publicUrlSetting.url()?.origin ?? null, why: change.why }, 'publicUrl changed in the user config, but does not apply');
+      return;
+    }
+    app?.askbridge.setPublicUrl(change.to);
+    logger.info({ from: change.from?.origin ?? null, to: change.to?.origin ?? null }, 'public URL changed: the new one is accepted, the old one no longer');
+    if (!isServing || stopping) return;
+    try {
+      writeDaemonInfo(); // askbridge remote-hook reads it there
+    } catch (error) {
+      logger.warn({ error: (error as Error).message }, 'daemon.json could not be written: askbridge remote-hook may name the old public URL');
+    }
+  };
+
   // The config files are watched from a moment after the daemon serves, so that setting up the
   // watcher does not share the CPU with the first questions of a start.
-  let serving = () => {};
   const served = new Promise<void>((resolve) => (serving = resolve));
   const configWatch = createConfigWatch({
     watchFrom: served,
@@ -147,6 +188,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl, tls }: Re
       configBanner = message;
       app?.askbridge.broadcast({ type: 'banner', message: banner() });
     },
+    onUserConfig: userConfigChanged,
   });
   const policyLog = logger.child({ component: 'policy' });
   const planQuestion = createPolicy({ configFor: (cwd) => configWatch.effective(cwd), log: (fields, message) => policyLog.info(fields, message) });
@@ -155,15 +197,6 @@ async function startServing(options: DaemonOptions, { port, publicUrl, tls }: Re
   } catch (error) {
     // The command hook does not need it; http hooks are refused (and their terminal asks) until it exists.
     logger.warn({ error: (error as Error).message }, 'the hook key could not be made: http hooks are refused until `askbridge install` can make it');
-  }
-  const notifyLog = logger.child({ component: 'notify' });
-  const log = { info: (fields: Record<string, unknown>, message: string) => notifyLog.info(fields, message), warn: (fields: Record<string, unknown>, message: string) => notifyLog.warn(fields, message) };
-  let push: Push | undefined;
-  try {
-    // ASKBRIDGE_TEST_PUSH_SERVICE, for tests only: the one origin of a local stand-in push service.
-    push = createPush({ paths: stateDir.paths, subject: vapidSubject(publicUrl), log, testPushService: options.env.ASKBRIDGE_TEST_PUSH_SERVICE });
-  } catch (error) {
-    logger.warn({ error: (error as Error).message }, 'Web Push is not available: its keys could not be made');
   }
   app = await buildApp({
     store,
@@ -181,7 +214,8 @@ async function startServing(options: DaemonOptions, { port, publicUrl, tls }: Re
     pageSessionStore: createPageSessionFile(stateDir.paths.pageSessions),
     push,
     holdsIpv6: () => options.holdsIpv6,
-    publicUrl,
+    publicUrl: publicUrlSetting.url(),
+    publicUrlStatus: () => publicUrlSetting.status(),
     // Claude Code's transcripts, as this daemon's user and environment place them.
     sessionContext: (transcriptPath, toolUseId, stillWanted) => readSessionContext(transcriptPath, toolUseId, { projectsDir: claudeProjectsDir(options.env), uid: process.getuid?.() }, stillWanted),
     heartbeatMs: Number(options.env.ASKBRIDGE_TEST_HEARTBEAT_MS) || undefined, // for tests only: how fast a dead page is noticed
@@ -192,11 +226,10 @@ async function startServing(options: DaemonOptions, { port, publicUrl, tls }: Re
   configWatch.effective(''); // read and start watching the user config now, so a broken one shows at once
   restoreWaitingQuestions(store, pendingFiles.load(), planQuestion, logger);
   // From here on, each new question is told once; restored ones were told when they were first asked.
-  let pageUrl = publicUrl?.href;
   const notifier = createNotifier({
     store,
     config: (cwd) => configWatch.effective(cwd).config,
-    link: (askId) => `${pageUrl}#question=${askId}`,
+    link: (askId) => `${publicUrlSetting.url()?.href ?? loopbackUrl}#question=${askId}`,
     // ASKBRIDGE_TEST_NOTIFY_RETRY_MS, for tests only: retries without the real backoff.
     webhooks: createWebhooks({ log, retryMs: Number(options.env.ASKBRIDGE_TEST_NOTIFY_RETRY_MS) || undefined }),
     push,
@@ -221,29 +254,23 @@ async function startServing(options: DaemonOptions, { port, publicUrl, tls }: Re
     throw error;
   }
   serveKeeperConnections(app);
-  const listeningPort = port;
-  stateDir.writeDaemonInfo({
-    pid: options.keeperPid,
-    daemonPid: process.pid,
-    portHeldBy: options.portHeldBy,
-    port: listeningPort,
-    host: LOOPBACK_HOST,
-    version: VERSION,
-    startedAt: Date.now(),
-    ...(publicUrl ? { publicUrl: publicUrl.href } : {}),
-  });
+  writeDaemonInfo();
+  isServing = true;
 
   setTimeout(serving, WATCH_AFTER_SERVING_MS).unref();
-  const url = `http://${LOOPBACK_HOST}:${listeningPort}/`;
-  pageUrl ??= url;
+  const url = loopbackUrl;
   logger.info({ url, stateDir: stateDir.paths.dir, version: VERSION }, 'askbridge is listening');
   options.print(`Answer page (one-time link, pairs one browser): ${url}#pair=${app.askbridge.auth.createPairingCode()}`);
-  if (publicUrl) {
-    const link = `${publicUrl.href}#pair=${app.askbridge.auth.createPairingCode()}`;
+  const reachable = publicUrlSetting.url();
+  const command = askbridgeCommand(options.env);
+  if (reachable) {
+    const link = `${reachable.href}#pair=${app.askbridge.auth.createPairingCode()}`;
     options.print(`From a phone or another machine (one-time link, or scan it): ${link}`);
     options.print(renderUnicodeCompact(link, { border: 1 }));
+    options.print(`For another browser or device later, run: ${command} pair`);
+  } else {
+    options.print(`For another browser on this machine later, run: ${command} open. For a phone, set publicUrl (see "From your phone" in the README), then run: ${command} pair`);
   }
-  options.print(`For another browser or device later, run: ${askbridgeCommand(options.env)} ${publicUrl ? 'pair' : 'open'}`);
 
   async function shutDown(): Promise<void> {
     logger.info('stopping: waiting hooks hand their questions to the terminal');
@@ -254,7 +281,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl, tls }: Re
     stateDir.removeDaemonInfo(options.keeperPid);
   }
 
-  return { app, port: listeningPort, url, logger, stop };
+  return { app, port, url, logger, stop };
 }
 
 /**
@@ -275,14 +302,6 @@ function serveKeeperConnections(app: App): void {
   // Before daemon.json and the page link: from then on, whoever sees them may take this daemon for
   // one that serves, and the keeper treats its death as a crash to recover from, not a failed start.
   process.send?.({ type: 'serving' } satisfies ToKeeper);
-}
-
-/**
- * Who sends the pushes, in every VAPID JWT: the public URL, which some push services require to be a
- * real address (Apple's refuses localhost); a placeholder otherwise, for a daemon only this machine reaches.
- */
-function vapidSubject(publicUrl: PublicUrl | undefined): string {
-  return publicUrl?.secure && new URL(publicUrl.href).hostname !== 'localhost' ? publicUrl.href : 'mailto:push@askbridge.invalid';
 }
 
 /**

@@ -24,8 +24,8 @@ export type PushLog = {
 export type PushOptions = {
   /** vapid-keys.json and push-subscriptions.json in the state directory. */
   paths: { vapidKeys: string; pushSubscriptions: string };
-  /** Who sends, for push services that want to know (an https URL or mailto:), in every VAPID JWT. */
-  subject: string;
+  /** Who sends, for push services that want to know (an https URL or mailto:), in every VAPID JWT: asked at each push, so it follows the public URL. */
+  subject: () => string;
   log: PushLog;
   now?: () => number;
   /** How long one push may take, the push service's answer included. */
@@ -91,7 +91,6 @@ export function createPush(options: PushOptions) {
   const now = options.now ?? Date.now;
   const timeoutMs = options.timeoutMs ?? TIMEOUT_MS;
   const keys = vapidKeysFor(options);
-  const vapidDetails = { subject: options.subject, publicKey: keys.publicKey, privateKey: keys.privateKey };
   const loaded = StoredSchema.safeParse(readJson(options.paths.pushSubscriptions) ?? []);
   if (!loaded.success) options.log.warn({ path: options.paths.pushSubscriptions }, 'the push subscriptions could not be read: devices must turn push on again');
   let subscriptions: Stored[] = loaded.success ? loaded.data : [];
@@ -120,7 +119,7 @@ export function createPush(options: PushOptions) {
     const where = { device: stored.deviceId, to: new URL(stored.endpoint).origin, askId };
     try {
       const webpush = await loadWebPush();
-      const request = webpush.generateRequestDetails({ endpoint: stored.endpoint, keys: stored.keys }, payload, { vapidDetails, TTL: ttlSeconds, urgency: 'high' });
+      const request = webpush.generateRequestDetails({ endpoint: stored.endpoint, keys: stored.keys }, payload, { vapidDetails: { subject: options.subject(), publicKey: keys.publicKey, privateKey: keys.privateKey }, TTL: ttlSeconds, urgency: 'high' });
       // fetch sets the length itself; every other header as web-push made it.
       const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => name.toLowerCase() !== 'content-length').map(([name, value]) => [name, String(value)]));
       const response = await fetch(request.endpoint, {

@@ -23,7 +23,7 @@ let app: App;
 beforeEach(async () => {
   dir = mkdtempSync(join(tmpdir(), 'askbridge-push-'));
   paths = { vapidKeys: join(dir, 'vapid-keys.json'), pushSubscriptions: join(dir, 'push-subscriptions.json') };
-  push = createPush({ paths, subject: 'mailto:push@askbridge.invalid', log: silent });
+  push = createPush({ paths, subject: () => 'mailto:push@askbridge.invalid', log: silent });
   daemon = await buildTestApp({ push });
   app = daemon.app;
 });
@@ -49,7 +49,7 @@ describe('Web Push keys', () => {
   it('are made once, kept 0600, and the same after a restart', () => {
     expect(push.publicKey).toMatch(/^[A-Za-z0-9_-]{87}$/);
     expect(statSync(paths.vapidKeys).mode & 0o777).toBe(0o600);
-    expect(createPush({ paths, subject: 'mailto:push@askbridge.invalid', log: silent }).publicKey).toBe(push.publicKey);
+    expect(createPush({ paths, subject: () => 'mailto:push@askbridge.invalid', log: silent }).publicKey).toBe(push.publicKey);
   });
 });
 

@@ -12,8 +12,9 @@
 // - anyone else: only the static page itself, and the pairing route (rate-limited).
 // Every request must carry an allowed Host (against DNS rebinding): a loopback name the daemon
 // actually holds, or the host of the public URL the user configured (public-url.ts); an Origin
-// must be exactly a loopback origin or the public URL's. Paired pages are devices the person can
-// list and revoke; revoking one stops its cookie and key at once.
+// must be exactly a loopback origin or the public URL's. The public URL can change while the daemon
+// runs (the user config): from that moment the new one is accepted and the old one is not. Paired
+// pages are devices the person can list and revoke; revoking one stops its cookie and key at once.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { PAGE_KEY_HEADER, PAGE_KEY_PROTOCOL_PREFIX } from '../../protocol.js';
@@ -59,7 +60,7 @@ export type AuthOptions = {
   token: string;
   /** The port the daemon listens on, read at request time (it may be chosen by the system). */
   port: () => number;
-  /** The one address besides loopback where pages reach the daemon (public-url.ts). */
+  /** The one address besides loopback where pages reach the daemon (public-url.ts), until setPublicUrl changes it. */
   publicUrl?: PublicUrl | undefined;
   /** Keeps paired pages paired across daemon restarts (hashes and expiry times only). */
   pageSessionStore?: PageSessionStore;
@@ -94,6 +95,7 @@ export function createAuth(options: AuthOptions) {
   const reasonOf = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 
   const cookieName = () => `askbridge_${options.port()}`;
+  let publicUrl = options.publicUrl;
 
   function loopbackHosts(): string[] {
     const port = options.port();
@@ -101,11 +103,11 @@ export function createAuth(options: AuthOptions) {
     return [`127.0.0.1:${port}`, `localhost:${port}`, ...(ipv6 ? [`[::1]:${port}`] : [])];
   }
   function allowedHosts(): Set<string> {
-    return new Set([...loopbackHosts(), ...(options.publicUrl ? [options.publicUrl.host] : [])]);
+    return new Set([...loopbackHosts(), ...(publicUrl ? [publicUrl.host] : [])]);
   }
   /** Exactly the page's own origins: http on loopback, and the public URL's. */
   function allowedOrigins(): Set<string> {
-    return new Set([...loopbackHosts().map((host) => `http://${host}`), ...(options.publicUrl ? [options.publicUrl.origin] : [])]);
+    return new Set([...loopbackHosts().map((host) => `http://${host}`), ...(publicUrl ? [publicUrl.origin] : [])]);
   }
 
   function isLocalToken(header: string | undefined): boolean | undefined {
@@ -210,6 +212,14 @@ export function createAuth(options: AuthOptions) {
   return {
     guard,
     cookieName,
+    /** The public URL accepted now, if any. */
+    publicUrl: () => publicUrl,
+    /** From now on this public URL is accepted, and no other (none: loopback only). */
+    setPublicUrl(next: PublicUrl | undefined): void {
+      publicUrl = next;
+    },
+    /** Whether a Host header is one the daemon accepts now. */
+    isAllowedHost: (host: string | undefined) => host !== undefined && allowedHosts().has(host.toLowerCase()),
     /** Whether an Authorization header carries the local token (undefined: no header). */
     isLocalToken,
 

@@ -5,6 +5,7 @@ import type { FastifyBaseLogger } from 'fastify';
 import type { EffectiveConfig } from '../../config.js';
 import type { HistoryProblem } from '../../protocol.js';
 import type { PublicUrl } from '../../public-url.js';
+import type { PublicUrlStatus } from '../../public-url-status.js';
 import type { Auth, AuthOptions } from './auth.js';
 import type { RequestTimeouts, WaitingLimits } from '../limits.js';
 import type { PolicyContext, QuestionPlan } from '../asks/policy.js';
@@ -16,9 +17,10 @@ import type { WebSocket } from 'ws';
 
 /**
  * Pages and CLI listeners connected now, over the WebSocket, which paired device each page socket
- * belongs to, and the sockets whose page says a person can see it.
+ * belongs to, the Host each came through (a public URL that changes closes those of the old one),
+ * and the sockets whose page says a person can see it.
  */
-export type Watchers = { sockets: Set<WebSocket>; deviceOf: WeakMap<WebSocket, string>; visible: Set<WebSocket> };
+export type Watchers = { sockets: Set<WebSocket>; deviceOf: WeakMap<WebSocket, string>; hostOf: WeakMap<WebSocket, string>; visible: Set<WebSocket> };
 
 export type AppDeps = {
   store: AskStore;
@@ -33,8 +35,10 @@ export type AppDeps = {
   logger: FastifyBaseLogger | false;
   /** How a new question will be settled when nobody answers: decided per question by the policy. */
   planQuestion: (context: PolicyContext) => QuestionPlan;
-  /** The one address besides loopback where pages reach the daemon, through a TLS front or a tunnel. */
+  /** The one address besides loopback where pages reach the daemon, through a TLS front or a tunnel, when the app starts (app.askbridge.setPublicUrl changes it). */
   publicUrl?: PublicUrl | undefined;
+  /** The public URL in use, where it comes from and what only a restart would change, for `askbridge config` and `askbridge pair`. */
+  publicUrlStatus?: () => PublicUrlStatus;
   pageSessionStore?: AuthOptions['pageSessionStore'];
   /** Web Push to paired devices; without it, pages are told push is not available. */
   push?: Push;

@@ -74,6 +74,7 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { st
     (socket, request) => {
       watchers.sockets.add(socket);
       if (request.principal.kind === 'page') watchers.deviceOf.set(socket, request.principal.deviceId);
+      watchers.hostOf.set(socket, request.headers.host?.toLowerCase() ?? '');
       answeredPing.add(socket);
       socket.on('pong', () => answeredPing.add(socket));
       request.log.info({ watchers: watchers.sockets.size, client: request.principal.kind }, 'watcher connected');

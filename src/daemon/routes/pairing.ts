@@ -1,13 +1,18 @@
 // Pairing a browser: a local program asks for a one-time link; the page trades its code for a
 // cookie (HttpOnly) and a key (which the page keeps in its own origin's storage). Guesses are
 // rate-limited: codes are long enough that guessing is hopeless, and this keeps it so. A live code
-// is not a guess and never counts, so opening many pages at once is never refused.
+// is not a guess and never counts, so opening many pages at once is never refused. Links and the
+// cookie's Secure follow the public URL the daemon accepts at that moment (it can change live).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { encode } from 'uqr';
 import { ErrorReplySchema, PairedReplySchema, PairingReplySchema, PairRequestSchema, SessionReplySchema } from '../../protocol.js';
+import { PublicUrlStatusSchema } from '../../public-url-status.js';
 import type { RouteContext } from './context.js';
 import { deviceNameOf } from '../device-name.js';
 import { HttpError } from '../errors.js';
+
+/** The links, and the public URL as the daemon holds it (`askbridge pair` says where it comes from, or how to set one). */
+const PairingWithStatusSchema = PairingReplySchema.extend({ publicUrl: PublicUrlStatusSchema.optional() });
 
 /** Attempts to pair with a code that is not live, from anyone, per minute. */
 export const PAIRING_GUESSES_PER_MINUTE = 10;
@@ -16,13 +21,15 @@ export const pairingRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { 
   // A local program, or a paired page showing a QR code to pair another device.
   app.post(
     '/api/pairings',
-    { config: { access: 'page-or-local' }, schema: { summary: 'A one-time code, and the links and QR code that carry it, to pair one more browser', response: { 200: PairingReplySchema, '4xx': ErrorReplySchema } } },
+    { config: { access: 'page-or-local' }, schema: { summary: 'A one-time code, and the links and QR code that carry it, to pair one more browser', response: { 200: PairingWithStatusSchema, '4xx': ErrorReplySchema } } },
     async () => {
       const code = auth.createPairingCode();
       const local = `http://127.0.0.1:${port()}/#pair=${code}`;
-      const publicLink = deps.publicUrl ? `${deps.publicUrl.href}#pair=${code}` : undefined;
+      const publicUrl = auth.publicUrl();
+      const publicLink = publicUrl ? `${publicUrl.href}#pair=${code}` : undefined;
       const { data } = encode(publicLink ?? local, { border: 0 });
-      return { code, links: { local, ...(publicLink ? { public: publicLink } : {}) }, qr: data.map((row) => row.map((dark) => (dark ? '1' : '0')).join('')) };
+      const status = deps.publicUrlStatus?.();
+      return { code, links: { local, ...(publicLink ? { public: publicLink } : {}) }, qr: data.map((row) => row.map((dark) => (dark ? '1' : '0')).join('')), ...(status ? { publicUrl: status } : {}) };
     },
   );
 
@@ -47,7 +54,8 @@ export const pairingRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { 
       if (result.kind === 'not_saved') throw new HttpError(503, 'pairing_not_saved', `the pairing could not be saved (${result.reason}): the link still works, try again once the disk has room`);
       const { page } = result;
       // Through the public URL over https, the cookie is never sent in the clear.
-      const secure = deps.publicUrl?.secure === true && request.headers.host === deps.publicUrl.host ? '; Secure' : '';
+      const publicUrl = auth.publicUrl();
+      const secure = publicUrl?.secure === true && request.headers.host?.toLowerCase() === publicUrl.host ? '; Secure' : '';
       reply.header('set-cookie', `${auth.cookieName()}=${page.cookie}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${page.maxAgeSeconds}${secure}`);
       request.log.info('page paired');
       return { paired: true as const, key: page.key };

@@ -1,14 +1,18 @@
-// Daemon status for `askbridge status`, the request behind `askbridge stop`, and this API's own
+// Daemon status for `askbridge status`, the configuration for `askbridge config` (with the public
+// URL in use and where it comes from), the request behind `askbridge stop`, and this API's own
 // OpenAPI document.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { EffectiveConfigSchema } from '../../config.js';
 import { ErrorReplySchema, StatusReplySchema } from '../../protocol.js';
+import { PublicUrlStatusSchema } from '../../public-url-status.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
 
 const ConfigQuerySchema = z.object({ cwd: z.string().min(1).max(4096) }).meta({ title: 'config query' });
 const REFUSALS = { '4xx': ErrorReplySchema };
+/** A question's configuration, and the daemon's public URL (which is not a question's). */
+const ConfigReplySchema = EffectiveConfigSchema.extend({ publicUrl: PublicUrlStatusSchema.optional() });
 
 export const statusRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, watchers, deps, port, openApi }) => {
   app.get('/api/status', { config: { access: 'local' }, schema: { summary: 'Is the daemon well, and what does it hold', response: { 200: StatusReplySchema, ...REFUSALS } } }, async () => ({
@@ -25,10 +29,11 @@ export const statusRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { s
   /** The configuration the daemon applies to a question asked in `cwd`: its last good version of each file. */
   app.get(
     '/api/config',
-    { config: { access: 'local' }, schema: { summary: 'The configuration that applies in a directory, and where each value comes from', querystring: ConfigQuerySchema, response: { 200: EffectiveConfigSchema, ...REFUSALS } } },
+    { config: { access: 'local' }, schema: { summary: 'The configuration that applies in a directory, and where each value comes from', querystring: ConfigQuerySchema, response: { 200: ConfigReplySchema, ...REFUSALS } } },
     async (request) => {
       if (!deps.configFor) throw new HttpError(404, 'not_found', 'this daemon does not report its configuration');
-      return deps.configFor(request.query.cwd);
+      const status = deps.publicUrlStatus?.();
+      return { ...deps.configFor(request.query.cwd), ...(status ? { publicUrl: status } : {}) };
     },
   );
 
