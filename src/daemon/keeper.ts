@@ -68,7 +68,20 @@ const DAEMON_ENTRY = fileURLToPath(new URL('./daemon-process.js', import.meta.ur
  * Runs the keeper. Resolves once the daemon first serves (its page link printed by it); the keeper
  * then runs until the daemon stops (exit 0) or a signal, and exits the process itself.
  */
-export async function runKeeper(options: KeeperOptions): Promise<void> {
+export async function runKeeper(given: KeeperOptions): Promise<void> {
+  // Its stderr may be a pipe whose reader has gone (`askbridge start 2>&1 | tee log`, ended): what it
+  // reports there is lost (EPIPE), and the keeper goes on holding the port and running the daemon.
+  process.stderr.on('error', () => {});
+  const options: KeeperOptions = {
+    ...given,
+    report: (line) => {
+      try {
+        given.report(line);
+      } catch {
+        // stderr is a file that cannot be written (a full disk): the line is lost
+      }
+    },
+  };
   const dir = resolveStateDir(options.env);
   const stateDir = openStateDir(dir);
   let attempt: Awaited<ReturnType<typeof acquireDaemonLock>>;

@@ -5,7 +5,11 @@
 // to stdout is written with every invisible or terminal-active character as a marker (readable
 // lines) or a \u escape (JSON lines), never raw. The files keep the exact text; `logs` marks it.
 // pino-pretty and pino-roll are loaded only when used: a service pays for neither at start.
+// stdout may be a pipe whose reader goes away (`askbridge start | tee log`, ended with Ctrl-C): the
+// lines written there are then dropped, never retried, so that nothing written to stdout can hold
+// up the daemon, or its exit (stdoutWriter).
 import { join } from 'node:path';
+import type { Writable } from 'node:stream';
 import pino, { type DestinationStream, type Logger } from 'pino';
 import type { PrettyOptions } from 'pino-pretty';
 import { logsDir } from '../state-dir.js';
@@ -53,10 +57,37 @@ export async function createLogger(options: { level?: string; target: LogTarget;
     });
     return pino({ level }, stream);
   }
-  const stdout = pino.destination({ fd: process.stdout.fd || 1 });
+  const write = stdoutWriter(process.stdout);
   const format = target.terminal ? await readableLogLine({ colorize: target.color, translateTime: 'HH:MM:ss' }) : safeJsonLine;
-  const destination: DestinationStream = { write: (line: string) => stdout.write(format(line)) };
+  const destination: DestinationStream = { write: (line: string) => write(format(line)) };
   return pino({ level }, destination);
+}
+
+/** Log lines waiting for a reader that stopped reading (a paused pager): past this, the next ones are dropped. */
+const STDOUT_WAITING_BYTES = 1024 * 1024;
+
+/**
+ * Writes each log line to the daemon's stdout through Node's own stream. On a pipe it never blocks:
+ * a pipe that is full keeps the line in memory (up to STDOUT_WAITING_BYTES; past that, lines are
+ * dropped), and a stream that failed (EPIPE: its reader has gone) ends the output, every later line
+ * dropped. Nothing is retried and nothing is flushed at exit. pino's own destination (sonic-boom) is not
+ * used here: at exit it writes what still waits synchronously, retrying a failed write every 100 ms
+ * for ever, EPIPE included, inside process.exit, where no signal is handled any more, so a daemon
+ * whose reader had gone spun on write(1) until a kill -9.
+ */
+function stdoutWriter(stream: Writable): (line: string) => void {
+  let failed = false;
+  stream.on('error', () => {
+    failed = true;
+  });
+  return (line) => {
+    if (failed || stream.destroyed || stream.writableLength > STDOUT_WAITING_BYTES) return;
+    try {
+      stream.write(line);
+    } catch {
+      failed = true; // stdout is a file that cannot be written (a full disk): the output ends there
+    }
+  };
 }
 
 function testRotationSize(env: NodeJS.ProcessEnv): string | undefined {
