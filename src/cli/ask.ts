@@ -6,6 +6,8 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
+import { z } from 'zod';
+import { EffectiveConfigSchema } from '../config.js';
 import { HTTP_HOOK_ENV } from '../http-hook.js';
 import { AskReplySchema, ErrorReplySchema, type AskRequest, type AskView } from '../protocol.js';
 import { howItEnded } from '../settlement.js';
@@ -44,6 +46,8 @@ export async function run(io: CommandIo): Promise<number> {
     environment: askerEnvironment(io.env),
     ...(waitSeconds === undefined ? {} : { waitSeconds }),
   };
+  const daemon = connectToDaemon(io.env);
+  if (waitSeconds !== undefined) await refuseWaitAboveCap(daemon, ask.cwd ?? '', waitSeconds);
 
   const withdraw = new AbortController();
   const onInterrupt = () => withdraw.abort();
@@ -51,7 +55,7 @@ export async function run(io: CommandIo): Promise<number> {
   process.once('SIGTERM', onInterrupt);
   let question: AskView;
   try {
-    question = await askAndWait(connectToDaemon(io.env), ask, withdraw.signal);
+    question = await askAndWait(daemon, ask, withdraw.signal);
   } catch (error) {
     if (!withdraw.signal.aborted) throw error;
     io.stderr('askbridge ask: withdrawn, nobody was asked any longer\n');
@@ -66,6 +70,28 @@ export async function run(io: CommandIo): Promise<number> {
 /** What tells the daemon nobody watches (CI, ASKBRIDGE_UNATTENDED), as an http hook forwards it. */
 export function askerEnvironment(env: NodeJS.ProcessEnv): Record<string, string> {
   return Object.fromEntries(HTTP_HOOK_ENV.flatMap((name) => (env[name] ? [[name, env[name].slice(0, 100)]] : [])));
+}
+
+/** What the daemon's GET /api/config says of how long a question asked in a folder may wait, and where that is set. */
+const WaitCapSchema = z.object({
+  config: z.object({ waitSeconds: EffectiveConfigSchema.shape.config.shape.waitSeconds }),
+  origins: EffectiveConfigSchema.shape.origins,
+  files: EffectiveConfigSchema.shape.files,
+});
+
+/**
+ * The daemon waits at most the configuration's waitSeconds (for the folder a question is asked in),
+ * whatever the asker asks for: a longer --timeout would be cut short without a word. It is refused
+ * instead, with the cap and where it is set.
+ */
+async function refuseWaitAboveCap(daemon: DaemonClient, cwd: string, waitSeconds: number): Promise<void> {
+  const response = await daemon.request('GET', `/api/config?cwd=${encodeURIComponent(cwd)}`);
+  if (response.status !== 200) return; // an older daemon: it still holds the wait to the cap
+  const { config, origins, files } = readReply(WaitCapSchema, response.body, 'configuration');
+  if (waitSeconds <= config.waitSeconds) return;
+  const origin = origins.waitSeconds;
+  const where = origin === 'project' && files.project ? `set in ${files.project}` : origin === 'user' ? `set in ${files.user}` : `askbridge's default; waitSeconds in ${files.user} changes it`;
+  throw new CliError(`--timeout ${waitSeconds} is above the longest a question asked here may wait: waitSeconds is ${config.waitSeconds} (${where}); give --timeout ${config.waitSeconds} or less`, 2);
 }
 
 /** Asks through the daemon and returns the settled ask; aborting `signal` withdraws it. */

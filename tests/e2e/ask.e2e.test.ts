@@ -111,8 +111,23 @@ describe('askbridge ask', () => {
   it('exits 5 when nobody answers within --timeout', async () => {
     daemon = await startDaemon();
     const result = await runCli(['ask', ...DEPLOY, '--timeout', '1'], daemon.env);
-    expect(result).toMatchObject({ code: 5, stdout: '' });
+    expect(result, result.stderr).toMatchObject({ code: 5, stdout: '' });
     expect(result.stderr).toContain('nobody answered in time');
+  });
+
+  it('refuses a --timeout above the waitSeconds that applies, naming it and where it is set, with exit 2, and asks nothing; at the cap, it waits that long', async () => {
+    daemon = await startDaemon({ config: { waitSeconds: 120 } });
+    const userConfig = `${daemon.home}/xdg-config/askbridge/config.json`;
+    const above = await runCli(['ask', ...DEPLOY, '--timeout', '600'], daemon.env);
+    expect(above).toMatchObject({ code: 2, stdout: '' });
+    expect(above.stderr).toBe(`askbridge ask: --timeout 600 is above the longest a question asked here may wait: waitSeconds is 120 (set in ${userConfig}); give --timeout 120 or less\n`);
+    expect(await daemon.pending()).toEqual([]);
+    expect(await daemon.history()).toEqual([]);
+
+    const { asking, question } = await askAndWait([...DEPLOY, '--timeout', '120']);
+    expect(question.expiresAt - question.createdAt).toBe(120_000);
+    asking.child.kill('SIGINT');
+    expect((await asking.result).code).toBe(130);
   });
 
   it('withdraws the question on Ctrl+C (SIGINT) and exits 130', async () => {
