@@ -215,15 +215,119 @@ export function readConfigFile(path: string): ConfigFile {
 
 /** Validate a config file's content, read by the caller: whoever hashes the bytes must parse those same bytes. */
 export function parseConfigFile(path: string, raw: string | Buffer): ConfigFile {
+  const text = typeof raw === 'string' ? raw : raw.toString('utf8');
   let json: unknown;
   try {
-    json = JSON.parse(typeof raw === 'string' ? raw : raw.toString('utf8'));
+    json = JSON.parse(text);
   } catch (error) {
-    throw new ConfigFileError(path, `not valid JSON: ${(error as Error).message}`);
+    const { line, column, message } = describeJsonError(text, (error as Error).message);
+    throw new ConfigFileError(path, `not valid JSON at line ${line}, column ${column}: ${message}`);
   }
   const result = ConfigFileSchema.safeParse(json);
   if (!result.success) throw new ConfigFileError(path, describeZodError(result.error).join('; '));
   return result.data;
+}
+
+/**
+ * Where JSON.parse gave up on `text` (line and column, from 1), and why, as a person finds it in an
+ * editor: V8 says "at position 37" (an offset in characters), or names no place at all ("Unexpected
+ * token 'x', "...the text..." is not valid JSON", "Unexpected end of JSON input"). Its reason is
+ * kept; the offset and any quoted text go.
+ */
+export function describeJsonError(text: string, v8Message: string): { line: number; column: number; message: string } {
+  const at = / in JSON at position (\d+)(?: \(line \d+ column \d+\))?$/.exec(v8Message);
+  const offset = at ? Number(at[1]) : firstBadCharacter(text);
+  // The token as an escape when it is invisible (a line break where a value was going on).
+  const message = at ? v8Message.slice(0, at.index) : v8Message.replace(/^Unexpected token '(.*?)', .* is not valid JSON$/s, (_, token: string) => `Unexpected token '${JSON.stringify(token).slice(1, -1)}'`);
+  const before = text.slice(0, offset).split('\n');
+  return { line: before.length, column: [...before.at(-1)!].length + 1, message };
+}
+
+/** The offset of the first character of `text` that cannot continue JSON (RFC 8259), or its end when it ends too soon. */
+function firstBadCharacter(text: string): number {
+  let at = 0;
+  const fail = (): never => {
+    throw at;
+  };
+  const skipSpace = () => {
+    while (at < text.length && ' \t\n\r'.includes(text[at]!)) at++;
+  };
+  const expect = (char: string) => {
+    if (text[at] !== char) fail();
+    at++;
+  };
+  const digits = () => {
+    if (!/[0-9]/.test(text[at] ?? '')) fail();
+    while (/[0-9]/.test(text[at] ?? '')) at++;
+  };
+  const string = () => {
+    expect('"');
+    for (;;) {
+      const char = text[at];
+      if (char === undefined || char < ' ') fail();
+      at++;
+      if (char === '"') return;
+      if (char !== '\\') continue;
+      if (text[at] === 'u') {
+        at++;
+        for (let digit = 0; digit < 4; digit++) {
+          if (!/[0-9a-fA-F]/.test(text[at] ?? '')) fail();
+          at++;
+        }
+      } else if ('"\\/bfnrt'.includes(text[at] ?? 'x')) at++;
+      else fail();
+    }
+  };
+  const value = (): void => {
+    skipSpace();
+    const char = text[at];
+    if (char === '{' || char === '[') {
+      const close = char === '{' ? '}' : ']';
+      at++;
+      skipSpace();
+      if (text[at] === close) return void at++;
+      for (;;) {
+        if (close === '}') {
+          skipSpace();
+          string();
+          skipSpace();
+          expect(':');
+        }
+        value();
+        skipSpace();
+        if (text[at] === close) return void at++;
+        expect(',');
+      }
+    }
+    if (char === '"') {
+      string();
+      return;
+    }
+    if (char === '-' || /[0-9]/.test(char ?? '')) {
+      if (char === '-') at++;
+      if (text[at] === '0') at++;
+      else digits();
+      if (text[at] === '.') {
+        at++;
+        digits();
+      }
+      if (text[at] === 'e' || text[at] === 'E') {
+        at++;
+        if (text[at] === '+' || text[at] === '-') at++;
+        digits();
+      }
+      return;
+    }
+    const word = ['true', 'false', 'null'].find((literal) => literal[0] === char) ?? fail();
+    for (const letter of word) expect(letter);
+  };
+  try {
+    value();
+    skipSpace();
+    return at < text.length ? at : text.length;
+  } catch (offset) {
+    return offset as number;
+  }
 }
 
 /**
