@@ -24,6 +24,9 @@ export async function run(io: CommandIo): Promise<void> {
     for (const { question } of line.questions) {
       const answer = getOwn(line.answers, question);
       io.stdout(`  ${terminalText(question, '  ')}\n    -> ${answer === undefined ? '(no answer)' : terminalText(answer, '       ')}\n`);
+      // What the person added to their answer, under it.
+      const note = getOwn(line.notes, question);
+      if (note) io.stdout(`       note: ${terminalText(note, '             ')}\n`);
     }
   }
 }
