@@ -237,6 +237,31 @@ export const SessionContextSchema = z.object({
 });
 export type SessionContext = z.infer<typeof SessionContextSchema>;
 
+/**
+ * What a timeout policy will answer one question with, when it answers at all (a rule, or the
+ * recommended option): the labels it will choose, or a rule's free text. Planned when the ask
+ * arrives, from the configuration that applies then.
+ */
+export const PlannedAnswerSchema = z.object({
+  question: z.string(),
+  selected: z.array(z.string()),
+  /** A rule's free text (its `text`), as the answer's "Other". */
+  other: z.string().optional(),
+  /** The rule that answers it, as the log names rules (`"db"`, or `#2` for an unnamed one); absent for the recommended option. */
+  rule: z.string().optional(),
+});
+export type PlannedAnswer = z.infer<typeof PlannedAnswerSchema>;
+
+/** What happens at an ask's deadline, e.g. `{ action: 'recommended', summary: 'the recommended option will be chosen', answers: [...] }`. */
+export const AskTimeoutSchema = z.object({
+  action: TimeoutActionSchema,
+  /** One clause, with no model text in it: what the CLI prints after "then". */
+  summary: z.string(),
+  /** When the policy will answer (`recommended`, `rule`): each question's planned answer, in the questions' order. */
+  answers: z.array(PlannedAnswerSchema).optional(),
+});
+export type AskTimeout = z.infer<typeof AskTimeoutSchema>;
+
 /** An ask (one AskUserQuestion call, or one from a script or an agent) and its questions, as pages and the CLI see it. */
 export const AskViewSchema = z.object({
   id: z.string(),
@@ -245,8 +270,8 @@ export const AskViewSchema = z.object({
   cwd: z.string(),
   createdAt: z.number(),
   expiresAt: z.number(),
-  /** What happens at expiresAt, e.g. `{ action: 'recommended', summary: 'the recommended option will be chosen' }`. */
-  timeout: z.object({ action: TimeoutActionSchema, summary: z.string() }),
+  /** What happens at expiresAt. */
+  timeout: AskTimeoutSchema,
   status: AskStatusSchema,
   questions: z.array(
     z.object({
@@ -303,6 +328,8 @@ export const PAGE_KEY_PROTOCOL_PREFIX = 'key.';
 export const STOPPING_CLOSE_CODE = 1001;
 /** The close code of a page's WebSocket when its device was unpaired: the page then knows it is no longer paired. */
 export const REVOKED_CLOSE_CODE = 4001;
+/** How long a one-time pairing code pairs, from when it is made: ten minutes. */
+export const PAIRING_CODE_TTL_MS = 10 * 60_000;
 
 /** The daemon's replies about asks, to the page and the CLI. */
 export const AsksReplySchema = z.object({ asks: z.array(AskViewSchema) });

@@ -42,6 +42,8 @@ export const PAGE_PROTOCOL = 'askbridge';
 export const PAGE_KEY_PROTOCOL_PREFIX = 'key.';
 /** The close code of the page's WebSocket when its device was unpaired (REVOKED_CLOSE_CODE in protocol.ts). */
 export const REVOKED_CLOSE_CODE = 4001;
+/** How long a pairing link pairs, from when it is made (PAIRING_CODE_TTL_MS in protocol.ts). */
+export const PAIRING_CODE_TTL_MS = 600000;
 
 /**
  * Where the page keeps the key it got when it paired. localStorage belongs to this exact origin,

@@ -7,7 +7,7 @@ import { answerAsk, checkSession, errorMessage, extendAsk, getAsk, settleAsk } f
 import { buildAskForm, projectName } from './ask-form.js';
 import { createConnection } from './connection.js';
 import { initDevices } from './devices.js';
-import { byId } from './dom.js';
+import { byId, closeLastPanel, detailsPanel } from './dom.js';
 import { clearDraft, dropStaleDrafts } from './drafts.js';
 import { finishedCard } from './finished.js';
 import { initHistory } from './history.js';
@@ -51,6 +51,13 @@ const ui = {
   historyToggle: byId('history-toggle'),
   history: byId('history'),
   keys: /** @type {HTMLDialogElement} */ (byId('keys')),
+};
+
+/** The panels the top bar opens; Esc closes the one opened last. */
+const panels = {
+  devices: initDevices(),
+  history: initHistory({ toggle: ui.historyToggle, section: ui.history }),
+  alerts: detailsPanel(/** @type {HTMLDetailsElement} */ (byId('alerts'))),
 };
 
 let connState = /** @type {ConnState} */ ('connecting');
@@ -332,8 +339,8 @@ function setConn(state, detail) {
   ui.devicesToggle.hidden = panel !== 'board';
   ui.historyToggle.hidden = panel !== 'board';
   if (panel !== 'board') {
-    ui.devices.hidden = true;
-    ui.history.hidden = true;
+    panels.devices.hide();
+    panels.history.hide();
   }
   ui.unpaired.hidden = panel !== 'unpaired';
   ui.offline.hidden = panel !== 'offline';
@@ -362,7 +369,7 @@ function tick() {
     const { form, view } = current;
     setText(form.age, relative(now - view.createdAt));
     setDatetime(form.age, view.createdAt);
-    updateCountdown(form.countdown, view, now);
+    updateCountdown(form, view, now);
     maybeExtend(now);
   }
   for (const card of finished.values()) {
@@ -381,22 +388,22 @@ function setDatetime(el, at) {
 }
 
 /**
- * @param {HTMLElement} countdown
+ * The time left; what happens then (countdown-what) was written once when the form was built.
+ * @param {AskForm} form
  * @param {AskView} view
  * @param {number} now
  */
-function updateCountdown(countdown, view, now) {
-  const { expiresAt, timeout } = view;
-  const summary = typeof timeout?.summary === 'string' && timeout.summary ? timeout.summary : null;
-  if (!Number.isFinite(expiresAt)) {
+function updateCountdown(form, view, now) {
+  const { countdown, countdownTime, saysWhat } = form;
+  if (!Number.isFinite(view.expiresAt)) {
     countdown.hidden = true;
     return;
   }
-  const left = expiresAt - now;
+  const left = view.expiresAt - now;
   countdown.hidden = false;
   countdown.classList.toggle('is-urgent', left < 60_000);
-  if (left <= 0) setText(countdown, summary ? `Time is up: ${summary}` : 'Time is up');
-  else setText(countdown, summary ? `in ${duration(left)} ${summary}` : `${duration(left)} left`);
+  if (left <= 0) setText(countdownTime, saysWhat ? 'Time is up: ' : 'Time is up');
+  else setText(countdownTime, saysWhat ? `in ${duration(left)} ` : `${duration(left)} left`);
 }
 
 /** @param {HTMLElement} el @param {string} text */
@@ -453,7 +460,17 @@ document.addEventListener('keydown', (event) => {
     if (event.key === 'Escape' && event.target instanceof HTMLElement) event.target.blur();
     return;
   }
-  if (ui.keys.open || ui.board.hidden) return;
+  // The keys list is a modal dialog: Esc closes it by itself, and focus goes back where it was.
+  if (ui.keys.open) return;
+  if (event.key === 'Escape') {
+    // In History's search, Esc first empties the search (the browser's own), then closes the panel.
+    const searching = event.target instanceof HTMLInputElement && event.target.type === 'search' && event.target.value !== '';
+    if (!searching && closeLastPanel()) {
+      event.preventDefault();
+      return;
+    }
+  }
+  if (ui.board.hidden) return;
   const key = event.key;
   if (key === '?') {
     event.preventDefault();
@@ -497,6 +514,4 @@ startNotify({
   },
 });
 updateCounts();
-initDevices();
-initHistory({ toggle: ui.historyToggle, section: ui.history });
 connection.start();

@@ -12,9 +12,12 @@ import { markInvisible, visibleNodes } from './visible-text.js';
 /** @typedef {AskView['questions'][number]} Question */
 /** @typedef {import('./drafts.js').QuestionDraft} QuestionDraft */
 /** @typedef {import('../protocol.js').Response} QuestionResponse */
+/** @typedef {import('../protocol.js').PlannedAnswer} PlannedAnswer */
 
 /** What Claude said before asking is shortened to this many characters until expanded. */
 const SAID_SHORT_CHARS = 280;
+/** A label or a rule's text named in what the deadline will do is shortened to this many characters. */
+const PLANNED_CHARS = 80;
 
 let idCounter = 0;
 /** @param {string} prefix */
@@ -71,7 +74,10 @@ export function buildAskForm(view, handlers) {
   const titleId = uid('ask-title');
   const root = h('article', { class: 'card ask', 'data-question-id': view.id, 'data-status': 'pending', 'aria-labelledby': titleId });
   const age = h('time', { class: 'age' });
-  const countdown = h('p', { class: 'countdown', role: 'timer', 'aria-live': 'off' });
+  // How long is left (updated every second by app.js), then what happens at the deadline (built once).
+  const countdownTime = h('span', { class: 'countdown-time' });
+  const countdownWhat = h('span', { class: 'countdown-what' }, timeoutNodes(view));
+  const countdown = h('p', { class: 'countdown', role: 'timer', 'aria-live': 'off' }, h('span', { class: 'countdown-text' }, countdownTime, countdownWhat));
   const context = h('div', { class: 'context' });
   const head = h(
     'header',
@@ -92,8 +98,10 @@ export function buildAskForm(view, handlers) {
 
   const form = h('form', { class: 'card-form', novalidate: true });
   const draft = loadDraft(view);
+  // With one question the countdown names its planned answer; with several, each question does.
+  const planned = view.questions.length > 1 ? plannedAnswers(view) : new Map();
   /** @type {FormQuestion[]} */
-  const qs = view.questions.map((question, index) => buildQuestion(question, index, draft?.questions[index]));
+  const qs = view.questions.map((question, index) => buildQuestion(question, index, draft?.questions[index], planned.get(question.question), () => advanceFrom(index)));
   for (const q of qs) form.append(q.fieldset);
 
   const error = h('p', { class: 'card-error', id: uid('card-error'), hidden: true });
@@ -135,6 +143,8 @@ export function buildAskForm(view, handlers) {
       // Enter on an option chooses it (a checkbox toggles), as Space does; it never sends the set.
       event.preventDefault();
       target.click();
+      const index = qs.findIndex((q) => q.options.some(({ input }) => input === target));
+      if (index >= 0) advanceFrom(index);
     } else if (target instanceof Element && target.classList.contains('other-text') && qs.length > 1) {
       // With several questions, Enter in one answer must not send them all.
       event.preventDefault();
@@ -150,12 +160,28 @@ export function buildAskForm(view, handlers) {
     error.textContent = '';
   }
 
+  /**
+   * A single-select question was just answered with one of its options (a number key, Enter, a click
+   * or a tap): the next question comes into focus, so the keys go on where the eye goes. Not after
+   * "Other" (the person types next), a multi-select (more may follow) or the last question.
+   * @param {number} index
+   */
+  function advanceFrom(index) {
+    const q = qs[index];
+    const next = qs[index + 1];
+    if (!q || !next || q.question.multiSelect || !q.options.some(({ input }) => input.checked)) return;
+    focusQuestion(next);
+  }
+
   const card = {
     id: view.id,
     root,
     titleId,
     age,
     countdown,
+    countdownTime,
+    /** Whether the countdown says what happens at the deadline (else it only counts). */
+    saysWhat: countdownWhat.textContent !== '',
     form,
     qs,
     buttons,
@@ -187,8 +213,7 @@ export function buildAskForm(view, handlers) {
     /** Focus on the first question: its chosen option, else its first. */
     focusFirst() {
       const first = qs[0];
-      const target = first?.options.find(({ input }) => input.checked)?.input ?? first?.options[0]?.input ?? first?.otherInput;
-      target?.focus({ preventScroll: false });
+      if (first) focusQuestion(first);
     },
     /**
      * A number key: option N of the question that has focus (the first one otherwise); one past the
@@ -203,6 +228,7 @@ export function buildAskForm(view, handlers) {
       if (option) {
         option.input.click();
         option.input.focus();
+        advanceFrom(qs.indexOf(q));
       } else if (n === q.options.length + 1) {
         if (!q.otherInput.checked) q.otherInput.click();
         q.otherText.focus();
@@ -211,6 +237,71 @@ export function buildAskForm(view, handlers) {
   };
   card.showContext(view);
   return card;
+}
+
+/**
+ * Focus on a question as Tab into it would: its chosen option ("Other" when that is chosen), else its first.
+ * @param {FormQuestion} q
+ */
+function focusQuestion(q) {
+  const target = q.options.find(({ input }) => input.checked)?.input ?? (q.otherInput.checked ? q.otherInput : undefined) ?? q.options[0]?.input ?? q.otherInput;
+  target.focus({ preventScroll: false });
+}
+
+/**
+ * Text a model (or a rule) wrote, quoted, shortened, with its invisible characters marked.
+ * @param {string} text
+ * @returns {Array<Node | string>}
+ */
+function quoted(text) {
+  const characters = Array.from(text);
+  const short = characters.length > PLANNED_CHARS ? `${characters.slice(0, PLANNED_CHARS).join('').trimEnd()}…` : text;
+  // dir=auto, as everywhere a model's text is shown: a right-to-left label keeps its order, and the sentence around it too.
+  return ['“', h('span', { dir: 'auto' }, visibleNodes(short)), '”'];
+}
+
+/**
+ * “A”, “B” and “C”.
+ * @param {string[]} texts
+ * @returns {Array<Node | string>}
+ */
+function quotedList(texts) {
+  return texts.flatMap((text, index) => [index === 0 ? '' : index === texts.length - 1 ? ' and ' : ', ', ...quoted(text)]);
+}
+
+/**
+ * What a planned answer gives: its labels, then a rule's free text.
+ * @param {PlannedAnswer} answer
+ */
+function plannedTexts(answer) {
+  return [...answer.selected, ...(typeof answer.other === 'string' ? [answer.other] : [])];
+}
+
+/**
+ * Each question's planned answer, by its text (a question may be called `__proto__`: a Map).
+ * @param {AskView} view
+ * @returns {Map<string, PlannedAnswer>}
+ */
+function plannedAnswers(view) {
+  const answers = Array.isArray(view.timeout?.answers) ? view.timeout.answers : [];
+  return new Map(answers.map((answer) => [answer.question, answer]));
+}
+
+/**
+ * What happens at the deadline, after "in 4:55": the daemon's clause, or with one question, the
+ * answer a policy will give it, its labels named as the text they are.
+ * @param {AskView} view
+ * @returns {Array<Node | string>}
+ */
+function timeoutNodes(view) {
+  const summary = typeof view.timeout?.summary === 'string' ? view.timeout.summary : '';
+  const answers = Array.isArray(view.timeout?.answers) ? view.timeout.answers : [];
+  const only = view.questions.length === 1 && answers.length === 1 ? answers[0] : undefined;
+  if (!only) return answers.length > 1 ? [`${summary}, as shown under each question`] : [summary];
+  const texts = plannedTexts(only);
+  if (texts.length === 0) return [summary];
+  if (only.rule) return [`the rule ${only.rule} will ${only.selected.length > 0 ? 'choose' : 'answer'} `, ...quotedList(texts)];
+  return [`the recommended ${texts.length > 1 ? 'options' : 'option'} `, ...quotedList(texts), ' will be chosen'];
 }
 
 /**
@@ -250,9 +341,11 @@ function contextNodes(view) {
  * @param {Question} question
  * @param {number} index
  * @param {QuestionDraft | undefined} draft
+ * @param {PlannedAnswer | undefined} planned what a policy will answer it with at the deadline, to show under it
+ * @param {() => void} picked called when a person picks one of its options by a click or a tap
  * @returns {FormQuestion}
  */
-function buildQuestion(question, index, draft) {
+function buildQuestion(question, index, draft, planned, picked) {
   const multi = question.multiSelect === true;
   const name = uid(`q${index}`);
   const type = multi ? 'checkbox' : 'radio';
@@ -265,6 +358,8 @@ function buildQuestion(question, index, draft) {
   const fieldset = h('fieldset', { class: 'q', 'data-question-index': index, 'aria-describedby': hintId });
   const count = question.options.length;
   fieldset.append(legend, h('p', { class: 'q-hint', id: hintId }, multi ? 'Select all that apply' : 'Select one', h('span', { class: 'q-keys', text: ` · keys 1–${count + 1}` })));
+  const plannedTextList = planned ? plannedTexts(planned) : [];
+  if (planned && plannedTextList.length > 0) fieldset.append(h('p', { class: 'q-timeout' }, 'If nobody answers in time: ', ...quotedList(plannedTextList), planned.rule ? ` (the rule ${planned.rule})` : ' (the recommended option)'));
 
   const list = h('div', { class: 'options' });
   // A single-select shows the preview of the option in focus (else the chosen one) beside the list,
@@ -289,6 +384,13 @@ function buildQuestion(question, index, draft) {
         h('span', { class: 'option-text' }, h('span', { class: 'option-label', id: labelId, dir: 'auto' }, visibleNodes(option.label)), hasDesc ? h('span', { class: 'option-desc', id: descId, dir: 'auto' }, visibleNodes(option.description)) : null),
       ),
     );
+    if (!multi) {
+      // A click or a tap (detail > 0; keys make clicks of detail 0) answers the question: once the
+      // browser has checked the option, the next question comes into focus.
+      /** @type {HTMLElement} */ (box.firstElementChild).addEventListener('click', (event) => {
+        if (event.detail > 0) setTimeout(() => input.checked && picked(), 0);
+      });
+    }
     if (typeof option.preview === 'string' && option.preview !== '' && !sidePreview) box.append(previewOf(option.preview, () => input.checked || input.click()));
     if (sidePreview) input.addEventListener('focus', () => showSide(optionIndex));
     list.append(box);

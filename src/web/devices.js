@@ -1,12 +1,17 @@
 // @ts-check
 // The paired devices, from the page: each browser by name with when it was last seen, revoked with one
 // click (its pages are disconnected at once), and a QR code that pairs one more: a phone scans it.
-import { createPairing, errorMessage, listDevices, revokeDevice } from './api.js';
-import { byId, h } from './dom.js';
+// A pairing link pairs one browser, once, within ten minutes: once it has paired one (a device the
+// list did not hold when the link was made appears) or its time is up, it leaves the panel, so that
+// nobody scans a link that pairs nothing.
+import { createPairing, errorMessage, listDevices, PAIRING_CODE_TTL_MS, revokeDevice } from './api.js';
+import { byId, h, togglePanel } from './dom.js';
 
 const SVG = 'http://www.w3.org/2000/svg';
 /** White modules around a QR code, as scanners expect (four by the standard). */
 const QUIET_ZONE = 4;
+/** While a pairing link shows, the device list is read this often, to see the browser it pairs. */
+const WATCH_PAIRING_MS = 2000;
 
 /** @typedef {import('../protocol.js').DevicesReply['devices'][number]} Device */
 
@@ -18,16 +23,21 @@ const ui = {
   pairBox: byId('pair-box'),
 };
 
+/**
+ * The pairing link on show: the devices paired before it was made (null: unknown, so none can tell
+ * that it was used), and its timers.
+ * @type {{ before: Set<string> | null; expiry: number; watch: number } | null}
+ */
+let live = null;
+
+/** The Devices panel (its button in the top bar opens it). */
 export function initDevices() {
-  ui.toggle.addEventListener('click', () => {
-    const open = ui.panel.hidden;
-    ui.panel.hidden = !open;
-    ui.toggle.setAttribute('aria-expanded', String(open));
-    if (open) void refresh();
-  });
+  const panel = togglePanel(ui.toggle, ui.panel, { onOpen: () => void refresh() });
   ui.pair.addEventListener('click', () => void showPairing());
+  return panel;
 }
 
+/** Reads the paired devices and lists them; a device the shown link did not know means it paired one. */
 async function refresh() {
   const result = await listDevices();
   const devices = result.ok ? result.data.devices : [];
@@ -41,6 +51,9 @@ async function refresh() {
       ),
     ),
   );
+  const before = live?.before;
+  const paired = result.ok && before ? devices.find((device) => !before.has(device.id)) : undefined;
+  if (paired) endPairing(`${paired.name} is paired. That link is spent: it pairs nothing more.`);
 }
 
 /** @param {Device} device */
@@ -57,6 +70,8 @@ function revokeButton(device) {
 }
 
 async function showPairing() {
+  stopWatching();
+  const known = await listDevices();
   const result = await createPairing();
   if (!result.ok) {
     ui.pairBox.replaceChildren(h('p', { class: 'pair-note', text: `No pairing link (HTTP ${result.status}).` }));
@@ -73,6 +88,35 @@ async function showPairing() {
       { class: 'pair-note', text: links.public ? 'Scan it with the phone, or open the link: it pairs one browser, once, within ten minutes.' : 'This link works only on this computer: set a public URL to pair a phone (README: "From your phone").' },
     ),
   );
+  ui.pairBox.hidden = false;
+  live = {
+    before: known.ok ? new Set(known.data.devices.map((device) => device.id)) : null,
+    expiry: window.setTimeout(() => endPairing('That link has expired: it pairs nothing now.'), PAIRING_CODE_TTL_MS),
+    watch: window.setTimeout(watchPairing, WATCH_PAIRING_MS),
+  };
+}
+
+/** While the link shows in the open panel, the list is read again and again, to see the browser it pairs. */
+async function watchPairing() {
+  if (!live) return;
+  if (!ui.panel.hidden) await refresh();
+  if (live) live.watch = window.setTimeout(watchPairing, WATCH_PAIRING_MS);
+}
+
+function stopWatching() {
+  if (!live) return;
+  clearTimeout(live.expiry);
+  clearTimeout(live.watch);
+  live = null;
+}
+
+/**
+ * The link shown pairs nothing more (it paired a browser, or its time is up): it leaves the panel, and says why.
+ * @param {string} why
+ */
+function endPairing(why) {
+  stopWatching();
+  ui.pairBox.replaceChildren(h('p', { class: 'pair-note pair-spent', role: 'status', text: `${why} To pair another browser, make a new link.` }));
   ui.pairBox.hidden = false;
 }
 

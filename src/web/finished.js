@@ -86,6 +86,24 @@ export function finishedCard(view, how) {
 }
 
 /**
+ * One question of a finished set (here and in History): its header and text, the answer Claude
+ * received (`undefined`: none), and the note the person added to it.
+ * @param {string} header
+ * @param {string} question
+ * @param {string | undefined} answer
+ * @param {unknown} note
+ */
+export function answerRow(header, question, answer, note) {
+  return h(
+    'div',
+    { class: 'answer-row' },
+    h('dt', { class: 'answer-q' }, header ? h('span', { class: 'chip chip-small' }, visibleNodes(header)) : null, h('span', { dir: 'auto' }, visibleNodes(question))),
+    h('dd', { class: answer === undefined ? 'answer-a answer-none' : 'answer-a', dir: 'auto' }, answer === undefined ? 'Not answered' : visibleNodes(answer)),
+    typeof note === 'string' && note ? h('dd', { class: 'answer-note', dir: 'auto' }, visibleNodes(`Note: ${note}`)) : null,
+  );
+}
+
+/**
  * What was asked and, when answered, what was answered.
  * @param {AskView} view
  */
@@ -95,17 +113,7 @@ function summaryOf(view) {
   const list = h('dl', { class: 'answers' });
   const shown = new Set();
   /** @param {string} header @param {string} question @param {string | undefined} answer @param {unknown} note */
-  const row = (header, question, answer, note) => {
-    list.append(
-      h(
-        'div',
-        { class: 'answer-row' },
-        h('dt', { class: 'answer-q' }, header ? h('span', { class: 'chip chip-small' }, visibleNodes(header)) : null, h('span', { dir: 'auto' }, visibleNodes(question))),
-        h('dd', { class: answer === undefined ? 'answer-a answer-none' : 'answer-a', dir: 'auto' }, answer === undefined ? 'Not answered' : visibleNodes(answer)),
-        typeof note === 'string' && note ? h('dd', { class: 'answer-note', dir: 'auto' }, visibleNodes(`Note: ${note}`)) : null,
-      ),
-    );
-  };
+  const row = (header, question, answer, note) => list.append(answerRow(header, question, answer, note));
   const anyAnswer = Object.keys(answers).length > 0;
   for (const q of view.questions) {
     shown.add(q.question);

@@ -3,7 +3,8 @@
 // it, with what, and when; exported as JSON or CSV by the daemon (GET /api/history).
 import { historyFile, readHistory } from './api.js';
 import { projectName } from './ask-form.js';
-import { h } from './dom.js';
+import { h, togglePanel } from './dom.js';
+import { answerRow } from './finished.js';
 import { markInvisible, visibleNodes } from './visible-text.js';
 
 /** @typedef {import('../history-file.js').HistoryLine} HistoryLine */
@@ -25,6 +26,7 @@ const SOURCES = {
 };
 
 /**
+ * The History panel (its button in the top bar opens it).
  * @param {{ toggle: HTMLElement; section: HTMLElement }} parts
  */
 export function initHistory({ toggle, section }) {
@@ -34,14 +36,11 @@ export function initHistory({ toggle, section }) {
   let timer = 0;
   let asked = 0;
 
-  toggle.addEventListener('click', () => {
-    const open = section.hidden;
-    section.hidden = !open;
-    toggle.setAttribute('aria-expanded', String(open));
-    if (open) {
+  const panel = togglePanel(toggle, section, {
+    onOpen: () => {
       void load();
       search.focus();
-    }
+    },
   });
   search.addEventListener('input', () => {
     clearTimeout(timer);
@@ -63,7 +62,7 @@ export function initHistory({ toggle, section }) {
     }
     const { entries } = result.data;
     const query = search.value.trim();
-    status.textContent = entries.length === 0 ? (query ? 'Nothing matches.' : 'Nothing finished yet.') : `${entries.length === LIMIT ? `The newest ${LIMIT}` : entries.length}${query ? ' matching' : ''}.`;
+    status.textContent = entries.length === 0 ? (query ? 'Nothing matches.' : 'Nothing finished yet.') : countText(entries.length, query !== '');
     list.replaceChildren(...entries.map(entryNode));
   }
 
@@ -85,11 +84,25 @@ export function initHistory({ toggle, section }) {
     link.remove();
     setTimeout(() => URL.revokeObjectURL(url), 10_000);
   }
+
+  return panel;
+}
+
+/**
+ * How many are shown: "14 finished questions", "1 matching question", "The newest 200 finished questions"
+ * (the list stops at LIMIT).
+ * @param {number} count
+ * @param {boolean} searched
+ */
+function countText(count, searched) {
+  const what = `${searched ? 'matching' : 'finished'} question${count === 1 ? '' : 's'}`;
+  return count === LIMIT ? `The newest ${LIMIT} ${what}` : `${count} ${what}`;
 }
 
 /** @param {HistoryLine} entry */
 function entryNode(entry) {
   const answers = entry.answers ?? {};
+  const notes = entry.notes ?? {};
   const when = new Date(entry.finishedAt);
   const source = SOURCES[/** @type {keyof typeof SOURCES} */ (entry.source)] ?? String(entry.source);
   return h(
@@ -107,14 +120,7 @@ function entryNode(entry) {
     h(
       'dl',
       { class: 'answers' },
-      entry.questions.map((q) =>
-        h(
-          'div',
-          { class: 'answer-row' },
-          h('dt', { class: 'answer-q' }, q.header ? h('span', { class: 'chip chip-small' }, visibleNodes(q.header)) : null, h('span', { dir: 'auto' }, visibleNodes(q.question))),
-          h('dd', { class: Object.hasOwn(answers, q.question) ? 'answer-a' : 'answer-a answer-none', dir: 'auto' }, Object.hasOwn(answers, q.question) ? visibleNodes(String(answers[q.question])) : 'Not answered'),
-        ),
-      ),
+      entry.questions.map((q) => answerRow(q.header, q.question, Object.hasOwn(answers, q.question) ? String(answers[q.question]) : undefined, Object.hasOwn(notes, q.question) ? notes[q.question] : undefined)),
     ),
   );
 }

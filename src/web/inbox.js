@@ -70,13 +70,15 @@ export function createInbox(root, handlers) {
     const left = h('span', { class: 'group-left' });
     const about = h('p', { class: 'group-about' });
     const list = h('ul', { class: 'group-list', role: 'list' });
-    const who = view.asker
-      ? [h('span', { class: 'group-asker', text: view.asker.kind === 'mcp' ? 'MCP client ' : 'script ' }), h('code', {}, visibleNodes(view.asker.name))]
-      : [h('code', { class: 'group-session', title: markInvisible(view.sessionId) }, visibleNodes(shortId(view.sessionId)))];
     const headingId = `group-${rows.size}-${Math.random().toString(36).slice(2, 8)}`;
+    const whoId = `${headingId}-who`;
+    const who = view.asker
+      ? [h('span', { class: 'group-asker', text: view.asker.kind === 'mcp' ? 'MCP client ' : 'script ' }), h('code', { id: whoId }, visibleNodes(view.asker.name))]
+      : [h('code', { class: 'group-session', id: whoId, title: markInvisible(view.sessionId) }, visibleNodes(shortId(view.sessionId)))];
+    // Named by the project and the session (or asker): two sessions of one project are two groups a screen reader tells apart.
     const el = h(
       'section',
-      { class: 'group', 'aria-labelledby': headingId },
+      { class: 'group', 'aria-labelledby': `${headingId} ${whoId}` },
       h(
         'header',
         { class: 'group-head' },

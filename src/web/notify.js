@@ -67,12 +67,9 @@ export function startNotify(options) {
   ui.sound.addEventListener('click', toggleSound);
   ui.notifications.addEventListener('click', () => void toggleNotifications());
   document.addEventListener('visibilitychange', reportVisibility);
-  // The panel closes like a menu: Escape, or a click anywhere else.
+  // The panel closes like a menu: a click anywhere else, or Escape (app.js, as every panel).
   document.addEventListener('click', (event) => {
     if (ui.alerts.open && !ui.alerts.contains(/** @type {Node} */ (event.target))) ui.alerts.open = false;
-  });
-  document.addEventListener('keydown', (event) => {
-    if (event.key === 'Escape' && ui.alerts.open) ui.alerts.open = false;
   });
   // Audio may start only after a person's gesture on the page: one readies the chime, when it is on.
   document.addEventListener('pointerdown', wakeAudio);

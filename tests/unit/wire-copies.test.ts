@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SERVICE_WORKER_POLICY } from '../../src/daemon/routes/page.js';
 import { HOOK_ENV } from '../../src/http-hook.js';
-import { HookEnvironmentSchema, PAGE_KEY_HEADER, PAGE_KEY_PROTOCOL_PREFIX, PAGE_PROTOCOL, REVOKED_CLOSE_CODE } from '../../src/protocol.js';
+import { HookEnvironmentSchema, PAGE_KEY_HEADER, PAGE_KEY_PROTOCOL_PREFIX, PAGE_PROTOCOL, PAIRING_CODE_TTL_MS, REVOKED_CLOSE_CODE } from '../../src/protocol.js';
 
 const page = (await import(new URL('../../src/web/api.js', import.meta.url).href)) as Record<string, unknown>;
 const readText = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
@@ -24,8 +24,17 @@ describe("the page's copies of the daemon's wire names", () => {
     ['PAGE_PROTOCOL', PAGE_PROTOCOL],
     ['PAGE_KEY_PROTOCOL_PREFIX', PAGE_KEY_PROTOCOL_PREFIX],
     ['REVOKED_CLOSE_CODE', REVOKED_CLOSE_CODE],
+    ['PAIRING_CODE_TTL_MS', PAIRING_CODE_TTL_MS],
   ])('%s in src/web/api.js is the one in protocol.ts', (name, shared) => {
     expect(page[name]).toBe(shared);
+  });
+
+  it('counts down a pairing link as long as the daemon keeps its code', () => {
+    // routes/auth.ts keeps the codes: it either takes the time from protocol.ts or holds a product of numbers equal to it.
+    const auth = readText('../../src/daemon/routes/auth.ts');
+    const own = /^const PAIRING_CODE_TTL_MS = ([\d_]+(?: \* [\d_]+)*);$/m.exec(auth)?.[1];
+    if (own === undefined) expect(auth).toMatch(/\bPAIRING_CODE_TTL_MS\b[^;]*from '..\/..\/protocol.js'/);
+    else expect(own.split(' * ').reduce((product, factor) => product * Number(factor.replaceAll('_', '')), 1)).toBe(PAIRING_CODE_TTL_MS);
   });
 
   it("names the service worker's Trusted Types policy as the daemon's Content-Security-Policy allows it", () => {

@@ -6,7 +6,7 @@ import { formatAnswers } from '../../answers.js';
 import { shorten } from '../../shorten.js';
 import type { RE2JS } from 're2js';
 import { compileRulePattern, type Config, type EffectiveConfig, type Match, type Rule } from '../../config.js';
-import type { Question, AskView, Response, Source, TimeoutAction } from '../../protocol.js';
+import type { AskTimeout, AskView, PlannedAnswer, Question, Response, Source } from '../../protocol.js';
 import type { Outcome } from './store.js';
 
 export type PolicyContext = {
@@ -104,12 +104,14 @@ export function recommendedResponse(question: Question): Response {
   return { question: question.question, selected, other: null, notes: null };
 }
 
-type RulesResult = { responses: Response[]; ruleNames: string[]; complete: boolean };
+/** `ruleOf`: the name of the rule that answered each answered question, by its text. */
+type RulesResult = { responses: Response[]; ruleNames: string[]; ruleOf: Map<string, string>; complete: boolean };
 
 /** For each question, the first matching rule that gives a valid answer. `immediately` uses only immediate rules. */
 export function answerByRules(rules: readonly Rule[], questions: readonly Question[], phase: 'timeout' | 'immediately', log: PolicyLog): RulesResult {
   const responses: Response[] = [];
   const ruleNames = new Set<string>();
+  const ruleOf = new Map<string, string>();
   for (const question of questions) {
     for (const [index, rule] of rules.entries()) {
       if (phase === 'immediately' && rule.when !== 'immediately') continue;
@@ -122,10 +124,11 @@ export function answerByRules(rules: readonly Rule[], questions: readonly Questi
       }
       responses.push(response);
       ruleNames.add(name);
+      ruleOf.set(question.question, name);
       break;
     }
   }
-  return { responses, ruleNames: [...ruleNames], complete: responses.length === questions.length };
+  return { responses, ruleNames: [...ruleNames], ruleOf, complete: responses.length === questions.length };
 }
 
 function ruleMatches(rule: Rule, question: Question): boolean {
@@ -156,17 +159,28 @@ function ruleResponse(rule: Rule, question: Question): Response | undefined {
   return { question: question.question, selected: labels, other: null, notes: null };
 }
 
-/** What the page says will happen at the deadline. */
-function describeTimeout(config: Config, context: PolicyContext): { action: TimeoutAction; summary: string } {
+/**
+ * What the page says will happen at the deadline: a clause without model text (the CLI prints it),
+ * and, when the policy will answer, each question's planned answer, so that a page can name the
+ * labels (as text it marks, never inside this clause).
+ */
+function describeTimeout(config: Config, context: PolicyContext): AskTimeout {
   // Quiet: the same rules are evaluated (and skipped ones logged) when the deadline comes.
   const byRules = answerByRules(config.rules, context.questions, 'timeout', () => {});
-  if (byRules.complete) return { action: 'rule', summary: `the rule ${byRules.ruleNames.join(', ')} will answer` };
+  const planned = (response: Response): PlannedAnswer => {
+    const rule = byRules.ruleOf.get(response.question);
+    return { question: response.question, selected: response.selected, ...(response.other === null ? {} : { other: response.other }), ...(rule === undefined ? {} : { rule }) };
+  };
+  if (byRules.complete) return { action: 'rule', summary: `the rule ${byRules.ruleNames.join(', ')} will answer`, answers: byRules.responses.map(planned) };
   switch (config.onTimeout) {
     case 'terminal':
       return { action: 'terminal', summary: 'the terminal will ask' };
     case 'decline':
-      return { action: 'decline', summary: 'Claude will be told nobody is available' };
-    case 'recommended':
-      return { action: 'recommended', summary: byRules.ruleNames.length > 0 ? 'rules and the recommended option will answer' : 'the recommended option will be chosen' };
+      return { action: 'decline', summary: 'Claude will be told nobody is available, and to proceed on its own judgment' };
+    case 'recommended': {
+      const byQuestion = new Map(byRules.responses.map((response) => [response.question, response]));
+      const answers = context.questions.map((question) => planned(byQuestion.get(question.question) ?? recommendedResponse(question)));
+      return { action: 'recommended', summary: byRules.ruleNames.length > 0 ? 'rules and the recommended option will answer' : 'the recommended option will be chosen', answers };
+    }
   }
 }
