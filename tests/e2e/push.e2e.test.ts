@@ -108,14 +108,14 @@ describe('Web Push', () => {
   });
 
   it('signs as the public URL in use at each push: one written into the config while the daemon runs is the sender of the next push', async () => {
-    const laptop = await subscribedDevice('/push/laptop');
-    const { body: status } = await laptop.page.request<{ publicKey: string }>('GET', '/api/push');
+    const desk = await subscribedDevice('/push/desk');
+    const { body: status } = await desk.page.request<{ publicKey: string }>('GET', '/api/push');
     const userConfig = join(daemon.home, 'xdg-config', 'askbridge', 'config.json');
     await writeFile(userConfig, JSON.stringify({ waitSeconds: WAIT_SECONDS, publicUrl: 'https://desk.example.test' }));
     try {
       await daemon.waitForLog((entry) => entry.msg === 'public URL changed: the new one is accepted, the old one no longer' && entry.to === 'https://desk.example.test', 10_000, 'the public URL to apply');
       const { hook, id } = await ask('live-subject');
-      const [request] = await receiver.waitFor('/push/laptop');
+      const [request] = await receiver.waitFor('/push/desk');
       expect(checkVapid(request!.headers.authorization, { publicKey: status.publicKey, audience: receiver.origin }).sub).toBe('https://desk.example.test/');
       await answer(id, hook);
     } finally {
