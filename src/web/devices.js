@@ -80,8 +80,9 @@ async function showPairing() {
   }
   const { links, qr } = result.data;
   const link = links.public ?? links.local;
+  // A QR code only of a link a phone can open: a loopback link works only on this computer.
   ui.pairBox.replaceChildren(
-    qrCode(qr, link),
+    ...(links.public ? [qrCode(qr, link)] : []),
     h('p', { class: 'pair-link' }, h('code', { text: link })),
     h(
       'p',

@@ -17,7 +17,7 @@
 // pages are devices the person can list and revoke; revoking one stops its cookie and key at once.
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { PAGE_KEY_HEADER, PAGE_KEY_PROTOCOL_PREFIX } from '../../protocol.js';
+import { PAGE_KEY_HEADER, PAGE_KEY_PROTOCOL_PREFIX, PAIRING_CODE_TTL_MS } from '../../protocol.js';
 import type { PublicUrl } from '../../public-url.js';
 import { HttpError } from '../errors.js';
 import { sameSecret } from '../hook-identity.js';
@@ -39,7 +39,6 @@ declare module 'fastify' {
   }
 }
 
-const PAIRING_CODE_TTL_MS = 10 * 60_000;
 const PAGE_SESSION_TTL_MS = 30 * 24 * 60 * 60_000;
 const MAX_PAIRING_CODES = 100;
 
