@@ -5,16 +5,16 @@
 // markdown table; every row is checked against its target, and a missed target is reported (✗),
 // never an error: the exit code is 0 unless something crashed or could not be measured.
 import { spawn } from 'node:child_process';
-import { readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
-import { availableParallelism, cpus, loadavg, release } from 'node:os';
+import { availableParallelism, cpus, loadavg, release, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import WebSocket from 'ws';
 import { now, sleep } from '../tests/stack/clock.js';
-import { assertBuildIsFresh, REPO_ROOT } from '../tests/stack/env.js';
+import { assertBuildIsFresh, baseEnv, REPO_ROOT } from '../tests/stack/env.js';
 import { fixtureNames, freshPayload, loadFixture, type HookPayload } from '../tests/stack/fixtures.js';
-import { killStrayProcesses, runBareNode, runCli, runHook, stopProcess } from '../tests/stack/processes.js';
+import { killStrayProcesses, runBareNode, runCli, runHook, stopProcess, whenExited } from '../tests/stack/processes.js';
 import { startDaemon, type Daemon } from '../tests/stack/daemon.js';
 import { WAITING_BYTES } from '../src/daemon/limits.js';
 import { hookBody, openQuestion, postAsHttpHook, type OpenQuestion } from '../tests/stack/hook-client.js';
@@ -25,8 +25,8 @@ const QUICK = process.argv.includes('--quick');
 /** Section 5 alone: what a change to how the daemon starts is measured with, in a minute instead of ten. */
 const STARTUP_ONLY = process.argv.includes('--startup');
 const COUNTS = QUICK
-  ? { hookPairs: 10, hookWarmup: 2, answers: 20, pageWarmup: 2, idleMs: 150, pending: 100, clients: 10, broadcasts: 10, starts: 3, loads: 1, cliPairs: 5, inbox: 200, inboxChanges: 10 }
-  : { hookPairs: 80, hookWarmup: 5, answers: 220, pageWarmup: 5, idleMs: 150, pending: 1000, clients: 50, broadcasts: 60, starts: 15, loads: 3, cliPairs: 30, inbox: 2000, inboxChanges: 60 };
+  ? { hookPairs: 10, hookWarmup: 2, answers: 20, pageWarmup: 2, idleMs: 150, pending: 100, clients: 10, broadcasts: 10, starts: 3, npmStarts: 2, loads: 1, cliPairs: 5, inbox: 200, inboxChanges: 10 }
+  : { hookPairs: 80, hookWarmup: 5, answers: 220, pageWarmup: 5, idleMs: 150, pending: 1000, clients: 50, broadcasts: 60, starts: 15, npmStarts: 8, loads: 3, cliPairs: 30, inbox: 2000, inboxChanges: 60 };
 
 /** Every question waits for a person long enough; a policy answers only unattended hooks at once. */
 const DAEMON_CONFIG = { waitSeconds: 600, onTimeout: 'recommended' };
@@ -165,6 +165,7 @@ async function benchStartup(): Promise<void> {
     }
   }
   await benchFirstQuestion();
+  await benchNpmStart();
   results.startLine = summarize(toLine);
   results.startStatus = summarize(toStatus);
   results.startFloor = summarize(floor);
@@ -172,6 +173,53 @@ async function benchStartup(): Promise<void> {
   results.idleRss = summarize(idleRss);
   results.keeperRss = summarize(keeperRss);
   results.floorRss = summarize(floorRss);
+}
+
+/**
+ * What a person waits for after `npm start` when the build is up to date (`scripts/build.mjs
+ * --if-stale` finds nothing changed): npm itself, the check of the build, then the same start as
+ * `askbridge start`. Both are run in turn, each to its page link on stdout, and stopped with Ctrl+C
+ * (SIGINT to the process group), so the ratio compares starts that met the same machine.
+ */
+async function benchNpmStart(): Promise<void> {
+  const viaNpm: number[] = [];
+  const ratios: number[] = [];
+  const toLink = async (command: string[]): Promise<number> => {
+    const home = mkdtempSync(join(tmpdir(), 'askbridge-bench-start-'));
+    const env = baseEnv({ HOME: home, ASKBRIDGE_HOME: home, ASKBRIDGE_PORT: '0', XDG_CONFIG_HOME: join(home, 'config') });
+    const startedAt = now();
+    const child = spawn(command[0]!, command.slice(1), { cwd: REPO_ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'ignore'] });
+    const stop = onCleanup(async () => {
+      const exited = whenExited(child);
+      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGINT');
+      await exited;
+      rmSync(home, { recursive: true, force: true });
+    });
+    let output = '';
+    await new Promise<void>((linked, fail) => {
+      child.stdout!.setEncoding('utf8').on('data', (chunk: string) => {
+        output += chunk;
+        if (output.includes('Answer page (one-time link')) linked();
+      });
+      child.once('exit', (code) => fail(new Error(`${command.join(' ')} exited (${code}) before it printed the page link:\n${output}`)));
+    });
+    const elapsed = now() - startedAt;
+    await stop();
+    return elapsed;
+  };
+  for (let i = 0; i < COUNTS.npmStarts + 1; i++) {
+    const npmFirst = i % 2 === 0;
+    const npm = npmFirst ? await toLink(['npm', 'start', '--silent']) : undefined;
+    const direct = await toLink([process.execPath, join(REPO_ROOT, 'bin', 'askbridge.mjs'), 'start']);
+    const npmAfter = npm ?? (await toLink(['npm', 'start', '--silent']));
+    // The first pair warms the file cache, and is not counted.
+    if (i > 0) {
+      viaNpm.push(npmAfter);
+      ratios.push(npmAfter / direct);
+    }
+  }
+  results.npmStart = summarize(viaNpm);
+  results.npmStartRatio = summarize(ratios);
 }
 
 /**
@@ -750,6 +798,8 @@ function rows(): string[] {
   row('5g', "A fresh daemon's first question, sent once it serves: hook hello → settled (policy)", results.firstQuestion, { unit: ms });
   row('5h', 'The same daemon, its second question', results.secondQuestion, { unit: ms });
   row('5i', 'The keeper beside the daemon of 5e (holds the port, restarts the daemon), idle RSS', results.keeperRss, { unit: mb });
+  row('5j', '`npm start` with an up-to-date build → page link printed', results.npmStart, { unit: ms, p99: false, target: 'median ≤ 2000 ms', value: (s) => s.p50, limit: 2000 });
+  row('5k', '`npm start` ÷ `askbridge start`, to the page link (per interleaved pair)', results.npmStartRatio, { unit: times });
   row('6a', 'Page load, bytes transferred (headers + bodies)', results.transfer, { unit: kb, target: 'max ≤ 120 kB', value: (s) => s.max, limit: 120_000 });
   row('6b', 'Page load, requests to any other host', results.external, { unit: count, target: 'max = 0', value: (s) => s.max, limit: 0 });
   row('8a', `Page with ${COUNTS.inbox} waiting: new question → its row in the inbox (next frame)`, results.inboxAdded, { unit: ms, p99: true, target: 'p99 ≤ 50 ms', value: (s) => s.p99, limit: 50 });
