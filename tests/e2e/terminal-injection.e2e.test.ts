@@ -151,7 +151,8 @@ describe('the daemon log', () => {
   it('in the foreground on a terminal: readable lines, every hostile character marked, no forged line', async () => {
     assertBuildIsFresh();
     const home = mkdtempSync(join(tmpdir(), 'askbridge-fg-log-'));
-    const env = baseEnv({ ASKBRIDGE_HOME: home, ASKBRIDGE_PORT: '0', XDG_CONFIG_HOME: join(home, 'xdg-config'), NO_COLOR: '1' });
+    // A HOME of its own: no Claude Code there, so a start on a terminal goes straight to the daemon.
+    const env = baseEnv({ HOME: home, ASKBRIDGE_HOME: home, ASKBRIDGE_PORT: '0', XDG_CONFIG_HOME: join(home, 'xdg-config'), NO_COLOR: '1' });
     cleanups.push(async () => {
       await runCli(['stop'], env);
       rmSync(home, { recursive: true, force: true });
