@@ -1,27 +1,35 @@
 // `askbridge answer` on a terminal, without the answer on the command line: the interactive flow
 // (flow.ts) for the oldest waiting question, one given by id (a unique prefix is enough), or the
-// oldest of a session, while the daemon's live feed says whether the question still waits.
+// oldest of a session, while the daemon's live feed says whether the question still waits and
+// brings its session's context when that arrives.
 import { cancel } from '@clack/prompts';
-import { AskReplySchema, type AskView } from '../protocol.js';
+import type { AskView } from '../protocol.js';
 import { terminalText } from '../visible-text.js';
 import { connectToDaemon, type DaemonClient } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 import { openFeed, settledText } from './events.js';
-import { answerInteractively } from './flow.js';
-import { readReply } from './replies.js';
+import { answerInteractively, askUpdates } from './flow.js';
+
+export type Target = { idOrPrefix: string | undefined; session: string | undefined; confirm: boolean };
+
+/** The waiting question an id or a prefix names, among those `waiting`; one that has finished throws exit 3 (answer.ts). */
+export type FindWaiting = (daemon: DaemonClient, waiting: AskView[]) => Promise<AskView>;
 
 /**
  * The interactive flow, on this terminal, while the daemon's live feed says whether the question
  * is still waiting: settled elsewhere (exit 3) or the daemon gone (exit 6) ends it at once, with
- * nothing sent. Leaving it (Esc, Ctrl+C) exits 130.
+ * nothing sent. Sent, declined or handed back: exit 0. Leaving it (Esc, Ctrl+C) exits 130.
  */
-export async function answerOnTerminal(io: CommandIo, idOrPrefix: string | undefined, session: string | undefined): Promise<number> {
+export async function answerOnTerminal(io: CommandIo, target: Target, findWaiting: FindWaiting): Promise<number> {
   const daemon = connectToDaemon(io.env);
   const stop = new AbortController();
+  const updates = askUpdates();
   let current: string | undefined;
   let settledElsewhere: AskView | undefined;
   const feed = await openFeed(daemon, (event) => {
-    if (event.type === 'resolved' && event.ask.id === current) {
+    if (!('ask' in event) || event.ask.id !== current) return;
+    if (event.type === 'updated') updates.publish(event.ask);
+    if (event.type === 'resolved') {
       settledElsewhere = event.ask;
       stop.abort();
     }
@@ -32,13 +40,17 @@ export async function answerOnTerminal(io: CommandIo, idOrPrefix: string | undef
     stop.abort();
   });
   try {
-    const call = await chooseWaiting(daemon, feed.waiting, idOrPrefix, session);
+    const call = await chooseWaiting(daemon, feed.waiting, target, findWaiting);
     current = call.id;
-    const end = await answerInteractively(daemon, call, stop.signal, feed.waiting.filter((other) => other.id !== call.id).length);
+    const after = feed.waiting.filter((other) => other.id !== call.id).length;
+    const end = await answerInteractively(daemon, call, stop.signal, { waiting: { after, skipped: 0 }, confirm: target.confirm, escape: 'leave', updates });
     switch (end.kind) {
       case 'sent':
+      case 'declined':
+      case 'handed':
         return 0;
       case 'left':
+        cancel('Left: nothing was sent, the question still waits (`askbridge answer` comes back to it).');
         return 130;
       case 'failed':
         return 1;
@@ -67,25 +79,16 @@ function shown(text: string): string {
 }
 
 /** The question set to answer: the one `idOrPrefix` names, the oldest of `session`, or the oldest of all. */
-async function chooseWaiting(daemon: DaemonClient, waiting: AskView[], idOrPrefix: string | undefined, session: string | undefined): Promise<AskView> {
-  if (session !== undefined) {
+async function chooseWaiting(daemon: DaemonClient, waiting: AskView[], target: Target, findWaiting: FindWaiting): Promise<AskView> {
+  if (target.session !== undefined) {
+    const { session } = target;
     const oldest = waiting.find((call) => call.sessionId.startsWith(session));
     if (!oldest) throw new CliError(`no question is waiting from session ${shown(session)}`);
     return oldest;
   }
-  if (idOrPrefix === undefined) {
+  if (target.idOrPrefix === undefined) {
     if (!waiting[0]) throw new CliError('no question is waiting (`askbridge watch` waits for them and asks each as it arrives)');
     return waiting[0];
   }
-  const matches = waiting.filter((call) => call.id.startsWith(idOrPrefix));
-  if (matches.length > 1) throw new CliError(`id ${shown(idOrPrefix)} is ambiguous`);
-  if (matches[0]) return matches[0];
-  // Not waiting: a whole id may name a question asked since the feed opened, or one that has finished.
-  const { status, body } = await daemon.request('GET', `/api/asks/${encodeURIComponent(idOrPrefix)}`);
-  if (status === 200) {
-    const ask = readReply(AskReplySchema, body, 'ask').ask;
-    if (ask.status === 'pending') return ask;
-    throw new CliError(`too late: this question was ${settledText(ask)}`, 3);
-  }
-  throw new CliError(`no question waiting has the id ${shown(idOrPrefix)}`);
+  return findWaiting(daemon, waiting);
 }

@@ -1,10 +1,13 @@
 // `askbridge answer`: answer from a terminal. On a terminal and without --pick, --other, --note or
 // --json, the interactive flow (flow.ts) for the oldest waiting question, one given by id, or the
 // oldest of a session. With them, at once: `answer ID --pick 1=LABEL ...`, for scripts. Questions
-// are numbered from 1, as `askbridge pending` shows them; an id prefix is enough when it is unique.
+// are numbered from 1, as `askbridge pending` shows them; an id prefix is enough when it is unique,
+// and names a question exactly as its whole id does, a finished one included (exit 3, too late).
 import { parseArgs } from 'node:util';
+import { readHistoryTail, type HistoryLine } from '../history-file.js';
 import { AskReplySchema, AsksReplySchema, ErrorReplySchema, type AnswerRequest, type AskView } from '../protocol.js';
 import { shorten } from '../shorten.js';
+import { openStateDir, resolveStateDir } from '../state-dir.js';
 import { terminalJson, terminalText } from '../visible-text.js';
 import { connectToDaemon, type DaemonClient } from './client.js';
 import { CliError, type CommandIo } from './command.js';
@@ -22,23 +25,24 @@ export async function run(io: CommandIo): Promise<number> {
       note: { type: 'string', multiple: true, default: [] },
       json: { type: 'string' },
       session: { type: 'string' },
+      confirm: { type: 'boolean', default: false },
     },
   });
   const givesAnswer = values.pick.length > 0 || values.other.length > 0 || values.note.length > 0 || values.json !== undefined;
   if (!givesAnswer) {
-    if (positionals.length > 1 || (positionals.length === 1 && values.session !== undefined)) throw new CliError(`usage: askbridge answer [ID | --session ID] on a terminal, or ${GIVEN_ANSWER_USAGE}`, 2);
+    if (positionals.length > 1 || (positionals.length === 1 && values.session !== undefined)) throw new CliError(`usage: askbridge answer [ID | --session ID] [--confirm] on a terminal, or ${GIVEN_ANSWER_USAGE}`, 2);
     if (!process.stdin.isTTY || !process.stdout.isTTY) {
       throw new CliError(`no terminal to ask on: give the answer instead, as in ${GIVEN_ANSWER_USAGE} (\`askbridge pending\` shows the ids and options)`, 2);
     }
     // Loaded only here: scripts that give the answer do not pay for the prompts and the WebSocket.
     const { answerOnTerminal } = await import('./answer-interactive.js');
-    return answerOnTerminal(io, positionals[0], values.session);
+    return answerOnTerminal(io, { idOrPrefix: positionals[0], session: values.session, confirm: values.confirm }, (daemon, waiting) => findWaiting(io.env, daemon, positionals[0]!, waiting));
   }
   const [idOrPrefix] = positionals;
-  if (!idOrPrefix || positionals.length > 1 || values.session !== undefined) throw new CliError(`usage: ${GIVEN_ANSWER_USAGE}`, 2);
+  if (!idOrPrefix || positionals.length > 1 || values.session !== undefined || values.confirm) throw new CliError(`usage: ${GIVEN_ANSWER_USAGE}`, 2);
 
   const daemon = connectToDaemon(io.env);
-  const call = await findAsk(daemon, idOrPrefix);
+  const call = await findWaiting(io.env, daemon, idOrPrefix);
 
   const request: AnswerRequest = values.json !== undefined ? readAnswerFile(values.json) : buildResponses(call, values.pick, values.other, values.note);
 
@@ -47,10 +51,7 @@ export async function run(io: CommandIo): Promise<number> {
     io.stdout(`answered: ${terminalJson(readReply(AskReplySchema, response.body, 'answer reply').ask.answers)}\n`);
     return 0;
   }
-  if (response.status === 409) {
-    const winner = readReply(AskReplySchema, response.body, 'reply to a late answer').ask;
-    throw new CliError(`too late: the question was already ${winner.status}${winner.answers ? ` with ${terminalJson(winner.answers)}` : ''}`, 3);
-  }
+  if (response.status === 409) throw await tooLate(readReply(AskReplySchema, response.body, 'reply to a late answer').ask);
   // The daemon's message may quote labels and question text.
   throw new CliError(quoted(readReply(ErrorReplySchema, response.body, 'refusal').error.message));
 }
@@ -65,20 +66,52 @@ function quoted(text: string): string {
 
 const GIVEN_ANSWER_USAGE = 'askbridge answer ID --pick 1=LABEL|NUMBER [--pick 1=LABEL2] [--other 2=TEXT] [--note 1=TEXT] | ID --json FILE|-';
 
-/** A whole id finds finished asks too (so a late answer learns who won); a prefix finds pending ones. */
-async function findAsk(daemon: DaemonClient, idOrPrefix: string): Promise<AskView> {
-  if (UUID.test(idOrPrefix)) {
-    const { status, body } = await daemon.request('GET', `/api/asks/${idOrPrefix}`);
-    if (status === 200) return readReply(AskReplySchema, body, 'ask').ask;
-    throw new CliError(`no question with id ${quoted(idOrPrefix)}`);
-  }
-  const reply = await daemon.request('GET', '/api/asks');
-  const matches = readReply(AsksReplySchema, reply.body, 'list of asks').asks.filter((call) => call.id.startsWith(idOrPrefix));
-  if (matches.length !== 1) throw new CliError(matches.length === 0 ? `no pending question with id ${quoted(idOrPrefix)}` : `id ${quoted(idOrPrefix)} is ambiguous`);
-  return matches[0]!;
+/**
+ * The waiting question an id names, or a unique prefix of one. A prefix names a question as its
+ * whole id does: one that has finished, still held by the daemon or only in history.jsonl, is too
+ * late (exit 3), whichever names it; none, or more than one, is exit 1. `waiting`: the questions
+ * known to wait (the live feed's), else asked for.
+ */
+export async function findWaiting(env: NodeJS.ProcessEnv, daemon: DaemonClient, idOrPrefix: string, waiting?: AskView[]): Promise<AskView> {
+  const asks = waiting ?? readReply(AsksReplySchema, (await daemon.request('GET', '/api/asks')).body, 'list of asks').asks;
+  const matches = asks.filter((call) => call.id.startsWith(idOrPrefix));
+  if (matches.length > 1) throw new CliError(`id ${quoted(idOrPrefix)} is ambiguous: give more of it`);
+  if (matches[0]) return matches[0];
+  // A whole id may name a question asked since `waiting` was read, or one that has finished.
+  const view = UUID.test(idOrPrefix) ? await askById(daemon, idOrPrefix) : undefined;
+  if (view?.status === 'pending') return view;
+  if (view) throw await tooLate(view);
+  // Finished long enough ago that the daemon no longer holds it, or named by a prefix: history.jsonl
+  // has every finished question (its line is written before the answer goes out; on a full disk it
+  // is behind, and a prefix of a question it does not have yet finds nothing).
+  const finished = finishedLines(env, idOrPrefix);
+  if (finished.length > 1) throw new CliError(`id ${quoted(idOrPrefix)} is ambiguous: give more of it`);
+  const line = finished[0];
+  if (!line) throw new CliError(`no question has the id ${quoted(idOrPrefix)} (\`askbridge pending\` shows those waiting)`);
+  const held = await askById(daemon, line.id);
+  throw held ? await tooLate(held) : await tooLate(line);
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** A question the daemon still holds, waiting or settled. */
+async function askById(daemon: DaemonClient, id: string): Promise<AskView | undefined> {
+  const { status, body } = await daemon.request('GET', `/api/asks/${encodeURIComponent(id)}`);
+  return status === 200 ? readReply(AskReplySchema, body, 'ask').ask : undefined;
+}
+
+/** The questions in history.jsonl whose id starts so: two at most, which is enough to call it ambiguous. */
+function finishedLines(env: NodeJS.ProcessEnv, idOrPrefix: string): HistoryLine[] {
+  return readHistoryTail(openStateDir(resolveStateDir(env)).paths.history, 2, (line) => line.id.startsWith(idOrPrefix));
+}
+
+/** Exit 3: the question was settled already, and how (its answers too, when it has them). */
+async function tooLate(settled: AskView | HistoryLine): Promise<CliError> {
+  // Loaded only here: the live feed's module brings the words, and the WebSocket package with them.
+  const { settledLineText, settledText } = await import('./events.js');
+  const how = 'finishedAt' in settled ? settledLineText(settled) : settledText(settled);
+  return new CliError(`too late: the question was already ${settled.status}: ${how}${settled.answers ? `, with ${terminalJson(settled.answers)}` : ''}`, 3);
+}
 
 function buildResponses(call: AskView, picks: string[], others: string[], notes: string[]): AnswerRequest {
   const responses = call.questions.map((question) => ({ question: question.question, selected: [] as string[], other: null as string | null, notes: null as string | null }));

@@ -3,7 +3,7 @@
 // settled. Node 20 has no WebSocket of its own, hence the `ws` package. The token goes only to a
 // daemon that has first proven it holds it (client.ts), as for every other request.
 import WebSocket from 'ws';
-import { describeSource } from '../history-file.js';
+import { describeSource, type HistoryLine, type HistorySource } from '../history-file.js';
 import { checkShape, ServerMessageSchema, STOPPING_CLOSE_CODE, type AskView, type ServerMessage } from '../protocol.js';
 import { terminalText } from '../visible-text.js';
 import type { DaemonClient } from './client.js';
@@ -109,6 +109,16 @@ function daemonGone(why: string): CliError {
  */
 export function settledText(question: AskView): string {
   const { source, detail } = describeSource(question);
+  return settledWords(source, detail, question.source?.kind === 'session-ended');
+}
+
+/** The same words for a question known only from its line in history.jsonl. */
+export function settledLineText(line: HistoryLine): string {
+  // describeSource (history-file.ts) writes this detail for a question its session's end withdrew.
+  return settledWords(line.source, line.detail, line.detail === 'the Claude Code session ended');
+}
+
+function settledWords(source: HistorySource, detail: string | undefined, sessionEnded: boolean): string {
   const why = detail ? ` (${terminalText(detail, '    ')})` : '';
   switch (source) {
     case 'person':
@@ -124,7 +134,7 @@ export function settledText(question: AskView): string {
     case 'expired':
       return `ran out of time: Claude Code's terminal asks${why}`;
     case 'cancelled':
-      return question.source?.kind === 'session-ended' ? 'withdrawn, the session ended' : 'withdrawn, Claude Code stopped waiting (Esc or its own timeout)';
+      return sessionEnded ? 'withdrawn, the session ended' : 'withdrawn, Claude Code stopped waiting (Esc or its own timeout)';
     case 'failed':
     case 'lost':
       return `not delivered${why}`;

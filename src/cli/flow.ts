@@ -1,59 +1,151 @@
-// The interactive answer to one question set, for `askbridge answer` and `askbridge watch`: the
-// project and the session, then each question in turn (its options, "Other" for free text, an
-// optional note), then a review where any answer can be changed, then one submit: the same request
-// as `answer --pick`. Nothing is sent before that submit. Esc or Ctrl+C at any step leaves the
-// question waiting; `stop` (the question was settled elsewhere, or the daemon went away) ends the
-// flow at once. A key pressed close to the deadline asks the daemon for more time, as the page does.
-// Model text is shown with every invisible character as a marker.
-import { cancel, intro, log, outro } from '@clack/prompts';
-import { AskReplySchema, ErrorReplySchema, LIMITS, type AnswerRequest, type AskView } from '../protocol.js';
+// The interactive answer to one question set, for `askbridge answer` and `askbridge watch`: what the
+// page shows of it first (the project, the git branch, the session and its title, the machine, what
+// Claude said just before asking, how long ago it was asked and the time left), then each question
+// in turn (its options, "Other" for free text, an optional note), then a review where any answer can
+// be changed, then one submit: the same request as `answer --pick`. A single single-select question
+// takes one key, as Claude Code's own dialog does: its number (or Enter) answers and sends at once,
+// unless `confirm` asks for the whole flow. In every list, `d` declines and `t` lets the terminal
+// answer (Claude Code's asks only: a script has no terminal behind it), as the page's buttons do, and
+// `c` shows the context in full. Nothing is sent otherwise. Esc or Ctrl+C at any step ends the flow
+// with nothing sent, and the caller decides what that means; `stop` (the question was settled
+// elsewhere, or the daemon went away) ends it at once. A key pressed close to the deadline asks the
+// daemon for more time, as the page does. Model text is shown with every invisible character as a
+// marker, and wrapped under the side bar, so that none of it starts a line of its own.
+import { styleText } from 'node:util';
+import { wrapTextWithPrefix } from '@clack/core';
+import { cancel, intro, log, outro, S_BAR, S_INFO, S_STEP_SUBMIT } from '@clack/prompts';
+import { AskReplySchema, ErrorReplySchema, LIMITS, TooLateReplySchema, type AnswerRequest, type AskView } from '../protocol.js';
+import { shorten } from '../shorten.js';
 import { markInvisible, terminalText } from '../visible-text.js';
-import { askText, dropTypeAhead, pickOne, pickSome, type ListItem } from './prompts.js';
 import type { DaemonClient } from './client.js';
+import { askText, dropTypeAhead, pickOne, pickSome, type LetterKey, type ListItem, type Pressed, type PromptEnd, type Run } from './prompts.js';
 import { readReply } from './replies.js';
 
 /**
- * How the flow ended: `sent` (the daemon took the answer), `left` (Esc or Ctrl+C: nothing sent),
- * `stopped` (`stop` aborted it: the caller knows why and says so), `too-late` (settled just before
- * the submit arrived: `ask` says how), `failed` (the daemon could not use the answer; said on screen).
+ * How the flow ended: `sent` (the daemon took the answer), `declined` and `handed` (the person
+ * declined, or let the terminal answer), `left` (Esc or Ctrl+C: nothing sent; the caller says what
+ * happens next), `stopped` (`stop` aborted it: the caller knows why and says so), `too-late` (settled
+ * just before the request arrived: `ask` says how), `failed` (the daemon could not use the answer;
+ * said on screen).
  */
-export type FlowEnd = { kind: 'sent' } | { kind: 'left' } | { kind: 'stopped' } | { kind: 'too-late'; ask: AskView } | { kind: 'failed' };
+export type FlowEnd =
+  | { kind: 'sent' }
+  | { kind: 'declined' }
+  | { kind: 'handed' }
+  | { kind: 'left'; by: 'escape' | 'ctrl-c' }
+  | { kind: 'stopped' }
+  | { kind: 'too-late'; ask: AskView }
+  | { kind: 'failed' };
+
+/** The question set as the live feed reports it while the flow runs (more time, its session's context). */
+export type AskUpdates = { subscribe(listener: (ask: AskView) => void): () => void };
+
+/** Where the caller hands the live feed's news of a question set to the flow that shows it. */
+export function askUpdates(): AskUpdates & { publish(ask: AskView): void } {
+  const listeners = new Set<(ask: AskView) => void>();
+  return {
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    publish(ask) {
+      for (const listener of listeners) listener(ask);
+    },
+  };
+}
+
+export type FlowOptions = {
+  /** The other question sets waiting (those skipped not counted), and how many were skipped. */
+  waiting: { after: number; skipped: number };
+  /** A single choice goes through the note and the review too, and a decline or a hand-back asks first. */
+  confirm: boolean;
+  /** What Esc does, as the footer says it: `leave` (`answer` ends) or `skip` (`watch` goes on to the next). */
+  escape: 'leave' | 'skip';
+  updates?: AskUpdates | undefined;
+};
 
 /** One question's answer while the flow runs: the options picked (by index), the free text, the note. */
 type Draft = { picked: number[]; other: string | null; notes: string | null };
 
 type Question = AskView['questions'][number];
 
-/** Model text (or anything a person pasted) for the terminal: markers for invisible characters, tabs as spaces. */
+/** Text from a model (or anything a person pasted) for the terminal: markers for invisible characters, tabs as spaces. */
 function shown(text: string): string {
   return markInvisible(text).replace(/\t/g, '  ');
 }
 
-export async function answerInteractively(daemon: DaemonClient, call: AskView, stop: AbortSignal, othersWaiting: number): Promise<FlowEnd> {
-  const ended = (): FlowEnd => (stop.aborted ? { kind: 'stopped' } : left());
-  const keys: Keys = { stop, onKey: moreTimeOnKeys(daemon, call) };
-  intro(`Claude Code asks${othersWaiting > 0 ? ` (${othersWaiting} more waiting after this one)` : ''}`);
-  const seconds = Math.max(0, Math.round((call.expiresAt - Date.now()) / 1000));
-  log.info(`Project  ${shown(call.cwd)}\nSession  ${shown(call.sessionId)}\nWaits    ${seconds}s more, then ${shown(call.timeout.summary)}`);
+/** What Claude said is shortened to this many characters until shown in full, as on the page. */
+export const SAID_SHORT_CHARS = 280;
+/** The session's title (its first prompt) is shortened to this many characters until shown in full. */
+export const TITLE_SHORT_CHARS = 80;
+
+/** The letter keys of every list, as the footer names them. */
+const KEY = {
+  decline: { key: 'd', hint: 'd declines', pressed: 'Decline' },
+  terminal: { key: 't', hint: 't lets the terminal answer', pressed: 'Let the terminal answer' },
+  context: { key: 'c', hint: 'c shows all the context', pressed: 'The context, in full, below' },
+  // Said on the first line of the footer, beside the keys it changes.
+  note: { key: 'n', hint: '', pressed: 'A note first' },
+} as const satisfies Record<string, LetterKey>;
+
+/** One run of the flow: the question set as it is now, the prompt running, and what the screen shows of its context. */
+type Flow = {
+  daemon: DaemonClient;
+  call: AskView;
+  options: FlowOptions;
+  stop: AbortSignal;
+  onKey: () => void;
+  /** The question set as the live feed says it is now. */
+  latest: AskView;
+  /** The context the screen shows (as a key): when the live feed brings another, the list on screen is asked again below it. */
+  contextShown: string;
+  /** Ends the list on screen so that it is asked again (new context to show first). */
+  refresh: AbortController | undefined;
+};
+
+export async function answerInteractively(daemon: DaemonClient, call: AskView, stop: AbortSignal, options: FlowOptions): Promise<FlowEnd> {
+  const flow: Flow = { daemon, call, options, stop, onKey: moreTimeOnKeys(daemon, call), latest: call, contextShown: contextKey(call), refresh: undefined };
+  const unsubscribe = options.updates?.subscribe((ask) => {
+    if (ask.id !== call.id) return;
+    flow.latest = ask;
+    if (contextKey(ask) !== flow.contextShown) flow.refresh?.abort();
+  });
+  try {
+    return await runFlow(flow);
+  } finally {
+    unsubscribe?.();
+  }
+}
+
+async function runFlow(flow: Flow): Promise<FlowEnd> {
+  const { call, options } = flow;
+  showHeader(flow);
   await dropTypeAhead();
 
+  // One key answers a single single-select question, as in Claude Code's own dialog.
+  const quick = !options.confirm && call.questions.length === 1 && call.questions[0]?.multiSelect === false;
   const drafts: Draft[] = [];
   for (const [index, question] of call.questions.entries()) {
-    const draft = await askOne(call, index, question, undefined, keys);
-    if (!draft) return ended();
-    drafts.push(draft);
+    const asked = await askOne(flow, index, question, undefined, quick);
+    if ('kind' in asked) return asked;
+    drafts.push(asked.draft);
+    if (asked.quick) {
+      const end = await submit(flow, drafts);
+      if (end) return end;
+      // Refused: the reason is on screen; the review below keeps the answer to change it.
+    }
   }
   for (;;) {
-    const choice = await review(call, drafts, keys);
-    if (choice === undefined) return ended();
+    const choice = await review(flow, drafts);
+    if (typeof choice === 'object') return choice;
     if (choice === 'submit') {
-      const end = await submit(daemon, call, drafts);
+      const end = await submit(flow, drafts);
       if (end) return end;
       continue; // refused: the reason is on screen, every answer is kept
     }
-    const draft = await askOne(call, choice, call.questions[choice]!, drafts[choice], keys);
-    if (!draft) return ended();
-    drafts[choice] = draft;
+    const asked = await askOne(flow, choice, call.questions[choice]!, drafts[choice], false);
+    if ('kind' in asked) return asked;
+    drafts[choice] = asked.draft;
   }
 }
 
@@ -61,9 +153,6 @@ export async function answerInteractively(daemon: DaemonClient, call: AskView, s
 export const MORE_TIME_WHEN_LEFT_MS = 60_000;
 /** ...at most this often. */
 export const MORE_TIME_EVERY_MS = 30_000;
-
-/** What every prompt of the flow is given: the signal that ends it, and who hears its keys. */
-type Keys = { stop: AbortSignal; onKey: () => void };
 
 /**
  * Hears the flow's keys: a person pressing one with less than MORE_TIME_WHEN_LEFT_MS left is
@@ -88,47 +177,200 @@ export function moreTimeOnKeys(daemon: Pick<DaemonClient, 'request'>, call: AskV
   };
 }
 
-function left(): FlowEnd {
-  cancel('Left: nothing was sent, the question still waits (`askbridge answer` comes back to it).');
-  return { kind: 'left' };
+// ---------------------------------------------------------------------------------------------
+// What the page shows of a question set, before its questions.
+
+/** A block of lines under the side bar, the first with `symbol`; lines too long for the terminal wrap under the bar. */
+function say(symbol: string, text: string): void {
+  const bar = `${styleText('gray', S_BAR)}  `;
+  process.stdout.write(`${styleText('gray', S_BAR)}\n${wrapTextWithPrefix(process.stdout, text, bar, `${symbol}  `, bar)}\n`);
+}
+
+const INFO = styleText('blue', S_INFO);
+
+/** Who asks, for the first line: Claude Code, or a script or an MCP client by its name (on one line, shortened). */
+function askerName(call: AskView): string {
+  if (!call.asker) return 'Claude Code';
+  return `The ${call.asker.kind === 'mcp' ? 'MCP client' : 'script'} ${markInvisible(shorten(call.asker.name, 60))}`;
+}
+
+function showHeader(flow: Flow): void {
+  const { call, options } = flow;
+  const { after, skipped } = options.waiting;
+  const queue = [after > 0 ? `${after} more waiting after this one` : '', skipped > 0 ? `${skipped} skipped` : ''].filter(Boolean).join('; ');
+  intro(`${askerName(call)} asks${queue ? ` (${queue})` : ''}`);
+  showContext(call, false);
+}
+
+/** The context as a key: what the screen shows of it changes when this does. */
+function contextKey(call: AskView): string {
+  const { title, branch, said } = call.context ?? {};
+  return JSON.stringify([title, branch, said]);
+}
+
+/**
+ * The project, the branch, the session (or who asked) and its title, the machine, how long ago it
+ * was asked and the time left, then what Claude said: shortened, saying so, unless `full`.
+ */
+function showContext(call: AskView, full: boolean): void {
+  const { title, branch, said } = call.context ?? {};
+  const now = Date.now();
+  const lines = [
+    call.cwd === '' ? '' : `Project  ${shown(call.cwd)}`,
+    branch === undefined ? '' : `Branch   ${shown(branch)}`,
+    call.asker ? `Asker    ${call.asker.kind === 'mcp' ? 'the MCP client' : 'the script'} ${shown(call.asker.name)}` : `Session  ${shown(call.sessionId)}`,
+    title === undefined ? '' : `Title    ${shortened(title, TITLE_SHORT_CHARS, full)}`,
+    call.machine === undefined ? '' : `Machine  ${shown(call.machine)}`,
+    `Asked    ${roughAge(now - call.createdAt)} · ${timeLeft(call.expiresAt - now)}, then ${shown(call.timeout.summary)}`,
+  ];
+  say(INFO, lines.filter(Boolean).join('\n'));
+  if (said !== undefined) {
+    const cut = !full && shorten(said, SAID_SHORT_CHARS) !== said;
+    say(INFO, `Claude said${cut ? ` (shortened: ${KEY.context.key} shows all)` : ''}\n${cut ? shown(shorten(said, SAID_SHORT_CHARS)) : shown(said)}`);
+  }
+}
+
+/** Text on one line, cut to `max` characters and saying so, or whole when `full`. */
+function shortened(text: string, max: number, full: boolean): string {
+  const short = shorten(text, max);
+  if (full || short === text) return shown(text);
+  return `${shown(short)} (shortened: ${KEY.context.key} shows all)`;
+}
+
+/** How long ago, as the page's inbox says it. */
+export function roughAge(ms: number): string {
+  const minutes = Math.floor(Math.max(0, ms) / 60_000);
+  if (minutes < 1) return 'just now';
+  if (minutes < 60) return `${minutes} min ago`;
+  const hours = Math.floor(minutes / 60);
+  if (hours < 48) return `${hours} h ago`;
+  return `${Math.floor(hours / 24)} days ago`;
+}
+
+/** The time left, as the page's countdown says it (m:ss, or h:mm:ss). */
+export function timeLeft(ms: number): string {
+  if (ms <= 0) return 'time is up';
+  const total = Math.ceil(ms / 1000);
+  if (total >= 48 * 3600) return `${Math.round(total / 86400)} days left`;
+  const hours = Math.floor(total / 3600);
+  const minutes = Math.floor((total % 3600) / 60);
+  const seconds = String(total % 60).padStart(2, '0');
+  return `${hours > 0 ? `${hours}:${String(minutes).padStart(2, '0')}:${seconds}` : `${minutes}:${seconds}`} left`;
+}
+
+// ---------------------------------------------------------------------------------------------
+// The lists: each question, the review, a confirmation.
+
+/** A list's run: the flow's signals and keys, and a new `refresh` that new context aborts. */
+function listRun(flow: Flow): Run {
+  flow.refresh = new AbortController();
+  return { stop: flow.stop, refresh: flow.refresh.signal, onKey: flow.onKey };
+}
+
+/** Before a list: context that arrived since the screen last showed it. Whether there was any (the list's title is then shown again, below it). */
+function showNewContext(flow: Flow): boolean {
+  const key = contextKey(flow.latest);
+  if (key === flow.contextShown) return false;
+  flow.contextShown = key;
+  showContext(flow.latest, false);
+  return true;
+}
+
+/** The letter keys of a list: decline, the terminal (Claude Code's asks only), the context, and in a one-key question a note. */
+function lettersOf(flow: Flow, quick: boolean): LetterKey[] {
+  return [...(quick ? [KEY.note] : []), KEY.decline, ...(flow.call.asker ? [] : [KEY.terminal]), KEY.context];
+}
+
+function leaveHint(flow: Flow): string {
+  return flow.options.escape === 'skip' ? 'Esc skips it (it keeps waiting) · Ctrl+C leaves' : 'Esc leaves, nothing is sent';
+}
+
+/** A list ended by a letter key: the context shown in full (undefined: ask again), or a decline or a hand-back (its end, or undefined when not confirmed or refused). */
+async function onLetter(flow: Flow, pressed: Pressed): Promise<FlowEnd | undefined> {
+  switch (pressed.pressed) {
+    case KEY.decline.key:
+      return settle(flow, 'decline');
+    case KEY.terminal.key:
+      return settle(flow, 'terminal');
+    default:
+      flow.contextShown = contextKey(flow.latest);
+      showContext(flow.latest, true);
+      return undefined;
+  }
+}
+
+function endOf(end: PromptEnd): FlowEnd {
+  if (end.ended === 'stopped') return { kind: 'stopped' };
+  return { kind: 'left', by: end.ended === 'ctrl-c' ? 'ctrl-c' : 'escape' };
 }
 
 const OTHER: ListItem = { label: 'Other', description: 'type your own answer' };
 
-/** One question: its options and Other, the free text when Other is chosen, then the note. Undefined when left or stopped. */
-async function askOne(call: AskView, index: number, question: Question, previous: Draft | undefined, keys: Keys): Promise<Draft | undefined> {
+/**
+ * One question: its options and Other, the free text when Other is chosen, then the note, unless
+ * `quick`: then the choice is the answer, sent at once (`n` turns that off, for a note and the review).
+ */
+async function askOne(flow: Flow, index: number, question: Question, previous: Draft | undefined, quick: boolean): Promise<{ draft: Draft; quick: boolean } | FlowEnd> {
+  const { call } = flow;
   const header = question.header ? ` · ${shown(question.header)}` : '';
-  log.step(`Question ${index + 1} of ${call.questions.length}${header}\n${shown(question.question)}`);
   const items: ListItem[] = [...question.options.map((option) => ({ label: shown(option.label), description: shown(option.description) })), OTHER];
   const otherIndex = items.length - 1;
   let picked = previous ? [...previous.picked, ...(previous.other === null ? [] : [otherIndex])] : [];
+  let cursor = picked[0];
   let other: string | null = null;
+  let titled = false;
   for (;;) {
+    if (showNewContext(flow)) titled = false;
+    if (!titled) say(styleText('green', S_STEP_SUBMIT), `Question ${index + 1} of ${call.questions.length}${header}\n${shown(question.question)}`);
+    titled = true;
+    const onMove = (at: number, ticked: number[]) => {
+      cursor = at;
+      if (question.multiSelect) picked = ticked;
+    };
+    const list = { items, letters: lettersOf(flow, quick), leave: leaveHint(flow), onMove, ...listRun(flow) };
     const choice = question.multiSelect
-      ? await pickSome({ message: 'Choose one or more', items, initial: picked, ...keys, validate: (ticked) => (ticked.length === 0 ? 'Choose at least one: Space or its number ticks an option' : undefined) })
-      : await pickOne({ message: 'Choose one', items, initial: picked[0], ...keys });
-    if (choice === undefined) return undefined;
-    picked = typeof choice === 'number' ? [choice] : choice;
+      ? await pickSome({ ...list, message: 'Choose one or more', how: `↑/↓, Space or a number (1-${items.length}) ticks · Enter confirms`, initial: picked, cursor, validate: (ticked) => (ticked.length === 0 ? 'Choose at least one: Space or its number ticks an option' : undefined) })
+      : await pickOne({ ...list, message: 'Choose one', how: quick ? `A number (1-${items.length}), or ↑/↓ and Enter, answers and sends at once · n adds a note first` : `↑/↓ and Enter, or a number (1-${items.length})`, initial: cursor });
+    if ('ended' in choice) {
+      if (choice.ended !== 'refreshed') return endOf(choice);
+      titled = false;
+      continue;
+    }
+    if ('pressed' in choice) {
+      if (choice.pressed === KEY.note.key) {
+        quick = false;
+        continue;
+      }
+      const end = await onLetter(flow, choice);
+      if (end) return end;
+      titled = false;
+      continue;
+    }
+    picked = typeof choice.chosen === 'number' ? [choice.chosen] : choice.chosen;
+    cursor = picked[0];
     if (!picked.includes(otherIndex)) break;
     const typed = await askText({
-      message: 'Your answer (Other)',
+      message: quick ? 'Your answer (Other): Enter sends it' : 'Your answer (Other)',
       placeholder: 'Enter with nothing typed goes back to the options',
       initial: previous?.other ?? '',
       validate: (value) => tooLong(value, LIMITS.otherChars),
-      ...keys,
+      stop: flow.stop,
+      onKey: flow.onKey,
     });
-    if (typed === undefined) return undefined;
-    if (typed.trim() !== '') {
-      other = typed;
+    if ('ended' in typed) return endOf(typed);
+    if (typed.typed.trim() !== '') {
+      other = typed.typed;
       break;
     }
     // Nothing typed: back to the options, with every other choice kept.
     log.warn('Other needs text: choose an option, or Other again and type your answer.');
     picked = picked.filter((item) => item !== otherIndex);
   }
-  const note = await askText({ message: 'A note for Claude (optional, Enter skips)', initial: previous?.notes ?? '', validate: (value) => tooLong(value, LIMITS.notesChars), ...keys });
-  if (note === undefined) return undefined;
-  return { picked: picked.filter((item) => item !== otherIndex), other, notes: note.trim() === '' ? null : note };
+  const chosen = picked.filter((item) => item !== otherIndex);
+  if (quick) return { draft: { picked: chosen, other, notes: null }, quick };
+  const note = await askText({ message: 'A note for Claude (optional, Enter skips)', initial: previous?.notes ?? '', validate: (value) => tooLong(value, LIMITS.notesChars), stop: flow.stop, onKey: flow.onKey });
+  if ('ended' in note) return endOf(note);
+  return { draft: { picked: chosen, other, notes: note.typed.trim() === '' ? null : note.typed }, quick };
 }
 
 function tooLong(value: string, max: number): string | undefined {
@@ -136,22 +378,92 @@ function tooLong(value: string, max: number): string | undefined {
   return length > max ? `At most ${max} characters, this is ${length}: shorten it` : undefined;
 }
 
-/** Every answer, each one to change by its number, and Submit. Resolves with a question's index, `submit`, or undefined when left or stopped. */
-async function review(call: AskView, drafts: Draft[], keys: Keys): Promise<number | 'submit' | undefined> {
-  log.step(`Review: ${call.questions.length === 1 ? 'your answer' : `your ${call.questions.length} answers`}, nothing is sent yet`);
+/** Every answer, each one to change by its number, and Submit. Resolves with a question's index, `submit`, or how the flow ends. */
+async function review(flow: Flow, drafts: Draft[]): Promise<number | 'submit' | FlowEnd> {
+  const { call } = flow;
   const items: ListItem[] = call.questions.map((question, index) => {
     const draft = drafts[index]!;
     const answer = [...draft.picked.map((item) => shown(question.options[item]!.label)), ...(draft.other === null ? [] : [`Other: ${shown(draft.other)}`])].join(', ');
     return { label: `${shown(question.header || question.question)}: ${answer}`, ...(draft.notes === null ? {} : { description: `note: ${shown(draft.notes)}` }) };
   });
   const submitIndex = items.length;
-  const choice = await pickOne({ message: 'Enter on Submit sends every answer at once; a question changes its answer', items: [...items, { label: 'Submit' }], initial: submitIndex, ...keys });
-  if (choice === undefined) return undefined;
-  return choice === submitIndex ? 'submit' : choice;
+  let cursor = submitIndex;
+  let titled = false;
+  for (;;) {
+    if (showNewContext(flow)) titled = false;
+    if (!titled) say(styleText('green', S_STEP_SUBMIT), `Review: ${call.questions.length === 1 ? 'your answer' : `your ${call.questions.length} answers`}, nothing is sent yet`);
+    titled = true;
+    const choice = await pickOne({
+      message: 'Enter on Submit sends every answer at once; a question changes its answer',
+      items: [...items, { label: 'Submit' }],
+      initial: cursor,
+      how: `↑/↓ and Enter, or a number (1-${items.length + 1})`,
+      letters: lettersOf(flow, false),
+      leave: leaveHint(flow),
+      onMove: (at) => (cursor = at),
+      ...listRun(flow),
+    });
+    if ('ended' in choice) {
+      if (choice.ended !== 'refreshed') return endOf(choice);
+      titled = false;
+      continue;
+    }
+    if ('pressed' in choice) {
+      const end = await onLetter(flow, choice);
+      if (end) return end;
+      titled = false;
+      continue;
+    }
+    return choice.chosen === submitIndex ? 'submit' : choice.chosen;
+  }
+}
+
+/** With `confirm`: whether the person means it. Esc goes back (false); Ctrl+C or `stop` end the flow. */
+async function confirmed(flow: Flow, message: string, yes: string): Promise<boolean | FlowEnd> {
+  const choice = await pickOne({ message, items: [{ label: yes }, { label: 'No, back to the question' }], initial: 1, how: '↑/↓ and Enter, or a number (1-2)', leave: 'Esc goes back', stop: flow.stop, onKey: flow.onKey });
+  if ('ended' in choice) return choice.ended === 'escape' ? false : endOf(choice);
+  return 'chosen' in choice && choice.chosen === 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// What is sent: the one answer, a decline, a hand-back.
+
+/** Decline, or let the terminal answer, as the page's buttons do. Undefined: not confirmed, or refused with the reason on screen; the flow goes on. */
+async function settle(flow: Flow, how: 'decline' | 'terminal'): Promise<FlowEnd | undefined> {
+  const { call, daemon } = flow;
+  const who = call.asker ? `the ${call.asker.kind === 'mcp' ? 'MCP client' : 'script'}` : 'Claude';
+  if (flow.options.confirm) {
+    const sure =
+      how === 'decline'
+        ? await confirmed(flow, `Decline? ${who} is told you chose not to answer`, 'Yes, decline')
+        : await confirmed(flow, "Let the terminal answer? Claude Code's own dialog asks there", 'Yes, let the terminal answer');
+    if (typeof sure === 'object') return sure;
+    if (!sure) return undefined;
+  }
+  const response = await daemon.request('POST', `/api/asks/${call.id}/${how}`);
+  if (response.status === 200) {
+    if (how === 'decline') {
+      outro(`Declined: ${who === 'Claude' ? 'Claude is told you chose not to answer, and goes on without your answer' : `${who} is told you chose not to answer`}.`);
+      return { kind: 'declined' };
+    }
+    outro("Handed back: Claude Code's own dialog asks in its terminal.");
+    return { kind: 'handed' };
+  }
+  if (response.status === 409) {
+    const reply = readReply(TooLateReplySchema, response.body, 'refusal');
+    if (reply.error.code !== 'already_resolved') {
+      log.warn(`${shown(reply.error.message)}.`);
+      return undefined;
+    }
+    return { kind: 'too-late', ask: reply.ask };
+  }
+  cancel(terminalText(readReply(ErrorReplySchema, response.body, 'refusal').error.message, '    '));
+  return { kind: 'failed' };
 }
 
 /** The one atomic submit. Resolves with how the flow ends, or undefined when the daemon refused the answer as it is (said on screen). */
-async function submit(daemon: DaemonClient, call: AskView, drafts: Draft[]): Promise<FlowEnd | undefined> {
+async function submit(flow: Flow, drafts: Draft[]): Promise<FlowEnd | undefined> {
+  const { call, daemon } = flow;
   const request: AnswerRequest = {
     responses: call.questions.map((question, index) => {
       const draft = drafts[index]!;
@@ -160,7 +472,7 @@ async function submit(daemon: DaemonClient, call: AskView, drafts: Draft[]): Pro
   };
   const response = await daemon.request('POST', `/api/asks/${call.id}/answer`, request);
   if (response.status === 200) {
-    outro('Sent: Claude Code has your answer.');
+    outro(`Sent: ${call.asker ? `the ${call.asker.kind === 'mcp' ? 'MCP client' : 'script'}` : 'Claude Code'} has your answer.`);
     return { kind: 'sent' };
   }
   if (response.status === 409) return { kind: 'too-late', ask: readReply(AskReplySchema, response.body, 'reply to a late answer').ask };

@@ -8,9 +8,23 @@ type Command = {
   /** The options, as `askbridge NAME --help` shows them. */
   usage: string;
   summary: string;
+  /** More for `askbridge NAME --help` alone (the keys of the terminal flow). */
+  more?: string;
   // biome-ignore lint/suspicious/noConfusingVoidType: a command that can only succeed returns nothing (exit 0)
   load: () => Promise<{ run: (io: CommandIo) => Promise<number | void> }>;
 };
+
+/** The keys of the terminal flow (answer and watch): the one place they are listed in full. */
+const FLOW_KEYS = `Keys, in each question:
+  1-9           a number picks that option (the last is Other: type your own answer); in a multi-select question it ticks it
+  Up/Down Enter move and choose; Space ticks in a multi-select question, Enter confirms
+  d             decline: Claude is told you chose not to answer (as the page's Decline)
+  t             let the terminal answer: Claude Code's own dialog asks (its questions only, not a script's)
+  c             show all the context: the session's title and what Claude said, unshortened
+  n             in a single one-choice question: add a note, and review before sending
+A single question with one choice is sent by its number (or Enter) at once, as in Claude Code's dialog.
+Otherwise each question asks an optional note, and a review lists every answer: pick one to change it,
+or Submit. --confirm: a single choice goes through the note and the review too, and d and t ask first.`;
 
 const COMMANDS: Record<string, Command> = {
   start: {
@@ -34,10 +48,15 @@ const COMMANDS: Record<string, Command> = {
   uninstall: { usage: '[--project DIR | --user]', summary: 'remove exactly what install added', load: () => import('./uninstall.js') },
   pending: { usage: '[--json]', summary: 'list the questions waiting for an answer', load: () => import('./pending.js') },
   answer: {
-    usage: '[ID | --session ID] | ID --pick 1=LABEL|NUMBER [--other 2=TEXT] [--note 1=TEXT] | ID --json FILE',
-    summary: 'answer a question from the terminal, every question of it as on the page: on a terminal, one at a time with a review before anything is sent (the oldest waiting, ID, or the oldest of a session); for scripts, at once with --pick (an option by its label or its number)',
+    usage: '[ID | --session ID] [--confirm] | ID --pick 1=LABEL|NUMBER [--other 2=TEXT] [--note 1=TEXT] | ID --json FILE',
+    summary: 'answer a question from the terminal, every question of it as on the page: on a terminal, one at a time (the oldest waiting, ID, or the oldest of a session; a unique prefix of an ID is enough, a finished one is exit 3 as with the whole ID); for scripts, at once with --pick (an option by its label or its number)',
+    more: `${FLOW_KEYS}\nEsc or Ctrl+C leaves, nothing is sent (exit 130). Sent, declined or handed back: exit 0.`,
     load: () => import('./answer.js') },
-  watch: { usage: '', summary: 'wait for questions and answer each in the terminal as it arrives, oldest first, with a bell; Ctrl+C leaves, the questions keep waiting', load: () => import('./watch.js') },
+  watch: {
+    usage: '[--confirm]',
+    summary: 'wait for questions and answer each in the terminal as it arrives, oldest first, with a bell; Esc skips one (it keeps waiting), Ctrl+C leaves, the questions keep waiting',
+    more: `${FLOW_KEYS}\nEsc skips a question: it keeps waiting, and watch goes on to the next. A skipped question is not asked again while others wait; once nothing else waits, Enter asks the skipped ones again. Ctrl+C leaves (exit 0).`,
+    load: () => import('./watch.js') },
   listen: { usage: '[--json]', summary: 'print each question as it is added, updated while it waits (its session context), and settled (by whom) or withdrawn, until Ctrl+C or the daemon stops; --json: one object a line', load: () => import('./listen.js') },
   ask: {
     usage: '--question TEXT --option "LABEL: DESCRIPTION" --option ... [--header TEXT] [--multi] | --json FILE|-  [--timeout SECONDS] [--name NAME] [--json-output]',
@@ -76,7 +95,8 @@ export async function runCli(io: CommandIo): Promise<number> {
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
-    io.stdout(`Usage: askbridge ${name}${command.usage ? ` ${command.usage}` : ''}\n\n${command.summary}.\n${EXIT_CODES}\n`);
+    const more = command.more ? `\n${command.more}\n` : '';
+    io.stdout(`Usage: askbridge ${name}${command.usage ? ` ${command.usage}` : ''}\n\n${command.summary}.\n${more}${EXIT_CODES}\n`);
     return 0;
   }
   try {

@@ -1,9 +1,10 @@
 // The prompts of the interactive answer. The lists are built on @clack/core: @clack/prompts' own
 // select and multiselect take no number keys and show a description only beside the option under
-// the cursor, where here every option shows its description and a number key picks (or ticks) it.
-// Raw mode, keys, redrawing, Esc and Ctrl+C stay the library's. Each prompt ends at once when
-// `stop` aborts, and resolves with undefined then, as when the person leaves (Esc, Ctrl+C); `onKey`
-// hears that a key was pressed while it runs (a person is answering: flow.ts asks for more time).
+// the cursor, where here every option shows its description, a number key picks (or ticks) it, and
+// a few letter keys the caller names (decline, hand back, show the context) end the list at once.
+// Raw mode, keys, redrawing, Esc and Ctrl+C stay the library's. Each prompt ends at once when `stop`
+// (or `refresh`) aborts; it says how it ended without a choice: Esc, Ctrl+C, stopped or refreshed.
+// `onKey` hears that a key was pressed while it runs (a person is answering: flow.ts asks for more time).
 import { styleText } from 'node:util';
 import { MultiSelectPrompt, SelectPrompt, type State } from '@clack/core';
 import { isCancel, limitOptions, S_BAR, S_BAR_END, S_CHECKBOX_ACTIVE, S_CHECKBOX_INACTIVE, S_CHECKBOX_SELECTED, S_RADIO_ACTIVE, S_RADIO_INACTIVE, symbol, text } from '@clack/prompts';
@@ -11,22 +12,62 @@ import { isCancel, limitOptions, S_BAR, S_BAR_END, S_CHECKBOX_ACTIVE, S_CHECKBOX
 /** One line of a list; the caller has already made model text visible (markers for invisible characters). */
 export type ListItem = { label: string; description?: string };
 
+/**
+ * How a prompt ended without a choice: `escape` and `ctrl-c` (the person left; what that means is
+ * the caller's), `stopped` (`stop` aborted: the flow ends), `refreshed` (`refresh` aborted: the
+ * caller shows something new and asks the same again).
+ */
+export type PromptEnd = { ended: 'escape' | 'ctrl-c' | 'stopped' | 'refreshed' };
+
+/** A letter key that ends a list at once: its hint in the footer ("d declines"; empty when the caller says it in `how`), and what the list shows once it was pressed. */
+export type LetterKey = { key: string; hint: string; pressed: string };
+
+/** A letter key was pressed: which (where the list was, `onMove` has heard). */
+export type Pressed = { pressed: string };
+
+/** What every prompt is given: the signals that end it, and who hears its keys. */
+export type Run = { stop: AbortSignal; refresh?: AbortSignal | undefined; onKey?: (() => void) | undefined };
+
+type ListOptions = {
+  message: string;
+  items: ListItem[];
+  /** The first line of the footer: how to choose. */
+  how: string;
+  /** The second line: what Esc does (and Ctrl+C). */
+  leave: string;
+  letters?: LetterKey[];
+  /** Set while the list runs: when it aborts, the list is asked again below what comes next (its last frame says so). */
+  refresh?: AbortSignal | undefined;
+  /** Hears where the list is at each redraw (its cursor, the items ticked), to ask the same again after a refresh. */
+  onMove?: ((cursor: number, ticked: number[]) => void) | undefined;
+};
+
 /** Pick one item: arrows and Enter, or its number at once. Resolves with its index. */
-export function pickOne(options: { message: string; items: ListItem[]; initial?: number; stop: AbortSignal; onKey?: () => void }): Promise<number | undefined> {
+export function pickOne(options: ListOptions & Run & { initial?: number | undefined }): Promise<{ chosen: number } | Pressed | PromptEnd> {
   return whileRunning(options, (signal) => runPickOne(options, signal));
 }
 
-async function runPickOne(options: { message: string; items: ListItem[]; initial?: number }, signal: AbortSignal): Promise<number | undefined> {
+async function runPickOne(options: ListOptions & { initial?: number | undefined }, signal: AbortSignal): Promise<{ chosen: number } | Pressed | undefined> {
   const { message, items } = options;
+  const letters = options.letters ?? [];
+  let pressed: LetterKey | undefined;
   const prompt = new SelectPrompt<{ value: number }>({
     options: items.map((_, index) => ({ value: index })),
     initialValue: options.initial ?? 0,
     signal,
     render() {
-      return frame(this, message, items, (_index, active) => (active ? styleText('green', S_RADIO_ACTIVE) : styleText('dim', S_RADIO_INACTIVE)), `↑/↓ and Enter, or a number (1-${items.length}) · Esc leaves, nothing is sent`, labelsOf(items, [this.cursor]));
+      options.onMove?.(this.cursor, []);
+      const marker = (_index: number, active: boolean) => (active ? styleText('green', S_RADIO_ACTIVE) : styleText('dim', S_RADIO_INACTIVE));
+      return frame(this, message, items, marker, footer(options, letters), pressed?.pressed ?? (options.refresh?.aborted ? AGAIN : labelsOf(items, [this.cursor])));
     },
   });
   prompt.on('key', (key) => {
+    const letter = letterKey(key, letters);
+    if (letter) {
+      pressed = letter;
+      prompt.state = 'submit';
+      return;
+    }
     const index = numberKey(key, items.length);
     if (index === undefined) return;
     prompt.cursor = index;
@@ -34,31 +75,39 @@ async function runPickOne(options: { message: string; items: ListItem[]; initial
     prompt.state = 'submit';
   });
   const chosen = await prompt.prompt();
-  return typeof chosen === 'number' ? chosen : undefined;
+  if (pressed) return { pressed: pressed.key };
+  return typeof chosen === 'number' ? { chosen } : undefined;
 }
 
-type PickSomeOptions = { message: string; items: ListItem[]; initial: number[]; validate: (ticked: number[]) => string | undefined };
-
 /** Tick any number of items: Space or a number ticks the item, Enter confirms. Resolves with the ticked indices in list order. */
-export function pickSome(options: PickSomeOptions & { stop: AbortSignal; onKey?: () => void }): Promise<number[] | undefined> {
+export function pickSome(options: ListOptions & Run & { initial: number[]; cursor?: number | undefined; validate: (ticked: number[]) => string | undefined }): Promise<{ chosen: number[] } | Pressed | PromptEnd> {
   return whileRunning(options, (signal) => runPickSome(options, signal));
 }
 
-async function runPickSome(options: PickSomeOptions, signal: AbortSignal): Promise<number[] | undefined> {
+async function runPickSome(options: ListOptions & { initial: number[]; cursor?: number | undefined; validate: (ticked: number[]) => string | undefined }, signal: AbortSignal): Promise<{ chosen: number[] } | Pressed | undefined> {
   const { message, items } = options;
+  const letters = options.letters ?? [];
+  let pressed: LetterKey | undefined;
   const prompt = new MultiSelectPrompt<{ value: number }>({
     options: items.map((_, index) => ({ value: index })),
     initialValues: options.initial,
-    cursorAt: options.initial[0] ?? 0,
+    cursorAt: options.cursor ?? options.initial[0] ?? 0,
     signal,
     validate: (ticked) => options.validate(ticked ?? []),
     render() {
       const ticked = this.value ?? [];
+      options.onMove?.(this.cursor, [...ticked].sort((a, b) => a - b));
       const box = (index: number, active: boolean) => (ticked.includes(index) ? styleText('green', S_CHECKBOX_SELECTED) : active ? styleText('cyan', S_CHECKBOX_ACTIVE) : styleText('dim', S_CHECKBOX_INACTIVE));
-      return frame(this, message, items, box, `↑/↓, Space or a number (1-${items.length}) ticks · Enter confirms · Esc leaves, nothing is sent`, labelsOf(items, ticked));
+      return frame(this, message, items, box, footer(options, letters), pressed?.pressed ?? (options.refresh?.aborted ? AGAIN : labelsOf(items, ticked)));
     },
   });
   prompt.on('key', (key) => {
+    const letter = letterKey(key, letters);
+    if (letter) {
+      pressed = letter;
+      prompt.state = 'submit';
+      return;
+    }
     const index = numberKey(key, items.length);
     if (index === undefined) return;
     prompt.cursor = index;
@@ -66,14 +115,15 @@ async function runPickSome(options: PickSomeOptions, signal: AbortSignal): Promi
     prompt.value = ticked.includes(index) ? ticked.filter((other) => other !== index) : [...ticked, index];
   });
   const ticked = await prompt.prompt();
-  return Array.isArray(ticked) ? [...ticked].sort((a, b) => a - b) : undefined;
+  if (pressed) return { pressed: pressed.key };
+  return Array.isArray(ticked) ? { chosen: [...ticked].sort((a, b) => a - b) } : undefined;
 }
 
 /** A line of text, as @clack/prompts asks for it; `validate` returns the reason it cannot be taken. */
-export function askText(options: { message: string; placeholder?: string; initial: string; validate: (value: string) => string | undefined; stop: AbortSignal; onKey?: () => void }): Promise<string | undefined> {
+export function askText(options: Run & { message: string; placeholder?: string; initial: string; validate: (value: string) => string | undefined }): Promise<{ typed: string } | PromptEnd> {
   return whileRunning(options, async (signal) => {
     const typed = await text({ message: options.message, placeholder: options.placeholder, initialValue: options.initial, validate: (value) => options.validate(value ?? ''), signal });
-    return isCancel(typed) ? undefined : typed;
+    return isCancel(typed) ? undefined : { typed };
   });
 }
 
@@ -98,26 +148,46 @@ export async function dropTypeAhead(): Promise<void> {
 
 const TYPE_AHEAD_MS = 30;
 
+/** A key as Node's readline reads it from a terminal. */
+type KeyPress = { name?: string; ctrl?: boolean };
+
 /**
- * Runs one prompt with a signal that follows `stop` only while the prompt runs. The library never
- * removes its abort listener, and a prompt that has ended writes to the terminal again when it
- * hears an abort later. `onKey` hears the prompt's keys only while it runs, too.
+ * Runs one prompt with a signal that follows `stop` and `refresh` only while the prompt runs. The
+ * library never removes its abort listener, and a prompt that has ended writes to the terminal again
+ * when it hears an abort later. `onKey` hears the prompt's keys only while it runs, too. A prompt
+ * that ends without a choice says why: the abort that ended it, or the last key (Esc or Ctrl+C,
+ * which the library both takes as "cancel").
  */
-async function whileRunning<T>({ stop, onKey }: { stop: AbortSignal; onKey?: (() => void) | undefined }, prompt: (signal: AbortSignal) => Promise<T>): Promise<T> {
+async function whileRunning<T>({ stop, refresh, onKey }: Run, prompt: (signal: AbortSignal) => Promise<T | undefined>): Promise<T | PromptEnd> {
   const own = new AbortController();
   const follow = () => own.abort();
-  if (stop.aborted) own.abort();
-  else stop.addEventListener('abort', follow, { once: true });
+  const signals = refresh ? [stop, refresh] : [stop];
+  for (const signal of signals) {
+    if (signal.aborted) own.abort();
+    else signal.addEventListener('abort', follow, { once: true });
+  }
+  let interrupted = false;
+  const hear = (_text: string | undefined, key: KeyPress | undefined) => {
+    interrupted = key?.ctrl === true && key.name === 'c';
+    onKey?.();
+  };
   try {
     const answered = prompt(own.signal);
     // The prompt has set stdin up (readline) as it started: each key is a `keypress` event on it now.
-    if (onKey) process.stdin.on('keypress', onKey);
-    return await answered;
+    process.stdin.on('keypress', hear);
+    const result = await answered;
+    if (result !== undefined) return result;
+    if (stop.aborted) return { ended: 'stopped' };
+    if (refresh?.aborted) return { ended: 'refreshed' };
+    return { ended: interrupted ? 'ctrl-c' : 'escape' };
   } finally {
-    if (onKey) process.stdin.off('keypress', onKey);
-    stop.removeEventListener('abort', follow);
+    process.stdin.off('keypress', hear);
+    for (const signal of signals) signal.removeEventListener('abort', follow);
   }
 }
+
+/** The last frame of a list that is asked again below. */
+const AGAIN = 'Asked again below';
 
 /** The index a number key names ("1" is the first item), if it names one. */
 function numberKey(key: string | undefined, count: number): number | undefined {
@@ -126,8 +196,17 @@ function numberKey(key: string | undefined, count: number): number | undefined {
   return index < count ? index : undefined;
 }
 
+function letterKey(key: string | undefined, letters: LetterKey[]): LetterKey | undefined {
+  return key === undefined ? undefined : letters.find((letter) => letter.key === key);
+}
+
 function labelsOf(items: ListItem[], indices: number[]): string {
   return [...indices].sort((a, b) => a - b).map((index) => items[index]?.label ?? '').join(', ');
+}
+
+/** The keys, on two lines: how to choose, then the letter keys and what Esc does. */
+function footer(options: ListOptions, letters: LetterKey[]): string {
+  return `${options.how}\n${[...letters.map((letter) => letter.hint), options.leave].filter(Boolean).join(' · ')}`;
 }
 
 /** A list as @clack/prompts draws its own: the message, the items (windowed to the terminal's height), and a footer with the keys or the error. */
@@ -137,12 +216,13 @@ function frame(prompt: { state: State; cursor: number; error: string }, message:
   if (prompt.state === 'cancel') return `${title}${styleText('gray', S_BAR)}  ${indent(chosen).split('\n').map((line) => styleText(['strikethrough', 'dim'], line)).join('\n')}\n${styleText('gray', S_BAR)}`;
   const color = prompt.state === 'error' ? 'yellow' : 'cyan';
   const bar = `${styleText(color, S_BAR)}  `;
-  const footer = `${styleText(color, S_BAR_END)}  ${prompt.state === 'error' ? styleText('yellow', prompt.error) : styleText('dim', keys)}`;
+  const [how, more] = keys.split('\n');
+  const footerLines = prompt.state === 'error' ? `${styleText(color, S_BAR_END)}  ${styleText('yellow', prompt.error)}` : `${bar}${styleText('dim', how ?? '')}\n${styleText(color, S_BAR_END)}  ${styleText('dim', more ?? '')}`;
   const lines = limitOptions({
     options: items.map((_, index) => index),
     cursor: prompt.cursor,
     columnPadding: 3,
-    rowPadding: title.split('\n').length + 1,
+    rowPadding: title.split('\n').length + 2,
     style: (index, active) => {
       const item = items[index]!;
       const label = `${index + 1}. ${item.label}`;
@@ -150,7 +230,7 @@ function frame(prompt: { state: State; cursor: number; error: string }, message:
       return `${marker(index, active)} ${indent(active ? label : dim(label))}${indent(description)}`;
     },
   });
-  return `${title}${bar}${lines.join(`\n${bar}`)}\n${footer}\n`;
+  return `${title}${bar}${lines.join(`\n${bar}`)}\n${footerLines}\n`;
 }
 
 /** Dim line by line, so that the bar drawn before each line keeps its own colour. */

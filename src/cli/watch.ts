@@ -1,31 +1,41 @@
 // `askbridge watch`: a terminal inbox. It waits for questions and runs the interactive answer
 // (flow.ts) for each, oldest first, with a bell and the count of the others waiting. A question
-// settled elsewhere leaves the queue (and stops its flow at once, with nothing sent). Ctrl+C or
-// Esc leaves, exit 0: every question still waiting keeps waiting. Exit 4 when the daemon stops.
-import { cancel, log, outro } from '@clack/prompts';
+// settled elsewhere leaves the queue (and stops its flow at once, with nothing sent). Esc in a
+// question skips it: it keeps waiting (the page and `askbridge answer` still have it), and watch
+// goes on to the next. A skipped question is not asked again while anything else waits, nor by
+// itself: once nothing else waits, Enter asks the skipped ones again, oldest first. Ctrl+C leaves,
+// exit 0: every question still waiting keeps waiting. Exit 6 when the daemon stops.
+import { emitKeypressEvents } from 'node:readline';
 import { parseArgs } from 'node:util';
+import { cancel, log, outro } from '@clack/prompts';
 import type { AskView } from '../protocol.js';
 import { connectToDaemon } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 import { openFeed, settledText } from './events.js';
-import { answerInteractively } from './flow.js';
+import { answerInteractively, askUpdates } from './flow.js';
 
 const BELL = '\u0007';
 
 export async function run(io: CommandIo): Promise<number> {
-  parseArgs({ args: io.argv, strict: true, options: {} });
+  const { values } = parseArgs({ args: io.argv, strict: true, options: { confirm: { type: 'boolean', default: false } } });
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
     throw new CliError('askbridge watch asks on a terminal, and there is none here: `askbridge listen --json` streams the same events for a script', 2);
   }
   const daemon = connectToDaemon(io.env);
   const queue = new Map<string, AskView>();
+  const skipped = new Set<string>();
+  const updates = askUpdates();
   let current: { id: string; stop: AbortController; settledElsewhere?: AskView } | undefined;
   let wake = () => {};
   const feed = await openFeed(daemon, (event) => {
     if (event.type === 'added') queue.set(event.ask.id, event.ask);
-    if (event.type === 'updated' && queue.has(event.ask.id)) queue.set(event.ask.id, event.ask);
+    if (event.type === 'updated' && queue.has(event.ask.id)) {
+      queue.set(event.ask.id, event.ask);
+      if (current?.id === event.ask.id) updates.publish(event.ask);
+    }
     if (event.type === 'resolved') {
       queue.delete(event.ask.id);
+      skipped.delete(event.ask.id);
       if (current?.id === event.ask.id) {
         current.settledElsewhere = event.ask;
         current.stop.abort();
@@ -40,28 +50,45 @@ export async function run(io: CommandIo): Promise<number> {
     current?.stop.abort();
     wake();
   });
-  // Between questions the terminal is not in raw mode: Ctrl+C is a signal, and leaves as Esc does in a question.
+  // Outside a question and its wait for keys the terminal is not in raw mode: Ctrl+C is a signal then.
   const leave = () => feed.close();
   process.on('SIGINT', leave);
   process.on('SIGTERM', leave);
   try {
     let saidWaiting = false;
     while (!ended) {
-      const next = [...queue.values()].sort((a, b) => a.createdAt - b.createdAt)[0];
+      const waiting = [...queue.values()].filter((ask) => !skipped.has(ask.id)).sort((a, b) => a.createdAt - b.createdAt);
+      const next = waiting[0];
       if (!next) {
-        if (!saidWaiting) log.info('Waiting for questions. Ctrl+C leaves; questions keep waiting.');
+        if (!saidWaiting) log.info(waitingText(skipped.size));
         saidWaiting = true;
-        await new Promise<void>((resolve) => (wake = resolve));
+        const woken = new Promise<void>((resolve) => (wake = resolve));
+        const key = await keysWhileIdle(woken);
+        if (key === 'ctrl-c') {
+          feed.close();
+          await feed.ended;
+        } else if (key === 'enter' && skipped.size > 0) {
+          skipped.clear();
+          saidWaiting = false;
+        }
         continue;
       }
       saidWaiting = false;
       io.stdout(BELL);
       current = { id: next.id, stop: new AbortController() };
-      const end = await answerInteractively(daemon, next, current.stop.signal, queue.size - 1);
+      const end = await answerInteractively(daemon, next, current.stop.signal, { waiting: { after: waiting.length - 1, skipped: skipped.size }, confirm: values.confirm, escape: 'skip', updates });
       const { settledElsewhere } = current;
       current = undefined;
+      if (end.kind === 'left' && end.by === 'ctrl-c') {
+        cancel('Left: nothing was sent; the questions still waiting keep waiting.');
+        return 0;
+      }
+      if (end.kind === 'left') {
+        skipped.add(next.id);
+        cancel('Skipped: nothing was sent, it still waits. Once nothing else waits, Enter asks it again.');
+        continue;
+      }
       queue.delete(next.id);
-      if (end.kind === 'left') return 0;
       if (end.kind === 'too-late') cancel(`Too late: ${settledText(end.ask)} just before. Nothing was sent.`);
       if (end.kind === 'stopped' && settledElsewhere) cancel(`No longer waiting: ${settledText(settledElsewhere)}. Nothing was sent.`);
     }
@@ -76,4 +103,39 @@ export async function run(io: CommandIo): Promise<number> {
     process.off('SIGTERM', leave);
     feed.close();
   }
+}
+
+function waitingText(skipped: number): string {
+  if (skipped === 0) return 'Waiting for questions. Ctrl+C leaves; questions keep waiting.';
+  const them = skipped === 1 ? '1 skipped question still waits: Enter asks it again' : `${skipped} skipped questions still wait: Enter asks them again`;
+  return `Waiting for questions. ${them}. Ctrl+C leaves; questions keep waiting.`;
+}
+
+/**
+ * While nothing is asked: Enter (ask the skipped questions again) and Ctrl+C (leave), read in raw
+ * mode, so nothing typed is echoed; any other key is dropped. Ends when `woken` settles (a question
+ * arrived or was settled, or the daemon went away).
+ */
+function keysWhileIdle(woken: Promise<void>): Promise<'enter' | 'ctrl-c' | 'woken'> {
+  const input = process.stdin;
+  emitKeypressEvents(input);
+  input.setRawMode(true);
+  input.resume();
+  return new Promise((resolve) => {
+    let done = false;
+    const finish = (why: 'enter' | 'ctrl-c' | 'woken') => {
+      if (done) return;
+      done = true;
+      input.off('keypress', onKey);
+      input.setRawMode(false);
+      input.pause();
+      resolve(why);
+    };
+    const onKey = (_text: string | undefined, key: { name?: string; ctrl?: boolean } | undefined) => {
+      if (key?.ctrl === true && key.name === 'c') finish('ctrl-c');
+      else if (key?.name === 'return') finish('enter');
+    };
+    input.on('keypress', onKey);
+    void woken.then(() => finish('woken'));
+  });
 }

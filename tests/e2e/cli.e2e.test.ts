@@ -10,7 +10,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createHookIdentity } from '../../src/daemon/hook-identity.js';
 import { baseEnv, CLI_BIN } from '../stack/env.js';
 import { freshPayload } from '../stack/fixtures.js';
-import { line } from '../stack/history-lines.js';
+import { line, writeLines } from '../stack/history-lines.js';
+import { postAsHttpHook } from '../stack/hook-client.js';
 import { runCli, runHook } from '../stack/processes.js';
 import { startDaemon } from '../stack/daemon.js';
 
@@ -292,6 +293,37 @@ describe('askbridge config with a daemon running', () => {
       expect(text.stdout).toMatch(/\(as the running daemon applies it\)\n/);
       expect(text.stdout).toMatch(/waitSeconds\s+45\s+\(user\)/);
       expect(text.stderr).toContain("the daemon keeps using this file's last good version");
+    } finally {
+      await daemon.stop();
+    }
+  });
+});
+
+describe('askbridge answer ID --pick: a prefix of an id names a question as the whole id does', () => {
+  it('a finished question is too late (exit 3, the same words) by its whole id or a prefix, held by the daemon or known only to history', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'askbridge-answer-prefix-'));
+    // Finished before this daemon started: only history.jsonl knows it.
+    const forgotten = '0f1e2d3c-4b5a-4698-8776-5a4b3c2d1e0f';
+    writeLines(home, [line(1, { id: forgotten, status: 'declined', source: 'declined', detail: 'person via page', answers: undefined })]);
+    const daemon = await startDaemon({ home });
+    try {
+      const payload = freshPayload('01-single-select', 'prefix-finished');
+      const hook = postAsHttpHook({ port: daemon.port, key: daemon.hookKey(), payload });
+      const question = await daemon.waitForAsk(payload.tool_use_id);
+      const prefix = question.id.slice(0, 8);
+      const answered = await daemon.api('POST', `/api/asks/${question.id}/answer`, { responses: [{ question: question.questions[0]!.question, selected: ['PostgreSQL (Recommended)'], other: null, notes: null }] });
+      expect(answered.status).toBe(200);
+      expect((await hook.response).statusCode).toBe(200);
+
+      const pick = (idOrPrefix: string) => runCli(['answer', idOrPrefix, '--pick', '1=2'], daemon.env);
+      const [byId, byPrefix, oldById, oldByPrefix, unknown] = await Promise.all([pick(question.id), pick(prefix), pick(forgotten), pick(forgotten.slice(0, 6)), pick('ffffffff')]);
+      expect(byId).toMatchObject({ code: 3, stdout: '' });
+      expect(byId.stderr).toBe('askbridge answer: too late: the question was already answered: answered by a person (cli), with {"Which database should the new orders service use?":"PostgreSQL (Recommended)"}\n');
+      expect(byPrefix).toMatchObject({ code: 3, stdout: '', stderr: byId.stderr });
+      expect(oldById).toMatchObject({ code: 3, stdout: '', stderr: 'askbridge answer: too late: the question was already declined: declined (person via page)\n' });
+      expect(oldByPrefix).toMatchObject({ code: 3, stdout: '', stderr: oldById.stderr });
+      expect(unknown).toMatchObject({ code: 1, stdout: '' });
+      expect(unknown.stderr).toMatch(/^askbridge answer: no question has the id ffffffff/);
     } finally {
       await daemon.stop();
     }

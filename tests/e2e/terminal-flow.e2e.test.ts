@@ -2,17 +2,19 @@
 // real terminal (tmux: keys sent, the screen read back) against the real daemon and hook. Every
 // step waits for what the screen or the daemon shows, within a bounded time, never for a fixed one.
 import { execFile, spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
+import { MACHINE_HEADER } from '../../src/http-hook.js';
 import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { CLI_BIN, REPO_ROOT } from '../stack/env.js';
-import { freshPayload, type HookPayload } from '../stack/fixtures.js';
+import { claudeHome, freshPayload, type HookPayload } from '../stack/fixtures.js';
 import { postAsHttpHook } from '../stack/hook-client.js';
-import { killStrayProcesses, runCli, runHook, type RunningProcess } from '../stack/processes.js';
+import { killStrayProcesses, runCli, runHook, startCli, type RunningProcess } from '../stack/processes.js';
 
 const execFileAsync = promisify(execFile);
 const WAIT_MS = 10_000;
@@ -80,7 +82,8 @@ async function openTerminal(args: string[], daemon: Daemon): Promise<Terminal> {
   const command = ['env', '-i', ...Object.entries(env).map(([name, value]) => `${name}=${value}`), 'sh', '-c', 'trap true INT; "$@"; echo "[exit status $?]"', 'sh', process.execPath, CLI_BIN, ...args];
   await tmux('-f', config, 'new-session', '-d', '-s', session, '-x', '120', '-y', '40', '-c', REPO_ROOT, ...command);
 
-  const screen = async () => (await tmux('capture-pane', '-p', '-t', session)).split('\n').map((line) => line.trimEnd()).join('\n').trimEnd();
+  // From the start of the history: tmux 3.3 scrolls the screen by a line when the command exits (remain-on-exit), and a long flow scrolls too.
+  const screen = async () => (await tmux('capture-pane', '-p', '-S', '-', '-t', session)).split('\n').map((line) => line.trimEnd()).join('\n').trimEnd();
   const waitFor = async (test: (text: string) => boolean, what: string) => {
     let last = '';
     try {
@@ -111,6 +114,17 @@ async function openTerminal(args: string[], daemon: Daemon): Promise<Terminal> {
   };
 }
 
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}
+
+/** The deny the command hook printed for a declined question. */
+async function denyOf(hook: RunningProcess): Promise<{ permissionDecision: string; permissionDecisionReason: string }> {
+  const result = await hook.result;
+  expect(result.code, result.stderr).toBe(0);
+  return (JSON.parse(result.stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } }).hookSpecificOutput;
+}
+
 /** The prompt waiting for keys: from the last line drawn as active (◆, or ▲ with an error) to the end. */
 function activePrompt(screen: string): string {
   const lines = screen.split('\n');
@@ -121,20 +135,27 @@ function activePrompt(screen: string): string {
 // ---------------------------------------------------------------------------------------------
 
 describe('askbridge answer on a terminal', () => {
-  it('shows the project, the session and the question, picks with the arrows, and sends nothing before the review', async () => {
+  it('--confirm: shows the project, the session and the question, picks with the arrows, asks before a decline, and sends nothing before the review', async () => {
     const daemon = await daemonForTest();
     const payload = freshPayload('01-single-select', 'flow-single');
     const { hook, id } = await ask(daemon, payload);
-    const terminal = await openTerminal(['answer'], daemon);
+    const terminal = await openTerminal(['answer', '--confirm'], daemon);
 
     const first = await terminal.waitForPrompt('Choose one');
     expect(first).toContain(`Project  ${payload.cwd}`);
     expect(first).toContain(`Session  ${payload.session_id}`);
+    expect(first).toMatch(/Asked {4}just now · [45]:\d\d left, then the terminal will ask/);
     expect(first).toContain('Question 1 of 1 · Database');
     expect(first).toContain('Which database should the new orders service use?');
     expect(activePrompt(first)).toMatch(/● 1\. PostgreSQL \(Recommended\)\n│ {7}Matches the existing stack/);
     expect(activePrompt(first)).toMatch(/○ 2\. SQLite\n│ {7}Zero setup, but no concurrent writers\.\n│ {2}○ 3\. Other/);
+    expect(activePrompt(first)).toContain('d declines · t lets the terminal answer · c shows all the context · Esc leaves, nothing is sent');
 
+    // With --confirm, a decline asks first; "No" goes back to the question.
+    await terminal.type('d');
+    await terminal.waitForPrompt('Decline? Claude is told you chose not to answer');
+    await terminal.type('2');
+    await terminal.waitForPrompt('Choose one');
     await terminal.press('Down');
     await terminal.waitForPrompt('● 2. SQLite');
     await terminal.press('Enter');
@@ -148,6 +169,103 @@ describe('askbridge answer on a terminal', () => {
     await terminal.waitFor('Sent: Claude Code has your answer.');
     expect(await terminal.exitCode()).toBe(0);
     expect((await answersOf(hook)).answers).toEqual({ 'Which database should the new orders service use?': 'SQLite' });
+
+    // Named again by a prefix of its id, once answered: too late, exit 3, as its whole id gives.
+    const late = await openTerminal(['answer', id.slice(0, 8)], daemon);
+    await late.waitFor('too late: the question was already answered: answered by a person (cli)');
+    expect(await late.exitCode()).toBe(3);
+  });
+
+  it('a single single-select question: its number answers and sends at once, as in Claude Code\'s dialog; Other sends its text', async () => {
+    const daemon = await daemonForTest();
+    const byNumber = await ask(daemon, freshPayload('01-single-select', 'flow-one-key'));
+    const terminal = await openTerminal(['answer'], daemon);
+    const prompt = await terminal.waitForPrompt('Choose one');
+    expect(activePrompt(prompt)).toContain('A number (1-3), or ↑/↓ and Enter, answers and sends at once · n adds a note first\n└  d declines');
+    await terminal.type('2');
+    await terminal.waitFor('Sent: Claude Code has your answer.');
+    expect(await terminal.exitCode()).toBe(0);
+    expect(await terminal.screen()).not.toContain('A note for Claude');
+    expect((await answersOf(byNumber.hook)).answers).toEqual({ 'Which database should the new orders service use?': 'SQLite' });
+
+    const byOther = await ask(daemon, freshPayload('01-single-select', 'flow-one-key-other'));
+    const other = await openTerminal(['answer'], daemon);
+    await other.waitForPrompt('Choose one');
+    await other.type('3');
+    await other.waitForPrompt('Your answer (Other): Enter sends it');
+    await other.type('MySQL');
+    await other.waitForPrompt('MySQL');
+    await other.press('Enter');
+    await other.waitFor('Sent: Claude Code has your answer.');
+    expect(await other.exitCode()).toBe(0);
+    expect((await answersOf(byOther.hook)).answers).toEqual({ 'Which database should the new orders service use?': 'MySQL' });
+  });
+
+  it('n before the number: a note, then the review, as with --confirm', async () => {
+    const daemon = await daemonForTest();
+    const { hook, id } = await ask(daemon, freshPayload('01-single-select', 'flow-one-key-note'));
+    const terminal = await openTerminal(['answer'], daemon);
+    expect(activePrompt(await terminal.waitForPrompt('Choose one'))).toContain('answers and sends at once · n adds a note first');
+    await terminal.type('n');
+    const full = await terminal.waitForPrompt('↑/↓ and Enter, or a number (1-3)');
+    expect(activePrompt(full)).not.toContain('n adds a note first');
+    await terminal.type('1');
+    await terminal.waitForPrompt('A note for Claude');
+    await terminal.type('behind PgBouncer');
+    await terminal.waitForPrompt('behind PgBouncer');
+    await terminal.press('Enter');
+    await terminal.waitForPrompt('Enter on Submit');
+    expect((await daemon.ask(id)).status).toBe('pending');
+    await terminal.press('Enter');
+    expect(await terminal.exitCode()).toBe(0);
+    const decision = await answersOf(hook);
+    expect(decision.answers).toEqual({ 'Which database should the new orders service use?': 'PostgreSQL (Recommended)' });
+    expect(decision.annotations).toEqual({ 'Which database should the new orders service use?': { notes: 'behind PgBouncer' } });
+  });
+
+  it('d declines, as the page\'s Decline: Claude is told, and the flow says so (exit 0)', async () => {
+    const daemon = await daemonForTest();
+    const { hook, id } = await ask(daemon, freshPayload('02-multi-select', 'flow-decline'));
+    const terminal = await openTerminal(['answer'], daemon);
+    await terminal.waitForPrompt('Choose one or more');
+    await terminal.type('1');
+    await terminal.waitForPrompt('◼ 1. Unit tests');
+    await terminal.type('d');
+    await terminal.waitFor('Declined: Claude is told you chose not to answer, and goes on without your answer.');
+    expect(await terminal.exitCode()).toBe(0);
+    const decision = await denyOf(hook);
+    expect(decision.permissionDecision).toBe('deny');
+    expect(decision.permissionDecisionReason).toMatch(/^The user declined to answer these questions\./);
+    expect(await daemon.ask(id)).toMatchObject({ status: 'declined', source: { kind: 'person', client: 'cli' } });
+  });
+
+  it('t lets the terminal answer, as the page\'s button: Claude Code\'s own dialog asks (exit 0)', async () => {
+    const daemon = await daemonForTest();
+    const { hook, id } = await ask(daemon, freshPayload('01-single-select', 'flow-hand-back'));
+    const terminal = await openTerminal(['answer'], daemon);
+    await terminal.waitForPrompt('Choose one');
+    await terminal.type('t');
+    await terminal.waitFor("Handed back: Claude Code's own dialog asks in its terminal.");
+    expect(await terminal.exitCode()).toBe(0);
+    // The command hook prints nothing: Claude Code shows its own dialog.
+    expect(await hook.result).toMatchObject({ code: 0, stdout: '' });
+    expect(await daemon.ask(id)).toMatchObject({ status: 'handed-to-terminal', source: { kind: 'person', client: 'cli' } });
+  });
+
+  it("a script's question: who asks, no hand-back offered (no terminal behind it), and d declines it (the script exits 4)", async () => {
+    const daemon = await daemonForTest();
+    const asking = startCli(['ask', '--name', 'deploy-bot', '--header', 'Deploy', '--question', 'Deploy the release now?', '--option', 'Ship it: deploy at once', '--option', 'Wait: after the freeze'], daemon.env);
+    await waitUntil(async () => ((await daemon.pending()).length === 1 ? true : undefined), WAIT_MS, 'the script to ask');
+    const terminal = await openTerminal(['answer'], daemon);
+    const screen = await terminal.waitForPrompt('Choose one');
+    expect(screen).toContain('The script deploy-bot asks');
+    expect(screen).toContain('Asker    the script deploy-bot');
+    expect(activePrompt(screen)).toContain('d declines · c shows all the context');
+    expect(activePrompt(screen)).not.toContain('t lets the terminal answer');
+    await terminal.type('d');
+    await terminal.waitFor('Declined: the script is told you chose not to answer.');
+    expect(await terminal.exitCode()).toBe(0);
+    expect((await asking.result).code).toBe(4);
   });
 
   it('multi-select: a number or Space ticks; nothing ticked and an empty Other are explained and keep the choices; Other and a note reach Claude', async () => {
@@ -367,6 +485,89 @@ describe('askbridge answer on a terminal', () => {
   });
 });
 
+describe('what the page shows of a question, in the terminal', () => {
+  /** What Claude said before asking: long, with a terminal escape in it. */
+  const SAID = `I looked at the orders service. ${'The schema has grown, and the reporting queries now scan the whole table. '.repeat(6)}\u001b[2J ends here.`;
+  /** The session's first prompt: a window title sequence, and a line break before a line that looks like the flow's own. */
+  const TITLE = 'Speed up the reporting page without new infrastructure, and keep the nightly export as it is\u001b]0;pwned\u0007\n└  Sent: Claude Code has your answer.';
+
+  /** A transcript as Claude Code writes it: the first prompt, what Claude said, then (unless told not to) the tool call. */
+  function transcriptFor(projects: string, payload: HookPayload, withToolCall = true): string {
+    const common = { sessionId: payload.session_id, cwd: payload.cwd, gitBranch: 'feature/reporting', version: '2.1.330' };
+    const lines = [
+      { ...common, type: 'user', message: { role: 'user', content: TITLE } },
+      { ...common, type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: SAID }] } },
+      ...(withToolCall ? [{ ...common, type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id: payload.tool_use_id, name: 'AskUserQuestion', input: payload.tool_input }] } }] : []),
+    ];
+    const path = join(projects, `${payload.session_id}.jsonl`);
+    writeFileSync(path, `${lines.map((line) => JSON.stringify(line)).join('\n')}\n`);
+    return path;
+  }
+
+  async function daemonWithTranscripts(): Promise<{ daemon: Daemon; projects: string }> {
+    const claude = await claudeHome();
+    cleanups.push(claude.remove);
+    return { daemon: await daemonForTest({ env: { HOME: claude.home } }), projects: claude.projects };
+  }
+
+  it('the branch, the title and what Claude said, shortened and saying so; c shows all; every text marked; the machine of a remote asker', async () => {
+    const { daemon, projects } = await daemonWithTranscripts();
+    const payload = { ...freshPayload('01-single-select', 'flow-context'), session_id: 'c0ffee00-0000-4000-8000-000000000001' };
+    const hook = postAsHttpHook({ port: daemon.port, key: daemon.hookKey(), payload: { ...payload, transcript_path: transcriptFor(projects, payload) } });
+    const view = await daemon.waitForAsk(payload.tool_use_id);
+    await waitUntil(async () => ((await daemon.ask(view.id)).context?.said === undefined ? undefined : true), WAIT_MS, 'the session context');
+    const terminal = await openTerminal(['answer'], daemon);
+
+    const screen = await terminal.waitForPrompt('Choose one');
+    expect(screen).toContain('Branch   feature/reporting');
+    expect(screen).toMatch(/Title {4}Speed up the reporting page without new infrastructure, and keep the nightly ex… \(shortened: c shows all\)\n/);
+    expect(screen).toContain('Claude said (shortened: c shows all)\n│  I looked at the orders service.');
+    expect(screen).not.toContain('ends here.');
+    expect(screen).toMatch(/Asked {4}just now · [45]:\d\d left, then the terminal will ask/);
+    expect(activePrompt(screen)).toContain('c shows all the context');
+
+    await terminal.type('c');
+    const full = await terminal.waitFor(/ends here\.\n[\s\S]*◆ {2}Choose one/, 'the context in full, then the question again');
+    const context = full.slice(full.lastIndexOf('Project  '));
+    expect(context).toContain('[U+001B][2J ends here.');
+    expect(context).toContain('[U+001B]]0;pwned[U+0007]');
+    // The title's line break starts no line of its own: what follows it stays under the side bar.
+    expect(context).toContain('\n│  └  Sent: Claude Code has your answer.');
+    expect(full).not.toMatch(/^└ {2}Sent/m);
+    expect(await terminal.title()).not.toContain('pwned');
+    await terminal.type('2');
+    await terminal.waitFor(/^└ {2}Sent: Claude Code has your answer\./m);
+    expect(await terminal.exitCode()).toBe(0);
+    expect((await hook.response).statusCode).toBe(200);
+
+    const remote = freshPayload('01-single-select', 'flow-machine');
+    const remoteHook = postAsHttpHook({ port: daemon.port, key: daemon.hookKey(), payload: remote, headers: { [MACHINE_HEADER]: 'build-box' } });
+    await daemon.waitForAsk(remote.tool_use_id);
+    const other = await openTerminal(['answer'], daemon);
+    expect(await other.waitForPrompt('Choose one')).toContain('Machine  build-box');
+    await other.type('1');
+    expect(await other.exitCode()).toBe(0);
+    expect((await remoteHook.response).statusCode).toBe(200);
+  });
+
+  it('watch: context that arrives once the question is on screen is shown, and the question asked again below it', async () => {
+    const { daemon, projects } = await daemonWithTranscripts();
+    const terminal = await openTerminal(['watch'], daemon);
+    await terminal.waitFor('Waiting for questions.');
+    // No line for this tool call in the transcript: the daemon reads it again later, then takes what was said last.
+    const payload = { ...freshPayload('01-single-select', 'watch-context'), session_id: 'c0ffee00-0000-4000-8000-000000000002' };
+    const hook = postAsHttpHook({ port: daemon.port, key: daemon.hookKey(), payload: { ...payload, transcript_path: transcriptFor(projects, payload, false) } });
+    await terminal.waitForPrompt('Choose one');
+    const screen = await terminal.waitFor(/Claude said \(shortened: c shows all\)\n[\s\S]*Question 1 of 1 · Database\n[\s\S]*◆ {2}Choose one/, 'the context above the question');
+    expect(screen.slice(screen.lastIndexOf('Claude said'))).toContain('● 1. PostgreSQL (Recommended)');
+    await terminal.type('2');
+    expect((await hook.response).statusCode).toBe(200);
+    await terminal.waitFor(/Waiting for questions\. Ctrl\+C leaves; questions keep waiting\.\s*$/);
+    await terminal.press('C-c');
+    expect(await terminal.exitCode()).toBe(0);
+  });
+});
+
 describe('askbridge watch', () => {
   it('asks each question in turn, oldest first, with the count of the others; one answered elsewhere leaves the queue; Ctrl+C leaves the rest waiting', async () => {
     const daemon = await daemonForTest();
@@ -380,20 +581,12 @@ describe('askbridge watch', () => {
     expect(opening).toContain('Question 1 of 1 · Database');
     // The third is answered elsewhere while the first is on screen: it leaves the queue.
     expect((await runCli(['answer', third.id, '--pick', '1=Lint'], daemon.env)).code).toBe(0);
+    // One key answers each: a single single-select question.
     await terminal.type('2');
-    await terminal.waitForPrompt('A note for Claude');
-    await terminal.press('Enter');
-    await terminal.waitForPrompt('Enter on Submit');
-    await terminal.press('Enter');
 
-    const next = await terminal.waitForPrompt('Choose one');
-    expect(next).toContain('Question 1 of 1 · Memory');
+    const next = await terminal.waitFor(/Question 1 of 1 · Memory\n[\s\S]*◆ {2}Choose one/, 'the second question');
     expect(next.slice(next.lastIndexOf('Claude Code asks'))).toMatch(/^Claude Code asks\n/);
     await terminal.type('3');
-    await terminal.waitForPrompt('A note for Claude');
-    await terminal.press('Enter');
-    await terminal.waitForPrompt('Enter on Submit');
-    await terminal.press('Enter');
     await terminal.waitFor(/Waiting for questions\. Ctrl\+C leaves; questions keep waiting\.\s*$/);
     expect((await answersOf(first.hook)).answers).toEqual({ 'Which database should the new orders service use?': 'SQLite' });
     expect((await answersOf(second.hook)).answers).toEqual({ 'Should I remember this preference for future sessions?': 'No' });
@@ -404,6 +597,43 @@ describe('askbridge watch', () => {
     await terminal.press('C-c');
     expect(await terminal.exitCode()).toBe(0);
     expect((await daemon.ask(fourth.id)).status).toBe('pending');
+  });
+
+  it('Esc skips a question: it keeps waiting and the next is asked; it comes back only once nothing else waits, when Enter asks for it', async () => {
+    const daemon = await daemonForTest();
+    const first = await ask(daemon, freshPayload('01-single-select', 'watch-skip-first'));
+    const second = await ask(daemon, freshPayload('11-newer-fields', 'watch-skip-second'));
+    const terminal = await openTerminal(['watch'], daemon);
+
+    const opening = await terminal.waitForPrompt('Choose one');
+    expect(opening).toContain('Question 1 of 1 · Database');
+    expect(activePrompt(opening)).toContain('Esc skips it (it keeps waiting) · Ctrl+C leaves');
+    await terminal.press('Escape');
+    await terminal.waitFor('Skipped: nothing was sent, it still waits. Once nothing else waits, Enter asks it again.');
+    const next = await terminal.waitFor(/Question 1 of 1 · Memory\n[\s\S]*◆ {2}Choose one/, 'the next question');
+    expect(next.slice(next.lastIndexOf('Claude Code asks'))).toMatch(/^Claude Code asks \(1 skipped\)\n/);
+    expect((await daemon.ask(first.id)).status).toBe('pending');
+    await terminal.type('1');
+    expect((await answersOf(second.hook)).answers).toEqual({ 'Should I remember this preference for future sessions?': 'Yes, project memory' });
+
+    // Nothing else waits: watch waits for questions, and does not ask the skipped one again by itself.
+    const WAITING_WITH_SKIPPED = 'Waiting for questions. 1 skipped question still waits: Enter asks it again. Ctrl+C leaves; questions keep waiting.';
+    await terminal.waitFor(new RegExp(`${escapeRegExp(WAITING_WITH_SKIPPED)}\\s*$`), 'the wait, the skipped question named');
+    // A new question comes first; d declines it.
+    const third = await ask(daemon, freshPayload('02-multi-select', 'watch-skip-third'));
+    await terminal.waitFor(/Question 1 of 1 · CI checks\n[\s\S]*◆ {2}Choose one or more/, 'the new question');
+    await terminal.type('d');
+    await terminal.waitFor('Declined: Claude is told you chose not to answer');
+    expect((await denyOf(third.hook)).permissionDecision).toBe('deny');
+    await terminal.waitFor(new RegExp(`${escapeRegExp(WAITING_WITH_SKIPPED)}\\s*$`), 'the wait again');
+
+    await terminal.press('Enter');
+    await terminal.waitFor(new RegExp(`${escapeRegExp(WAITING_WITH_SKIPPED)}\\n[\\s\\S]*Question 1 of 1 · Database\\n[\\s\\S]*◆ {2}Choose one`), 'the skipped question, asked again');
+    await terminal.type('2');
+    expect((await answersOf(first.hook)).answers).toEqual({ 'Which database should the new orders service use?': 'SQLite' });
+    await terminal.waitFor(/Waiting for questions\. Ctrl\+C leaves; questions keep waiting\.\s*$/);
+    await terminal.press('C-c');
+    expect(await terminal.exitCode()).toBe(0);
   });
 
   it('leaves with exit 0 on Ctrl+C while it waits', async () => {
