@@ -12,7 +12,8 @@ const suite = disk.path ? describe : describe.skip;
 afterAll(() => disk.unmount());
 
 const allFiles = (dir: string): string[] => readdirSync(dir, { recursive: true, encoding: 'utf8' });
-const start = (home: string) => runCli(['start'], baseEnv({ ASKBRIDGE_HOME: home, ASKBRIDGE_PORT: '0', XDG_CONFIG_HOME: join(home, 'none') }));
+// HOME too: no Claude Code there, so a start says nothing about wiring it (cli/first-start.ts).
+const start = (home: string) => runCli(['start'], baseEnv({ HOME: home, ASKBRIDGE_HOME: home, ASKBRIDGE_PORT: '0', XDG_CONFIG_HOME: join(home, 'none') }));
 
 suite('askbridge start on a disk that refuses it', () => {
   it('says in one line that the file system is read-only, exits 1, and writes nothing', async () => {

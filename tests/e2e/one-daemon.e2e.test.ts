@@ -30,7 +30,8 @@ function newHome(): string {
   return home;
 }
 
-const envFor = (home: string) => baseEnv({ ASKBRIDGE_HOME: home, ASKBRIDGE_PORT: '0', XDG_CONFIG_HOME: join(home, 'xdg-config') });
+// HOME too: no Claude Code there, so a start says nothing about wiring it (cli/first-start.ts).
+const envFor = (home: string) => baseEnv({ HOME: home, ASKBRIDGE_HOME: home, ASKBRIDGE_PORT: '0', XDG_CONFIG_HOME: join(home, 'xdg-config') });
 
 /** `askbridge start`, settled once it serves (prints its page link) or exits. */
 function start(home: string): Start {
