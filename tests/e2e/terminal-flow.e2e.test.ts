@@ -1,12 +1,9 @@
 // The interactive answer, `watch` and `listen` as a person and a script meet them: the real CLI in a
 // real terminal (tmux: keys sent, the screen read back) against the real daemon and hook. Every
 // step waits for what the screen or the daemon shows, within a bounded time, never for a fixed one.
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterEach, describe, expect, it } from 'vitest';
 import { MACHINE_HEADER } from '../../src/http-hook.js';
 import { waitUntil } from '../stack/clock.js';
@@ -15,8 +12,8 @@ import { CLI_BIN, REPO_ROOT } from '../stack/env.js';
 import { claudeHome, freshPayload, type HookPayload } from '../stack/fixtures.js';
 import { postAsHttpHook } from '../stack/hook-client.js';
 import { killStrayProcesses, runCli, runHook, startCli, type RunningProcess } from '../stack/processes.js';
+import { openTerminal, type Terminal } from '../stack/terminal.js';
 
-const execFileAsync = promisify(execFile);
 const WAIT_MS = 10_000;
 
 const cleanups: Array<() => Promise<unknown>> = [];
@@ -45,73 +42,18 @@ async function answersOf(hook: RunningProcess): Promise<{ answers: Record<string
 }
 
 // ---------------------------------------------------------------------------------------------
-// A terminal: one tmux server of its own (its socket in a temporary folder), 120x40.
+// The CLI in a real terminal (tests/stack/terminal.ts), with the daemon's home and config.
 
-type Terminal = {
-  /** tmux key names (Enter, Down, Space, Escape, C-c) or, with `literal`, text as typed. */
-  press(...keys: string[]): Promise<void>;
-  type(text: string): Promise<void>;
-  screen(): Promise<string>;
-  /** Waits until the screen matches; fails with the last screen. */
-  waitFor(expected: RegExp | string, what?: string): Promise<string>;
+type FlowTerminal = Terminal & {
   /** Waits until the prompt being answered (the last one drawn as active) matches. */
   waitForPrompt(expected: RegExp | string): Promise<string>;
-  /** Waits until the command has exited, and gives its exit code. */
-  exitCode(): Promise<number>;
-  title(): Promise<string>;
 };
 
-let terminalCount = 0;
-
-async function openTerminal(args: string[], daemon: Daemon): Promise<Terminal> {
-  const dir = await mkdtemp(join(tmpdir(), 'askbridge-tmux-'));
-  const socket = join(dir, 'tmux.sock');
-  const session = `askbridge-flow-${process.pid}-${++terminalCount}`;
-  const config = join(dir, 'tmux.conf');
-  // remain-on-exit keeps the pane and its last screen after the command ends.
-  await writeFile(config, 'set -g remain-on-exit on\nset -g history-limit 5000\n');
-  const tmux = async (...tmuxArgs: string[]) => (await execFileAsync('tmux', ['-S', socket, ...tmuxArgs], { encoding: 'utf8' })).stdout;
-  cleanups.push(async () => {
-    await tmux('kill-server').catch(() => undefined);
-    await rm(dir, { recursive: true, force: true });
-  });
-  const env = { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: daemon.home, LANG: 'C.UTF-8', TERM: 'xterm-256color', ASKBRIDGE_HOME: daemon.home, XDG_CONFIG_HOME: join(daemon.home, 'xdg-config') };
-  // A shell around the command prints its exit status: tmux 3.3 can leave an exited pane's process
-  // unreaped for a long while, and its status unknown. The shell traps SIGINT only to go on
-  // waiting; the command itself gets Ctrl+C as usual.
-  const command = ['env', '-i', ...Object.entries(env).map(([name, value]) => `${name}=${value}`), 'sh', '-c', 'trap true INT; "$@"; echo "[exit status $?]"', 'sh', process.execPath, CLI_BIN, ...args];
-  await tmux('-f', config, 'new-session', '-d', '-s', session, '-x', '120', '-y', '40', '-c', REPO_ROOT, ...command);
-
-  // From the start of the history: tmux 3.3 scrolls the screen by a line when the command exits (remain-on-exit), and a long flow scrolls too.
-  const screen = async () => (await tmux('capture-pane', '-p', '-S', '-', '-t', session)).split('\n').map((line) => line.trimEnd()).join('\n').trimEnd();
-  const waitFor = async (test: (text: string) => boolean, what: string) => {
-    let last = '';
-    try {
-      return await waitUntil(async () => {
-        last = await screen();
-        return test(last) ? last : undefined;
-      }, WAIT_MS, what, 50);
-    } catch (error) {
-      throw new Error(`${(error as Error).message}\n--- screen\n${last}`);
-    }
-  };
+async function openFlowTerminal(args: string[], daemon: Daemon): Promise<FlowTerminal> {
+  const terminal = await openTerminal(args, { HOME: daemon.home, ASKBRIDGE_HOME: daemon.home, XDG_CONFIG_HOME: join(daemon.home, 'xdg-config') });
+  cleanups.push(() => terminal.close());
   const matches = (text: string, expected: RegExp | string) => (typeof expected === 'string' ? text.includes(expected) : expected.test(text));
-  return {
-    async press(...keys) {
-      await tmux('send-keys', '-t', session, ...keys);
-    },
-    async type(text) {
-      await tmux('send-keys', '-t', session, '-l', '--', text);
-    },
-    screen,
-    waitFor: (expected, what = String(expected)) => waitFor((text) => matches(text, expected), what),
-    waitForPrompt: (expected) => waitFor((text) => matches(activePrompt(text), expected), `the prompt ${String(expected)}`),
-    async exitCode() {
-      const screenText = await waitFor((text) => /\[exit status \d+\]/.test(text), 'the command to exit');
-      return Number(/\[exit status (\d+)\]/.exec(screenText)![1]);
-    },
-    title: async () => (await tmux('display-message', '-p', '-t', session, '#{pane_title}')).trim(),
-  };
+  return { ...terminal, waitForPrompt: (expected) => terminal.waitUntilScreen((text) => matches(activePrompt(text), expected), `the prompt ${String(expected)}`) };
 }
 
 function escapeRegExp(text: string): string {
@@ -139,7 +81,7 @@ describe('askbridge answer on a terminal', () => {
     const daemon = await daemonForTest();
     const payload = freshPayload('01-single-select', 'flow-single');
     const { hook, id } = await ask(daemon, payload);
-    const terminal = await openTerminal(['answer', '--confirm'], daemon);
+    const terminal = await openFlowTerminal(['answer', '--confirm'], daemon);
 
     const first = await terminal.waitForPrompt('Choose one');
     expect(first).toContain(`Project  ${payload.cwd}`);
@@ -171,7 +113,7 @@ describe('askbridge answer on a terminal', () => {
     expect((await answersOf(hook)).answers).toEqual({ 'Which database should the new orders service use?': 'SQLite' });
 
     // Named again by a prefix of its id, once answered: too late, exit 3, as its whole id gives.
-    const late = await openTerminal(['answer', id.slice(0, 8)], daemon);
+    const late = await openFlowTerminal(['answer', id.slice(0, 8)], daemon);
     await late.waitFor('too late: the question was already answered: answered by a person (cli)');
     expect(await late.exitCode()).toBe(3);
   });
@@ -179,7 +121,7 @@ describe('askbridge answer on a terminal', () => {
   it('a single single-select question: its number answers and sends at once, as in Claude Code\'s dialog; Other sends its text', async () => {
     const daemon = await daemonForTest();
     const byNumber = await ask(daemon, freshPayload('01-single-select', 'flow-one-key'));
-    const terminal = await openTerminal(['answer'], daemon);
+    const terminal = await openFlowTerminal(['answer'], daemon);
     const prompt = await terminal.waitForPrompt('Choose one');
     expect(activePrompt(prompt)).toContain('A number (1-3), or ↑/↓ and Enter, answers and sends at once · n adds a note first\n└  d declines');
     await terminal.type('2');
@@ -189,7 +131,7 @@ describe('askbridge answer on a terminal', () => {
     expect((await answersOf(byNumber.hook)).answers).toEqual({ 'Which database should the new orders service use?': 'SQLite' });
 
     const byOther = await ask(daemon, freshPayload('01-single-select', 'flow-one-key-other'));
-    const other = await openTerminal(['answer'], daemon);
+    const other = await openFlowTerminal(['answer'], daemon);
     await other.waitForPrompt('Choose one');
     await other.type('3');
     await other.waitForPrompt('Your answer (Other): Enter sends it');
@@ -204,7 +146,7 @@ describe('askbridge answer on a terminal', () => {
   it('n before the number: a note, then the review, as with --confirm', async () => {
     const daemon = await daemonForTest();
     const { hook, id } = await ask(daemon, freshPayload('01-single-select', 'flow-one-key-note'));
-    const terminal = await openTerminal(['answer'], daemon);
+    const terminal = await openFlowTerminal(['answer'], daemon);
     expect(activePrompt(await terminal.waitForPrompt('Choose one'))).toContain('answers and sends at once · n adds a note first');
     await terminal.type('n');
     const full = await terminal.waitForPrompt('↑/↓ and Enter, or a number (1-3)');
@@ -226,7 +168,7 @@ describe('askbridge answer on a terminal', () => {
   it('d declines, as the page\'s Decline: Claude is told, and the flow says so (exit 0)', async () => {
     const daemon = await daemonForTest();
     const { hook, id } = await ask(daemon, freshPayload('02-multi-select', 'flow-decline'));
-    const terminal = await openTerminal(['answer'], daemon);
+    const terminal = await openFlowTerminal(['answer'], daemon);
     await terminal.waitForPrompt('Choose one or more');
     await terminal.type('1');
     await terminal.waitForPrompt('◼ 1. Unit tests');
@@ -242,7 +184,7 @@ describe('askbridge answer on a terminal', () => {
   it('t lets the terminal answer, as the page\'s button: Claude Code\'s own dialog asks (exit 0)', async () => {
     const daemon = await daemonForTest();
     const { hook, id } = await ask(daemon, freshPayload('01-single-select', 'flow-hand-back'));
-    const terminal = await openTerminal(['answer'], daemon);
+    const terminal = await openFlowTerminal(['answer'], daemon);
     await terminal.waitForPrompt('Choose one');
     await terminal.type('t');
     await terminal.waitFor("Handed back: Claude Code's own dialog asks in its terminal.");
@@ -256,7 +198,7 @@ describe('askbridge answer on a terminal', () => {
     const daemon = await daemonForTest();
     const asking = startCli(['ask', '--name', 'deploy-bot', '--header', 'Deploy', '--question', 'Deploy the release now?', '--option', 'Ship it: deploy at once', '--option', 'Wait: after the freeze'], daemon.env);
     await waitUntil(async () => ((await daemon.pending()).length === 1 ? true : undefined), WAIT_MS, 'the script to ask');
-    const terminal = await openTerminal(['answer'], daemon);
+    const terminal = await openFlowTerminal(['answer'], daemon);
     const screen = await terminal.waitForPrompt('Choose one');
     expect(screen).toContain('The script deploy-bot asks');
     expect(screen).toContain('Asker    the script deploy-bot');
@@ -271,7 +213,7 @@ describe('askbridge answer on a terminal', () => {
   it('multi-select: a number or Space ticks; nothing ticked and an empty Other are explained and keep the choices; Other and a note reach Claude', async () => {
     const daemon = await daemonForTest();
     const { hook } = await ask(daemon, freshPayload('02-multi-select', 'flow-multi'));
-    const terminal = await openTerminal(['answer'], daemon);
+    const terminal = await openFlowTerminal(['answer'], daemon);
 
     await terminal.waitForPrompt('Choose one or more');
     await terminal.press('Enter');
@@ -313,7 +255,7 @@ describe('askbridge answer on a terminal', () => {
   it('four questions in turn ("Question 2 of 4"), then the review changes one before the one submit', async () => {
     const daemon = await daemonForTest();
     const { hook, id } = await ask(daemon, freshPayload('03-four-questions', 'flow-review'));
-    const terminal = await openTerminal(['answer', id.slice(0, 8)], daemon);
+    const terminal = await openFlowTerminal(['answer', id.slice(0, 8)], daemon);
 
     await terminal.waitForPrompt('Choose one');
     await terminal.type('1');
@@ -369,7 +311,7 @@ describe('askbridge answer on a terminal', () => {
     const payload = freshPayload('03-four-questions', 'flow-leave');
     const { hook, id } = await ask(daemon, payload);
 
-    const interrupted = await openTerminal(['answer'], daemon);
+    const interrupted = await openFlowTerminal(['answer'], daemon);
     await interrupted.waitForPrompt('Choose one');
     await interrupted.type('1');
     await interrupted.waitForPrompt('A note for Claude');
@@ -379,7 +321,7 @@ describe('askbridge answer on a terminal', () => {
     await interrupted.waitFor('Left: nothing was sent, the question still waits');
     expect(await interrupted.exitCode()).toBe(130);
 
-    const escaped = await openTerminal(['answer', '--session', payload.session_id.slice(0, 8)], daemon);
+    const escaped = await openFlowTerminal(['answer', '--session', payload.session_id.slice(0, 8)], daemon);
     await escaped.waitForPrompt('Choose one');
     await escaped.press('Escape');
     await escaped.waitFor('Left: nothing was sent, the question still waits');
@@ -394,7 +336,7 @@ describe('askbridge answer on a terminal', () => {
   it('answered elsewhere in the middle of the flow: it says so at once, stops, and sends nothing (exit 3)', async () => {
     const daemon = await daemonForTest();
     const { hook, id } = await ask(daemon, freshPayload('03-four-questions', 'flow-elsewhere'));
-    const terminal = await openTerminal(['answer'], daemon);
+    const terminal = await openFlowTerminal(['answer'], daemon);
     await terminal.waitForPrompt('Choose one');
     await terminal.type('3');
     await terminal.waitForPrompt('A note for Claude');
@@ -414,7 +356,7 @@ describe('askbridge answer on a terminal', () => {
     const hook = postAsHttpHook({ port: daemon.port, key, payload });
     hook.response.catch(() => undefined);
     await daemon.waitForAsk(payload.tool_use_id);
-    const terminal = await openTerminal(['answer'], daemon);
+    const terminal = await openFlowTerminal(['answer'], daemon);
     await terminal.waitForPrompt('Choose one');
     hook.abort();
     await terminal.waitFor('No longer waiting: withdrawn, Claude Code stopped waiting (Esc or its own timeout). Nothing was sent.');
@@ -425,7 +367,7 @@ describe('askbridge answer on a terminal', () => {
     const daemon = await daemonForTest({ config: { waitSeconds: 50 } });
     const { hook, id } = await ask(daemon, freshPayload('01-single-select', 'flow-more-time'));
     const asked = await daemon.ask(id);
-    const terminal = await openTerminal(['answer'], daemon);
+    const terminal = await openFlowTerminal(['answer'], daemon);
     await terminal.waitForPrompt('Choose one');
     expect((await daemon.ask(id)).expiresAt).toBe(asked.expiresAt);
     await terminal.press('Down');
@@ -443,7 +385,7 @@ describe('askbridge answer on a terminal', () => {
   it('keys typed before the question is on screen choose nothing', async () => {
     const daemon = await daemonForTest();
     const { id } = await ask(daemon, freshPayload('01-single-select', 'flow-type-ahead'));
-    const terminal = await openTerminal(['answer'], daemon);
+    const terminal = await openFlowTerminal(['answer'], daemon);
     // Sent at once: they wait in the terminal until the command reads them.
     await terminal.press('Enter', 'Enter', 'Enter', 'Enter');
     const screen = await terminal.waitForPrompt('Choose one');
@@ -461,7 +403,7 @@ describe('askbridge answer on a terminal', () => {
     question.options[0]!.label = 'Postgres \u001b]0;pwned\u0007';
     question.options[1]!.description = 'Zero setup\u001b[31m red \u202Eevil';
     await ask(daemon, payload);
-    const terminal = await openTerminal(['answer'], daemon);
+    const terminal = await openFlowTerminal(['answer'], daemon);
 
     const screen = await terminal.waitForPrompt('Choose one');
     expect(screen).toContain('Question 1 of 1 · Data[U+001B][2Jbase');
@@ -516,7 +458,7 @@ describe('what the page shows of a question, in the terminal', () => {
     const hook = postAsHttpHook({ port: daemon.port, key: daemon.hookKey(), payload: { ...payload, transcript_path: transcriptFor(projects, payload) } });
     const view = await daemon.waitForAsk(payload.tool_use_id);
     await waitUntil(async () => ((await daemon.ask(view.id)).context?.said === undefined ? undefined : true), WAIT_MS, 'the session context');
-    const terminal = await openTerminal(['answer'], daemon);
+    const terminal = await openFlowTerminal(['answer'], daemon);
 
     const screen = await terminal.waitForPrompt('Choose one');
     expect(screen).toContain('Branch   feature/reporting');
@@ -543,7 +485,7 @@ describe('what the page shows of a question, in the terminal', () => {
     const remote = freshPayload('01-single-select', 'flow-machine');
     const remoteHook = postAsHttpHook({ port: daemon.port, key: daemon.hookKey(), payload: remote, headers: { [MACHINE_HEADER]: 'build-box' } });
     await daemon.waitForAsk(remote.tool_use_id);
-    const other = await openTerminal(['answer'], daemon);
+    const other = await openFlowTerminal(['answer'], daemon);
     expect(await other.waitForPrompt('Choose one')).toContain('Machine  build-box');
     await other.type('1');
     expect(await other.exitCode()).toBe(0);
@@ -552,7 +494,7 @@ describe('what the page shows of a question, in the terminal', () => {
 
   it('watch: context that arrives once the question is on screen is shown, and the question asked again below it', async () => {
     const { daemon, projects } = await daemonWithTranscripts();
-    const terminal = await openTerminal(['watch'], daemon);
+    const terminal = await openFlowTerminal(['watch'], daemon);
     await terminal.waitFor('Waiting for questions.');
     // No line for this tool call in the transcript: the daemon reads it again later, then takes what was said last.
     const payload = { ...freshPayload('01-single-select', 'watch-context'), session_id: 'c0ffee00-0000-4000-8000-000000000002' };
@@ -574,7 +516,7 @@ describe('askbridge watch', () => {
     const first = await ask(daemon, freshPayload('01-single-select', 'watch-first'));
     const second = await ask(daemon, freshPayload('11-newer-fields', 'watch-second'));
     const third = await ask(daemon, freshPayload('02-multi-select', 'watch-third'));
-    const terminal = await openTerminal(['watch'], daemon);
+    const terminal = await openFlowTerminal(['watch'], daemon);
 
     const opening = await terminal.waitForPrompt('Choose one');
     expect(opening).toContain('Claude Code asks (2 more waiting after this one)');
@@ -603,7 +545,7 @@ describe('askbridge watch', () => {
     const daemon = await daemonForTest();
     const first = await ask(daemon, freshPayload('01-single-select', 'watch-skip-first'));
     const second = await ask(daemon, freshPayload('11-newer-fields', 'watch-skip-second'));
-    const terminal = await openTerminal(['watch'], daemon);
+    const terminal = await openFlowTerminal(['watch'], daemon);
 
     const opening = await terminal.waitForPrompt('Choose one');
     expect(opening).toContain('Question 1 of 1 · Database');
@@ -638,7 +580,7 @@ describe('askbridge watch', () => {
 
   it('leaves with exit 0 on Ctrl+C while it waits', async () => {
     const daemon = await daemonForTest();
-    const terminal = await openTerminal(['watch'], daemon);
+    const terminal = await openFlowTerminal(['watch'], daemon);
     await terminal.waitFor('Waiting for questions.');
     await terminal.press('C-c');
     await terminal.waitFor('Left: the questions still waiting keep waiting.');

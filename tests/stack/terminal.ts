@@ -49,7 +49,8 @@ export async function openTerminal(args: string[], env: Record<string, string>):
   const command = ['env', '-i', ...Object.entries(fullEnv).map(([name, value]) => `${name}=${value}`), 'sh', '-c', 'trap true INT; "$@"; echo "[exit status $?]"', 'sh', process.execPath, CLI_BIN, ...args];
   await tmux('-f', config, 'new-session', '-d', '-s', session, '-x', '120', '-y', '40', '-c', REPO_ROOT, ...command);
 
-  const screen = async () => (await tmux('capture-pane', '-p', '-t', session)).split('\n').map((line) => line.trimEnd()).join('\n').trimEnd();
+  // From the start of the history: tmux 3.3 scrolls the screen by a line when the command exits (remain-on-exit), and a long flow scrolls too.
+  const screen = async () => (await tmux('capture-pane', '-p', '-S', '-', '-t', session)).split('\n').map((line) => line.trimEnd()).join('\n').trimEnd();
   const waitUntilScreen = async (test: (text: string) => boolean, what: string) => {
     let last = '';
     try {
