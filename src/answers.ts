@@ -22,7 +22,23 @@ export function getOwn<T>(record: Readonly<Record<string, T>> | undefined, key: 
 
 export class AnswerError extends Error {
   constructor(
-    readonly code: 'unknown_question' | 'duplicate_response' | 'unknown_label' | 'duplicate_label' | 'too_many_choices' | 'note_without_answer' | 'empty_answer' | 'unanswered',
+    readonly code:
+      | 'unknown_question'
+      | 'duplicate_response'
+      | 'unknown_label'
+      | 'duplicate_label'
+      | 'too_many_choices'
+      | 'note_without_answer'
+      | 'empty_answer'
+      | 'unanswered'
+      /** An approval is decided (allowed or denied), not answered. */
+      | 'not_a_question'
+      /** A question is answered, not allowed or denied. */
+      | 'not_an_approval'
+      /** A decision names a suggestion Claude Code did not make. */
+      | 'unknown_suggestion'
+      /** Feedback on a plan says what to change: it cannot be empty. */
+      | 'empty_feedback',
     message: string,
   ) {
     super(message);

@@ -31,6 +31,10 @@ export const HistoryLineSchema = z.looseObject({
   notes: z.record(z.string(), z.string()).optional(),
   /** Why the question failed (source `failed`): the answer never reached Claude. */
   error: z.string().optional(),
+  /** A permission Claude Code asked for: the tool, and what it acts on in one line (the command, the file). */
+  approval: z.looseObject({ toolName: z.string(), target: z.string() }).optional(),
+  /** How the approval was decided: allowed once or with a suggestion (in words), or denied with a message. */
+  decision: z.looseObject({ behavior: z.enum(['allow', 'deny']), suggestion: z.string().optional(), message: z.string().optional(), interrupt: z.boolean().optional() }).optional(),
 });
 export type HistoryLine = z.infer<typeof HistoryLineSchema>;
 
@@ -67,6 +71,8 @@ export function describeSource(view: AskView): { source: HistorySource; detail?:
       return { source: 'terminal', detail: 'the daemon stopped' };
     case 'session-ended':
       return { source: 'cancelled', detail: 'the Claude Code session ended' };
+    case 'terminal':
+      return { source: 'terminal', detail: 'answered in the terminal' };
   }
 }
 

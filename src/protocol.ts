@@ -141,6 +141,42 @@ export const SessionEndPayloadSchema = z
   .meta({ title: 'session end' });
 export type SessionEndPayload = z.infer<typeof SessionEndPayloadSchema>;
 
+/** How many "always allow" suggestions a PermissionRequest may carry; Claude Code sends one to three. */
+const MAX_SUGGESTIONS = 16;
+
+/**
+ * What Claude Code sends its PermissionRequest hook (protocol.md 8): the tool it would ask the person
+ * about, its exact input, and its "always allow" suggestions (each sent back exactly when chosen).
+ * There is no tool_use_id. Other fields are kept and ignored.
+ */
+export const PermissionPayloadSchema = z
+  .looseObject({
+    session_id: nonEmptyText(LIMITS.idChars),
+    hook_event_name: z.literal('PermissionRequest'),
+    tool_name: nonEmptyText(LIMITS.idChars),
+    cwd: text(4096).optional().default(''),
+    transcript_path: text(4096).optional(),
+    permission_mode: text(100).optional(),
+    tool_input: boundedToolInput,
+    permission_suggestions: z.array(z.looseObject({ type: text(100) })).max(MAX_SUGGESTIONS).optional().default([]),
+  })
+  .meta({ title: 'permission request' });
+export type PermissionPayload = z.infer<typeof PermissionPayloadSchema>;
+
+/**
+ * What Claude Code sends its PostToolUse hook: a tool ran. askbridge reads it for one thing: a
+ * permission the person gave in the terminal, whose card must leave every page.
+ */
+export const ToolUsedPayloadSchema = z
+  .looseObject({
+    session_id: nonEmptyText(LIMITS.idChars),
+    hook_event_name: z.literal('PostToolUse'),
+    tool_name: nonEmptyText(LIMITS.idChars),
+    tool_input: z.record(z.string(), z.unknown()).optional().default({}),
+  })
+  .meta({ title: 'tool used' });
+export type ToolUsedPayload = z.infer<typeof ToolUsedPayloadSchema>;
+
 /** The hook's environment: those of the variables that tell whether a person watches the session (HOOK_ENV) that are set. */
 export const HookEnvironmentSchema = z
   .object(Object.fromEntries(HOOK_ENV.map((name) => [name, z.string().max(100).optional()])) as Record<HookEnvName, z.ZodOptional<z.ZodString>>)
@@ -219,11 +255,16 @@ export const SourceSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('daemon-stopped') }),
   /** Claude Code said the session ended (its SessionEnd hook), or its process is gone. */
   z.object({ kind: z.literal('session-ended') }),
+  /** The person answered Claude Code's own dialog in the terminal first. */
+  z.object({ kind: z.literal('terminal') }),
 ]);
 export type Source = z.infer<typeof SourceSchema>;
 
-/** `failed`: an answer was given, but no decision could be built from it; the terminal asks. */
-export const AskStatusSchema = z.enum(['pending', 'answered', 'declined', 'handed-to-terminal', 'cancelled', 'failed']);
+/**
+ * `failed`: an answer was given, but no decision could be built from it; the terminal asks.
+ * `allowed` and `denied`: how an approval was decided.
+ */
+export const AskStatusSchema = z.enum(['pending', 'answered', 'declined', 'allowed', 'denied', 'handed-to-terminal', 'cancelled', 'failed']);
 export type AskStatus = z.infer<typeof AskStatusSchema>;
 
 /** What a page shows of the asking session, read as text from the tail of its transcript. Every field may be missing. */
@@ -262,6 +303,38 @@ export const AskTimeoutSchema = z.object({
 });
 export type AskTimeout = z.infer<typeof AskTimeoutSchema>;
 
+/**
+ * A permission Claude Code asks for (its PermissionRequest hook), as pages and the CLI see it: the
+ * tool and its exact input, to be shown whole; Claude Code's "always allow" suggestions in words (in
+ * its order: a decision names one by its index); for ExitPlanMode, the plan.
+ */
+export const ApprovalSchema = z.object({
+  toolName: z.string(),
+  /** The input exactly as Claude Code sent it: what will run when it is allowed. */
+  toolInput: z.record(z.string(), z.unknown()),
+  /** Each of Claude Code's suggestions in words, e.g. "Always allow `npm test` in this project". */
+  suggestions: z.array(z.object({ label: z.string() })),
+  /** ExitPlanMode: the plan, as markdown. */
+  plan: z.string().optional(),
+  /** The session's permission mode when it asked (`default`, `plan`...). */
+  permissionMode: z.string().optional(),
+});
+export type Approval = z.infer<typeof ApprovalSchema>;
+
+/**
+ * How a person decides an approval (the body of POST /api/asks/:id/decide, and what its view keeps):
+ * allow once, or allow with one of Claude Code's suggestions (by index); deny, with a message for
+ * Claude, and `interrupt` to stop its turn as well. For a plan, allow approves it and a deny's
+ * message is the feedback. There is no other allow: the input is never changed.
+ */
+export const ApprovalDecisionSchema = z
+  .discriminatedUnion('behavior', [
+    z.strictObject({ behavior: z.literal('allow'), suggestion: z.number().int().min(0).max(MAX_SUGGESTIONS - 1).optional() }),
+    z.strictObject({ behavior: z.literal('deny'), message: text(LIMITS.otherChars).optional(), interrupt: z.boolean().optional() }),
+  ])
+  .meta({ title: 'decision' });
+export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
+
 /** An ask (one AskUserQuestion call, or one from a script or an agent) and its questions, as pages and the CLI see it. */
 export const AskViewSchema = z.object({
   id: z.string(),
@@ -295,6 +368,10 @@ export const AskViewSchema = z.object({
   extendableUntil: z.number().optional(),
   /** What the session was doing, read from its transcript after the question arrived (an `updated` message brings it). */
   context: SessionContextSchema.optional(),
+  /** Set when Claude Code asks for a permission (or a plan's approval) instead of asking questions; `questions` is then empty. */
+  approval: ApprovalSchema.optional(),
+  /** How an approval was decided, once it was. */
+  decision: ApprovalDecisionSchema.optional(),
 });
 export type AskView = z.infer<typeof AskViewSchema>;
 

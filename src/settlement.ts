@@ -30,11 +30,16 @@ export function howItEnded(ask: Pick<AskView, 'status' | 'source' | 'error'>): s
       return source?.kind === 'policy' ? `answered by the configuration (${policyChooser(source)}), not by a person: ${policyReason(source.trigger)}` : 'answered by a person';
     case 'declined':
       return source?.kind === 'policy' ? `declined by the configuration: ${policyReason(source.trigger)}` : 'declined: the person chose not to answer';
+    case 'allowed':
+      return 'allowed by a person';
+    case 'denied':
+      return source?.kind === 'policy' ? `denied by the configuration: ${policyReason(source.trigger)}` : 'denied by a person';
     case 'handed-to-terminal':
       if (source?.kind === 'policy') return policyReason(source.trigger);
       if (source?.kind === 'daemon-stopped') return 'nobody answered: the daemon stopped';
       return 'nobody answered: it was handed to a terminal';
     case 'cancelled':
+      if (source?.kind === 'terminal') return 'answered in the terminal';
       return source?.kind === 'session-ended' ? 'withdrawn: its session ended' : 'withdrawn: its asker stopped waiting';
     case 'failed':
       return `failed: ${ask.error ?? 'no reply could be made'}`;

@@ -4,6 +4,7 @@
 import { closeSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { describeSource, type HistoryLine } from '../../history-file.js';
 import type { HistoryProblem, AskView } from '../../protocol.js';
+import { approvalTarget } from '../../approvals.js';
 
 export function historyLineOf(view: AskView): HistoryLine {
   const { source, detail } = describeSource(view);
@@ -23,7 +24,17 @@ export function historyLineOf(view: AskView): HistoryLine {
     ...(view.answers ? { answers: view.answers } : {}),
     ...(view.notes ? { notes: view.notes } : {}),
     ...(view.error ? { error: view.error } : {}),
+    ...(view.approval ? { approval: { toolName: view.approval.toolName, target: approvalTarget(view.approval.toolName, view.approval.toolInput, 2000) } } : {}),
+    ...(view.decision ? { decision: historyDecision(view) } : {}),
   };
+}
+
+/** A decision as history keeps it: a suggestion by its words, never by an index into a list it no longer has. */
+function historyDecision(view: AskView): NonNullable<HistoryLine['decision']> {
+  const decision = view.decision!;
+  if (decision.behavior === 'deny') return decision;
+  const suggestion = decision.suggestion === undefined ? undefined : view.approval?.suggestions[decision.suggestion]?.label;
+  return { behavior: 'allow', ...(suggestion === undefined ? {} : { suggestion }) };
 }
 
 /** Lines kept in memory while history.jsonl cannot be written; past this, the oldest are counted as lost. */

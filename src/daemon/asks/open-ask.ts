@@ -16,7 +16,7 @@ export function isUnattended(environment: HookEnvironment): boolean {
 }
 
 /** A checked ask as a transport received it: what the store opens, and how it came. */
-export type Asked = Pick<NewAsk, 'sessionId' | 'toolUseId' | 'cwd' | 'toolInput' | 'questions'> & {
+export type Asked = Pick<NewAsk, 'sessionId' | 'toolUseId' | 'cwd' | 'toolInput' | 'questions' | 'approval'> & {
   environment: HookEnvironment;
   /** How it arrived, for the log. */
   transport: 'http' | 'command' | 'ask';
@@ -61,7 +61,14 @@ export type OpenResult =
 /** Apply the policy to a checked ask and open it (or re-attach to it). */
 export function openAsk(desk: AskDesk, asked: Asked, log: Log): OpenResult {
   const { store } = desk;
-  const plan = desk.planQuestion({ cwd: asked.cwd, machine: asked.machine, questions: asked.questions, unattended: isUnattended(asked.environment), watchers: desk.watchers() });
+  const plan = desk.planQuestion({
+    cwd: asked.cwd,
+    machine: asked.machine,
+    questions: asked.questions,
+    unattended: isUnattended(asked.environment),
+    watchers: desk.watchers(),
+    ...(asked.approval ? { approval: true } : {}),
+  });
   if (asked.asker && asked.questions.length > plan.askMaxQuestions) return { kind: 'too_many_questions', asked: asked.questions.length, max: plan.askMaxQuestions };
   const waitMs = asked.waitSeconds === undefined ? plan.waitMs : Math.min(plan.waitMs, asked.waitSeconds * 1000);
   // How long the asker can wait at all, which bounds any extension: what an asker said it waits, else
@@ -73,6 +80,7 @@ export function openAsk(desk: AskDesk, asked: Asked, log: Log): OpenResult {
     cwd: asked.cwd,
     toolInput: asked.toolInput,
     questions: asked.questions,
+    ...(asked.approval ? { approval: asked.approval } : {}),
     waitMs,
     maxWaitMs,
     timeout: asked.asker ? forAsker(plan.timeout) : plan.timeout,
@@ -102,7 +110,8 @@ export function openAsk(desk: AskDesk, asked: Asked, log: Log): OpenResult {
       break;
   }
   const waiter = store.open(input);
-  log.info({ askId: waiter.ask.id, questions: asked.questions.length, transport: asked.transport, ...(asked.asker ? { asker: asked.asker.kind } : {}) }, 'question received');
+  if (asked.approval) log.info({ askId: waiter.ask.id, tool: asked.approval.toolName, transport: asked.transport }, 'approval received');
+  else log.info({ askId: waiter.ask.id, questions: asked.questions.length, transport: asked.transport, ...(asked.asker ? { asker: asked.asker.kind } : {}) }, 'question received');
   if (admission.kind === 'new') addSessionContext(desk, asked, waiter.ask.id, log);
   return { kind: 'opened', waiter };
 }

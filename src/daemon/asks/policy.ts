@@ -8,6 +8,7 @@ import type { RE2JS } from 're2js';
 import { compileRulePattern, type Config, type EffectiveConfig, type Match, type Rule } from '../../config.js';
 import type { AskTimeout, AskView, PlannedAnswer, Question, Response, Source } from '../../protocol.js';
 import type { Outcome } from './store.js';
+import { MAX_WAIT_MS } from '../limits.js';
 
 export type PolicyContext = {
   cwd: string;
@@ -21,6 +22,8 @@ export type PolicyContext = {
   unattended: boolean;
   /** Pages and CLI listeners connected now. */
   watchers: number;
+  /** A permission Claude Code asks for, not questions: no policy ever allows one. */
+  approval?: boolean;
 };
 
 export type QuestionPlan = {
@@ -43,6 +46,7 @@ const RECOMMENDED = /\(recommended\)/i;
 export function createPolicy(options: { configFor: (cwd: string | null) => EffectiveConfig; log: PolicyLog }) {
   return function planQuestion(context: PolicyContext): QuestionPlan {
     const { config } = options.configFor(context.machine === undefined ? context.cwd : null);
+    if (context.approval) return planApproval(config, context);
     const waitMs = config.waitSeconds * 1000;
     // A policy must never leave a hook hanging or crash the daemon from a timer: on any surprise the terminal asks.
     const decide = (trigger: 'timeout' | 'nobody-watching'): Outcome => {
@@ -72,6 +76,25 @@ export function createPolicy(options: { configFor: (cwd: string | null) => Effec
 }
 
 export type Policy = ReturnType<typeof createPolicy>;
+
+/** What the page says about an approval nobody decides: Claude Code's dialog, on screen all along, stays. */
+const APPROVAL_TIMEOUT: AskTimeout = { action: 'terminal', summary: "it stays with the terminal's own dialog" };
+
+/**
+ * An approval nobody decides is never allowed by a policy, and no rule answers it (Claude Code's
+ * own permission settings allow what should run unasked). When the wait ends, or nobody watches
+ * and the configuration says to act, it stays with the terminal's dialog. An unattended session has
+ * nobody at that dialog: it is denied at once, with a message saying so.
+ */
+function planApproval(config: Config, context: PolicyContext): QuestionPlan {
+  const toTerminal = (trigger: 'timeout' | 'nobody-watching'): Outcome => ({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger } });
+  // Claude Code's dialog is on screen all along, so holding the request costs nothing: the card stays
+  // until someone decides, here or there, or Claude Code's hook timeout nears.
+  const plan: QuestionPlan = { config, waitMs: MAX_WAIT_MS, askMaxQuestions: config.askMaxQuestions, timeout: APPROVAL_TIMEOUT, onTimeout: () => toTerminal('timeout') };
+  if (context.unattended) plan.immediate = { status: 'denied', source: { kind: 'policy', action: 'decline', trigger: 'nobody-watching' }, decision: { behavior: 'deny' } };
+  else if (config.whenNobodyWatching === 'act' && context.watchers === 0) plan.immediate = toTerminal('nobody-watching');
+  return plan;
+}
 
 /** Rules first; for the questions no rule answers, the onTimeout action. */
 function decideWithoutPerson(config: Config, context: PolicyContext, trigger: 'timeout' | 'nobody-watching', log: PolicyLog): Outcome {

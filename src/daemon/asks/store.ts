@@ -6,8 +6,9 @@
 // asks of one asker hold is counted (asks and bytes), and only the command hook that opened an ask
 // may wait for it again; admit() says whether a new ask fits before open() opens it.
 import { randomUUID } from 'node:crypto';
+import { isDeepStrictEqual } from 'node:util';
 import { AnswerError, formatAnswers, requireEveryQuestion, type Answered } from '../../answers.js';
-import type { Asker, Question, AskStatus, AskView, Response, SessionContext, Source } from '../../protocol.js';
+import type { Approval, ApprovalDecision, Asker, Question, AskStatus, AskView, Response, SessionContext, Source } from '../../protocol.js';
 import { ASKER_SHARE, CREDENTIAL_SHARE, EXTEND_STEP_MS, FINISHED_BYTES, type WaitingLimits } from '../limits.js';
 
 /** How an ask ended: who or what settled it, and with what (neutral: no client's format). */
@@ -16,6 +17,8 @@ export type Outcome = {
   source: Source;
   /** The answers, when it was answered: by a person, or by a policy. */
   answered?: Answered;
+  /** How an approval was decided (status `allowed` or `denied`). */
+  decision?: ApprovalDecision;
   /** Why nothing could be delivered (status `failed`). */
   error?: string;
 };
@@ -67,6 +70,8 @@ export type NewAsk = {
   /** The input exactly as the asker sent it: kept on disk, and read back on restore. */
   toolInput: Record<string, unknown>;
   questions: Question[];
+  /** A permission Claude Code asks for, instead of questions (`questions` is then empty). */
+  approval?: Approval;
   waitMs: number;
   /** What happens when nobody answered within waitMs, as the page tells it. */
   timeout: AskView['timeout'];
@@ -281,6 +286,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
       resolvedAt: now(),
       ...(outcome.answered ? { answers: outcome.answered.answers } : {}),
       ...(outcome.answered && Object.keys(outcome.answered.notes).length > 0 ? { notes: outcome.answered.notes } : {}),
+      ...(outcome.decision ? { decision: outcome.decision } : {}),
       ...(outcome.error ? { error: outcome.error } : {}),
     };
     for (const [index, slot] of slots.entries()) slot.deliver(outcome, replies[index]!);
@@ -359,6 +365,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
       })),
       ...(input.asker ? { asker: input.asker } : {}),
       ...(input.machine ? { machine: input.machine } : {}),
+      ...(input.approval ? { approval: input.approval } : {}),
     };
   }
 
@@ -473,6 +480,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
       const entry = byId.get(id);
       if (!entry) return { kind: 'not_found' };
       if (entry.outcome) return { kind: 'already_resolved', ask: entry.view };
+      if (entry.view.approval) return { kind: 'invalid', error: new AnswerError('not_a_question', 'this is a permission Claude Code asks for: allow it or deny it (POST /api/asks/:id/decide)') };
       let answered: Answered;
       try {
         answered = formatAnswers(entry.questions, responses);
@@ -506,7 +514,51 @@ export function createAskStore(options: AskStoreOptions = {}) {
 
     /** A person declines to answer: Claude is told so, and to proceed on its own judgment. */
     decline(id: string, client: 'page' | 'cli'): AnswerResult {
+      if (byId.get(id)?.view.approval && !byId.get(id)?.outcome) {
+        return { kind: 'invalid', error: new AnswerError('not_a_question', 'this is a permission Claude Code asks for: deny it instead (POST /api/asks/:id/decide)') };
+      }
       return settleByPerson(id, { status: 'declined', source: { kind: 'person', client } });
+    },
+
+    /**
+     * A person allows or denies an approval. The first decision wins; a suggestion must be one
+     * Claude Code made, and feedback on a plan must say something.
+     */
+    decide(id: string, decision: ApprovalDecision, client: 'page' | 'cli'): AnswerResult {
+      const entry = byId.get(id);
+      if (!entry) return { kind: 'not_found' };
+      if (entry.outcome) return { kind: 'already_resolved', ask: entry.view };
+      const { approval } = entry.view;
+      if (!approval) return { kind: 'invalid', error: new AnswerError('not_an_approval', 'this is a question: answer it (POST /api/asks/:id/answer)') };
+      if (decision.behavior === 'allow' && decision.suggestion !== undefined && decision.suggestion >= approval.suggestions.length) {
+        const offered = approval.suggestions.length === 0 ? 'Claude Code made no suggestion for it' : `Claude Code made ${approval.suggestions.length} (0 to ${approval.suggestions.length - 1})`;
+        return { kind: 'invalid', error: new AnswerError('unknown_suggestion', `there is no suggestion ${decision.suggestion}: ${offered}`) };
+      }
+      if (decision.behavior === 'deny' && approval.plan !== undefined && !decision.interrupt && !decision.message?.trim()) {
+        return { kind: 'invalid', error: new AnswerError('empty_feedback', 'say what Claude should change in the plan (message), or stop it (interrupt)') };
+      }
+      const settled: ApprovalDecision = decision.behavior === 'deny' && decision.message !== undefined && decision.message.trim() === '' ? { behavior: 'deny', ...(decision.interrupt ? { interrupt: true } : {}) } : decision;
+      return settleByPerson(id, { status: decision.behavior === 'allow' ? 'allowed' : 'denied', source: { kind: 'person', client }, decision: settled });
+    },
+
+    /**
+     * A tool ran in a session (Claude Code's PostToolUse): a permission for that very call that still
+     * waits here was given in the terminal, so its card leaves and a late decision learns it. Claude
+     * Code names no tool call in a PermissionRequest, so the call is known by its tool and exact
+     * input; only the approvals its own hook asked (the same transport, credential and machine).
+     */
+    settledInTerminal(sessionId: string, toolName: string, toolInput: Readonly<Record<string, unknown>>, by: AskerIdentity): AskView[] {
+      const key = askerKeyOf(by);
+      const settled: AskView[] = [];
+      for (const entry of [...byId.values()]) {
+        const approval = entry.view.approval;
+        if (entry.outcome || !approval || entry.view.sessionId !== sessionId || entry.askerKey !== key) continue;
+        if (approval.toolName !== toolName || !isDeepStrictEqual(entry.toolInput, toolInput)) continue;
+        settle(entry, { status: 'cancelled', source: { kind: 'terminal' } });
+        settled.push(entry.view);
+        break; // one tool ran: one permission was given (the oldest of identical calls)
+      }
+      return settled;
     },
 
     /**

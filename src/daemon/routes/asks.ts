@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AnswerRequestSchema, AskReplySchema, AskRequestSchema, AsksReplySchema, ErrorReplySchema, TooLateReplySchema, type AskView } from '../../protocol.js';
+import { AnswerRequestSchema, ApprovalDecisionSchema, AskReplySchema, AskRequestSchema, AsksReplySchema, ErrorReplySchema, TooLateReplySchema, type AskView } from '../../protocol.js';
 import { ANSWER_BODY_LIMIT_BYTES, EXTEND_STEP_MS } from '../limits.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
@@ -109,6 +109,29 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     },
   );
 
+  // Allowing is running code: only a paired page or the CLI's token decides (the hook key can only ask).
+  app.post(
+    '/api/asks/:id/decide',
+    {
+      config: { access: 'page-or-local' },
+      bodyLimit: ANSWER_BODY_LIMIT_BYTES,
+      schema: {
+        summary: 'Allow or deny a permission Claude Code asks for (or approve a plan, or say what to change in it), as a person',
+        params: IdParamsSchema,
+        body: ApprovalDecisionSchema,
+        response: SETTLE_REPLIES,
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const client = request.principal.kind === 'page' ? 'page' : 'cli';
+      const result = store.decide(id, request.body, client);
+      if (result.kind === 'answered') request.log.info({ askId: id, client, behavior: request.body.behavior }, 'approval decided');
+      if (result.kind === 'failed') request.log.error({ askId: id, client, error: result.ask.error }, 'decision accepted, but none could be built: the terminal decides');
+      return sendResult(reply, result);
+    },
+  );
+
   // A person hands the ask back to the terminal, or declines it, without choosing an answer.
   app.post(
     '/api/asks/:id/terminal',
@@ -148,7 +171,8 @@ const notFound = () => new HttpError(404, 'not_found', 'no such question (it may
 
 /** 409 with the ask as it ended: whoever comes late learns who won. */
 function sendTooLate(reply: FastifyReply, ask: AskView) {
-  return reply.code(409).send({ error: { code: 'already_resolved', message: `this question was already ${ask.status}` }, ask });
+  const message = ask.source?.kind === 'terminal' ? 'this was answered in the terminal' : `this ${ask.approval ? 'approval' : 'question'} was already ${ask.status}`;
+  return reply.code(409).send({ error: { code: 'already_resolved', message }, ask });
 }
 
 /**

@@ -16,10 +16,25 @@
 //   command hook) is withdrawn, and its hooks print nothing. The reply is always empty.
 // A question belongs to the hook that asked it: the same session and tool call asked again is
 // refused (409), unless the command hook that asked it comes back for it (store.ts).
-import type { FastifyRequest } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AskPayloadSchema, ErrorReplySchema, HookHelloReplySchema, HookHelloSchema, HookRequestSchema, SessionEndPayloadSchema, type HookEnvironment } from '../../protocol.js';
+import {
+  AskPayloadSchema,
+  ErrorReplySchema,
+  HookHelloReplySchema,
+  HookHelloSchema,
+  HookRequestSchema,
+  PermissionPayloadSchema,
+  SessionEndPayloadSchema,
+  ToolUsedPayloadSchema,
+  type Approval,
+  type HookEnvironment,
+  type PermissionPayload,
+} from '../../protocol.js';
+import { describeSuggestion, PLAN_TOOL } from '../../approvals.js';
+import { permissionReply, PermissionOutputSchema } from '../decisions/claude-code-permission.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
 import { createHookIdentity, isHelloFromThisMachine, type HookCredentials } from '../hook-identity.js';
@@ -28,7 +43,10 @@ import type { AskerIdentity } from '../asks/store.js';
 import { claudeCodeReply, HookOutputSchema } from '../decisions/claude-code.js';
 import { openOrRefuse } from './open-or-refuse.js';
 import { machineOf, requireHookKey } from './hook-key.js';
-import { HTTP_HOOK_ENV, HTTP_HOOK_PATH, SESSION_END_PATH, envHeader } from '../../http-hook.js';
+import { HTTP_HOOK_ENV, HTTP_HOOK_PATH, PERMISSION_HOOK_PATH, SESSION_END_PATH, TOOL_USED_PATH, envHeader } from '../../http-hook.js';
+
+/** The tool whose calls are questions, asked through PreToolUse. */
+const ASK_TOOL = 'AskUserQuestion';
 
 /** A hook's checked payload, as an ask to open, answered in Claude Code's decision format. */
 function askedByHook(payload: z.infer<typeof AskPayloadSchema>, environment: HookEnvironment, transport: 'http' | 'command', machine?: string): Asked {
@@ -42,6 +60,45 @@ const REFUSALS = { '4xx': ErrorReplySchema, '5xx': ErrorReplySchema };
 
 /** A SessionEnd payload is a few hundred bytes. */
 const SESSION_END_BODY_LIMIT_BYTES = 64 * 1024;
+
+/** A PostToolUse payload carries the tool's whole response: only its session, tool and input are read. */
+const TOOL_USED_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
+
+/** A hook's checked PermissionRequest, as an approval to open, answered in Claude Code's PermissionRequest format. */
+function approvalByHook(payload: PermissionPayload, environment: HookEnvironment, machine: string | undefined): Asked {
+  const { session_id: sessionId, cwd, tool_name: toolName, tool_input: toolInput, permission_suggestions: suggestions, transcript_path: transcriptPath, permission_mode: permissionMode } = payload;
+  const approval: Approval = {
+    toolName,
+    toolInput,
+    suggestions: suggestions.map((suggestion) => ({ label: describeSuggestion(suggestion) })),
+    ...(toolName === PLAN_TOOL && typeof toolInput.plan === 'string' ? { plan: toolInput.plan } : {}),
+    ...(permissionMode ? { permissionMode } : {}),
+  };
+  return {
+    sessionId,
+    // Claude Code names no tool call in a PermissionRequest: each is its own.
+    toolUseId: `permission-${randomUUID()}`,
+    cwd,
+    toolInput,
+    questions: [],
+    approval,
+    environment,
+    transport: 'http',
+    reply: () => permissionReply({ toolName, toolInput, suggestions }),
+    ...(machine ? { machine } : {}),
+    ...(transcriptPath ? { transcriptPath } : {}),
+  };
+}
+
+/** The environment variables an http hook entry forwards, from their headers (an unset one arrives empty). */
+function forwardedEnvironment(request: FastifyRequest): HookEnvironment {
+  const environment: HookEnvironment = {};
+  for (const name of HTTP_HOOK_ENV) {
+    const value = request.headers[envHeader(name)];
+    if (typeof value === 'string' && value !== '') environment[name] = value.slice(0, 100);
+  }
+  return environment;
+}
 
 /** Refuses (401) a hook request signed wrongly, or not signed at all. */
 function refuseUnsigned(credentials: 'unsigned' | 'bad-signature'): never {
@@ -67,6 +124,28 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     return credentials;
   };
 
+  /**
+   * Claude Code's http hook, held open while its ask waits: the connection is the ask's life (its
+   * closing withdraws it), and the response is the decision, or an empty 200 for none.
+   */
+  const holdHttpHook = async (request: FastifyRequest, reply: FastifyReply, asked: Asked) => {
+    const waiter = openOrRefuse(context, request, reply, asked);
+    if (!waiter) return reply;
+    reply.hijack();
+    const response = reply.raw;
+    response.on('close', () => {
+      if (!response.writableEnded) waiter.leave();
+    });
+    const [outcome, text] = await Promise.all([waiter.outcome, waiter.reply]);
+    if (!response.destroyed) {
+      // An empty 200 is "no decision": Claude Code shows its own dialog (or keeps it).
+      response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+      response.end(text);
+    }
+    request.log.info({ askId: waiter.ask.id, status: outcome.status, source: outcome.source.kind }, asked.approval ? 'approval settled' : 'question settled');
+    return reply;
+  };
+
   app.post(
     HTTP_HOOK_PATH,
     {
@@ -86,28 +165,61 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
         },
       },
     },
-    async (request, reply) => {
-      const environment: HookEnvironment = {};
-      for (const name of HTTP_HOOK_ENV) {
-        const value = request.headers[envHeader(name)];
-        // An unset variable arrives as an empty header.
-        if (typeof value === 'string' && value !== '') environment[name] = value.slice(0, 100);
-      }
-      const waiter = openOrRefuse(context, request, reply, askedByHook(request.body, environment, 'http', machineOf(request)));
-      if (!waiter) return reply;
+    async (request, reply) => holdHttpHook(request, reply, askedByHook(request.body, forwardedEnvironment(request), 'http', machineOf(request))),
+  );
 
-      reply.hijack();
-      const response = reply.raw;
-      response.on('close', () => {
-        if (!response.writableEnded) waiter.leave();
-      });
-      const [outcome, text] = await Promise.all([waiter.outcome, waiter.reply]);
-      if (!response.destroyed) {
-        // An empty 200 is "no decision": Claude Code shows its own dialog.
-        response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
-        response.end(text);
+  app.post(
+    PERMISSION_HOOK_PATH,
+    {
+      config: { access: 'hook', bodyName: 'payload' },
+      preValidation: async (request) => requireHookKey(request, deps),
+      schema: {
+        summary: "Claude Code's PermissionRequest hook: a permission or a plan waits to be allowed or denied; the reply comes once it is decided",
+        security: [{ hookKey: [] }],
+        body: PermissionPayloadSchema,
+        response: {
+          200: {
+            description: 'The decision for Claude Code, or an empty body when its own dialog decides',
+            content: { 'application/json': { schema: PermissionOutputSchema } },
+          },
+          ...REFUSALS,
+        },
+      },
+    },
+    async (request, reply) => {
+      const payload = request.body;
+      // AskUserQuestion raises a PermissionRequest too (default mode): its questions are asked
+      // through PreToolUse already, so it is never shown twice. No decision: the question's own path decides.
+      if (payload.tool_name === ASK_TOOL) {
+        reply.hijack();
+        reply.raw.writeHead(200, { 'content-type': 'application/json', 'content-length': 0, 'cache-control': 'no-store' }).end();
+        return reply;
       }
-      request.log.info({ askId: waiter.ask.id, status: outcome.status, source: outcome.source.kind }, 'question settled');
+      return holdHttpHook(request, reply, approvalByHook(payload, forwardedEnvironment(request), machineOf(request)));
+    },
+  );
+
+  app.post(
+    TOOL_USED_PATH,
+    {
+      config: { access: 'hook', bodyName: 'payload' },
+      bodyLimit: TOOL_USED_BODY_LIMIT_BYTES,
+      preValidation: async (request) => requireHookKey(request, deps),
+      schema: {
+        summary: "Claude Code's PostToolUse hook: a tool ran, so a permission for it that waits here was given in the terminal",
+        security: [{ hookKey: [] }],
+        body: ToolUsedPayloadSchema,
+        response: {
+          200: { description: 'Always empty: askbridge adds nothing after a tool ran', content: { 'text/plain': { schema: z.string().max(0) } } },
+          ...REFUSALS,
+        },
+      },
+    },
+    async (request, reply) => {
+      const { session_id: sessionId, tool_name: toolName, tool_input: toolInput } = request.body;
+      const by: AskerIdentity = { transport: 'http-hook', credential: 'hook-key', machine: machineOf(request), program: undefined };
+      for (const ask of context.store.settledInTerminal(sessionId, toolName, toolInput, by)) request.log.info({ askId: ask.id, tool: toolName }, 'approval given in the terminal: withdrawn');
+      return reply.code(200).type('text/plain; charset=utf-8').send('');
     },
   );
 
