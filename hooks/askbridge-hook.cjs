@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // @ts-check
-// askbridge's PreToolUse hook for Claude Code's AskUserQuestion, and its SessionEnd hook.
+// askbridge's PreToolUse hook for Claude Code's AskUserQuestion, its PermissionRequest hook, and its SessionEnd hook.
 //
 // Reads the hook payload on stdin, hands it to the askbridge daemon, waits for the answer, and
 // prints the decision JSON on stdout. stdout is a protocol: exactly one JSON document, or nothing.
@@ -360,9 +360,12 @@ async function main() {
   if (fstatSync(0).isCharacterDevice()) passThrough('stdin is a terminal or a device: this hook is run by Claude Code, with its payload on stdin');
   const payload = JSON.parse(await readStdin());
   if (payload?.hook_event_name === 'SessionEnd') return sessionEnded(payload);
-  const questions = payload?.tool_input?.questions;
-  if (payload?.tool_name !== 'AskUserQuestion' || !Array.isArray(questions) || questions.length === 0) {
-    passThrough('not an AskUserQuestion call with questions');
+  // A permission Claude Code asks for waits like a question; its decision is printed the same way.
+  if (payload?.hook_event_name !== 'PermissionRequest') {
+    const questions = payload?.tool_input?.questions;
+    if (payload?.tool_name !== 'AskUserQuestion' || !Array.isArray(questions) || questions.length === 0) {
+      passThrough('not an AskUserQuestion call with questions, nor a PermissionRequest');
+    }
   }
   const environment = {};
   for (const name of FORWARDED_ENV) if (process.env[name] !== undefined) environment[name] = process.env[name];

@@ -212,10 +212,10 @@ export const AskRequestSchema = z
   .meta({ title: 'ask' });
 export type AskRequest = z.input<typeof AskRequestSchema>;
 
-/** Body of POST /api/hook/questions: the hook's stdin and its environment. */
+/** Body of POST /api/hook/questions: the hook's stdin (a question, or a permission) and its environment. */
 export const HookRequestSchema = z
   .object({
-    payload: AskPayloadSchema,
+    payload: z.union([AskPayloadSchema, PermissionPayloadSchema]),
     environment: HookEnvironmentSchema,
   })
   .meta({ title: 'hook payload' });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import writeFileAtomic from 'write-file-atomic';
 import { CLI_PATH } from '../command-name.js';
-import { HOOK_KEY_HEADER, HTTP_HOOK_ENV, HTTP_HOOK_PATH, MACHINE_HEADER, SESSION_END_PATH, envHeader } from '../http-hook.js';
+import { HOOK_KEY_HEADER, HTTP_HOOK_ENV, HTTP_HOOK_PATH, MACHINE_HEADER, PERMISSION_HOOK_PATH, SESSION_END_PATH, envHeader } from '../http-hook.js';
 import { HOOK_TIMEOUT_SECONDS } from '../hook-timeout.js';
 
 export const HOOK_PATH = fileURLToPath(new URL('../../hooks/askbridge-hook.cjs', import.meta.url));
@@ -75,6 +75,17 @@ export function askHookEntry(hook: AskHook): Record<string, unknown> {
 }
 
 /**
+ * The PermissionRequest entry for the same transport as the AskUserQuestion hook: an http POST to
+ * the daemon's permission path with the same key (and machine) and the same timeout, or the same
+ * command hook. Claude Code's own dialog is on screen while it waits, so no status message.
+ */
+export function permissionEntry(hook: AskHook): Record<string, unknown> {
+  const entry = askHookEntry(hook);
+  delete entry.statusMessage;
+  return hook.transport === 'command' ? entry : { ...entry, url: new URL(PERMISSION_HOOK_PATH, hook.url).href };
+}
+
+/**
  * The SessionEnd entry for the same transport as the AskUserQuestion hook: an http POST to the same
  * daemon with the same key (and machine), or the same command hook, which tells the daemon itself.
  * Either way the daemon withdraws the session's waiting questions.
@@ -107,6 +118,13 @@ export function isInstalledHook(hook: unknown): boolean {
   return hook.url.endsWith(HTTP_HOOK_PATH) && typeof hook.headers[HOOK_KEY_HEADER] === 'string';
 }
 
+/** A PermissionRequest entry `install` wrote: the command hook by absolute path, or an http entry posting to askbridge's permission path with a hook key. */
+export function isInstalledPermissionHook(hook: unknown): boolean {
+  if (!isRecord(hook)) return false;
+  if (hook.type === 'command') return typeof hook.command === 'string' && COMMAND_HOOK.test(hook.command);
+  return hook.type === 'http' && typeof hook.url === 'string' && hook.url.endsWith(PERMISSION_HOOK_PATH) && isRecord(hook.headers) && typeof hook.headers[HOOK_KEY_HEADER] === 'string';
+}
+
 /** A SessionStart entry `install` wrote: `node '<absolute path>/askbridge.mjs' start --background --quiet`. */
 function isInstalledSessionStart(hook: unknown): boolean {
   return isRecord(hook) && hook.type === 'command' && typeof hook.command === 'string' && SESSION_START.test(hook.command);
@@ -120,8 +138,9 @@ export function isInstalledSessionEnd(hook: unknown): boolean {
 }
 
 /** The hook events `install` writes to, and how it knows its own entries in each. */
-const INSTALLED: Record<'PreToolUse' | 'SessionStart' | 'SessionEnd', (hook: unknown) => boolean> = {
+const INSTALLED: Record<'PreToolUse' | 'PermissionRequest' | 'SessionStart' | 'SessionEnd', (hook: unknown) => boolean> = {
   PreToolUse: isInstalledHook,
+  PermissionRequest: isInstalledPermissionHook,
   SessionStart: isInstalledSessionStart,
   SessionEnd: isInstalledSessionEnd,
 };
@@ -130,7 +149,7 @@ const EVENTS = Object.keys(INSTALLED) as HookEvent[];
 
 type MatcherEntry = Record<string, unknown> & { hooks?: unknown[] };
 
-/** Refuses a hooks.PreToolUse, SessionStart or SessionEnd that is not a list of `{ matcher, hooks: [...] }`: editing it could lose something. */
+/** Refuses a hooks.PreToolUse, PermissionRequest, SessionStart or SessionEnd that is not a list of `{ matcher, hooks: [...] }`: editing it could lose something. */
 export function checkEditable(file: SettingsFile & { state: 'ok' }): string | undefined {
   const hooks = file.settings.hooks;
   if (hooks === undefined) return undefined;
@@ -196,14 +215,16 @@ function replaceKey(object: Record<string, unknown>, key: string, value: unknown
 
 /**
  * The settings with exactly one askbridge entry for AskUserQuestion, one for SessionEnd (which
- * withdraws the questions of a session that ended) and, when given, one for SessionStart (which
- * makes sure the daemon runs here; a hook that asks a daemon on another machine has none), and
- * nothing else of askbridge's.
+ * withdraws the questions of a session that ended), unless `approvals` is false one for
+ * PermissionRequest (every tool: Claude Code's permissions and plans wait in the inbox too) and,
+ * when given, one for SessionStart (which makes sure the daemon runs here; a hook that asks a daemon
+ * on another machine has none), and nothing else of askbridge's.
  */
-export function withInstalledHooks(settings: Record<string, unknown>, install: { ask: AskHook; sessionStart?: string | undefined }): Record<string, unknown> {
+export function withInstalledHooks(settings: Record<string, unknown>, install: { ask: AskHook; approvals: boolean; sessionStart?: string | undefined }): Record<string, unknown> {
   const without = withoutInstalledHooks(settings);
   const added: Record<HookEvent, MatcherEntry | undefined> = {
     PreToolUse: { matcher: 'AskUserQuestion', hooks: [askHookEntry(install.ask)] },
+    PermissionRequest: install.approvals ? { hooks: [permissionEntry(install.ask)] } : undefined,
     SessionStart: install.sessionStart === undefined ? undefined : { hooks: [{ type: 'command', command: install.sessionStart, timeout: SESSION_START_TIMEOUT_SECONDS }] },
     SessionEnd: { hooks: [sessionEndEntry(install.ask)] },
   };

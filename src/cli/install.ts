@@ -115,6 +115,7 @@ export async function run(io: CommandIo): Promise<void> {
       key: { type: 'string' },
       machine: { type: 'string' },
       force: { type: 'boolean', default: false },
+      'no-approvals': { type: 'boolean', default: false },
     },
   });
   const target = toTarget(io, 'install', values);
@@ -153,10 +154,11 @@ export async function run(io: CommandIo): Promise<void> {
   const original = readOriginal(destination.path);
   makeFolders(dirname(destination.path));
   // A new file holds the hook key: only its owner reads it. An existing file keeps its own mode.
-  const changed = await writeSettings(destination.path, before, withInstalledHooks(before ?? {}, { ask, sessionStart: sessionStartCommand(port) }), { newFileMode: 0o600 });
+  const changed = await writeSettings(destination.path, before, withInstalledHooks(before ?? {}, { ask, approvals: !values['no-approvals'], sessionStart: sessionStartCommand(port) }), { newFileMode: 0o600 });
   if (changed) await confirmOutOfGit(destination.path, original, placement);
   const what = ask.transport === 'http' ? `askbridge hook (http, ${ask.url})` : 'askbridge hook (command)';
-  io.stdout(changed ? `${what} installed in ${destination.path}\n` : `${what} already installed in ${destination.path}\n`);
+  const routes = values['no-approvals'] ? 'questions only (--no-approvals)' : "questions, and Claude Code's permissions and plans";
+  io.stdout(`${what} ${changed ? '' : 'already '}installed in ${destination.path}: ${routes}\n`);
   if (ask.transport === 'http' && (statSync(destination.path).mode & 0o044) !== 0) {
     io.stderr(`note: other users of this machine can read ${destination.path}; the hook key in it can only ask questions, never answer them\n`);
   }
@@ -176,7 +178,15 @@ export async function run(io: CommandIo): Promise<void> {
 async function installRemote(
   io: CommandIo,
   target: Target,
-  values: { url?: string | undefined; key?: string | undefined; machine?: string | undefined; hook?: string | undefined; 'rotate-key'?: boolean | undefined; force?: boolean | undefined },
+  values: {
+    url?: string | undefined;
+    key?: string | undefined;
+    machine?: string | undefined;
+    hook?: string | undefined;
+    'rotate-key'?: boolean | undefined;
+    force?: boolean | undefined;
+    'no-approvals'?: boolean | undefined;
+  },
 ): Promise<void> {
   if (values.url === undefined || values.key === undefined) throw new CliError('a remote hook needs both --url (the daemon\'s public URL) and --key (its hook key): `askbridge remote-hook` on the daemon\'s machine prints them', 2);
   if (values.hook === 'command' || values['rotate-key']) throw new CliError('--url installs the http hook of a daemon on another machine: --hook command and --rotate-key do not apply', 2);
@@ -190,7 +200,7 @@ async function installRemote(
   const before = destination.state === 'ok' ? destination.settings : undefined;
   const original = readOriginal(destination.path);
   makeFolders(dirname(destination.path));
-  const changed = await writeSettings(destination.path, before, withInstalledHooks(before ?? {}, { ask }), { newFileMode: 0o600 });
+  const changed = await writeSettings(destination.path, before, withInstalledHooks(before ?? {}, { ask, approvals: !values['no-approvals'] }), { newFileMode: 0o600 });
   if (changed) await confirmOutOfGit(destination.path, original, placement);
   io.stdout(`${changed ? 'askbridge hook (http, another machine' : 'askbridge hook (http, another machine, already'}: ${ask.url}) installed in ${destination.path}\n`);
   if (changed) io.stderr('Claude Code reads hooks when a session starts: restart running `claude` sessions to pick it up.\n');

@@ -26,7 +26,7 @@ export async function run(io: CommandIo): Promise<void> {
   const machine = values.machine ?? 'another machine';
   const hook: AskHook = { transport: 'http', url: `${publicUrl.origin}${HTTP_HOOK_PATH}`, key, machine };
   // Exactly what `install --url` writes there.
-  io.stdout(`${JSON.stringify(withInstalledHooks({}, { ask: hook }), null, 2)}\n`);
+  io.stdout(`${JSON.stringify(withInstalledHooks({}, { ask: hook, approvals: true }), null, 2)}\n`);
   io.stderr(
     [
       '',

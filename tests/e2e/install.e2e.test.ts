@@ -41,10 +41,12 @@ const httpEntry = (key: string, port = 7433) => ({
 });
 const sessionStartEntry = (port?: number) => ({ hooks: [{ type: 'command', command: `node '${CLI}' start --background --quiet${port ? ` --port ${port}` : ''}`, timeout: 30 }] });
 const commandSessionEnd = { hooks: [{ type: 'command', command: `node '${HOOK_SCRIPT}'` }] };
+const commandPermission = { hooks: [{ type: 'command', command: `node '${HOOK_SCRIPT}'`, timeout: 3600 }] };
+const httpPermission = (key: string, port = 7433) => ({ hooks: [{ ...httpEntry(key, port).hooks[0], url: `http://127.0.0.1:${port}/api/hook/permission`, statusMessage: undefined }] });
 const httpSessionEnd = (key: string, port = 7433) => ({ hooks: [{ type: 'http', url: `http://127.0.0.1:${port}/api/hook/session-end`, headers: { 'x-askbridge-hook-key': key } }] });
-const commandHooks = { PreToolUse: [commandEntry], SessionStart: [sessionStartEntry()], SessionEnd: [commandSessionEnd] };
+const commandHooks = { PreToolUse: [commandEntry], PermissionRequest: [commandPermission], SessionStart: [sessionStartEntry()], SessionEnd: [commandSessionEnd] };
 /** What install writes for the http hook on this port. */
-const httpHooks = (key: string, port = 7433) => ({ PreToolUse: [httpEntry(key, port)], SessionStart: [sessionStartEntry(port)], SessionEnd: [httpSessionEnd(key, port)] });
+const httpHooks = (key: string, port = 7433) => ({ PreToolUse: [httpEntry(key, port)], PermissionRequest: [httpPermission(key, port)], SessionStart: [sessionStartEntry(port)], SessionEnd: [httpSessionEnd(key, port)] });
 
 type Project = { dir: string; home: string; state: string; bin: string; committed: string; local: string };
 
@@ -336,7 +338,10 @@ describe('askbridge install --project', () => {
 
     expect((await installCommand(p, '--project', p.dir)).code).toBe(0);
     const after = json(p.local);
-    expect(after).toEqual({ ...before, hooks: { ...before.hooks, PreToolUse: [...before.hooks.PreToolUse, commandEntry], SessionStart: [sessionStartEntry()], SessionEnd: [commandSessionEnd] } });
+    expect(after).toEqual({
+      ...before,
+      hooks: { ...before.hooks, PreToolUse: [...before.hooks.PreToolUse, commandEntry], PermissionRequest: [commandPermission], SessionStart: [sessionStartEntry()], SessionEnd: [commandSessionEnd] },
+    });
     expect(mode(p.local)).toBe(0o600);
     if (canChown) expect(statSync(p.local).uid).toBe(4321);
 
@@ -530,20 +535,39 @@ describe('askbridge install --user', () => {
   });
 });
 
+describe('the PermissionRequest entry', () => {
+  it('routes permissions and plans by the same transport unless --no-approvals, which a later install without it undoes', async () => {
+    for (const transport of ['http', 'command'] as const) {
+      const p = project();
+      const questionsOnly = await cli(['install', '--hook', transport, '--no-approvals', '--project', p.dir], p);
+      expect(questionsOnly.code, questionsOnly.stderr).toBe(0);
+      expect(questionsOnly.stdout).toContain('questions only (--no-approvals)');
+      expect(Object.keys((json(p.local) as { hooks: object }).hooks)).not.toContain('PermissionRequest');
+
+      const both = await cli(['install', '--hook', transport, '--project', p.dir], p);
+      expect(both.stdout).toContain("questions, and Claude Code's permissions and plans");
+      const { hooks } = json(p.local) as { hooks: Record<string, unknown> };
+      expect(hooks.PermissionRequest).toEqual([transport === 'http' ? httpPermission(hookKey(p)) : commandPermission]);
+      expect((await cli(['uninstall', '--project', p.dir], p)).code).toBe(0);
+      expect(json(p.local)).toEqual({});
+    }
+  });
+});
+
 describe('the SessionEnd entry', () => {
   it('is added by install to an install made before it had one, once, and uninstall takes all three entries back', async () => {
     for (const transport of ['http', 'command'] as const) {
       const p = project();
       expect((await cli(['install', '--hook', transport, '--project', p.dir], p)).code).toBe(0);
-      const ours = (json(p.local) as { hooks: { PreToolUse: unknown[]; SessionStart: unknown[]; SessionEnd: unknown[] } }).hooks;
-      // What an older askbridge wrote beside other hooks: the same entries, but no SessionEnd.
+      const ours = (json(p.local) as { hooks: { PreToolUse: unknown[]; PermissionRequest: unknown[]; SessionStart: unknown[]; SessionEnd: unknown[] } }).hooks;
+      // What an older askbridge wrote beside other hooks: the same entries, but no SessionEnd nor PermissionRequest.
       const older = { ...OTHER_HOOKS.hooks, PreToolUse: [...OTHER_HOOKS.hooks.PreToolUse, ...ours.PreToolUse], SessionStart: ours.SessionStart };
       writeFileSync(p.local, `${JSON.stringify({ ...OTHER_HOOKS, hooks: older }, null, 2)}\n`);
 
       const upgraded = await cli(['install', '--hook', transport, '--project', p.dir], p);
       expect(upgraded.code, upgraded.stderr).toBe(0);
       expect(upgraded.stdout).not.toContain('already installed');
-      expect(json(p.local)).toEqual({ ...OTHER_HOOKS, hooks: { ...older, SessionEnd: ours.SessionEnd } });
+      expect(json(p.local)).toEqual({ ...OTHER_HOOKS, hooks: { ...older, PermissionRequest: ours.PermissionRequest, SessionEnd: ours.SessionEnd } });
       const text = readFileSync(p.local, 'utf8');
       expect((await cli(['install', '--hook', transport, '--project', p.dir], p)).stdout).toContain('already installed');
       expect(readFileSync(p.local, 'utf8')).toBe(text);
@@ -570,7 +594,8 @@ describe('the SessionEnd entry', () => {
     const result = await cli(['install', '--url', 'https://desk.example.ts.net', '--key', key, '--machine', 'ci-runner', '--project', p.dir], p);
     expect(result.code, result.stderr).toBe(0);
     const { hooks } = json(p.local) as { hooks: Record<string, Array<{ hooks: Array<Record<string, unknown>> }>> };
-    expect(Object.keys(hooks).sort()).toEqual(['PreToolUse', 'SessionEnd']);
+    expect(Object.keys(hooks).sort()).toEqual(['PermissionRequest', 'PreToolUse', 'SessionEnd']);
+    expect(hooks.PermissionRequest![0]!.hooks[0]).toMatchObject({ type: 'http', url: 'https://desk.example.ts.net/api/hook/permission', headers: { 'x-askbridge-hook-key': key, 'x-askbridge-machine': 'ci-runner' } });
     expect(hooks.PreToolUse![0]!.hooks[0]).toMatchObject({ type: 'http', url: 'https://desk.example.ts.net/api/hook/ask', headers: { 'x-askbridge-hook-key': key, 'x-askbridge-machine': 'ci-runner' } });
     expect(hooks.SessionEnd).toEqual([{ hooks: [{ type: 'http', url: 'https://desk.example.ts.net/api/hook/session-end', headers: { 'x-askbridge-hook-key': key, 'x-askbridge-machine': 'ci-runner' } }] }]);
     expect((await cli(['uninstall', '--project', p.dir], p)).code).toBe(0);

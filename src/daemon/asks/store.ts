@@ -454,7 +454,9 @@ export function createAskStore(options: AskStoreOptions = {}) {
         return waiter;
       }
       emit({ type: 'added', ask: entry.view });
-      if (input.reattaches) {
+      // An approval is not kept on disk: Claude Code asks it again (a new card) through a hook that
+      // comes back after a restart, and its dialog is on screen meanwhile.
+      if (input.reattaches && !input.approval) {
         entry.persisted = true;
         options.persistence?.save(recordOf(entry));
       }

@@ -65,7 +65,7 @@ const SESSION_END_BODY_LIMIT_BYTES = 64 * 1024;
 const TOOL_USED_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
 /** A hook's checked PermissionRequest, as an approval to open, answered in Claude Code's PermissionRequest format. */
-function approvalByHook(payload: PermissionPayload, environment: HookEnvironment, machine: string | undefined): Asked {
+function approvalByHook(payload: PermissionPayload, environment: HookEnvironment, transport: 'http' | 'command', machine: string | undefined): Asked {
   const { session_id: sessionId, cwd, tool_name: toolName, tool_input: toolInput, permission_suggestions: suggestions, transcript_path: transcriptPath, permission_mode: permissionMode } = payload;
   const approval: Approval = {
     toolName,
@@ -83,7 +83,7 @@ function approvalByHook(payload: PermissionPayload, environment: HookEnvironment
     questions: [],
     approval,
     environment,
-    transport: 'http',
+    transport,
     reply: () => permissionReply({ toolName, toolInput, suggestions }),
     ...(machine ? { machine } : {}),
     ...(transcriptPath ? { transcriptPath } : {}),
@@ -195,7 +195,7 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
         reply.raw.writeHead(200, { 'content-type': 'application/json', 'content-length': 0, 'cache-control': 'no-store' }).end();
         return reply;
       }
-      return holdHttpHook(request, reply, approvalByHook(payload, forwardedEnvironment(request), machineOf(request)));
+      return holdHttpHook(request, reply, approvalByHook(payload, forwardedEnvironment(request), 'http', machineOf(request)));
     },
   );
 
@@ -270,7 +270,16 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     async (request, reply) => {
       const credentials = signedBy.get(request);
       if (!credentials) throw new HttpError(401, 'unsigned', 'a hook request must be signed (POST /api/hook/hello first)');
-      const waiter = openOrRefuse(context, request, reply, askedByHook(request.body.payload, request.body.environment, 'command'));
+      const { payload, environment } = request.body;
+      if (payload.hook_event_name === 'PermissionRequest' && payload.tool_name === ASK_TOOL) {
+        // Asked through PreToolUse already: never shown twice (see the http route).
+        reply.hijack();
+        reply.raw.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
+        reply.raw.end(identity.line(credentials, 'settled', { status: 'handed-to-terminal', decision: '' }));
+        return reply;
+      }
+      const asked = payload.hook_event_name === 'PermissionRequest' ? approvalByHook(payload, environment, 'command', undefined) : askedByHook(payload, environment, 'command');
+      const waiter = openOrRefuse(context, request, reply, asked);
       if (!waiter) return reply;
 
       reply.hijack();
