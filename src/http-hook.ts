@@ -17,12 +17,6 @@ export const SESSION_END_PATH = '/api/hook/session-end';
  */
 export const PERMISSION_HOOK_PATH = '/api/hook/permission';
 
-/**
- * Where Claude Code's PostToolUse hook posts (an http entry with the hook key): a tool ran, so a
- * permission for it that waits in the inbox was given in the terminal, and its card leaves.
- */
-export const TOOL_USED_PATH = '/api/hook/tool-used';
-
 /** The header that carries the hook key (it can ask questions, receive their outcome and say a session ended, nothing else). */
 export const HOOK_KEY_HEADER = 'x-askbridge-hook-key';
 

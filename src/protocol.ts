@@ -163,19 +163,6 @@ export const PermissionPayloadSchema = z
   .meta({ title: 'permission request' });
 export type PermissionPayload = z.infer<typeof PermissionPayloadSchema>;
 
-/**
- * What Claude Code sends its PostToolUse hook: a tool ran. askbridge reads it for one thing: a
- * permission the person gave in the terminal, whose card must leave every page.
- */
-export const ToolUsedPayloadSchema = z
-  .looseObject({
-    session_id: nonEmptyText(LIMITS.idChars),
-    hook_event_name: z.literal('PostToolUse'),
-    tool_name: nonEmptyText(LIMITS.idChars),
-    tool_input: z.record(z.string(), z.unknown()).optional().default({}),
-  })
-  .meta({ title: 'tool used' });
-export type ToolUsedPayload = z.infer<typeof ToolUsedPayloadSchema>;
 
 /** The hook's environment: those of the variables that tell whether a person watches the session (HOOK_ENV) that are set. */
 export const HookEnvironmentSchema = z
@@ -255,7 +242,7 @@ export const SourceSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('daemon-stopped') }),
   /** Claude Code said the session ended (its SessionEnd hook), or its process is gone. */
   z.object({ kind: z.literal('session-ended') }),
-  /** The person answered Claude Code's own dialog in the terminal first. */
+  /** The person answered Claude Code's own dialog in the terminal first (an approval). */
   z.object({ kind: z.literal('terminal') }),
 ]);
 export type Source = z.infer<typeof SourceSchema>;

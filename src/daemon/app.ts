@@ -123,6 +123,7 @@ export async function buildApp(deps: AppDeps) {
     limits: deps.waitingLimits ?? { asks: MAX_PENDING, bytes: WAITING_BYTES },
     onOverload: deps.onOverload,
     sessionContext: deps.sessionContext,
+    terminalAnswers: deps.terminalAnswers,
   };
   const context: RouteContext = { store: deps.store, desk, auth, watchers, deps, port: listeningPort, openApi: () => openApi.document() };
   await app.register(hookRoutes, context);

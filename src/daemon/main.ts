@@ -20,6 +20,7 @@ import { DaemonStartError } from './start-error.js';
 import { listenWithTls, readListenTls, type ListenFlags, type ListenTls } from './tls-listener.js';
 import { createWebhooks } from './webhooks.js';
 import { claudeProjectsDir, readSessionContext } from './transcript.js';
+import { watchForTerminalAnswer } from './terminal-answers.js';
 import { LOOPBACK_HOST, openStateDir, resolveStateDir, stateDirWriteError, type PortHolder } from '../state-dir.js';
 import { askbridgeCommand } from '../command-name.js';
 import type { ToDaemon, ToKeeper } from './keeper.js';
@@ -191,6 +192,8 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     onUserConfig: userConfigChanged,
   });
   const policyLog = logger.child({ component: 'policy' });
+  // Claude Code's transcripts, as this daemon's user and environment place them.
+  const transcriptAccess = { projectsDir: claudeProjectsDir(options.env), uid: process.getuid?.() };
   const planQuestion = createPolicy({ configFor: (cwd) => configWatch.effective(cwd), log: (fields, message) => policyLog.info(fields, message) });
   try {
     stateDir.ensureHookKey();
@@ -216,8 +219,8 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     holdsIpv6: () => options.holdsIpv6,
     publicUrl: publicUrlSetting.url(),
     publicUrlStatus: () => publicUrlSetting.status(),
-    // Claude Code's transcripts, as this daemon's user and environment place them.
-    sessionContext: (transcriptPath, toolUseId, stillWanted) => readSessionContext(transcriptPath, toolUseId, { projectsDir: claudeProjectsDir(options.env), uid: process.getuid?.() }, stillWanted),
+    sessionContext: (transcriptPath, toolUseId, stillWanted) => readSessionContext(transcriptPath, toolUseId, transcriptAccess, stillWanted),
+    terminalAnswers: (transcriptPath, call, answered) => watchForTerminalAnswer(transcriptPath, call, transcriptAccess, answered, logger),
     heartbeatMs: Number(options.env.ASKBRIDGE_TEST_HEARTBEAT_MS) || undefined, // for tests only: how fast a dead page is noticed
     waitingLimits,
     onOverload: () => setOverloadBanner('As many questions as askbridge keeps are waiting: new ones go to their terminal until some are answered'),

@@ -62,7 +62,7 @@ export type TranscriptReaderOptions = {
 export type ContextRead = { context: SessionContext; found: 'tool-call' | 'last-said' | 'no-said' } | { none: string };
 
 /** Refusals with their reason: no context, never an error. */
-class NoContext extends Error {}
+export class NoContext extends Error {}
 
 const OPEN_FLAGS = constants.O_RDONLY | (constants.O_NOFOLLOW ?? 0) | (constants.O_NONBLOCK ?? 0);
 
@@ -100,8 +100,8 @@ export async function readSessionContext(transcriptPath: string, toolUseId: stri
   }
 }
 
-/** The transcript opened for reading, once every check passed. */
-async function openTranscript(transcriptPath: string, options: TranscriptReaderOptions): Promise<FileHandle> {
+/** The transcript opened for reading, once every check passed (a NoContext error says why not). */
+export async function openTranscript(transcriptPath: string, options: TranscriptReaderOptions): Promise<FileHandle> {
   if (!isAbsolute(transcriptPath)) throw new NoContext('not an absolute path');
   if (!transcriptPath.endsWith('.jsonl')) throw new NoContext('not a .jsonl file');
   if (transcriptPath.includes('\0')) throw new NoContext('not a path');
@@ -174,7 +174,7 @@ async function readTail(handle: FileHandle, size: number): Promise<Entry[]> {
 }
 
 /** A JSON object from one transcript line; everything else in the file is skipped. */
-type Entry = Record<string, unknown>;
+export type Entry = Record<string, unknown>;
 
 /**
  * The lines of `length` bytes from `start`, each parsed, as objects. A line cut by the start of the

@@ -6,6 +6,7 @@ import type { Config } from '../../config.js';
 import type { Asker, HookEnvironment, AskView } from '../../protocol.js';
 import { MAX_WAIT_MS, type WaitingLimits } from '../limits.js';
 import { transcriptNamesSession, type ContextRead } from '../transcript.js';
+import type { AskedCall } from '../terminal-answers.js';
 import type { QuestionPlan, PolicyContext } from './policy.js';
 import { describeAsker, type AskerIdentity, type AskStore, type Credential, type NewAsk, type OverLimit, type Reply, type Waiter } from './store.js';
 
@@ -47,6 +48,8 @@ export type AskDesk = {
   onOverload?: (() => void) | undefined;
   /** What a session was doing, from its transcript; without it, asks show no context. */
   sessionContext?: ((transcriptPath: string, toolUseId: string, stillWanted: () => boolean) => Promise<ContextRead>) | undefined;
+  /** Watches a session's transcript while its approval waits, and calls `answered` once the person answered in the terminal; returns what stops it. */
+  terminalAnswers?: ((transcriptPath: string, call: AskedCall, answered: () => void) => () => void) | undefined;
 };
 
 export type OpenResult =
@@ -113,7 +116,25 @@ export function openAsk(desk: AskDesk, asked: Asked, log: Log): OpenResult {
   if (asked.approval) log.info({ askId: waiter.ask.id, tool: asked.approval.toolName, transport: asked.transport }, 'approval received');
   else log.info({ askId: waiter.ask.id, questions: asked.questions.length, transport: asked.transport, ...(asked.asker ? { asker: asked.asker.kind } : {}) }, 'question received');
   if (admission.kind === 'new') addSessionContext(desk, asked, waiter.ask.id, log);
+  if (admission.kind === 'new') watchTerminal(desk, asked, waiter, log);
   return { kind: 'opened', waiter };
+}
+
+/**
+ * A waiting approval of a session on this machine: Claude Code does not tell its hook when the
+ * person answers its own dialog first, but the session's transcript does (terminal-answers.ts).
+ * Watched until the approval is settled, by anyone.
+ */
+function watchTerminal(desk: AskDesk, asked: Asked, waiter: Waiter, log: Log): void {
+  const { store, terminalAnswers } = desk;
+  if (!terminalAnswers || !asked.approval || asked.transcriptPath === undefined || asked.machine !== undefined) return;
+  if (store.get(waiter.ask.id)?.status !== 'pending') return;
+  if (!transcriptNamesSession(asked.transcriptPath, asked.sessionId)) return;
+  const askId = waiter.ask.id;
+  const stop = terminalAnswers(asked.transcriptPath, { toolName: asked.approval.toolName, toolInput: asked.toolInput }, () => {
+    if (store.answeredInTerminal(askId)) log.info({ askId, tool: asked.approval?.toolName }, 'approval answered in the terminal: withdrawn');
+  });
+  void waiter.outcome.then(stop);
 }
 
 /**

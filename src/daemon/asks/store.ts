@@ -6,7 +6,6 @@
 // asks of one asker hold is counted (asks and bytes), and only the command hook that opened an ask
 // may wait for it again; admit() says whether a new ask fits before open() opens it.
 import { randomUUID } from 'node:crypto';
-import { isDeepStrictEqual } from 'node:util';
 import { AnswerError, formatAnswers, requireEveryQuestion, type Answered } from '../../answers.js';
 import type { Approval, ApprovalDecision, Asker, Question, AskStatus, AskView, Response, SessionContext, Source } from '../../protocol.js';
 import { ASKER_SHARE, CREDENTIAL_SHARE, EXTEND_STEP_MS, FINISHED_BYTES, type WaitingLimits } from '../limits.js';
@@ -329,7 +328,8 @@ export function createAskStore(options: AskStoreOptions = {}) {
       reply: replyText,
       leave() {
         if (!entry.waiters.has(slot)) return;
-        const gone: Outcome = { status: 'cancelled', source: { kind: 'hook-gone' } };
+        // Claude Code closes a permission's request when the person answers No in its dialog, or Esc.
+        const gone: Outcome = { status: 'cancelled', source: { kind: entry.view.approval ? 'terminal' : 'hook-gone' } };
         if (entry.waiters.size === 1) return settle(entry, gone);
         // Another hook still waits for this question: only this one stops waiting.
         entry.waiters.delete(slot);
@@ -544,23 +544,14 @@ export function createAskStore(options: AskStoreOptions = {}) {
     },
 
     /**
-     * A tool ran in a session (Claude Code's PostToolUse): a permission for that very call that still
-     * waits here was given in the terminal, so its card leaves and a late decision learns it. Claude
-     * Code names no tool call in a PermissionRequest, so the call is known by its tool and exact
-     * input; only the approvals its own hook asked (the same transport, credential and machine).
+     * The person answered Claude Code's own dialog for this approval in the terminal (its transcript
+     * says so: terminal-answers.ts): it leaves every page, and a late decision learns it.
      */
-    settledInTerminal(sessionId: string, toolName: string, toolInput: Readonly<Record<string, unknown>>, by: AskerIdentity): AskView[] {
-      const key = askerKeyOf(by);
-      const settled: AskView[] = [];
-      for (const entry of [...byId.values()]) {
-        const approval = entry.view.approval;
-        if (entry.outcome || !approval || entry.view.sessionId !== sessionId || entry.askerKey !== key) continue;
-        if (approval.toolName !== toolName || !isDeepStrictEqual(entry.toolInput, toolInput)) continue;
-        settle(entry, { status: 'cancelled', source: { kind: 'terminal' } });
-        settled.push(entry.view);
-        break; // one tool ran: one permission was given (the oldest of identical calls)
-      }
-      return settled;
+    answeredInTerminal(id: string): AskView | undefined {
+      const entry = byId.get(id);
+      if (!entry || entry.outcome || !entry.view.approval) return undefined;
+      settle(entry, { status: 'cancelled', source: { kind: 'terminal' } });
+      return entry.view;
     },
 
     /**

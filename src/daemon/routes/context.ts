@@ -71,6 +71,8 @@ export type AppDeps = {
    * questions show no context. `stillWanted` says whether the question still waits.
    */
   sessionContext?: (transcriptPath: string, toolUseId: string, stillWanted: () => boolean) => Promise<ContextRead>;
+  /** Watches a session's transcript for a waiting approval answered in the terminal; without it, only its request closing tells. */
+  terminalAnswers?: AskDesk['terminalAnswers'];
   /** How long a caller may take to send its request (defaults below; tests use short ones). */
   timeouts?: Partial<RequestTimeouts>;
   now?: () => number;

@@ -28,7 +28,6 @@ import {
   HookRequestSchema,
   PermissionPayloadSchema,
   SessionEndPayloadSchema,
-  ToolUsedPayloadSchema,
   type Approval,
   type HookEnvironment,
   type PermissionPayload,
@@ -43,7 +42,7 @@ import type { AskerIdentity } from '../asks/store.js';
 import { claudeCodeReply, HookOutputSchema } from '../decisions/claude-code.js';
 import { openOrRefuse } from './open-or-refuse.js';
 import { machineOf, requireHookKey } from './hook-key.js';
-import { HTTP_HOOK_ENV, HTTP_HOOK_PATH, PERMISSION_HOOK_PATH, SESSION_END_PATH, TOOL_USED_PATH, envHeader } from '../../http-hook.js';
+import { HTTP_HOOK_ENV, HTTP_HOOK_PATH, PERMISSION_HOOK_PATH, SESSION_END_PATH, envHeader } from '../../http-hook.js';
 
 /** The tool whose calls are questions, asked through PreToolUse. */
 const ASK_TOOL = 'AskUserQuestion';
@@ -60,9 +59,6 @@ const REFUSALS = { '4xx': ErrorReplySchema, '5xx': ErrorReplySchema };
 
 /** A SessionEnd payload is a few hundred bytes. */
 const SESSION_END_BODY_LIMIT_BYTES = 64 * 1024;
-
-/** A PostToolUse payload carries the tool's whole response: only its session, tool and input are read. */
-const TOOL_USED_BODY_LIMIT_BYTES = 8 * 1024 * 1024;
 
 /** A hook's checked PermissionRequest, as an approval to open, answered in Claude Code's PermissionRequest format. */
 function approvalByHook(payload: PermissionPayload, environment: HookEnvironment, transport: 'http' | 'command', machine: string | undefined): Asked {
@@ -196,30 +192,6 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
         return reply;
       }
       return holdHttpHook(request, reply, approvalByHook(payload, forwardedEnvironment(request), 'http', machineOf(request)));
-    },
-  );
-
-  app.post(
-    TOOL_USED_PATH,
-    {
-      config: { access: 'hook', bodyName: 'payload' },
-      bodyLimit: TOOL_USED_BODY_LIMIT_BYTES,
-      preValidation: async (request) => requireHookKey(request, deps),
-      schema: {
-        summary: "Claude Code's PostToolUse hook: a tool ran, so a permission for it that waits here was given in the terminal",
-        security: [{ hookKey: [] }],
-        body: ToolUsedPayloadSchema,
-        response: {
-          200: { description: 'Always empty: askbridge adds nothing after a tool ran', content: { 'text/plain': { schema: z.string().max(0) } } },
-          ...REFUSALS,
-        },
-      },
-    },
-    async (request, reply) => {
-      const { session_id: sessionId, tool_name: toolName, tool_input: toolInput } = request.body;
-      const by: AskerIdentity = { transport: 'http-hook', credential: 'hook-key', machine: machineOf(request), program: undefined };
-      for (const ask of context.store.settledInTerminal(sessionId, toolName, toolInput, by)) request.log.info({ askId: ask.id, tool: toolName }, 'approval given in the terminal: withdrawn');
-      return reply.code(200).type('text/plain; charset=utf-8').send('');
     },
   );
 

@@ -1,0 +1,133 @@
+// When the person answers Claude Code's own permission dialog in the terminal first, Claude Code
+// does not tell the PermissionRequest hook: after "Yes" (and after "No" with a message) its request
+// stays open (protocol.md 8). The session's transcript says it: the tool call gets its result there
+// (the command's output, or "The user doesn't want to proceed…"). So while an approval waits, the
+// end of its session's transcript is read as it grows, and the approval leaves the inbox as answered
+// in the terminal once the call it asks about has a result. A plain "No", and Esc, close the request:
+// that needs no transcript. The transcript is opened with the same checks as for a session's
+// context (transcript.ts), and only what is appended after its last bytes is read.
+import { isDeepStrictEqual } from 'node:util';
+import type { FileHandle } from 'node:fs/promises';
+import { NoContext, openTranscript, TRANSCRIPT_LIMITS, type Entry, type TranscriptReaderOptions } from './transcript.js';
+
+/** How often a waiting approval's transcript is looked at: well within the 2 s a card may linger. */
+export const TRANSCRIPT_POLL_MS = 250;
+/** Read at most this much of what was appended at a time; a line longer than it is skipped. */
+const MAX_READ_BYTES = 4 * 1024 * 1024;
+
+/** The tool call an approval asks about, as Claude Code names it in the transcript: no id, its tool and exact input. */
+export type AskedCall = { toolName: string; toolInput: Readonly<Record<string, unknown>> };
+
+export type TerminalWatchOptions = TranscriptReaderOptions & { pollMs?: number };
+
+type Log = { debug(fields: Record<string, unknown>, message: string): void };
+
+/**
+ * Calls `answered` once the transcript shows the call decided in the terminal; returns what stops
+ * watching (call it when the approval is settled by anyone). A transcript that cannot be opened is
+ * not watched (logged at debug): the approval then leaves when its request closes, or is decided.
+ */
+export function watchForTerminalAnswer(transcriptPath: string, call: AskedCall, options: TerminalWatchOptions, answered: () => void, log: Log): () => void {
+  let stopped = false;
+  let timer: NodeJS.Timeout | undefined;
+  let handle: FileHandle | undefined;
+  // The ids of calls to this tool with this input that have no result yet; a result for one of
+  // them, once the end of the file as it was is read, is the terminal's answer.
+  const unanswered = new Set<string>();
+  let offset = 0;
+
+  const stop = () => {
+    stopped = true;
+    clearTimeout(timer);
+    void handle?.close().catch(() => {});
+    handle = undefined;
+  };
+
+  /** The complete lines appended since `offset`; a line still being written waits for the next look. */
+  const readAppended = async (file: FileHandle): Promise<Entry[]> => {
+    const size = (await file.stat()).size;
+    if (size < offset) offset = 0; // rewritten from the start
+    if (size === offset) return [];
+    const length = Math.min(size - offset, MAX_READ_BYTES);
+    const buffer = Buffer.alloc(length);
+    const { bytesRead } = await file.read(buffer, 0, length, offset);
+    const lastNewline = buffer.subarray(0, bytesRead).lastIndexOf(0x0a);
+    if (lastNewline < 0) {
+      if (bytesRead === MAX_READ_BYTES) offset += bytesRead; // one line longer than any read: skipped
+      return [];
+    }
+    const lines = buffer.subarray(0, lastNewline).toString('utf8').split('\n');
+    offset += lastNewline + 1;
+    return lines.flatMap(parseLine);
+  };
+
+  /** True once one of the entries is the result of a call this approval asks about. */
+  const sawAnswer = (entries: Entry[], initial: boolean): boolean => {
+    for (const entry of entries) {
+      for (const block of blocksOf(entry)) {
+        if (block.type === 'tool_use' && typeof block.id === 'string' && block.name === call.toolName && isDeepStrictEqual(block.input, call.toolInput)) unanswered.add(block.id);
+        if (block.type === 'tool_result' && typeof block.tool_use_id === 'string' && unanswered.delete(block.tool_use_id) && !initial) return true;
+      }
+    }
+    return false;
+  };
+
+  const look = async () => {
+    if (stopped || !handle) return;
+    try {
+      if (sawAnswer(await readAppended(handle), false)) {
+        stop();
+        answered();
+        return;
+      }
+    } catch (error) {
+      log.debug({ reason: (error as NodeJS.ErrnoException).code ?? 'error' }, 'transcript no longer read for a waiting approval');
+      stop();
+      return;
+    }
+    if (!stopped) timer = setTimeout(() => void look(), options.pollMs ?? TRANSCRIPT_POLL_MS);
+  };
+
+  void (async () => {
+    try {
+      const opened = await openTranscript(transcriptPath, options);
+      if (stopped) return void opened.close().catch(() => {});
+      handle = opened;
+      // Where the call was made: the end of the file as it is now (calls already answered there are not this one).
+      const size = (await opened.stat()).size;
+      offset = Math.max(0, size - TRANSCRIPT_LIMITS.tailBytes);
+      if (offset > 0) {
+        // Skip to the first whole line of the tail.
+        const probe = Buffer.alloc(Math.min(64 * 1024, size - offset));
+        const { bytesRead } = await opened.read(probe, 0, probe.length, offset);
+        const newline = probe.subarray(0, bytesRead).indexOf(0x0a);
+        offset = newline < 0 ? size : offset + newline + 1;
+      }
+      sawAnswer(await readAppended(opened), true);
+    } catch (error) {
+      log.debug({ reason: error instanceof NoContext ? error.message : ((error as NodeJS.ErrnoException).code ?? 'error') }, 'no transcript to watch for a waiting approval');
+      stop();
+      return;
+    }
+    if (!stopped) timer = setTimeout(() => void look(), options.pollMs ?? TRANSCRIPT_POLL_MS);
+  })();
+  return stop;
+}
+
+function parseLine(line: string): Entry[] {
+  if (!line.startsWith('{')) return [];
+  try {
+    const value: unknown = JSON.parse(line);
+    return typeof value === 'object' && value !== null && !Array.isArray(value) ? [value as Entry] : [];
+  } catch {
+    return [];
+  }
+}
+
+/** The content blocks of a transcript line's message (a tool call in an assistant line, a tool result in a user line). */
+function blocksOf(entry: Entry): Array<Record<string, unknown>> {
+  const message = entry.message;
+  if (typeof message !== 'object' || message === null) return [];
+  const content = (message as { content?: unknown }).content;
+  return Array.isArray(content) ? content.filter((block): block is Record<string, unknown> => typeof block === 'object' && block !== null) : [];
+}

@@ -1,0 +1,117 @@
+// The transcript watch that tells a waiting approval was answered in Claude Code's own dialog,
+// against real files that grow as Claude Code writes them: a call answered earlier is not this
+// one, a line written in two pieces is read once whole, and a transcript that fails the reader's
+// checks is never watched.
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { watchForTerminalAnswer, type AskedCall } from '../../src/daemon/terminal-answers.js';
+
+type Line = Record<string, unknown>;
+const call = (id: string, input: Record<string, unknown>, name = 'Bash'): Line => ({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id, name, input }] } });
+const result = (id: string, content = 'ok'): Line => ({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content }] } });
+const jsonl = (lines: Line[]) => lines.map((line) => `${JSON.stringify(line)}\n`).join('');
+
+const NPM_TEST: AskedCall = { toolName: 'Bash', toolInput: { command: 'npm test', description: 'Run the tests' } };
+const quiet = { debug: () => {} };
+
+let root: string;
+let projects: string;
+let transcript: string;
+const stops: Array<() => void> = [];
+beforeEach(() => {
+  root = mkdtempSync(join(tmpdir(), 'askbridge-terminal-answers-'));
+  projects = join(root, 'projects');
+  mkdirSync(join(projects, '-home-alice-shop'), { recursive: true });
+  transcript = join(projects, '-home-alice-shop', 'session-1.jsonl');
+});
+afterEach(() => {
+  for (const stop of stops.splice(0)) stop();
+  rmSync(root, { recursive: true, force: true });
+});
+
+/** Starts a watch and resolves with how many times it said "answered" so far, on demand. */
+function watch(path = transcript, asked: AskedCall = NPM_TEST) {
+  let answered = 0;
+  const stop = watchForTerminalAnswer(path, asked, { projectsDir: projects, uid: process.getuid?.(), pollMs: 20 }, () => answered++, quiet);
+  stops.push(stop);
+  return { answered: () => answered, stop };
+}
+
+/** Long enough for several looks at the file (every 20 ms here). */
+const settle = () => new Promise((resolve) => setTimeout(resolve, 200));
+
+describe('watching a transcript for an approval answered in the terminal', () => {
+  it('says so once the call it asks about gets its result, and not for a result of another call', async () => {
+    writeFileSync(transcript, jsonl([call('toolu_a', { command: 'npm test', description: 'Run the tests' }), call('toolu_b', { command: 'rm -rf build' })]));
+    const watched = watch();
+    await settle();
+    appendFileSync(transcript, jsonl([result('toolu_b')]));
+    await settle();
+    expect(watched.answered()).toBe(0);
+    appendFileSync(transcript, jsonl([result('toolu_a', "The user doesn't want to proceed with this tool use.")]));
+    await expect.poll(() => watched.answered()).toBe(1);
+    appendFileSync(transcript, jsonl([result('toolu_a')]));
+    await settle();
+    expect(watched.answered()).toBe(1);
+  });
+
+  it('ignores the same call answered before the approval arrived, and waits for the one after it', async () => {
+    writeFileSync(transcript, jsonl([call('toolu_old', NPM_TEST.toolInput as Line), result('toolu_old')]));
+    const watched = watch();
+    await settle();
+    expect(watched.answered()).toBe(0);
+    // The call itself may be written after the hook started: it is found as it comes.
+    appendFileSync(transcript, jsonl([call('toolu_new', NPM_TEST.toolInput as Line)]));
+    await settle();
+    expect(watched.answered()).toBe(0);
+    appendFileSync(transcript, jsonl([result('toolu_new')]));
+    await expect.poll(() => watched.answered()).toBe(1);
+  });
+
+  it('matches the exact input only: the same command with another description is another call', async () => {
+    writeFileSync(transcript, jsonl([call('toolu_x', { command: 'npm test', description: 'Something else' })]));
+    const watched = watch();
+    await settle();
+    appendFileSync(transcript, jsonl([result('toolu_x')]));
+    await settle();
+    expect(watched.answered()).toBe(0);
+  });
+
+  it('reads a line written in two pieces once it is whole', async () => {
+    writeFileSync(transcript, jsonl([call('toolu_a', NPM_TEST.toolInput as Line)]));
+    const watched = watch();
+    await settle();
+    const line = jsonl([result('toolu_a')]);
+    appendFileSync(transcript, line.slice(0, 30));
+    await settle();
+    expect(watched.answered()).toBe(0);
+    appendFileSync(transcript, line.slice(30));
+    await expect.poll(() => watched.answered()).toBe(1);
+  });
+
+  it('stops reading when told to (the approval was settled elsewhere)', async () => {
+    writeFileSync(transcript, jsonl([call('toolu_a', NPM_TEST.toolInput as Line)]));
+    const watched = watch();
+    await settle();
+    watched.stop();
+    appendFileSync(transcript, jsonl([result('toolu_a')]));
+    await settle();
+    expect(watched.answered()).toBe(0);
+  });
+
+  it("never watches a file outside Claude Code's projects folder, even through a link", async () => {
+    const outside = join(root, 'session-1.jsonl');
+    writeFileSync(outside, jsonl([call('toolu_a', NPM_TEST.toolInput as Line)]));
+    const link = join(projects, '-home-alice-shop', 'linked.jsonl');
+    symlinkSync(outside, link);
+    const direct = watch(outside);
+    const linked = watch(link);
+    await settle();
+    appendFileSync(outside, jsonl([result('toolu_a')]));
+    await settle();
+    expect(direct.answered()).toBe(0);
+    expect(linked.answered()).toBe(0);
+  });
+});
