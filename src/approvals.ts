@@ -4,8 +4,30 @@
 // from a tool's input is the model's, so whoever shows it marks what is invisible (visible-text.ts).
 import { shorten } from './shorten.js';
 
+/** One of Claude Code's "always allow" suggestions, as it sent it. */
+export type Suggestion = Record<string, unknown> & { type: string };
+
 /** The tool whose approval is a plan's (plan mode): allowing it approves the plan. */
 export const PLAN_TOOL = 'ExitPlanMode';
+
+/**
+ * Claude Code's own plan dialog offers "Yes, and use auto mode" beside a plain yes, but its hook
+ * is sent no suggestion for it (observed on 2.1.330: ExitPlanMode's PermissionRequest has no
+ * `permission_suggestions`). Sent back with the plan's approval, this does exactly what that choice
+ * does: the session leaves plan mode for auto mode.
+ */
+export const PLAN_AUTO_MODE = { type: 'setMode', mode: 'auto', destination: 'session' } as const;
+
+/** The choices a plan's approval offers besides a plain approval (which leaves plan mode for manual mode). */
+export function planSuggestions(sent: readonly Suggestion[]): Suggestion[] {
+  return sent.length > 0 ? [...sent] : [{ ...PLAN_AUTO_MODE }];
+}
+
+/** A plan's suggestion as the approval it is: "Approve, and use auto mode for this session". */
+export function planChoice(suggestion: Suggestion): string {
+  const words = describeSuggestion(suggestion);
+  return `Approve, and ${words.charAt(0).toLowerCase()}${words.slice(1)}`;
+}
 
 /** Where Claude Code keeps a permission it is told to remember (protocol.md 8, `destination`). */
 const WHERE: Record<string, string> = {
@@ -26,7 +48,6 @@ const MODES: Record<string, string> = {
   dontAsk: 'Never ask, deny what is not allowed',
 };
 
-type Suggestion = Record<string, unknown> & { type: string };
 
 const strings = (value: unknown): string[] => (Array.isArray(value) ? value.filter((item): item is string => typeof item === 'string') : []);
 

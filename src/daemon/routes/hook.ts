@@ -32,7 +32,7 @@ import {
   type HookEnvironment,
   type PermissionPayload,
 } from '../../protocol.js';
-import { describeSuggestion, PLAN_TOOL } from '../../approvals.js';
+import { describeSuggestion, planChoice, planSuggestions, PLAN_TOOL } from '../../approvals.js';
 import { permissionReply, PermissionOutputSchema } from '../decisions/claude-code-permission.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
@@ -62,11 +62,12 @@ const SESSION_END_BODY_LIMIT_BYTES = 64 * 1024;
 
 /** A hook's checked PermissionRequest, as an approval to open, answered in Claude Code's PermissionRequest format. */
 function approvalByHook(payload: PermissionPayload, environment: HookEnvironment, transport: 'http' | 'command', machine: string | undefined): Asked {
-  const { session_id: sessionId, cwd, tool_name: toolName, tool_input: toolInput, permission_suggestions: suggestions, transcript_path: transcriptPath, permission_mode: permissionMode } = payload;
+  const { session_id: sessionId, cwd, tool_name: toolName, tool_input: toolInput, transcript_path: transcriptPath, permission_mode: permissionMode } = payload;
+  const suggestions = toolName === PLAN_TOOL ? planSuggestions(payload.permission_suggestions) : payload.permission_suggestions;
   const approval: Approval = {
     toolName,
     toolInput,
-    suggestions: suggestions.map((suggestion) => ({ label: describeSuggestion(suggestion) })),
+    suggestions: suggestions.map((suggestion) => ({ label: toolName === PLAN_TOOL ? planChoice(suggestion) : describeSuggestion(suggestion) })),
     ...(toolName === PLAN_TOOL && typeof toolInput.plan === 'string' ? { plan: toolInput.plan } : {}),
     ...(permissionMode ? { permissionMode } : {}),
   };
