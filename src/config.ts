@@ -103,6 +103,11 @@ export const ConfigFileSchema = z.strictObject({
   whenNobodyWatching: z.enum(['wait', 'act']).optional(),
   answerMode: z.enum(ANSWER_MODES).optional(),
   rules: z.array(RuleSchema).max(200).optional(),
+  /**
+   * How long a permission or a plan waits before anyone is told (webhooks, push): a person at the
+   * terminal usually answers its dialog at once. Questions are told at once.
+   */
+  approvalNoticeSeconds: z.number().int().min(0).max(60 * 60).optional(),
   /** How many questions a script (`askbridge ask`) or an MCP client may ask at once; Claude Code's own tool asks at most 4. */
   askMaxQuestions: z.number().int().min(LIMITS.askQuestions.min).max(LIMITS.askQuestions.max).optional(),
   /** Read from the user config only, when the daemon starts (public-url.ts). */
@@ -133,12 +138,13 @@ export const DEFAULT_CONFIG: Config = {
   answerMode: 'updatedInput',
   rules: [],
   askMaxQuestions: LIMITS.questions.max,
+  approvalNoticeSeconds: 10,
   notify: [],
   push: { fullText: false },
 };
 
 /** The settings that hold one value, which a project file replaces (rules add up instead). */
-export const SCALAR_KEYS = ['waitSeconds', 'onTimeout', 'whenNobodyWatching', 'answerMode', 'askMaxQuestions'] as const;
+export const SCALAR_KEYS = ['waitSeconds', 'onTimeout', 'whenNobodyWatching', 'answerMode', 'askMaxQuestions', 'approvalNoticeSeconds'] as const;
 
 /** Keys only the user's own file may set: a project must not open the daemon, or send question text, where it chooses. */
 export const USER_ONLY_KEYS = ['publicUrl', 'notify', 'push'] as const;

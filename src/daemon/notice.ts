@@ -3,6 +3,7 @@
 // been prompt-injected, so each is cut short and its invisible characters are marked; the question
 // text itself goes only into a push, and only when the user's config asks for it (push.fullText).
 import type { AskView } from '../protocol.js';
+import { approvalTarget, toolTitle } from '../approvals.js';
 import { shorten } from '../shorten.js';
 import { markInvisible } from '../visible-text.js';
 
@@ -14,6 +15,8 @@ export type Notice = {
   headers: string[];
   /** Each question's text: only with push.fullText. */
   questions?: string[];
+  /** A permission Claude Code asks for: the tool's name; what it acts on (the command, the file) only with push.fullText. */
+  approval?: { tool: string; target?: string };
 };
 
 const PROJECT_CHARS = 60;
@@ -28,6 +31,16 @@ const bounded = (text: string, max: number) => shorten(markInvisible(text), max)
 
 export function noticeOf(view: AskView, options: { fullText: boolean }): Notice {
   const parts = view.cwd.split(/[\\/]+/).filter(Boolean);
+  if (view.approval) {
+    const { toolName, toolInput } = view.approval;
+    const target = options.fullText ? approvalTarget(toolName, toolInput, QUESTION_CHARS) : '';
+    return {
+      id: view.id,
+      project: bounded(parts.at(-1) ?? 'Unknown project', PROJECT_CHARS),
+      headers: [],
+      approval: { tool: bounded(toolTitle(toolName), HEADER_CHARS), ...(target ? { target: bounded(target, QUESTION_CHARS) } : {}) },
+    };
+  }
   const questions = view.questions.slice(0, QUESTIONS);
   return {
     id: view.id,
@@ -39,10 +52,12 @@ export function noticeOf(view: AskView, options: { fullText: boolean }): Notice 
 
 /** The one line a notice is told in: its title, as the page's and the service worker's notifications say it. */
 export function noticeTitle(notice: Notice): string {
+  if (notice.approval) return `${notice.approval.tool === 'Plan' ? 'Plan' : 'Permission'} from ${notice.project}`;
   return `Question from ${notice.project}`;
 }
 
-/** What the question is about, without its text: the headers, or that one waits. */
+/** What the question is about, without its text: the headers, or that one waits; for a permission, the tool. */
 export function noticeSubject(notice: Notice): string {
+  if (notice.approval) return notice.approval.tool === 'Plan' ? 'A plan waits for approval' : `${notice.approval.tool} waits for permission`;
   return notice.headers.length > 0 ? notice.headers.join(' · ') : 'A question is waiting';
 }

@@ -1,6 +1,7 @@
 // Telling people that a question waits, once, as it starts waiting: every webhook of the user's
 // config, and a Web Push to every subscribed device when no page is in view (whoever looks at a page
-// sees the question already). A question settled the moment it was asked (a rule, an unattended
+// sees the question already). A permission or a plan is told only once it has waited
+// approvalNoticeSeconds: its dialog is on the terminal too, where the person often answers at once. A question settled the moment it was asked (a rule, an unattended
 // session) waits for nobody, so nobody is told. This runs after the store has moved on and never
 // throws into it: no notice can hold up an answer.
 import type { Config } from '../config.js';
@@ -12,7 +13,7 @@ import type { Webhooks } from './webhooks.js';
 export type NotifierOptions = {
   store: AskStore;
   /** The user's notify and push settings now (they reload with the config file). */
-  config: (cwd: string) => Pick<Config, 'notify' | 'push'>;
+  config: (cwd: string) => Pick<Config, 'notify' | 'push' | 'approvalNoticeSeconds'>;
   /** The page, opened on this question: at the public URL when there is one. */
   link: (askId: string) => string;
   webhooks: Webhooks;
@@ -28,28 +29,52 @@ export type NotifierOptions = {
 
 export function createNotifier(options: NotifierOptions) {
   const now = options.now ?? Date.now;
+  // Approvals told later, by id: a settled one is told nothing, and closing forgets them all.
+  const delayed = new Map<string, NodeJS.Timeout>();
   const unsubscribe = options.store.subscribe((event) => {
+    if (event.type === 'resolved') {
+      clearTimeout(delayed.get(event.ask.id));
+      delayed.delete(event.ask.id);
+      return;
+    }
     if (event.type !== 'added') return;
     const { id } = event.ask;
+    if (event.ask.approval) {
+      // A person at the terminal usually answers its dialog at once: nobody is told unless it still waits.
+      const delayMs = options.config(event.ask.cwd).approvalNoticeSeconds * 1000;
+      delayed.set(
+        id,
+        setTimeout(() => {
+          delayed.delete(id);
+          tell(id);
+        }, delayMs),
+      );
+      return;
+    }
     // The store tells subscribers in the middle of its work, and settles an immediate answer right after.
-    setImmediate(() => {
-      try {
-        const question = options.store.get(id);
-        if (question?.status !== 'pending') return;
-        const { notify, push } = options.config(question.cwd);
-        if (notify.length > 0) options.webhooks.send(notify, noticeOf(question, { fullText: false }), options.link(id));
-        if (options.push && !options.pageVisible()) {
-          // A push service keeps it for an offline phone as long as the question may still be answered.
-          options.push.send(noticeOf(question, { fullText: push.fullText === true }), { pairedDevices: options.pairedDevices(), ttlSeconds: (question.expiresAt - now()) / 1000 });
-        }
-      } catch (error) {
-        options.log({ askId: id, error: (error as Error).message }, 'could not tell anyone about a waiting question');
-      }
-    });
+    setImmediate(() => tell(id));
   });
+
+  /** Tells every webhook, and every paired device unless a page is in view, that this ask waits (if it still does). */
+  function tell(id: string): void {
+    try {
+      const question = options.store.get(id);
+      if (question?.status !== 'pending') return;
+      const { notify, push } = options.config(question.cwd);
+      if (notify.length > 0) options.webhooks.send(notify, noticeOf(question, { fullText: false }), options.link(id));
+      if (options.push && !options.pageVisible()) {
+        // A push service keeps it for an offline phone as long as the question may still be answered.
+        options.push.send(noticeOf(question, { fullText: push.fullText === true }), { pairedDevices: options.pairedDevices(), ttlSeconds: (question.expiresAt - now()) / 1000 });
+      }
+    } catch (error) {
+      options.log({ askId: id, error: (error as Error).message }, 'could not tell anyone about a waiting question');
+    }
+  }
   return {
     close(): void {
       unsubscribe();
+      for (const timer of delayed.values()) clearTimeout(timer);
+      delayed.clear();
       options.webhooks.close();
       options.push?.close();
     },

@@ -33,7 +33,7 @@ export function webhookRequest(target: NotifyTarget, notice: Notice, link: strin
     const url = new URL(target.ntfy);
     const topic = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
     url.pathname = url.pathname.slice(0, url.pathname.lastIndexOf('/') + 1);
-    return { kind: 'ntfy', url: url.href, body: { topic, title, message: subject, click: link, tags: ['question'] } };
+    return { kind: 'ntfy', url: url.href, body: { topic, title, message: subject, click: link, tags: [notice.approval ? 'permission' : 'question'] } };
   }
   if (target.slack !== undefined) {
     // Slack reads <...> as links and mentions (<!channel>): model text never gets to make one.
@@ -43,6 +43,7 @@ export function webhookRequest(target: NotifyTarget, notice: Notice, link: strin
     // No mention may ping anyone, no link may unfurl, and markdown in model text stays text.
     return { kind: 'discord', url: target.discord, body: { content: `**${discordText(title)}**: ${discordText(subject)}\n${link}`, allowed_mentions: { parse: [] }, flags: SUPPRESS_EMBEDS } };
   }
+  if (notice.approval) return { kind: 'url', url: target.url!, body: { event: 'approval_waiting', id: notice.id, project: notice.project, tool: notice.approval.tool, url: link } };
   return { kind: 'url', url: target.url!, body: { event: 'question_waiting', id: notice.id, project: notice.project, headers: notice.headers, url: link } };
 }
 

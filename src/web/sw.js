@@ -1,7 +1,7 @@
 // @ts-check
 // The service worker: shows a push from the daemon as a notification, and opens the page on its
 // question when the notification is clicked. It serves nothing (no fetch handler): the page always
-// comes from the daemon. A push is JSON the daemon made, { id, project, headers, questions? }, whose
+// comes from the daemon. A push is JSON the daemon made, { id, project, headers, questions?, approval?: { tool, target? } }, whose
 // text comes from a model: it only ever becomes a notification's title and body, which are text.
 
 const sw = /** @type {ServiceWorkerGlobalScope} */ (/** @type {unknown} */ (self));
@@ -36,6 +36,14 @@ function showNotice(notice) {
   const strings = (value) => (Array.isArray(value) ? value.filter((item) => typeof item === 'string') : []);
   const headers = strings(notice.headers);
   const questions = strings(notice.questions);
+  const approval = notice.approval && typeof notice.approval.tool === 'string' ? notice.approval : undefined;
+  if (approval) {
+    // A permission: the tool's name, and what it acts on only when the user's config lets it come.
+    const plan = approval.tool === 'Plan';
+    const title = `${plan ? 'Plan' : 'Permission'} from ${String(notice.project)}`;
+    const body = typeof approval.target === 'string' ? approval.target : plan ? 'A plan waits for approval' : `${approval.tool} waits for permission`;
+    return sw.registration.showNotification(title, { body, tag: `askbridge-${notice.id}`, data: { id: notice.id }, icon: '/icon-192.png' });
+  }
   const body = questions.length > 0 ? questions.join('\n') : headers.length > 0 ? headers.join(' · ') : 'A question is waiting';
   return sw.registration.showNotification(`Question from ${String(notice.project)}`, { body, tag: `askbridge-${notice.id}`, data: { id: notice.id }, icon: '/icon-192.png' });
 }
