@@ -12,7 +12,7 @@ import { createConfigReader, type EffectiveConfig } from '../config.js';
 import { connectToDaemon, DaemonUnreachable, NOT_RUNNING } from './client.js';
 import { isInstalledHook, isRecord, readSettingsFile, shellQuote, type SettingsFile, type SettingsScope } from './claude-settings.js';
 import { compareVersions, findUserClaude, MIN_HTTP_HOOK_VERSION, MIN_UPDATED_INPUT_VERSION, parseClaudeVersion, probeClaude, probedVersion, type ClaudeProbe } from './claude-version.js';
-import { HOOK_KEY_HEADER, HTTP_HOOK_PATH, MACHINE_HEADER, SESSION_END_PATH } from '../http-hook.js';
+import { HOOK_KEY_HEADER, HTTP_HOOK_PATH, MACHINE_HEADER, PERMISSION_HOOK_PATH, SESSION_END_PATH } from '../http-hook.js';
 import { HOOK_TIMEOUT_SECONDS, TIMEOUT_MARGIN_SECONDS } from '../hook-timeout.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import type { CommandIo } from './command.js';
@@ -69,6 +69,7 @@ export type FindingId =
   | 'answer-mode-deny-reason'
   | 'daemon-not-running'
   | 'session-end-missing'
+  | 'approvals-missing'
   | 'port-impostor'
   | 'project-config-untrusted';
 
@@ -133,6 +134,7 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
     checkHttpHooks(inputs, ours, findings, passed);
     checkTimeouts(inputs, ours, findings, passed);
     checkSessionEnd(inputs, readable, ours, findings, passed);
+    checkApprovals(inputs, readable, ours, findings, passed);
   }
 
   const others = forTool.filter((ref) => !isAskbridgeHook(ref));
@@ -370,6 +372,58 @@ function checkSessionEnd(inputs: DoctorInputs, readable: Array<SettingsFile & { 
   });
 }
 
+/** What each permission mode sends to the inbox: Claude Code raises a PermissionRequest only where it would show its own dialog. */
+const ROUTED_BY_MODE: Record<string, string> = {
+  default: 'every permission dialog (commands, edits, web fetches, MCP tools) waits in the inbox too',
+  plan: "the plan's approval waits in the inbox (and any dialog a read needs)",
+  acceptEdits: 'edits run unasked; commands and other tools that ask wait in the inbox',
+  auto: "Claude Code's classifier decides most calls itself, so few permissions reach the inbox",
+  bypassPermissions: 'nothing asks for permission, so none reaches the inbox',
+  dontAsk: 'nothing asks for permission (what is not allowed is denied), so none reaches the inbox',
+};
+
+/** Where the session's mode comes from: `permissions.defaultMode`, the most specific file first; Claude Code 2.1.330 starts in auto mode without one. */
+function defaultMode(readable: Array<SettingsFile & { state: 'ok' }>): { mode: string; from: string } {
+  for (const scope of ['local', 'project', 'user'] as const) {
+    const file = readable.find((candidate) => candidate.scope === scope);
+    const permissions = file && isRecord(file.settings) ? file.settings.permissions : undefined;
+    if (file && isRecord(permissions) && typeof permissions.defaultMode === 'string') return { mode: permissions.defaultMode, from: `permissions.defaultMode in ${file.path}` };
+  }
+  return { mode: 'auto', from: "Claude Code's own default (no permissions.defaultMode is set)" };
+}
+
+/**
+ * Whether Claude Code's permissions and plans reach askbridge (its PermissionRequest hook), and
+ * what the permission mode a session starts in sends there: in auto mode, say, little asks at all.
+ */
+function checkApprovals(inputs: DoctorInputs, readable: Array<SettingsFile & { state: 'ok' }>, ours: HookRef[], findings: Finding[], passed: string[]): void {
+  const approvals = readable.flatMap((file) => hooksOf(file, 'PermissionRequest')).filter((ref) => matcherMatches(ref.matcher, 'Bash') && isAskbridgePermission(ref));
+  const installed = ours.filter((ref) => isInstalledHook(ref.hook));
+  if (approvals.length === 0) {
+    if (installed.length === 0) return;
+    const file = installed[0]!.file;
+    findings.push({
+      id: 'approvals-missing',
+      level: 'info',
+      file: file.path,
+      message: "no PermissionRequest hook reaches askbridge, so Claude Code's permissions and plans wait only in the terminal (installed with --no-approvals, or by an older askbridge)",
+      fix: `${installCommand(file.scope, inputs.projectDir)} (adds the PermissionRequest entry)`,
+    });
+    return;
+  }
+  passed.push(`PermissionRequest hook installed in ${unique(approvals.map((ref) => ref.file.path)).join(', ')}: permissions and plans wait in the inbox too`);
+  const { mode, from } = defaultMode(readable);
+  const routed = ROUTED_BY_MODE[mode] ?? `askbridge does not know the mode ${JSON.stringify(mode)}`;
+  const more = mode === 'default' ? '' : '; for every dialog in the inbox, start claude with --permission-mode default, or set "permissions": {"defaultMode": "default"}';
+  passed.push(`sessions start in ${mode} mode (${from}): ${routed}${more}. Questions reach the inbox in every mode`);
+}
+
+/** askbridge's PermissionRequest entry in any form: an http entry posting to its permission path, or a command running its hook file. */
+function isAskbridgePermission(ref: HookRef): boolean {
+  if (ref.hook.type === 'http') return typeof ref.hook.url === 'string' && parseUrl(ref.hook.url)?.pathname === PERMISSION_HOOK_PATH;
+  return ref.hook.type === 'command' && commandOf(ref).includes(HOOK_SCRIPT);
+}
+
 /** askbridge's SessionEnd entry in any form: an http entry posting to its session-end path, or a command running its hook file. */
 function isAskbridgeSessionEnd(ref: HookRef): boolean {
   if (ref.hook.type === 'http') return typeof ref.hook.url === 'string' && parseUrl(ref.hook.url)?.pathname === SESSION_END_PATH;
@@ -426,7 +480,7 @@ function preToolUseHooks(file: SettingsFile & { state: 'ok' }): HookRef[] {
 }
 
 /** Every hook under hooks.EVENT, shapes Claude Code would not accept skipped. */
-function hooksOf(file: SettingsFile & { state: 'ok' }, event: 'PreToolUse' | 'SessionEnd'): HookRef[] {
+function hooksOf(file: SettingsFile & { state: 'ok' }, event: 'PreToolUse' | 'PermissionRequest' | 'SessionEnd'): HookRef[] {
   const hooks = isRecord(file.settings) ? file.settings.hooks : undefined;
   const entries = isRecord(hooks) ? hooks[event] : undefined;
   if (!Array.isArray(entries)) return [];

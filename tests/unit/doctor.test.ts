@@ -72,21 +72,23 @@ function memoryInputs(settings: Record<string, unknown>, config: { waitSeconds?:
   };
 }
 const HOOK_KEY = 'current-hook-key-0123456789abcdefghijklmnopq';
-/** http entries as `install` writes them (AskUserQuestion and SessionEnd), with what a test changes. */
+/** http entries as `install` writes them (AskUserQuestion, PermissionRequest and SessionEnd), with what a test changes. */
 const httpHook = (options: { key?: string; url?: string } = {}) => {
   const url = options.url ?? 'http://127.0.0.1:7433/api/hook/ask';
   const headers = { 'x-askbridge-hook-key': options.key ?? HOOK_KEY };
   return {
     hooks: {
       PreToolUse: [{ matcher: 'AskUserQuestion', hooks: [{ type: 'http', url, headers, timeout: 3600 }] }],
+      PermissionRequest: [{ hooks: [{ type: 'http', url: new URL('/api/hook/permission', url).href, headers, timeout: 3600 }] }],
       SessionEnd: [{ hooks: [{ type: 'http', url: new URL('/api/hook/session-end', url).href, headers }] }],
     },
   };
 };
-/** The command hook as `install` writes it (AskUserQuestion and SessionEnd), with what a test adds to the first. */
+/** The command hook as `install` writes it (AskUserQuestion, PermissionRequest and SessionEnd), with what a test adds to the first. */
 const askbridgeHook = (extra: Record<string, unknown> = {}) => ({
   hooks: {
     PreToolUse: [{ matcher: 'AskUserQuestion', hooks: [{ type: 'command', command: "node '/opt/askbridge/hooks/askbridge-hook.cjs'", ...extra }] }],
+    PermissionRequest: [{ hooks: [{ type: 'command', command: "node '/opt/askbridge/hooks/askbridge-hook.cjs'", timeout: 3600 }] }],
     SessionEnd: [{ hooks: [{ type: 'command', command: "node '/opt/askbridge/hooks/askbridge-hook.cjs'" }] }],
   },
 });
@@ -221,6 +223,7 @@ describe('diagnose on settings built in memory', () => {
           { hooks: [{ type: 'command', command: 'no-matcher.sh' }] },
           { matcher: '', hooks: [{ type: 'command', command: 'empty-matcher.sh' }] },
         ],
+        PermissionRequest: askbridgeHook().hooks.PermissionRequest,
         SessionEnd: askbridgeHook().hooks.SessionEnd,
       },
     };
@@ -316,8 +319,24 @@ describe('diagnose on settings built in memory', () => {
   });
 
   it('warns when the same project has both an http hook and a command hook: the question would be asked twice', () => {
-    const settings = { hooks: { PreToolUse: [...httpHook().hooks.PreToolUse, ...askbridgeHook({ timeout: 3600 }).hooks.PreToolUse], SessionEnd: httpHook().hooks.SessionEnd } };
+    const settings = {
+      hooks: { PreToolUse: [...httpHook().hooks.PreToolUse, ...askbridgeHook({ timeout: 3600 }).hooks.PreToolUse], PermissionRequest: httpHook().hooks.PermissionRequest, SessionEnd: httpHook().hooks.SessionEnd },
+    };
     expect(ids(diagnose(memoryInputs(settings)).findings)).toEqual(['hook-duplicate']);
+  });
+
+  it("notes permissions and plans that wait only in the terminal, and says what the session's permission mode routes to the inbox", () => {
+    const { PermissionRequest: _left, ...questionsOnly } = askbridgeHook({ timeout: 3600 }).hooks;
+    const missing = diagnose(memoryInputs({ hooks: questionsOnly }));
+    expect(ids(missing.findings)).toEqual(['approvals-missing']);
+    expect(missing.ok).toBe(true);
+    expect(missing.findings[0]!.fix).toBe("`askbridge install --project '/p'` (adds the PermissionRequest entry)");
+
+    const auto = diagnose(memoryInputs(askbridgeHook({ timeout: 3600 })));
+    expect(auto.findings).toEqual([]);
+    expect(auto.passed).toContainEqual(expect.stringMatching(/^sessions start in auto mode \(Claude Code's own default.*few permissions reach the inbox; for every dialog in the inbox, start claude with --permission-mode default/));
+    const manual = diagnose(memoryInputs({ ...askbridgeHook({ timeout: 3600 }), permissions: { defaultMode: 'default' } }));
+    expect(manual.passed).toContainEqual('sessions start in default mode (permissions.defaultMode in /p/.claude/settings.json): every permission dialog (commands, edits, web fetches, MCP tools) waits in the inbox too. Questions reach the inbox in every mode');
   });
 
   it('passes a SessionEnd entry of either transport, and notes one missing beside a question hook `install` wrote, with install as the fix', () => {
