@@ -202,7 +202,7 @@ export type AskRequest = z.input<typeof AskRequestSchema>;
 /** Body of POST /api/hook/questions: the hook's stdin (a question, or a permission) and its environment. */
 export const HookRequestSchema = z
   .object({
-    payload: z.union([AskPayloadSchema, PermissionPayloadSchema]),
+    payload: z.discriminatedUnion('hook_event_name', [AskPayloadSchema, PermissionPayloadSchema]),
     environment: HookEnvironmentSchema,
   })
   .meta({ title: 'hook payload' });
