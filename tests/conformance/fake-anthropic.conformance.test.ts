@@ -134,6 +134,54 @@ describe('fake Anthropic Messages API', () => {
     expect(fake.requests.map((r) => r.reply)).toEqual(['tool_use', 'tool_use', 'text']);
   });
 
+  it('plays steps in order: any tool, the next step once the previous tool_result arrives, text ending the turn', async () => {
+    const BASH_TOOL = { name: 'Bash', description: 'Run a command', input_schema: { type: 'object' } };
+    fake = await startFakeAnthropic({
+      steps: [
+        { tool: 'Bash', input: { command: 'npm test', description: 'Run the tests' } },
+        { tool: 'Write', text: 'Writing it down.', inputFrom: ({ system }) => ({ file_path: system.trim(), content: 'x' }) },
+        { text: 'All done.' },
+        { tool: 'Bash', input: { command: 'ls' } },
+      ],
+      finalText: 'Nothing more.',
+    });
+    // No AskUserQuestion offered: the tools of the steps mark the main conversation.
+    const base = { model: 'm', system: [{ type: 'text', text: '/tmp/plan.md' }], tools: [BASH_TOOL] };
+    const reply = async (messages: unknown[]) => ((await (await post(`${fake!.url}/v1/messages`, { ...base, messages })).json()) as { content: unknown[] }).content;
+    const bashId = fake.stepToolUseId(0)!;
+    const writeId = fake.stepToolUseId(1)!;
+    expect(fake.currentToolUseId).toBe(bashId);
+    const first = [userText('Go')];
+    expect(await reply(first)).toEqual([{ type: 'tool_use', id: bashId, name: 'Bash', input: { command: 'npm test', description: 'Run the tests' } }]);
+    const afterBash = [
+      ...first,
+      { role: 'assistant', content: [{ type: 'tool_use', id: bashId, name: 'Bash', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: bashId, content: 'tests-ok' }] },
+    ];
+    expect(await reply(afterBash)).toEqual([
+      { type: 'text', text: 'Writing it down.' },
+      { type: 'tool_use', id: writeId, name: 'Write', input: { file_path: '/tmp/plan.md', content: 'x' } },
+    ]);
+    expect(fake.currentToolUseId).toBe(writeId);
+    const afterWrite = [
+      ...afterBash,
+      { role: 'assistant', content: [{ type: 'tool_use', id: writeId, name: 'Write', input: {} }] },
+      { role: 'user', content: [{ type: 'tool_result', tool_use_id: writeId, content: 'denied', is_error: true }] },
+    ];
+    expect(await reply(afterWrite)).toEqual([{ type: 'text', text: 'All done.' }]);
+    expect((await fake.waitForStepResult(0, 100)).text).toBe('tests-ok');
+    expect(fake.toolResult).toMatchObject({ toolUseId: writeId, text: 'denied', isError: true });
+    expect(fake.toolResults.map((r) => r.toolUseId)).toEqual([bashId, writeId]);
+    // The next prompt plays the step after the text; once all are done, finalText.
+    const next = [...afterWrite, { role: 'assistant', content: [{ type: 'text', text: 'All done.' }] }, userText('Again')];
+    expect(await reply(next)).toMatchObject([{ type: 'tool_use', name: 'Bash', input: { command: 'ls' } }]);
+    const lsId = fake.stepToolUseId(3)!;
+    const afterLs = [...next, { role: 'assistant', content: [{ type: 'tool_use', id: lsId, name: 'Bash', input: {} }] }, { role: 'user', content: [{ type: 'tool_result', tool_use_id: lsId, content: 'a' }] }];
+    expect(await reply(afterLs)).toEqual([{ type: 'text', text: 'Nothing more.' }]);
+    expect(fake.stepIndex).toBe(4);
+    expect(fake.mainRequests.map((r) => r.step)).toEqual([0, 1, 2, 3, undefined]);
+  });
+
   it('answers other paths and methods with 200 {}, and times out waiting with a summary', async () => {
     fake = await startFakeAnthropic({ script: SCRIPT });
     const head = await fetch(`${fake.url}/api/hello`, { method: 'HEAD' });

@@ -2,9 +2,15 @@
  * A fake Anthropic Messages API for conformance tests.
  *
  * The real Claude Code client talks to it through ANTHROPIC_BASE_URL. For the
- * main conversation it plays a model that calls `AskUserQuestion` once with a
- * scripted input, then records the tool_result the client sends back, so a
- * test can assert exactly what the model would have read.
+ * main conversation it plays a model that follows a list of steps: each step
+ * is one tool call (any tool, any input) or a text reply. A tool step is
+ * played on a main request, and the next step once that call's tool_result
+ * arrives; a text step ends the turn, and the next step waits for the next
+ * main request (a new prompt). Every tool_result is recorded, so a test can
+ * assert exactly what the model would have read.
+ *
+ * The original form, `{ script, tool? }`, is the one-step list "call `tool`
+ * (AskUserQuestion unless set) with `script`", then `finalText`.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -15,15 +21,53 @@ import type { AskUserQuestionInput } from '../official/ask-user-question-input.j
 /** The input the fake model passes to `AskUserQuestion`: the official type of the pinned Claude Code. */
 export type { AskUserQuestionInput };
 
+/** What a step's input may be computed from: the main request that plays it. */
+export interface StepContext {
+  /** The request body as received (its `system` holds the system prompt). */
+  body: unknown;
+  /** The system prompt as text (string, or its text blocks joined with a newline). */
+  system: string;
+  /** Index of this request in `requests`. */
+  requestIndex: number;
+}
+
+/** One tool call by the model. */
+export interface ToolStep {
+  /** Any tool name the client offers: `Bash`, `Edit`, `ExitPlanMode`, `mcp__server__tool`... */
+  tool: string;
+  /** The call's input (ignored when `inputFrom` is set). */
+  input?: unknown;
+  /** Computes the input from the request that plays the step (e.g. a path named in the system prompt or a reminder). */
+  inputFrom?: (context: StepContext) => unknown;
+  /** Text the model says before the call, in the same reply. */
+  text?: string;
+  /** A fixed tool_use id; a fresh real-looking one unless set. */
+  id?: string;
+}
+
+/** A reply with text only: it ends the turn. */
+export interface TextStep {
+  text: string;
+}
+
+export type Step = ToolStep | TextStep;
+
 export interface FakeAnthropicOptions {
-  /** What the model asks on the first main-conversation request. */
-  script: AskUserQuestionInput;
-  /** The tool the model calls with it: AskUserQuestion unless set (an MCP tool, say `mcp__askbridge__ask_user`). */
+  /** What the model asks on the first main-conversation request (ignored when `steps` is set). */
+  script?: AskUserQuestionInput;
+  /** The tool the model calls with `script`: AskUserQuestion unless set (an MCP tool, say `mcp__askbridge__ask_user`). */
   tool?: string;
-  /** Text that ends the turn once the tool_result has arrived. */
+  /** The model's steps, played in order (see the file comment). Either this or `script` must be set. */
+  steps?: Step[];
+  /** Text that ends the turn once the last tool_result has arrived, and answers every main request after the last step. */
   finalText?: string;
   /** Text returned to every background request (title, summary, classifiers...). */
   backgroundText?: string;
+  /**
+   * Tool names whose presence in a request's `tools` marks it as the main
+   * conversation. Default: AskUserQuestion plus every tool the steps call.
+   */
+  mainTools?: string[];
 }
 
 export type RequestKind = 'main' | 'background' | 'other';
@@ -41,6 +85,8 @@ export interface RecordedRequest {
   stream: boolean;
   /** What the fake answered: a tool_use call, text, or a plain `{}`. */
   reply: 'tool_use' | 'text' | 'empty';
+  /** For a main request: the index of the step it played, if it played one (a fallback text has none). */
+  step?: number;
   receivedAt: number;
 }
 
@@ -69,10 +115,22 @@ export interface RecordedToolResult {
   requestIndex: number;
 }
 
-type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: AskUserQuestionInput };
+type Block = { type: 'text'; text: string } | { type: 'tool_use'; id: string; name: string; input: unknown };
 
 interface Waiter {
+  toolUseId: string;
   resolve: (result: RecordedToolResult) => void;
+}
+
+/** A step as armed: tool steps carry their id from the start, so a test knows it before the call is made. */
+interface ArmedStep {
+  step: Step;
+  id: string | undefined;
+  played: boolean;
+}
+
+function isToolStep(step: Step): step is ToolStep {
+  return 'tool' in step;
 }
 
 const ASK_TOOL = 'AskUserQuestion';
@@ -108,12 +166,18 @@ export function contentText(content: unknown): string {
 
 /**
  * The main conversation is the only request that offers the `AskUserQuestion`
- * tool: title generation, summaries and the permission classifier send no
- * tools or a different set, so this rule does not depend on prompt wording.
+ * tool (or the tools the script calls): title generation, summaries and the
+ * permission classifier send no tools or a different set, so this rule does
+ * not depend on prompt wording.
  */
-function isMainRequest(body: unknown): boolean {
+function isMainRequest(body: unknown, mainTools: ReadonlySet<string>): boolean {
   if (!isRecord(body) || !Array.isArray(body.tools)) return false;
-  return body.tools.some((tool) => isRecord(tool) && tool.name === ASK_TOOL);
+  return body.tools.some((tool) => isRecord(tool) && typeof tool.name === 'string' && mainTools.has(tool.name));
+}
+
+/** The system prompt of a request as text. */
+export function systemText(body: unknown): string {
+  return isRecord(body) ? contentText(body.system) : '';
 }
 
 function messagesOf(body: unknown): unknown[] {
@@ -185,21 +249,29 @@ function sendJson(res: ServerResponse, status: number, value: unknown): void {
 export class FakeAnthropic {
   /** Every request received, in order. */
   readonly requests: RecordedRequest[] = [];
+  /** Every tool_result received for a scripted call, in arrival order. */
+  readonly toolResults: RecordedToolResult[] = [];
   private server: Server | undefined;
   private baseUrl: string | undefined;
-  private script: AskUserQuestionInput;
   private readonly finalText: string;
   private readonly backgroundText: string;
   private readonly tool: string;
-  private toolUseId: string = newToolUseId();
-  private result: RecordedToolResult | undefined;
+  private readonly fixedMainTools: string[] | undefined;
+  private mainTools = new Set<string>();
+  private steps: ArmedStep[] = [];
+  /** Index of the step the next main request deals with. */
+  private cursor = 0;
+  private results = new Map<string, RecordedToolResult>();
   private waiters: Waiter[] = [];
 
   constructor(options: FakeAnthropicOptions) {
-    this.script = options.script;
     this.finalText = options.finalText ?? 'Thanks, I will go with that.';
     this.backgroundText = options.backgroundText ?? 'Conformance test';
     this.tool = options.tool ?? ASK_TOOL;
+    this.fixedMainTools = options.mainTools;
+    if (options.steps) this.setSteps(options.steps);
+    else if (options.script) this.setScript(options.script);
+    else throw new Error('FakeAnthropic: give `script` or `steps`');
   }
 
   /** Listens on 127.0.0.1 with a free port. */
@@ -227,14 +299,33 @@ export class FakeAnthropic {
     return this.baseUrl;
   }
 
-  /** The id the model uses for its current `AskUserQuestion` call. */
+  /**
+   * The id of the model's current tool call: the last tool step played, or
+   * the next one to play when none has been (known before the call is made).
+   */
   get currentToolUseId(): string {
-    return this.toolUseId;
+    return this.currentToolStep()?.id ?? '';
   }
 
-  /** The tool_result received so far, if any. */
+  /** The tool_result for currentToolUseId, if it has arrived. */
   get toolResult(): RecordedToolResult | undefined {
-    return this.result;
+    return this.results.get(this.currentToolUseId);
+  }
+
+  /** The tool_use id of step `index` (undefined for a text step). */
+  stepToolUseId(index: number): string | undefined {
+    return this.steps[index]?.id;
+  }
+
+  /** Index of the step the next main request deals with (equals the number of steps once all are done). */
+  get stepIndex(): number {
+    return this.cursor;
+  }
+
+  /** The tool_result for step `index`, if it has arrived. */
+  stepResult(index: number): RecordedToolResult | undefined {
+    const id = this.steps[index]?.id;
+    return id === undefined ? undefined : this.results.get(id);
   }
 
   /** Main-conversation requests only. */
@@ -242,19 +333,46 @@ export class FakeAnthropic {
     return this.requests.filter((r) => r.kind === 'main');
   }
 
-  /** Arms a new question: the next main request gets a fresh tool_use call with this input. */
+  /** Arms a new question: the next main request gets a fresh tool_use call (of the `tool` option) with this input. */
   setScript(script: AskUserQuestionInput): void {
-    this.script = script;
-    this.toolUseId = newToolUseId();
-    this.result = undefined;
+    this.setSteps([{ tool: this.tool, input: script }]);
+  }
+
+  /** Replaces the script: the next main request plays the first of these steps. Tool steps get fresh ids unless they name one. */
+  setSteps(steps: Step[]): void {
+    this.steps = steps.map((step) => ({ step, id: isToolStep(step) ? (step.id ?? newToolUseId()) : undefined, played: false }));
+    this.cursor = 0;
+    this.mainTools = new Set(this.fixedMainTools ?? [ASK_TOOL, ...steps.filter(isToolStep).map((s) => s.tool)]);
+  }
+
+  /** Adds steps after the current ones (e.g. for the next prompt); returns the index of the first. */
+  addSteps(steps: Step[]): number {
+    const first = this.steps.length;
+    for (const step of steps) {
+      this.steps.push({ step, id: isToolStep(step) ? (step.id ?? newToolUseId()) : undefined, played: false });
+      if (isToolStep(step) && !this.fixedMainTools) this.mainTools.add(step.tool);
+    }
+    return first;
   }
 
   /** Resolves with the tool_result for the current call; rejects after timeoutMs with a summary of what arrived. */
   waitForToolResult(timeoutMs: number): Promise<RecordedToolResult> {
-    const current = this.result;
+    return this.waitForResultOf(this.currentToolUseId, timeoutMs);
+  }
+
+  /** Resolves with the tool_result for step `index`; rejects after timeoutMs. */
+  waitForStepResult(index: number, timeoutMs: number): Promise<RecordedToolResult> {
+    const id = this.steps[index]?.id;
+    if (id === undefined) return Promise.reject(new Error(`FakeAnthropic: step ${index} is no tool step`));
+    return this.waitForResultOf(id, timeoutMs);
+  }
+
+  private waitForResultOf(toolUseId: string, timeoutMs: number): Promise<RecordedToolResult> {
+    const current = this.results.get(toolUseId);
     if (current) return Promise.resolve(current);
     return new Promise<RecordedToolResult>((resolve, reject) => {
       const waiter: Waiter = {
+        toolUseId,
         resolve: (value) => {
           clearTimeout(timer);
           resolve(value);
@@ -262,10 +380,27 @@ export class FakeAnthropic {
       };
       const timer = setTimeout(() => {
         this.waiters = this.waiters.filter((w) => w !== waiter);
-        reject(new Error(`FakeAnthropic: no tool_result for ${this.toolUseId} within ${timeoutMs} ms; requests: ${this.describeRequests()}`));
+        reject(new Error(`FakeAnthropic: no tool_result for ${toolUseId} within ${timeoutMs} ms; requests: ${this.describeRequests()}`));
       }, timeoutMs);
       this.waiters.push(waiter);
     });
+  }
+
+  /** The last tool step played, else the next tool step to play. */
+  private currentToolStep(): ArmedStep | undefined {
+    let played: ArmedStep | undefined;
+    for (const armed of this.steps) if (armed.id !== undefined && armed.played) played = armed;
+    if (played) return played;
+    return this.steps.slice(this.cursor).find((armed) => armed.id !== undefined) ?? this.steps.find((armed) => armed.id !== undefined);
+  }
+
+  private recordResult(found: RecordedToolResult): void {
+    if (this.results.has(found.toolUseId)) return;
+    this.results.set(found.toolUseId, found);
+    this.toolResults.push(found);
+    const ready = this.waiters.filter((w) => w.toolUseId === found.toolUseId);
+    this.waiters = this.waiters.filter((w) => w.toolUseId !== found.toolUseId);
+    for (const waiter of ready) waiter.resolve(found);
   }
 
   /** One line per request, for failure messages. */
@@ -321,9 +456,9 @@ export class FakeAnthropic {
 
     const model = isRecord(body) && typeof body.model === 'string' ? body.model : 'claude-fake';
     let blocks: Block[];
-    if (isMainRequest(body)) {
+    if (isMainRequest(body, this.mainTools)) {
       record.kind = 'main';
-      blocks = this.mainReply(body, requestIndex);
+      blocks = this.mainReply(body, requestIndex, record);
     } else {
       record.kind = 'background';
       blocks = [{ type: 'text', text: this.backgroundText }];
@@ -333,22 +468,44 @@ export class FakeAnthropic {
     else sendJson(res, 200, this.message(model, blocks));
   }
 
-  private mainReply(body: unknown, requestIndex: number): Block[] {
-    const found = findToolResult(body, this.toolUseId, requestIndex);
-    if (found) {
-      if (!this.result) {
-        this.result = found;
-        const waiters = this.waiters;
-        this.waiters = [];
-        for (const waiter of waiters) waiter.resolve(found);
-      }
-      return [{ type: 'text', text: this.finalText }];
+  private mainReply(body: unknown, requestIndex: number, record: RecordedRequest): Block[] {
+    // Record every scripted call's result this request carries (a later request repeats them all).
+    for (const armed of this.steps) {
+      if (armed.id === undefined || !armed.played || this.results.has(armed.id)) continue;
+      const found = findToolResult(body, armed.id, requestIndex);
+      if (found) this.recordResult(found);
     }
-    if (this.result) return [{ type: 'text', text: this.finalText }];
-    // A request that already holds our call is waiting on something else; a
-    // request without it is the first ask or a retry of it, so ask (again).
-    if (containsToolUse(body, this.toolUseId)) return [{ type: 'text', text: this.finalText }];
-    return [{ type: 'tool_use', id: this.toolUseId, name: this.tool, input: this.script }];
+    const current = this.steps[this.cursor];
+    if (current?.played && current.id !== undefined) {
+      if (this.results.has(current.id)) {
+        // The call was answered: play the next step, or end the turn.
+        this.cursor++;
+        return this.play(body, requestIndex, record, this.finalText);
+      }
+      // A request that already holds our call is waiting on something else; a
+      // request without it is a retry of the one that asked, so ask again.
+      if (containsToolUse(body, current.id)) return [{ type: 'text', text: this.finalText }];
+      return this.play(body, requestIndex, record, this.finalText);
+    }
+    return this.play(body, requestIndex, record, this.finalText);
+  }
+
+  /** Plays the step at the cursor; a text step moves the cursor on (it ends the turn), a tool step waits for its result. */
+  private play(body: unknown, requestIndex: number, record: RecordedRequest, fallback: string): Block[] {
+    const armed = this.steps[this.cursor];
+    if (!armed) return [{ type: 'text', text: fallback }];
+    armed.played = true;
+    record.step = this.cursor;
+    const step = armed.step;
+    if (!isToolStep(step)) {
+      this.cursor++;
+      return [{ type: 'text', text: step.text }];
+    }
+    const input = step.inputFrom ? step.inputFrom({ body, system: systemText(body), requestIndex }) : (step.input ?? {});
+    const blocks: Block[] = [];
+    if (step.text !== undefined) blocks.push({ type: 'text', text: step.text });
+    blocks.push({ type: 'tool_use', id: armed.id ?? newToolUseId(), name: step.tool, input });
+    return blocks;
   }
 
   private message(model: string, blocks: Block[]): Record<string, unknown> {
