@@ -135,7 +135,8 @@ export async function searchHistory(path: string, options: { limit: number; keep
 
 /**
  * Lines whose project, question texts, headers, answers, notes, asker's name or machine contain
- * `query`, in any case. An empty query matches every line.
+ * `query`, in any case; for an approval, its tool, what it acted on, and the message of a denial.
+ * An empty query matches every line.
  */
 export function historyMatching(query: string): HistoryFilter {
   const wanted = query.toLowerCase();
@@ -147,7 +148,10 @@ export function historyMatching(query: string): HistoryFilter {
     has(line.machine) ||
     line.questions.some((question) => has(question.question) || has(question.header)) ||
     Object.values(line.answers ?? {}).some(has) ||
-    Object.values(line.notes ?? {}).some(has);
+    Object.values(line.notes ?? {}).some(has) ||
+    has(line.approval?.toolName) ||
+    has(line.approval?.target) ||
+    has(line.decision?.message);
 }
 
 function openOrNothing(path: string): number | undefined {

@@ -3,12 +3,18 @@
 // oldest of a session. With them, at once: `answer ID --pick 1=LABEL ...`, for scripts. Questions
 // are numbered from 1, as `askbridge pending` shows them; an id prefix is enough when it is unique,
 // and names a question exactly as its whole id does, a finished one included (exit 3, too late).
+// A permission (or a plan) Claude Code asks for is decided, not answered: `answer ID --allow`,
+// `--allow-suggestion N` (Claude Code's suggestions numbered from 1, as `pending` shows them), or
+// `--deny [--message TEXT] [--interrupt]`; for a plan, --allow approves it and a deny's message says
+// what to change. The answer's flags on a permission, or a decision on a question, are exit 2.
 import { parseArgs } from 'node:util';
+import { approvalTarget, PLAN_TOOL } from '../approvals.js';
 import { readHistoryTail, type HistoryLine } from '../history-file.js';
-import { AskReplySchema, AsksReplySchema, ErrorReplySchema, type AnswerRequest, type AskView } from '../protocol.js';
+import { AskReplySchema, AsksReplySchema, ErrorReplySchema, type AnswerRequest, type Approval, type ApprovalDecision, type AskView } from '../protocol.js';
 import { shorten } from '../shorten.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import { terminalJson, terminalText } from '../visible-text.js';
+import { decidedText, decisionInWords } from './approval-text.js';
 import { connectToDaemon, type DaemonClient } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 import { readJsonInput } from './json-input.js';
@@ -24,25 +30,39 @@ export async function run(io: CommandIo): Promise<number> {
       other: { type: 'string', multiple: true, default: [] },
       note: { type: 'string', multiple: true, default: [] },
       json: { type: 'string' },
+      allow: { type: 'boolean', default: false },
+      'allow-suggestion': { type: 'string' },
+      deny: { type: 'boolean', default: false },
+      message: { type: 'string' },
+      interrupt: { type: 'boolean', default: false },
       session: { type: 'string' },
       confirm: { type: 'boolean', default: false },
     },
   });
   const givesAnswer = values.pick.length > 0 || values.other.length > 0 || values.note.length > 0 || values.json !== undefined;
-  if (!givesAnswer) {
-    if (positionals.length > 1 || (positionals.length === 1 && values.session !== undefined)) throw new CliError(`usage: askbridge answer [ID | --session ID] [--confirm] on a terminal, or ${GIVEN_ANSWER_USAGE}`, 2);
+  const givesDecision = values.allow || values['allow-suggestion'] !== undefined || values.deny;
+  if (!values.deny && (values.message !== undefined || values.interrupt)) throw new CliError(`--message and --interrupt go with --deny: ${DECISION_USAGE}`, 2);
+  if (givesAnswer && givesDecision) {
+    throw new CliError('an answer (--pick, --other, --note, --json) is for a question, a decision (--allow, --allow-suggestion, --deny) for a permission: give one or the other', 2);
+  }
+  if (!givesAnswer && !givesDecision) {
+    if (positionals.length > 1 || (positionals.length === 1 && values.session !== undefined)) throw new CliError(`usage: askbridge answer [ID | --session ID] [--confirm] on a terminal, or ${GIVEN_ANSWER_USAGE}, or ${DECISION_USAGE}`, 2);
     if (!process.stdin.isTTY || !process.stdout.isTTY) {
-      throw new CliError(`no terminal to ask on: give the answer instead, as in ${GIVEN_ANSWER_USAGE} (\`askbridge pending\` shows the ids and options)`, 2);
+      throw new CliError(`no terminal to ask on: give the answer instead, as in ${GIVEN_ANSWER_USAGE}, or for a permission ${DECISION_USAGE} (\`askbridge pending\` shows the ids, options and suggestions)`, 2);
     }
     // Loaded only here: scripts that give the answer do not pay for the prompts and the WebSocket.
     const { answerOnTerminal } = await import('./answer-interactive.js');
     return answerOnTerminal(io, { idOrPrefix: positionals[0], session: values.session, confirm: values.confirm }, (daemon, waiting) => findWaiting(io.env, daemon, positionals[0]!, waiting));
   }
   const [idOrPrefix] = positionals;
-  if (!idOrPrefix || positionals.length > 1 || values.session !== undefined || values.confirm) throw new CliError(`usage: ${GIVEN_ANSWER_USAGE}`, 2);
+  if (!idOrPrefix || positionals.length > 1 || values.session !== undefined || values.confirm) throw new CliError(`usage: ${givesDecision ? DECISION_USAGE : GIVEN_ANSWER_USAGE}`, 2);
 
   const daemon = connectToDaemon(io.env);
   const call = await findWaiting(io.env, daemon, idOrPrefix);
+  if (givesDecision) return decide(io, daemon, call, decisionOf(call, values));
+  if (call.approval) {
+    throw new CliError(`${quoted(call.id)} is a ${kindOf(call.approval)} Claude Code asks you to allow, not a question: --pick, --other, --note and --json answer questions; decide it with ${DECISION_USAGE}`, 2);
+  }
 
   const request: AnswerRequest = values.json !== undefined ? readAnswerFile(values.json) : buildResponses(call, values.pick, values.other, values.note);
 
@@ -65,6 +85,7 @@ function quoted(text: string): string {
 }
 
 const GIVEN_ANSWER_USAGE = 'askbridge answer ID --pick 1=LABEL|NUMBER [--pick 1=LABEL2] [--other 2=TEXT] [--note 1=TEXT] | ID --json FILE|-';
+const DECISION_USAGE = 'askbridge answer ID --allow | ID --allow-suggestion N | ID --deny [--message TEXT] [--interrupt]';
 
 /**
  * The waiting question an id names, or a unique prefix of one. A prefix names a question as its
@@ -105,12 +126,63 @@ function finishedLines(env: NodeJS.ProcessEnv, idOrPrefix: string): HistoryLine[
   return readHistoryTail(openStateDir(resolveStateDir(env)).paths.history, 2, (line) => line.id.startsWith(idOrPrefix));
 }
 
-/** Exit 3: the question was settled already, and how (its answers too, when it has them). */
+/** Exit 3: the question (or the permission) was settled already, and how (its answers or its decision too, when it has them). */
 async function tooLate(settled: AskView | HistoryLine): Promise<CliError> {
   // Loaded only here: the live feed's module brings the words, and the WebSocket package with them.
   const { settledLineText, settledText } = await import('./events.js');
-  const how = 'finishedAt' in settled ? settledLineText(settled) : settledText(settled);
-  return new CliError(`too late: the question was already ${settled.status}: ${how}${settled.answers ? `, with ${terminalJson(settled.answers)}` : ''}`, 3);
+  const line = 'finishedAt' in settled;
+  const how = line ? settledLineText(settled) : settledText(settled);
+  const decision = line ? settled.decision : decisionInWords(settled);
+  const given = settled.answers ? `, with ${terminalJson(settled.answers)}` : decision ? `, with ${terminalJson(decision)}` : '';
+  return new CliError(`too late: the ${settled.approval ? kindOf(settled.approval) : 'question'} was already ${settled.status}: ${how}${given}`, 3);
+}
+
+/** What Claude Code asks to have allowed: a plan (ExitPlanMode), or a permission. */
+function kindOf(approval: { toolName: string }): 'plan' | 'permission' {
+  return approval.toolName === PLAN_TOOL ? 'plan' : 'permission';
+}
+
+type DecisionFlags = { allow: boolean; 'allow-suggestion'?: string | undefined; deny: boolean; message?: string | undefined; interrupt: boolean };
+
+/** The decision the flags give, checked against the permission as the daemon would check it: a suggestion it made, a plan's feedback. */
+function decisionOf(call: AskView, flags: DecisionFlags): ApprovalDecision {
+  const { approval } = call;
+  if (!approval) throw new CliError(`${quoted(call.id)} is a question, not a permission: answer it with ${GIVEN_ANSWER_USAGE}`, 2);
+  const suggestion = flags['allow-suggestion'];
+  if ([flags.allow, suggestion !== undefined, flags.deny].filter(Boolean).length > 1) throw new CliError(`one decision at a time: ${DECISION_USAGE}`, 2);
+  if (flags.deny) {
+    const message = flags.message?.trim() ? flags.message : undefined;
+    if (approval.toolName === PLAN_TOOL && message === undefined && !flags.interrupt) {
+      throw new CliError('a plan is sent back with what Claude should change: add --message TEXT (or --interrupt to stop Claude)', 2);
+    }
+    return { behavior: 'deny', ...(message === undefined ? {} : { message }), ...(flags.interrupt ? { interrupt: true } : {}) };
+  }
+  return suggestion === undefined ? { behavior: 'allow' } : { behavior: 'allow', suggestion: suggestionIndex(approval, suggestion) };
+}
+
+/** Claude Code's suggestion by its number, as `askbridge pending` shows it (1 is the first), as the index the daemon takes. */
+function suggestionIndex(approval: Approval, given: string): number {
+  const number = /^\d+$/.test(given) ? Number(given) : Number.NaN;
+  if (number >= 1 && number <= approval.suggestions.length) return number - 1;
+  if (approval.suggestions.length === 0) throw new CliError(`--allow-suggestion ${quoted(given)}: Claude Code made no suggestion for it (--allow allows it once)`, 2);
+  const choices = approval.suggestions.map((offered, index) => `${index + 1} ${quoted(offered.label)}`).join(', ');
+  throw new CliError(`--allow-suggestion ${quoted(given)}: give the number of one of Claude Code's suggestions (${choices})`, 2);
+}
+
+/** Sends the decision; prints it and what it was for ("allowed once · Bash: npm test"). */
+async function decide(io: CommandIo, daemon: DaemonClient, call: AskView, decision: ApprovalDecision): Promise<number> {
+  const response = await daemon.request('POST', `/api/asks/${call.id}/decide`, decision);
+  if (response.status === 200) {
+    const decided = readReply(AskReplySchema, response.body, 'decision reply').ask;
+    const words = decisionInWords(decided);
+    if (!decided.approval || !words) throw new CliError('the daemon took the decision but its reply does not say which: are the daemon and the CLI the same version?');
+    const { toolName, toolInput } = decided.approval;
+    io.stdout(`${quoted(decidedText(toolName, approvalTarget(toolName, toolInput), words))}\n`);
+    return 0;
+  }
+  if (response.status === 409) throw await tooLate(readReply(AskReplySchema, response.body, 'reply to a late decision').ask);
+  // The daemon's message may quote a suggestion.
+  throw new CliError(quoted(readReply(ErrorReplySchema, response.body, 'refusal').error.message));
 }
 
 function buildResponses(call: AskView, picks: string[], others: string[], notes: string[]): AnswerRequest {

@@ -4,7 +4,7 @@
 // daemon that has first proven it holds it (client.ts), as for every other request.
 import WebSocket from 'ws';
 import { describeSource, type HistoryLine, type HistorySource } from '../history-file.js';
-import { checkShape, ServerMessageSchema, STOPPING_CLOSE_CODE, type AskView, type ServerMessage } from '../protocol.js';
+import { checkShape, ServerMessageSchema, STOPPING_CLOSE_CODE, type AskStatus, type AskView, type ServerMessage } from '../protocol.js';
 import { terminalText } from '../visible-text.js';
 import type { DaemonClient } from './client.js';
 import { CliError } from './command.js';
@@ -103,23 +103,34 @@ function daemonGone(why: string): CliError {
 
 /**
  * How a settled question ended, as a sentence part: "answered by a person (page)", "withdrawn,
- * Claude Code stopped waiting (Esc or its own timeout)", "withdrawn, the session ended". Who or what
- * is said in history's words. Ready for a terminal: the detail can name a rule from a project's
- * config, so it is marked, its lines after the first indented.
+ * Claude Code stopped waiting (Esc or its own timeout)", "withdrawn, the session ended"; a
+ * permission's "allowed by a person (cli)", "answered in the terminal". Who or what is said in
+ * history's words. Ready for a terminal: the detail can name a rule from a project's config, so it
+ * is marked, its lines after the first indented.
  */
 export function settledText(question: AskView): string {
   const { source, detail } = describeSource(question);
-  return settledWords(source, detail, question.source?.kind === 'session-ended');
+  return settledWords(source, detail, { status: question.status, sessionEnded: question.source?.kind === 'session-ended', inTerminal: question.source?.kind === 'terminal' });
 }
 
 /** The same words for a question known only from its line in history.jsonl. */
 export function settledLineText(line: HistoryLine): string {
-  // describeSource (history-file.ts) writes this detail for a question its session's end withdrew.
-  return settledWords(line.source, line.detail, line.detail === 'the Claude Code session ended');
+  // describeSource (history-file.ts) writes these details for a question its session's end withdrew,
+  // and for a permission given in Claude Code's own dialog.
+  return settledWords(line.source, line.detail, { status: line.status, sessionEnded: line.detail === 'the Claude Code session ended', inTerminal: line.detail === ANSWERED_IN_TERMINAL });
 }
 
-function settledWords(source: HistorySource, detail: string | undefined, sessionEnded: boolean): string {
+/** describeSource's detail for a permission the person gave in Claude Code's own dialog first. */
+const ANSWERED_IN_TERMINAL = 'answered in the terminal';
+
+/** What history does not say in its source: the status (a permission is allowed or denied, not answered), and which withdrawals these were. */
+type SettledHow = { status: AskStatus; sessionEnded: boolean; inTerminal: boolean };
+
+function settledWords(source: HistorySource, detail: string | undefined, how: SettledHow): string {
   const why = detail ? ` (${terminalText(detail, '    ')})` : '';
+  if (how.inTerminal) return ANSWERED_IN_TERMINAL;
+  if (how.status === 'allowed') return `allowed by a person${why}`;
+  if (how.status === 'denied') return source === 'person' ? `denied by a person${why}` : `denied by the configuration${why}`;
   switch (source) {
     case 'person':
       return `answered by a person${why}`;
@@ -134,7 +145,7 @@ function settledWords(source: HistorySource, detail: string | undefined, session
     case 'expired':
       return `ran out of time: Claude Code's terminal asks${why}`;
     case 'cancelled':
-      return sessionEnded ? 'withdrawn, the session ended' : 'withdrawn, Claude Code stopped waiting (Esc or its own timeout)';
+      return how.sessionEnded ? 'withdrawn, the session ended' : 'withdrawn, Claude Code stopped waiting (Esc or its own timeout)';
     case 'failed':
     case 'lost':
       return `not delivered${why}`;

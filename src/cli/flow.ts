@@ -9,14 +9,21 @@
 // `c` shows the context in full. Nothing is sent otherwise. Esc or Ctrl+C at any step ends the flow
 // with nothing sent, and the caller decides what that means; `stop` (the question was settled
 // elsewhere, or the daemon went away) ends it at once. A key pressed close to the deadline asks the
-// daemon for more time, as the page does. Model text is shown with every invisible character as a
-// marker, and wrapped under the side bar, so that none of it starts a line of its own.
+// daemon for more time, as the page does. A permission or a plan Claude Code asks to have allowed
+// shows the tool and its whole input (approval-text.ts), then the choices of Claude Code's own
+// dialog: allow once (approve, for a plan), each of its suggestions, deny with an optional message
+// (for a plan: what to change, required), deny and stop; a number decides at once, as there, unless
+// `confirm` asks first; `t` and `c` are as for questions. Model text is shown with every invisible
+// character as a marker, and wrapped under the side bar, so that none of it starts a line of its own.
+import { PassThrough } from 'node:stream';
 import { styleText } from 'node:util';
 import { wrapTextWithPrefix } from '@clack/core';
 import { cancel, intro, log, outro, S_BAR, S_INFO, S_STEP_SUBMIT } from '@clack/prompts';
-import { AskReplySchema, ErrorReplySchema, LIMITS, TooLateReplySchema, type AnswerRequest, type AskView } from '../protocol.js';
+import { PLAN_TOOL } from '../approvals.js';
+import { AskReplySchema, ErrorReplySchema, LIMITS, TooLateReplySchema, type AnswerRequest, type Approval, type ApprovalDecision, type AskView } from '../protocol.js';
 import { shorten } from '../shorten.js';
 import { markInvisible, terminalText } from '../visible-text.js';
+import { approvalLine, toolInputText } from './approval-text.js';
 import type { DaemonClient } from './client.js';
 import { askText, dropTypeAhead, pickOne, pickSome, type LetterKey, type ListItem, type Pressed, type PromptEnd, type Run } from './prompts.js';
 import { readReply } from './replies.js';
@@ -121,6 +128,7 @@ async function runFlow(flow: Flow): Promise<FlowEnd> {
   const { call, options } = flow;
   showHeader(flow);
   await dropTypeAhead();
+  if (call.approval) return decideApproval(flow, call.approval);
 
   // One key answers a single single-select question, as in Claude Code's own dialog.
   const quick = !options.confirm && call.questions.length === 1 && call.questions[0]?.multiSelect === false;
@@ -198,7 +206,8 @@ function showHeader(flow: Flow): void {
   const { call, options } = flow;
   const { after, skipped } = options.waiting;
   const queue = [after > 0 ? `${after} more waiting after this one` : '', skipped > 0 ? `${skipped} skipped` : ''].filter(Boolean).join('; ');
-  intro(`${askerName(call)} asks${queue ? ` (${queue})` : ''}`);
+  const asks = call.approval ? (call.approval.toolName === PLAN_TOOL ? 'asks you to approve its plan' : 'asks for a permission') : 'asks';
+  intro(`${askerName(call)} ${asks}${queue ? ` (${queue})` : ''}`);
   showContext(call, false);
 }
 
@@ -276,9 +285,9 @@ function showNewContext(flow: Flow): boolean {
   return true;
 }
 
-/** The letter keys of a list: decline, the terminal (Claude Code's asks only), the context, and in a one-key question a note. */
+/** The letter keys of a list: decline (a permission is denied instead), the terminal (Claude Code's asks only), the context, and in a one-key question a note. */
 function lettersOf(flow: Flow, quick: boolean): LetterKey[] {
-  return [...(quick ? [KEY.note] : []), KEY.decline, ...(flow.call.asker ? [] : [KEY.terminal]), KEY.context];
+  return [...(quick ? [KEY.note] : []), ...(flow.call.approval ? [] : [KEY.decline]), ...(flow.call.asker ? [] : [KEY.terminal]), KEY.context];
 }
 
 function leaveHint(flow: Flow): string {
@@ -419,10 +428,170 @@ async function review(flow: Flow, drafts: Draft[]): Promise<number | 'submit' | 
 }
 
 /** With `confirm`: whether the person means it. Esc goes back (false); Ctrl+C or `stop` end the flow. */
-async function confirmed(flow: Flow, message: string, yes: string): Promise<boolean | FlowEnd> {
-  const choice = await pickOne({ message, items: [{ label: yes }, { label: 'No, back to the question' }], initial: 1, how: '↑/↓ and Enter, or a number (1-2)', leave: 'Esc goes back', stop: flow.stop, onKey: flow.onKey });
+async function confirmed(flow: Flow, message: string, yes: string, no = 'No, back to the question'): Promise<boolean | FlowEnd> {
+  const choice = await pickOne({ message, items: [{ label: yes }, { label: no }], initial: 1, how: '↑/↓ and Enter, or a number (1-2)', leave: 'Esc goes back', stop: flow.stop, onKey: flow.onKey });
   if ('ended' in choice) return choice.ended === 'escape' ? false : endOf(choice);
   return 'chosen' in choice && choice.chosen === 0;
+}
+
+// ---------------------------------------------------------------------------------------------
+// A permission or a plan: the tool and its whole input, the choices of Claude Code's own dialog, the decision.
+
+/** One choice of an approval's list: the decision it sends, and for a deny whether it asks for a message first. */
+type ApprovalChoice = { item: ListItem; decision: ApprovalDecision; message?: 'optional' | 'required' };
+
+/** The choices, in the order of Claude Code's own dialog: allow once (approve), each of its suggestions, deny, deny and stop. */
+function approvalChoices(approval: Approval): ApprovalChoice[] {
+  const plan = approval.toolName === PLAN_TOOL;
+  const deny: ApprovalChoice = plan
+    ? { item: { label: 'Tell Claude what to change', description: 'your message: Claude keeps planning with it' }, decision: { behavior: 'deny' }, message: 'required' }
+    : { item: { label: 'Deny', description: 'with a message for Claude if you like: what to do instead' }, decision: { behavior: 'deny' }, message: 'optional' };
+  return [
+    { item: plan ? { label: 'Approve', description: 'Claude starts on the plan' } : { label: 'Allow once', description: 'this call only: Claude Code asks again next time' }, decision: { behavior: 'allow' } },
+    ...approval.suggestions.map((suggestion, index): ApprovalChoice => ({ item: { label: shown(suggestion.label) }, decision: { behavior: 'allow', suggestion: index } })),
+    deny,
+    { item: { label: plan ? 'Reject and stop' : 'Deny and stop', description: 'Claude stops and waits for you' }, decision: { behavior: 'deny', interrupt: true } },
+  ];
+}
+
+/** The tool and its whole input, under its title; shown `again` (new context, a refusal), its one line, the input being above. */
+function showApproval(approval: Approval, again: boolean): void {
+  const step = styleText('green', S_STEP_SUBMIT);
+  if (again) {
+    say(step, `${shown(approvalLine(approval))} (its whole input is above)`);
+    return;
+  }
+  say(step, `${approval.toolName === PLAN_TOOL ? 'Plan' : `Permission · ${shown(approval.toolName)}`}\n${hanging(shown(toolInputText(approval)))}`);
+}
+
+/**
+ * Each line too long for the terminal wrapped under its own start, two spaces further in: a wrapped
+ * part of a command never lines up as a line of its own, nor as one of the fields around it.
+ */
+function hanging(text: string): string {
+  // As wide as the text beside the side bar ("│  "): what say() leaves each line.
+  const besideTheBar = Object.assign(new PassThrough(), { columns: Math.max(20, (process.stdout.columns ?? 80) - 3) });
+  return text
+    .split('\n')
+    .map((line) => {
+      const under = ' '.repeat(/^ */.exec(line)![0].length + 2);
+      return wrapTextWithPrefix(besideTheBar, line, under, '', under);
+    })
+    .join('\n');
+}
+
+/**
+ * A permission or a plan: the tool and its input, then the choices. A number decides at once, as in
+ * Claude Code's own dialog (a deny asks for its message first), unless `confirm` asks first.
+ */
+async function decideApproval(flow: Flow, approval: Approval): Promise<FlowEnd> {
+  const choices = approvalChoices(approval);
+  const items = choices.map((choice) => choice.item);
+  const quick = !flow.options.confirm;
+  let cursor = 0;
+  let titled = false;
+  let inputShown = false;
+  for (;;) {
+    if (showNewContext(flow)) titled = false;
+    if (!titled) showApproval(approval, inputShown);
+    titled = inputShown = true;
+    const choice = await pickOne({
+      message: approval.toolName === PLAN_TOOL ? 'Approve the plan?' : 'Allow this call?',
+      items,
+      initial: cursor,
+      how: quick ? `A number (1-${items.length}), or ↑/↓ and Enter, decides at once` : `↑/↓ and Enter, or a number (1-${items.length})`,
+      letters: lettersOf(flow, false),
+      leave: leaveHint(flow),
+      onMove: (at) => (cursor = at),
+      ...listRun(flow),
+    });
+    if ('ended' in choice) {
+      if (choice.ended !== 'refreshed') return endOf(choice);
+      titled = false;
+      continue;
+    }
+    if ('pressed' in choice) {
+      const end = await onLetter(flow, choice);
+      if (end) return end;
+      titled = false;
+      continue;
+    }
+    const decision = await decisionFor(flow, choices[choice.chosen]!);
+    if (decision === 'back') continue;
+    if ('kind' in decision) return decision;
+    const end = await sendDecision(flow, approval, decision);
+    if (end) return end;
+    titled = false; // refused: the reason is on screen; the choices are asked again below it
+  }
+}
+
+/** The decision a choice makes: at once, or with the deny's message. `back`: nothing to send yet (no feedback typed for a plan, or not confirmed). */
+async function decisionFor(flow: Flow, choice: ApprovalChoice): Promise<ApprovalDecision | 'back' | FlowEnd> {
+  let { decision } = choice;
+  if (choice.message) {
+    const typed = await denyMessage(flow, choice.message);
+    if (typeof typed !== 'object' || 'kind' in typed) return typed;
+    if (typed.message !== undefined) decision = { behavior: 'deny', message: typed.message };
+  }
+  if (flow.options.confirm) {
+    const sure = await confirmed(flow, `${choice.item.label}: send it? Claude Code acts on it at once`, 'Yes, send it', 'No, back to the choices');
+    if (typeof sure === 'object') return sure;
+    if (!sure) return 'back';
+  }
+  return decision;
+}
+
+/**
+ * The deny's message: optional (Enter with nothing typed denies without one), or required (a plan's
+ * feedback: nothing typed goes back to the choices, as an empty Other does).
+ */
+async function denyMessage(flow: Flow, need: 'optional' | 'required'): Promise<{ message: string | undefined } | 'back' | FlowEnd> {
+  const required = need === 'required';
+  const typed = await askText({
+    message: required ? 'What should Claude change? Enter sends the plan back with it' : 'A message for Claude (optional): Enter denies',
+    placeholder: required ? 'Enter with nothing typed goes back to the choices' : 'what to do instead',
+    initial: '',
+    validate: (value) => tooLong(value, LIMITS.otherChars),
+    stop: flow.stop,
+    onKey: flow.onKey,
+  });
+  if ('ended' in typed) return endOf(typed);
+  if (typed.typed.trim() !== '') return { message: typed.typed };
+  if (!required) return { message: undefined };
+  log.warn('The plan goes back with what to change: choose that again and type it, or choose another answer.');
+  return 'back';
+}
+
+/** Sends the decision. Resolves with how the flow ends, or undefined when the daemon refused it as it is (said on screen). */
+async function sendDecision(flow: Flow, approval: Approval, decision: ApprovalDecision): Promise<FlowEnd | undefined> {
+  const { call, daemon } = flow;
+  const response = await daemon.request('POST', `/api/asks/${call.id}/decide`, decision);
+  if (response.status === 200) {
+    outro(decidedOutro(approval, decision));
+    return { kind: 'sent' };
+  }
+  if (response.status === 409) return { kind: 'too-late', ask: readReply(AskReplySchema, response.body, 'reply to a late decision').ask };
+  // The daemon's message may quote a suggestion: drawn by cancel() without the side bar, so its lines after the first are indented.
+  const message = terminalText(readReply(ErrorReplySchema, response.body, 'refusal').error.message, '    ');
+  if (response.status === 400) {
+    log.error(`The daemon refused this: ${message}. Choose again below, or Esc to leave.`);
+    return undefined;
+  }
+  cancel(message);
+  return { kind: 'failed' };
+}
+
+/** What the screen says once the decision is sent. */
+function decidedOutro(approval: Approval, decision: ApprovalDecision): string {
+  const plan = approval.toolName === PLAN_TOOL;
+  if (decision.behavior === 'allow') {
+    const suggestion = decision.suggestion === undefined ? undefined : approval.suggestions[decision.suggestion];
+    if (suggestion) return `${plan ? 'Approved' : 'Allowed'}: ${terminalText(suggestion.label, '    ')}.`;
+    return plan ? 'Approved: Claude starts on the plan.' : 'Allowed once: Claude Code runs it.';
+  }
+  if (decision.interrupt) return `${plan ? 'Rejected' : 'Denied'}: Claude stops and waits for you.`;
+  if (plan) return 'Sent back: Claude keeps planning with what you said.';
+  return decision.message === undefined ? 'Denied: Claude is told not to run it.' : 'Denied: Claude is told why, with your message.';
 }
 
 // ---------------------------------------------------------------------------------------------

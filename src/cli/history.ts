@@ -1,10 +1,12 @@
 // `askbridge history`: the finished questions, newest last, from history.jsonl in the state directory;
-// with --search, only those that hold the text, as the page's history searches them.
+// with --search, only those that hold the text, as the page's history searches them. A permission
+// or a plan reads as its decision, the call, and who decided: "allowed once · Bash: npm test · by page".
 import { parseArgs } from 'node:util';
 import { getOwn } from '../answers.js';
-import { historyMatching, readHistoryTail } from '../history-file.js';
+import { historyMatching, readHistoryTail, type HistoryLine } from '../history-file.js';
 import { terminalJson, terminalText } from '../visible-text.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
+import { decidedText, toolLine } from './approval-text.js';
 import { CliError, type CommandIo } from './command.js';
 
 export async function run(io: CommandIo): Promise<void> {
@@ -21,6 +23,7 @@ export async function run(io: CommandIo): Promise<void> {
     // Model text (and anything else read back from the file) is shown with its invisible characters marked.
     io.stdout(`${terminalText(line.finishedAt)}  ${terminalText(line.source)}${line.detail ? ` (${terminalText(line.detail, '  ')})` : ''}  ${terminalText(line.project, '  ')}\n`);
     if (line.error) io.stdout(`  error: ${terminalText(line.error, '    ')}\n`);
+    if (line.approval) io.stdout(`  ${terminalText(approvalOutcome(line, line.approval), '    ')}\n`);
     for (const { question } of line.questions) {
       const answer = getOwn(line.answers, question);
       io.stdout(`  ${terminalText(question, '  ')}\n    -> ${answer === undefined ? '(no answer)' : terminalText(answer, '       ')}\n`);
@@ -29,4 +32,27 @@ export async function run(io: CommandIo): Promise<void> {
       if (note) io.stdout(`       note: ${terminalText(note, '             ')}\n`);
     }
   }
+}
+
+/**
+ * How a permission ended, in one line (not marked): decided ("allowed (Always allow …) · Bash: npm
+ * test · by page", "denied: use the test database · Bash: …"), or not ("answered in the terminal ·
+ * Bash: …", "withdrawn · Bash: …").
+ */
+function approvalOutcome(line: HistoryLine, approval: NonNullable<HistoryLine['approval']>): string {
+  if (line.decision) {
+    const by = line.source === 'person' && line.detail ? ` · by ${line.detail}` : '';
+    return `${decidedText(approval.toolName, approval.target, line.decision)}${by}`;
+  }
+  return `${undecidedText(line)} · ${toolLine(approval.toolName, approval.target)}`;
+}
+
+/** How a permission nobody decided here ended. */
+function undecidedText(line: HistoryLine): string {
+  // describeSource (history-file.ts) writes this detail for a permission given in Claude Code's own dialog.
+  if (line.detail === 'answered in the terminal') return 'answered in the terminal';
+  if (line.status === 'handed-to-terminal') return "left to Claude Code's own dialog";
+  if (line.status === 'cancelled') return 'withdrawn';
+  if (line.status === 'failed') return 'not delivered';
+  return line.status;
 }

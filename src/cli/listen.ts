@@ -1,12 +1,15 @@
 // `askbridge listen [--json]`: what happens to questions, as it happens, one line each, for a person
 // or (with --json) for a script: the questions already waiting, each one added, each one updated
 // while it waits (its session's context arrived), and each one settled with who
-// or what settled it, in `askbridge history`'s words. Runs until SIGINT or SIGTERM (exit 0) or until
+// or what settled it, in `askbridge history`'s words. A permission or a plan is one of them: what
+// it asks in one line, and once decided, the decision. Runs until SIGINT or SIGTERM (exit 0) or until
 // the daemon goes away (exit 6).
 import { parseArgs } from 'node:util';
+import { approvalTarget } from '../approvals.js';
 import { describeSource } from '../history-file.js';
 import type { AskView } from '../protocol.js';
 import { terminalJson, terminalText } from '../visible-text.js';
+import { approvalLine, decidedText, decisionInWords } from './approval-text.js';
 import { connectToDaemon } from './client.js';
 import type { CommandIo } from './command.js';
 import { openFeed, settledText } from './events.js';
@@ -61,11 +64,24 @@ function readableLine(happening: Happening, ask: AskView): string {
 }
 
 function whatHappened(happening: Happening, ask: AskView): string {
-  if (happening === 'resolved') return `${settledText(ask)}${ask.answers ? `  ${terminalJson(ask.answers)}` : ''}`;
+  if (happening === 'resolved') return `${settledText(ask)}${ask.answers ? `  ${terminalJson(ask.answers)}` : ''}${decided(ask)}`;
   if (happening === 'updated') {
     const { title, branch } = ask.context ?? {};
     const session = [title === undefined ? '' : `session "${shown(title)}"`, branch === undefined ? '' : `on ${shown(branch)}`].filter(Boolean).join(' ');
     return `${session ? `${session}, ` : ''}expires ${clock(ask.expiresAt)}`;
   }
-  return `${ask.questions.length === 1 ? '1 question' : `${ask.questions.length} questions`} (${ask.questions.map((one) => shown(one.header || one.question)).join(', ')})  session ${shown(ask.sessionId)}  ${shown(ask.cwd)}`;
+  return `${asked(ask)}  session ${shown(ask.sessionId)}  ${shown(ask.cwd)}`;
+}
+
+/** What is asked: "2 questions (Database, Deploy)", or "Permission · Bash: npm test", "Plan: …". */
+function asked(ask: AskView): string {
+  if (ask.approval) return shown(approvalLine(ask.approval));
+  return `${ask.questions.length === 1 ? '1 question' : `${ask.questions.length} questions`} (${ask.questions.map((one) => shown(one.header || one.question)).join(', ')})`;
+}
+
+/** A decided permission's decision and what it was for: "  allowed (Always allow …) · Bash: npm test". */
+function decided(ask: AskView): string {
+  const decision = decisionInWords(ask);
+  if (!ask.approval || !decision) return '';
+  return `  ${shown(decidedText(ask.approval.toolName, approvalTarget(ask.approval.toolName, ask.approval.toolInput), decision))}`;
 }

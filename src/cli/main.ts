@@ -24,7 +24,10 @@ const FLOW_KEYS = `Keys, in each question:
   n             in a single one-choice question: add a note, and review before sending
 A single question with one choice is sent by its number (or Enter) at once, as in Claude Code's dialog.
 Otherwise each question asks an optional note, and a review lists every answer: pick one to change it,
-or Submit. --confirm: a single choice goes through the note and the review too, and d and t ask first.`;
+or Submit. --confirm: a single choice goes through the note and the review too, and d and t ask first.
+A permission or a plan: its whole input is shown, then a number decides at once: Allow once (a plan: Approve),
+each of Claude Code's "always allow" suggestions, Deny (asks an optional message), Deny and stop; for a plan,
+Tell Claude what to change (required) and Reject and stop. t and c as above; no d. --confirm: a decision asks first.`;
 
 const COMMANDS: Record<string, Command> = {
   start: {
@@ -46,10 +49,10 @@ const COMMANDS: Record<string, Command> = {
     load: () => import('./install.js') },
   'remote-hook': { usage: '[--url URL] [--machine NAME]', summary: 'the settings entry (and the install command) for a Claude Code on another machine to ask this daemon through its public URL', load: () => import('./remote-hook.js') },
   uninstall: { usage: '[--project DIR | --user]', summary: 'remove exactly what install added', load: () => import('./uninstall.js') },
-  pending: { usage: '[--json]', summary: 'list the questions waiting for an answer', load: () => import('./pending.js') },
+  pending: { usage: '[--json]', summary: 'list the questions, permissions and plans waiting (their suggestions numbered)', load: () => import('./pending.js') },
   answer: {
-    usage: '[ID | --session ID] [--confirm] | ID --pick 1=LABEL|NUMBER [--other 2=TEXT] [--note 1=TEXT] | ID --json FILE',
-    summary: 'answer a question from the terminal, every question of it as on the page: on a terminal, one at a time (the oldest waiting, ID, or the oldest of a session; a unique prefix of an ID is enough, a finished one is exit 3 as with the whole ID); for scripts, at once with --pick (an option by its label or its number)',
+    usage: '[ID | --session ID] [--confirm] | ID --pick 1=LABEL|NUMBER [--other 2=TEXT] [--note 1=TEXT] | ID --json FILE | ID --allow | ID --allow-suggestion N | ID --deny [--message TEXT] [--interrupt]',
+    summary: 'answer a question from the terminal, every question of it as on the page: on a terminal, one at a time (the oldest waiting, ID, or the oldest of a session; a unique prefix of an ID is enough, a finished one is exit 3 as with the whole ID, and so is one answered in the terminal); for scripts, at once with --pick (an option by its label or its number); a permission or a plan with --allow, --allow-suggestion N (as pending numbers them) or --deny with an optional --message and --interrupt (for a plan, --allow approves it and --deny needs --message: what to change)',
     more: `${FLOW_KEYS}\nEsc or Ctrl+C leaves, nothing is sent (exit 130). Sent, declined or handed back: exit 0.`,
     load: () => import('./answer.js') },
   watch: {

@@ -1,8 +1,11 @@
-// `askbridge pending`: the questions waiting now. Their text comes from a model: every invisible or
-// terminal-active character is shown as a `[U+XXXX]` marker, and a newline indents what follows.
+// `askbridge pending`: the questions waiting now, and the permissions and plans waiting to be allowed
+// or denied, each with Claude Code's suggestions numbered as `answer --allow-suggestion N` takes them.
+// Their text comes from a model: every invisible or terminal-active character is shown as a
+// `[U+XXXX]` marker, and a newline indents what follows.
 import { parseArgs } from 'node:util';
-import { AsksReplySchema } from '../protocol.js';
+import { AsksReplySchema, type Approval } from '../protocol.js';
 import { terminalJson, terminalText } from '../visible-text.js';
+import { approvalLine } from './approval-text.js';
 import { connectToDaemon } from './client.js';
 import type { CommandIo } from './command.js';
 import { readReply } from './replies.js';
@@ -23,6 +26,7 @@ export async function run(io: CommandIo): Promise<void> {
     const seconds = Math.max(0, Math.round((call.expiresAt - Date.now()) / 1000));
     const asker = call.asker ? `  asked by ${call.asker.kind === 'mcp' ? 'the MCP client' : 'the script'} ${terminalText(call.asker.name)}` : '';
     io.stdout(`${terminalText(call.id)}  ${terminalText(call.cwd, '  ')}${asker}  (${seconds}s left, then ${terminalText(call.timeout.summary, '  ')})\n`);
+    if (call.approval) listApproval(io, call.sessionId, call.approval);
     call.questions.forEach((question, index) => {
       const kind = question.multiSelect ? 'pick one or more' : 'pick one';
       const header = question.header ? `[${terminalText(question.header, '     ')}] ` : '';
@@ -30,4 +34,10 @@ export async function run(io: CommandIo): Promise<void> {
       for (const option of question.options) io.stdout(`       - ${terminalText(option.label, '         ')}: ${terminalText(option.description, '         ')}\n`);
     });
   }
+}
+
+/** What is asked in one line ("Permission · Bash: npm test", "Plan: …"), its session, and each suggestion by its number. */
+function listApproval(io: CommandIo, sessionId: string, approval: Approval): void {
+  io.stdout(`  ${terminalText(approvalLine(approval), '     ')}  (session ${terminalText(sessionId, '     ')})\n`);
+  for (const [index, suggestion] of approval.suggestions.entries()) io.stdout(`       - suggestion ${index + 1}: ${terminalText(suggestion.label, '         ')}\n`);
 }

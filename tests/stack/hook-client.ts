@@ -101,7 +101,7 @@ export function endSessionThroughInject(app: App, options: { token: string; host
 }
 
 /** A JSON POST to the daemon on a connection of its own, as the command hook makes one per request. */
-function post(port: number, path: string, headers: Record<string, string>, body: string, agent: Agent | false = false): ClientRequest {
+export function post(port: number, path: string, headers: Record<string, string>, body: string, agent: Agent | false = false): ClientRequest {
   const req = request({
     host: '127.0.0.1',
     port,
@@ -115,7 +115,7 @@ function post(port: number, path: string, headers: Record<string, string>, body:
 }
 
 /** The whole response to `req`, and when its last byte had arrived (now() clock). */
-function readResponse(req: ClientRequest): Promise<Response & { at: number }> {
+export function readResponse(req: ClientRequest): Promise<Response & { at: number }> {
   return new Promise((resolve, reject) => {
     req.on('error', reject);
     req.on('response', (res) => {
