@@ -12,6 +12,7 @@
 /** @typedef {import('../protocol.js').PairedReply} PairedReply */
 /** @typedef {import('../protocol.js').SessionReply} SessionReply */
 /** @typedef {import('../protocol.js').Response} QuestionResponse */
+/** @typedef {import('../protocol.js').ApprovalDecision} ApprovalDecision */
 /** @typedef {import('../history-file.js').HistoryReply} HistoryReply */
 /** @typedef {import('../protocol.js').DevicesReply} DevicesReply */
 /** @typedef {import('../protocol.js').RevokedReply} RevokedReply */
@@ -75,6 +76,15 @@ export const getAsk = (id) => request('GET', askPath(id));
  * @returns {Promise<SettleResult>}
  */
 export const answerAsk = (id, responses) => request('POST', `${askPath(id)}/answer`, { responses });
+
+/**
+ * Decide an approval: allow (once, or with one of Claude Code's suggestions by its index), or deny
+ * (409 with how it was settled, when it already was).
+ * @param {string} id
+ * @param {ApprovalDecision} decision
+ * @returns {Promise<SettleResult>}
+ */
+export const decideAsk = (id, decision) => request('POST', `${askPath(id)}/decide`, decision);
 
 /**
  * Hand an ask back to the terminal, or decline it.

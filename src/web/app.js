@@ -3,7 +3,8 @@
 // focus, answered from the keyboard or with a thumb. This module ties the parts together: the
 // connection (connection.js), the inbox (inbox.js), the set in focus (ask-form.js), finished sets
 // (finished.js), drafts (drafts.js), history (history.js) and notifications (notify.js).
-import { answerAsk, checkSession, errorMessage, extendAsk, getAsk, settleAsk } from './api.js';
+import { answerAsk, checkSession, decideAsk, errorMessage, extendAsk, getAsk, settleAsk } from './api.js';
+import { buildApprovalForm, forgetMessage } from './approval.js';
 import { buildAskForm, projectName } from './ask-form.js';
 import { createConnection } from './connection.js';
 import { initDevices } from './devices.js';
@@ -13,12 +14,13 @@ import { finishedCard } from './finished.js';
 import { initHistory } from './history.js';
 import { createInbox, roughAge } from './inbox.js';
 import { onLive, onQuestionAdded, onQuestionEnded, showWaitingCount, startNotify } from './notify.js';
+import { approvalKind, toolSummary } from './tool-input.js';
 import { markInvisible, visibleNodes } from './visible-text.js';
 
 /** @typedef {import('../protocol.js').AskView} AskView */
 /** @typedef {import('../protocol.js').ServerMessage} ServerMessage */
 /** @typedef {import('./api.js').SettleResult} SettleResult */
-/** @typedef {ReturnType<typeof buildAskForm>} AskForm */
+/** @typedef {ReturnType<typeof buildAskForm> | ReturnType<typeof buildApprovalForm>} AskForm */
 /** @typedef {import('./connection.js').ConnState} ConnState */
 
 const FINISHED_KEEP = 20;
@@ -26,6 +28,11 @@ const FINISHED_KEEP = 20;
 const EXTEND_WHEN_LEFT_MS = 60_000;
 /** At most one request for more time per question in this long. */
 const EXTEND_EVERY_MS = 20_000;
+/**
+ * An approval that comes into focus in place of one that just left holds its buttons this long: a
+ * double click, or a key pressed twice, meant for the one before must not decide it too.
+ */
+const APPROVAL_HOLD_MS = 700;
 
 const ui = {
   conn: byId('conn'),
@@ -77,9 +84,10 @@ let current = null;
 const finished = new Map();
 
 /**
- * Puts a waiting set in focus (or nothing, when none waits).
+ * Puts a waiting set in focus (or nothing, when none waits). `replacing`: it takes the place of one
+ * that just left, under the person's hand.
  * @param {string | null} id
- * @param {{ focus?: boolean; reading?: boolean }} [how]
+ * @param {{ focus?: boolean; reading?: boolean; replacing?: boolean }} [how]
  */
 function open(id, how = {}) {
   const view = id === null ? undefined : inbox.view(id);
@@ -92,11 +100,21 @@ function open(id, how = {}) {
     return false;
   }
   if (current?.view.id !== id) {
-    const form = buildAskForm(view, {
-      submit: (responses) => send((askId) => answerAsk(askId, responses)),
-      settle: (action) => send((askId) => settleAsk(askId, action)),
-      activity: () => noteActivity(),
-    });
+    const form = view.approval
+      ? buildApprovalForm(
+          view,
+          {
+            decide: (decision) => send((askId) => decideAsk(askId, decision)),
+            settle: (action) => send((askId) => settleAsk(askId, action)),
+            activity: () => noteActivity(),
+          },
+          { holdMs: how.replacing ? APPROVAL_HOLD_MS : 0 },
+        )
+      : buildAskForm(view, {
+          submit: (responses) => send((askId) => answerAsk(askId, responses)),
+          settle: (action) => send((askId) => settleAsk(askId, action)),
+          activity: () => noteActivity(),
+        });
     current = { view, form, inflight: false, deferred: null, lastActivity: 0, extendAskedAt: 0 };
     inbox.setCurrent(id);
     ui.focus.replaceChildren(form.root);
@@ -135,6 +153,7 @@ function end(view, how) {
     onQuestionEnded(view.id);
   }
   if (!how.gone) clearDraft(view);
+  forgetMessage(view.id);
   const card = finishedCard(view, how);
   finished.get(view.id)?.root.remove();
   finished.set(view.id, { ...card, at: view.resolvedAt ?? Date.now() });
@@ -142,7 +161,7 @@ function end(view, how) {
   trimFinished();
   if (wasCurrent) {
     current = null;
-    open(next?.id ?? null, { focus: focusWasHere, reading: focusWasHere && next !== null });
+    open(next?.id ?? null, { focus: focusWasHere, reading: focusWasHere && next !== null, replacing: true });
     if (!current && focusWasHere) /** @type {HTMLElement | null} */ (card.root.querySelector('.status-title'))?.focus();
   }
   updateCounts();
@@ -228,6 +247,11 @@ function onAdded(view) {
   addWaiting(view);
   if (!current) open(view.id);
   tick();
+  if (view.approval) {
+    const what = approvalKind(view.approval) === 'plan' ? 'A plan to approve' : 'Permission asked';
+    announce(markInvisible(`${what} from ${projectName(view.cwd)}: ${toolSummary(view.approval)}`));
+    return;
+  }
   const first = view.questions[0];
   announce(markInvisible(`New question from ${projectName(view.cwd)}: ${first ? first.header || first.question : ''}`));
 }
@@ -482,7 +506,10 @@ document.addEventListener('keydown', (event) => {
     open(next.id, { focus: true, reading: true });
   } else if (/^[1-9]$/.test(key) && current) {
     event.preventDefault();
-    current.form.pick(Number(key));
+    // A held key's repeats must not decide one approval after another.
+    if (!(event.repeat && current.view.approval)) current.form.pick(Number(key));
+  } else if (current && 'key' in current.form && current.form.key(event)) {
+    event.preventDefault();
   } else if (key === 'Escape' && ui.board.dataset.view === 'ask') {
     event.preventDefault();
     showReading(false);

@@ -21,7 +21,7 @@ const PLANNED_CHARS = 80;
 
 let idCounter = 0;
 /** @param {string} prefix */
-const uid = (prefix) => `${prefix}-${++idCounter}`;
+export const uid = (prefix) => `${prefix}-${++idCounter}`;
 
 /**
  * One question in the form.
@@ -73,28 +73,8 @@ function askerNodes(view) {
 export function buildAskForm(view, handlers) {
   const titleId = uid('ask-title');
   const root = h('article', { class: 'card ask', 'data-question-id': view.id, 'data-status': 'pending', 'aria-labelledby': titleId });
-  const age = h('time', { class: 'age' });
-  // How long is left (updated every second by app.js), then what happens at the deadline (built once).
-  const countdownTime = h('span', { class: 'countdown-time' });
-  const countdownWhat = h('span', { class: 'countdown-what' }, timeoutNodes(view));
-  const countdown = h('p', { class: 'countdown', role: 'timer', 'aria-live': 'off' }, h('span', { class: 'countdown-text' }, countdownTime, countdownWhat));
+  const { head, age, countdown, countdownTime, saysWhat } = cardHead(view, titleId);
   const context = h('div', { class: 'context' });
-  const head = h(
-    'header',
-    { class: 'card-head' },
-    h(
-      'div',
-      { class: 'card-ident' },
-      h('h2', { class: 'card-title', id: titleId, title: view.cwd ? markInvisible(view.cwd) : null, tabindex: '-1' }, visibleNodes(projectName(view.cwd))),
-      h(
-        'p',
-        { class: 'meta' },
-        view.cwd ? h('span', { class: 'path', title: markInvisible(view.cwd) }, visibleNodes(view.cwd)) : null,
-        h('span', { class: 'meta-line' }, age, h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }), askerNodes(view)),
-      ),
-    ),
-    countdown,
-  );
 
   const form = h('form', { class: 'card-form', novalidate: true });
   const draft = loadDraft(view);
@@ -181,7 +161,7 @@ export function buildAskForm(view, handlers) {
     countdown,
     countdownTime,
     /** Whether the countdown says what happens at the deadline (else it only counts). */
-    saysWhat: countdownWhat.textContent !== '',
+    saysWhat,
     form,
     qs,
     buttons,
@@ -237,6 +217,37 @@ export function buildAskForm(view, handlers) {
   };
   card.showContext(view);
   return card;
+}
+
+/**
+ * The top of a waiting card, a question set's or an approval's: the project, its folder, the age
+ * and who asked; then how long is left (updated every second by app.js) and what happens at the
+ * deadline (built once).
+ * @param {AskView} view
+ * @param {string} titleId the id of its title, which names the card
+ */
+export function cardHead(view, titleId) {
+  const age = h('time', { class: 'age' });
+  const countdownTime = h('span', { class: 'countdown-time' });
+  const countdownWhat = h('span', { class: 'countdown-what' }, timeoutNodes(view));
+  const countdown = h('p', { class: 'countdown', role: 'timer', 'aria-live': 'off' }, h('span', { class: 'countdown-text' }, countdownTime, countdownWhat));
+  const head = h(
+    'header',
+    { class: 'card-head' },
+    h(
+      'div',
+      { class: 'card-ident' },
+      h('h2', { class: 'card-title', id: titleId, title: view.cwd ? markInvisible(view.cwd) : null, tabindex: '-1' }, visibleNodes(projectName(view.cwd))),
+      h(
+        'p',
+        { class: 'meta' },
+        view.cwd ? h('span', { class: 'path', title: markInvisible(view.cwd) }, visibleNodes(view.cwd)) : null,
+        h('span', { class: 'meta-line' }, age, h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }), askerNodes(view)),
+      ),
+    ),
+    countdown,
+  );
+  return { head, age, countdown, countdownTime, saysWhat: countdownWhat.textContent !== '' };
 }
 
 /**
@@ -309,7 +320,7 @@ function timeoutNodes(view) {
  * @param {AskView} view
  * @returns {Node[]}
  */
-function contextNodes(view) {
+export function contextNodes(view) {
   const context = view.context ?? {};
   const nodes = [];
   const about = [

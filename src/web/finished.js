@@ -2,9 +2,12 @@
 // How a finished question set is shown: who or what settled it, and what Claude received.
 import { projectName } from './ask-form.js';
 import { h } from './dom.js';
+import { toolSummary } from './tool-input.js';
 import { markInvisible, visibleNodes } from './visible-text.js';
 
 /** @typedef {import('../protocol.js').AskView} AskView */
+/** @typedef {import('../protocol.js').Approval} Approval */
+/** @typedef {import('../protocol.js').ApprovalDecision} ApprovalDecision */
 /** @typedef {{ mine?: boolean; conflict?: boolean; gone?: boolean }} How */
 
 const TRIGGERS = { timeout: 'after the timeout', immediately: 'immediately', 'nobody-watching': 'because no page was open' };
@@ -33,6 +36,7 @@ function describe(view, how) {
   const trigger = /** @type {string | undefined} */ (TRIGGERS[/** @type {keyof typeof TRIGGERS} */ (source.trigger)]);
   const policyDetail = byPolicy ? `${`By policy (${policyText(source)}) ${trigger ?? ''}`.trim()}.` : null;
   const lateDetail = how.conflict ? 'This happened before your answer arrived.' : source.kind === 'daemon-stopped' ? 'askbridge was stopped.' : null;
+  if (view.approval) return describeApproval(view, how, source, policyDetail ?? lateDetail);
   switch (view.status) {
     case 'answered': {
       let title = 'Answered';
@@ -50,12 +54,63 @@ function describe(view, how) {
       return { title: 'Handed to the terminal', detail: policyDetail ?? lateDetail };
     case 'cancelled':
       if (source.kind === 'session-ended') return { title: 'Withdrawn: the session ended', detail: lateDetail };
+      if (source.kind === 'terminal') return { title: 'Answered in the terminal', detail: lateDetail };
       return { title: 'Withdrawn: the question was cancelled in the terminal', detail: lateDetail };
     case 'failed':
       return { title: 'Failed: the terminal asks instead', detail: typeof view.error === 'string' && view.error ? `The answer could not be delivered: ${view.error}.` : lateDetail };
     default:
       return { title: `Finished (${String(view.status)})`, detail: policyDetail ?? lateDetail };
   }
+}
+
+/**
+ * The headline and detail for a finished approval: how it was decided, and by whom when not by this tab.
+ * @param {AskView} view
+ * @param {How} how
+ * @param {Record<string, any>} source
+ * @param {string | null} otherDetail what the policy did, or why it ended without a person
+ * @returns {{ title: string; detail: string | null }}
+ */
+function describeApproval(view, how, source, otherDetail) {
+  const where = source.kind === 'person' && !how.mine ? (source.client === 'cli' ? 'from the CLI' : 'in another tab') : '';
+  const first = how.conflict ? 'It was decided elsewhere before your choice arrived.' : null;
+  const plan = view.approval?.toolName === 'ExitPlanMode';
+  switch (view.status) {
+    case 'allowed':
+    case 'denied': {
+      const title = `${decisionText(view)}${where ? ` ${where}` : ''}`;
+      if (how.conflict) return { title: `Already decided: ${title[0]?.toLowerCase()}${title.slice(1)}`, detail: first };
+      return { title, detail: otherDetail };
+    }
+    case 'handed-to-terminal':
+      return { title: 'Left to the terminal', detail: how.conflict ? first : otherDetail };
+    case 'failed':
+      return { title: 'Failed: the terminal decides instead', detail: typeof view.error === 'string' && view.error ? `The decision could not be delivered: ${view.error}.` : otherDetail };
+    case 'cancelled':
+      if (source.kind === 'terminal') return { title: 'Answered in the terminal', detail: how.conflict ? 'It was answered in the terminal before your choice arrived.' : null };
+      if (source.kind === 'session-ended') return { title: 'Withdrawn: the session ended', detail: otherDetail };
+      return { title: plan ? 'Withdrawn: the plan is no longer waiting' : 'Withdrawn: Claude Code stopped waiting', detail: otherDetail };
+    default:
+      return { title: `Finished (${String(view.status)})`, detail: otherDetail };
+  }
+}
+
+/**
+ * An approval's decision in words: "Allowed once", "Allowed: Always allow npm test", "Denied and stopped".
+ * @param {{ status: string; decision?: ApprovalDecision; approval?: Approval }} outcome
+ */
+function decisionText(outcome) {
+  const decision = outcome.decision;
+  const plan = outcome.approval?.toolName === 'ExitPlanMode';
+  if (outcome.status === 'allowed' || decision?.behavior === 'allow') {
+    const index = decision?.behavior === 'allow' ? decision.suggestion : undefined;
+    if (index === undefined) return plan ? 'Plan approved' : 'Allowed once';
+    const label = outcome.approval?.suggestions?.[index]?.label;
+    return `${plan ? 'Plan approved' : 'Allowed'}: ${typeof label === 'string' ? markInvisible(label) : `suggestion ${index + 1}`}`;
+  }
+  const interrupt = decision?.behavior === 'deny' && decision.interrupt === true;
+  if (plan) return interrupt ? 'Plan rejected, Claude stopped' : 'Plan sent back with changes';
+  return interrupt ? 'Denied and stopped' : 'Denied';
 }
 
 /**
@@ -80,7 +135,7 @@ export function finishedCard(view, how) {
       h('p', { class: 'finished-meta' }, h('span', { class: 'project-small', id: projectId, title: view.cwd ? markInvisible(view.cwd) : null }, visibleNodes(projectName(view.cwd))), h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }), age),
     ),
     detail ? h('p', { class: 'finished-detail' }, visibleNodes(detail)) : null,
-    summaryOf(view),
+    view.approval ? approvalSummary(view) : summaryOf(view),
   );
   return { root, age, title, status };
 }
@@ -100,6 +155,27 @@ export function answerRow(header, question, answer, note) {
     h('dt', { class: 'answer-q' }, header ? h('span', { class: 'chip chip-small' }, visibleNodes(header)) : null, h('span', { dir: 'auto' }, visibleNodes(question))),
     h('dd', { class: answer === undefined ? 'answer-a answer-none' : 'answer-a', dir: 'auto' }, answer === undefined ? 'Not answered' : visibleNodes(answer)),
     typeof note === 'string' && note ? h('dd', { class: 'answer-note', dir: 'auto' }, visibleNodes(`Note: ${note}`)) : null,
+  );
+}
+
+/**
+ * What was asked (the tool in one line) and the message sent with a deny.
+ * @param {AskView} view
+ */
+function approvalSummary(view) {
+  const approval = /** @type {Approval} */ (view.approval);
+  const decision = view.decision;
+  const message = decision?.behavior === 'deny' && typeof decision.message === 'string' && decision.message !== '' ? decision.message : null;
+  return h(
+    'dl',
+    { class: 'answers approval-summary' },
+    h(
+      'div',
+      { class: 'answer-row' },
+      h('dt', { class: 'answer-q', dir: 'auto' }, visibleNodes(toolSummary(approval))),
+      h('dd', { class: 'answer-a' }, view.status === 'allowed' || view.status === 'denied' ? decisionText(view) : 'Not decided here'),
+      message ? h('dd', { class: 'answer-note', dir: 'auto' }, visibleNodes(`Message: ${message}`)) : null,
+    ),
   );
 }
 

@@ -4,7 +4,9 @@
 import { historyFile, readHistory } from './api.js';
 import { projectName } from './ask-form.js';
 import { h, togglePanel } from './dom.js';
+import { KIND_LABELS } from './approval.js';
 import { answerRow } from './finished.js';
+import { PLAN_TOOL } from './tool-input.js';
 import { markInvisible, visibleNodes } from './visible-text.js';
 
 /** @typedef {import('../history-file.js').HistoryLine} HistoryLine */
@@ -104,7 +106,11 @@ function entryNode(entry) {
   const answers = entry.answers ?? {};
   const notes = entry.notes ?? {};
   const when = new Date(entry.finishedAt);
-  const source = SOURCES[/** @type {keyof typeof SOURCES} */ (entry.source)] ?? String(entry.source);
+  const approval = entry.approval;
+  // An approval's line says itself how it ended (approvalLine): the head says only who decided.
+  const answeredInTerminal = approval && entry.status === 'cancelled' && entry.source === 'terminal';
+  const source = answeredInTerminal ? 'in the terminal' : approval && entry.source === 'person' ? 'decided by a person' : (SOURCES[/** @type {keyof typeof SOURCES} */ (entry.source)] ?? String(entry.source));
+  const detail = answeredInTerminal ? undefined : entry.detail;
   return h(
     'li',
     { class: 'history-entry', 'data-status': String(entry.status) },
@@ -113,14 +119,57 @@ function entryNode(entry) {
       { class: 'history-head' },
       h('span', { class: 'history-project', title: entry.project ? markInvisible(entry.project) : null }, visibleNodes(projectName(entry.project))),
       h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }),
-      h('span', { class: 'history-source' }, source, entry.detail ? h('span', { class: 'history-detail' }, ' (', visibleNodes(entry.detail), ')') : null),
+      h('span', { class: 'history-source' }, source, detail ? h('span', { class: 'history-detail' }, ' (', visibleNodes(detail), ')') : null),
       h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }),
       h('time', { datetime: Number.isNaN(when.getTime()) ? null : when.toISOString(), text: Number.isNaN(when.getTime()) ? '' : when.toLocaleString() }),
     ),
+    approval
+      ? approvalLine(entry, approval)
+      : h(
+          'dl',
+          { class: 'answers' },
+          entry.questions.map((q) => answerRow(q.header, q.question, Object.hasOwn(answers, q.question) ? String(answers[q.question]) : undefined, Object.hasOwn(notes, q.question) ? notes[q.question] : undefined)),
+        ),
+  );
+}
+
+/**
+ * How an approval ended, in one line: "Allowed once: Bash npm test", "Denied: Bash rm -rf build",
+ * "Answered in the terminal: Edit src/app.ts"; and the message sent with a deny. History keeps a
+ * suggestion by its words (the list it indexed is gone) and the call by what it acts on.
+ * @param {HistoryLine} entry
+ * @param {NonNullable<HistoryLine['approval']>} approval
+ */
+function approvalLine(entry, approval) {
+  const decision = entry.decision;
+  const plan = approval.toolName === PLAN_TOOL;
+  const status = String(entry.status);
+  let outcome;
+  if (status === 'allowed' || status === 'denied') {
+    const allowed = status === 'allowed';
+    const interrupt = decision?.interrupt === true;
+    if (allowed) outcome = `${plan ? 'Plan approved' : decision?.suggestion ? 'Allowed' : 'Allowed once'}${decision?.suggestion ? ` (${markInvisible(decision.suggestion)})` : ''}`;
+    else if (plan) outcome = interrupt ? 'Plan rejected, Claude stopped' : 'Plan sent back with changes';
+    else outcome = interrupt ? 'Denied and stopped' : 'Denied';
+  } else if (status === 'handed-to-terminal') outcome = 'Left to the terminal';
+  else if (status === 'cancelled' && entry.source === 'terminal') outcome = 'Answered in the terminal';
+  else if (status === 'cancelled') outcome = 'Withdrawn';
+  else outcome = `Finished (${status})`;
+  const kind = plan ? 'plan' : 'permission';
+  const what = plan ? `Plan${approval.target ? `: ${approval.target}` : ''}` : `${approval.toolName}${approval.target ? ` ${approval.target}` : ''}`;
+  const message = decision?.behavior === 'deny' && decision.message ? decision.message : null;
+  return h(
+    'div',
+    { class: 'history-approval' },
     h(
-      'dl',
-      { class: 'answers' },
-      entry.questions.map((q) => answerRow(q.header, q.question, Object.hasOwn(answers, q.question) ? String(answers[q.question]) : undefined, Object.hasOwn(notes, q.question) ? notes[q.question] : undefined)),
+      'p',
+      { class: 'history-decision' },
+      h('span', { class: 'kind-badge', 'data-kind': kind, text: KIND_LABELS[kind] }),
+      ' ',
+      h('strong', { text: outcome }),
+      ': ',
+      h('span', { class: 'history-tool', dir: 'auto', title: markInvisible(what) }, visibleNodes(what)),
     ),
+    message ? h('p', { class: 'answer-note', dir: 'auto' }, visibleNodes(`Message: ${message}`)) : null,
   );
 }

@@ -4,7 +4,9 @@
 // that it stays fast with thousands waiting; rows off screen are skipped by the browser's layout
 // (content-visibility in app.css).
 import { h } from './dom.js';
+import { KIND_LABELS } from './approval.js';
 import { projectName, shortId } from './ask-form.js';
+import { approvalKind, toolSummary } from './tool-input.js';
 import { markInvisible, visibleNodes } from './visible-text.js';
 
 /** @typedef {import('../protocol.js').AskView} AskView */
@@ -120,6 +122,19 @@ export function createInbox(root, handlers) {
 
   /** @param {AskView} view */
   function rowOf(view) {
+    if (view.approval) {
+      // An approval reads differently at a glance: its badge, then what it asks for in one line.
+      const kind = approvalKind(view.approval);
+      return h(
+        'li',
+        { class: 'item-row' },
+        h(
+          'button',
+          { type: 'button', class: 'item item-approval', 'data-ask-id': view.id, 'data-kind': kind },
+          h('span', { class: 'item-text', dir: 'auto' }, h('span', { class: 'kind-badge', 'data-kind': kind, text: KIND_LABELS[kind] }), ' ', visibleNodes(toolSummary(view.approval))),
+        ),
+      );
+    }
     const first = view.questions[0];
     const headers = view.questions.map((q) => q.header).filter(Boolean);
     const button = h(

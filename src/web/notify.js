@@ -8,6 +8,7 @@
 // notification's title and body are text, never markup.
 import { deletePushSubscription, errorMessage, pushStatus, savePushSubscription } from './api.js';
 import { byId } from './dom.js';
+import { approvalKind, toolSummary } from './tool-input.js';
 import { markInvisible } from './visible-text.js';
 
 /** @typedef {import('../protocol.js').AskView} AskView */
@@ -257,12 +258,14 @@ async function stopPush() {
 async function showNotification(view) {
   const project = String(view.cwd ?? '').split(/[\\/]+/).filter(Boolean).at(-1) ?? 'Unknown project';
   const headers = view.questions.map((question) => question.header).filter((header) => typeof header === 'string' && header.trim() !== '');
-  const body = headers.length > 0 ? headers.map((header) => shorten(header, HEADER_CHARS)).join(' · ') : 'A question is waiting';
+  // An approval says what it asks for: the tool and what it acts on, in one short line.
+  const body = view.approval ? shorten(toolSummary(view.approval), HEADER_CHARS * 2) : headers.length > 0 ? headers.map((header) => shorten(header, HEADER_CHARS)).join(' · ') : 'A question is waiting';
+  const what = view.approval ? (approvalKind(view.approval) === 'plan' ? 'Plan to approve' : 'Permission') : 'Question';
   const underWay = { ended: false };
   showing.set(view.id, underWay);
   try {
     const active = await registration;
-    await active?.showNotification(`Question from ${shorten(project, HEADER_CHARS)}`, { body, tag: tagOf(view.id), data: { id: view.id }, icon: '/icon-192.png' });
+    await active?.showNotification(`${what} from ${shorten(project, HEADER_CHARS)}`, { body, tag: tagOf(view.id), data: { id: view.id }, icon: '/icon-192.png' });
   } finally {
     showing.delete(view.id);
   }

@@ -236,7 +236,7 @@ export function openQuestion(options: { port: number; token: string; body: strin
  * as Esc or the entry's timeout does. `startedAt` is just before the request was made and the
  * response's `at` when its body had fully arrived (now() clock).
  */
-export function postAsHttpHook(options: { port: number; key: string; payload: unknown; headers?: Record<string, string>; agent?: Agent }): {
+export function postAsHttpHook(options: { port: number; key: string; payload: unknown; headers?: Record<string, string>; agent?: Agent; path?: string }): {
   startedAt: number;
   response: Promise<{ statusCode: number; body: string; at: number }>;
   abort(): void;
@@ -244,6 +244,6 @@ export function postAsHttpHook(options: { port: number; key: string; payload: un
   const body = JSON.stringify(options.payload);
   const headers = { 'user-agent': 'axios/1.13.2', connection: 'keep-alive', [HOOK_KEY_HEADER]: options.key, ...options.headers };
   const startedAt = now();
-  const req = post(options.port, HTTP_HOOK_PATH, headers, body, options.agent ?? new Agent({ keepAlive: true }));
+  const req = post(options.port, options.path ?? HTTP_HOOK_PATH, headers, body, options.agent ?? new Agent({ keepAlive: true }));
   return { startedAt, response: readResponse(req), abort: () => req.destroy() };
 }

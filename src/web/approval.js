@@ -1,0 +1,285 @@
+// @ts-check
+// An approval in focus: a permission Claude Code asks for (run this command, edit this file), or a
+// plan to approve. It shows the tool and its exact input (tool-input.js), and offers what Claude
+// Code's own dialog offers: allow once, allow with one of its "always allow" suggestions, deny with
+// a message for Claude, deny and stop, or leave it to the terminal. A decision cannot be taken
+// back, so one click or key decides at most one card: the buttons are off from the first click
+// until the reply, and a card that takes the place of one that just left holds its buttons for a
+// moment, so that a second click or key meant for the one before cannot decide it.
+import { cardHead, contextNodes, uid } from './ask-form.js';
+import { h } from './dom.js';
+import { approvalKind, toolAction, toolInputNodes } from './tool-input.js';
+import { visibleNodes } from './visible-text.js';
+
+/** @typedef {import('../protocol.js').AskView} AskView */
+/** @typedef {import('../protocol.js').Approval} Approval */
+/** @typedef {import('../protocol.js').ApprovalDecision} ApprovalDecision */
+
+/**
+ * @typedef {{
+ *   decide(decision: ApprovalDecision): void;
+ *   settle(action: 'terminal'): void;
+ *   activity(): void;
+ * }} ApprovalHandlers
+ */
+
+/** The deny message typed so far, by approval: it survives switching between cards in this tab. */
+const messages = new Map();
+const MESSAGES_KEPT = 50;
+
+/** The badge each kind wears, in the inbox and on the card. */
+export const KIND_LABELS = { permission: 'Permission', plan: 'Plan' };
+
+/**
+ * The card of one waiting approval.
+ * @param {AskView} view its `approval` is set
+ * @param {ApprovalHandlers} handlers
+ * @param {{ holdMs?: number }} [how] `holdMs`: keep the buttons off this long (it took the place of a card that just left)
+ */
+export function buildApprovalForm(view, handlers, how = {}) {
+  const approval = /** @type {Approval} */ (view.approval);
+  const kind = approvalKind(approval);
+  const plan = kind === 'plan';
+  const titleId = uid('ask-title');
+  const askId = uid('approval-ask');
+  const root = h('article', { class: 'card approval', 'data-kind': kind, 'data-question-id': view.id, 'data-status': 'pending', 'aria-labelledby': `${askId} ${titleId}` });
+  const { head, age, countdown, countdownTime, saysWhat } = cardHead(view, titleId);
+  const context = h('div', { class: 'context' });
+
+  // What is asked: the kind's badge, the action in words, and the tool by its name as sent.
+  const ask = h(
+    'p',
+    { class: 'approval-ask', id: askId, tabindex: '-1' },
+    h('span', { class: 'kind-badge', 'data-kind': kind, text: KIND_LABELS[kind] }),
+    ' ',
+    h('span', { class: 'approval-action', text: plan ? 'Claude finished planning and asks you to approve the plan' : `Claude wants to ${toolAction(approval)}` }),
+    plan ? null : ' ',
+    plan ? null : h('code', { class: 'tool-name', dir: 'ltr' }, visibleNodes(approval.toolName)),
+  );
+  const body = h('section', { class: 'approval-body', 'aria-labelledby': askId }, ask, toolInputNodes(approval));
+
+  const form = h('form', { class: 'card-form approval-form', novalidate: true });
+  const error = h('p', { class: 'card-error', id: uid('card-error'), hidden: true });
+
+  // Allow: once, or with one of Claude Code's suggestions, sent back by its index.
+  const allowOnce = h('button', { type: 'button', class: 'btn btn-primary', 'aria-keyshortcuts': 'A 1', text: plan ? 'Approve, I’ll approve edits manually' : 'Allow once' });
+  const suggestions = (Array.isArray(approval.suggestions) ? approval.suggestions : []).map((suggestion, index) =>
+    h('button', { type: 'button', class: 'btn btn-secondary btn-suggestion', 'data-suggestion': String(index), 'aria-keyshortcuts': index < 8 ? String(index + 2) : null }, visibleNodes(String(suggestion?.label ?? `Suggestion ${index + 1}`))),
+  );
+
+  // Deny: the message goes to Claude; for a plan it is the feedback, and it is required.
+  const messageId = uid('deny-message');
+  const messageHintId = uid('deny-hint');
+  const messageErrorId = uid('deny-error');
+  const message = h('textarea', {
+    class: 'text-input deny-message',
+    id: messageId,
+    rows: '2',
+    maxlength: '10000',
+    'aria-describedby': messageHintId,
+    placeholder: plan ? 'e.g. Keep the old API; add a migration step first' : 'e.g. Use the test database instead',
+  });
+  message.value = messages.get(view.id) ?? '';
+  const messageError = h('p', { class: 'q-error', id: messageErrorId, hidden: true });
+  // Sending a plan back is part of planning, not a refusal: it does not wear the refusal's red.
+  const deny = h('button', { type: 'button', class: plan ? 'btn btn-secondary btn-feedback' : 'btn btn-deny', text: plan ? 'Tell Claude what to change' : 'Deny' });
+  const denyStop = h('button', { type: 'button', class: 'btn btn-quiet btn-stop', text: plan ? 'Reject and stop' : 'Deny and stop' });
+  const terminal = h('button', { type: 'button', class: 'btn btn-secondary btn-terminal', text: 'Leave it to the terminal' });
+  const buttons = [allowOnce, ...suggestions, deny, denyStop, terminal];
+
+  form.append(
+    error,
+    h('div', { class: 'actions approval-allow' }, allowOnce, suggestions),
+    h(
+      'div',
+      { class: 'approval-deny' },
+      h('label', { class: 'deny-label', for: messageId, text: plan ? 'What should Claude change?' : 'Message for Claude (optional)' }),
+      h('p', { class: 'deny-hint', id: messageHintId, text: plan ? 'Required to send the plan back; Claude keeps planning with it.' : 'Sent with Deny: tell Claude what to do instead.' }),
+      message,
+      messageError,
+      h('div', { class: 'deny-actions' }, deny, denyStop),
+    ),
+    h(
+      'div',
+      { class: 'approval-more' },
+      terminal,
+      h('p', { class: 'approval-keys', 'aria-hidden': 'true' }, keyHints(suggestions.length, plan)),
+    ),
+  );
+
+  /** Until then the buttons stay off and keys decide nothing. */
+  let heldUntil = 0;
+  let busy = false;
+  if (how.holdMs && how.holdMs > 0) {
+    heldUntil = Date.now() + how.holdMs;
+    for (const button of buttons) button.disabled = true;
+    setTimeout(() => {
+      if (!busy) for (const button of buttons) button.disabled = false;
+    }, how.holdMs);
+  }
+  const ready = () => !busy && Date.now() >= heldUntil;
+
+  /** @param {ApprovalDecision} decision */
+  const decide = (decision) => {
+    if (!ready()) return;
+    handlers.decide(decision);
+  };
+  const allow = () => decide({ behavior: 'allow' });
+  /** @param {number} index */
+  const allowWith = (index) => decide({ behavior: 'allow', suggestion: index });
+  /** @param {boolean} interrupt */
+  const denyWith = (interrupt) => {
+    const text = message.value.trim();
+    if (plan && !interrupt && text === '') {
+      showMessageProblem('Write what Claude should change first: the plan goes back to Claude with it.');
+      return;
+    }
+    clearMessageProblem();
+    decide({ behavior: 'deny', ...(text === '' ? {} : { message: text }), ...(interrupt ? { interrupt: true } : {}) });
+  };
+
+  allowOnce.addEventListener('click', allow);
+  for (const [index, button] of suggestions.entries()) button.addEventListener('click', () => allowWith(index));
+  deny.addEventListener('click', () => denyWith(false));
+  denyStop.addEventListener('click', () => denyWith(true));
+  terminal.addEventListener('click', () => ready() && handlers.settle('terminal'));
+  message.addEventListener('input', () => {
+    remember(view.id, message.value);
+    if (message.value.trim() !== '') clearMessageProblem();
+    handlers.activity();
+  });
+  message.addEventListener('keydown', (event) => {
+    // Ctrl+Enter in the message sends it, as it submits a question set.
+    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey) && !event.isComposing) {
+      event.preventDefault();
+      denyWith(false);
+    }
+  });
+  form.addEventListener('submit', (event) => event.preventDefault());
+  root.addEventListener('click', () => handlers.activity());
+
+  root.replaceChildren(head, context, body, form);
+
+  /** @param {string} text */
+  function showMessageProblem(text) {
+    messageError.textContent = text;
+    messageError.hidden = false;
+    message.setAttribute('aria-invalid', 'true');
+    message.setAttribute('aria-describedby', `${messageErrorId} ${messageHintId}`);
+    message.focus();
+  }
+
+  function clearMessageProblem() {
+    if (messageError.hidden) return;
+    messageError.hidden = true;
+    messageError.textContent = '';
+    message.removeAttribute('aria-invalid');
+    message.setAttribute('aria-describedby', messageHintId);
+  }
+
+  function hideError() {
+    error.hidden = true;
+    error.textContent = '';
+  }
+
+  const card = {
+    id: view.id,
+    root,
+    titleId,
+    age,
+    countdown,
+    countdownTime,
+    saysWhat,
+    form,
+    buttons,
+    /** @param {AskView} next */
+    showContext(next) {
+      context.replaceChildren(...contextNodes(next));
+      context.hidden = context.childElementCount === 0;
+    },
+    /** @param {string} text */
+    showError(text) {
+      error.replaceChildren(...visibleNodes(text));
+      error.hidden = false;
+    },
+    hideError,
+    /** @param {boolean} isBusy */
+    setBusy(isBusy) {
+      busy = isBusy;
+      form.setAttribute('aria-busy', isBusy ? 'true' : 'false');
+      const focused = document.activeElement;
+      for (const button of buttons) button.disabled = isBusy || Date.now() < heldUntil;
+      // A disabled button drops focus; give it back once the request is over.
+      if (isBusy && focused instanceof HTMLButtonElement && buttons.includes(focused)) card.refocus = focused;
+      if (!isBusy && card.refocus) {
+        if (document.activeElement === document.body) card.refocus.focus();
+        card.refocus = null;
+      }
+    },
+    /** @type {HTMLButtonElement | null} */
+    refocus: null,
+    /** Focus on what is asked, not on a button: the next key must be a choice, not a leftover. */
+    focusFirst() {
+      ask.focus({ preventScroll: false });
+    },
+    /**
+     * A number key, as in Claude Code's dialog: 1 allows once, 2 and on each suggestion in turn.
+     * @param {number} n
+     */
+    pick(n) {
+      if (n === 1) allow();
+      else if (n - 2 < suggestions.length) allowWith(n - 2);
+    },
+    /**
+     * The approval's own keys, from anywhere in the page but a text box: `a` (or Enter on the card
+     * itself, not on a button) allows once, `d` goes to the message. A held key's repeats decide nothing.
+     * @param {KeyboardEvent} event
+     * @returns {boolean} whether the key was the card's
+     */
+    key(event) {
+      if (event.key === 'd') {
+        message.focus();
+        return true;
+      }
+      const onCard = event.target === document.body || event.target === root || event.target === ask || event.target === document.documentElement;
+      if (event.key === 'a' || (event.key === 'Enter' && onCard)) {
+        if (!event.repeat) allow();
+        return true;
+      }
+      return false;
+    },
+  };
+  card.showContext(view);
+  return card;
+}
+
+/**
+ * The approval ended: its message is no longer needed.
+ * @param {string} id
+ */
+export function forgetMessage(id) {
+  messages.delete(id);
+}
+
+/**
+ * @param {string} id
+ * @param {string} text
+ */
+function remember(id, text) {
+  messages.delete(id);
+  if (text !== '') messages.set(id, text);
+  while (messages.size > MESSAGES_KEPT) messages.delete(messages.keys().next().value);
+}
+
+/**
+ * The card's keys, in a line under its buttons (a keyboard's; hidden on a touch screen).
+ * @param {number} count the suggestions
+ * @param {boolean} plan
+ */
+function keyHints(count, plan) {
+  const hints = [h('kbd', { text: 'a' }), ' or ', h('kbd', { text: 'Enter' }), plan ? ' approves' : ' allows once'];
+  if (count === 1) hints.push(' · ', h('kbd', { text: '2' }), ' the suggestion');
+  else if (count > 1) hints.push(' · ', h('kbd', { text: '2' }), '–', h('kbd', { text: String(Math.min(count + 1, 9)) }), ' the suggestions');
+  hints.push(' · ', h('kbd', { text: 'd' }), ' writes a message');
+  return hints;
+}
