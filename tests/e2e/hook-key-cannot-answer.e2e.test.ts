@@ -7,6 +7,7 @@ import { request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HOOK_KEY_HEADER } from '../../src/http-hook.js';
 import { freshPayload } from '../stack/fixtures.js';
+import { bashRuleSuggestion, decisionOf, permissionPayload, requestPermission } from '../stack/approvals.js';
 import { postAsHttpHook } from '../stack/hook-client.js';
 import { runCli } from '../stack/processes.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
@@ -80,5 +81,19 @@ describe('the hook key against every route that answers or reads', () => {
     expect(statusCode).toBe(200);
     expect(JSON.parse(body)).toMatchObject({ hookSpecificOutput: { permissionDecision: 'allow', updatedInput: { answers: { [question]: ask.questions[0]!.options[0]!.label } } } });
     expect(await daemon.finishedAsk(payload.tool_use_id)).toMatchObject({ status: 'answered', source: { kind: 'person' } });
+  });
+
+  it('cannot allow or deny a permission: every decision with it is refused, and the approval waits for the person', async () => {
+    const started = (daemon = await startDaemon());
+    const key = started.hookKey();
+    const held = await requestPermission(started, permissionPayload('hook-key-cannot-allow', 'Bash', { command: 'rm -rf ~/important', description: 'Clean up' }, { suggestions: [bashRuleSuggestion('rm -rf *')] }));
+    for (const decision of [{ behavior: 'allow' }, { behavior: 'allow', suggestion: 0 }, { behavior: 'deny', message: 'no' }]) {
+      const sent = await withHookKey(started.port, key, 'POST', `/api/asks/${held.view.id}/decide`, decision);
+      expect([401, 403], `${JSON.stringify(decision)}: ${sent.status} ${sent.body}`).toContain(sent.status);
+    }
+    expect((await started.ask(held.view.id)).status).toBe('pending');
+    const denied = await runCli(['answer', held.view.id, '--deny'], started.env);
+    expect(denied.code, denied.stderr).toBe(0);
+    expect(await decisionOf(held)).toMatchObject({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny' } } });
   });
 });
