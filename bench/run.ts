@@ -18,6 +18,7 @@ import { killStrayProcesses, runBareNode, runCli, runHook, stopProcess, whenExit
 import { startDaemon, type Daemon } from '../tests/stack/daemon.js';
 import { WAITING_BYTES } from '../src/daemon/limits.js';
 import { hookBody, openQuestion, postAsHttpHook, type OpenQuestion } from '../tests/stack/hook-client.js';
+import { PERMISSION_HOOK_PATH } from '../src/http-hook.js';
 import { launchBrowser, openPairedPage } from '../tests/stack/browser.js';
 import { summarize, type Summary } from './stats.js';
 
@@ -251,6 +252,15 @@ async function benchFirstQuestion(): Promise<void> {
 // ---------------------------------------------------------------------------------------------
 // 1. Hook overhead: the real hook, answered at once by the policy, against `node -e 0`, interleaved
 
+/** Whether a PermissionRequest's decision is exactly "allow once". */
+function isAllowOnce(body: string): boolean {
+  try {
+    return JSON.stringify(JSON.parse(body)) === JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
+  } catch {
+    return false;
+  }
+}
+
 function allowedAnswer(stdout: string, question: string): unknown {
   try {
     const output = JSON.parse(stdout).hookSpecificOutput;
@@ -391,7 +401,8 @@ type BenchWindow = Window & {
   __benchCard: (list: CardList, id: string) => void;
 };
 
-type Transport = 'command' | 'http';
+/** A question through either hook, or a permission through Claude Code's PermissionRequest http hook (allowed once with a click). */
+type Transport = 'command' | 'http' | 'approval';
 
 async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
   const cards = cardReports();
@@ -432,7 +443,8 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
     document.addEventListener(
       'click',
       (event) => {
-        if ((event.target as Element | null)?.closest?.('button[type="submit"]')) bench.click = { at: performance.timeOrigin + performance.now(), wallAt: Date.now() };
+        // A question's Submit, or an approval's first button (Allow once).
+        if ((event.target as Element | null)?.closest?.('button[type="submit"], article.approval .btn-primary')) bench.click = { at: performance.timeOrigin + performance.now(), wallAt: Date.now() };
       },
       true,
     );
@@ -481,6 +493,15 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
         done: posted.response.then((response) => ({ at: response.at, decision: response.body, wall: { startedAt: wallStartedAt, decisionAt: Date.now() } })),
       };
     },
+    approval: () => {
+      const wallStartedAt = Date.now();
+      const payload = { session_id: 'bench-approvals', hook_event_name: 'PermissionRequest', cwd: '/home/alice/projects/shop', tool_name: 'Bash', tool_input: { command: `npm test -- --run ${++toolCalls}`, description: 'Run the tests' }, permission_suggestions: [] };
+      const posted = postAsHttpHook({ port: daemon.port, key: hookKey, payload, agent, path: PERMISSION_HOOK_PATH });
+      return {
+        startedAt: posted.startedAt,
+        done: posted.response.then((response) => ({ at: response.at, decision: response.body, wall: { startedAt: wallStartedAt, decisionAt: Date.now() } })),
+      };
+    },
   };
   const samples: Record<string, number[]> = {};
   const sample = (name: string, value: number) => (samples[name] ??= []).push(value);
@@ -491,11 +512,19 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
     const asked = transports[transport]();
     const id = await cards.wait('pending', (candidate) => !seenIds.has(candidate));
     seenIds.add(id);
-    // Where the option's label and Submit are, in one round trip; the clicks themselves are real mouse input.
+    // Where the option's label and Submit are (an approval: Allow once), in one round trip; the clicks themselves are real mouse input.
     const spots = await page.evaluate(
       ({ askId, label }) => {
         const card = document.querySelector(`article[data-question-id="${askId}"]`);
         if (!card) throw new Error(`no card for ${askId}`);
+        // No function is declared in here: the bench's compiler would wrap it in a helper the page lacks.
+        if (card.classList.contains('approval')) {
+          const allow = [...card.querySelectorAll('button')].find((button) => button.textContent === 'Allow once');
+          if (!allow) throw new Error(`approval ${askId} has no Allow once`);
+          allow.scrollIntoView({ block: 'nearest' });
+          const box = allow.getBoundingClientRect();
+          return { option: undefined, submit: { x: box.x + box.width / 2, y: box.y + box.height / 2 } };
+        }
         const submit = [...card.querySelectorAll('button')].find((button) => button.textContent === 'Submit');
         const option = [...card.querySelectorAll('.option-label')].find((span) => span.textContent === label);
         if (!submit || !option) throw new Error(`card ${askId} has no Submit or no option "${label}"`);
@@ -508,7 +537,7 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
       },
       { askId: id, label: PICK },
     );
-    await page.mouse.click(spots.option.x, spots.option.y);
+    if (spots.option) await page.mouse.click(spots.option.x, spots.option.y);
     await sleep(COUNTS.idleMs); // a person takes a moment to reach Submit
 
     // A click happens when the button is released: press first, then time from just before the release.
@@ -518,7 +547,7 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
     const clickSentAt = Date.now();
     await page.mouse.up();
     const result = await asked.done;
-    if (allowedAnswer(result.decision, question) !== PICK) wrong++;
+    if (transport === 'approval' ? !isAllowOnce(result.decision) : allowedAnswer(result.decision, question) !== PICK) wrong++;
     const inPage = await page.evaluate((askId) => {
       const bench = (window as unknown as BenchWindow).__bench;
       return { seen: bench.seen[askId] ?? { at: Number.NaN, wallAt: Number.NaN }, click: bench.click };
@@ -540,9 +569,10 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
     if (wall.goneAt !== undefined) sample('command.decisionToGone', wall.goneAt - wall.decisionAt);
   }
 
-  // Both transports side by side: each round asks once through each, in alternating order.
+  // Every transport side by side: each round asks once through each, in turning order.
+  const order: Transport[] = ['http', 'command', 'approval'];
   for (let i = 0; i < COUNTS.pageWarmup + COUNTS.answers; i++) {
-    for (const transport of i % 2 === 0 ? (['http', 'command'] as const) : (['command', 'http'] as const)) await askOnce(transport, i >= COUNTS.pageWarmup);
+    for (const transport of [...order.slice(i % 3), ...order.slice(0, i % 3)]) await askOnce(transport, i >= COUNTS.pageWarmup);
   }
   for (const [name, values] of Object.entries(samples)) results[name] = summarize(values);
   extras.clock = clock;
@@ -786,6 +816,8 @@ function rows(): string[] {
   row('2', 'http hook: Submit click → decision body fully received (headless Chromium)', results['http.click'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
   row('2c', 'command hook: Submit click → hook exit', results['command.click'], { unit: ms, p99: true, target: 'p99 ≤ 20 ms', value: (s) => s.p99, limit: 20 });
   row('3', "http hook: Claude Code's POST → question card in the open page", results['http.visible'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
+  row('2p', 'http PermissionRequest: Allow once click → decision body fully received (headless Chromium)', results['approval.click'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
+  row('3p', "http PermissionRequest: Claude Code's POST → approval card in the open page", results['approval.visible'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
   row('3c', 'command hook: hook start → question card in the open page', results['command.visible'], { unit: ms, p99: true, target: 'p99 ≤ 50 ms', value: (s) => s.p99, limit: 50 });
   row('4a', `Daemon RSS, ${COUNTS.pending} pending + ${COUNTS.clients} WebSocket clients`, results.rss, { unit: mb, target: 'max ≤ 150 MB', value: (s) => s.max, limit: 150 });
   row('4b', `Broadcast: new question → \`added\` at each of ${COUNTS.clients} clients`, results.broadcast, { unit: ms, p99: true, target: 'p99 ≤ 50 ms', value: (s) => s.p99, limit: 50 });
