@@ -38,7 +38,9 @@ export class AnswerError extends Error {
       /** A decision names a suggestion Claude Code did not make. */
       | 'unknown_suggestion'
       /** Feedback on a plan says what to change: it cannot be empty. */
-      | 'empty_feedback',
+      | 'empty_feedback'
+      /** Claude Code drops the message of a denial that stops the turn. */
+      | 'message_with_stop',
     message: string,
   ) {
     super(message);

@@ -152,6 +152,7 @@ function decisionOf(call: AskView, flags: DecisionFlags): ApprovalDecision {
   if ([flags.allow, suggestion !== undefined, flags.deny].filter(Boolean).length > 1) throw new CliError(`one decision at a time: ${DECISION_USAGE}`, 2);
   if (flags.deny) {
     const message = flags.message?.trim() ? flags.message : undefined;
+    if (message !== undefined && flags.interrupt) throw new CliError('Claude Code does not pass a message on when it stops the turn: --deny --message TEXT, or --deny --interrupt without one', 2);
     if (approval.toolName === PLAN_TOOL && message === undefined && !flags.interrupt) {
       throw new CliError('a plan is sent back with what Claude should change: add --message TEXT (or --interrupt to stop Claude)', 2);
     }

@@ -134,6 +134,11 @@ export function buildApprovalForm(view, handlers, how = {}) {
       showMessageProblem('Write what Claude should change first: the plan goes back to Claude with it.');
       return;
     }
+    // Claude Code drops the message of a denial that stops the turn: it is never sent as if it arrived.
+    if (interrupt && text !== '') {
+      showMessageProblem(`Claude Code does not pass a message on when it stops Claude: ${plan ? 'send it with “Tell Claude what to change”' : 'send it with Deny'}, or clear it to stop.`);
+      return;
+    }
     clearMessageProblem();
     decide({ behavior: 'deny', ...(text === '' ? {} : { message: text }), ...(interrupt ? { interrupt: true } : {}) });
   };

@@ -18,7 +18,7 @@ import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
 import { HOOK_SCRIPT, REPO_ROOT, baseEnv } from '../stack/env.js';
 import { sleep, waitUntil } from '../stack/clock.js';
 import { runCli, stopProcess, whenExited } from '../stack/processes.js';
-import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { startDaemon, type Daemon, type StartDaemonOptions } from '../stack/daemon.js';
 import { launchBrowser, openPairedPage } from '../stack/browser.js';
 import { DUMMY_API_KEY } from './claude-tmux.js';
 import { installedClaude } from './client.js';
@@ -82,8 +82,23 @@ export async function resolveClaudeUnderTest(requested = process.env.CLAUDE_CODE
  * The end-to-end harness's daemon (`askbridge start`), watched from outside from the moment it
  * is spawned, so that a killed worker does not leave it running or its state directory behind.
  */
-export function startAskbridgeDaemon(): Promise<Daemon> {
-  return startDaemon({ onSpawn: (child, home) => startWatchdog(home, child.pid) });
+export function startAskbridgeDaemon(options: Omit<StartDaemonOptions, 'onSpawn'> = {}): Promise<Daemon> {
+  return startDaemon({ ...options, onSpawn: (child, home) => startWatchdog(home, child.pid) });
+}
+
+/**
+ * A folder of Claude Code transcripts that the daemon and every claude started with it share, as
+ * when both run with one HOME: the daemon reads `$CLAUDE_CONFIG_DIR/projects` (pass `daemonEnv` to
+ * startAskbridgeDaemon), each claude writes there through a link (startClaude's `projectsDir`).
+ * The daemon reads a session's transcript only inside that folder (to see an approval answered in
+ * the terminal, and a question's context).
+ */
+export async function sharedTranscripts(): Promise<{ projectsDir: string; daemonEnv: Record<string, string>; remove(): Promise<void> }> {
+  const root = await realpath(await mkdtemp(join(tmpdir(), 'askbridge-conformance-transcripts-')));
+  startWatchdog(root);
+  const projectsDir = join(root, 'projects');
+  await mkdir(projectsDir);
+  return { projectsDir, daemonEnv: { CLAUDE_CONFIG_DIR: root }, remove: () => rm(root, { recursive: true, force: true }) };
 }
 
 /** What the hook needs to find `daemon`; passed to claude, which passes it to its hooks. */

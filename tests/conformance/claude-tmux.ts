@@ -9,7 +9,7 @@
  */
 import { execFile, spawn, spawnSync } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
-import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, realpath, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -56,6 +56,11 @@ export interface StartClaudeOptions {
   readyTimeoutMs?: number;
   columns?: number;
   rows?: number;
+  /**
+   * Makes `$HOME/.claude/projects` (where claude writes its transcripts) a link to this folder, so
+   * that a daemon told to read transcripts there (CLAUDE_CONFIG_DIR) sees them, as when both share a HOME.
+   */
+  projectsDir?: string;
 }
 
 export interface ClaudeSession {
@@ -226,6 +231,10 @@ export async function startClaude(options: StartClaudeOptions): Promise<ClaudeSe
 
     const apiKey = options.apiKey ?? DUMMY_API_KEY;
     await writeFile(join(homeDir, '.claude.json'), JSON.stringify(seedClaudeJson(apiKey, projectDir), null, 2));
+    if (options.projectsDir !== undefined) {
+      await mkdir(join(homeDir, '.claude'), { recursive: true });
+      await symlink(options.projectsDir, join(homeDir, '.claude', 'projects'));
+    }
     if (options.settings !== undefined) {
       await mkdir(join(projectDir, '.claude'), { recursive: true });
       await writeFile(join(projectDir, '.claude', 'settings.json'), JSON.stringify(options.settings, null, 2));

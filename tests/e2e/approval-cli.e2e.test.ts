@@ -147,18 +147,22 @@ describe('askbridge answer ID, for scripts', () => {
     expect(await decisionOf(held)).toEqual(hookGets({ behavior: 'allow', updatedPermissions: [bashRuleSuggestion('npm test *')] }));
   });
 
-  it('--deny --message --interrupt: Claude reads the message and stops', async () => {
+  it('--deny --interrupt: Claude stops; a message with it is refused, since Claude Code would drop it', async () => {
     const held = await bashPermission('deny');
-    const denied = await runCli(['answer', held.view.id, '--deny', '--message', 'Use the test database instead', '--interrupt'], daemon.env);
+    const withMessage = await runCli(['answer', held.view.id, '--deny', '--message', 'Use the test database instead', '--interrupt'], daemon.env);
+    expect(withMessage.code).toBe(2);
+    expect(withMessage.stderr).toBe('askbridge answer: Claude Code does not pass a message on when it stops the turn: --deny --message TEXT, or --deny --interrupt without one\n');
+    const refused = await daemon.api('POST', `/api/asks/${held.view.id}/decide`, { behavior: 'deny', message: 'Use the test database instead', interrupt: true });
+    expect(refused).toMatchObject({ status: 400, body: { error: { code: 'message_with_stop' } } });
+
+    const denied = await runCli(['answer', held.view.id, '--deny', '--interrupt'], daemon.env);
     expect(denied.code, denied.stderr).toBe(0);
-    expect(denied.stdout).toBe('denied and stopped: Use the test database instead · Bash: npm test\n');
-    const decision = await decisionOf(held);
-    expect(decision).toEqual(hookGets({ behavior: 'deny', message: denialMessage({ toolName: 'Bash' }, 'Use the test database instead'), interrupt: true }));
-    expect(JSON.stringify(decision)).toContain('Use the test database instead');
+    expect(denied.stdout).toBe('denied and stopped · Bash: npm test\n');
+    expect(await decisionOf(held)).toEqual(hookGets({ behavior: 'deny', message: denialMessage({ toolName: 'Bash' }, undefined), interrupt: true }));
 
     const late = await runCli(['answer', held.view.id, '--allow'], daemon.env);
     expect(late.code).toBe(3);
-    expect(late.stderr).toBe('askbridge answer: too late: the permission was already denied: denied by a person (cli), with {"behavior":"deny","message":"Use the test database instead","interrupt":true}\n');
+    expect(late.stderr).toBe('askbridge answer: too late: the permission was already denied: denied by a person (cli), with {"behavior":"deny","interrupt":true}\n');
   });
 
   it('a plan: --deny needs what to change; with it, the plan goes back; --allow approves another with its input', async () => {

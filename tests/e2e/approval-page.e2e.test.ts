@@ -305,9 +305,16 @@ describe.skipIf(!chromiumState.available)('approvals in the page', () => {
     expect(await finished(page, denied.view.id, 'denied')).toBe('Denied');
     expect(await page.locator(`article[data-question-id="${denied.view.id}"] .answer-note`).textContent()).toBe('Message: Use the staging database instead');
 
-    // Deny and stop, without a message: Claude's turn ends too.
+    // Deny and stop: Claude's turn ends too. Claude Code would drop a message sent with it, so a typed
+    // one is refused in the page, nothing is sent, and clearing it lets the stop through.
     const stopped = await ask('Bash', { command: 'rm -rf build' });
-    await (await show(page, stopped.view.id)).getByRole('button', { name: 'Deny and stop', exact: true }).click();
+    const stoppedCard = await show(page, stopped.view.id);
+    await stoppedCard.getByRole('textbox').fill('Not on main');
+    await stoppedCard.getByRole('button', { name: 'Deny and stop', exact: true }).click();
+    expect(await stoppedCard.locator('.approval-deny .q-error').textContent()).toMatch(/^Claude Code does not pass a message on when it stops Claude/);
+    expect((await daemon.ask(stopped.view.id)).status).toBe('pending');
+    await stoppedCard.getByRole('textbox').fill('');
+    await stoppedCard.getByRole('button', { name: 'Deny and stop', exact: true }).click();
     const stoppedDecision = (await decisionOf(stopped)) as { hookSpecificOutput: { decision: Record<string, unknown> } };
     expect(stoppedDecision.hookSpecificOutput.decision).toMatchObject({ behavior: 'deny', interrupt: true });
     expect((await daemon.ask(stopped.view.id)).decision).toEqual({ behavior: 'deny', interrupt: true });

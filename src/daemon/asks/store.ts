@@ -536,6 +536,10 @@ export function createAskStore(options: AskStoreOptions = {}) {
         const offered = approval.suggestions.length === 0 ? 'Claude Code made no suggestion for it' : `Claude Code made ${approval.suggestions.length} (0 to ${approval.suggestions.length - 1})`;
         return { kind: 'invalid', error: new AnswerError('unknown_suggestion', `there is no suggestion ${decision.suggestion}: ${offered}`) };
       }
+      if (decision.behavior === 'deny' && decision.interrupt && decision.message?.trim()) {
+        // Observed on Claude Code 2.1.330: a denial that stops the turn reaches the model without its message.
+        return { kind: 'invalid', error: new AnswerError('message_with_stop', 'Claude Code does not pass a message on when it stops the turn: deny with the message, or stop without one') };
+      }
       if (decision.behavior === 'deny' && approval.plan !== undefined && !decision.interrupt && !decision.message?.trim()) {
         return { kind: 'invalid', error: new AnswerError('empty_feedback', 'say what Claude should change in the plan (message), or stop it (interrupt)') };
       }
