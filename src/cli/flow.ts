@@ -308,6 +308,12 @@ async function onLetter(flow: Flow, pressed: Pressed): Promise<FlowEnd | undefin
   }
 }
 
+/** A list that ended without a choice: the flow ends (left, stopped, declined, handed back), or the list is asked again ('again': the context was shown, or it was refreshed). */
+async function notChosen(flow: Flow, choice: PromptEnd | Pressed): Promise<FlowEnd | 'again'> {
+  if ('ended' in choice) return choice.ended === 'refreshed' ? 'again' : endOf(choice);
+  return (await onLetter(flow, choice)) ?? 'again';
+}
+
 function endOf(end: PromptEnd): FlowEnd {
   if (end.ended === 'stopped') return { kind: 'stopped' };
   return { kind: 'left', by: end.ended === 'ctrl-c' ? 'ctrl-c' : 'escape' };
@@ -340,18 +346,13 @@ async function askOne(flow: Flow, index: number, question: Question, previous: D
     const choice = question.multiSelect
       ? await pickSome({ ...list, message: 'Choose one or more', how: `↑/↓, Space or a number (1-${items.length}) ticks · Enter confirms`, initial: picked, cursor, validate: (ticked) => (ticked.length === 0 ? 'Choose at least one: Space or its number ticks an option' : undefined) })
       : await pickOne({ ...list, message: 'Choose one', how: quick ? `A number (1-${items.length}), or ↑/↓ and Enter, answers and sends at once · n adds a note first` : `↑/↓ and Enter, or a number (1-${items.length})`, initial: cursor });
-    if ('ended' in choice) {
-      if (choice.ended !== 'refreshed') return endOf(choice);
-      titled = false;
+    if ('pressed' in choice && choice.pressed === KEY.note.key) {
+      quick = false;
       continue;
     }
-    if ('pressed' in choice) {
-      if (choice.pressed === KEY.note.key) {
-        quick = false;
-        continue;
-      }
-      const end = await onLetter(flow, choice);
-      if (end) return end;
+    if (!('chosen' in choice)) {
+      const after = await notChosen(flow, choice);
+      if (after !== 'again') return after;
       titled = false;
       continue;
     }
@@ -412,14 +413,9 @@ async function review(flow: Flow, drafts: Draft[]): Promise<number | 'submit' | 
       onMove: (at) => (cursor = at),
       ...listRun(flow),
     });
-    if ('ended' in choice) {
-      if (choice.ended !== 'refreshed') return endOf(choice);
-      titled = false;
-      continue;
-    }
-    if ('pressed' in choice) {
-      const end = await onLetter(flow, choice);
-      if (end) return end;
+    if (!('chosen' in choice)) {
+      const after = await notChosen(flow, choice);
+      if (after !== 'again') return after;
       titled = false;
       continue;
     }
@@ -505,14 +501,9 @@ async function decideApproval(flow: Flow, approval: Approval): Promise<FlowEnd> 
       onMove: (at) => (cursor = at),
       ...listRun(flow),
     });
-    if ('ended' in choice) {
-      if (choice.ended !== 'refreshed') return endOf(choice);
-      titled = false;
-      continue;
-    }
-    if ('pressed' in choice) {
-      const end = await onLetter(flow, choice);
-      if (end) return end;
+    if (!('chosen' in choice)) {
+      const after = await notChosen(flow, choice);
+      if (after !== 'again') return after;
       titled = false;
       continue;
     }
