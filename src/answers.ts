@@ -35,6 +35,7 @@ export class AnswerError extends Error {
       | 'not_a_question'
       /** A question is answered, not allowed or denied. */
       | 'not_an_approval'
+      | 'not_a_turn_end'
       /** A decision names a suggestion Claude Code did not make. */
       | 'unknown_suggestion'
       /** Feedback on a plan says what to change: it cannot be empty. */

@@ -108,6 +108,11 @@ export const ConfigFileSchema = z.strictObject({
    * terminal usually answers its dialog at once. Questions are told at once.
    */
   approvalNoticeSeconds: z.number().int().min(0).max(60 * 60).optional(),
+  /**
+   * While the person is away, how long the end of a turn waits for their reply before Claude stops;
+   * held below the Stop hook entry's timeout (hook-timeout.ts) whatever this says.
+   */
+  awaySeconds: z.number().int().min(1).max(24 * 60 * 60).optional(),
   /** How many questions a script (`askbridge ask`) or an MCP client may ask at once; Claude Code's own tool asks at most 4. */
   askMaxQuestions: z.number().int().min(LIMITS.askQuestions.min).max(LIMITS.askQuestions.max).optional(),
   /** Read from the user config only, when the daemon starts (public-url.ts). */
@@ -139,12 +144,13 @@ export const DEFAULT_CONFIG: Config = {
   rules: [],
   askMaxQuestions: LIMITS.questions.max,
   approvalNoticeSeconds: 10,
+  awaySeconds: 1800,
   notify: [],
   push: { fullText: false },
 };
 
 /** The settings that hold one value, which a project file replaces (rules add up instead). */
-export const SCALAR_KEYS = ['waitSeconds', 'onTimeout', 'whenNobodyWatching', 'answerMode', 'askMaxQuestions', 'approvalNoticeSeconds'] as const;
+export const SCALAR_KEYS = ['waitSeconds', 'onTimeout', 'whenNobodyWatching', 'answerMode', 'askMaxQuestions', 'approvalNoticeSeconds', 'awaySeconds'] as const;
 
 /** Keys only the user's own file may set: a project must not open the daemon, or send question text, where it chooses. */
 export const USER_ONLY_KEYS = ['publicUrl', 'notify', 'push'] as const;

@@ -35,6 +35,10 @@ export const HistoryLineSchema = z.looseObject({
   approval: z.looseObject({ toolName: z.string(), target: z.string() }).optional(),
   /** How the approval was decided: allowed once or with a suggestion (in words), or denied with a message. */
   decision: z.looseObject({ behavior: z.enum(['allow', 'deny']), suggestion: z.string().optional(), message: z.string().optional(), interrupt: z.boolean().optional() }).optional(),
+  /** The end of one of Claude's turns, while the person was away: the start of Claude's last message, in one line. */
+  turnEnd: z.looseObject({ said: z.string() }).optional(),
+  /** The person's reply to it (status `replied`): their own words, exactly as Claude received them. */
+  reply: z.string().optional(),
 });
 export type HistoryLine = z.infer<typeof HistoryLineSchema>;
 
@@ -72,7 +76,9 @@ export function describeSource(view: AskView): { source: HistorySource; detail?:
     case 'session-ended':
       return { source: 'cancelled', detail: 'the Claude Code session ended' };
     case 'terminal':
-      return { source: 'terminal', detail: 'answered in the terminal' };
+      return { source: 'terminal', detail: view.turnEnd ? 'the person typed in the terminal' : 'answered in the terminal' };
+    case 'back':
+      return { source: 'terminal', detail: 'the person came back' };
   }
 }
 

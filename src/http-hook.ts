@@ -17,6 +17,27 @@ export const SESSION_END_PATH = '/api/hook/session-end';
  */
 export const PERMISSION_HOOK_PATH = '/api/hook/permission';
 
+/**
+ * Where Claude Code's Stop hook posts (an http entry with the hook key): while the person is away,
+ * the end of a turn waits for their reply; otherwise it is answered at once with no decision.
+ */
+export const STOP_HOOK_PATH = '/api/hook/stop';
+
+/** Where Claude Code's UserPromptSubmit hook posts: the person typed in that session's terminal, so its turn's end waits no more. */
+export const PROMPT_HOOK_PATH = '/api/hook/prompt';
+
+/** Where Claude Code's Notification hook posts: the session waits on the person in its terminal. */
+export const NOTIFICATION_HOOK_PATH = '/api/hook/notification';
+
+/**
+ * The Stop entry forwards Claude Code's limit on replies in a row in this header
+ * (`CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`, filled from Claude Code's environment; empty when unset).
+ */
+export const STOP_CAP_ENV = 'CLAUDE_CODE_STOP_HOOK_BLOCK_CAP';
+export const STOP_CAP_HEADER = 'x-askbridge-stop-block-cap';
+/** How many times in a row Claude Code 2.1.330 lets a Stop hook continue a turn when STOP_CAP_ENV is unset (protocol.md 8). */
+export const DEFAULT_STOP_CAP = 8;
+
 /** The header that carries the hook key (it can ask questions, receive their outcome and say a session ended, nothing else). */
 export const HOOK_KEY_HEADER = 'x-askbridge-hook-key';
 

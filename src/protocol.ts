@@ -163,6 +163,51 @@ export const PermissionPayloadSchema = z
   .meta({ title: 'permission request' });
 export type PermissionPayload = z.infer<typeof PermissionPayloadSchema>;
 
+/** How much of Claude's last message a turn's end keeps: beyond it, the card says it was cut. */
+export const LAST_MESSAGE_CHARS = 100_000;
+
+/**
+ * What Claude Code sends its Stop hook when a turn ends (protocol.md 8): Claude's last message, and
+ * whether this stop follows a block (`stop_hook_active`) of the same prompt (`prompt_id`). SubagentStop
+ * has the same shape, and is never held. Other fields are kept and ignored.
+ */
+export const StopPayloadSchema = z
+  .looseObject({
+    session_id: nonEmptyText(LIMITS.idChars),
+    hook_event_name: z.enum(['Stop', 'SubagentStop']),
+    cwd: text(4096).optional().default(''),
+    transcript_path: text(4096).optional(),
+    prompt_id: text(LIMITS.idChars).optional(),
+    stop_hook_active: z.boolean().optional().default(false),
+    last_assistant_message: z.string().nullable().optional(),
+  })
+  .meta({ title: 'stop' });
+export type StopPayload = z.infer<typeof StopPayloadSchema>;
+
+/** What Claude Code sends its UserPromptSubmit hook: the person typed a prompt in that session's terminal. The prompt itself is never read. */
+export const PromptPayloadSchema = z
+  .looseObject({
+    session_id: nonEmptyText(LIMITS.idChars),
+    hook_event_name: z.literal('UserPromptSubmit'),
+  })
+  .meta({ title: 'prompt submitted' });
+
+/**
+ * What Claude Code sends its Notification hook: the session waits on the person in its terminal
+ * (`idle_prompt`, `permission_prompt`, `elicitation_dialog`...), with Claude Code's message.
+ */
+export const NotificationPayloadSchema = z
+  .looseObject({
+    session_id: nonEmptyText(LIMITS.idChars),
+    hook_event_name: z.literal('Notification'),
+    cwd: text(4096).optional().default(''),
+    transcript_path: text(4096).optional(),
+    message: text(LIMITS.questionChars).optional().default(''),
+    notification_type: text(100).optional(),
+  })
+  .meta({ title: 'notification' });
+export type NotificationPayload = z.infer<typeof NotificationPayloadSchema>;
+
 
 /** The hook's environment: those of the variables that tell whether a person watches the session (HOOK_ENV) that are set. */
 export const HookEnvironmentSchema = z
@@ -237,21 +282,28 @@ export type TimeoutAction = z.infer<typeof TimeoutActionSchema>;
 /** Who or what settled a question. */
 export const SourceSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('person'), client: z.enum(['page', 'cli']) }),
-  z.object({ kind: z.literal('policy'), action: TimeoutActionSchema, trigger: z.enum(['timeout', 'immediately', 'nobody-watching']), rule: z.string().optional() }),
+  /** `reply-limit`: a turn's end that Claude Code would not let continue again (its limit on replies in a row). */
+  z.object({ kind: z.literal('policy'), action: TimeoutActionSchema, trigger: z.enum(['timeout', 'immediately', 'nobody-watching', 'reply-limit']), rule: z.string().optional() }),
   z.object({ kind: z.literal('hook-gone') }),
   z.object({ kind: z.literal('daemon-stopped') }),
   /** Claude Code said the session ended (its SessionEnd hook), or its process is gone. */
   z.object({ kind: z.literal('session-ended') }),
-  /** The person answered Claude Code's own dialog in the terminal first (an approval). */
+  /**
+   * The person acted in the terminal first: answered Claude Code's own dialog (an approval), typed a
+   * prompt there (a turn's end), or the session moved on (a wait in the terminal).
+   */
   z.object({ kind: z.literal('terminal') }),
+  /** The person said they are back (away off): a turn's end that waited for a reply is let go. */
+  z.object({ kind: z.literal('back') }),
 ]);
 export type Source = z.infer<typeof SourceSchema>;
 
 /**
  * `failed`: an answer was given, but no decision could be built from it; the terminal asks.
- * `allowed` and `denied`: how an approval was decided.
+ * `allowed` and `denied`: how an approval was decided. `replied` and `done`: a turn's end the person
+ * replied to (Claude goes on), or let end.
  */
-export const AskStatusSchema = z.enum(['pending', 'answered', 'declined', 'allowed', 'denied', 'handed-to-terminal', 'cancelled', 'failed']);
+export const AskStatusSchema = z.enum(['pending', 'answered', 'declined', 'allowed', 'denied', 'replied', 'done', 'handed-to-terminal', 'cancelled', 'failed']);
 export type AskStatus = z.infer<typeof AskStatusSchema>;
 
 /** What a page shows of the asking session, read as text from the tail of its transcript. Every field may be missing. */
@@ -322,6 +374,48 @@ export const ApprovalDecisionSchema = z
   .meta({ title: 'decision' });
 export type ApprovalDecision = z.infer<typeof ApprovalDecisionSchema>;
 
+/**
+ * The end of one of Claude's turns, held while the person is away (the Stop hook): Claude's last
+ * message, and how many replies in a row continued this turn already. Claude Code lets a turn go on
+ * at most `replyLimit` times in a row: when `repliesInARow + 1 === replyLimit`, the next reply is the last.
+ */
+export const TurnEndSchema = z.object({
+  /** Claude's last message, as markdown (hostile model text). */
+  lastMessage: z.string(),
+  /** Set when lastMessage was cut at LAST_MESSAGE_CHARS. */
+  truncated: z.boolean().optional(),
+  repliesInARow: z.number().int().min(0),
+  replyLimit: z.number().int().min(1),
+});
+export type TurnEnd = z.infer<typeof TurnEndSchema>;
+
+/**
+ * A session waits on the person in its terminal for something askbridge cannot answer (Claude Code's
+ * Notification hook): `kind` is Claude Code's notification_type (`idle_prompt`, `permission_prompt`,
+ * `elicitation_dialog`...), `message` its words. It leaves once the session moves on.
+ */
+export const TerminalWaitSchema = z.object({ kind: z.string(), message: z.string() });
+export type TerminalWait = z.infer<typeof TerminalWaitSchema>;
+
+/** The most a reply to a turn's end may hold. */
+export const REPLY_CHARS = 20_000;
+
+/**
+ * Body of POST /api/sessions/:sessionId/reply: the person's reply to the end of Claude's turn (Claude
+ * goes on with exactly that text), or `done` (Claude stops). `ask` names the turn's end replied to: a
+ * reply meant for one that ended meanwhile is refused, never given to the next.
+ */
+export const TurnReplySchema = z
+  .union([
+    z.strictObject({ text: text(REPLY_CHARS).refine((s) => s.trim().length > 0, { message: 'must not be empty: say something, or send {"done": true}' }), ask: z.uuid().optional() }),
+    z.strictObject({ done: z.literal(true), ask: z.uuid().optional() }),
+  ])
+  .meta({ title: 'reply' });
+export type TurnReply = z.infer<typeof TurnReplySchema>;
+
+/** Whether the person said they are away: only then does the end of a turn wait for a reply (PUT /api/away). */
+export const AwaySchema = z.strictObject({ away: z.boolean() }).meta({ title: 'away' });
+
 /** An ask (one AskUserQuestion call, or one from a script or an agent) and its questions, as pages and the CLI see it. */
 export const AskViewSchema = z.object({
   id: z.string(),
@@ -359,6 +453,12 @@ export const AskViewSchema = z.object({
   approval: ApprovalSchema.optional(),
   /** How an approval was decided, once it was. */
   decision: ApprovalDecisionSchema.optional(),
+  /** Set when Claude finished a turn while the person is away; `questions` is then empty. */
+  turnEnd: TurnEndSchema.optional(),
+  /** The person's reply to a turn's end (status `replied`), exactly as Claude received it. */
+  reply: z.string().optional(),
+  /** Set when the session waits on the person in its terminal; `questions` is then empty, and nothing here answers it. */
+  terminalWait: TerminalWaitSchema.optional(),
 });
 export type AskView = z.infer<typeof AskViewSchema>;
 
@@ -374,6 +474,8 @@ export const ServerMessageSchema = z.discriminatedUnion('type', [
   /** A waiting ask changed: more time (expiresAt), or its session's context arrived. */
   z.object({ type: z.literal('updated'), ask: AskViewSchema }),
   z.object({ type: z.literal('banner'), message: z.string().nullable() }),
+  /** Whether the person is away: sent after the snapshot, and whenever it changes. */
+  z.object({ type: z.literal('away'), away: z.boolean() }),
   z.object({ type: z.literal('error'), error: ErrorReplySchema.shape.error }),
 ]);
 export type ServerMessage = z.infer<typeof ServerMessageSchema>;
@@ -418,6 +520,8 @@ export const StatusReplySchema = z.object({
   /** Pages that say a person can see them now. */
   visiblePages: z.number(),
   history: HistoryProblemSchema.nullable(),
+  /** The person said they are away: the end of a turn waits for their reply. */
+  away: z.boolean(),
 });
 export type StatusReply = z.infer<typeof StatusReplySchema>;
 /**

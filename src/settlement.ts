@@ -9,6 +9,7 @@ type PolicySource = Extract<Source, { kind: 'policy' }>;
 export function policyReason(trigger: PolicySource['trigger']): string {
   if (trigger === 'timeout') return 'nobody answered in time';
   if (trigger === 'nobody-watching') return 'nobody was watching when it was asked';
+  if (trigger === 'reply-limit') return 'Claude Code lets a turn go on only so many times in a row';
   return 'a rule answers it at once';
 }
 
@@ -37,10 +38,15 @@ export function howItEnded(ask: Pick<AskView, 'status' | 'source' | 'error'>): s
     case 'handed-to-terminal':
       if (source?.kind === 'policy') return policyReason(source.trigger);
       if (source?.kind === 'daemon-stopped') return 'nobody answered: the daemon stopped';
+      if (source?.kind === 'back') return 'the person came back: Claude stopped';
       return 'nobody answered: it was handed to a terminal';
     case 'cancelled':
       if (source?.kind === 'terminal') return 'answered in the terminal';
       return source?.kind === 'session-ended' ? 'withdrawn: its session ended' : 'withdrawn: its asker stopped waiting';
+    case 'replied':
+      return 'replied to by a person: Claude went on';
+    case 'done':
+      return source?.kind === 'policy' ? `Claude stopped: ${policyReason(source.trigger)}` : 'Claude stopped: the person said it is done';
     case 'failed':
       return `failed: ${ask.error ?? 'no reply could be made'}`;
   }

@@ -87,6 +87,8 @@ export function openStateDir(dir: string) {
     vapidKeys: join(dir, 'vapid-keys.json'),
     /** Each paired device's push subscription. */
     pushSubscriptions: join(dir, 'push-subscriptions.json'),
+    /** Whether the person said they are away (away.ts). */
+    away: join(dir, 'away.json'),
   };
 
   return {

@@ -17,6 +17,8 @@ import type { PublicUrl } from '../public-url.js';
 import type { AskDesk } from './asks/open-ask.js';
 import { asksRoutes } from './routes/asks.js';
 import { broadcast, eventRoutes } from './routes/events.js';
+import { sessionRoutes } from './routes/sessions.js';
+import { createAwaySwitch } from './away.js';
 import { historyRoutes } from './routes/history.js';
 import { hookRoutes } from './routes/hook.js';
 import { pageRoutes } from './routes/page.js';
@@ -125,7 +127,8 @@ export async function buildApp(deps: AppDeps) {
     sessionContext: deps.sessionContext,
     terminalAnswers: deps.terminalAnswers,
   };
-  const context: RouteContext = { store: deps.store, desk, auth, watchers, deps, port: listeningPort, openApi: () => openApi.document() };
+  const away = deps.away ?? createAwaySwitch();
+  const context: RouteContext = { store: deps.store, desk, auth, watchers, deps, away, port: listeningPort, openApi: () => openApi.document() };
   await app.register(hookRoutes, context);
   await app.register(asksRoutes, context);
   await app.register(historyRoutes, context);
@@ -134,6 +137,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(pushRoutes, context);
   await app.register(eventRoutes, context);
   await app.register(statusRoutes, context);
+  await app.register(sessionRoutes, context);
   await app.register(pageRoutes);
 
   app.decorate('askbridge', {

@@ -9,6 +9,7 @@ import { buildApp, type App } from './app.js';
 import { createLogger, wantsColor } from './logger.js';
 import { createConfigWatch } from './config-watch.js';
 import { createHistory } from './asks/history.js';
+import { createAwaySwitch } from './away.js';
 import { createPolicy, type Policy } from './asks/policy.js';
 import { createPageSessionFile } from './page-sessions.js';
 import { MAX_PENDING, WAITING_BYTES } from './limits.js';
@@ -132,7 +133,8 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   });
   store.subscribe((event) => {
     if (event.type !== 'resolved') return;
-    history.append(event.ask);
+    // A wait in the terminal was never answered here: history keeps what was decided.
+    if (!event.ask.terminalWait) history.append(event.ask);
     if (!overloadBanner) return;
     const waiting = store.waiting();
     if (waiting.asks < waitingLimits.asks && waiting.bytes < waitingLimits.bytes) setOverloadBanner(null);
@@ -220,7 +222,8 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     publicUrl: publicUrlSetting.url(),
     publicUrlStatus: () => publicUrlSetting.status(),
     sessionContext: (transcriptPath, toolUseId, stillWanted) => readSessionContext(transcriptPath, toolUseId, transcriptAccess, stillWanted),
-    terminalAnswers: (transcriptPath, call, answered) => watchForTerminalAnswer(transcriptPath, call, transcriptAccess, answered, logger),
+    terminalAnswers: (transcriptPath, sign, answered) => watchForTerminalAnswer(transcriptPath, sign, transcriptAccess, answered, logger),
+    away: createAwaySwitch({ file: stateDir.paths.away, log: logger }),
     heartbeatMs: Number(options.env.ASKBRIDGE_TEST_HEARTBEAT_MS) || undefined, // for tests only: how fast a dead page is noticed
     waitingLimits,
     onOverload: () => setOverloadBanner('As many questions as askbridge keeps are waiting: new ones go to their terminal until some are answered'),

@@ -6,6 +6,9 @@
 // in the terminal once the call it asks about has a result. A plain "No", and Esc, close the request:
 // that needs no transcript. The transcript is opened with the same checks as for a session's
 // context (transcript.ts), and only what is appended after its last bytes is read.
+// A wait in the terminal (Claude Code's Notification: an idle prompt, a dialog askbridge has no card
+// for, an MCP form) is watched the same way: once anything new is said in the session (a prompt, a
+// tool's result, Claude's next message), the session has moved on.
 import { isDeepStrictEqual } from 'node:util';
 import type { FileHandle } from 'node:fs/promises';
 import { NoContext, openTranscript, TRANSCRIPT_LIMITS, type Entry, type TranscriptReaderOptions } from './transcript.js';
@@ -18,16 +21,20 @@ const MAX_READ_BYTES = 4 * 1024 * 1024;
 /** The tool call an approval asks about, as Claude Code names it in the transcript: no id, its tool and exact input. */
 export type AskedCall = { toolName: string; toolInput: Readonly<Record<string, unknown>> };
 
+/** What is looked for: the result of an approval's call, or anything new said in the session (`moved-on`). */
+export type TerminalSign = AskedCall | 'moved-on';
+
 export type TerminalWatchOptions = TranscriptReaderOptions & { pollMs?: number };
 
 type Log = { debug(fields: Record<string, unknown>, message: string): void };
 
 /**
- * Calls `answered` once the transcript shows the call decided in the terminal; returns what stops
- * watching (call it when the approval is settled by anyone). A transcript that cannot be opened is
- * not watched (logged at debug): the approval then leaves when its request closes, or is decided.
+ * Calls `answered` once the transcript shows the call decided in the terminal (or, for `moved-on`,
+ * anything new said in the session); returns what stops watching (call it when the ask is settled
+ * by anyone). A transcript that cannot be opened is not watched (logged at debug): the ask then
+ * leaves when its request closes, is decided, or its session's next hook says it moved on.
  */
-export function watchForTerminalAnswer(transcriptPath: string, call: AskedCall, options: TerminalWatchOptions, answered: () => void, log: Log): () => void {
+export function watchForTerminalAnswer(transcriptPath: string, sign: TerminalSign, options: TerminalWatchOptions, answered: () => void, log: Log): () => void {
   let stopped = false;
   let timer: NodeJS.Timeout | undefined;
   let handle: FileHandle | undefined;
@@ -63,6 +70,8 @@ export function watchForTerminalAnswer(transcriptPath: string, call: AskedCall, 
 
   /** True once one of the entries is the result of a call this approval asks about. */
   const sawAnswer = (entries: Entry[], initial: boolean): boolean => {
+    if (sign === 'moved-on') return !initial && entries.some((entry) => entry.type === 'user' || entry.type === 'assistant');
+    const call = sign;
     for (const entry of entries) {
       for (const block of blocksOf(entry)) {
         if (block.type === 'tool_use' && typeof block.id === 'string' && block.name === call.toolName && isDeepStrictEqual(block.input, call.toolInput)) unanswered.add(block.id);
@@ -81,7 +90,7 @@ export function watchForTerminalAnswer(transcriptPath: string, call: AskedCall, 
         return;
       }
     } catch (error) {
-      log.debug({ reason: (error as NodeJS.ErrnoException).code ?? 'error' }, 'transcript no longer read for a waiting approval');
+      log.debug({ reason: (error as NodeJS.ErrnoException).code ?? 'error' }, 'transcript no longer read for a waiting ask');
       stop();
       return;
     }
@@ -105,7 +114,7 @@ export function watchForTerminalAnswer(transcriptPath: string, call: AskedCall, 
       }
       sawAnswer(await readAppended(opened), true);
     } catch (error) {
-      log.debug({ reason: error instanceof NoContext ? error.message : ((error as NodeJS.ErrnoException).code ?? 'error') }, 'no transcript to watch for a waiting approval');
+      log.debug({ reason: error instanceof NoContext ? error.message : ((error as NodeJS.ErrnoException).code ?? 'error') }, 'no transcript to watch for a waiting ask');
       stop();
       return;
     }

@@ -423,8 +423,9 @@ describe.skipIf(!chromiumState.available)('approvals in the page', () => {
     await page.keyboard.type('not on a Friday');
     expect(await message.inputValue()).toBe('not on a Friday');
     await page.keyboard.press('Control+Enter');
+    // The hook's reply comes once the decision is made; only then is the view sure to carry it.
+    expect(await decisionOf(third)).toMatchObject({ hookSpecificOutput: { decision: { behavior: 'deny' } } });
     expect((await daemon.ask(third.view.id)).decision).toEqual({ behavior: 'deny', message: 'not on a Friday' });
-    await decisionOf(third);
 
     // A number key, as in Claude Code's dialog: 3 is the second suggestion.
     const fourthCard = page.locator(`article[data-question-id="${fourth.view.id}"][data-status="pending"]`);

@@ -380,25 +380,26 @@ describe('the event stream', () => {
   it('sends a snapshot, then every new and settled question', async () => {
     const { socket, messages, waitFor } = await daemon.openPageSocket(await pairPage());
     const next = (count: number) => waitFor(() => messages.length >= count);
-    await next(2);
+    await next(3);
     expect(messages[0]).toEqual({ type: 'snapshot', asks: [] });
     expect(messages[1]).toEqual({ type: 'banner', message: null });
+    expect(messages[2]).toEqual({ type: 'away', away: false });
     expect(app.askbridge.watcherCount()).toBe(1);
 
     const hook = askAsHook();
-    await next(3);
-    expect(messages[2]).toMatchObject({ type: 'added', ask: { status: 'pending', cwd: '/home/alice/projects/acme-shop' } });
-    const id = (messages[2] as { ask: AskView }).ask.id;
-    await app.inject({ method: 'POST', url: `/api/asks/${id}/answer`, headers: LOCAL, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
     await next(4);
-    expect(messages[3]).toMatchObject({ type: 'resolved', ask: { id, status: 'answered', source: { kind: 'person', client: 'cli' } } });
+    expect(messages[3]).toMatchObject({ type: 'added', ask: { status: 'pending', cwd: '/home/alice/projects/acme-shop' } });
+    const id = (messages[3] as { ask: AskView }).ask.id;
+    await app.inject({ method: 'POST', url: `/api/asks/${id}/answer`, headers: LOCAL, payload: { responses: [{ question: QUESTION_TEXT, selected: ['SQLite'] }] } });
+    await next(5);
+    expect(messages[4]).toMatchObject({ type: 'resolved', ask: { id, status: 'answered', source: { kind: 'person', client: 'cli' } } });
     await hook;
     socket.terminate();
   });
 
   it('hears a page say whether it is in view, refuses any other message with its reason, and stays open', async () => {
     const { socket, messages, waitFor } = await daemon.openPageSocket(await pairPage());
-    await waitFor(() => messages.length >= 2);
+    await waitFor(() => messages.length >= 3);
     const visiblePages = async () => (await app.inject({ method: 'GET', url: '/api/status', headers: LOCAL })).json<{ visiblePages: number }>().visiblePages;
     expect(app.askbridge.pageVisible()).toBe(false);
 

@@ -4,7 +4,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireReplySchemas } from '../../src/daemon/app.js';
-import { HTTP_HOOK_PATH, PERMISSION_HOOK_PATH, SESSION_END_PATH } from '../../src/http-hook.js';
+import { HTTP_HOOK_PATH, NOTIFICATION_HOOK_PATH, PERMISSION_HOOK_PATH, PROMPT_HOOK_PATH, SESSION_END_PATH, STOP_HOOK_PATH } from '../../src/http-hook.js';
 import { buildTestApp, HOST, LOCAL, type TestApp } from '../stack/app.js';
 
 /** Every route the daemon serves, by method; but the WebSocket (/ws), which is no HTTP operation (@fastify/websocket leaves it out). */
@@ -14,6 +14,9 @@ const ROUTES = {
   '/api/hook/questions': ['post'],
   [SESSION_END_PATH]: ['post'],
   [PERMISSION_HOOK_PATH]: ['post'],
+  [STOP_HOOK_PATH]: ['post'],
+  [PROMPT_HOOK_PATH]: ['post'],
+  [NOTIFICATION_HOOK_PATH]: ['post'],
   '/api/asks': ['get', 'post'],
   '/api/asks/{id}': ['get'],
   '/api/asks/{id}/answer': ['post'],
@@ -30,6 +33,8 @@ const ROUTES = {
   '/api/push': ['get'],
   '/api/push/subscription': ['delete', 'post'],
   '/api/status': ['get'],
+  '/api/away': ['get', 'put'],
+  '/api/sessions/{sessionId}/reply': ['post'],
   '/api/config': ['get'],
   '/api/shutdown': ['post'],
   '/api/openapi.json': ['get'],

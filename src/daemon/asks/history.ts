@@ -5,6 +5,7 @@ import { closeSync, openSync, readSync, statSync, writeSync } from 'node:fs';
 import { describeSource, type HistoryLine } from '../../history-file.js';
 import type { HistoryProblem, AskView } from '../../protocol.js';
 import { approvalTarget } from '../../approvals.js';
+import { shorten } from '../../shorten.js';
 
 export function historyLineOf(view: AskView): HistoryLine {
   const { source, detail } = describeSource(view);
@@ -26,6 +27,8 @@ export function historyLineOf(view: AskView): HistoryLine {
     ...(view.error ? { error: view.error } : {}),
     ...(view.approval ? { approval: { toolName: view.approval.toolName, target: approvalTarget(view.approval.toolName, view.approval.toolInput, 2000) } } : {}),
     ...(view.decision ? { decision: historyDecision(view) } : {}),
+    ...(view.turnEnd ? { turnEnd: { said: shorten(view.turnEnd.lastMessage, 2000) } } : {}),
+    ...(view.reply !== undefined ? { reply: view.reply } : {}),
   };
 }
 

@@ -6,9 +6,9 @@ import type { Config } from '../../config.js';
 import type { Asker, HookEnvironment, AskView } from '../../protocol.js';
 import { MAX_WAIT_MS, type WaitingLimits } from '../limits.js';
 import { transcriptNamesSession, type ContextRead } from '../transcript.js';
-import type { AskedCall } from '../terminal-answers.js';
+import type { TerminalSign } from '../terminal-answers.js';
 import type { QuestionPlan, PolicyContext } from './policy.js';
-import { describeAsker, type AskerIdentity, type AskStore, type Credential, type NewAsk, type OverLimit, type Reply, type Waiter } from './store.js';
+import { describeAsker, kindOf, type AskerIdentity, type AskStore, type Credential, type NewAsk, type Outcome, type OverLimit, type Reply, type Waiter } from './store.js';
 
 /** ASKBRIDGE_UNATTENDED=1, CI=true, or Claude Code's own mark for SDK-hosted sessions. */
 export function isUnattended(environment: HookEnvironment): boolean {
@@ -17,7 +17,7 @@ export function isUnattended(environment: HookEnvironment): boolean {
 }
 
 /** A checked ask as a transport received it: what the store opens, and how it came. */
-export type Asked = Pick<NewAsk, 'sessionId' | 'toolUseId' | 'cwd' | 'toolInput' | 'questions' | 'approval'> & {
+export type Asked = Pick<NewAsk, 'sessionId' | 'toolUseId' | 'cwd' | 'toolInput' | 'questions' | 'approval' | 'turnEnd' | 'terminalWait'> & {
   environment: HookEnvironment;
   /** How it arrived, for the log. */
   transport: 'http' | 'command' | 'ask';
@@ -32,6 +32,8 @@ export type Asked = Pick<NewAsk, 'sessionId' | 'toolUseId' | 'cwd' | 'toolInput'
   transcriptPath?: string;
   /** How the asker's transport writes an outcome, given the configuration that applies to the ask. */
   reply?: (config: Config) => Reply;
+  /** Settled the moment it is asked, whatever the policy says (a turn's end Claude Code would not let continue). */
+  settledAtOnce?: Outcome;
 };
 
 type Log = { info(fields: Record<string, unknown>, message: string): void; debug(fields: Record<string, unknown>, message: string): void; warn(fields: Record<string, unknown>, message: string): void };
@@ -48,8 +50,11 @@ export type AskDesk = {
   onOverload?: (() => void) | undefined;
   /** What a session was doing, from its transcript; without it, asks show no context. */
   sessionContext?: ((transcriptPath: string, toolUseId: string, stillWanted: () => boolean) => Promise<ContextRead>) | undefined;
-  /** Watches a session's transcript while its approval waits, and calls `answered` once the person answered in the terminal; returns what stops it. */
-  terminalAnswers?: ((transcriptPath: string, call: AskedCall, answered: () => void) => () => void) | undefined;
+  /**
+   * Watches a session's transcript while its approval (or its wait in the terminal) waits, and calls
+   * `answered` once the person answered in the terminal (or the session moved on); returns what stops it.
+   */
+  terminalAnswers?: ((transcriptPath: string, sign: TerminalSign, answered: () => void) => () => void) | undefined;
 };
 
 export type OpenResult =
@@ -64,13 +69,14 @@ export type OpenResult =
 /** Apply the policy to a checked ask and open it (or re-attach to it). */
 export function openAsk(desk: AskDesk, asked: Asked, log: Log): OpenResult {
   const { store } = desk;
+  const kind = kindOf(asked);
   const plan = desk.planQuestion({
     cwd: asked.cwd,
     machine: asked.machine,
     questions: asked.questions,
     unattended: isUnattended(asked.environment),
     watchers: desk.watchers(),
-    ...(asked.approval ? { approval: true } : {}),
+    ...(kind === 'question' ? {} : { kind }),
   });
   if (asked.asker && asked.questions.length > plan.askMaxQuestions) return { kind: 'too_many_questions', asked: asked.questions.length, max: plan.askMaxQuestions };
   const waitMs = asked.waitSeconds === undefined ? plan.waitMs : Math.min(plan.waitMs, asked.waitSeconds * 1000);
@@ -84,6 +90,8 @@ export function openAsk(desk: AskDesk, asked: Asked, log: Log): OpenResult {
     toolInput: asked.toolInput,
     questions: asked.questions,
     ...(asked.approval ? { approval: asked.approval } : {}),
+    ...(asked.turnEnd ? { turnEnd: asked.turnEnd } : {}),
+    ...(asked.terminalWait ? { terminalWait: asked.terminalWait } : {}),
     waitMs,
     maxWaitMs,
     timeout: asked.asker ? forAsker(plan.timeout) : plan.timeout,
@@ -94,7 +102,7 @@ export function openAsk(desk: AskDesk, asked: Asked, log: Log): OpenResult {
     ...(asked.asker ? { asker: asked.asker } : {}),
     ...(asked.machine ? { machine: asked.machine } : {}),
     ...(asked.credential ? { credential: asked.credential } : {}),
-    ...(plan.immediate ? { immediate: plan.immediate } : {}),
+    ...(asked.settledAtOnce || plan.immediate ? { immediate: asked.settledAtOnce ?? plan.immediate } : {}),
   };
   const admission = store.admit(input, desk.limits);
   switch (admission.kind) {
@@ -114,6 +122,7 @@ export function openAsk(desk: AskDesk, asked: Asked, log: Log): OpenResult {
   }
   const waiter = store.open(input);
   if (asked.approval) log.info({ askId: waiter.ask.id, tool: asked.approval.toolName, transport: asked.transport }, 'approval received');
+  else if (kind !== 'question') log.info({ askId: waiter.ask.id, transport: asked.transport }, kind === 'turn-end' ? 'turn end waits for a reply' : 'session waits in its terminal');
   else log.info({ askId: waiter.ask.id, questions: asked.questions.length, transport: asked.transport, ...(asked.asker ? { asker: asked.asker.kind } : {}) }, 'question received');
   if (admission.kind === 'new') addSessionContext(desk, asked, waiter.ask.id, log);
   if (admission.kind === 'new') watchTerminal(desk, asked, waiter, log);
@@ -122,18 +131,23 @@ export function openAsk(desk: AskDesk, asked: Asked, log: Log): OpenResult {
 
 /**
  * A waiting approval of a session on this machine: Claude Code does not tell its hook when the
- * person answers its own dialog first, but the session's transcript does (terminal-answers.ts).
- * Watched until the approval is settled, by anyone.
+ * person answers its own dialog first, but the session's transcript does (terminal-answers.ts). A
+ * wait in the terminal leaves once the transcript says the session moved on. Watched until settled, by anyone.
  */
 function watchTerminal(desk: AskDesk, asked: Asked, waiter: Waiter, log: Log): void {
   const { store, terminalAnswers } = desk;
-  if (!terminalAnswers || !asked.approval || asked.transcriptPath === undefined || asked.machine !== undefined) return;
+  if (!terminalAnswers || !(asked.approval || asked.terminalWait) || asked.transcriptPath === undefined || asked.machine !== undefined) return;
   if (store.get(waiter.ask.id)?.status !== 'pending') return;
   if (!transcriptNamesSession(asked.transcriptPath, asked.sessionId)) return;
   const askId = waiter.ask.id;
-  const stop = terminalAnswers(asked.transcriptPath, { toolName: asked.approval.toolName, toolInput: asked.toolInput }, () => {
-    if (store.answeredInTerminal(askId)) log.info({ askId, tool: asked.approval?.toolName }, 'approval answered in the terminal: withdrawn');
-  });
+  const { approval } = asked;
+  const stop = approval
+    ? terminalAnswers(asked.transcriptPath, { toolName: approval.toolName, toolInput: asked.toolInput }, () => {
+        if (store.answeredInTerminal(askId)) log.info({ askId, tool: approval.toolName }, 'approval answered in the terminal: withdrawn');
+      })
+    : terminalAnswers(asked.transcriptPath, 'moved-on', () => {
+        if (store.movedOn(asked.sessionId).length > 0) log.info({ askId }, 'session moved on: its wait in the terminal withdrawn');
+      });
   void waiter.outcome.then(stop);
 }
 

@@ -22,8 +22,12 @@ export type PolicyContext = {
   unattended: boolean;
   /** Pages and CLI listeners connected now. */
   watchers: number;
-  /** A permission Claude Code asks for, not questions: no policy ever allows one. */
-  approval?: boolean;
+  /**
+   * What is asked, when not questions: a permission (no policy ever allows one), the end of a turn
+   * (waits awaySeconds for a reply, then Claude stops), a wait in the terminal (shown until the
+   * session moves on).
+   */
+  kind?: 'approval' | 'turn-end' | 'terminal-wait';
 };
 
 export type QuestionPlan = {
@@ -46,7 +50,9 @@ const RECOMMENDED = /\(recommended\)/i;
 export function createPolicy(options: { configFor: (cwd: string | null) => EffectiveConfig; log: PolicyLog }) {
   return function planQuestion(context: PolicyContext): QuestionPlan {
     const { config } = options.configFor(context.machine === undefined ? context.cwd : null);
-    if (context.approval) return planApproval(config, context);
+    if (context.kind === 'approval') return planApproval(config, context);
+    if (context.kind === 'turn-end') return planTurnEnd(config);
+    if (context.kind === 'terminal-wait') return planTerminalWait(config);
     const waitMs = config.waitSeconds * 1000;
     // A policy must never leave a hook hanging or crash the daemon from a timer: on any surprise the terminal asks.
     const decide = (trigger: 'timeout' | 'nobody-watching'): Outcome => {
@@ -94,6 +100,37 @@ function planApproval(config: Config, context: PolicyContext): QuestionPlan {
   if (context.unattended) plan.immediate = { status: 'denied', source: { kind: 'policy', action: 'decline', trigger: 'nobody-watching' }, decision: { behavior: 'deny' } };
   else if (config.whenNobodyWatching === 'act' && context.watchers === 0) plan.immediate = toTerminal('nobody-watching');
   return plan;
+}
+
+/** What the page says about a turn's end nobody replies to. */
+const TURN_END_TIMEOUT: AskTimeout = { action: 'terminal', summary: 'Claude stops, and its session waits at its prompt' };
+
+/**
+ * The end of a turn, while the person is away: it waits awaySeconds for their reply (never longer
+ * than the Stop hook can be held), then Claude stops. No rule or policy ever replies.
+ */
+function planTurnEnd(config: Config): QuestionPlan {
+  return {
+    config,
+    waitMs: Math.min(config.awaySeconds * 1000, MAX_WAIT_MS),
+    askMaxQuestions: config.askMaxQuestions,
+    timeout: TURN_END_TIMEOUT,
+    onTimeout: () => ({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } }),
+  };
+}
+
+/** How long a wait in the terminal is shown when its session never says it moved on (a session killed with no SessionEnd). */
+export const TERMINAL_WAIT_MS = 12 * 60 * 60_000;
+
+/** A wait in the terminal: nothing here answers it, and it stays until its session moves on. */
+function planTerminalWait(config: Config): QuestionPlan {
+  return {
+    config,
+    waitMs: TERMINAL_WAIT_MS,
+    askMaxQuestions: config.askMaxQuestions,
+    timeout: { action: 'terminal', summary: 'it is answered in the terminal' },
+    onTimeout: () => ({ status: 'cancelled', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } }),
+  };
 }
 
 /** Rules first; for the questions no rule answers, the onTimeout action. */

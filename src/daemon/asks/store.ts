@@ -7,7 +7,7 @@
 // may wait for it again; admit() says whether a new ask fits before open() opens it.
 import { randomUUID } from 'node:crypto';
 import { AnswerError, formatAnswers, requireEveryQuestion, type Answered } from '../../answers.js';
-import type { Approval, ApprovalDecision, Asker, Question, AskStatus, AskView, Response, SessionContext, Source } from '../../protocol.js';
+import type { Approval, ApprovalDecision, Asker, Question, AskStatus, AskView, Response, SessionContext, Source, TerminalWait, TurnEnd } from '../../protocol.js';
 import { ASKER_SHARE, CREDENTIAL_SHARE, EXTEND_STEP_MS, FINISHED_BYTES, type WaitingLimits } from '../limits.js';
 
 /** How an ask ended: who or what settled it, and with what (neutral: no client's format). */
@@ -18,6 +18,8 @@ export type Outcome = {
   answered?: Answered;
   /** How an approval was decided (status `allowed` or `denied`). */
   decision?: ApprovalDecision;
+  /** The person's reply to a turn's end (status `replied`). */
+  reply?: string;
   /** Why nothing could be delivered (status `failed`). */
   error?: string;
 };
@@ -71,6 +73,10 @@ export type NewAsk = {
   questions: Question[];
   /** A permission Claude Code asks for, instead of questions (`questions` is then empty). */
   approval?: Approval;
+  /** The end of Claude's turn, waiting for the person's reply (`questions` is then empty). */
+  turnEnd?: TurnEnd;
+  /** The session waits on the person in its terminal: shown, never answered here (`questions` is then empty). */
+  terminalWait?: TerminalWait;
   waitMs: number;
   /** What happens when nobody answered within waitMs, as the page tells it. */
   timeout: AskView['timeout'];
@@ -286,6 +292,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
       ...(outcome.answered ? { answers: outcome.answered.answers } : {}),
       ...(outcome.answered && Object.keys(outcome.answered.notes).length > 0 ? { notes: outcome.answered.notes } : {}),
       ...(outcome.decision ? { decision: outcome.decision } : {}),
+      ...(outcome.reply !== undefined ? { reply: outcome.reply } : {}),
       ...(outcome.error ? { error: outcome.error } : {}),
     };
     for (const [index, slot] of slots.entries()) slot.deliver(outcome, replies[index]!);
@@ -366,6 +373,8 @@ export function createAskStore(options: AskStoreOptions = {}) {
       ...(input.asker ? { asker: input.asker } : {}),
       ...(input.machine ? { machine: input.machine } : {}),
       ...(input.approval ? { approval: input.approval } : {}),
+      ...(input.turnEnd ? { turnEnd: input.turnEnd } : {}),
+      ...(input.terminalWait ? { terminalWait: input.terminalWait } : {}),
     };
   }
 
@@ -454,9 +463,9 @@ export function createAskStore(options: AskStoreOptions = {}) {
         return waiter;
       }
       emit({ type: 'added', ask: entry.view });
-      // An approval is not kept on disk: Claude Code asks it again (a new card) through a hook that
-      // comes back after a restart, and its dialog is on screen meanwhile.
-      if (input.reattaches && !input.approval) {
+      // Only questions are kept on disk: Claude Code asks a permission again (a new card) through a
+      // hook that comes back after a restart, and its dialog is on screen meanwhile.
+      if (input.reattaches && kindOf(entry.view) === 'question') {
         entry.persisted = true;
         options.persistence?.save(recordOf(entry));
       }
@@ -482,7 +491,8 @@ export function createAskStore(options: AskStoreOptions = {}) {
       const entry = byId.get(id);
       if (!entry) return { kind: 'not_found' };
       if (entry.outcome) return { kind: 'already_resolved', ask: entry.view };
-      if (entry.view.approval) return { kind: 'invalid', error: new AnswerError('not_a_question', 'this is a permission Claude Code asks for: allow it or deny it (POST /api/asks/:id/decide)') };
+      const notQuestion = notAQuestion(entry.view, 'answer');
+      if (notQuestion) return { kind: 'invalid', error: notQuestion };
       let answered: Answered;
       try {
         answered = formatAnswers(entry.questions, responses);
@@ -516,9 +526,9 @@ export function createAskStore(options: AskStoreOptions = {}) {
 
     /** A person declines to answer: Claude is told so, and to proceed on its own judgment. */
     decline(id: string, client: 'page' | 'cli'): AnswerResult {
-      if (byId.get(id)?.view.approval && !byId.get(id)?.outcome) {
-        return { kind: 'invalid', error: new AnswerError('not_a_question', 'this is a permission Claude Code asks for: deny it instead (POST /api/asks/:id/decide)') };
-      }
+      const entry = byId.get(id);
+      const notQuestion = entry && !entry.outcome ? notAQuestion(entry.view, 'decline') : undefined;
+      if (notQuestion) return { kind: 'invalid', error: notQuestion };
       return settleByPerson(id, { status: 'declined', source: { kind: 'person', client } });
     },
 
@@ -531,7 +541,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
       if (!entry) return { kind: 'not_found' };
       if (entry.outcome) return { kind: 'already_resolved', ask: entry.view };
       const { approval } = entry.view;
-      if (!approval) return { kind: 'invalid', error: new AnswerError('not_an_approval', 'this is a question: answer it (POST /api/asks/:id/answer)') };
+      if (!approval) return { kind: 'invalid', error: notAQuestion(entry.view, 'decide') ?? new AnswerError('not_an_approval', 'this is a question: answer it (POST /api/asks/:id/answer)') };
       if (decision.behavior === 'allow' && decision.suggestion !== undefined && decision.suggestion >= approval.suggestions.length) {
         const offered = approval.suggestions.length === 0 ? 'Claude Code made no suggestion for it' : `Claude Code made ${approval.suggestions.length} (0 to ${approval.suggestions.length - 1})`;
         return { kind: 'invalid', error: new AnswerError('unknown_suggestion', `there is no suggestion ${decision.suggestion}: ${offered}`) };
@@ -559,12 +569,61 @@ export function createAskStore(options: AskStoreOptions = {}) {
     },
 
     /**
+     * A person replies to the end of Claude's turn (Claude goes on with exactly `text`), or lets it
+     * end (`text` null: Done). The first wins; only a turn's end takes a reply.
+     */
+    replyToTurn(id: string, text: string | null, client: 'page' | 'cli'): AnswerResult {
+      const entry = byId.get(id);
+      if (!entry) return { kind: 'not_found' };
+      if (entry.outcome) return { kind: 'already_resolved', ask: entry.view };
+      if (!entry.view.turnEnd) return { kind: 'invalid', error: new AnswerError('not_a_turn_end', 'Claude is not waiting for a reply here: this is not the end of a turn') };
+      if (text === null) return settleByPerson(id, { status: 'done', source: { kind: 'person', client } });
+      return settleByPerson(id, { status: 'replied', source: { kind: 'person', client }, reply: text });
+    },
+
+    /** The turn's end this session waits at for a reply, if any. */
+    turnEndOf(sessionId: string): AskView | undefined {
+      for (const entry of byId.values()) if (!entry.outcome && entry.view.turnEnd && entry.view.sessionId === sessionId) return entry.view;
+      return undefined;
+    },
+
+    /**
+     * The session moved on: its waits in the terminal leave. `typed`: the person typed a prompt in
+     * its terminal, so its turn's end waits no more either (no decision: their own prompt goes to
+     * Claude). Returns what was settled.
+     */
+    movedOn(sessionId: string, typed = false): AskView[] {
+      const settled: AskView[] = [];
+      for (const entry of [...byId.values()]) {
+        if (entry.outcome || entry.view.sessionId !== sessionId) continue;
+        if (!(entry.view.terminalWait || (typed && entry.view.turnEnd))) continue;
+        settle(entry, { status: 'cancelled', source: { kind: 'terminal' } });
+        settled.push(entry.view);
+      }
+      return settled;
+    },
+
+    /** The person is back (away off): every turn's end that waited for their reply is let go, and Claude stops. */
+    releaseTurnEnds(): AskView[] {
+      const released: AskView[] = [];
+      for (const entry of [...byId.values()]) {
+        if (entry.outcome || !entry.view.turnEnd) continue;
+        settle(entry, { status: 'handed-to-terminal', source: { kind: 'back' } });
+        released.push(entry.view);
+      }
+      return released;
+    },
+
+    /**
      * A person hands the ask back: Claude Code's own dialog asks. Only Claude Code's asks have a
      * terminal behind them; a script's or an MCP client's is answered or declined instead.
      */
     handToTerminal(id: string, client: 'page' | 'cli'): AnswerResult {
       const entry = byId.get(id);
       if (entry && !entry.outcome && entry.view.asker !== undefined) return { kind: 'no_terminal', ask: entry.view };
+      if (entry && !entry.outcome && (entry.view.turnEnd || entry.view.terminalWait)) {
+        return { kind: 'invalid', error: new AnswerError('not_a_question', entry.view.turnEnd ? 'to let Claude stop, send {"done": true} (POST /api/sessions/:sessionId/reply)' : 'the session waits for you in its terminal already') };
+      }
       return settleByPerson(id, { status: 'handed-to-terminal', source: { kind: 'person', client } });
     },
 
@@ -695,4 +754,26 @@ function extensionLimit(input: NewAsk, createdAt: number, expiresAt: number): nu
   if (input.immediate || input.maxWaitMs === undefined) return undefined;
   const limit = createdAt + input.maxWaitMs;
   return limit > expiresAt ? limit : undefined;
+}
+
+/** What an ask is: questions, a permission, the end of a turn, or a wait in the terminal. */
+export function kindOf(view: Pick<AskView, 'approval' | 'turnEnd' | 'terminalWait'>): 'question' | 'approval' | 'turn-end' | 'terminal-wait' {
+  if (view.approval) return 'approval';
+  if (view.turnEnd) return 'turn-end';
+  if (view.terminalWait) return 'terminal-wait';
+  return 'question';
+}
+
+/** Why an ask that is not questions cannot be answered or declined (or, not being a permission, decided); undefined for questions. */
+function notAQuestion(view: AskView, verb: 'answer' | 'decline' | 'decide'): AnswerError | undefined {
+  switch (kindOf(view)) {
+    case 'question':
+      return undefined;
+    case 'approval':
+      return new AnswerError('not_a_question', `this is a permission Claude Code asks for: ${verb === 'decline' ? 'deny it instead' : 'allow it or deny it'} (POST /api/asks/:id/decide)`);
+    case 'turn-end':
+      return new AnswerError('not_a_question', 'Claude finished its turn: reply to it, or let it end (POST /api/sessions/:sessionId/reply)');
+    case 'terminal-wait':
+      return new AnswerError('not_a_question', 'the session waits for you in its terminal: nothing here answers it');
+  }
 }

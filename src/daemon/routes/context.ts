@@ -14,6 +14,7 @@ import type { AskStore } from '../asks/store.js';
 import type { AskDesk } from '../asks/open-ask.js';
 import type { ContextRead } from '../transcript.js';
 import type { WebSocket } from 'ws';
+import type { AwaySwitch } from '../away.js';
 
 /**
  * Pages and CLI listeners connected now, over the WebSocket, which paired device each page socket
@@ -73,6 +74,8 @@ export type AppDeps = {
   sessionContext?: (transcriptPath: string, toolUseId: string, stillWanted: () => boolean) => Promise<ContextRead>;
   /** Watches a session's transcript for a waiting approval answered in the terminal; without it, only its request closing tells. */
   terminalAnswers?: AskDesk['terminalAnswers'];
+  /** Whether the person is away, kept across restarts (main.ts); without it, a switch in memory that starts off. */
+  away?: AwaySwitch;
   /** How long a caller may take to send its request (defaults below; tests use short ones). */
   timeouts?: Partial<RequestTimeouts>;
   now?: () => number;
@@ -85,6 +88,8 @@ export type RouteContext = {
   auth: Auth;
   watchers: Watchers;
   deps: AppDeps;
+  /** Whether the person said they are away. */
+  away: AwaySwitch;
   /** The port the daemon listens on (known only once it listens, when deps.port is 0). */
   port: () => number;
   /** The API's OpenAPI document, made from the routes' schemas when first asked for. */

@@ -39,8 +39,9 @@ export function broadcast(watchers: Watchers, message: ServerMessage): void {
   }
 }
 
-export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, watchers, deps }) => {
+export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, watchers, deps, away }) => {
   const unsubscribe = store.subscribe((event) => broadcast(watchers, { type: event.type, ask: event.ask }));
+  const unsubscribeAway = away.subscribe((isAway) => broadcast(watchers, { type: 'away', away: isAway }));
   const answeredPing = new WeakSet<WebSocket>();
   const heartbeat = setInterval(() => {
     for (const socket of watchers.sockets) {
@@ -55,6 +56,7 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { st
   heartbeat.unref();
   app.addHook('onClose', async () => {
     unsubscribe();
+    unsubscribeAway();
     clearInterval(heartbeat);
   });
 
@@ -97,6 +99,7 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { st
       socket.send(snapshot);
       // Always sent, so a page that reconnects also drops a banner that was cleared meanwhile.
       socket.send(JSON.stringify({ type: 'banner', message: deps.banner?.() ?? null } satisfies ServerMessage));
+      socket.send(JSON.stringify({ type: 'away', away: away.isAway() } satisfies ServerMessage));
     },
   );
 };

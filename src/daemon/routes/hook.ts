@@ -26,8 +26,12 @@ import {
   HookHelloReplySchema,
   HookHelloSchema,
   HookRequestSchema,
+  LAST_MESSAGE_CHARS,
+  NotificationPayloadSchema,
   PermissionPayloadSchema,
+  PromptPayloadSchema,
   SessionEndPayloadSchema,
+  StopPayloadSchema,
   type Approval,
   type HookEnvironment,
   type PermissionPayload,
@@ -42,7 +46,20 @@ import type { AskerIdentity } from '../asks/store.js';
 import { claudeCodeReply, HookOutputSchema } from '../decisions/claude-code.js';
 import { openOrRefuse } from './open-or-refuse.js';
 import { machineOf, requireHookKey } from './hook-key.js';
-import { HTTP_HOOK_ENV, HTTP_HOOK_PATH, PERMISSION_HOOK_PATH, SESSION_END_PATH, envHeader } from '../../http-hook.js';
+import {
+  DEFAULT_STOP_CAP,
+  HTTP_HOOK_ENV,
+  HTTP_HOOK_PATH,
+  NOTIFICATION_HOOK_PATH,
+  PERMISSION_HOOK_PATH,
+  PROMPT_HOOK_PATH,
+  SESSION_END_PATH,
+  STOP_CAP_HEADER,
+  STOP_HOOK_PATH,
+  envHeader,
+} from '../../http-hook.js';
+import { StopOutputSchema, stopReply } from '../decisions/claude-code-stop.js';
+import { isUnattended } from '../asks/open-ask.js';
 
 /** The tool whose calls are questions, asked through PreToolUse. */
 const ASK_TOOL = 'AskUserQuestion';
@@ -85,6 +102,23 @@ function approvalByHook(payload: PermissionPayload, environment: HookEnvironment
     ...(machine ? { machine } : {}),
     ...(transcriptPath ? { transcriptPath } : {}),
   };
+}
+
+/** Claude Code's limit on replies in a row, as the Stop entry forwards it; its default when unset or not a count. */
+function stopCap(request: FastifyRequest): number {
+  const value = request.headers[STOP_CAP_HEADER];
+  const cap = typeof value === 'string' && /^\s*\d{1,6}\s*$/.test(value) ? Number(value) : Number.NaN;
+  return cap >= 1 ? cap : DEFAULT_STOP_CAP;
+}
+
+/** How many of the sessions whose replies in a row are counted are kept: the oldest are forgotten first. */
+const MAX_COUNTED_SESSIONS = 10_000;
+
+/** An empty 200 at once: no decision, nothing held. */
+function answerEmpty(reply: FastifyReply): FastifyReply {
+  reply.hijack();
+  reply.raw.writeHead(200, { 'content-type': 'application/json', 'content-length': 0, 'cache-control': 'no-store' }).end();
+  return reply;
 }
 
 /** The environment variables an http hook entry forwards, from their headers (an unset one arrives empty). */
@@ -139,8 +173,17 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
       response.end(text);
     }
-    request.log.info({ askId: waiter.ask.id, status: outcome.status, source: outcome.source.kind }, asked.approval ? 'approval settled' : 'question settled');
+    request.log.info({ askId: waiter.ask.id, status: outcome.status, source: outcome.source.kind }, asked.approval ? 'approval settled' : asked.turnEnd ? 'turn end settled' : 'question settled');
     return reply;
+  };
+
+  // Replies in a row per session, for the turn (prompt_id) they continue: Claude Code ends a turn
+  // that was continued its limit of times, whatever the hook says.
+  const repliesInARow = new Map<string, { promptId: string | undefined; replies: number }>();
+  const countReply = (sessionId: string, promptId: string | undefined, replies: number) => {
+    repliesInARow.delete(sessionId);
+    repliesInARow.set(sessionId, { promptId, replies });
+    if (repliesInARow.size > MAX_COUNTED_SESSIONS) repliesInARow.delete(repliesInARow.keys().next().value!);
   };
 
   app.post(
@@ -162,7 +205,10 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
         },
       },
     },
-    async (request, reply) => holdHttpHook(request, reply, askedByHook(request.body, forwardedEnvironment(request), 'http', machineOf(request))),
+    async (request, reply) => {
+      context.store.movedOn(request.body.session_id);
+      return holdHttpHook(request, reply, askedByHook(request.body, forwardedEnvironment(request), 'http', machineOf(request)));
+    },
   );
 
   app.post(
@@ -187,12 +233,132 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       const payload = request.body;
       // AskUserQuestion raises a PermissionRequest too (default mode): its questions are asked
       // through PreToolUse already, so it is never shown twice. No decision: the question's own path decides.
-      if (payload.tool_name === ASK_TOOL) {
-        reply.hijack();
-        reply.raw.writeHead(200, { 'content-type': 'application/json', 'content-length': 0, 'cache-control': 'no-store' }).end();
-        return reply;
-      }
+      if (payload.tool_name === ASK_TOOL) return answerEmpty(reply);
+      context.store.movedOn(payload.session_id);
       return holdHttpHook(request, reply, approvalByHook(payload, forwardedEnvironment(request), 'http', machineOf(request)));
+    },
+  );
+
+  app.post(
+    STOP_HOOK_PATH,
+    {
+      config: { access: 'hook', bodyName: 'payload' },
+      preValidation: async (request) => requireHookKey(request, deps),
+      schema: {
+        summary: "Claude Code's Stop hook: while the person is away, the end of the turn waits for their reply; otherwise no decision, at once",
+        security: [{ hookKey: [] }],
+        body: StopPayloadSchema,
+        response: {
+          200: {
+            description: "A block with the person's reply (Claude goes on), or an empty body (Claude stops)",
+            content: { 'application/json': { schema: StopOutputSchema } },
+          },
+          ...REFUSALS,
+        },
+      },
+    },
+    async (request, reply) => {
+      const payload = request.body;
+      const { session_id: sessionId, prompt_id: promptId } = payload;
+      if (payload.hook_event_name === 'SubagentStop') return answerEmpty(reply);
+      context.store.movedOn(sessionId);
+      if (!payload.stop_hook_active) repliesInARow.delete(sessionId);
+      const environment = forwardedEnvironment(request);
+      // Nothing is held unless the person said they are away, and never in a session nobody watches.
+      if (!context.away.isAway() || isUnattended(environment)) return answerEmpty(reply);
+      const counted = payload.stop_hook_active ? repliesInARow.get(sessionId) : undefined;
+      const replies = counted && counted.promptId === promptId ? counted.replies : 0;
+      const replyLimit = stopCap(request);
+      const message = payload.last_assistant_message ?? '';
+      const truncated = message.length > LAST_MESSAGE_CHARS;
+      const asked: Asked = {
+        sessionId,
+        toolUseId: `turn-end-${randomUUID()}`,
+        cwd: payload.cwd,
+        toolInput: {},
+        questions: [],
+        turnEnd: { lastMessage: truncated ? message.slice(0, LAST_MESSAGE_CHARS) : message, ...(truncated ? { truncated: true } : {}), repliesInARow: replies, replyLimit },
+        environment,
+        transport: 'http',
+        reply: () => stopReply,
+        // Claude Code would override one more block: the person sees how the turn ended, and Claude stops.
+        ...(replies >= replyLimit ? { settledAtOnce: { status: 'done', source: { kind: 'policy', action: 'terminal', trigger: 'reply-limit' } } } : {}),
+        ...(machineOf(request) ? { machine: machineOf(request) } : {}),
+        ...(payload.transcript_path ? { transcriptPath: payload.transcript_path } : {}),
+      };
+      const waiter = openOrRefuse(context, request, reply, asked);
+      if (!waiter) return reply;
+      void waiter.outcome.then((outcome) => {
+        if (outcome.status === 'replied') countReply(sessionId, promptId, replies + 1);
+      });
+      reply.hijack();
+      const response = reply.raw;
+      response.on('close', () => {
+        if (!response.writableEnded) waiter.leave();
+      });
+      const [outcome, text] = await Promise.all([waiter.outcome, waiter.reply]);
+      if (!response.destroyed) {
+        response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
+        response.end(text);
+      }
+      request.log.info({ askId: waiter.ask.id, status: outcome.status, source: outcome.source.kind }, 'turn end settled');
+      return reply;
+    },
+  );
+
+  app.post(
+    PROMPT_HOOK_PATH,
+    {
+      config: { access: 'hook', bodyName: 'payload' },
+      preValidation: async (request) => requireHookKey(request, deps),
+      schema: {
+        summary: "Claude Code's UserPromptSubmit hook: the person typed in that session's terminal, so its turn's end waits no more (their prompt goes to Claude)",
+        security: [{ hookKey: [] }],
+        body: PromptPayloadSchema,
+        response: { 200: { description: 'Always empty: the prompt goes to Claude unchanged', content: { 'application/json': { schema: z.string().max(0) } } }, ...REFUSALS },
+      },
+    },
+    async (request, reply) => {
+      const settled = context.store.movedOn(request.body.session_id, true);
+      if (settled.length > 0) request.log.info({ askIds: settled.map((ask) => ask.id) }, 'the person typed in the terminal: the session waits here no more');
+      return answerEmpty(reply);
+    },
+  );
+
+  app.post(
+    NOTIFICATION_HOOK_PATH,
+    {
+      config: { access: 'hook', bodyName: 'payload' },
+      preValidation: async (request) => requireHookKey(request, deps),
+      schema: {
+        summary: "Claude Code's Notification hook: the session waits for the person in its terminal; shown until it moves on",
+        security: [{ hookKey: [] }],
+        body: NotificationPayloadSchema,
+        response: { 200: { description: 'Always empty: a notification takes no decision', content: { 'application/json': { schema: z.string().max(0) } } }, ...REFUSALS },
+      },
+    },
+    async (request, reply) => {
+      const payload = request.body;
+      const { session_id: sessionId } = payload;
+      const kind = payload.notification_type ?? 'notification';
+      // A newer wait replaces the one before; a permission dialog that has its card already needs no second one.
+      context.store.movedOn(sessionId);
+      const hasCard = context.store.pending().some((ask) => ask.sessionId === sessionId && (ask.approval || ask.turnEnd));
+      if (kind === 'permission_prompt' && hasCard) return answerEmpty(reply);
+      const waiter = openOrRefuse(context, request, reply, {
+        sessionId,
+        toolUseId: `terminal-wait-${randomUUID()}`,
+        cwd: payload.cwd,
+        toolInput: {},
+        questions: [],
+        terminalWait: { kind, message: payload.message },
+        environment: forwardedEnvironment(request),
+        transport: 'http',
+        ...(machineOf(request) ? { machine: machineOf(request) } : {}),
+        ...(payload.transcript_path ? { transcriptPath: payload.transcript_path } : {}),
+      });
+      if (!waiter) return reply;
+      return answerEmpty(reply);
     },
   );
 

@@ -1,0 +1,81 @@
+// The person's own state and the sessions' turn ends: PUT /api/away (whether they are away: only then
+// does the end of a turn wait for a reply), and POST /api/sessions/:sessionId/reply (a reply that
+// continues Claude's turn with exactly that text, or `done`, which lets it end). A reply is a prompt
+// to an agent that runs commands: only a paired page or the token sends one, never the hook key.
+import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
+import { z } from 'zod';
+import { AskReplySchema, AwaySchema, ErrorReplySchema, LIMITS, TooLateReplySchema, TurnReplySchema } from '../../protocol.js';
+import { ANSWER_BODY_LIMIT_BYTES } from '../limits.js';
+import type { RouteContext } from './context.js';
+import { HttpError } from '../errors.js';
+
+const SessionParamsSchema = z.object({ sessionId: z.string().min(1).max(LIMITS.idChars) }).meta({ title: 'session id' });
+const REFUSALS = { '4xx': ErrorReplySchema, '5xx': ErrorReplySchema };
+
+export const sessionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, away }) => {
+  app.get('/api/away', { config: { access: 'page-or-local' }, schema: { summary: 'Whether the person said they are away', response: { 200: AwaySchema, ...REFUSALS } } }, async () => ({
+    away: away.isAway(),
+  }));
+
+  app.put(
+    '/api/away',
+    {
+      config: { access: 'page-or-local' },
+      bodyLimit: 1024,
+      schema: {
+        summary: 'Say you are away (the end of each turn then waits for your reply) or back (every turn end waiting is let go, and Claude stops)',
+        body: AwaySchema,
+        response: { 200: AwaySchema, ...REFUSALS },
+      },
+    },
+    async (request) => {
+      const changed = away.set(request.body.away);
+      if (changed) {
+        const released = request.body.away ? [] : store.releaseTurnEnds();
+        request.log.info({ away: request.body.away, released: released.length }, request.body.away ? 'away: turn ends wait for a reply' : 'back: turn ends no longer wait');
+      }
+      return { away: away.isAway() };
+    },
+  );
+
+  app.post(
+    '/api/sessions/:sessionId/reply',
+    {
+      config: { access: 'page-or-local' },
+      bodyLimit: ANSWER_BODY_LIMIT_BYTES,
+      schema: {
+        summary: "Reply to the end of Claude's turn in this session (Claude goes on with exactly that text), or send {done: true} to let it end",
+        params: SessionParamsSchema,
+        body: TurnReplySchema,
+        response: { 200: AskReplySchema, 409: TooLateReplySchema, ...REFUSALS },
+      },
+    },
+    async (request, reply) => {
+      const { sessionId } = request.params;
+      const body = request.body;
+      const client = request.principal.kind === 'page' ? 'page' : 'cli';
+      // The turn's end the person replied to, when they named it; else the one this session waits at now.
+      const target = body.ask === undefined ? store.turnEndOf(sessionId) : store.get(body.ask);
+      if (!target || target.sessionId !== sessionId || !target.turnEnd) {
+        throw new HttpError(404, 'not_waiting', 'Claude is not waiting for a reply in this session: it is working, or it stopped (only while you are away does the end of a turn wait)');
+      }
+      const result = store.replyToTurn(target.id, 'text' in body ? body.text : null, client);
+      switch (result.kind) {
+        case 'answered':
+          request.log.info({ askId: target.id, client, replied: 'text' in body }, 'turn end settled');
+          return reply.code(200).send({ ask: result.ask });
+        case 'already_resolved': {
+          const { ask } = result;
+          const message = ask.source?.kind === 'terminal' ? 'the person typed in the terminal meanwhile: their prompt went to Claude' : `this turn already ended (${ask.status})`;
+          return reply.code(409).send({ error: { code: 'already_resolved', message }, ask });
+        }
+        case 'invalid':
+          throw new HttpError(400, result.error.code, result.error.message);
+        case 'failed':
+          throw new HttpError(500, 'decision_failed', `the reply was not delivered: ${result.ask.error ?? 'no reply could be made'}`);
+        default:
+          throw new HttpError(404, 'not_waiting', 'Claude is not waiting for a reply in this session');
+      }
+    },
+  );
+};
