@@ -203,6 +203,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     // The command hook does not need it; http hooks are refused (and their terminal asks) until it exists.
     logger.warn({ error: (error as Error).message }, 'the hook key could not be made: http hooks are refused until `askbridge install` can make it');
   }
+  const away = createAwaySwitch({ file: stateDir.paths.away, log: logger });
   app = await buildApp({
     store,
     token,
@@ -223,7 +224,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     publicUrlStatus: () => publicUrlSetting.status(),
     sessionContext: (transcriptPath, toolUseId, stillWanted) => readSessionContext(transcriptPath, toolUseId, transcriptAccess, stillWanted),
     terminalAnswers: (transcriptPath, sign, answered) => watchForTerminalAnswer(transcriptPath, sign, transcriptAccess, answered, logger),
-    away: createAwaySwitch({ file: stateDir.paths.away, log: logger }),
+    away,
     heartbeatMs: Number(options.env.ASKBRIDGE_TEST_HEARTBEAT_MS) || undefined, // for tests only: how fast a dead page is noticed
     waitingLimits,
     onOverload: () => setOverloadBanner('As many questions as askbridge keeps are waiting: new ones go to their terminal until some are answered'),
@@ -241,6 +242,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     push,
     pageVisible: () => app.askbridge.pageVisible(),
     pairedDevices: () => app.askbridge.auth.devices().map((device) => device.id),
+    away: () => away.isAway(),
     log: (fields, message) => notifyLog.error(fields, message),
   });
 

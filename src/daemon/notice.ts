@@ -17,6 +17,10 @@ export type Notice = {
   questions?: string[];
   /** A permission Claude Code asks for: the tool's name; what it acts on (the command, the file) only with push.fullText. */
   approval?: { tool: string; target?: string };
+  /** Claude finished a turn while the person is away: the start of its last message only with push.fullText. */
+  turnEnd?: { said?: string };
+  /** The session waits for the person in its terminal: Claude Code's kind of wait; its message only with push.fullText. */
+  terminalWait?: { kind: string; message?: string };
 };
 
 const PROJECT_CHARS = 60;
@@ -41,6 +45,15 @@ export function noticeOf(view: AskView, options: { fullText: boolean }): Notice 
       approval: { tool: bounded(toolTitle(toolName), HEADER_CHARS), ...(target ? { target: bounded(target, QUESTION_CHARS) } : {}) },
     };
   }
+  const project = bounded(parts.at(-1) ?? 'Unknown project', PROJECT_CHARS);
+  if (view.turnEnd) {
+    const said = options.fullText ? view.turnEnd.lastMessage.trim() : '';
+    return { id: view.id, project, headers: [], turnEnd: said ? { said: bounded(said, QUESTION_CHARS) } : {} };
+  }
+  if (view.terminalWait) {
+    const { kind, message } = view.terminalWait;
+    return { id: view.id, project, headers: [], terminalWait: { kind: bounded(kind, HEADER_CHARS), ...(options.fullText && message.trim() ? { message: bounded(message, QUESTION_CHARS) } : {}) } };
+  }
   const questions = view.questions.slice(0, QUESTIONS);
   return {
     id: view.id,
@@ -52,12 +65,24 @@ export function noticeOf(view: AskView, options: { fullText: boolean }): Notice 
 
 /** The one line a notice is told in: its title, as the page's and the service worker's notifications say it. */
 export function noticeTitle(notice: Notice): string {
+  if (notice.turnEnd) return `Claude finished in ${notice.project}`;
+  if (notice.terminalWait) return `Waiting for you in ${notice.project}`;
   if (notice.approval) return `${notice.approval.tool === 'Plan' ? 'Plan' : 'Permission'} from ${notice.project}`;
   return `Question from ${notice.project}`;
 }
 
 /** What the question is about, without its text: the headers, or that one waits; for a permission, the tool. */
 export function noticeSubject(notice: Notice): string {
+  if (notice.turnEnd) return 'Reply to keep it going, or let it stop';
+  if (notice.terminalWait) return terminalWaitSubject(notice.terminalWait.kind);
   if (notice.approval) return notice.approval.tool === 'Plan' ? 'A plan waits for approval' : `${notice.approval.tool} waits for permission`;
   return notice.headers.length > 0 ? notice.headers.join(' · ') : 'A question is waiting';
+}
+
+/** What a session waits for in its terminal, by Claude Code's kind of notification, in words that hold no model text. */
+export function terminalWaitSubject(kind: string): string {
+  if (kind === 'idle_prompt') return 'Claude waits for your next prompt in the terminal';
+  if (kind === 'permission_prompt') return 'A permission waits in the terminal';
+  if (kind === 'elicitation_dialog') return 'An MCP server asks for input in the terminal';
+  return 'Waiting for you in the terminal';
 }

@@ -2,7 +2,9 @@
 // config, and a Web Push to every subscribed device when no page is in view (whoever looks at a page
 // sees the question already). A permission or a plan is told only once it has waited
 // approvalNoticeSeconds: its dialog is on the terminal too, where the person often answers at once. A question settled the moment it was asked (a rule, an unattended
-// session) waits for nobody, so nobody is told. This runs after the store has moved on and never
+// session) waits for nobody, so nobody is told. The end of a turn is told at once (it waits only
+// while the person is away); a session waiting in its terminal only while the person is away (else
+// they are at that terminal). This runs after the store has moved on and never
 // throws into it: no notice can hold up an answer.
 import type { Config } from '../config.js';
 import type { AskStore } from './asks/store.js';
@@ -23,6 +25,8 @@ export type NotifierOptions = {
   pageVisible: () => boolean;
   /** The devices paired now: only they may still get pushes. */
   pairedDevices: () => string[];
+  /** Whether the person said they are away. */
+  away: () => boolean;
   now?: () => number;
   log: (fields: Record<string, unknown>, message: string) => void;
 };
@@ -39,6 +43,7 @@ export function createNotifier(options: NotifierOptions) {
     }
     if (event.type !== 'added') return;
     const { id } = event.ask;
+    if (event.ask.terminalWait && !options.away()) return;
     if (event.ask.approval) {
       // A person at the terminal usually answers its dialog at once: nobody is told unless it still waits.
       const delayMs = options.config(event.ask.cwd).approvalNoticeSeconds * 1000;

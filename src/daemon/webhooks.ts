@@ -33,7 +33,7 @@ export function webhookRequest(target: NotifyTarget, notice: Notice, link: strin
     const url = new URL(target.ntfy);
     const topic = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
     url.pathname = url.pathname.slice(0, url.pathname.lastIndexOf('/') + 1);
-    return { kind: 'ntfy', url: url.href, body: { topic, title, message: subject, click: link, tags: [notice.approval ? 'permission' : 'question'] } };
+    return { kind: 'ntfy', url: url.href, body: { topic, title, message: subject, click: link, tags: [noticeKind(notice)] } };
   }
   if (target.slack !== undefined) {
     // Slack reads <...> as links and mentions (<!channel>): model text never gets to make one.
@@ -44,7 +44,17 @@ export function webhookRequest(target: NotifyTarget, notice: Notice, link: strin
     return { kind: 'discord', url: target.discord, body: { content: `**${discordText(title)}**: ${discordText(subject)}\n${link}`, allowed_mentions: { parse: [] }, flags: SUPPRESS_EMBEDS } };
   }
   if (notice.approval) return { kind: 'url', url: target.url!, body: { event: 'approval_waiting', id: notice.id, project: notice.project, tool: notice.approval.tool, url: link } };
+  if (notice.turnEnd) return { kind: 'url', url: target.url!, body: { event: 'turn_end_waiting', id: notice.id, project: notice.project, url: link } };
+  if (notice.terminalWait) return { kind: 'url', url: target.url!, body: { event: 'terminal_waiting', id: notice.id, project: notice.project, kind: notice.terminalWait.kind, url: link } };
   return { kind: 'url', url: target.url!, body: { event: 'question_waiting', id: notice.id, project: notice.project, headers: notice.headers, url: link } };
+}
+
+/** The ntfy tag of a notice: what waits. */
+function noticeKind(notice: Notice): string {
+  if (notice.approval) return 'permission';
+  if (notice.turnEnd) return 'turn-end';
+  if (notice.terminalWait) return 'terminal';
+  return 'question';
 }
 
 const SUPPRESS_EMBEDS = 1 << 2;
