@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/daemon/app.js';
-import { noticeOf } from '../../src/daemon/notice.js';
+import { noticeOf, noticeSubject, noticeTitle } from '../../src/daemon/notice.js';
 import { createPush, type Push } from '../../src/daemon/push.js';
 import type { AskView } from '../../src/protocol.js';
 import { buildTestApp, HOST, LOCAL, ORIGIN, type TestApp } from '../stack/app.js';
@@ -146,5 +146,24 @@ describe('a notice', () => {
     expect(notice).toStrictEqual({ id: asked.id, project: 'acme-shop', headers: [expect.stringMatching(/^Deploy\[U\+202E\]x+…$/)] });
     expect(notice.headers[0]!.length).toBe(60);
     expect(noticeOf(asked, { fullText: true }).questions).toEqual(['Drop the production database?', 'Second?']);
+  });
+
+  it("says Claude finished, with its last words only when asked, marked and cut", () => {
+    const finished: AskView = { ...view([]), turnEnd: { lastMessage: `  Done.\u200B The key is hunter2 ${'y'.repeat(300)}`, repliesInARow: 0, replyLimit: 8 } };
+    const bare = noticeOf(finished, { fullText: false });
+    expect(bare).toStrictEqual({ id: finished.id, project: 'acme-shop', headers: [], turnEnd: {} });
+    expect(noticeTitle(bare)).toBe('Claude finished in acme-shop');
+    expect(noticeSubject(bare)).toBe('Reply to keep it going, or let it stop');
+    expect(noticeOf(finished, { fullText: true }).turnEnd?.said).toMatch(/^Done\.\[U\+200B\] The key is hunter2 y+…$/);
+    expect(noticeOf(finished, { fullText: true }).turnEnd?.said).toHaveLength(200);
+  });
+
+  it('says a session waits in its terminal, in words of its own kind, with the message only when asked', () => {
+    const waiting: AskView = { ...view([]), terminalWait: { kind: 'idle_prompt', message: 'Claude is waiting for your input' } };
+    const bare = noticeOf(waiting, { fullText: false });
+    expect(bare).toStrictEqual({ id: waiting.id, project: 'acme-shop', headers: [], terminalWait: { kind: 'idle_prompt' } });
+    expect([noticeTitle(bare), noticeSubject(bare)]).toEqual(['Waiting for you in acme-shop', 'Claude waits for your next prompt in the terminal']);
+    expect(noticeOf(waiting, { fullText: true }).terminalWait).toEqual({ kind: 'idle_prompt', message: 'Claude is waiting for your input' });
+    expect(noticeSubject(noticeOf({ ...waiting, terminalWait: { kind: 'something_new', message: '' } }, { fullText: false }))).toBe('Waiting for you in the terminal');
   });
 });

@@ -6,14 +6,14 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { watchForTerminalAnswer, type AskedCall } from '../../src/daemon/terminal-answers.js';
+import { watchForTerminalAnswer, type TerminalSign } from '../../src/daemon/terminal-answers.js';
 
 type Line = Record<string, unknown>;
 const call = (id: string, input: Record<string, unknown>, name = 'Bash'): Line => ({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id, name, input }] } });
 const result = (id: string, content = 'ok'): Line => ({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', tool_use_id: id, content }] } });
 const jsonl = (lines: Line[]) => lines.map((line) => `${JSON.stringify(line)}\n`).join('');
 
-const NPM_TEST: AskedCall = { toolName: 'Bash', toolInput: { command: 'npm test', description: 'Run the tests' } };
+const NPM_TEST: TerminalSign = { toolName: 'Bash', toolInput: { command: 'npm test', description: 'Run the tests' } };
 const quiet = { debug: () => {} };
 
 let root: string;
@@ -32,7 +32,7 @@ afterEach(() => {
 });
 
 /** Starts a watch and resolves with how many times it said "answered" so far, on demand. */
-function watch(path = transcript, asked: AskedCall = NPM_TEST) {
+function watch(path = transcript, asked: TerminalSign = NPM_TEST) {
   let answered = 0;
   const stop = watchForTerminalAnswer(path, asked, { projectsDir: projects, uid: process.getuid?.(), pollMs: 20 }, () => answered++, quiet);
   stops.push(stop);
@@ -113,5 +113,18 @@ describe('watching a transcript for an approval answered in the terminal', () =>
     await settle();
     expect(direct.answered()).toBe(0);
     expect(linked.answered()).toBe(0);
+  });
+});
+
+describe('watching a transcript for a session that moves on', () => {
+  it('says so once anything new is said in it (a prompt, a result, Claude), never for what was there, nor for other lines', async () => {
+    writeFileSync(transcript, jsonl([call('toolu_a', { command: 'npm test' }), result('toolu_a')]));
+    const watched = watch(transcript, 'moved-on');
+    await settle();
+    appendFileSync(transcript, jsonl([{ type: 'file-history-snapshot', snapshot: {} }, { type: 'summary', summary: 'x' }]));
+    await settle();
+    expect(watched.answered()).toBe(0);
+    appendFileSync(transcript, jsonl([{ type: 'user', message: { role: 'user', content: 'and now the docs' } }]));
+    await expect.poll(() => watched.answered()).toBe(1);
   });
 });
