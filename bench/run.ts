@@ -18,7 +18,7 @@ import { killStrayProcesses, runBareNode, runCli, runHook, stopProcess, whenExit
 import { startDaemon, type Daemon } from '../tests/stack/daemon.js';
 import { WAITING_BYTES } from '../src/daemon/limits.js';
 import { hookBody, openQuestion, postAsHttpHook, type OpenQuestion } from '../tests/stack/hook-client.js';
-import { PERMISSION_HOOK_PATH } from '../src/http-hook.js';
+import { PERMISSION_HOOK_PATH, STOP_HOOK_PATH } from '../src/http-hook.js';
 import { launchBrowser, openPairedPage } from '../tests/stack/browser.js';
 import { summarize, type Summary } from './stats.js';
 
@@ -26,8 +26,8 @@ const QUICK = process.argv.includes('--quick');
 /** Section 5 alone: what a change to how the daemon starts is measured with, in a minute instead of ten. */
 const STARTUP_ONLY = process.argv.includes('--startup');
 const COUNTS = QUICK
-  ? { hookPairs: 10, hookWarmup: 2, answers: 20, pageWarmup: 2, idleMs: 150, pending: 100, clients: 10, broadcasts: 10, starts: 3, npmStarts: 2, loads: 1, cliPairs: 5, inbox: 200, inboxChanges: 10 }
-  : { hookPairs: 80, hookWarmup: 5, answers: 220, pageWarmup: 5, idleMs: 150, pending: 1000, clients: 50, broadcasts: 60, starts: 15, npmStarts: 8, loads: 3, cliPairs: 30, inbox: 2000, inboxChanges: 60 };
+  ? { hookPairs: 10, hookWarmup: 2, answers: 20, pageWarmup: 2, idleMs: 150, pending: 100, clients: 10, broadcasts: 10, starts: 3, npmStarts: 2, loads: 1, cliPairs: 5, inbox: 200, inboxChanges: 10, stops: 50, stopWarmup: 5 }
+  : { hookPairs: 80, hookWarmup: 5, answers: 220, pageWarmup: 5, idleMs: 150, pending: 1000, clients: 50, broadcasts: 60, starts: 15, npmStarts: 8, loads: 3, cliPairs: 30, inbox: 2000, inboxChanges: 60, stops: 500, stopWarmup: 20 };
 
 /** Every question waits for a person long enough; a policy answers only unattended hooks at once. */
 const DAEMON_CONFIG = { waitSeconds: 600, onTimeout: 'recommended' };
@@ -311,6 +311,50 @@ async function benchHookOverhead(daemon: Daemon): Promise<void> {
     if (i >= 5) roundTrips.push(at - asked.sentAt);
   }
   results.roundTrip = summarize(roundTrips);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 1s. The Stop hook while the person is not away: Claude Code's POST at the end of every turn, which
+// must cost nothing. Without a hook, Claude Code sends nothing; the floor is the least any http hook
+// costs, a plain node:http server that answers an empty 200 at once. Both through one kept-alive
+// connection each (as Claude Code's client keeps its own), interleaved in turning order.
+
+async function benchStopHook(daemon: Daemon): Promise<void> {
+  const source = "require('node:http').createServer((q, s) => { q.resume(); q.on('end', () => s.end()) }).listen(0, '127.0.0.1', function () { console.log(this.address().port) })";
+  const child = spawn(process.execPath, ['-e', source], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const stop = onCleanup(() => stopProcess(child, 5000));
+  const floorPort = await new Promise<number>((resolve) => child.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString()))));
+  const agents = { stop: new Agent({ keepAlive: true, maxSockets: 1 }), floor: new Agent({ keepAlive: true, maxSockets: 1 }) };
+  onCleanup(() => Object.values(agents).forEach((agent) => agent.destroy()));
+  const hookKey = daemon.hookKey();
+  const times: Record<'stop' | 'floor', number[]> = { stop: [], floor: [] };
+  let held = 0;
+  for (let i = 0; i < COUNTS.stopWarmup + COUNTS.stops; i++) {
+    const payload = {
+      session_id: 'bench-stop',
+      transcript_path: '/home/alice/.claude/projects/shop/bench-stop.jsonl',
+      cwd: '/home/alice/projects/shop',
+      prompt_id: `prompt-${i}`,
+      permission_mode: 'default',
+      hook_event_name: 'Stop',
+      stop_hook_active: false,
+      last_assistant_message: `Done: step ${i} written, tests pass. ${'Shall I go on? '.repeat(40)}`,
+    };
+    const measured = await timeInTurn(i % 2 === 0 ? ['stop', 'floor'] : ['floor', 'stop'], async (which) => {
+      const posted = postAsHttpHook({ port: which === 'stop' ? daemon.port : floorPort, key: hookKey, payload, agent: agents[which], path: STOP_HOOK_PATH });
+      const response = await posted.response;
+      if (which === 'stop' && (response.statusCode !== 200 || response.body !== '')) held++;
+      return response.at - posted.startedAt;
+    });
+    if (i < COUNTS.stopWarmup) continue;
+    times.stop.push(measured.stop);
+    times.floor.push(measured.floor);
+  }
+  await stop();
+  results.stopHook = summarize(times.stop);
+  results.stopFloor = summarize(times.floor);
+  results.stopAdded = summarize(times.stop.map((time, index) => time - times.floor[index]!));
+  if (held > 0) errors.push(`Stop hook: ${held} turns were not answered at once with no decision while nobody is away`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -813,6 +857,9 @@ function rows(): string[] {
   row('1', 'Command hook overhead: hook wall time ÷ `node -e 0` (per interleaved pair)', results.ratio, { unit: times, target: 'median ≤ 1.10×', value: (s) => s.p50, limit: 1.1 });
   row('1a', 'Command hook process, answered at once by the policy (wall time)', results.hook, { unit: ms, p99: true });
   row('1b', '`node -e 0` (wall time)', results.bare, { unit: ms, p99: true });
+  row('1s', "Stop hook while nobody is away: Claude Code's POST → empty 200, all it adds over no hook (kept-alive connection)", results.stopHook, { unit: ms, p99: true, target: 'p99 ≤ 5 ms', value: (s) => s.p99, limit: 5 });
+  row('1t', 'Floor: a plain `node:http` server answering the same POST with an empty 200', results.stopFloor, { unit: ms, p99: true });
+  row('1u', 'Stop hook − floor (per interleaved pair)', results.stopAdded, { unit: ms, p99: true });
   row('2', 'http hook: Submit click → decision body fully received (headless Chromium)', results['http.click'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
   row('2c', 'command hook: Submit click → hook exit', results['command.click'], { unit: ms, p99: true, target: 'p99 ≤ 20 ms', value: (s) => s.p99, limit: 20 });
   row('3', "http hook: Claude Code's POST → question card in the open page", results['http.visible'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
@@ -925,6 +972,7 @@ async function main(): Promise<number> {
   // Before the browser exists, so no page renders the policy's answers meanwhile.
   await section('1 hook overhead', () => benchHookOverhead(daemon));
   await section('7 CLI start', () => benchCli(daemon));
+  await section('1s Stop hook, not away', () => benchStopHook(daemon));
 
   if (interrupted) return 130;
   // Our signal handler closes the browser with everything else; Playwright's own would exit mid-cleanup.
