@@ -6,13 +6,30 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import writeFileAtomic from 'write-file-atomic';
 import { CLI_PATH } from '../command-name.js';
-import { HOOK_KEY_HEADER, HTTP_HOOK_ENV, HTTP_HOOK_PATH, MACHINE_HEADER, PERMISSION_HOOK_PATH, SESSION_END_PATH, envHeader } from '../http-hook.js';
+import {
+  HOOK_KEY_HEADER,
+  HTTP_HOOK_ENV,
+  HTTP_HOOK_PATH,
+  MACHINE_HEADER,
+  NOTIFICATION_HOOK_PATH,
+  PERMISSION_HOOK_PATH,
+  PROMPT_HOOK_PATH,
+  SESSION_END_PATH,
+  STOP_CAP_ENV,
+  STOP_CAP_HEADER,
+  STOP_HOOK_PATH,
+  envHeader,
+} from '../http-hook.js';
 import { HOOK_TIMEOUT_SECONDS } from '../hook-timeout.js';
 
 export const HOOK_PATH = fileURLToPath(new URL('../../hooks/askbridge-hook.cjs', import.meta.url));
 export const HOOK_STATUS_MESSAGE = 'Waiting for an answer in askbridge';
+/** What Claude Code shows while the end of a turn waits; the daemon answers at once unless the person is away. */
+export const STOP_STATUS_MESSAGE = 'Waiting for your reply in askbridge (you are away)';
 /** The SessionStart hook only looks for the daemon, or starts it: seconds at most. */
 const SESSION_START_TIMEOUT_SECONDS = 30;
+/** The UserPromptSubmit and Notification hooks are answered at once: a stalled request must not hold up a prompt. */
+const QUICK_HOOK_TIMEOUT_SECONDS = 10;
 
 /** How Claude Code hands askbridge a question: a POST of its own (2.1.63 and later), or the command hook. */
 export const HOOK_TRANSPORTS = ['http', 'command'] as const;
@@ -66,12 +83,24 @@ export function installedHookCommand(hookPath: string = HOOK_PATH): string {
 /** The AskUserQuestion hook `install` writes: Claude Code's own POST with the hook key, or the command hook. */
 export type AskHook = { transport: 'http'; url: string; key: string; /** Names this machine to a daemon elsewhere. */ machine?: string } | { transport: 'command'; hookPath?: string };
 
+type HttpAskHook = Extract<AskHook, { transport: 'http' }>;
+
 export function askHookEntry(hook: AskHook): Record<string, unknown> {
   const common = { timeout: HOOK_TIMEOUT_SECONDS, statusMessage: HOOK_STATUS_MESSAGE };
   if (hook.transport === 'command') return { type: 'command', command: installedHookCommand(hook.hookPath), ...common };
+  return httpEntry(hook, hook.url, common);
+}
+
+/**
+ * An http entry posting to `url` on the AskUserQuestion hook's daemon, with its hook key (and
+ * machine) and the environment every hook forwards, each in a header that Claude Code fills from
+ * its own environment. The URL is the daemon's address and a path, nothing more: Claude Code shows
+ * the model a Stop hook's URL (protocol.md 8), so nothing secret may go in it.
+ */
+function httpEntry(hook: HttpAskHook, url: string, options: { timeout: number; statusMessage?: string }): Record<string, unknown> & { headers: Record<string, string>; allowedEnvVars: string[] } {
   const forwarded = Object.fromEntries(HTTP_HOOK_ENV.map((name) => [envHeader(name), `$${name}`]));
-  const machine = hook.machine ? { [MACHINE_HEADER]: hook.machine } : {};
-  return { type: 'http', url: hook.url, headers: { [HOOK_KEY_HEADER]: hook.key, ...machine, ...forwarded }, allowedEnvVars: [...HTTP_HOOK_ENV], ...common };
+  const machine: Record<string, string> = hook.machine ? { [MACHINE_HEADER]: hook.machine } : {};
+  return { type: 'http', url, headers: { [HOOK_KEY_HEADER]: hook.key, ...machine, ...forwarded }, allowedEnvVars: [...HTTP_HOOK_ENV], ...options };
 }
 
 /**
@@ -96,6 +125,27 @@ export function sessionEndEntry(hook: AskHook): Record<string, unknown> {
   return { type: 'http', url: new URL(SESSION_END_PATH, hook.url).href, headers: { [HOOK_KEY_HEADER]: hook.key, ...machine } };
 }
 
+/**
+ * The Stop entry (an http POST only: the daemon answers it at once unless the person is away, then
+ * the end of the turn waits for their reply). Its timeout is the question hook's, which the daemon
+ * never holds past (awaySeconds is bounded below it), and it forwards Claude Code's limit on
+ * replies in a row (empty when unset), so the daemon can say which reply is the last one.
+ */
+export function stopEntry(hook: HttpAskHook): Record<string, unknown> {
+  const entry = httpEntry(hook, new URL(STOP_HOOK_PATH, hook.url).href, { timeout: HOOK_TIMEOUT_SECONDS, statusMessage: STOP_STATUS_MESSAGE });
+  return { ...entry, headers: { ...entry.headers, [STOP_CAP_HEADER]: `$${STOP_CAP_ENV}` }, allowedEnvVars: [...entry.allowedEnvVars, STOP_CAP_ENV] };
+}
+
+/** The UserPromptSubmit entry: the person typed in the terminal, so that session's turn end waits no more. Answered at once. */
+export function promptEntry(hook: HttpAskHook): Record<string, unknown> {
+  return httpEntry(hook, new URL(PROMPT_HOOK_PATH, hook.url).href, { timeout: QUICK_HOOK_TIMEOUT_SECONDS });
+}
+
+/** The Notification entry, for every kind: the session waits on the person in its terminal. Answered at once. */
+export function notificationEntry(hook: HttpAskHook): Record<string, unknown> {
+  return httpEntry(hook, new URL(NOTIFICATION_HOOK_PATH, hook.url).href, { timeout: QUICK_HOOK_TIMEOUT_SECONDS });
+}
+
 /** The SessionStart command: start the daemon in the background unless it runs, print nothing, never fail the session. */
 export function sessionStartCommand(port: number | undefined, cliPath: string = CLI_PATH): string {
   return `node ${shellQuote(cliPath)} start --background --quiet${port === undefined ? '' : ` --port ${port}`}`;
@@ -118,6 +168,10 @@ export function isInstalledHook(hook: unknown): boolean {
   return hook.url.endsWith(HTTP_HOOK_PATH) && typeof hook.headers[HOOK_KEY_HEADER] === 'string';
 }
 
+/** The events of the turn-end entries (http only), and where each posts. */
+export const TURN_END_HOOKS = { Stop: STOP_HOOK_PATH, UserPromptSubmit: PROMPT_HOOK_PATH, Notification: NOTIFICATION_HOOK_PATH } as const;
+export type TurnEndEvent = keyof typeof TURN_END_HOOKS;
+
 /** A PermissionRequest entry `install` wrote: the command hook by absolute path, or an http entry posting to askbridge's permission path with a hook key. */
 export function isInstalledPermissionHook(hook: unknown): boolean {
   if (!isRecord(hook)) return false;
@@ -137,19 +191,27 @@ export function isInstalledSessionEnd(hook: unknown): boolean {
   return hook.type === 'http' && typeof hook.url === 'string' && hook.url.endsWith(SESSION_END_PATH) && isRecord(hook.headers) && typeof hook.headers[HOOK_KEY_HEADER] === 'string';
 }
 
+/** An http entry `install` wrote that posts to askbridge's `path` with a hook key; a hook of the user's own on the same event is not. */
+function isInstalledHttpHook(path: string): (hook: unknown) => boolean {
+  return (hook) => isRecord(hook) && hook.type === 'http' && typeof hook.url === 'string' && hook.url.endsWith(path) && isRecord(hook.headers) && typeof hook.headers[HOOK_KEY_HEADER] === 'string';
+}
+
 /** The hook events `install` writes to, and how it knows its own entries in each. */
-const INSTALLED: Record<'PreToolUse' | 'PermissionRequest' | 'SessionStart' | 'SessionEnd', (hook: unknown) => boolean> = {
+const INSTALLED: Record<'PreToolUse' | 'PermissionRequest' | 'SessionStart' | 'SessionEnd' | TurnEndEvent, (hook: unknown) => boolean> = {
   PreToolUse: isInstalledHook,
   PermissionRequest: isInstalledPermissionHook,
   SessionStart: isInstalledSessionStart,
   SessionEnd: isInstalledSessionEnd,
+  Stop: isInstalledHttpHook(STOP_HOOK_PATH),
+  UserPromptSubmit: isInstalledHttpHook(PROMPT_HOOK_PATH),
+  Notification: isInstalledHttpHook(NOTIFICATION_HOOK_PATH),
 };
 type HookEvent = keyof typeof INSTALLED;
 const EVENTS = Object.keys(INSTALLED) as HookEvent[];
 
 type MatcherEntry = Record<string, unknown> & { hooks?: unknown[] };
 
-/** Refuses a hooks.PreToolUse, PermissionRequest, SessionStart or SessionEnd that is not a list of `{ matcher, hooks: [...] }`: editing it could lose something. */
+/** Refuses a hooks entry of an event `install` writes to (PreToolUse, Stop, ...) that is not a list of `{ matcher, hooks: [...] }`: editing it could lose something. */
 export function checkEditable(file: SettingsFile & { state: 'ok' }): string | undefined {
   const hooks = file.settings.hooks;
   if (hooks === undefined) return undefined;
@@ -213,20 +275,34 @@ function replaceKey(object: Record<string, unknown>, key: string, value: unknown
   return copy;
 }
 
+/** Whether these hooks get the turn-end entries: only the http hook does (the command hook has no Stop), unless left out. */
+export function writesTurnEnds(install: { ask: AskHook; turnEnds?: boolean | undefined }): boolean {
+  return install.ask.transport === 'http' && install.turnEnds !== false;
+}
+
 /**
  * The settings with exactly one askbridge entry for AskUserQuestion, one for SessionEnd (which
  * withdraws the questions of a session that ended), unless `approvals` is false one for
- * PermissionRequest (every tool: Claude Code's permissions and plans wait in the inbox too) and,
- * when given, one for SessionStart (which makes sure the daemon runs here; a hook that asks a daemon
- * on another machine has none), and nothing else of askbridge's.
+ * PermissionRequest (every tool: Claude Code's permissions and plans wait in the inbox too), with
+ * the http hook and unless `turnEnds` is false one each for Stop, UserPromptSubmit and Notification
+ * (while the person is away the end of a turn waits for their reply; waits in the terminal show on
+ * the page) and, when given, one for SessionStart (which makes sure the daemon runs here; a hook
+ * that asks a daemon on another machine has none), and nothing else of askbridge's.
  */
-export function withInstalledHooks(settings: Record<string, unknown>, install: { ask: AskHook; approvals: boolean; sessionStart?: string | undefined }): Record<string, unknown> {
+export function withInstalledHooks(
+  settings: Record<string, unknown>,
+  install: { ask: AskHook; approvals: boolean; turnEnds?: boolean | undefined; sessionStart?: string | undefined },
+): Record<string, unknown> {
   const without = withoutInstalledHooks(settings);
+  const http = install.ask.transport === 'http' && writesTurnEnds(install) ? install.ask : undefined;
   const added: Record<HookEvent, MatcherEntry | undefined> = {
     PreToolUse: { matcher: 'AskUserQuestion', hooks: [askHookEntry(install.ask)] },
     PermissionRequest: install.approvals ? { hooks: [permissionEntry(install.ask)] } : undefined,
     SessionStart: install.sessionStart === undefined ? undefined : { hooks: [{ type: 'command', command: install.sessionStart, timeout: SESSION_START_TIMEOUT_SECONDS }] },
     SessionEnd: { hooks: [sessionEndEntry(install.ask)] },
+    Stop: http ? { hooks: [stopEntry(http)] } : undefined,
+    UserPromptSubmit: http ? { hooks: [promptEntry(http)] } : undefined,
+    Notification: http ? { hooks: [notificationEntry(http)] } : undefined,
   };
   // Only these events change, in place, so a second install writes nothing.
   let hooks = isRecord(settings.hooks) ? settings.hooks : {};

@@ -1,18 +1,19 @@
 // `askbridge doctor`: reads the three Claude Code settings files, askbridge's config, `claude
 // --version` and the daemon, and says what keeps askbridge from answering AskUserQuestion, each
-// problem with its fix. `diagnose` holds every check and touches nothing, so tests feed it inputs;
-// `gatherInputs` does the reading and `run` is the command. What doctor reports quotes settings
-// files, a repository's folders and config, `claude --version` and whatever answers on the port:
-// all of it is shown with invisible characters as markers, and a newline in it cannot start a line.
+// problem with its fix, and whether the person is away (the end of a turn then waits for them).
+// `diagnose` holds every check and touches nothing, so tests feed it inputs; `gatherInputs` does
+// the reading and `run` is the command. What doctor reports quotes settings files, a repository's
+// folders and config, `claude --version` and whatever answers on the port: all of it is shown with
+// invisible characters as markers, and a newline in it cannot start a line.
 import { existsSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createConfigReader, type EffectiveConfig } from '../config.js';
 import { connectToDaemon, DaemonUnreachable, NOT_RUNNING } from './client.js';
-import { isInstalledHook, isRecord, readSettingsFile, shellQuote, type SettingsFile, type SettingsScope } from './claude-settings.js';
+import { isInstalledHook, isRecord, readSettingsFile, shellQuote, TURN_END_HOOKS, type SettingsFile, type SettingsScope, type TurnEndEvent } from './claude-settings.js';
 import { compareVersions, findUserClaude, MIN_HTTP_HOOK_VERSION, MIN_UPDATED_INPUT_VERSION, parseClaudeVersion, probeClaude, probedVersion, type ClaudeProbe } from './claude-version.js';
-import { HOOK_KEY_HEADER, HTTP_HOOK_PATH, MACHINE_HEADER, PERMISSION_HOOK_PATH, SESSION_END_PATH } from '../http-hook.js';
+import { DEFAULT_STOP_CAP, HOOK_KEY_HEADER, HTTP_HOOK_PATH, MACHINE_HEADER, PERMISSION_HOOK_PATH, SESSION_END_PATH, STOP_CAP_ENV } from '../http-hook.js';
 import { HOOK_TIMEOUT_SECONDS, TIMEOUT_MARGIN_SECONDS } from '../hook-timeout.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import type { CommandIo } from './command.js';
@@ -29,7 +30,8 @@ const OLD_HOOK_SCRIPT = 'askbridge-hook.mjs';
 /** Claude Code kills a hook after this many seconds when its entry sets no `timeout`. */
 export const CLAUDE_DEFAULT_HOOK_TIMEOUT_SECONDS = 600;
 
-export type DaemonProbe = { running: true; url: string; version: string } | { running: false; reason: string; impostor?: boolean };
+/** `away`: the person said they are away (a daemon older than the away switch does not say). */
+export type DaemonProbe = { running: true; url: string; version: string; away?: boolean } | { running: false; reason: string; impostor?: boolean };
 
 export type DoctorInputs = {
   projectDir: string;
@@ -70,6 +72,8 @@ export type FindingId =
   | 'daemon-not-running'
   | 'session-end-missing'
   | 'approvals-missing'
+  | 'turn-ends-missing'
+  | 'away'
   | 'port-impostor'
   | 'project-config-untrusted';
 
@@ -135,6 +139,7 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
     checkTimeouts(inputs, ours, findings, passed);
     checkSessionEnd(inputs, readable, ours, findings, passed);
     checkApprovals(inputs, readable, ours, findings, passed);
+    checkTurnEnds(inputs, readable, ours, findings, passed);
   }
 
   const others = forTool.filter((ref) => !isAskbridgeHook(ref));
@@ -418,6 +423,66 @@ function checkApprovals(inputs: DoctorInputs, readable: Array<SettingsFile & { s
   passed.push(`sessions start in ${mode} mode (${from}): ${routed}${more}. Questions reach the inbox in every mode`);
 }
 
+/** What each turn-end entry does, said when it is missing. */
+const TURN_END_ROLES: Record<TurnEndEvent, string> = {
+  Stop: 'while you are away, the end of a turn does not wait for your reply',
+  UserPromptSubmit: 'typing in the terminal does not end a turn end that waits for your reply',
+  Notification: 'a session waiting for you in its terminal does not show on the page',
+};
+
+/**
+ * Whether the Stop, UserPromptSubmit and Notification entries reach askbridge (http entries only:
+ * the command hook has none), whether the person is away now, and what that means: the end of each
+ * turn waits up to awaySeconds for a reply, and Claude Code takes only so many replies in a row.
+ */
+function checkTurnEnds(inputs: DoctorInputs, readable: Array<SettingsFile & { state: 'ok' }>, ours: HookRef[], findings: Finding[], passed: string[]): void {
+  const events = Object.keys(TURN_END_HOOKS) as TurnEndEvent[];
+  const found = events.map((event) => readable.flatMap((file) => hooksOf(file, event)).filter((ref) => isAskbridgeHttpEntry(ref, TURN_END_HOOKS[event])));
+  const files = unique(found.flat().map((ref) => ref.file));
+  const missing = events.filter((_, index) => found[index]!.length === 0);
+  const installed = ours.filter((ref) => isInstalledHook(ref.hook));
+  const local = !ours.every(({ hook }) => isRemoteHook(hook));
+  const away = local && inputs.daemon.running && inputs.daemon.away === true;
+  if (missing.length === 0) {
+    passed.push(
+      `Stop, UserPromptSubmit and Notification hooks installed in ${files.map((file) => file.path).join(', ')}: while you are away, the end of each turn waits up to ${inputs.config.config.awaySeconds} s (awaySeconds) for your reply; Claude Code takes at most ${DEFAULT_STOP_CAP} replies in a row unless ${STOP_CAP_ENV} is set in the environment it starts with`,
+    );
+  } else {
+    // Worth a note where install wrote the http hook (running it again adds them) or some are there already.
+    const file = installed.find((ref) => ref.hook.type === 'http')?.file ?? files[0];
+    if (file) {
+      findings.push({
+        id: 'turn-ends-missing',
+        level: 'info',
+        file: file.path,
+        message: `no ${missing.join(', ')} hook reaches askbridge, so ${missing.map((event) => TURN_END_ROLES[event]).join('; ')} (installed with --no-turn-ends, or by an older askbridge)`,
+        fix: `${installCommand(file.scope, inputs.projectDir)} (adds the Stop, UserPromptSubmit and Notification entries)`,
+      });
+    } else if (away) {
+      // The command hook, installed or written by hand (the plugin, the settings example): it has no Stop.
+      const file = ours[0]!.file;
+      findings.push({
+        id: 'turn-ends-missing',
+        level: 'info',
+        file: file.path,
+        message: 'you are away, but the end of a turn reaches askbridge only through the http hook, and the command hook is installed: Claude stops at the end of each turn as usual',
+        fix: `\`askbridge service install\`, then ${installCommand(file.scope, inputs.projectDir, ' --hook http')} (Claude Code 2.1.63 or later)`,
+      });
+    }
+  }
+  if (away) {
+    const waits = missing.includes('Stop') ? '' : ': the end of each turn waits for your reply';
+    findings.push({ id: 'away', level: 'info', message: `you are away (\`askbridge away off\`, or the page's switch, when you are back)${waits}` });
+  } else if (local && inputs.daemon.running && inputs.daemon.away === false) {
+    passed.push("you are not away: Claude stops at the end of a turn as usual (`askbridge away on`, or the page's switch, makes it wait for your reply)");
+  }
+}
+
+/** askbridge's http entry posting to `path`. */
+function isAskbridgeHttpEntry(ref: HookRef, path: string): boolean {
+  return ref.hook.type === 'http' && typeof ref.hook.url === 'string' && parseUrl(ref.hook.url)?.pathname === path;
+}
+
 /** askbridge's PermissionRequest entry in any form: an http entry posting to its permission path, or a command running its hook file. */
 function isAskbridgePermission(ref: HookRef): boolean {
   if (ref.hook.type === 'http') return typeof ref.hook.url === 'string' && parseUrl(ref.hook.url)?.pathname === PERMISSION_HOOK_PATH;
@@ -480,7 +545,7 @@ function preToolUseHooks(file: SettingsFile & { state: 'ok' }): HookRef[] {
 }
 
 /** Every hook under hooks.EVENT, shapes Claude Code would not accept skipped. */
-function hooksOf(file: SettingsFile & { state: 'ok' }, event: 'PreToolUse' | 'PermissionRequest' | 'SessionEnd'): HookRef[] {
+function hooksOf(file: SettingsFile & { state: 'ok' }, event: 'PreToolUse' | 'PermissionRequest' | 'SessionEnd' | TurnEndEvent): HookRef[] {
   const hooks = isRecord(file.settings) ? file.settings.hooks : undefined;
   const entries = isRecord(hooks) ? hooks[event] : undefined;
   if (!Array.isArray(entries)) return [];
@@ -633,8 +698,8 @@ export async function probeDaemon(env: NodeJS.ProcessEnv): Promise<DaemonProbe> 
     const response = await connectToDaemon(env).request('GET', '/api/status');
     if (response.status !== 200) return { running: false, reason: `status request answered ${response.status}` };
     // Only what doctor reports: a daemon of another version still gets checked.
-    const { url, version } = readReply(StatusReplySchema.pick({ url: true, version: true }), response.body, 'status');
-    return { running: true, url, version };
+    const { url, version, away } = readReply(StatusReplySchema.pick({ url: true, version: true }).extend({ away: StatusReplySchema.shape.away.optional() }), response.body, 'status');
+    return { running: true, url, version, ...(away === undefined ? {} : { away }) };
   } catch (error) {
     return { running: false, reason: error instanceof Error ? error.message : String(error), ...(error instanceof DaemonUnreachable && error.state !== 'not-running' ? { impostor: true } : {}) };
   }

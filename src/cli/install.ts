@@ -1,12 +1,14 @@
 // `askbridge install`: add askbridge's hooks to Claude Code's settings, keeping everything else in
-// the file as it is. Three entries: the AskUserQuestion hook (Claude Code's own http POST with the
-// hook key, or the command hook for Claude Code older than 2.1.63), a SessionEnd hook by the same
-// transport (the daemon withdraws the questions of a session that ended) and a SessionStart hook
-// that makes sure the daemon runs. They name this machine (a port, a key, an absolute path), so they
-// go only where nothing gets committed: a project's `.claude/settings.local.json` (made sure to be
-// ignored by git; the key is never written where git would commit it, nor through a symbolic link
-// into a file that lives elsewhere) or the user's own settings. Running it twice changes nothing
-// the second time.
+// the file as it is. The AskUserQuestion hook (Claude Code's own http POST with the hook key, or the
+// command hook for Claude Code older than 2.1.63), by the same transport a PermissionRequest hook
+// (unless --no-approvals) and a SessionEnd hook (the daemon withdraws the questions of a session
+// that ended), with the http hook only the Stop, UserPromptSubmit and Notification hooks (unless
+// --no-turn-ends: while the person is away the end of a turn waits for their reply), and a
+// SessionStart hook that makes sure the daemon runs. They name this machine (a port, a key, an
+// absolute path), so they go only where nothing gets committed: a project's
+// `.claude/settings.local.json` (made sure to be ignored by git; the key is never written where git
+// would commit it, nor through a symbolic link into a file that lives elsewhere) or the user's own
+// settings. Running it twice changes nothing the second time.
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, lstatSync, readFileSync, readlinkSync, realpathSync, statSync, unlinkSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
@@ -26,6 +28,7 @@ import {
   withInstalledHooks,
   withoutInstalledHooks,
   writeSettings,
+  writesTurnEnds,
   type AskHook,
   type HookTransport,
   type SettingsFile,
@@ -116,6 +119,7 @@ export async function run(io: CommandIo): Promise<void> {
       machine: { type: 'string' },
       force: { type: 'boolean', default: false },
       'no-approvals': { type: 'boolean', default: false },
+      'no-turn-ends': { type: 'boolean', default: false },
     },
   });
   const target = toTarget(io, 'install', values);
@@ -154,11 +158,16 @@ export async function run(io: CommandIo): Promise<void> {
   const original = readOriginal(destination.path);
   makeFolders(dirname(destination.path));
   // A new file holds the hook key: only its owner reads it. An existing file keeps its own mode.
-  const changed = await writeSettings(destination.path, before, withInstalledHooks(before ?? {}, { ask, approvals: !values['no-approvals'], sessionStart: sessionStartCommand(port) }), { newFileMode: 0o600 });
+  const install = { ask, approvals: !values['no-approvals'], turnEnds: !values['no-turn-ends'], sessionStart: sessionStartCommand(port) };
+  const changed = await writeSettings(destination.path, before, withInstalledHooks(before ?? {}, install), { newFileMode: 0o600 });
   if (changed) await confirmOutOfGit(destination.path, original, placement);
   const what = ask.transport === 'http' ? `askbridge hook (http, ${ask.url})` : 'askbridge hook (command)';
-  const routes = values['no-approvals'] ? 'questions only (--no-approvals)' : "questions, and Claude Code's permissions and plans";
-  io.stdout(`${what} ${changed ? '' : 'already '}installed in ${destination.path}: ${routes}\n`);
+  io.stdout(`${what} ${changed ? '' : 'already '}installed in ${destination.path}: ${describeRoutes(install)}\n`);
+  if (ask.transport === 'command' && install.turnEnds) {
+    io.stderr(
+      'note: the end of a turn while you are away (`askbridge away on`), and waits in the terminal, reach askbridge only through the http hook: the command hook adds no Stop, UserPromptSubmit or Notification entry (`askbridge service install`, then `askbridge install --hook http`, with Claude Code 2.1.63 or later)\n',
+    );
+  }
   if (ask.transport === 'http' && (statSync(destination.path).mode & 0o044) !== 0) {
     io.stderr(`note: other users of this machine can read ${destination.path}; the hook key in it can only ask questions, never answer them\n`);
   }
@@ -186,6 +195,7 @@ async function installRemote(
     'rotate-key'?: boolean | undefined;
     force?: boolean | undefined;
     'no-approvals'?: boolean | undefined;
+    'no-turn-ends'?: boolean | undefined;
   },
 ): Promise<void> {
   if (values.url === undefined || values.key === undefined) throw new CliError('a remote hook needs both --url (the daemon\'s public URL) and --key (its hook key): `askbridge remote-hook` on the daemon\'s machine prints them', 2);
@@ -200,10 +210,21 @@ async function installRemote(
   const before = destination.state === 'ok' ? destination.settings : undefined;
   const original = readOriginal(destination.path);
   makeFolders(dirname(destination.path));
-  const changed = await writeSettings(destination.path, before, withInstalledHooks(before ?? {}, { ask, approvals: !values['no-approvals'] }), { newFileMode: 0o600 });
+  const install = { ask, approvals: !values['no-approvals'], turnEnds: !values['no-turn-ends'] };
+  const changed = await writeSettings(destination.path, before, withInstalledHooks(before ?? {}, install), { newFileMode: 0o600 });
   if (changed) await confirmOutOfGit(destination.path, original, placement);
-  io.stdout(`${changed ? 'askbridge hook (http, another machine' : 'askbridge hook (http, another machine, already'}: ${ask.url}) installed in ${destination.path}\n`);
+  io.stdout(`${changed ? 'askbridge hook (http, another machine' : 'askbridge hook (http, another machine, already'}: ${ask.url}) installed in ${destination.path}: ${describeRoutes(install)}\n`);
   if (changed) io.stderr('Claude Code reads hooks when a session starts: restart running `claude` sessions to pick it up.\n');
+}
+
+/** What the installed hooks bring to askbridge, and which flag left something out. */
+function describeRoutes(install: { ask: AskHook; approvals: boolean; turnEnds: boolean }): string {
+  const routes = ['questions'];
+  if (install.approvals) routes.push("Claude Code's permissions and plans");
+  if (writesTurnEnds(install)) routes.push('the ends of turns while you are away', 'sessions waiting in the terminal');
+  const left = [install.approvals ? '' : '--no-approvals', install.turnEnds ? '' : '--no-turn-ends'].filter((flag) => flag !== '');
+  const listed = routes.length === 1 ? 'questions only' : `${routes.slice(0, -1).join(', ')}, and ${routes.at(-1)}`;
+  return left.length === 0 ? listed : `${listed} (${left.join(', ')})`;
 }
 
 /** A typo in --project must not make folders and install there: the project has to exist already. */

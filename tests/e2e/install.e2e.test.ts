@@ -8,11 +8,17 @@ import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, re
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { waitUntil } from '../stack/clock.js';
+import { startDaemon } from '../stack/daemon.js';
 import { baseEnv, HOOK_SCRIPT, REPO_ROOT } from '../stack/env.js';
+import { post, readResponse } from '../stack/hook-client.js';
 import { runCli } from '../stack/processes.js';
+import { setAway, stopPayload } from '../stack/turn-ends.js';
 
 const made: string[] = [];
-afterAll(() => {
+const stops: Array<() => Promise<unknown>> = [];
+afterAll(async () => {
+  for (const stop of stops.splice(0).reverse()) await stop();
   for (const dir of made) rmSync(dir, { recursive: true, force: true });
 });
 
@@ -45,8 +51,35 @@ const commandPermission = { hooks: [{ type: 'command', command: `node '${HOOK_SC
 const httpPermission = (key: string, port = 7433) => ({ hooks: [{ ...httpEntry(key, port).hooks[0], url: `http://127.0.0.1:${port}/api/hook/permission`, statusMessage: undefined }] });
 const httpSessionEnd = (key: string, port = 7433) => ({ hooks: [{ type: 'http', url: `http://127.0.0.1:${port}/api/hook/session-end`, headers: { 'x-askbridge-hook-key': key } }] });
 const commandHooks = { PreToolUse: [commandEntry], PermissionRequest: [commandPermission], SessionStart: [sessionStartEntry()], SessionEnd: [commandSessionEnd] };
+/** The headers every http entry but SessionEnd sends: the key, and the environment it forwards. */
+const forwarded = (key: string) => ({ 'x-askbridge-hook-key': key, 'x-askbridge-env-ci': '$CI', 'x-askbridge-env-askbridge-unattended': '$ASKBRIDGE_UNATTENDED' });
+/** The turn-end entries (http only): Stop, held while the person is away, forwards Claude Code's limit on replies in a row. */
+const httpTurnEnds = (key: string, port = 7433) => ({
+  Stop: [
+    {
+      hooks: [
+        {
+          type: 'http',
+          url: `http://127.0.0.1:${port}/api/hook/stop`,
+          headers: { ...forwarded(key), 'x-askbridge-stop-block-cap': '$CLAUDE_CODE_STOP_HOOK_BLOCK_CAP' },
+          allowedEnvVars: ['CI', 'ASKBRIDGE_UNATTENDED', 'CLAUDE_CODE_STOP_HOOK_BLOCK_CAP'],
+          timeout: 3600,
+          statusMessage: 'Waiting for your reply in askbridge (you are away)',
+        },
+      ],
+    },
+  ],
+  UserPromptSubmit: [{ hooks: [{ type: 'http', url: `http://127.0.0.1:${port}/api/hook/prompt`, headers: forwarded(key), allowedEnvVars: ['CI', 'ASKBRIDGE_UNATTENDED'], timeout: 10 }] }],
+  Notification: [{ hooks: [{ type: 'http', url: `http://127.0.0.1:${port}/api/hook/notification`, headers: forwarded(key), allowedEnvVars: ['CI', 'ASKBRIDGE_UNATTENDED'], timeout: 10 }] }],
+});
 /** What install writes for the http hook on this port. */
-const httpHooks = (key: string, port = 7433) => ({ PreToolUse: [httpEntry(key, port)], PermissionRequest: [httpPermission(key, port)], SessionStart: [sessionStartEntry(port)], SessionEnd: [httpSessionEnd(key, port)] });
+const httpHooks = (key: string, port = 7433) => ({
+  PreToolUse: [httpEntry(key, port)],
+  PermissionRequest: [httpPermission(key, port)],
+  SessionStart: [sessionStartEntry(port)],
+  SessionEnd: [httpSessionEnd(key, port)],
+  ...httpTurnEnds(key, port),
+});
 
 type Project = { dir: string; home: string; state: string; bin: string; committed: string; local: string };
 
@@ -381,8 +414,8 @@ describe('askbridge install --project', () => {
     expect(readFileSync(p.local, 'utf8')).toBe('{ "hooks": ');
   });
 
-  it('refuses a hooks.PreToolUse, SessionStart or SessionEnd that is not a list, and changes nothing', async () => {
-    for (const event of ['PreToolUse', 'SessionStart', 'SessionEnd']) {
+  it('refuses a hooks.PreToolUse, SessionStart, SessionEnd, Stop, UserPromptSubmit or Notification that is not a list, and changes nothing', async () => {
+    for (const event of ['PreToolUse', 'SessionStart', 'SessionEnd', 'Stop', 'UserPromptSubmit', 'Notification']) {
       const p = project();
       const text = JSON.stringify({ hooks: { [event]: { matcher: 'x' } } });
       writeFileSync(p.local, text);
@@ -541,11 +574,17 @@ describe('the PermissionRequest entry', () => {
       const p = project();
       const questionsOnly = await cli(['install', '--hook', transport, '--no-approvals', '--project', p.dir], p);
       expect(questionsOnly.code, questionsOnly.stderr).toBe(0);
-      expect(questionsOnly.stdout).toContain('questions only (--no-approvals)');
+      expect(questionsOnly.stdout).toContain(
+        transport === 'http' ? ': questions, the ends of turns while you are away, and sessions waiting in the terminal (--no-approvals)\n' : ': questions only (--no-approvals)\n',
+      );
       expect(Object.keys((json(p.local) as { hooks: object }).hooks)).not.toContain('PermissionRequest');
 
       const both = await cli(['install', '--hook', transport, '--project', p.dir], p);
-      expect(both.stdout).toContain("questions, and Claude Code's permissions and plans");
+      expect(both.stdout).toContain(
+        transport === 'http'
+          ? ": questions, Claude Code's permissions and plans, the ends of turns while you are away, and sessions waiting in the terminal\n"
+          : ": questions, and Claude Code's permissions and plans\n",
+      );
       const { hooks } = json(p.local) as { hooks: Record<string, unknown> };
       expect(hooks.PermissionRequest).toEqual([transport === 'http' ? httpPermission(hookKey(p)) : commandPermission]);
       expect((await cli(['uninstall', '--project', p.dir], p)).code).toBe(0);
@@ -555,19 +594,20 @@ describe('the PermissionRequest entry', () => {
 });
 
 describe('the SessionEnd entry', () => {
-  it('is added by install to an install made before it had one, once, and uninstall takes all three entries back', async () => {
+  it('is added by install to an install made before it had one, once, and uninstall takes every entry back', async () => {
     for (const transport of ['http', 'command'] as const) {
       const p = project();
       expect((await cli(['install', '--hook', transport, '--project', p.dir], p)).code).toBe(0);
-      const ours = (json(p.local) as { hooks: { PreToolUse: unknown[]; PermissionRequest: unknown[]; SessionStart: unknown[]; SessionEnd: unknown[] } }).hooks;
-      // What an older askbridge wrote beside other hooks: the same entries, but no SessionEnd nor PermissionRequest.
-      const older = { ...OTHER_HOOKS.hooks, PreToolUse: [...OTHER_HOOKS.hooks.PreToolUse, ...ours.PreToolUse], SessionStart: ours.SessionStart };
+      const { PreToolUse, SessionStart, ...added } = (json(p.local) as { hooks: { PreToolUse: unknown[]; SessionStart: unknown[] } & Record<string, unknown[]> }).hooks;
+      // What an older askbridge wrote beside other hooks: the same entries, but no SessionEnd, PermissionRequest nor turn-end ones.
+      const older = { ...OTHER_HOOKS.hooks, PreToolUse: [...OTHER_HOOKS.hooks.PreToolUse, ...PreToolUse], SessionStart };
       writeFileSync(p.local, `${JSON.stringify({ ...OTHER_HOOKS, hooks: older }, null, 2)}\n`);
 
       const upgraded = await cli(['install', '--hook', transport, '--project', p.dir], p);
       expect(upgraded.code, upgraded.stderr).toBe(0);
       expect(upgraded.stdout).not.toContain('already installed');
-      expect(json(p.local)).toEqual({ ...OTHER_HOOKS, hooks: { ...older, PermissionRequest: ours.PermissionRequest, SessionEnd: ours.SessionEnd } });
+      expect(Object.keys(added).sort()).toEqual(transport === 'http' ? ['Notification', 'PermissionRequest', 'SessionEnd', 'Stop', 'UserPromptSubmit'] : ['PermissionRequest', 'SessionEnd']);
+      expect(json(p.local)).toEqual({ ...OTHER_HOOKS, hooks: { ...older, ...added } });
       const text = readFileSync(p.local, 'utf8');
       expect((await cli(['install', '--hook', transport, '--project', p.dir], p)).stdout).toContain('already installed');
       expect(readFileSync(p.local, 'utf8')).toBe(text);
@@ -594,11 +634,142 @@ describe('the SessionEnd entry', () => {
     const result = await cli(['install', '--url', 'https://desk.example.ts.net', '--key', key, '--machine', 'ci-runner', '--project', p.dir], p);
     expect(result.code, result.stderr).toBe(0);
     const { hooks } = json(p.local) as { hooks: Record<string, Array<{ hooks: Array<Record<string, unknown>> }>> };
-    expect(Object.keys(hooks).sort()).toEqual(['PermissionRequest', 'PreToolUse', 'SessionEnd']);
+    expect(Object.keys(hooks).sort()).toEqual(['Notification', 'PermissionRequest', 'PreToolUse', 'SessionEnd', 'Stop', 'UserPromptSubmit']);
+    for (const [event, path] of [['Stop', 'stop'], ['UserPromptSubmit', 'prompt'], ['Notification', 'notification']] as const) {
+      expect(hooks[event]![0]!.hooks[0]).toMatchObject({ type: 'http', url: `https://desk.example.ts.net/api/hook/${path}`, headers: { 'x-askbridge-hook-key': key, 'x-askbridge-machine': 'ci-runner' } });
+    }
     expect(hooks.PermissionRequest![0]!.hooks[0]).toMatchObject({ type: 'http', url: 'https://desk.example.ts.net/api/hook/permission', headers: { 'x-askbridge-hook-key': key, 'x-askbridge-machine': 'ci-runner' } });
     expect(hooks.PreToolUse![0]!.hooks[0]).toMatchObject({ type: 'http', url: 'https://desk.example.ts.net/api/hook/ask', headers: { 'x-askbridge-hook-key': key, 'x-askbridge-machine': 'ci-runner' } });
     expect(hooks.SessionEnd).toEqual([{ hooks: [{ type: 'http', url: 'https://desk.example.ts.net/api/hook/session-end', headers: { 'x-askbridge-hook-key': key, 'x-askbridge-machine': 'ci-runner' } }] }]);
     expect((await cli(['uninstall', '--project', p.dir], p)).code).toBe(0);
     expect(json(p.local)).toEqual({});
+  });
+});
+
+type HttpEntry = { type: 'http'; url: string; headers: Record<string, string>; allowedEnvVars: string[]; timeout: number; statusMessage?: string };
+
+/** askbridge's entry under hooks.EVENT in a settings file: the last matcher group's hook, as install appends it. */
+const entryOf = (file: string, event: string) => (json(file) as { hooks: Record<string, Array<{ hooks: HttpEntry[] }>> }).hooks[event]!.at(-1)!.hooks[0]!;
+
+/**
+ * POSTs a payload as Claude Code does for an http entry (protocol.md 5a): `$VAR` and `${VAR}` in a
+ * header filled from Claude Code's own environment, only for names in allowedEnvVars (others, and
+ * unset ones, empty). The request stays open until the daemon answers.
+ */
+function postAsEntry(entry: HttpEntry, payload: Record<string, unknown>, environment: Record<string, string> = {}) {
+  const fill = (value: string) =>
+    value.replace(/\$\{([A-Za-z_]\w*)\}|\$([A-Za-z_]\w*)/g, (_match, braced: string | undefined, bare: string | undefined) => {
+      const name = (braced ?? bare)!;
+      return entry.allowedEnvVars.includes(name) ? (environment[name] ?? '') : '';
+    });
+  const url = new URL(entry.url);
+  const req = post(Number(url.port), url.pathname, Object.fromEntries(Object.entries(entry.headers).map(([name, value]) => [name, fill(value)])), JSON.stringify(payload));
+  const response = readResponse(req);
+  response.catch(() => undefined);
+  return { response, abort: () => req.destroy() };
+}
+
+describe('the turn-end entries (Stop, UserPromptSubmit, Notification)', () => {
+  it('are written with the http hook, once however often install runs, and their URLs hold only the address and the path (Claude Code shows a Stop hook’s URL to the model)', async () => {
+    const p = project();
+    const first = await cli(['install', '--hook', 'http', '--project', p.dir], p);
+    expect(first.code, first.stderr).toBe(0);
+    expect(first.stderr).not.toContain('note: the end of a turn');
+    const key = hookKey(p);
+    const { hooks } = json(p.local) as { hooks: Record<string, unknown> };
+    expect({ Stop: hooks.Stop, UserPromptSubmit: hooks.UserPromptSubmit, Notification: hooks.Notification }).toEqual(httpTurnEnds(key));
+    for (const event of ['Stop', 'UserPromptSubmit', 'Notification']) {
+      const url = new URL(entryOf(p.local, event).url);
+      expect([url.username, url.password, url.search, url.hash]).toEqual(['', '', '', '']);
+      expect(url.href).not.toContain(key);
+    }
+    const text = readFileSync(p.local, 'utf8');
+    for (let run = 0; run < 2; run += 1) {
+      const again = await cli(['install', '--hook', 'http', '--project', p.dir], p);
+      expect(again.stdout).toContain('already installed');
+      expect(readFileSync(p.local, 'utf8')).toBe(text);
+    }
+  });
+
+  it('--no-turn-ends leaves them out and says so, a later install without it adds them, and uninstall gives the file back either way', async () => {
+    const p = project();
+    writeFileSync(p.local, JSON.stringify(OTHER_HOOKS));
+    const without = await cli(['install', '--hook', 'http', '--no-turn-ends', '--project', p.dir], p);
+    expect(without.code, without.stderr).toBe(0);
+    expect(without.stdout).toContain(": questions, and Claude Code's permissions and plans (--no-turn-ends)\n");
+    const { hooks } = json(p.local) as { hooks: Record<string, unknown> };
+    expect(Object.keys(hooks).sort()).toEqual(['PermissionRequest', 'PostToolUse', 'PreToolUse', 'SessionEnd', 'SessionStart']);
+    const both = await cli(['install', '--hook', 'http', '--no-turn-ends', '--no-approvals', '--project', p.dir], p);
+    expect(both.stdout).toContain(': questions only (--no-approvals, --no-turn-ends)\n');
+
+    expect((await cli(['install', '--hook', 'http', '--project', p.dir], p)).code).toBe(0);
+    expect(json(p.local)).toEqual({ ...OTHER_HOOKS, hooks: { ...OTHER_HOOKS.hooks, ...httpHooks(hookKey(p)), PreToolUse: [...OTHER_HOOKS.hooks.PreToolUse, httpEntry(hookKey(p))] } });
+    expect((await cli(['uninstall', '--project', p.dir], p)).code).toBe(0);
+    expect(json(p.local)).toEqual(OTHER_HOOKS);
+  });
+
+  it('are not written with the command hook, which has no Stop entry, and install says so and how to get them', async () => {
+    const p = project();
+    const result = await installCommand(p, '--project', p.dir);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stderr).toContain(
+      'note: the end of a turn while you are away (`askbridge away on`), and waits in the terminal, reach askbridge only through the http hook: the command hook adds no Stop, UserPromptSubmit or Notification entry (`askbridge service install`, then `askbridge install --hook http`, with Claude Code 2.1.63 or later)\n',
+    );
+    expect(json(p.local)).toEqual({ hooks: commandHooks });
+    // Nothing to say when they were left out on purpose.
+    expect((await installCommand(p, '--no-turn-ends', '--project', p.dir)).stderr).not.toContain('note: the end of a turn');
+  });
+
+  it("keeps the user's own Stop, UserPromptSubmit and Notification hooks through install and uninstall, an http one to the same path without askbridge's key included", async () => {
+    const p = project();
+    const before = {
+      hooks: {
+        Stop: [{ hooks: [{ type: 'command', command: 'notify-send "Claude finished"' }] }],
+        UserPromptSubmit: [{ hooks: [{ type: 'http', url: 'http://127.0.0.1:9999/api/hook/prompt', headers: { authorization: 'Bearer theirs' } }] }],
+        Notification: [{ matcher: 'idle_prompt', hooks: [{ type: 'command', command: 'say waiting' }] }],
+      },
+    };
+    writeFileSync(p.local, JSON.stringify(before));
+    expect((await cli(['install', '--hook', 'http', '--project', p.dir], p)).code).toBe(0);
+    const ours = httpTurnEnds(hookKey(p));
+    const { hooks } = json(p.local) as { hooks: Record<string, unknown> };
+    expect(hooks.Stop).toEqual([...before.hooks.Stop, ...ours.Stop]);
+    expect(hooks.UserPromptSubmit).toEqual([...before.hooks.UserPromptSubmit, ...ours.UserPromptSubmit]);
+    expect(hooks.Notification).toEqual([...before.hooks.Notification, ...ours.Notification]);
+    // Installed again: still one of askbridge's each.
+    expect((await cli(['install', '--hook', 'http', '--project', p.dir], p)).stdout).toContain('already installed');
+    expect((await cli(['uninstall', '--project', p.dir], p)).code).toBe(0);
+    expect(json(p.local)).toEqual(before);
+  });
+
+  it('reach the daemon as Claude Code sends them: the Stop entry forwards CLAUDE_CODE_STOP_HOOK_BLOCK_CAP, a prompt typed in the terminal ends its wait, and a notification shows', async () => {
+    const daemon = await startDaemon();
+    stops.push(() => daemon.stop());
+    const p = project();
+    const installed = await runCli(['install', '--hook', 'http', '--project', p.dir], baseEnv({ ...daemon.env, HOME: p.home, PATH: `${p.bin}:/usr/bin:/bin` }));
+    expect(installed.code, installed.stderr).toBe(0);
+    expect(entryOf(p.local, 'Stop').url).toBe(`http://127.0.0.1:${daemon.port}/api/hook/stop`);
+    await setAway(daemon, true);
+
+    const sessionId = 'install-turn-end-session';
+    const stop = postAsEntry(entryOf(p.local, 'Stop'), stopPayload(sessionId, 'Done: the tests pass.'), { CLAUDE_CODE_STOP_HOOK_BLOCK_CAP: '3', CI: '' });
+    const turnEnd = await Promise.race([
+      waitUntil(async () => (await daemon.pending()).find((ask) => ask.sessionId === sessionId && ask.turnEnd !== undefined), 10_000, 'the turn end to be pending'),
+      stop.response.then((early) => {
+        throw new Error(`the Stop entry was answered before it waited: ${early.statusCode} ${early.body}`);
+      }),
+    ]);
+    expect(turnEnd.turnEnd).toMatchObject({ lastMessage: 'Done: the tests pass.', repliesInARow: 0, replyLimit: 3 });
+
+    const prompt = await postAsEntry(entryOf(p.local, 'UserPromptSubmit'), { session_id: sessionId, cwd: '/home/alice/projects/shop', hook_event_name: 'UserPromptSubmit', prompt: 'typed here', prompt_id: 'p-1' }).response;
+    expect(prompt).toMatchObject({ statusCode: 200, body: '' });
+    // No decision: the prompt typed in the terminal goes to Claude as the person's own.
+    expect(await stop.response).toMatchObject({ statusCode: 200, body: '' });
+    expect(await daemon.ask(turnEnd.id)).toMatchObject({ status: 'cancelled', source: { kind: 'terminal' } });
+
+    const notified = await postAsEntry(entryOf(p.local, 'Notification'), { session_id: sessionId, cwd: '/home/alice/projects/shop', hook_event_name: 'Notification', message: 'Claude is waiting for your input', notification_type: 'idle_prompt' }).response;
+    expect(notified).toMatchObject({ statusCode: 200, body: '' });
+    const wait = await waitUntil(async () => (await daemon.pending()).find((ask) => ask.sessionId === sessionId && ask.terminalWait !== undefined), 10_000, 'the wait in the terminal to show');
+    expect(wait.terminalWait).toEqual({ kind: 'idle_prompt', message: 'Claude is waiting for your input' });
   });
 });

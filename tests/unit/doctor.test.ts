@@ -72,7 +72,7 @@ function memoryInputs(settings: Record<string, unknown>, config: { waitSeconds?:
   };
 }
 const HOOK_KEY = 'current-hook-key-0123456789abcdefghijklmnopq';
-/** http entries as `install` writes them (AskUserQuestion, PermissionRequest and SessionEnd), with what a test changes. */
+/** http entries as `install` writes them (AskUserQuestion, PermissionRequest, SessionEnd, and the turn-end ones), with what a test changes. */
 const httpHook = (options: { key?: string; url?: string } = {}) => {
   const url = options.url ?? 'http://127.0.0.1:7433/api/hook/ask';
   const headers = { 'x-askbridge-hook-key': options.key ?? HOOK_KEY };
@@ -81,6 +81,9 @@ const httpHook = (options: { key?: string; url?: string } = {}) => {
       PreToolUse: [{ matcher: 'AskUserQuestion', hooks: [{ type: 'http', url, headers, timeout: 3600 }] }],
       PermissionRequest: [{ hooks: [{ type: 'http', url: new URL('/api/hook/permission', url).href, headers, timeout: 3600 }] }],
       SessionEnd: [{ hooks: [{ type: 'http', url: new URL('/api/hook/session-end', url).href, headers }] }],
+      Stop: [{ hooks: [{ type: 'http', url: new URL('/api/hook/stop', url).href, headers: { ...headers, 'x-askbridge-stop-block-cap': '$CLAUDE_CODE_STOP_HOOK_BLOCK_CAP' }, allowedEnvVars: ['CLAUDE_CODE_STOP_HOOK_BLOCK_CAP'], timeout: 3600 }] }],
+      UserPromptSubmit: [{ hooks: [{ type: 'http', url: new URL('/api/hook/prompt', url).href, headers, timeout: 10 }] }],
+      Notification: [{ hooks: [{ type: 'http', url: new URL('/api/hook/notification', url).href, headers, timeout: 10 }] }],
     },
   };
 };
@@ -320,7 +323,7 @@ describe('diagnose on settings built in memory', () => {
 
   it('warns when the same project has both an http hook and a command hook: the question would be asked twice', () => {
     const settings = {
-      hooks: { PreToolUse: [...httpHook().hooks.PreToolUse, ...askbridgeHook({ timeout: 3600 }).hooks.PreToolUse], PermissionRequest: httpHook().hooks.PermissionRequest, SessionEnd: httpHook().hooks.SessionEnd },
+      hooks: { ...httpHook().hooks, PreToolUse: [...httpHook().hooks.PreToolUse, ...askbridgeHook({ timeout: 3600 }).hooks.PreToolUse] },
     };
     expect(ids(diagnose(memoryInputs(settings)).findings)).toEqual(['hook-duplicate']);
   });
@@ -362,6 +365,72 @@ describe('diagnose on settings built in memory', () => {
   it('notes no missing SessionEnd beside a question hook written by hand (the settings example, the plugin)', () => {
     const settings = { hooks: { PreToolUse: [{ matcher: 'AskUserQuestion', hooks: [{ type: 'command', command: 'node "$CLAUDE_PROJECT_DIR"/hooks/askbridge-hook.cjs', timeout: 3600 }] }] } };
     expect(diagnose(memoryInputs(settings)).findings).toEqual([]);
+  });
+
+  it('passes the turn-end entries, saying how long the end of a turn waits while away and how many replies in a row Claude Code takes', () => {
+    const diagnosis = diagnose(memoryInputs(httpHook()));
+    expect(diagnosis.findings).toEqual([]);
+    expect(diagnosis.passed).toContain(
+      'Stop, UserPromptSubmit and Notification hooks installed in /p/.claude/settings.json: while you are away, the end of each turn waits up to 1800 s (awaySeconds) for your reply; Claude Code takes at most 8 replies in a row unless CLAUDE_CODE_STOP_HOOK_BLOCK_CAP is set in the environment it starts with',
+    );
+    const config = { ...memoryInputs(httpHook()).config };
+    config.config = { ...config.config, awaySeconds: 600 };
+    expect(diagnose({ ...memoryInputs(httpHook()), config }).passed).toContainEqual(expect.stringContaining('waits up to 600 s (awaySeconds)'));
+  });
+
+  it('notes turn-end entries missing beside an http hook `install` wrote, naming each one missing, with install as the fix, without failing', () => {
+    const { Stop: _stop, UserPromptSubmit: _prompt, Notification: _notification, ...older } = httpHook().hooks;
+    const none = diagnose(memoryInputs({ hooks: older }));
+    expect(none.findings).toEqual([
+      {
+        id: 'turn-ends-missing',
+        level: 'info',
+        file: '/p/.claude/settings.json',
+        message:
+          'no Stop, UserPromptSubmit, Notification hook reaches askbridge, so while you are away, the end of a turn does not wait for your reply; typing in the terminal does not end a turn end that waits for your reply; a session waiting for you in its terminal does not show on the page (installed with --no-turn-ends, or by an older askbridge)',
+        fix: "`askbridge install --project '/p'` (adds the Stop, UserPromptSubmit and Notification entries)",
+      },
+    ]);
+    expect(none.ok).toBe(true);
+    const { UserPromptSubmit: _left, ...withoutPrompt } = httpHook().hooks;
+    expect(diagnose(memoryInputs({ hooks: withoutPrompt })).findings).toEqual([
+      expect.objectContaining({ id: 'turn-ends-missing', message: expect.stringMatching(/^no UserPromptSubmit hook reaches askbridge, so typing in the terminal does not end/) }),
+    ]);
+    // A user's own Stop hook is not askbridge's.
+    const theirs = { ...older, Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }] };
+    expect(ids(diagnose(memoryInputs({ hooks: theirs })).findings)).toEqual(['turn-ends-missing']);
+  });
+
+  it('says nothing of turn ends beside the command hook, which has none, unless the person is away: then how to get them', () => {
+    expect(diagnose(memoryInputs(askbridgeHook({ timeout: 3600 }))).findings).toEqual([]);
+    const away = diagnose({ ...memoryInputs(askbridgeHook({ timeout: 3600 })), daemon: { ...RUNNING, away: true } });
+    expect(away.findings).toEqual([
+      {
+        id: 'turn-ends-missing',
+        level: 'info',
+        file: '/p/.claude/settings.json',
+        message: 'you are away, but the end of a turn reaches askbridge only through the http hook, and the command hook is installed: Claude stops at the end of each turn as usual',
+        fix: "`askbridge service install`, then `askbridge install --project '/p' --hook http` (Claude Code 2.1.63 or later)",
+      },
+      { id: 'away', level: 'info', message: "you are away (`askbridge away off`, or the page's switch, when you are back)" },
+    ]);
+    expect(away.ok).toBe(true);
+  });
+
+  it("says whether the person is away now, by the daemon's status, and nothing when the daemon does not say or the hooks ask another machine", () => {
+    const away = diagnose({ ...memoryInputs(httpHook()), daemon: { ...RUNNING, away: true } });
+    expect(away.findings).toEqual([{ id: 'away', level: 'info', message: "you are away (`askbridge away off`, or the page's switch, when you are back): the end of each turn waits for your reply" }]);
+    expect(away.ok).toBe(true);
+    const here = diagnose({ ...memoryInputs(httpHook()), daemon: { ...RUNNING, away: false } });
+    expect(here.findings).toEqual([]);
+    expect(here.passed).toContain("you are not away: Claude stops at the end of a turn as usual (`askbridge away on`, or the page's switch, makes it wait for your reply)");
+    // An older daemon does not say; a stopped one is reported as such.
+    expect(diagnose(memoryInputs(httpHook())).passed.filter((line) => line.includes('away:'))).toEqual([]);
+    expect(ids(diagnose({ ...memoryInputs(httpHook()), daemon: { running: false, reason: 'x' } }).findings)).toEqual(['daemon-not-running']);
+    // Hooks that ask a daemon on another machine: this machine's daemon says nothing about that one.
+    const remote = httpHook({ key: 'the-other-machines-key-0123456789abcdef', url: 'https://box.tailnet.ts.net/api/hook/ask' });
+    (remote.hooks.PreToolUse[0]!.hooks[0]!.headers as Record<string, string>)['x-askbridge-machine'] = 'ci-runner';
+    expect(diagnose({ ...memoryInputs(remote), daemon: { ...RUNNING, away: true }, hookKey: undefined }).findings).toEqual([]);
   });
 
   it('reports disableAllHooks, which silences the installed hook', () => {
@@ -428,7 +497,7 @@ describe('askbridge doctor through runCli', () => {
   }
 
   /** A stand-in daemon answering /api/status, found through daemon.json and the token like the real one. */
-  async function fakeDaemon(): Promise<void> {
+  async function fakeDaemon(status: { away?: boolean } = {}): Promise<void> {
     const token = 'doctor-test-token';
     const identity = createHookIdentity(token);
     const listening = createServer((request, response) => {
@@ -440,7 +509,7 @@ describe('askbridge doctor through runCli', () => {
       }
       const authorized = request.headers.authorization === `Bearer ${token}`;
       response.writeHead(authorized && request.url === '/api/status' ? 200 : 401, { 'content-type': 'application/json' });
-      response.end(JSON.stringify({ pid: process.pid, port, url: `http://127.0.0.1:${port}/`, version: 'fake', pending: 0, watchers: 0 }));
+      response.end(JSON.stringify({ pid: process.pid, port, url: `http://127.0.0.1:${port}/`, version: 'fake', pending: 0, watchers: 0, ...status }));
     });
     server = listening;
     await new Promise<void>((done) => listening.listen(0, '127.0.0.1', done));
@@ -474,6 +543,22 @@ describe('askbridge doctor through runCli', () => {
     expect(result.stdout).toMatch(/^✗ error: no PreToolUse hook for AskUserQuestion reaches askbridge.*\n {4}fix: `askbridge install --project /m);
     expect(result.stdout).toContain('✓ askbridge fake is running at http://127.0.0.1:');
     expect(result.stdout).toContain('1 problem(s) found.');
+  });
+
+  it("prints whether the person is away, from the daemon's status, as an info line that leaves the result ok", async () => {
+    await fakeDaemon({ away: true });
+    const away = await doctor('clean', []);
+    expect(away.stdout).toContain("\ni info: you are away (`askbridge away off`, or the page's switch, when you are back)\n");
+    // The fixture's hook is the settings example's command hook, which has no Stop entry: doctor says so.
+    expect(away.stdout).toContain('i info: you are away, but the end of a turn reaches askbridge only through the http hook');
+    expect(away.stdout).toContain('Nothing wrong found.');
+    expect(away.code).toBe(0);
+    const report = JSON.parse((await doctor('clean', ['--json'])).stdout) as { ok: boolean; findings: Finding[] };
+    expect(report.ok).toBe(true);
+    expect(report.findings.map((finding) => [finding.id, finding.level])).toEqual([
+      ['turn-ends-missing', 'info'],
+      ['away', 'info'],
+    ]);
   });
 
   it('exits 0 when the only finding is info, such as claude not being installed', async () => {
