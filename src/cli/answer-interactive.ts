@@ -42,7 +42,7 @@ export async function answerOnTerminal(io: CommandIo, target: Target, findWaitin
   try {
     const call = await chooseWaiting(daemon, feed.waiting, target, findWaiting);
     current = call.id;
-    const after = feed.waiting.filter((other) => other.id !== call.id).length;
+    const after = feed.waiting.filter((other) => other.id !== call.id && isQuestion(other)).length;
     const end = await answerInteractively(daemon, call, stop.signal, { waiting: { after, skipped: 0 }, confirm: target.confirm, escape: 'leave', updates });
     switch (end.kind) {
       case 'sent':
@@ -80,15 +80,22 @@ function shown(text: string): string {
 
 /** The question set to answer: the one `idOrPrefix` names, the oldest of `session`, or the oldest of all. */
 async function chooseWaiting(daemon: DaemonClient, waiting: AskView[], target: Target, findWaiting: FindWaiting): Promise<AskView> {
+  const questions = waiting.filter(isQuestion);
   if (target.session !== undefined) {
     const { session } = target;
-    const oldest = waiting.find((call) => call.sessionId.startsWith(session));
+    const oldest = questions.find((call) => call.sessionId.startsWith(session));
     if (!oldest) throw new CliError(`no question is waiting from session ${shown(session)}`);
     return oldest;
   }
   if (target.idOrPrefix === undefined) {
-    if (!waiting[0]) throw new CliError('no question is waiting (`askbridge watch` waits for them and asks each as it arrives)');
-    return waiting[0];
+    if (!questions[0]) throw new CliError('no question is waiting (`askbridge watch` waits for them and asks each as it arrives)');
+    return questions[0];
   }
+  // An id names any ask: the end of a turn or a wait in the terminal is refused there, saying what settles it.
   return findWaiting(daemon, waiting);
+}
+
+/** What `answer` settles: a question, a permission or a plan; not the end of a turn (`askbridge reply`), nor a wait in the terminal. */
+function isQuestion(call: AskView): boolean {
+  return call.turnEnd === undefined && call.terminalWait === undefined;
 }

@@ -97,11 +97,11 @@ export async function findWaiting(env: NodeJS.ProcessEnv, daemon: DaemonClient, 
   const asks = waiting ?? readReply(AsksReplySchema, (await daemon.request('GET', '/api/asks')).body, 'list of asks').asks;
   const matches = asks.filter((call) => call.id.startsWith(idOrPrefix));
   if (matches.length > 1) throw new CliError(`id ${quoted(idOrPrefix)} is ambiguous: give more of it`);
-  if (matches[0]) return matches[0];
+  if (matches[0]) return answerable(matches[0]);
   // A whole id may name a question asked since `waiting` was read, or one that has finished.
   const view = UUID.test(idOrPrefix) ? await askById(daemon, idOrPrefix) : undefined;
-  if (view?.status === 'pending') return view;
-  if (view) throw await tooLate(view);
+  if (view?.status === 'pending') return answerable(view);
+  if (view) throw await tooLate(answerable(view));
   // Finished long enough ago that the daemon no longer holds it, or named by a prefix: history.jsonl
   // has every finished question (its line is written before the answer goes out; on a full disk it
   // is behind, and a prefix of a question it does not have yet finds nothing).
@@ -110,7 +110,19 @@ export async function findWaiting(env: NodeJS.ProcessEnv, daemon: DaemonClient, 
   const line = finished[0];
   if (!line) throw new CliError(`no question has the id ${quoted(idOrPrefix)} (\`askbridge pending\` shows those waiting)`);
   const held = await askById(daemon, line.id);
-  throw held ? await tooLate(held) : await tooLate(line);
+  throw held ? await tooLate(answerable(held)) : await tooLate(answerable(line));
+}
+
+/**
+ * The ask, when `answer` is how to settle it: a question, a permission or a plan. The end of a turn is
+ * replied to with `askbridge reply`, and a wait in the terminal is settled there (exit 2).
+ */
+function answerable<Ask extends Pick<AskView, 'id' | 'sessionId'> & { turnEnd?: unknown; terminalWait?: unknown }>(ask: Ask): Ask {
+  if (ask.turnEnd !== undefined) {
+    throw new CliError(`${quoted(ask.id)} is the end of Claude's turn, not a question: reply with \`askbridge reply ${quoted(ask.sessionId)} TEXT...\` (Claude goes on with it), or \`askbridge reply ${quoted(ask.sessionId)} --done\` (Claude stops)`, 2);
+  }
+  if (ask.terminalWait !== undefined) throw new CliError(`${quoted(ask.id)} is a session waiting for you in its terminal: nothing in askbridge answers it, go to that terminal`, 2);
+  return ask;
 }
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

@@ -18,10 +18,13 @@ export class DaemonUnreachable extends CliError {
   }
 }
 
+/** The methods the CLI uses: PUT only for the away switch. */
+export type Method = 'GET' | 'POST' | 'PUT';
+
 export type DaemonClient = {
   baseUrl: string;
   /** The reply's body is JSON not yet checked: read it with readReply (replies.ts). */
-  request(method: 'GET' | 'POST', path: string, body?: unknown, options?: RequestOptions): Promise<{ status: number; body: unknown }>;
+  request(method: Method, path: string, body?: unknown, options?: RequestOptions): Promise<{ status: number; body: unknown }>;
   /** The Authorization header for a connection of its own (the live feed), once the daemon has proven it holds the token. */
   authorization(): Promise<string>;
 };
@@ -43,7 +46,7 @@ export function connectToDaemon(env: NodeJS.ProcessEnv): DaemonClient {
   const token = stateDir.readToken();
   if (!port || !token) throw new DaemonUnreachable('not-running', NOT_RUNNING);
   const baseUrl = `http://${LOOPBACK_HOST}:${port}`;
-  const send = (method: 'GET' | 'POST', path: string, headers: Record<string, string>, body?: string, options: RequestOptions = {}) => sendOrExplain(baseUrl, port, info, { method, path, headers, body, ...options });
+  const send = (method: Method, path: string, headers: Record<string, string>, body?: string, options: RequestOptions = {}) => sendOrExplain(baseUrl, port, info, { method, path, headers, body, ...options });
   let proven: Promise<void> | undefined;
   // The token goes only to a daemon that first proves it holds it: never to an impostor on the port.
   const prove = () => (proven ??= proveIdentity(send, baseUrl, port, token));
@@ -89,7 +92,7 @@ function sendOrExplain(
   baseUrl: string,
   port: number,
   info: DaemonInfo | undefined,
-  { method, path, headers, body, waitsForAPerson, signal }: { method: 'GET' | 'POST'; path: string; headers: Record<string, string>; body?: string | undefined } & RequestOptions,
+  { method, path, headers, body, waitsForAPerson, signal }: { method: Method; path: string; headers: Record<string, string>; body?: string | undefined } & RequestOptions,
 ): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     const req = request(`${baseUrl}${path}`, {

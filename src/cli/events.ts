@@ -5,6 +5,7 @@
 import WebSocket from 'ws';
 import { describeSource, type HistoryLine, type HistorySource } from '../history-file.js';
 import { checkShape, ServerMessageSchema, STOPPING_CLOSE_CODE, type AskStatus, type AskView, type ServerMessage } from '../protocol.js';
+import { policyReason } from '../settlement.js';
 import { terminalText } from '../visible-text.js';
 import type { DaemonClient } from './client.js';
 import { CliError } from './command.js';
@@ -104,30 +105,38 @@ function daemonGone(why: string): CliError {
 /**
  * How a settled question ended, as a sentence part: "answered by a person (page)", "withdrawn,
  * Claude Code stopped waiting (Esc or its own timeout)", "withdrawn, the session ended"; a
- * permission's "allowed by a person (cli)", "answered in the terminal". Who or what is said in
- * history's words. Ready for a terminal: the detail can name a rule from a project's config, so it
- * is marked, its lines after the first indented.
+ * permission's "allowed by a person (cli)", "answered in the terminal"; the end of a turn's "replied
+ * by a person (cli): Claude went on", "the person typed in the terminal: their prompt went to
+ * Claude". Who or what is said in history's words. Ready for a terminal: the detail can name a rule
+ * from a project's config, so it is marked, its lines after the first indented.
  */
 export function settledText(question: AskView): string {
   const { source, detail } = describeSource(question);
-  return settledWords(source, detail, { status: question.status, sessionEnded: question.source?.kind === 'session-ended', inTerminal: question.source?.kind === 'terminal' });
+  const kind = question.turnEnd ? 'turn-end' : question.terminalWait ? 'terminal-wait' : 'question';
+  return settledWords(source, detail, { kind, status: question.status, sessionEnded: question.source?.kind === 'session-ended', inTerminal: question.source?.kind === 'terminal' });
 }
 
-/** The same words for a question known only from its line in history.jsonl. */
+/** The same words for a question known only from its line in history.jsonl (a wait in the terminal is never written there). */
 export function settledLineText(line: HistoryLine): string {
   // describeSource (history-file.ts) writes these details for a question its session's end withdrew,
-  // and for a permission given in Claude Code's own dialog.
-  return settledWords(line.source, line.detail, { status: line.status, sessionEnded: line.detail === 'the Claude Code session ended', inTerminal: line.detail === ANSWERED_IN_TERMINAL });
+  // for a permission given in Claude Code's own dialog, and for a turn's end the person typed past.
+  const inTerminal = line.detail === ANSWERED_IN_TERMINAL || (line.turnEnd !== undefined && line.source === 'terminal' && line.status === 'cancelled');
+  return settledWords(line.source, line.detail, { kind: line.turnEnd ? 'turn-end' : 'question', status: line.status, sessionEnded: line.detail === 'the Claude Code session ended', inTerminal });
 }
 
 /** describeSource's detail for a permission the person gave in Claude Code's own dialog first. */
 const ANSWERED_IN_TERMINAL = 'answered in the terminal';
 
-/** What history does not say in its source: the status (a permission is allowed or denied, not answered), and which withdrawals these were. */
-type SettledHow = { status: AskStatus; sessionEnded: boolean; inTerminal: boolean };
+/**
+ * What history does not say in its source: what was asked (a permission is a question here: its
+ * status says allowed or denied), the status, and which withdrawals these were.
+ */
+type SettledHow = { kind: 'question' | 'turn-end' | 'terminal-wait'; status: AskStatus; sessionEnded: boolean; inTerminal: boolean };
 
 function settledWords(source: HistorySource, detail: string | undefined, how: SettledHow): string {
   const why = detail ? ` (${terminalText(detail, '    ')})` : '';
+  if (how.kind === 'turn-end') return turnEndWords(source, why, how);
+  if (how.kind === 'terminal-wait' && how.inTerminal) return 'the session moved on';
   if (how.inTerminal) return ANSWERED_IN_TERMINAL;
   if (how.status === 'allowed') return `allowed by a person${why}`;
   if (how.status === 'denied') return source === 'person' ? `denied by a person${why}` : `denied by the configuration${why}`;
@@ -149,5 +158,24 @@ function settledWords(source: HistorySource, detail: string | undefined, how: Se
     case 'failed':
     case 'lost':
       return `not delivered${why}`;
+  }
+}
+
+/** How the end of a turn ended: a reply (Claude went on), done, or Claude stopped for another reason. */
+function turnEndWords(source: HistorySource, why: string, how: SettledHow): string {
+  if (how.inTerminal) return 'the person typed in the terminal: their prompt went to Claude';
+  switch (how.status) {
+    case 'replied':
+      return `replied by a person${why}: Claude went on`;
+    case 'done':
+      return source === 'person' ? `done by a person${why}: Claude stopped` : `Claude stopped: ${policyReason('reply-limit')}`;
+    case 'handed-to-terminal':
+      return source === 'expired' ? 'nobody replied in time: Claude stopped' : `Claude stopped${why}`;
+    case 'cancelled':
+      return how.sessionEnded ? 'withdrawn, the session ended' : 'withdrawn, Claude Code stopped waiting (Esc in its terminal)';
+    case 'failed':
+      return `not delivered${why}`;
+    default:
+      return how.status;
   }
 }

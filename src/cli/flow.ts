@@ -13,20 +13,24 @@
 // shows the tool and its whole input (approval-text.ts), then the choices of Claude Code's own
 // dialog: allow once (approve, for a plan), each of its suggestions, deny with an optional message
 // (for a plan: what to change, required), deny and stop; a number decides at once, as there, unless
-// `confirm` asks first; `t` and `c` are as for questions. Model text is shown with every invisible
-// character as a marker, and wrapped under the side bar, so that none of it starts a line of its own.
+// `confirm` asks first; `t` and `c` are as for questions. The end of Claude's turn (while the person
+// is away) shows Claude's last message whole, then one line for the reply: Enter sends it and Claude
+// goes on; an empty line or /done lets Claude stop (POST /api/sessions/:id/reply, naming this turn's
+// end). Model text is shown with every invisible character as a marker, and wrapped under the side
+// bar, so that none of it starts a line of its own.
 import { PassThrough } from 'node:stream';
 import { styleText } from 'node:util';
 import { wrapTextWithPrefix } from '@clack/core';
 import { cancel, intro, log, outro, S_BAR, S_INFO, S_STEP_SUBMIT } from '@clack/prompts';
 import { PLAN_TOOL } from '../approvals.js';
-import { AskReplySchema, ErrorReplySchema, LIMITS, TooLateReplySchema, type AnswerRequest, type Approval, type ApprovalDecision, type AskView } from '../protocol.js';
+import { AskReplySchema, ErrorReplySchema, LIMITS, REPLY_CHARS, TooLateReplySchema, type AnswerRequest, type Approval, type ApprovalDecision, type AskView, type TurnEnd } from '../protocol.js';
 import { shorten } from '../shorten.js';
 import { markInvisible, terminalText } from '../visible-text.js';
 import { approvalLine, toolInputText } from './approval-text.js';
 import type { DaemonClient } from './client.js';
 import { askText, dropTypeAhead, pickOne, pickSome, type LetterKey, type ListItem, type Pressed, type PromptEnd, type Run } from './prompts.js';
 import { readReply } from './replies.js';
+import { isLastReply, LAST_REPLY_NOTE } from './turn-end-text.js';
 
 /**
  * How the flow ended: `sent` (the daemon took the answer), `declined` and `handed` (the person
@@ -129,6 +133,7 @@ async function runFlow(flow: Flow): Promise<FlowEnd> {
   showHeader(flow);
   await dropTypeAhead();
   if (call.approval) return decideApproval(flow, call.approval);
+  if (call.turnEnd) return replyToTurnEnd(flow, call.turnEnd);
 
   // One key answers a single single-select question, as in Claude Code's own dialog.
   const quick = !options.confirm && call.questions.length === 1 && call.questions[0]?.multiSelect === false;
@@ -207,8 +212,10 @@ function showHeader(flow: Flow): void {
   const { after, skipped } = options.waiting;
   const queue = [after > 0 ? `${after} more waiting after this one` : '', skipped > 0 ? `${skipped} skipped` : ''].filter(Boolean).join('; ');
   const asks = call.approval ? (call.approval.toolName === PLAN_TOOL ? 'asks you to approve its plan' : 'asks for a permission') : 'asks';
-  intro(`${askerName(call)} ${asks}${queue ? ` (${queue})` : ''}`);
-  showContext(call, false);
+  const title = call.turnEnd ? 'Claude finished its turn' : `${askerName(call)} ${asks}`;
+  intro(`${title}${queue ? ` (${queue})` : ''}`);
+  // The end of a turn has no list, and so no key that shows the rest: its title is shown whole.
+  showContext(call, call.turnEnd !== undefined);
 }
 
 /** The context as a key: what the screen shows of it changes when this does. */
@@ -219,10 +226,12 @@ function contextKey(call: AskView): string {
 
 /**
  * The project, the branch, the session (or who asked) and its title, the machine, how long ago it
- * was asked and the time left, then what Claude said: shortened, saying so, unless `full`.
+ * was asked and the time left, then what Claude said: shortened, saying so, unless `full`. For the
+ * end of a turn, Claude's last message says it, whole (replyToTurnEnd).
  */
 function showContext(call: AskView, full: boolean): void {
-  const { title, branch, said } = call.context ?? {};
+  const { title, branch } = call.context ?? {};
+  const said = call.turnEnd ? undefined : call.context?.said;
   const now = Date.now();
   const lines = [
     call.cwd === '' ? '' : `Project  ${shown(call.cwd)}`,
@@ -230,7 +239,7 @@ function showContext(call: AskView, full: boolean): void {
     call.asker ? `Asker    ${call.asker.kind === 'mcp' ? 'the MCP client' : 'the script'} ${shown(call.asker.name)}` : `Session  ${shown(call.sessionId)}`,
     title === undefined ? '' : `Title    ${shortened(title, TITLE_SHORT_CHARS, full)}`,
     call.machine === undefined ? '' : `Machine  ${shown(call.machine)}`,
-    `Asked    ${roughAge(now - call.createdAt)} · ${timeLeft(call.expiresAt - now)}, then ${shown(call.timeout.summary)}`,
+    `${call.turnEnd ? 'Finished ' : 'Asked    '}${roughAge(now - call.createdAt)} · ${timeLeft(call.expiresAt - now)}, then ${shown(call.timeout.summary)}`,
   ];
   say(INFO, lines.filter(Boolean).join('\n'));
   if (said !== undefined) {
@@ -583,6 +592,71 @@ function decidedOutro(approval: Approval, decision: ApprovalDecision): string {
   if (decision.interrupt) return `${plan ? 'Rejected' : 'Denied'}: Claude stops and waits for you.`;
   if (plan) return 'Sent back: Claude keeps planning with what you said.';
   return decision.message === undefined ? 'Denied: Claude is told not to run it.' : 'Denied: Claude is told why, with your message.';
+}
+
+// ---------------------------------------------------------------------------------------------
+// The end of a turn, while the person is away: Claude's last message, whole, and the reply.
+
+/** Typed as the reply, or an empty line: Claude stops. */
+const DONE_COMMAND = '/done';
+
+/**
+ * Claude's last message, whole (every invisible character a marker), then one line of text: what is
+ * typed goes to Claude as the person's next message, and Claude goes on; an empty line or /done lets
+ * it stop. With `confirm`, either asks first. A reply the daemon refuses as it is (too long) is asked
+ * again with the text kept.
+ */
+async function replyToTurnEnd(flow: Flow, turnEnd: TurnEnd): Promise<FlowEnd> {
+  const cut = turnEnd.truncated ? ' (cut: only its start reached askbridge)' : '';
+  say(styleText('green', S_STEP_SUBMIT), `Claude's last message${cut}\n${turnEnd.lastMessage.trim() === '' ? '(Claude said nothing)' : shown(turnEnd.lastMessage)}`);
+  if (isLastReply(turnEnd)) log.warn(`Note: ${LAST_REPLY_NOTE}.`);
+  say(INFO, `Type your reply and press Enter: Claude goes on with it. An empty line or ${DONE_COMMAND}: Claude stops.\n${leaveHint(flow)}`);
+  let typed = '';
+  for (;;) {
+    const entered = await askText({
+      message: 'Your reply',
+      placeholder: `Enter with nothing typed, or ${DONE_COMMAND}: Claude stops`,
+      initial: typed,
+      validate: (value) => tooLong(value, REPLY_CHARS),
+      stop: flow.stop,
+      onKey: flow.onKey,
+    });
+    if ('ended' in entered) return endOf(entered);
+    typed = entered.typed;
+    const done = isDone(typed);
+    if (flow.options.confirm) {
+      const sure = done ? await confirmed(flow, 'Done? Claude stops, and its session waits at its prompt', 'Yes, Claude stops', 'No, back to the reply') : await confirmed(flow, 'Send this reply? Claude goes on with it at once', 'Yes, send it', 'No, back to the reply');
+      if (typeof sure === 'object') return sure;
+      if (!sure) continue;
+    }
+    const end = await sendReply(flow, done ? undefined : typed);
+    if (end) return end;
+  }
+}
+
+/** Whether what was typed lets the turn end: nothing, or /done. */
+export function isDone(typed: string): boolean {
+  const text = typed.trim();
+  return text === '' || text === DONE_COMMAND;
+}
+
+/** Sends the reply (undefined: done). Resolves with how the flow ends, or undefined when the daemon refused it as it is (said on screen). */
+async function sendReply(flow: Flow, text: string | undefined): Promise<FlowEnd | undefined> {
+  const { call, daemon } = flow;
+  const response = await daemon.request('POST', `/api/sessions/${encodeURIComponent(call.sessionId)}/reply`, text === undefined ? { done: true, ask: call.id } : { text, ask: call.id });
+  if (response.status === 200) {
+    const replied = readReply(AskReplySchema, response.body, 'reply').ask;
+    outro(text === undefined ? 'Done: Claude stops.' : `Replied: Claude goes on with your reply.${replied.turnEnd && isLastReply(replied.turnEnd) ? ' It was the last one in a row: when Claude finishes again, it stops.' : ''}`);
+    return { kind: 'sent' };
+  }
+  if (response.status === 409) return { kind: 'too-late', ask: readReply(TooLateReplySchema, response.body, 'reply to a late reply').ask };
+  const message = terminalText(readReply(ErrorReplySchema, response.body, 'refusal').error.message, '    ');
+  if (response.status === 400) {
+    log.error(`The daemon refused this reply: ${message}. Change it below, or Esc to leave.`);
+    return undefined;
+  }
+  cancel(message);
+  return { kind: 'failed' };
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -1,6 +1,8 @@
 // `askbridge history`: the finished questions, newest last, from history.jsonl in the state directory;
 // with --search, only those that hold the text, as the page's history searches them. A permission
 // or a plan reads as its decision, the call, and who decided: "allowed once · Bash: npm test · by page".
+// The end of a turn reads as what Claude said last (its start, in one line), how it ended ("replied
+// by a person (cli): Claude went on"), and the person's reply, quoted.
 import { parseArgs } from 'node:util';
 import { getOwn } from '../answers.js';
 import { historyMatching, readHistoryTail, type HistoryLine } from '../history-file.js';
@@ -8,6 +10,7 @@ import { terminalJson, terminalText } from '../visible-text.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import { decidedText, toolLine } from './approval-text.js';
 import { CliError, type CommandIo } from './command.js';
+import { turnEndLine } from './turn-end-text.js';
 
 export async function run(io: CommandIo): Promise<void> {
   const { values } = parseArgs({ args: io.argv, strict: true, options: { json: { type: 'boolean', default: false }, limit: { type: 'string', default: '20' }, search: { type: 'string' } } });
@@ -24,6 +27,7 @@ export async function run(io: CommandIo): Promise<void> {
     io.stdout(`${terminalText(line.finishedAt)}  ${terminalText(line.source)}${line.detail ? ` (${terminalText(line.detail, '  ')})` : ''}  ${terminalText(line.project, '  ')}\n`);
     if (line.error) io.stdout(`  error: ${terminalText(line.error, '    ')}\n`);
     if (line.approval) io.stdout(`  ${terminalText(approvalOutcome(line, line.approval), '    ')}\n`);
+    if (line.turnEnd) await printTurnEnd(io, line, line.turnEnd.said);
     for (const { question } of line.questions) {
       const answer = getOwn(line.answers, question);
       io.stdout(`  ${terminalText(question, '  ')}\n    -> ${answer === undefined ? '(no answer)' : terminalText(answer, '       ')}\n`);
@@ -32,6 +36,15 @@ export async function run(io: CommandIo): Promise<void> {
       if (note) io.stdout(`       note: ${terminalText(note, '             ')}\n`);
     }
   }
+}
+
+/** The end of a turn: what Claude said (its start, in one line), how it ended, and the person's reply. */
+async function printTurnEnd(io: CommandIo, line: HistoryLine, said: string): Promise<void> {
+  // Loaded only here: the live feed's module brings the words, and the WebSocket package with them.
+  const { settledLineText } = await import('./events.js');
+  io.stdout(`  ${terminalText(turnEndLine({ lastMessage: said }), '    ')}\n  -> ${settledLineText(line)}\n`);
+  // Their own words, exactly as Claude received them: on one line, quoted and escaped.
+  if (line.reply !== undefined) io.stdout(`     reply: ${terminalJson(line.reply)}\n`);
 }
 
 /**

@@ -1,9 +1,11 @@
 // `askbridge listen [--json]`: what happens to questions, as it happens, one line each, for a person
 // or (with --json) for a script: the questions already waiting, each one added, each one updated
-// while it waits (its session's context arrived), and each one settled with who
-// or what settled it, in `askbridge history`'s words. A permission or a plan is one of them: what
-// it asks in one line, and once decided, the decision. Runs until SIGINT or SIGTERM (exit 0) or until
-// the daemon goes away (exit 6).
+// while it waits (its session's context arrived), and each one settled with who or what settled it,
+// in `askbridge history`'s words. A permission or a plan is one of them: what it asks in one line,
+// and once decided, the decision; the end of a turn is what Claude said last, in one line, and once
+// replied to, the reply; a wait in the terminal is what Claude Code waits for there. With --json,
+// each line carries the ask as the daemon sends it (its turnEnd, reply or terminalWait included).
+// Runs until SIGINT or SIGTERM (exit 0) or until the daemon goes away (exit 6).
 import { parseArgs } from 'node:util';
 import { approvalTarget } from '../approvals.js';
 import { describeSource } from '../history-file.js';
@@ -13,6 +15,7 @@ import { approvalLine, decidedText, decisionInWords } from './approval-text.js';
 import { connectToDaemon } from './client.js';
 import type { CommandIo } from './command.js';
 import { openFeed, settledText } from './events.js';
+import { isLastReply, LAST_REPLY_NOTE, terminalWaitLine, turnEndLine } from './turn-end-text.js';
 
 /** `waiting`: already there when listen started; `added`: asked since; `updated`: changed while it waits; `resolved`: settled, no longer waiting. */
 type Happening = 'waiting' | 'added' | 'updated' | 'resolved';
@@ -64,7 +67,7 @@ function readableLine(happening: Happening, ask: AskView): string {
 }
 
 function whatHappened(happening: Happening, ask: AskView): string {
-  if (happening === 'resolved') return `${settledText(ask)}${ask.answers ? `  ${terminalJson(ask.answers)}` : ''}${decided(ask)}`;
+  if (happening === 'resolved') return `${settledText(ask)}${ask.answers ? `  ${terminalJson(ask.answers)}` : ''}${ask.reply === undefined ? '' : `  reply: ${terminalJson(ask.reply)}`}${decided(ask)}`;
   if (happening === 'updated') {
     const { title, branch } = ask.context ?? {};
     const session = [title === undefined ? '' : `session "${shown(title)}"`, branch === undefined ? '' : `on ${shown(branch)}`].filter(Boolean).join(' ');
@@ -73,9 +76,14 @@ function whatHappened(happening: Happening, ask: AskView): string {
   return `${asked(ask)}  session ${shown(ask.sessionId)}  ${shown(ask.cwd)}`;
 }
 
-/** What is asked: "2 questions (Database, Deploy)", or "Permission · Bash: npm test", "Plan: …". */
+/**
+ * What is asked: "2 questions (Database, Deploy)", or "Permission · Bash: npm test", "Plan: …", the
+ * end of a turn as "Claude finished: …", a wait as "waiting for you in the terminal (…): …".
+ */
 function asked(ask: AskView): string {
   if (ask.approval) return shown(approvalLine(ask.approval));
+  if (ask.turnEnd) return `${shown(turnEndLine(ask.turnEnd))}${isLastReply(ask.turnEnd) ? ` (${LAST_REPLY_NOTE})` : ''}`;
+  if (ask.terminalWait) return shown(terminalWaitLine(ask.terminalWait));
   return `${ask.questions.length === 1 ? '1 question' : `${ask.questions.length} questions`} (${ask.questions.map((one) => shown(one.header || one.question)).join(', ')})`;
 }
 

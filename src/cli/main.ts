@@ -27,7 +27,9 @@ Otherwise each question asks an optional note, and a review lists every answer: 
 or Submit. --confirm: a single choice goes through the note and the review too, and d and t ask first.
 A permission or a plan: its whole input is shown, then a number decides at once: Allow once (a plan: Approve),
 each of Claude Code's "always allow" suggestions, Deny (asks an optional message), Deny and stop; for a plan,
-Tell Claude what to change (required) and Reject and stop. t and c as above; no d. --confirm: a decision asks first.`;
+Tell Claude what to change (required) and Reject and stop. t and c as above; no d. --confirm: a decision asks first.
+In watch, the end of Claude's turn (while you are away): its last message, whole, then type a reply and Enter: Claude
+goes on with it; an empty line or /done: Claude stops. --confirm: either asks first. (answer leaves it to askbridge reply.)`;
 
 const COMMANDS: Record<string, Command> = {
   start: {
@@ -39,7 +41,7 @@ const COMMANDS: Record<string, Command> = {
     summary: 'let systemd hold the daemon\'s port and run it (Linux, a systemd user manager): askbridge.socket and askbridge.service in ~/.config/systemd/user',
     load: () => import('./service.js') },
   stop: { usage: '', summary: 'stop the running daemon and wait until it has exited (waiting questions go back to the terminal)', load: () => import('./stop.js') },
-  status: { usage: '[--json]', summary: 'is the daemon running (pid, port, url, pending count), and if it cannot be used, why', load: () => import('./status.js') },
+  status: { usage: '[--json]', summary: 'is the daemon running (pid, port, url, pending count, whether you are away), and if it cannot be used, why', load: () => import('./status.js') },
   open: { usage: '[--print]', summary: 'print a one-time link that pairs a browser, and open it', load: () => import('./open.js') },
   devices: { usage: '[--json] | --revoke ID', summary: 'the paired browsers and when each was last seen; --revoke unpairs one at once', load: () => import('./devices.js') },
   pair: { usage: '[--no-qr]', summary: 'print a one-time link and its QR code that pair a phone or another machine (through the public URL)', load: () => import('./pair.js') },
@@ -49,24 +51,29 @@ const COMMANDS: Record<string, Command> = {
     load: () => import('./install.js') },
   'remote-hook': { usage: '[--url URL] [--machine NAME]', summary: 'the settings entry (and the install command) for a Claude Code on another machine to ask this daemon through its public URL', load: () => import('./remote-hook.js') },
   uninstall: { usage: '[--project DIR | --user]', summary: 'remove exactly what install added', load: () => import('./uninstall.js') },
-  pending: { usage: '[--json]', summary: 'list the questions, permissions and plans waiting (their suggestions numbered)', load: () => import('./pending.js') },
+  pending: { usage: '[--json]', summary: "list the questions, permissions and plans waiting (their suggestions numbered), the ends of Claude's turns waiting for a reply, and the sessions waiting for you in their terminal", load: () => import('./pending.js') },
   answer: {
     usage: '[ID | --session ID] [--confirm] | ID --pick 1=LABEL|NUMBER [--other 2=TEXT] [--note 1=TEXT] | ID --json FILE | ID --allow | ID --allow-suggestion N | ID --deny [--message TEXT] [--interrupt]',
     summary: 'answer a question from the terminal, every question of it as on the page: on a terminal, one at a time (the oldest waiting, ID, or the oldest of a session; a unique prefix of an ID is enough, a finished one is exit 3 as with the whole ID, and so is one answered in the terminal); for scripts, at once with --pick (an option by its label or its number); a permission or a plan with --allow, --allow-suggestion N (as pending numbers them) or --deny with an optional --message and --interrupt (for a plan, --allow approves it and --deny needs --message: what to change)',
     more: `${FLOW_KEYS}\nEsc or Ctrl+C leaves, nothing is sent (exit 130). Sent, declined or handed back: exit 0.`,
     load: () => import('./answer.js') },
+  away: { usage: '[on|off]', summary: "say you are away (on: the end of each of Claude's turns waits for your reply) or back (off: every turn end waiting is let go, and Claude stops); alone, whether you are", load: () => import('./away.js') },
+  reply: {
+    usage: 'SESSION TEXT... | SESSION - | SESSION --done',
+    summary: "reply to the end of Claude's turn in SESSION (its id, or a unique prefix of one that waits): Claude goes on with exactly TEXT (- reads it from standard input); --done lets Claude stop. Exit 3 when that turn's end was settled meanwhile (you typed in its terminal)",
+    load: () => import('./reply.js') },
   watch: {
     usage: '[--confirm]',
-    summary: 'wait for questions and answer each in the terminal as it arrives, oldest first, with a bell; Esc skips one (it keeps waiting), Ctrl+C leaves, the questions keep waiting',
+    summary: "wait for questions and answer each in the terminal as it arrives, oldest first, with a bell, and reply to the end of Claude's turn while you are away; Esc skips one (it keeps waiting), Ctrl+C leaves, the questions keep waiting; a session waiting for you in its terminal is printed as a line",
     more: `${FLOW_KEYS}\nEsc skips a question: it keeps waiting, and watch goes on to the next. A skipped question is not asked again while others wait; once nothing else waits, Enter asks the skipped ones again. Ctrl+C leaves (exit 0).`,
     load: () => import('./watch.js') },
-  listen: { usage: '[--json]', summary: 'print each question as it is added, updated while it waits (its session context), and settled (by whom) or withdrawn, until Ctrl+C or the daemon stops; --json: one object a line', load: () => import('./listen.js') },
+  listen: { usage: '[--json]', summary: "print each question (a permission, the end of Claude's turn, a session waiting in its terminal) as it is added, updated while it waits (its session context), and settled (by whom) or withdrawn, until Ctrl+C or the daemon stops; --json: one object a line", load: () => import('./listen.js') },
   ask: {
     usage: '--question TEXT --option "LABEL: DESCRIPTION" --option ... [--header TEXT] [--multi] | --json FILE|-  [--timeout SECONDS] [--name NAME] [--json-output]',
     summary: 'ask a person from a script and wait: the answer on stdout; exit 4 when declined, 5 when nobody answered in time, 130 when withdrawn with Ctrl+C',
     load: () => import('./ask.js') },
   mcp: { usage: '', summary: 'an MCP server on stdio with one tool, ask_user, that asks through askbridge (for Claude Code, Codex, Gemini CLI, Cursor: see the README)', load: () => import('./mcp.js') },
-  history: { usage: '[--limit N] [--search TEXT] [--json]', summary: 'the finished questions: who or what answered, and with what', load: () => import('./history.js') },
+  history: { usage: '[--limit N] [--search TEXT] [--json]', summary: "the finished questions: who or what answered, and with what; the ends of Claude's turns with the reply", load: () => import('./history.js') },
   trust: { usage: '[DIR] | --revoke DIR | --list', summary: "let a project's .claude/askbridge.json apply (its content as it is now), after showing what it does", load: () => import('./trust.js') },
   config: { usage: '[--cwd DIR] [--json]', summary: 'the effective configuration for a directory and where each value comes from', load: () => import('./config.js') },
   logs: { usage: '[-n N] [--follow] [--json]', summary: "the background daemon's log, readable", load: () => import('./logs.js') },
@@ -74,7 +81,7 @@ const COMMANDS: Record<string, Command> = {
 };
 
 const EXIT_CODES =
-  'Exit codes: 0 done, 1 failed (the message says why), 2 wrong usage, 3 the question was already settled, 4 declined (ask), 5 nobody answered in time (ask), 6 the daemon stopped (watch, listen, the interactive answer), 130 left with Ctrl+C or Esc (nothing was sent; ask withdraws its question).';
+  'Exit codes: 0 done, 1 failed (the message says why), 2 wrong usage, 3 the question (or the end of a turn) was already settled, 4 declined (ask), 5 nobody answered in time (ask), 6 the daemon stopped (watch, listen, the interactive answer), 130 left with Ctrl+C or Esc (nothing was sent; ask withdraws its question).';
 
 function usage(): string {
   const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(12)}${command.summary}`);

@@ -1,14 +1,18 @@
-// `askbridge pending`: the questions waiting now, and the permissions and plans waiting to be allowed
-// or denied, each with Claude Code's suggestions numbered as `answer --allow-suggestion N` takes them.
+// `askbridge pending`: the questions waiting now, the permissions and plans waiting to be allowed
+// or denied, each with Claude Code's suggestions numbered as `answer --allow-suggestion N` takes them,
+// the ends of Claude's turns waiting for a reply (what Claude said last, in one line), and the
+// sessions waiting for the person in their terminal.
 // Their text comes from a model: every invisible or terminal-active character is shown as a
 // `[U+XXXX]` marker, and a newline indents what follows.
 import { parseArgs } from 'node:util';
-import { AsksReplySchema, type Approval } from '../protocol.js';
+import { AsksReplySchema, type Approval, type AskView, type TurnEnd } from '../protocol.js';
+import { shorten } from '../shorten.js';
 import { terminalJson, terminalText } from '../visible-text.js';
 import { approvalLine } from './approval-text.js';
 import { connectToDaemon } from './client.js';
 import type { CommandIo } from './command.js';
 import { readReply } from './replies.js';
+import { isLastReply, LAST_REPLY_NOTE, terminalWaitLine, turnEndLine } from './turn-end-text.js';
 
 export async function run(io: CommandIo): Promise<void> {
   const { values } = parseArgs({ args: io.argv, options: { json: { type: 'boolean', default: false } }, strict: true });
@@ -23,10 +27,16 @@ export async function run(io: CommandIo): Promise<void> {
     return;
   }
   for (const call of body.asks) {
+    if (call.terminalWait) {
+      // Nothing here answers it, and it has no deadline worth counting down: it waits until the session moves on.
+      io.stdout(`${terminalText(call.id)}  ${terminalText(call.cwd, '  ')}\n  ${terminalText(terminalWaitLine(call.terminalWait), '     ')}  (session ${terminalText(call.sessionId, '     ')})\n`);
+      continue;
+    }
     const seconds = Math.max(0, Math.round((call.expiresAt - Date.now()) / 1000));
     const asker = call.asker ? `  asked by ${call.asker.kind === 'mcp' ? 'the MCP client' : 'the script'} ${terminalText(call.asker.name)}` : '';
     io.stdout(`${terminalText(call.id)}  ${terminalText(call.cwd, '  ')}${asker}  (${seconds}s left, then ${terminalText(call.timeout.summary, '  ')})\n`);
     if (call.approval) listApproval(io, call.sessionId, call.approval);
+    if (call.turnEnd) listTurnEnd(io, call, call.turnEnd);
     call.questions.forEach((question, index) => {
       const kind = question.multiSelect ? 'pick one or more' : 'pick one';
       const header = question.header ? `[${terminalText(question.header, '     ')}] ` : '';
@@ -41,3 +51,15 @@ function listApproval(io: CommandIo, sessionId: string, approval: Approval): voi
   io.stdout(`  ${terminalText(approvalLine(approval), '     ')}  (session ${terminalText(sessionId, '     ')})\n`);
   for (const [index, suggestion] of approval.suggestions.entries()) io.stdout(`       - suggestion ${index + 1}: ${terminalText(suggestion.label, '         ')}\n`);
 }
+
+/** What Claude said last, in one line, its session and title, and whether the next reply is the last in a row. */
+function listTurnEnd(io: CommandIo, call: AskView, turnEnd: TurnEnd): void {
+  io.stdout(`  ${terminalText(turnEndLine(turnEnd), '     ')}  (session ${terminalText(call.sessionId, '     ')})\n`);
+  const title = call.context?.title;
+  if (title !== undefined) io.stdout(`       - session title: ${terminalText(shorten(title, TITLE_CHARS), '         ')}\n`);
+  if (isLastReply(turnEnd)) io.stdout(`       - ${LAST_REPLY_NOTE}\n`);
+  io.stdout(`       - reply: askbridge reply ${terminalText(call.sessionId, '         ')} TEXT... (or --done: Claude stops)\n`);
+}
+
+/** A session's title (its first prompt) in a list, on one line. */
+const TITLE_CHARS = 80;

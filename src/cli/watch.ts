@@ -1,18 +1,22 @@
 // `askbridge watch`: a terminal inbox. It waits for questions and runs the interactive answer
-// (flow.ts) for each, oldest first, with a bell and the count of the others waiting. A question
-// settled elsewhere leaves the queue (and stops its flow at once, with nothing sent). Esc in a
-// question skips it: it keeps waiting (the page and `askbridge answer` still have it), and watch
-// goes on to the next. A skipped question is not asked again while anything else waits, nor by
-// itself: once nothing else waits, Enter asks the skipped ones again, oldest first. Ctrl+C leaves,
-// exit 0: every question still waiting keeps waiting. Exit 6 when the daemon stops.
+// (flow.ts) for each, oldest first, with a bell and the count of the others waiting; the end of
+// Claude's turn while the person is away is one of them (its last message, and a line for the reply).
+// A session waiting for the person in its terminal is printed as a line between questions: nothing
+// here answers it. A question settled elsewhere leaves the queue (and stops its flow at once, with
+// nothing sent). Esc in a question skips it: it keeps waiting (the page and `askbridge answer` still
+// have it), and watch goes on to the next. A skipped question is not asked again while anything else
+// waits, nor by itself: once nothing else waits, Enter asks the skipped ones again, oldest first.
+// Ctrl+C leaves, exit 0: every question still waiting keeps waiting. Exit 6 when the daemon stops.
 import { emitKeypressEvents } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { cancel, log, outro } from '@clack/prompts';
 import type { AskView } from '../protocol.js';
+import { markInvisible } from '../visible-text.js';
 import { connectToDaemon } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 import { openFeed, settledText } from './events.js';
 import { answerInteractively, askUpdates } from './flow.js';
+import { terminalWaitLine } from './turn-end-text.js';
 
 const BELL = '\u0007';
 
@@ -27,14 +31,17 @@ export async function run(io: CommandIo): Promise<number> {
   const updates = askUpdates();
   let current: { id: string; stop: AbortController; settledElsewhere?: AskView } | undefined;
   let wake = () => {};
+  /** Waits in the terminal not printed yet: each is printed once, as a line, between questions. */
+  const notices = new Map<string, AskView>();
   const feed = await openFeed(daemon, (event) => {
-    if (event.type === 'added') queue.set(event.ask.id, event.ask);
+    if (event.type === 'added') (event.ask.terminalWait ? notices : queue).set(event.ask.id, event.ask);
     if (event.type === 'updated' && queue.has(event.ask.id)) {
       queue.set(event.ask.id, event.ask);
       if (current?.id === event.ask.id) updates.publish(event.ask);
     }
     if (event.type === 'resolved') {
       queue.delete(event.ask.id);
+      notices.delete(event.ask.id);
       skipped.delete(event.ask.id);
       if (current?.id === event.ask.id) {
         current.settledElsewhere = event.ask;
@@ -43,7 +50,7 @@ export async function run(io: CommandIo): Promise<number> {
     }
     wake();
   });
-  for (const question of feed.waiting) queue.set(question.id, question);
+  for (const ask of feed.waiting) (ask.terminalWait ? notices : queue).set(ask.id, ask);
   let ended: { why: CliError | undefined } | undefined;
   void feed.ended.then((why) => {
     ended = { why };
@@ -57,6 +64,11 @@ export async function run(io: CommandIo): Promise<number> {
   try {
     let saidWaiting = false;
     while (!ended) {
+      for (const notice of notices.values()) {
+        if (notice.terminalWait) log.info(markInvisible(`${terminalWaitLine(notice.terminalWait)} · ${notice.cwd}`));
+        saidWaiting = false;
+      }
+      notices.clear();
       const waiting = [...queue.values()].filter((ask) => !skipped.has(ask.id)).sort((a, b) => a.createdAt - b.createdAt);
       const next = waiting[0];
       if (!next) {

@@ -1,0 +1,91 @@
+// `askbridge reply SESSION TEXT...`: reply to the end of Claude's turn in a session, while the person
+// is away: Claude goes on with exactly that text (TEXT `-`: read from standard input, its final line
+// break dropped); `--done` lets the turn end, and Claude stops. SESSION is the session's whole id or
+// a unique prefix of one. The reply names the turn's end it is meant for (POST
+// /api/sessions/:sessionId/reply with its `ask`), so it never goes to a later one: the one waiting
+// now, or else the session's last one (history.jsonl), which the daemon refuses saying how it ended
+// ("the person typed in the terminal meanwhile…"), exit 3. Any other refusal is printed as the
+// daemon says it, exit 1. Only the token sends a reply, never the hook key.
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { AskReplySchema, AsksReplySchema, AwaySchema, ErrorReplySchema, REPLY_CHARS, TooLateReplySchema, type AskView } from '../protocol.js';
+import { readHistoryTail } from '../history-file.js';
+import { openStateDir, resolveStateDir } from '../state-dir.js';
+import { terminalText } from '../visible-text.js';
+import { connectToDaemon, type DaemonClient } from './client.js';
+import { CliError, type CommandIo } from './command.js';
+import { readReply } from './replies.js';
+import { REPLY_USAGE, replyOutcome } from './turn-end-text.js';
+
+export async function run(io: CommandIo): Promise<number> {
+  const { values, positionals } = parseArgs({ args: io.argv, allowPositionals: true, strict: true, options: { done: { type: 'boolean', default: false } } });
+  const [session, ...words] = positionals;
+  if (session === undefined || session === '') throw new CliError(`usage: ${REPLY_USAGE}`, 2);
+  if (values.done && words.length > 0) throw new CliError(`--done lets Claude stop, and takes no text: ${REPLY_USAGE}`, 2);
+  if (!values.done && words.length === 0) throw new CliError(`say what Claude should do, or let it stop with --done: ${REPLY_USAGE}`, 2);
+  const text = values.done ? undefined : replyText(words);
+
+  const daemon = connectToDaemon(io.env);
+  const turnEnd = await findTurnEnd(io.env, daemon, session);
+  const response = await daemon.request('POST', `/api/sessions/${encodeURIComponent(turnEnd.sessionId)}/reply`, text === undefined ? { done: true, ask: turnEnd.id } : { text, ask: turnEnd.id });
+  if (response.status === 200) {
+    io.stdout(`${replyOutcome(readReply(AskReplySchema, response.body, 'reply').ask)}\n`);
+    return 0;
+  }
+  if (response.status === 409) {
+    // That turn's end was settled meanwhile: the daemon says how ("the person typed in the terminal meanwhile…").
+    throw new CliError(`not sent: ${shown(readReply(TooLateReplySchema, response.body, 'refusal').error.message)}`, 3);
+  }
+  throw new CliError(`not sent: ${shown(readReply(ErrorReplySchema, response.body, 'refusal').error.message)}`);
+}
+
+/** The reply's text: the words as given, or standard input for `-` (its final line break dropped, as a shell's $(…) drops it). */
+export function replyText(words: string[]): string {
+  const text = words.length === 1 && words[0] === '-' ? readStandardInput().replace(/\r?\n$/, '') : words.join(' ');
+  if (text.trim() === '') throw new CliError(`the reply is empty: say what Claude should do, or let it stop with --done (${REPLY_USAGE})`, 2);
+  if (text.length > REPLY_CHARS) throw new CliError(`the reply is ${text.length} characters long, and a reply holds at most ${REPLY_CHARS}: shorten it`, 2);
+  return text;
+}
+
+function readStandardInput(): string {
+  try {
+    return readFileSync(0, 'utf8');
+  } catch (error) {
+    throw new CliError(`cannot read standard input: ${(error as Error).message}`, 2);
+  }
+}
+
+/**
+ * The turn's end the session named by its whole id, or a unique prefix of it, waits at now; else the
+ * last one it waited at, from history.jsonl: a reply names it, and the daemon says how it ended (409)
+ * instead of giving the reply to another. An unknown or ambiguous prefix is an error that names no
+ * session.
+ */
+async function findTurnEnd(env: NodeJS.ProcessEnv, daemon: DaemonClient, session: string): Promise<Pick<AskView, 'id' | 'sessionId'>> {
+  const asks = readReply(AsksReplySchema, (await daemon.request('GET', '/api/asks')).body, 'list of asks').asks;
+  const waiting = asks.filter((ask) => ask.turnEnd !== undefined && ask.status === 'pending');
+  const found = waiting.find((ask) => ask.sessionId === session) ?? onlySession(waiting.filter((ask) => ask.sessionId.startsWith(session)), session);
+  if (found) return found;
+  // The newest last: several lines of one session are fine, lines of two sessions are not.
+  const finished = readHistoryTail(openStateDir(resolveStateDir(env)).paths.history, FINISHED_LINES, (line) => line.turnEnd !== undefined && line.sessionId.startsWith(session));
+  const newest = finished.filter((line) => line.sessionId === session).at(-1) ?? onlySession(finished, session);
+  if (newest) return newest;
+  const { away } = readReply(AwaySchema, (await daemon.request('GET', '/api/away')).body, 'away switch');
+  const why = away ? '`askbridge pending` lists those waiting' : 'you are not away, so a turn ends in the terminal without waiting (`askbridge away on`)';
+  throw new CliError(`no session waits for a reply with the id ${shown(session)}: ${why}`);
+}
+
+/** How many of a prefix's finished turn ends are read from history.jsonl to tell whether it names one session. */
+const FINISHED_LINES = 50;
+
+/** The newest of `matches` (oldest first) when they are all of one session; an error when of several. */
+function onlySession<Match extends { sessionId: string }>(matches: Match[], session: string): Match | undefined {
+  const sessions = new Set(matches.map((match) => match.sessionId));
+  if (sessions.size > 1) throw new CliError(`more than one session has an id that starts with ${shown(session)}: give more of it`);
+  return matches.at(-1);
+}
+
+/** Text from the command line or the daemon in a message: marked, its lines after the first indented. */
+function shown(text: string): string {
+  return terminalText(text, '    ');
+}
