@@ -46,8 +46,8 @@ const COMMANDS: Record<string, Command> = {
   devices: { usage: '[--json] | --revoke ID', summary: 'the paired browsers and when each was last seen; --revoke unpairs one at once', load: () => import('./devices.js') },
   pair: { usage: '[--no-qr]', summary: 'print a one-time link and its QR code that pair a phone or another machine (through the public URL)', load: () => import('./pair.js') },
   install: {
-    usage: '[--project DIR | --user] [--hook http|command] [--no-approvals] [--rotate-key] [--force] [--claude PATH] | --url URL --key KEY [--machine NAME]',
-    summary: "add askbridge's hooks to this machine's Claude Code settings (questions, and with them permissions and plans unless --no-approvals): DIR/.claude/settings.local.json (default DIR: here), or ~/.claude/settings.json; the http hook when Claude Code has it (2.1.63+) and systemd holds the port (askbridge service install), else the command hook; never into a file git tracks or a link points through (--force: anyway)",
+    usage: '[--project DIR | --user] [--hook http|command] [--no-approvals] [--no-turn-ends] [--rotate-key] [--force] [--claude PATH] | --url URL --key KEY [--machine NAME]',
+    summary: "add askbridge's hooks to this machine's Claude Code settings (questions, and with them permissions and plans unless --no-approvals, and with the http hook the ends of turns while you are away and waits in the terminal unless --no-turn-ends): DIR/.claude/settings.local.json (default DIR: here), or ~/.claude/settings.json; the http hook when Claude Code has it (2.1.63+) and systemd holds the port (askbridge service install), else the command hook; never into a file git tracks or a link points through (--force: anyway)",
     load: () => import('./install.js') },
   'remote-hook': { usage: '[--url URL] [--machine NAME]', summary: 'the settings entry (and the install command) for a Claude Code on another machine to ask this daemon through its public URL', load: () => import('./remote-hook.js') },
   uninstall: { usage: '[--project DIR | --user]', summary: 'remove exactly what install added', load: () => import('./uninstall.js') },

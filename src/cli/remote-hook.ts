@@ -26,12 +26,12 @@ export async function run(io: CommandIo): Promise<void> {
   const machine = values.machine ?? 'another machine';
   const hook: AskHook = { transport: 'http', url: `${publicUrl.origin}${HTTP_HOOK_PATH}`, key, machine };
   // Exactly what `install --url` writes there.
-  io.stdout(`${JSON.stringify(withInstalledHooks({}, { ask: hook, approvals: true }), null, 2)}\n`);
+  io.stdout(`${JSON.stringify(withInstalledHooks({}, { ask: hook, approvals: true, turnEnds: true }), null, 2)}\n`);
   io.stderr(
     [
       '',
       'Paste the above into .claude/settings.local.json of a project on the other machine (or its ~/.claude/settings.json),',
-      `merged with what is there${values.machine ? '' : `, with "${MACHINE_HEADER}" set to the name the page should show for that machine (in both entries)`}.`,
+      `merged with what is there${values.machine ? '' : `, with "${MACHINE_HEADER}" set to the name the page should show for that machine (in every entry)`}.`,
       'Where askbridge is installed, this writes it instead:',
       `  askbridge install --url ${shellQuote(publicUrl.origin)} --key ${key} --machine ${shellQuote(values.machine ?? hostname())}`,
       'The key can only ask questions; `askbridge install --rotate-key` here revokes it.',
