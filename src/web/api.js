@@ -13,6 +13,7 @@
 /** @typedef {import('../protocol.js').SessionReply} SessionReply */
 /** @typedef {import('../protocol.js').Response} QuestionResponse */
 /** @typedef {import('../protocol.js').ApprovalDecision} ApprovalDecision */
+/** @typedef {import('../protocol.js').TurnReply} TurnReply */
 /** @typedef {import('../history-file.js').HistoryReply} HistoryReply */
 /** @typedef {import('../protocol.js').DevicesReply} DevicesReply */
 /** @typedef {import('../protocol.js').RevokedReply} RevokedReply */
@@ -100,6 +101,23 @@ export const settleAsk = (id, how) => request('POST', `${askPath(id)}/${how}`, {
  * @returns {Promise<SettleResult>}
  */
 export const extendAsk = (id) => request('POST', `${askPath(id)}/extend`, {});
+
+/**
+ * Reply to the end of Claude's turn in a session (Claude goes on with exactly that text), or say it
+ * is done (Claude stops). `ask` names the turn's end replied to: one that ended meanwhile answers
+ * 409 with how it ended, and the reply goes nowhere.
+ * @param {string} sessionId
+ * @param {TurnReply & { ask: string }} body
+ * @returns {Promise<SettleResult>}
+ */
+export const replyToTurn = (sessionId, body) => request('POST', `/api/sessions/${encodeURIComponent(sessionId)}/reply`, body);
+
+/**
+ * Say the person is away (the end of each turn then waits here for a reply) or back.
+ * @param {boolean} away
+ * @returns {Promise<Result<{ away: boolean }>>}
+ */
+export const putAway = (away) => request('PUT', '/api/away', { away });
 
 /**
  * Finished questions, newest first, as JSON.

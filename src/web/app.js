@@ -1,9 +1,10 @@
 // @ts-check
 // The answer page: an inbox of every waiting question set, grouped by session, with one set in
 // focus, answered from the keyboard or with a thumb. This module ties the parts together: the
-// connection (connection.js), the inbox (inbox.js), the set in focus (ask-form.js), finished sets
+// connection (connection.js), the inbox (inbox.js), the set in focus (ask-form.js, approval.js, and
+// turn-end.js for the end of a turn and a wait in the terminal, with the away switch), finished sets
 // (finished.js), drafts (drafts.js), history (history.js) and notifications (notify.js).
-import { answerAsk, checkSession, decideAsk, errorMessage, extendAsk, getAsk, settleAsk } from './api.js';
+import { answerAsk, checkSession, decideAsk, errorMessage, extendAsk, getAsk, replyToTurn, settleAsk } from './api.js';
 import { buildApprovalForm, forgetMessage } from './approval.js';
 import { buildAskForm, projectName } from './ask-form.js';
 import { createConnection } from './connection.js';
@@ -15,12 +16,13 @@ import { initHistory } from './history.js';
 import { createInbox, roughAge } from './inbox.js';
 import { onLive, onQuestionAdded, onQuestionEnded, showWaitingCount, startNotify } from './notify.js';
 import { approvalKind, toolSummary } from './tool-input.js';
+import { buildTerminalWaitCard, buildTurnEndForm, createAwaySwitch, saidShort, terminalWaitHeadline } from './turn-end.js';
 import { markInvisible, visibleNodes } from './visible-text.js';
 
 /** @typedef {import('../protocol.js').AskView} AskView */
 /** @typedef {import('../protocol.js').ServerMessage} ServerMessage */
 /** @typedef {import('./api.js').SettleResult} SettleResult */
-/** @typedef {ReturnType<typeof buildAskForm> | ReturnType<typeof buildApprovalForm>} AskForm */
+/** @typedef {ReturnType<typeof buildAskForm> | ReturnType<typeof buildApprovalForm> | ReturnType<typeof buildTurnEndForm> | ReturnType<typeof buildTerminalWaitCard>} AskForm */
 /** @typedef {import('./connection.js').ConnState} ConnState */
 
 const FINISHED_KEEP = 20;
@@ -29,8 +31,8 @@ const EXTEND_WHEN_LEFT_MS = 60_000;
 /** At most one request for more time per question in this long. */
 const EXTEND_EVERY_MS = 20_000;
 /**
- * An approval that comes into focus in place of one that just left holds its buttons this long: a
- * double click, or a key pressed twice, meant for the one before must not decide it too.
+ * An approval (or the end of a turn) that comes into focus in place of one that just left holds its
+ * buttons this long: a double click, or a key pressed twice, meant for the one before must not decide it too.
  */
 const APPROVAL_HOLD_MS = 700;
 
@@ -46,6 +48,7 @@ const ui = {
   inbox: byId('inbox'),
   focus: byId('focus'),
   back: byId('back'),
+  pendingTitle: byId('pending-title'),
   pendingCount: byId('pending-count'),
   empty: byId('empty'),
   emptyText: byId('empty-text'),
@@ -58,6 +61,7 @@ const ui = {
   historyToggle: byId('history-toggle'),
   history: byId('history'),
   keys: /** @type {HTMLDialogElement} */ (byId('keys')),
+  away: byId('away'),
 };
 
 /** The panels the top bar opens; Esc closes the one opened last. */
@@ -66,6 +70,8 @@ const panels = {
   history: initHistory({ toggle: ui.historyToggle, section: ui.history }),
   alerts: detailsPanel(/** @type {HTMLDetailsElement} */ (byId('alerts'))),
 };
+
+const away = createAwaySwitch({ root: ui.away, button: byId('away-switch'), error: byId('away-error'), announce: (text) => announce(text) });
 
 let connState = /** @type {ConnState} */ ('connecting');
 let live = false;
@@ -100,6 +106,7 @@ function open(id, how = {}) {
     return false;
   }
   if (current?.view.id !== id) {
+    const holdMs = how.replacing ? APPROVAL_HOLD_MS : 0;
     const form = view.approval
       ? buildApprovalForm(
           view,
@@ -108,9 +115,21 @@ function open(id, how = {}) {
             settle: (action) => send((askId) => settleAsk(askId, action)),
             activity: () => noteActivity(),
           },
-          { holdMs: how.replacing ? APPROVAL_HOLD_MS : 0 },
+          { holdMs },
         )
-      : buildAskForm(view, {
+      : view.turnEnd
+        ? buildTurnEndForm(
+            view,
+            {
+              // Always with its own id: a reply meant for this turn's end never goes to the next one.
+              reply: (body) => send((askId) => replyToTurn(view.sessionId, { ...body, ask: askId })),
+              activity: () => noteActivity(),
+            },
+            { holdMs },
+          )
+        : view.terminalWait
+          ? buildTerminalWaitCard(view)
+          : buildAskForm(view, {
           submit: (responses) => send((askId) => answerAsk(askId, responses)),
           settle: (action) => send((askId) => settleAsk(askId, action)),
           activity: () => noteActivity(),
@@ -154,6 +173,17 @@ function end(view, how) {
   }
   if (!how.gone) clearDraft(view);
   forgetMessage(view.id);
+  if (view.terminalWait) {
+    // Nothing was answered here: the card leaves, and is in no list of finished ones.
+    if (wasCurrent) {
+      current = null;
+      open(next?.id ?? null, { focus: focusWasHere, reading: focusWasHere && next !== null, replacing: true });
+      if (!current && focusWasHere) ui.pendingTitle.focus();
+    }
+    updateCounts();
+    tick();
+    return;
+  }
   const card = finishedCard(view, how);
   finished.get(view.id)?.root.remove();
   finished.set(view.id, { ...card, at: view.resolvedAt ?? Date.now() });
@@ -211,6 +241,9 @@ function onMessage(message) {
     case 'banner':
       setBanner(message.message);
       break;
+    case 'away':
+      away.show(message.away);
+      break;
     // `error` refuses a visibility report: nothing a person needs to see.
   }
 }
@@ -250,6 +283,15 @@ function onAdded(view) {
   if (view.approval) {
     const what = approvalKind(view.approval) === 'plan' ? 'A plan to approve' : 'Permission asked';
     announce(markInvisible(`${what} from ${projectName(view.cwd)}: ${toolSummary(view.approval)}`));
+    return;
+  }
+  if (view.turnEnd) {
+    const said = saidShort(view.turnEnd.lastMessage, 80);
+    announce(markInvisible(`Claude finished in ${projectName(view.cwd)} and waits for your reply${said ? `: ${said}` : '.'}`));
+    return;
+  }
+  if (view.terminalWait) {
+    announce(markInvisible(`${terminalWaitHeadline(view.terminalWait.kind)}: ${projectName(view.cwd)}.`));
     return;
   }
   const first = view.questions[0];
@@ -306,7 +348,7 @@ async function send(request) {
   if (result.ok) {
     end(result.data.ask, { mine: true });
   } else if (result.status === 409 && result.data && 'ask' in result.data) {
-    end(result.data.ask, { conflict: true });
+    end(result.data.ask, { conflict: true, unsent: 'unsent' in target.form ? target.form.unsent() : '' });
   } else if (result.status === 401 && (await checkSession()).status === 401) {
     // Only the session can say the pairing is gone; a 401 from one route alone may mean something else.
     connection.unpair(errorMessage(result, null));
@@ -362,6 +404,8 @@ function setConn(state, detail) {
   // The device list, history and pairing are for a paired page only.
   ui.devicesToggle.hidden = panel !== 'board';
   ui.historyToggle.hidden = panel !== 'board';
+  ui.away.hidden = panel !== 'board';
+  away.setLive(state === 'live');
   if (panel !== 'board') {
     panels.devices.hide();
     panels.history.hide();
@@ -419,7 +463,8 @@ function setDatetime(el, at) {
  */
 function updateCountdown(form, view, now) {
   const { countdown, countdownTime, saysWhat } = form;
-  if (!Number.isFinite(view.expiresAt)) {
+  // A wait in the terminal has no deadline a person needs to know of: it lasts until the session moves on.
+  if (!Number.isFinite(view.expiresAt) || view.terminalWait) {
     countdown.hidden = true;
     return;
   }

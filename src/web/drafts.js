@@ -1,8 +1,8 @@
 // @ts-check
-// What a person has picked or typed for a waiting question, kept in the page's storage per session
-// and tool call: it survives a reload, a reconnect, a daemon restart (the hook asks again with the
-// same ids) and switching between questions. It is cleared when the question ends, and a draft
-// nobody came back to is dropped after two days.
+// What a person has picked or typed for a waiting question, or the reply they are writing to the end
+// of Claude's turn, kept in the page's storage per session and tool call: it survives a reload, a
+// reconnect, a daemon restart (the hook asks again with the same ids) and switching between cards.
+// It is cleared when the card ends, and a draft nobody came back to is dropped after two days.
 
 const PREFIX = 'askbridge.draft.';
 const MAX_AGE_MS = 2 * 24 * 3600 * 1000;
@@ -10,7 +10,7 @@ const MAX_AGE_MS = 2 * 24 * 3600 * 1000;
 /**
  * One question's state in the form.
  * @typedef {{ selected: string[]; otherChosen: boolean; other: string; note: string; noteOpen: boolean }} QuestionDraft
- * @typedef {{ questions: QuestionDraft[]; savedAt: number }} Draft
+ * @typedef {{ questions: QuestionDraft[]; reply?: string; savedAt: number }} Draft
  */
 
 /** When storage is off (private mode, full), drafts still survive switching questions in this tab. */
@@ -47,8 +47,34 @@ export function loadDraft(view) {
  * @param {QuestionDraft[]} questions
  */
 export function saveDraft(view, questions) {
+  store(view, { questions, savedAt: Date.now() });
+}
+
+/**
+ * The reply written so far to the end of a turn ('' when none).
+ * @param {{ sessionId: string; toolUseId: string }} view
+ */
+export function loadReplyDraft(view) {
+  const reply = loadDraft(view)?.reply;
+  return typeof reply === 'string' ? reply : '';
+}
+
+/**
+ * @param {{ sessionId: string; toolUseId: string }} view
+ * @param {string} reply
+ */
+export function saveReplyDraft(view, reply) {
+  if (reply === '') clearDraft(view);
+  else store(view, { questions: [], reply, savedAt: Date.now() });
+}
+
+/**
+ * @param {{ sessionId: string; toolUseId: string }} view
+ * @param {Draft} draft
+ */
+function store(view, draft) {
   const key = keyOf(view);
-  const text = JSON.stringify({ questions, savedAt: Date.now() });
+  const text = JSON.stringify(draft);
   memory.set(key, text);
   try {
     localStorage.setItem(key, text);

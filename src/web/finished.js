@@ -3,12 +3,17 @@
 import { projectName } from './ask-form.js';
 import { h } from './dom.js';
 import { toolSummary } from './tool-input.js';
+import { saidShort } from './turn-end.js';
 import { markInvisible, visibleNodes } from './visible-text.js';
 
 /** @typedef {import('../protocol.js').AskView} AskView */
 /** @typedef {import('../protocol.js').Approval} Approval */
 /** @typedef {import('../protocol.js').ApprovalDecision} ApprovalDecision */
-/** @typedef {{ mine?: boolean; conflict?: boolean; gone?: boolean }} How */
+/**
+ * How it came to end here: by this tab (`mine`), before this tab's own answer arrived (`conflict`,
+ * with the reply that was not sent, `unsent`), or while this page was not connected (`gone`).
+ * @typedef {{ mine?: boolean; conflict?: boolean; gone?: boolean; unsent?: string }} How
+ */
 
 const TRIGGERS = { timeout: 'after the timeout', immediately: 'immediately', 'nobody-watching': 'because no page was open' };
 
@@ -37,6 +42,7 @@ function describe(view, how) {
   const policyDetail = byPolicy ? `${`By policy (${policyText(source)}) ${trigger ?? ''}`.trim()}.` : null;
   const lateDetail = how.conflict ? 'This happened before your answer arrived.' : source.kind === 'daemon-stopped' ? 'askbridge was stopped.' : null;
   if (view.approval) return describeApproval(view, how, source, policyDetail ?? lateDetail);
+  if (view.turnEnd) return describeTurnEnd(view, how, source);
   switch (view.status) {
     case 'answered': {
       let title = 'Answered';
@@ -96,6 +102,65 @@ function describeApproval(view, how, source, otherDetail) {
 }
 
 /**
+ * The headline and detail for the end of a turn: how the person replied, or why Claude stopped.
+ * @param {AskView} view
+ * @param {How} how
+ * @param {Record<string, any>} source
+ * @returns {{ title: string; detail: string | null }}
+ */
+function describeTurnEnd(view, how, source) {
+  const where = source.kind === 'person' && !how.mine ? (source.client === 'cli' ? 'From the CLI.' : 'In another tab.') : null;
+  const tooLate = how.unsent ? 'Your reply arrived after that, and was not sent.' : 'Your Done arrived after that, and changed nothing.';
+  const late = how.conflict ? `${where ? `${where} ` : ''}${tooLate}` : null;
+  switch (view.status) {
+    case 'replied':
+      return { title: 'Replied', detail: late ?? where };
+    case 'done':
+      if (source.kind === 'policy') {
+        const limit = view.turnEnd?.replyLimit;
+        return { title: 'Claude Code’s limit on replies in a row was reached: Claude stopped', detail: `${typeof limit === 'number' ? `It takes ${limit} in a row. ` : ''}CLAUDE_CODE_STOP_HOOK_BLOCK_CAP in Claude Code’s environment raises the limit.` };
+      }
+      return { title: 'Done: Claude stopped', detail: late ?? where };
+    case 'handed-to-terminal':
+      if (source.kind === 'back') return { title: 'You came back: Claude stopped', detail: late };
+      if (source.kind === 'daemon-stopped') return { title: 'askbridge stopped: Claude stopped', detail: late };
+      if (source.kind === 'policy') return { title: 'No reply in time: Claude stopped', detail: late };
+      return { title: 'Claude stopped', detail: late };
+    case 'cancelled':
+      if (source.kind === 'terminal') return { title: 'You typed in the terminal: your prompt went to Claude', detail: late };
+      if (source.kind === 'hook-gone') return { title: 'Stopped in the terminal (Esc)', detail: late };
+      if (source.kind === 'session-ended') return { title: 'Withdrawn: the session ended', detail: late };
+      return { title: 'Withdrawn', detail: late };
+    case 'failed':
+      return { title: 'Failed: the reply could not be delivered', detail: typeof view.error === 'string' && view.error ? `${view.error}.` : late };
+    default:
+      return { title: `Finished (${String(view.status)})`, detail: late };
+  }
+}
+
+/**
+ * What Claude said (its start, on one line) and the person's reply, in their own words; or the
+ * reply that arrived too late, so that it is not lost.
+ * @param {AskView} view
+ * @param {How} how
+ */
+function turnEndSummary(view, how) {
+  const said = saidShort(view.turnEnd?.lastMessage ?? '');
+  const reply = view.status === 'replied' && typeof view.reply === 'string' ? view.reply : null;
+  return h(
+    'dl',
+    { class: 'answers turn-summary' },
+    h(
+      'div',
+      { class: 'answer-row' },
+      h('dt', { class: 'answer-q' }, 'Claude said: ', said ? h('span', { dir: 'auto' }, visibleNodes(said)) : h('em', { text: 'nothing' })),
+      reply === null ? null : h('dd', { class: 'answer-a' }, h('span', { class: 'reply-label', text: 'Your reply: ' }), h('span', { class: 'reply-words', dir: 'auto' }, visibleNodes(reply))),
+      how.unsent ? h('dd', { class: 'answer-note' }, 'Not sent: ', h('span', { class: 'unsent-words', dir: 'auto' }, visibleNodes(how.unsent))) : null,
+    ),
+  );
+}
+
+/**
  * An approval's decision in words: "Allowed once", "Allowed: Always allow npm test", "Denied and stopped".
  * @param {{ status: string; decision?: ApprovalDecision; approval?: Approval }} outcome
  */
@@ -135,7 +200,7 @@ export function finishedCard(view, how) {
       h('p', { class: 'finished-meta' }, h('span', { class: 'project-small', id: projectId, title: view.cwd ? markInvisible(view.cwd) : null }, visibleNodes(projectName(view.cwd))), h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }), age),
     ),
     detail ? h('p', { class: 'finished-detail' }, visibleNodes(detail)) : null,
-    view.approval ? approvalSummary(view) : summaryOf(view),
+    view.approval ? approvalSummary(view) : view.turnEnd ? turnEndSummary(view, how) : summaryOf(view),
   );
   return { root, age, title, status };
 }

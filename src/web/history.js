@@ -7,6 +7,7 @@ import { h, togglePanel } from './dom.js';
 import { KIND_LABELS } from './approval.js';
 import { answerRow } from './finished.js';
 import { PLAN_TOOL } from './tool-input.js';
+import { saidShort, TURN_LABELS } from './turn-end.js';
 import { markInvisible, visibleNodes } from './visible-text.js';
 
 /** @typedef {import('../history-file.js').HistoryLine} HistoryLine */
@@ -107,10 +108,16 @@ function entryNode(entry) {
   const notes = entry.notes ?? {};
   const when = new Date(entry.finishedAt);
   const approval = entry.approval;
-  // An approval's line says itself how it ended (approvalLine): the head says only who decided.
+  const turnEnd = entry.turnEnd;
+  // An approval's or a turn end's line says itself how it ended (approvalLine, turnEndLine): the head says only who decided.
   const answeredInTerminal = approval && entry.status === 'cancelled' && entry.source === 'terminal';
-  const source = answeredInTerminal ? 'in the terminal' : approval && entry.source === 'person' ? 'decided by a person' : (SOURCES[/** @type {keyof typeof SOURCES} */ (entry.source)] ?? String(entry.source));
-  const detail = answeredInTerminal ? undefined : entry.detail;
+  const byPerson = entry.source === 'person';
+  let source = answeredInTerminal ? 'in the terminal' : approval && byPerson ? 'decided by a person' : (SOURCES[/** @type {keyof typeof SOURCES} */ (entry.source)] ?? String(entry.source));
+  let detail = answeredInTerminal ? undefined : entry.detail;
+  if (turnEnd) {
+    source = byPerson ? 'by a person' : 'without a reply';
+    detail = byPerson ? entry.detail : undefined;
+  }
   return h(
     'li',
     { class: 'history-entry', 'data-status': String(entry.status) },
@@ -123,7 +130,9 @@ function entryNode(entry) {
       h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }),
       h('time', { datetime: Number.isNaN(when.getTime()) ? null : when.toISOString(), text: Number.isNaN(when.getTime()) ? '' : when.toLocaleString() }),
     ),
-    approval
+    turnEnd
+      ? turnEndLine(entry, turnEnd)
+      : approval
       ? approvalLine(entry, approval)
       : h(
           'dl',
@@ -171,5 +180,49 @@ function approvalLine(entry, approval) {
       h('span', { class: 'history-tool', dir: 'auto', title: markInvisible(what) }, visibleNodes(what)),
     ),
     message ? h('p', { class: 'answer-note', dir: 'auto' }, visibleNodes(`Message: ${message}`)) : null,
+  );
+}
+
+/**
+ * How the end of a turn ended, in words, from what its history line keeps: its status, and who or
+ * what settled it (history's source and detail).
+ * @param {HistoryLine} entry
+ */
+function turnEndOutcome(entry) {
+  const detail = String(entry.detail ?? '');
+  switch (String(entry.status)) {
+    case 'replied':
+      return 'Replied';
+    case 'done':
+      return entry.source === 'person' ? 'Done: Claude stopped' : 'Claude Code’s limit on replies in a row was reached: Claude stopped';
+    case 'handed-to-terminal':
+      if (entry.source === 'expired') return 'No reply in time: Claude stopped';
+      if (detail.includes('came back')) return 'You came back: Claude stopped';
+      if (detail.includes('daemon stopped')) return 'askbridge stopped: Claude stopped';
+      return 'Claude stopped';
+    case 'cancelled':
+      if (entry.source === 'terminal') return 'You typed in the terminal: your prompt went to Claude';
+      if (detail.includes('session ended')) return 'Withdrawn: the session ended';
+      return 'Stopped in the terminal (Esc)';
+    default:
+      return `Finished (${String(entry.status)})`;
+  }
+}
+
+/**
+ * The end of a turn, in History: how it ended, what Claude said (the start of its last message), and
+ * the person's reply in their own words.
+ * @param {HistoryLine} entry
+ * @param {NonNullable<HistoryLine['turnEnd']>} turnEnd
+ */
+function turnEndLine(entry, turnEnd) {
+  const said = typeof turnEnd.said === 'string' ? saidShort(turnEnd.said, Number.POSITIVE_INFINITY) : '';
+  const reply = entry.status === 'replied' && typeof entry.reply === 'string' ? entry.reply : null;
+  return h(
+    'div',
+    { class: 'history-turn' },
+    h('p', { class: 'history-decision' }, h('span', { class: 'kind-badge', 'data-kind': 'turn-end', text: TURN_LABELS['turn-end'] }), ' ', h('strong', { text: turnEndOutcome(entry) })),
+    h('p', { class: 'history-said' }, 'Claude said: ', said ? h('span', { dir: 'auto', title: markInvisible(said) }, visibleNodes(said)) : h('em', { text: 'nothing' })),
+    reply === null ? null : h('p', { class: 'history-reply' }, h('span', { class: 'reply-label', text: 'Your reply: ' }), h('span', { class: 'reply-words', dir: 'auto' }, visibleNodes(reply))),
   );
 }

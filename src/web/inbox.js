@@ -7,6 +7,7 @@ import { h } from './dom.js';
 import { KIND_LABELS } from './approval.js';
 import { projectName, shortId } from './ask-form.js';
 import { approvalKind, toolSummary } from './tool-input.js';
+import { saidShort, terminalWaitHeadline, TURN_LABELS } from './turn-end.js';
 import { markInvisible, visibleNodes } from './visible-text.js';
 
 /** @typedef {import('../protocol.js').AskView} AskView */
@@ -133,6 +134,16 @@ export function createInbox(root, handlers) {
           { type: 'button', class: 'item item-approval', 'data-ask-id': view.id, 'data-kind': kind },
           h('span', { class: 'item-text', dir: 'auto' }, h('span', { class: 'kind-badge', 'data-kind': kind, text: KIND_LABELS[kind] }), ' ', visibleNodes(toolSummary(view.approval))),
         ),
+      );
+    }
+    if (view.turnEnd || view.terminalWait) {
+      // The end of a turn: its badge, then the start of what Claude said; a wait in the terminal: what it waits for.
+      const kind = view.turnEnd ? 'turn-end' : 'terminal-wait';
+      const text = view.turnEnd ? saidShort(view.turnEnd.lastMessage) || 'Claude finished' : terminalWaitHeadline(view.terminalWait?.kind);
+      return h(
+        'li',
+        { class: 'item-row' },
+        h('button', { type: 'button', class: 'item item-turn', 'data-ask-id': view.id, 'data-kind': kind }, h('span', { class: 'item-text', dir: 'auto' }, h('span', { class: 'kind-badge', 'data-kind': kind, text: TURN_LABELS[kind] }), ' ', visibleNodes(text))),
       );
     }
     const first = view.questions[0];
@@ -276,7 +287,8 @@ export function createInbox(root, handlers) {
    */
   function updateTimes(group, now) {
     let soonest = Number.POSITIVE_INFINITY;
-    for (const view of group.views) if (Number.isFinite(view.expiresAt) && view.expiresAt < soonest) soonest = view.expiresAt;
+    // A wait in the terminal has no deadline that matters: it lasts until the session moves on.
+    for (const view of group.views) if (!view.terminalWait && Number.isFinite(view.expiresAt) && view.expiresAt < soonest) soonest = view.expiresAt;
     setText(group.age, `asked ${roughAge(now - group.oldest)}`);
     setText(group.left, Number.isFinite(soonest) ? ` · ${shortLeft(soonest - now)}` : '');
     group.left.classList.toggle('is-urgent', soonest - now < 60_000);

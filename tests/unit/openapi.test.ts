@@ -54,6 +54,7 @@ const ROUTES = {
   '/markdown.js': ['get'],
   '/approval.js': ['get'],
   '/tool-input.js': ['get'],
+  '/turn-end.js': ['get'],
   '/line-diff.js': ['get'],
   '/marked.js': ['get'],
   '/sw.js': ['get'],
