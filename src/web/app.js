@@ -154,7 +154,8 @@ function showReading(reading) {
 function addWaiting(view) {
   if (inbox.has(view.id)) return;
   inbox.add(view);
-  onQuestionAdded(view);
+  // A session waiting in its terminal is news only to someone away from it.
+  if (!view.terminalWait || away.isAway()) onQuestionAdded(view);
   updateCounts();
 }
 

@@ -9,6 +9,7 @@
 import { deletePushSubscription, errorMessage, pushStatus, savePushSubscription } from './api.js';
 import { byId } from './dom.js';
 import { approvalKind, toolSummary } from './tool-input.js';
+import { terminalWaitHeadline } from './turn-end.js';
 import { markInvisible } from './visible-text.js';
 
 /** @typedef {import('../protocol.js').AskView} AskView */
@@ -258,18 +259,30 @@ async function stopPush() {
 async function showNotification(view) {
   const project = String(view.cwd ?? '').split(/[\\/]+/).filter(Boolean).at(-1) ?? 'Unknown project';
   const headers = view.questions.map((question) => question.header).filter((header) => typeof header === 'string' && header.trim() !== '');
-  // An approval says what it asks for: the tool and what it acts on, in one short line.
-  const body = view.approval ? shorten(toolSummary(view.approval), HEADER_CHARS * 2) : headers.length > 0 ? headers.map((header) => shorten(header, HEADER_CHARS)).join(' · ') : 'A question is waiting';
-  const what = view.approval ? (approvalKind(view.approval) === 'plan' ? 'Plan to approve' : 'Permission') : 'Question';
+  const { what, body } = describeForNotification(view, headers);
   const underWay = { ended: false };
   showing.set(view.id, underWay);
   try {
     const active = await registration;
-    await active?.showNotification(`${what} from ${shorten(project, HEADER_CHARS)}`, { body, tag: tagOf(view.id), data: { id: view.id }, icon: '/icon-192.png' });
+    await active?.showNotification(`${what} ${shorten(project, HEADER_CHARS)}`, { body, tag: tagOf(view.id), data: { id: view.id }, icon: '/icon-192.png' });
   } finally {
     showing.delete(view.id);
   }
   if (underWay.ended) await closeNotification(view.id);
+}
+
+/**
+ * The title's start and the body of a notification, as the service worker words a push (sw.js):
+ * an approval says what it asks for (the tool and what it acts on, in one short line), the end of a
+ * turn and a wait in the terminal what waits, a question its headers.
+ * @param {AskView} view
+ * @param {string[]} headers
+ */
+function describeForNotification(view, headers) {
+  if (view.approval) return { what: `${approvalKind(view.approval) === 'plan' ? 'Plan to approve' : 'Permission'} from`, body: shorten(toolSummary(view.approval), HEADER_CHARS * 2) };
+  if (view.turnEnd) return { what: 'Claude finished in', body: 'Reply to keep it going, or let it stop' };
+  if (view.terminalWait) return { what: 'Waiting for you in', body: terminalWaitHeadline(view.terminalWait.kind) };
+  return { what: 'Question from', body: headers.length > 0 ? headers.map((header) => shorten(header, HEADER_CHARS)).join(' · ') : 'A question is waiting' };
 }
 
 /** @param {string} id */

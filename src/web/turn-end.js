@@ -399,6 +399,8 @@ export function createAwaySwitch({ root, button, error, announce }) {
       away = value;
       render();
     },
+    /** Whether the daemon last said the person is away. */
+    isAway: () => away === true,
     /** @param {boolean} value whether the page is live (else the state shown may be old) */
     setLive(value) {
       live = value;

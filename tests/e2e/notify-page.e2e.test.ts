@@ -5,6 +5,7 @@
 // the daemon makes, and the installable app: manifest, icons and service worker served as they must
 // be, under the CSP. The page is hidden for real, by minimizing its window (launchWindowedBrowser
 // says why Playwright's own browser cannot).
+import { randomUUID } from 'node:crypto';
 import { statSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -269,6 +270,24 @@ describe.skipIf(!chromiumState.available)('the page at a desk and on a phone', (
     await session.send('ServiceWorker.deliverPushMessage', { origin, registrationId, data: JSON.stringify(noticeOf(await daemon.ask(question.id), { fullText: false })) });
     const tag = `askbridge-${question.id}`;
     await expect.poll(() => worker.evaluate(() => (globalThis as unknown as { shown: Shown[] }).shown)).toEqual([{ title: 'Question from acme-shop', body: 'Deploy', tag }]);
+    // The end of a turn and a wait in the terminal, in their own words; model text only when the config lets it come.
+    const view = await daemon.ask(question.id);
+    const finished = { ...view, id: randomUUID(), questions: [], turnEnd: { lastMessage: 'Done: tests pass.', repliesInARow: 0, replyLimit: 8 } };
+    const waiting = { ...view, id: randomUUID(), questions: [], terminalWait: { kind: 'idle_prompt', message: 'Claude is waiting for your input' } };
+    const odd = { ...waiting, id: randomUUID(), terminalWait: { kind: '__proto__', message: '' } };
+    for (const [notice, fullText] of [[finished, false], [finished, true], [waiting, false], [odd, false]] as const) {
+      await session.send('ServiceWorker.deliverPushMessage', { origin, registrationId, data: JSON.stringify(noticeOf({ ...notice, id: fullText ? randomUUID() : notice.id }, { fullText })) });
+    }
+    await expect.poll(async () => (await worker.evaluate(() => (globalThis as unknown as { shown: Shown[] }).shown)).slice(1).map(({ title, body }) => [title, body])).toEqual([
+      ['Claude finished in acme-shop', 'Reply to keep it going, or let it stop'],
+      ['Claude finished in acme-shop', 'Done: tests pass.'],
+      ['Waiting for you in acme-shop', 'Claude waits for your next prompt in the terminal'],
+      ['Waiting for you in acme-shop', 'Waiting for you in the terminal'],
+    ]);
+    await worker.evaluate(async (keep) => {
+      const { registration } = globalThis as unknown as { registration: ServiceWorkerRegistration };
+      for (const notification of await registration.getNotifications()) if (notification.tag !== keep) notification.close();
+    }, tag);
 
     // Clicked, the worker focuses the open page and names the question (a system notification cannot be clicked headless: this is its message).
     await worker.evaluate(async (id) => {
