@@ -24,8 +24,8 @@ import { HOOK_TIMEOUT_SECONDS } from '../hook-timeout.js';
 
 export const HOOK_PATH = fileURLToPath(new URL('../../hooks/askbridge-hook.cjs', import.meta.url));
 export const HOOK_STATUS_MESSAGE = 'Waiting for an answer in askbridge';
-/** What Claude Code shows while the end of a turn waits; the daemon answers at once unless the person is away. */
-export const STOP_STATUS_MESSAGE = 'Waiting for your reply in askbridge (you are away)';
+/** What Claude Code shows while its Stop hook runs: at the end of every turn for a moment, and while the person is away until they reply. */
+export const STOP_STATUS_MESSAGE = 'Waiting for your reply in askbridge, if you are away';
 /** The SessionStart hook only looks for the daemon, or starts it: seconds at most. */
 const SESSION_START_TIMEOUT_SECONDS = 30;
 /** The UserPromptSubmit and Notification hooks are answered at once: a stalled request must not hold up a prompt. */

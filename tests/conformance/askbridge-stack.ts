@@ -133,6 +133,8 @@ export interface ProjectOptions {
   daemon?: Daemon;
   /** The Claude Code that install asks for its version. */
   claudeBin?: string;
+  /** More arguments for `askbridge install` (`--no-approvals`, `--no-turn-ends`). */
+  installArgs?: string[];
 }
 
 export async function createProject(options: ProjectOptions = {}): Promise<Project> {
@@ -148,7 +150,7 @@ export async function createProject(options: ProjectOptions = {}): Promise<Proje
   } else if (wiring === 'install' || wiring === 'install-command') {
     if (!options.daemon) throw new Error('install wires the hook to a daemon: pass it');
     // The http hook by name: without a systemd socket holding the port, install picks the command hook.
-    const args = ['install', '--project', dir, '--hook', wiring === 'install-command' ? 'command' : 'http', ...(options.claudeBin ? ['--claude', options.claudeBin] : [])];
+    const args = ['install', '--project', dir, '--hook', wiring === 'install-command' ? 'command' : 'http', ...(options.claudeBin ? ['--claude', options.claudeBin] : []), ...(options.installArgs ?? [])];
     const installed = await runCli(args, baseEnv({ HOME: root, ...hookEnvOf(options.daemon) }));
     if (installed.code !== 0) throw new Error(`askbridge install failed: ${installed.stderr}`);
   }

@@ -64,7 +64,7 @@ const httpTurnEnds = (key: string, port = 7433) => ({
           headers: { ...forwarded(key), 'x-askbridge-stop-block-cap': '$CLAUDE_CODE_STOP_HOOK_BLOCK_CAP' },
           allowedEnvVars: ['CI', 'ASKBRIDGE_UNATTENDED', 'CLAUDE_CODE_STOP_HOOK_BLOCK_CAP'],
           timeout: 3600,
-          statusMessage: 'Waiting for your reply in askbridge (you are away)',
+          statusMessage: 'Waiting for your reply in askbridge, if you are away',
         },
       ],
     },

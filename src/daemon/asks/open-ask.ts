@@ -122,7 +122,8 @@ export function openAsk(desk: AskDesk, asked: Asked, log: Log): OpenResult {
   }
   const waiter = store.open(input);
   if (asked.approval) log.info({ askId: waiter.ask.id, tool: asked.approval.toolName, transport: asked.transport }, 'approval received');
-  else if (kind !== 'question') log.info({ askId: waiter.ask.id, transport: asked.transport }, kind === 'turn-end' ? 'turn end waits for a reply' : 'session waits in its terminal');
+  else if (kind === 'turn-end') log.info({ askId: waiter.ask.id, transport: asked.transport }, asked.settledAtOnce ? 'turn end: Claude Code takes no more replies in a row, so it is not held' : 'turn end waits for a reply');
+  else if (kind === 'terminal-wait') log.info({ askId: waiter.ask.id, transport: asked.transport }, 'session waits in its terminal');
   else log.info({ askId: waiter.ask.id, questions: asked.questions.length, transport: asked.transport, ...(asked.asker ? { asker: asked.asker.kind } : {}) }, 'question received');
   if (admission.kind === 'new') addSessionContext(desk, asked, waiter.ask.id, log);
   if (admission.kind === 'new') watchTerminal(desk, asked, waiter, log);

@@ -42,7 +42,7 @@ import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
 import { createHookIdentity, isHelloFromThisMachine, type HookCredentials } from '../hook-identity.js';
 import type { Asked } from '../asks/open-ask.js';
-import type { AskerIdentity } from '../asks/store.js';
+import type { AskerIdentity, Outcome } from '../asks/store.js';
 import { claudeCodeReply, HookOutputSchema } from '../decisions/claude-code.js';
 import { openOrRefuse } from './open-or-refuse.js';
 import { machineOf, requireHookKey } from './hook-key.js';
@@ -159,9 +159,10 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
    * Claude Code's http hook, held open while its ask waits: the connection is the ask's life (its
    * closing withdraws it), and the response is the decision, or an empty 200 for none.
    */
-  const holdHttpHook = async (request: FastifyRequest, reply: FastifyReply, asked: Asked) => {
+  const holdHttpHook = async (request: FastifyRequest, reply: FastifyReply, asked: Asked, onSettled?: (outcome: Outcome) => void) => {
     const waiter = openOrRefuse(context, request, reply, asked);
     if (!waiter) return reply;
+    if (onSettled) void waiter.outcome.then(onSettled);
     reply.hijack();
     const response = reply.raw;
     response.on('close', () => {
@@ -286,23 +287,9 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
         ...(machineOf(request) ? { machine: machineOf(request) } : {}),
         ...(payload.transcript_path ? { transcriptPath: payload.transcript_path } : {}),
       };
-      const waiter = openOrRefuse(context, request, reply, asked);
-      if (!waiter) return reply;
-      void waiter.outcome.then((outcome) => {
+      return holdHttpHook(request, reply, asked, (outcome) => {
         if (outcome.status === 'replied') countReply(sessionId, promptId, replies + 1);
       });
-      reply.hijack();
-      const response = reply.raw;
-      response.on('close', () => {
-        if (!response.writableEnded) waiter.leave();
-      });
-      const [outcome, text] = await Promise.all([waiter.outcome, waiter.reply]);
-      if (!response.destroyed) {
-        response.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), 'cache-control': 'no-store' });
-        response.end(text);
-      }
-      request.log.info({ askId: waiter.ask.id, status: outcome.status, source: outcome.source.kind }, 'turn end settled');
-      return reply;
     },
   );
 
