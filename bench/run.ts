@@ -253,6 +253,19 @@ async function benchFirstQuestion(): Promise<void> {
 // 1. Hook overhead: the real hook, answered at once by the policy, against `node -e 0`, interleaved
 
 /** Whether a PermissionRequest's decision is exactly "allow once". */
+/** What the bench types as its reply to the end of a turn. */
+const REPLY = 'Yes, backfill the last 30 days';
+
+/** A Stop hook's block that continues the turn with exactly the bench's reply. */
+function isReply(body: string): boolean {
+  try {
+    const decision = JSON.parse(body) as { decision?: unknown; reason?: unknown };
+    return decision.decision === 'block' && typeof decision.reason === 'string' && decision.reason.endsWith(`\n\n${REPLY}`);
+  } catch {
+    return false;
+  }
+}
+
 function isAllowOnce(body: string): boolean {
   try {
     return JSON.stringify(JSON.parse(body)) === JSON.stringify({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
@@ -446,7 +459,7 @@ type BenchWindow = Window & {
 };
 
 /** A question through either hook, or a permission through Claude Code's PermissionRequest http hook (allowed once with a click). */
-type Transport = 'command' | 'http' | 'approval';
+type Transport = 'command' | 'http' | 'approval' | 'turnEnd';
 
 async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
   const cards = cardReports();
@@ -487,8 +500,8 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
     document.addEventListener(
       'click',
       (event) => {
-        // A question's Submit, or an approval's first button (Allow once).
-        if ((event.target as Element | null)?.closest?.('button[type="submit"], article.approval .btn-primary')) bench.click = { at: performance.timeOrigin + performance.now(), wallAt: Date.now() };
+        // A question's Submit, an approval's first button (Allow once), or a turn end's Send reply.
+        if ((event.target as Element | null)?.closest?.('button[type="submit"], article.approval .btn-primary, article.turn-end .btn-primary')) bench.click = { at: performance.timeOrigin + performance.now(), wallAt: Date.now() };
       },
       true,
     );
@@ -537,6 +550,15 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
         done: posted.response.then((response) => ({ at: response.at, decision: response.body, wall: { startedAt: wallStartedAt, decisionAt: Date.now() } })),
       };
     },
+    turnEnd: () => {
+      const wallStartedAt = Date.now();
+      const payload = { session_id: 'bench-turn-ends', hook_event_name: 'Stop', cwd: '/home/alice/projects/shop', prompt_id: `prompt-${++toolCalls}`, stop_hook_active: false, last_assistant_message: 'Done: **migration** written, tests pass. Shall I also backfill?' };
+      const posted = postAsHttpHook({ port: daemon.port, key: hookKey, payload, agent, path: STOP_HOOK_PATH });
+      return {
+        startedAt: posted.startedAt,
+        done: posted.response.then((response) => ({ at: response.at, decision: response.body, wall: { startedAt: wallStartedAt, decisionAt: Date.now() } })),
+      };
+    },
     approval: () => {
       const wallStartedAt = Date.now();
       const payload = { session_id: 'bench-approvals', hook_event_name: 'PermissionRequest', cwd: '/home/alice/projects/shop', tool_name: 'Bash', tool_input: { command: `npm test -- --run ${++toolCalls}`, description: 'Run the tests' }, permission_suggestions: [] };
@@ -562,6 +584,14 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
         const card = document.querySelector(`article[data-question-id="${askId}"]`);
         if (!card) throw new Error(`no card for ${askId}`);
         // No function is declared in here: the bench's compiler would wrap it in a helper the page lacks.
+        if (card.classList.contains('turn-end')) {
+          const send = [...card.querySelectorAll('button')].find((button) => button.textContent === 'Send reply');
+          const box = card.querySelector('textarea');
+          if (!send || !box) throw new Error(`turn end ${askId} has no reply box or no Send reply`);
+          send.scrollIntoView({ block: 'nearest' });
+          const [boxAt, sendAt] = [box.getBoundingClientRect(), send.getBoundingClientRect()];
+          return { option: { x: boxAt.x + boxAt.width / 2, y: boxAt.y + boxAt.height / 2 }, submit: { x: sendAt.x + sendAt.width / 2, y: sendAt.y + sendAt.height / 2 }, reply: true };
+        }
         if (card.classList.contains('approval')) {
           const allow = [...card.querySelectorAll('button')].find((button) => button.textContent === 'Allow once');
           if (!allow) throw new Error(`approval ${askId} has no Allow once`);
@@ -582,6 +612,7 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
       { askId: id, label: PICK },
     );
     if (spots.option) await page.mouse.click(spots.option.x, spots.option.y);
+    if ('reply' in spots) await page.keyboard.type(REPLY);
     await sleep(COUNTS.idleMs); // a person takes a moment to reach Submit
 
     // A click happens when the button is released: press first, then time from just before the release.
@@ -591,7 +622,7 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
     const clickSentAt = Date.now();
     await page.mouse.up();
     const result = await asked.done;
-    if (transport === 'approval' ? !isAllowOnce(result.decision) : allowedAnswer(result.decision, question) !== PICK) wrong++;
+    if (transport === 'approval' ? !isAllowOnce(result.decision) : transport === 'turnEnd' ? !isReply(result.decision) : allowedAnswer(result.decision, question) !== PICK) wrong++;
     const inPage = await page.evaluate((askId) => {
       const bench = (window as unknown as BenchWindow).__bench;
       return { seen: bench.seen[askId] ?? { at: Number.NaN, wallAt: Number.NaN }, click: bench.click };
@@ -614,10 +645,13 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
   }
 
   // Every transport side by side: each round asks once through each, in turning order.
-  const order: Transport[] = ['http', 'command', 'approval'];
+  const order: Transport[] = ['http', 'command', 'approval', 'turnEnd'];
+  // The end of a turn waits only while the person is away.
+  await daemon.api('PUT', '/api/away', { away: true });
   for (let i = 0; i < COUNTS.pageWarmup + COUNTS.answers; i++) {
-    for (const transport of [...order.slice(i % 3), ...order.slice(0, i % 3)]) await askOnce(transport, i >= COUNTS.pageWarmup);
+    for (const transport of [...order.slice(i % order.length), ...order.slice(0, i % order.length)]) await askOnce(transport, i >= COUNTS.pageWarmup);
   }
+  await daemon.api('PUT', '/api/away', { away: false });
   for (const [name, values] of Object.entries(samples)) results[name] = summarize(values);
   extras.clock = clock;
   if (wrong > 0) errors.push(`page: ${wrong} questions did not get the clicked answer`);
@@ -865,6 +899,8 @@ function rows(): string[] {
   row('3', "http hook: Claude Code's POST → question card in the open page", results['http.visible'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
   row('2p', 'http PermissionRequest: Allow once click → decision body fully received (headless Chromium)', results['approval.click'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
   row('3p', "http PermissionRequest: Claude Code's POST → approval card in the open page", results['approval.visible'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
+  row('2t', 'http Stop, away: Send reply click → block with the reply fully received (headless Chromium)', results['turnEnd.click'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
+  row('3t', "http Stop, away: Claude Code's POST → 'Claude finished' card in the open page", results['turnEnd.visible'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
   row('3c', 'command hook: hook start → question card in the open page', results['command.visible'], { unit: ms, p99: true, target: 'p99 ≤ 50 ms', value: (s) => s.p99, limit: 50 });
   row('4a', `Daemon RSS, ${COUNTS.pending} pending + ${COUNTS.clients} WebSocket clients`, results.rss, { unit: mb, target: 'max ≤ 150 MB', value: (s) => s.max, limit: 150 });
   row('4b', `Broadcast: new question → \`added\` at each of ${COUNTS.clients} clients`, results.broadcast, { unit: ms, p99: true, target: 'p99 ≤ 50 ms', value: (s) => s.p99, limit: 50 });

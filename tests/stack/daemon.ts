@@ -53,7 +53,7 @@ export type Daemon = {
   /** Asks as the command hook does (hello, then a signed question): `body` is the hook's request body. */
   askAsHook(body: string): Promise<HookReply>;
   /** GET/POST the daemon's API as a local program (bearer token), like the CLI does. */
-  api<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  api<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<{ status: number; body: T }>;
   /** The http hook's key as it is now: $ASKBRIDGE_HOME/hook-key. */
   hookKey(): string;
   pending(): Promise<AskView[]>;
@@ -191,7 +191,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
     }
   };
 
-  async function api<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  async function api<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<{ status: number; body: T }> {
     let response: Response;
     try {
       response = await fetch(`http://127.0.0.1:${port}${path}`, {
