@@ -338,7 +338,9 @@ async function benchStopHook(daemon: Daemon): Promise<void> {
   const stop = onCleanup(() => stopProcess(child, 5000));
   const floorPort = await new Promise<number>((resolve) => child.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString()))));
   const agents = { stop: new Agent({ keepAlive: true, maxSockets: 1 }), floor: new Agent({ keepAlive: true, maxSockets: 1 }) };
-  onCleanup(() => Object.values(agents).forEach((agent) => agent.destroy()));
+  onCleanup(() => {
+    for (const agent of Object.values(agents)) agent.destroy();
+  });
   const hookKey = daemon.hookKey();
   const times: Record<'stop' | 'floor', number[]> = { stop: [], floor: [] };
   let held = 0;
