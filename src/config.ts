@@ -18,6 +18,13 @@ export const ANSWER_MODES = ['updatedInput', 'deny-reason'] as const;
 export type AnswerMode = (typeof ANSWER_MODES)[number];
 
 export const DEFAULT_WAIT_SECONDS = 300;
+
+/**
+ * What a question does when no page or terminal watches: `wait-if-reachable` waits only when someone
+ * could be told (a push subscription, a webhook, a Telegram chat), else the terminal asks at once;
+ * `wait` always waits; `act` does the onTimeout action at once.
+ */
+export const WHEN_NOBODY_WATCHING = ['wait-if-reachable', 'wait', 'act'] as const;
 export const PROJECT_CONFIG_PATH = join('.claude', 'askbridge.json');
 
 /**
@@ -86,8 +93,16 @@ const notifyUrl = z
 
 /** One webhook told when a question starts waiting: `{ "ntfy": "https://ntfy.sh/my-topic" }`, or slack, discord, url. */
 export const NotifyTargetSchema = z
-  .strictObject({ ntfy: notifyUrl.optional(), slack: notifyUrl.optional(), discord: notifyUrl.optional(), url: notifyUrl.optional() })
+  .strictObject({
+    ntfy: notifyUrl.optional(),
+    slack: notifyUrl.optional(),
+    discord: notifyUrl.optional(),
+    url: notifyUrl.optional(),
+    /** ntfy only: buttons that answer a simple question from the notification (one-tap, through the public URL). */
+    actions: z.boolean().optional(),
+  })
   .superRefine((target, ctx) => {
+    if (target.actions !== undefined && target.ntfy === undefined) ctx.addIssue({ code: 'custom', path: ['actions'], message: '"actions" is for an ntfy entry only' });
     const kinds = NOTIFY_KINDS.filter((kind) => target[kind] !== undefined);
     if (kinds.length !== 1) ctx.addIssue({ code: 'custom', message: `a notify entry names exactly one of ${NOTIFY_KINDS.join(', ')} (here: ${kinds.join(', ') || 'none'})` });
     // ntfy takes JSON at its root, naming the topic: the URL's last part.
@@ -95,12 +110,38 @@ export const NotifyTargetSchema = z
   });
 export type NotifyTarget = z.infer<typeof NotifyTargetSchema>;
 
+/** Who sends Web Push, as push services read it: a mailto: address, or an https URL that is not this machine (Apple refuses localhost). */
+const PushSubjectSchema = z
+  .string()
+  .max(500)
+  .refine((raw) => {
+    if (/^mailto:[^\s@]+@[^\s@]+$/.test(raw)) return true;
+    try {
+      const url = new URL(raw);
+      return url.protocol === 'https:' && !['localhost', '127.0.0.1', '[::1]'].includes(url.hostname);
+    } catch {
+      return false;
+    }
+  }, { message: 'a push subject is a mailto: address or an https URL that is not localhost (for example mailto:you@example.com)' });
+
+/**
+ * The Telegram bot: its token (from @BotFather; kept here only), `apiRoot` for a self-hosted Bot API
+ * server, and `headersOnly`, with which only the project and the headers reach Telegram and every
+ * button opens the page.
+ */
+export const TelegramSchema = z.strictObject({
+  token: z.string().regex(/^\d{1,20}:[A-Za-z0-9_-]{30,100}$/, { message: 'a bot token looks like 123456789:AA... (from @BotFather)' }),
+  apiRoot: notifyUrl.optional(),
+  headersOnly: z.boolean().optional(),
+});
+export type TelegramConfig = z.infer<typeof TelegramSchema>;
+
 /** What a config file may hold; every key optional, unknown keys refused (they are typos). */
 export const ConfigFileSchema = z.strictObject({
   $schema: z.string().optional(),
   waitSeconds: z.number().int().min(0).max(24 * 60 * 60).optional(),
   onTimeout: TimeoutActionSchema.exclude(['rule']).optional(),
-  whenNobodyWatching: z.enum(['wait', 'act']).optional(),
+  whenNobodyWatching: z.enum(WHEN_NOBODY_WATCHING).optional(),
   answerMode: z.enum(ANSWER_MODES).optional(),
   rules: z.array(RuleSchema).max(200).optional(),
   /**
@@ -126,20 +167,25 @@ export const ConfigFileSchema = z.strictObject({
     .optional(),
   /** Webhooks told when a question starts waiting; read from the user config only. */
   notify: z.array(NotifyTargetSchema).max(20).optional(),
-  /** Web Push to paired devices; `fullText` lets the question text ride along (user config only). */
-  push: z.strictObject({ fullText: z.boolean().optional() }).optional(),
+  /**
+   * Web Push to paired devices: `fullText` lets the question text ride along; `subject` is who sends
+   * (a mailto: or https: address push services may contact) in every VAPID JWT (user config only).
+   */
+  push: z.strictObject({ fullText: z.boolean().optional(), subject: PushSubjectSchema.optional() }).optional(),
+  /** A Telegram bot the user made, which asks in the chats paired with it (user config only). */
+  telegram: TelegramSchema.optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 /** A config file as written, before defaults (a rule's `when`) are filled in. */
 export type ConfigFileInput = z.input<typeof ConfigFileSchema>;
 
-/** What applies to each question (publicUrl is the daemon's, not a question's). */
-export type Config = Required<Omit<ConfigFile, '$schema' | 'publicUrl'>>;
+/** What applies to each question (publicUrl and telegram are the daemon's, not a question's). */
+export type Config = Required<Omit<ConfigFile, '$schema' | 'publicUrl' | 'telegram'>>;
 
 export const DEFAULT_CONFIG: Config = {
   waitSeconds: DEFAULT_WAIT_SECONDS,
   onTimeout: 'terminal',
-  whenNobodyWatching: 'wait',
+  whenNobodyWatching: 'wait-if-reachable',
   answerMode: 'updatedInput',
   rules: [],
   askMaxQuestions: LIMITS.questions.max,
@@ -153,14 +199,14 @@ export const DEFAULT_CONFIG: Config = {
 export const SCALAR_KEYS = ['waitSeconds', 'onTimeout', 'whenNobodyWatching', 'answerMode', 'askMaxQuestions', 'approvalNoticeSeconds', 'awaySeconds'] as const;
 
 /** Keys only the user's own file may set: a project must not open the daemon, or send question text, where it chooses. */
-export const USER_ONLY_KEYS = ['publicUrl', 'notify', 'push'] as const;
+export const USER_ONLY_KEYS = ['publicUrl', 'notify', 'push', 'telegram'] as const;
 
 const ConfigOriginSchema = z.enum(['default', 'user', 'project']);
 export type ConfigOrigin = z.infer<typeof ConfigOriginSchema>;
 
 /** The configuration that applies in a directory, and where each value comes from (`askbridge config`). */
 export const EffectiveConfigSchema = z.object({
-  config: ConfigFileSchema.omit({ $schema: true, publicUrl: true }).required(),
+  config: ConfigFileSchema.omit({ $schema: true, publicUrl: true, telegram: true }).required(),
   /** Where each key's value came from; rules list project rules first, then user rules. */
   origins: z.record(z.enum([...SCALAR_KEYS, 'rules', 'notify', 'push']), z.union([ConfigOriginSchema, z.literal('user+project')])),
   files: z.object({ user: z.string(), project: z.string().optional() }),

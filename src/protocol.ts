@@ -279,9 +279,16 @@ export const HookHelloSchema = z.object({ nonce: z.string().regex(/^[A-Za-z0-9_-
 export const TimeoutActionSchema = z.enum(['terminal', 'recommended', 'decline', 'rule']);
 export type TimeoutAction = z.infer<typeof TimeoutActionSchema>;
 
+/**
+ * Where a person answered: a page, the CLI, a Telegram chat, an ntfy notification's button, or a
+ * notification's button in a paired browser (Web Push).
+ */
+export const PersonClientSchema = z.enum(['page', 'cli', 'telegram', 'ntfy', 'notification']);
+export type PersonClient = z.infer<typeof PersonClientSchema>;
+
 /** Who or what settled a question. */
 export const SourceSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('person'), client: z.enum(['page', 'cli']) }),
+  z.object({ kind: z.literal('person'), client: PersonClientSchema }),
   /** `reply-limit`: a turn's end that Claude Code would not let continue again (its limit on replies in a row). */
   z.object({ kind: z.literal('policy'), action: TimeoutActionSchema, trigger: z.enum(['timeout', 'immediately', 'nobody-watching', 'reply-limit']), rule: z.string().optional() }),
   z.object({ kind: z.literal('hook-gone') }),

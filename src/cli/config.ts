@@ -35,7 +35,9 @@ export async function run(io: CommandIo): Promise<number> {
   for (const [index, rule] of config.rules.entries()) io.stdout(`    #${index + 1} ${JSON.stringify(rule)}\n`);
   io.stdout(`  ${'notify'.padEnd(19)} ${`${config.notify.length} webhook(s)`.padEnd(14)} (${origins.notify})\n`);
   // A webhook's path is its secret (a Slack or Discord key, an ntfy topic): only where it goes is shown.
-  for (const target of config.notify) for (const [kind, url] of Object.entries(target)) io.stdout(`    ${kind} ${new URL(url).origin}/…\n`);
+  for (const target of config.notify) {
+    for (const [kind, url] of Object.entries(target)) if (typeof url === 'string') io.stdout(`    ${kind} ${new URL(url).origin}/…${kind === 'ntfy' && target.actions ? ' (one-tap actions)' : ''}\n`);
+  }
   io.stdout(`  ${'push.fullText'.padEnd(19)} ${String(config.push.fullText === true).padEnd(14)} (${origins.push})\n`);
   if (publicUrl) {
     const unset = 'only this machine reaches askbridge: see "From your phone" in the README';

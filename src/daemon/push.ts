@@ -146,6 +146,9 @@ export function createPush(options: PushOptions) {
 
     isSubscribed: (deviceId: string) => subscriptions.some((stored) => stored.deviceId === deviceId),
 
+    /** Whether a push would reach one of these paired devices: someone could be told. */
+    reachesAny: (pairedDevices: readonly string[]) => subscriptions.some((stored) => pairedDevices.includes(stored.deviceId)),
+
     /**
      * Keeps this device's subscription (one per device; a browser that moved to another device keeps
      * only the newest). Throws when it cannot be saved; the caller has checked its endpoint (endpointProblem).

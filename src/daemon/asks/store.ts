@@ -7,7 +7,7 @@
 // may wait for it again; admit() says whether a new ask fits before open() opens it.
 import { randomUUID } from 'node:crypto';
 import { AnswerError, formatAnswers, requireEveryQuestion, type Answered } from '../../answers.js';
-import type { Approval, ApprovalDecision, Asker, Question, AskStatus, AskView, Response, SessionContext, Source, TerminalWait, TurnEnd } from '../../protocol.js';
+import type { Approval, ApprovalDecision, Asker, Question, AskStatus, AskView, PersonClient, Response, SessionContext, Source, TerminalWait, TurnEnd } from '../../protocol.js';
 import { ASKER_SHARE, CREDENTIAL_SHARE, EXTEND_STEP_MS, FINISHED_BYTES, type WaitingLimits } from '../limits.js';
 
 /** How an ask ended: who or what settled it, and with what (neutral: no client's format). */
@@ -487,7 +487,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
     },
 
     /** A person's answer. The first valid one wins; later ones learn the winner. */
-    answer(id: string, responses: readonly Response[], client: 'page' | 'cli'): AnswerResult {
+    answer(id: string, responses: readonly Response[], client: PersonClient): AnswerResult {
       const entry = byId.get(id);
       if (!entry) return { kind: 'not_found' };
       if (entry.outcome) return { kind: 'already_resolved', ask: entry.view };
@@ -525,7 +525,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
     },
 
     /** A person declines to answer: Claude is told so, and to proceed on its own judgment. */
-    decline(id: string, client: 'page' | 'cli'): AnswerResult {
+    decline(id: string, client: PersonClient): AnswerResult {
       const entry = byId.get(id);
       const notQuestion = entry && !entry.outcome ? notAQuestion(entry.view, 'decline') : undefined;
       if (notQuestion) return { kind: 'invalid', error: notQuestion };
@@ -536,7 +536,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
      * A person allows or denies an approval. The first decision wins; a suggestion must be one
      * Claude Code made, and feedback on a plan must say something.
      */
-    decide(id: string, decision: ApprovalDecision, client: 'page' | 'cli'): AnswerResult {
+    decide(id: string, decision: ApprovalDecision, client: PersonClient): AnswerResult {
       const entry = byId.get(id);
       if (!entry) return { kind: 'not_found' };
       if (entry.outcome) return { kind: 'already_resolved', ask: entry.view };
@@ -572,7 +572,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
      * A person replies to the end of Claude's turn (Claude goes on with exactly `text`), or lets it
      * end (`text` null: Done). The first wins; only a turn's end takes a reply.
      */
-    replyToTurn(id: string, text: string | null, client: 'page' | 'cli'): AnswerResult {
+    replyToTurn(id: string, text: string | null, client: PersonClient): AnswerResult {
       const entry = byId.get(id);
       if (!entry) return { kind: 'not_found' };
       if (entry.outcome) return { kind: 'already_resolved', ask: entry.view };
@@ -618,7 +618,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
      * A person hands the ask back: Claude Code's own dialog asks. Only Claude Code's asks have a
      * terminal behind them; a script's or an MCP client's is answered or declined instead.
      */
-    handToTerminal(id: string, client: 'page' | 'cli'): AnswerResult {
+    handToTerminal(id: string, client: PersonClient): AnswerResult {
       const entry = byId.get(id);
       if (entry && !entry.outcome && entry.view.asker !== undefined) return { kind: 'no_terminal', ask: entry.view };
       if (entry && !entry.outcome && (entry.view.turnEnd || entry.view.terminalWait)) {
