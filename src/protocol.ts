@@ -289,8 +289,12 @@ export type PersonClient = z.infer<typeof PersonClientSchema>;
 /** Who or what settled a question. */
 export const SourceSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('person'), client: PersonClientSchema }),
-  /** `reply-limit`: a turn's end that Claude Code would not let continue again (its limit on replies in a row). */
-  z.object({ kind: z.literal('policy'), action: TimeoutActionSchema, trigger: z.enum(['timeout', 'immediately', 'nobody-watching', 'reply-limit']), rule: z.string().optional() }),
+  /**
+   * `nobody-reachable`: no page or terminal watched and nobody could be told (no push subscription,
+   * webhook or Telegram chat), so the terminal asked at once.
+   * `reply-limit`: a turn's end that Claude Code would not let continue again (its limit on replies in a row).
+   */
+  z.object({ kind: z.literal('policy'), action: TimeoutActionSchema, trigger: z.enum(['timeout', 'immediately', 'nobody-watching', 'nobody-reachable', 'reply-limit']), rule: z.string().optional() }),
   z.object({ kind: z.literal('hook-gone') }),
   z.object({ kind: z.literal('daemon-stopped') }),
   /** Claude Code said the session ended (its SessionEnd hook), or its process is gone. */

@@ -9,6 +9,7 @@ type PolicySource = Extract<Source, { kind: 'policy' }>;
 export function policyReason(trigger: PolicySource['trigger']): string {
   if (trigger === 'timeout') return 'nobody answered in time';
   if (trigger === 'nobody-watching') return 'nobody was watching when it was asked';
+  if (trigger === 'nobody-reachable') return 'nobody was watching or could be told when it was asked';
   if (trigger === 'reply-limit') return 'Claude Code lets a turn go on only so many times in a row';
   return 'a rule answers it at once';
 }

@@ -122,6 +122,7 @@ export async function buildApp(deps: AppDeps) {
     store: deps.store,
     planQuestion: deps.planQuestion,
     watchers: () => watchers.sockets.size,
+    reachableElsewhere: deps.reachableElsewhere ?? (() => false),
     limits: deps.waitingLimits ?? { asks: MAX_PENDING, bytes: WAITING_BYTES },
     onOverload: deps.onOverload,
     sessionContext: deps.sessionContext,

@@ -213,6 +213,8 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     pid: options.keeperPid,
     logger,
     planQuestion,
+    // Someone could be told of a question nobody watches: a paired device with a push subscription.
+    reachableElsewhere: () => push?.reachesAny(app!.askbridge.auth.devices().map((device) => device.id)) === true,
     banner,
     configFor: (cwd) => configWatch.effective(cwd),
     health: () => ({ history: history.problem() }),
@@ -321,7 +323,7 @@ function restoreWaitingQuestions(store: AskStore, records: PendingRecord[], plan
   for (const record of records) {
     const toolInput = ToolInputSchema.safeParse(record.toolInput);
     if (!toolInput.success) continue;
-    const plan = planQuestion({ cwd: record.cwd, questions: toolInput.data.questions, unattended: false, watchers: 0 });
+    const plan = planQuestion({ cwd: record.cwd, questions: toolInput.data.questions, unattended: false, watchers: 0, reachableElsewhere: false });
     store.restore({
       sessionId: record.sessionId,
       toolUseId: record.toolUseId,

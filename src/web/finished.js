@@ -15,7 +15,7 @@ import { markInvisible, visibleNodes } from './visible-text.js';
  * @typedef {{ mine?: boolean; conflict?: boolean; gone?: boolean; unsent?: string }} How
  */
 
-const TRIGGERS = { timeout: 'after the timeout', immediately: 'immediately', 'nobody-watching': 'because no page was open' };
+const TRIGGERS = { timeout: 'after the timeout', immediately: 'immediately', 'nobody-watching': 'because no page was open', 'nobody-reachable': 'because nobody could be told' };
 
 /** @param {Record<string, unknown>} source */
 function policyText(source) {

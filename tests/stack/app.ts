@@ -4,6 +4,7 @@
 // listens unless a test asks it to (listen()), and it reads no configuration from the machine.
 import { mergeConfig, ConfigFileSchema, type ConfigFileInput, type EffectiveConfig } from '../../src/config.js';
 import { buildApp, type App } from '../../src/daemon/app.js';
+import { SCRIPTED_USER } from './env.js';
 import { createPolicy } from '../../src/daemon/asks/policy.js';
 import { createAskStore, type AskStore, type AskStoreOptions } from '../../src/daemon/asks/store.js';
 import type { AppDeps } from '../../src/daemon/routes/context.js';
@@ -23,8 +24,12 @@ export const HOOK_KEY = 'hook-key-abcdefghijklmnopqrstuvwxyz0123456789';
 export const LOCAL = { host: HOST, authorization: `Bearer ${TOKEN}` };
 
 export type TestAppOptions = Partial<Omit<AppDeps, 'store' | 'token' | 'hookKey' | 'port' | 'planQuestion'>> & {
-  /** The user's config file, as written; none by default (every default applies). */
+  /**
+   * The user's config file, as written, over `whenNobodyWatching: "wait"` (SCRIPTED_USER) unless
+   * `defaults` is set: then only what it says, and every default applies.
+   */
   config?: ConfigFileInput;
+  defaults?: boolean;
   storeOptions?: AskStoreOptions;
 };
 
@@ -60,10 +65,9 @@ export type TestApp = {
   close(): Promise<void>;
 };
 
-const effectiveConfig = (file: ConfigFileInput): EffectiveConfig => ({ ...mergeConfig(ConfigFileSchema.parse(file), {}), files: { user: '', project: undefined }, errors: [], ignored: [] });
-
 export async function buildTestApp(options: TestAppOptions = {}): Promise<TestApp> {
-  const { config: file = {}, storeOptions, ...overrides } = options;
+  const { config: file = {}, storeOptions, defaults = false, ...overrides } = options;
+  const effectiveConfig = (given: ConfigFileInput): EffectiveConfig => ({ ...mergeConfig(ConfigFileSchema.parse(defaults ? given : { ...SCRIPTED_USER, ...given }), {}), files: { user: '', project: undefined }, errors: [], ignored: [] });
   let config = effectiveConfig(file);
   let hookKey: string | undefined = HOOK_KEY;
   const store = createAskStore(storeOptions);

@@ -11,7 +11,7 @@ import { isProcessAlive } from '../../src/state-dir.js';
 import { checkShape } from '../../src/protocol.js';
 import type { AskView } from '../../src/protocol.js';
 import { now, waitUntil } from './clock.js';
-import { assertBuildIsFresh, baseEnv, CLI_BIN, REPO_ROOT } from './env.js';
+import { assertBuildIsFresh, baseEnv, CLI_BIN, REPO_ROOT, SCRIPTED_USER } from './env.js';
 import { askOverHttp, type HookReply } from './hook-client.js';
 import { stopProcess } from './processes.js';
 
@@ -77,8 +77,13 @@ export type Daemon = {
 };
 
 export type StartDaemonOptions = {
-  /** Written as the user config file ($XDG_CONFIG_HOME/askbridge/config.json); none by default. */
+  /**
+   * Written as the user config file ($XDG_CONFIG_HOME/askbridge/config.json), over
+   * `whenNobodyWatching: "wait"` (SCRIPTED_USER, app.ts) unless `defaults` is set: then only what it
+   * says (no file when there is nothing to say), and every default applies.
+   */
   config?: Record<string, unknown>;
+  defaults?: boolean;
   env?: NodeJS.ProcessEnv;
   startTimeoutMs?: number;
   /** Called as soon as the daemon process exists, before it is ready (to watch it from outside). */
@@ -99,7 +104,8 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
   // Never the machine's own ~/.config/askbridge/config.json: the defaults, or the config a test gives.
   const configHome = join(home, 'xdg-config');
   if (!options.noConfigFolder) await mkdir(join(configHome, 'askbridge'), { recursive: true });
-  if (options.config) await writeFile(join(configHome, 'askbridge', 'config.json'), JSON.stringify(options.config, null, 2));
+  const userConfig = options.defaults ? options.config : { ...SCRIPTED_USER, ...options.config };
+  if (userConfig && !options.noConfigFolder) await writeFile(join(configHome, 'askbridge', 'config.json'), JSON.stringify(userConfig, null, 2));
   // HOME too: a start in the foreground looks for Claude Code's settings there (cli/first-start.ts).
   const daemonEnv = baseEnv({ ASKBRIDGE_PORT: '0', HOME: home, ...options.env, ASKBRIDGE_HOME: home, XDG_CONFIG_HOME: configHome });
   const startedAt = now();

@@ -61,3 +61,10 @@ export function assertBuildIsFresh(): void {
     throw new Error(`dist/ is older than its sources (${stale.slice(0, 5).join(', ')}${stale.length > 5 ? ', ...' : ''}): run \`npm run build\` first`);
   }
 }
+
+/**
+ * Most tests answer as a script does, through the API with no page open, which the default
+ * (`wait-if-reachable`) would hand to the terminal at once: they run as a user who answers from
+ * scripts would configure askbridge. Tests of the default itself say `defaults: true`.
+ */
+export const SCRIPTED_USER = { whenNobodyWatching: 'wait' } as const;

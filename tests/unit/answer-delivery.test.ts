@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { formatAnswers, getOwn } from '../../src/answers.js';
 import { mergeConfig } from '../../src/config.js';
+import { SCRIPTED_USER } from '../stack/env.js';
 import { buildApp, type App } from '../../src/daemon/app.js';
 import { createHistory } from '../../src/daemon/asks/history.js';
 import { readHistory } from '../../src/history-file.js';
@@ -212,7 +213,7 @@ describe('the daemon when an accepted answer cannot be delivered', () => {
 
   /** A real store whose askers' replies all throw: no real payload can make one fail (its depth and size are bounded). */
   async function start(): Promise<void> {
-    const config = { ...mergeConfig({}, {}), files: { user: '', project: undefined }, errors: [], ignored: [] };
+    const config = { ...mergeConfig(SCRIPTED_USER, {}), files: { user: '', project: undefined }, errors: [], ignored: [] };
     const store = createAskStore();
     const open = store.open;
     store.open = (input) => open({ ...input, reply: () => { throw new RangeError('Maximum call stack size exceeded'); } });

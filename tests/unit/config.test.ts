@@ -74,7 +74,7 @@ describe('config files', () => {
     writeProject({ waitSeconds: 120, rules: [{ header: 'project', choose: 'A' }] });
     await trustProject();
     const effective = createConfigReader(env).effective(join(root, 'project', 'src'));
-    expect(effective.config).toMatchObject({ waitSeconds: 120, onTimeout: 'decline', whenNobodyWatching: 'wait' });
+    expect(effective.config).toMatchObject({ waitSeconds: 120, onTimeout: 'decline', whenNobodyWatching: 'wait-if-reachable' });
     expect(effective.config.rules.map((rule) => rule.header)).toEqual(['project', 'user']);
     expect(effective.origins).toMatchObject({ waitSeconds: 'project', onTimeout: 'user', whenNobodyWatching: 'default', rules: 'user+project' });
   });

@@ -20,7 +20,7 @@ const decided = (outcome: Outcome | undefined) => (outcome === undefined ? null 
 function plan(file: ConfigFileInput, context: Partial<PolicyContext> = {}, logs: string[] = []) {
   const effective: EffectiveConfig = { ...mergeConfig({}, ConfigFileSchema.parse(file)), files: { user: '', project: undefined }, errors: [], ignored: [] };
   const policy = createPolicy({ configFor: () => effective, log: (fields, message) => logs.push(`${message} ${JSON.stringify(fields)}`) });
-  const result = policy({ cwd: '/p', questions: ToolInputSchema.parse(fourQuestions).questions, unattended: false, watchers: 1, ...context });
+  const result = policy({ cwd: '/p', questions: ToolInputSchema.parse(fourQuestions).questions, unattended: false, watchers: 1, reachableElsewhere: false, ...context });
   planned = { toolInput: fourQuestions, answerMode: result.config.answerMode, waitSeconds: result.config.waitSeconds };
   return result;
 }
@@ -121,6 +121,34 @@ describe('the policy', () => {
     expect(plan({ whenNobodyWatching: 'wait', onTimeout: 'decline' }, { watchers: 0 }).immediate).toBeUndefined();
   });
 
+  it('by default hands a question to the terminal at once when nobody watches and nobody could be told', () => {
+    const terminalAtOnce = { status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'nobody-reachable' } };
+    expect(plan({ onTimeout: 'recommended' }, { watchers: 0 }).immediate).toEqual(terminalAtOnce);
+    expect(decided(plan({}, { watchers: 0 }).immediate)).toBeNull(); // no decision: Claude Code's own dialog asks
+    // A page or a terminal watching, a device or chat that could be told, or a webhook: it waits.
+    expect(plan({}, { watchers: 1 }).immediate).toBeUndefined();
+    expect(plan({}, { watchers: 0, reachableElsewhere: true }).immediate).toBeUndefined();
+    const withWebhook: EffectiveConfig = { ...mergeConfig(ConfigFileSchema.parse({ notify: [{ url: 'https://hooks.example.com/askbridge' }] }), {}), files: { user: '', project: undefined }, errors: [], ignored: [] };
+    const told = createPolicy({ configFor: () => withWebhook, log: () => {} });
+    expect(told({ cwd: '/p', questions: [question(['A', 'B'])], unattended: false, watchers: 0, reachableElsewhere: false }).immediate).toBeUndefined();
+    // A rule that answers at once still answers.
+    const atOnce = ['Auth', 'Sessions', 'Roles', 'Audit log'].map((header) => ({ header, choose: { Auth: 'OAuth via GitHub', Sessions: 'Redis', Roles: 'Admin', 'Audit log': 'Yes, now' }[header]!, when: 'immediately' as const }));
+    expect(plan({ rules: atOnce }, { watchers: 0 }).immediate).toMatchObject({ status: 'answered', source: { kind: 'policy', action: 'rule', trigger: 'immediately' } });
+    // "wait" keeps the old way: it waits for nobody.
+    expect(plan({ whenNobodyWatching: 'wait' }, { watchers: 0 }).immediate).toBeUndefined();
+  });
+
+  it('hands a permission and the end of a turn back at once too when nobody could be told, and never allows one', () => {
+    const terminalAtOnce = { status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'nobody-reachable' } };
+    expect(plan({}, { watchers: 0, kind: 'approval' }).immediate).toEqual(terminalAtOnce);
+    expect(plan({}, { watchers: 0, kind: 'turn-end' }).immediate).toEqual(terminalAtOnce);
+    expect(plan({}, { watchers: 0, reachableElsewhere: true, kind: 'approval' }).immediate).toBeUndefined();
+    expect(plan({}, { watchers: 0, reachableElsewhere: true, kind: 'turn-end' }).immediate).toBeUndefined();
+    expect(plan({ whenNobodyWatching: 'wait' }, { watchers: 0, kind: 'turn-end' }).immediate).toBeUndefined();
+    // A wait in the terminal is shown whoever watches: nothing here answers it.
+    expect(plan({}, { watchers: 0, kind: 'terminal-wait' }).immediate).toBeUndefined();
+  });
+
   it('answers through a deny reason in deny-reason mode, one line per question', () => {
     const outcome = plan({ onTimeout: 'recommended', answerMode: 'deny-reason' }).onTimeout(view);
     expect(decided(outcome)?.hookSpecificOutput).toMatchObject({
@@ -175,9 +203,9 @@ describe('the configuration a question is planned with', () => {
       const questions = ToolInputSchema.parse(fourQuestions).questions;
 
       // This machine's question in that folder: its trusted project file applies.
-      expect(policy({ cwd: project, questions, unattended: false, watchers: 1 }).waitMs).toBe(10_000);
+      expect(policy({ cwd: project, questions, unattended: false, watchers: 1, reachableElsewhere: false }).waitMs).toBe(10_000);
       // Another machine's question naming the same path: only the user configuration (here the defaults).
-      expect(policy({ cwd: project, machine: 'build-box', questions, unattended: false, watchers: 1 }).waitMs).toBe(DEFAULT_CONFIG.waitSeconds * 1000);
+      expect(policy({ cwd: project, machine: 'build-box', questions, unattended: false, watchers: 1, reachableElsewhere: false }).waitMs).toBe(DEFAULT_CONFIG.waitSeconds * 1000);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

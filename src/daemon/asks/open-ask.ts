@@ -44,6 +44,8 @@ export type AskDesk = {
   planQuestion: (context: PolicyContext) => QuestionPlan;
   /** Pages and CLI listeners connected now. */
   watchers: () => number;
+  /** Whether someone not watching could be told (a push subscription, a Telegram chat). */
+  reachableElsewhere: () => boolean;
   /** What may wait at once, from every asker together (each asker may hold a share of it, limits.ts). */
   limits: WaitingLimits;
   /** Told when an ask was refused because everyone's asks together are at a limit. */
@@ -76,6 +78,7 @@ export function openAsk(desk: AskDesk, asked: Asked, log: Log): OpenResult {
     questions: asked.questions,
     unattended: isUnattended(asked.environment),
     watchers: desk.watchers(),
+    reachableElsewhere: desk.reachableElsewhere(),
     ...(kind === 'question' ? {} : { kind }),
   });
   if (asked.asker && asked.questions.length > plan.askMaxQuestions) return { kind: 'too_many_questions', asked: asked.questions.length, max: plan.askMaxQuestions };

@@ -22,6 +22,8 @@ export type PolicyContext = {
   unattended: boolean;
   /** Pages and CLI listeners connected now. */
   watchers: number;
+  /** Whether someone not watching could be told: a paired device with a push subscription, or a paired Telegram chat (webhooks are the config's). */
+  reachableElsewhere: boolean;
   /**
    * What is asked, when not questions: a permission (no policy ever allows one), the end of a turn
    * (waits awaySeconds for a reply, then Claude stops), a wait in the terminal (shown until the
@@ -51,7 +53,7 @@ export function createPolicy(options: { configFor: (cwd: string | null) => Effec
   return function planQuestion(context: PolicyContext): QuestionPlan {
     const { config } = options.configFor(context.machine === undefined ? context.cwd : null);
     if (context.kind === 'approval') return planApproval(config, context);
-    if (context.kind === 'turn-end') return planTurnEnd(config);
+    if (context.kind === 'turn-end') return planTurnEnd(config, context);
     if (context.kind === 'terminal-wait') return planTerminalWait(config);
     const waitMs = config.waitSeconds * 1000;
     // A policy must never leave a hook hanging or crash the daemon from a timer: on any surprise the terminal asks.
@@ -76,12 +78,25 @@ export function createPolicy(options: { configFor: (cwd: string | null) => Effec
       plan.immediate = policyAnswer(context, atOnce.responses, { kind: 'policy', action: 'rule', trigger: 'immediately', rule: atOnce.ruleNames.join(', ') });
     } else if (context.unattended || (config.whenNobodyWatching === 'act' && context.watchers === 0)) {
       plan.immediate = decide('nobody-watching');
+    } else if (nobodyReachable(config, context)) {
+      plan.immediate = toTerminal('nobody-reachable');
     }
     return plan;
   };
 }
 
 export type Policy = ReturnType<typeof createPolicy>;
+
+/**
+ * With `wait-if-reachable` (the default), an ask that no page or terminal watches and nobody could be
+ * told about goes back to the terminal at once: nobody would answer it here, and the person at the
+ * terminal should not wait for nobody.
+ */
+function nobodyReachable(config: Config, context: PolicyContext): boolean {
+  return config.whenNobodyWatching === 'wait-if-reachable' && context.watchers === 0 && !context.reachableElsewhere && config.notify.length === 0;
+}
+
+const toTerminal = (trigger: 'timeout' | 'nobody-watching' | 'nobody-reachable'): Outcome => ({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger } });
 
 /** What the page says about an approval nobody decides: Claude Code's dialog, on screen all along, stays. */
 const APPROVAL_TIMEOUT: AskTimeout = { action: 'terminal', summary: "it stays with the terminal's own dialog" };
@@ -93,12 +108,12 @@ const APPROVAL_TIMEOUT: AskTimeout = { action: 'terminal', summary: "it stays wi
  * nobody at that dialog: it is denied at once, with a message saying so.
  */
 function planApproval(config: Config, context: PolicyContext): QuestionPlan {
-  const toTerminal = (trigger: 'timeout' | 'nobody-watching'): Outcome => ({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger } });
   // Claude Code's dialog is on screen all along, so holding the request costs nothing: the card stays
   // until someone decides, here or there, or Claude Code's hook timeout nears.
   const plan: QuestionPlan = { config, waitMs: MAX_WAIT_MS, askMaxQuestions: config.askMaxQuestions, timeout: APPROVAL_TIMEOUT, onTimeout: () => toTerminal('timeout') };
   if (context.unattended) plan.immediate = { status: 'denied', source: { kind: 'policy', action: 'decline', trigger: 'nobody-watching' }, decision: { behavior: 'deny' } };
   else if (config.whenNobodyWatching === 'act' && context.watchers === 0) plan.immediate = toTerminal('nobody-watching');
+  else if (nobodyReachable(config, context)) plan.immediate = toTerminal('nobody-reachable');
   return plan;
 }
 
@@ -107,15 +122,17 @@ const TURN_END_TIMEOUT: AskTimeout = { action: 'terminal', summary: 'Claude stop
 
 /**
  * The end of a turn, while the person is away: it waits awaySeconds for their reply (never longer
- * than the Stop hook can be held), then Claude stops. No rule or policy ever replies.
+ * than the Stop hook can be held), then Claude stops. No rule or policy ever replies. When nobody
+ * could be told, Claude stops at once.
  */
-function planTurnEnd(config: Config): QuestionPlan {
+function planTurnEnd(config: Config, context: PolicyContext): QuestionPlan {
   return {
     config,
     waitMs: Math.min(config.awaySeconds * 1000, MAX_WAIT_MS),
     askMaxQuestions: config.askMaxQuestions,
     timeout: TURN_END_TIMEOUT,
-    onTimeout: () => ({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } }),
+    onTimeout: () => toTerminal('timeout'),
+    ...(nobodyReachable(config, context) ? { immediate: toTerminal('nobody-reachable') } : {}),
   };
 }
 

@@ -160,6 +160,7 @@ export function declineReason(why: string): string {
 function describeTrigger(trigger: PolicySource['trigger'], waitSeconds: number): string {
   if (trigger === 'timeout') return `nobody answered within ${formatDuration(waitSeconds)}`;
   if (trigger === 'nobody-watching') return 'nobody was watching when it was asked';
+  if (trigger === 'nobody-reachable') return 'nobody was watching or could be told when it was asked';
   return 'a rule answers it at once';
 }
 

@@ -34,6 +34,8 @@ export type AppDeps = {
   /** Reported by `askbridge status`. */
   pid: number;
   logger: FastifyBaseLogger | false;
+  /** Whether someone not watching could be told: a paired device with a push subscription, or a paired Telegram chat. */
+  reachableElsewhere?: () => boolean;
   /** How a new question will be settled when nobody answers: decided per question by the policy. */
   planQuestion: (context: PolicyContext) => QuestionPlan;
   /** The one address besides loopback where pages reach the daemon, through a TLS front or a tunnel, when the app starts (app.askbridge.setPublicUrl changes it). */
