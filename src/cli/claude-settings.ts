@@ -23,7 +23,14 @@ import {
 import { HOOK_TIMEOUT_SECONDS } from '../hook-timeout.js';
 
 export const HOOK_PATH = fileURLToPath(new URL('../../hooks/askbridge-hook.cjs', import.meta.url));
-export const HOOK_STATUS_MESSAGE = 'Waiting for an answer in askbridge';
+/**
+ * What Claude Code shows while a question waits: where to answer it, the page's address (the public
+ * URL when there is one) and, on the daemon's own machine, the command.
+ */
+export function waitingMessage(where: { page?: string | undefined; command?: string | undefined }): string {
+  const places = [where.page, where.command === undefined ? undefined : `\`${where.command} answer\``].filter((place) => place !== undefined);
+  return places.length === 0 ? 'Waiting for an answer in askbridge' : `Waiting for an answer in askbridge: ${places.join(' or ')}`;
+}
 /** What Claude Code shows while its Stop hook runs: at the end of every turn for a moment, and while the person is away until they reply. */
 export const STOP_STATUS_MESSAGE = 'Waiting for your reply in askbridge, if you are away';
 /** The SessionStart hook only looks for the daemon, or starts it: seconds at most. */
@@ -85,8 +92,8 @@ export type AskHook = { transport: 'http'; url: string; key: string; /** Names t
 
 type HttpAskHook = Extract<AskHook, { transport: 'http' }>;
 
-export function askHookEntry(hook: AskHook): Record<string, unknown> {
-  const common = { timeout: HOOK_TIMEOUT_SECONDS, statusMessage: HOOK_STATUS_MESSAGE };
+export function askHookEntry(hook: AskHook, statusMessage: string): Record<string, unknown> {
+  const common = { timeout: HOOK_TIMEOUT_SECONDS, statusMessage };
   if (hook.transport === 'command') return { type: 'command', command: installedHookCommand(hook.hookPath), ...common };
   return httpEntry(hook, hook.url, common);
 }
@@ -109,7 +116,7 @@ function httpEntry(hook: HttpAskHook, url: string, options: { timeout: number; s
  * command hook. Claude Code's own dialog is on screen while it waits, so no status message.
  */
 export function permissionEntry(hook: AskHook): Record<string, unknown> {
-  const entry = askHookEntry(hook);
+  const entry = askHookEntry(hook, '');
   delete entry.statusMessage;
   return hook.transport === 'command' ? entry : { ...entry, url: new URL(PERMISSION_HOOK_PATH, hook.url).href };
 }
@@ -291,12 +298,12 @@ export function writesTurnEnds(install: { ask: AskHook; turnEnds?: boolean | und
  */
 export function withInstalledHooks(
   settings: Record<string, unknown>,
-  install: { ask: AskHook; approvals: boolean; turnEnds?: boolean | undefined; sessionStart?: string | undefined },
+  install: { ask: AskHook; approvals: boolean; turnEnds?: boolean | undefined; sessionStart?: string | undefined; statusMessage: string },
 ): Record<string, unknown> {
   const without = withoutInstalledHooks(settings);
   const http = install.ask.transport === 'http' && writesTurnEnds(install) ? install.ask : undefined;
   const added: Record<HookEvent, MatcherEntry | undefined> = {
-    PreToolUse: { matcher: 'AskUserQuestion', hooks: [askHookEntry(install.ask)] },
+    PreToolUse: { matcher: 'AskUserQuestion', hooks: [askHookEntry(install.ask, install.statusMessage)] },
     PermissionRequest: install.approvals ? { hooks: [permissionEntry(install.ask)] } : undefined,
     SessionStart: install.sessionStart === undefined ? undefined : { hooks: [{ type: 'command', command: install.sessionStart, timeout: SESSION_START_TIMEOUT_SECONDS }] },
     SessionEnd: { hooks: [sessionEndEntry(install.ask)] },

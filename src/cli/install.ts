@@ -16,7 +16,9 @@ import { basename, dirname, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { makeFolders } from '../folders.js';
 import { HTTP_HOOK_PATH } from '../http-hook.js';
-import { parsePublicUrl } from '../public-url.js';
+import { choosePublicUrl, parsePublicUrl } from '../public-url.js';
+import { readConfigFile, userConfigPath } from '../config.js';
+import { askbridgeCommand } from '../command-name.js';
 import { configuredPort, LOOPBACK_HOST, isProcessAlive, openStateDir, resolveStateDir } from '../state-dir.js';
 import {
   checkEditable,
@@ -29,6 +31,7 @@ import {
   withoutInstalledHooks,
   writeSettings,
   writesTurnEnds,
+  waitingMessage,
   type AskHook,
   type HookTransport,
   type SettingsFile,
@@ -92,6 +95,29 @@ async function chooseTransport(io: CommandIo, requested: string | undefined, cla
     io.stderr(`could not tell which Claude Code runs here (\`claude --version\`): installing the http hook, which needs Claude Code ${minimum} or later; for an older one, \`askbridge install --hook command\`\n`);
   }
   return 'http';
+}
+
+/**
+ * The page's address, as the terminal names it while a question waits: the public URL (the running
+ * daemon's, else the one it would start with), else this machine's page at the daemon's port (none
+ * when that port is not fixed).
+ */
+function pageAddress(io: CommandIo, stateDir: ReturnType<typeof openStateDir>, port: number | undefined): string | undefined {
+  const running = stateDir.readDaemonInfo();
+  const live = running && isProcessAlive(running.pid) ? running : undefined;
+  if (live?.publicUrl) return live.publicUrl;
+  if (!live) {
+    let user: string | undefined;
+    try {
+      user = readConfigFile(userConfigPath(io.env)).publicUrl;
+    } catch {
+      user = undefined; // a broken config file opens nothing
+    }
+    const chosen = choosePublicUrl({ flag: undefined, environment: io.env.ASKBRIDGE_PUBLIC_URL, user });
+    if ('url' in chosen && chosen.url) return chosen.url.href;
+  }
+  const known = port ?? live?.port ?? configuredPort(io.env);
+  return Number.isInteger(known) && known >= 1 && known <= 65535 ? `http://${LOOPBACK_HOST}:${known}/` : undefined;
 }
 
 /** The port the http hook posts to: the running daemon's, else ASKBRIDGE_PORT, else the default. */
@@ -158,7 +184,8 @@ export async function run(io: CommandIo): Promise<void> {
   const original = readOriginal(destination.path);
   makeFolders(dirname(destination.path));
   // A new file holds the hook key: only its owner reads it. An existing file keeps its own mode.
-  const install = { ask, approvals: !values['no-approvals'], turnEnds: !values['no-turn-ends'], sessionStart: sessionStartCommand(port) };
+  const statusMessage = waitingMessage({ page: pageAddress(io, stateDir, port), command: askbridgeCommand(io.env) });
+  const install = { ask, approvals: !values['no-approvals'], turnEnds: !values['no-turn-ends'], sessionStart: sessionStartCommand(port), statusMessage };
   const changed = await writeSettings(destination.path, before, withInstalledHooks(before ?? {}, install), { newFileMode: 0o600 });
   if (changed) await confirmOutOfGit(destination.path, original, placement);
   const what = ask.transport === 'http' ? `askbridge hook (http, ${ask.url})` : 'askbridge hook (command)';
@@ -210,7 +237,8 @@ async function installRemote(
   const before = destination.state === 'ok' ? destination.settings : undefined;
   const original = readOriginal(destination.path);
   makeFolders(dirname(destination.path));
-  const install = { ask, approvals: !values['no-approvals'], turnEnds: !values['no-turn-ends'] };
+  // The page is at that daemon's public URL; `askbridge answer` runs on its machine, not here.
+  const install = { ask, approvals: !values['no-approvals'], turnEnds: !values['no-turn-ends'], statusMessage: waitingMessage({ page: publicUrl.href }) };
   const changed = await writeSettings(destination.path, before, withInstalledHooks(before ?? {}, install), { newFileMode: 0o600 });
   if (changed) await confirmOutOfGit(destination.path, original, placement);
   io.stdout(`${changed ? 'askbridge hook (http, another machine' : 'askbridge hook (http, another machine, already'}: ${ask.url}) installed in ${destination.path}: ${describeRoutes(install)}\n`);

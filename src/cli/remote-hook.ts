@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { HTTP_HOOK_PATH, MACHINE_HEADER } from '../http-hook.js';
 import { parsePublicUrl } from '../public-url.js';
 import { isProcessAlive, openStateDir, resolveStateDir } from '../state-dir.js';
-import { shellQuote, withInstalledHooks, type AskHook } from './claude-settings.js';
+import { shellQuote, waitingMessage, withInstalledHooks, type AskHook } from './claude-settings.js';
 import { CliError, type CommandIo } from './command.js';
 
 export async function run(io: CommandIo): Promise<void> {
@@ -26,7 +26,7 @@ export async function run(io: CommandIo): Promise<void> {
   const machine = values.machine ?? 'another machine';
   const hook: AskHook = { transport: 'http', url: `${publicUrl.origin}${HTTP_HOOK_PATH}`, key, machine };
   // Exactly what `install --url` writes there.
-  io.stdout(`${JSON.stringify(withInstalledHooks({}, { ask: hook, approvals: true, turnEnds: true }), null, 2)}\n`);
+  io.stdout(`${JSON.stringify(withInstalledHooks({}, { ask: hook, approvals: true, turnEnds: true, statusMessage: waitingMessage({ page: publicUrl.href }) }), null, 2)}\n`);
   io.stderr(
     [
       '',

@@ -4,6 +4,7 @@
 // hooks, mode, owner), that the hook key never goes where git commits it or where a symbolic link
 // leads, and that uninstall takes back exactly what install added.
 import { execFileSync } from 'node:child_process';
+import { askbridgeCommand } from '../../src/command-name.js';
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -31,7 +32,9 @@ const OTHER_HOOKS = {
 };
 const HAND_WRITTEN = { type: 'command', command: 'node "$CLAUDE_PROJECT_DIR"/hooks/askbridge-hook.cjs', timeout: 3600 };
 const CLI = join(REPO_ROOT, 'bin', 'askbridge.mjs');
-const commandEntry = { matcher: 'AskUserQuestion', hooks: [{ type: 'command', command: `node '${HOOK_SCRIPT}'`, timeout: 3600, statusMessage: 'Waiting for an answer in askbridge' }] };
+/** What the terminal shows while a question waits: this machine's page on that port, and the command (as a PATH without askbridge names it). */
+const waiting = (port = 7433) => `Waiting for an answer in askbridge: http://127.0.0.1:${port}/ or \`${askbridgeCommand({ PATH: '/usr/bin:/bin' })} answer\``;
+const commandEntry = { matcher: 'AskUserQuestion', hooks: [{ type: 'command', command: `node '${HOOK_SCRIPT}'`, timeout: 3600, statusMessage: waiting() }] };
 const httpEntry = (key: string, port = 7433) => ({
   matcher: 'AskUserQuestion',
   hooks: [
@@ -41,7 +44,7 @@ const httpEntry = (key: string, port = 7433) => ({
       headers: { 'x-askbridge-hook-key': key, 'x-askbridge-env-ci': '$CI', 'x-askbridge-env-askbridge-unattended': '$ASKBRIDGE_UNATTENDED' },
       allowedEnvVars: ['CI', 'ASKBRIDGE_UNATTENDED'],
       timeout: 3600,
-      statusMessage: 'Waiting for an answer in askbridge',
+      statusMessage: waiting(port),
     },
   ],
 });
@@ -529,6 +532,26 @@ describe('askbridge install picks the transport by the Claude Code it finds and 
     const zero = await runCli(['install', '--hook', 'http', '--project', p.dir], env('0'));
     expect(zero.code).toBe(1);
     expect(zero.stderr).toContain('an http hook needs a fixed port');
+  });
+
+  it('names where to answer in the status message the terminal shows while a question waits: the public URL when set, the command on this machine', async () => {
+    const p = project();
+    const statusOf = () => ((json(p.local).hooks as { PreToolUse: Array<{ hooks: Array<{ statusMessage: string }> }> }).PreToolUse[0]!.hooks[0]!.statusMessage);
+    const env = (extra: NodeJS.ProcessEnv) => baseEnv({ HOME: p.home, ASKBRIDGE_HOME: p.state, PATH: `${p.bin}:/usr/bin:/bin`, XDG_CONFIG_HOME: join(p.home, 'config'), ...extra });
+    expect((await runCli(['install', '--hook', 'command', '--project', p.dir], env({ ASKBRIDGE_PORT: '7999' }))).code).toBe(0);
+    expect(statusOf()).toBe(waiting(7999));
+    // The public URL from the user config: a phone reaches the page there.
+    mkdirSync(join(p.home, 'config', 'askbridge'), { recursive: true });
+    writeFileSync(join(p.home, 'config', 'askbridge', 'config.json'), JSON.stringify({ publicUrl: 'https://desk.example.ts.net' }));
+    expect((await runCli(['install', '--hook', 'command', '--project', p.dir], env({}))).code).toBe(0);
+    expect(statusOf()).toBe(`Waiting for an answer in askbridge: https://desk.example.ts.net/ or \`${askbridgeCommand({ PATH: '/usr/bin:/bin' })} answer\``);
+    // ASKBRIDGE_PUBLIC_URL wins over the file, as it does when the daemon starts.
+    expect((await runCli(['install', '--hook', 'command', '--project', p.dir], env({ ASKBRIDGE_PUBLIC_URL: 'https://other.example.ts.net' }))).code).toBe(0);
+    expect(statusOf()).toContain('https://other.example.ts.net/ or');
+    // A daemon on another machine: its page, and no command (askbridge answer runs there).
+    const key = 'k'.repeat(43);
+    expect((await runCli(['install', '--url', 'https://far.example.ts.net', '--key', key, '--project', p.dir], env({}))).code).toBe(0);
+    expect(statusOf()).toBe('Waiting for an answer in askbridge: https://far.example.ts.net/');
   });
 
   it('rotates the key with --rotate-key, writes the new one, and warns that other files hold the old one', async () => {
