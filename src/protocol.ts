@@ -533,8 +533,11 @@ export const StatusReplySchema = z.object({
   history: HistoryProblemSchema.nullable(),
   /** The person said they are away: the end of a turn waits for their reply. */
   away: z.boolean(),
+  /** Who could be told of a question nobody watches, besides the config's webhooks: paired devices with a push subscription, paired Telegram chats. */
+  tellable: z.object({ pushDevices: z.number(), telegramChats: z.number() }),
 });
 export type StatusReply = z.infer<typeof StatusReplySchema>;
+export type Tellable = StatusReply['tellable'];
 /**
  * A one-time pairing code and the links that carry it: on this machine, and at the public URL when
  * there is one; `qr` is the QR code of the link another device should open (the public one when set),

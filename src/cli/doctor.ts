@@ -17,7 +17,7 @@ import { DEFAULT_STOP_CAP, HOOK_KEY_HEADER, HTTP_HOOK_PATH, MACHINE_HEADER, PERM
 import { HOOK_TIMEOUT_SECONDS, TIMEOUT_MARGIN_SECONDS } from '../hook-timeout.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import type { CommandIo } from './command.js';
-import { StatusReplySchema } from '../protocol.js';
+import { StatusReplySchema, type Tellable } from '../protocol.js';
 import { shorten } from '../shorten.js';
 import { readReply } from './replies.js';
 import { systemdHoldsPort } from './service.js';
@@ -30,8 +30,13 @@ const OLD_HOOK_SCRIPT = 'askbridge-hook.mjs';
 /** Claude Code kills a hook after this many seconds when its entry sets no `timeout`. */
 export const CLAUDE_DEFAULT_HOOK_TIMEOUT_SECONDS = 600;
 
-/** `away`: the person said they are away (a daemon older than the away switch does not say). */
-export type DaemonProbe = { running: true; url: string; version: string; away?: boolean } | { running: false; reason: string; impostor?: boolean };
+/**
+ * `away`: the person said they are away; `reach`: who watches and who could be told now; `publicUrl`:
+ * the daemon's, when it has one (a daemon older than each does not say).
+ */
+export type DaemonProbe =
+  | { running: true; url: string; version: string; away?: boolean; reach?: { watchers: number } & Tellable; publicUrl?: string }
+  | { running: false; reason: string; impostor?: boolean };
 
 export type DoctorInputs = {
   projectDir: string;
@@ -74,6 +79,8 @@ export type FindingId =
   | 'approvals-missing'
   | 'turn-ends-missing'
   | 'away'
+  | 'nobody-reachable'
+  | 'ntfy-actions-need-public-url'
   | 'port-impostor'
   | 'project-config-untrusted';
 
@@ -215,6 +222,7 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
     passed.push('every askbridge hook here asks a daemon on another machine: no daemon needs to run here');
   } else if (inputs.daemon.running) {
     passed.push(`askbridge ${inputs.daemon.version} is running at ${inputs.daemon.url}`);
+    checkReach(inputs, inputs.daemon, findings, passed);
   } else if (inputs.daemon.impostor) {
     findings.push({
       id: 'port-impostor',
@@ -478,6 +486,49 @@ function checkTurnEnds(inputs: DoctorInputs, readable: Array<SettingsFile & { st
   }
 }
 
+/**
+ * What a question that no page or terminal watches does, by whenNobodyWatching and by who could be
+ * told now (the daemon's paired devices with push and Telegram chats, the config's webhooks), and
+ * whether ntfy's one-tap buttons can work (they post to the public URL).
+ */
+function checkReach(inputs: DoctorInputs, daemon: Extract<DaemonProbe, { running: true }>, findings: Finding[], passed: string[]): void {
+  const { config, origins } = inputs.config;
+  const from = origins.whenNobodyWatching === 'default' ? 'the default' : `from the ${origins.whenNobodyWatching} config`;
+  const ntfyActions = config.notify.filter((target) => target.ntfy !== undefined && target.actions === true).length;
+  if (ntfyActions > 0 && daemon.publicUrl === undefined && daemon.reach !== undefined) {
+    findings.push({
+      id: 'ntfy-actions-need-public-url',
+      level: 'info',
+      message: 'ntfy\'s one-tap buttons ("actions": true) need a public URL, which the phone\'s ntfy app posts the answer to: without one, each notification only opens the page',
+      fix: 'set publicUrl (see "From your phone" in the README)',
+    });
+  }
+  if (config.whenNobodyWatching === 'wait') {
+    passed.push(`whenNobodyWatching is "wait" (${from}): a question nobody watches waits ${config.waitSeconds} s (waitSeconds), even when nobody could be told`);
+    return;
+  }
+  if (config.whenNobodyWatching === 'act') {
+    passed.push(`whenNobodyWatching is "act" (${from}): a question nobody watches gets the onTimeout action (${config.onTimeout}) at once`);
+    return;
+  }
+  if (!daemon.reach) return;
+  const { watchers, pushDevices, telegramChats } = daemon.reach;
+  const counted = (count: number, one: string, many: string) => (count === 0 ? [] : [`${count} ${count === 1 ? one : many}`]);
+  const told = [...counted(pushDevices, 'device with push notifications', 'devices with push notifications'), ...counted(config.notify.length, 'webhook', 'webhooks'), ...counted(telegramChats, 'Telegram chat', 'Telegram chats')];
+  if (told.length > 0) {
+    passed.push(`a question nobody watches waits ${config.waitSeconds} s for an answer (whenNobodyWatching "wait-if-reachable", ${from}): ${told.join(', ')} would be told`);
+  } else if (watchers > 0) {
+    passed.push(`${watchers} page(s) or terminal(s) watch now; when none does, a question goes to Claude Code's own dialog at once, as nobody could be told (no push notifications, webhook or Telegram chat)`);
+  } else {
+    findings.push({
+      id: 'nobody-reachable',
+      level: 'info',
+      message: `no page or terminal watches and nobody could be told (no device with push notifications, no webhook, no Telegram chat): a question goes to Claude Code's own dialog at once (whenNobodyWatching "wait-if-reachable", ${from})`,
+      fix: 'open the page (`askbridge open`) or `askbridge watch`; for a phone, turn on notifications on its page, or add a webhook (notify) or a Telegram bot to the user config; or set "whenNobodyWatching": "wait"',
+    });
+  }
+}
+
 /** askbridge's http entry posting to `path`. */
 function isAskbridgeHttpEntry(ref: HookRef, path: string): boolean {
   return ref.hook.type === 'http' && typeof ref.hook.url === 'string' && parseUrl(ref.hook.url)?.pathname === path;
@@ -698,8 +749,20 @@ export async function probeDaemon(env: NodeJS.ProcessEnv): Promise<DaemonProbe> 
     const response = await connectToDaemon(env).request('GET', '/api/status');
     if (response.status !== 200) return { running: false, reason: `status request answered ${response.status}` };
     // Only what doctor reports: a daemon of another version still gets checked.
-    const { url, version, away } = readReply(StatusReplySchema.pick({ url: true, version: true }).extend({ away: StatusReplySchema.shape.away.optional() }), response.body, 'status');
-    return { running: true, url, version, ...(away === undefined ? {} : { away }) };
+    const { url, version, away, watchers, tellable } = readReply(
+      StatusReplySchema.pick({ url: true, version: true, watchers: true }).extend({ away: StatusReplySchema.shape.away.optional(), tellable: StatusReplySchema.shape.tellable.optional() }),
+      response.body,
+      'status',
+    );
+    const running = openStateDir(resolveStateDir(env)).readDaemonInfo();
+    return {
+      running: true,
+      url,
+      version,
+      ...(away === undefined ? {} : { away }),
+      ...(tellable === undefined ? {} : { reach: { watchers, ...tellable } }),
+      ...(running?.publicUrl === undefined ? {} : { publicUrl: running.publicUrl }),
+    };
   } catch (error) {
     return { running: false, reason: error instanceof Error ? error.message : String(error), ...(error instanceof DaemonUnreachable && error.state !== 'not-running' ? { impostor: true } : {}) };
   }

@@ -122,7 +122,10 @@ export async function buildApp(deps: AppDeps) {
     store: deps.store,
     planQuestion: deps.planQuestion,
     watchers: () => watchers.sockets.size,
-    reachableElsewhere: deps.reachableElsewhere ?? (() => false),
+    reachableElsewhere: () => {
+      const tellable = deps.tellable?.();
+      return tellable !== undefined && tellable.pushDevices + tellable.telegramChats > 0;
+    },
     limits: deps.waitingLimits ?? { asks: MAX_PENDING, bytes: WAITING_BYTES },
     onOverload: deps.onOverload,
     sessionContext: deps.sessionContext,

@@ -213,8 +213,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     pid: options.keeperPid,
     logger,
     planQuestion,
-    // Someone could be told of a question nobody watches: a paired device with a push subscription.
-    reachableElsewhere: () => push?.reachesAny(app!.askbridge.auth.devices().map((device) => device.id)) === true,
+    tellable: () => ({ pushDevices: push?.subscribedDevices(app!.askbridge.auth.devices().map((device) => device.id)) ?? 0, telegramChats: 0 }),
     banner,
     configFor: (cwd) => configWatch.effective(cwd),
     health: () => ({ history: history.problem() }),

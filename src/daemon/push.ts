@@ -146,8 +146,8 @@ export function createPush(options: PushOptions) {
 
     isSubscribed: (deviceId: string) => subscriptions.some((stored) => stored.deviceId === deviceId),
 
-    /** Whether a push would reach one of these paired devices: someone could be told. */
-    reachesAny: (pairedDevices: readonly string[]) => subscriptions.some((stored) => pairedDevices.includes(stored.deviceId)),
+    /** How many of these paired devices a push would reach: who could be told. */
+    subscribedDevices: (pairedDevices: readonly string[]) => new Set(subscriptions.filter((stored) => pairedDevices.includes(stored.deviceId)).map((stored) => stored.deviceId)).size,
 
     /**
      * Keeps this device's subscription (one per device; a browser that moved to another device keeps

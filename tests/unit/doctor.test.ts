@@ -367,6 +367,33 @@ describe('diagnose on settings built in memory', () => {
     expect(diagnose(memoryInputs(settings)).findings).toEqual([]);
   });
 
+  it('says what a question nobody watches does: waits when someone could be told, else goes to the terminal at once, and why', () => {
+    const reach = (watchers: number, pushDevices: number, telegramChats: number): Extract<DaemonProbe, { running: true }> => ({ ...RUNNING, reach: { watchers, pushDevices, telegramChats } });
+    const alone = diagnose({ ...memoryInputs(httpHook()), daemon: reach(0, 0, 0) });
+    expect(alone.findings).toEqual([
+      {
+        id: 'nobody-reachable',
+        level: 'info',
+        message: `no page or terminal watches and nobody could be told (no device with push notifications, no webhook, no Telegram chat): a question goes to Claude Code's own dialog at once (whenNobodyWatching "wait-if-reachable", the default)`,
+        fix: 'open the page (`askbridge open`) or `askbridge watch`; for a phone, turn on notifications on its page, or add a webhook (notify) or a Telegram bot to the user config; or set "whenNobodyWatching": "wait"',
+      },
+    ]);
+    expect(alone.ok).toBe(true);
+    expect(diagnose({ ...memoryInputs(httpHook()), daemon: reach(0, 2, 1) }).passed).toContain(
+      'a question nobody watches waits 300 s for an answer (whenNobodyWatching "wait-if-reachable", the default): 2 devices with push notifications, 1 Telegram chat would be told',
+    );
+    expect(diagnose({ ...memoryInputs(httpHook()), daemon: reach(1, 0, 0) }).passed).toContainEqual(expect.stringMatching(/^1 page\(s\) or terminal\(s\) watch now; when none does, a question goes to Claude Code's own dialog at once/));
+    const waiting = { ...memoryInputs(httpHook()), daemon: reach(0, 0, 0) };
+    waiting.config = { ...waiting.config, config: { ...waiting.config.config, whenNobodyWatching: 'wait' }, origins: { ...waiting.config.origins, whenNobodyWatching: 'user' } };
+    expect(diagnose(waiting).findings).toEqual([]);
+    expect(diagnose(waiting).passed).toContain('whenNobodyWatching is "wait" (from the user config): a question nobody watches waits 300 s (waitSeconds), even when nobody could be told');
+    // ntfy's one-tap buttons post to the public URL: without one, doctor says so.
+    const ntfy = { ...memoryInputs(httpHook()), daemon: reach(0, 0, 0) };
+    ntfy.config = { ...ntfy.config, config: { ...ntfy.config.config, notify: [{ ntfy: 'https://ntfy.sh/my-topic', actions: true }] } };
+    expect(ids(diagnose(ntfy).findings)).toEqual(['ntfy-actions-need-public-url']);
+    expect(diagnose({ ...ntfy, daemon: { ...reach(0, 0, 0), publicUrl: 'https://desk.example.ts.net/' } }).findings).toEqual([]);
+  });
+
   it('passes the turn-end entries, saying how long the end of a turn waits while away and how many replies in a row Claude Code takes', () => {
     const diagnosis = diagnose(memoryInputs(httpHook()));
     expect(diagnosis.findings).toEqual([]);

@@ -25,6 +25,7 @@ export const statusRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { s
     visiblePages: watchers.visible.size,
     history: deps.health?.().history ?? null,
     away: away.isAway(),
+    tellable: deps.tellable?.() ?? { pushDevices: 0, telegramChats: 0 },
   }));
 
   /** The configuration the daemon applies to a question asked in `cwd`: its last good version of each file. */
