@@ -17,6 +17,17 @@ import { markInvisible, visibleNodes } from './visible-text.js';
 
 const TRIGGERS = { timeout: 'after the timeout', immediately: 'immediately', 'nobody-watching': 'because no page was open', 'nobody-reachable': 'because nobody could be told' };
 
+/** Where a person answered, when not in this tab: words that follow "Answered" or "Allowed". */
+const PLACES = { cli: 'from the CLI', telegram: 'from Telegram', ntfy: 'from an ntfy notification', notification: 'from a notification' };
+
+/**
+ * @param {Record<string, any>} source
+ * @returns {string} where, e.g. "from Telegram"; another page is "in another tab"
+ */
+function placeOf(source) {
+  return Object.hasOwn(PLACES, source.client) ? PLACES[/** @type {keyof typeof PLACES} */ (source.client)] : 'in another tab';
+}
+
 /** @param {Record<string, unknown>} source */
 function policyText(source) {
   const action = typeof source.action === 'string' ? source.action : 'policy';
@@ -47,7 +58,7 @@ function describe(view, how) {
     case 'answered': {
       let title = 'Answered';
       if (byPolicy) title = `Answered by policy (${policyText(source)})`;
-      else if (!how.mine && source.kind === 'person') title = source.client === 'cli' ? 'Answered from the CLI' : 'Answered in another tab';
+      else if (!how.mine && source.kind === 'person') title = `Answered ${placeOf(source)}`;
       if (how.conflict) {
         const where = title === 'Answered' ? '' : title.replace(/^Answered /, '');
         return { title: 'Already answered elsewhere', detail: where ? `It was answered ${where} first.` : null };
@@ -78,7 +89,7 @@ function describe(view, how) {
  * @returns {{ title: string; detail: string | null }}
  */
 function describeApproval(view, how, source, otherDetail) {
-  const where = source.kind === 'person' && !how.mine ? (source.client === 'cli' ? 'from the CLI' : 'in another tab') : '';
+  const where = source.kind === 'person' && !how.mine ? placeOf(source) : '';
   const first = how.conflict ? 'It was decided elsewhere before your choice arrived.' : null;
   const plan = view.approval?.toolName === 'ExitPlanMode';
   switch (view.status) {
@@ -109,7 +120,8 @@ function describeApproval(view, how, source, otherDetail) {
  * @returns {{ title: string; detail: string | null }}
  */
 function describeTurnEnd(view, how, source) {
-  const where = source.kind === 'person' && !how.mine ? (source.client === 'cli' ? 'From the CLI.' : 'In another tab.') : null;
+  const place = placeOf(source);
+  const where = source.kind === 'person' && !how.mine ? `${place[0]?.toUpperCase()}${place.slice(1)}.` : null;
   const tooLate = how.unsent ? 'Your reply arrived after that, and was not sent.' : 'Your Done arrived after that, and changed nothing.';
   const late = how.conflict ? `${where ? `${where} ` : ''}${tooLate}` : null;
   switch (view.status) {
