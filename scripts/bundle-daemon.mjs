@@ -34,7 +34,7 @@ const LAZY_DIR = fileURLToPath(new URL('../dist/daemon/lazy/', import.meta.url))
 const MARK = '// askbridge: the daemon, bundled';
 
 /** Each package the daemon imports only with import(), and its file in dist/daemon/lazy/. */
-const LAZY = { 'pino-roll': 'pino-roll', 'pino-pretty': 'pino-pretty', '@fastify/swagger': 'fastify-swagger', 'web-push': 'web-push', chokidar: 'chokidar' };
+const LAZY = { 'pino-roll': 'pino-roll', 'pino-pretty': 'pino-pretty', '@fastify/swagger': 'fastify-swagger', 'web-push': 'web-push', chokidar: 'chokidar', grammy: 'grammy' };
 
 /** Never called (see above): left to node_modules. */
 const NEVER_LOADED = ['@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler'];

@@ -549,11 +549,14 @@ export const PairingReplySchema = z.object({
   qr: z.array(z.string().regex(/^[01]+$/)),
 });
 export type PairingReply = z.infer<typeof PairingReplySchema>;
-/** The paired browsers; `current` is the one asking. */
+/** The paired browsers and Telegram chats; `current` is the browser asking. */
 export const DevicesReplySchema = z.object({
-  devices: z.array(z.object({ id: z.string(), name: z.string(), pairedAt: z.number(), lastSeen: z.number(), current: z.boolean() })),
+  devices: z.array(z.object({ id: z.string(), kind: z.enum(['browser', 'telegram']), name: z.string(), pairedAt: z.number(), lastSeen: z.number(), current: z.boolean() })),
 });
 export type DevicesReply = z.infer<typeof DevicesReplySchema>;
+/** A one-time code that pairs one Telegram chat with the user's bot: the chat sends `/start CODE` to @bot. */
+export const TelegramPairingReplySchema = z.object({ code: z.string(), bot: z.string(), expiresAt: z.number() });
+export type TelegramPairingReply = z.infer<typeof TelegramPairingReplySchema>;
 /** A device unpaired. */
 export const RevokedReplySchema = z.object({ revoked: z.literal(true) });
 export type RevokedReply = z.infer<typeof RevokedReplySchema>;

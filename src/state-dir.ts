@@ -89,6 +89,8 @@ export function openStateDir(dir: string) {
     pushSubscriptions: join(dir, 'push-subscriptions.json'),
     /** Whether the person said they are away (away.ts). */
     away: join(dir, 'away.json'),
+    /** The Telegram chats paired with the user's bot (telegram/chats.ts). */
+    telegramChats: join(dir, 'telegram-chats.json'),
   };
 
   return {

@@ -1,6 +1,7 @@
-// `askbridge devices`: the paired browsers (name, when paired, when last seen), and `--revoke ID` to
-// unpair one: its cookie and key stop working and its open pages are disconnected at once. When the
-// daemon cannot save the change (a full disk), the device stays paired and the command fails.
+// `askbridge devices`: the paired browsers and Telegram chats (kind, name, when paired, when last
+// seen), and `--revoke ID` to unpair one: a browser's cookie and key stop working and its open pages
+// are disconnected at once; a chat is ignored from then on. When the daemon cannot save the change
+// (a full disk), the device stays paired and the command fails.
 import { parseArgs } from 'node:util';
 import { DevicesReplySchema, ErrorReplySchema } from '../protocol.js';
 import { markInvisible, terminalJson, terminalText } from '../visible-text.js';
@@ -17,7 +18,7 @@ export async function run(io: CommandIo): Promise<void> {
       const { message } = readReply(ErrorReplySchema, response.body, 'refusal').error;
       throw new CliError(`not revoked: ${markInvisible(message)}`, response.status === 400 ? 2 : 1);
     }
-    io.stderr(`revoked ${terminalText(values.revoke)}: that browser must pair again\n`);
+    io.stderr(`revoked ${terminalText(values.revoke)}: it must pair again\n`);
     return;
   }
   const { devices } = readReply(DevicesReplySchema, (await daemon.request('GET', '/api/devices')).body, 'list of devices');
@@ -26,11 +27,11 @@ export async function run(io: CommandIo): Promise<void> {
     return;
   }
   if (devices.length === 0) {
-    io.stdout('No paired devices: `askbridge open` (this machine) or `askbridge pair` (a phone) pairs one.\n');
+    io.stdout('No paired devices: `askbridge open` (this machine), `askbridge pair` (a phone) or `askbridge pair --telegram` (a Telegram chat) pairs one.\n');
     return;
   }
   for (const device of devices) {
-    io.stdout(`${device.id}  ${terminalText(device.name).padEnd(22)}  paired ${when(device.pairedAt)}, last seen ${when(device.lastSeen)}\n`);
+    io.stdout(`${device.id}  ${device.kind.padEnd(8)}  ${terminalText(device.name).padEnd(22)}  paired ${when(device.pairedAt)}, last seen ${when(device.lastSeen)}\n`);
   }
   io.stderr('Unpair one with: askbridge devices --revoke ID\n');
 }

@@ -43,8 +43,12 @@ const COMMANDS: Record<string, Command> = {
   stop: { usage: '', summary: 'stop the running daemon and wait until it has exited (waiting questions go back to the terminal)', load: () => import('./stop.js') },
   status: { usage: '[--json]', summary: 'is the daemon running (pid, port, url, pending count, whether you are away), and if it cannot be used, why', load: () => import('./status.js') },
   open: { usage: '[--print]', summary: 'print a one-time link that pairs a browser, and open it', load: () => import('./open.js') },
-  devices: { usage: '[--json] | --revoke ID', summary: 'the paired browsers and when each was last seen; --revoke unpairs one at once', load: () => import('./devices.js') },
-  pair: { usage: '[--no-qr]', summary: 'print a one-time link and its QR code that pair a phone or another machine (through the public URL)', load: () => import('./pair.js') },
+  devices: { usage: '[--json] | --revoke ID', summary: 'the paired browsers and Telegram chats, and when each was last seen; --revoke unpairs one at once', load: () => import('./devices.js') },
+  pair: {
+    usage: '[--no-qr] | --telegram',
+    summary: 'print a one-time link and its QR code that pair a phone or another machine (through the public URL); --telegram: a one-time code that pairs a Telegram chat with your bot',
+    load: () => import('./pair.js'),
+  },
   install: {
     usage: '[--project DIR | --user] [--hook http|command] [--no-approvals] [--no-turn-ends] [--rotate-key] [--force] [--claude PATH] | --url URL --key KEY [--machine NAME]',
     summary: "add askbridge's hooks to this machine's Claude Code settings (questions, and with them permissions and plans unless --no-approvals, and with the http hook the ends of turns while you are away and waits in the terminal unless --no-turn-ends): DIR/.claude/settings.local.json (default DIR: here), or ~/.claude/settings.json; the http hook when Claude Code has it (2.1.63+) and systemd holds the port (askbridge service install), else the command hook; never into a file git tracks or a link points through (--force: anyway)",

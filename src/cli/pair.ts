@@ -1,13 +1,16 @@
 // `askbridge pair`: a one-time link and its QR code, to pair a phone or another machine through the
 // public URL. Without one, a phone cannot open any link askbridge could give (the daemon listens on
 // loopback only): no QR code then, but what to do, and a link for another browser on this machine.
-// The code works once, for ten minutes.
+// The code works once, for ten minutes. `--telegram`: a one-time code that pairs a Telegram chat with
+// the bot of the user config (the chat sends `/start CODE` to it).
 import { parseArgs } from 'node:util';
 import { renderUnicodeCompact } from 'uqr';
 import { askbridgeCommand } from '../command-name.js';
-import { PairingReplySchema } from '../protocol.js';
+import { userConfigPath } from '../config.js';
+import { ErrorReplySchema, PairingReplySchema, TelegramPairingReplySchema } from '../protocol.js';
 import { publicUrlNotes, PublicUrlStatusSchema } from '../public-url-status.js';
 import { connectToDaemon } from './client.js';
+import { markInvisible } from '../visible-text.js';
 import { CliError, type CommandIo } from './command.js';
 import { readReply } from './replies.js';
 
@@ -15,7 +18,8 @@ import { readReply } from './replies.js';
 const PairingWithStatusSchema = PairingReplySchema.extend({ publicUrl: PublicUrlStatusSchema.optional() });
 
 export async function run(io: CommandIo): Promise<void> {
-  const { values } = parseArgs({ args: io.argv, options: { 'no-qr': { type: 'boolean', default: false } }, strict: true });
+  const { values } = parseArgs({ args: io.argv, options: { 'no-qr': { type: 'boolean', default: false }, telegram: { type: 'boolean', default: false } }, strict: true });
+  if (values.telegram) return pairTelegram(io);
   const response = await connectToDaemon(io.env).request('POST', '/api/pairings', {});
   if (response.status !== 200) throw new CliError(`the daemon refused a pairing link (${response.status})`);
   const { links, publicUrl: status } = readReply(PairingWithStatusSchema, response.body, 'pairing link');
@@ -38,4 +42,24 @@ export async function run(io: CommandIo): Promise<void> {
   io.stdout(`${links.public}\n`);
   if (!values['no-qr']) io.stdout(`${renderUnicodeCompact(links.public, { border: 1 })}\n`);
   io.stderr('One-time link: it pairs one browser, within ten minutes.\n');
+}
+
+/** A code for `/start CODE` in the chat to pair; without a bot in the user config, what to put there. */
+async function pairTelegram(io: CommandIo): Promise<void> {
+  const response = await connectToDaemon(io.env).request('POST', '/api/pairings/telegram', {});
+  if (response.status === 409) {
+    throw new CliError(
+      [
+        `No Telegram bot is set. Make one with @BotFather in Telegram, then put its token in ${userConfigPath(io.env)}:`,
+        '  "telegram": { "token": "123456789:AA..." }',
+        'The running daemon starts the bot at once. Then run this again. See "Telegram" in the README.',
+      ].join('\n'),
+    );
+  }
+  if (response.status !== 200) {
+    const refusal = ErrorReplySchema.safeParse(response.body);
+    throw new CliError(`no Telegram pairing code: ${refusal.success ? markInvisible(refusal.data.error.message) : `the daemon answered ${response.status}`}`);
+  }
+  const { code, bot } = readReply(TelegramPairingReplySchema, response.body, 'Telegram pairing code');
+  io.stdout(`Send this to @${markInvisible(bot)} in Telegram within 10 minutes: /start ${code}\n`);
 }

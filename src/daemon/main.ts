@@ -20,6 +20,7 @@ import { createPush, type Push } from './push.js';
 import { DaemonStartError } from './start-error.js';
 import { listenWithTls, readListenTls, type ListenFlags, type ListenTls } from './tls-listener.js';
 import { createWebhooks } from './webhooks.js';
+import { createTelegram } from './telegram/bot.js';
 import { claudeProjectsDir, readSessionContext } from './transcript.js';
 import { watchForTerminalAnswer } from './terminal-answers.js';
 import { LOOPBACK_HOST, openStateDir, resolveStateDir, stateDirWriteError, type PortHolder } from '../state-dir.js';
@@ -152,6 +153,18 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   } catch (error) {
     logger.warn({ error: (error as Error).message }, 'Web Push is not available: its keys could not be made');
   }
+  // The user's Telegram bot: it starts once the user config is read (userConfigChanged), if it names one.
+  const telegramLog = logger.child({ component: 'telegram' });
+  const telegram = createTelegram({
+    store,
+    chatsFile: stateDir.paths.telegramChats,
+    // Only a link a phone can open: never a loopback one.
+    publicLink: (askId) => {
+      const reachable = publicUrlSetting.url();
+      return reachable ? `${reachable.href}#question=${askId}` : undefined;
+    },
+    log: { info: (fields, message) => telegramLog.info(fields, message), warn: (fields, message) => telegramLog.warn(fields, message), error: (fields, message) => telegramLog.error(fields, message) },
+  });
   const { userValueNotUsed } = publicUrlSetting.status();
   if (userValueNotUsed !== undefined) logger.warn({ publicUrl: userValueNotUsed, inUse: publicUrl?.origin, source: startingUrl.source }, 'publicUrl in the user config is not used: the flag or the environment wins over it');
   const loopbackUrl = `http://${LOOPBACK_HOST}:${port}/`;
@@ -164,6 +177,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   let isServing = false;
   /** A new good version of the user config: its publicUrl applies at once, where nothing wins over it. */
   const userConfigChanged = (file: ConfigFile) => {
+    telegram.configure(file.telegram);
     const change = publicUrlSetting.userChanged(file.publicUrl);
     if (change.kind === 'same') return;
     if (change.kind === 'not-applied') {
@@ -213,12 +227,13 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     pid: options.keeperPid,
     logger,
     planQuestion,
-    tellable: () => ({ pushDevices: push?.subscribedDevices(app!.askbridge.auth.devices().map((device) => device.id)) ?? 0, telegramChats: 0 }),
+    tellable: () => ({ pushDevices: push?.subscribedDevices(app!.askbridge.auth.devices().map((device) => device.id)) ?? 0, telegramChats: telegram.pairedChats() }),
     banner,
     configFor: (cwd) => configWatch.effective(cwd),
     health: () => ({ history: history.problem() }),
     history: { path: stateDir.paths.history, flushed: () => history.flushed() },
     pageSessionStore: createPageSessionFile(stateDir.paths.pageSessions),
+    telegram,
     push,
     holdsIpv6: () => options.holdsIpv6,
     publicUrl: publicUrlSetting.url(),
@@ -243,6 +258,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     push,
     pageVisible: () => app.askbridge.pageVisible(),
     pairedDevices: () => app.askbridge.auth.devices().map((device) => device.id),
+    telegram,
     away: () => away.isAway(),
     log: (fields, message) => notifyLog.error(fields, message),
   });
@@ -285,7 +301,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     logger.info('stopping: waiting hooks hand their questions to the terminal');
     store.releaseAll();
     notifier.close();
-    await Promise.all([app!.close(), closeTls(), configWatch.close(), history.flushed()]);
+    await Promise.all([app!.close(), closeTls(), configWatch.close(), history.flushed(), telegram.close()]);
     history.close();
     stateDir.removeDaemonInfo(options.keeperPid);
   }

@@ -11,6 +11,7 @@ import type { AskStore } from './asks/store.js';
 import { noticeOf } from './notice.js';
 import type { Push } from './push.js';
 import type { Webhooks } from './webhooks.js';
+import type { Telegram } from './telegram/bot.js';
 
 export type NotifierOptions = {
   store: AskStore;
@@ -21,6 +22,8 @@ export type NotifierOptions = {
   webhooks: Webhooks;
   /** Undefined when the daemon could not open Web Push. */
   push: Push | undefined;
+  /** The user's Telegram bot: every paired chat is told, whether or not a page is in view. */
+  telegram?: Pick<Telegram, 'tell'>;
   /** Whether a connected page says a person can see it. */
   pageVisible: () => boolean;
   /** The devices paired now: only they may still get pushes. */
@@ -65,6 +68,7 @@ export function createNotifier(options: NotifierOptions) {
     try {
       const question = options.store.get(id);
       if (question?.status !== 'pending') return;
+      options.telegram?.tell(question);
       const { notify, push } = options.config(question.cwd);
       if (notify.length > 0) options.webhooks.send(notify, noticeOf(question, { fullText: false }), options.link(id));
       if (options.push && !options.pageVisible()) {

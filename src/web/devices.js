@@ -1,6 +1,7 @@
 // @ts-check
-// The paired devices, from the page: each browser by name with when it was last seen, revoked with one
-// click (its pages are disconnected at once), and a QR code that pairs one more: a phone scans it.
+// The paired devices, from the page: each browser and Telegram chat by name with when it was last
+// seen, revoked with one click (a browser's pages are disconnected at once; a chat is ignored from
+// then on), and a QR code that pairs one more browser: a phone scans it.
 // A pairing link pairs one browser, once, within ten minutes: once it has paired one (a device the
 // list did not hold when the link was made appears) or its time is up, it leaves the panel, so that
 // nobody scans a link that pairs nothing.
@@ -46,7 +47,12 @@ async function refresh() {
       h(
         'li',
         { class: 'device', 'data-device-id': device.id },
-        h('span', { class: 'device-text' }, h('span', { class: 'device-name', text: device.name }), h('span', { class: 'device-seen', text: device.current ? 'this browser' : `last seen ${ago(device.lastSeen)}` })),
+        h(
+          'span',
+          { class: 'device-text' },
+          h('span', { class: 'device-name', text: device.name }),
+          h('span', { class: 'device-seen', text: device.current ? 'this browser' : `${device.kind === 'telegram' ? 'Telegram chat' : 'browser'}, last seen ${ago(device.lastSeen)}` }),
+        ),
         revokeButton(device),
       ),
     ),

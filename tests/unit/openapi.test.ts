@@ -26,6 +26,7 @@ const ROUTES = {
   '/api/asks/{id}/extend': ['post'],
   '/api/history': ['get'],
   '/api/pairings': ['post'],
+  '/api/pairings/telegram': ['post'],
   '/api/pair': ['post'],
   '/api/session': ['get'],
   '/api/devices': ['get'],

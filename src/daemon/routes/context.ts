@@ -16,6 +16,7 @@ import type { AskDesk } from '../asks/open-ask.js';
 import type { ContextRead } from '../transcript.js';
 import type { WebSocket } from 'ws';
 import type { AwaySwitch } from '../away.js';
+import type { Telegram } from '../telegram/bot.js';
 
 /**
  * Pages and CLI listeners connected now, over the WebSocket, which paired device each page socket
@@ -46,6 +47,8 @@ export type AppDeps = {
   pageSessionStore?: AuthOptions['pageSessionStore'];
   /** Web Push to paired devices; without it, pages are told push is not available. */
   push?: Push;
+  /** The user's Telegram bot: its pairing codes and its paired chats (devices); without it, none. */
+  telegram?: Pick<Telegram, 'createPairingCode' | 'devices' | 'revoke'>;
   /** Whether the daemon also listens on [::1] (main.ts knows once it listens); if not, that Host is refused. */
   holdsIpv6?: () => boolean;
   /** A warning for every page (a broken config file, history that cannot be written), or null. */

@@ -1,4 +1,5 @@
-// The paired browsers, as devices a person can see and revoke from the page or `askbridge devices`.
+// The paired browsers and Telegram chats, as devices a person can see and revoke from the page or
+// `askbridge devices`.
 // Revoking one stops its cookie and key at once, closes its open sockets and ends its pushes. A revoke
 // holds across restarts or is refused: when the device list cannot be written (a full or read-only
 // disk), the reply is 503 and the device stays paired, on disk as in memory.
@@ -13,10 +14,12 @@ const DeviceParamsSchema = z.object({ id: z.string().regex(/^[0-9a-f]{12}$/, { m
 export const deviceRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { auth, watchers, deps }) => {
   app.get(
     '/api/devices',
-    { config: { access: 'page-or-local' }, schema: { summary: 'The paired browsers, most recently seen first', response: { 200: DevicesReplySchema, '4xx': ErrorReplySchema } } },
+    { config: { access: 'page-or-local' }, schema: { summary: 'The paired browsers and Telegram chats, most recently seen first', response: { 200: DevicesReplySchema, '4xx': ErrorReplySchema } } },
     async (request) => {
       const current = request.principal.kind === 'page' ? request.principal.deviceId : undefined;
-      return { devices: auth.devices().map((device) => ({ ...device, current: device.id === current })) };
+      const browsers = auth.devices().map((device) => ({ ...device, kind: 'browser' as const, current: device.id === current }));
+      const chats = (deps.telegram?.devices() ?? []).map((chat) => ({ ...chat, kind: 'telegram' as const, current: false }));
+      return { devices: [...browsers, ...chats].sort((a, b) => b.lastSeen - a.lastSeen) };
     },
   );
 
@@ -25,10 +28,12 @@ export const deviceRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { a
     {
       config: { access: 'page-or-local' },
       bodyLimit: 1024,
-      schema: { summary: 'Unpair a browser: its cookie and key stop working, and its open pages are disconnected at once', params: DeviceParamsSchema, response: { 200: RevokedReplySchema, '4xx': ErrorReplySchema, '5xx': ErrorReplySchema } },
+      schema: { summary: 'Unpair a browser (its cookie and key stop working, and its open pages are disconnected at once) or a Telegram chat (ignored from then on)', params: DeviceParamsSchema, response: { 200: RevokedReplySchema, '4xx': ErrorReplySchema, '5xx': ErrorReplySchema } },
     },
     async (request) => {
-      const result = auth.revokeDevice(request.params.id);
+      const browser = auth.revokeDevice(request.params.id);
+      // Not a browser: a Telegram chat, which is ignored from then on.
+      const result = browser.kind === 'not_found' && deps.telegram ? deps.telegram.revoke(request.params.id) : browser;
       if (result.kind === 'not_found') throw new HttpError(404, 'not_found', 'no paired device with this id (already revoked, or expired)');
       if (result.kind === 'not_saved') {
         request.log.warn({ device: request.params.id, reason: result.reason }, 'device not revoked: the device list could not be saved');

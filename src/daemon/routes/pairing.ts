@@ -5,7 +5,7 @@
 // cookie's Secure follow the public URL the daemon accepts at that moment (it can change live).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { encode } from 'uqr';
-import { ErrorReplySchema, PairedReplySchema, PairingReplySchema, PairRequestSchema, SessionReplySchema } from '../../protocol.js';
+import { ErrorReplySchema, PairedReplySchema, PairingReplySchema, PairRequestSchema, SessionReplySchema, TelegramPairingReplySchema } from '../../protocol.js';
 import { PublicUrlStatusSchema } from '../../public-url-status.js';
 import type { RouteContext } from './context.js';
 import { deviceNameOf } from '../device-name.js';
@@ -30,6 +30,18 @@ export const pairingRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { 
       const { data } = encode(publicLink ?? local, { border: 0 });
       const status = deps.publicUrlStatus?.();
       return { code, links: { local, ...(publicLink ? { public: publicLink } : {}) }, qr: data.map((row) => row.map((dark) => (dark ? '1' : '0')).join('')), ...(status ? { publicUrl: status } : {}) };
+    },
+  );
+
+  // A Telegram chat pairs by sending `/start CODE` to the user's bot (telegram/bot.ts).
+  app.post(
+    '/api/pairings/telegram',
+    { config: { access: 'page-or-local' }, bodyLimit: 1024, schema: { summary: 'A one-time code that pairs one Telegram chat with the bot of the user config: the chat sends /start CODE', response: { 200: TelegramPairingReplySchema, '4xx': ErrorReplySchema, '5xx': ErrorReplySchema } } },
+    async () => {
+      const result = deps.telegram?.createPairingCode() ?? { kind: 'not_configured' as const };
+      if (result.kind === 'not_configured') throw new HttpError(409, 'telegram_not_configured', `no Telegram bot is set: put "telegram": {"token": "<your bot's token from @BotFather>"} in ${deps.publicUrlStatus?.().userFile ?? 'the user config'}`);
+      if (result.kind === 'not_ready') throw new HttpError(503, 'telegram_not_ready', `the Telegram bot is not connected (${result.why}): see askbridge logs`);
+      return { code: result.code, bot: result.bot, expiresAt: result.expiresAt };
     },
   );
 

@@ -1,0 +1,500 @@
+// The user's Telegram bot, two-way, by long polling (no public URL needed): every paired chat is told
+// of an ask (messages.ts words it), and a person answers from the chat with its buttons or by
+// replying. Only paired chats are obeyed (chats.ts); anything else is ignored and logged by chat id
+// only, never with its text. A button carries a random id the daemon keeps (id -> ask and action),
+// never a label or an ask id, so it can act on that ask alone. When an ask is settled anywhere, each
+// chat's message for it says how, and loses its buttons. Every Telegram call runs in the background,
+// retried on 429 and 5xx: none holds up the store or an answer. The bot token is never logged:
+// grammY's errors are reduced to a description made here. grammY is loaded only when a bot is set.
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { Api } from 'grammy';
+import type { CallbackQuery, Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update } from 'grammy/types';
+import { randomBytes } from 'node:crypto';
+import type { TelegramConfig } from '../../config.js';
+import type { AskView, Response } from '../../protocol.js';
+import { shorten } from '../../shorten.js';
+import { markInvisible } from '../../visible-text.js';
+import type { AnswerResult, AskStore } from '../asks/store.js';
+import { createChats, type ChatRevoke, type PairedChat } from './chats.js';
+import { answersAtOnce, askDraft, MESSAGE_CHARS, promptFor, settledLine, type Action, type Button, type Draft, type Entity, type Selection } from './messages.js';
+
+export type TelegramLog = {
+  info: (fields: Record<string, unknown>, message: string) => void;
+  warn: (fields: Record<string, unknown>, message: string) => void;
+  error: (fields: Record<string, unknown>, message: string) => void;
+};
+
+export type TelegramOptions = {
+  store: AskStore;
+  /** telegram-chats.json in the state directory. */
+  chatsFile: string;
+  /** The page at the public URL, opened on this ask; undefined without one (a loopback link is never sent). */
+  publicLink: (askId: string) => string | undefined;
+  log: TelegramLog;
+  /** How long a long poll waits for updates (tests may shorten it). */
+  pollSeconds?: number;
+};
+
+/** What `askbridge pair --telegram` gets: a code, or why there is none. */
+export type TelegramCode = { kind: 'code'; code: string; bot: string; expiresAt: number } | { kind: 'not_configured' } | { kind: 'not_ready'; why: string };
+
+const POLL_SECONDS = 30;
+const RETRIES = 3;
+const MAX_BACKOFF_MS = 60_000;
+/** Button ids and reply prompts kept, the oldest forgotten first: a press on a forgotten one is told so. */
+const MAX_CALLBACKS = 20_000;
+const MAX_PROMPTS = 5_000;
+/** An ignored chat is logged at most this often. */
+const IGNORED_LOG_MS = 10 * 60_000;
+/** What answerCallbackQuery shows at most. */
+const TOAST_CHARS = 190;
+
+type Sent = { chatId: number; messageId: number; text: string; entities: Entity[] };
+/** One ask told to the chats: its messages, the choices made so far, and its buttons' ids. */
+type Told = { messages: Array<Promise<Sent | undefined>>; selections: Selection[]; ids: Map<string, string> };
+type Target = { askId: string; action: Action };
+
+/** One bot token's polling: started on a config, stopped on the next. */
+type Session = { token: string; config: TelegramConfig; api: Api | undefined; bot: string | undefined; problem: string; abort: AbortController; done: Promise<void> };
+
+export function createTelegram(options: TelegramOptions) {
+  const { store, log } = options;
+  const chats = createChats({ file: options.chatsFile, onUnreadable: (reason) => log.warn({ path: options.chatsFile, reason }, 'the paired Telegram chats could not be read: none is paired until one pairs again') });
+  const told = new Map<string, Told>();
+  const callbacks = new Map<string, Target>();
+  const prompts = new Map<string, Target>();
+  const ignoredAt = new Map<number, number>();
+  let session: Session | undefined;
+
+  const unsubscribe = store.subscribe((event) => {
+    if (event.type === 'resolved') void settled(event.ask);
+  });
+
+  /** A grammY error as a line that holds no token: the status and Telegram's own description, or that the network failed. */
+  function describe(error: unknown, token: string): string {
+    const { error_code: code, description } = error as { error_code?: unknown; description?: unknown };
+    const text = typeof code === 'number' ? `${code} ${typeof description === 'string' ? description : ''}` : `network error (${networkCause(error)})`;
+    return shorten(text.split(token).join('[token]'), 200);
+  }
+  /** Why fetch failed, by its code (ECONNREFUSED...) or its name: never its message, which names the URL and so the token. */
+  const networkCause = (error: unknown): string => {
+    const inner = (error as { error?: { cause?: { code?: unknown }; name?: unknown } }).error;
+    const code = inner?.cause?.code;
+    return typeof code === 'string' ? code : typeof inner?.name === 'string' ? inner.name : (error as Error).name;
+  };
+  const statusOf = (error: unknown): number | undefined => {
+    const code = (error as { error_code?: unknown }).error_code;
+    return typeof code === 'number' ? code : undefined;
+  };
+  const retryAfterOf = (error: unknown): number | undefined => {
+    const seconds = (error as { parameters?: { retry_after?: unknown } }).parameters?.retry_after;
+    return typeof seconds === 'number' ? Math.min(seconds, 60) : undefined;
+  };
+
+  /** A Telegram call in the background: retried on 429 (as told) and on 5xx or the network (backing off); anything else is logged. */
+  async function call<T>(what: string, run: (api: Api) => Promise<T>): Promise<T | undefined> {
+    const current = session;
+    if (!current?.api) return undefined;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await run(current.api);
+      } catch (error) {
+        const status = statusOf(error);
+        const retryable = status === undefined || status === 429 || status >= 500;
+        if (!retryable || attempt >= RETRIES || current.abort.signal.aborted) {
+          log.warn({ call: what, error: describe(error, current.token) }, 'a Telegram call failed');
+          return undefined;
+        }
+        const waitMs = status === 429 ? (retryAfterOf(error) ?? 1) * 1000 : 500 * 2 ** attempt;
+        if (!(await pause(waitMs, current.abort.signal))) return undefined;
+      }
+    }
+  }
+
+  /** Sleeps unless the session stops first; says whether it slept. */
+  async function pause(ms: number, signal: AbortSignal): Promise<boolean> {
+    try {
+      await sleep(ms, undefined, { signal });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  function remember<V>(map: Map<string, V>, key: string, value: V, max: number): void {
+    map.set(key, value);
+    if (map.size > max) map.delete(map.keys().next().value!);
+  }
+
+  /** The random id of one action of one ask: the same on every redraw of its buttons. */
+  function idFor(askId: string, state: Told, action: Action): string {
+    const key = JSON.stringify(action);
+    let id = state.ids.get(key);
+    if (id === undefined) {
+      id = randomBytes(16).toString('base64url');
+      state.ids.set(key, id);
+      remember(callbacks, id, { askId, action }, MAX_CALLBACKS);
+    }
+    return id;
+  }
+
+  function markup(askId: string, state: Told, keyboard: Button[][]): InlineKeyboardMarkup | undefined {
+    if (keyboard.length === 0) return undefined;
+    const inline_keyboard = keyboard.map((row) => row.map((button): InlineKeyboardButton => ('url' in button ? { text: button.text, url: button.url } : { text: button.text, callback_data: idFor(askId, state, button.action) })));
+    return { inline_keyboard };
+  }
+
+  const draftOf = (view: AskView, state: Told): Draft => askDraft(view, { headersOnly: session?.config.headersOnly === true, link: options.publicLink(view.id), selections: state.selections });
+
+  /** Tells every paired chat of an ask that waits: one message each. */
+  function tell(view: AskView): void {
+    if (!session?.api || told.has(view.id)) return;
+    const paired = chats.list();
+    if (paired.length === 0) return;
+    const state: Told = { messages: [], selections: view.questions.map(() => ({ selected: new Set(), other: null })), ids: new Map() };
+    told.set(view.id, state);
+    const draft = draftOf(view, state);
+    const reply_markup = markup(view.id, state, draft.keyboard);
+    for (const chat of paired) {
+      state.messages.push(
+        call('sendMessage', (api) => api.sendMessage(chat.chatId, draft.text, { entities: draft.entities, link_preview_options: { is_disabled: true }, ...(reply_markup ? { reply_markup } : {}) })).then((message) => {
+          if (!message) return undefined;
+          // A plain reply to a turn's end is the reply to Claude.
+          if (view.turnEnd) remember(prompts, `${chat.chatId}:${message.message_id}`, { askId: view.id, action: { kind: 'reply' } }, MAX_PROMPTS);
+          return { chatId: chat.chatId, messageId: message.message_id, text: draft.text, entities: draft.entities };
+        }),
+      );
+    }
+  }
+
+  /** Settled anywhere: each message says how, and loses its buttons. */
+  async function settled(view: AskView): Promise<void> {
+    const state = told.get(view.id);
+    if (!state) return;
+    told.delete(view.id);
+    const line = settledLine(view);
+    await Promise.all(
+      state.messages.map(async (pending) => {
+        const sent = await pending;
+        if (!sent || !chats.isPaired(sent.chatId)) return;
+        const text = `${sent.text}\n\n${line}`.slice(0, MESSAGE_CHARS);
+        await call('editMessageText', (api) => api.editMessageText(sent.chatId, sent.messageId, text, { entities: sent.entities, link_preview_options: { is_disabled: true } }));
+      }),
+    );
+  }
+
+  /** The buttons of every message of an ask, with the choices made so far. */
+  async function redraw(view: AskView, state: Told): Promise<void> {
+    const reply_markup = markup(view.id, state, draftOf(view, state).keyboard);
+    await Promise.all(
+      state.messages.map(async (pending) => {
+        const sent = await pending;
+        if (sent) await call('editMessageReplyMarkup', (api) => api.editMessageReplyMarkup(sent.chatId, sent.messageId, reply_markup ? { reply_markup } : {}));
+      }),
+    );
+  }
+
+  const send = (chatId: number, text: string) => void call('sendMessage', (api) => api.sendMessage(chatId, text));
+
+  function ignore(chatId: number | undefined): void {
+    if (chatId === undefined) return;
+    const now = Date.now();
+    if ((ignoredAt.get(chatId) ?? 0) > now - IGNORED_LOG_MS) return;
+    ignoredAt.set(chatId, now);
+    if (ignoredAt.size > 1000) ignoredAt.delete(ignoredAt.keys().next().value!);
+    log.info({ chatId }, 'an update from a Telegram chat that is not paired was ignored');
+  }
+
+  function chatName(chat: Chat): string {
+    const name = chat.type === 'private' ? (chat.username ? `@${chat.username}` : [chat.first_name, chat.last_name].filter(Boolean).join(' ')) : chat.title;
+    return `Telegram: ${shorten(markInvisible(name || String(chat.id)), 40)}`;
+  }
+
+  async function onMessage(message: Message): Promise<void> {
+    const chatId = message.chat.id;
+    const text = message.text ?? '';
+    const start = /^\/start(?:@[A-Za-z0-9_]+)?(?:\s+(\S+))?\s*$/.exec(text);
+    if (start) return pairChat(message.chat, start[1] ?? '');
+    if (!chats.isPaired(chatId)) return ignore(chatId);
+    chats.seen(chatId);
+    const repliedTo = message.reply_to_message?.message_id;
+    const target = repliedTo === undefined ? undefined : prompts.get(`${chatId}:${repliedTo}`);
+    if (!target || message.text === undefined) return;
+    const view = store.get(target.askId);
+    if (!view) return send(chatId, 'This is no longer waiting.');
+    if (view.status !== 'pending') return send(chatId, `Already answered (${settledLine(view)}).`);
+    const result = typed(view, target.action, message.text);
+    if (result && result.kind !== 'answered') send(chatId, refusal(result));
+  }
+
+  function pairChat(chat: Chat, code: string): void {
+    const result = chats.pair(code, chat.id, chatName(chat));
+    if (result.kind === 'too_many_guesses') {
+      ignore(chat.id);
+      return;
+    }
+    if (result.kind === 'paired') log.info({ chatId: chat.id, device: result.chat.id }, 'Telegram chat paired');
+    else if (result.kind === 'bad_code') log.info({ chatId: chat.id }, 'a Telegram chat sent a pairing code that is not valid');
+    else log.warn({ chatId: chat.id, reason: result.reason }, 'a Telegram chat could not be paired: the list could not be saved');
+    const reply = {
+      paired: 'Paired: askbridge will ask here.',
+      bad_code: 'This code is not valid: run askbridge pair --telegram for a new one',
+      not_saved: `askbridge could not save this pairing (${result.kind === 'not_saved' ? result.reason : ''}): send the same code again once its disk has room.`,
+    }[result.kind];
+    send(chat.id, reply);
+  }
+
+  /** Text typed in reply to a prompt: free text for a question, a deny's message, a plan's feedback, or a reply to a turn's end. */
+  function typed(view: AskView, action: Action, text: string): AnswerResult | undefined {
+    switch (action.kind) {
+      case 'other': {
+        const question = view.questions[action.question];
+        if (!question) return undefined;
+        if (answersAtOnce(view)) return store.answer(view.id, [{ question: question.question, selected: [], other: text, notes: null }], 'telegram');
+        const state = told.get(view.id);
+        const selection = state?.selections[action.question];
+        if (!state || !selection) return undefined;
+        if (!question.multiSelect) selection.selected.clear();
+        selection.other = text;
+        void redraw(view, state);
+        return undefined;
+      }
+      case 'deny-message':
+      case 'feedback':
+        return store.decide(view.id, { behavior: 'deny', message: text }, 'telegram');
+      case 'reply':
+        return store.replyToTurn(view.id, text, 'telegram');
+      default:
+        return undefined;
+    }
+  }
+
+  async function onPress(query: CallbackQuery): Promise<void> {
+    const chatId = query.message?.chat.id;
+    if (chatId === undefined || !chats.isPaired(chatId)) return ignore(chatId);
+    chats.seen(chatId);
+    const toast = (text: string) => void call('answerCallbackQuery', (api) => api.answerCallbackQuery(query.id, text ? { text: shorten(text, TOAST_CHARS) } : {}));
+    const target = callbacks.get(query.data ?? '');
+    if (!target) return toast('askbridge does not know this button (any more).');
+    const view = store.get(target.askId);
+    if (!view) return toast('This is no longer waiting.');
+    if (view.status !== 'pending') return toast(`Already answered (${settledLine(view)})`);
+    const { action } = target;
+    const prompt = promptFor(view, action);
+    if (prompt !== undefined && query.message) {
+      const message = await call('sendMessage', (api) => api.sendMessage(chatId, prompt, { reply_markup: { force_reply: true }, reply_parameters: { message_id: query.message!.message_id, allow_sending_without_reply: true } }));
+      if (message) remember(prompts, `${chatId}:${message.message_id}`, target, MAX_PROMPTS);
+      return toast('Type it in your reply.');
+    }
+    const result = pressed(view, action);
+    if (result === undefined) return toast('');
+    if (typeof result === 'string') return toast(result);
+    toast(result.kind === 'answered' ? 'Sent.' : refusal(result));
+  }
+
+  /** A button that acts at once: a choice, Send, allow, deny, Done. A string is a toast instead. */
+  function pressed(view: AskView, action: Action): AnswerResult | string | undefined {
+    switch (action.kind) {
+      case 'heading':
+        return 'Choose from the options under it.';
+      case 'pick': {
+        const question = view.questions[action.question];
+        const option = question?.options[action.option];
+        if (!question || !option) return undefined;
+        if (answersAtOnce(view)) return store.answer(view.id, [{ question: question.question, selected: [option.label], other: null, notes: null }], 'telegram');
+        const state = told.get(view.id);
+        const selection = state?.selections[action.question];
+        if (!state || !selection) return undefined;
+        if (question.multiSelect) {
+          if (!selection.selected.delete(action.option)) selection.selected.add(action.option);
+        } else {
+          selection.selected = new Set([action.option]);
+          selection.other = null;
+        }
+        void redraw(view, state);
+        return undefined;
+      }
+      case 'send': {
+        const selections = told.get(view.id)?.selections ?? [];
+        const missing = view.questions.flatMap((_question, index) => (selections[index]?.selected.size || selections[index]?.other != null ? [] : [index + 1]));
+        if (missing.length > 0) return `Choose an answer for every question first: ${missing.length === 1 ? 'question' : 'questions'} ${missing.join(', ')} ${missing.length === 1 ? 'has' : 'have'} none.`;
+        const responses: Response[] = view.questions.map((question, index) => ({
+          question: question.question,
+          selected: question.options.filter((_option, optionIndex) => selections[index]!.selected.has(optionIndex)).map((option) => option.label),
+          other: selections[index]!.other,
+          notes: null,
+        }));
+        return store.answer(view.id, responses, 'telegram');
+      }
+      case 'allow':
+        return store.decide(view.id, { behavior: 'allow', ...(action.suggestion === undefined ? {} : { suggestion: action.suggestion }) }, 'telegram');
+      case 'deny':
+        return store.decide(view.id, { behavior: 'deny' }, 'telegram');
+      case 'done':
+        return store.replyToTurn(view.id, null, 'telegram');
+      default:
+        return undefined;
+    }
+  }
+
+  function refusal(result: Exclude<AnswerResult, { kind: 'answered' }>): string {
+    switch (result.kind) {
+      case 'already_resolved':
+        return `Already answered (${settledLine(result.ask)})`;
+      case 'not_found':
+        return 'This is no longer waiting.';
+      case 'invalid':
+        return `Not sent: ${result.error.message}`;
+      case 'no_terminal':
+        return 'Not sent: no terminal is behind this ask.';
+      case 'failed':
+        return 'Not delivered: the terminal asks instead.';
+    }
+  }
+
+  async function handle(update: Update): Promise<void> {
+    try {
+      if (update.message) await onMessage(update.message);
+      else if (update.callback_query) await onPress(update.callback_query);
+    } catch (error) {
+      log.error({ error: (error as Error).message }, 'a Telegram update could not be handled');
+    }
+  }
+
+  /** Connects (getMe) and polls until stopped; a refused token stops it, anything else is retried with backoff. */
+  async function poll(current: Session): Promise<void> {
+    const { signal } = current.abort;
+    // grammY types its signals as its abort-controller shim's; a native one is what it listens to at run time.
+    const apiSignal = signal as unknown as Parameters<Api['getMe']>[0];
+    const { Api: GrammyApi } = await import('grammy');
+    const apiRoot = current.config.apiRoot?.replace(/\/+$/, '');
+    // Node's own fetch: grammY's node-fetch tells its signal by class name, which the daemon's bundle renames.
+    const api = new GrammyApi(current.token, { fetch: globalThis.fetch, ...(apiRoot ? { apiRoot } : {}) });
+    let backoffMs = 1000;
+    let failing = false;
+    /** After a failure: logs the first of a streak, waits, and says whether to go on (false: stopped, or the token refused). */
+    const failed = async (error: unknown, what: string): Promise<boolean> => {
+      if (signal.aborted) return false;
+      const status = statusOf(error);
+      current.problem = describe(error, current.token);
+      if (status === 401) {
+        log.error({ error: current.problem }, 'the Telegram bot token was refused (401): Telegram is off until the token in the user config is fixed');
+        return false;
+      }
+      if (!failing) {
+        if (status === 409) log.warn({ error: current.problem }, 'another program polls this Telegram bot (409): askbridge keeps trying; stop the other one, or give askbridge its own bot');
+        else log.warn({ call: what, error: current.problem }, 'Telegram cannot be reached: retrying');
+      }
+      failing = true;
+      const waitMs = status === 429 ? (retryAfterOf(error) ?? 1) * 1000 : backoffMs;
+      backoffMs = Math.min(backoffMs * 2, MAX_BACKOFF_MS);
+      return pause(waitMs, signal);
+    };
+    const recovered = () => {
+      if (failing) log.info({}, 'Telegram is reachable again');
+      failing = false;
+      backoffMs = 1000;
+    };
+
+    while (current.bot === undefined) {
+      try {
+        const me = await api.getMe(apiSignal);
+        current.bot = me.username;
+        current.api = api;
+        recovered();
+      } catch (error) {
+        if (!(await failed(error, 'getMe'))) return;
+      }
+    }
+    current.problem = '';
+    log.info({ bot: current.bot }, 'Telegram bot connected: paired chats are asked');
+    await api.deleteWebhook(undefined, apiSignal).catch(() => undefined); // getUpdates is refused while a webhook is set
+    let offset = 0;
+    while (!signal.aborted) {
+      let updates: Update[];
+      try {
+        updates = await api.getUpdates({ offset, timeout: options.pollSeconds ?? POLL_SECONDS, allowed_updates: ['message', 'callback_query'] }, apiSignal);
+        recovered();
+      } catch (error) {
+        if (!(await failed(error, 'getUpdates'))) break;
+        continue;
+      }
+      for (const update of updates) {
+        offset = update.update_id + 1;
+        await handle(update);
+      }
+    }
+    // Confirms what was handled, so that a next start is not given it again.
+    if (offset > 0) await Promise.race([api.getUpdates({ offset, limit: 1, timeout: 0 }).catch(() => undefined), sleep(1000)]);
+  }
+
+  async function stopSession(): Promise<void> {
+    const current = session;
+    session = undefined;
+    if (!current) return;
+    current.abort.abort();
+    await current.done;
+  }
+
+  return {
+    /** The user config's telegram key, now: the bot starts, stops, or starts again with the new one. */
+    configure(config: TelegramConfig | undefined): void {
+      if (JSON.stringify(config) === JSON.stringify(session?.config)) return;
+      const previous = stopSession();
+      if (!config) {
+        log.info({}, 'Telegram is off: the user config has no telegram key');
+        return;
+      }
+      const current: Session = { token: config.token, config, api: undefined, bot: undefined, problem: 'still connecting to Telegram', abort: new AbortController(), done: Promise.resolve() };
+      session = current;
+      current.done = previous.then(() => poll(current)).catch((error: unknown) => log.error({ error: describe(error, current.token) }, 'the Telegram bot stopped'));
+    },
+
+    tell(view: AskView): void {
+      try {
+        tell(view);
+      } catch (error) {
+        log.error({ askId: view.id, error: (error as Error).message }, 'could not tell the Telegram chats');
+      }
+    },
+
+    /** A one-time pairing code for `/start CODE`, once the bot is connected. */
+    createPairingCode(): TelegramCode {
+      if (!session) return { kind: 'not_configured' };
+      if (!session.bot) return { kind: 'not_ready', why: session.problem };
+      return { kind: 'code', ...chats.createCode(), bot: session.bot };
+    },
+
+    /** The paired chats, as devices (most recently seen first). */
+    devices(): Array<Omit<PairedChat, 'chatId'>> {
+      return chats.list().map(({ id, name, pairedAt, lastSeen }) => ({ id, name, pairedAt, lastSeen }));
+    },
+
+    /** How many paired chats the bot could tell now (none while it is not connected): whether anyone could be told. */
+    pairedChats(): number {
+      return session?.api ? chats.list().length : 0;
+    },
+
+    /** Unpairs a chat: it is ignored from now on, and its messages for waiting asks lose their buttons. */
+    revoke(id: string): ChatRevoke {
+      const result = chats.revoke(id);
+      if (result.kind !== 'revoked') return result;
+      const { chatId } = result.chat;
+      for (const state of told.values()) {
+        for (const pending of state.messages) {
+          void pending.then((sent) => {
+            if (sent?.chatId === chatId) void call('editMessageReplyMarkup', (api) => api.editMessageReplyMarkup(sent.chatId, sent.messageId, {}));
+          });
+        }
+      }
+      return result;
+    },
+
+    async close(): Promise<void> {
+      unsubscribe();
+      await stopSession();
+    },
+  };
+}
+
+export type Telegram = ReturnType<typeof createTelegram>;

@@ -1,0 +1,145 @@
+// The Telegram chats paired with the user's bot: each is a device the person can list and revoke,
+// kept in telegram-chats.json (0600) so that it survives restarts. A chat pairs by sending
+// `/start CODE` with a one-time code `askbridge pair --telegram` asked for; only hashes of codes are
+// kept, and wrong codes are counted per chat. Pairing and revoking write the list they would make
+// first and change memory only once it is on disk, as auth.ts does for browsers. No I/O but that file.
+import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { PAIRING_CODE_TTL_MS } from '../../protocol.js';
+import { writeFileAtomic } from '../../state-dir.js';
+
+const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
+
+const StoredChatSchema = z.object({ id: z.string().regex(/^[0-9a-f]{12}$/), chatId: z.number().int(), name: z.string(), pairedAt: z.number(), lastSeen: z.number() });
+export type PairedChat = z.infer<typeof StoredChatSchema>;
+
+/** How pairing a chat went: paired, a code that does not pair, a chat that guessed too often, or a list that could not be saved. */
+export type ChatPairing = { kind: 'paired'; chat: PairedChat } | { kind: 'bad_code' } | { kind: 'too_many_guesses' } | { kind: 'not_saved'; reason: string };
+export type ChatRevoke = { kind: 'revoked'; chat: PairedChat } | { kind: 'not_found' } | { kind: 'not_saved'; reason: string };
+
+/** Wrong codes a chat may send per GUESS_WINDOW_MS before it is no longer answered. */
+export const GUESSES_PER_CHAT = 5;
+const GUESS_WINDOW_MS = 10 * 60_000;
+const MAX_CODES = 20;
+/** Chats whose wrong guesses are remembered: the oldest are forgotten first. */
+const MAX_GUESSERS = 1000;
+/** A chat's last-seen time is written at most this often. */
+const LAST_SEEN_SAVE_MS = 60_000;
+
+export type ChatsOptions = {
+  file: string;
+  now?: () => number;
+  /** Told when the file on disk cannot be read (it is then taken as empty). */
+  onUnreadable?: (reason: string) => void;
+};
+
+export function createChats(options: ChatsOptions) {
+  const now = options.now ?? Date.now;
+  const codes = new Map<string, number>(); // sha256(code) -> expiresAt
+  const guesses = new Map<number, number[]>(); // chat id -> times of its wrong codes
+  let chats = load();
+  let lastSeenSavedAt = now();
+
+  function load(): PairedChat[] {
+    let raw: string;
+    try {
+      raw = readFileSync(options.file, 'utf8');
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') options.onUnreadable?.((error as NodeJS.ErrnoException).code ?? 'unreadable');
+      return [];
+    }
+    try {
+      const parsed = z.array(StoredChatSchema).safeParse(JSON.parse(raw));
+      if (parsed.success) return parsed.data;
+    } catch {
+      // not JSON: said below
+    }
+    options.onUnreadable?.('not a list of chats');
+    return [];
+  }
+
+  const save = (list: PairedChat[]) => writeFileAtomic(options.file, `${JSON.stringify(list)}\n`);
+  const reasonOf = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+
+  /** Whether this chat sent too many wrong codes lately; counts this one when `count`. */
+  function overGuessing(chatId: number, count: boolean): boolean {
+    const recent = (guesses.get(chatId) ?? []).filter((at) => at > now() - GUESS_WINDOW_MS);
+    if (count) recent.push(now());
+    guesses.delete(chatId);
+    if (recent.length > 0) guesses.set(chatId, recent);
+    if (guesses.size > MAX_GUESSERS) guesses.delete(guesses.keys().next().value!);
+    return recent.length > GUESSES_PER_CHAT;
+  }
+
+  return {
+    /** A one-time code: it pairs one chat within ten minutes. */
+    createCode(): { code: string; expiresAt: number } {
+      const code = randomBytes(12).toString('base64url');
+      for (const [hash, expiresAt] of codes) if (expiresAt < now()) codes.delete(hash);
+      if (codes.size >= MAX_CODES) codes.delete(codes.keys().next().value!);
+      const expiresAt = now() + PAIRING_CODE_TTL_MS;
+      codes.set(sha256(code), expiresAt);
+      return { code, expiresAt };
+    },
+
+    /** Pairs the chat that sent this code, when it is live; the code is spent once the chat is on disk. A chat paired again keeps its id. */
+    pair(code: string, chatId: number, name: string): ChatPairing {
+      if (overGuessing(chatId, false)) return { kind: 'too_many_guesses' };
+      const hash = sha256(code);
+      const expiresAt = codes.get(hash);
+      if (expiresAt === undefined || expiresAt < now()) {
+        codes.delete(hash);
+        return overGuessing(chatId, true) ? { kind: 'too_many_guesses' } : { kind: 'bad_code' };
+      }
+      const existing = chats.find((chat) => chat.chatId === chatId);
+      const chat: PairedChat = { id: existing?.id ?? randomBytes(6).toString('hex'), chatId, name, pairedAt: now(), lastSeen: now() };
+      const next = [...chats.filter((each) => each.chatId !== chatId), chat];
+      try {
+        save(next);
+      } catch (error) {
+        return { kind: 'not_saved', reason: reasonOf(error) };
+      }
+      chats = next;
+      codes.delete(hash);
+      return { kind: 'paired', chat };
+    },
+
+    isPaired: (chatId: number) => chats.some((chat) => chat.chatId === chatId),
+
+    /** The chat was heard from: its last-seen time, written now and then. */
+    seen(chatId: number): void {
+      const chat = chats.find((each) => each.chatId === chatId);
+      if (!chat) return;
+      chat.lastSeen = now();
+      if (chat.lastSeen - lastSeenSavedAt < LAST_SEEN_SAVE_MS) return;
+      lastSeenSavedAt = chat.lastSeen;
+      try {
+        save(chats);
+      } catch {
+        // Only a last-seen time is late on disk; it is written again with the next change.
+      }
+    },
+
+    /** Every paired chat, most recently seen first. */
+    list(): PairedChat[] {
+      return [...chats].sort((a, b) => b.lastSeen - a.lastSeen);
+    },
+
+    /** Unpairs a chat by its device id, once the list without it is on disk. */
+    revoke(id: string): ChatRevoke {
+      const chat = chats.find((each) => each.id === id);
+      if (!chat) return { kind: 'not_found' };
+      const next = chats.filter((each) => each !== chat);
+      try {
+        save(next);
+      } catch (error) {
+        return { kind: 'not_saved', reason: reasonOf(error) };
+      }
+      chats = next;
+      return { kind: 'revoked', chat };
+    },
+  };
+}
+
+export type Chats = ReturnType<typeof createChats>;

@@ -1,0 +1,261 @@
+// What a Telegram chat is sent for an ask: its text, the entities that style it, and its buttons,
+// each button an action the bot keeps behind an opaque id (bot.ts). Pure: no I/O, no Telegram call.
+// Every text from the model is plain text (no parse_mode: styling is entities with offsets, so model
+// text can never become markup), its invisible characters marked, and cut with a mark when too
+// long. A permission's input is shown whole or not allowed from here: when it does not fit in one
+// message, the message says it was cut and offers no allow.
+import { noticeOf, noticeSubject, noticeTitle, terminalWaitSubject } from '../notice.js';
+import { PLAN_TOOL, toolTitle } from '../../approvals.js';
+import { toolInputText } from '../../cli/approval-text.js';
+import type { AskView, PersonClient } from '../../protocol.js';
+import { howItEnded } from '../../settlement.js';
+import { shorten } from '../../shorten.js';
+import { markInvisible } from '../../visible-text.js';
+import { kindOf } from '../asks/store.js';
+
+/** What a button does, as the bot keeps it (never sent to Telegram: a button carries a random id). */
+export type Action =
+  | { kind: 'pick'; question: number; option: number }
+  | { kind: 'other'; question: number }
+  | { kind: 'heading'; question: number }
+  | { kind: 'send' }
+  | { kind: 'allow'; suggestion?: number }
+  | { kind: 'deny' }
+  | { kind: 'deny-message' }
+  | { kind: 'feedback' }
+  | { kind: 'reply' }
+  | { kind: 'done' };
+
+export type Button = { text: string; action: Action } | { text: string; url: string };
+export type Entity = { type: 'bold' | 'italic' | 'pre'; offset: number; length: number };
+export type Draft = { text: string; entities: Entity[]; keyboard: Button[][] };
+
+/** A person's choices so far for one question of an ask with several, or a multi-select one. */
+export type Selection = { selected: Set<number>; other: string | null };
+
+/** Telegram takes 4096 characters a message; the rest is room for the line that says how it ended. */
+export const MESSAGE_CHARS = 4096;
+export const BODY_CHARS = 3800;
+/** Telegram shows about this much of a button; the message text holds the whole label. */
+const BUTTON_CHARS = 60;
+const PROMPT_CHARS = 60;
+
+export type DraftOptions = {
+  /** Only the project and the headers leave the machine (telegram.headersOnly). */
+  headersOnly: boolean;
+  /** The page at the public URL, opened on this ask; undefined without a public URL (a loopback link is never sent). */
+  link: string | undefined;
+  /** The choices made so far, per question (questions only). */
+  selections?: Selection[];
+};
+
+/** Text in parts, some styled: the entities follow the text's UTF-16 offsets, as Telegram counts them. */
+type Part = string | { text: string; type: Entity['type'] };
+
+function compose(parts: Part[]): { text: string; entities: Entity[] } {
+  let text = '';
+  const entities: Entity[] = [];
+  for (const part of parts) {
+    if (typeof part === 'string') {
+      text += part;
+      continue;
+    }
+    if (part.text.length > 0) entities.push({ type: part.type, offset: text.length, length: part.text.length });
+    text += part.text;
+  }
+  return { text, entities };
+}
+
+/** Model text for a message: marked first, then cut, so the bound holds whatever it hides. `cut` learns whether it was. */
+function model(text: string, max: number, cut: { any: boolean }, whitespace: 'collapse' | 'keep' = 'collapse'): string {
+  const marked = markInvisible(whitespace === 'keep' ? text.trim() : text);
+  const shortened = shorten(marked, Math.max(1, max), { whitespace });
+  if (shortened !== (whitespace === 'keep' ? marked : marked.replace(/\s+/g, ' ').trim())) cut.any = true;
+  return shortened;
+}
+
+const buttonText = (text: string) => shorten(markInvisible(text), BUTTON_CHARS);
+
+/**
+ * The parts a builder makes at a scale (1, then less): the first that fits in BODY_CHARS is sent.
+ * Whatever a scale cut says so in a last line.
+ */
+function fitted(build: (scale: number, cut: { any: boolean }) => Part[], cutNote: string): { text: string; entities: Entity[] } {
+  for (const scale of [1, 0.5, 0.25, 0.1, 0.04]) {
+    const cut = { any: false };
+    const parts = build(scale, cut);
+    if (cut.any) parts.push(`\n\n${cutNote}`);
+    const composed = compose(parts);
+    if (composed.text.length <= BODY_CHARS) return composed;
+  }
+  // Ten questions of four options each, at their longest: only the project and the headers are left.
+  return { text: `${shorten(compose(build(0.01, { any: true })).text, BODY_CHARS - cutNote.length - 2, { whitespace: 'keep' })}\n\n${cutNote}`, entities: [] };
+}
+
+const scaled = (chars: number, scale: number) => Math.max(20, Math.floor(chars * scale));
+
+/** The message for an ask, as it is first sent (and redrawn, with the choices made so far). */
+export function askDraft(view: AskView, options: DraftOptions): Draft {
+  const openRow: Button[][] = options.link ? [[{ text: 'Open the page', url: options.link }]] : [];
+  const cutNote = options.link ? 'Some text was cut to fit: the page shows it whole.' : 'Some text was cut to fit: open askbridge to read it whole.';
+  const notice = noticeOf(view, { fullText: false });
+  const title: Part = { text: noticeTitle(notice), type: 'bold' };
+  if (options.headersOnly) {
+    const kind = kindOf(view);
+    const text = compose([title, '\n', noticeSubject(notice), ...(options.link || kind === 'terminal-wait' ? [] : ['\nOpen askbridge to answer.'])]);
+    return { ...text, keyboard: kind === 'terminal-wait' ? [] : openRow };
+  }
+  const session = (scale: number, cut: { any: boolean }): Part[] => (view.context?.title ? ['\n', { text: model(view.context.title, scaled(200, scale), cut), type: 'italic' }] : []);
+  switch (kindOf(view)) {
+    case 'question':
+      return { ...fitted((scale, cut) => [title, ...session(scale, cut), ...questionParts(view, scale, cut)], cutNote), keyboard: [...questionKeyboard(view, options.selections), ...openRow] };
+    case 'approval':
+      return view.approval!.toolName === PLAN_TOOL ? planDraft(view, title, session, cutNote, openRow) : approvalDraft(view, title, session(1, { any: false }), openRow);
+    case 'turn-end': {
+      const turnEnd = view.turnEnd!;
+      const text = fitted((scale, cut) => {
+        const said = model(turnEnd.lastMessage, scaled(3000, scale), cut, 'keep');
+        if (turnEnd.truncated) cut.any = true;
+        return [title, ...session(scale, cut), '\n\n', said || 'Claude said nothing.', '\n\nReply… (or reply to this message) and Claude goes on with your words; Done lets it stop.'];
+      }, cutNote);
+      return { ...text, keyboard: [[{ text: 'Reply…', action: { kind: 'reply' } }, { text: 'Done', action: { kind: 'done' } }], ...openRow] };
+    }
+    case 'terminal-wait': {
+      const wait = view.terminalWait!;
+      const text = fitted((scale, cut) => [title, ...session(scale, cut), '\n', terminalWaitSubject(wait.kind), ...(wait.message.trim() ? ['\n\n', model(wait.message, scaled(1000, scale), cut, 'keep')] : [])], cutNote);
+      return { ...text, keyboard: [] };
+    }
+  }
+}
+
+function questionParts(view: AskView, scale: number, cut: { any: boolean }): Part[] {
+  const several = view.questions.length > 1;
+  const parts: Part[] = [];
+  view.questions.forEach((question, index) => {
+    const header = model(question.header, scaled(100, scale), cut);
+    const heading = several ? `${index + 1}. ${header || 'Question'}` : header;
+    parts.push('\n\n');
+    if (heading) parts.push({ text: heading, type: 'bold' }, question.multiSelect ? ' (choose any)' : '', '\n');
+    else if (question.multiSelect) parts.push('(choose any)\n');
+    parts.push(model(question.question, scaled(1500, scale), cut, 'keep'));
+    for (const option of question.options) {
+      const description = option.description.trim() ? `: ${model(option.description, scaled(300, scale), cut)}` : '';
+      parts.push('\n• ', model(option.label, scaled(200, scale), cut), description);
+    }
+  });
+  const quick = !several && view.questions[0]?.multiSelect === false;
+  parts.push(quick ? '\n\nTap an answer, or Other… to type one.' : `\n\nChoose ${several ? 'for each question' : 'any'}, then Send. Other… lets you type an answer.`);
+  return parts;
+}
+
+/** Whether one tap answers: a single question that takes one answer. */
+export function answersAtOnce(view: Pick<AskView, 'questions'>): boolean {
+  return view.questions.length === 1 && view.questions[0]?.multiSelect === false;
+}
+
+/** Each question's options (✓ on the chosen ones), its Other…, and Send when more than one tap is needed. */
+export function questionKeyboard(view: AskView, selections: Selection[] | undefined): Button[][] {
+  const several = view.questions.length > 1;
+  const quick = answersAtOnce(view);
+  const rows: Button[][] = [];
+  view.questions.forEach((question, index) => {
+    const selection = selections?.[index];
+    if (several) rows.push([{ text: `${index + 1}. ${buttonText(question.header || 'Question')}`, action: { kind: 'heading', question: index } }]);
+    question.options.forEach((option, optionIndex) => {
+      const mark = !quick && selection?.selected.has(optionIndex) ? '✓ ' : '';
+      rows.push([{ text: `${mark}${buttonText(option.label)}`, action: { kind: 'pick', question: index, option: optionIndex } }]);
+    });
+    const other = selection?.other;
+    rows.push([{ text: other == null ? 'Other…' : `✓ Other: ${shorten(markInvisible(other), 30)}`, action: { kind: 'other', question: index } }]);
+  });
+  if (!quick) rows.push([{ text: 'Send', action: { kind: 'send' } }]);
+  return rows;
+}
+
+/**
+ * A permission: the tool and its whole input, as the terminal shows it, in a monospace block. When
+ * it does not fit, it is cut, the message says so, and only Deny (and the page) is offered.
+ */
+function approvalDraft(view: AskView, title: Part, session: Part[], openRow: Button[][]): Draft {
+  const approval = view.approval!;
+  const suggestions = approval.suggestions.map((suggestion) => markInvisible(suggestion.label));
+  const head: Part[] = [title, ...session, '\n\nClaude wants to use ', { text: markInvisible(toolTitle(approval.toolName)), type: 'bold' }, ':\n'];
+  const input = toolInputText(approval);
+  const choices = suggestions.length > 0 ? `\n\nOr allow, and remember it:\n${suggestions.map((label, index) => `${index + 1}. ${label}`).join('\n')}` : '';
+  const whole = compose([...head, { text: input, type: 'pre' }, choices]);
+  if (whole.text.length <= BODY_CHARS) {
+    return {
+      ...whole,
+      keyboard: [
+        [{ text: 'Allow once', action: { kind: 'allow' } }],
+        ...suggestions.map((label, index): Button[] => [{ text: `${index + 1}. ${shorten(label, BUTTON_CHARS - 3)}`, action: { kind: 'allow', suggestion: index } }]),
+        [{ text: 'Deny', action: { kind: 'deny' } }, { text: 'Deny with a message…', action: { kind: 'deny-message' } }],
+        ...openRow,
+      ],
+    };
+  }
+  const note = `\n\nThe input is ${input.length} characters, too long for one Telegram message: it is cut here, so it cannot be allowed from Telegram. ${openRow.length > 0 ? 'Read it whole on the page to allow it.' : 'Open askbridge to read it whole and allow it.'}`;
+  const room = BODY_CHARS - compose(head).text.length - note.length;
+  const cutInput = shorten(input, Math.max(1, room), { whitespace: 'keep' });
+  return { ...compose([...head, { text: cutInput, type: 'pre' }, note]), keyboard: [[{ text: 'Deny', action: { kind: 'deny' } }], ...openRow] };
+}
+
+/** A plan: its text (cut if need be, saying so) and the page's choices: approve, with Claude Code's suggestions, or keep planning with feedback. */
+function planDraft(view: AskView, title: Part, session: (scale: number, cut: { any: boolean }) => Part[], cutNote: string, openRow: Button[][]): Draft {
+  const approval = view.approval!;
+  const plan = typeof approval.toolInput.plan === 'string' ? approval.toolInput.plan : (approval.plan ?? '');
+  const text = fitted((scale, cut) => [title, ...session(scale, cut), '\n\nClaude finished planning and asks you to approve the plan:\n\n', plan.trim() ? model(plan, scaled(3400, scale), cut, 'keep') : 'Claude sent no plan text.'], cutNote);
+  return {
+    ...text,
+    keyboard: [
+      [{ text: 'Approve, I’ll approve edits manually', action: { kind: 'allow' } }],
+      ...approval.suggestions.map((suggestion, index): Button[] => [{ text: buttonText(suggestion.label), action: { kind: 'allow', suggestion: index } }]),
+      [{ text: 'Keep planning…', action: { kind: 'feedback' } }],
+      ...openRow,
+    ],
+  };
+}
+
+/** What a ForceReply prompt asks for; undefined for an action that needs no typing. */
+export function promptFor(view: AskView, action: Action): string | undefined {
+  switch (action.kind) {
+    case 'other': {
+      const question = view.questions[action.question];
+      return question ? `Type your answer to ${shorten(markInvisible(question.header || question.question), PROMPT_CHARS)}` : undefined;
+    }
+    case 'deny-message':
+      return 'Type your message for Claude: the permission is denied with it.';
+    case 'feedback':
+      return 'Type what Claude should change in the plan: it keeps planning with it.';
+    case 'reply':
+      return 'Type your reply: Claude goes on with it.';
+    default:
+      return undefined;
+  }
+}
+
+const WHERE: Record<PersonClient, string> = { telegram: 'from Telegram', page: 'on the page', cli: 'from the CLI', ntfy: 'from an ntfy notification', notification: 'from a notification' };
+
+/** How a settled ask ended, in one line: "Answered from Telegram", "Denied on the page", "Answered in the terminal"… No model text. */
+export function settledLine(ask: Pick<AskView, 'status' | 'source' | 'error' | 'approval'>): string {
+  const { source } = ask;
+  if (source?.kind === 'person') {
+    const plan = ask.approval?.toolName === PLAN_TOOL;
+    const verb = {
+      answered: 'Answered',
+      declined: 'Declined',
+      allowed: plan ? 'Approved' : 'Allowed',
+      denied: plan ? 'Sent back' : 'Denied',
+      replied: 'Replied to',
+      done: 'Let stop',
+      'handed-to-terminal': 'Handed to the terminal',
+      cancelled: 'Withdrawn',
+      failed: 'Failed',
+      pending: 'Waiting',
+    }[ask.status];
+    return `${verb} ${WHERE[source.client]}`;
+  }
+  if (source?.kind === 'policy' && ask.status === 'handed-to-terminal') return `Handed to the terminal by the policy: ${howItEnded(ask)}`;
+  const words = howItEnded(ask);
+  return `${words.charAt(0).toUpperCase()}${words.slice(1)}`;
+}

@@ -1,0 +1,362 @@
+// Telegram end to end: the real daemon with a bot in its user config, pointed at a stand-in Bot API
+// (tests/stack/telegram-api.ts). A chat pairs with `askbridge pair --telegram` and `/start CODE`;
+// questions, permissions, plans and turn ends are answered from it with buttons and replies, and the
+// hooks get exactly those answers; a message says how its ask ended wherever it was settled; chats
+// that are not paired (or no longer) are ignored; headersOnly sends no question text; a token
+// Telegram refuses leaves the daemon running without it.
+import { writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { denialMessage } from '../../src/daemon/decisions/claude-code-permission.js';
+import { replyReason } from '../../src/daemon/decisions/claude-code-stop.js';
+import type { AskView } from '../../src/protocol.js';
+import { decisionOf, permissionPayload, requestPermission } from '../stack/approvals.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { freshPayload } from '../stack/fixtures.js';
+import { killStrayProcesses, parseJson, runCli, runHook, type RunningProcess } from '../stack/processes.js';
+import { buttonData, buttonsOf, startTelegramApi, type SentMessage, type TelegramApi, type TelegramChat } from '../stack/telegram-api.js';
+import { continuationOf, endTurn, setAway, stopPayload } from '../stack/turn-ends.js';
+
+const TOKEN = `123456789:${'A'.repeat(20)}bcdefghijklmnop_-`;
+const OTHER_TOKEN = `987654321:${'Z'.repeat(35)}`;
+const PAIR_LINE = /^Send this to @askbridge_test_bot in Telegram within 10 minutes: \/start ([A-Za-z0-9_-]+)\n$/;
+
+type Answers = { hookSpecificOutput: { updatedInput: { answers: Record<string, string> } } };
+const hookGets = (decision: Record<string, unknown>) => ({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision } });
+
+let tg: TelegramApi;
+let daemon: Daemon;
+let alice: TelegramChat;
+let runs = 0;
+const hooks: RunningProcess[] = [];
+
+/** A config that keeps every ask waiting for a person, whoever watches. */
+const telegramConfig = (telegram: Record<string, unknown>) => ({ telegram, whenNobodyWatching: 'wait', waitSeconds: 120, approvalNoticeSeconds: 0 });
+
+beforeAll(async () => {
+  tg = await startTelegramApi([TOKEN]);
+  daemon = await startDaemon({ config: telegramConfig({ token: TOKEN, apiRoot: tg.root }) });
+  await tg.waitForCall((call) => call.method === 'getUpdates', 'the bot to poll');
+  alice = tg.privateChat(1001, 'alice');
+});
+afterEach(async () => {
+  for (const hook of hooks.splice(0)) hook.child.kill('SIGTERM');
+  await killStrayProcesses();
+});
+afterAll(async () => {
+  await daemon?.stop();
+  await tg?.close();
+});
+
+/** `askbridge pair --telegram`, as a person runs it: the code it prints. */
+async function pairingCode(on: Daemon): Promise<string> {
+  const paired = await runCli(['pair', '--telegram'], on.env);
+  expect(paired.code, paired.stderr).toBe(0);
+  const line = PAIR_LINE.exec(paired.stdout);
+  if (!line) throw new Error(`not a pairing line: ${paired.stdout}`);
+  return line[1]!;
+}
+
+/** The chat sends `/start CODE` and is told it is paired. */
+async function pair(api: TelegramApi, on: Daemon, chat: TelegramChat): Promise<void> {
+  const code = await pairingCode(on);
+  const sent = api.messages.length;
+  api.sendText(chat, `/start ${code}`);
+  await api.waitForMessage((message) => api.messages.indexOf(message) >= sent && message.chat.id === chat.id && message.text === 'Paired: askbridge will ask here.', 'the chat to be told it is paired');
+}
+
+/** A question from the command hook, once its message reached the chat. */
+async function ask(fixture: string, chat: TelegramChat = alice): Promise<{ hook: RunningProcess; view: AskView; message: SentMessage }> {
+  const payload = freshPayload(fixture, `telegram${++runs}`);
+  const before = tg.messages.length;
+  const hook = runHook(payload, daemon.env);
+  hooks.push(hook);
+  const view = await daemon.waitForAsk(payload.tool_use_id);
+  const question = payload.tool_input.questions[0]!.question;
+  const message = await tg.waitForMessage((each) => tg.messages.indexOf(each) >= before && each.chat.id === chat.id && each.text.includes(question), `the question of ${view.id} in the chat`);
+  return { hook, view, message };
+}
+
+async function answersOf(hook: RunningProcess): Promise<string[]> {
+  const result = await hook.result;
+  return Object.values(parseJson<Answers>(result.stdout, 'hook stdout').hookSpecificOutput.updatedInput.answers);
+}
+
+/** The ForceReply prompt the bot sent after a press, found by its text. */
+const promptIn = (chat: TelegramChat, text: string) => tg.waitForMessage((message) => message.chat.id === chat.id && message.text === text && message.reply_markup?.force_reply === true, `the prompt "${text}"`);
+
+/** The message as it is once its ask was settled: the line that says how, and no buttons. */
+const settledAs = (message: SentMessage, line: string) => tg.waitForMessage((each) => each === message && each.text.endsWith(`\n\n${line}`), `the message to say "${line}"`);
+
+describe('telegram', () => {
+  it('pairs a chat with askbridge pair --telegram and /start CODE; a used or wrong code is refused', async () => {
+    await pair(tg, daemon, alice);
+    const pairCall = tg.calls.find((call) => call.method === 'sendMessage' && call.body.text === 'Paired: askbridge will ask here.');
+    expect(pairCall?.body.chat_id).toBe(alice.id);
+
+    const refusedBefore = tg.messages.filter((message) => message.text.startsWith('This code is not valid')).length;
+    const eve = tg.privateChat(3003, 'eve');
+    tg.sendText(eve, '/start wrongcode123');
+    await tg.waitForMessage((message) => message.chat.id === eve.id && message.text === 'This code is not valid: run askbridge pair --telegram for a new one', 'the wrong code to be refused');
+    expect(tg.messages.filter((message) => message.text.startsWith('This code is not valid'))).toHaveLength(refusedBefore + 1);
+
+    const { body } = await daemon.api<{ devices: Array<{ id: string; kind: string; name: string }> }>('GET', '/api/devices');
+    expect(body.devices.filter((device) => device.kind === 'telegram').map((device) => device.name)).toEqual(['Telegram: @alice']);
+    const listed = await runCli(['devices'], daemon.env);
+    expect(listed.stdout).toMatch(/^[0-9a-f]{12} {2}telegram {2}Telegram: @alice/m);
+  });
+
+  it('answers a question with one tap: the hook gets exactly that answer, and the message says so without buttons', async () => {
+    const { hook, message } = await ask('01-single-select');
+    expect(message.entities).toContainEqual({ type: 'bold', offset: 0, length: 'Question from acme-shop'.length });
+    expect(buttonsOf(message).map((button) => button.text)).toEqual(['PostgreSQL (Recommended)', 'SQLite', 'Other…']);
+    // An opaque id, never the label or the ask's id.
+    const data = buttonData(message, 'SQLite');
+    expect(data).not.toContain('SQLite');
+    tg.press(alice, message.message_id, data);
+    expect(await answersOf(hook)).toEqual(['SQLite']);
+    const settled = await settledAs(message, 'Answered from Telegram');
+    expect(settled.reply_markup).toBeUndefined();
+    expect(tg.calls.some((call) => call.method === 'answerCallbackQuery')).toBe(true);
+  });
+
+  it('toggles a multi-select question and sends it', async () => {
+    const { hook, message } = await ask('02-multi-select');
+    tg.press(alice, message.message_id, buttonData(message, 'Unit tests'));
+    await tg.waitForMessage((each) => each === message && buttonsOf(each).some((button) => button.text === '✓ Unit tests'), 'Unit tests to be ticked');
+    tg.press(alice, message.message_id, buttonData(message, 'E2E'));
+    await tg.waitForMessage((each) => each === message && buttonsOf(each).some((button) => button.text === '✓ E2E'), 'E2E to be ticked');
+    tg.press(alice, message.message_id, buttonData(message, '✓ Unit tests'));
+    await tg.waitForMessage((each) => each === message && buttonsOf(each).some((button) => button.text === 'Unit tests'), 'Unit tests to be unticked');
+    tg.press(alice, message.message_id, buttonData(message, 'Lint'));
+    await tg.waitForMessage((each) => each === message && buttonsOf(each).some((button) => button.text === '✓ Lint'), 'Lint to be ticked');
+    tg.press(alice, message.message_id, buttonData(message, 'Send'));
+    expect(await answersOf(hook)).toEqual(['Lint, E2E']);
+  });
+
+  it('takes free text for Other… from a reply to its prompt', async () => {
+    const { hook, message } = await ask('01-single-select');
+    tg.press(alice, message.message_id, buttonData(message, 'Other…'));
+    const prompt = await promptIn(alice, 'Type your answer to Database');
+    tg.reply(alice, prompt.message_id, 'MariaDB, <b>not</b> *this*');
+    expect(await answersOf(hook)).toEqual(['MariaDB, <b>not</b> *this*']);
+  });
+
+  it('answers several questions, each under its header, with Send once each has a choice', async () => {
+    const { hook, message } = await ask('03-four-questions');
+    const tap = async (text: string) => {
+      const data = buttonData(message, text);
+      tg.press(alice, message.message_id, data);
+      await tg.waitForMessage((each) => each === message && buttonsOf(each).some((button) => button.text === `✓ ${text}`), `${text} to be ticked`);
+    };
+    tg.press(alice, message.message_id, buttonData(message, 'Send'));
+    await tg.waitForCall((call) => call.method === 'answerCallbackQuery' && String(call.body.text).startsWith('Choose an answer for every question first'), 'Send to be refused');
+    await tap('Email magic link');
+    await tap('Redis');
+    await tap('Admin');
+    await tap('Viewer');
+    await tap('Later');
+    tg.press(alice, message.message_id, buttonData(message, 'Send'));
+    expect(await answersOf(hook)).toEqual(['Email magic link', 'Redis', 'Admin, Viewer', 'Later']);
+  });
+
+  it('allows a permission: its whole command in a monospace block, and the hook gets allow', async () => {
+    const held = await requestPermission(daemon, permissionPayload('s-tg-allow', 'Bash', { command: 'npm test -- --run <b>x</b>', description: 'Run the tests' }));
+    const message = await tg.waitForMessage((each) => each.chat.id === alice.id && each.text.includes('npm test -- --run <b>x</b>'), 'the permission in the chat');
+    const pre = (message.entities as Array<{ type: string; offset: number; length: number }>).find((entity) => entity.type === 'pre');
+    expect(message.text.slice(pre!.offset, pre!.offset + pre!.length)).toBe('Claude says: Run the tests\nCommand:\n  npm test -- --run <b>x</b>');
+    expect(buttonsOf(message).map((button) => button.text)).toEqual(['Allow once', 'Deny', 'Deny with a message…']);
+    tg.press(alice, message.message_id, buttonData(message, 'Allow once'));
+    expect(await decisionOf(held)).toEqual(hookGets({ behavior: 'allow' }));
+    await settledAs(message, 'Allowed from Telegram');
+  });
+
+  it('denies a permission with a message typed in reply', async () => {
+    const held = await requestPermission(daemon, permissionPayload('s-tg-deny', 'Bash', { command: 'rm -rf build', description: 'Clean' }));
+    const message = await tg.waitForMessage((each) => each.chat.id === alice.id && each.text.includes('rm -rf build'), 'the permission in the chat');
+    tg.press(alice, message.message_id, buttonData(message, 'Deny with a message…'));
+    const prompt = await promptIn(alice, 'Type your message for Claude: the permission is denied with it.');
+    tg.reply(alice, prompt.message_id, 'Use make clean');
+    expect(await decisionOf(held)).toEqual(hookGets({ behavior: 'deny', message: denialMessage({ toolName: 'Bash' }, 'Use make clean') }));
+    await settledAs(message, 'Denied from Telegram');
+  });
+
+  it('offers no Allow for a command too long for one message, and says it was cut', async () => {
+    const command = `echo ${'x'.repeat(10_000)}`;
+    const held = await requestPermission(daemon, permissionPayload('s-tg-long', 'Bash', { command }));
+    const message = await tg.waitForMessage((each) => each.chat.id === alice.id && each.text.includes('too long for one Telegram message'), 'the cut permission in the chat');
+    expect(buttonsOf(message).map((button) => button.text)).toEqual(['Deny']);
+    tg.press(alice, message.message_id, buttonData(message, 'Deny'));
+    expect(await decisionOf(held)).toEqual(hookGets({ behavior: 'deny', message: denialMessage({ toolName: 'Bash' }, undefined) }));
+  });
+
+  it('approves a plan', async () => {
+    const held = await requestPermission(daemon, permissionPayload('s-tg-plan', 'ExitPlanMode', { plan: '# Ship it\n\n1. Add tests' }, { permissionMode: 'plan' }));
+    const message = await tg.waitForMessage((each) => each.chat.id === alice.id && each.text.includes('# Ship it\n\n1. Add tests'), 'the plan in the chat');
+    expect(buttonsOf(message).map((button) => button.text)).toEqual(['Approve, I’ll approve edits manually', 'Approve, and use auto mode for this session', 'Keep planning…']);
+    tg.press(alice, message.message_id, buttonData(message, 'Approve, I’ll approve edits manually'));
+    expect(await decisionOf(held)).toEqual(hookGets({ behavior: 'allow', updatedInput: { plan: '# Ship it\n\n1. Add tests' } }));
+    await settledAs(message, 'Approved from Telegram');
+  });
+
+  it('replies to the end of a turn by replying to its message, while away', async () => {
+    await setAway(daemon, true);
+    try {
+      const held = await endTurn(daemon, stopPayload('s-tg-turn', 'I refactored the parser.'));
+      const message = await tg.waitForMessage((each) => each.chat.id === alice.id && each.text.includes('I refactored the parser.'), 'the turn end in the chat');
+      expect(message.text.startsWith('Claude finished in shop')).toBe(true);
+      expect(buttonsOf(message).map((button) => button.text)).toEqual(['Reply…', 'Done']);
+      tg.reply(alice, message.message_id, 'Now add tests');
+      expect(await continuationOf(held)).toBe(replyReason('Now add tests'));
+      await settledAs(message, 'Replied to from Telegram');
+    } finally {
+      await setAway(daemon, false);
+    }
+  });
+
+  it('edits the message when the ask is settled elsewhere, and refuses its stale buttons', async () => {
+    const { hook, view, message } = await ask('01-single-select');
+    const stale = buttonData(message, 'SQLite');
+    const answered = await daemon.api('POST', `/api/asks/${view.id}/answer`, { responses: [{ question: view.questions[0]!.question, selected: ['PostgreSQL (Recommended)'] }] });
+    expect(answered.status).toBe(200);
+    expect(await answersOf(hook)).toEqual(['PostgreSQL (Recommended)']);
+    const settled = await settledAs(message, 'Answered from the CLI');
+    expect(settled.reply_markup).toBeUndefined();
+
+    const press = tg.press(alice, message.message_id, stale);
+    const toast = await tg.waitForCall((call) => call.method === 'answerCallbackQuery' && call.body.callback_query_id === press, 'the stale press to be answered');
+    expect(toast.body.text).toBe('Already answered (Answered from the CLI)');
+    expect((await daemon.ask(view.id)).answers).toEqual({ [view.questions[0]!.question]: 'PostgreSQL (Recommended)' });
+  });
+
+  it('waits out a 429 from Telegram as told: the message still arrives, and is answered', async () => {
+    tg.failNext('sendMessage', { error_code: 429, description: 'Too Many Requests: retry after 1', parameters: { retry_after: 1 } });
+    const { hook, view, message } = await ask('01-single-select');
+    const sends = tg.calls.filter((call) => call.method === 'sendMessage' && String(call.body.text).includes(view.questions[0]!.question) && call.at >= view.createdAt);
+    expect(sends).toHaveLength(2);
+    expect(sends[1]!.at - sends[0]!.at).toBeGreaterThanOrEqual(1000);
+    tg.press(alice, message.message_id, buttonData(message, 'SQLite'));
+    expect(await answersOf(hook)).toEqual(['SQLite']);
+  });
+
+  it('ignores a chat that is not paired: no call for it, and its text is not logged', async () => {
+    const mallory = tg.privateChat(2002, 'mallory');
+    tg.sendText(mallory, 'SECRET-TEXT-4f2a please answer');
+    tg.press(mallory, 1, 'made-up-data');
+    // Updates are handled in order: once a later one from alice is answered, mallory's were handled.
+    const probe = tg.press(alice, 1, 'not-an-id');
+    const toast = await tg.waitForCall((call) => call.method === 'answerCallbackQuery' && call.body.callback_query_id === probe, 'the probe to be answered');
+    expect(toast.body.text).toBe('askbridge does not know this button (any more).');
+    expect(tg.calls.filter((call) => call.body.chat_id === mallory.id)).toEqual([]);
+    await daemon.waitForLog((entry) => entry.chatId === mallory.id, 10_000, 'the ignored chat to be logged');
+    expect(daemon.output().stdout).not.toContain('SECRET-TEXT-4f2a');
+    expect(daemon.output().stdout).not.toContain(TOKEN.split(':')[1]);
+  });
+
+  it('ignores a revoked chat: its buttons are removed, and its presses do nothing', async () => {
+    const bob = tg.privateChat(1002, 'bob');
+    await pair(tg, daemon, bob);
+    const { hook, message } = await ask('01-single-select');
+    const bobs = await tg.waitForMessage((each) => each.chat.id === bob.id && each.text === message.text && each.reply_markup !== undefined, 'the question in bob’s chat');
+    const sqlite = buttonData(message, 'SQLite');
+    const { body } = await daemon.api<{ devices: Array<{ id: string; name: string }> }>('GET', '/api/devices');
+    const revoked = await runCli(['devices', '--revoke', body.devices.find((device) => device.name === 'Telegram: @bob')!.id], daemon.env);
+    expect(revoked.code, revoked.stderr).toBe(0);
+    await tg.waitForCall((call) => call.method === 'editMessageReplyMarkup' && call.body.chat_id === bob.id, 'bob’s buttons to be removed');
+
+    const bobPress = tg.press(bob, bobs.message_id, sqlite);
+    tg.press(alice, message.message_id, buttonData(message, 'PostgreSQL (Recommended)'));
+    expect(await answersOf(hook)).toEqual(['PostgreSQL (Recommended)']);
+    expect(tg.calls.filter((call) => call.body.callback_query_id === bobPress)).toEqual([]);
+    await settledAs(message, 'Answered from Telegram');
+    expect(tg.calls.filter((call) => call.method === 'editMessageText' && call.body.chat_id === bob.id)).toEqual([]);
+  });
+});
+
+describe('telegram with headersOnly', () => {
+  it('sends only the project and the headers: no question text, no option, no button without a public URL', async () => {
+    const api = await startTelegramApi([TOKEN]);
+    const own = await startDaemon({ config: telegramConfig({ token: TOKEN, apiRoot: api.root, headersOnly: true }) });
+    try {
+      const carol = api.privateChat(4004, 'carol');
+      await pair(api, own, carol);
+      const payload = freshPayload('01-single-select', 'telegram-headers');
+      const hook = runHook(payload, own.env);
+      hooks.push(hook);
+      await own.waitForAsk(payload.tool_use_id);
+      const message = await api.waitForMessage((each) => each.chat.id === carol.id && each.text.startsWith('Question from'), 'the notice in the chat');
+      expect(message.text).toBe('Question from acme-shop\nDatabase\nOpen askbridge to answer.');
+      expect(message.reply_markup).toBeUndefined();
+      const sent = JSON.stringify(api.calls.map((call) => call.body));
+      for (const secret of [payload.tool_input.questions[0]!.question, 'SQLite', 'PostgreSQL', 'concurrent']) expect(sent).not.toContain(secret);
+    } finally {
+      await own.stop();
+      await api.close();
+    }
+  });
+});
+
+describe('telegram with a token Telegram refuses', () => {
+  it('logs it once, without the token, and the daemon goes on without Telegram until the token is fixed', async () => {
+    const api = await startTelegramApi([TOKEN]);
+    const own = await startDaemon({ config: telegramConfig({ token: OTHER_TOKEN, apiRoot: api.root }) });
+    try {
+      const refused = await own.waitForLog((entry) => entry.msg?.startsWith('the Telegram bot token was refused (401)') === true, 10_000, 'the refused token to be logged');
+      expect(refused.error).toBe('401 Unauthorized');
+      expect(own.output().stdout).not.toContain(OTHER_TOKEN.split(':')[1]);
+      expect(own.logs().filter((entry) => entry.msg?.startsWith('the Telegram bot token was refused') === true)).toHaveLength(1);
+      expect(api.calls.filter((call) => call.method === 'getUpdates')).toEqual([]);
+
+      const paired = await runCli(['pair', '--telegram'], own.env);
+      expect(paired.code).not.toBe(0);
+      expect(paired.stderr).toContain('the Telegram bot is not connected (401 Unauthorized)');
+      expect((await own.api('GET', '/api/asks')).status).toBe(200);
+      expect(own.running()).toBe(true);
+
+      // A good token in the user config: the bot starts at once, no restart.
+      await writeFile(join(own.home, 'xdg-config', 'askbridge', 'config.json'), JSON.stringify(telegramConfig({ token: TOKEN, apiRoot: api.root })));
+      await api.waitForCall((call) => call.method === 'getUpdates' && call.token === TOKEN, 'the bot to start with the new token');
+      expect((await runCli(['pair', '--telegram'], own.env)).stdout).toMatch(PAIR_LINE);
+    } finally {
+      await own.stop();
+      await api.close();
+    }
+  });
+
+  it('says what to put in the user config when no bot is set', async () => {
+    const own = await startDaemon({});
+    try {
+      const paired = await runCli(['pair', '--telegram'], own.env);
+      expect(paired.code).not.toBe(0);
+      expect(paired.stderr).toMatch(/No Telegram bot is set\. .*askbridge\/config\.json:\n {2}"telegram": \{ "token": "123456789:AA\.\.\." \}/);
+    } finally {
+      await own.stop();
+    }
+  });
+});
+
+describe('telegram and the default when nobody watches', () => {
+  it('a paired chat is someone to tell: before it pairs a question goes back at once, after it the question waits for the chat', async () => {
+    const api = await startTelegramApi([TOKEN]);
+    const own = await startDaemon({ defaults: true, config: { telegram: { token: TOKEN, apiRoot: api.root } } });
+    try {
+      await api.waitForCall((call) => call.method === 'getUpdates', 'the bot to poll');
+      const alone = freshPayload('01-single-select', `telegram-default${++runs}`);
+      expect((await runHook(alone, own.env).result).stdout).toBe('');
+      expect((await own.finishedAsk(alone.tool_use_id)).source).toEqual({ kind: 'policy', action: 'terminal', trigger: 'nobody-reachable' });
+
+      const bob = api.privateChat(2002, 'bob');
+      await pair(api, own, bob);
+      const payload = freshPayload('01-single-select', `telegram-default${++runs}`);
+      const hook = runHook(payload, own.env);
+      hooks.push(hook);
+      await own.waitForAsk(payload.tool_use_id);
+      const message = await api.waitForMessage((each) => each.chat.id === bob.id && each.text.includes(payload.tool_input.questions[0]!.question), 'the question in the chat');
+      api.press(bob, message.message_id, buttonData(message, 'SQLite'));
+      expect(await answersOf(hook)).toEqual(['SQLite']);
+    } finally {
+      await own.stop();
+      await api.close();
+    }
+  });
+});
