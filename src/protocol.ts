@@ -497,6 +497,11 @@ export type PageMessage = z.infer<typeof PageMessageSchema>;
 
 /** The header a paired page sends its key in, with its cookie. */
 export const PAGE_KEY_HEADER = 'x-askbridge-key';
+/**
+ * A paired page's service worker answers from a notification's button with this header set to
+ * `notification` (sw.js), so history says so; from anyone else it means nothing.
+ */
+export const ANSWER_CLIENT_HEADER = 'x-askbridge-client';
 /** The WebSocket subprotocol a page asks for and the daemon selects. */
 export const PAGE_PROTOCOL = 'askbridge';
 /** Browsers cannot set headers on a WebSocket: a page's key travels as a second subprotocol, this prefix and the key. */

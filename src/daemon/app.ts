@@ -25,6 +25,7 @@ import { pageRoutes } from './routes/page.js';
 import { deviceRoutes } from './routes/devices.js';
 import { pairingRoutes } from './routes/pairing.js';
 import { pushRoutes } from './routes/push.js';
+import { oneTapRoutes } from './routes/one-tap.js';
 import { statusRoutes } from './routes/status.js';
 
 /** A WebSocket closed because the address it came through is no longer accepted (policy violation). */
@@ -139,6 +140,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(pairingRoutes, context);
   await app.register(deviceRoutes, context);
   await app.register(pushRoutes, context);
+  await app.register(oneTapRoutes, context);
   await app.register(eventRoutes, context);
   await app.register(statusRoutes, context);
   await app.register(sessionRoutes, context);

@@ -17,6 +17,7 @@ import { createPendingFiles } from './asks/pending-files.js';
 import { createAskStore, type PendingRecord, type AskStore } from './asks/store.js';
 import { createNotifier } from './notify.js';
 import { createPush, type Push } from './push.js';
+import { createOneTap } from './one-tap.js';
 import { DaemonStartError } from './start-error.js';
 import { listenWithTls, readListenTls, type ListenFlags, type ListenTls } from './tls-listener.js';
 import { createWebhooks } from './webhooks.js';
@@ -113,6 +114,8 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   const waitingLimits = { asks: Number(options.env.ASKBRIDGE_TEST_MAX_PENDING) || MAX_PENDING, bytes: Number(options.env.ASKBRIDGE_TEST_WAITING_BYTES) || WAITING_BYTES };
   const pendingFiles = createPendingFiles(stateDir.paths.dir, (fields, message) => logger.warn(fields, message));
   const store = createAskStore({ persistence: pendingFiles });
+  // ntfy's one-tap buttons: their capabilities live in memory only, and die with the daemon.
+  const oneTap = createOneTap({ store });
   let app: App | undefined;
   // One banner for every page: a broken config file, history that cannot be written, or both.
   let configBanner: string | null = null;
@@ -149,7 +152,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   let push: Push | undefined;
   try {
     // ASKBRIDGE_TEST_PUSH_SERVICE, for tests only: the one origin of a local stand-in push service.
-    push = createPush({ paths: stateDir.paths, subject: () => pushSubject(publicUrlSetting.url()), log, testPushService: options.env.ASKBRIDGE_TEST_PUSH_SERVICE });
+    push = createPush({ paths: stateDir.paths, subject: () => pushSubject(publicUrlSetting.url(), configWatch.effective('').config.push.subject), log, testPushService: options.env.ASKBRIDGE_TEST_PUSH_SERVICE });
   } catch (error) {
     logger.warn({ error: (error as Error).message }, 'Web Push is not available: its keys could not be made');
   }
@@ -235,6 +238,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     pageSessionStore: createPageSessionFile(stateDir.paths.pageSessions),
     telegram,
     push,
+    oneTap,
     holdsIpv6: () => options.holdsIpv6,
     publicUrl: publicUrlSetting.url(),
     publicUrlStatus: () => publicUrlSetting.status(),
@@ -254,7 +258,11 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     config: (cwd) => configWatch.effective(cwd).config,
     link: (askId) => `${publicUrlSetting.url()?.href ?? loopbackUrl}#question=${askId}`,
     // ASKBRIDGE_TEST_NOTIFY_RETRY_MS, for tests only: retries without the real backoff.
-    webhooks: createWebhooks({ log, retryMs: Number(options.env.ASKBRIDGE_TEST_NOTIFY_RETRY_MS) || undefined }),
+    webhooks: createWebhooks({
+      log,
+      retryMs: Number(options.env.ASKBRIDGE_TEST_NOTIFY_RETRY_MS) || undefined,
+      oneTap: { publicUrl: () => publicUrlSetting.url(), issue: oneTap.issue },
+    }),
     push,
     pageVisible: () => app.askbridge.pageVisible(),
     pairedDevices: () => app.askbridge.auth.devices().map((device) => device.id),

@@ -1,7 +1,8 @@
 // What word of a waiting question may say once it leaves the daemon (a webhook, a push to a phone):
 // the project and each question's header. Headers and question text come from a model that may have
 // been prompt-injected, so each is cut short and its invisible characters are marked; the question
-// text itself goes only into a push, and only when the user's config asks for it (push.fullText).
+// text itself goes only into a push, and only when the user's config asks for it (push.fullText). The
+// labels of a simple question's options ride along too, for the buttons that answer it with one tap.
 import type { AskView } from '../protocol.js';
 import { approvalTarget, toolTitle } from '../approvals.js';
 import { shorten } from '../shorten.js';
@@ -15,6 +16,11 @@ export type Notice = {
   headers: string[];
   /** Each question's text: only with push.fullText. */
   questions?: string[];
+  /**
+   * The labels of the options, in order, when the ask is one single-select question with at most
+   * ONE_TAP_OPTIONS of them: what a notification may offer as buttons that answer it.
+   */
+  options?: string[];
   /** A permission Claude Code asks for: the tool's name; what it acts on (the command, the file) only with push.fullText. */
   approval?: { tool: string; target?: string };
   /** Claude finished a turn while the person is away: the start of its last message only with push.fullText. */
@@ -26,6 +32,11 @@ export type Notice = {
 const PROJECT_CHARS = 60;
 const HEADER_CHARS = 60;
 const QUESTION_CHARS = 200;
+/** A button's label: a few words fit on a phone's notification. */
+const OPTION_CHARS = 40;
+
+/** The most options a question may have to be answered from a notification's buttons (ntfy shows three). */
+export const ONE_TAP_OPTIONS = 3;
 
 /** At most this many questions of a call are told (a script may ask ten at once). */
 const QUESTIONS = 4;
@@ -55,11 +66,14 @@ export function noticeOf(view: AskView, options: { fullText: boolean }): Notice 
     return { id: view.id, project, headers: [], terminalWait: { kind: bounded(kind, HEADER_CHARS), ...(options.fullText && message.trim() ? { message: bounded(message, QUESTION_CHARS) } : {}) } };
   }
   const questions = view.questions.slice(0, QUESTIONS);
+  const [only] = view.questions;
+  const oneTap = view.questions.length === 1 && only && !only.multiSelect && only.options.length > 0 && only.options.length <= ONE_TAP_OPTIONS;
   return {
     id: view.id,
     project: bounded(parts.at(-1) ?? 'Unknown project', PROJECT_CHARS),
     headers: questions.map((question) => question.header).filter((header) => header.trim() !== '').map((header) => bounded(header, HEADER_CHARS)),
     ...(options.fullText ? { questions: questions.map((question) => bounded(question.question, QUESTION_CHARS)) } : {}),
+    ...(oneTap ? { options: only.options.map((option) => bounded(option.label, OPTION_CHARS)) } : {}),
   };
 }
 

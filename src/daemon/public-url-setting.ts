@@ -11,11 +11,12 @@ import type { PublicUrlStatus } from '../public-url-status.js';
 export const PLACEHOLDER_PUSH_SUBJECT = 'mailto:push@askbridge.invalid';
 
 /**
- * Who sends the pushes, in every VAPID JWT: the public URL in use at that push, which some push
- * services require to be a real address (Apple's refuses localhost and reserved names); a
- * placeholder otherwise.
+ * Who sends the pushes, in every VAPID JWT: the user config's push.subject when it says one, else the
+ * public URL in use at that push, which some push services require to be a real address (Apple's
+ * refuses localhost and reserved names); a placeholder otherwise.
  */
-export function pushSubject(publicUrl: PublicUrl | undefined): string {
+export function pushSubject(publicUrl: PublicUrl | undefined, configured?: string): string {
+  if (configured !== undefined) return configured;
   return publicUrl?.secure && new URL(publicUrl.href).hostname !== 'localhost' ? publicUrl.href : PLACEHOLDER_PUSH_SUBJECT;
 }
 

@@ -42,6 +42,8 @@ type Stored = z.infer<typeof StoredSchema>[number];
 const TIMEOUT_MS = 10_000;
 /** A push service takes about 4 KB per message once encrypted; the full text gives way first. */
 const PAYLOAD_LIMIT_BYTES = 3_000;
+/** Browsers show at most two buttons on a notification (Chromium's Notification.maxActions): a question with more gets none. */
+export const PUSH_ACTIONS = 2;
 
 function readJson(path: string): unknown {
   try {
@@ -79,6 +81,16 @@ function newVapidKeys(): VapidKeys {
   const privateKey = curve.getPrivateKey();
   const padded = (key: Buffer, length: number) => Buffer.concat([Buffer.alloc(Math.max(0, length - key.length)), key]);
   return { publicKey: padded(publicKey, 65).toString('base64url'), privateKey: padded(privateKey, 32).toString('base64url') };
+}
+
+/**
+ * What a push carries, as the service worker (sw.js) reads it: the notice, with a question's options
+ * only when they all fit as buttons (they answer it), and without the question text when it would not fit.
+ */
+export function pushPayload(notice: Notice): string {
+  const shown = notice.options && notice.options.length > PUSH_ACTIONS ? { ...notice, options: undefined } : notice;
+  const payload = JSON.stringify(shown);
+  return Buffer.byteLength(payload) > PAYLOAD_LIMIT_BYTES ? JSON.stringify({ ...shown, questions: undefined }) : payload;
 }
 
 type WebPush = typeof import('web-push');
@@ -190,8 +202,7 @@ export function createPush(options: PushOptions) {
       const paired = new Set(to.pairedDevices);
       drop((stored) => !paired.has(stored.deviceId), 'the device is no longer paired');
       drop((stored) => endpointProblem(stored.endpoint) !== undefined, 'its endpoint is not a push service');
-      let payload = JSON.stringify(notice);
-      if (Buffer.byteLength(payload) > PAYLOAD_LIMIT_BYTES) payload = JSON.stringify({ ...notice, questions: undefined });
+      const payload = pushPayload(notice);
       for (const stored of subscriptions) void pushTo(stored, payload, Math.max(0, Math.round(to.ttlSeconds)), notice.id);
     },
 

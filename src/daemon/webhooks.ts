@@ -2,9 +2,27 @@
 // Slack, Discord, or any URL (a JSON POST). Each is sent in the background and retried with backoff
 // a few times; nothing here is ever in an answer's way. A message holds the project, the headers and
 // the link to the page: never the question text, a pairing code, the token or a key. A webhook's URL
-// is its secret (a Slack key, an ntfy topic): logs name its kind and origin only.
+// is its secret (a Slack key, an ntfy topic): logs name its kind and origin only. An ntfy entry with
+// `actions` gets buttons: for a simple question, when the daemon has a public URL, one per option,
+// each a POST of a one-tap capability (one-tap.ts) that answers with that option (its label then
+// leaves the machine: ntfy's server sees it); otherwise one that opens the page.
 import type { NotifyKind, NotifyTarget } from '../config.js';
+import type { PublicUrl } from '../public-url.js';
 import { noticeSubject, noticeTitle, type Notice } from './notice.js';
+import { ONE_TAP_PATH } from './one-tap.js';
+
+/** What ntfy's buttons need from the daemon: where a tap goes, and a capability per option. */
+export type OneTapIssuer = {
+  /** The public URL now: a tap is posted there; without one there are no such buttons (a phone could not reach this machine). */
+  publicUrl: () => PublicUrl | undefined;
+  /** A new capability that answers this ask with its option at `index` (undefined when it no longer can). */
+  issue: (askId: string, index: number) => string | undefined;
+};
+
+/** A button of an ntfy notification, in ntfy's JSON publish format. */
+export type NtfyAction =
+  | { action: 'view'; label: string; url: string }
+  | { action: 'http'; label: string; url: string; method: 'POST'; headers: Record<string, string>; body: string; clear: true };
 
 export type WebhookLog = {
   info: (fields: Record<string, unknown>, message: string) => void;
@@ -13,6 +31,8 @@ export type WebhookLog = {
 
 export type WebhookOptions = {
   log: WebhookLog;
+  /** For ntfy entries with `actions`; without it, they get the button that opens the page only. */
+  oneTap?: OneTapIssuer;
   /** The wait before the first retry; each next one waits four times longer. */
   retryMs?: number;
   attempts?: number;
@@ -25,7 +45,7 @@ const ATTEMPTS = 4;
 const TIMEOUT_MS = 10_000;
 
 /** The POST a webhook gets for a notice: where, and the JSON body. */
-export function webhookRequest(target: NotifyTarget, notice: Notice, link: string): { kind: NotifyKind; url: string; body: unknown } {
+export function webhookRequest(target: NotifyTarget, notice: Notice, link: string, oneTap?: OneTapIssuer): { kind: NotifyKind; url: string; body: unknown } {
   const title = noticeTitle(notice);
   const subject = noticeSubject(notice);
   if (target.ntfy !== undefined) {
@@ -33,7 +53,8 @@ export function webhookRequest(target: NotifyTarget, notice: Notice, link: strin
     const url = new URL(target.ntfy);
     const topic = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
     url.pathname = url.pathname.slice(0, url.pathname.lastIndexOf('/') + 1);
-    return { kind: 'ntfy', url: url.href, body: { topic, title, message: subject, click: link, tags: [noticeKind(notice)] } };
+    const actions = target.actions === true ? { actions: ntfyActions(notice, link, oneTap) } : {};
+    return { kind: 'ntfy', url: url.href, body: { topic, title, message: subject, click: link, tags: [noticeKind(notice)], ...actions } };
   }
   if (target.slack !== undefined) {
     // Slack reads <...> as links and mentions (<!channel>): model text never gets to make one.
@@ -47,6 +68,32 @@ export function webhookRequest(target: NotifyTarget, notice: Notice, link: strin
   if (notice.turnEnd) return { kind: 'url', url: target.url!, body: { event: 'turn_end_waiting', id: notice.id, project: notice.project, url: link } };
   if (notice.terminalWait) return { kind: 'url', url: target.url!, body: { event: 'terminal_waiting', id: notice.id, project: notice.project, kind: notice.terminalWait.kind, url: link } };
   return { kind: 'url', url: target.url!, body: { event: 'question_waiting', id: notice.id, project: notice.project, headers: notice.headers, url: link } };
+}
+
+/**
+ * One button per option that answers a simple question with one tap, through the public URL; for
+ * anything else (or without a public URL) one that opens the page on it.
+ */
+export function ntfyActions(notice: Notice, link: string, oneTap: OneTapIssuer | undefined): NtfyAction[] {
+  const publicUrl = oneTap?.publicUrl();
+  const options = notice.approval || notice.turnEnd || notice.terminalWait ? undefined : notice.options;
+  if (oneTap && publicUrl && options !== undefined) {
+    const url = new URL(ONE_TAP_PATH, publicUrl.origin).href;
+    const capabilities = options.map((_label, index) => oneTap.issue(notice.id, index));
+    if (capabilities.every((capability) => capability !== undefined)) {
+      return options.map((label, index) => ({
+        action: 'http',
+        label,
+        url,
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        // In the body, never the URL: bodies are not logged, here or (usually) anywhere on the way.
+        body: JSON.stringify({ capability: capabilities[index] }),
+        clear: true,
+      }));
+    }
+  }
+  return [{ action: 'view', label: 'Open', url: link }];
 }
 
 /** The ntfy tag of a notice: what waits. */
@@ -112,7 +159,7 @@ export function createWebhooks(options: WebhookOptions) {
     /** Tells every target about a question that starts waiting; returns at once. */
     send(targets: readonly NotifyTarget[], notice: Notice, link: string): void {
       if (stopping.signal.aborted) return;
-      for (const target of targets) void deliver(webhookRequest(target, notice, link), notice.id, 1);
+      for (const target of targets) void deliver(webhookRequest(target, notice, link, options.oneTap), notice.id, 1);
     },
     /** The daemon stops: pending retries are dropped and requests under way aborted. */
     close(): void {

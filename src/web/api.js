@@ -54,6 +54,14 @@ export const PAIRING_CODE_TTL_MS = 600000;
 export const PAGE_KEY_STORAGE = 'askbridge.pageKey';
 
 /**
+ * Where the page also keeps its key for its own service worker (sw.js), which cannot read
+ * localStorage: this origin's Cache Storage, which no other origin reads either.
+ */
+export const PAGE_KEY_CACHE = 'askbridge-page-key';
+/** The entry of PAGE_KEY_CACHE that holds the key (a name in the cache; nothing is fetched there). */
+export const PAGE_KEY_CACHE_URL = '/page-key';
+
+/**
  * Trade a one-time pairing code for this page's cookie and key.
  * @param {PairRequest} body
  * @returns {Promise<Result<PairedReply>>}
@@ -175,6 +183,36 @@ export const deletePushSubscription = () => request('DELETE', '/api/push/subscri
 export function errorMessage(result, fallback) {
   const message = result.ok ? undefined : result.data?.error.message;
   return message?.trim() ? message : fallback;
+}
+
+/**
+ * Keeps the key this page paired with, for the page and for its service worker (which answers from
+ * a notification's buttons with it).
+ * @param {string} key
+ */
+export function keepPageKey(key) {
+  localStorage.setItem(PAGE_KEY_STORAGE, key);
+  void copyKeyForWorker(key);
+}
+
+/** Forgets this page's key, for the page and for its service worker: the device is no longer paired. */
+export function forgetPageKey() {
+  try {
+    localStorage.removeItem(PAGE_KEY_STORAGE);
+  } catch {
+    // storage disabled: there was no key
+  }
+  void copyKeyForWorker(null);
+}
+
+/** @param {string | null} key */
+async function copyKeyForWorker(key) {
+  try {
+    if (key === null) await caches.delete(PAGE_KEY_CACHE);
+    else await (await caches.open(PAGE_KEY_CACHE)).put(PAGE_KEY_CACHE_URL, new Response(key));
+  } catch {
+    // No Cache Storage here (not a secure context): a notification's buttons then open the page.
+  }
 }
 
 /** The key this page got when it paired, if it has one. */

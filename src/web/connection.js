@@ -2,7 +2,7 @@
 // Pairing, the session, and the live WebSocket to the daemon, with a backoff that resets only once
 // a snapshot proves the connection works end to end. It knows nothing of questions: messages go to
 // `onMessage`, and what the page should show to `onState`.
-import { checkSession, errorMessage, PAGE_KEY_PROTOCOL_PREFIX, PAGE_KEY_STORAGE, PAGE_PROTOCOL, pageKey, pair, REVOKED_CLOSE_CODE } from './api.js';
+import { checkSession, errorMessage, forgetPageKey, keepPageKey, PAGE_KEY_PROTOCOL_PREFIX, PAGE_PROTOCOL, pageKey, pair, REVOKED_CLOSE_CODE } from './api.js';
 
 /** @typedef {import('../protocol.js').ServerMessage} ServerMessage */
 /** @typedef {import('../protocol.js').PageMessage} PageMessage */
@@ -40,13 +40,16 @@ export function createConnection(handlers) {
         if (result.status === 0) return goOffline();
         // The code is spent either way; keep it out of the history and of anything copied from the bar.
         history.replaceState(history.state, '', location.pathname + location.search);
-        if (result.ok) localStorage.setItem(PAGE_KEY_STORAGE, result.data.key);
+        if (result.ok) keepPageKey(result.data.key);
         else pairError = errorMessage(result, `Pairing failed (HTTP ${result.status}).`);
       }
       const session = await checkSession();
       // An old cookie may still be good even when the link was not: the session decides.
       if (session.ok) {
         paired = true;
+        // A page paired before its worker kept a copy of the key gets one now.
+        const key = pageKey();
+        if (key) keepPageKey(key);
         connect();
       } else if (session.status === 401) {
         unpair(pairError);
@@ -103,7 +106,6 @@ export function createConnection(handlers) {
       if (socket !== ws) return;
       socket = null;
       if (event.code === REVOKED_CLOSE_CODE) {
-        localStorage.removeItem(PAGE_KEY_STORAGE);
         unpair('This device was unpaired.');
         return;
       }
@@ -121,6 +123,7 @@ export function createConnection(handlers) {
   /** @param {string | null} detail */
   function unpair(detail) {
     paired = false;
+    forgetPageKey();
     closeSocket();
     clearTimeout(retryTimer);
     retryTimer = 0;

@@ -86,7 +86,8 @@ describe('Web Push', () => {
     expect(claims.exp * 1000).toBeGreaterThan(askedAt);
     expect(claims.exp * 1000).toBeLessThanOrEqual(askedAt + 24 * 60 * 60_000);
 
-    expect(JSON.parse(decryptPush(request!.body, phone.keys))).toStrictEqual({ id, project: 'acme-shop', headers: [header] });
+    // The options of a question of two ride along: the worker shows them as buttons that answer it.
+    expect(JSON.parse(decryptPush(request!.body, phone.keys))).toStrictEqual({ id, project: 'acme-shop', headers: [header], options: ['PostgreSQL (Recommended)', 'SQLite'] });
     // The keys the daemon signs with are its own, kept 0600.
     expect(JSON.parse(readFileSync(join(daemon.home, 'vapid-keys.json'), 'utf8')).publicKey).toBe(status.publicKey);
     await answer(id, hook);
@@ -100,7 +101,7 @@ describe('Web Push', () => {
     try {
       const { hook, id } = await ask('full-text');
       await waitUntil(() => (pushesTo(tablet).some((push) => push.id === id) ? true : undefined), 10_000, 'the push with the full text');
-      expect(pushesTo(tablet).find((push) => push.id === id)).toStrictEqual({ id, project: 'acme-shop', headers: ['Database'], questions: ['Which database should the new orders service use?'] });
+      expect(pushesTo(tablet).find((push) => push.id === id)).toStrictEqual({ id, project: 'acme-shop', headers: ['Database'], questions: ['Which database should the new orders service use?'], options: ['PostgreSQL (Recommended)', 'SQLite'] });
       await answer(id, hook);
     } finally {
       await writeFile(userConfig, JSON.stringify({ waitSeconds: WAIT_SECONDS }));
@@ -122,6 +123,34 @@ describe('Web Push', () => {
       await writeFile(userConfig, JSON.stringify({ waitSeconds: WAIT_SECONDS }));
       await daemon.waitForLog((entry) => entry.msg === 'public URL changed: the new one is accepted, the old one no longer' && entry.to === null, 10_000, 'the public URL to go');
     }
+  });
+
+  it("signs as the user config's push.subject once it says one, whatever the public URL, from the next push on", async () => {
+    const desk = await subscribedDevice('/push/subject');
+    const { body: status } = await desk.page.request<{ publicKey: string }>('GET', '/api/push');
+    const userConfig = join(daemon.home, 'xdg-config', 'askbridge', 'config.json');
+    await writeFile(userConfig, JSON.stringify({ waitSeconds: WAIT_SECONDS, publicUrl: 'https://subject.example.test', push: { subject: 'mailto:ops@example.test' } }));
+    try {
+      await daemon.waitForLog((entry) => entry.msg === 'public URL changed: the new one is accepted, the old one no longer' && entry.to === 'https://subject.example.test', 10_000, 'the public URL to apply');
+      const { hook, id } = await ask('subject');
+      const [request] = await receiver.waitFor('/push/subject');
+      expect(checkVapid(request!.headers.authorization, { publicKey: status.publicKey, audience: receiver.origin }).sub).toBe('mailto:ops@example.test');
+      await answer(id, hook);
+    } finally {
+      await writeFile(userConfig, JSON.stringify({ waitSeconds: WAIT_SECONDS }));
+      await waitUntil(() => (daemon.logs().filter((entry) => entry.msg === 'public URL changed: the new one is accepted, the old one no longer' && entry.to === null).length >= 2 ? true : undefined), 10_000, 'the public URL to go');
+    }
+  });
+
+  it('pushes a question of three options without them: no notification shows three buttons', async () => {
+    const tablet = await subscribedDevice('/push/three');
+    const payload = freshPayload('01-single-select', `three${++runs}`);
+    payload.tool_input.questions[0]!.options.push({ label: 'MySQL', description: '' });
+    const hook = runHook(payload, daemon.env);
+    const { id } = await daemon.waitForAsk(payload.tool_use_id);
+    await waitUntil(() => (pushesTo(tablet).some((push) => push.id === id) ? true : undefined), 10_000, 'the push');
+    expect(pushesTo(tablet).find((push) => push.id === id)).toStrictEqual({ id, project: 'acme-shop', headers: ['Database'] });
+    await answer(id, hook);
   });
 
   it('pushes nothing while a page says it is in view', async () => {

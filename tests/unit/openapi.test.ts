@@ -33,6 +33,7 @@ const ROUTES = {
   '/api/devices/{id}/revoke': ['post'],
   '/api/push': ['get'],
   '/api/push/subscription': ['delete', 'post'],
+  '/api/one-tap': ['post'],
   '/api/status': ['get'],
   '/api/away': ['get', 'put'],
   '/api/sessions/{sessionId}/reply': ['post'],

@@ -8,7 +8,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { App } from '../../src/daemon/app.js';
 import { noticeOf, noticeSubject, noticeTitle } from '../../src/daemon/notice.js';
-import { createPush, type Push } from '../../src/daemon/push.js';
+import { createPush, pushPayload, type Push } from '../../src/daemon/push.js';
+import { PLACEHOLDER_PUSH_SUBJECT, pushSubject } from '../../src/daemon/public-url-setting.js';
+import { parsePublicUrl, type PublicUrl } from '../../src/public-url.js';
 import type { AskView } from '../../src/protocol.js';
 import { buildTestApp, HOST, LOCAL, ORIGIN, type TestApp } from '../stack/app.js';
 
@@ -165,5 +167,24 @@ describe('a notice', () => {
     expect([noticeTitle(bare), noticeSubject(bare)]).toEqual(['Waiting for you in acme-shop', 'Claude waits for your next prompt in the terminal']);
     expect(noticeOf(waiting, { fullText: true }).terminalWait).toEqual({ kind: 'idle_prompt', message: 'Claude is waiting for your input' });
     expect(noticeSubject(noticeOf({ ...waiting, terminalWait: { kind: 'something_new', message: '' } }, { fullText: false }))).toBe('Waiting for you in the terminal');
+  });
+
+  it('offers the options of one single-select question of at most three, marked and cut, and a push carries them only when two or fewer', () => {
+    const simple = (labels: string[], multiSelect = false): AskView => ({ ...view([]), questions: [{ question: 'Which?', header: 'DB', multiSelect, options: labels.map((label) => ({ label, description: '' })) }] });
+    const three = noticeOf(simple(['PostgreSQL', 'SQL\u202Eite', 'z'.repeat(50)]), { fullText: false });
+    expect(three.options).toEqual(['PostgreSQL', 'SQL[U+202E]ite', `${'z'.repeat(39)}…`]);
+    expect(JSON.parse(pushPayload(three))).not.toHaveProperty('options');
+    expect(JSON.parse(pushPayload(noticeOf(simple(['A', 'B']), { fullText: false }))).options).toEqual(['A', 'B']);
+    for (const none of [simple(['A', 'B', 'C', 'D']), simple(['A', 'B'], true), view([{ question: 'One?', header: '' }, { question: 'Two?', header: '' }])]) expect(noticeOf(none, { fullText: false })).not.toHaveProperty('options');
+  });
+});
+
+describe("the pushes' sender (the VAPID subject)", () => {
+  it("is the user config's push.subject when it says one, else the public URL over https, else a placeholder", () => {
+    const url = (raw: string) => parsePublicUrl(raw) as PublicUrl;
+    expect(pushSubject(url('https://box.tailnet.ts.net'), 'mailto:me@example.com')).toBe('mailto:me@example.com');
+    expect(pushSubject(undefined, 'https://example.com/contact')).toBe('https://example.com/contact');
+    expect(pushSubject(url('https://box.tailnet.ts.net'))).toBe('https://box.tailnet.ts.net/');
+    expect(pushSubject(undefined)).toBe(PLACEHOLDER_PUSH_SUBJECT);
   });
 });

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { SERVICE_WORKER_POLICY } from '../../src/daemon/routes/page.js';
 import { HOOK_ENV } from '../../src/http-hook.js';
-import { HookEnvironmentSchema, PAGE_KEY_HEADER, PAGE_KEY_PROTOCOL_PREFIX, PAGE_PROTOCOL, PAIRING_CODE_TTL_MS, REVOKED_CLOSE_CODE } from '../../src/protocol.js';
+import { ANSWER_CLIENT_HEADER, HookEnvironmentSchema, PAGE_KEY_HEADER, PAGE_KEY_PROTOCOL_PREFIX, PAGE_PROTOCOL, PAIRING_CODE_TTL_MS, REVOKED_CLOSE_CODE } from '../../src/protocol.js';
 
 const page = (await import(new URL('../../src/web/api.js', import.meta.url).href)) as Record<string, unknown>;
 const readText = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
@@ -38,6 +38,18 @@ describe("the page's copies of the daemon's wire names", () => {
 
   it("names the service worker's Trusted Types policy as the daemon's Content-Security-Policy allows it", () => {
     expect(constantIn(readText('../../src/web/notify.js'), 'SERVICE_WORKER_POLICY')).toBe(SERVICE_WORKER_POLICY);
+  });
+});
+
+describe("the service worker's copies", () => {
+  const worker = readText('../../src/web/sw.js');
+  it.each([
+    ['PAGE_KEY_HEADER', PAGE_KEY_HEADER],
+    ['ANSWER_CLIENT_HEADER', ANSWER_CLIENT_HEADER],
+    ['PAGE_KEY_CACHE', page.PAGE_KEY_CACHE],
+    ['PAGE_KEY_CACHE_URL', page.PAGE_KEY_CACHE_URL],
+  ])('%s in src/web/sw.js is the one the page and the daemon use', (name, shared) => {
+    expect(constantIn(worker, name)).toBe(shared);
   });
 });
 

@@ -5,7 +5,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AnswerRequestSchema, ApprovalDecisionSchema, AskReplySchema, AskRequestSchema, AsksReplySchema, ErrorReplySchema, TooLateReplySchema, type AskView } from '../../protocol.js';
+import { ANSWER_CLIENT_HEADER, AnswerRequestSchema, ApprovalDecisionSchema, AskReplySchema, AskRequestSchema, AsksReplySchema, ErrorReplySchema, TooLateReplySchema, type AskView } from '../../protocol.js';
 import { ANSWER_BODY_LIMIT_BYTES, EXTEND_STEP_MS } from '../limits.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
@@ -101,7 +101,7 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     },
     async (request, reply) => {
       const { id } = request.params;
-      const client = request.principal.kind === 'page' ? 'page' : 'cli';
+      const client = request.principal.kind !== 'page' ? 'cli' : request.headers[ANSWER_CLIENT_HEADER] === 'notification' ? 'notification' : 'page';
       const result = store.answer(id, request.body.responses, client);
       if (result.kind === 'answered') request.log.info({ askId: id, client }, 'question answered');
       if (result.kind === 'failed') request.log.error({ askId: id, client, error: result.ask.error }, 'answer accepted, but no decision could be built: the terminal asks');

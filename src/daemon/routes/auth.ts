@@ -9,7 +9,8 @@
 //   storage (port included), travels in a header (a WebSocket subprotocol for the upgrade), and is
 //   what a sibling port can never read. Every page request, GET included, must also come from the
 //   exact origin: an Origin header naming it, or `Sec-Fetch-Site: same-origin`;
-// - anyone else: only the static page itself, and the pairing route (rate-limited).
+// - anyone else: only the static page itself, the pairing route (rate-limited), and the one-tap
+//   route, where a capability for one option of one question is the credential (one-tap.ts).
 // Every request must carry an allowed Host (against DNS rebinding): a loopback name the daemon
 // actually holds, or the host of the public URL the user configured (public-url.ts); an Origin
 // must be exactly a loopback origin or the public URL's. The public URL can change while the daemon

@@ -11,6 +11,7 @@ import type { RequestTimeouts, WaitingLimits } from '../limits.js';
 import type { PolicyContext, QuestionPlan } from '../asks/policy.js';
 import type { Push } from '../push.js';
 import type { Tellable } from '../../protocol.js';
+import type { OneTap } from '../one-tap.js';
 import type { AskStore } from '../asks/store.js';
 import type { AskDesk } from '../asks/open-ask.js';
 import type { ContextRead } from '../transcript.js';
@@ -49,6 +50,8 @@ export type AppDeps = {
   push?: Push;
   /** The user's Telegram bot: its pairing codes and its paired chats (devices); without it, none. */
   telegram?: Pick<Telegram, 'createPairingCode' | 'devices' | 'revoke'>;
+  /** The capabilities behind ntfy's one-tap buttons (one-tap.ts); without it, every tap is refused as gone. */
+  oneTap?: OneTap;
   /** Whether the daemon also listens on [::1] (main.ts knows once it listens); if not, that Host is refused. */
   holdsIpv6?: () => boolean;
   /** A warning for every page (a broken config file, history that cannot be written), or null. */
