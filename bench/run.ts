@@ -20,14 +20,16 @@ import { WAITING_BYTES } from '../src/daemon/limits.js';
 import { hookBody, openQuestion, postAsHttpHook, type OpenQuestion } from '../tests/stack/hook-client.js';
 import { PERMISSION_HOOK_PATH, STOP_HOOK_PATH } from '../src/http-hook.js';
 import { launchBrowser, openPairedPage } from '../tests/stack/browser.js';
+import { startNtfyService } from '../tests/stack/ntfy-service.js';
+import { startTelegramApi } from '../tests/stack/telegram-api.js';
 import { summarize, type Summary } from './stats.js';
 
 const QUICK = process.argv.includes('--quick');
 /** Section 5 alone: what a change to how the daemon starts is measured with, in a minute instead of ten. */
 const STARTUP_ONLY = process.argv.includes('--startup');
 const COUNTS = QUICK
-  ? { hookPairs: 10, hookWarmup: 2, answers: 20, pageWarmup: 2, idleMs: 150, pending: 100, clients: 10, broadcasts: 10, starts: 3, npmStarts: 2, loads: 1, cliPairs: 5, inbox: 200, inboxChanges: 10, stops: 50, stopWarmup: 5 }
-  : { hookPairs: 80, hookWarmup: 5, answers: 220, pageWarmup: 5, idleMs: 150, pending: 1000, clients: 50, broadcasts: 60, starts: 15, npmStarts: 8, loads: 3, cliPairs: 30, inbox: 2000, inboxChanges: 60, stops: 500, stopWarmup: 20 };
+  ? { channels: 10, channelWarmup: 2, hookPairs: 10, hookWarmup: 2, answers: 20, pageWarmup: 2, idleMs: 150, pending: 100, clients: 10, broadcasts: 10, starts: 3, npmStarts: 2, loads: 1, cliPairs: 5, inbox: 200, inboxChanges: 10, stops: 50, stopWarmup: 5 }
+  : { channels: 120, channelWarmup: 5, hookPairs: 80, hookWarmup: 5, answers: 220, pageWarmup: 5, idleMs: 150, pending: 1000, clients: 50, broadcasts: 60, starts: 15, npmStarts: 8, loads: 3, cliPairs: 30, inbox: 2000, inboxChanges: 60, stops: 500, stopWarmup: 20 };
 
 /** Every question waits for a person long enough; a policy answers only unattended hooks at once. */
 const DAEMON_CONFIG = { waitSeconds: 600, onTimeout: 'recommended' };
@@ -370,6 +372,62 @@ async function benchStopHook(daemon: Daemon): Promise<void> {
   results.stopFloor = summarize(times.floor);
   results.stopAdded = summarize(times.stop.map((time, index) => time - times.floor[index]!));
   if (held > 0) errors.push(`Stop hook: ${held} turns were not answered at once with no decision while nobody is away`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// 9. The channels that answer from a locked phone: a question from Claude Code's http hook → the
+// Telegram bot's sendMessage at a stand-in Bot API server, and → the ntfy publish (with its one-tap
+// buttons: a public URL is set) at a stand-in ntfy server, both told as the question starts waiting.
+// Each question is declined once both have it, so one waits at a time.
+
+async function benchChannels(): Promise<void> {
+  const token = `123456789:${'B'.repeat(35)}`;
+  const telegram = await startTelegramApi([token]);
+  onCleanup(() => telegram.close());
+  const ntfy = await startNtfyService();
+  onCleanup(() => ntfy.close());
+  const daemon = await startDaemon({
+    config: { ...DAEMON_CONFIG, telegram: { token, apiRoot: telegram.root }, notify: [{ ntfy: `${ntfy.origin}/bench`, actions: true }] },
+    // Never served: the one-tap buttons need a public URL to name, and the bench taps none.
+    env: { ASKBRIDGE_PUBLIC_URL: 'http://localhost:9' },
+    onSpawn: (child, home) =>
+      onCleanup(async () => {
+        await stopProcess(child, 5000);
+        rmSync(home, { recursive: true, force: true });
+      }),
+  });
+  await telegram.waitForCall((call) => call.method === 'getUpdates', 'the bot to poll');
+  const paired = await runCli(['pair', '--telegram'], daemon.env);
+  const code = /\/start (\S+)/.exec(paired.stdout)?.[1];
+  if (!code) throw new Error(`no Telegram pairing code: ${paired.stderr}`);
+  const chat = telegram.privateChat(4242, 'bench');
+  telegram.sendText(chat, `/start ${code}`);
+  await telegram.waitForMessage((message) => message.text === 'Paired: askbridge will ask here.', 'the chat to pair');
+
+  const times: Record<'telegram' | 'ntfy', number[]> = { telegram: [], ntfy: [] };
+  let oneTap = 0;
+  for (let i = 0; i < COUNTS.channelWarmup + COUNTS.channels; i++) {
+    const payload = newToolCall(SINGLE);
+    const question = `${payload.tool_input.questions[0]!.question} (${i})`;
+    payload.tool_input.questions[0]!.question = question;
+    const published = ntfy.messages().length;
+    const asked = postAsHttpHook({ port: daemon.port, key: daemon.hookKey(), payload });
+    const sent = await telegram.waitForCall((call) => call.method === 'sendMessage' && String(call.body.text).includes(question), 'the question in the chat');
+    const told = await ntfy.waitFor((message) => ntfy.messages().indexOf(message) >= published);
+    const publishedAt = ntfy.receivedAt(published);
+    const id = /#question=([0-9a-f-]{36})$/.exec(told.click)?.[1];
+    if (told.actions?.every((action) => action.action === 'http')) oneTap++;
+    const declined = await daemon.api('POST', `/api/asks/${id}/decline`);
+    if (declined.status !== 200) throw new Error(`the question could not be declined: ${declined.status}`);
+    await asked.response;
+    if (i < COUNTS.channelWarmup) continue;
+    times.telegram.push(sent.at - asked.startedAt);
+    times.ntfy.push(publishedAt - asked.startedAt);
+  }
+  await daemon.stop();
+  results.telegramSend = summarize(times.telegram);
+  results.ntfyPublish = summarize(times.ntfy);
+  if (oneTap < COUNTS.channelWarmup + COUNTS.channels) errors.push(`channels: ${COUNTS.channelWarmup + COUNTS.channels - oneTap} ntfy messages had no one-tap buttons`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -921,6 +979,8 @@ function rows(): string[] {
   row('6b', 'Page load, requests to any other host', results.external, { unit: count, target: 'max = 0', value: (s) => s.max, limit: 0 });
   row('8a', `Page with ${COUNTS.inbox} waiting: new question → its row in the inbox (next frame)`, results.inboxAdded, { unit: ms, p99: true, target: 'p99 ≤ 50 ms', value: (s) => s.p99, limit: 50 });
   row('8b', `Page with ${COUNTS.inbox} waiting: one answered elsewhere → its row gone (next frame)`, results.inboxRemoved, { unit: ms, p99: true, target: 'p99 ≤ 50 ms', value: (s) => s.p99, limit: 50 });
+  row('9a', "http hook: Claude Code's POST → the Telegram bot's sendMessage at the Bot API (a stand-in on loopback)", results.telegramSend, { unit: ms, p99: true, target: 'p99 ≤ 100 ms', value: (s) => s.p99, limit: 100 });
+  row('9b', "http hook: Claude Code's POST → the ntfy publish with its one-tap buttons (a stand-in on loopback)", results.ntfyPublish, { unit: ms, p99: true, target: 'p99 ≤ 100 ms', value: (s) => s.p99, limit: 100 });
   row('7a', '`askbridge --help` wall time ÷ `node -e 0` (per interleaved pair)', results.cliHelp, { unit: times });
   row('7b', '`askbridge status` (daemon running) wall time ÷ `node -e 0`', results.cliStatus, { unit: times });
   return out;
@@ -1011,6 +1071,7 @@ async function main(): Promise<number> {
   await section('1 hook overhead', () => benchHookOverhead(daemon));
   await section('7 CLI start', () => benchCli(daemon));
   await section('1s Stop hook, not away', () => benchStopHook(daemon));
+  await section('9 Telegram and ntfy', benchChannels);
 
   if (interrupted) return 130;
   // Our signal handler closes the browser with everything else; Playwright's own would exit mid-cleanup.

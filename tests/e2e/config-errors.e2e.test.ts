@@ -19,7 +19,7 @@ describe('a user config that is not JSON, in the running daemon', () => {
     const file = join(home, 'xdg-config', 'askbridge', 'config.json');
     mkdirSync(join(home, 'xdg-config', 'askbridge'), { recursive: true });
     writeFileSync(file, '{\n  "waitSeconds": 60\n  "onTimeout": "decline"\n}\n');
-    daemon = await startDaemon({ home });
+    daemon = await startDaemon({ home, defaults: true }); // the file as written, nothing over it
     const expected = `${file}: not valid JSON at line 3, column 3: Expected ',' or '}' after property value`;
 
     const logged = await daemon.waitForLog((entry) => entry.msg === 'config file is invalid: keeping its last good version', 10_000, 'the broken config to be logged');

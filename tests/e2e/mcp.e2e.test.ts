@@ -1,6 +1,6 @@
 // `askbridge mcp` through the official MCP SDK client, over stdio, as an agent runs it: the tool call
 // waits for the person, whose answer comes from the real page in Chromium.
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,7 +13,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailability, launchBrowser, openPairedPage } from '../stack/browser.js';
 import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
-import { baseEnv, CLI_BIN, REPO_ROOT } from '../stack/env.js';
+import { baseEnv, CLI_BIN, REPO_ROOT, SCRIPTED_USER } from '../stack/env.js';
 import { runCli } from '../stack/processes.js';
 
 const chromium = chromiumAvailability();
@@ -99,7 +99,10 @@ describe('askbridge mcp', () => {
 
   it('starts the daemon when it is not running', async () => {
     const home = await mkdtemp(join(tmpdir(), 'askbridge-mcp-'));
-    const env = baseEnv({ ASKBRIDGE_HOME: home, ASKBRIDGE_PORT: String(await freePort()), XDG_CONFIG_HOME: join(home, 'no-config') });
+    // Answered as a script does, polling `askbridge pending`, which does not watch: the question waits.
+    await mkdir(join(home, 'config', 'askbridge'), { recursive: true });
+    await writeFile(join(home, 'config', 'askbridge', 'config.json'), JSON.stringify(SCRIPTED_USER));
+    const env = baseEnv({ ASKBRIDGE_HOME: home, ASKBRIDGE_PORT: String(await freePort()), XDG_CONFIG_HOME: join(home, 'config') });
     cleanups.push(async () => {
       await runCli(['stop'], env);
       await rm(home, { recursive: true, force: true });

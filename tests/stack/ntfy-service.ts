@@ -19,6 +19,8 @@ export type NtfyService = {
   origin: string;
   /** Every message published so far, in order. */
   messages(): NtfyMessage[];
+  /** When the message at this index arrived (now() clock). */
+  receivedAt(index: number): number;
   /** Waits for a message that matches; returns it. */
   waitFor(match: (message: NtfyMessage) => boolean, timeoutMs?: number): Promise<NtfyMessage>;
   /** Taps a button: the action's request as the ntfy app sends it (`ca`: the CA an https URL's certificate must chain to). */
@@ -33,6 +35,7 @@ export async function startNtfyService(): Promise<NtfyService> {
   return {
     origin: receiver.origin,
     messages,
+    receivedAt: (index) => receiver.to('/')[index]!.at,
     waitFor: (match, timeoutMs = 10_000) => waitUntil(() => messages().find(match), timeoutMs, 'an ntfy message'),
     perform(action, options = {}) {
       if (action.action !== 'http') throw new Error(`a ${action.action} action opens a page: there is no request to make`);

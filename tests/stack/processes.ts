@@ -2,12 +2,12 @@
 // Every one of them is tracked until it exits, so that a failed test can still clean up after itself.
 import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { now } from './clock.js';
-import { assertBuildIsFresh, baseEnv, CLI_BIN, HOOK_SCRIPT, REPO_ROOT } from './env.js';
+import { assertBuildIsFresh, baseEnv, CLI_BIN, HOOK_SCRIPT, REPO_ROOT, SCRIPTED_USER } from './env.js';
 import { readFixtureText, type HookPayload } from './fixtures.js';
 
 /** Every hook and CLI process started here that has not exited yet (daemons have stop()). */
@@ -170,6 +170,8 @@ export async function startBackgroundDaemon(logFileBytes: number): Promise<{ hom
   assertBuildIsFresh();
   const home = mkdtempSync(join(tmpdir(), 'askbridge-background-'));
   const env = baseEnv({ ASKBRIDGE_HOME: home, ASKBRIDGE_PORT: '0', XDG_CONFIG_HOME: join(home, 'xdg-config'), ASKBRIDGE_TEST_LOG_FILE_BYTES: String(logFileBytes) });
+  mkdirSync(join(home, 'xdg-config', 'askbridge'), { recursive: true });
+  writeFileSync(join(home, 'xdg-config', 'askbridge', 'config.json'), JSON.stringify(SCRIPTED_USER));
   const stop = async () => {
     await runCli(['stop'], env);
     rmSync(home, { recursive: true, force: true });

@@ -2,9 +2,10 @@
 // browser's push service. Each path answers as the test says: a status, or never (it hangs).
 import { createServer, type IncomingHttpHeaders, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { waitUntil } from './clock.js';
+import { now, waitUntil } from './clock.js';
 
-export type Received = { method: string; path: string; headers: IncomingHttpHeaders; body: Buffer };
+/** A request as it arrived; `at`: when its body had (now() clock). */
+export type Received = { method: string; path: string; headers: IncomingHttpHeaders; body: Buffer; at: number };
 /** How a path answers its `count`th request (1 for the first): an HTTP status, or 'hang' for never. */
 export type Answer = (request: Received, count: number) => number | 'hang';
 
@@ -32,7 +33,7 @@ export async function startReceiver(): Promise<Receiver> {
     const chunks: Buffer[] = [];
     request.on('data', (chunk: Buffer) => chunks.push(chunk));
     request.on('end', () => {
-      const entry: Received = { method: request.method ?? '', path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks) };
+      const entry: Received = { method: request.method ?? '', path: request.url ?? '', headers: request.headers, body: Buffer.concat(chunks), at: now() };
       received.push(entry);
       const count = received.filter((other) => other.path === entry.path).length;
       const status = (answers.get(entry.path) ?? (() => 201))(entry, count);

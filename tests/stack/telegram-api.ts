@@ -5,6 +5,7 @@
 // chats: a text, a reply to a message, a press of a button.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { now } from './clock.js';
 
 export type TelegramChat = { id: number; type: 'private'; username: string; first_name: string } | { id: number; type: 'group'; title: string };
 export type TelegramCall = { method: string; token: string; body: Record<string, unknown>; at: number };
@@ -104,7 +105,7 @@ export async function startTelegramApi(tokens: string[]): Promise<TelegramApi> {
       const body = await readBody(request).catch((): Record<string, unknown> => ({}));
       if (!match) return fail(response, { error_code: 404, description: 'Not Found' });
       const [, token, method] = match as unknown as [string, string, string];
-      calls.push({ method, token, body, at: Date.now() });
+      calls.push({ method, token, body, at: now() });
       wake();
       if (!tokens.includes(token)) return fail(response, { error_code: 401, description: 'Unauthorized' });
       const failure = failures.get(method)?.shift();
