@@ -11,7 +11,7 @@ import { availableParallelism, cpus, loadavg, release, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import WebSocket from 'ws';
-import { now, sleep } from '../tests/stack/clock.js';
+import { now, sleep, waitUntil } from '../tests/stack/clock.js';
 import { assertBuildIsFresh, baseEnv, REPO_ROOT } from '../tests/stack/env.js';
 import { fixtureNames, freshPayload, loadFixture, type HookPayload } from '../tests/stack/fixtures.js';
 import { killStrayProcesses, runBareNode, runCli, runHook, stopProcess, whenExited } from '../tests/stack/processes.js';
@@ -413,7 +413,7 @@ async function benchChannels(): Promise<void> {
     const published = ntfy.messages().length;
     const asked = postAsHttpHook({ port: daemon.port, key: daemon.hookKey(), payload });
     const sent = await telegram.waitForCall((call) => call.method === 'sendMessage' && String(call.body.text).includes(question), 'the question in the chat');
-    const told = await ntfy.waitFor((message) => ntfy.messages().indexOf(message) >= published);
+    const told = await waitUntil(() => ntfy.messages()[published], 10_000, 'the question at ntfy');
     const publishedAt = ntfy.receivedAt(published);
     const id = /#question=([0-9a-f-]{36})$/.exec(told.click)?.[1];
     if (told.actions?.every((action) => action.action === 'http')) oneTap++;
