@@ -14,7 +14,7 @@ import { AskReplySchema, AsksReplySchema, ErrorReplySchema, type AnswerRequest, 
 import { shorten } from '../shorten.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import { terminalJson, terminalText } from '../visible-text.js';
-import { decidedText, decisionInWords } from './approval-text.js';
+import { decidedText, decisionInWords } from '../approval-text.js';
 import { connectToDaemon, type DaemonClient } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 import { readJsonInput } from './json-input.js';

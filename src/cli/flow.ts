@@ -26,7 +26,7 @@ import { PLAN_TOOL } from '../approvals.js';
 import { AskReplySchema, ErrorReplySchema, LIMITS, REPLY_CHARS, TooLateReplySchema, type AnswerRequest, type Approval, type ApprovalDecision, type AskView, type TurnEnd } from '../protocol.js';
 import { shorten } from '../shorten.js';
 import { markInvisible, terminalText } from '../visible-text.js';
-import { approvalLine, toolInputText } from './approval-text.js';
+import { approvalLine, toolInputText } from '../approval-text.js';
 import type { DaemonClient } from './client.js';
 import { askText, dropTypeAhead, pickOne, pickSome, type LetterKey, type ListItem, type Pressed, type PromptEnd, type Run } from './prompts.js';
 import { readReply } from './replies.js';

@@ -8,7 +8,7 @@ import { getOwn } from '../answers.js';
 import { historyMatching, readHistoryTail, type HistoryLine } from '../history-file.js';
 import { terminalJson, terminalText } from '../visible-text.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
-import { decidedText, toolLine } from './approval-text.js';
+import { decidedText, toolLine } from '../approval-text.js';
 import { CliError, type CommandIo } from './command.js';
 import { turnEndLine } from './turn-end-text.js';
 

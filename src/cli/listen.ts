@@ -11,7 +11,7 @@ import { approvalTarget } from '../approvals.js';
 import { describeSource } from '../history-file.js';
 import type { AskView } from '../protocol.js';
 import { terminalJson, terminalText } from '../visible-text.js';
-import { approvalLine, decidedText, decisionInWords } from './approval-text.js';
+import { approvalLine, decidedText, decisionInWords } from '../approval-text.js';
 import { connectToDaemon } from './client.js';
 import type { CommandIo } from './command.js';
 import { openFeed, settledText } from './events.js';

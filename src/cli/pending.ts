@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { AsksReplySchema, type Approval, type AskView, type TurnEnd } from '../protocol.js';
 import { shorten } from '../shorten.js';
 import { terminalJson, terminalText } from '../visible-text.js';
-import { approvalLine } from './approval-text.js';
+import { approvalLine } from '../approval-text.js';
 import { connectToDaemon } from './client.js';
 import type { CommandIo } from './command.js';
 import { readReply } from './replies.js';

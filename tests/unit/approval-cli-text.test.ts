@@ -1,9 +1,9 @@
-// Permissions and plans in the terminal's words (src/cli/approval-text.ts), and how a settled one
+// Permissions and plans in the terminal's words (src/approval-text.ts), and how a settled one
 // ended (src/cli/events.ts): each known tool's input laid out whole, every other field listed, an
 // edit as its lines removed and added, hostile text marked (JSON escaped, and parsing back to the
 // exact value), and the decision in words.
 import { describe, expect, it } from 'vitest';
-import { approvalLine, decidedText, decisionInWords, decisionText, prettyJson, simpleDiff, toolInputText } from '../../src/cli/approval-text.js';
+import { approvalLine, decidedText, decisionInWords, decisionText, prettyJson, simpleDiff, toolInputText } from '../../src/approval-text.js';
 import { settledLineText, settledText } from '../../src/cli/events.js';
 import type { HistoryLine } from '../../src/history-file.js';
 import type { Approval, AskView } from '../../src/protocol.js';

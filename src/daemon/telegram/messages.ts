@@ -6,7 +6,7 @@
 // message, the message says it was cut and offers no allow.
 import { noticeOf, noticeSubject, noticeTitle, terminalWaitSubject } from '../notice.js';
 import { PLAN_TOOL, toolTitle } from '../../approvals.js';
-import { toolInputText } from '../../cli/approval-text.js';
+import { toolInputText } from '../../approval-text.js';
 import type { AskView, PersonClient } from '../../protocol.js';
 import { howItEnded } from '../../settlement.js';
 import { shorten } from '../../shorten.js';

@@ -1,15 +1,15 @@
-// Permissions and plans in the terminal's words, for `pending`, `history`, `listen`, `answer` and the
-// interactive flow: the tool and what it acts on in one line, how it was decided, and the tool's whole
+// Permissions and plans in words, for the terminal (`pending`, `history`, `listen`, `answer`, the
+// interactive flow) and Telegram's messages: the tool and what it acts on in one line, how it was decided, and the tool's whole
 // input, laid out for the tools a person knows (a command and what Claude says it does, an edit as
 // the lines it removes and adds, a file's content, a plan's text) and every other field it sent as
 // JSON, so that nothing that would run is out of sight and nothing is cut. Pure: no I/O. Everything
 // here is the model's text: the one-line texts come back as they are, for the caller to mark and
 // indent as it prints them (terminalText); the input's text comes back marked already, since its JSON
 // has to be escaped as it is written.
-import { approvalTarget, PLAN_TOOL, toolTitle } from '../approvals.js';
-import type { HistoryLine } from '../history-file.js';
-import type { Approval, AskView } from '../protocol.js';
-import { INVISIBLE_CHARACTER, markInvisible } from '../visible-text.js';
+import { approvalTarget, PLAN_TOOL, toolTitle } from './approvals.js';
+import type { HistoryLine } from './history-file.js';
+import type { Approval, AskView } from './protocol.js';
+import { INVISIBLE_CHARACTER, markInvisible } from './visible-text.js';
 
 /** The tool and what it acts on, in one line: "Bash: npm test", "Plan: Refactor the parser", "github: create_issue". Not marked. */
 export function toolLine(toolName: string, target: string): string {
