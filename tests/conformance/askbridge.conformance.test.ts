@@ -806,7 +806,7 @@ describe('askbridge answers reach the model through the real Claude Code client'
     await claude.waitForScreen(/Which database should we use\?[\s\S]*Enter to select/, 20_000);
   });
 
-  it('starts the daemon from the SessionStart hook when none runs, and the question reaches it', async () => {
+  it('starts the daemon from the SessionStart hook when none runs; the question reaches it, and with nobody to tell it is in Claude Code’s own dialog at once', async () => {
     // A state directory no daemon has used, and a port nothing listens on: install wires both.
     const home = await realpathTemp('askbridge-conformance-session-start-');
     const port = await freePort();
@@ -833,14 +833,20 @@ describe('askbridge answers reach the model through the real Claude Code client'
     expect(status.port).toBe(port);
 
     await claude.submit('Ask me what you need to know.', { accepted: () => fake.mainRequests.length > 0 });
-    const question = await waitUntil(async () => {
-      const pending = await runCli(['pending', '--json'], env);
-      return (JSON.parse(pending.stdout) as AskView[]).find((q) => q.toolUseId === fake.currentToolUseId);
-    }, 30_000, 'the question in the daemon the session started');
-    const answered = await runCli(['answer', question.id, '--pick', '1=SQLite'], env);
-    expect(answered.code, answered.stderr).toBe(0);
+    // A new user's daemon: no page, no terminal watching, nobody to tell (the defaults): Claude Code's own dialog asks at once.
+    await claude.waitForScreen(/Which database should we use\?[\s\S]*Enter to select/, 20_000);
+    const line = await waitUntil(async () => {
+      const history = await runCli(['history', '--json'], env);
+      return history.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((each) => JSON.parse(each) as { toolUseId: string; status: string; detail?: string })
+        .find((each) => each.toolUseId === fake.currentToolUseId);
+    }, 10_000, 'the question in the history of the daemon the session started');
+    expect(line).toMatchObject({ status: 'handed-to-terminal', detail: 'nobody-reachable' });
+    await claude.pressKeyUntil('Enter', () => fake.toolResult !== undefined);
     const result = await fake.waitForToolResult(30_000);
-    expect(result.text).toBe(answeredText(pair('Which database should we use?', 'SQLite')));
+    expect(result.text).toBe(answeredText(pair('Which database should we use?', 'Postgres')));
   });
 
   // Claude Code marks an SDK-hosted session for hook processes only (CLAUDE_CODE_SESSION_ATTENDED=0):
