@@ -16,7 +16,9 @@ export const HistoryLineSchema = z.looseObject({
   sessionId: z.string(),
   toolUseId: z.string(),
   project: z.string(),
-  /** A script or an MCP client; absent when Claude Code asked. */
+  /** The coding agent that asked (claude-code, codex, opencode); absent for a script or an MCP client, and in lines from before agents were named (Claude Code's). */
+  agent: z.string().optional(),
+  /** A script or an MCP client. */
   asker: AskerSchema.optional(),
   /** The machine a remote hook named; absent for this machine. */
   machine: z.string().optional(),

@@ -226,6 +226,17 @@ export const AskPayloadSchema = HookPayloadSchema.transform((payload, ctx) => {
   return z.NEVER;
 }).meta({ title: 'hook payload' });
 
+/**
+ * The coding agent whose hook or server asked: Claude Code, Codex CLI or opencode. Each answers in
+ * its own decision format (src/daemon/decisions/); everything else about an ask is the same for all.
+ */
+export const AGENTS = ['claude-code', 'codex', 'opencode'] as const;
+export const AgentSchema = z.enum(AGENTS);
+export type Agent = z.infer<typeof AgentSchema>;
+
+/** How each agent is named to a person. */
+export const AGENT_NAMES: Readonly<Record<Agent, string>> = { 'claude-code': 'Claude Code', codex: 'Codex', opencode: 'opencode' };
+
 /** Who asked, when it was not Claude Code's AskUserQuestion: a script (`askbridge ask`) or an MCP client (`askbridge mcp`). */
 export const AskerSchema = z.object({ kind: z.enum(['script', 'mcp']), name: nonEmptyText(100) });
 export type Asker = z.infer<typeof AskerSchema>;
@@ -449,7 +460,9 @@ export const AskViewSchema = z.object({
   answers: z.record(z.string(), z.string()).optional(),
   notes: z.record(z.string(), z.string()).optional(),
   source: SourceSchema.optional(),
-  /** Set when a script or an MCP client asked; otherwise Claude Code did. */
+  /** The coding agent that asked (its hook, or its server through `askbridge attach`); absent when a script or an MCP client did. */
+  agent: AgentSchema.optional(),
+  /** Set when a script or an MCP client asked. */
   asker: AskerSchema.optional(),
   /** The machine a remote hook named (askbridge install --url); absent for this machine. */
   machine: z.string().optional(),

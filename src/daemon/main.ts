@@ -348,6 +348,7 @@ function restoreWaitingQuestions(store: AskStore, records: PendingRecord[], plan
     if (!toolInput.success) continue;
     const plan = planQuestion({ cwd: record.cwd, questions: toolInput.data.questions, unattended: false, watchers: 0, reachableElsewhere: false });
     store.restore({
+      agent: record.agent ?? 'claude-code',
       sessionId: record.sessionId,
       toolUseId: record.toolUseId,
       cwd: record.cwd,

@@ -14,6 +14,7 @@ export function historyLineOf(view: AskView): HistoryLine {
     sessionId: view.sessionId,
     toolUseId: view.toolUseId,
     project: view.cwd,
+    ...(view.agent ? { agent: view.agent } : {}),
     ...(view.asker ? { asker: view.asker } : {}),
     ...(view.machine ? { machine: view.machine } : {}),
     askedAt: new Date(view.createdAt).toISOString(),

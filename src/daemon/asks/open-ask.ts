@@ -3,7 +3,7 @@
 // and the session's context follows. It returns what happened; the route that received the ask
 // maps that to HTTP. An asker over a limit is logged once, not at every refusal.
 import type { Config } from '../../config.js';
-import type { Asker, HookEnvironment, AskView } from '../../protocol.js';
+import type { Agent, Asker, HookEnvironment, AskView } from '../../protocol.js';
 import { MAX_WAIT_MS, type WaitingLimits } from '../limits.js';
 import { transcriptNamesSession, type ContextRead } from '../transcript.js';
 import type { TerminalSign } from '../terminal-answers.js';
@@ -23,6 +23,8 @@ export type Asked = Pick<NewAsk, 'sessionId' | 'toolUseId' | 'cwd' | 'toolInput'
   transport: 'http' | 'command' | 'ask';
   /** What a script or an MCP client asked with (the token, or the hook key). */
   credential?: Credential;
+  /** The coding agent that asked; absent for a script or an MCP client (asker). */
+  agent?: Agent;
   asker?: Asker;
   /** The machine a remote hook named. */
   machine?: string;
@@ -102,6 +104,7 @@ export function openAsk(desk: AskDesk, asked: Asked, log: Log): OpenResult {
     // A command hook comes back after a daemon restart; an http request that dropped is over.
     reattaches: asked.transport === 'command',
     ...(asked.reply ? { reply: asked.reply(plan.config) } : {}),
+    ...(asked.agent ? { agent: asked.agent } : {}),
     ...(asked.asker ? { asker: asked.asker } : {}),
     ...(asked.machine ? { machine: asked.machine } : {}),
     ...(asked.credential ? { credential: asked.credential } : {}),

@@ -7,11 +7,14 @@ import { readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { makeFolders } from '../../folders.js';
+import { AgentSchema } from '../../protocol.js';
 import { writeFileAtomic } from '../../state-dir.js';
 import type { PendingPersistence, PendingRecord } from './store.js';
 
 const PendingRecordSchema: z.ZodType<PendingRecord> = z.object({
   id: z.uuid(),
+  /** Absent in files from before agents were named: Claude Code's. */
+  agent: AgentSchema.optional(),
   sessionId: z.string().min(1),
   toolUseId: z.string().min(1),
   cwd: z.string(),

@@ -7,7 +7,7 @@
 // may wait for it again; admit() says whether a new ask fits before open() opens it.
 import { randomUUID } from 'node:crypto';
 import { AnswerError, formatAnswers, requireEveryQuestion, type Answered } from '../../answers.js';
-import type { Approval, ApprovalDecision, Asker, Question, AskStatus, AskView, PersonClient, Response, SessionContext, Source, TerminalWait, TurnEnd } from '../../protocol.js';
+import type { Agent, Approval, ApprovalDecision, Asker, Question, AskStatus, AskView, PersonClient, Response, SessionContext, Source, TerminalWait, TurnEnd } from '../../protocol.js';
 import { ASKER_SHARE, CREDENTIAL_SHARE, EXTEND_STEP_MS, FINISHED_BYTES, type WaitingLimits } from '../limits.js';
 
 /** How an ask ended: who or what settled it, and with what (neutral: no client's format). */
@@ -91,7 +91,9 @@ export type NewAsk = {
    * its question is kept on disk while it waits; an http hook's request that dropped is over.
    */
   reattaches: boolean;
-  /** A script or an MCP client, when not Claude Code. */
+  /** The coding agent that asked, when one did. */
+  agent?: Agent;
+  /** A script or an MCP client, when no coding agent asked. */
   asker?: Asker;
   /** The machine a remote hook named. */
   machine?: string;
@@ -111,7 +113,7 @@ export type NewAsk = {
 };
 
 /** What is kept on disk of a waiting question, so that it survives a daemon that dies (kill -9, OOM). */
-export type PendingRecord = Pick<AskView, 'id' | 'sessionId' | 'toolUseId' | 'cwd' | 'createdAt' | 'expiresAt' | 'extendableUntil'> & {
+export type PendingRecord = Pick<AskView, 'id' | 'agent' | 'sessionId' | 'toolUseId' | 'cwd' | 'createdAt' | 'expiresAt' | 'extendableUntil'> & {
   /** Exactly as Claude Code sent it; its questions are read from it again on restore. */
   toolInput: Record<string, unknown>;
 };
@@ -370,6 +372,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
           ...(option.preview === undefined ? {} : { preview: option.preview }),
         })),
       })),
+      ...(input.agent ? { agent: input.agent } : {}),
       ...(input.asker ? { asker: input.asker } : {}),
       ...(input.machine ? { machine: input.machine } : {}),
       ...(input.approval ? { approval: input.approval } : {}),
@@ -740,8 +743,8 @@ function jsonBytes(value: unknown): number {
 
 /** What is written to disk of a waiting question (and written again when its deadline moves). */
 function recordOf(entry: Entry): PendingRecord {
-  const { id, sessionId, toolUseId, cwd, createdAt, expiresAt, extendableUntil } = entry.view;
-  return { id, sessionId, toolUseId, cwd, createdAt, expiresAt, ...(extendableUntil === undefined ? {} : { extendableUntil }), toolInput: entry.toolInput };
+  const { id, agent, sessionId, toolUseId, cwd, createdAt, expiresAt, extendableUntil } = entry.view;
+  return { id, ...(agent ? { agent } : {}), sessionId, toolUseId, cwd, createdAt, expiresAt, ...(extendableUntil === undefined ? {} : { extendableUntil }), toolInput: entry.toolInput };
 }
 
 /**

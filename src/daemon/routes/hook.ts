@@ -68,7 +68,7 @@ const ASK_TOOL = 'AskUserQuestion';
 function askedByHook(payload: z.infer<typeof AskPayloadSchema>, environment: HookEnvironment, transport: 'http' | 'command', machine?: string): Asked {
   const { session_id: sessionId, tool_use_id: toolUseId, cwd, tool_input: toolInput, questions, transcript_path: transcriptPath } = payload;
   const reply: Asked['reply'] = (config) => claudeCodeReply({ toolInput, answerMode: config.answerMode, waitSeconds: config.waitSeconds });
-  return { sessionId, toolUseId, cwd, toolInput, questions, environment, transport, reply, ...(machine ? { machine } : {}), ...(transcriptPath ? { transcriptPath } : {}) };
+  return { agent: 'claude-code', sessionId, toolUseId, cwd, toolInput, questions, environment, transport, reply, ...(machine ? { machine } : {}), ...(transcriptPath ? { transcriptPath } : {}) };
 }
 
 /** Refusals a hook can meet: its terminal asks instead. */
@@ -89,6 +89,7 @@ function approvalByHook(payload: PermissionPayload, environment: HookEnvironment
     ...(permissionMode ? { permissionMode } : {}),
   };
   return {
+    agent: 'claude-code',
     sessionId,
     // Claude Code names no tool call in a PermissionRequest: each is its own.
     toolUseId: `permission-${randomUUID()}`,
@@ -273,6 +274,7 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       const message = payload.last_assistant_message ?? '';
       const truncated = message.length > LAST_MESSAGE_CHARS;
       const asked: Asked = {
+        agent: 'claude-code',
         sessionId,
         toolUseId: `turn-end-${randomUUID()}`,
         cwd: payload.cwd,
@@ -333,6 +335,7 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       const hasCard = context.store.pending().some((ask) => ask.sessionId === sessionId && (ask.approval || ask.turnEnd));
       if (kind === 'permission_prompt' && hasCard) return answerEmpty(reply);
       const waiter = openOrRefuse(context, request, reply, {
+        agent: 'claude-code',
         sessionId,
         toolUseId: `terminal-wait-${randomUUID()}`,
         cwd: payload.cwd,
