@@ -1,30 +1,39 @@
 #!/usr/bin/env node
 // @ts-check
-// The Claude Code client that the conformance suite drives, kept out of askbridge's own dependencies:
-// `npm install` never fetches it. This installs it with npm into .cache/claude-code/<version>/ in the
-// repository (gitignored) and prints that folder; when the version is already there it returns at once.
+// The agent clients that the conformance suites drive (Claude Code, Codex CLI, opencode), kept out of
+// askbridge's own dependencies: `npm install` never fetches them. This installs one with npm into
+// .cache/<client>/<version>/ in the repository (gitignored) and prints that folder; when the version
+// is already there it returns at once.
 //
-//   node scripts/conformance-client.mjs            the pinned version: package.json "config"."claudeCodeVersion"
-//   node scripts/conformance-client.mjs latest     another version, or a dist-tag (resolved to its version)
+//   node scripts/conformance-client.mjs                  Claude Code at its pinned version
+//   node scripts/conformance-client.mjs codex            Codex CLI at its pinned version
+//   node scripts/conformance-client.mjs claude latest    another version, or a dist-tag (resolved to its version)
+//   node scripts/conformance-client.mjs all              every client at its pinned version (what CI runs first)
 //
+// The pinned versions are package.json's "config": claudeCodeVersion, codexVersion, opencodeVersion.
 // Each version is installed into a staging folder and renamed into place once npm has finished, so a
-// folder named after a version is always a complete install. `rm -rf .cache/claude-code` frees the space.
+// folder named after a version is always a complete install. `rm -rf .cache/<client>` frees the space.
 import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '..');
-const CACHE = join(ROOT, '.cache', 'claude-code');
-const PACKAGE = '@anthropic-ai/claude-code';
+/** Each client: its package, the command it installs, and the key of package.json's "config" that pins it. */
+const CLIENTS = {
+  claude: { package: '@anthropic-ai/claude-code', bin: 'claude', pin: 'claudeCodeVersion', cache: 'claude-code' },
+  codex: { package: '@openai/codex', bin: 'codex', pin: 'codexVersion', cache: 'codex' },
+  opencode: { package: 'opencode-ai', bin: 'opencode', pin: 'opencodeVersion', cache: 'opencode' },
+};
+/** @typedef {typeof CLIENTS[keyof typeof CLIENTS]} Client */
 const EXACT_VERSION = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/;
 
-/** @returns {string} */
-function pinnedVersion() {
+/** @param {Client} client @returns {string} */
+function pinnedVersion(client) {
   const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
-  const pinned = pkg.config?.claudeCodeVersion;
+  const pinned = pkg.config?.[client.pin];
   if (typeof pinned !== 'string' || !EXACT_VERSION.test(pinned)) {
-    throw new Error(`package.json "config"."claudeCodeVersion" must be an exact version, not ${JSON.stringify(pinned)}`);
+    throw new Error(`package.json "config"."${client.pin}" must be an exact version, not ${JSON.stringify(pinned)}`);
   }
   return pinned;
 }
@@ -42,64 +51,71 @@ function npm(args, stdio) {
 
 /**
  * A version, or the version a dist-tag or range stands for now.
+ * @param {Client} client
  * @param {string} spec
  */
-function resolveVersion(spec) {
+function resolveVersion(client, spec) {
   if (EXACT_VERSION.test(spec)) return spec;
-  const shown = JSON.parse(npm(['view', `${PACKAGE}@${spec}`, 'version', '--json'], ['ignore', 'pipe', 'inherit']) || 'null');
+  const shown = JSON.parse(npm(['view', `${client.package}@${spec}`, 'version', '--json'], ['ignore', 'pipe', 'inherit']) || 'null');
   const version = Array.isArray(shown) ? shown.at(-1) : shown;
-  if (typeof version !== 'string' || !EXACT_VERSION.test(version)) throw new Error(`${PACKAGE}@${spec} names no version`);
+  if (typeof version !== 'string' || !EXACT_VERSION.test(version)) throw new Error(`${client.package}@${spec} names no version`);
   return version;
 }
 
 /**
  * Whether `dir` holds the client at `version`.
+ * @param {Client} client
  * @param {string} dir
  * @param {string} version
  */
-function holds(dir, version) {
+function holds(client, dir, version) {
   try {
-    const pkg = JSON.parse(readFileSync(join(dir, 'node_modules', ...PACKAGE.split('/'), 'package.json'), 'utf8'));
-    return pkg.version === version && existsSync(join(dir, 'node_modules', '.bin', 'claude'));
+    const pkg = JSON.parse(readFileSync(join(dir, 'node_modules', ...client.package.split('/'), 'package.json'), 'utf8'));
+    return pkg.version === version && existsSync(join(dir, 'node_modules', '.bin', client.bin));
   } catch {
     return false;
   }
 }
 
-/** Removes staging folders left by an install that was killed (its process is gone). */
-function removeAbandonedStaging() {
-  for (const name of readdirSync(CACHE)) {
+/**
+ * Removes staging folders left by an install that was killed (its process is gone).
+ * @param {string} cache
+ */
+function removeAbandonedStaging(cache) {
+  for (const name of readdirSync(cache)) {
     const pid = /^\.staging-.+-(\d+)$/.exec(name)?.[1];
     if (!pid) continue;
     try {
       process.kill(Number(pid), 0);
     } catch (error) {
-      if (/** @type {NodeJS.ErrnoException} */ (error).code === 'ESRCH') rmSync(join(CACHE, name), { recursive: true, force: true });
+      if (/** @type {NodeJS.ErrnoException} */ (error).code === 'ESRCH') rmSync(join(cache, name), { recursive: true, force: true });
     }
   }
 }
 
 /**
  * The folder holding the client at `version`, installed first if needed.
+ * @param {Client} client
  * @param {string} version
  */
-function install(version) {
-  const dir = join(CACHE, version);
-  if (holds(dir, version)) return dir;
-  mkdirSync(CACHE, { recursive: true });
-  removeAbandonedStaging();
-  const staging = join(CACHE, `.staging-${version}-${process.pid}`);
+function install(client, version) {
+  const cache = join(ROOT, '.cache', client.cache);
+  const dir = join(cache, version);
+  if (holds(client, dir, version)) return dir;
+  mkdirSync(cache, { recursive: true });
+  removeAbandonedStaging(cache);
+  const staging = join(cache, `.staging-${version}-${process.pid}`);
   rmSync(staging, { recursive: true, force: true });
   mkdirSync(staging);
   // Its own package.json makes the staging folder npm's project, not the repository around it.
   writeFileSync(join(staging, 'package.json'), `${JSON.stringify({ private: true }, null, 2)}\n`);
-  console.error(`Installing ${PACKAGE}@${version} for the conformance suite into ${relative(ROOT, dir)}/ ...`);
+  console.error(`Installing ${client.package}@${version} for the conformance suite into ${relative(ROOT, dir)}/ ...`);
   try {
     // npm's output goes to stderr: stdout is the folder alone. The client's own engine warnings (it asks
     // for a newer Node than askbridge) are not askbridge's.
-    npm(['install', '--prefix', staging, '--no-audit', '--no-fund', '--loglevel=error', `${PACKAGE}@${version}`], ['ignore', 2, 2]);
-    if (!holds(staging, version)) throw new Error(`npm installed no ${PACKAGE}@${version} with a claude binary`);
-    if (holds(dir, version)) return dir; // installed meanwhile by another run
+    npm(['install', '--prefix', staging, '--no-audit', '--no-fund', '--loglevel=error', `${client.package}@${version}`], ['ignore', 2, 2]);
+    if (!holds(client, staging, version)) throw new Error(`npm installed no ${client.package}@${version} with a ${client.bin} command`);
+    if (holds(client, dir, version)) return dir; // installed meanwhile by another run
     rmSync(dir, { recursive: true, force: true });
     renameSync(staging, dir);
   } finally {
@@ -109,8 +125,14 @@ function install(version) {
 }
 
 try {
-  const spec = process.argv[2]?.trim() || pinnedVersion();
-  process.stdout.write(`${install(resolveVersion(spec))}\n`);
+  const [name = 'claude', spec] = process.argv.slice(2).map((arg) => arg.trim());
+  if (name === 'all') {
+    for (const client of Object.values(CLIENTS)) process.stdout.write(`${install(client, pinnedVersion(client))}\n`);
+  } else {
+    const client = CLIENTS[/** @type {keyof typeof CLIENTS} */ (name)];
+    if (!client) throw new Error(`no client ${JSON.stringify(name)}: name claude, codex, opencode or all`);
+    process.stdout.write(`${install(client, resolveVersion(client, spec || pinnedVersion(client)))}\n`);
+  }
 } catch (error) {
   console.error(`conformance-client: ${error instanceof Error ? error.message : String(error)}`);
   process.exitCode = 1;

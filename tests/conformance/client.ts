@@ -49,7 +49,7 @@ export function installedClaude(spec: string = pinnedClaudeVersion()): Promise<I
 async function runInstallScript(spec: string): Promise<InstalledClaude> {
   let dir: string;
   try {
-    const { stdout } = await execFileAsync(process.execPath, [INSTALL_SCRIPT, spec], { encoding: 'utf8', timeout: 280_000, maxBuffer: 1024 * 1024 });
+    const { stdout } = await execFileAsync(process.execPath, [INSTALL_SCRIPT, 'claude', spec], { encoding: 'utf8', timeout: 280_000, maxBuffer: 1024 * 1024 });
     dir = stdout.trim();
   } catch (error) {
     const stderr = (error as { stderr?: string }).stderr?.trim();
