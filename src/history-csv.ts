@@ -16,7 +16,8 @@ export function historyCsv(lines: Iterable<HistoryLine>): string {
 }
 
 function rowsOf(line: HistoryLine): string[][] {
-  const asker = line.asker ? `${line.asker.kind}:${line.asker.name}` : 'claude-code';
+  // Who asked: the agent (claude-code, codex, opencode; a line from before agents were named is Claude Code's), or `script:NAME`, `mcp:NAME`.
+  const asker = line.asker ? `${line.asker.kind}:${line.asker.name}` : (line.agent ?? 'claude-code');
   // A failed question's error says why its answer never reached Claude: it belongs with the detail.
   const detail = [line.detail, line.error].filter((text) => text !== undefined && text !== '').join(': ');
   const common = [line.finishedAt, line.askedAt, line.project, line.sessionId, asker, line.machine ?? '', line.status, line.source, detail];

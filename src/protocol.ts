@@ -237,6 +237,11 @@ export type Agent = z.infer<typeof AgentSchema>;
 /** How each agent is named to a person. */
 export const AGENT_NAMES: Readonly<Record<Agent, string>> = { 'claude-code': 'Claude Code', codex: 'Codex', opencode: 'opencode' };
 
+/** An agent's name, also for one read back from a file (history) that this askbridge does not know: then as written. */
+export function agentName(agent: string): string {
+  return Object.hasOwn(AGENT_NAMES, agent) ? AGENT_NAMES[agent as Agent] : agent;
+}
+
 /** Who asked, when it was not Claude Code's AskUserQuestion: a script (`askbridge ask`) or an MCP client (`askbridge mcp`). */
 export const AskerSchema = z.object({ kind: z.enum(['script', 'mcp']), name: nonEmptyText(100) });
 export type Asker = z.infer<typeof AskerSchema>;

@@ -6,11 +6,12 @@
 // A permission (or a plan) Claude Code asks for is decided, not answered: `answer ID --allow`,
 // `--allow-suggestion N` (Claude Code's suggestions numbered from 1, as `pending` shows them), or
 // `--deny [--message TEXT] [--interrupt]`; for a plan, --allow approves it and a deny's message says
-// what to change. The answer's flags on a permission, or a decision on a question, are exit 2.
+// what to change. The answer's flags on a permission, or a decision on a question, are exit 2, as is
+// --interrupt for an agent that cannot stop its turn (Codex, opencode: approvals.ts canStopTurn).
 import { parseArgs } from 'node:util';
-import { approvalTarget, PLAN_TOOL } from '../approvals.js';
+import { approvalTarget, canStopTurn, PLAN_TOOL } from '../approvals.js';
 import { readHistoryTail, type HistoryLine } from '../history-file.js';
-import { AskReplySchema, AsksReplySchema, ErrorReplySchema, type AnswerRequest, type Approval, type ApprovalDecision, type AskView } from '../protocol.js';
+import { AGENT_NAMES, AskReplySchema, AsksReplySchema, ErrorReplySchema, type AnswerRequest, type Approval, type ApprovalDecision, type AskView } from '../protocol.js';
 import { shorten } from '../shorten.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import { terminalJson, terminalText } from '../visible-text.js';
@@ -61,7 +62,7 @@ export async function run(io: CommandIo): Promise<number> {
   const call = await findWaiting(io.env, daemon, idOrPrefix);
   if (givesDecision) return decide(io, daemon, call, decisionOf(call, values));
   if (call.approval) {
-    throw new CliError(`${quoted(call.id)} is a ${kindOf(call.approval)} Claude Code asks you to allow, not a question: --pick, --other, --note and --json answer questions; decide it with ${DECISION_USAGE}`, 2);
+    throw new CliError(`${quoted(call.id)} is a ${kindOf(call.approval)} ${call.agent ? AGENT_NAMES[call.agent] : 'Claude Code'} asks you to allow, not a question: --pick, --other, --note and --json answer questions; decide it with ${DECISION_USAGE}`, 2);
   }
 
   const request: AnswerRequest = values.json !== undefined ? readAnswerFile(values.json) : buildResponses(call, values.pick, values.other, values.note);
@@ -163,6 +164,9 @@ function decisionOf(call: AskView, flags: DecisionFlags): ApprovalDecision {
   const suggestion = flags['allow-suggestion'];
   if ([flags.allow, suggestion !== undefined, flags.deny].filter(Boolean).length > 1) throw new CliError(`one decision at a time: ${DECISION_USAGE}`, 2);
   if (flags.deny) {
+    if (flags.interrupt && !canStopTurn(call.agent)) {
+      throw new CliError(`${call.agent ? AGENT_NAMES[call.agent] : 'Its asker'} cannot stop its turn from here: deny, and say why in the message (--deny --message TEXT)`, 2);
+    }
     const message = flags.message?.trim() ? flags.message : undefined;
     if (message !== undefined && flags.interrupt) throw new CliError('Claude Code does not pass a message on when it stops the turn: --deny --message TEXT, or --deny --interrupt without one', 2);
     if (approval.toolName === PLAN_TOOL && message === undefined && !flags.interrupt) {

@@ -4,7 +4,7 @@
 // daemon that has first proven it holds it (client.ts), as for every other request.
 import WebSocket from 'ws';
 import { describeSource, type HistoryLine, type HistorySource } from '../history-file.js';
-import { checkShape, ServerMessageSchema, STOPPING_CLOSE_CODE, type AskStatus, type AskView, type ServerMessage } from '../protocol.js';
+import { agentName, checkShape, ServerMessageSchema, STOPPING_CLOSE_CODE, type AskStatus, type AskView, type ServerMessage } from '../protocol.js';
 import { policyReason } from '../settlement.js';
 import { terminalText } from '../visible-text.js';
 import type { DaemonClient } from './client.js';
@@ -113,7 +113,7 @@ function daemonGone(why: string): CliError {
 export function settledText(question: AskView): string {
   const { source, detail } = describeSource(question);
   const kind = question.turnEnd ? 'turn-end' : question.terminalWait ? 'terminal-wait' : 'question';
-  return settledWords(source, detail, { kind, status: question.status, sessionEnded: question.source?.kind === 'session-ended', inTerminal: question.source?.kind === 'terminal' });
+  return settledWords(source, detail, { kind, status: question.status, sessionEnded: question.source?.kind === 'session-ended', inTerminal: question.source?.kind === 'terminal', agent: agentName(question.agent ?? 'claude-code') });
 }
 
 /** The same words for a question known only from its line in history.jsonl (a wait in the terminal is never written there). */
@@ -121,7 +121,7 @@ export function settledLineText(line: HistoryLine): string {
   // describeSource (history-file.ts) writes these details for a question its session's end withdrew,
   // for a permission given in Claude Code's own dialog, and for a turn's end the person typed past.
   const inTerminal = line.detail === ANSWERED_IN_TERMINAL || (line.turnEnd !== undefined && line.source === 'terminal' && line.status === 'cancelled');
-  return settledWords(line.source, line.detail, { kind: line.turnEnd ? 'turn-end' : 'question', status: line.status, sessionEnded: line.detail === 'the Claude Code session ended', inTerminal });
+  return settledWords(line.source, line.detail, { kind: line.turnEnd ? 'turn-end' : 'question', status: line.status, sessionEnded: line.detail === 'the Claude Code session ended', inTerminal, agent: terminalText(agentName(line.agent ?? 'claude-code')) });
 }
 
 /** describeSource's detail for a permission the person gave in Claude Code's own dialog first. */
@@ -129,9 +129,10 @@ const ANSWERED_IN_TERMINAL = 'answered in the terminal';
 
 /**
  * What history does not say in its source: what was asked (a permission is a question here: its
- * status says allowed or denied), the status, and which withdrawals these were.
+ * status says allowed or denied), the status, which withdrawals these were, and the agent whose
+ * terminal asks instead (its name, ready for a terminal).
  */
-type SettledHow = { kind: 'question' | 'turn-end' | 'terminal-wait'; status: AskStatus; sessionEnded: boolean; inTerminal: boolean };
+type SettledHow = { kind: 'question' | 'turn-end' | 'terminal-wait'; status: AskStatus; sessionEnded: boolean; inTerminal: boolean; agent: string };
 
 function settledWords(source: HistorySource, detail: string | undefined, how: SettledHow): string {
   const why = detail ? ` (${terminalText(detail, '    ')})` : '';
@@ -150,11 +151,11 @@ function settledWords(source: HistorySource, detail: string | undefined, how: Se
     case 'declined':
       return `declined${why}`;
     case 'terminal':
-      return `handed to Claude Code's terminal${why}`;
+      return `handed to ${how.agent}'s terminal${why}`;
     case 'expired':
-      return `ran out of time: Claude Code's terminal asks${why}`;
+      return `ran out of time: ${how.agent}'s terminal asks${why}`;
     case 'cancelled':
-      return how.sessionEnded ? 'withdrawn, the session ended' : 'withdrawn, Claude Code stopped waiting (Esc or its own timeout)';
+      return how.sessionEnded ? 'withdrawn, the session ended' : `withdrawn, ${how.agent} stopped waiting (Esc or its own timeout)`;
     case 'failed':
     case 'lost':
       return `not delivered${why}`;

@@ -22,8 +22,8 @@ import { PassThrough } from 'node:stream';
 import { styleText } from 'node:util';
 import { wrapTextWithPrefix } from '@clack/core';
 import { cancel, intro, log, outro, S_BAR, S_INFO, S_STEP_SUBMIT } from '@clack/prompts';
-import { PLAN_TOOL } from '../approvals.js';
-import { AskReplySchema, ErrorReplySchema, LIMITS, REPLY_CHARS, TooLateReplySchema, type AnswerRequest, type Approval, type ApprovalDecision, type AskView, type TurnEnd } from '../protocol.js';
+import { canStopTurn, PLAN_TOOL } from '../approvals.js';
+import { AGENT_NAMES, AskReplySchema, ErrorReplySchema, LIMITS, REPLY_CHARS, TooLateReplySchema, type AnswerRequest, type Approval, type ApprovalDecision, type AskView, type TurnEnd } from '../protocol.js';
 import { shorten } from '../shorten.js';
 import { markInvisible, terminalText } from '../visible-text.js';
 import { approvalLine, toolInputText } from '../approval-text.js';
@@ -201,9 +201,9 @@ function say(symbol: string, text: string): void {
 
 const INFO = styleText('blue', S_INFO);
 
-/** Who asks, for the first line: Claude Code, or a script or an MCP client by its name (on one line, shortened). */
+/** Who asks, for the first line: the agent (Claude Code, Codex, opencode), or a script or an MCP client by its name (on one line, shortened). */
 function askerName(call: AskView): string {
-  if (!call.asker) return 'Claude Code';
+  if (!call.asker) return AGENT_NAMES[call.agent ?? 'claude-code'];
   return `The ${call.asker.kind === 'mcp' ? 'MCP client' : 'script'} ${markInvisible(shorten(call.asker.name, 60))}`;
 }
 
@@ -445,17 +445,17 @@ async function confirmed(flow: Flow, message: string, yes: string, no = 'No, bac
 /** One choice of an approval's list: the decision it sends, and for a deny whether it asks for a message first. */
 type ApprovalChoice = { item: ListItem; decision: ApprovalDecision; message?: 'optional' | 'required' };
 
-/** The choices, in the order of Claude Code's own dialog: allow once (approve), each of its suggestions, deny, deny and stop. */
-function approvalChoices(approval: Approval): ApprovalChoice[] {
+/** The choices, in the order of Claude Code's own dialog: allow once (approve), each of its suggestions, deny, deny and stop (only for an agent that can stop its turn: approvals.ts canStopTurn). */
+function approvalChoices(approval: Approval, agent: AskView['agent']): ApprovalChoice[] {
   const plan = approval.toolName === PLAN_TOOL;
   const deny: ApprovalChoice = plan
     ? { item: { label: 'Tell Claude what to change', description: 'your message: Claude keeps planning with it' }, decision: { behavior: 'deny' }, message: 'required' }
     : { item: { label: 'Deny', description: 'with a message for Claude if you like: what to do instead' }, decision: { behavior: 'deny' }, message: 'optional' };
   return [
-    { item: plan ? { label: 'Approve', description: 'Claude starts on the plan' } : { label: 'Allow once', description: 'this call only: Claude Code asks again next time' }, decision: { behavior: 'allow' } },
+    { item: plan ? { label: 'Approve', description: 'Claude starts on the plan' } : { label: 'Allow once', description: 'this call only: you are asked again next time' }, decision: { behavior: 'allow' } },
     ...approval.suggestions.map((suggestion, index): ApprovalChoice => ({ item: { label: shown(suggestion.label) }, decision: { behavior: 'allow', suggestion: index } })),
     deny,
-    { item: { label: plan ? 'Reject and stop' : 'Deny and stop', description: 'Claude stops and waits for you' }, decision: { behavior: 'deny', interrupt: true } },
+    ...(canStopTurn(agent) ? [{ item: { label: plan ? 'Reject and stop' : 'Deny and stop', description: 'Claude stops and waits for you' }, decision: { behavior: 'deny', interrupt: true } } satisfies ApprovalChoice] : []),
   ];
 }
 
@@ -490,7 +490,7 @@ function hanging(text: string): string {
  * Claude Code's own dialog (a deny asks for its message first), unless `confirm` asks first.
  */
 async function decideApproval(flow: Flow, approval: Approval): Promise<FlowEnd> {
-  const choices = approvalChoices(approval);
+  const choices = approvalChoices(approval, flow.call.agent);
   const items = choices.map((choice) => choice.item);
   const quick = !flow.options.confirm;
   let cursor = 0;

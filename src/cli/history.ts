@@ -2,10 +2,12 @@
 // with --search, only those that hold the text, as the page's history searches them. A permission
 // or a plan reads as its decision, the call, and who decided: "allowed once · Bash: npm test · by page".
 // The end of a turn reads as what Claude said last (its start, in one line), how it ended ("replied
-// by a person (cli): Claude went on"), and the person's reply, quoted.
+// by a person (cli): Claude went on"), and the person's reply, quoted. A question from another agent
+// than Claude Code says which ("asked by Codex"); a line without an agent is Claude Code's, or a script's.
 import { parseArgs } from 'node:util';
 import { getOwn } from '../answers.js';
 import { historyMatching, readHistoryTail, type HistoryLine } from '../history-file.js';
+import { agentName } from '../protocol.js';
 import { terminalJson, terminalText } from '../visible-text.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import { decidedText, toolLine } from '../approval-text.js';
@@ -24,7 +26,8 @@ export async function run(io: CommandIo): Promise<void> {
   if (lines.length === 0) io.stdout(values.search ? 'No finished question holds that text.\n' : 'No finished questions yet.\n');
   for (const line of lines) {
     // Model text (and anything else read back from the file) is shown with its invisible characters marked.
-    io.stdout(`${terminalText(line.finishedAt)}  ${terminalText(line.source)}${line.detail ? ` (${terminalText(line.detail, '  ')})` : ''}  ${terminalText(line.project, '  ')}\n`);
+    const agent = line.agent && line.agent !== 'claude-code' ? `  asked by ${terminalText(agentName(line.agent))}` : '';
+    io.stdout(`${terminalText(line.finishedAt)}  ${terminalText(line.source)}${line.detail ? ` (${terminalText(line.detail, '  ')})` : ''}  ${terminalText(line.project, '  ')}${agent}\n`);
     if (line.error) io.stdout(`  error: ${terminalText(line.error, '    ')}\n`);
     if (line.approval) io.stdout(`  ${terminalText(approvalOutcome(line, line.approval), '    ')}\n`);
     if (line.turnEnd) await printTurnEnd(io, line, line.turnEnd.said);

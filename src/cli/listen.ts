@@ -3,13 +3,14 @@
 // while it waits (its session's context arrived), and each one settled with who or what settled it,
 // in `askbridge history`'s words. A permission or a plan is one of them: what it asks in one line,
 // and once decided, the decision; the end of a turn is what Claude said last, in one line, and once
-// replied to, the reply; a wait in the terminal is what Claude Code waits for there. With --json,
-// each line carries the ask as the daemon sends it (its turnEnd, reply or terminalWait included).
+// replied to, the reply; a wait in the terminal is what Claude Code waits for there. An ask from
+// another agent than Claude Code says which ("asked by Codex"). With --json, each line carries the
+// ask as the daemon sends it (its agent, turnEnd, reply or terminalWait included).
 // Runs until SIGINT or SIGTERM (exit 0) or until the daemon goes away (exit 6).
 import { parseArgs } from 'node:util';
 import { approvalTarget } from '../approvals.js';
 import { describeSource } from '../history-file.js';
-import type { AskView } from '../protocol.js';
+import { AGENT_NAMES, type AskView } from '../protocol.js';
 import { terminalJson, terminalText } from '../visible-text.js';
 import { approvalLine, decidedText, decisionInWords } from '../approval-text.js';
 import { connectToDaemon } from './client.js';
@@ -73,7 +74,8 @@ function whatHappened(happening: Happening, ask: AskView): string {
     const session = [title === undefined ? '' : `session "${shown(title)}"`, branch === undefined ? '' : `on ${shown(branch)}`].filter(Boolean).join(' ');
     return `${session ? `${session}, ` : ''}expires ${clock(ask.expiresAt)}`;
   }
-  return `${asked(ask)}  session ${shown(ask.sessionId)}  ${shown(ask.cwd)}`;
+  const agent = ask.agent && ask.agent !== 'claude-code' ? `  asked by ${AGENT_NAMES[ask.agent]}` : '';
+  return `${asked(ask)}  session ${shown(ask.sessionId)}  ${shown(ask.cwd)}${agent}`;
 }
 
 /**

@@ -1,11 +1,12 @@
 // `askbridge pending`: the questions waiting now, the permissions and plans waiting to be allowed
 // or denied, each with Claude Code's suggestions numbered as `answer --allow-suggestion N` takes them,
 // the ends of Claude's turns waiting for a reply (what Claude said last, in one line), and the
-// sessions waiting for the person in their terminal.
+// sessions waiting for the person in their terminal. An ask from another agent than Claude Code
+// says which ("asked by Codex"), as one from a script or an MCP client says who.
 // Their text comes from a model: every invisible or terminal-active character is shown as a
 // `[U+XXXX]` marker, and a newline indents what follows.
 import { parseArgs } from 'node:util';
-import { AsksReplySchema, type Approval, type AskView, type TurnEnd } from '../protocol.js';
+import { AGENT_NAMES, AsksReplySchema, type Approval, type AskView, type TurnEnd } from '../protocol.js';
 import { shorten } from '../shorten.js';
 import { terminalJson, terminalText } from '../visible-text.js';
 import { approvalLine } from '../approval-text.js';
@@ -29,12 +30,11 @@ export async function run(io: CommandIo): Promise<void> {
   for (const call of body.asks) {
     if (call.terminalWait) {
       // Nothing here answers it, and it has no deadline worth counting down: it waits until the session moves on.
-      io.stdout(`${terminalText(call.id)}  ${terminalText(call.cwd, '  ')}\n  ${terminalText(terminalWaitLine(call.terminalWait), '     ')}  (session ${terminalText(call.sessionId, '     ')})\n`);
+      io.stdout(`${terminalText(call.id)}  ${terminalText(call.cwd, '  ')}${askedBy(call)}\n  ${terminalText(terminalWaitLine(call.terminalWait), '     ')}  (session ${terminalText(call.sessionId, '     ')})\n`);
       continue;
     }
     const seconds = Math.max(0, Math.round((call.expiresAt - Date.now()) / 1000));
-    const asker = call.asker ? `  asked by ${call.asker.kind === 'mcp' ? 'the MCP client' : 'the script'} ${terminalText(call.asker.name)}` : '';
-    io.stdout(`${terminalText(call.id)}  ${terminalText(call.cwd, '  ')}${asker}  (${seconds}s left, then ${terminalText(call.timeout.summary, '  ')})\n`);
+    io.stdout(`${terminalText(call.id)}  ${terminalText(call.cwd, '  ')}${askedBy(call)}  (${seconds}s left, then ${terminalText(call.timeout.summary, '  ')})\n`);
     if (call.approval) listApproval(io, call.sessionId, call.approval);
     if (call.turnEnd) listTurnEnd(io, call, call.turnEnd);
     call.questions.forEach((question, index) => {
@@ -44,6 +44,12 @@ export async function run(io: CommandIo): Promise<void> {
       for (const option of question.options) io.stdout(`       - ${terminalText(option.label, '         ')}: ${terminalText(option.description, '         ')}\n`);
     });
   }
+}
+
+/** "  asked by the script NAME", "  asked by Codex"; nothing for Claude Code, which every line assumed before there were others. */
+function askedBy(call: AskView): string {
+  if (call.asker) return `  asked by ${call.asker.kind === 'mcp' ? 'the MCP client' : 'the script'} ${terminalText(call.asker.name)}`;
+  return call.agent && call.agent !== 'claude-code' ? `  asked by ${AGENT_NAMES[call.agent]}` : '';
 }
 
 /** What is asked in one line ("Permission · Bash: npm test", "Plan: …"), its session, and each suggestion by its number. */

@@ -3,7 +3,7 @@
 // been prompt-injected, so each is cut short and its invisible characters are marked; the question
 // text itself goes only into a push, and only when the user's config asks for it (push.fullText). The
 // labels of a simple question's options ride along too, for the buttons that answer it with one tap.
-import type { AskView } from '../protocol.js';
+import { AGENT_NAMES, type AskView } from '../protocol.js';
 import { approvalTarget, toolTitle } from '../approvals.js';
 import { shorten } from '../shorten.js';
 import { markInvisible } from '../visible-text.js';
@@ -12,6 +12,8 @@ export type Notice = {
   id: string;
   /** The last part of the folder the question was asked in, as the page names it. */
   project: string;
+  /** The agent that asked, by name, when it is not Claude Code (whose notices name no agent). */
+  agent?: string;
   /** Each question's header, those that have one. */
   headers: string[];
   /** Each question's text: only with push.fullText. */
@@ -45,6 +47,11 @@ const QUESTIONS = 4;
 const bounded = (text: string, max: number) => shorten(markInvisible(text), max);
 
 export function noticeOf(view: AskView, options: { fullText: boolean }): Notice {
+  const notice = noticeOfKind(view, options);
+  return view.agent && view.agent !== 'claude-code' ? { ...notice, agent: AGENT_NAMES[view.agent] } : notice;
+}
+
+function noticeOfKind(view: AskView, options: { fullText: boolean }): Notice {
   const parts = view.cwd.split(/[\\/]+/).filter(Boolean);
   if (view.approval) {
     const { toolName, toolInput } = view.approval;
@@ -77,12 +84,17 @@ export function noticeOf(view: AskView, options: { fullText: boolean }): Notice 
   };
 }
 
-/** The one line a notice is told in: its title, as the page's and the service worker's notifications say it. */
+/**
+ * The one line a notice is told in: its title, as the page's and the service worker's notifications
+ * say it. Another agent than Claude Code is named: "Question from Codex in shop", "Codex finished in shop".
+ */
 export function noticeTitle(notice: Notice): string {
-  if (notice.turnEnd) return `Claude finished in ${notice.project}`;
-  if (notice.terminalWait) return `Waiting for you in ${notice.project}`;
-  if (notice.approval) return `${notice.approval.tool === 'Plan' ? 'Plan' : 'Permission'} from ${notice.project}`;
-  return `Question from ${notice.project}`;
+  const { agent, project } = notice;
+  if (notice.turnEnd) return `${agent ?? 'Claude'} finished in ${project}`;
+  if (notice.terminalWait) return agent ? `${agent} waits for you in ${project}` : `Waiting for you in ${project}`;
+  const from = agent ? `from ${agent} in ${project}` : `from ${project}`;
+  if (notice.approval) return `${notice.approval.tool === 'Plan' ? 'Plan' : 'Permission'} ${from}`;
+  return `Question ${from}`;
 }
 
 /** What the question is about, without its text: the headers, or that one waits; for a permission, the tool. */

@@ -46,6 +46,20 @@ export const PAGE_KEY_PROTOCOL_PREFIX = 'key.';
 export const REVOKED_CLOSE_CODE = 4001;
 /** How long a pairing link pairs, from when it is made (PAIRING_CODE_TTL_MS in protocol.ts). */
 export const PAIRING_CODE_TTL_MS = 600000;
+/** How each agent is named to a person (AGENT_NAMES in protocol.ts). */
+export const AGENT_NAMES = Object.freeze({ 'claude-code': 'Claude Code', codex: 'Codex', opencode: 'opencode' });
+/** The agents that stop their turn on "deny and stop" (canStopTurn in approvals.ts): the daemon refuses it for the others. */
+export const AGENTS_THAT_STOP_TURN = Object.freeze(['claude-code']);
+
+/**
+ * Who asked, by name: the agent, or for an ask from before agents were named, Claude Code; '' for a
+ * script or an MCP client (its asker names it).
+ * @param {{ agent?: string; asker?: unknown }} view
+ */
+export function agentNameOf(view) {
+  if (view.agent === undefined) return view.asker ? '' : AGENT_NAMES['claude-code'];
+  return Object.hasOwn(AGENT_NAMES, view.agent) ? AGENT_NAMES[/** @type {keyof typeof AGENT_NAMES} */ (view.agent)] : view.agent;
+}
 
 /**
  * Where the page keeps the key it got when it paired. localStorage belongs to this exact origin,

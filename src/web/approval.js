@@ -2,10 +2,12 @@
 // An approval in focus: a permission Claude Code asks for (run this command, edit this file), or a
 // plan to approve. It shows the tool and its exact input (tool-input.js), and offers what Claude
 // Code's own dialog offers: allow once, allow with one of its "always allow" suggestions, deny with
-// a message for Claude, deny and stop, or leave it to the terminal. A decision cannot be taken
+// a message for Claude, deny and stop (only for an agent that can stop its turn: not Codex or
+// opencode, which take a denial's message instead), or leave it to the terminal. A decision cannot be taken
 // back, so one click or key decides at most one card: the buttons are off from the first click
 // until the reply, and a card that takes the place of one that just left holds its buttons for a
 // moment, so that a second click or key meant for the one before cannot decide it.
+import { AGENTS_THAT_STOP_TURN, agentNameOf } from './api.js';
 import { cardHead, contextNodes, uid } from './ask-form.js';
 import { h } from './dom.js';
 import { approvalKind, toolAction, toolInputNodes } from './tool-input.js';
@@ -40,6 +42,9 @@ export function buildApprovalForm(view, handlers, how = {}) {
   const approval = /** @type {Approval} */ (view.approval);
   const kind = approvalKind(approval);
   const plan = kind === 'plan';
+  // Who acts, in the card's words: Claude, in Claude Code; another agent by its name.
+  const actor = view.agent === undefined || view.agent === 'claude-code' ? 'Claude' : agentNameOf(view);
+  const stops = view.agent !== undefined && AGENTS_THAT_STOP_TURN.includes(view.agent);
   const titleId = uid('ask-title');
   const askId = uid('approval-ask');
   const root = h('article', { class: 'card approval', 'data-kind': kind, 'data-question-id': view.id, 'data-status': 'pending', 'aria-labelledby': `${askId} ${titleId}` });
@@ -52,7 +57,7 @@ export function buildApprovalForm(view, handlers, how = {}) {
     { class: 'approval-ask', id: askId, tabindex: '-1' },
     h('span', { class: 'kind-badge', 'data-kind': kind, text: KIND_LABELS[kind] }),
     ' ',
-    h('span', { class: 'approval-action', text: plan ? 'Claude finished planning and asks you to approve the plan' : `Claude wants to ${toolAction(approval)}` }),
+    h('span', { class: 'approval-action', text: plan ? 'Claude finished planning and asks you to approve the plan' : `${actor} wants to ${toolAction(approval)}` }),
     plan ? null : ' ',
     plan ? null : h('code', { class: 'tool-name', dir: 'ltr' }, visibleNodes(approval.toolName)),
   );
@@ -83,9 +88,9 @@ export function buildApprovalForm(view, handlers, how = {}) {
   const messageError = h('p', { class: 'q-error', id: messageErrorId, hidden: true });
   // Sending a plan back is part of planning, not a refusal: it does not wear the refusal's red.
   const deny = h('button', { type: 'button', class: plan ? 'btn btn-secondary btn-feedback' : 'btn btn-deny', text: plan ? 'Tell Claude what to change' : 'Deny' });
-  const denyStop = h('button', { type: 'button', class: 'btn btn-quiet btn-stop', text: plan ? 'Reject and stop' : 'Deny and stop' });
+  const denyStop = stops ? h('button', { type: 'button', class: 'btn btn-quiet btn-stop', text: plan ? 'Reject and stop' : 'Deny and stop' }) : null;
   const terminal = h('button', { type: 'button', class: 'btn btn-secondary btn-terminal', text: 'Leave it to the terminal' });
-  const buttons = [allowOnce, ...suggestions, deny, denyStop, terminal];
+  const buttons = [allowOnce, ...suggestions, deny, ...(denyStop ? [denyStop] : []), terminal];
 
   form.append(
     error,
@@ -93,8 +98,8 @@ export function buildApprovalForm(view, handlers, how = {}) {
     h(
       'div',
       { class: 'approval-deny' },
-      h('label', { class: 'deny-label', for: messageId, text: plan ? 'What should Claude change?' : 'Message for Claude (optional)' }),
-      h('p', { class: 'deny-hint', id: messageHintId, text: plan ? 'Required to send the plan back; Claude keeps planning with it.' : 'Sent with Deny: tell Claude what to do instead.' }),
+      h('label', { class: 'deny-label', for: messageId, text: plan ? 'What should Claude change?' : `Message for ${actor} (optional)` }),
+      h('p', { class: 'deny-hint', id: messageHintId, text: plan ? 'Required to send the plan back; Claude keeps planning with it.' : `Sent with Deny: tell ${actor} what to do instead.` }),
       message,
       messageError,
       h('div', { class: 'deny-actions' }, deny, denyStop),
@@ -146,7 +151,7 @@ export function buildApprovalForm(view, handlers, how = {}) {
   allowOnce.addEventListener('click', allow);
   for (const [index, button] of suggestions.entries()) button.addEventListener('click', () => allowWith(index));
   deny.addEventListener('click', () => denyWith(false));
-  denyStop.addEventListener('click', () => denyWith(true));
+  denyStop?.addEventListener('click', () => denyWith(true));
   terminal.addEventListener('click', () => ready() && handlers.settle('terminal'));
   message.addEventListener('input', () => {
     remember(view.id, message.value);

@@ -3,6 +3,7 @@
 // and a note, and the three ways to settle it. Every string in it comes from a model that may have
 // been prompt-injected, so it reaches the DOM only as text (visibleNodes, attributes), and a preview
 // only through markdown.js. What the person picks or types is saved as a draft on every change.
+import { agentNameOf } from './api.js';
 import { h } from './dom.js';
 import { loadDraft, saveDraft } from './drafts.js';
 import { renderMarkdown } from './markdown.js';
@@ -53,12 +54,13 @@ export function shortId(id) {
 }
 
 /**
- * Who asked, for the meta line: a script or an MCP client says who it is; Claude Code names its session.
+ * Who asked, for the meta line: a script or an MCP client says who it is; an agent (Claude Code,
+ * Codex, opencode) is named, with its session.
  * @param {AskView} view
  */
 function askerNodes(view) {
   return [
-    view.asker ? `asked by ${view.asker.kind === 'mcp' ? 'the MCP client' : 'the script'} ` : 'session ',
+    ...(view.asker ? [`asked by ${view.asker.kind === 'mcp' ? 'the MCP client' : 'the script'} `] : [h('span', { class: 'agent', text: agentNameOf(view) }), ' session ']),
     view.asker ? h('code', { class: 'session' }, visibleNodes(view.asker.name)) : h('code', { class: 'session', title: markInvisible(view.sessionId) }, visibleNodes(shortId(view.sessionId))),
     view.machine ? ' on ' : null,
     view.machine ? h('code', { class: 'machine' }, visibleNodes(view.machine)) : null,

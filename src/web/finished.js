@@ -1,5 +1,6 @@
 // @ts-check
 // How a finished question set is shown: who or what settled it, and what Claude received.
+import { agentNameOf } from './api.js';
 import { projectName } from './ask-form.js';
 import { h } from './dom.js';
 import { toolSummary } from './tool-input.js';
@@ -106,7 +107,7 @@ function describeApproval(view, how, source, otherDetail) {
     case 'cancelled':
       if (source.kind === 'terminal') return { title: 'Answered in the terminal', detail: how.conflict ? 'It was answered in the terminal before your choice arrived.' : null };
       if (source.kind === 'session-ended') return { title: 'Withdrawn: the session ended', detail: otherDetail };
-      return { title: plan ? 'Withdrawn: the plan is no longer waiting' : 'Withdrawn: Claude Code stopped waiting', detail: otherDetail };
+      return { title: plan ? 'Withdrawn: the plan is no longer waiting' : `Withdrawn: ${agentNameOf(view) || 'Claude Code'} stopped waiting`, detail: otherDetail };
     default:
       return { title: `Finished (${String(view.status)})`, detail: otherDetail };
   }
@@ -201,6 +202,7 @@ export function finishedCard(view, how) {
   const statusId = `status-${view.id}`;
   const projectId = `project-${view.id}`;
   const age = h('time', { class: 'age' });
+  const agent = agentNameOf(view);
   const root = h(
     'article',
     { class: 'card is-finished', 'data-question-id': view.id, 'data-status': status, 'aria-labelledby': `${statusId} ${projectId}` },
@@ -209,7 +211,7 @@ export function finishedCard(view, how) {
       { class: 'finished-head' },
       h('span', { class: 'status-dot', 'aria-hidden': 'true' }),
       h('h3', { class: 'status-title', id: statusId, tabindex: '-1', text: title }),
-      h('p', { class: 'finished-meta' }, h('span', { class: 'project-small', id: projectId, title: view.cwd ? markInvisible(view.cwd) : null }, visibleNodes(projectName(view.cwd))), h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }), age),
+      h('p', { class: 'finished-meta' }, h('span', { class: 'project-small', id: projectId, title: view.cwd ? markInvisible(view.cwd) : null }, visibleNodes(projectName(view.cwd))), h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }), agent ? [h('span', { class: 'finished-agent', text: agent }), h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' })] : null, age),
     ),
     detail ? h('p', { class: 'finished-detail' }, visibleNodes(detail)) : null,
     view.approval ? approvalSummary(view) : view.turnEnd ? turnEndSummary(view, how) : summaryOf(view),

@@ -1,7 +1,7 @@
 // @ts-check
 // History in the page: finished questions, newest first, searchable, each with who or what settled
 // it, with what, and when; exported as JSON or CSV by the daemon (GET /api/history).
-import { historyFile, readHistory } from './api.js';
+import { agentNameOf, historyFile, readHistory } from './api.js';
 import { projectName } from './ask-form.js';
 import { h, togglePanel } from './dom.js';
 import { KIND_LABELS } from './approval.js';
@@ -112,6 +112,8 @@ function entryNode(entry) {
   // An approval's or a turn end's line says itself how it ended (approvalLine, turnEndLine): the head says only who decided.
   const answeredInTerminal = approval && entry.status === 'cancelled' && entry.source === 'terminal';
   const byPerson = entry.source === 'person';
+  // Who asked: the agent (a line from before agents were named is Claude Code's), or the script or MCP client.
+  const who = entry.asker ? `${entry.asker.kind === 'mcp' ? 'MCP client' : 'script'} ${entry.asker.name}` : agentNameOf(entry);
   let source = answeredInTerminal ? 'in the terminal' : approval && byPerson ? 'decided by a person' : (SOURCES[/** @type {keyof typeof SOURCES} */ (entry.source)] ?? String(entry.source));
   let detail = answeredInTerminal ? undefined : entry.detail;
   if (turnEnd) {
@@ -125,6 +127,8 @@ function entryNode(entry) {
       'p',
       { class: 'history-head' },
       h('span', { class: 'history-project', title: entry.project ? markInvisible(entry.project) : null }, visibleNodes(projectName(entry.project))),
+      h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }),
+      h('span', { class: 'history-agent' }, visibleNodes(who)),
       h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }),
       h('span', { class: 'history-source' }, source, detail ? h('span', { class: 'history-detail' }, ' (', visibleNodes(detail), ')') : null),
       h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }),

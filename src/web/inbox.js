@@ -1,8 +1,9 @@
 // @ts-check
-// The inbox: every waiting question set, grouped by the session that asked, oldest first. It is
+// The inbox: every waiting question set, grouped by the agent and session that asked, oldest first. It is
 // kept up to date one row at a time (a new question inserts one row, an answer removes one), so
 // that it stays fast with thousands waiting; rows off screen are skipped by the browser's layout
 // (content-visibility in app.css).
+import { agentNameOf } from './api.js';
 import { h } from './dom.js';
 import { KIND_LABELS } from './approval.js';
 import { projectName, shortId } from './ask-form.js';
@@ -19,9 +20,9 @@ import { markInvisible, visibleNodes } from './visible-text.js';
  * }} Group
  */
 
-/** Questions from the same session, or the same script or MCP client, on the same machine. */
+/** Questions from the same agent's session, or the same script or MCP client, on the same machine. */
 function groupKey(/** @type {AskView} */ view) {
-  const who = view.asker ? `${view.asker.kind}:${view.asker.name}` : `session:${view.sessionId}`;
+  const who = view.asker ? `${view.asker.kind}:${view.asker.name}` : `${view.agent ?? 'claude-code'}:session:${view.sessionId}`;
   return `${view.machine ?? ''}\u0000${who}`;
 }
 
@@ -77,11 +78,11 @@ export function createInbox(root, handlers) {
     const whoId = `${headingId}-who`;
     const who = view.asker
       ? [h('span', { class: 'group-asker', text: view.asker.kind === 'mcp' ? 'MCP client ' : 'script ' }), h('code', { id: whoId }, visibleNodes(view.asker.name))]
-      : [h('code', { class: 'group-session', id: whoId, title: markInvisible(view.sessionId) }, visibleNodes(shortId(view.sessionId)))];
-    // Named by the project and the session (or asker): two sessions of one project are two groups a screen reader tells apart.
+      : [h('span', { class: 'group-agent', id: `${whoId}-agent`, text: `${agentNameOf(view)} ` }), h('code', { class: 'group-session', id: whoId, title: markInvisible(view.sessionId) }, visibleNodes(shortId(view.sessionId)))];
+    // Named by the project, the agent and the session (or asker): two agents, or two sessions, of one project are two groups a screen reader tells apart.
     const el = h(
       'section',
-      { class: 'group', 'aria-labelledby': `${headingId} ${whoId}` },
+      { class: 'group', 'aria-labelledby': view.asker ? `${headingId} ${whoId}` : `${headingId} ${whoId}-agent ${whoId}` },
       h(
         'header',
         { class: 'group-head' },

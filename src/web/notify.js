@@ -6,7 +6,7 @@
 // daemon whether it is in view; and /#question=ID, where a notification leads. Model text reaches a
 // notification only as a question's header, cut short, with invisible characters marked: a
 // notification's title and body are text, never markup.
-import { deletePushSubscription, errorMessage, pushStatus, savePushSubscription } from './api.js';
+import { AGENT_NAMES, agentNameOf, deletePushSubscription, errorMessage, pushStatus, savePushSubscription } from './api.js';
 import { byId } from './dom.js';
 import { approvalKind, toolSummary } from './tool-input.js';
 import { terminalWaitHeadline } from './turn-end.js';
@@ -279,10 +279,14 @@ async function showNotification(view) {
  * @param {string[]} headers
  */
 function describeForNotification(view, headers) {
-  if (view.approval) return { what: `${approvalKind(view.approval) === 'plan' ? 'Plan to approve' : 'Permission'} from`, body: shorten(toolSummary(view.approval), HEADER_CHARS * 2) };
-  if (view.turnEnd) return { what: 'Claude finished in', body: 'Reply to keep it going, or let it stop' };
-  if (view.terminalWait) return { what: 'Waiting for you in', body: terminalWaitHeadline(view.terminalWait.kind) };
-  return { what: 'Question from', body: headers.length > 0 ? headers.map((header) => shorten(header, HEADER_CHARS)).join(' · ') : 'A question is waiting' };
+  // Another agent than Claude Code is named, as in the daemon's notices: "Question from Codex in shop".
+  const name = agentNameOf(view);
+  const agent = name === AGENT_NAMES['claude-code'] ? '' : name;
+  const from = agent ? `from ${agent} in` : 'from';
+  if (view.approval) return { what: `${approvalKind(view.approval) === 'plan' ? 'Plan to approve' : 'Permission'} ${from}`, body: shorten(toolSummary(view.approval), HEADER_CHARS * 2) };
+  if (view.turnEnd) return { what: `${agent || 'Claude'} finished in`, body: 'Reply to keep it going, or let it stop' };
+  if (view.terminalWait) return { what: agent ? `${agent} waits for you in` : 'Waiting for you in', body: terminalWaitHeadline(view.terminalWait.kind) };
+  return { what: `Question ${from}`, body: headers.length > 0 ? headers.map((header) => shorten(header, HEADER_CHARS)).join(' · ') : 'A question is waiting' };
 }
 
 /** @param {string} id */

@@ -141,27 +141,30 @@ function showNotice(notice) {
   const headers = strings(notice.headers);
   const questions = strings(notice.questions);
   const approval = notice.approval && typeof notice.approval.tool === 'string' ? notice.approval : undefined;
+  // Another agent than Claude Code is named in the title, as the daemon's noticeTitle names it.
+  const agent = typeof notice.agent === 'string' ? notice.agent : undefined;
+  const from = agent ? `from ${agent} in ${String(notice.project)}` : `from ${String(notice.project)}`;
   const show = (title, body) => sw.registration.showNotification(title, { body, tag: `askbridge-${notice.id}`, data: { id: notice.id }, icon: '/icon-192.png' });
   if (notice.turnEnd && typeof notice.turnEnd === 'object') {
     // Claude finished a turn: its last words only when the user's config lets them come.
-    return show(`Claude finished in ${String(notice.project)}`, typeof notice.turnEnd.said === 'string' ? notice.turnEnd.said : 'Reply to keep it going, or let it stop');
+    return show(`${agent ?? 'Claude'} finished in ${String(notice.project)}`, typeof notice.turnEnd.said === 'string' ? notice.turnEnd.said : 'Reply to keep it going, or let it stop');
   }
   if (notice.terminalWait && typeof notice.terminalWait === 'object') {
     const kind = String(notice.terminalWait.kind);
     const message = typeof notice.terminalWait.message === 'string' ? notice.terminalWait.message : Object.hasOwn(TERMINAL_WAITS, kind) ? TERMINAL_WAITS[kind] : 'Waiting for you in the terminal';
-    return show(`Waiting for you in ${String(notice.project)}`, message);
+    return show(agent ? `${agent} waits for you in ${String(notice.project)}` : `Waiting for you in ${String(notice.project)}`, message);
   }
   if (approval) {
     // A permission: the tool's name, and what it acts on only when the user's config lets it come.
     const plan = approval.tool === 'Plan';
-    const title = `${plan ? 'Plan' : 'Permission'} from ${String(notice.project)}`;
+    const title = `${plan ? 'Plan' : 'Permission'} ${from}`;
     const body = typeof approval.target === 'string' ? approval.target : plan ? 'A plan waits for approval' : `${approval.tool} waits for permission`;
     return sw.registration.showNotification(title, { body, tag: `askbridge-${notice.id}`, data: { id: notice.id }, icon: '/icon-192.png' });
   }
   const body = questions.length > 0 ? questions.join('\n') : headers.length > 0 ? headers.join(' · ') : 'A question is waiting';
   /** @type {NotificationOptions & { actions: NotificationButton[] }} (TypeScript's DOM types leave `actions` out) */
   const options = { body, tag: `askbridge-${notice.id}`, data: { id: notice.id }, icon: '/icon-192.png', actions: optionButtons(notice.options) };
-  return sw.registration.showNotification(`Question from ${String(notice.project)}`, options);
+  return sw.registration.showNotification(`Question ${from}`, options);
 }
 
 /** @typedef {{ action: string; title: string }} NotificationButton */

@@ -4,9 +4,10 @@
 // each other without any type error to say so.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
+import { canStopTurn } from '../../src/approvals.js';
 import { SERVICE_WORKER_POLICY } from '../../src/daemon/routes/page.js';
 import { HOOK_ENV } from '../../src/http-hook.js';
-import { ANSWER_CLIENT_HEADER, HookEnvironmentSchema, PAGE_KEY_HEADER, PAGE_KEY_PROTOCOL_PREFIX, PAGE_PROTOCOL, PAIRING_CODE_TTL_MS, REVOKED_CLOSE_CODE } from '../../src/protocol.js';
+import { AGENT_NAMES, AGENTS, ANSWER_CLIENT_HEADER, HookEnvironmentSchema, PAGE_KEY_HEADER, PAGE_KEY_PROTOCOL_PREFIX, PAGE_PROTOCOL, PAIRING_CODE_TTL_MS, REVOKED_CLOSE_CODE } from '../../src/protocol.js';
 
 const page = (await import(new URL('../../src/web/api.js', import.meta.url).href)) as Record<string, unknown>;
 const readText = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
@@ -27,6 +28,15 @@ describe("the page's copies of the daemon's wire names", () => {
     ['PAIRING_CODE_TTL_MS', PAIRING_CODE_TTL_MS],
   ])('%s in src/web/api.js is the one in protocol.ts', (name, shared) => {
     expect(page[name]).toBe(shared);
+  });
+
+  it('names every agent as protocol.ts does', () => {
+    expect(page.AGENT_NAMES).toEqual(AGENT_NAMES);
+  });
+
+  it('offers "deny and stop" for exactly the agents the daemon lets stop their turn', () => {
+    expect(page.AGENTS_THAT_STOP_TURN).toEqual(AGENTS.filter((agent) => canStopTurn(agent)));
+    expect(canStopTurn(undefined)).toBe(false);
   });
 
   it('counts down a pairing link as long as the daemon keeps its code', () => {

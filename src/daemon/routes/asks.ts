@@ -5,7 +5,8 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { ANSWER_CLIENT_HEADER, AnswerRequestSchema, ApprovalDecisionSchema, AskReplySchema, AskRequestSchema, AsksReplySchema, ErrorReplySchema, TooLateReplySchema, type AskView } from '../../protocol.js';
+import { canStopTurn } from '../../approvals.js';
+import { AGENT_NAMES, ANSWER_CLIENT_HEADER, AnswerRequestSchema, ApprovalDecisionSchema, AskReplySchema, AskRequestSchema, AsksReplySchema, ErrorReplySchema, TooLateReplySchema, type AskView } from '../../protocol.js';
 import { ANSWER_BODY_LIMIT_BYTES, EXTEND_STEP_MS } from '../limits.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
@@ -116,7 +117,7 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       config: { access: 'page-or-local' },
       bodyLimit: ANSWER_BODY_LIMIT_BYTES,
       schema: {
-        summary: 'Allow or deny a permission Claude Code asks for (or approve a plan, or say what to change in it), as a person',
+        summary: 'Allow or deny a permission an agent asks for (or approve a plan, or say what to change in it), as a person; only Claude Code can stop its turn (interrupt)',
         params: IdParamsSchema,
         body: ApprovalDecisionSchema,
         response: SETTLE_REPLIES,
@@ -125,6 +126,12 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     async (request, reply) => {
       const { id } = request.params;
       const client = request.principal.kind === 'page' ? 'page' : 'cli';
+      // Refused before the store sees it, so the approval keeps waiting for a decision its agent can take.
+      const waiting = store.get(id);
+      if (request.body.behavior === 'deny' && request.body.interrupt && waiting?.status === 'pending' && waiting.approval && !canStopTurn(waiting.agent)) {
+        const agent = waiting.agent ? AGENT_NAMES[waiting.agent] : 'Its asker';
+        throw new HttpError(400, 'interrupt_unsupported', `${agent} cannot stop its turn from here: deny, and say why in the message`);
+      }
       const result = store.decide(id, request.body, client);
       if (result.kind === 'answered') request.log.info({ askId: id, client, behavior: request.body.behavior }, 'approval decided');
       if (result.kind === 'failed') request.log.error({ askId: id, client, error: result.ask.error }, 'decision accepted, but none could be built: the terminal decides');
