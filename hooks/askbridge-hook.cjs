@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 // @ts-check
-// askbridge's PreToolUse hook for Claude Code's AskUserQuestion, its PermissionRequest hook, and its SessionEnd hook.
+// askbridge's PreToolUse hook for Claude Code's AskUserQuestion, its PermissionRequest hook, and its SessionEnd hook;
+// with `--agent codex`, Codex CLI's PermissionRequest hook (the daemon answers in Codex's format).
 //
 // Reads the hook payload on stdin, hands it to the askbridge daemon, waits for the answer, and
 // prints the decision JSON on stdout. stdout is a protocol: exactly one JSON document, or nothing.
@@ -41,10 +42,12 @@ const MAX_HEAD_BYTES = 16 * 1024;
 const RETRY_MS = 250;
 /** Claude Code gives a SessionEnd hook 1.5 s: the daemon is told within this, or not at all. */
 const SESSION_END_BUDGET_MS = 1200;
-/** How often a waiting hook checks that Claude Code (CLAUDE_PID) still runs. */
+/** How often a waiting hook checks that its agent still runs (Claude Code: CLAUDE_PID; Codex: the hook's parent). */
 const CLAUDE_CHECK_MS = 2000;
 /** Environment variables that tell the daemon whether anybody is watching this session: a copy of HOOK_ENV (src/http-hook.ts), pinned to it by a test. */
 const FORWARDED_ENV = ['CI', 'ASKBRIDGE_UNATTENDED', 'CLAUDE_CODE_SESSION_ATTENDED', 'CLAUDE_CODE_ENTRYPOINT'];
+/** The agents that run this hook: a copy of HOOK_AGENTS (src/protocol.ts), pinned to it by a test. The first is the default. */
+const AGENTS = ['claude-code', 'codex'];
 
 const debug = process.env.ASKBRIDGE_DEBUG === '1';
 
@@ -242,6 +245,22 @@ function watchClaude(sessionId) {
   check.unref();
 }
 
+/**
+ * While a Codex hook waits: Codex names no process, but runs its hooks itself. When it exits (its
+ * terminal closed) it leaves the hook running, orphaned, and nobody would read an answer: the hook
+ * leaves quietly, and closing its connection withdraws the question.
+ */
+function watchParent() {
+  const parent = process.ppid;
+  const check = setInterval(() => {
+    if (process.ppid === parent && isAlive(parent)) return;
+    clearInterval(check);
+    activeSocket?.destroy();
+    passThrough(`Codex (pid ${parent}) has exited: question withdrawn`);
+  }, CLAUDE_CHECK_MS);
+  check.unref();
+}
+
 /** Exactly one JSON object: what stdout may carry for Claude Code (its decision), and nothing else. */
 function isOneJsonObject(text) {
   try {
@@ -356,7 +375,17 @@ function sessionEnded(payload) {
   endSession({ session_id: payload.session_id, hook_event_name: 'SessionEnd', reason }, passThrough);
 }
 
+/** `--agent NAME` on the command line (install writes it for Codex); Claude Code without it. */
+function agentArgument() {
+  const at = process.argv.indexOf('--agent');
+  if (at < 0) return AGENTS[0];
+  const agent = process.argv[at + 1] ?? '';
+  if (!AGENTS.includes(agent)) passThrough(`--agent must be one of ${AGENTS.join(', ')}`);
+  return agent;
+}
+
 async function main() {
+  const agent = agentArgument();
   if (fstatSync(0).isCharacterDevice()) passThrough('stdin is a terminal or a device: this hook is run by Claude Code, with its payload on stdin');
   const payload = JSON.parse(await readStdin());
   if (payload?.hook_event_name === 'SessionEnd') return sessionEnded(payload);
@@ -369,8 +398,9 @@ async function main() {
   }
   const environment = {};
   for (const name of FORWARDED_ENV) if (process.env[name] !== undefined) environment[name] = process.env[name];
-  ask(JSON.stringify({ payload, environment }));
-  watchClaude(payload.session_id);
+  ask(JSON.stringify({ payload, environment, agent }));
+  if (agent === 'claude-code') watchClaude(payload.session_id);
+  else watchParent();
 }
 
 // Esc in Claude Code, or its hook timeout, sends SIGTERM: closing the connection withdraws the

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 // @ts-check
-// The agent clients that the conformance suites drive (Claude Code, Codex CLI, opencode), kept out of
+// The agent clients that the conformance suites drive (Claude Code, Codex CLI, opencode, Gemini CLI), kept out of
 // askbridge's own dependencies: `npm install` never fetches them. This installs one with npm into
 // .cache/<client>/<version>/ in the repository (gitignored) and prints that folder; when the version
 // is already there it returns at once.
@@ -10,7 +10,8 @@
 //   node scripts/conformance-client.mjs claude latest    another version, or a dist-tag (resolved to its version)
 //   node scripts/conformance-client.mjs all              every client at its pinned version (what CI runs first)
 //
-// The pinned versions are package.json's "config": claudeCodeVersion, codexVersion, opencodeVersion.
+// The pinned versions are package.json's "config": claudeCodeVersion, codexVersion, opencodeVersion,
+// geminiVersion.
 // Each version is installed into a staging folder and renamed into place once npm has finished, so a
 // folder named after a version is always a complete install. `rm -rf .cache/<client>` frees the space.
 import { execFileSync } from 'node:child_process';
@@ -24,6 +25,7 @@ const CLIENTS = {
   claude: { package: '@anthropic-ai/claude-code', bin: 'claude', pin: 'claudeCodeVersion', cache: 'claude-code' },
   codex: { package: '@openai/codex', bin: 'codex', pin: 'codexVersion', cache: 'codex' },
   opencode: { package: 'opencode-ai', bin: 'opencode', pin: 'opencodeVersion', cache: 'opencode' },
+  gemini: { package: '@google/gemini-cli', bin: 'gemini', pin: 'geminiVersion', cache: 'gemini' },
 };
 /** @typedef {typeof CLIENTS[keyof typeof CLIENTS]} Client */
 const EXACT_VERSION = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/;
@@ -130,7 +132,7 @@ try {
     for (const client of Object.values(CLIENTS)) process.stdout.write(`${install(client, pinnedVersion(client))}\n`);
   } else {
     const client = CLIENTS[/** @type {keyof typeof CLIENTS} */ (name)];
-    if (!client) throw new Error(`no client ${JSON.stringify(name)}: name claude, codex, opencode or all`);
+    if (!client) throw new Error(`no client ${JSON.stringify(name)}: name claude, codex, opencode, gemini or all`);
     process.stdout.write(`${install(client, resolveVersion(client, spec || pinnedVersion(client)))}\n`);
   }
 } catch (error) {

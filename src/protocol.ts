@@ -260,11 +260,110 @@ export const AskRequestSchema = z
   .meta({ title: 'ask' });
 export type AskRequest = z.input<typeof AskRequestSchema>;
 
-/** Body of POST /api/hook/questions: the hook's stdin (a question, or a permission) and its environment. */
+/**
+ * opencode's pending question and permission (its `question.asked` / `permission.asked` events, and
+ * GET /question, GET /permission), as `askbridge attach opencode` relays them: the fields askbridge
+ * reads, bounded; the rest kept and ignored. The model's text in them is checked once it is mapped.
+ */
+export const OpencodeQuestionRequestSchema = z.looseObject({
+  id: z.string().regex(/^que/).max(LIMITS.idChars),
+  sessionID: z.string().regex(/^ses/).max(LIMITS.idChars),
+  questions: z
+    .array(
+      z.looseObject({
+        question: z.string(),
+        header: z.string().optional().default(''),
+        options: z.array(z.looseObject({ label: z.string(), description: z.string().optional().default('') })),
+        multiple: z.boolean().optional(),
+        /** Whether a typed answer is taken besides the options (opencode's default: yes). */
+        custom: z.boolean().optional(),
+      }),
+    )
+    .max(LIMITS.askQuestions.max),
+});
+export type OpencodeQuestionRequest = z.infer<typeof OpencodeQuestionRequestSchema>;
+
+export const OpencodePermissionRequestSchema = z.looseObject({
+  id: z.string().regex(/^per/).max(LIMITS.idChars),
+  sessionID: z.string().regex(/^ses/).max(LIMITS.idChars),
+  permission: nonEmptyText(LIMITS.idChars),
+  patterns: z.array(z.string()).max(100).optional().default([]),
+  always: z.array(z.string()).max(100).optional().default([]),
+  metadata: boundedToolInput.optional().default({}),
+});
+export type OpencodePermissionRequest = z.infer<typeof OpencodePermissionRequestSchema>;
+
+/** Body of POST /api/attach/opencode: one pending request of opencode's, and its session's folder and title. */
+export const AttachOpencodeRequestSchema = z
+  .strictObject({
+    request: z.discriminatedUnion('kind', [
+      z.strictObject({ kind: z.literal('question'), question: OpencodeQuestionRequestSchema }),
+      z.strictObject({ kind: z.literal('permission'), permission: OpencodePermissionRequestSchema }),
+    ]),
+    session: z.strictObject({ directory: text(4096).optional().default(''), title: text(LIMITS.questionChars).optional() }).optional().default({ directory: '' }),
+    environment: HookEnvironmentSchema,
+  })
+  .meta({ title: 'opencode request' });
+export type AttachOpencodeRequest = z.input<typeof AttachOpencodeRequestSchema>;
+
+/** What `askbridge attach opencode` posts to opencode for a settled ask: its own route and body. */
+export const OpencodeReplySchema = z.discriminatedUnion('route', [
+  z.strictObject({ route: z.literal('question.reply'), body: z.strictObject({ answers: z.array(z.array(z.string())) }) }),
+  z.strictObject({ route: z.literal('question.reject') }),
+  z.strictObject({ route: z.literal('permission.reply'), body: z.strictObject({ reply: z.enum(['once', 'always', 'reject']), message: z.string().optional() }) }),
+]);
+export type OpencodeReply = z.infer<typeof OpencodeReplySchema>;
+
+/**
+ * Codex's `item/tool/requestUserInput` (its app-server's request for request_user_input), as
+ * `askbridge attach codex` relays it: the fields askbridge reads, bounded; the rest kept and ignored.
+ * The model's text in it is checked once it is mapped (decisions/codex-questions.ts).
+ */
+export const CodexUserInputRequestSchema = z.looseObject({
+  threadId: nonEmptyText(LIMITS.idChars),
+  turnId: text(LIMITS.idChars).optional(),
+  itemId: nonEmptyText(LIMITS.idChars),
+  questions: z
+    .array(
+      z.looseObject({
+        // Answers are keyed by it; a key that would not stay an own key of the answer cannot be.
+        id: nonEmptyText(LIMITS.idChars).refine((id) => id !== '__proto__', { message: 'cannot key an answer' }),
+        header: z.string().optional().default(''),
+        question: z.string(),
+        /** Whether Codex takes a typed answer besides the options (its picker's "None of the above"). */
+        isOther: z.boolean().optional().default(false),
+        /** Whether Codex masks the answer as it is typed. */
+        isSecret: z.boolean().optional().default(false),
+        options: z.array(z.looseObject({ label: z.string(), description: z.string().optional().default('') })).nullable().optional(),
+      }),
+    )
+    .max(LIMITS.askQuestions.max),
+});
+export type CodexUserInputRequest = z.infer<typeof CodexUserInputRequestSchema>;
+
+/** Body of POST /api/attach/codex: one of Codex's pending requestUserInput, and its thread's folder and title. */
+export const AttachCodexRequestSchema = z
+  .strictObject({
+    request: CodexUserInputRequestSchema,
+    thread: z.strictObject({ cwd: text(4096).optional().default(''), title: text(LIMITS.questionChars).optional() }).optional().default({ cwd: '' }),
+    environment: HookEnvironmentSchema,
+  })
+  .meta({ title: 'Codex question' });
+export type AttachCodexRequest = z.input<typeof AttachCodexRequestSchema>;
+
+/** Codex's own answer to requestUserInput (the JSON-RPC result): each question's id -> what was chosen and noted. */
+export const CodexUserInputResponseSchema = z.strictObject({ answers: z.record(z.string(), z.strictObject({ answers: z.array(z.string()) })) });
+export type CodexUserInputResponse = z.infer<typeof CodexUserInputResponseSchema>;
+
+/** The agents that run the command hook (`--agent codex`; Claude Code without it): a copy lives in the hook, pinned to this by a test. */
+export const HOOK_AGENTS = ['claude-code', 'codex'] as const;
+
+/** Body of POST /api/hook/questions: the hook's stdin (a question, or a permission), its environment, and the agent that ran it (Claude Code unless it says Codex). */
 export const HookRequestSchema = z
   .object({
     payload: z.discriminatedUnion('hook_event_name', [AskPayloadSchema, PermissionPayloadSchema]),
     environment: HookEnvironmentSchema,
+    agent: z.enum(HOOK_AGENTS).optional(),
   })
   .meta({ title: 'hook payload' });
 
@@ -539,6 +638,14 @@ export type AskReply = z.infer<typeof AskReplySchema>;
 /** An answer that came too late: the refusal, and how the ask was settled. */
 export const TooLateReplySchema = ErrorReplySchema.extend({ ask: AskViewSchema });
 export type TooLateReply = z.infer<typeof TooLateReplySchema>;
+
+/** Reply of POST /api/attach/opencode: the settled ask, and what opencode gets (null: nothing, its own prompt decides). */
+export const AttachOpencodeReplySchema = z.object({ ask: AskViewSchema, reply: OpencodeReplySchema.nullable() }).meta({ title: 'opencode decision' });
+export type AttachOpencodeReply = z.infer<typeof AttachOpencodeReplySchema>;
+
+/** Reply of POST /api/attach/codex: the settled ask, and Codex's answer (null: none, its own picker stays). */
+export const AttachCodexReplySchema = z.object({ ask: AskViewSchema, reply: CodexUserInputResponseSchema.nullable() }).meta({ title: 'Codex answer' });
+export type AttachCodexReply = z.infer<typeof AttachCodexReplySchema>;
 
 /** Why history.jsonl cannot be written now (the answers are still delivered). */
 export const HistoryProblemSchema = z.object({ error: z.string(), since: z.number(), waiting: z.number(), lost: z.number() });

@@ -1,6 +1,9 @@
 // `askbridge doctor`: reads the three Claude Code settings files, askbridge's config, `claude
 // --version` and the daemon, and says what keeps askbridge from answering AskUserQuestion, each
 // problem with its fix, and whether the person is away (the end of a turn then waits for them).
+// With `gemini` on PATH it also says whether askbridge's MCP server is registered with Gemini CLI;
+// with `codex` on PATH, whether askbridge's hook is in Codex's hooks.json and trusted there; with
+// `opencode` on PATH, that `askbridge attach opencode` is what relays it.
 // `diagnose` holds every check and touches nothing, so tests feed it inputs; `gatherInputs` does
 // the reading and `run` is the command. What doctor reports quotes settings files, a repository's
 // folders and config, `claude --version` and whatever answers on the port: all of it is shown with
@@ -13,6 +16,9 @@ import { createConfigReader, type EffectiveConfig } from '../config.js';
 import { connectToDaemon, DaemonUnreachable, NOT_RUNNING } from './client.js';
 import { isInstalledHook, isRecord, readSettingsFile, shellQuote, TURN_END_HOOKS, type SettingsFile, type SettingsScope, type TurnEndEvent } from './claude-settings.js';
 import { compareVersions, findUserClaude, MIN_HTTP_HOOK_VERSION, MIN_UPDATED_INPUT_VERSION, parseClaudeVersion, probeClaude, probedVersion, type ClaudeProbe } from './claude-version.js';
+import { checkGemini, probeGemini, type GeminiFindingId, type GeminiProbe } from './gemini-settings.js';
+import { checkCodex, probeCodex, type CodexFindingId, type CodexProbe } from './codex-hooks.js';
+import { findOpencode } from './attach-opencode.js';
 import { DEFAULT_STOP_CAP, HOOK_KEY_HEADER, HTTP_HOOK_PATH, MACHINE_HEADER, PERMISSION_HOOK_PATH, SESSION_END_PATH, STOP_CAP_ENV } from '../http-hook.js';
 import { HOOK_TIMEOUT_SECONDS, TIMEOUT_MARGIN_SECONDS } from '../hook-timeout.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
@@ -51,6 +57,12 @@ export type DoctorInputs = {
   /** Whether systemd holds askbridge's port (`askbridge service install`), so no other program can take it while askbridge is down. */
   portHeld: boolean;
   fileExists: (path: string) => boolean;
+  /** Gemini CLI's user settings, when `gemini` is on PATH: whether askbridge's MCP server is registered there. */
+  gemini?: GeminiProbe | undefined;
+  /** Codex's hooks (the user's and this project's) and their trust, when `codex` is on PATH. */
+  codex?: CodexProbe | undefined;
+  /** Whether `opencode` is on PATH: `askbridge attach opencode` relays it. */
+  opencode?: boolean | undefined;
 };
 
 export type FindingId =
@@ -82,7 +94,10 @@ export type FindingId =
   | 'nobody-reachable'
   | 'ntfy-actions-need-public-url'
   | 'port-impostor'
-  | 'project-config-untrusted';
+  | 'project-config-untrusted'
+  | 'opencode-attach'
+  | GeminiFindingId
+  | CodexFindingId;
 
 export type Finding = { id: FindingId; level: 'error' | 'warning' | 'info'; message: string; fix?: string; file?: string };
 export type Diagnosis = { ok: boolean; findings: Finding[]; passed: string[] };
@@ -234,6 +249,25 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
     // The client's "not running" sentence already names the fix; only other reasons add anything.
     const reason = inputs.daemon.reason === NOT_RUNNING ? '' : ` (${inputs.daemon.reason})`;
     findings.push({ id: 'daemon-not-running', level: 'error', message: `the askbridge daemon is not running${reason}, so the hook lets the terminal answer every question`, fix: 'askbridge start' });
+  }
+
+  if (inputs.gemini) {
+    const gemini = checkGemini(inputs.gemini);
+    findings.push(...gemini.findings);
+    passed.push(...gemini.passed);
+  }
+  if (inputs.codex) {
+    const codex = checkCodex(inputs.codex);
+    findings.push(...codex.findings);
+    passed.push(...codex.passed);
+  }
+  if (inputs.opencode) {
+    findings.push({
+      id: 'opencode-attach',
+      level: 'info',
+      message: "opencode is installed: it has no hook, so askbridge sees its questions and permissions only while `askbridge attach opencode` follows its server (opencode serve, or opencode --port 4096)",
+      fix: 'askbridge attach opencode [URL]',
+    });
   }
 
   return { ok: findings.every((finding) => finding.level === 'info'), findings, passed };
@@ -794,6 +828,9 @@ export async function gatherInputs(
     hookKey: openStateDir(resolveStateDir(env)).readHookKey(),
     portHeld,
     fileExists: existsSync,
+    gemini: probeGemini(env, homeDir),
+    codex: probeCodex(env, homeDir, projectDir, existsSync),
+    opencode: findOpencode(env) !== undefined,
   };
 }
 

@@ -52,9 +52,10 @@ function toTarget(io: CommandIo, command: string, values: { project?: string | u
   return { projectDir: resolve(values.project ?? process.cwd()), homeDir: io.env.HOME || homedir(), user: values.user ?? false };
 }
 
-export function parseTarget(io: CommandIo, command: string): Target {
-  const { values } = parseArgs({ args: io.argv, strict: true, options: TARGET_OPTIONS });
-  return toTarget(io, command, values);
+/** --project or --user, and --codex: Codex's hooks rather than Claude Code's settings. */
+export function parseTarget(io: CommandIo, command: string): Target & { codex: boolean } {
+  const { values } = parseArgs({ args: io.argv, strict: true, options: { ...TARGET_OPTIONS, codex: { type: 'boolean', default: false } } });
+  return { ...toTarget(io, command, values), codex: values.codex };
 }
 
 /** A settings file that can be edited safely, or a CliError saying why not (nothing is changed then). */
@@ -146,10 +147,20 @@ export async function run(io: CommandIo): Promise<void> {
       force: { type: 'boolean', default: false },
       'no-approvals': { type: 'boolean', default: false },
       'no-turn-ends': { type: 'boolean', default: false },
+      codex: { type: 'boolean', default: false },
     },
   });
   const target = toTarget(io, 'install', values);
   if (values.project !== undefined) requireFolder(target.projectDir);
+  if (values.codex) {
+    const other = (['hook', 'url', 'key', 'machine', 'claude', 'rotate-key', 'no-approvals', 'no-turn-ends'] as const).find((name) => values[name] !== undefined && values[name] !== false);
+    if (other) throw new CliError(`--codex installs Codex's approvals hook only: --${other} does not apply`, 2);
+    const { installCodex } = await import('./install-codex.js');
+    return installCodex(io, target, {
+      statusMessage: waitingMessage({ page: pageAddress(io, openStateDir(resolveStateDir(io.env)), undefined), command: askbridgeCommand(io.env) }),
+      keepOutOfGit: (file) => keepOutOfGit(target, file, { holdsKey: false, force: values.force }, io),
+    });
+  }
   if (values.url !== undefined || values.key !== undefined) return installRemote(io, target, values);
   const destination = readEditable(target.user ? 'user' : 'local', target);
   // An older install wrote this machine's path into the committed file: move it out of there.

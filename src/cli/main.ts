@@ -50,11 +50,11 @@ const COMMANDS: Record<string, Command> = {
     load: () => import('./pair.js'),
   },
   install: {
-    usage: '[--project DIR | --user] [--hook http|command] [--no-approvals] [--no-turn-ends] [--rotate-key] [--force] [--claude PATH] | --url URL --key KEY [--machine NAME]',
-    summary: "add askbridge's hooks to this machine's Claude Code settings (questions, and with them permissions and plans unless --no-approvals, and with the http hook the ends of turns while you are away and waits in the terminal unless --no-turn-ends): DIR/.claude/settings.local.json (default DIR: here), or ~/.claude/settings.json; the http hook when Claude Code has it (2.1.63+) and systemd holds the port (askbridge service install), else the command hook; never into a file git tracks or a link points through (--force: anyway)",
+    usage: '[--project DIR | --user] [--hook http|command] [--no-approvals] [--no-turn-ends] [--rotate-key] [--force] [--claude PATH] | --url URL --key KEY [--machine NAME] | --codex [--project DIR | --user]',
+    summary: "add askbridge's hooks to this machine's Claude Code settings (questions, and with them permissions and plans unless --no-approvals, and with the http hook the ends of turns while you are away and waits in the terminal unless --no-turn-ends): DIR/.claude/settings.local.json (default DIR: here), or ~/.claude/settings.json; the http hook when Claude Code has it (2.1.63+) and systemd holds the port (askbridge service install), else the command hook; never into a file git tracks or a link points through (--force: anyway); --codex: Codex CLI's permission requests, in DIR/.codex/hooks.json or $CODEX_HOME/hooks.json (default ~/.codex), trusted in its config.toml",
     load: () => import('./install.js') },
   'remote-hook': { usage: '[--url URL] [--machine NAME]', summary: 'the settings entry (and the install command) for a Claude Code on another machine to ask this daemon through its public URL', load: () => import('./remote-hook.js') },
-  uninstall: { usage: '[--project DIR | --user]', summary: 'remove exactly what install added', load: () => import('./uninstall.js') },
+  uninstall: { usage: '[--project DIR | --user] [--codex]', summary: 'remove exactly what install added (--codex: what install --codex added)', load: () => import('./uninstall.js') },
   pending: { usage: '[--json]', summary: "list the questions, permissions and plans waiting (their suggestions numbered), the ends of Claude's turns waiting for a reply, and the sessions waiting for you in their terminal", load: () => import('./pending.js') },
   answer: {
     usage: '[ID | --session ID] [--confirm] | ID --pick 1=LABEL|NUMBER [--other 2=TEXT] [--note 1=TEXT] | ID --json FILE | ID --allow | ID --allow-suggestion N | ID --deny [--message TEXT] [--interrupt]',
@@ -76,6 +76,10 @@ const COMMANDS: Record<string, Command> = {
     usage: '--question TEXT --option "LABEL: DESCRIPTION" --option ... [--header TEXT] [--multi] | --json FILE|-  [--timeout SECONDS] [--name NAME] [--json-output]',
     summary: 'ask a person from a script and wait: the answer on stdout; exit 4 when declined, 5 when nobody answered in time, 130 when withdrawn with Ctrl+C',
     load: () => import('./ask.js') },
+  attach: {
+    usage: 'opencode [URL] | codex',
+    summary: "relay opencode's questions and permissions to askbridge from its server (opencode serve; URL default http://127.0.0.1:4096, plain http only to this machine; its password from OPENCODE_SERVER_PASSWORD), or Codex's questions (request_user_input, in Plan mode) from its TUI's app-server under CODEX_HOME, and send the answers back; the agent's own prompt decides what askbridge does not; Ctrl+C withdraws what waits",
+    load: () => import('./attach.js') },
   mcp: { usage: '', summary: 'an MCP server on stdio with one tool, ask_user, that asks through askbridge (for Claude Code, Codex, Gemini CLI, Cursor: see the README)', load: () => import('./mcp.js') },
   history: { usage: '[--limit N] [--search TEXT] [--json]', summary: "the finished questions: who or what answered, and with what; the ends of Claude's turns with the reply", load: () => import('./history.js') },
   trust: { usage: '[DIR] | --revoke DIR | --list', summary: "let a project's .claude/askbridge.json apply (its content as it is now), after showing what it does", load: () => import('./trust.js') },

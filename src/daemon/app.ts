@@ -16,6 +16,8 @@ import type { AppDeps, RouteContext, Watchers } from './routes/context.js';
 import type { PublicUrl } from '../public-url.js';
 import type { AskDesk } from './asks/open-ask.js';
 import { asksRoutes } from './routes/asks.js';
+import { attachCodexRoutes } from './routes/attach-codex.js';
+import { attachOpencodeRoutes } from './routes/attach-opencode.js';
 import { broadcast, eventRoutes } from './routes/events.js';
 import { sessionRoutes } from './routes/sessions.js';
 import { createAwaySwitch } from './away.js';
@@ -136,6 +138,8 @@ export async function buildApp(deps: AppDeps) {
   const context: RouteContext = { store: deps.store, desk, auth, watchers, deps, away, port: listeningPort, openApi: () => openApi.document() };
   await app.register(hookRoutes, context);
   await app.register(asksRoutes, context);
+  await app.register(attachOpencodeRoutes, context);
+  await app.register(attachCodexRoutes, context);
   await app.register(historyRoutes, context);
   await app.register(pairingRoutes, context);
   await app.register(deviceRoutes, context);

@@ -796,3 +796,105 @@ describe('the turn-end entries (Stop, UserPromptSubmit, Notification)', () => {
     expect(wait.terminalWait).toEqual({ kind: 'idle_prompt', message: 'Claude is waiting for your input' });
   });
 });
+
+describe('askbridge install --codex', () => {
+  const codexHome = (p: Project) => join(p.home, '.codex');
+  const codexCommand = `node '${HOOK_SCRIPT}' --agent codex`;
+  const codexEntry = { type: 'command', command: codexCommand, timeout: 3600, statusMessage: waiting() };
+  const mineCodex = { matcher: 'Bash', hooks: [{ type: 'command', command: 'echo mine' }] };
+  const codexConfig = 'model = "gpt"\n\n[projects."/home/alice/shop"]\ntrust_level = "trusted"\n';
+  const trustTable = (key: string) => new RegExp(`^\\n\\[hooks\\.state\\."${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"\\]\\ntrusted_hash = "sha256:[0-9a-f]{64}"\\n$`);
+
+  it("adds Codex's PermissionRequest entry to ~/.codex/hooks.json after the person's own, trusts it in config.toml, keeps both files' other content and modes, and changes nothing the second time", async () => {
+    const p = project();
+    mkdirSync(codexHome(p));
+    const hooksFile = join(codexHome(p), 'hooks.json');
+    const configFile = join(codexHome(p), 'config.toml');
+    writeFileSync(hooksFile, JSON.stringify({ hooks: { PermissionRequest: [mineCodex], Stop: [{ hooks: [{ type: 'command', command: 'echo stop' }] }] } }), { mode: 0o600 });
+    writeFileSync(configFile, codexConfig, { mode: 0o640 });
+    const installed = await cli(['install', '--codex', '--user'], p);
+    expect(installed.code).toBe(0);
+    expect(installed.stdout).toContain(`installed in ${hooksFile}`);
+    expect(installed.stdout).toContain(`trusted in ${configFile}, as you ran install`);
+    expect(json(hooksFile)).toEqual({ hooks: { PermissionRequest: [mineCodex, { hooks: [codexEntry] }], Stop: [{ hooks: [{ type: 'command', command: 'echo stop' }] }] } });
+    const config = readFileSync(configFile, 'utf8');
+    // Every byte the person wrote, then one table: the trust of the entry at its place (group 1, handler 0).
+    expect(config.startsWith(codexConfig)).toBe(true);
+    expect(config.slice(codexConfig.length)).toMatch(trustTable(`${hooksFile}:permission_request:1:0`));
+    expect([mode(hooksFile), mode(configFile)]).toEqual([0o600, 0o640]);
+    // Nothing of Claude Code's is touched.
+    expect(existsSync(p.local)).toBe(false);
+
+    const hooksBytes = readFileSync(hooksFile, 'utf8');
+    const again = await cli(['install', '--codex', '--user'], p);
+    expect(again.stdout).toContain('already installed');
+    expect(again.stdout).toContain('already trusted');
+    expect([readFileSync(hooksFile, 'utf8'), readFileSync(configFile, 'utf8')]).toEqual([hooksBytes, config]);
+
+    const removed = await cli(['uninstall', '--codex', '--user'], p);
+    expect(removed.code).toBe(0);
+    expect(json(hooksFile)).toEqual({ hooks: { PermissionRequest: [mineCodex], Stop: [{ hooks: [{ type: 'command', command: 'echo stop' }] }] } });
+    expect(readFileSync(configFile, 'utf8')).toBe(codexConfig);
+    expect([mode(hooksFile), mode(configFile)]).toEqual([0o600, 0o640]);
+    expect((await cli(['uninstall', '--codex', '--user'], p)).stdout).toContain('no askbridge hook for Codex installed');
+  });
+
+  it("goes to CODEX_HOME when set, and to a project's .codex/hooks.json with --project, kept out of git and trusted in the user's config.toml", async () => {
+    const p = project({ git: 'at-project' });
+    const home = join(p.home, 'elsewhere');
+    const env = baseEnv({ HOME: p.home, ASKBRIDGE_HOME: p.state, PATH: `${p.bin}:/usr/bin:/bin`, CODEX_HOME: home });
+    expect((await runCli(['install', '--codex', '--user'], env)).code).toBe(0);
+    expect(json(join(home, 'hooks.json'))).toEqual({ hooks: { PermissionRequest: [{ hooks: [codexEntry] }] } });
+    expect(mode(join(home, 'config.toml'))).toBe(0o600);
+
+    const installed = await runCli(['install', '--codex', '--project', p.dir], env);
+    expect(installed.code).toBe(0);
+    const projectHooks = join(p.dir, '.codex', 'hooks.json');
+    expect(json(projectHooks)).toEqual({ hooks: { PermissionRequest: [{ hooks: [codexEntry] }] } });
+    expect(installed.stderr).toContain('only in a project it trusts');
+    expect(uncommitted(p, p.dir)).not.toContain('.codex');
+    expect(readFileSync(join(home, 'config.toml'), 'utf8')).toContain(`[hooks.state."${projectHooks}:permission_request:0:0"]`);
+  });
+
+  it("installs but writes no trust into a config.toml that holds hooks' state in a form it does not edit, and says what Codex will ask", async () => {
+    const p = project();
+    mkdirSync(codexHome(p));
+    const configFile = join(codexHome(p), 'config.toml');
+    const inline = '[hooks]\nstate = { }\n';
+    writeFileSync(configFile, inline);
+    const installed = await cli(['install', '--codex', '--user'], p);
+    expect(installed.code).toBe(0);
+    expect(readFileSync(configFile, 'utf8')).toBe(inline);
+    expect(installed.stderr).toContain('"Hooks need review"');
+    expect(json(join(codexHome(p), 'hooks.json'))).toEqual({ hooks: { PermissionRequest: [{ hooks: [codexEntry] }] } });
+  });
+
+  it('doctor, with codex on PATH, finds the entry trusted after install, and untrusted once the entry is edited', async () => {
+    const p = project();
+    writeFileSync(join(p.bin, 'codex'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    const codexFindings = async () => {
+      const doctor = await cli(['doctor', '--json', '--cwd', p.dir], p);
+      return (JSON.parse(doctor.stdout) as { findings: Array<{ id: string }> }).findings.map((finding) => finding.id).filter((id) => id.startsWith('codex-'));
+    };
+    expect(await codexFindings()).toEqual(['codex-hook-missing']);
+    expect((await cli(['install', '--codex', '--user'], p)).code).toBe(0);
+    expect(await codexFindings()).toEqual([]);
+    const hooksFile = join(codexHome(p), 'hooks.json');
+    writeFileSync(hooksFile, readFileSync(hooksFile, 'utf8').replace('Waiting for an answer', 'Waiting for answers'));
+    expect(await codexFindings()).toEqual(['codex-hook-untrusted']);
+  });
+
+  it('refuses a hooks.json that is not JSON, or Claude Code options with --codex, and changes nothing', async () => {
+    const p = project();
+    mkdirSync(codexHome(p));
+    writeFileSync(join(codexHome(p), 'hooks.json'), '{ not json');
+    const broken = await cli(['install', '--codex', '--user'], p);
+    expect(broken.code).toBe(1);
+    expect(broken.stderr).toMatch(/hooks\.json: not valid JSON.*nothing was changed/);
+    expect(readFileSync(join(codexHome(p), 'hooks.json'), 'utf8')).toBe('{ not json');
+    expect(existsSync(join(codexHome(p), 'config.toml'))).toBe(false);
+    const mixed = await cli(['install', '--codex', '--hook', 'http'], p);
+    expect(mixed.code).toBe(2);
+    expect(mixed.stderr).toContain('--hook does not apply');
+  });
+});

@@ -110,6 +110,16 @@ describe('the module map', () => {
     expect(importers).toEqual(CLAUDE_CODE_TRANSPORTS);
   });
 
+  it("keeps opencode's format to its module and the route that relays it", () => {
+    const importers = [...graph].flatMap(([module, list]) => (list.includes('daemon/decisions/opencode.ts') ? [module] : []));
+    expect(importers).toEqual(['daemon/routes/attach-opencode.ts']);
+  });
+
+  it("keeps Codex's question format to its module and the route that relays it", () => {
+    const importers = [...graph].flatMap(([module, list]) => (list.includes('daemon/decisions/codex-questions.ts') ? [module] : []));
+    expect(importers).toEqual(['daemon/routes/attach-codex.ts']);
+  });
+
   it('keeps the ask lifecycle (asks/) neutral: no HTTP, no transport, no client format', () => {
     const wrong = [...graph].flatMap(([module, list]) =>
       module.startsWith('daemon/asks/') ? list.filter((imported) => imported.startsWith('daemon/routes/') || imported.startsWith('daemon/decisions/') || imported === 'daemon/app.ts').map((imported) => `${module} -> ${imported}`) : [],

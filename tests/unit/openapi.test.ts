@@ -24,6 +24,8 @@ const ROUTES = {
   '/api/asks/{id}/terminal': ['post'],
   '/api/asks/{id}/decline': ['post'],
   '/api/asks/{id}/extend': ['post'],
+  '/api/attach/opencode': ['post'],
+  '/api/attach/codex': ['post'],
   '/api/history': ['get'],
   '/api/pairings': ['post'],
   '/api/pairings/telegram': ['post'],

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { canStopTurn } from '../../src/approvals.js';
 import { SERVICE_WORKER_POLICY } from '../../src/daemon/routes/page.js';
 import { HOOK_ENV } from '../../src/http-hook.js';
-import { AGENT_NAMES, AGENTS, ANSWER_CLIENT_HEADER, HookEnvironmentSchema, PAGE_KEY_HEADER, PAGE_KEY_PROTOCOL_PREFIX, PAGE_PROTOCOL, PAIRING_CODE_TTL_MS, REVOKED_CLOSE_CODE } from '../../src/protocol.js';
+import { AGENT_NAMES, AGENTS, ANSWER_CLIENT_HEADER, HOOK_AGENTS, HookEnvironmentSchema, PAGE_KEY_HEADER, PAGE_KEY_PROTOCOL_PREFIX, PAGE_PROTOCOL, PAIRING_CODE_TTL_MS, REVOKED_CLOSE_CODE } from '../../src/protocol.js';
 
 const page = (await import(new URL('../../src/web/api.js', import.meta.url).href)) as Record<string, unknown>;
 const readText = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
@@ -67,5 +67,10 @@ describe("the command hook's copy of the forwarded environment", () => {
   it('forwards exactly the variables of HOOK_ENV, which the daemon accepts', () => {
     expect(constantIn(readText('../../hooks/askbridge-hook.cjs'), 'FORWARDED_ENV')).toEqual(HOOK_ENV);
     expect(Object.keys(HookEnvironmentSchema.parse(Object.fromEntries(HOOK_ENV.map((name) => [name, '1']))))).toEqual(HOOK_ENV);
+  });
+
+  it('names exactly the agents of HOOK_AGENTS, Claude Code first (its default)', () => {
+    expect(constantIn(readText('../../hooks/askbridge-hook.cjs'), 'AGENTS')).toEqual(HOOK_AGENTS);
+    expect(HOOK_AGENTS[0]).toBe('claude-code');
   });
 });

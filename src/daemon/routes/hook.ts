@@ -9,7 +9,9 @@
 //   identity.ts has the why). The daemon first proves it holds the token; the question is signed;
 //   the response is NDJSON, each line signed: `accepted` at once (with the wait, so the hook knows
 //   its own deadline), `extended` whenever a person who is answering got more time (the new wait, so
-//   the hook waits for it too), then one `settled` line with what the hook prints.
+//   the hook waits for it too), then one `settled` line with what the hook prints. Run by Codex CLI
+//   (`--agent codex`), it asks Codex's PermissionRequest: an approval with no "always allow",
+//   answered in Codex's format (decisions/codex.ts).
 // - POST /api/hook/session-end (SESSION_END_PATH): Claude Code's SessionEnd hook, an http entry with
 //   the hook key or the command hook (hello first, then signed): every question of that session
 //   still waiting that a hook of the same kind asked (the http hook from the same machine, or the
@@ -38,6 +40,7 @@ import {
 } from '../../protocol.js';
 import { describeSuggestion, planChoice, planSuggestions, PLAN_TOOL } from '../../approvals.js';
 import { permissionReply, PermissionOutputSchema } from '../decisions/claude-code-permission.js';
+import { codexPermissionReply } from '../decisions/codex.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
 import { createHookIdentity, isHelloFromThisMachine, type HookCredentials } from '../hook-identity.js';
@@ -103,6 +106,35 @@ function approvalByHook(payload: PermissionPayload, environment: HookEnvironment
     ...(machine ? { machine } : {}),
     ...(transcriptPath ? { transcriptPath } : {}),
   };
+}
+
+/**
+ * Codex's PermissionRequest (its command hook, `--agent codex`), as an approval to open, answered in
+ * Codex's format. Codex takes no "always allow" back (protocol.md 7), so none is offered.
+ */
+function approvalByCodex(payload: PermissionPayload, environment: HookEnvironment): Asked {
+  const { session_id: sessionId, cwd, tool_name: toolName, tool_input: toolInput, transcript_path: transcriptPath, permission_mode: permissionMode } = payload;
+  return {
+    agent: 'codex',
+    sessionId,
+    // Codex names no tool call in a PermissionRequest either: each is its own.
+    toolUseId: `permission-${randomUUID()}`,
+    cwd,
+    toolInput,
+    questions: [],
+    approval: { toolName, toolInput, suggestions: [], ...(permissionMode ? { permissionMode } : {}) },
+    environment,
+    transport: 'command',
+    reply: () => codexPermissionReply(toolName),
+    ...(transcriptPath ? { transcriptPath } : {}),
+  };
+}
+
+/** The ask a command hook's request opens: by the agent that ran it, and what it asks. */
+function askedByCommandHook(request: z.infer<typeof HookRequestSchema>): Asked {
+  const { payload, environment } = request;
+  if (payload.hook_event_name !== 'PermissionRequest') return askedByHook(payload, environment, 'command');
+  return request.agent === 'codex' ? approvalByCodex(payload, environment) : approvalByHook(payload, environment, 'command', undefined);
 }
 
 /** Claude Code's limit on replies in a row, as the Stop entry forwards it; its default when unset or not a count. */
@@ -399,7 +431,7 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     async (request, reply) => {
       const credentials = signedBy.get(request);
       if (!credentials) throw new HttpError(401, 'unsigned', 'a hook request must be signed (POST /api/hook/hello first)');
-      const { payload, environment } = request.body;
+      const { payload } = request.body;
       if (payload.hook_event_name === 'PermissionRequest' && payload.tool_name === ASK_TOOL) {
         // Asked through PreToolUse already: never shown twice (see the http route).
         reply.hijack();
@@ -407,7 +439,7 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
         reply.raw.end(identity.line(credentials, 'settled', { status: 'handed-to-terminal', decision: '' }));
         return reply;
       }
-      const asked = payload.hook_event_name === 'PermissionRequest' ? approvalByHook(payload, environment, 'command', undefined) : askedByHook(payload, environment, 'command');
+      const asked = askedByCommandHook(request.body);
       const waiter = openOrRefuse(context, request, reply, asked);
       if (!waiter) return reply;
 

@@ -1,0 +1,330 @@
+// `askbridge attach codex`: relays Codex's questions (request_user_input, Plan mode) to askbridge.
+// Codex's TUI runs a shared app-server that listens on $CODEX_HOME/app-server-control/app-server-
+// control.sock: WebSocket over a Unix socket, one JSON-RPC message per frame. This connects there
+// as a client of its own, lists the threads loaded and resumes each (and each one Codex later says
+// started, or changed status): Codex then sends it every question of those threads, the ones already
+// waiting included, as an `item/tool/requestUserInput` request. Each is handed to the daemon over a held
+// request (POST /api/attach/codex), and the daemon's reply, Codex's own answer, is sent back as the
+// request's result: the model reads it, and the TUI's picker goes away. When Codex settles a question
+// itself (`serverRequest/resolved`: the person answered in the TUI, or the turn was interrupted),
+// the held request is closed, which withdraws the card at once. Without a reply (nobody to ask,
+// askbridge not running, a question that does not fit), nothing is sent: Codex's own picker asks.
+// Nothing else Codex asks is answered here. It reconnects with backoff when Codex restarts; Ctrl+C
+// withdraws what it holds and exits 0. One plain line per question relayed, ids marked.
+import { createConnection } from 'node:net';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+import { parseArgs } from 'node:util';
+import WebSocket from 'ws';
+import { AttachCodexReplySchema, CodexUserInputRequestSchema, ErrorReplySchema, checkShape, describeZodError, type AttachCodexRequest } from '../protocol.js';
+import { VERSION } from '../version.js';
+import { terminalText } from '../visible-text.js';
+import { askerEnvironment } from './ask.js';
+import { connectToDaemon } from './client.js';
+import { CliError, type CommandIo } from './command.js';
+import { readReply } from './replies.js';
+
+/** The waits between attempts to reach Codex again: doubling, up to the last. */
+const BACKOFF_MS = [250, 500, 1000, 2000, 5000] as const;
+/** A call to Codex (initialize, listing and resuming threads, reading one). */
+const CALL_TIMEOUT_MS = 10_000;
+/** The largest message Codex's control socket takes in one frame (its x-codex-websocket-max-unfragmented-message-bytes). */
+const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
+/** Codex's request for request_user_input, and its notice that one of its requests was settled. */
+const QUESTION_METHOD = 'item/tool/requestUserInput';
+const RESOLVED_METHOD = 'serverRequest/resolved';
+
+export async function run(io: CommandIo): Promise<number> {
+  parseArgs({ args: io.argv, allowPositionals: false, strict: true, options: {} });
+  const socketPath = codexControlSocket(io.env);
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    await attachCodex({ socketPath, env: io.env, print: io.stdout, warn: io.stderr, signal: stop.signal });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  return 0;
+}
+
+/** Where Codex's TUI and its app-server meet: under CODEX_HOME, as Codex reads it (~/.codex without it). */
+export function codexControlSocket(env: NodeJS.ProcessEnv): string {
+  return join(env.CODEX_HOME || join(homedir(), '.codex'), 'app-server-control', 'app-server-control.sock');
+}
+
+type Relay = { socketPath: string; env: NodeJS.ProcessEnv; print: (line: string) => void; warn: (line: string) => void; signal: AbortSignal };
+/** What one connection reports to the loop that made it: once it is attached (how many threads are loaded), and each relay it starts. */
+type Follow = { attached: (threads: number) => void; relays: Set<Promise<void>> };
+
+/** Follows Codex's app-server until `signal` aborts; every held question is withdrawn then. */
+export async function attachCodex(relay: Relay): Promise<void> {
+  const { socketPath, print, warn, signal } = relay;
+  const where = terminalText(socketPath);
+  let attempt = 0;
+  let connectedOnce = false;
+  const relays = new Set<Promise<void>>();
+  const attached = (threads: number) => {
+    print(`${connectedOnce ? 'Codex is back' : 'attached to Codex'} at ${where} (${threads === 1 ? '1 thread' : `${threads} threads`} loaded)\n`);
+    connectedOnce = true;
+  };
+  while (!signal.aborted) {
+    try {
+      const socket = await connect(socketPath, signal);
+      attempt = 0;
+      await follow(socket, relay, { attached, relays });
+      await closed(socket);
+      if (!signal.aborted) warn(`Codex's app-server closed the connection: connecting again\n`);
+    } catch (error) {
+      if (signal.aborted) break;
+      const wait = BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)]!;
+      if (attempt === 0) warn(`Codex's app-server at ${where} cannot be reached (${terminalText(errorText(error))}): trying again until it can (Codex starts it with its TUI)\n`);
+      attempt += 1;
+      await pause(wait, signal);
+    }
+  }
+  await Promise.all(relays);
+}
+
+/** A WebSocket to Codex's control socket, open; aborting `signal` closes it. */
+function connect(socketPath: string, signal: AbortSignal): Promise<WebSocket> {
+  return new Promise((resolve, reject) => {
+    // The socket's own path, as it is (a ws+unix: URL would have to encode it, and cannot hold a colon).
+    const socket = new WebSocket('ws://localhost/', { createConnection: () => createConnection(socketPath), maxPayload: MAX_MESSAGE_BYTES, handshakeTimeout: CALL_TIMEOUT_MS });
+    const onAbort = () => socket.terminate();
+    signal.addEventListener('abort', onAbort, { once: true });
+    socket.once('close', () => signal.removeEventListener('abort', onAbort));
+    socket.once('open', () => {
+      socket.off('error', reject);
+      socket.on('error', () => {}); // a broken connection closes: 'close' says so
+      resolve(socket);
+    });
+    socket.once('error', reject);
+  });
+}
+
+function closed(socket: WebSocket): Promise<void> {
+  return new Promise((resolve) => {
+    if (socket.readyState === WebSocket.CLOSED) resolve();
+    else socket.once('close', () => resolve());
+  });
+}
+
+type RequestId = string | number;
+type Call = { resolve: (result: unknown) => void; reject: (error: Error) => void; timer: NodeJS.Timeout };
+
+/**
+ * Speaks JSON-RPC with Codex on one connection: initializes, resumes the threads loaded, relays
+ * every question they ask. What it started runs until the connection closes, which withdraws every
+ * question it holds.
+ */
+async function follow(socket: WebSocket, relay: Relay, { attached, relays }: Follow): Promise<void> {
+  const { warn, signal } = relay;
+  const calls = new Map<number, Call>();
+  let nextId = 1;
+  /** Each question being relayed, by Codex's request id: aborting withdraws its ask. */
+  const held = new Map<string, AbortController>();
+  /**
+   * Threads resumed, or being resumed (`again`: Codex said more of it meanwhile, so a refusal is tried
+   * once more); and those Codex said are ephemeral (its own side work, which never asks).
+   */
+  const resumed = new Map<string, 'resuming' | 'again' | 'resumed'>();
+  const ephemeral = new Set<string>();
+  let warnedUnread = false;
+
+  const send = (message: object) => {
+    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
+  };
+  const call = (method: string, params: unknown): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      if (socket.readyState !== WebSocket.OPEN) return reject(new Error('the connection to Codex closed'));
+      const id = nextId++;
+      const timer = setTimeout(() => {
+        calls.delete(id);
+        reject(new Error(`Codex did not answer ${method} in time`));
+      }, CALL_TIMEOUT_MS);
+      calls.set(id, { resolve, reject, timer });
+      send({ id, method, params });
+    });
+  const resume = (threadId: string) => {
+    if (ephemeral.has(threadId)) return;
+    const state = resumed.get(threadId);
+    if (state === 'resuming') resumed.set(threadId, 'again');
+    if (state !== undefined) return;
+    resumed.set(threadId, 'resuming');
+    // A thread cannot be resumed before its first prompt (nothing of it is on disk yet): it is tried
+    // again when its status changes, as it does when a turn starts.
+    call('thread/resume', { threadId, excludeTurns: true }).then(
+      () => resumed.set(threadId, 'resumed'),
+      () => {
+        const again = resumed.get(threadId) === 'again';
+        resumed.delete(threadId);
+        if (again) resume(threadId);
+      },
+    );
+  };
+
+  socket.on('message', (data, isBinary) => {
+    const message = isBinary ? undefined : parseMessage(String(data));
+    if (!message) {
+      if (!warnedUnread) warn(`Codex sent a message askbridge does not read: skipped\n`);
+      warnedUnread = true;
+      return;
+    }
+    if (message.method === undefined) {
+      const waiting = typeof message.id === 'number' ? calls.get(message.id) : undefined;
+      if (!waiting) return;
+      calls.delete(message.id as number);
+      clearTimeout(waiting.timer);
+      if (message.error !== undefined) waiting.reject(new Error(`Codex refused it: ${errorMessage(message.error)}`));
+      else waiting.resolve(message.result);
+    } else if (message.id !== undefined) {
+      // Only questions are Codex's to ask here; everything else it asks stays with its TUI, unanswered by this client.
+      if (message.method !== QUESTION_METHOD) return;
+      const key = JSON.stringify(message.id);
+      if (held.has(key)) return;
+      const holding = new AbortController();
+      held.set(key, holding);
+      const task = relayOne(relay, message.id, message.params, { call, send, holding }).finally(() => {
+        held.delete(key);
+        relays.delete(task);
+      });
+      relays.add(task);
+    } else if (message.method === RESOLVED_METHOD) {
+      const requestId = isRecord(message.params) ? message.params.requestId : undefined;
+      if (typeof requestId === 'string' || typeof requestId === 'number') held.get(JSON.stringify(requestId))?.abort('settled');
+    } else if (message.method === 'thread/started') {
+      const thread = isRecord(message.params) && isRecord(message.params.thread) ? message.params.thread : undefined;
+      if (thread && typeof thread.id === 'string') {
+        if (thread.ephemeral === true) ephemeral.add(thread.id);
+        else resume(thread.id);
+      }
+    } else if (message.method === 'thread/status/changed' || message.method === 'thread/closed') {
+      // Codex tells every client of every thread's status: a thread not followed yet is resumed then.
+      const threadId = isRecord(message.params) ? message.params.threadId : undefined;
+      if (typeof threadId !== 'string') return;
+      const status = isRecord(message.params) && isRecord(message.params.status) ? message.params.status.type : undefined;
+      if (message.method === 'thread/closed' || status === 'notLoaded') {
+        resumed.delete(threadId);
+        ephemeral.delete(threadId);
+      } else resume(threadId);
+    }
+  });
+  socket.once('close', () => {
+    for (const waiting of calls.values()) {
+      clearTimeout(waiting.timer);
+      waiting.reject(new Error('the connection to Codex closed'));
+    }
+    calls.clear();
+    for (const holding of held.values()) holding.abort(signal.aborted ? 'stopped' : 'disconnected');
+  });
+
+  await call('initialize', { clientInfo: { name: 'askbridge', title: 'askbridge', version: VERSION }, capabilities: { experimentalApi: false, requestAttestation: false } });
+  send({ method: 'initialized' });
+  const threads: string[] = [];
+  let cursor: string | null = null;
+  do {
+    const page = await call('thread/loaded/list', cursor === null ? {} : { cursor });
+    if (!isRecord(page) || !Array.isArray(page.data)) throw new Error('Codex listed its threads in a shape askbridge does not read');
+    threads.push(...page.data.filter((id): id is string => typeof id === 'string'));
+    cursor = typeof page.nextCursor === 'string' ? page.nextCursor : null;
+  } while (cursor !== null);
+  attached(threads.length);
+  for (const threadId of threads) resume(threadId);
+}
+
+type Connection = { call: (method: string, params: unknown) => Promise<unknown>; send: (message: object) => void; holding: AbortController };
+
+/** Hands one question to askbridge, waits for the answer, and sends it to Codex; one line for what happened. */
+async function relayOne({ env, print }: Relay, id: RequestId, params: unknown, { call, send, holding }: Connection): Promise<void> {
+  const checked = checkShape(CodexUserInputRequestSchema, params);
+  if (!checked.ok) {
+    print(`question ${terminalText(JSON.stringify(id))}: not relayed, Codex's own picker asks (${terminalText(describeZodError(checked.error).slice(0, 3).join('; '))})\n`);
+    return;
+  }
+  const request = checked.value;
+  const name = `question ${terminalText(request.itemId)} of thread ${terminalText(request.threadId)}`;
+  try {
+    const body: AttachCodexRequest = { request, thread: await threadOf(call, request.threadId), environment: askerEnvironment(env) };
+    print(`${name}: relayed to askbridge\n`);
+    const response = await connectToDaemon(env).request('POST', '/api/attach/codex', body, { waitsForAPerson: true, signal: holding.signal });
+    if (response.status !== 200) {
+      const refusal = checkShape(ErrorReplySchema, response.body);
+      print(`${name}: askbridge refused it (${terminalText(refusal.ok ? refusal.value.error.message : `HTTP ${response.status}`)}): Codex's own picker asks\n`);
+      return;
+    }
+    const { ask, reply } = readReply(AttachCodexReplySchema, response.body, 'answer');
+    if (reply === null) {
+      print(`${name}: ${ask.status} in askbridge, no answer: Codex's own picker asks\n`);
+      return;
+    }
+    send({ id, result: reply });
+    print(`${name}: ${ask.status} in askbridge, sent to Codex\n`);
+  } catch (error) {
+    if (holding.signal.aborted) {
+      if (holding.signal.reason === 'settled') print(`${name}: settled in Codex, withdrawn from askbridge\n`);
+      if (holding.signal.reason === 'disconnected') print(`${name}: the connection to Codex closed, withdrawn from askbridge\n`);
+      return;
+    }
+    print(`${name}: ${terminalText(errorText(error))}: Codex's own picker asks\n`);
+  }
+}
+
+/** The thread's folder (its project's configuration applies) and its name or first prompt, for the card; nothing when Codex does not say. */
+async function threadOf(call: Connection['call'], threadId: string): Promise<AttachCodexRequest['thread']> {
+  try {
+    const read = await call('thread/read', { threadId, includeTurns: false });
+    const thread = isRecord(read) && isRecord(read.thread) ? read.thread : {};
+    const title = [thread.name, thread.preview].find((text): text is string => typeof text === 'string' && text.trim() !== '');
+    return { cwd: typeof thread.cwd === 'string' ? thread.cwd : '', ...(title ? { title } : {}) };
+  } catch {
+    return { cwd: '' };
+  }
+}
+
+/** One JSON-RPC message as Codex frames it (no "jsonrpc" member), or undefined for anything else. */
+type Message = { id?: RequestId; method?: string; params?: unknown; result?: unknown; error?: unknown };
+
+function parseMessage(text: string): Message | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(parsed)) return undefined;
+  const { id, method } = parsed;
+  if (id !== undefined && typeof id !== 'string' && typeof id !== 'number') return undefined;
+  if (method !== undefined && typeof method !== 'string') return undefined;
+  if (method === undefined && id === undefined) return undefined;
+  return parsed as Message;
+}
+
+function errorMessage(error: unknown): string {
+  return isRecord(error) && typeof error.message === 'string' ? error.message : 'no reason given';
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof CliError) return error.message;
+  if (error instanceof Error && error.cause instanceof Error) return `${error.message}: ${error.cause.message}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

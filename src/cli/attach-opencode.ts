@@ -1,0 +1,358 @@
+// `askbridge attach opencode [URL]`: relays opencode's questions and permissions to askbridge. It
+// follows opencode's server (`opencode serve`, default http://127.0.0.1:4096) on GET /global/event,
+// every project's events; each `question.asked` / `permission.asked` is handed to the daemon over a
+// held request (POST /api/attach/opencode), and the daemon's reply, opencode's own answer, is posted
+// back to opencode. When opencode settles one first (`question.replied`, `question.rejected`,
+// `permission.replied`: the person answered in its TUI), the held request is closed, which
+// withdraws the card at once. Without a reply (nobody to ask, askbridge not running, a request
+// that does not fit), opencode's own prompt stays and decides. It reconnects with backoff when
+// opencode restarts, and then picks up what still waits (GET /question, GET /permission). One
+// plain line per thing relayed; opencode's ids and names are marked before they are printed.
+// Ctrl+C withdraws what it holds and exits 0.
+import { accessSync, constants, statSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
+import { parseArgs } from 'node:util';
+import type { z } from 'zod';
+import {
+  AttachOpencodeReplySchema,
+  ErrorReplySchema,
+  OpencodePermissionRequestSchema,
+  OpencodeQuestionRequestSchema,
+  checkShape,
+  describeZodError,
+  type AttachOpencodeRequest,
+  type OpencodeReply,
+} from '../protocol.js';
+import { terminalText } from '../visible-text.js';
+import { askerEnvironment } from './ask.js';
+import { connectToDaemon } from './client.js';
+import { CliError, type CommandIo } from './command.js';
+import { readReply } from './replies.js';
+
+/** Where `opencode serve` listens unless told otherwise. */
+export const OPENCODE_DEFAULT_URL = 'http://127.0.0.1:4096';
+/** The waits between attempts to reach opencode again: doubling, up to the last. */
+const BACKOFF_MS = [250, 500, 1000, 2000, 5000] as const;
+/** A call to opencode that is not the event stream. */
+const OPENCODE_TIMEOUT_MS = 10_000;
+
+export async function run(io: CommandIo): Promise<number> {
+  const { positionals } = parseArgs({ args: io.argv, allowPositionals: true, strict: true, options: {} });
+  if (positionals.length > 1) throw new CliError('usage: askbridge attach opencode [URL]', 2);
+  const server = opencodeServer(positionals[0] ?? OPENCODE_DEFAULT_URL, io.env);
+  const stop = new AbortController();
+  const onSignal = () => stop.abort();
+  process.once('SIGINT', onSignal);
+  process.once('SIGTERM', onSignal);
+  try {
+    await attachOpencode({ server, env: io.env, print: io.stdout, warn: io.stderr, signal: stop.signal });
+  } finally {
+    process.off('SIGINT', onSignal);
+    process.off('SIGTERM', onSignal);
+  }
+  return 0;
+}
+
+/** The `opencode` on PATH, if there is one (for `askbridge doctor`). */
+export function findOpencode(env: NodeJS.ProcessEnv): string | undefined {
+  for (const dir of (env.PATH ?? '').split(delimiter)) {
+    if (dir === '') continue;
+    const candidate = join(dir, 'opencode');
+    try {
+      accessSync(candidate, constants.X_OK);
+      if (statSync(candidate).isFile()) return candidate;
+    } catch {
+      // not here
+    }
+  }
+  return undefined;
+}
+
+/** opencode's server: its base URL, and its Authorization header when it has a password. */
+export type OpencodeServer = { url: URL; authorization: string | undefined };
+
+/**
+ * The server's address, checked: plain http only to this machine (127.0.0.0/8, ::1, localhost),
+ * https anywhere; never credentials in it: the password is read from OPENCODE_SERVER_PASSWORD
+ * (and the user from OPENCODE_SERVER_USERNAME, opencode's default `opencode`), as opencode reads it.
+ */
+export function opencodeServer(address: string, env: NodeJS.ProcessEnv): OpencodeServer {
+  let url: URL;
+  try {
+    url = new URL(address);
+  } catch {
+    throw new CliError(`${terminalText(address)} is not a URL (opencode's server is e.g. ${OPENCODE_DEFAULT_URL})`, 2);
+  }
+  if (url.username || url.password) throw new CliError("put no credentials in the URL: set OPENCODE_SERVER_PASSWORD (and OPENCODE_SERVER_USERNAME) as for opencode itself", 2);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new CliError(`${terminalText(url.protocol)} is not http: or https:`, 2);
+  if (url.protocol === 'http:' && !isLoopback(url.hostname)) throw new CliError(`plain http only to this machine: use https:// for ${terminalText(url.hostname)} (questions and permissions would cross the network unencrypted)`, 2);
+  url.search = '';
+  url.hash = '';
+  const password = env.OPENCODE_SERVER_PASSWORD;
+  const user = env.OPENCODE_SERVER_USERNAME || 'opencode';
+  return { url, authorization: password ? `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` : undefined };
+}
+
+function isLoopback(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
+}
+
+type Relay = { server: OpencodeServer; env: NodeJS.ProcessEnv; print: (line: string) => void; warn: (line: string) => void; signal: AbortSignal };
+
+type Kind = 'question' | 'permission';
+/** What is relayed: opencode's request as it sent it, and the project (directory) it belongs to. */
+type Pending = { kind: Kind; id: string; directory: string | undefined; request: unknown };
+
+/** Follows opencode until `signal` aborts; every held request is withdrawn then. */
+export async function attachOpencode(relay: Relay): Promise<void> {
+  const { server, print, warn, signal } = relay;
+  /** Each request being relayed, by opencode's id: aborting withdraws its ask. */
+  const held = new Map<string, AbortController>();
+  /** Requests relayed already (or left to opencode's own prompt): never handed over twice. Forgotten once opencode settles them. */
+  const seen = new Set<string>();
+  /** The projects seen: what still waits is listed in each when opencode comes back. */
+  const directories = new Set<string | undefined>([undefined]);
+  const relays = new Set<Promise<void>>();
+
+  const start = (pending: Pending) => {
+    if (seen.has(pending.id) || signal.aborted) return;
+    seen.add(pending.id);
+    const task = relayOne(relay, pending, held).finally(() => relays.delete(task));
+    relays.add(task);
+  };
+  const settledInOpencode = (id: string) => {
+    seen.delete(id);
+    const holding = held.get(id);
+    if (holding) holding.abort('settled');
+  };
+  const onEvent = (event: OpencodeEvent) => {
+    const { type, properties } = event.payload;
+    if (type === 'question.asked' || type === 'permission.asked') {
+      const kind = type === 'question.asked' ? 'question' : 'permission';
+      const id = typeof properties.id === 'string' ? properties.id : undefined;
+      if (id === undefined) return warn(`opencode sent a ${type} without an id: ignored\n`);
+      directories.add(event.directory);
+      start({ kind, id, directory: event.directory, request: properties });
+    } else if (type === 'question.replied' || type === 'question.rejected' || type === 'permission.replied') {
+      if (typeof properties.requestID === 'string') settledInOpencode(properties.requestID);
+    }
+  };
+
+  let attempt = 0;
+  let connectedOnce = false;
+  while (!signal.aborted) {
+    try {
+      const events = await openEvents(server, signal);
+      if (!connectedOnce) print(`attached to opencode at ${terminalText(server.url.href)}\n`);
+      else print(`opencode is back at ${terminalText(server.url.href)}\n`);
+      connectedOnce = true;
+      attempt = 0;
+      // What waits already (opencode started before this, or restarted): relayed now; held ones it no longer has are withdrawn.
+      const waiting = await listPending(server, directories, signal);
+      for (const [id, holding] of held) if (!waiting.some((pending) => pending.id === id)) holding.abort('settled');
+      for (const pending of waiting) start(pending);
+      await readEvents(events, onEvent, warn);
+      if (!signal.aborted) warn(`opencode's event stream ended: connecting again\n`);
+    } catch (error) {
+      if (signal.aborted) break;
+      if (error instanceof CliError) throw error;
+      const wait = BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)]!;
+      if (attempt === 0) warn(`opencode at ${terminalText(server.url.href)} cannot be reached (${terminalText(errorText(error))}): trying again until it can\n`);
+      attempt += 1;
+      await pause(wait, signal);
+    }
+  }
+  for (const holding of held.values()) holding.abort('stopped');
+  await Promise.all(relays);
+}
+
+/** One of opencode's events, as /global/event wraps it: the project it happened in, and the event. */
+type OpencodeEvent = { directory: string | undefined; payload: { type: string; properties: Record<string, unknown> } };
+
+async function openEvents(server: OpencodeServer, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
+  const response = await fetch(endpoint(server, '/global/event'), { headers: { accept: 'text/event-stream', ...authHeader(server) }, signal });
+  if (response.status === 401) throw new CliError('opencode refuses this password: set OPENCODE_SERVER_PASSWORD (and OPENCODE_SERVER_USERNAME) as opencode has them');
+  if (!response.ok || !response.body) throw new Error(`HTTP ${response.status} on its event stream`);
+  return response.body;
+}
+
+/** Server-sent events, one JSON document each; a line that is not one of opencode's events is said once and skipped. */
+async function readEvents(stream: ReadableStream<Uint8Array>, onEvent: (event: OpencodeEvent) => void, warn: (line: string) => void): Promise<void> {
+  const decoder = new TextDecoder();
+  let buffer = '';
+  const reader = stream.getReader();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    buffer += decoder.decode(value, { stream: true });
+    for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
+      const block = buffer.slice(0, end);
+      buffer = buffer.slice(end + 2);
+      const data = block
+        .split('\n')
+        .filter((line) => line.startsWith('data:'))
+        .map((line) => line.slice(5).trimStart())
+        .join('\n');
+      if (data === '') continue;
+      const event = parseEvent(data);
+      if (event) onEvent(event);
+      else warn(`opencode sent an event askbridge does not read: skipped\n`);
+    }
+  }
+}
+
+function parseEvent(data: string): OpencodeEvent | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(data);
+  } catch {
+    return undefined;
+  }
+  if (!isRecord(parsed) || !isRecord(parsed.payload) || typeof parsed.payload.type !== 'string') return undefined;
+  const properties = isRecord(parsed.payload.properties) ? parsed.payload.properties : {};
+  return { directory: typeof parsed.directory === 'string' && parsed.directory !== 'global' ? parsed.directory : undefined, payload: { type: parsed.payload.type, properties } };
+}
+
+/** Every question and permission still waiting in the projects seen (opencode's own list routes). */
+async function listPending(server: OpencodeServer, directories: Set<string | undefined>, signal: AbortSignal): Promise<Pending[]> {
+  const found = new Map<string, Pending>();
+  for (const directory of directories) {
+    for (const kind of ['question', 'permission'] as const) {
+      const list = await callOpencode(server, 'GET', `/${kind}`, directory, undefined, signal);
+      if (!Array.isArray(list)) continue;
+      for (const request of list) if (isRecord(request) && typeof request.id === 'string') found.set(request.id, { kind, id: request.id, directory, request });
+    }
+  }
+  return [...found.values()];
+}
+
+/** Hands one request to askbridge, waits for the decision, and posts it to opencode; one line for what happened. */
+async function relayOne({ server, env, print, signal }: Relay, pending: Pending, held: Map<string, AbortController>): Promise<void> {
+  const { kind, id, directory } = pending;
+  const name = `${kind} ${terminalText(id)}`;
+  const checked = checkRequest(pending);
+  if (!checked.ok) {
+    print(`${name}: not relayed, opencode's own prompt asks (${terminalText(describeZodError(checked.error).slice(0, 3).join('; '))})\n`);
+    return;
+  }
+  const { request, sessionID } = checked;
+  const holding = new AbortController();
+  held.set(id, holding);
+  try {
+    const session = await sessionOf(server, sessionID, directory, holding.signal);
+    const body: AttachOpencodeRequest = {
+      request,
+      session: { directory: directory ?? session.directory ?? '', ...(session.title ? { title: session.title } : {}) },
+      environment: askerEnvironment(env),
+    };
+    const what = request.kind === 'permission' ? ` (${terminalText(request.permission.permission)})` : '';
+    print(`${name}${what} of session ${terminalText(sessionID)}: relayed to askbridge\n`);
+    const response = await connectToDaemon(env).request('POST', '/api/attach/opencode', body, { waitsForAPerson: true, signal: holding.signal });
+    if (response.status !== 200) {
+      const refusal = checkShape(ErrorReplySchema, response.body);
+      print(`${name}: askbridge refused it (${terminalText(refusal.ok ? refusal.value.error.message : `HTTP ${response.status}`)}): opencode's own prompt asks\n`);
+      return;
+    }
+    const { ask, reply } = readReply(AttachOpencodeReplySchema, response.body, 'decision');
+    if (reply === null) {
+      print(`${name}: ${ask.status} in askbridge, no decision: opencode's own prompt decides\n`);
+      return;
+    }
+    await postReply(server, id, directory, reply, signal);
+    print(`${name}: ${ask.status} in askbridge, sent to opencode (${replyWords(reply)})\n`);
+  } catch (error) {
+    if (holding.signal.aborted) {
+      if (holding.signal.reason === 'settled') print(`${name}: settled in opencode, withdrawn from askbridge\n`);
+      return;
+    }
+    print(`${name}: ${terminalText(errorText(error))}: opencode's own prompt asks\n`);
+  } finally {
+    held.delete(id);
+  }
+}
+
+/** opencode's request checked as askbridge reads it (bounded ids and fields), ready to hand over. */
+function checkRequest(pending: Pending): { ok: true; request: AttachOpencodeRequest['request']; sessionID: string } | { ok: false; error: z.ZodError } {
+  if (pending.kind === 'question') {
+    const question = checkShape(OpencodeQuestionRequestSchema, pending.request);
+    return question.ok ? { ok: true, request: { kind: 'question', question: question.value }, sessionID: question.value.sessionID } : question;
+  }
+  const permission = checkShape(OpencodePermissionRequestSchema, pending.request);
+  return permission.ok ? { ok: true, request: { kind: 'permission', permission: permission.value }, sessionID: permission.value.sessionID } : permission;
+}
+
+function replyWords(reply: OpencodeReply): string {
+  if (reply.route === 'question.reject') return 'dismissed';
+  if (reply.route === 'question.reply') return 'answered';
+  return reply.body.reply;
+}
+
+/** The session's folder and title, for the card; nothing when opencode does not say. */
+async function sessionOf(server: OpencodeServer, sessionID: string, directory: string | undefined, signal: AbortSignal): Promise<{ directory?: string; title?: string }> {
+  try {
+    const session = await callOpencode(server, 'GET', `/session/${encodeURIComponent(sessionID)}`, directory, undefined, signal);
+    if (!isRecord(session)) return {};
+    return {
+      ...(typeof session.directory === 'string' ? { directory: session.directory } : {}),
+      ...(typeof session.title === 'string' ? { title: session.title } : {}),
+    };
+  } catch (error) {
+    if (signal.aborted) throw error;
+    return {};
+  }
+}
+
+async function postReply(server: OpencodeServer, id: string, directory: string | undefined, reply: OpencodeReply, signal: AbortSignal): Promise<void> {
+  const path = reply.route === 'question.reject' ? `/question/${encodeURIComponent(id)}/reject` : `/${reply.route === 'question.reply' ? 'question' : 'permission'}/${encodeURIComponent(id)}/reply`;
+  await callOpencode(server, 'POST', path, directory, reply.route === 'question.reject' ? undefined : reply.body, signal);
+}
+
+/** One call to opencode's API, in the project `directory`; its JSON reply, or an error that says why. */
+async function callOpencode(server: OpencodeServer, method: 'GET' | 'POST', path: string, directory: string | undefined, body: unknown, signal: AbortSignal): Promise<unknown> {
+  const url = endpoint(server, path);
+  if (directory !== undefined) url.searchParams.set('directory', directory);
+  const response = await fetch(url, {
+    method,
+    headers: { accept: 'application/json', ...authHeader(server), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+    signal: AbortSignal.any([signal, AbortSignal.timeout(OPENCODE_TIMEOUT_MS)]),
+  });
+  const text = await response.text();
+  if (!response.ok) throw new Error(`opencode answered HTTP ${response.status} to ${method} ${path.replace(/\/[^/]+\/(reply|reject)$/, '/…/$1')}`);
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw new Error(`opencode's reply to ${method} ${path} is not JSON`);
+  }
+}
+
+function endpoint(server: OpencodeServer, path: string): URL {
+  return new URL(`${server.url.origin}${server.url.pathname.replace(/\/+$/, '')}${path}`);
+}
+
+function authHeader(server: OpencodeServer): Record<string, string> {
+  return server.authorization ? { authorization: server.authorization } : {};
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+function errorText(error: unknown): string {
+  if (error instanceof Error && error.cause instanceof Error) return `${error.message}: ${error.cause.message}`;
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Resolves after `ms`, or at once when `signal` aborts. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(done, ms);
+    function done() {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    }
+    signal.addEventListener('abort', done, { once: true });
+  });
+}

@@ -1,0 +1,317 @@
+/**
+ * `askbridge attach codex` (the real CLI, the real daemon) against a stand-in for Codex's app-server:
+ * a WebSocket server on $CODEX_HOME/app-server-control/app-server-control.sock that speaks the
+ * JSON-RPC Codex 0.169.0 was seen to speak there (protocol.md 7): it lists its loaded threads,
+ * replays a thread's pending requestUserInput to a client that resumes it, takes the client's result,
+ * and says `serverRequest/resolved` when a request is settled. What the real Codex does with the
+ * answer is the conformance test's (codex-questions.conformance.test.ts); this one covers what the
+ * real Codex cannot be made to send: malformed requests, restarts, requests that are not questions.
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { mkdtemp, realpath } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { AskView } from '../../src/protocol.js';
+import { waitUntil } from '../stack/clock.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { startCli, type RunningProcess } from '../stack/processes.js';
+
+type Frame = { id?: string | number; method?: string; params?: Record<string, unknown>; result?: unknown; error?: unknown };
+/** `unsaved`: nothing of it on disk yet (before its first prompt), so it cannot be resumed. */
+type Thread = { id: string; cwd: string; name: string | null; preview: string; ephemeral?: boolean; unsaved?: boolean };
+
+/** A stand-in for Codex's app-server on its control socket. */
+type FakeAppServer = {
+  /** Every message a client sent, in order. */
+  received: Frame[];
+  /** Opens a request on a thread: sent to every client that resumed it, now or later (replayed). Returns its id. */
+  ask(threadId: string, method: string, params: Record<string, unknown>): number;
+  /** Settles a request elsewhere (the person answered in the TUI): it is forgotten and `serverRequest/resolved` goes to every client. */
+  resolve(id: number, threadId: string): void;
+  /** Sends raw text to every client. */
+  sendRaw(text: string): void;
+  notify(method: string, params: Record<string, unknown>): void;
+  /** Waits for a client's reply to request `id`. */
+  replyTo(id: number): Promise<Frame>;
+  /** A thread Codex loads from now on (it says so with thread/started). */
+  addThread(thread: Thread): void;
+  /** Drops every connection and stops listening, as Codex exiting does. */
+  stop(): Promise<void>;
+  /** Listens again on the same socket, its threads and pending requests kept. */
+  start(): Promise<void>;
+};
+
+async function startFakeAppServer(socketPath: string, threads: Thread[]): Promise<FakeAppServer> {
+  const received: Frame[] = [];
+  const pending = new Map<number, { threadId: string; method: string; params: Record<string, unknown> }>();
+  const resumedBy = new Map<WebSocket, Set<string>>();
+  let nextId = 100;
+  let server: Server | undefined;
+  let wss: WebSocketServer | undefined;
+  const send = (socket: WebSocket, frame: object) => socket.send(JSON.stringify(frame));
+  const sendRequest = (socket: WebSocket, id: number) => {
+    const request = pending.get(id);
+    if (request) send(socket, { method: request.method, id, params: request.params });
+  };
+  const threadOf = (id: unknown) => threads.find((thread) => thread.id === id);
+
+  const onMessage = (socket: WebSocket, text: string) => {
+    const frame = JSON.parse(text) as Frame;
+    received.push(frame);
+    if (frame.method === undefined || frame.id === undefined) return;
+    const { id, method, params = {} } = frame;
+    if (method === 'initialize') return send(socket, { id, result: { userAgent: 'codex-fake/0.169.0', codexHome: '', platformFamily: 'unix', platformOs: 'linux' } });
+    if (method === 'thread/loaded/list') return send(socket, { id, result: { data: threads.map((thread) => thread.id), nextCursor: null } });
+    const thread = threadOf(params.threadId);
+    if (method === 'thread/read') return send(socket, thread ? { id, result: { thread } } : { id, error: { code: -32600, message: 'no such thread' } });
+    if (method === 'thread/resume') {
+      if (!thread || thread.ephemeral || thread.unsaved) return send(socket, { id, error: { code: -32600, message: `no rollout found for thread id ${String(params.threadId)}` } });
+      resumedBy.get(socket)?.add(thread.id);
+      send(socket, { id, result: { thread } });
+      for (const [requestId, request] of pending) if (request.threadId === thread.id) sendRequest(socket, requestId);
+      return;
+    }
+    send(socket, { id, error: { code: -32601, message: `not in this fake: ${method}` } });
+  };
+
+  const fake: FakeAppServer = {
+    received,
+    ask(threadId, method, params) {
+      const id = nextId++;
+      pending.set(id, { threadId, method, params });
+      for (const [socket, resumed] of resumedBy) if (resumed.has(threadId)) sendRequest(socket, id);
+      return id;
+    },
+    resolve(id, threadId) {
+      pending.delete(id);
+      for (const socket of resumedBy.keys()) send(socket, { method: 'serverRequest/resolved', params: { threadId, requestId: id } });
+    },
+    sendRaw(text) {
+      for (const socket of resumedBy.keys()) socket.send(text);
+    },
+    notify(method, params) {
+      for (const socket of resumedBy.keys()) send(socket, { method, params });
+    },
+    replyTo(id) {
+      return waitUntil(() => received.find((frame) => frame.id === id && frame.method === undefined), 20_000, `a reply to request ${id}`);
+    },
+    addThread(thread) {
+      threads.push(thread);
+    },
+    async stop() {
+      for (const socket of resumedBy.keys()) socket.terminate();
+      resumedBy.clear();
+      await new Promise<void>((resolve) => wss?.close(() => resolve()));
+      server?.closeAllConnections();
+      await new Promise<void>((resolve) => server?.close(() => resolve()) ?? resolve());
+    },
+    async start() {
+      server = createServer((_, response) => response.writeHead(426).end());
+      wss = new WebSocketServer({ server });
+      wss.on('connection', (socket) => {
+        resumedBy.set(socket, new Set());
+        socket.on('message', (data) => onMessage(socket, String(data)));
+        socket.on('close', () => resumedBy.delete(socket));
+      });
+      rmSync(socketPath, { force: true });
+      await new Promise<void>((resolve) => server!.listen(socketPath, resolve));
+    },
+  };
+  await fake.start();
+  return fake;
+}
+
+const THREAD = { id: 'thread-main', cwd: '/work/project-a', name: null, preview: 'pick a database for the service' };
+const EPHEMERAL = { id: 'thread-title', cwd: '/', name: null, preview: '', ephemeral: true };
+
+function question(id = 'db', text = 'Which database should we use?') {
+  return {
+    id,
+    header: 'Database',
+    question: text,
+    isOther: true,
+    isSecret: false,
+    options: [
+      { label: 'Postgres (Recommended)', description: 'Relational' },
+      { label: 'SQLite', description: 'Embedded' },
+    ],
+  };
+}
+function userInput(itemId: string, questions: unknown[] = [question()], threadId = THREAD.id) {
+  return { threadId, turnId: 'turn-1', itemId, questions, isBlocking: true, autoResolutionMs: null };
+}
+
+let root: string;
+let app: FakeAppServer;
+let daemon: Daemon;
+let attach: RunningProcess;
+
+beforeAll(async () => {
+  root = await realpath(await mkdtemp(join(tmpdir(), 'askbridge-codex-')));
+  mkdirSync(join(root, 'app-server-control'));
+  app = await startFakeAppServer(join(root, 'app-server-control', 'app-server-control.sock'), [THREAD, EPHEMERAL]);
+  daemon = await startDaemon();
+  attach = startCli(['attach', 'codex'], { ...daemon.env, CODEX_HOME: root });
+  await waitForLine('attached to Codex');
+}, 60_000);
+
+afterAll(async () => {
+  if (attach && attach.child.exitCode === null) {
+    attach.child.kill('SIGINT');
+    await attach.result;
+  }
+  await daemon?.stop();
+  await app?.stop();
+  if (root) rmSync(root, { recursive: true, force: true });
+}, 30_000);
+
+function waitForLine(text: string, from = 0): Promise<true> {
+  return waitUntil(() => (attach.output().stdout.slice(from).includes(text) ? true : undefined), 20_000, `"${text}" from the attach (${JSON.stringify(attach.output())})`);
+}
+
+function waitForCodexAsk(toolUsePrefix: string): Promise<AskView> {
+  return waitUntil(async () => (await daemon.pending()).find((ask) => ask.agent === 'codex' && ask.toolUseId.startsWith(`${toolUsePrefix}-`)), 20_000, `a Codex ask for ${toolUsePrefix}`);
+}
+
+describe('askbridge attach codex', () => {
+  it('initializes, lists the loaded threads and resumes each (one that cannot be resumed is let be)', async () => {
+    const methods = app.received.map((frame) => frame.method);
+    expect(methods.slice(0, 3)).toEqual(['initialize', 'initialized', 'thread/loaded/list']);
+    const init = app.received[0]!;
+    expect(init.params).toMatchObject({ clientInfo: { name: 'askbridge' }, capabilities: { experimentalApi: false } });
+    const resumed = () => app.received.filter((frame) => frame.method === 'thread/resume').map((frame) => frame.params?.threadId);
+    await waitUntil(() => (resumed().length === 2 ? true : undefined), 10_000, 'both threads resumed');
+    expect(resumed().sort()).toEqual([EPHEMERAL.id, THREAD.id].sort());
+    expect(attach.output().stderr).toBe('');
+  });
+
+  it("relays a question as Codex's, with the thread's folder and first prompt, and sends the answer back in Codex's format", async () => {
+    const id = app.ask(THREAD.id, 'item/tool/requestUserInput', userInput('call_answer'));
+    const ask = await waitForCodexAsk('call_answer');
+    expect(ask.sessionId).toBe(THREAD.id);
+    expect(ask.cwd).toBe(THREAD.cwd);
+    expect(ask.questions).toEqual([{ question: 'Which database should we use?', header: 'Database', multiSelect: false, options: question().options }]);
+    await waitUntil(async () => ((await daemon.ask(ask.id)).context?.title === THREAD.preview ? true : undefined), 10_000, 'the thread title as context');
+
+    const answered = await daemon.api('POST', `/api/asks/${ask.id}/answer`, { responses: [{ question: 'Which database should we use?', selected: ['SQLite'], notes: 'keep it small' }] });
+    expect(answered.status).toBe(200);
+    expect(await app.replyTo(id)).toEqual({ id, result: { answers: { db: { answers: ['SQLite', 'user_note: keep it small'] } } } });
+    await waitForLine('question call_answer of thread thread-main: answered in askbridge, sent to Codex');
+  });
+
+  it('withdraws the card when Codex settles the question itself, and sends nothing', async () => {
+    const id = app.ask(THREAD.id, 'item/tool/requestUserInput', userInput('call_tui'));
+    const ask = await waitForCodexAsk('call_tui');
+    app.resolve(id, THREAD.id);
+    const withdrawn = await waitUntil(async () => {
+      const view = await daemon.ask(ask.id);
+      return view.status === 'pending' ? undefined : view;
+    }, 10_000, 'the card to leave');
+    expect(withdrawn.status).toBe('cancelled');
+    await waitForLine('question call_tui of thread thread-main: settled in Codex, withdrawn from askbridge');
+    const late = await daemon.api('POST', `/api/asks/${ask.id}/answer`, { responses: [{ question: 'Which database should we use?', selected: ['SQLite'] }] });
+    expect(late.status).toBe(409);
+    expect(app.received.some((frame) => frame.id === id)).toBe(false);
+  });
+
+  it('declined in askbridge, Codex gets no option and a note that the user declined', async () => {
+    const id = app.ask(THREAD.id, 'item/tool/requestUserInput', userInput('call_decline'));
+    const ask = await waitForCodexAsk('call_decline');
+    expect((await daemon.api('POST', `/api/asks/${ask.id}/decline`)).status).toBe(200);
+    const reply = await app.replyTo(id);
+    expect(reply.result).toEqual({ answers: { db: { answers: [expect.stringMatching(/^user_note: The user declined to answer these questions\./)] } } });
+  });
+
+  it('leaves to Codex a request askbridge cannot ask, says why, and goes on relaying', async () => {
+    const from = attach.output().stdout.length;
+    const secret = app.ask(THREAD.id, 'item/tool/requestUserInput', userInput('call_secret', [{ ...question(), isSecret: true }]));
+    const malformed = app.ask(THREAD.id, 'item/tool/requestUserInput', { threadId: THREAD.id, itemId: 'call_bad', questions: 'not a list' });
+    await waitForLine("question call_secret of thread thread-main: askbridge refused it (Codex's question cannot be asked here: questions.0: its answer is secret", from);
+    await waitForLine(`question ${malformed}: not relayed, Codex's own picker asks (questions: `, from);
+    // Nothing was answered: both stay Codex's to ask.
+    const good = app.ask(THREAD.id, 'item/tool/requestUserInput', userInput('call_after'));
+    const ask = await waitForCodexAsk('call_after');
+    expect((await daemon.pending()).filter((view) => view.agent === 'codex')).toHaveLength(1);
+    expect(app.received.some((frame) => frame.id === secret || frame.id === malformed)).toBe(false);
+    await daemon.api('POST', `/api/asks/${ask.id}/answer`, { responses: [{ question: 'Which database should we use?', selected: ['Postgres (Recommended)'] }] });
+    expect((await app.replyTo(good)).result).toEqual({ answers: { db: { answers: ['Postgres (Recommended)'] } } });
+    app.resolve(secret, THREAD.id);
+    app.resolve(malformed, THREAD.id);
+  });
+
+  it('skips a frame that is not JSON-RPC once, with a warning, and never answers what is not a question', async () => {
+    app.sendRaw('not json at all');
+    app.sendRaw(JSON.stringify({ id: { no: 'id' }, method: 'x' }));
+    await waitUntil(() => (attach.output().stderr.includes('Codex sent a message askbridge does not read: skipped') ? true : undefined), 10_000, 'the warning');
+    expect(attach.output().stderr.match(/does not read/g)).toHaveLength(1);
+    const approval = app.ask(THREAD.id, 'item/commandExecution/requestApproval', { threadId: THREAD.id, turnId: 'turn-1', itemId: 'cmd-1', command: 'rm -rf /' });
+    const id = app.ask(THREAD.id, 'item/tool/requestUserInput', userInput('call_after_noise'));
+    const ask = await waitForCodexAsk('call_after_noise');
+    expect((await daemon.pending()).some((view) => view.approval)).toBe(false);
+    app.resolve(id, THREAD.id);
+    await waitUntil(async () => ((await daemon.ask(ask.id)).status === 'pending' ? undefined : true), 10_000, 'the card to leave');
+    expect(app.received.some((frame) => frame.id === approval)).toBe(false);
+    app.resolve(approval, THREAD.id);
+  });
+
+  it('resumes a thread Codex starts later, and relays its questions', async () => {
+    const fresh = { id: 'thread-new', cwd: '/work/project-b', name: 'Named thread', preview: 'second' };
+    const from = app.received.length;
+    app.addThread(fresh);
+    app.notify('thread/started', { thread: { id: 'thread-eph', ephemeral: true } });
+    app.notify('thread/started', { thread: fresh });
+    await waitUntil(() => (app.received.slice(from).some((frame) => frame.method === 'thread/resume' && frame.params?.threadId === fresh.id) ? true : undefined), 10_000, 'a resume of the new thread');
+    expect(app.received.slice(from).some((frame) => frame.params?.threadId === 'thread-eph')).toBe(false);
+    const id = app.ask(fresh.id, 'item/tool/requestUserInput', userInput('call_fresh', [question()], fresh.id));
+    const ask = await waitForCodexAsk('call_fresh');
+    expect(ask.cwd).toBe(fresh.cwd);
+    // Its name is its title, before its first prompt.
+    await waitUntil(async () => ((await daemon.ask(ask.id)).context?.title === 'Named thread' ? true : undefined), 10_000, 'the thread name as context');
+    app.resolve(id, fresh.id);
+    await waitUntil(async () => ((await daemon.ask(ask.id)).status === 'pending' ? undefined : true), 10_000, 'the card to leave');
+  });
+
+  it('resumes a loaded thread it could not resume before its first prompt once Codex says its status changed', async () => {
+    const unsaved: Thread = { id: 'thread-unsaved', cwd: '/work/project-c', name: null, preview: '', unsaved: true };
+    app.addThread(unsaved);
+    const from = app.received.length;
+    const resumes = () => app.received.slice(from).filter((frame) => frame.method === 'thread/resume' && frame.params?.threadId === unsaved.id).length;
+    app.notify('thread/status/changed', { threadId: unsaved.id, status: { type: 'idle' } });
+    await waitUntil(() => (resumes() === 1 ? true : undefined), 10_000, 'a first resume, refused');
+    unsaved.unsaved = false;
+    const id = app.ask(unsaved.id, 'item/tool/requestUserInput', userInput('call_unsaved', [question()], unsaved.id));
+    app.notify('thread/status/changed', { threadId: unsaved.id, status: { type: 'active', activeFlags: ['waitingOnUserInput'] } });
+    const ask = await waitForCodexAsk('call_unsaved');
+    expect(resumes()).toBe(2);
+    app.resolve(id, unsaved.id);
+    await waitUntil(async () => ((await daemon.ask(ask.id)).status === 'pending' ? undefined : true), 10_000, 'the card to leave');
+  });
+
+  it('withdraws what it holds when Codex goes away, and relays it again once Codex is back', async () => {
+    const id = app.ask(THREAD.id, 'item/tool/requestUserInput', userInput('call_restart'));
+    const first = await waitForCodexAsk('call_restart');
+    const from = attach.output().stdout.length;
+    await app.stop();
+    await waitUntil(async () => ((await daemon.ask(first.id)).status === 'pending' ? undefined : true), 10_000, 'the card to leave with the connection');
+    expect(attach.output().stderr).toContain("Codex's app-server closed the connection: connecting again");
+    await app.start();
+    await waitForLine('Codex is back at', from);
+    const again = await waitUntil(async () => (await daemon.pending()).find((ask) => ask.agent === 'codex' && ask.toolUseId.startsWith('call_restart-') && ask.id !== first.id), 20_000, 'the question relayed again');
+    await daemon.api('POST', `/api/asks/${again.id}/answer`, { responses: [{ question: 'Which database should we use?', other: 'MariaDB' }] });
+    expect((await app.replyTo(id)).result).toEqual({ answers: { db: { answers: ['None of the above', 'user_note: MariaDB'] } } });
+  });
+
+  // Last: it stops the attach.
+  it('Ctrl+C withdraws what it holds and exits 0', async () => {
+    const id = app.ask(THREAD.id, 'item/tool/requestUserInput', userInput('call_ctrl_c'));
+    const ask = await waitForCodexAsk('call_ctrl_c');
+    attach.child.kill('SIGINT');
+    const result = await attach.result;
+    expect(result.code).toBe(0);
+    expect((await daemon.ask(ask.id)).status).toBe('cancelled');
+    expect(app.received.some((frame) => frame.id === id)).toBe(false);
+  });
+});
