@@ -1,16 +1,4 @@
-// `askbridge attach opencode [URL]`: relays opencode's questions and permissions to askbridge. It
-// follows opencode's server (`opencode serve`, default http://127.0.0.1:4096) on GET /global/event,
-// every project's events; each `question.asked` / `permission.asked` is handed to the daemon over a
-// held request (POST /api/attach/opencode), and the daemon's reply, opencode's own answer, is posted
-// back to opencode. When opencode settles one first (`question.replied`, `question.rejected`,
-// `permission.replied`: the person answered in its TUI), the held request is closed, which
-// withdraws the card at once. Without a reply (nobody to ask, askbridge not running, a request
-// that does not fit), opencode's own prompt stays and decides. It reconnects with backoff when
-// opencode restarts, and then picks up what still waits (GET /question, GET /permission). One
-// plain line per thing relayed; opencode's ids and names are marked before they are printed.
-// Ctrl+C withdraws what it holds and exits 0.
-import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+
 import { parseArgs } from 'node:util';
 import type { z } from 'zod';
 import {
@@ -51,21 +39,6 @@ export async function run(io: CommandIo): Promise<number> {
     process.off('SIGTERM', onSignal);
   }
   return 0;
-}
-
-/** The `opencode` on PATH, if there is one (for `askbridge doctor`). */
-export function findOpencode(env: NodeJS.ProcessEnv): string | undefined {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (dir === '') continue;
-    const candidate = join(dir, 'opencode');
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
 }
 
 /** opencode's server: its base URL, and its Authorization header when it has a password. */

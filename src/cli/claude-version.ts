@@ -1,8 +1,6 @@
 // Which Claude Code the user runs, and what it can do: `install` picks the hook transport by it and
 // `doctor` checks it.
 import { execFile } from 'node:child_process';
-import { accessSync, constants, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
 import { shorten } from '../shorten.js';
 
 export type ClaudeProbe = { bin: string } & ({ state: 'found'; output: string } | { state: 'missing' } | { state: 'failed'; error: string });
@@ -43,17 +41,3 @@ export function probeClaude(bin: string, env: NodeJS.ProcessEnv): Promise<Claude
   });
 }
 
-/** The `claude` the user runs: the first one on PATH. */
-export function findUserClaude(env: NodeJS.ProcessEnv): string | undefined {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (dir === '') continue;
-    const candidate = join(dir, 'claude');
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}

@@ -7,11 +7,12 @@
 // written in a form this does not recognise, nothing is changed and the caller says what to do.
 // Also what `askbridge doctor` says of them, when `codex` is on PATH.
 import { createHash } from 'node:crypto';
-import { accessSync, constants, existsSync, readFileSync, realpathSync, statSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+import { existsSync, readFileSync, realpathSync, } from 'node:fs';
+import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { HOOK_TIMEOUT_SECONDS } from '../hook-timeout.js';
 import { HOOK_PATH, isRecord, shellQuote } from './claude-settings.js';
+import { findOnPath } from './find-on-path.js';
 
 /** The event askbridge's entry is for, as hooks.json names it and as Codex's trust keys name it. */
 const EVENT = 'PermissionRequest';
@@ -295,21 +296,6 @@ export type CodexProbe = {
   projectDir: string;
 };
 
-/** The `codex` on PATH, if there is one. */
-export function findCodex(env: NodeJS.ProcessEnv): string | undefined {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (dir === '') continue;
-    const candidate = join(dir, 'codex');
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
 /** The hook file an entry runs: the path `codexHookCommand` quoted. */
 function hookPathOf(command: string): string {
   return command.slice('node '.length, -' --agent codex'.length).slice(1, -1).replaceAll(`'\\''`, "'");
@@ -317,7 +303,7 @@ function hookPathOf(command: string): string {
 
 /** What Codex's hooks.json files (the user's and this project's) and its config.toml say of askbridge, when Codex is on PATH. */
 export function probeCodex(env: NodeJS.ProcessEnv, homeDir: string, projectDir: string, fileExists: (path: string) => boolean): CodexProbe | undefined {
-  if (findCodex(env) === undefined) return undefined;
+  if (findOnPath(env, 'codex') === undefined) return undefined;
   const home = codexHome(env, homeDir);
   const configPath = codexConfigPath(home);
   let config = '';

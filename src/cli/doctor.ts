@@ -15,10 +15,10 @@ import { parseArgs } from 'node:util';
 import { createConfigReader, type EffectiveConfig } from '../config.js';
 import { connectToDaemon, DaemonUnreachable, NOT_RUNNING } from './client.js';
 import { isInstalledHook, isRecord, readSettingsFile, shellQuote, TURN_END_HOOKS, type SettingsFile, type SettingsScope, type TurnEndEvent } from './claude-settings.js';
-import { compareVersions, findUserClaude, MIN_HTTP_HOOK_VERSION, MIN_UPDATED_INPUT_VERSION, parseClaudeVersion, probeClaude, probedVersion, type ClaudeProbe } from './claude-version.js';
+import { compareVersions, MIN_HTTP_HOOK_VERSION, MIN_UPDATED_INPUT_VERSION, parseClaudeVersion, probeClaude, probedVersion, type ClaudeProbe } from './claude-version.js';
 import { checkGemini, probeGemini, type GeminiFindingId, type GeminiProbe } from './gemini-settings.js';
 import { checkCodex, probeCodex, type CodexFindingId, type CodexProbe } from './codex-hooks.js';
-import { findOpencode } from './attach-opencode.js';
+import { findOnPath } from './find-on-path.js';
 import { DEFAULT_STOP_CAP, HOOK_KEY_HEADER, HTTP_HOOK_PATH, MACHINE_HEADER, PERMISSION_HOOK_PATH, SESSION_END_PATH, STOP_CAP_ENV } from '../http-hook.js';
 import { HOOK_TIMEOUT_SECONDS, TIMEOUT_MARGIN_SECONDS } from '../hook-timeout.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
@@ -809,7 +809,7 @@ export async function gatherInputs(
   projectDir: string,
   env: NodeJS.ProcessEnv,
   probes: Probes = { claude: probeClaude, daemon: probeDaemon, portHeld: systemdHoldsPort },
-  claudeBin: string | undefined = findUserClaude(env),
+  claudeBin: string | undefined = findOnPath(env, 'claude'),
 ): Promise<DoctorInputs> {
   const homeDir = env.HOME || homedir();
   const claudeProbe = claudeBin === undefined ? Promise.resolve<ClaudeProbe>({ bin: 'claude', state: 'missing' }) : probes.claude(claudeBin, env);
@@ -830,7 +830,7 @@ export async function gatherInputs(
     fileExists: existsSync,
     gemini: probeGemini(env, homeDir),
     codex: probeCodex(env, homeDir, projectDir, existsSync),
-    opencode: findOpencode(env) !== undefined,
+    opencode: findOnPath(env, 'opencode') !== undefined,
   };
 }
 
@@ -861,7 +861,7 @@ export function formatReport(inputs: DoctorInputs, diagnosis: Diagnosis): string
 export async function run(io: CommandIo): Promise<number> {
   const { values } = parseArgs({ args: io.argv, strict: true, options: { cwd: { type: 'string' }, json: { type: 'boolean', default: false }, claude: { type: 'string' } } });
   const probes: Probes = { claude: probeClaude, daemon: probeDaemon, portHeld: systemdHoldsPort };
-  const inputs = await gatherInputs(resolve(values.cwd ?? process.cwd()), io.env, probes, values.claude === undefined ? findUserClaude(io.env) : resolve(values.claude));
+  const inputs = await gatherInputs(resolve(values.cwd ?? process.cwd()), io.env, probes, values.claude === undefined ? findOnPath(io.env, 'claude') : resolve(values.claude));
   const diagnosis = diagnose(inputs);
   if (values.json) io.stdout(`${terminalJson({ ok: diagnosis.ok, findings: diagnosis.findings })}\n`);
   else io.stdout(formatReport(inputs, diagnosis));

@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { askbridgeCommand } from '../command-name.js';
 import { openStateDir, resolveStateDir, writeFileAtomic } from '../state-dir.js';
 import { countInstalledHooks, readSettingsFile, settingsPath } from './claude-settings.js';
-import { findUserClaude } from './claude-version.js';
+import { findOnPath } from './find-on-path.js';
 import { CliError, type CommandIo } from './command.js';
 
 /** In the state directory: present once the offer was made, whatever the answer. */
@@ -18,7 +18,7 @@ type Situation = { state: 'wired' | 'no-claude' } | { state: 'unwired'; settings
 
 export function claudeCodeSituation(env: NodeJS.ProcessEnv): Situation {
   const home = env.HOME || homedir();
-  if (findUserClaude(env) === undefined && !existsSync(join(home, '.claude'))) return { state: 'no-claude' };
+  if (findOnPath(env, 'claude') === undefined && !existsSync(join(home, '.claude'))) return { state: 'no-claude' };
   const settingsFile = settingsPath('user', home, home);
   const settings = readSettingsFile('user', settingsFile);
   // A file askbridge cannot read is `doctor`'s to explain; offering to edit it would fail.

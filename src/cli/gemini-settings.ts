@@ -1,9 +1,10 @@
 // Gemini CLI's user settings (~/.gemini/settings.json), as `askbridge doctor` reads them: whether
 // askbridge's MCP server is registered there, so that Gemini's model can ask the person. Read only:
 // Gemini's own `gemini mcp add` writes the entry (and keeps the file's comments and mode).
-import { accessSync, constants, readFileSync, statSync } from 'node:fs';
-import { basename, delimiter, join } from 'node:path';
+import { readFileSync, } from 'node:fs';
+import { basename, join } from 'node:path';
 import { isRecord } from './claude-settings.js';
+import { findOnPath } from './find-on-path.js';
 
 /** The registration the README gives: trusted (no confirmation before each question), and an hour to answer. */
 export const GEMINI_REGISTER_COMMAND = 'gemini mcp add --scope user --trust --timeout 3600000 askbridge askbridge mcp';
@@ -19,24 +20,9 @@ export type GeminiProbe =
   | { state: 'missing'; path: string }
   | { state: 'registered'; path: string; name: string; trusted: boolean; timeoutMs: number | undefined };
 
-/** The `gemini` on PATH, if there is one. */
-export function findGemini(env: NodeJS.ProcessEnv): string | undefined {
-  for (const dir of (env.PATH ?? '').split(delimiter)) {
-    if (dir === '') continue;
-    const candidate = join(dir, 'gemini');
-    try {
-      accessSync(candidate, constants.X_OK);
-      if (statSync(candidate).isFile()) return candidate;
-    } catch {
-      // not here
-    }
-  }
-  return undefined;
-}
-
 /** What Gemini's user settings say of askbridge, when Gemini CLI is on PATH (undefined when it is not). */
 export function probeGemini(env: NodeJS.ProcessEnv, homeDir: string): GeminiProbe | undefined {
-  if (findGemini(env) === undefined) return undefined;
+  if (findOnPath(env, 'gemini') === undefined) return undefined;
   const path = join(homeDir, '.gemini', 'settings.json');
   let text: string;
   try {

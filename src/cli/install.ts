@@ -37,7 +37,8 @@ import {
   type SettingsFile,
   type SettingsScope,
 } from './claude-settings.js';
-import { compareVersions, findUserClaude, MIN_HTTP_HOOK_VERSION, probeClaude, probedVersion } from './claude-version.js';
+import { compareVersions, MIN_HTTP_HOOK_VERSION, probeClaude, probedVersion } from './claude-version.js';
+import { findOnPath } from './find-on-path.js';
 import { CliError, type CommandIo } from './command.js';
 import { systemdHoldsPort } from './service.js';
 import { markInvisible } from '../visible-text.js';
@@ -82,7 +83,7 @@ async function chooseTransport(io: CommandIo, requested: string | undefined, cla
     return requested as HookTransport;
   }
   const minimum = MIN_HTTP_HOOK_VERSION.join('.');
-  const bin = claudeBin ?? findUserClaude(io.env);
+  const bin = claudeBin ?? findOnPath(io.env, 'claude');
   const version = bin === undefined ? undefined : probedVersion(await probeClaude(bin, io.env));
   if (version !== undefined && compareVersions(version, MIN_HTTP_HOOK_VERSION) < 0) {
     io.stderr(`Claude Code ${version.join('.')} is older than ${minimum}, which brought http hooks: installing the command hook\n`);

@@ -34,6 +34,7 @@ describe('history.jsonl', () => {
     history.append(finished('3', { kind: 'policy', action: 'terminal', trigger: 'timeout' }, 'handed-to-terminal'));
     history.append(finished('4', { kind: 'hook-gone' }, 'cancelled'));
     history.append(finished('5', { kind: 'person', client: 'cli' }, 'declined'));
+    history.append({ ...finished('6', { kind: 'hook-gone' }, 'cancelled'), agent: 'opencode' });
     await history.flushed();
     expect(readHistory(path).map((line) => [line.source, line.detail])).toEqual([
       ['person', 'page'],
@@ -41,6 +42,7 @@ describe('history.jsonl', () => {
       ['expired', 'timeout'],
       ['cancelled', 'the hook stopped waiting (Esc or timeout in Claude Code)'],
       ['declined', 'person via cli'],
+      ['cancelled', 'opencode stopped waiting (answered or interrupted there)'],
     ]);
   });
 
