@@ -9,11 +9,12 @@ import { shorten } from './shorten.js';
 export type Suggestion = Record<string, unknown> & { type: string };
 
 /**
- * Whether an agent stops its turn when a person denies and says stop (Claude Code's `interrupt`).
- * Codex answers `interrupt: true` as unsupported and shows its own dialog; opencode has no such reply
- * (protocol.md 7): for them a denial's message is how to say stop. The page keeps a copy (api.js).
+ * Whether an agent stops its turn when a person denies and says stop: Claude Code's `interrupt`;
+ * opencode's reject without a message (with one, its model goes on). Codex answers `interrupt: true`
+ * as unsupported and shows its own dialog (protocol.md 7): there a denial's message is how to say
+ * stop. The page keeps a copy (api.js).
  */
-const STOPS_TURN_ON_DENY: Readonly<Record<Agent, boolean>> = { 'claude-code': true, codex: false, opencode: false };
+const STOPS_TURN_ON_DENY: Readonly<Record<Agent, boolean>> = { 'claude-code': true, codex: false, opencode: true };
 
 /** Whether "deny and stop" can be offered for an approval this agent asked for; no agent (a script) asks for none. */
 export function canStopTurn(agent: Agent | undefined): boolean {

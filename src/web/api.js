@@ -49,7 +49,7 @@ export const PAIRING_CODE_TTL_MS = 600000;
 /** How each agent is named to a person (AGENT_NAMES in protocol.ts). */
 export const AGENT_NAMES = Object.freeze({ 'claude-code': 'Claude Code', codex: 'Codex', opencode: 'opencode' });
 /** The agents that stop their turn on "deny and stop" (canStopTurn in approvals.ts): the daemon refuses it for the others. */
-export const AGENTS_THAT_STOP_TURN = Object.freeze(['claude-code']);
+export const AGENTS_THAT_STOP_TURN = Object.freeze(['claude-code', 'opencode']);
 
 /**
  * Who asked, by name: the agent, or for an ask from before agents were named, Claude Code; '' for a

@@ -14,7 +14,7 @@ import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { startCli, type RunningProcess } from '../stack/processes.js';
 import { startFakeChat, type FakeChat } from './fake-chat.js';
-import { startOpencode, type Opencode } from './opencode-serve.js';
+import { startOpencode, type Opencode, type OpencodeEvent } from './opencode-serve.js';
 
 /** opencode 1.18.33's own words to the model. */
 const REJECTED_WITH_FEEDBACK = 'The user rejected permission to use this specific tool call with the following feedback:';
@@ -87,6 +87,27 @@ describe('askbridge attach opencode', () => {
     expect(chat.toolResults().some((content) => content.trim() === marker)).toBe(false);
     const replied = await opencode.waitForEvent((event) => event.payload.type === 'permission.replied' && event.payload.properties.sessionID === sessionId);
     expect(replied.payload.properties.reply).toBe('reject');
+  });
+
+  it('deny and stop in askbridge rejects without words: opencode ends the turn, and its model is not asked again', async () => {
+    const marker = `stopped-${Date.now()}`;
+    chat.play(bashStep(`echo ${marker} > ran.txt`));
+    const sessionId = await opencode.prompt('run it');
+    const ask = await waitForOpencodeAsk(sessionId);
+    const requestsBefore = chat.mainRequests();
+    const decided = await daemon.api('POST', `/api/asks/${ask.id}/decide`, { behavior: 'deny', interrupt: true });
+    expect(decided.status).toBe(200);
+    const replied = await opencode.waitForEvent((event) => event.payload.type === 'permission.replied' && event.payload.properties.sessionID === sessionId);
+    expect(replied.payload.properties).toMatchObject({ reply: 'reject' });
+    expect(replied.payload.properties.message).toBeUndefined();
+    // opencode says a session is idle with session.status {status: {type: 'idle'}}, and still with session.idle.
+    const idle = (event: OpencodeEvent) => {
+      const properties = event.payload.properties as { sessionID?: unknown; status?: { type?: unknown } } | undefined;
+      return properties?.sessionID === sessionId && (event.payload.type === 'session.idle' || (event.payload.type === 'session.status' && properties.status?.type === 'idle'));
+    };
+    await opencode.waitForEvent(idle, 60_000, `session ${sessionId} to be idle`);
+    expect(chat.mainRequests()).toBe(requestsBefore);
+    expect(chat.toolResults().some((content) => content.includes(marker))).toBe(false);
   });
 
   it('"always allow" in askbridge sends opencode `always`', async () => {

@@ -1,5 +1,5 @@
-// The agent that asked, wherever a person sees an ask, and the choices it can take: only Claude Code
-// stops its turn on a denial, so "deny and stop" is refused for Codex and opencode, losing nothing;
+// The agent that asked, wherever a person sees an ask, and the choices it can take: Codex cannot stop
+// its turn on a denial, so "deny and stop" is refused for it, losing nothing;
 // notices name another agent in their title; history's CSV says which agent asked.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { canStopTurn } from '../../src/approvals.js';
@@ -31,7 +31,7 @@ const permission = (agent: Agent | undefined, toolUseId: string): NewAsk => ({
 
 describe('which agents can stop their turn', () => {
   it('is Claude Code alone; no agent (a script) has no turn to stop', () => {
-    expect(Object.fromEntries(AGENTS.map((agent) => [agent, canStopTurn(agent)]))).toEqual({ 'claude-code': true, codex: false, opencode: false });
+    expect(Object.fromEntries(AGENTS.map((agent) => [agent, canStopTurn(agent)]))).toEqual({ 'claude-code': true, codex: false, opencode: true });
     expect(canStopTurn(undefined)).toBe(false);
   });
 });
@@ -45,10 +45,7 @@ describe('POST /api/asks/:id/decide with interrupt', () => {
 
   const decide = (id: string, payload: unknown) => tested.app.inject({ method: 'POST', url: `/api/asks/${id}/decide`, headers: LOCAL, payload: payload as Record<string, unknown> });
 
-  it.each([
-    ['codex', 'Codex'],
-    ['opencode', 'opencode'],
-  ] as const)("is refused with 400 for %s's permission, which keeps waiting for a decision it can take", async (agent, name) => {
+  it.each([['codex', 'Codex']] as const)("is refused with 400 for %s's permission, which keeps waiting for a decision it can take", async (agent, name) => {
     const waiter = tested.store.open(permission(agent, `${agent}-call`));
     const refused = await decide(waiter.ask.id, { behavior: 'deny', interrupt: true });
     expect(refused.statusCode).toBe(400);
