@@ -8,7 +8,7 @@
 // has to be escaped as it is written.
 import { approvalTarget, PLAN_TOOL, toolTitle } from './approvals.js';
 import type { HistoryLine } from './history-file.js';
-import type { Approval, AskView } from './protocol.js';
+import { AGENT_NAMES, type Agent, type Approval, type AskView } from './protocol.js';
 import { INVISIBLE_CHARACTER, markInvisible } from './visible-text.js';
 
 /** The tool and what it acts on, in one line: "Bash: npm test", "Plan: Refactor the parser", "github: create_issue". Not marked. */
@@ -64,10 +64,15 @@ const BLOCK_INDENT = '  ';
 type Take = { text(key: string): string | undefined; flag(key: string): boolean | undefined; list(key: string): unknown[] | undefined };
 
 /** The lines a known tool's input is shown as, from the fields it takes; what it leaves is listed after it. */
-type Layout = (take: Take, approval: Pick<Approval, 'toolName' | 'toolInput' | 'plan'>) => string[];
+type Layout = (take: Take, approval: Pick<Approval, 'toolName' | 'toolInput' | 'plan'>, speaker: string) => string[];
+
+/** Who speaks for an agent's model, in its approvals: Claude for Claude Code, else the agent's name. */
+export function speakerOf(agent: Agent | undefined): string {
+  return agent === undefined || agent === 'claude-code' ? 'Claude' : AGENT_NAMES[agent];
+}
 
 const LAYOUTS: Record<string, Layout> = {
-  Bash: (take) => [...line('Claude says', take.text('description')), ...block('Command', take.text('command'))],
+  Bash: (take, _approval, speaker) => [...line(`${speaker} says`, take.text('description')), ...block('Command', take.text('command'))],
   Edit: (take) => [...line('File', take.text('file_path')), ...replaceLine(take.flag('replace_all')), ...editLines('Change', take.text('old_string'), take.text('new_string'))],
   MultiEdit: (take) => [...line('File', take.text('file_path')), ...multiEditLines(take)],
   Write: (take) => [...line('File', take.text('file_path')), ...block('Content', take.text('content'))],
@@ -84,7 +89,7 @@ const LAYOUTS: Record<string, Layout> = {
  * Marked: each invisible character a marker, or a \uXXXX escape in JSON. Lines after the first are
  * the caller's to indent (or draw under its bar).
  */
-export function toolInputText(approval: Pick<Approval, 'toolName' | 'toolInput' | 'plan'>): string {
+export function toolInputText(approval: Pick<Approval, 'toolName' | 'toolInput' | 'plan'>, speaker = 'Claude'): string {
   const input = approval.toolInput;
   const layout = LAYOUTS[approval.toolName];
   if (!layout) {
@@ -103,7 +108,7 @@ export function toolInputText(approval: Pick<Approval, 'toolName' | 'toolInput' 
     flag: (key) => typed(key, (value): value is boolean => typeof value === 'boolean'),
     list: (key) => typed(key, Array.isArray),
   };
-  const lines = layout(take, approval).map(markInvisible);
+  const lines = layout(take, approval, speaker).map(markInvisible);
   // Everything else the tool sent, so that no part of what will run is out of sight.
   const rest = Object.fromEntries(Object.entries(input).filter(([key]) => !taken.has(key)));
   if (Object.keys(rest).length > 0) lines.push('Also sent:', ...indented(prettyJson(rest)));

@@ -26,7 +26,7 @@ import { canStopTurn, PLAN_TOOL } from '../approvals.js';
 import { AGENT_NAMES, AskReplySchema, ErrorReplySchema, LIMITS, REPLY_CHARS, TooLateReplySchema, type AnswerRequest, type Approval, type ApprovalDecision, type AskView, type TurnEnd } from '../protocol.js';
 import { shorten } from '../shorten.js';
 import { markInvisible, terminalText } from '../visible-text.js';
-import { approvalLine, toolInputText } from '../approval-text.js';
+import { approvalLine, speakerOf, toolInputText } from '../approval-text.js';
 import type { DaemonClient } from './client.js';
 import { askText, dropTypeAhead, pickOne, pickSome, type LetterKey, type ListItem, type Pressed, type PromptEnd, type Run } from './prompts.js';
 import { readReply } from './replies.js';
@@ -455,18 +455,18 @@ function approvalChoices(approval: Approval, agent: AskView['agent']): ApprovalC
     { item: plan ? { label: 'Approve', description: 'Claude starts on the plan' } : { label: 'Allow once', description: 'this call only: you are asked again next time' }, decision: { behavior: 'allow' } },
     ...approval.suggestions.map((suggestion, index): ApprovalChoice => ({ item: { label: shown(suggestion.label) }, decision: { behavior: 'allow', suggestion: index } })),
     deny,
-    ...(canStopTurn(agent) ? [{ item: { label: plan ? 'Reject and stop' : 'Deny and stop', description: 'Claude stops and waits for you' }, decision: { behavior: 'deny', interrupt: true } } satisfies ApprovalChoice] : []),
+    ...(canStopTurn(agent) ? [{ item: { label: plan ? 'Reject and stop' : 'Deny and stop', description: `${speakerOf(agent)} stops and waits for you` }, decision: { behavior: 'deny', interrupt: true } } satisfies ApprovalChoice] : []),
   ];
 }
 
 /** The tool and its whole input, under its title; shown `again` (new context, a refusal), its one line, the input being above. */
-function showApproval(approval: Approval, again: boolean): void {
+function showApproval(approval: Approval, agent: AskView['agent'], again: boolean): void {
   const step = styleText('green', S_STEP_SUBMIT);
   if (again) {
     say(step, `${shown(approvalLine(approval))} (its whole input is above)`);
     return;
   }
-  say(step, `${approval.toolName === PLAN_TOOL ? 'Plan' : `Permission · ${shown(approval.toolName)}`}\n${hanging(shown(toolInputText(approval)))}`);
+  say(step, `${approval.toolName === PLAN_TOOL ? 'Plan' : `Permission · ${shown(approval.toolName)}`}\n${hanging(shown(toolInputText(approval, speakerOf(agent))))}`);
 }
 
 /**
@@ -498,7 +498,7 @@ async function decideApproval(flow: Flow, approval: Approval): Promise<FlowEnd> 
   let inputShown = false;
   for (;;) {
     if (showNewContext(flow)) titled = false;
-    if (!titled) showApproval(approval, inputShown);
+    if (!titled) showApproval(approval, flow.call.agent, inputShown);
     titled = inputShown = true;
     const choice = await pickOne({
       message: approval.toolName === PLAN_TOOL ? 'Approve the plan?' : 'Allow this call?',

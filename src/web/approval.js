@@ -61,7 +61,7 @@ export function buildApprovalForm(view, handlers, how = {}) {
     plan ? null : ' ',
     plan ? null : h('code', { class: 'tool-name', dir: 'ltr' }, visibleNodes(approval.toolName)),
   );
-  const body = h('section', { class: 'approval-body', 'aria-labelledby': askId }, ask, toolInputNodes(approval));
+  const body = h('section', { class: 'approval-body', 'aria-labelledby': askId }, ask, toolInputNodes(approval, actor));
 
   const form = h('form', { class: 'card-form approval-form', novalidate: true });
   const error = h('p', { class: 'card-error', id: uid('card-error'), hidden: true });

@@ -139,9 +139,10 @@ function oneLine(text) {
  * The tool's input, as the card shows it: the fields each tool is known by, laid out for it, then
  * every other field it sent.
  * @param {Approval} approval
+ * @param {string} actor who asks, in the words of a description's label: 'Claude', 'Codex', 'opencode'
  * @returns {Node[]}
  */
-export function toolInputNodes(approval) {
+export function toolInputNodes(approval, actor) {
   const input = /** @type {Input} */ (approval.toolInput && typeof approval.toolInput === 'object' ? approval.toolInput : {});
   const shown = new Set();
   /** The field, when it has the type the layout expects; else it is listed with the rest, as sent. */
@@ -177,7 +178,7 @@ export function toolInputNodes(approval) {
     case 'Bash': {
       const description = str('description');
       const command = str('command');
-      if (description !== undefined) nodes.push(h('p', { class: 'tool-description', dir: 'auto' }, h('span', { class: 'tool-description-label', text: 'Claude says: ' }), visibleNodes(description)));
+      if (description !== undefined) nodes.push(h('p', { class: 'tool-description', dir: 'auto' }, h('span', { class: 'tool-description-label', text: `${actor} says: ` }), visibleNodes(description)));
       if (command !== undefined) nodes.push(codeFigure('Command', command));
       const timeout = take('timeout', 'number');
       if (timeout !== undefined) field('Timeout', `${timeout} ms${Number(timeout) >= 1000 ? ` (${durationText(Number(timeout))})` : ''}`);

@@ -3,7 +3,7 @@
 // edit as its lines removed and added, hostile text marked (JSON escaped, and parsing back to the
 // exact value), and the decision in words.
 import { describe, expect, it } from 'vitest';
-import { approvalLine, decidedText, decisionInWords, decisionText, prettyJson, simpleDiff, toolInputText } from '../../src/approval-text.js';
+import { approvalLine, decidedText, decisionInWords, decisionText, prettyJson, simpleDiff, speakerOf, toolInputText } from '../../src/approval-text.js';
 import { settledLineText, settledText } from '../../src/cli/events.js';
 import type { HistoryLine } from '../../src/history-file.js';
 import type { Approval, AskView } from '../../src/protocol.js';
@@ -27,6 +27,11 @@ describe('toolInputText', () => {
   it('Bash: what Claude says, the command whole and exact, then every other field it sent', () => {
     const text = toolInputText(approval('Bash', { command: 'npm run migrate &&\n  npm test', description: 'Migrate, then test', timeout: 120000 }));
     expect(text).toBe(['Claude says: Migrate, then test', 'Command:', '  npm run migrate &&', '    npm test', 'Also sent:', '  {', '    "timeout": 120000', '  }'].join('\n'));
+  });
+
+  it("Bash from another agent: its model speaks by the agent's name", () => {
+    expect(toolInputText(approval('Bash', { command: 'npm ci', description: 'Reinstall' }), speakerOf('codex'))).toBe(['Codex says: Reinstall', 'Command:', '  npm ci'].join('\n'));
+    expect([speakerOf('claude-code'), speakerOf(undefined), speakerOf('opencode')]).toEqual(['Claude', 'Claude', 'opencode']);
   });
 
   it('Edit: the file and a diff, what both texts share kept, what changes removed then added', () => {

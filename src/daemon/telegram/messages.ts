@@ -6,8 +6,8 @@
 // message, the message says it was cut and offers no allow.
 import { noticeOf, noticeSubject, noticeTitle, terminalWaitSubject } from '../notice.js';
 import { PLAN_TOOL, toolTitle } from '../../approvals.js';
-import { toolInputText } from '../../approval-text.js';
-import { AGENT_NAMES, type AskView, type PersonClient } from '../../protocol.js';
+import { speakerOf, toolInputText } from '../../approval-text.js';
+import type { AskView, PersonClient } from '../../protocol.js';
 import { howItEnded } from '../../settlement.js';
 import { shorten } from '../../shorten.js';
 import { markInvisible } from '../../visible-text.js';
@@ -77,7 +77,6 @@ function model(text: string, max: number, cut: { any: boolean }, whitespace: 'co
 const buttonText = (text: string) => shorten(markInvisible(text), BUTTON_CHARS);
 
 /** Who acts on an approval, in the message's words: Claude, in Claude Code; another agent by its name. */
-const actorOf = (view: AskView) => (view.agent && view.agent !== 'claude-code' ? AGENT_NAMES[view.agent] : 'Claude');
 
 /**
  * The parts a builder makes at a scale (1, then less): the first that fits in BODY_CHARS is sent.
@@ -182,8 +181,8 @@ export function questionKeyboard(view: AskView, selections: Selection[] | undefi
 function approvalDraft(view: AskView, title: Part, session: Part[], openRow: Button[][]): Draft {
   const approval = view.approval!;
   const suggestions = approval.suggestions.map((suggestion) => markInvisible(suggestion.label));
-  const head: Part[] = [title, ...session, `\n\n${actorOf(view)} wants to use `, { text: markInvisible(toolTitle(approval.toolName)), type: 'bold' }, ':\n'];
-  const input = toolInputText(approval);
+  const head: Part[] = [title, ...session, `\n\n${speakerOf(view.agent)} wants to use `, { text: markInvisible(toolTitle(approval.toolName)), type: 'bold' }, ':\n'];
+  const input = toolInputText(approval, speakerOf(view.agent));
   const choices = suggestions.length > 0 ? `\n\nOr allow, and remember it:\n${suggestions.map((label, index) => `${index + 1}. ${label}`).join('\n')}` : '';
   const whole = compose([...head, { text: input, type: 'pre' }, choices]);
   if (whole.text.length <= BODY_CHARS) {
@@ -227,7 +226,7 @@ export function promptFor(view: AskView, action: Action): string | undefined {
       return question ? `Type your answer to ${shorten(markInvisible(question.header || question.question), PROMPT_CHARS)}` : undefined;
     }
     case 'deny-message':
-      return `Type your message for ${actorOf(view)}: the permission is denied with it.`;
+      return `Type your message for ${speakerOf(view.agent)}: the permission is denied with it.`;
     case 'feedback':
       return 'Type what Claude should change in the plan: it keeps planning with it.';
     case 'reply':
