@@ -4,7 +4,7 @@
 // (`askbridge start`), the hook, headless Chromium, WebSocket clients. Prints the machine and ONE
 // markdown table; every row is checked against its target, and a missed target is reported (✗),
 // never an error: the exit code is 0 unless something crashed or could not be measured.
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { availableParallelism, cpus, loadavg, release, tmpdir } from 'node:os';
@@ -12,12 +12,12 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import WebSocket from 'ws';
 import { now, sleep, waitUntil } from '../tests/stack/clock.js';
-import { assertBuildIsFresh, baseEnv, REPO_ROOT } from '../tests/stack/env.js';
+import { assertBuildIsFresh, baseEnv, HOOK_SCRIPT, REPO_ROOT } from '../tests/stack/env.js';
 import { fixtureNames, freshPayload, loadFixture, type HookPayload } from '../tests/stack/fixtures.js';
 import { killStrayProcesses, runBareNode, runCli, runHook, stopProcess, whenExited } from '../tests/stack/processes.js';
 import { startDaemon, type Daemon } from '../tests/stack/daemon.js';
 import { WAITING_BYTES } from '../src/daemon/limits.js';
-import { hookBody, openQuestion, postAsHttpHook, type OpenQuestion } from '../tests/stack/hook-client.js';
+import { hookBody, openQuestion, post, postAsHttpHook, readResponse, type OpenQuestion } from '../tests/stack/hook-client.js';
 import { PERMISSION_HOOK_PATH, STOP_HOOK_PATH } from '../src/http-hook.js';
 import { launchBrowser, openPairedPage } from '../tests/stack/browser.js';
 import { startNtfyService } from '../tests/stack/ntfy-service.js';
@@ -452,6 +452,7 @@ async function benchCli(daemon: Daemon): Promise<void> {
 
 // ---------------------------------------------------------------------------------------------
 // 2 + 3. One page open; per question: hook start → card in the page, then Submit click → hook exit
+// (Codex's and opencode's asks, in the same rounds: request → card in the page only)
 //
 // The functions the page runs (page.evaluate) define no named function inside: tsx keeps names
 // with a helper (__name) that exists in this process, not in the page.
@@ -520,6 +521,8 @@ type BenchWindow = Window & {
 
 /** A question through either hook, or a permission through Claude Code's PermissionRequest http hook (allowed once with a click). */
 type Transport = 'command' | 'http' | 'approval' | 'turnEnd';
+/** Codex's approval through the command hook, and Codex's and opencode's questions through their relays' POSTs: timed to the card only. */
+type Relay = 'codexApproval' | 'codexQuestion' | 'opencodeQuestion';
 
 async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
   const cards = cardReports();
@@ -704,12 +707,107 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
     if (wall.goneAt !== undefined) sample('command.decisionToGone', wall.goneAt - wall.decisionAt);
   }
 
+  // Codex and opencode: askbridge's own path from their relay's request to the card. Their binaries
+  // are not run here: the command hook gets Codex's PermissionRequest payload on stdin as Codex would
+  // write it (protocol.md 7), and the POSTs are the ones `askbridge attach codex|opencode` sends (the
+  // local token, a connection of their own). The question is row 3's, in each agent's own format.
+  // Each ask is settled through the API once its card is seen: only the card's arrival is timed.
+  const fixtureQuestion = loadFixture<HookPayload>(`${SINGLE}.input.json`).tool_input.questions[0]!;
+  const liveHooks = new Set<ChildProcess>();
+  onCleanup(async () => {
+    for (const child of liveHooks) child.kill('SIGKILL');
+    await Promise.all([...liveHooks].map(whenExited));
+  });
+  /** A relay's POST, held until the ask is settled; resolves with the response's body. */
+  const relay = (path: string, body: unknown) => {
+    const startedAt = now();
+    const response = readResponse(post(daemon.port, path, { authorization: `Bearer ${daemon.token}` }, JSON.stringify(body)));
+    return { startedAt, done: response.then((received) => received.body) };
+  };
+  const answerPick = (id: string) => daemon.api('POST', `/api/asks/${encodeURIComponent(id)}/answer`, { responses: [{ question, selected: [PICK] }] });
+  const replyOf = (body: string): unknown => {
+    try {
+      return (JSON.parse(body) as { reply?: unknown }).reply;
+    } catch {
+      return undefined;
+    }
+  };
+  /** Each relay: its request, how the bench settles the ask once seen, and the decision that settling must bring back. */
+  const relays: Record<Relay, () => { startedAt: number; done: Promise<string>; settle: (id: string) => Promise<{ status: number }>; isRight: (body: string) => boolean }> = {
+    codexApproval: () => {
+      const n = ++toolCalls;
+      const payload = {
+        session_id: 'bench-codex',
+        turn_id: `turn-${n}`,
+        transcript_path: '/home/alice/.codex/sessions/rollout-bench.jsonl',
+        cwd: '/home/alice/projects/shop',
+        hook_event_name: 'PermissionRequest',
+        model: 'gpt-test',
+        permission_mode: 'default',
+        tool_name: 'Bash',
+        tool_input: { command: `npm test -- --run ${n}`, description: 'Run the tests' },
+      };
+      const startedAt = now();
+      const child = spawn(process.execPath, [HOOK_SCRIPT, '--agent', 'codex'], { cwd: REPO_ROOT, env: daemon.env, stdio: ['pipe', 'pipe', 'ignore'] });
+      liveHooks.add(child);
+      child.once('exit', () => liveHooks.delete(child));
+      let stdout = '';
+      child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+      child.stdin.on('error', () => {});
+      child.stdin.end(JSON.stringify(payload));
+      const done = new Promise<string>((resolve, reject) => {
+        child.once('error', reject);
+        child.once('close', () => resolve(stdout));
+      });
+      return { startedAt, done, settle: (id) => daemon.api('POST', `/api/asks/${encodeURIComponent(id)}/decide`, { behavior: 'allow' }), isRight: isAllowOnce };
+    },
+    codexQuestion: () => {
+      const n = ++toolCalls;
+      const { question: text, header, options } = fixtureQuestion;
+      const body = {
+        request: { threadId: 'bench-codex-thread', turnId: `turn-${n}`, itemId: `call_bench${n}`, questions: [{ id: 'q1', header, question: text, isOther: true, isSecret: false, options }] },
+        thread: { cwd: '/home/alice/projects/shop', title: 'pick a database' },
+        environment: {},
+      };
+      const expected = JSON.stringify({ answers: { q1: { answers: [PICK] } } });
+      return { ...relay('/api/attach/codex', body), settle: answerPick, isRight: (received) => JSON.stringify(replyOf(received)) === expected };
+    },
+    opencodeQuestion: () => {
+      const n = ++toolCalls;
+      const { question: text, header, options } = fixtureQuestion;
+      const body = {
+        request: { kind: 'question', question: { id: `que_bench${n}`, sessionID: 'ses_bench', questions: [{ question: text, header, options, multiple: false, custom: true }] } },
+        session: { directory: '/home/alice/projects/shop', title: 'pick a database' },
+        environment: {},
+      };
+      const expected = JSON.stringify({ route: 'question.reply', body: { answers: [[PICK]] } });
+      return { ...relay('/api/attach/opencode', body), settle: answerPick, isRight: (received) => JSON.stringify(replyOf(received)) === expected };
+    },
+  };
+
+  async function relayOnce(which: Relay, counted: boolean): Promise<void> {
+    const asked = relays[which]();
+    const id = await cards.wait('pending', (candidate) => !seenIds.has(candidate));
+    seenIds.add(id);
+    const seen = await page.evaluate((askId) => (window as unknown as BenchWindow).__bench.seen[askId] ?? { at: Number.NaN, wallAt: Number.NaN }, id);
+    const settled = await asked.settle(id);
+    if (settled.status !== 200) throw new Error(`${which}: settling ${id} answered ${settled.status}`);
+    if (!asked.isRight(await asked.done)) wrong++;
+    await cards.wait('finished', (candidate) => candidate === id);
+    await sleep(COUNTS.idleMs);
+    if (counted) sample(`${which}.visible`, toPage(seen.at) - asked.startedAt);
+  }
+
   // Every transport side by side: each round asks once through each, in turning order.
-  const order: Transport[] = ['http', 'command', 'approval', 'turnEnd'];
+  const order: Array<Transport | Relay> = ['http', 'command', 'approval', 'turnEnd', 'codexApproval', 'codexQuestion', 'opencodeQuestion'];
   // The end of a turn waits only while the person is away.
   await daemon.api('PUT', '/api/away', { away: true });
   for (let i = 0; i < COUNTS.pageWarmup + COUNTS.answers; i++) {
-    for (const transport of [...order.slice(i % order.length), ...order.slice(0, i % order.length)]) await askOnce(transport, i >= COUNTS.pageWarmup);
+    for (const which of [...order.slice(i % order.length), ...order.slice(0, i % order.length)]) {
+      const counted = i >= COUNTS.pageWarmup;
+      if (which in relays) await relayOnce(which as Relay, counted);
+      else await askOnce(which as Transport, counted);
+    }
   }
   await daemon.api('PUT', '/api/away', { away: false });
   for (const [name, values] of Object.entries(samples)) results[name] = summarize(values);
@@ -957,6 +1055,9 @@ function rows(): string[] {
   row('2', 'http hook: Submit click → decision body fully received (headless Chromium)', results['http.click'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
   row('2c', 'command hook: Submit click → hook exit', results['command.click'], { unit: ms, p99: true, target: 'p99 ≤ 20 ms', value: (s) => s.p99, limit: 20 });
   row('3', "http hook: Claude Code's POST → question card in the open page", results['http.visible'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
+  row('3x', "Codex's approval (its PermissionRequest payload; Codex itself not run): command hook `--agent codex` spawned → approval card in the open page", results['codexApproval.visible'], { unit: ms, p99: true });
+  row('3q', "Codex's question (its requestUserInput as `askbridge attach codex` relays it; Codex not run): POST /api/attach/codex → question card in the open page", results['codexQuestion.visible'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
+  row('3o', "opencode's question (as `askbridge attach opencode` relays it; opencode not run): POST /api/attach/opencode → question card in the open page", results['opencodeQuestion.visible'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
   row('2p', 'http PermissionRequest: Allow once click → decision body fully received (headless Chromium)', results['approval.click'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
   row('3p', "http PermissionRequest: Claude Code's POST → approval card in the open page", results['approval.visible'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
   row('2t', 'http Stop, away: Send reply click → block with the reply fully received (headless Chromium)', results['turnEnd.click'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
@@ -1030,6 +1131,16 @@ function details(): string[] {
   const commandVisible = r['command.visible'];
   if (httpVisible && commandVisible && extras.clock) {
     lines.push(`- 3 and 3c side by side: the command hook takes ${(commandVisible.p50 / httpVisible.p50).toFixed(1)}× as long as the http hook at the median (${(commandVisible.p99 / httpVisible.p99).toFixed(1)}× at p99). In parts: POST → the daemon opens the question ${p50p99(r['http.startToCreated'])} (http), hook spawn → the daemon opens it ${p50p99(r['command.startToCreated'])} (command; Node's own start is row 1b); → card in the page ${p50p99(r['http.createdToVisible'])} (http), ${p50p99(r['command.createdToVisible'])} (command). Rows 3 and 3c take card times from the page's performance clock, corrected by the measured Chromium − Node offset ${extras.clock.offset.toFixed(2)} ms (±${(extras.clock.rtt / 2).toFixed(2)} ms); the parts of rows 2 and 3 are on the system clock that the bench, Chromium and the daemon share, in whole ms, so they need not add up to their row exactly.`);
+  }
+  const relayed = (['codexApproval', 'codexQuestion', 'opencodeQuestion'] as const).filter((name) => r[`${name}.visible`]);
+  if (httpVisible && commandVisible && relayed.length > 0) {
+    const against = { codexApproval: ['3x', '3c', commandVisible], codexQuestion: ['3q', '3', httpVisible], opencodeQuestion: ['3o', '3', httpVisible] } as const;
+    const ratios = relayed.map((name) => {
+      const [row, base, summary] = against[name];
+      const mine = r[`${name}.visible`]!;
+      return `${row} takes ${(mine.p50 / summary.p50).toFixed(1)}× row ${base} at the median (${(mine.p99 / summary.p99).toFixed(1)}× at p99)`;
+    });
+    lines.push(`- Codex and opencode, asked in the same rounds as 3 and 3c: ${ratios.join('; ')}.`);
   }
   if (r.rss && extras.hwmMb !== undefined) lines.push(`- 4: RSS peak (VmHWM) ${extras.hwmMb.toFixed(1)} MB; slowest of the ${COUNTS.clients} clients per question: ${p50p99(r.broadcastWorst)}.`);
   if (extras.transferFiles) lines.push(`- 6: ${Object.entries(extras.transferFiles).map(([path, bytes]) => `${path} ${bytes} B`).join(', ')} (headers + body; WebSocket frames not counted).`);
