@@ -5,11 +5,14 @@
  *
  * One opencode server, one daemon (a real `askbridge start`) and one real `askbridge attach
  * opencode` serve every case; each case prompts a new session, and the fake model plays one tool
- * call. A person decides through the daemon's API (POST /api/asks/:id/decide or /answer, as the
- * page does). The last case stops the daemon: opencode's own prompt must stay.
+ * call. A person decides in a paired page in Chromium (the first permission and the first question),
+ * or through the daemon's API (POST /api/asks/:id/decide or /answer, what the page and the CLI
+ * send). The last case stops the daemon: opencode's own prompt must stay.
  */
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AskView } from '../../src/protocol.js';
+import { launchBrowser, openAsk, openPairedPage } from '../stack/browser.js';
 import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { startCli, type RunningProcess } from '../stack/processes.js';
@@ -24,6 +27,8 @@ let chat: FakeChat;
 let opencode: Opencode;
 let daemon: Daemon;
 let attach: RunningProcess;
+let browser: Browser;
+let page: Page;
 
 beforeAll(async () => {
   chat = await startFakeChat();
@@ -31,9 +36,12 @@ beforeAll(async () => {
   daemon = await startDaemon();
   attach = startCli(['attach', 'opencode', opencode.url], daemon.env);
   await waitUntil(() => (attach.output().stdout.includes('attached to opencode') ? true : undefined), 30_000, `the attach to start (${JSON.stringify(attach.output())})`);
+  browser = await launchBrowser();
+  ({ page } = await openPairedPage(browser, daemon));
 }, 90_000);
 
 afterAll(async () => {
+  await browser?.close();
   if (attach && attach.child.exitCode === null) {
     attach.child.kill('SIGINT');
     await attach.result;
@@ -58,7 +66,7 @@ function bashStep(command: string) {
 }
 
 describe('askbridge attach opencode', () => {
-  it('a bash permission allowed in askbridge runs the command, and the model reads its output', async () => {
+  it("a bash permission allowed with a click in the page runs the command, and the model reads its output", async () => {
     const marker = `allowed-${Date.now()}`;
     chat.play(bashStep(`echo ${marker}`));
     const sessionId = await opencode.prompt('run it');
@@ -68,8 +76,9 @@ describe('askbridge attach opencode', () => {
     expect(ask.approval?.suggestions).toEqual([{ label: 'Always allow bash: echo *' }]);
     expect(ask.cwd).toBe(opencode.project);
 
-    const decided = await daemon.api('POST', `/api/asks/${ask.id}/decide`, { behavior: 'allow' });
-    expect(decided.status).toBe(200);
+    const card = await openAsk(page, ask.id);
+    expect(await card.locator('.meta-line').textContent()).toContain('opencode session');
+    await card.getByRole('button', { name: 'Allow once', exact: true }).click();
     await chat.waitForToolResult((content) => content.includes(marker));
     const replied = await opencode.waitForEvent((event) => event.payload.type === 'permission.replied' && event.payload.properties.sessionID === sessionId);
     expect(replied.payload.properties.reply).toBe('once');
@@ -122,14 +131,15 @@ describe('askbridge attach opencode', () => {
     expect(replied.payload.properties.reply).toBe('always');
   });
 
-  it('a question answered in askbridge reaches the model', async () => {
+  it('a question answered in the page reaches the model', async () => {
     const question = `Which colour, ${Date.now()}?`;
     chat.play({ tool: 'question', input: { questions: [{ question, header: 'Colour', options: [{ label: 'Red', description: 'warm' }, { label: 'Blue', description: 'cool' }] }] } });
     const sessionId = await opencode.prompt('ask me');
     const ask = await waitForOpencodeAsk(sessionId);
     expect(ask.questions).toEqual([{ question, header: 'Colour', multiSelect: false, options: [{ label: 'Red', description: 'warm' }, { label: 'Blue', description: 'cool' }] }]);
-    const answered = await daemon.api('POST', `/api/asks/${ask.id}/answer`, { responses: [{ question, selected: ['Blue'] }] });
-    expect(answered.status).toBe(200);
+    const card = await openAsk(page, ask.id);
+    await card.getByRole('group', { name: question }).getByRole('radio', { name: 'Blue', exact: true }).check();
+    await card.getByRole('button', { name: 'Submit', exact: true }).click();
     const result = await chat.waitForToolResult((content) => content.includes(question));
     expect(result).toContain(ANSWERED);
     expect(result).toContain(`"${question}"="Blue"`);
@@ -146,11 +156,13 @@ describe('askbridge attach opencode', () => {
     expect((await opencode.api<Array<{ sessionID: string }>>('GET', '/question')).body.some((request) => request.sessionID === sessionId)).toBe(false);
   });
 
-  it('a question answered in opencode first leaves askbridge at once, and a late answer there is refused', async () => {
+  it('a question answered in opencode first leaves askbridge and the page at once, and a late answer there is refused', async () => {
     const question = `Which size, ${Date.now()}?`;
     chat.play({ tool: 'question', input: { questions: [{ question, header: 'Size', options: [{ label: 'Small', description: '' }, { label: 'Large', description: '' }] }] } });
     const sessionId = await opencode.prompt('ask me');
     const ask = await waitForOpencodeAsk(sessionId);
+    const row = page.locator(`[data-ask-id="${ask.id}"]`);
+    await row.waitFor({ state: 'attached' });
     const waiting = await opencode.api<Array<{ id: string; sessionID: string }>>('GET', '/question');
     const pending = waiting.body.find((request) => request.sessionID === sessionId);
     expect(pending).toBeDefined();
@@ -158,6 +170,7 @@ describe('askbridge attach opencode', () => {
     const reply = await opencode.api('POST', `/question/${pending!.id}/reply`, { answers: [['Large']] });
     expect(reply.body).toBe(true);
     await waitUntil(async () => ((await daemon.pending()).some((waitingAsk) => waitingAsk.id === ask.id) ? undefined : true), 10_000, 'the card to leave');
+    await row.waitFor({ state: 'detached', timeout: 2_000 });
     expect((await daemon.ask(ask.id)).status).toBe('cancelled');
     const late = await daemon.api('POST', `/api/asks/${ask.id}/answer`, { responses: [{ question, selected: ['Small'] }] });
     expect(late.status).toBe(409);
