@@ -2,6 +2,10 @@
 // Pairing, the session, and the live WebSocket to the daemon, with a backoff that resets only once
 // a snapshot proves the connection works end to end. It knows nothing of questions: messages go to
 // `onMessage`, and what the page should show to `onState`.
+// A page that is left (pagehide) closes its socket and stops retrying: the daemon counts open
+// sockets as people who can see a question, and a page kept in the back/forward cache would still
+// count (the browser answers its pings). Shown again from that cache (pageshow), it reconnects at
+// once, and the snapshot brings it up to date.
 import { checkSession, errorMessage, forgetPageKey, keepPageKey, PAGE_KEY_PROTOCOL_PREFIX, PAGE_PROTOCOL, pageKey, pair, REVOKED_CLOSE_CODE } from './api.js';
 
 /** @typedef {import('../protocol.js').ServerMessage} ServerMessage */
@@ -9,6 +13,8 @@ import { checkSession, errorMessage, forgetPageKey, keepPageKey, PAGE_KEY_PROTOC
 
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 5000;
+/** The close code of a socket the page closes on purpose: a normal closure (RFC 6455). */
+const NORMAL_CLOSE_CODE = 1000;
 
 /**
  * `live`: the snapshot is in; `reconnecting`: paired, the daemon is away for now; `offline`: never
@@ -25,6 +31,10 @@ export function createConnection(handlers) {
   let backoff = BACKOFF_MIN_MS;
   let paired = false;
   let starting = false;
+  /** Between pagehide and a pageshow from the back/forward cache: no socket, no retry. */
+  let left = false;
+  /** Whether the page was connected or trying to be when it was left, so that it tries again when shown. */
+  let resumeOnShow = false;
 
   async function start() {
     if (starting) return;
@@ -67,6 +77,7 @@ export function createConnection(handlers) {
   }
 
   function scheduleRetry() {
+    if (left) return;
     clearTimeout(retryTimer);
     const delay = backoff;
     backoff = Math.min(backoff * 2, BACKOFF_MAX_MS);
@@ -83,7 +94,7 @@ export function createConnection(handlers) {
   }
 
   function connect() {
-    if (socket) return;
+    if (socket || left) return;
     // Browsers cannot set headers on a WebSocket: the key travels as a subprotocol the daemon checks.
     const ws = new WebSocket(`${location.protocol === 'https:' ? 'wss://' : 'ws://'}${location.host}/ws`, [PAGE_PROTOCOL, `${PAGE_KEY_PROTOCOL_PREFIX}${pageKey() ?? ''}`]);
     socket = ws;
@@ -117,7 +128,7 @@ export function createConnection(handlers) {
   function closeSocket() {
     const ws = socket;
     socket = null;
-    if (ws) ws.close();
+    if (ws) ws.close(NORMAL_CLOSE_CODE);
   }
 
   /** @param {string | null} detail */
@@ -134,6 +145,23 @@ export function createConnection(handlers) {
     if (readPairCode() !== null) start();
   });
   window.addEventListener('online', retryNow);
+  // The same for an unload for good and for a page going into the back/forward cache: neither can
+  // show a question now, and only the second ever comes back (pageshow, persisted).
+  window.addEventListener('pagehide', () => {
+    resumeOnShow = paired || retryTimer !== 0 || starting;
+    left = true;
+    clearTimeout(retryTimer);
+    retryTimer = 0;
+    closeSocket();
+  });
+  window.addEventListener('pageshow', (event) => {
+    // The first load's pageshow: app.js starts the connection.
+    if (!event.persisted) return;
+    left = false;
+    if (!resumeOnShow) return;
+    backoff = BACKOFF_MIN_MS;
+    start();
+  });
   document.addEventListener('visibilitychange', () => {
     if (document.visibilityState === 'visible') retryNow();
   });
