@@ -1,10 +1,14 @@
 #!/usr/bin/env node
 // @ts-check
-// askbridge's PreToolUse hook for Claude Code's AskUserQuestion, its PermissionRequest hook, and its SessionEnd hook;
-// with `--agent codex`, Codex CLI's PermissionRequest hook (the daemon answers in Codex's format).
+// askbridge's command hook for every event Claude Code hands it, as its http hook carries them: PreToolUse
+// for AskUserQuestion, PermissionRequest, Stop, UserPromptSubmit, Notification and SessionEnd; with
+// `--agent codex`, Codex CLI's PermissionRequest hook (the daemon answers in Codex's format).
 //
 // Reads the hook payload on stdin, hands it to the askbridge daemon, waits for the answer, and
 // prints the decision JSON on stdout. stdout is a protocol: exactly one JSON document, or nothing.
+// The end of a turn, a prompt typed and Claude Code's idle notification matter only while the person
+// is away (they said so on the page or with `askbridge away on`): otherwise the hook reads that in
+// the state directory and leaves at once, so a turn's end costs little more than starting Node.
 // While it waits it checks that Claude Code itself still runs (CLAUDE_PID): when it is gone, so is
 // the session, and its questions are withdrawn. As a SessionEnd hook it tells the daemon the same.
 // It fails open: whatever goes wrong (no daemon, refused, bad input, killed), it prints nothing and
@@ -48,6 +52,10 @@ const CLAUDE_CHECK_MS = 2000;
 const FORWARDED_ENV = ['CI', 'ASKBRIDGE_UNATTENDED', 'CLAUDE_CODE_SESSION_ATTENDED', 'CLAUDE_CODE_ENTRYPOINT'];
 /** The agents that run this hook: a copy of HOOK_AGENTS (src/protocol.ts), pinned to it by a test. The first is the default. */
 const AGENTS = ['claude-code', 'codex'];
+/** Where the daemon keeps whether the person is away, in the state directory: a copy of paths.away (src/state-dir.ts), pinned by a test. */
+const AWAY_FILE = 'away.json';
+/** The events that matter only while the person is away. */
+const ONLY_WHILE_AWAY = ['Stop', 'UserPromptSubmit'];
 
 const debug = process.env.ASKBRIDGE_DEBUG === '1';
 
@@ -99,6 +107,15 @@ function readStdinStream(chunks, size) {
     process.stdin.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     process.stdin.on('error', reject);
   });
+}
+
+/** Whether the person said they are away, as the daemon keeps it; anything unreadable is not away. */
+function isAway(env) {
+  try {
+    return JSON.parse(readFileSync(join(stateDir(env), AWAY_FILE), 'utf8'))?.away === true;
+  } catch {
+    return false;
+  }
 }
 
 /** daemon.json says where the running daemon listens; ASKBRIDGE_PORT stands in when it is missing. */
@@ -384,21 +401,35 @@ function agentArgument() {
   return agent;
 }
 
+/**
+ * What of the payload goes to the daemon: all of it, but for a typed prompt, of which the daemon
+ * needs only whose session it was (the prompt itself stays here). Undefined: nothing to hand over.
+ */
+function handedOver(payload) {
+  const event = payload?.hook_event_name;
+  if (event === 'SubagentStop') return undefined; // a subagent's end is never held
+  if (ONLY_WHILE_AWAY.includes(event) || (event === 'Notification' && payload.notification_type === 'idle_prompt')) {
+    if (!isAway(process.env)) return undefined;
+  }
+  if (event === 'UserPromptSubmit') return { session_id: payload.session_id, hook_event_name: event };
+  if (event === 'PreToolUse') {
+    const questions = payload?.tool_input?.questions;
+    if (payload?.tool_name !== 'AskUserQuestion' || !Array.isArray(questions) || questions.length === 0) return undefined;
+  }
+  return ['PreToolUse', 'PermissionRequest', 'Stop', 'UserPromptSubmit', 'Notification'].includes(event) ? payload : undefined;
+}
+
 async function main() {
   const agent = agentArgument();
   if (fstatSync(0).isCharacterDevice()) passThrough('stdin is a terminal or a device: this hook is run by Claude Code, with its payload on stdin');
   const payload = JSON.parse(await readStdin());
   if (payload?.hook_event_name === 'SessionEnd') return sessionEnded(payload);
-  // A permission Claude Code asks for waits like a question; its decision is printed the same way.
-  if (payload?.hook_event_name !== 'PermissionRequest') {
-    const questions = payload?.tool_input?.questions;
-    if (payload?.tool_name !== 'AskUserQuestion' || !Array.isArray(questions) || questions.length === 0) {
-      passThrough('not an AskUserQuestion call with questions, nor a PermissionRequest');
-    }
-  }
+  const handed = handedOver(payload);
+  if (handed === undefined) passThrough(`nothing to hand over for ${String(payload?.hook_event_name)} (not an AskUserQuestion call with questions; or not away)`);
   const environment = {};
   for (const name of FORWARDED_ENV) if (process.env[name] !== undefined) environment[name] = process.env[name];
-  ask(JSON.stringify({ payload, environment, agent }));
+  const stopCap = process.env.CLAUDE_CODE_STOP_HOOK_BLOCK_CAP;
+  ask(JSON.stringify({ payload: handed, environment, agent, ...(stopCap === undefined ? {} : { stopCap: stopCap.slice(0, 20) }) }));
   if (agent === 'claude-code') watchClaude(payload.session_id);
   else watchParent();
 }

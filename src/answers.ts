@@ -40,8 +40,16 @@ export class AnswerError extends Error {
       | 'unknown_suggestion'
       /** Feedback on a plan says what to change: it cannot be empty. */
       | 'empty_feedback'
-      /** Claude Code drops the message of a denial that stops the turn. */
-      | 'message_with_stop',
+      /** An agent stops its turn only on a denial without words. */
+      | 'message_with_stop'
+      /** Typed text ("Other") for a question whose asker takes only its options. */
+      | 'typed_text_not_taken'
+      /** A note for an asker that takes none. */
+      | 'notes_not_taken'
+      /** An allow from a channel that showed what would run cut short. */
+      | 'not_shown_whole'
+      /** A stop for an agent that cannot stop its turn. */
+      | 'interrupt_unsupported',
     message: string,
   ) {
     super(message);

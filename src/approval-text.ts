@@ -8,7 +8,8 @@
 // has to be escaped as it is written.
 import { approvalTarget, PLAN_TOOL, toolTitle } from './approvals.js';
 import type { HistoryLine } from './history-file.js';
-import { AGENT_NAMES, type Agent, type Approval, type AskView } from './protocol.js';
+import { profileOf } from './agents.js';
+import type { Agent, Approval, AskView } from './protocol.js';
 import { INVISIBLE_CHARACTER, markInvisible } from './visible-text.js';
 
 /** The tool and what it acts on, in one line: "Bash: npm test", "Plan: Refactor the parser", "github: create_issue". Not marked. */
@@ -68,7 +69,7 @@ type Layout = (take: Take, approval: Pick<Approval, 'toolName' | 'toolInput' | '
 
 /** Who speaks for an agent's model, in its approvals: Claude for Claude Code, else the agent's name. */
 export function speakerOf(agent: Agent | undefined): string {
-  return agent === undefined || agent === 'claude-code' ? 'Claude' : AGENT_NAMES[agent];
+  return profileOf({ agent: agent ?? 'claude-code' }).speaker;
 }
 
 const LAYOUTS: Record<string, Layout> = {

@@ -2,24 +2,10 @@
 // history, notifications): what a tool call will do in one line, and each of Claude Code's "always
 // allow" suggestions as the choice it is in Claude Code's own dialog. Pure: no I/O. Every text taken
 // from a tool's input is the model's, so whoever shows it marks what is invisible (visible-text.ts).
-import type { Agent } from './protocol.js';
 import { shorten } from './shorten.js';
 
 /** One of Claude Code's "always allow" suggestions, as it sent it. */
 export type Suggestion = Record<string, unknown> & { type: string };
-
-/**
- * Whether an agent stops its turn when a person denies and says stop: Claude Code's `interrupt`;
- * opencode's reject without a message (with one, its model goes on). Codex answers `interrupt: true`
- * as unsupported and shows its own dialog (protocol.md 7): there a denial's message is how to say
- * stop. The page keeps a copy (api.js).
- */
-const STOPS_TURN_ON_DENY: Readonly<Record<Agent, boolean>> = { 'claude-code': true, codex: false, opencode: true };
-
-/** Whether "deny and stop" can be offered for an approval this agent asked for; no agent (a script) asks for none. */
-export function canStopTurn(agent: Agent | undefined): boolean {
-  return agent !== undefined && STOPS_TURN_ON_DENY[agent];
-}
 
 /** The tool whose approval is a plan's (plan mode): allowing it approves the plan. */
 export const PLAN_TOOL = 'ExitPlanMode';

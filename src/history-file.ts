@@ -5,7 +5,8 @@
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { z } from 'zod';
-import { AGENT_NAMES, AskerSchema, checkShape, AskStatusSchema, type AskView } from './protocol.js';
+import { profileOf } from './agents.js';
+import { AskerSchema, checkShape, AskStatusSchema, type AskView } from './protocol.js';
 
 /** `lost`: not a question but a note that some could not be recorded (the disk was full or read-only). */
 export const HistorySourceSchema = z.enum(['person', 'rule', 'recommended', 'declined', 'terminal', 'cancelled', 'expired', 'failed', 'lost']);
@@ -72,9 +73,8 @@ export function describeSource(view: AskView): { source: HistorySource; detail?:
       return { source: source.trigger === 'timeout' ? 'expired' : 'terminal', detail };
     }
     case 'hook-gone':
-      // Claude Code's hook leaves on Esc or its timeout; an attachment (opencode, Codex's questions) when the agent settled it itself.
-      if (view.agent === undefined || view.agent === 'claude-code') return { source: 'cancelled', detail: 'the hook stopped waiting (Esc or timeout in Claude Code)' };
-      return { source: 'cancelled', detail: `${AGENT_NAMES[view.agent]} stopped waiting (answered or interrupted there)` };
+      // What its connection closing means, in its asker's words (agents.ts).
+      return { source: 'cancelled', detail: profileOf(view).stoppedWaiting };
     case 'daemon-stopped':
       return { source: 'terminal', detail: 'the daemon stopped' };
     case 'session-ended':

@@ -11,3 +11,11 @@ export const HOOK_TIMEOUT_SECONDS = 3600;
  * and a busy machine.
  */
 export const TIMEOUT_MARGIN_SECONDS = 30;
+
+/**
+ * The longest a hook's question may wait, counted from when it was asked, extensions included: the
+ * hook's timeout as `install` writes it, less the margin that lets the daemon answer before Claude
+ * Code kills the hook. An asker that waits with no limit of its own (`POST /api/asks` without
+ * waitSeconds, the MCP tool) is held to the same bound (agents.ts).
+ */
+export const MAX_WAIT_MS = (HOOK_TIMEOUT_SECONDS - TIMEOUT_MARGIN_SECONDS) * 1000;

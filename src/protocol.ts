@@ -227,20 +227,13 @@ export const AskPayloadSchema = HookPayloadSchema.transform((payload, ctx) => {
 }).meta({ title: 'hook payload' });
 
 /**
- * The coding agent whose hook or server asked: Claude Code, Codex CLI or opencode. Each answers in
- * its own decision format (src/daemon/decisions/); everything else about an ask is the same for all.
+ * The coding agent whose hook, server or MCP client asked: Claude Code, Codex CLI, opencode or
+ * Gemini CLI. Each has its profile (agents.ts) and answers in its own format (src/daemon/decisions/,
+ * or the MCP tool's result); everything else about an ask is the same for all.
  */
-export const AGENTS = ['claude-code', 'codex', 'opencode'] as const;
+export const AGENTS = ['claude-code', 'codex', 'opencode', 'gemini-cli'] as const;
 export const AgentSchema = z.enum(AGENTS);
 export type Agent = z.infer<typeof AgentSchema>;
-
-/** How each agent is named to a person. */
-export const AGENT_NAMES: Readonly<Record<Agent, string>> = { 'claude-code': 'Claude Code', codex: 'Codex', opencode: 'opencode' };
-
-/** An agent's name, also for one read back from a file (history) that this askbridge does not know: then as written. */
-export function agentName(agent: string): string {
-  return Object.hasOwn(AGENT_NAMES, agent) ? AGENT_NAMES[agent as Agent] : agent;
-}
 
 /** Who asked, when it was not Claude Code's AskUserQuestion: a script (`askbridge ask`) or an MCP client (`askbridge mcp`). */
 export const AskerSchema = z.object({ kind: z.enum(['script', 'mcp']), name: nonEmptyText(100) });
@@ -358,14 +351,21 @@ export type CodexUserInputResponse = z.infer<typeof CodexUserInputResponseSchema
 /** The agents that run the command hook (`--agent codex`; Claude Code without it): a copy lives in the hook, pinned to this by a test. */
 export const HOOK_AGENTS = ['claude-code', 'codex'] as const;
 
-/** Body of POST /api/hook/questions: the hook's stdin (a question, or a permission), its environment, and the agent that ran it (Claude Code unless it says Codex). */
+/**
+ * Body of POST /api/hook/questions: the command hook's stdin (a question, a permission, the end of a
+ * turn, a prompt typed, a notification: every wait the http hook carries too), its environment, the
+ * agent that ran it (Claude Code unless it says Codex), and Claude Code's limit on replies in a row
+ * (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP, for a Stop).
+ */
 export const HookRequestSchema = z
   .object({
-    payload: z.discriminatedUnion('hook_event_name', [AskPayloadSchema, PermissionPayloadSchema]),
+    payload: z.discriminatedUnion('hook_event_name', [AskPayloadSchema, PermissionPayloadSchema, StopPayloadSchema, PromptPayloadSchema, NotificationPayloadSchema]),
     environment: HookEnvironmentSchema,
     agent: z.enum(HOOK_AGENTS).optional(),
+    stopCap: z.string().max(20).optional(),
   })
   .meta({ title: 'hook payload' });
+export type HookRequest = z.infer<typeof HookRequestSchema>;
 
 /** One person's answer to one question: the labels they picked, free text, and a note. */
 export const ResponseSchema = z.strictObject({
@@ -542,6 +542,44 @@ export type TurnReply = z.infer<typeof TurnReplySchema>;
 /** Whether the person said they are away: only then does the end of a turn wait for a reply (PUT /api/away). */
 export const AwaySchema = z.strictObject({ away: z.boolean() }).meta({ title: 'away' });
 
+/**
+ * Where the end of a turn reaches askbridge on this machine (wiring.ts): `everywhere` (the user's
+ * settings or the plugin hand it over for every session), `partly` (some places that wire askbridge
+ * leave it out: each gap names its settings file, what is missing and the command that adds it), or
+ * `nowhere` (then `fix` is the one command to run). Away holds a turn's end only where it reaches.
+ */
+export const TurnEndReachSchema = z.object({
+  reach: z.enum(['everywhere', 'partly', 'nowhere']),
+  gaps: z.array(z.object({ path: z.string(), missing: z.array(z.string()), fix: z.string() })),
+  fix: z.string().optional(),
+});
+export type TurnEndReach = z.infer<typeof TurnEndReachSchema>;
+
+/** Whether the person is away, and where the end of a turn reaches askbridge (so nothing promises what the wiring cannot deliver). */
+export const AwayReplySchema = z.object({ away: z.boolean(), turnEnds: TurnEndReachSchema }).meta({ title: 'away state' });
+export type AwayReply = z.infer<typeof AwayReplySchema>;
+
+/**
+ * What a person may decide on an ask where it is shown whole (the page, the CLI), from its asker's
+ * profile (agents.ts) and what it asks; a channel that shows it cut (Telegram, a notification) may
+ * decide less. The one contract every channel obeys and the store checks (choices.ts).
+ */
+export const ChoicesSchema = z.object({
+  /** Questions: whether each, in order, takes typed text ("Other") besides its options. */
+  typedAnswers: z.array(z.boolean()),
+  /** Questions: whether a note may go with an answer. */
+  notes: z.boolean(),
+  /** Where handing it back leaves it, in words ("the terminal", "opencode's prompt"); absent when nothing is behind it. */
+  handBack: z.string().optional(),
+  /** An approval: whether it may be allowed at all (not where what would run is shown cut). */
+  allow: z.boolean(),
+  /** An approval: whether one of its "always allow" suggestions may be chosen. */
+  remember: z.boolean(),
+  /** An approval: whether "deny and stop" is offered (always without words). */
+  stop: z.boolean(),
+});
+export type Choices = z.infer<typeof ChoicesSchema>;
+
 /** An ask (one AskUserQuestion call, or one from a script or an agent) and its questions, as pages and the CLI see it. */
 export const AskViewSchema = z.object({
   id: z.string(),
@@ -568,6 +606,8 @@ export const AskViewSchema = z.object({
   agent: AgentSchema.optional(),
   /** Set when a script or an MCP client asked. */
   asker: AskerSchema.optional(),
+  /** What a person may decide on it where it is shown whole. */
+  choices: ChoicesSchema,
   /** The machine a remote hook named (askbridge install --url); absent for this machine. */
   machine: z.string().optional(),
   /** Why a `failed` question failed. */
@@ -602,8 +642,8 @@ export const ServerMessageSchema = z.discriminatedUnion('type', [
   /** A waiting ask changed: more time (expiresAt), or its session's context arrived. */
   z.object({ type: z.literal('updated'), ask: AskViewSchema }),
   z.object({ type: z.literal('banner'), message: z.string().nullable() }),
-  /** Whether the person is away: sent after the snapshot, and whenever it changes. */
-  z.object({ type: z.literal('away'), away: z.boolean() }),
+  /** Whether the person is away, and where a turn's end reaches askbridge: sent after the snapshot, and whenever it changes. */
+  z.object({ type: z.literal('away'), away: z.boolean(), turnEnds: TurnEndReachSchema }),
   z.object({ type: z.literal('error'), error: ErrorReplySchema.shape.error }),
 ]);
 export type ServerMessage = z.infer<typeof ServerMessageSchema>;
@@ -663,6 +703,8 @@ export const StatusReplySchema = z.object({
   history: HistoryProblemSchema.nullable(),
   /** The person said they are away: the end of a turn waits for their reply. */
   away: z.boolean(),
+  /** Where the end of a turn reaches askbridge on this machine's wiring. */
+  turnEnds: TurnEndReachSchema,
   /** Who could be told of a question nobody watches, besides the config's webhooks: paired devices with a push subscription, paired Telegram chats. */
   tellable: z.object({ pushDevices: z.number(), telegramChats: z.number() }),
 });

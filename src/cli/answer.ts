@@ -9,9 +9,11 @@
 // what to change. The answer's flags on a permission, or a decision on a question, are exit 2, as is
 // --interrupt for an agent that cannot stop its turn (Codex, opencode: approvals.ts canStopTurn).
 import { parseArgs } from 'node:util';
-import { approvalTarget, canStopTurn, PLAN_TOOL } from '../approvals.js';
+import { agentName } from '../agents.js';
+import { approvalTarget, PLAN_TOOL } from '../approvals.js';
+import { refusedAnswer, refusedDecision } from '../choices.js';
 import { readHistoryTail, type HistoryLine } from '../history-file.js';
-import { AGENT_NAMES, AskReplySchema, AsksReplySchema, ErrorReplySchema, type AnswerRequest, type Approval, type ApprovalDecision, type AskView } from '../protocol.js';
+import { AskReplySchema, AsksReplySchema, ErrorReplySchema, type AnswerRequest, type Approval, type ApprovalDecision, type AskView } from '../protocol.js';
 import { shorten } from '../shorten.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import { terminalJson, terminalText } from '../visible-text.js';
@@ -62,7 +64,7 @@ export async function run(io: CommandIo): Promise<number> {
   const call = await findWaiting(io.env, daemon, idOrPrefix);
   if (givesDecision) return decide(io, daemon, call, decisionOf(call, values));
   if (call.approval) {
-    throw new CliError(`${quoted(call.id)} is a ${kindOf(call.approval)} ${call.agent ? AGENT_NAMES[call.agent] : 'Claude Code'} asks you to allow, not a question: --pick, --other, --note and --json answer questions; decide it with ${DECISION_USAGE}`, 2);
+    throw new CliError(`${quoted(call.id)} is a ${kindOf(call.approval)} ${agentName(call.agent ?? 'claude-code')} asks you to allow, not a question: --pick, --other, --note and --json answer questions; decide it with ${DECISION_USAGE}`, 2);
   }
 
   const request: AnswerRequest = values.json !== undefined ? readAnswerFile(values.json) : buildResponses(call, values.pick, values.other, values.note);
@@ -157,33 +159,39 @@ function kindOf(approval: { toolName: string }): 'plan' | 'permission' {
 
 type DecisionFlags = { allow: boolean; 'allow-suggestion'?: string | undefined; deny: boolean; message?: string | undefined; interrupt: boolean };
 
-/** The decision the flags give, checked against the permission as the daemon would check it: a suggestion it made, a plan's feedback. */
+/** The flags that say each part of a decision the daemon refused, to name in the refusal. */
+const DECISION_FLAGS: Partial<Record<string, string>> = {
+  interrupt_unsupported: '--deny --message TEXT',
+  message_with_stop: '--deny --message TEXT, or --deny --interrupt without one',
+  empty_feedback: '--deny --message TEXT, or --deny --interrupt',
+};
+
+/** The decision the flags give, checked as the daemon checks it: the ask's own choices (choices.ts), a suggestion it made, a plan's feedback. */
 function decisionOf(call: AskView, flags: DecisionFlags): ApprovalDecision {
   const { approval } = call;
   if (!approval) throw new CliError(`${quoted(call.id)} is a question, not a permission: answer it with ${GIVEN_ANSWER_USAGE}`, 2);
   const suggestion = flags['allow-suggestion'];
   if ([flags.allow, suggestion !== undefined, flags.deny].filter(Boolean).length > 1) throw new CliError(`one decision at a time: ${DECISION_USAGE}`, 2);
+  let decision: ApprovalDecision;
   if (flags.deny) {
-    if (flags.interrupt && !canStopTurn(call.agent)) {
-      throw new CliError(`${call.agent ? AGENT_NAMES[call.agent] : 'Its asker'} cannot stop its turn from here: deny, and say why in the message (--deny --message TEXT)`, 2);
-    }
     const message = flags.message?.trim() ? flags.message : undefined;
-    if (message !== undefined && flags.interrupt) throw new CliError('Claude Code does not pass a message on when it stops the turn: --deny --message TEXT, or --deny --interrupt without one', 2);
-    if (approval.toolName === PLAN_TOOL && message === undefined && !flags.interrupt) {
-      throw new CliError('a plan is sent back with what Claude should change: add --message TEXT (or --interrupt to stop Claude)', 2);
-    }
-    return { behavior: 'deny', ...(message === undefined ? {} : { message }), ...(flags.interrupt ? { interrupt: true } : {}) };
+    decision = { behavior: 'deny', ...(message === undefined ? {} : { message }), ...(flags.interrupt ? { interrupt: true } : {}) };
+  } else {
+    decision = suggestion === undefined ? { behavior: 'allow' } : { behavior: 'allow', suggestion: suggestionIndex(call, approval, suggestion) };
   }
-  return suggestion === undefined ? { behavior: 'allow' } : { behavior: 'allow', suggestion: suggestionIndex(approval, suggestion) };
+  const refused = refusedDecision(call, approval, call.choices, decision);
+  if (refused) throw new CliError(`${refused.message}${DECISION_FLAGS[refused.code] ? ` (${DECISION_FLAGS[refused.code]})` : ''}`, 2);
+  return decision;
 }
 
-/** Claude Code's suggestion by its number, as `askbridge pending` shows it (1 is the first), as the index the daemon takes. */
-function suggestionIndex(approval: Approval, given: string): number {
+/** The agent's suggestion by its number, as `askbridge pending` shows it (1 is the first), as the index the daemon takes. */
+function suggestionIndex(call: AskView, approval: Approval, given: string): number {
+  const name = agentName(call.agent ?? 'claude-code');
   const number = /^\d+$/.test(given) ? Number(given) : Number.NaN;
-  if (number >= 1 && number <= approval.suggestions.length) return number - 1;
-  if (approval.suggestions.length === 0) throw new CliError(`--allow-suggestion ${quoted(given)}: Claude Code made no suggestion for it (--allow allows it once)`, 2);
+  if (number >= 1 && number <= approval.suggestions.length && call.choices.remember) return number - 1;
+  if (approval.suggestions.length === 0 || !call.choices.remember) throw new CliError(`--allow-suggestion ${quoted(given)}: ${name} made no suggestion it takes back (--allow allows it once)`, 2);
   const choices = approval.suggestions.map((offered, index) => `${index + 1} ${quoted(offered.label)}`).join(', ');
-  throw new CliError(`--allow-suggestion ${quoted(given)}: give the number of one of Claude Code's suggestions (${choices})`, 2);
+  throw new CliError(`--allow-suggestion ${quoted(given)}: give the number of one of ${name}'s suggestions (${choices})`, 2);
 }
 
 /** Sends the decision; prints it and what it was for ("allowed once · Bash: npm test"). */
@@ -230,6 +238,8 @@ function buildResponses(call: AskView, picks: string[], others: string[], notes:
   if (missing.length > 0) {
     throw new CliError(`every question needs an answer, as on the page: add --pick or --other for question ${missing.join(' and ')}`, 2);
   }
+  const refused = refusedAnswer(call, call.questions, call.choices, responses);
+  if (refused) throw new CliError(refused.message, 2);
   return { responses };
 }
 

@@ -3,11 +3,11 @@
 // end waiting is let go and Claude stops, as it does with nobody away. Without an argument, the
 // state as it is. One line either way.
 import { parseArgs } from 'node:util';
-import { AwaySchema, ErrorReplySchema } from '../protocol.js';
+import { AwayReplySchema, ErrorReplySchema } from '../protocol.js';
 import { connectToDaemon } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 import { readReply } from './replies.js';
-import { awayLine } from './turn-end-text.js';
+import { awayLines } from './turn-end-text.js';
 
 const USAGE = 'askbridge away on|off (or askbridge away: the state as it is)';
 
@@ -19,5 +19,5 @@ export async function run(io: CommandIo): Promise<void> {
   const daemon = connectToDaemon(io.env);
   const response = wanted === undefined ? await daemon.request('GET', '/api/away') : await daemon.request('PUT', '/api/away', { away: wanted === 'on' });
   if (response.status !== 200) throw new CliError(`the daemon refused: ${readReply(ErrorReplySchema, response.body, 'refusal').error.message}`);
-  io.stdout(`${awayLine(readReply(AwaySchema, response.body, 'away switch').away)}\n`);
+  io.stdout(`${awayLines(readReply(AwayReplySchema, response.body, 'away switch'))}\n`);
 }

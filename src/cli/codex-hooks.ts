@@ -11,7 +11,7 @@ import { existsSync, readFileSync, realpathSync, } from 'node:fs';
 import { join } from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { HOOK_TIMEOUT_SECONDS } from '../hook-timeout.js';
-import { HOOK_PATH, isRecord, shellQuote } from './claude-settings.js';
+import { HOOK_PATH, isRecord, shellQuote } from '../claude-settings.js';
 import { findOnPath } from './find-on-path.js';
 
 /** The event askbridge's entry is for, as hooks.json names it and as Codex's trust keys name it. */

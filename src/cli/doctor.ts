@@ -14,7 +14,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createConfigReader, type EffectiveConfig } from '../config.js';
 import { connectToDaemon, DaemonUnreachable, NOT_RUNNING } from './client.js';
-import { isInstalledHook, isRecord, readSettingsFile, shellQuote, TURN_END_HOOKS, type SettingsFile, type SettingsScope, type TurnEndEvent } from './claude-settings.js';
+import { isInstalledHook, isRecord, readSettingsFile, shellQuote, type SettingsFile, type SettingsScope, type TurnEndEvent } from '../claude-settings.js';
 import { compareVersions, MIN_HTTP_HOOK_VERSION, MIN_UPDATED_INPUT_VERSION, parseClaudeVersion, probeClaude, probedVersion, type ClaudeProbe } from './claude-version.js';
 import { checkGemini, probeGemini, type GeminiFindingId, type GeminiProbe } from './gemini-settings.js';
 import { checkCodex, probeCodex, type CodexFindingId, type CodexProbe } from './codex-hooks.js';
@@ -28,6 +28,7 @@ import { shorten } from '../shorten.js';
 import { readReply } from './replies.js';
 import { systemdHoldsPort } from './service.js';
 import { markerOf, markInvisible, terminalJson } from '../visible-text.js';
+import { placesIn, TURN_END_EVENTS, turnEndReach } from '../wiring.js';
 
 export const TOOL_NAME = 'AskUserQuestion';
 export const HOOK_SCRIPT = 'askbridge-hook.cjs';
@@ -148,12 +149,14 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
     });
   } else {
     passed.push(`askbridge hook installed in ${unique(ours.map((ref) => ref.file.path)).join(', ')}`);
-    if (unique(ours.map(describeHook)).length > 1) {
+    const wiredIn = unique(ours.map((ref) => ref.file.path));
+    if (wiredIn.length > 1 || unique(ours.map(describeHook)).length > 1) {
+      // Every entry runs: each wait still shows once (the second waits with the first), but each is handed over twice.
       findings.push({
         id: 'hook-duplicate',
-        level: 'warning',
-        message: `askbridge's hook is set ${ours.length} times in different ways (${unique(ours.map((ref) => ref.file.path)).join(', ')}): each one sends the question, so it is asked twice`,
-        fix: `keep one: remove the askbridge entry under hooks.PreToolUse from all but one of ${unique(ours.map((ref) => ref.file.path)).join(', ')}`,
+        level: 'info',
+        message: `askbridge is wired ${ours.length} times (${wiredIn.join(', ')}): Claude Code runs every entry and each gets the decision, and each wait still shows once, but every event is handed over twice`,
+        fix: `keep one: ${wiredIn.map((path) => `\`askbridge uninstall ${path === join(inputs.homeDir, '.claude', 'settings.json') ? '--user' : `--project ${shellQuote(inputs.projectDir)}`}\` (${path})`).join(', or ')}`,
       });
     }
     checkHookPaths(inputs, ours, findings, passed);
@@ -473,47 +476,35 @@ const TURN_END_ROLES: Record<TurnEndEvent, string> = {
 };
 
 /**
- * Whether the Stop, UserPromptSubmit and Notification entries reach askbridge (http entries only:
- * the command hook has none), whether the person is away now, and what that means: the end of each
- * turn waits up to awaySeconds for a reply, and Claude Code takes only so many replies in a row.
+ * Whether the Stop, UserPromptSubmit and Notification entries reach askbridge, by either transport
+ * (wiring.ts), whether the person is away now, and what that means: the end of each turn waits up
+ * to awaySeconds for a reply, and Claude Code takes only so many replies in a row. A gap is a
+ * finding with the one command that closes it: the page's Away switch says the same.
  */
 function checkTurnEnds(inputs: DoctorInputs, readable: Array<SettingsFile & { state: 'ok' }>, ours: HookRef[], findings: Finding[], passed: string[]): void {
-  const events = Object.keys(TURN_END_HOOKS) as TurnEndEvent[];
-  const found = events.map((event) => readable.flatMap((file) => hooksOf(file, event)).filter((ref) => isAskbridgeHttpEntry(ref, TURN_END_HOOKS[event])));
-  const files = unique(found.flat().map((ref) => ref.file));
-  const missing = events.filter((_, index) => found[index]!.length === 0);
-  const installed = ours.filter((ref) => isInstalledHook(ref.hook));
+  const places = placesIn(readable, (file) => (file.scope === 'user' ? undefined : inputs.projectDir));
+  const { reach, gaps } = turnEndReach(places, 'askbridge');
   const local = !ours.every(({ hook }) => isRemoteHook(hook));
   const away = local && inputs.daemon.running && inputs.daemon.away === true;
-  if (missing.length === 0) {
+  const carried = places.filter((place) => TURN_END_EVENTS.every((event) => place.events.includes(event)));
+  if (carried.length > 0) {
     passed.push(
-      `Stop, UserPromptSubmit and Notification hooks installed in ${files.map((file) => file.path).join(', ')}: while you are away, the end of each turn waits up to ${inputs.config.config.awaySeconds} s (awaySeconds) for your reply; Claude Code takes at most ${DEFAULT_STOP_CAP} replies in a row unless ${STOP_CAP_ENV} is set in the environment it starts with`,
+      `Stop, UserPromptSubmit and Notification hooks installed in ${carried.map((place) => place.path).join(', ')}: while you are away, the end of each turn waits up to ${inputs.config.config.awaySeconds} s (awaySeconds) for your reply; Claude Code takes at most ${DEFAULT_STOP_CAP} replies in a row unless ${STOP_CAP_ENV} is set in the environment it starts with`,
     );
-  } else {
-    // Worth a note where install wrote the http hook (running it again adds them) or some are there already.
-    const file = installed.find((ref) => ref.hook.type === 'http')?.file ?? files[0];
-    if (file) {
+  }
+  if (reach !== 'everywhere') {
+    for (const gap of gaps) {
       findings.push({
         id: 'turn-ends-missing',
-        level: 'info',
-        file: file.path,
-        message: `no ${missing.join(', ')} hook reaches askbridge, so ${missing.map((event) => TURN_END_ROLES[event]).join('; ')} (installed with --no-turn-ends, or by an older askbridge)`,
-        fix: `${installCommand(file.scope, inputs.projectDir)} (adds the Stop, UserPromptSubmit and Notification entries)`,
-      });
-    } else if (away) {
-      // The command hook, installed or written by hand (the plugin, the settings example): it has no Stop.
-      const file = ours[0]!.file;
-      findings.push({
-        id: 'turn-ends-missing',
-        level: 'info',
-        file: file.path,
-        message: 'you are away, but the end of a turn reaches askbridge only through the http hook, and the command hook is installed: Claude stops at the end of each turn as usual',
-        fix: `\`askbridge service install\`, then ${installCommand(file.scope, inputs.projectDir, ' --hook http')} (Claude Code 2.1.63 or later)`,
+        level: 'warning',
+        file: gap.path,
+        message: `no ${gap.missing.join(', ')} hook reaches askbridge from ${gap.path}, so ${gap.missing.map((event) => TURN_END_ROLES[event as TurnEndEvent]).join('; ')}${away ? ' (and you are away)' : ''}`,
+        fix: `\`${gap.fix}\` (adds the Stop, UserPromptSubmit and Notification entries), then restart running claude sessions`,
       });
     }
   }
   if (away) {
-    const waits = missing.includes('Stop') ? '' : ': the end of each turn waits for your reply';
+    const waits = reach === 'nowhere' ? '' : ': the end of each turn waits for your reply';
     findings.push({ id: 'away', level: 'info', message: `you are away (\`askbridge away off\`, or the page's switch, when you are back)${waits}` });
   } else if (local && inputs.daemon.running && inputs.daemon.away === false) {
     passed.push("you are not away: Claude stops at the end of a turn as usual (`askbridge away on`, or the page's switch, makes it wait for your reply)");
@@ -561,11 +552,6 @@ function checkReach(inputs: DoctorInputs, daemon: Extract<DaemonProbe, { running
       fix: 'open the page (`askbridge open`) or `askbridge watch`; for a phone, turn on notifications on its page, or add a webhook (notify) or a Telegram bot to the user config; or set "whenNobodyWatching": "wait"',
     });
   }
-}
-
-/** askbridge's http entry posting to `path`. */
-function isAskbridgeHttpEntry(ref: HookRef, path: string): boolean {
-  return ref.hook.type === 'http' && typeof ref.hook.url === 'string' && parseUrl(ref.hook.url)?.pathname === path;
 }
 
 /** askbridge's PermissionRequest entry in any form: an http entry posting to its permission path, or a command running its hook file. */

@@ -4,7 +4,8 @@
 // daemon that has first proven it holds it (client.ts), as for every other request.
 import WebSocket from 'ws';
 import { describeSource, type HistoryLine, type HistorySource } from '../history-file.js';
-import { agentName, checkShape, ServerMessageSchema, STOPPING_CLOSE_CODE, type AskStatus, type AskView, type ServerMessage } from '../protocol.js';
+import { agentName } from '../agents.js';
+import { checkShape, ServerMessageSchema, STOPPING_CLOSE_CODE, type AskStatus, type AskView, type ServerMessage } from '../protocol.js';
 import { policyReason } from '../settlement.js';
 import { terminalText } from '../visible-text.js';
 import type { DaemonClient } from './client.js';

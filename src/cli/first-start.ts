@@ -7,7 +7,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { askbridgeCommand } from '../command-name.js';
 import { openStateDir, resolveStateDir, writeFileAtomic } from '../state-dir.js';
-import { countInstalledHooks, readSettingsFile, settingsPath } from './claude-settings.js';
+import { countInstalledHooks, readSettingsFile, settingsPath } from '../claude-settings.js';
 import { findOnPath } from './find-on-path.js';
 import { CliError, type CommandIo } from './command.js';
 

@@ -22,8 +22,9 @@ import { PassThrough } from 'node:stream';
 import { styleText } from 'node:util';
 import { wrapTextWithPrefix } from '@clack/core';
 import { cancel, intro, log, outro, S_BAR, S_INFO, S_STEP_SUBMIT } from '@clack/prompts';
-import { canStopTurn, PLAN_TOOL } from '../approvals.js';
-import { AGENT_NAMES, AskReplySchema, ErrorReplySchema, LIMITS, REPLY_CHARS, TooLateReplySchema, type AnswerRequest, type Approval, type ApprovalDecision, type AskView, type TurnEnd } from '../protocol.js';
+import { PLAN_TOOL } from '../approvals.js';
+import { agentName } from '../agents.js';
+import { AskReplySchema, ErrorReplySchema, LIMITS, REPLY_CHARS, TooLateReplySchema, type AnswerRequest, type Approval, type ApprovalDecision, type AskView, type TurnEnd } from '../protocol.js';
 import { shorten } from '../shorten.js';
 import { markInvisible, terminalText } from '../visible-text.js';
 import { approvalLine, speakerOf, toolInputText } from '../approval-text.js';
@@ -93,6 +94,7 @@ export const TITLE_SHORT_CHARS = 80;
 /** The letter keys of every list, as the footer names them. */
 const KEY = {
   decline: { key: 'd', hint: 'd declines', pressed: 'Decline' },
+  // Claude Code's words; another agent's name where the ask goes back to (lettersOf).
   terminal: { key: 't', hint: 't lets the terminal answer', pressed: 'Let the terminal answer' },
   context: { key: 'c', hint: 'c shows all the context', pressed: 'The context, in full, below' },
   // Said on the first line of the footer, beside the keys it changes.
@@ -201,9 +203,9 @@ function say(symbol: string, text: string): void {
 
 const INFO = styleText('blue', S_INFO);
 
-/** Who asks, for the first line: the agent (Claude Code, Codex, opencode), or a script or an MCP client by its name (on one line, shortened). */
+/** Who asks, for the first line: the agent (Claude Code, Codex, opencode, Gemini CLI), or a script or an MCP client by its name (on one line, shortened). */
 function askerName(call: AskView): string {
-  if (!call.asker) return AGENT_NAMES[call.agent ?? 'claude-code'];
+  if (call.agent !== undefined || !call.asker) return agentName(call.agent ?? 'claude-code');
   return `The ${call.asker.kind === 'mcp' ? 'MCP client' : 'script'} ${markInvisible(shorten(call.asker.name, 60))}`;
 }
 
@@ -294,9 +296,12 @@ function showNewContext(flow: Flow): boolean {
   return true;
 }
 
-/** The letter keys of a list: decline (a permission is denied instead), the terminal (Claude Code's asks only), the context, and in a one-key question a note. */
+/** The letter keys of a list: decline (a permission is denied instead), the hand-back (where the asker has a prompt of its own), the context, and in a one-key question a note (where the asker takes one). */
 function lettersOf(flow: Flow, quick: boolean): LetterKey[] {
-  return [...(quick ? [KEY.note] : []), ...(flow.call.approval ? [] : [KEY.decline]), ...(flow.call.asker ? [] : [KEY.terminal]), KEY.context];
+  const { choices } = flow.call;
+  const back = choices.handBack;
+  const handBack = back === undefined ? [] : [back === 'the terminal' ? KEY.terminal : { ...KEY.terminal, hint: `t hands it back to ${back}`, pressed: `Hand it back to ${back}` }];
+  return [...(quick && choices.notes ? [KEY.note] : []), ...(flow.call.approval ? [] : [KEY.decline]), ...handBack, KEY.context];
 }
 
 function leaveHint(flow: Flow): string {
@@ -337,8 +342,10 @@ const OTHER: ListItem = { label: 'Other', description: 'type your own answer' };
 async function askOne(flow: Flow, index: number, question: Question, previous: Draft | undefined, quick: boolean): Promise<{ draft: Draft; quick: boolean } | FlowEnd> {
   const { call } = flow;
   const header = question.header ? ` · ${shown(question.header)}` : '';
-  const items: ListItem[] = [...question.options.map((option) => ({ label: shown(option.label), description: shown(option.description) })), OTHER];
-  const otherIndex = items.length - 1;
+  // "Other" only where the asker takes typed text for this question.
+  const typed = call.choices.typedAnswers[index] !== false;
+  const items: ListItem[] = [...question.options.map((option) => ({ label: shown(option.label), description: shown(option.description) })), ...(typed ? [OTHER] : [])];
+  const otherIndex = typed ? items.length - 1 : -1;
   let picked = previous ? [...previous.picked, ...(previous.other === null ? [] : [otherIndex])] : [];
   let cursor = picked[0];
   let other: string | null = null;
@@ -368,7 +375,7 @@ async function askOne(flow: Flow, index: number, question: Question, previous: D
     picked = typeof choice.chosen === 'number' ? [choice.chosen] : choice.chosen;
     cursor = picked[0];
     if (!picked.includes(otherIndex)) break;
-    const typed = await askText({
+    const text = await askText({
       message: quick ? 'Your answer (Other): Enter sends it' : 'Your answer (Other)',
       placeholder: 'Enter with nothing typed goes back to the options',
       initial: previous?.other ?? '',
@@ -376,9 +383,9 @@ async function askOne(flow: Flow, index: number, question: Question, previous: D
       stop: flow.stop,
       onKey: flow.onKey,
     });
-    if ('ended' in typed) return endOf(typed);
-    if (typed.typed.trim() !== '') {
-      other = typed.typed;
+    if ('ended' in text) return endOf(text);
+    if (text.typed.trim() !== '') {
+      other = text.typed;
       break;
     }
     // Nothing typed: back to the options, with every other choice kept.
@@ -386,8 +393,8 @@ async function askOne(flow: Flow, index: number, question: Question, previous: D
     picked = picked.filter((item) => item !== otherIndex);
   }
   const chosen = picked.filter((item) => item !== otherIndex);
-  if (quick) return { draft: { picked: chosen, other, notes: null }, quick };
-  const note = await askText({ message: 'A note for Claude (optional, Enter skips)', initial: previous?.notes ?? '', validate: (value) => tooLong(value, LIMITS.notesChars), stop: flow.stop, onKey: flow.onKey });
+  if (quick || !call.choices.notes) return { draft: { picked: chosen, other, notes: null }, quick };
+  const note = await askText({ message: `A note for ${speakerOf(call.agent)} (optional, Enter skips)`, initial: previous?.notes ?? '', validate: (value) => tooLong(value, LIMITS.notesChars), stop: flow.stop, onKey: flow.onKey });
   if ('ended' in note) return endOf(note);
   return { draft: { picked: chosen, other, notes: note.typed.trim() === '' ? null : note.typed }, quick };
 }
@@ -445,17 +452,18 @@ async function confirmed(flow: Flow, message: string, yes: string, no = 'No, bac
 /** One choice of an approval's list: the decision it sends, and for a deny whether it asks for a message first. */
 type ApprovalChoice = { item: ListItem; decision: ApprovalDecision; message?: 'optional' | 'required' };
 
-/** The choices, in the order of Claude Code's own dialog: allow once (approve), each of its suggestions, deny, deny and stop (only for an agent that can stop its turn: approvals.ts canStopTurn). */
-function approvalChoices(approval: Approval, agent: AskView['agent']): ApprovalChoice[] {
+/** The choices, in the order of Claude Code's own dialog: allow once (approve), each of its suggestions (where its agent takes one back), deny, deny and stop (where its agent can stop): the ask's own choices. */
+function approvalChoices(approval: Approval, call: AskView): ApprovalChoice[] {
+  const { agent, choices } = call;
   const plan = approval.toolName === PLAN_TOOL;
   const deny: ApprovalChoice = plan
     ? { item: { label: 'Tell Claude what to change', description: 'your message: Claude keeps planning with it' }, decision: { behavior: 'deny' }, message: 'required' }
     : { item: { label: 'Deny', description: 'with a message for Claude if you like: what to do instead' }, decision: { behavior: 'deny' }, message: 'optional' };
   return [
     { item: plan ? { label: 'Approve', description: 'Claude starts on the plan' } : { label: 'Allow once', description: 'this call only: you are asked again next time' }, decision: { behavior: 'allow' } },
-    ...approval.suggestions.map((suggestion, index): ApprovalChoice => ({ item: { label: shown(suggestion.label) }, decision: { behavior: 'allow', suggestion: index } })),
+    ...(choices.remember ? approval.suggestions.map((suggestion, index): ApprovalChoice => ({ item: { label: shown(suggestion.label) }, decision: { behavior: 'allow', suggestion: index } })) : []),
     deny,
-    ...(canStopTurn(agent) ? [{ item: { label: plan ? 'Reject and stop' : 'Deny and stop', description: `${speakerOf(agent)} stops and waits for you` }, decision: { behavior: 'deny', interrupt: true } } satisfies ApprovalChoice] : []),
+    ...(choices.stop ? [{ item: { label: plan ? 'Reject and stop' : 'Deny and stop', description: `${speakerOf(agent)} stops and waits for you` }, decision: { behavior: 'deny', interrupt: true } } satisfies ApprovalChoice] : []),
   ];
 }
 
@@ -490,7 +498,7 @@ function hanging(text: string): string {
  * Claude Code's own dialog (a deny asks for its message first), unless `confirm` asks first.
  */
 async function decideApproval(flow: Flow, approval: Approval): Promise<FlowEnd> {
-  const choices = approvalChoices(approval, flow.call.agent);
+  const choices = approvalChoices(approval, flow.call);
   const items = choices.map((choice) => choice.item);
   const quick = !flow.options.confirm;
   let cursor = 0;
@@ -665,22 +673,25 @@ async function sendReply(flow: Flow, text: string | undefined): Promise<FlowEnd 
 /** Decline, or let the terminal answer, as the page's buttons do. Undefined: not confirmed, or refused with the reason on screen; the flow goes on. */
 async function settle(flow: Flow, how: 'decline' | 'terminal'): Promise<FlowEnd | undefined> {
   const { call, daemon } = flow;
-  const who = call.asker ? `the ${call.asker.kind === 'mcp' ? 'MCP client' : 'script'}` : 'Claude';
+  const who = call.agent === undefined && call.asker ? `the ${call.asker.kind === 'mcp' ? 'MCP client' : 'script'}` : speakerOf(call.agent);
+  const back = call.choices.handBack ?? 'the terminal';
   if (flow.options.confirm) {
     const sure =
       how === 'decline'
         ? await confirmed(flow, `Decline? ${who} is told you chose not to answer`, 'Yes, decline')
-        : await confirmed(flow, "Let the terminal answer? Claude Code's own dialog asks there", 'Yes, let the terminal answer');
+        : back === 'the terminal'
+          ? await confirmed(flow, "Let the terminal answer? Claude Code's own dialog asks there", 'Yes, let the terminal answer')
+          : await confirmed(flow, `Hand it back to ${back}? It asks there`, 'Yes, hand it back');
     if (typeof sure === 'object') return sure;
     if (!sure) return undefined;
   }
   const response = await daemon.request('POST', `/api/asks/${call.id}/${how}`);
   if (response.status === 200) {
     if (how === 'decline') {
-      outro(`Declined: ${who === 'Claude' ? 'Claude is told you chose not to answer, and goes on without your answer' : `${who} is told you chose not to answer`}.`);
+      outro(`Declined: ${who} is told you chose not to answer${call.asker ? '' : ', and goes on without your answer'}.`);
       return { kind: 'declined' };
     }
-    outro("Handed back: Claude Code's own dialog asks in its terminal.");
+    outro(back === 'the terminal' ? "Handed back: Claude Code's own dialog asks in its terminal." : `Handed back: ${back} asks.`);
     return { kind: 'handed' };
   }
   if (response.status === 409) {

@@ -3,7 +3,7 @@
 // Gemini's own `gemini mcp add` writes the entry (and keeps the file's comments and mode).
 import { readFileSync, } from 'node:fs';
 import { basename, join } from 'node:path';
-import { isRecord } from './claude-settings.js';
+import { isRecord } from '../claude-settings.js';
 import { findOnPath } from './find-on-path.js';
 
 /** The registration the README gives: trusted (no confirmation before each question), and an hour to answer. */

@@ -7,7 +7,7 @@
 import { parseArgs } from 'node:util';
 import { getOwn } from '../answers.js';
 import { historyMatching, readHistoryTail, type HistoryLine } from '../history-file.js';
-import { agentName } from '../protocol.js';
+import { agentName } from '../agents.js';
 import { terminalJson, terminalText } from '../visible-text.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import { decidedText, toolLine } from '../approval-text.js';

@@ -5,7 +5,7 @@
 // stays as it was; running it twice changes nothing the second time; uninstall removes only this.
 import { dirname } from 'node:path';
 import { makeFolders } from '../folders.js';
-import { writeSettings } from './claude-settings.js';
+import { writeSettings } from '../claude-settings.js';
 import {
   codexConfigPath,
   codexHandler,

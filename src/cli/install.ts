@@ -1,10 +1,11 @@
 // `askbridge install`: add askbridge's hooks to Claude Code's settings, keeping everything else in
-// the file as it is. The AskUserQuestion hook (Claude Code's own http POST with the hook key, or the
-// command hook for Claude Code older than 2.1.63), by the same transport a PermissionRequest hook
-// (unless --no-approvals) and a SessionEnd hook (the daemon withdraws the questions of a session
-// that ended), with the http hook only the Stop, UserPromptSubmit and Notification hooks (unless
-// --no-turn-ends: while the person is away the end of a turn waits for their reply), and a
-// SessionStart hook that makes sure the daemon runs. They name this machine (a port, a key, an
+// the file as it is. The AskUserQuestion hook (Claude Code's own http POST with the hook key where a
+// service holds the port, else the command hook), by the same transport a PermissionRequest hook
+// (unless --no-approvals), a SessionEnd hook (the daemon withdraws the questions of a session that
+// ended), the Stop, UserPromptSubmit and Notification hooks (unless --no-turn-ends: while the person
+// is away the end of a turn waits for their reply), and a SessionStart hook that makes sure the
+// daemon runs. Either transport carries every one of them. When askbridge is wired already in another
+// settings file, it says where, and how to keep one. They name this machine (a port, a key, an
 // absolute path), so they go only where nothing gets committed: a project's
 // `.claude/settings.local.json` (made sure to be ignored by git; the key is never written where git
 // would commit it, nor through a symbolic link into a file that lives elsewhere) or the user's own
@@ -26,22 +27,23 @@ import {
   HOOK_TRANSPORTS,
   readSettingsFile,
   sessionStartCommand,
+  shellQuote,
   settingsPath,
   withInstalledHooks,
   withoutInstalledHooks,
   writeSettings,
-  writesTurnEnds,
   waitingMessage,
   type AskHook,
   type HookTransport,
   type SettingsFile,
   type SettingsScope,
-} from './claude-settings.js';
+} from '../claude-settings.js';
 import { compareVersions, MIN_HTTP_HOOK_VERSION, probeClaude, probedVersion } from './claude-version.js';
 import { findOnPath } from './find-on-path.js';
 import { CliError, type CommandIo } from './command.js';
 import { systemdHoldsPort } from './service.js';
 import { markInvisible } from '../visible-text.js';
+import { placesIn } from '../wiring.js';
 import writeFileAtomic from 'write-file-atomic';
 
 export type Target = { projectDir: string; homeDir: string; user: boolean };
@@ -202,11 +204,7 @@ export async function run(io: CommandIo): Promise<void> {
   if (changed) await confirmOutOfGit(destination.path, original, placement);
   const what = ask.transport === 'http' ? `askbridge hook (http, ${ask.url})` : 'askbridge hook (command)';
   io.stdout(`${what} ${changed ? '' : 'already '}installed in ${destination.path}: ${describeRoutes(install)}\n`);
-  if (ask.transport === 'command' && install.turnEnds) {
-    io.stderr(
-      'note: the end of a turn while you are away (`askbridge away on`), and waits in the terminal, reach askbridge only through the http hook: the command hook adds no Stop, UserPromptSubmit or Notification entry (`askbridge service install`, then `askbridge install --hook http`, with Claude Code 2.1.63 or later)\n',
-    );
-  }
+  sayWiredElsewhere(io, target, destination.path);
   if (ask.transport === 'http' && (statSync(destination.path).mode & 0o044) !== 0) {
     io.stderr(`note: other users of this machine can read ${destination.path}; the hook key in it can only ask questions, never answer them\n`);
   }
@@ -254,14 +252,40 @@ async function installRemote(
   const changed = await writeSettings(destination.path, before, withInstalledHooks(before ?? {}, install), { newFileMode: 0o600 });
   if (changed) await confirmOutOfGit(destination.path, original, placement);
   io.stdout(`${changed ? 'askbridge hook (http, another machine' : 'askbridge hook (http, another machine, already'}: ${ask.url}) installed in ${destination.path}: ${describeRoutes(install)}\n`);
+  sayWiredElsewhere(io, target, destination.path);
   if (changed) io.stderr('Claude Code reads hooks when a session starts: restart running `claude` sessions to pick it up.\n');
+}
+
+/**
+ * Where else askbridge is wired for the sessions this file serves: the user's settings for a
+ * project, this project's files for the user's, the plugin wherever it is enabled. Claude Code runs
+ * every entry, and each wait still shows once (the second waits with the first); this says where
+ * they are, and the one command that keeps only the new one.
+ */
+function sayWiredElsewhere(io: CommandIo, target: Target, written: string): void {
+  const home = target.homeDir;
+  const scopes: SettingsScope[] = ['user', 'project', 'local'];
+  const files = scopes.map((scope) => readSettingsFile(scope, settingsPath(scope, target.projectDir, home)));
+  const places = placesIn(files, (file) => (file.scope === 'user' ? undefined : target.projectDir)).filter((place) => place.path !== written);
+  if (places.length === 0) return;
+  const command = askbridgeCommand(io.env);
+  const keepOne = places.map((place) => {
+    if (place.scope === 'plugin') return `disable the askbridge plugin (${place.path.replace(/^the askbridge plugin \(enabled in (.*)\)$/, '$1')})`;
+    if (place.scope === 'user') return `\`${command} uninstall --user\``;
+    return `\`${command} uninstall --project ${shellQuote(target.projectDir)}\`${place.scope === 'project' ? ` (or remove it from ${place.path}, which git shares)` : ''}`;
+  });
+  io.stderr(
+    markInvisible(
+      `note: askbridge is wired already in ${places.map((place) => place.path).join(' and ')}: Claude Code runs every entry, and each wait still shows once; to keep only the one just written: ${keepOne.join(', and ')}\n`,
+    ),
+  );
 }
 
 /** What the installed hooks bring to askbridge, and which flag left something out. */
 function describeRoutes(install: { ask: AskHook; approvals: boolean; turnEnds: boolean }): string {
   const routes = ['questions'];
   if (install.approvals) routes.push("Claude Code's permissions and plans");
-  if (writesTurnEnds(install)) routes.push('the ends of turns while you are away', 'sessions waiting in the terminal');
+  if (install.turnEnds) routes.push('the ends of turns while you are away', 'sessions waiting in the terminal');
   const left = [install.approvals ? '' : '--no-approvals', install.turnEnds ? '' : '--no-turn-ends'].filter((flag) => flag !== '');
   const listed = routes.length === 1 ? 'questions only' : `${routes.slice(0, -1).join(', ')}, and ${routes.at(-1)}`;
   return left.length === 0 ? listed : `${listed} (${left.join(', ')})`;

@@ -10,7 +10,8 @@
 import { parseArgs } from 'node:util';
 import { approvalTarget } from '../approvals.js';
 import { describeSource } from '../history-file.js';
-import { AGENT_NAMES, type AskView } from '../protocol.js';
+import { agentName } from '../agents.js';
+import type { AskView } from '../protocol.js';
 import { terminalJson, terminalText } from '../visible-text.js';
 import { approvalLine, decidedText, decisionInWords } from '../approval-text.js';
 import { connectToDaemon } from './client.js';
@@ -74,7 +75,7 @@ function whatHappened(happening: Happening, ask: AskView): string {
     const session = [title === undefined ? '' : `session "${shown(title)}"`, branch === undefined ? '' : `on ${shown(branch)}`].filter(Boolean).join(' ');
     return `${session ? `${session}, ` : ''}expires ${clock(ask.expiresAt)}`;
   }
-  const agent = ask.agent && ask.agent !== 'claude-code' ? `  asked by ${AGENT_NAMES[ask.agent]}` : '';
+  const agent = ask.agent && ask.agent !== 'claude-code' ? `  asked by ${agentName(ask.agent)}` : '';
   return `${asked(ask)}  session ${shown(ask.sessionId)}  ${shown(ask.cwd)}${agent}`;
 }
 

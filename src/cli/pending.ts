@@ -6,7 +6,8 @@
 // Their text comes from a model: every invisible or terminal-active character is shown as a
 // `[U+XXXX]` marker, and a newline indents what follows.
 import { parseArgs } from 'node:util';
-import { AGENT_NAMES, AsksReplySchema, type Approval, type AskView, type TurnEnd } from '../protocol.js';
+import { agentName } from '../agents.js';
+import { AsksReplySchema, type Approval, type AskView, type TurnEnd } from '../protocol.js';
 import { shorten } from '../shorten.js';
 import { terminalJson, terminalText } from '../visible-text.js';
 import { approvalLine } from '../approval-text.js';
@@ -49,7 +50,7 @@ export async function run(io: CommandIo): Promise<void> {
 /** "  asked by the script NAME", "  asked by Codex"; nothing for Claude Code, which every line assumed before there were others. */
 function askedBy(call: AskView): string {
   if (call.asker) return `  asked by ${call.asker.kind === 'mcp' ? 'the MCP client' : 'the script'} ${terminalText(call.asker.name)}`;
-  return call.agent && call.agent !== 'claude-code' ? `  asked by ${AGENT_NAMES[call.agent]}` : '';
+  return call.agent && call.agent !== 'claude-code' ? `  asked by ${agentName(call.agent)}` : '';
 }
 
 /** What is asked in one line ("Permission · Bash: npm test", "Plan: …"), its session, and each suggestion by its number. */

@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { HTTP_HOOK_PATH, MACHINE_HEADER } from '../http-hook.js';
 import { parsePublicUrl } from '../public-url.js';
 import { isProcessAlive, openStateDir, resolveStateDir } from '../state-dir.js';
-import { shellQuote, waitingMessage, withInstalledHooks, type AskHook } from './claude-settings.js';
+import { shellQuote, waitingMessage, withInstalledHooks, type AskHook } from '../claude-settings.js';
 import { CliError, type CommandIo } from './command.js';
 
 export async function run(io: CommandIo): Promise<void> {

@@ -8,7 +8,7 @@
 // daemon says it, exit 1. Only the token sends a reply, never the hook key.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
-import { AskReplySchema, AsksReplySchema, AwaySchema, ErrorReplySchema, REPLY_CHARS, TooLateReplySchema, type AskView } from '../protocol.js';
+import { AskReplySchema, AsksReplySchema, AwayReplySchema, ErrorReplySchema, REPLY_CHARS, TooLateReplySchema, type AskView } from '../protocol.js';
 import { readHistoryTail } from '../history-file.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import { terminalText } from '../visible-text.js';
@@ -70,7 +70,7 @@ async function findTurnEnd(env: NodeJS.ProcessEnv, daemon: DaemonClient, session
   const finished = readHistoryTail(openStateDir(resolveStateDir(env)).paths.history, FINISHED_LINES, (line) => line.turnEnd !== undefined && line.sessionId.startsWith(session));
   const newest = finished.filter((line) => line.sessionId === session).at(-1) ?? onlySession(finished, session);
   if (newest) return newest;
-  const { away } = readReply(AwaySchema, (await daemon.request('GET', '/api/away')).body, 'away switch');
+  const { away } = readReply(AwayReplySchema, (await daemon.request('GET', '/api/away')).body, 'away switch');
   const why = away ? '`askbridge pending` lists those waiting' : 'you are not away, so a turn ends in the terminal without waiting (`askbridge away on`)';
   throw new CliError(`no session waits for a reply with the id ${shown(session)}: ${why}`);
 }

@@ -5,7 +5,7 @@ import type { StatusReply } from '../protocol.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import { connectToDaemon, DaemonUnreachable } from './client.js';
 import type { CommandIo } from './command.js';
-import { awayLine } from './turn-end-text.js';
+import { awayLines } from './turn-end-text.js';
 
 export async function run(io: CommandIo): Promise<number> {
   const { values } = parseArgs({ args: io.argv, options: { json: { type: 'boolean', default: false } }, strict: true });
@@ -26,7 +26,7 @@ export async function run(io: CommandIo): Promise<number> {
   if (values.json) io.stdout(`${JSON.stringify({ running: true, ...status, ...keeper })}\n`);
   else {
     const daemonProcess = keeper.daemonPid === undefined ? '' : ` (daemon pid ${keeper.daemonPid}; the port is held by ${keeper.portHeldBy === 'service' ? 'systemd' : 'this pid'})`;
-    io.stdout(`askbridge ${status.version} is running: pid ${status.pid}${daemonProcess}, ${status.url}\n${status.pending} pending question(s), ${status.watchers} page(s) or listener(s) connected, ${status.visiblePages} page(s) in view\n${awayLine(status.away)}\n`);
+    io.stdout(`askbridge ${status.version} is running: pid ${status.pid}${daemonProcess}, ${status.url}\n${status.pending} pending question(s), ${status.watchers} page(s) or listener(s) connected, ${status.visiblePages} page(s) in view\n${awayLines(status)}\n`);
     const problem = status.history;
     if (problem) io.stdout(`degraded: history.jsonl cannot be written (${problem.error}) since ${new Date(problem.since).toISOString()}; answers are still delivered; ${problem.waiting} line(s) wait in memory${problem.lost ? `, ${problem.lost} lost` : ''}\n`);
   }

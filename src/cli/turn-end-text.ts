@@ -4,8 +4,9 @@
 // Claude Code takes in a row; how a reply went. Pure: no I/O. Claude's message and a notification's
 // words are a model's text: the one-line texts come back as they are (shortened, on one line), for
 // the caller to mark as it prints them (terminalText).
-import type { AskView, TerminalWait, TurnEnd } from '../protocol.js';
+import type { AskView, AwayReply, TerminalWait, TurnEnd } from '../protocol.js';
 import { shorten } from '../shorten.js';
+import { terminalText } from '../visible-text.js';
 
 /** How much of Claude's last message a one-line list shows. */
 export const SAID_LINE_CHARS = 120;
@@ -53,9 +54,20 @@ export function replyOutcome(ask: Pick<AskView, 'status' | 'turnEnd'>): string {
 /** The usage of `askbridge reply`, for the messages that point to it. */
 export const REPLY_USAGE = 'askbridge reply SESSION TEXT... | SESSION - (the text from standard input) | SESSION --done';
 
-/** Whether the person is away, in one line with what it means (`askbridge away`, `askbridge status`). */
-export function awayLine(away: boolean): string {
-  return away
-    ? "away: on (the end of each of Claude's turns waits for your reply: the page, askbridge watch, askbridge reply)"
-    : "away: off (Claude's turns end in the terminal, as usual)";
+/**
+ * Whether the person is away, with what it means on this machine's wiring (`askbridge away`,
+ * `askbridge status`): a line, then a line for each place a turn's end does not reach askbridge,
+ * with the one command that adds it. Nothing promises what the wiring cannot deliver.
+ */
+export function awayLines(state: AwayReply): string {
+  const { away, turnEnds } = state;
+  const where = turnEnds.reach === 'partly' ? ', where it reaches askbridge' : '';
+  const first =
+    turnEnds.reach === 'nowhere'
+      ? `away: ${away ? 'on' : 'off'} (but the end of a turn does not reach askbridge here, so it never waits for your reply: run \`${turnEnds.fix ?? 'askbridge install --user'}\`)`
+      : away
+        ? `away: on (the end of each of Claude's turns waits for your reply${where}: the page, askbridge watch, askbridge reply)`
+        : "away: off (Claude's turns end in the terminal, as usual)";
+  const gaps = turnEnds.reach === 'partly' ? turnEnds.gaps.map((gap) => `  not from ${terminalText(gap.path)} (no ${gap.missing.join(', ')}): run \`${terminalText(gap.fix)}\``) : [];
+  return [first, ...gaps].join('\n');
 }

@@ -1,7 +1,7 @@
 // `askbridge uninstall`: remove exactly the entries `install` wrote (from this checkout or another)
 // and nothing else. Hand-written entries and every other setting stay as they are. With --codex:
 // the same for Codex's hooks.json (install-codex.ts).
-import { withoutInstalledHooks, countInstalledHooks, writeSettings, type SettingsScope } from './claude-settings.js';
+import { withoutInstalledHooks, countInstalledHooks, writeSettings, type SettingsScope } from '../claude-settings.js';
 import { parseTarget, readEditable } from './install.js';
 import type { CommandIo } from './command.js';
 

@@ -135,7 +135,8 @@ export async function buildApp(deps: AppDeps) {
     terminalAnswers: deps.terminalAnswers,
   };
   const away = deps.away ?? createAwaySwitch();
-  const context: RouteContext = { store: deps.store, desk, auth, watchers, deps, away, port: listeningPort, openApi: () => openApi.document() };
+  const awayState = () => ({ away: away.isAway(), turnEnds: deps.turnEnds?.() ?? { reach: 'everywhere' as const, gaps: [] } });
+  const context: RouteContext = { store: deps.store, desk, auth, watchers, deps, away, awayState, port: listeningPort, openApi: () => openApi.document() };
   await app.register(hookRoutes, context);
   await app.register(asksRoutes, context);
   await app.register(attachOpencodeRoutes, context);

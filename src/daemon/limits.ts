@@ -1,7 +1,6 @@
 // The daemon's limits: what a caller may send, how long it may take to send it, how many questions
 // wait and how many bytes they hold (in all, per asker, per credential), and how far a question's
 // deadline may move for a person who is answering.
-import { HOOK_TIMEOUT_SECONDS, TIMEOUT_MARGIN_SECONDS } from '../hook-timeout.js';
 
 /** Limits on what a caller may send. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -49,11 +48,3 @@ export const FINISHED_BYTES = 32 * 1024 * 1024;
  * the deadline moves to at least this far from now, never past the question's extendableUntil.
  */
 export const EXTEND_STEP_MS = 120_000;
-
-/**
- * The longest a hook's question may wait, counted from when it was asked, extensions included: the
- * hook's timeout as `install` writes it, less the margin that lets the daemon answer before Claude
- * Code kills the hook. An asker that waits with no limit of its own (`POST /api/asks` without
- * waitSeconds, the MCP tool) is held to the same bound.
- */
-export const MAX_WAIT_MS = (HOOK_TIMEOUT_SECONDS - TIMEOUT_MARGIN_SECONDS) * 1000;

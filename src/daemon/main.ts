@@ -16,6 +16,7 @@ import { MAX_PENDING, WAITING_BYTES } from './limits.js';
 import { createPendingFiles } from './asks/pending-files.js';
 import { createAskStore, type PendingRecord, type AskStore } from './asks/store.js';
 import { createNotifier } from './notify.js';
+import { pushChannel, showsOn, telegramChannel, webhookChannel, type Channel } from './channels.js';
 import { createPush, type Push } from './push.js';
 import { createOneTap } from './one-tap.js';
 import { DaemonStartError } from './start-error.js';
@@ -33,6 +34,9 @@ import { createPublicUrlSetting, pushSubject } from './public-url-setting.js';
 import { readConfigFile, userConfigPath, type ConfigFile } from '../config.js';
 import { renderUnicodeCompact } from 'uqr';
 import { VERSION } from '../version.js';
+import { profileOf } from '../agents.js';
+import { readWiring, turnEndReach } from '../wiring.js';
+import type { TurnEndReach } from '../protocol.js';
 
 export type DaemonOptions = {
   env: NodeJS.ProcessEnv;
@@ -113,7 +117,9 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   // For tests only: small limits, to reach them with a few questions. The defaults are in limits.ts.
   const waitingLimits = { asks: Number(options.env.ASKBRIDGE_TEST_MAX_PENDING) || MAX_PENDING, bytes: Number(options.env.ASKBRIDGE_TEST_WAITING_BYTES) || WAITING_BYTES };
   const pendingFiles = createPendingFiles(stateDir.paths.dir, (fields, message) => logger.warn(fields, message));
-  const store = createAskStore({ persistence: pendingFiles });
+  // The channels that tell people and answer besides the page and the CLI, wired once they exist (below).
+  let channels: Channel[] = [];
+  const store = createAskStore({ persistence: pendingFiles, shows: (client, view) => showsOn(channels, client, view) });
   // ntfy's one-tap buttons: their capabilities live in memory only, and die with the daemon.
   const oneTap = createOneTap({ store });
   let app: App | undefined;
@@ -221,6 +227,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     logger.warn({ error: (error as Error).message }, 'the hook key could not be made: http hooks are refused until `askbridge install` can make it');
   }
   const away = createAwaySwitch({ file: stateDir.paths.away, log: logger });
+  const turnEnds = createTurnEndReach(options.env, store);
   app = await buildApp({
     store,
     token,
@@ -245,6 +252,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     sessionContext: (transcriptPath, toolUseId, stillWanted) => readSessionContext(transcriptPath, toolUseId, transcriptAccess, stillWanted),
     terminalAnswers: (transcriptPath, sign, answered) => watchForTerminalAnswer(transcriptPath, sign, transcriptAccess, answered, logger),
     away,
+    turnEnds,
     heartbeatMs: Number(options.env.ASKBRIDGE_TEST_HEARTBEAT_MS) || undefined, // for tests only: how fast a dead page is noticed
     waitingLimits,
     onOverload: () => setOverloadBanner('As many questions as askbridge keeps are waiting: new ones go to their terminal until some are answered'),
@@ -253,23 +261,20 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   configWatch.effective(''); // read and start watching the user config now, so a broken one shows at once
   restoreWaitingQuestions(store, pendingFiles.load(), planQuestion, logger);
   // From here on, each new question is told once; restored ones were told when they were first asked.
-  const notifier = createNotifier({
-    store,
-    config: (cwd) => configWatch.effective(cwd).config,
-    link: (askId) => `${publicUrlSetting.url()?.href ?? loopbackUrl}#question=${askId}`,
-    // ASKBRIDGE_TEST_NOTIFY_RETRY_MS, for tests only: retries without the real backoff.
-    webhooks: createWebhooks({
-      log,
-      retryMs: Number(options.env.ASKBRIDGE_TEST_NOTIFY_RETRY_MS) || undefined,
-      oneTap: { publicUrl: () => publicUrlSetting.url(), issue: oneTap.issue },
-    }),
-    push,
-    pageVisible: () => app.askbridge.pageVisible(),
-    pairedDevices: () => app.askbridge.auth.devices().map((device) => device.id),
-    telegram,
-    away: () => away.isAway(),
-    log: (fields, message) => notifyLog.error(fields, message),
-  });
+  const configNow = (cwd: string) => configWatch.effective(cwd).config;
+  // ASKBRIDGE_TEST_NOTIFY_RETRY_MS, for tests only: retries without the real backoff.
+  const webhooks = createWebhooks({ log, retryMs: Number(options.env.ASKBRIDGE_TEST_NOTIFY_RETRY_MS) || undefined, oneTap: { publicUrl: () => publicUrlSetting.url(), issue: oneTap.issue } });
+  channels = [
+    telegramChannel(telegram),
+    webhookChannel({ webhooks, config: configNow, link: (askId) => `${publicUrlSetting.url()?.href ?? loopbackUrl}#question=${askId}` }),
+    ...(push ? [pushChannel({ push, config: configNow, pageVisible: () => app.askbridge.pageVisible(), pairedDevices: () => app.askbridge.auth.devices().map((device) => device.id) })] : []),
+  ];
+  const notifier = createNotifier({ store, channels, config: configNow, away: () => away.isAway(), log: (fields, message) => notifyLog.error(fields, message) });
+  const closeChannels = () => {
+    notifier.close();
+    webhooks.close();
+    push?.close();
+  };
 
   // Fastify closes every connection as it closes a server it made listen; this one never listens
   // (the keeper does), so it is told to, at the same point of its close.
@@ -282,7 +287,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     await app.ready();
     if (tls) closeTls = await listenWithTls(app, tls);
   } catch (error) {
-    notifier.close();
+    closeChannels();
     await Promise.all([app.close(), configWatch.close()]);
     throw error;
   }
@@ -308,7 +313,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   async function shutDown(): Promise<void> {
     logger.info('stopping: waiting hooks hand their questions to the terminal');
     store.releaseAll();
-    notifier.close();
+    closeChannels();
     await Promise.all([app!.close(), closeTls(), configWatch.close(), history.flushed(), telegram.close()]);
     history.close();
     stateDir.removeDaemonInfo(options.keeperPid);
@@ -346,9 +351,10 @@ function restoreWaitingQuestions(store: AskStore, records: PendingRecord[], plan
   for (const record of records) {
     const toolInput = ToolInputSchema.safeParse(record.toolInput);
     if (!toolInput.success) continue;
-    const plan = planQuestion({ cwd: record.cwd, questions: toolInput.data.questions, unattended: false, watchers: 0, reachableElsewhere: false });
+    const agent = record.agent ?? 'claude-code';
+    const plan = planQuestion({ cwd: record.cwd, questions: toolInput.data.questions, profile: profileOf({ agent }), unattended: false, watchers: 0, reachableElsewhere: false });
     store.restore({
-      agent: record.agent ?? 'claude-code',
+      agent,
       sessionId: record.sessionId,
       toolUseId: record.toolUseId,
       cwd: record.cwd,
@@ -363,6 +369,32 @@ function restoreWaitingQuestions(store: AskStore, records: PendingRecord[], plan
   if (records.length > 0) logger.info({ questions: records.length }, 'waiting questions restored: their hooks can re-attach');
 }
 
+
+/** How long what the wiring carries is kept before the settings files are read again. */
+const WIRING_FRESH_MS = 2_000;
+/** The folders of this machine's sessions that asked here, newest last: their settings are read too (Claude Code's own list may not have them yet). */
+const MAX_SEEN_FOLDERS = 200;
+
+/**
+ * Where the end of a turn reaches askbridge on this machine (wiring.ts): read from Claude Code's
+ * settings files when asked (the page's switch, status, away), at most every WIRING_FRESH_MS.
+ */
+function createTurnEndReach(env: NodeJS.ProcessEnv, store: AskStore): () => TurnEndReach {
+  const seen = new Set<string>();
+  store.subscribe((event) => {
+    const { ask } = event;
+    if (event.type !== 'added' || ask.machine !== undefined || ask.asker !== undefined || ask.cwd === '' || seen.has(ask.cwd)) return;
+    seen.add(ask.cwd);
+    if (seen.size > MAX_SEEN_FOLDERS) seen.delete(seen.values().next().value!);
+  });
+  const command = askbridgeCommand(env);
+  let cached: { at: number; reach: TurnEndReach } | undefined;
+  return () => {
+    if (cached && Date.now() - cached.at < WIRING_FRESH_MS) return cached.reach;
+    cached = { at: Date.now(), reach: turnEndReach(readWiring(env, [...seen]), command) };
+    return cached.reach;
+  };
+}
 
 /** How long a stop may take (closing sockets, flushing history) before the process exits anyway. */
 const STOP_GRACE_MS = 5000;

@@ -3,7 +3,8 @@
 // been prompt-injected, so each is cut short and its invisible characters are marked; the question
 // text itself goes only into a push, and only when the user's config asks for it (push.fullText). The
 // labels of a simple question's options ride along too, for the buttons that answer it with one tap.
-import { AGENT_NAMES, type AskView } from '../protocol.js';
+import { agentName } from '../agents.js';
+import type { AskView } from '../protocol.js';
 import { approvalTarget, toolTitle } from '../approvals.js';
 import { shorten } from '../shorten.js';
 import { markInvisible } from '../visible-text.js';
@@ -48,7 +49,7 @@ const bounded = (text: string, max: number) => shorten(markInvisible(text), max)
 
 export function noticeOf(view: AskView, options: { fullText: boolean }): Notice {
   const notice = noticeOfKind(view, options);
-  return view.agent && view.agent !== 'claude-code' ? { ...notice, agent: AGENT_NAMES[view.agent] } : notice;
+  return view.agent && view.agent !== 'claude-code' ? { ...notice, agent: agentName(view.agent) } : notice;
 }
 
 function noticeOfKind(view: AskView, options: { fullText: boolean }): Notice {

@@ -5,6 +5,7 @@
 // time, so the wire names it needs are copies here, each pinned to its one definition by a test
 // (tests/unit/wire-copies.test.ts).
 
+/** @typedef {import('../protocol.js').AwayReply} AwayReply */
 /** @typedef {import('../protocol.js').ErrorReply} ErrorReply */
 /** @typedef {import('../protocol.js').AskReply} AskReply */
 /** @typedef {import('../protocol.js').TooLateReply} TooLateReply */
@@ -46,10 +47,18 @@ export const PAGE_KEY_PROTOCOL_PREFIX = 'key.';
 export const REVOKED_CLOSE_CODE = 4001;
 /** How long a pairing link pairs, from when it is made (PAIRING_CODE_TTL_MS in protocol.ts). */
 export const PAIRING_CODE_TTL_MS = 600000;
-/** How each agent is named to a person (AGENT_NAMES in protocol.ts). */
-export const AGENT_NAMES = Object.freeze({ 'claude-code': 'Claude Code', codex: 'Codex', opencode: 'opencode' });
-/** The agents that stop their turn on "deny and stop" (canStopTurn in approvals.ts): the daemon refuses it for the others. */
-export const AGENTS_THAT_STOP_TURN = Object.freeze(['claude-code', 'opencode']);
+/** How each agent is named to a person (its profile's name, agents.ts). What each may decide comes with every ask (its `choices`). */
+export const AGENT_NAMES = Object.freeze({ 'claude-code': 'Claude Code', codex: 'Codex', opencode: 'opencode', 'gemini-cli': 'Gemini CLI' });
+
+/**
+ * Who acts for an ask, in a card's words: Claude, in Claude Code; another agent by its name; its
+ * asker, for a script or an MCP client.
+ * @param {{ agent?: string; asker?: unknown }} view
+ */
+export function speakerOf(view) {
+  if (view.agent === undefined) return view.asker ? 'its asker' : 'Claude';
+  return view.agent === 'claude-code' ? 'Claude' : agentNameOf(view);
+}
 
 /**
  * Who asked, by name: the agent, or for an ask from before agents were named, Claude Code; '' for a
@@ -137,7 +146,7 @@ export const replyToTurn = (sessionId, body) => request('POST', `/api/sessions/$
 /**
  * Say the person is away (the end of each turn then waits here for a reply) or back.
  * @param {boolean} away
- * @returns {Promise<Result<{ away: boolean }>>}
+ * @returns {Promise<Result<AwayReply>>}
  */
 export const putAway = (away) => request('PUT', '/api/away', { away });
 

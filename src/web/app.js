@@ -71,7 +71,7 @@ const panels = {
   alerts: detailsPanel(/** @type {HTMLDetailsElement} */ (byId('alerts'))),
 };
 
-const away = createAwaySwitch({ root: ui.away, button: byId('away-switch'), error: byId('away-error'), announce: (text) => announce(text) });
+const away = createAwaySwitch({ root: ui.away, button: byId('away-switch'), hint: byId('away-hint'), error: byId('away-error'), announce: (text) => announce(text) });
 
 let connState = /** @type {ConnState} */ ('connecting');
 let live = false;
@@ -243,7 +243,7 @@ function onMessage(message) {
       setBanner(message.message);
       break;
     case 'away':
-      away.show(message.away);
+      away.show(message.away, message.turnEnds);
       break;
     // `error` refuses a visibility report: nothing a person needs to see.
   }

@@ -1,13 +1,13 @@
 // @ts-check
 // An approval in focus: a permission Claude Code asks for (run this command, edit this file), or a
-// plan to approve. It shows the tool and its exact input (tool-input.js), and offers what Claude
-// Code's own dialog offers: allow once, allow with one of its "always allow" suggestions, deny with
-// a message for Claude, deny and stop (only for an agent that can stop its turn: not Codex or
-// opencode, which take a denial's message instead), or leave it to the terminal. A decision cannot be taken
+// plan to approve. It shows the tool and its exact input (tool-input.js), and offers what the ask's
+// choices offer (its agent's profile): allow once, allow with one of its "always allow" suggestions,
+// deny with a message, deny and stop (where the agent can stop its turn), or leave it to the agent's
+// own prompt (the terminal, opencode's prompt). A decision cannot be taken
 // back, so one click or key decides at most one card: the buttons are off from the first click
 // until the reply, and a card that takes the place of one that just left holds its buttons for a
 // moment, so that a second click or key meant for the one before cannot decide it.
-import { AGENTS_THAT_STOP_TURN, agentNameOf } from './api.js';
+import { speakerOf } from './api.js';
 import { cardHead, contextNodes, uid } from './ask-form.js';
 import { h } from './dom.js';
 import { approvalKind, toolAction, toolInputNodes } from './tool-input.js';
@@ -43,8 +43,9 @@ export function buildApprovalForm(view, handlers, how = {}) {
   const kind = approvalKind(approval);
   const plan = kind === 'plan';
   // Who acts, in the card's words: Claude, in Claude Code; another agent by its name.
-  const actor = view.agent === undefined || view.agent === 'claude-code' ? 'Claude' : agentNameOf(view);
-  const stops = view.agent !== undefined && AGENTS_THAT_STOP_TURN.includes(view.agent);
+  const actor = speakerOf(view);
+  // What may be decided is the ask's own (its agent's profile): a stop where it can stop, suggestions where it takes them back.
+  const { choices } = view;
   const titleId = uid('ask-title');
   const askId = uid('approval-ask');
   const root = h('article', { class: 'card approval', 'data-kind': kind, 'data-question-id': view.id, 'data-status': 'pending', 'aria-labelledby': `${askId} ${titleId}` });
@@ -68,7 +69,7 @@ export function buildApprovalForm(view, handlers, how = {}) {
 
   // Allow: once, or with one of Claude Code's suggestions, sent back by its index.
   const allowOnce = h('button', { type: 'button', class: 'btn btn-primary', 'aria-keyshortcuts': 'A 1', text: plan ? 'Approve, I’ll approve edits manually' : 'Allow once' });
-  const suggestions = (Array.isArray(approval.suggestions) ? approval.suggestions : []).map((suggestion, index) =>
+  const suggestions = (choices.remember && Array.isArray(approval.suggestions) ? approval.suggestions : []).map((suggestion, index) =>
     h('button', { type: 'button', class: 'btn btn-secondary btn-suggestion', 'data-suggestion': String(index), 'aria-keyshortcuts': index < 8 ? String(index + 2) : null }, visibleNodes(String(suggestion?.label ?? `Suggestion ${index + 1}`))),
   );
 
@@ -88,9 +89,9 @@ export function buildApprovalForm(view, handlers, how = {}) {
   const messageError = h('p', { class: 'q-error', id: messageErrorId, hidden: true });
   // Sending a plan back is part of planning, not a refusal: it does not wear the refusal's red.
   const deny = h('button', { type: 'button', class: plan ? 'btn btn-secondary btn-feedback' : 'btn btn-deny', text: plan ? 'Tell Claude what to change' : 'Deny' });
-  const denyStop = stops ? h('button', { type: 'button', class: 'btn btn-quiet btn-stop', text: plan ? 'Reject and stop' : 'Deny and stop' }) : null;
-  const terminal = h('button', { type: 'button', class: 'btn btn-secondary btn-terminal', text: 'Leave it to the terminal' });
-  const buttons = [allowOnce, ...suggestions, deny, ...(denyStop ? [denyStop] : []), terminal];
+  const denyStop = choices.stop ? h('button', { type: 'button', class: 'btn btn-quiet btn-stop', text: plan ? 'Reject and stop' : 'Deny and stop' }) : null;
+  const terminal = choices.handBack === undefined ? null : h('button', { type: 'button', class: 'btn btn-secondary btn-terminal', text: `Leave it to ${choices.handBack}` });
+  const buttons = [allowOnce, ...suggestions, deny, ...(denyStop ? [denyStop] : []), ...(terminal ? [terminal] : [])];
 
   form.append(
     error,
@@ -152,7 +153,7 @@ export function buildApprovalForm(view, handlers, how = {}) {
   for (const [index, button] of suggestions.entries()) button.addEventListener('click', () => allowWith(index));
   deny.addEventListener('click', () => denyWith(false));
   denyStop?.addEventListener('click', () => denyWith(true));
-  terminal.addEventListener('click', () => ready() && handlers.settle('terminal'));
+  terminal?.addEventListener('click', () => ready() && handlers.settle('terminal'));
   message.addEventListener('input', () => {
     remember(view.id, message.value);
     if (message.value.trim() !== '') clearMessageProblem();

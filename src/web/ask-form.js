@@ -3,7 +3,7 @@
 // and a note, and the three ways to settle it. Every string in it comes from a model that may have
 // been prompt-injected, so it reaches the DOM only as text (visibleNodes, attributes), and a preview
 // only through markdown.js. What the person picks or types is saved as a draft on every change.
-import { agentNameOf } from './api.js';
+import { agentNameOf, speakerOf } from './api.js';
 import { h } from './dom.js';
 import { loadDraft, saveDraft } from './drafts.js';
 import { renderMarkdown } from './markdown.js';
@@ -28,7 +28,7 @@ export const uid = (prefix) => `${prefix}-${++idCounter}`;
  * One question in the form.
  * @typedef {{
  *   question: Question; fieldset: HTMLFieldSetElement; options: Array<{ option: Question['options'][number]; input: HTMLInputElement }>;
- *   otherInput: HTMLInputElement; otherText: HTMLInputElement; note: HTMLTextAreaElement; noteToggle: HTMLButtonElement;
+ *   otherInput: HTMLInputElement; otherText: HTMLInputElement; takesOther: boolean; note: HTMLTextAreaElement; noteToggle: HTMLButtonElement;
  *   error: HTMLElement; errorId: string; hintId: string;
  * }} FormQuestion
  */
@@ -51,6 +51,14 @@ export function projectName(cwd) {
 export function shortId(id) {
   const text = String(id ?? '');
   return text.length > 8 ? text.slice(0, 8) : text;
+}
+
+/**
+ * The button that hands a question set back to its agent's own prompt.
+ * @param {string} handBack where it goes, in words (the ask's choices)
+ */
+function handBackLabel(handBack) {
+  return handBack === 'the terminal' ? 'Let the terminal answer' : `Hand it back to ${handBack}`;
 }
 
 /**
@@ -82,14 +90,18 @@ export function buildAskForm(view, handlers) {
   const draft = loadDraft(view);
   // With one question the countdown names its planned answer; with several, each question does.
   const planned = view.questions.length > 1 ? plannedAnswers(view) : new Map();
+  // What may be typed comes from the ask's choices (the asker's profile): "Other" and a note only where it takes them.
+  const { choices } = view;
   /** @type {FormQuestion[]} */
-  const qs = view.questions.map((question, index) => buildQuestion(question, index, draft?.questions[index], planned.get(question.question), () => advanceFrom(index)));
+  const qs = view.questions.map((question, index) =>
+    buildQuestion(question, index, draft?.questions[index], planned.get(question.question), () => advanceFrom(index), { other: choices.typedAnswers[index] !== false, note: choices.notes, speaker: speakerOf(view) }),
+  );
   for (const q of qs) form.append(q.fieldset);
 
   const error = h('p', { class: 'card-error', id: uid('card-error'), hidden: true });
   const submit = h('button', { type: 'submit', class: 'btn btn-primary', text: 'Submit' });
-  // Only Claude Code has a terminal to hand back to: a script's or an MCP client's ask is answered or declined.
-  const terminal = view.asker ? undefined : h('button', { type: 'button', class: 'btn btn-secondary', text: 'Let the terminal answer' });
+  // Only an agent's own hook or relay has a prompt to hand back to: a script's or an MCP client's ask is answered or declined.
+  const terminal = choices.handBack === undefined ? undefined : h('button', { type: 'button', class: 'btn btn-secondary', text: handBackLabel(choices.handBack) });
   const decline = h('button', { type: 'button', class: 'btn btn-quiet', text: 'Decline' });
   const buttons = terminal ? [submit, terminal, decline] : [submit, decline];
   form.append(error, h('div', { class: 'actions' }, submit, h('span', { class: 'actions-gap' }), ...(terminal ? [terminal] : []), decline));
@@ -211,7 +223,7 @@ export function buildAskForm(view, handlers) {
         option.input.click();
         option.input.focus();
         advanceFrom(qs.indexOf(q));
-      } else if (n === q.options.length + 1) {
+      } else if (n === q.options.length + 1 && q.takesOther) {
         if (!q.otherInput.checked) q.otherInput.click();
         q.otherText.focus();
       }
@@ -356,9 +368,10 @@ export function contextNodes(view) {
  * @param {QuestionDraft | undefined} draft
  * @param {PlannedAnswer | undefined} planned what a policy will answer it with at the deadline, to show under it
  * @param {() => void} picked called when a person picks one of its options by a click or a tap
+ * @param {{ other: boolean; note: boolean; speaker: string }} takes whether its asker takes typed text and a note, and who reads the note
  * @returns {FormQuestion}
  */
-function buildQuestion(question, index, draft, planned, picked) {
+function buildQuestion(question, index, draft, planned, picked, takes) {
   const multi = question.multiSelect === true;
   const name = uid(`q${index}`);
   const type = multi ? 'checkbox' : 'radio';
@@ -370,7 +383,8 @@ function buildQuestion(question, index, draft, planned, picked) {
   const legend = h('legend', { class: 'q-legend' }, question.header ? h('span', { class: 'chip', dir: 'auto' }, visibleNodes(question.header)) : null, h('span', { class: 'q-text', dir: 'auto' }, visibleNodes(question.question)));
   const fieldset = h('fieldset', { class: 'q', 'data-question-index': index, 'aria-describedby': hintId });
   const count = question.options.length;
-  fieldset.append(legend, h('p', { class: 'q-hint', id: hintId }, multi ? 'Select all that apply' : 'Select one', h('span', { class: 'q-keys', text: ` · keys 1–${count + 1}` })));
+  const keys = count + (takes.other ? 1 : 0);
+  fieldset.append(legend, h('p', { class: 'q-hint', id: hintId }, multi ? 'Select all that apply' : 'Select one', h('span', { class: 'q-keys', text: ` · keys 1–${keys}` })));
   const plannedTextList = planned ? plannedTexts(planned) : [];
   if (planned && plannedTextList.length > 0) fieldset.append(h('p', { class: 'q-timeout' }, 'If nobody answers in time: ', ...quotedList(plannedTextList), planned.rule ? ` (the rule ${planned.rule})` : ' (the recommended option)'));
 
@@ -414,19 +428,25 @@ function buildQuestion(question, index, draft, planned, picked) {
   otherInput.checked = draft?.otherChosen === true;
   const otherText = h('input', { type: 'text', class: 'text-input other-text', 'aria-label': 'Other', placeholder: 'Type your own answer', maxlength: '10000', autocomplete: 'off', value: draft?.other ?? '' });
   otherText.value = draft?.other ?? '';
-  list.append(
-    h(
-      'div',
-      { class: 'option option-other' },
-      h('label', { class: 'option-main' }, otherInput, h('span', { class: 'option-key', 'aria-hidden': 'true', text: String(count + 1) }), h('span', { class: 'option-text' }, h('span', { class: 'option-label', text: 'Other' }))),
-      otherText,
-    ),
-  );
+  // "Other" only where the asker takes typed text for this question: otherwise nothing to type, and it stays unchecked.
+  if (takes.other) {
+    list.append(
+      h(
+        'div',
+        { class: 'option option-other' },
+        h('label', { class: 'option-main' }, otherInput, h('span', { class: 'option-key', 'aria-hidden': 'true', text: String(count + 1) }), h('span', { class: 'option-text' }, h('span', { class: 'option-label', text: 'Other' }))),
+        otherText,
+      ),
+    );
+  } else {
+    otherInput.checked = false;
+    otherText.value = '';
+  }
 
   const noteId = uid('note');
-  const note = h('textarea', { class: 'text-input note', id: noteId, 'aria-label': 'Note', placeholder: 'Note for Claude (optional)', rows: '2', maxlength: '10000' });
-  note.value = draft?.note ?? '';
-  const noteOpen = draft?.noteOpen === true || note.value !== '';
+  const note = h('textarea', { class: 'text-input note', id: noteId, 'aria-label': 'Note', placeholder: `Note for ${takes.speaker} (optional)`, rows: '2', maxlength: '10000' });
+  note.value = takes.note ? (draft?.note ?? '') : '';
+  const noteOpen = takes.note && (draft?.noteOpen === true || note.value !== '');
   note.hidden = !noteOpen;
   const noteToggle = h('button', { type: 'button', class: 'btn-link note-toggle', 'aria-expanded': String(noteOpen), 'aria-controls': noteId, text: 'Add a note' });
   noteToggle.addEventListener('click', () => {
@@ -440,10 +460,10 @@ function buildQuestion(question, index, draft, planned, picked) {
   const error = h('p', { class: 'q-error', id: errorId, hidden: true });
   const body = sidePreview ? h('div', { class: 'q-body has-preview' }, list, sidePreview) : list;
   // The problem sits right under the question, where the eye is when it is pointed out.
-  fieldset.append(error, body, h('div', { class: 'note-row' }, noteToggle), note);
+  fieldset.append(error, body, ...(takes.note ? [h('div', { class: 'note-row' }, noteToggle), note] : []));
 
   /** @type {FormQuestion} */
-  const q = { question, fieldset, options, otherInput, otherText, note, noteToggle, error, errorId, hintId };
+  const q = { question, fieldset, options, otherInput, otherText, takesOther: takes.other, note, noteToggle, error, errorId, hintId };
   otherText.addEventListener('input', () => {
     // Typing is choosing: in a single-select this also unchecks the option radios (same group).
     if (otherText.value.trim() !== '') otherInput.checked = true;

@@ -14,6 +14,7 @@ import { visibleNodes } from './visible-text.js';
 
 /** @typedef {import('../protocol.js').AskView} AskView */
 /** @typedef {import('../protocol.js').TurnEnd} TurnEnd */
+/** @typedef {import('../protocol.js').TurnEndReach} TurnEndReach */
 
 /**
  * @typedef {{
@@ -354,23 +355,41 @@ export function buildTerminalWaitCard(view) {
   return card;
 }
 
+/** What the switch promises where the end of a turn reaches askbridge everywhere. */
+const AWAY_HINT = 'While away, when Claude finishes a turn it waits here for your reply.';
+
+/**
+ * What the hint under the switch says, from where the end of a turn reaches askbridge on the
+ * daemon's machine: it promises only what the wiring delivers, and names the command that adds the rest.
+ * @param {TurnEndReach} turnEnds
+ */
+function awayHint(turnEnds) {
+  if (turnEnds.reach === 'nowhere') return `The end of a turn does not reach askbridge here, so nothing waits for your reply. To add it, run: ${turnEnds.fix ?? 'askbridge install --user'}`;
+  if (turnEnds.reach === 'partly') return `${AWAY_HINT} Not from ${turnEnds.gaps.map((gap) => `${gap.path} (run: ${gap.fix})`).join('; ')}.`;
+  return AWAY_HINT;
+}
+
 /**
  * The away switch in the top bar. It shows the daemon's state (its `away` message, on every page)
  * and changes it with PUT /api/away; until the daemon has said, and while the page is not live, it
- * is off limits.
- * @param {{ root: HTMLElement; button: HTMLElement; error: HTMLElement; announce(text: string): void }} parts
+ * is off limits. Where the end of a turn reaches askbridge nowhere, it cannot be turned on (only off).
+ * @param {{ root: HTMLElement; button: HTMLElement; hint: HTMLElement; error: HTMLElement; announce(text: string): void }} parts
  */
-export function createAwaySwitch({ root, button, error, announce }) {
+export function createAwaySwitch({ root, button, hint, error, announce }) {
   /** @type {boolean | null} */
   let away = null;
+  /** @type {TurnEndReach} */
+  let turnEnds = { reach: 'everywhere', gaps: [] };
   let live = false;
   let busy = false;
 
   function render() {
     button.setAttribute('aria-checked', String(away === true));
-    /** @type {HTMLButtonElement} */ (button).disabled = away === null || !live;
+    /** @type {HTMLButtonElement} */ (button).disabled = away === null || !live || (turnEnds.reach === 'nowhere' && away !== true);
     button.setAttribute('aria-busy', String(busy));
     root.dataset.away = String(away === true);
+    root.dataset.reach = turnEnds.reach;
+    hint.textContent = awayHint(turnEnds);
   }
 
   button.addEventListener('click', async () => {
@@ -383,6 +402,7 @@ export function createAwaySwitch({ root, button, error, announce }) {
     busy = false;
     if (result.ok) {
       away = result.data.away;
+      turnEnds = result.data.turnEnds;
       announce(away ? 'Away: when Claude finishes a turn, it waits here for your reply.' : 'Back: Claude stops at the end of each turn, as usual.');
     } else {
       const why = result.status === 0 ? 'askbridge could not be reached' : (result.data?.error.message ?? `HTTP ${result.status}`);
@@ -394,9 +414,13 @@ export function createAwaySwitch({ root, button, error, announce }) {
   render();
 
   return {
-    /** @param {boolean} value what the daemon says */
-    show(value) {
+    /**
+     * @param {boolean} value what the daemon says
+     * @param {TurnEndReach} reach where the end of a turn reaches askbridge
+     */
+    show(value, reach) {
       away = value;
+      turnEnds = reach;
       render();
     },
     /** Whether the daemon last said the person is away. */

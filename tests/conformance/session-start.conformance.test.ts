@@ -12,7 +12,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { sessionStartCommand } from '../../src/cli/claude-settings.js';
+import { sessionStartCommand } from '../../src/claude-settings.js';
 import { assertBuildIsFresh } from '../stack/env.js';
 import { startClaude } from './claude-tmux.js';
 import { startFakeAnthropic } from './fake-anthropic.js';

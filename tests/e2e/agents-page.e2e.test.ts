@@ -40,7 +40,7 @@ const opened = (agent: Agent, toolUseId: string, what: Pick<NewAsk, 'questions' 
   waitMs: 600_000,
   timeout: { action: 'terminal', summary: "it stays with the terminal's own dialog" },
   onTimeout: () => ({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } }),
-  reattaches: false,
+  door: 'http-hook',
   agent,
 });
 

@@ -2,15 +2,17 @@
 // its turn on a denial, so "deny and stop" is refused for it, losing nothing;
 // notices name another agent in their title; history's CSV says which agent asked.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { canStopTurn } from '../../src/approvals.js';
+import { agentName } from '../../src/agents.js';
+import { choicesOf } from '../../src/choices.js';
 import type { NewAsk } from '../../src/daemon/asks/store.js';
 import { noticeOf, noticeTitle } from '../../src/daemon/notice.js';
 import { askDraft, promptFor } from '../../src/daemon/telegram/messages.js';
 import { historyCsv } from '../../src/history-csv.js';
-import { type Agent, agentName, AGENTS, type AskView } from '../../src/protocol.js';
+import { type Agent, AGENTS, type AskView } from '../../src/protocol.js';
 import { buildTestApp, LOCAL, type TestApp } from '../stack/app.js';
 import { parseCsv } from '../stack/csv.js';
 import { line } from '../stack/history-lines.js';
+import { askView } from '../stack/views.js';
 
 const BASH = { toolName: 'Bash', toolInput: { command: 'npm test' }, suggestions: [] };
 
@@ -25,14 +27,16 @@ const permission = (agent: Agent | undefined, toolUseId: string): NewAsk => ({
   waitMs: 600_000,
   timeout: { action: 'terminal', summary: "it stays with the terminal's own dialog" },
   onTimeout: () => ({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } }),
-  reattaches: false,
+  door: 'http-hook',
   ...(agent ? { agent } : {}),
 });
 
 describe('which agents can stop their turn', () => {
-  it('is Claude Code alone; no agent (a script) has no turn to stop', () => {
-    expect(Object.fromEntries(AGENTS.map((agent) => [agent, canStopTurn(agent)]))).toEqual({ 'claude-code': true, codex: false, opencode: true });
-    expect(canStopTurn(undefined)).toBe(false);
+  const stops = (who: { agent?: Agent; asker?: AskView['asker'] }) => choicesOf({ kind: 'approval', ...who, questions: [], suggestions: 0 }).stop;
+
+  it('is Claude Code and opencode (a reject without words); Codex and Gemini CLI cannot, and a script has no turn to stop', () => {
+    expect(Object.fromEntries(AGENTS.map((agent) => [agent, stops({ agent })]))).toEqual({ 'claude-code': true, codex: false, opencode: true, 'gemini-cli': false });
+    expect(stops({ asker: { kind: 'script', name: 'deploy' } })).toBe(false);
   });
 });
 
@@ -73,7 +77,7 @@ describe('POST /api/asks/:id/decide with interrupt', () => {
   });
 });
 
-const view = (change: Partial<AskView>): AskView => ({
+const view = (change: Partial<AskView>): AskView => askView({
   id: '7d3f0c2e-0000-4000-8000-000000000001',
   sessionId: 'session-1',
   toolUseId: 'tool-1',
@@ -124,8 +128,8 @@ describe("history's CSV", () => {
 
 describe('agentName', () => {
   it('names the agents askbridge knows, and shows one it does not (a newer history line) as written', () => {
-    expect(AGENTS.map(agentName)).toEqual(['Claude Code', 'Codex', 'opencode']);
-    expect(agentName('gemini-cli')).toBe('gemini-cli');
+    expect(AGENTS.map(agentName)).toEqual(['Claude Code', 'Codex', 'opencode', 'Gemini CLI']);
+    expect(agentName('cursor')).toBe('cursor');
     expect(agentName('__proto__')).toBe('__proto__');
   });
 });

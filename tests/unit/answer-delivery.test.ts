@@ -13,10 +13,11 @@ import { createHistory } from '../../src/daemon/asks/history.js';
 import { readHistory } from '../../src/history-file.js';
 import { createPolicy } from '../../src/daemon/asks/policy.js';
 import { createAskStore, type NewAsk } from '../../src/daemon/asks/store.js';
-import { answersAndAnnotations, claudeCodeDecision, claudeCodeReply, denyReasonAnswers } from '../../src/daemon/decisions/claude-code.js';
+import { answersAndAnnotations, claudeCodeDecision, denyReasonAnswers } from '../../src/daemon/decisions/claude-code.js';
 import { run as runHistory } from '../../src/cli/history.js';
 import type { Question, AskView } from '../../src/protocol.js';
 import { askThroughInject, hookBody } from '../stack/hook-client.js';
+import { askView } from '../stack/views.js';
 
 const PROTO_NAMES = ['__proto__', 'constructor', 'toString'] as const;
 
@@ -93,7 +94,7 @@ describe('`askbridge history` with questions named after Object.prototype proper
     const history = createHistory(join(dir, 'history.jsonl'));
     const asked = questions(false);
     const now = Date.now();
-    history.append({
+    history.append(askView({
       id: '11111111-1111-4111-8111-111111111111',
       sessionId: 's1',
       toolUseId: 'history-own-keys',
@@ -106,7 +107,7 @@ describe('`askbridge history` with questions named after Object.prototype proper
       questions: asked,
       answers: JSON.parse('{"__proto__":"toString"}') as Record<string, string>,
       resolvedAt: now,
-    });
+    }));
     await history.flushed();
 
     let stdout = '';
@@ -128,8 +129,8 @@ function openQuestion(toolUseId: string, toolInput?: Record<string, unknown>): N
     waitMs: 60_000,
     timeout: { action: 'terminal', summary: 'the terminal will ask' },
     onTimeout: () => ({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } }),
-    reattaches: true,
-    reply: claudeCodeReply({ toolInput: input, answerMode: 'updatedInput', waitSeconds: 60 }),
+    door: 'command-hook',
+    reply: (outcome) => claudeCodeDecision({ toolInput: input, answerMode: 'updatedInput', waitSeconds: 60 }, outcome),
   };
 }
 

@@ -383,7 +383,7 @@ describe('the event stream', () => {
     await next(3);
     expect(messages[0]).toEqual({ type: 'snapshot', asks: [] });
     expect(messages[1]).toEqual({ type: 'banner', message: null });
-    expect(messages[2]).toEqual({ type: 'away', away: false });
+    expect(messages[2]).toEqual({ type: 'away', away: false, turnEnds: { reach: 'everywhere', gaps: [] } });
     expect(app.askbridge.watcherCount()).toBe(1);
 
     const hook = askAsHook();

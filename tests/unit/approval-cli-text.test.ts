@@ -8,6 +8,7 @@ import { settledLineText, settledText } from '../../src/cli/events.js';
 import type { HistoryLine } from '../../src/history-file.js';
 import type { Approval, AskView } from '../../src/protocol.js';
 import { INVISIBLE_CHARACTER } from '../../src/visible-text.js';
+import { askView } from '../stack/views.js';
 
 const HOSTILE = '\u001b[2J\u001b]0;title\u0007\u202eevil';
 const HOSTILE_MARKED = '[U+001B][2J[U+001B]]0;title[U+0007][U+202E]evil';
@@ -108,7 +109,7 @@ describe('a decision in words', () => {
   });
 
   it('says how a settled permission ended: allowed or denied by whom, or answered in the terminal', () => {
-    const view = (more: Partial<AskView>): AskView => ({ id: 'x', sessionId: 's', toolUseId: 'permission-x', cwd: '/p', createdAt: 0, expiresAt: 1, timeout: { action: 'terminal', summary: '' }, status: 'pending', questions: [], approval: bash, ...more });
+    const view = (more: Partial<AskView>): AskView => askView({ id: 'x', sessionId: 's', toolUseId: 'permission-x', cwd: '/p', createdAt: 0, expiresAt: 1, timeout: { action: 'terminal', summary: '' }, status: 'pending', questions: [], approval: bash, ...more });
     expect(settledText(view({ status: 'allowed', source: { kind: 'person', client: 'page' }, decision: { behavior: 'allow' } }))).toBe('allowed by a person (page)');
     expect(settledText(view({ status: 'denied', source: { kind: 'person', client: 'cli' }, decision: { behavior: 'deny' } }))).toBe('denied by a person (cli)');
     expect(settledText(view({ status: 'denied', source: { kind: 'policy', action: 'decline', trigger: 'nobody-watching' }, decision: { behavior: 'deny' } }))).toBe('denied by the configuration (nobody-watching)');

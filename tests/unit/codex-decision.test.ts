@@ -2,14 +2,15 @@
 // was seen to accept (protocol.md 7), never a field it calls unsupported (which would bring back its
 // dialog), and nothing at all where its own dialog should decide.
 import { describe, expect, it } from 'vitest';
-import { CodexPermissionOutputSchema, codexPermissionReply } from '../../src/daemon/decisions/codex.js';
+import { CodexPermissionOutputSchema, codexPermissionDecision } from '../../src/daemon/decisions/codex.js';
 import { UNATTENDED_DENIAL } from '../../src/daemon/decisions/claude-code-permission.js';
 
 const person = { kind: 'person', client: 'page' } as const;
-type TestOutcome = Parameters<ReturnType<typeof codexPermissionReply>>[0];
+type TestOutcome = Parameters<typeof codexPermissionDecision>[1];
+/** The decision as the hook prints it (one JSON document, or '' for none), checked against its schema. */
 const reply = (outcome: TestOutcome) => {
-  const text = codexPermissionReply('Bash')(outcome);
-  return text === '' ? '' : CodexPermissionOutputSchema.parse(JSON.parse(text));
+  const decision = codexPermissionDecision('Bash', outcome);
+  return decision === null ? '' : CodexPermissionOutputSchema.parse(JSON.parse(JSON.stringify(decision)));
 };
 
 describe("Codex's PermissionRequest decision", () => {

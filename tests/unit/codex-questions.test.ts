@@ -5,7 +5,7 @@
 // answer in that format refused as a whole, never half asked.
 import { describe, expect, it } from 'vitest';
 import { formatAnswers } from '../../src/answers.js';
-import { CODEX_OTHER_LABEL, codexQuestionsReply, codexReplyText, mapCodexQuestions, type MappedCodexQuestions } from '../../src/daemon/decisions/codex-questions.js';
+import { CODEX_OTHER_LABEL, codexQuestionsReply, mapCodexQuestions, type MappedCodexQuestions } from '../../src/daemon/decisions/codex-questions.js';
 import type { Outcome } from '../../src/daemon/asks/store.js';
 import { AttachCodexRequestSchema, CodexUserInputRequestSchema, CodexUserInputResponseSchema, type Response } from '../../src/protocol.js';
 
@@ -42,10 +42,10 @@ function answered(questions: MappedCodexQuestions, responses: Array<Partial<Resp
   return { status: 'answered', source, answered: formatAnswers(questions.questions, full) };
 }
 
-/** The answer as `askbridge attach codex` receives it: checked against the reply's schema. */
+/** The answer as `askbridge attach codex` receives it (as JSON, or '' for none): checked against the reply's schema. */
 function reply(questions: MappedCodexQuestions, outcome: Outcome) {
-  const text = codexReplyText(codexQuestionsReply(questions, outcome));
-  return text === '' ? '' : CodexUserInputResponseSchema.parse(JSON.parse(text));
+  const answer = codexQuestionsReply(questions, outcome);
+  return answer === null ? '' : CodexUserInputResponseSchema.parse(JSON.parse(JSON.stringify(answer)));
 }
 
 describe("Codex's questions as askbridge asks them", () => {
@@ -151,7 +151,7 @@ describe("the answer Codex gets, in its picker's format", () => {
 
   it('keys answers by ids that look like object properties, as own keys', () => {
     const odd = mapped(codexRequest([database({ id: 'constructor' }), { ...color(), id: 'toString' }]));
-    const text = codexReplyText(codexQuestionsReply(odd, answered(odd, [{ question: 'Which database should we use?', selected: ['SQLite'] }, { question: 'Which colour?', selected: ['Red'] }])));
+    const text = JSON.stringify(codexQuestionsReply(odd, answered(odd, [{ question: 'Which database should we use?', selected: ['SQLite'] }, { question: 'Which colour?', selected: ['Red'] }])));
     expect(JSON.parse(text)).toEqual({ answers: { constructor: { answers: ['SQLite'] }, toString: { answers: ['Red'] } } });
   });
 });

@@ -87,12 +87,15 @@ const httpHook = (options: { key?: string; url?: string } = {}) => {
     },
   };
 };
-/** The command hook as `install` writes it (AskUserQuestion, PermissionRequest and SessionEnd), with what a test adds to the first. */
+/** The command hook as `install` writes it (AskUserQuestion, PermissionRequest, SessionEnd and the turn-end ones), with what a test adds to the first. */
 const askbridgeHook = (extra: Record<string, unknown> = {}) => ({
   hooks: {
     PreToolUse: [{ matcher: 'AskUserQuestion', hooks: [{ type: 'command', command: "node '/opt/askbridge/hooks/askbridge-hook.cjs'", ...extra }] }],
     PermissionRequest: [{ hooks: [{ type: 'command', command: "node '/opt/askbridge/hooks/askbridge-hook.cjs'", timeout: 3600 }] }],
     SessionEnd: [{ hooks: [{ type: 'command', command: "node '/opt/askbridge/hooks/askbridge-hook.cjs'" }] }],
+    Stop: [{ hooks: [{ type: 'command', command: "node '/opt/askbridge/hooks/askbridge-hook.cjs'", timeout: 3600 }] }],
+    UserPromptSubmit: [{ hooks: [{ type: 'command', command: "node '/opt/askbridge/hooks/askbridge-hook.cjs'", timeout: 10 }] }],
+    Notification: [{ hooks: [{ type: 'command', command: "node '/opt/askbridge/hooks/askbridge-hook.cjs'", timeout: 10 }] }],
   },
 });
 
@@ -228,6 +231,9 @@ describe('diagnose on settings built in memory', () => {
         ],
         PermissionRequest: askbridgeHook().hooks.PermissionRequest,
         SessionEnd: askbridgeHook().hooks.SessionEnd,
+        Stop: askbridgeHook().hooks.Stop,
+        UserPromptSubmit: askbridgeHook().hooks.UserPromptSubmit,
+        Notification: askbridgeHook().hooks.Notification,
       },
     };
     expect(ids(diagnose(memoryInputs(settings)).findings)).toEqual(['hook-conflict', 'hook-conflict']);
@@ -245,14 +251,25 @@ describe('diagnose on settings built in memory', () => {
     expect(ids(diagnose(inputs).findings)).toEqual(['hook-path-missing']);
   });
 
-  it('warns when two files install askbridge with different commands, but not when the command is the same', () => {
+  it('says where askbridge is wired twice, that each wait still shows once, and how to keep one, without failing', () => {
     const inUserFile = (command: string): DoctorInputs => {
       const inputs = memoryInputs(askbridgeHook({ timeout: 3600 }));
-      const user = { matcher: 'AskUserQuestion', hooks: [{ type: 'command', command, timeout: 3600 }] };
-      return { ...inputs, settings: [{ scope: 'user', path: '/home/alice/.claude/settings.json', state: 'ok', settings: { hooks: { PreToolUse: [user] } } }, ...inputs.settings.slice(1)] };
+      const entry = (event: string) => [{ ...(event === 'PreToolUse' ? { matcher: 'AskUserQuestion' } : {}), hooks: [{ type: 'command', command, timeout: 3600 }] }];
+      const user = { hooks: Object.fromEntries(['PreToolUse', 'PermissionRequest', 'SessionEnd', 'Stop', 'UserPromptSubmit', 'Notification'].map((event) => [event, entry(event)])) };
+      return { ...inputs, settings: [{ scope: 'user', path: '/home/alice/.claude/settings.json', state: 'ok', settings: user }, ...inputs.settings.slice(1)] };
     };
-    expect(ids(diagnose(inUserFile('node /old/askbridge/hooks/askbridge-hook.cjs')).findings)).toEqual(['hook-duplicate']);
-    expect(diagnose(inUserFile("node '/opt/askbridge/hooks/askbridge-hook.cjs'")).findings).toEqual([]);
+    for (const command of ['node /old/askbridge/hooks/askbridge-hook.cjs', "node '/opt/askbridge/hooks/askbridge-hook.cjs'"]) {
+      const diagnosis = diagnose(inUserFile(command));
+      expect(diagnosis.findings).toEqual([
+        {
+          id: 'hook-duplicate',
+          level: 'info',
+          message: 'askbridge is wired 2 times (/home/alice/.claude/settings.json, /p/.claude/settings.json): Claude Code runs every entry and each gets the decision, and each wait still shows once, but every event is handed over twice',
+          fix: "keep one: `askbridge uninstall --user` (/home/alice/.claude/settings.json), or `askbridge uninstall --project '/p'` (/p/.claude/settings.json)",
+        },
+      ]);
+      expect(diagnosis.ok).toBe(true);
+    }
   });
 
   it('notes answerMode "deny-reason" as unneeded on a Claude Code that takes updatedInput, without failing', () => {
@@ -318,10 +335,13 @@ describe('diagnose on settings built in memory', () => {
 
   it('reports an entry that still runs the old askbridge-hook.mjs as outdated, with install as the fix', () => {
     const settings = { hooks: { PreToolUse: [{ matcher: 'AskUserQuestion', hooks: [{ type: 'command', command: 'node "$CLAUDE_PROJECT_DIR"/hooks/askbridge-hook.mjs', timeout: 3600 }] }] } };
-    expect(diagnose(memoryInputs(settings)).findings).toEqual([expect.objectContaining({ id: 'hook-outdated', level: 'warning', fix: expect.stringContaining('askbridge install') })]);
+    expect(diagnose(memoryInputs(settings)).findings).toEqual([
+      expect.objectContaining({ id: 'hook-outdated', level: 'warning', fix: expect.stringContaining('askbridge install') }),
+      expect.objectContaining({ id: 'turn-ends-missing', level: 'warning' }),
+    ]);
   });
 
-  it('warns when the same project has both an http hook and a command hook: the question would be asked twice', () => {
+  it('notes when the same project has both an http hook and a command hook: every event is handed over twice', () => {
     const settings = {
       hooks: { ...httpHook().hooks, PreToolUse: [...httpHook().hooks.PreToolUse, ...askbridgeHook({ timeout: 3600 }).hooks.PreToolUse] },
     };
@@ -363,7 +383,15 @@ describe('diagnose on settings built in memory', () => {
   });
 
   it('notes no missing SessionEnd beside a question hook written by hand (the settings example, the plugin)', () => {
-    const settings = { hooks: { PreToolUse: [{ matcher: 'AskUserQuestion', hooks: [{ type: 'command', command: 'node "$CLAUDE_PROJECT_DIR"/hooks/askbridge-hook.cjs', timeout: 3600 }] }] } };
+    const byHand = { type: 'command', command: 'node "$CLAUDE_PROJECT_DIR"/hooks/askbridge-hook.cjs' };
+    const settings = {
+      hooks: {
+        PreToolUse: [{ matcher: 'AskUserQuestion', hooks: [{ ...byHand, timeout: 3600 }] }],
+        Stop: [{ hooks: [byHand] }],
+        UserPromptSubmit: [{ hooks: [byHand] }],
+        Notification: [{ hooks: [byHand] }],
+      },
+    };
     expect(diagnose(memoryInputs(settings)).findings).toEqual([]);
   });
 
@@ -405,43 +433,43 @@ describe('diagnose on settings built in memory', () => {
     expect(diagnose({ ...memoryInputs(httpHook()), config }).passed).toContainEqual(expect.stringContaining('waits up to 600 s (awaySeconds)'));
   });
 
-  it('notes turn-end entries missing beside an http hook `install` wrote, naming each one missing, with install as the fix, without failing', () => {
-    const { Stop: _stop, UserPromptSubmit: _prompt, Notification: _notification, ...older } = httpHook().hooks;
-    const none = diagnose(memoryInputs({ hooks: older }));
-    expect(none.findings).toEqual([
-      {
-        id: 'turn-ends-missing',
-        level: 'info',
-        file: '/p/.claude/settings.json',
-        message:
-          'no Stop, UserPromptSubmit, Notification hook reaches askbridge, so while you are away, the end of a turn does not wait for your reply; typing in the terminal does not end a turn end that waits for your reply; a session waiting for you in its terminal does not show on the page (installed with --no-turn-ends, or by an older askbridge)',
-        fix: "`askbridge install --project '/p'` (adds the Stop, UserPromptSubmit and Notification entries)",
-      },
-    ]);
-    expect(none.ok).toBe(true);
+  it('warns of turn-end entries missing beside a hook of either transport, naming each one missing, with the one install command that adds them', () => {
+    for (const hooks of [httpHook().hooks, askbridgeHook({ timeout: 3600 }).hooks]) {
+      const { Stop: _stop, UserPromptSubmit: _prompt, Notification: _notification, ...older } = hooks;
+      const none = diagnose(memoryInputs({ hooks: older }));
+      expect(none.findings).toEqual([
+        {
+          id: 'turn-ends-missing',
+          level: 'warning',
+          file: '/p/.claude/settings.json',
+          message:
+            'no Stop, UserPromptSubmit, Notification hook reaches askbridge from /p/.claude/settings.json, so while you are away, the end of a turn does not wait for your reply; typing in the terminal does not end a turn end that waits for your reply; a session waiting for you in its terminal does not show on the page',
+          fix: "`askbridge install --project '/p'` (adds the Stop, UserPromptSubmit and Notification entries), then restart running claude sessions",
+        },
+      ]);
+      expect(none.ok).toBe(false);
+    }
     const { UserPromptSubmit: _left, ...withoutPrompt } = httpHook().hooks;
     expect(diagnose(memoryInputs({ hooks: withoutPrompt })).findings).toEqual([
-      expect.objectContaining({ id: 'turn-ends-missing', message: expect.stringMatching(/^no UserPromptSubmit hook reaches askbridge, so typing in the terminal does not end/) }),
+      expect.objectContaining({ id: 'turn-ends-missing', message: expect.stringMatching(/^no UserPromptSubmit hook reaches askbridge from \/p\/\.claude\/settings\.json, so typing in the terminal does not end/) }),
     ]);
     // A user's own Stop hook is not askbridge's.
+    const { Stop: _stop, UserPromptSubmit: _prompt, Notification: _notification, ...older } = httpHook().hooks;
     const theirs = { ...older, Stop: [{ hooks: [{ type: 'command', command: 'say done' }] }] };
     expect(ids(diagnose(memoryInputs({ hooks: theirs })).findings)).toEqual(['turn-ends-missing']);
   });
 
-  it('says nothing of turn ends beside the command hook, which has none, unless the person is away: then how to get them', () => {
+  it('passes the command hook, which carries the end of a turn as the http hook does, and says the person is away', () => {
     expect(diagnose(memoryInputs(askbridgeHook({ timeout: 3600 }))).findings).toEqual([]);
     const away = diagnose({ ...memoryInputs(askbridgeHook({ timeout: 3600 })), daemon: { ...RUNNING, away: true } });
-    expect(away.findings).toEqual([
-      {
-        id: 'turn-ends-missing',
-        level: 'info',
-        file: '/p/.claude/settings.json',
-        message: 'you are away, but the end of a turn reaches askbridge only through the http hook, and the command hook is installed: Claude stops at the end of each turn as usual',
-        fix: "`askbridge service install`, then `askbridge install --project '/p' --hook http` (Claude Code 2.1.63 or later)",
-      },
-      { id: 'away', level: 'info', message: "you are away (`askbridge away off`, or the page's switch, when you are back)" },
-    ]);
+    expect(away.findings).toEqual([{ id: 'away', level: 'info', message: "you are away (`askbridge away off`, or the page's switch, when you are back): the end of each turn waits for your reply" }]);
     expect(away.ok).toBe(true);
+    const { Stop: _stop, UserPromptSubmit: _prompt, Notification: _notification, ...older } = askbridgeHook({ timeout: 3600 }).hooks;
+    const nowhere = diagnose({ ...memoryInputs({ hooks: older }), daemon: { ...RUNNING, away: true } });
+    expect(nowhere.findings.map((finding) => [finding.id, finding.level, finding.message.endsWith('(and you are away)')])).toEqual([
+      ['turn-ends-missing', 'warning', true],
+      ['away', 'info', false],
+    ]);
   });
 
   it("says whether the person is away now, by the daemon's status, and nothing when the daemon does not say or the hooks ask another machine", () => {
@@ -575,17 +603,13 @@ describe('askbridge doctor through runCli', () => {
   it("prints whether the person is away, from the daemon's status, as an info line that leaves the result ok", async () => {
     await fakeDaemon({ away: true });
     const away = await doctor('clean', []);
-    expect(away.stdout).toContain("\ni info: you are away (`askbridge away off`, or the page's switch, when you are back)\n");
-    // The fixture's hook is the settings example's command hook, which has no Stop entry: doctor says so.
-    expect(away.stdout).toContain('i info: you are away, but the end of a turn reaches askbridge only through the http hook');
+    // The fixture's hooks are the settings example's, which carry the end of a turn.
+    expect(away.stdout).toContain("\ni info: you are away (`askbridge away off`, or the page's switch, when you are back): the end of each turn waits for your reply\n");
     expect(away.stdout).toContain('Nothing wrong found.');
     expect(away.code).toBe(0);
     const report = JSON.parse((await doctor('clean', ['--json'])).stdout) as { ok: boolean; findings: Finding[] };
     expect(report.ok).toBe(true);
-    expect(report.findings.map((finding) => [finding.id, finding.level])).toEqual([
-      ['turn-ends-missing', 'info'],
-      ['away', 'info'],
-    ]);
+    expect(report.findings.map((finding) => [finding.id, finding.level])).toEqual([['away', 'info']]);
   });
 
   it('exits 0 when the only finding is info, such as claude not being installed', async () => {

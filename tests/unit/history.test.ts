@@ -5,12 +5,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createHistory, HISTORY_BACKLOG_LINES } from '../../src/daemon/asks/history.js';
 import { readHistory, readHistoryTail } from '../../src/history-file.js';
 import type { HistoryProblem, AskView } from '../../src/protocol.js';
+import { askView } from '../stack/views.js';
 
 let dir: string;
 beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'askbridge-history-'))));
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
-const finished = (id: string, source: AskView['source'], status: AskView['status']): AskView => ({
+const finished = (id: string, source: AskView['source'], status: AskView['status']): AskView => askView({
   id,
   sessionId: 's',
   toolUseId: `t-${id}`,
@@ -42,7 +43,7 @@ describe('history.jsonl', () => {
       ['expired', 'timeout'],
       ['cancelled', 'the hook stopped waiting (Esc or timeout in Claude Code)'],
       ['declined', 'person via cli'],
-      ['cancelled', 'opencode stopped waiting (answered or interrupted there)'],
+      ['cancelled', "opencode's own prompt settled it, or the relay (askbridge attach opencode) stopped"],
     ]);
   });
 

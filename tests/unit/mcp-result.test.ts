@@ -3,8 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import { resultOf } from '../../src/cli/mcp.js';
 import type { AskView } from '../../src/protocol.js';
+import { askView } from '../stack/views.js';
 
-const settled = (fields: Partial<AskView>): AskView => ({
+const settled = (fields: Partial<AskView>): AskView => askView({
   id: '00000000-0000-4000-8000-000000000000',
   sessionId: 'mcp:agent',
   toolUseId: 't',

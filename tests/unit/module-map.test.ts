@@ -66,9 +66,9 @@ const CLI_INTO_DAEMON = ['daemon/keeper.ts', 'daemon/lock.ts', 'daemon/hook-iden
 /** The HTTP layer: the only modules that may import fastify or one of its plugins. */
 const HTTP_LAYER = (module: string) => module.startsWith('daemon/routes/') || module === 'daemon/app.ts' || module === 'daemon/main.ts';
 const FASTIFY = /^(fastify($|\/)|@fastify\/|fastify-)/;
-/** Claude Code's decision format: made in decisions/, written only by the transports that answer Claude Code's hooks. */
+/** Claude Code's decision format: made in decisions/, asked for by what each hook event means (hook-events.ts), written only by the routes of Claude Code's hooks. */
 const CLAUDE_CODE_DECISION = 'daemon/decisions/claude-code.ts';
-const CLAUDE_CODE_TRANSPORTS = ['daemon/routes/hook.ts'];
+const CLAUDE_CODE_TRANSPORTS = ['daemon/hook-events.ts', 'daemon/routes/hook.ts'];
 
 describe('the module map', () => {
   it('reads a real graph (every module found, imports resolved to files that exist)', () => {

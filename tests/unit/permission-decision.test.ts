@@ -3,7 +3,7 @@
 // back as Claude Code made it, and nothing at all where the terminal's dialog should decide.
 import { describe, expect, it } from 'vitest';
 import { PLAN_AUTO_MODE, describeSuggestion, planChoice, planSuggestions, approvalTarget } from '../../src/approvals.js';
-import { PermissionOutputSchema, UNATTENDED_DENIAL, permissionReply } from '../../src/daemon/decisions/claude-code-permission.js';
+import { PermissionOutputSchema, UNATTENDED_DENIAL, permissionDecision } from '../../src/daemon/decisions/claude-code-permission.js';
 import { createAskStore, type NewAsk } from '../../src/daemon/asks/store.js';
 
 const RULE = { type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'npm test *' }], behavior: 'allow', destination: 'localSettings' };
@@ -11,10 +11,13 @@ const BASH = { toolName: 'Bash', toolInput: { command: 'npm test', description: 
 const PLAN = { toolName: 'ExitPlanMode', toolInput: { plan: '# Plan\n\n1. Migrate', planFilePath: '/home/alice/.claude/plans/p.md' }, suggestions: planSuggestions([]) };
 
 const person = { kind: 'person', client: 'page' } as const;
-const reply = (ask: typeof BASH | typeof PLAN, outcome: Parameters<ReturnType<typeof permissionReply>>[0]) => {
-  const text = permissionReply(ask)(outcome);
-  if (text !== '') PermissionOutputSchema.parse(JSON.parse(text));
-  return text === '' ? '' : JSON.parse(text);
+/** The decision as the hook's body carries it (one JSON document, or '' for none), checked against its schema. */
+const reply = (ask: typeof BASH | typeof PLAN, outcome: Parameters<typeof permissionDecision>[1]) => {
+  const decision = permissionDecision(ask, outcome);
+  if (decision === null) return '';
+  const written = JSON.stringify(decision);
+  PermissionOutputSchema.parse(JSON.parse(written));
+  return JSON.parse(written);
 };
 
 describe("Claude Code's PermissionRequest decision", () => {
@@ -87,8 +90,8 @@ describe('deciding an approval in the store', () => {
     waitMs: 60_000,
     timeout: { action: 'terminal', summary: '' },
     onTimeout: () => ({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } }),
-    reattaches: false,
-    reply: permissionReply(BASH),
+    door: 'http-hook',
+    reply: (outcome) => permissionDecision(BASH, outcome),
   });
 
   it('takes the first decision, refuses a second (a double click allows once), and hands the hook the first', async () => {
@@ -97,7 +100,7 @@ describe('deciding an approval in the store', () => {
     expect(store.decide(waiter.ask.id, { behavior: 'allow' }, 'page').kind).toBe('answered');
     const second = store.decide(waiter.ask.id, { behavior: 'allow', suggestion: 0 }, 'page');
     expect(second.kind).toBe('already_resolved');
-    expect(JSON.parse(await waiter.reply).hookSpecificOutput.decision).toEqual({ behavior: 'allow' });
+    expect(await waiter.reply).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
     expect(store.get(waiter.ask.id)).toMatchObject({ status: 'allowed', decision: { behavior: 'allow' }, source: person });
   });
 
@@ -123,7 +126,7 @@ describe('deciding an approval in the store', () => {
     const waiter = store.open(approval());
     waiter.leave();
     expect(store.get(waiter.ask.id)).toMatchObject({ status: 'cancelled', source: { kind: 'terminal' } });
-    expect(await waiter.reply).toBe('');
+    expect(await waiter.reply).toBeNull();
     expect(store.decide(waiter.ask.id, { behavior: 'allow' }, 'page').kind).toBe('already_resolved');
   });
 });

@@ -2,6 +2,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { AGENT_PROFILES } from '../../src/agents.js';
 import { formatAnswers } from '../../src/answers.js';
 import { compileRulePattern, ConfigFileSchema, createConfigReader, DEFAULT_CONFIG, mergeConfig, type ConfigFileInput, type EffectiveConfig } from '../../src/config.js';
 import { answerByRules, createPolicy, recommendedResponse, type PolicyContext } from '../../src/daemon/asks/policy.js';
@@ -12,6 +13,7 @@ import { contentHash, createTrustStore } from '../../src/trust.js';
 
 const fixture = (name: string) => JSON.parse(readFileSync(new URL(`../fixtures/${name}`, import.meta.url), 'utf8')) as { tool_input: Record<string, unknown>; responses: unknown[] };
 const fourQuestions = fixture('03-four-questions.input.json').tool_input;
+const CLAUDE_CODE = AGENT_PROFILES['claude-code'];
 
 /** What Claude Code is told of the last planned ask's outcome, with the configuration it was planned with. */
 let planned: ClaudeCodeAsk = { toolInput: fourQuestions, answerMode: 'updatedInput', waitSeconds: 0 };
@@ -20,7 +22,7 @@ const decided = (outcome: Outcome | undefined) => (outcome === undefined ? null 
 function plan(file: ConfigFileInput, context: Partial<PolicyContext> = {}, logs: string[] = []) {
   const effective: EffectiveConfig = { ...mergeConfig({}, ConfigFileSchema.parse(file)), files: { user: '', project: undefined }, errors: [], ignored: [] };
   const policy = createPolicy({ configFor: () => effective, log: (fields, message) => logs.push(`${message} ${JSON.stringify(fields)}`) });
-  const result = policy({ cwd: '/p', questions: ToolInputSchema.parse(fourQuestions).questions, unattended: false, watchers: 1, reachableElsewhere: false, ...context });
+  const result = policy({ cwd: '/p', questions: ToolInputSchema.parse(fourQuestions).questions, profile: CLAUDE_CODE, unattended: false, watchers: 1, reachableElsewhere: false, ...context });
   planned = { toolInput: fourQuestions, answerMode: result.config.answerMode, waitSeconds: result.config.waitSeconds };
   return result;
 }
@@ -130,7 +132,7 @@ describe('the policy', () => {
     expect(plan({}, { watchers: 0, reachableElsewhere: true }).immediate).toBeUndefined();
     const withWebhook: EffectiveConfig = { ...mergeConfig(ConfigFileSchema.parse({ notify: [{ url: 'https://hooks.example.com/askbridge' }] }), {}), files: { user: '', project: undefined }, errors: [], ignored: [] };
     const told = createPolicy({ configFor: () => withWebhook, log: () => {} });
-    expect(told({ cwd: '/p', questions: [question(['A', 'B'])], unattended: false, watchers: 0, reachableElsewhere: false }).immediate).toBeUndefined();
+    expect(told({ cwd: '/p', questions: [question(['A', 'B'])], profile: CLAUDE_CODE, unattended: false, watchers: 0, reachableElsewhere: false }).immediate).toBeUndefined();
     // A rule that answers at once still answers.
     const atOnce = ['Auth', 'Sessions', 'Roles', 'Audit log'].map((header) => ({ header, choose: { Auth: 'OAuth via GitHub', Sessions: 'Redis', Roles: 'Admin', 'Audit log': 'Yes, now' }[header]!, when: 'immediately' as const }));
     expect(plan({ rules: atOnce }, { watchers: 0 }).immediate).toMatchObject({ status: 'answered', source: { kind: 'policy', action: 'rule', trigger: 'immediately' } });
@@ -182,7 +184,7 @@ describe('rule patterns', () => {
     const asked: Question = { question: `${'a'.repeat(30)}b`, header: 'H', multiSelect: false, options: [option('Yes'), option('No')] };
     // A backtracking engine takes minutes on the first pattern; RE2 cannot backtrack, so it is linear by construction.
     expect(compileRulePattern('^(a+)+$').constructor.name).toBe('RE2JS');
-    const result = answerByRules(rules, [asked], 'immediately', () => {});
+    const result = answerByRules(rules, { questions: [asked] }, 'immediately', () => {});
     expect(result.responses).toEqual([{ question: asked.question, selected: ['No'], other: null, notes: null }]);
   });
 });
@@ -203,9 +205,9 @@ describe('the configuration a question is planned with', () => {
       const questions = ToolInputSchema.parse(fourQuestions).questions;
 
       // This machine's question in that folder: its trusted project file applies.
-      expect(policy({ cwd: project, questions, unattended: false, watchers: 1, reachableElsewhere: false }).waitMs).toBe(10_000);
+      expect(policy({ cwd: project, questions, profile: CLAUDE_CODE, unattended: false, watchers: 1, reachableElsewhere: false }).waitMs).toBe(10_000);
       // Another machine's question naming the same path: only the user configuration (here the defaults).
-      expect(policy({ cwd: project, machine: 'build-box', questions, unattended: false, watchers: 1, reachableElsewhere: false }).waitMs).toBe(DEFAULT_CONFIG.waitSeconds * 1000);
+      expect(policy({ cwd: project, machine: 'build-box', questions, profile: CLAUDE_CODE, unattended: false, watchers: 1, reachableElsewhere: false }).waitMs).toBe(DEFAULT_CONFIG.waitSeconds * 1000);
     } finally {
       rmSync(home, { recursive: true, force: true });
     }

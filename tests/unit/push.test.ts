@@ -13,6 +13,7 @@ import { PLACEHOLDER_PUSH_SUBJECT, pushSubject } from '../../src/daemon/public-u
 import { parsePublicUrl, type PublicUrl } from '../../src/public-url.js';
 import type { AskView } from '../../src/protocol.js';
 import { buildTestApp, HOST, LOCAL, ORIGIN, type TestApp } from '../stack/app.js';
+import { askView } from '../stack/views.js';
 
 const silent = { info: () => {}, warn: () => {} };
 
@@ -127,7 +128,7 @@ describe('a push subscription', () => {
 });
 
 describe('a notice', () => {
-  const view = (questions: Array<{ question: string; header: string }>): AskView => ({
+  const view = (questions: Array<{ question: string; header: string }>): AskView => askView({
     id: '3b0b5b5e-4a4f-4a53-9a43-0d6f2f3b8f10',
     sessionId: 's',
     toolUseId: 't',
@@ -151,7 +152,7 @@ describe('a notice', () => {
   });
 
   it("says Claude finished, with its last words only when asked, marked and cut", () => {
-    const finished: AskView = { ...view([]), turnEnd: { lastMessage: `  Done.\u200B The key is hunter2 ${'y'.repeat(300)}`, repliesInARow: 0, replyLimit: 8 } };
+    const finished: AskView = askView({ ...view([]), turnEnd: { lastMessage: `  Done.\u200B The key is hunter2 ${'y'.repeat(300)}`, repliesInARow: 0, replyLimit: 8 } });
     const bare = noticeOf(finished, { fullText: false });
     expect(bare).toStrictEqual({ id: finished.id, project: 'acme-shop', headers: [], turnEnd: {} });
     expect(noticeTitle(bare)).toBe('Claude finished in acme-shop');
@@ -161,7 +162,7 @@ describe('a notice', () => {
   });
 
   it('says a session waits in its terminal, in words of its own kind, with the message only when asked', () => {
-    const waiting: AskView = { ...view([]), terminalWait: { kind: 'idle_prompt', message: 'Claude is waiting for your input' } };
+    const waiting: AskView = askView({ ...view([]), terminalWait: { kind: 'idle_prompt', message: 'Claude is waiting for your input' } });
     const bare = noticeOf(waiting, { fullText: false });
     expect(bare).toStrictEqual({ id: waiting.id, project: 'acme-shop', headers: [], terminalWait: { kind: 'idle_prompt' } });
     expect([noticeTitle(bare), noticeSubject(bare)]).toEqual(['Waiting for you in acme-shop', 'Claude waits for your next prompt in the terminal']);
@@ -170,7 +171,7 @@ describe('a notice', () => {
   });
 
   it('offers the options of one single-select question of at most three, marked and cut, and a push carries them only when two or fewer', () => {
-    const simple = (labels: string[], multiSelect = false): AskView => ({ ...view([]), questions: [{ question: 'Which?', header: 'DB', multiSelect, options: labels.map((label) => ({ label, description: '' })) }] });
+    const simple = (labels: string[], multiSelect = false): AskView => askView({ ...view([]), questions: [{ question: 'Which?', header: 'DB', multiSelect, options: labels.map((label) => ({ label, description: '' })) }] });
     const three = noticeOf(simple(['PostgreSQL', 'SQL\u202Eite', 'z'.repeat(50)]), { fullText: false });
     expect(three.options).toEqual(['PostgreSQL', 'SQL[U+202E]ite', `${'z'.repeat(39)}…`]);
     expect(JSON.parse(pushPayload(three))).not.toHaveProperty('options');

@@ -12,7 +12,7 @@ const question = (preview = ''): Question => ({
   options: [{ label: 'A', description: '', ...(preview ? { preview } : {}) }, { label: 'B', description: '' }],
 });
 
-type Who = Partial<Pick<NewAsk, 'machine' | 'asker' | 'credential' | 'reattaches' | 'sessionId'>>;
+type Who = Partial<Pick<NewAsk, 'machine' | 'asker' | 'credential' | 'door' | 'sessionId'>>;
 
 /** An ask of `who` (the command hook by default), its preview `previewBytes` long. */
 function ask(toolUseId: string, who: Who = {}, previewBytes = 0): NewAsk {
@@ -26,16 +26,16 @@ function ask(toolUseId: string, who: Who = {}, previewBytes = 0): NewAsk {
     waitMs: 60_000,
     timeout: { action: 'terminal', summary: 'the terminal will ask' },
     onTimeout: () => ({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } }),
-    reattaches: true,
+    door: 'command-hook',
     reply: (outcome) => outcome.status,
     ...who,
   };
 }
 
-const HTTP: Who = { reattaches: false };
-const fromMachine = (machine: string): Who => ({ reattaches: false, machine });
-const SCRIPT: Who = { asker: { kind: 'script', name: 'deploy' }, reattaches: false };
-const COMMAND_HOOK: AskerIdentity = { transport: 'command-hook', credential: 'token', machine: undefined, program: undefined };
+const HTTP: Who = { door: 'http-hook' };
+const fromMachine = (machine: string): Who => ({ door: 'http-hook', machine });
+const SCRIPT: Who = { asker: { kind: 'script', name: 'deploy' }, door: 'ask' };
+const COMMAND_HOOK: AskerIdentity = { transport: 'command-hook', agent: undefined, credential: 'token', machine: undefined, program: undefined };
 const pick = [{ question: 'Which?', selected: ['A'], other: null, notes: null }];
 
 /** Admits and opens, as open-ask.ts does; throws on a refusal. */
@@ -54,12 +54,12 @@ describe('what an asker may hold', () => {
     const limits = { asks: 8, bytes: 1024 * 1024 };
     const first = openAdmitted(store, ask('t1', SCRIPT), limits);
     openAdmitted(store, ask('t2', SCRIPT), limits);
-    expect(store.admit(ask('t3', SCRIPT), limits)).toMatchObject({ kind: 'over', limit: 'asks', scope: 'asker', max: 2, first: true, asker: { transport: 'ask', credential: 'token', program: 'script' } });
+    expect(store.admit(ask('t3', SCRIPT), limits)).toMatchObject({ kind: 'over', limit: 'asks', scope: 'asker', max: 2, first: true, asker: { transport: 'ask', agent: undefined, credential: 'token', program: 'script' } });
     // Refused again: the same episode, not logged again.
     expect(store.admit(ask('t4', SCRIPT), limits)).toMatchObject({ kind: 'over', first: false });
     expect(store.admit(ask('t5'), limits)).toMatchObject({ kind: 'new', refusedMeanwhile: 0 });
     store.answer(first.ask.id, pick, 'page');
-    expect(store.admit(ask('t6', SCRIPT), limits)).toEqual({ kind: 'new', asker: { transport: 'ask', credential: 'token', machine: undefined, program: 'script' }, refusedMeanwhile: 2 });
+    expect(store.admit(ask('t6', SCRIPT), limits)).toEqual({ kind: 'new', asker: { transport: 'ask', agent: undefined, credential: 'token', machine: undefined, program: 'script' }, refusedMeanwhile: 2 });
   });
 
   it('counts each ask as the JSON of its view and of its input, and gives the bytes back once it is settled', () => {
@@ -70,7 +70,7 @@ describe('what an asker may hold', () => {
     const bytes = Buffer.byteLength(JSON.stringify(store.get(waiter.ask.id))) + Buffer.byteLength(JSON.stringify(input.toolInput));
     expect(bytes).toBeGreaterThan(20_000);
     expect(store.waiting()).toEqual({ asks: 1, bytes });
-    expect(store.waiting({ transport: 'http-hook', credential: 'hook-key', machine: undefined, program: undefined })).toEqual({ asks: 1, bytes });
+    expect(store.waiting({ transport: 'http-hook', agent: undefined, credential: 'hook-key', machine: undefined, program: undefined })).toEqual({ asks: 1, bytes });
     expect(store.waiting(COMMAND_HOOK)).toEqual({ asks: 0, bytes: 0 });
     waiter.leave();
     expect(store.waiting()).toEqual({ asks: 0, bytes: 0 });
@@ -83,7 +83,7 @@ describe('what an asker may hold', () => {
     openAdmitted(store, ask('t2', HTTP, 20_000), limits);
     expect(store.admit(ask('t3', HTTP, 20_000), limits)).toMatchObject({ kind: 'over', limit: 'bytes', scope: 'asker', max: 100_000 });
     expect(store.admit(ask('t4', fromMachine('laptop'), 52_000), limits)).toMatchObject({ kind: 'over', limit: 'bytes', scope: 'asker', max: 100_000 });
-    expect(store.waiting({ transport: 'http-hook', credential: 'hook-key', machine: 'laptop', program: undefined })).toEqual({ asks: 0, bytes: 0 });
+    expect(store.waiting({ transport: 'http-hook', agent: undefined, credential: 'hook-key', machine: 'laptop', program: undefined })).toEqual({ asks: 0, bytes: 0 });
     expect(store.admit(ask('t5', fromMachine('laptop'), 20_000), limits)).toMatchObject({ kind: 'new' });
   });
 });
@@ -123,7 +123,7 @@ describe('what one credential may hold, from any number of machines it names', (
   it('keeps the listing (every waiting view) within the byte limit however many ask', () => {
     const store = createAskStore();
     const limits = { asks: 4096, bytes: 2 * 1024 * 1024 };
-    const askers: Who[] = [{}, HTTP, SCRIPT, { asker: { kind: 'mcp', name: 'agent' }, reattaches: false }, ...Array.from({ length: 20 }, (_, index) => fromMachine(`m${index}`))];
+    const askers: Who[] = [{}, HTTP, SCRIPT, { asker: { kind: 'mcp', name: 'agent' }, door: 'http-hook' }, ...Array.from({ length: 20 }, (_, index) => fromMachine(`m${index}`))];
     for (let index = 0; index < 400; index++) {
       const input = ask(`t${index}`, askers[index % askers.length], 30_000 + (index % 7) * 1000);
       if (store.admit(input, limits).kind === 'new') store.open(input);

@@ -17,15 +17,15 @@ const open = (toolUseId: string, waitMs = 60_000): NewAsk => ({
   waitMs,
   timeout: { action: 'terminal', summary: 'the terminal will ask' },
   onTimeout: () => ({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } }),
-  reattaches: true,
+  door: 'command-hook',
   // The asker's own reply: the store hands it over and knows nothing of what it means.
   reply: (outcome) => `${outcome.status}:${JSON.stringify(outcome.answered?.answers ?? {})}`,
 });
 const pick = (label: string) => [{ question: 'Which?', selected: [label], other: null, notes: null }];
 const LIMITS = { asks: MAX_PENDING, bytes: WAITING_BYTES };
 /** Who ends a session: the command hook, or Claude Code's http hook from a machine. */
-const commandHook: AskerIdentity = { transport: 'command-hook', credential: 'token', machine: undefined, program: undefined };
-const httpHook = (machine?: string): AskerIdentity => ({ transport: 'http-hook', credential: 'hook-key', machine, program: undefined });
+const commandHook: AskerIdentity = { transport: 'command-hook', agent: undefined, credential: 'token', machine: undefined, program: undefined };
+const httpHook = (machine?: string): AskerIdentity => ({ transport: 'http-hook', agent: undefined, credential: 'hook-key', machine, program: undefined });
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
@@ -130,9 +130,9 @@ describe('the question store', () => {
     const answered = store.open(open('t3'));
     store.answer(answered.ask.id, pick('A'), 'page');
     const otherSession = store.open({ ...open('t4'), sessionId: 's2' });
-    const otherMachine = store.open({ ...open('t5'), machine: 'ci-runner', reattaches: false });
+    const otherMachine = store.open({ ...open('t5'), machine: 'ci-runner', door: 'http-hook' });
     const script = store.open({ ...open('t6'), asker: { kind: 'script', name: 'deploy' } });
-    const byHttpHook = store.open({ ...open('t7'), reattaches: false });
+    const byHttpHook = store.open({ ...open('t7'), door: 'http-hook' });
 
     const withdrawn = store.endSession('s1', commandHook);
     expect(withdrawn.map((view) => view.toolUseId)).toEqual(['t1', 't2']);
@@ -144,7 +144,7 @@ describe('the question store', () => {
     expect(store.endSession('s1', httpHook('ci-runner')).map((view) => view.toolUseId)).toEqual(['t5']);
     expect(store.endSession('s1', httpHook()).map((view) => view.toolUseId)).toEqual(['t7']);
     // Nothing ends a script's ask: it is never a session's.
-    expect(store.endSession('script:deploy', { transport: 'ask', credential: 'token', machine: undefined, program: 'script' })).toEqual([]);
+    expect(store.endSession('script:deploy', { transport: 'ask', agent: undefined, credential: 'token', machine: undefined, program: 'script' })).toEqual([]);
     expect(store.endSession('s1', commandHook)).toEqual([]);
     expect(store.answer(first.ask.id, pick('A'), 'page')).toMatchObject({ kind: 'already_resolved', ask: { status: 'cancelled', source: { kind: 'session-ended' } } });
   });
@@ -222,15 +222,15 @@ describe('the store and its askers', () => {
     await expect(scripted.outcome).resolves.toMatchObject({ status: 'declined', source: { kind: 'person' } });
   });
 
-  it('fails an ask whose reply cannot be made before anyone is told it was answered, and every waiter gets an empty reply', async () => {
+  it('fails an ask whose reply cannot be made before anyone is told it was answered, and no waiter gets a decision', async () => {
     const store = createAskStore();
     const events: StoreEvent[] = [];
     store.subscribe((event) => events.push(event));
     const first = store.open({ ...open('t1'), reply: () => { throw new RangeError('Maximum call stack size exceeded'); } });
     const second = store.open(open('t1'));
     expect(store.answer(first.ask.id, pick('A'), 'page')).toMatchObject({ kind: 'failed', ask: { status: 'failed', error: 'the reply for its asker could not be made (Maximum call stack size exceeded)' } });
-    await expect(first.reply).resolves.toBe('');
-    await expect(second.reply).resolves.toBe('');
+    await expect(first.reply).resolves.toBeNull();
+    await expect(second.reply).resolves.toBeNull();
     expect(events.map((event) => [event.type, event.ask.status])).toEqual([['added', 'pending'], ['resolved', 'failed']]);
   });
 
@@ -240,7 +240,7 @@ describe('the store and its askers', () => {
     const waiter = store.open({ ...withoutReply, asker: { kind: 'mcp', name: 'agent' } });
     store.answer(waiter.ask.id, pick('B'), 'cli');
     await expect(waiter.outcome).resolves.toMatchObject({ status: 'answered', answered: { answers: { 'Which?': 'B' } } });
-    await expect(waiter.reply).resolves.toBe('');
+    await expect(waiter.reply).resolves.toBeNull();
   });
 });
 
@@ -363,7 +363,7 @@ describe('more time for a person who is answering', () => {
     const files = createPendingFiles(dir, () => {});
     const store = createAskStore({ persistence: files });
     const kept = store.open({ ...open('t1', 60_000), maxWaitMs: HOUR });
-    const notKept = store.open({ ...open('t2', 60_000), maxWaitMs: HOUR, reattaches: false });
+    const notKept = store.open({ ...open('t2', 60_000), maxWaitMs: HOUR, door: 'http-hook' });
     vi.advanceTimersByTime(30_000);
     store.extend(kept.ask.id);
     store.extend(notKept.ask.id);

@@ -4,8 +4,9 @@
 import { describe, expect, it } from 'vitest';
 import type { AskView } from '../../src/protocol.js';
 import { askDraft, BODY_CHARS, promptFor, questionKeyboard, settledLine, type Button } from '../../src/daemon/telegram/messages.js';
+import { askView, type ViewFields } from '../stack/views.js';
 
-const base: AskView = {
+const base: ViewFields = {
   id: '00000000-0000-4000-8000-000000000001',
   sessionId: 's',
   toolUseId: 't',
@@ -28,13 +29,13 @@ const question = (changes: Partial<AskView['questions'][number]> = {}): AskView[
   ...changes,
 });
 
-const bash = (command: string): AskView => ({ ...base, approval: { toolName: 'Bash', toolInput: { command, description: 'Run it' }, suggestions: [{ label: 'Always allow `Bash(npm test:*)` in this project (your local settings)' }] } });
+const bash = (command: string): AskView => askView({ ...base, approval: { toolName: 'Bash', toolInput: { command, description: 'Run it' }, suggestions: [{ label: 'Always allow `Bash(npm test:*)` in this project (your local settings)' }] } });
 const labels = (keyboard: Button[][]) => keyboard.flat().map((button) => button.text);
 const full = { headersOnly: false, link: undefined };
 
 describe('telegram messages', () => {
   it('shows a question with its options; one tap answers a single single-select question', () => {
-    const draft = askDraft({ ...base, questions: [question()] }, full);
+    const draft = askDraft(askView({ ...base, questions: [question()] }), full);
     expect(draft.text).toBe('Question from acme-shop\n\nDatabase\nWhich database?\n• PostgreSQL: The usual one\n• SQLite: No server\n\nTap an answer, or Other… to type one.');
     expect(draft.entities).toEqual([
       { type: 'bold', offset: 0, length: 'Question from acme-shop'.length },
@@ -45,7 +46,7 @@ describe('telegram messages', () => {
 
   it('keeps markup characters as text and marks invisible characters, in the text and on the buttons', () => {
     const hostile = question({ question: '<b>Pick</b> *bold* _x_ [a](https://evil.test) \u202Egnp.exe', header: 'DB\u200B', options: [{ label: '<i>Yes</i>\u2066', description: '`rm -rf`' }, { label: 'No', description: '' }] });
-    const draft = askDraft({ ...base, questions: [hostile] }, full);
+    const draft = askDraft(askView({ ...base, questions: [hostile] }), full);
     expect(draft.text).toContain('<b>Pick</b> *bold* _x_ [a](https://evil.test) [U+202E]gnp.exe');
     expect(draft.text).toContain('DB[U+200B]');
     expect(draft.text).toContain('• <i>Yes</i>[U+2066]: `rm -rf`');
@@ -54,12 +55,12 @@ describe('telegram messages', () => {
   });
 
   it('ticks chosen options of a multi-select question, and offers Send', () => {
-    const view = { ...base, questions: [question({ multiSelect: true })] };
+    const view = askView({ ...base, questions: [question({ multiSelect: true })] });
     expect(labels(questionKeyboard(view, [{ selected: new Set([1]), other: 'Both' }]))).toEqual(['PostgreSQL', '✓ SQLite', '✓ Other: Both', 'Send']);
   });
 
   it('cuts a long question with a mark, and says the text was cut', () => {
-    const draft = askDraft({ ...base, questions: Array.from({ length: 4 }, (_, index) => question({ question: `Q${index} ${'long words '.repeat(400)}`, options: [{ label: 'A', description: 'd'.repeat(8000) }, { label: 'B', description: '' }] })) }, full);
+    const draft = askDraft(askView({ ...base, questions: Array.from({ length: 4 }, (_, index) => question({ question: `Q${index} ${'long words '.repeat(400)}`, options: [{ label: 'A', description: 'd'.repeat(8000) }, { label: 'B', description: '' }] })) }), full);
     expect(draft.text.length).toBeLessThanOrEqual(BODY_CHARS);
     expect(draft.text).toContain('…');
     expect(draft.text.endsWith('Some text was cut to fit: open askbridge to read it whole.')).toBe(true);
@@ -75,42 +76,43 @@ describe('telegram messages', () => {
 
   it('offers no Allow for a 10,000-character command, and says it was cut', () => {
     const draft = askDraft(bash(`echo ${'x'.repeat(10_000)}`), full);
-    expect(labels(draft.keyboard)).toEqual(['Deny']);
+    expect(labels(draft.keyboard)).toEqual(['Deny', 'Deny with a message…']);
+    expect(draft.shown).toBe('cut');
     expect(draft.text.length).toBeLessThanOrEqual(BODY_CHARS);
     expect(draft.text).toContain('too long for one Telegram message: it is cut here, so it cannot be allowed from Telegram. Open askbridge to read it whole and allow it.');
     expect(draft.keyboard.flat().some((button) => 'action' in button && button.action.kind === 'allow')).toBe(false);
   });
 
   it('offers a plan’s choices, and Keep planning…', () => {
-    const view: AskView = { ...base, approval: { toolName: 'ExitPlanMode', toolInput: { plan: '# Plan\n\n1. Do it' }, suggestions: [{ label: 'Approve, and use auto mode for this session' }] } };
+    const view: AskView = askView({ ...base, approval: { toolName: 'ExitPlanMode', toolInput: { plan: '# Plan\n\n1. Do it' }, suggestions: [{ label: 'Approve, and use auto mode for this session' }] } });
     const draft = askDraft(view, full);
     expect(draft.text).toContain('# Plan\n\n1. Do it');
     expect(labels(draft.keyboard)).toEqual(['Approve, I’ll approve edits manually', 'Approve, and use auto mode for this session', 'Keep planning…']);
   });
 
   it('headersOnly: only the project and the headers, whatever the ask', () => {
-    const asked = askDraft({ ...base, questions: [question({ question: 'SECRET question' })] }, { headersOnly: true, link: 'https://askbridge.example.test/#question=1' });
+    const asked = askDraft(askView({ ...base, questions: [question({ question: 'SECRET question' })] }), { headersOnly: true, link: 'https://askbridge.example.test/#question=1' });
     expect(asked.text).toBe('Question from acme-shop\nDatabase');
     expect(asked.keyboard).toEqual([[{ text: 'Open the page', url: 'https://askbridge.example.test/#question=1' }]]);
     const permission = askDraft(bash('SECRET command'), { headersOnly: true, link: undefined });
     expect(permission.text).toBe('Permission from acme-shop\nBash waits for permission\nOpen askbridge to answer.');
     expect(permission.keyboard).toEqual([]);
-    const turn = askDraft({ ...base, turnEnd: { lastMessage: 'SECRET said', repliesInARow: 0, replyLimit: 3 } }, { headersOnly: true, link: undefined });
+    const turn = askDraft(askView({ ...base, turnEnd: { lastMessage: 'SECRET said', repliesInARow: 0, replyLimit: 3 } }), { headersOnly: true, link: undefined });
     expect(turn.text).toBe('Claude finished in acme-shop\nReply to keep it going, or let it stop\nOpen askbridge to answer.');
   });
 
   it('words a turn’s end and a wait in the terminal', () => {
-    const turn = askDraft({ ...base, turnEnd: { lastMessage: 'Done: all tests pass.', repliesInARow: 0, replyLimit: 3 } }, full);
+    const turn = askDraft(askView({ ...base, turnEnd: { lastMessage: 'Done: all tests pass.', repliesInARow: 0, replyLimit: 3 } }), full);
     expect(turn.text.startsWith('Claude finished in acme-shop\n\nDone: all tests pass.')).toBe(true);
     expect(labels(turn.keyboard)).toEqual(['Reply…', 'Done']);
-    const wait = askDraft({ ...base, terminalWait: { kind: 'idle_prompt', message: 'Claude is waiting' } }, full);
+    const wait = askDraft(askView({ ...base, terminalWait: { kind: 'idle_prompt', message: 'Claude is waiting' } }), full);
     expect(wait.text).toBe('Waiting for you in acme-shop\nClaude waits for your next prompt in the terminal\n\nClaude is waiting');
     expect(wait.keyboard).toEqual([]);
   });
 
   it('asks for typed text by the question’s header, marked', () => {
-    expect(promptFor({ ...base, questions: [question({ header: 'DB\u202E' })] }, { kind: 'other', question: 0 })).toBe('Type your answer to DB[U+202E]');
-    expect(promptFor(base, { kind: 'allow' })).toBeUndefined();
+    expect(promptFor(askView({ ...base, questions: [question({ header: 'DB\u202E' })] }), { kind: 'other', question: 0 })).toBe('Type your answer to DB[U+202E]');
+    expect(promptFor(askView(base), { kind: 'allow' })).toBeUndefined();
   });
 
   it('says how an ask ended and by whom', () => {

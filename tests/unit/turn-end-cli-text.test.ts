@@ -6,9 +6,10 @@ import { describe, expect, it } from 'vitest';
 import { settledLineText, settledText } from '../../src/cli/events.js';
 import { isDone } from '../../src/cli/flow.js';
 import { replyText } from '../../src/cli/reply.js';
-import { awayLine, isLastReply, LAST_REPLY_NOTE, replyOutcome, terminalWaitKind, terminalWaitLine, turnEndLine } from '../../src/cli/turn-end-text.js';
+import { awayLines, isLastReply, LAST_REPLY_NOTE, replyOutcome, terminalWaitKind, terminalWaitLine, turnEndLine } from '../../src/cli/turn-end-text.js';
 import { describeSource, type HistoryLine } from '../../src/history-file.js';
-import type { AskView, TurnEnd } from '../../src/protocol.js';
+import type { AskView, TurnEnd, TurnEndReach } from '../../src/protocol.js';
+import { askView } from '../stack/views.js';
 
 const turnEnd = (more: Partial<TurnEnd> = {}): TurnEnd => ({ lastMessage: 'Done: the tests pass.', repliesInARow: 0, replyLimit: 8, ...more });
 
@@ -48,14 +49,25 @@ describe('the last reply in a row', () => {
   });
 });
 
-describe('awayLine', () => {
-  it('says the state and what it means, in one line', () => {
-    expect(awayLine(true)).toBe("away: on (the end of each of Claude's turns waits for your reply: the page, askbridge watch, askbridge reply)");
-    expect(awayLine(false)).toBe("away: off (Claude's turns end in the terminal, as usual)");
+describe('awayLines', () => {
+  const everywhere: TurnEndReach = { reach: 'everywhere', gaps: [] };
+  it('says what being away means where the end of a turn reaches askbridge', () => {
+    expect(awayLines({ away: true, turnEnds: everywhere })).toBe("away: on (the end of each of Claude's turns waits for your reply: the page, askbridge watch, askbridge reply)");
+    expect(awayLines({ away: false, turnEnds: everywhere })).toBe("away: off (Claude's turns end in the terminal, as usual)");
+  });
+
+  it('promises nothing the wiring cannot deliver: where a turn end reaches nowhere, the one command that adds it', () => {
+    const nowhere: TurnEndReach = { reach: 'nowhere', gaps: [], fix: 'askbridge install --user' };
+    expect(awayLines({ away: true, turnEnds: nowhere })).toBe('away: on (but the end of a turn does not reach askbridge here, so it never waits for your reply: run `askbridge install --user`)');
+    const partly: TurnEndReach = { reach: 'partly', gaps: [{ path: '/home/alice/shop/.claude/settings.local.json', missing: ['Stop', 'UserPromptSubmit', 'Notification'], fix: "askbridge install --project '/home/alice/shop'" }] };
+    expect(awayLines({ away: true, turnEnds: partly }).split('\n')).toEqual([
+      "away: on (the end of each of Claude's turns waits for your reply, where it reaches askbridge: the page, askbridge watch, askbridge reply)",
+      "  not from /home/alice/shop/.claude/settings.local.json (no Stop, UserPromptSubmit, Notification): run `askbridge install --project '/home/alice/shop'`",
+    ]);
   });
 });
 
-const view = (more: Partial<AskView>): AskView => ({
+const view = (more: Partial<AskView>): AskView => askView({
   id: 'a1',
   sessionId: 's1',
   toolUseId: 'turn-end-1',

@@ -3,11 +3,13 @@
 // must equal its source, or the page and the daemon, or the hook and the daemon, stop understanding
 // each other without any type error to say so.
 import { readFileSync } from 'node:fs';
+import { basename } from 'node:path';
+import { openStateDir } from '../../src/state-dir.js';
 import { describe, expect, it } from 'vitest';
-import { canStopTurn } from '../../src/approvals.js';
+import { AGENT_PROFILES } from '../../src/agents.js';
 import { SERVICE_WORKER_POLICY } from '../../src/daemon/routes/page.js';
 import { HOOK_ENV } from '../../src/http-hook.js';
-import { AGENT_NAMES, AGENTS, ANSWER_CLIENT_HEADER, HOOK_AGENTS, HookEnvironmentSchema, PAGE_KEY_HEADER, PAGE_KEY_PROTOCOL_PREFIX, PAGE_PROTOCOL, PAIRING_CODE_TTL_MS, REVOKED_CLOSE_CODE } from '../../src/protocol.js';
+import { ANSWER_CLIENT_HEADER, HOOK_AGENTS, HookEnvironmentSchema, PAGE_KEY_HEADER, PAGE_KEY_PROTOCOL_PREFIX, PAGE_PROTOCOL, PAIRING_CODE_TTL_MS, REVOKED_CLOSE_CODE } from '../../src/protocol.js';
 
 const page = (await import(new URL('../../src/web/api.js', import.meta.url).href)) as Record<string, unknown>;
 const readText = (path: string) => readFileSync(new URL(path, import.meta.url), 'utf8');
@@ -30,13 +32,9 @@ describe("the page's copies of the daemon's wire names", () => {
     expect(page[name]).toBe(shared);
   });
 
-  it('names every agent as protocol.ts does', () => {
-    expect(page.AGENT_NAMES).toEqual(AGENT_NAMES);
-  });
-
-  it('offers "deny and stop" for exactly the agents the daemon lets stop their turn', () => {
-    expect(page.AGENTS_THAT_STOP_TURN).toEqual(AGENTS.filter((agent) => canStopTurn(agent)));
-    expect(canStopTurn(undefined)).toBe(false);
+  it('names every agent as its profile does (agents.ts); what each may decide comes with each ask', () => {
+    expect(page.AGENT_NAMES).toEqual(Object.fromEntries(Object.entries(AGENT_PROFILES).map(([agent, profile]) => [agent, profile.name])));
+    expect(page.AGENTS_THAT_STOP_TURN).toBeUndefined();
   });
 
   it('counts down a pairing link as long as the daemon keeps its code', () => {
@@ -67,6 +65,10 @@ describe("the command hook's copy of the forwarded environment", () => {
   it('forwards exactly the variables of HOOK_ENV, which the daemon accepts', () => {
     expect(constantIn(readText('../../hooks/askbridge-hook.cjs'), 'FORWARDED_ENV')).toEqual(HOOK_ENV);
     expect(Object.keys(HookEnvironmentSchema.parse(Object.fromEntries(HOOK_ENV.map((name) => [name, '1']))))).toEqual(HOOK_ENV);
+  });
+
+  it('reads whether the person is away where the daemon keeps it', () => {
+    expect(constantIn(readText('../../hooks/askbridge-hook.cjs'), 'AWAY_FILE')).toBe(basename(openStateDir('/state').paths.away));
   });
 
   it('names exactly the agents of HOOK_AGENTS, Claude Code first (its default)', () => {

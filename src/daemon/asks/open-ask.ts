@@ -2,13 +2,14 @@
 // its asker's limits are checked, the ask opens (or the command hook that asked it re-attaches),
 // and the session's context follows. It returns what happened; the route that received the ask
 // maps that to HTTP. An asker over a limit is logged once, not at every refusal.
+import { profileOf } from '../../agents.js';
 import type { Config } from '../../config.js';
-import type { Agent, Asker, HookEnvironment, AskView } from '../../protocol.js';
-import { MAX_WAIT_MS, type WaitingLimits } from '../limits.js';
+import type { Agent, Asker, HookEnvironment } from '../../protocol.js';
+import type { WaitingLimits } from '../limits.js';
 import { transcriptNamesSession, type ContextRead } from '../transcript.js';
 import type { TerminalSign } from '../terminal-answers.js';
 import type { QuestionPlan, PolicyContext } from './policy.js';
-import { describeAsker, kindOf, type AskerIdentity, type AskStore, type Credential, type NewAsk, type Outcome, type OverLimit, type Reply, type Waiter } from './store.js';
+import { describeAsker, kindOf, type AskerIdentity, type AskStore, type Credential, type Door, type NewAsk, type Outcome, type OverLimit, type Reply, type Waiter } from './store.js';
 
 /** ASKBRIDGE_UNATTENDED=1, CI=true, or Claude Code's own mark for SDK-hosted sessions. */
 export function isUnattended(environment: HookEnvironment): boolean {
@@ -17,10 +18,10 @@ export function isUnattended(environment: HookEnvironment): boolean {
 }
 
 /** A checked ask as a transport received it: what the store opens, and how it came. */
-export type Asked = Pick<NewAsk, 'sessionId' | 'toolUseId' | 'cwd' | 'toolInput' | 'questions' | 'approval' | 'turnEnd' | 'terminalWait'> & {
+export type Asked<Decision = unknown> = Pick<NewAsk, 'sessionId' | 'toolUseId' | 'cwd' | 'toolInput' | 'questions' | 'typedAnswers' | 'approval' | 'turnEnd' | 'terminalWait' | 'sameAs'> & {
   environment: HookEnvironment;
-  /** How it arrived, for the log. */
-  transport: 'http' | 'command' | 'ask';
+  /** The way it came in. */
+  door: Door;
   /** What a script or an MCP client asked with (the token, or the hook key). */
   credential?: Credential;
   /** The coding agent that asked; absent for a script or an MCP client (asker). */
@@ -32,8 +33,8 @@ export type Asked = Pick<NewAsk, 'sessionId' | 'toolUseId' | 'cwd' | 'toolInput'
   waitSeconds?: number;
   /** The session's transcript, as the hook payload names it: hostile input, read only through transcript.ts. */
   transcriptPath?: string;
-  /** How the asker's transport writes an outcome, given the configuration that applies to the ask. */
-  reply?: (config: Config) => Reply;
+  /** How the asker's decision is made for an outcome, given the configuration that applies to the ask. */
+  reply?: (config: Config) => Reply<Decision>;
   /** Settled the moment it is asked, whatever the policy says (a turn's end Claude Code would not let continue). */
   settledAtOnce?: Outcome;
 };
@@ -61,8 +62,8 @@ export type AskDesk = {
   terminalAnswers?: ((transcriptPath: string, sign: TerminalSign, answered: () => void) => () => void) | undefined;
 };
 
-export type OpenResult =
-  | { kind: 'opened'; waiter: Waiter }
+export type OpenResult<Decision = unknown> =
+  | { kind: 'opened'; waiter: Waiter<Decision> }
   /** Its asker, its credential or everyone is at a limit: this one goes back to its asker (Claude Code's terminal). */
   | ({ kind: 'over_limit'; asker: AskerIdentity; bytes: number } & OverLimit)
   /** This session and tool call were asked already by another asker, or by one that never waits again. */
@@ -71,13 +72,16 @@ export type OpenResult =
   | { kind: 'too_many_questions'; asked: number; max: number };
 
 /** Apply the policy to a checked ask and open it (or re-attach to it). */
-export function openAsk(desk: AskDesk, asked: Asked, log: Log): OpenResult {
+export function openAsk<Decision>(desk: AskDesk, asked: Asked<Decision>, log: Log): OpenResult<Decision> {
   const { store } = desk;
   const kind = kindOf(asked);
+  const profile = profileOf(asked);
   const plan = desk.planQuestion({
     cwd: asked.cwd,
     machine: asked.machine,
     questions: asked.questions,
+    ...(asked.typedAnswers ? { typedAnswers: asked.typedAnswers } : {}),
+    profile,
     unattended: isUnattended(asked.environment),
     watchers: desk.watchers(),
     reachableElsewhere: desk.reachableElsewhere(),
@@ -86,23 +90,24 @@ export function openAsk(desk: AskDesk, asked: Asked, log: Log): OpenResult {
   if (asked.asker && asked.questions.length > plan.askMaxQuestions) return { kind: 'too_many_questions', asked: asked.questions.length, max: plan.askMaxQuestions };
   const waitMs = asked.waitSeconds === undefined ? plan.waitMs : Math.min(plan.waitMs, asked.waitSeconds * 1000);
   // How long the asker can wait at all, which bounds any extension: what an asker said it waits, else
-  // what Claude Code's hook timeout allows (a script or an MCP client that gave no limit is held to it too).
-  const maxWaitMs = asked.waitSeconds === undefined ? MAX_WAIT_MS : asked.waitSeconds * 1000;
-  const input: NewAsk = {
+  // what its profile says it can (a hook's timeout; a script or an MCP client that gave no limit is held to it too).
+  const maxWaitMs = asked.waitSeconds === undefined ? profile.maxWaitMs : asked.waitSeconds * 1000;
+  const input: NewAsk<Decision> = {
     sessionId: asked.sessionId,
     toolUseId: asked.toolUseId,
     cwd: asked.cwd,
     toolInput: asked.toolInput,
     questions: asked.questions,
+    ...(asked.typedAnswers ? { typedAnswers: asked.typedAnswers } : {}),
+    ...(asked.sameAs === undefined ? {} : { sameAs: asked.sameAs }),
     ...(asked.approval ? { approval: asked.approval } : {}),
     ...(asked.turnEnd ? { turnEnd: asked.turnEnd } : {}),
     ...(asked.terminalWait ? { terminalWait: asked.terminalWait } : {}),
     waitMs,
     maxWaitMs,
-    timeout: asked.asker ? forAsker(plan.timeout) : plan.timeout,
+    timeout: plan.timeout,
     onTimeout: plan.onTimeout,
-    // A command hook comes back after a daemon restart; an http request that dropped is over.
-    reattaches: asked.transport === 'command',
+    door: asked.door,
     ...(asked.reply ? { reply: asked.reply(plan.config) } : {}),
     ...(asked.agent ? { agent: asked.agent } : {}),
     ...(asked.asker ? { asker: asked.asker } : {}),
@@ -125,12 +130,19 @@ export function openAsk(desk: AskDesk, asked: Asked, log: Log): OpenResult {
       break;
     case 'reattach':
       break;
+    case 'join':
+      break;
   }
   const waiter = store.open(input);
-  if (asked.approval) log.info({ askId: waiter.ask.id, tool: asked.approval.toolName, transport: asked.transport }, 'approval received');
-  else if (kind === 'turn-end') log.info({ askId: waiter.ask.id, transport: asked.transport }, asked.settledAtOnce ? 'turn end: Claude Code takes no more replies in a row, so it is not held' : 'turn end waits for a reply');
-  else if (kind === 'terminal-wait') log.info({ askId: waiter.ask.id, transport: asked.transport }, 'session waits in its terminal');
-  else log.info({ askId: waiter.ask.id, questions: asked.questions.length, transport: asked.transport, ...(asked.asker ? { asker: asked.asker.kind } : {}) }, 'question received');
+  const door = asked.door;
+  if (admission.kind === 'join') {
+    log.info({ askId: waiter.ask.id, door }, 'the same wait, asked again by another hook entry (askbridge is wired twice): it waits with the first');
+    return { kind: 'opened', waiter };
+  }
+  if (asked.approval) log.info({ askId: waiter.ask.id, tool: asked.approval.toolName, door }, 'approval received');
+  else if (kind === 'turn-end') log.info({ askId: waiter.ask.id, door }, asked.settledAtOnce ? 'turn end: Claude Code takes no more replies in a row, so it is not held' : 'turn end waits for a reply');
+  else if (kind === 'terminal-wait') log.info({ askId: waiter.ask.id, door }, 'session waits in its terminal');
+  else log.info({ askId: waiter.ask.id, questions: asked.questions.length, door, ...(asked.asker ? { asker: asked.asker.kind } : {}) }, 'question received');
   if (admission.kind === 'new') addSessionContext(desk, asked, waiter.ask.id, log);
   if (admission.kind === 'new') watchTerminal(desk, asked, waiter, log);
   return { kind: 'opened', waiter };
@@ -186,11 +198,4 @@ function addSessionContext(desk: AskDesk, asked: Asked, askId: string, log: Log)
       if (added === 'no_room') log.debug({ askId, reason: 'no room left for its asker' }, 'no session context');
     })
     .catch((error: unknown) => log.warn({ askId, error: error instanceof Error ? error.message : String(error) }, 'could not add the session context'));
-}
-
-/** What the page says will happen, told for a script or an agent instead of Claude Code and its terminal. */
-function forAsker(timeout: AskView['timeout']): AskView['timeout'] {
-  if (timeout.action === 'terminal') return { action: 'terminal', summary: 'the asker will be told nobody answered' };
-  if (timeout.action === 'decline') return { action: 'decline', summary: 'the asker will be told nobody is available' };
-  return timeout;
 }

@@ -1,14 +1,15 @@
 // What happens to an ask nobody answers, decided per ask from the configuration that applies to
 // its project: how long to wait, then let the terminal ask, choose the recommended option, apply a
 // rule, or decline. A default is always one of the offered labels (or a rule's explicit free text),
-// and its outcome says a policy chose it, so that every asker is told no person did.
+// and its outcome says a policy chose it, so that every asker is told no person did. What the page
+// says will happen is in the asker's own words (its profile: "the terminal", "opencode's prompt").
+import type { AgentProfile } from '../../agents.js';
 import { formatAnswers } from '../../answers.js';
 import { shorten } from '../../shorten.js';
 import type { RE2JS } from 're2js';
 import { compileRulePattern, type Config, type EffectiveConfig, type Match, type Rule } from '../../config.js';
 import type { AskTimeout, AskView, PlannedAnswer, Question, Response, Source } from '../../protocol.js';
 import type { Outcome } from './store.js';
-import { MAX_WAIT_MS } from '../limits.js';
 
 export type PolicyContext = {
   cwd: string;
@@ -18,6 +19,10 @@ export type PolicyContext = {
    */
   machine?: string | undefined;
   questions: Question[];
+  /** Which questions take typed text (every one when absent): a rule's text answers only those. */
+  typedAnswers?: readonly boolean[];
+  /** Who asked: how long it can wait, and the words for its own prompt. */
+  profile: AgentProfile;
   /** The hook's environment says nobody watches this session (CI, SDK host, ASKBRIDGE_UNATTENDED). */
   unattended: boolean;
   /** Pages and CLI listeners connected now. */
@@ -73,7 +78,7 @@ export function createPolicy(options: { configFor: (cwd: string | null) => Effec
       onTimeout: () => decide('timeout'),
     };
 
-    const atOnce = answerByRules(config.rules, context.questions, 'immediately', options.log);
+    const atOnce = answerByRules(config.rules, context, 'immediately', options.log);
     if (atOnce.complete) {
       plan.immediate = policyAnswer(context, atOnce.responses, { kind: 'policy', action: 'rule', trigger: 'immediately', rule: atOnce.ruleNames.join(', ') });
     } else if (context.unattended || (config.whenNobodyWatching === 'act' && context.watchers === 0)) {
@@ -98,27 +103,23 @@ function nobodyReachable(config: Config, context: PolicyContext): boolean {
 
 const toTerminal = (trigger: 'timeout' | 'nobody-watching' | 'nobody-reachable'): Outcome => ({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger } });
 
-/** What the page says about an approval nobody decides: Claude Code's dialog, on screen all along, stays. */
-const APPROVAL_TIMEOUT: AskTimeout = { action: 'terminal', summary: "it stays with the terminal's own dialog" };
-
 /**
- * An approval nobody decides is never allowed by a policy, and no rule answers it (Claude Code's
- * own permission settings allow what should run unasked). When the wait ends, or nobody watches
- * and the configuration says to act, it stays with the terminal's dialog. An unattended session has
- * nobody at that dialog: it is denied at once, with a message saying so.
+ * An approval nobody decides is never allowed by a policy, and no rule answers it (the agent's own
+ * permission settings allow what should run unasked). When the wait ends, or nobody watches and
+ * the configuration says to act, it goes back to the agent's own prompt. An unattended session has
+ * nobody at that prompt: it is denied at once, with a message saying so.
  */
 function planApproval(config: Config, context: PolicyContext): QuestionPlan {
-  // Claude Code's dialog is on screen all along, so holding the request costs nothing: the card stays
-  // until someone decides, here or there, or Claude Code's hook timeout nears.
-  const plan: QuestionPlan = { config, waitMs: MAX_WAIT_MS, askMaxQuestions: config.askMaxQuestions, timeout: APPROVAL_TIMEOUT, onTimeout: () => toTerminal('timeout') };
+  // The agent's own prompt is there all along (Claude Code's dialog is on screen), so holding the
+  // request costs nothing: the card stays until someone decides, or the agent's limit nears.
+  const where = context.profile.ownPrompt?.approval;
+  const timeout: AskTimeout = { action: 'terminal', summary: where === undefined ? 'its asker will be told nobody decided' : where === 'the terminal' ? "it stays with the terminal's own dialog" : `${where} decides` };
+  const plan: QuestionPlan = { config, waitMs: context.profile.maxWaitMs, askMaxQuestions: config.askMaxQuestions, timeout, onTimeout: () => toTerminal('timeout') };
   if (context.unattended) plan.immediate = { status: 'denied', source: { kind: 'policy', action: 'decline', trigger: 'nobody-watching' }, decision: { behavior: 'deny' } };
   else if (config.whenNobodyWatching === 'act' && context.watchers === 0) plan.immediate = toTerminal('nobody-watching');
   else if (nobodyReachable(config, context)) plan.immediate = toTerminal('nobody-reachable');
   return plan;
 }
-
-/** What the page says about a turn's end nobody replies to. */
-const TURN_END_TIMEOUT: AskTimeout = { action: 'terminal', summary: 'Claude stops, and its session waits at its prompt' };
 
 /**
  * The end of a turn, while the person is away: it waits awaySeconds for their reply (never longer
@@ -128,9 +129,9 @@ const TURN_END_TIMEOUT: AskTimeout = { action: 'terminal', summary: 'Claude stop
 function planTurnEnd(config: Config, context: PolicyContext): QuestionPlan {
   return {
     config,
-    waitMs: Math.min(config.awaySeconds * 1000, MAX_WAIT_MS),
+    waitMs: Math.min(config.awaySeconds * 1000, context.profile.maxWaitMs),
     askMaxQuestions: config.askMaxQuestions,
-    timeout: TURN_END_TIMEOUT,
+    timeout: { action: 'terminal', summary: `${context.profile.speaker} stops, and its session waits at its prompt` },
     onTimeout: () => toTerminal('timeout'),
     ...(nobodyReachable(config, context) ? { immediate: toTerminal('nobody-reachable') } : {}),
   };
@@ -152,7 +153,7 @@ function planTerminalWait(config: Config): QuestionPlan {
 
 /** Rules first; for the questions no rule answers, the onTimeout action. */
 function decideWithoutPerson(config: Config, context: PolicyContext, trigger: 'timeout' | 'nobody-watching', log: PolicyLog): Outcome {
-  const byRules = answerByRules(config.rules, context.questions, 'timeout', log);
+  const byRules = answerByRules(config.rules, context, 'timeout', log);
   const rule = byRules.ruleNames.length > 0 ? byRules.ruleNames.join(', ') : undefined;
   if (byRules.complete) return policyAnswer(context, byRules.responses, { kind: 'policy', action: 'rule', trigger, ...(rule ? { rule } : {}) });
 
@@ -184,16 +185,23 @@ export function recommendedResponse(question: Question): Response {
 /** `ruleOf`: the name of the rule that answered each answered question, by its text. */
 type RulesResult = { responses: Response[]; ruleNames: string[]; ruleOf: Map<string, string>; complete: boolean };
 
-/** For each question, the first matching rule that gives a valid answer. `immediately` uses only immediate rules. */
-export function answerByRules(rules: readonly Rule[], questions: readonly Question[], phase: 'timeout' | 'immediately', log: PolicyLog): RulesResult {
+/**
+ * For each question, the first matching rule that gives a valid answer: a label offered, or free
+ * text where the question takes typed text. `immediately` uses only immediate rules.
+ */
+export function answerByRules(rules: readonly Rule[], asked: Pick<PolicyContext, 'questions' | 'typedAnswers'>, phase: 'timeout' | 'immediately', log: PolicyLog): RulesResult {
   const responses: Response[] = [];
   const ruleNames = new Set<string>();
   const ruleOf = new Map<string, string>();
-  for (const question of questions) {
+  for (const [at, question] of asked.questions.entries()) {
     for (const [index, rule] of rules.entries()) {
       if (phase === 'immediately' && rule.when !== 'immediately') continue;
       if (!ruleMatches(rule, question)) continue;
       const name = rule.name ? `"${rule.name}"` : `#${index + 1}`;
+      if (rule.text !== undefined && asked.typedAnswers?.[at] === false) {
+        log({ rule: name, header: shorten(question.header, 40) }, 'rule skipped: its asker takes only the options for this question, not free text');
+        continue;
+      }
       const response = ruleResponse(rule, question);
       if (!response) {
         log({ rule: name, header: shorten(question.header, 40) }, 'rule skipped: its label is not among the offered options');
@@ -205,7 +213,7 @@ export function answerByRules(rules: readonly Rule[], questions: readonly Questi
       break;
     }
   }
-  return { responses, ruleNames: [...ruleNames], ruleOf, complete: responses.length === questions.length };
+  return { responses, ruleNames: [...ruleNames], ruleOf, complete: responses.length === asked.questions.length };
 }
 
 function ruleMatches(rule: Rule, question: Question): boolean {
@@ -243,17 +251,18 @@ function ruleResponse(rule: Rule, question: Question): Response | undefined {
  */
 function describeTimeout(config: Config, context: PolicyContext): AskTimeout {
   // Quiet: the same rules are evaluated (and skipped ones logged) when the deadline comes.
-  const byRules = answerByRules(config.rules, context.questions, 'timeout', () => {});
+  const byRules = answerByRules(config.rules, context, 'timeout', () => {});
   const planned = (response: Response): PlannedAnswer => {
     const rule = byRules.ruleOf.get(response.question);
     return { question: response.question, selected: response.selected, ...(response.other === null ? {} : { other: response.other }), ...(rule === undefined ? {} : { rule }) };
   };
   if (byRules.complete) return { action: 'rule', summary: `the rule ${byRules.ruleNames.join(', ')} will answer`, answers: byRules.responses.map(planned) };
+  const { ownPrompt, speaker } = context.profile;
   switch (config.onTimeout) {
     case 'terminal':
-      return { action: 'terminal', summary: 'the terminal will ask' };
+      return { action: 'terminal', summary: ownPrompt ? `${ownPrompt.question} will ask` : 'the asker will be told nobody answered' };
     case 'decline':
-      return { action: 'decline', summary: 'Claude will be told nobody is available, and to proceed on its own judgment' };
+      return { action: 'decline', summary: ownPrompt ? `${speaker} will be told nobody is available, and to proceed on its own judgment` : 'the asker will be told nobody is available' };
     case 'recommended': {
       const byQuestion = new Map(byRules.responses.map((response) => [response.question, response]));
       const answers = context.questions.map((question) => planned(byQuestion.get(question.question) ?? recommendedResponse(question)));

@@ -1,12 +1,17 @@
 // The waiting asks: who waits for them, their timers, and who settled them. The first valid
 // outcome wins and every later one is refused with the winner. Knows nothing of HTTP or WebSockets,
 // nor of any client's reply format: it records a neutral outcome, reports changes to subscribers,
-// and hands each waiter the outcome and the reply its asker's own function made of it.
-// Each ask belongs to the asker that opened it (its transport, credential and machine): what the
+// and hands each waiter the outcome and the decision its asker's own function made of it (a typed
+// value; the door that delivers it writes it). What a person may decide is the channel contract
+// (choices.ts): checked here for every channel, before anything settles. What an asker can take and
+// what its connection closing means come from its profile (agents.ts), never from a rule here.
+// Each ask belongs to the asker that opened it (its door, agent, credential and machine): what the
 // asks of one asker hold is counted (asks and bytes), and only the command hook that opened an ask
 // may wait for it again; admit() says whether a new ask fits before open() opens it.
 import { randomUUID } from 'node:crypto';
+import { profileOf, type AskKind } from '../../agents.js';
 import { AnswerError, formatAnswers, requireEveryQuestion, type Answered } from '../../answers.js';
+import { choicesOf, onChannel, refusedAnswer, refusedDecision, type Shown } from '../../choices.js';
 import type { Agent, Approval, ApprovalDecision, Asker, Question, AskStatus, AskView, PersonClient, Response, SessionContext, Source, TerminalWait, TurnEnd } from '../../protocol.js';
 import { ASKER_SHARE, CREDENTIAL_SHARE, EXTEND_STEP_MS, FINISHED_BYTES, type WaitingLimits } from '../limits.js';
 
@@ -25,11 +30,11 @@ export type Outcome = {
 };
 
 /**
- * What the asker's transport writes for an outcome (a client's decision, as text; '' for none),
- * made by a function the asker gives when it opens or re-attaches. It throws when no reply can be
- * made: the ask then fails before anyone is told it was settled.
+ * The asker's decision for an outcome (its client's typed value; null for none: its own prompt
+ * decides), made by a function the asker gives when it opens or re-attaches. It throws when none
+ * can be made: the ask then fails before anyone is told it was settled.
  */
-export type Reply = (outcome: Outcome) => string;
+export type Reply<Decision = unknown> = (outcome: Outcome) => Decision | null;
 
 export type StoreEvent = { type: 'added' | 'updated' | 'resolved'; ask: AskView };
 
@@ -37,12 +42,20 @@ export type StoreEvent = { type: 'added' | 'updated' | 'resolved'; ask: AskView 
 export type Credential = 'hook-key' | 'token';
 
 /**
- * Who asks: how it came (Claude Code's http hook, the command hook, POST /api/asks), with what
- * credential, from which machine (as it names itself), and for POST /api/asks which kind of
- * program. An ask's limits are counted against it, and only it can reach the ask again.
+ * The way an ask came in: an agent's http hook, the command hook (which re-attaches after a
+ * restart), a relay of an agent's own server (`askbridge attach`), or POST /api/asks (a script, an
+ * MCP client).
+ */
+export type Door = 'http-hook' | 'command-hook' | 'relay' | 'ask';
+
+/**
+ * Who asks: through which door, for which agent, with what credential, from which machine (as it
+ * names itself), and for POST /api/asks which kind of program. An ask's limits are counted against
+ * it, and only it can reach the ask again.
  */
 export type AskerIdentity = {
-  transport: 'http-hook' | 'command-hook' | 'ask';
+  transport: Door;
+  agent: Agent | undefined;
   credential: Credential;
   machine: string | undefined;
   program: Asker['kind'] | undefined;
@@ -59,19 +72,23 @@ export type Admission =
   | { kind: 'new'; asker: AskerIdentity; refusedMeanwhile: number }
   /** The command hook that asked it comes back for it (after a restart, or a second hook for the same call). */
   | { kind: 'reattach' }
+  /** The same wait, asked again through another entry of the same session (askbridge wired twice): it waits with the first. */
+  | { kind: 'join' }
   /** This session and tool call were asked by another asker, or by one that never waits again: refused. */
   | { kind: 'taken' }
   /** Over a limit. `first`: the first refusal of this asker since it last had room (logged once). */
   | ({ kind: 'over'; asker: AskerIdentity; bytes: number; first: boolean } & OverLimit);
 
-export type NewAsk = {
+export type NewAsk<Decision = unknown> = {
   sessionId: string;
   toolUseId: string;
   cwd: string;
   /** The input exactly as the asker sent it: kept on disk, and read back on restore. */
   toolInput: Record<string, unknown>;
   questions: Question[];
-  /** A permission Claude Code asks for, instead of questions (`questions` is then empty). */
+  /** Which questions, in order, take typed text besides their options (every one when absent). */
+  typedAnswers?: boolean[];
+  /** A permission an agent asks for, instead of questions (`questions` is then empty). */
   approval?: Approval;
   /** The end of Claude's turn, waiting for the person's reply (`questions` is then empty). */
   turnEnd?: TurnEnd;
@@ -84,15 +101,22 @@ export type NewAsk = {
   onTimeout: (question: AskView) => Outcome;
   /** Settles the question the moment it is asked (a policy that needs no person). */
   immediate?: Outcome;
-  /** How the asker's transport writes an outcome; a script's or an MCP client's ask needs none. */
-  reply?: Reply;
+  /** The asker's decision for an outcome; a script's or an MCP client's ask needs none. */
+  reply?: Reply<Decision>;
   /**
-   * Whether the asker comes back after a daemon restart: a command hook retries and re-attaches, so
-   * its question is kept on disk while it waits; an http hook's request that dropped is over.
+   * The way it came in. Only the command hook comes back after a daemon restart (it retries and
+   * re-attaches), so its question is kept on disk while it waits; any other request that dropped is over.
    */
-  reattaches: boolean;
+  door: Door;
   /** The coding agent that asked, when one did. */
   agent?: Agent;
+  /**
+   * What makes two requests the same wait: the agent, session and what is asked (a PermissionRequest
+   * names no tool call). Claude Code runs every entry it has for an event, so askbridge wired in
+   * two places asks twice at once: a request that comes while the same wait is pending, from the
+   * same machine, waits with it (one card) and gets its own decision when it is settled.
+   */
+  sameAs?: string;
   /** A script or an MCP client, when no coding agent asked. */
   asker?: Asker;
   /** The machine a remote hook named. */
@@ -121,12 +145,12 @@ export type PendingRecord = Pick<AskView, 'id' | 'agent' | 'sessionId' | 'toolUs
 /** Where waiting questions are kept while they wait (pending-file.ts); errors there never reach a question. */
 export type PendingPersistence = { save(record: PendingRecord): void; remove(id: string): void };
 
-export type Waiter = {
+export type Waiter<Decision = unknown> = {
   ask: AskView;
   /** Settles once, with the ask's outcome. */
   outcome: Promise<Outcome>;
-  /** Settles with the outcome: what this waiter's transport writes ('' without a reply function). */
-  reply: Promise<string>;
+  /** Settles with the outcome: this waiter's decision (null for none, or without a reply function). */
+  reply: Promise<Decision | null>;
   /** The waiting hook went away. When it was the last one, the question is withdrawn. */
   leave(): void;
 };
@@ -147,8 +171,8 @@ export type ExtendResult =
   | { kind: 'not_found' }
   | { kind: 'already_resolved'; ask: AskView };
 
-/** One waiting asker: how it is told, and how its transport writes the outcome. */
-type WaiterSlot = { deliver: (outcome: Outcome, reply: string) => void; reply: Reply | undefined };
+/** One waiting asker: how it is told, and how its decision is made. */
+type WaiterSlot = { deliver: (outcome: Outcome, decision: unknown) => void; reply: Reply | undefined };
 
 type Entry = {
   view: AskView;
@@ -169,6 +193,8 @@ type Entry = {
   onTimeout: (question: AskView) => Outcome;
   /** Kept on disk while it waits (its asker re-attaches after a restart): an extension is written there too. */
   persisted: boolean;
+  /** What makes another request the same wait, while this one is pending (NewAsk.sameAs). */
+  sameAs: string | undefined;
 };
 
 export type AskStoreOptions = {
@@ -181,6 +207,8 @@ export type AskStoreOptions = {
   persistence?: PendingPersistence;
   /** How long a restored question waits for its hook to come back before it is withdrawn. */
   reattachMs?: number;
+  /** How a person's channel shows an ask (whole unless it says cut): what it may decide follows (choices.ts). */
+  shows?: (client: PersonClient, view: AskView) => Shown;
 };
 
 /** A hook retries at once when its connection drops; one that has not come back by then is gone. */
@@ -192,24 +220,31 @@ export function createAskStore(options: AskStoreOptions = {}) {
   const maxFinished = options.maxFinished ?? 2000;
   const keepFinishedBytes = options.keepFinishedBytes ?? FINISHED_BYTES;
   const reattachMs = options.reattachMs ?? REATTACH_MS;
+  const shows = options.shows ?? (() => 'whole' as const);
+  /** What `client` may decide on this ask, as it shows it. */
+  const choicesOn = (view: AskView, client: PersonClient) => onChannel(view.choices, shows(client, view));
 
   /**
-   * The outcome as it will be delivered, and each waiter's reply. Replies are made before anyone is
-   * told the ask is settled: when one cannot be (it throws), the ask ends as `failed`, every waiter
-   * gets an empty reply, and the person who answered learns it, instead of a hook waiting for a
-   * line that never comes.
+   * The outcome as it will be delivered, and each waiter's decision. Decisions are made before
+   * anyone is told the ask is settled, and each must be one its door can write (every door writes
+   * JSON): when one cannot be made or written, the ask ends as `failed`, every waiter gets none,
+   * and the person who answered learns it, instead of a hook waiting for a line that never comes.
    */
-  function deliverable(slots: readonly WaiterSlot[], proposed: Outcome): { outcome: Outcome; replies: string[] } {
+  function deliverable(slots: readonly WaiterSlot[], proposed: Outcome): { outcome: Outcome; replies: unknown[] } {
     try {
-      return { outcome: proposed, replies: slots.map((slot) => slot.reply?.(proposed) ?? '') };
+      const replies = slots.map((slot) => slot.reply?.(proposed) ?? null);
+      for (const decision of replies) if (decision !== null) JSON.stringify(decision);
+      return { outcome: proposed, replies };
     } catch (error) {
       const reason = error instanceof Error ? error.message : String(error);
-      return { outcome: { status: 'failed', source: proposed.source, error: `the reply for its asker could not be made (${reason})` }, replies: slots.map(() => '') };
+      return { outcome: { status: 'failed', source: proposed.source, error: `the reply for its asker could not be made (${reason})` }, replies: slots.map(() => null) };
     }
   }
 
   const byId = new Map<string, Entry>();
   const idByKey = new Map<string, string>();
+  // The pending asks by what makes a duplicate request the same wait (NewAsk.sameAs).
+  const pendingBySameAs = new Map<string, Entry>();
   const finished: string[] = []; // ids in the order they finished, oldest first
   let finishedBytes = 0;
   const listeners = new Set<(event: StoreEvent) => void>();
@@ -256,6 +291,14 @@ export function createAskStore(options: AskStoreOptions = {}) {
     return entry.asker.transport === 'command-hook' && entry.askerKey === askerKeyOf(identityOf(input));
   }
 
+  /** A pending ask this request duplicates (the same wait, from the same agent and machine), if any. */
+  function joinable(input: NewAsk): Entry | undefined {
+    const entry = input.sameAs === undefined ? undefined : pendingBySameAs.get(input.sameAs);
+    if (!entry || entry.outcome) return undefined;
+    const asker = identityOf(input);
+    return entry.asker.agent === asker.agent && entry.asker.machine === asker.machine ? entry : undefined;
+  }
+
   const keyOf = (sessionId: string, toolUseId: string) => `${sessionId}\u0000${toolUseId}`;
   const emit = (event: StoreEvent) => {
     for (const listener of listeners) listener(event);
@@ -285,6 +328,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
     clearTimeout(entry.timer);
     entry.timer = undefined;
     clearTimeout(entry.reattachTimer);
+    if (entry.sameAs !== undefined && pendingBySameAs.get(entry.sameAs) === entry) pendingBySameAs.delete(entry.sameAs);
     options.persistence?.remove(entry.view.id);
     entry.view = {
       ...entry.view,
@@ -311,19 +355,19 @@ export function createAskStore(options: AskStoreOptions = {}) {
     emit({ type: 'resolved', ask: entry.view });
   }
 
-  function attach(entry: Entry, reply: Reply | undefined): Waiter {
+  function attach<Decision>(entry: Entry, reply: Reply<Decision> | undefined): Waiter<Decision> {
     if (entry.outcome) {
-      // Settled while its asker was away (a restart): the reply is made now, for the asker that came back.
+      // Settled while its asker was away (a restart): the decision is made now, for the asker that came back.
       const { outcome } = entry;
-      return { ask: entry.view, outcome: Promise.resolve(outcome), reply: Promise.resolve(deliverable([{ deliver: () => {}, reply }], outcome).replies[0]!), leave: () => {} };
+      return { ask: entry.view, outcome: Promise.resolve(outcome), reply: Promise.resolve(deliverable([{ deliver: () => {}, reply }], outcome).replies[0] as Decision | null), leave: () => {} };
     }
     let resolveOutcome!: (outcome: Outcome) => void;
-    let resolveReply!: (reply: string) => void;
+    let resolveDecision!: (decision: Decision | null) => void;
     const outcome = new Promise<Outcome>((resolve) => (resolveOutcome = resolve));
-    const replyText = new Promise<string>((resolve) => (resolveReply = resolve));
+    const decision = new Promise<Decision | null>((resolve) => (resolveDecision = resolve));
     const slot: WaiterSlot = {
-      deliver(settled, text) {
-        resolveReply(text);
+      deliver(settled, made) {
+        resolveDecision(made as Decision | null);
         resolveOutcome(settled);
       },
       reply,
@@ -334,21 +378,22 @@ export function createAskStore(options: AskStoreOptions = {}) {
     return {
       ask: entry.view,
       outcome,
-      reply: replyText,
+      reply: decision,
       leave() {
         if (!entry.waiters.has(slot)) return;
-        // Claude Code closes a permission's request when the person answers No in its dialog, or Esc.
-        const gone: Outcome = { status: 'cancelled', source: { kind: entry.view.approval ? 'terminal' : 'hook-gone' } };
+        // What a closed connection means is the asker's: Claude Code closes a permission's request when the person answered its own dialog.
+        const gone: Outcome = { status: 'cancelled', source: { kind: entry.view.approval ? profileOf(entry.view).closedApproval : 'hook-gone' } };
         if (entry.waiters.size === 1) return settle(entry, gone);
         // Another hook still waits for this question: only this one stops waiting.
         entry.waiters.delete(slot);
-        slot.deliver(gone, '');
+        slot.deliver(gone, null);
       },
     };
   }
 
   /** The view of a new ask, as pages and the CLI will see it. */
   function viewOf(input: NewAsk, id: string): AskView {
+    const kind = kindOf(input);
     const createdAt = input.restored?.createdAt ?? now();
     const expiresAt = input.restored?.expiresAt ?? createdAt + input.waitMs;
     const extendableUntil = extensionLimit(input, createdAt, expiresAt);
@@ -374,6 +419,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
       })),
       ...(input.agent ? { agent: input.agent } : {}),
       ...(input.asker ? { asker: input.asker } : {}),
+      choices: choicesOf({ kind, agent: input.agent, asker: input.asker, questions: input.questions, typedAnswers: input.typedAnswers, suggestions: input.approval?.suggestions.length ?? 0 }),
       ...(input.machine ? { machine: input.machine } : {}),
       ...(input.approval ? { approval: input.approval } : {}),
       ...(input.turnEnd ? { turnEnd: input.turnEnd } : {}),
@@ -406,8 +452,10 @@ export function createAskStore(options: AskStoreOptions = {}) {
       outcome: undefined,
       onTimeout: input.onTimeout,
       persisted: false,
+      sameAs: input.sameAs,
     };
     byId.set(entry.view.id, entry);
+    if (input.sameAs !== undefined) pendingBySameAs.set(input.sameAs, entry);
     idByKey.set(keyOf(input.sessionId, input.toolUseId), entry.view.id);
     count(entry, 1);
     return entry;
@@ -429,7 +477,9 @@ export function createAskStore(options: AskStoreOptions = {}) {
      */
     admit(input: NewAsk, limits: WaitingLimits): Admission {
       const existing = existingFor(input);
-      if (existing) return mayReattach(existing, input) ? { kind: 'reattach' } : { kind: 'taken' };
+      if (existing && mayReattach(existing, input)) return { kind: 'reattach' };
+      if (joinable(input)) return { kind: 'join' };
+      if (existing) return { kind: 'taken' };
       const asker = identityOf(input);
       const key = askerKeyOf(asker);
       const { viewBytes, inputBytes } = measure(input);
@@ -451,12 +501,12 @@ export function createAskStore(options: AskStoreOptions = {}) {
     },
 
     /** Ask a question admit() admitted, or wait for the same one again (the command hook that asked it). */
-    open(input: NewAsk): Waiter {
+    open<Decision>(input: NewAsk<Decision>): Waiter<Decision> {
       const existing = existingFor(input);
-      if (existing) {
-        if (!mayReattach(existing, input)) throw new Error('this tool call was asked by another asker: admit() refuses it');
-        return attach(existing, input.reply);
-      }
+      if (existing && mayReattach(existing, input)) return attach(existing, input.reply);
+      const same = joinable(input);
+      if (same) return attach(same, input.reply);
+      if (existing) throw new Error('this tool call was asked by another asker: admit() refuses it');
 
       const entry = create(input);
       const waiter = attach(entry, input.reply);
@@ -468,7 +518,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
       emit({ type: 'added', ask: entry.view });
       // Only questions are kept on disk: Claude Code asks a permission again (a new card) through a
       // hook that comes back after a restart, and its dialog is on screen meanwhile.
-      if (input.reattaches && kindOf(entry.view) === 'question') {
+      if (input.door === 'command-hook' && kindOf(entry.view) === 'question') {
         entry.persisted = true;
         options.persistence?.save(recordOf(entry));
       }
@@ -480,9 +530,9 @@ export function createAskStore(options: AskStoreOptions = {}) {
      * A question that was waiting when the daemon stopped: shown again at once, settled at its old
      * deadline, and withdrawn unless its hook comes back (and re-attaches through open()) in time.
      */
-    restore(input: Omit<NewAsk, 'reattaches' | 'immediate' | 'reply' | 'credential'> & { restored: NonNullable<NewAsk['restored']> }): void {
+    restore(input: Omit<NewAsk, 'door' | 'immediate' | 'reply' | 'credential'> & { restored: NonNullable<NewAsk['restored']> }): void {
       if (idByKey.has(keyOf(input.sessionId, input.toolUseId))) return;
-      const entry = create({ ...input, reattaches: true });
+      const entry = create({ ...input, door: 'command-hook' });
       entry.persisted = true; // its file is still there, from before the restart
       emit({ type: 'added', ask: entry.view });
       entry.reattachTimer = setTimeout(() => settle(entry, { status: 'cancelled', source: { kind: 'hook-gone' } }), reattachMs);
@@ -496,6 +546,8 @@ export function createAskStore(options: AskStoreOptions = {}) {
       if (entry.outcome) return { kind: 'already_resolved', ask: entry.view };
       const notQuestion = notAQuestion(entry.view, 'answer');
       if (notQuestion) return { kind: 'invalid', error: notQuestion };
+      const refused = refusedAnswer(entry.view, entry.questions, choicesOn(entry.view, client), responses);
+      if (refused) return { kind: 'invalid', error: refused };
       let answered: Answered;
       try {
         answered = formatAnswers(entry.questions, responses);
@@ -536,8 +588,9 @@ export function createAskStore(options: AskStoreOptions = {}) {
     },
 
     /**
-     * A person allows or denies an approval. The first decision wins; a suggestion must be one
-     * Claude Code made, and feedback on a plan must say something.
+     * A person allows or denies an approval. The first decision wins, and only one the channel
+     * contract lets this client take (choices.ts): nothing cut is allowed, a suggestion is one its
+     * agent made and takes back, a stop only where it can stop, feedback on a plan says something.
      */
     decide(id: string, decision: ApprovalDecision, client: PersonClient): AnswerResult {
       const entry = byId.get(id);
@@ -545,17 +598,8 @@ export function createAskStore(options: AskStoreOptions = {}) {
       if (entry.outcome) return { kind: 'already_resolved', ask: entry.view };
       const { approval } = entry.view;
       if (!approval) return { kind: 'invalid', error: notAQuestion(entry.view, 'decide') ?? new AnswerError('not_an_approval', 'this is a question: answer it (POST /api/asks/:id/answer)') };
-      if (decision.behavior === 'allow' && decision.suggestion !== undefined && decision.suggestion >= approval.suggestions.length) {
-        const offered = approval.suggestions.length === 0 ? 'Claude Code made no suggestion for it' : `Claude Code made ${approval.suggestions.length} (0 to ${approval.suggestions.length - 1})`;
-        return { kind: 'invalid', error: new AnswerError('unknown_suggestion', `there is no suggestion ${decision.suggestion}: ${offered}`) };
-      }
-      if (decision.behavior === 'deny' && decision.interrupt && decision.message?.trim()) {
-        // Observed on Claude Code 2.1.330: a denial that stops the turn reaches the model without its message.
-        return { kind: 'invalid', error: new AnswerError('message_with_stop', 'Claude Code does not pass a message on when it stops the turn: deny with the message, or stop without one') };
-      }
-      if (decision.behavior === 'deny' && approval.plan !== undefined && !decision.interrupt && !decision.message?.trim()) {
-        return { kind: 'invalid', error: new AnswerError('empty_feedback', 'say what Claude should change in the plan (message), or stop it (interrupt)') };
-      }
+      const refused = refusedDecision(entry.view, approval, choicesOn(entry.view, client), decision);
+      if (refused) return { kind: 'invalid', error: refused };
       const settled: ApprovalDecision = decision.behavior === 'deny' && decision.message !== undefined && decision.message.trim() === '' ? { behavior: 'deny', ...(decision.interrupt ? { interrupt: true } : {}) } : decision;
       return settleByPerson(id, { status: decision.behavior === 'allow' ? 'allowed' : 'denied', source: { kind: 'person', client }, decision: settled });
     },
@@ -618,15 +662,16 @@ export function createAskStore(options: AskStoreOptions = {}) {
     },
 
     /**
-     * A person hands the ask back: Claude Code's own dialog asks. Only Claude Code's asks have a
-     * terminal behind them; a script's or an MCP client's is answered or declined instead.
+     * A person hands the ask back to its agent's own prompt (Claude Code's dialog, opencode's
+     * prompt). Only an agent's own hook or relay has one behind it; a script's or an MCP client's
+     * is answered or declined instead.
      */
     handToTerminal(id: string, client: PersonClient): AnswerResult {
       const entry = byId.get(id);
-      if (entry && !entry.outcome && entry.view.asker !== undefined) return { kind: 'no_terminal', ask: entry.view };
       if (entry && !entry.outcome && (entry.view.turnEnd || entry.view.terminalWait)) {
         return { kind: 'invalid', error: new AnswerError('not_a_question', entry.view.turnEnd ? 'to let Claude stop, send {"done": true} (POST /api/sessions/:sessionId/reply)' : 'the session waits for you in its terminal already') };
       }
+      if (entry && !entry.outcome && entry.view.choices.handBack === undefined) return { kind: 'no_terminal', ask: entry.view };
       return settleByPerson(id, { status: 'handed-to-terminal', source: { kind: 'person', client } });
     },
 
@@ -711,19 +756,25 @@ function addIn<Key>(map: Map<Key, Usage>, key: Key, sign: 1 | -1, bytes: number)
   else map.set(key, usage);
 }
 
-/** Who asks, from what it asked with: only the command hook re-attaches, and a script or an MCP client names itself. */
-export function identityOf(input: Pick<NewAsk, 'reattaches' | 'asker' | 'machine' | 'credential'>): AskerIdentity {
-  const transport = input.asker ? 'ask' : input.reattaches ? 'command-hook' : 'http-hook';
-  return { transport, credential: input.credential ?? (transport === 'http-hook' ? 'hook-key' : 'token'), machine: input.machine, program: input.asker?.kind };
+/** Who asks, from what it asked with: its door, its agent, its credential (an http hook's is the hook key, the others' the token unless they say), its machine. */
+export function identityOf(input: Pick<NewAsk, 'door' | 'agent' | 'asker' | 'machine' | 'credential'>): AskerIdentity {
+  const { door } = input;
+  return { transport: door, agent: input.agent, credential: input.credential ?? (door === 'http-hook' ? 'hook-key' : 'token'), machine: input.machine, program: input.asker?.kind };
 }
 
 function askerKeyOf(asker: AskerIdentity): string {
-  return [asker.transport, asker.credential, asker.program ?? '', asker.machine ?? ''].join('\u0000');
+  return [asker.transport, asker.agent ?? '', asker.credential, asker.program ?? '', asker.machine ?? ''].join('\u0000');
 }
 
-/** An asker as its refusals and the log name it: `Claude Code's http hook (machine "ci-runner")`. */
+/** An asker as its refusals and the log name it: `Claude Code's http hook (machine "ci-runner")`, `opencode's relay (askbridge attach opencode)`. */
 export function describeAsker(asker: AskerIdentity): string {
-  const who = { 'http-hook': "Claude Code's http hook", 'command-hook': 'the command hook', ask: asker.program === 'mcp' ? 'an MCP client' : 'a script' }[asker.transport];
+  const agent = asker.agent === undefined ? undefined : profileOf({ agent: asker.agent }).name;
+  const who = {
+    'http-hook': `${agent ?? 'an agent'}'s http hook`,
+    'command-hook': asker.agent === undefined || asker.agent === 'claude-code' ? 'the command hook' : `the command hook (${agent})`,
+    relay: `${agent ?? 'an agent'}'s relay (askbridge attach ${asker.agent ?? ''})`,
+    ask: asker.program === 'mcp' ? (agent ? `${agent} (an MCP client)` : 'an MCP client') : 'a script',
+  }[asker.transport];
   const credential = asker.transport === 'ask' ? ` with the ${asker.credential === 'token' ? 'token' : 'hook key'}` : '';
   return `${who}${credential}${asker.machine === undefined ? '' : ` (machine ${JSON.stringify(asker.machine)})`}`;
 }
@@ -760,7 +811,7 @@ function extensionLimit(input: NewAsk, createdAt: number, expiresAt: number): nu
 }
 
 /** What an ask is: questions, a permission, the end of a turn, or a wait in the terminal. */
-export function kindOf(view: Pick<AskView, 'approval' | 'turnEnd' | 'terminalWait'>): 'question' | 'approval' | 'turn-end' | 'terminal-wait' {
+export function kindOf(view: Pick<AskView, 'approval' | 'turnEnd' | 'terminalWait'>): AskKind {
   if (view.approval) return 'approval';
   if (view.turnEnd) return 'turn-end';
   if (view.terminalWait) return 'terminal-wait';

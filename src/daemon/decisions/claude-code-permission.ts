@@ -66,11 +66,3 @@ export function permissionDecision(ask: PermissionAsk, outcome: Outcome): Permis
   }
   return null;
 }
-
-/** The body an http PermissionRequest hook answers with: the decision as one JSON document, or nothing. */
-export function permissionReply(ask: PermissionAsk): (outcome: Outcome) => string {
-  return (outcome) => {
-    const decision = permissionDecision(ask, outcome);
-    return decision === null ? '' : JSON.stringify(decision);
-  };
-}

@@ -5,7 +5,9 @@ import { z } from 'zod';
 import type { Outcome } from '../asks/store.js';
 
 /** Claude Code's Stop output when the person replied: it continues the turn with `reason`. */
-export const StopOutputSchema = z.union([z.strictObject({ decision: z.literal('block'), reason: z.string() }), z.literal('')]).meta({ title: 'stop decision' });
+const BlockSchema = z.strictObject({ decision: z.literal('block'), reason: z.string() });
+export const StopOutputSchema = z.union([BlockSchema, z.literal('')]).meta({ title: 'stop decision' });
+export type StopOutput = z.infer<typeof BlockSchema>;
 
 /**
  * The reason Claude Code hands the model as `Stop hook feedback:` followed by it, and shows in the
@@ -16,8 +18,8 @@ export function replyReason(text: string): string {
   return `The person replied from askbridge (they are away from this terminal). Treat their reply as their next message to you:\n\n${text}`;
 }
 
-/** The Stop hook's body for an outcome: a block with the person's reply, or '' (Claude stops). */
-export function stopReply(outcome: Outcome): string {
-  if (outcome.status !== 'replied' || outcome.reply === undefined) return '';
-  return JSON.stringify({ decision: 'block', reason: replyReason(outcome.reply) });
+/** The Stop hook's decision for an outcome: a block with the person's reply, or null (Claude stops). */
+export function stopDecision(outcome: Outcome): StopOutput | null {
+  if (outcome.status !== 'replied' || outcome.reply === undefined) return null;
+  return { decision: 'block', reason: replyReason(outcome.reply) };
 }

@@ -58,18 +58,6 @@ export function claudeCodeDecision(ask: ClaudeCodeAsk, outcome: Outcome): HookOu
   return null;
 }
 
-/**
- * The body an http hook answers with, and the command hook prints: the decision as one JSON
- * document, or nothing. Throws when it cannot be made (the store then fails the ask, so that the
- * person who answered learns it and the terminal asks at once).
- */
-export function claudeCodeReply(ask: ClaudeCodeAsk): (outcome: Outcome) => string {
-  return (outcome) => {
-    const decision = claudeCodeDecision(ask, outcome);
-    return decision === null ? '' : JSON.stringify(decision);
-  };
-}
-
 /** The answers map and its annotations, as `updatedInput` carries them. */
 export function answersAndAnnotations(answered: Answered): { answers: Record<string, string>; annotations: Record<string, Annotation> } {
   const annotations: Record<string, Annotation> = {};

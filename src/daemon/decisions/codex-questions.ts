@@ -86,8 +86,3 @@ function answersById(mapped: MappedCodexQuestions, answersOf: (question: Questio
   for (const [index, question] of mapped.questions.entries()) setOwn(answers, mapped.ids[index]!, { answers: answersOf(question) });
   return { answers };
 }
-
-/** The answer as the transport writes it: one JSON document, or '' for none. */
-export function codexReplyText(reply: CodexUserInputResponse | null): string {
-  return reply === null ? '' : JSON.stringify(reply);
-}

@@ -28,11 +28,3 @@ export function codexPermissionDecision(toolName: string, outcome: Outcome): Cod
   }
   return null;
 }
-
-/** What Codex's hook prints for an outcome: the decision as one JSON document, or nothing (its dialog shows at once). */
-export function codexPermissionReply(toolName: string): (outcome: Outcome) => string {
-  return (outcome) => {
-    const decision = codexPermissionDecision(toolName, outcome);
-    return decision === null ? '' : JSON.stringify(decision);
-  };
-}

@@ -108,8 +108,3 @@ export function opencodePermissionReply(approval: Pick<Approval, 'suggestions'>,
   }
   return null;
 }
-
-/** The reply as the transport writes it: one JSON document, or '' for none. */
-export function replyText(reply: OpencodeReply | null): string {
-  return reply === null ? '' : JSON.stringify(reply);
-}

@@ -5,8 +5,8 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { canStopTurn } from '../../approvals.js';
-import { AGENT_NAMES, ANSWER_CLIENT_HEADER, AnswerRequestSchema, ApprovalDecisionSchema, AskReplySchema, AskRequestSchema, AsksReplySchema, ErrorReplySchema, TooLateReplySchema, type AskView } from '../../protocol.js';
+import { agentOfMcpClient } from '../../agents.js';
+import { ANSWER_CLIENT_HEADER, AnswerRequestSchema, ApprovalDecisionSchema, AskReplySchema, AskRequestSchema, AsksReplySchema, ErrorReplySchema, TooLateReplySchema, type AskView } from '../../protocol.js';
 import { ANSWER_BODY_LIMIT_BYTES, EXTEND_STEP_MS } from '../limits.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
@@ -68,6 +68,8 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       // asks count with the hook key's other askers.
       const byToken = context.auth.isLocalToken(request.headers.authorization) === true;
       const machine = byToken ? undefined : machineOf(request);
+      // An MCP client that is an agent askbridge knows (Gemini CLI) asks under its own name.
+      const agent = asker.kind === 'mcp' ? agentOfMcpClient(asker.name) : undefined;
       const waiter = openOrRefuse(context, request, reply, {
         sessionId: `${asker.kind}:${asker.name}`,
         toolUseId: randomUUID(),
@@ -75,9 +77,10 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
         toolInput: { questions },
         questions,
         environment,
-        transport: 'ask',
+        door: 'ask',
         credential: byToken ? 'token' : 'hook-key',
         asker,
+        ...(agent ? { agent } : {}),
         ...(machine ? { machine } : {}),
         ...(waitSeconds === undefined ? {} : { waitSeconds }),
       });
@@ -117,7 +120,7 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       config: { access: 'page-or-local' },
       bodyLimit: ANSWER_BODY_LIMIT_BYTES,
       schema: {
-        summary: 'Allow or deny a permission an agent asks for (or approve a plan, or say what to change in it), as a person; only Claude Code can stop its turn (interrupt)',
+        summary: "Allow or deny a permission an agent asks for (or approve a plan, or say what to change in it), as a person; only what the ask's choices offer (a stop where its agent can stop)",
         params: IdParamsSchema,
         body: ApprovalDecisionSchema,
         response: SETTLE_REPLIES,
@@ -126,12 +129,6 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     async (request, reply) => {
       const { id } = request.params;
       const client = request.principal.kind === 'page' ? 'page' : 'cli';
-      // Refused before the store sees it, so the approval keeps waiting for a decision its agent can take.
-      const waiting = store.get(id);
-      if (request.body.behavior === 'deny' && request.body.interrupt && waiting?.status === 'pending' && waiting.approval && !canStopTurn(waiting.agent)) {
-        const agent = waiting.agent ? AGENT_NAMES[waiting.agent] : 'Its asker';
-        throw new HttpError(400, 'interrupt_unsupported', `${agent} cannot stop its turn from here: deny, and say why in the message`);
-      }
       const result = store.decide(id, request.body, client);
       if (result.kind === 'answered') request.log.info({ askId: id, client, behavior: request.body.behavior }, 'approval decided');
       if (result.kind === 'failed') request.log.error({ askId: id, client, error: result.ask.error }, 'decision accepted, but none could be built: the terminal decides');

@@ -6,9 +6,9 @@
 // reaches Codex.
 import { randomUUID } from 'node:crypto';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
-import { AttachCodexReplySchema, AttachCodexRequestSchema, CodexUserInputResponseSchema, ErrorReplySchema } from '../../protocol.js';
+import { AttachCodexReplySchema, AttachCodexRequestSchema, ErrorReplySchema, type CodexUserInputResponse } from '../../protocol.js';
 import type { Asked } from '../asks/open-ask.js';
-import { codexQuestionsReply, codexReplyText, mapCodexQuestions } from '../decisions/codex-questions.js';
+import { codexQuestionsReply, mapCodexQuestions } from '../decisions/codex-questions.js';
 import { HttpError } from '../errors.js';
 import type { RouteContext } from './context.js';
 import { openOrRefuse } from './open-or-refuse.js';
@@ -32,7 +32,7 @@ export const attachCodexRoutes: FastifyPluginAsyncZod<RouteContext> = async (app
       const mapping = mapCodexQuestions(pending);
       if (!mapping.ok) throw new HttpError(400, 'unfit_request', `Codex's question cannot be asked here: ${mapping.details.join('; ')}`, mapping.details);
       const { mapped } = mapping;
-      const asked: Asked = {
+      const asked: Asked<CodexUserInputResponse> = {
         agent: 'codex',
         sessionId: pending.threadId,
         // Codex asks the same call again after a reconnection: each relay is its own ask.
@@ -41,9 +41,9 @@ export const attachCodexRoutes: FastifyPluginAsyncZod<RouteContext> = async (app
         toolInput: { questions: pending.questions },
         questions: mapped.questions,
         environment,
-        transport: 'http',
+        door: 'relay',
         credential: 'token',
-        reply: () => (outcome) => codexReplyText(codexQuestionsReply(mapped, outcome)),
+        reply: () => (outcome) => codexQuestionsReply(mapped, outcome),
       };
       const waiter = openOrRefuse(context, request, reply, asked);
       if (!waiter) return reply;
@@ -52,11 +52,11 @@ export const attachCodexRoutes: FastifyPluginAsyncZod<RouteContext> = async (app
       });
       // The thread's name (or first prompt) is the one context Codex gives; shown once the ask waits, as a hook's is.
       if (thread.title?.trim()) store.setContext(waiter.ask.id, { title: thread.title }, context.desk.limits);
-      const [outcome, text] = await Promise.all([waiter.outcome, waiter.reply]);
+      const [outcome, decision] = await Promise.all([waiter.outcome, waiter.reply]);
       request.log.info({ askId: waiter.ask.id, status: outcome.status, source: outcome.source.kind }, 'question settled');
       const ask = store.get(waiter.ask.id);
       if (!ask) throw new HttpError(500, 'internal', 'the settled ask is gone');
-      return reply.send({ ask, reply: text === '' ? null : CodexUserInputResponseSchema.parse(JSON.parse(text)) });
+      return reply.send({ ask, reply: decision });
     },
   );
 };

@@ -5,9 +5,9 @@
 // token only: whoever relays decides what reaches opencode.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
-import { AttachOpencodeReplySchema, AttachOpencodeRequestSchema, ErrorReplySchema, OpencodeReplySchema } from '../../protocol.js';
+import { AttachOpencodeReplySchema, AttachOpencodeRequestSchema, ErrorReplySchema, type OpencodeReply } from '../../protocol.js';
 import type { Asked } from '../asks/open-ask.js';
-import { mapPermission, mapQuestions, opencodePermissionReply, opencodeQuestionReply, replyText, UnfitRequest } from '../decisions/opencode.js';
+import { mapPermission, mapQuestions, opencodePermissionReply, opencodeQuestionReply, UnfitRequest } from '../decisions/opencode.js';
 import { HttpError } from '../errors.js';
 import type { RouteContext } from './context.js';
 import { openOrRefuse } from './open-or-refuse.js';
@@ -36,11 +36,11 @@ export const attachOpencodeRoutes: FastifyPluginAsyncZod<RouteContext> = async (
       });
       // opencode's session title is the one context it gives; shown once the ask waits, as a hook's is.
       if (session.title?.trim()) store.setContext(waiter.ask.id, { title: session.title }, context.desk.limits);
-      const [outcome, text] = await Promise.all([waiter.outcome, waiter.reply]);
+      const [outcome, decision] = await Promise.all([waiter.outcome, waiter.reply]);
       request.log.info({ askId: waiter.ask.id, status: outcome.status, source: outcome.source.kind }, pending.kind === 'permission' ? 'approval settled' : 'question settled');
       const ask = store.get(waiter.ask.id);
       if (!ask) throw new HttpError(500, 'internal', 'the settled ask is gone');
-      return reply.send({ ask, reply: text === '' ? null : OpencodeReplySchema.parse(JSON.parse(text)) });
+      return reply.send({ ask, reply: decision });
     },
   );
 };
@@ -48,18 +48,19 @@ export const attachOpencodeRoutes: FastifyPluginAsyncZod<RouteContext> = async (
 type Pending = z.output<typeof AttachOpencodeRequestSchema>['request'];
 
 /** opencode's request as an ask of its session, answered in opencode's format; 400 when it does not fit. */
-function askedByOpencode(pending: Pending, cwd: string, environment: Asked['environment']): Asked {
-  const common = { agent: 'opencode', cwd, environment, transport: 'http', credential: 'token' } as const;
+function askedByOpencode(pending: Pending, cwd: string, environment: Asked['environment']): Asked<OpencodeReply> {
+  const common = { agent: 'opencode', cwd, environment, door: 'relay', credential: 'token' } as const;
   try {
     if (pending.kind === 'question') {
       const { question } = pending;
       const mapped = mapQuestions(question);
-      const reply: Asked['reply'] = () => (outcome) => replyText(opencodeQuestionReply(mapped, outcome));
-      return { ...common, sessionId: question.sessionID, toolUseId: question.id, toolInput: { questions: question.questions }, questions: mapped.questions, reply };
+      const reply: Asked<OpencodeReply>['reply'] = () => (outcome) => opencodeQuestionReply(mapped, outcome);
+      // Typed text only where opencode takes a custom answer: every channel offers exactly that.
+      return { ...common, sessionId: question.sessionID, toolUseId: question.id, toolInput: { questions: question.questions }, questions: mapped.questions, typedAnswers: mapped.custom, reply };
     }
     const { permission } = pending;
     const { approval, toolInput } = mapPermission(permission);
-    const reply: Asked['reply'] = () => (outcome) => replyText(opencodePermissionReply(approval, outcome));
+    const reply: Asked<OpencodeReply>['reply'] = () => (outcome) => opencodePermissionReply(approval, outcome);
     return { ...common, sessionId: permission.sessionID, toolUseId: permission.id, toolInput, questions: [], approval, reply };
   } catch (error) {
     if (error instanceof UnfitRequest) throw new HttpError(400, 'unfit_request', error.message, error.details);

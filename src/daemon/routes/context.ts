@@ -3,7 +3,7 @@
 // that app.ts imports the routes and no route imports app.ts.
 import type { FastifyBaseLogger } from 'fastify';
 import type { EffectiveConfig } from '../../config.js';
-import type { HistoryProblem } from '../../protocol.js';
+import type { AwayReply, HistoryProblem, TurnEndReach } from '../../protocol.js';
 import type { PublicUrl } from '../../public-url.js';
 import type { PublicUrlStatus } from '../../public-url-status.js';
 import type { Auth, AuthOptions } from './auth.js';
@@ -85,6 +85,8 @@ export type AppDeps = {
   terminalAnswers?: AskDesk['terminalAnswers'];
   /** Whether the person is away, kept across restarts (main.ts); without it, a switch in memory that starts off. */
   away?: AwaySwitch;
+  /** Where the end of a turn reaches askbridge on this machine's wiring (wiring.ts, read by main.ts); without it, everywhere. */
+  turnEnds?: () => TurnEndReach;
   /** How long a caller may take to send its request (defaults below; tests use short ones). */
   timeouts?: Partial<RequestTimeouts>;
   now?: () => number;
@@ -99,6 +101,8 @@ export type RouteContext = {
   deps: AppDeps;
   /** Whether the person said they are away. */
   away: AwaySwitch;
+  /** Whether the person is away, and where a turn's end reaches askbridge: what the page's switch, `away` and `status` say. */
+  awayState: () => AwayReply;
   /** The port the daemon listens on (known only once it listens, when deps.port is 0). */
   port: () => number;
   /** The API's OpenAPI document, made from the routes' schemas when first asked for. */

@@ -39,9 +39,9 @@ export function broadcast(watchers: Watchers, message: ServerMessage): void {
   }
 }
 
-export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, watchers, deps, away }) => {
+export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, watchers, deps, away, awayState }) => {
   const unsubscribe = store.subscribe((event) => broadcast(watchers, { type: event.type, ask: event.ask }));
-  const unsubscribeAway = away.subscribe((isAway) => broadcast(watchers, { type: 'away', away: isAway }));
+  const unsubscribeAway = away.subscribe(() => broadcast(watchers, { type: 'away', ...awayState() }));
   const answeredPing = new WeakSet<WebSocket>();
   const heartbeat = setInterval(() => {
     for (const socket of watchers.sockets) {
@@ -99,7 +99,7 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { st
       socket.send(snapshot);
       // Always sent, so a page that reconnects also drops a banner that was cleared meanwhile.
       socket.send(JSON.stringify({ type: 'banner', message: deps.banner?.() ?? null } satisfies ServerMessage));
-      socket.send(JSON.stringify({ type: 'away', away: away.isAway() } satisfies ServerMessage));
+      socket.send(JSON.stringify({ type: 'away', ...awayState() } satisfies ServerMessage));
     },
   );
 };

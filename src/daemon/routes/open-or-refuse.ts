@@ -13,7 +13,7 @@ import type { RouteContext } from './context.js';
  * once (open-ask.ts), however many it sends. Once open, the request lets go of its body: a waiting
  * ask keeps only what the store keeps, not the request's parsed copy of it (nor any field besides).
  */
-export function openOrRefuse(context: RouteContext, request: FastifyRequest, reply: FastifyReply, asked: Asked): Waiter | undefined {
+export function openOrRefuse<Decision>(context: RouteContext, request: FastifyRequest, reply: FastifyReply, asked: Asked<Decision>): Waiter<Decision> | undefined {
   const result = openAsk(context.desk, asked, request.log);
   switch (result.kind) {
     case 'opened':

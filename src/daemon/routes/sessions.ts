@@ -4,7 +4,7 @@
 // to an agent that runs commands: only a paired page or the token sends one, never the hook key.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
-import { AskReplySchema, AwaySchema, ErrorReplySchema, LIMITS, TooLateReplySchema, TurnReplySchema } from '../../protocol.js';
+import { AskReplySchema, AwayReplySchema, AwaySchema, ErrorReplySchema, LIMITS, TooLateReplySchema, TurnReplySchema } from '../../protocol.js';
 import { ANSWER_BODY_LIMIT_BYTES } from '../limits.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
@@ -12,10 +12,12 @@ import { HttpError } from '../errors.js';
 const SessionParamsSchema = z.object({ sessionId: z.string().min(1).max(LIMITS.idChars) }).meta({ title: 'session id' });
 const REFUSALS = { '4xx': ErrorReplySchema, '5xx': ErrorReplySchema };
 
-export const sessionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, away }) => {
-  app.get('/api/away', { config: { access: 'page-or-local' }, schema: { summary: 'Whether the person said they are away', response: { 200: AwaySchema, ...REFUSALS } } }, async () => ({
-    away: away.isAway(),
-  }));
+export const sessionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, away, awayState }) => {
+  app.get(
+    '/api/away',
+    { config: { access: 'page-or-local' }, schema: { summary: 'Whether the person said they are away, and where the end of a turn reaches askbridge', response: { 200: AwayReplySchema, ...REFUSALS } } },
+    async () => awayState(),
+  );
 
   app.put(
     '/api/away',
@@ -25,7 +27,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { 
       schema: {
         summary: 'Say you are away (the end of each turn then waits for your reply) or back (every turn end waiting is let go, and Claude stops)',
         body: AwaySchema,
-        response: { 200: AwaySchema, ...REFUSALS },
+        response: { 200: AwayReplySchema, ...REFUSALS },
       },
     },
     async (request) => {
@@ -34,7 +36,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { 
         const released = request.body.away ? [] : store.releaseTurnEnds();
         request.log.info({ away: request.body.away, released: released.length }, request.body.away ? 'away: turn ends wait for a reply' : 'back: turn ends no longer wait');
       }
-      return { away: away.isAway() };
+      return awayState();
     },
   );
 

@@ -14,7 +14,7 @@ const REFUSALS = { '4xx': ErrorReplySchema };
 /** A question's configuration, and the daemon's public URL (which is not a question's). */
 const ConfigReplySchema = EffectiveConfigSchema.extend({ publicUrl: PublicUrlStatusSchema.optional() });
 
-export const statusRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, watchers, deps, away, port, openApi }) => {
+export const statusRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, watchers, deps, awayState, port, openApi }) => {
   app.get('/api/status', { config: { access: 'local' }, schema: { summary: 'Is the daemon well, and what does it hold', response: { 200: StatusReplySchema, ...REFUSALS } } }, async () => ({
     pid: deps.pid,
     port: port(),
@@ -24,7 +24,7 @@ export const statusRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { s
     watchers: watchers.sockets.size,
     visiblePages: watchers.visible.size,
     history: deps.health?.().history ?? null,
-    away: away.isAway(),
+    ...awayState(),
     tellable: deps.tellable?.() ?? { pushDevices: 0, telegramChats: 0 },
   }));
 

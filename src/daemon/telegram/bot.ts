@@ -10,6 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { Api } from 'grammy';
 import type { CallbackQuery, Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update } from 'grammy/types';
 import { randomBytes } from 'node:crypto';
+import type { Shown } from '../../choices.js';
 import type { TelegramConfig } from '../../config.js';
 import type { AskView, Response } from '../../protocol.js';
 import { shorten } from '../../shorten.js';
@@ -448,6 +449,11 @@ export function createTelegram(options: TelegramOptions) {
       const current: Session = { token: config.token, config, api: undefined, bot: undefined, problem: 'still connecting to Telegram', abort: new AbortController(), done: Promise.resolve() };
       session = current;
       current.done = previous.then(() => poll(current)).catch((error: unknown) => log.error({ error: describe(error, current.token) }, 'the Telegram bot stopped'));
+    },
+
+    /** Whether a chat's message shows this ask whole, as it is drawn now: what a chat may decide follows (choices.ts). */
+    shows(view: AskView): Shown {
+      return askDraft(view, { headersOnly: session?.config.headersOnly === true, link: options.publicLink(view.id) }).shown;
     },
 
     tell(view: AskView): void {

@@ -2,8 +2,10 @@
 // each button an action the bot keeps behind an opaque id (bot.ts). Pure: no I/O, no Telegram call.
 // Every text from the model is plain text (no parse_mode: styling is entities with offsets, so model
 // text can never become markup), its invisible characters marked, and cut with a mark when too
-// long. A permission's input is shown whole or not allowed from here: when it does not fit in one
-// message, the message says it was cut and offers no allow.
+// long. What a chat may decide is the channel contract (choices.ts), from what its message shows: a
+// permission's input or a plan cut to fit is never allowed or approved from here (the message says
+// so), typed text is offered only where the asker takes it.
+import { onChannel, type Shown } from '../../choices.js';
 import { noticeOf, noticeSubject, noticeTitle, terminalWaitSubject } from '../notice.js';
 import { PLAN_TOOL, toolTitle } from '../../approvals.js';
 import { speakerOf, toolInputText } from '../../approval-text.js';
@@ -28,7 +30,8 @@ export type Action =
 
 export type Button = { text: string; action: Action } | { text: string; url: string };
 export type Entity = { type: 'bold' | 'italic' | 'pre'; offset: number; length: number };
-export type Draft = { text: string; entities: Entity[]; keyboard: Button[][] };
+/** A message: its text and buttons, and whether it shows the ask whole (what may be decided from it follows). */
+export type Draft = { text: string; entities: Entity[]; keyboard: Button[][]; shown: Shown };
 
 /** A person's choices so far for one question of an ask with several, or a multi-select one. */
 export type Selection = { selected: Set<number>; other: string | null };
@@ -82,16 +85,16 @@ const buttonText = (text: string) => shorten(markInvisible(text), BUTTON_CHARS);
  * The parts a builder makes at a scale (1, then less): the first that fits in BODY_CHARS is sent.
  * Whatever a scale cut says so in a last line.
  */
-function fitted(build: (scale: number, cut: { any: boolean }) => Part[], cutNote: string): { text: string; entities: Entity[] } {
+function fitted(build: (scale: number, cut: { any: boolean }) => Part[], cutNote: string): { text: string; entities: Entity[]; shown: Shown } {
   for (const scale of [1, 0.5, 0.25, 0.1, 0.04]) {
     const cut = { any: false };
     const parts = build(scale, cut);
     if (cut.any) parts.push(`\n\n${cutNote}`);
     const composed = compose(parts);
-    if (composed.text.length <= BODY_CHARS) return composed;
+    if (composed.text.length <= BODY_CHARS) return { ...composed, shown: cut.any ? 'cut' : 'whole' };
   }
   // Ten questions of four options each, at their longest: only the project and the headers are left.
-  return { text: `${shorten(compose(build(0.01, { any: true })).text, BODY_CHARS - cutNote.length - 2, { whitespace: 'keep' })}\n\n${cutNote}`, entities: [] };
+  return { text: `${shorten(compose(build(0.01, { any: true })).text, BODY_CHARS - cutNote.length - 2, { whitespace: 'keep' })}\n\n${cutNote}`, entities: [], shown: 'cut' };
 }
 
 const scaled = (chars: number, scale: number) => Math.max(20, Math.floor(chars * scale));
@@ -105,7 +108,7 @@ export function askDraft(view: AskView, options: DraftOptions): Draft {
   if (options.headersOnly) {
     const kind = kindOf(view);
     const text = compose([title, '\n', noticeSubject(notice), ...(options.link || kind === 'terminal-wait' ? [] : ['\nOpen askbridge to answer.'])]);
-    return { ...text, keyboard: kind === 'terminal-wait' ? [] : openRow };
+    return { ...text, keyboard: kind === 'terminal-wait' ? [] : openRow, shown: 'cut' };
   }
   const session = (scale: number, cut: { any: boolean }): Part[] => (view.context?.title ? ['\n', { text: model(view.context.title, scaled(200, scale), cut), type: 'italic' }] : []);
   switch (kindOf(view)) {
@@ -146,7 +149,8 @@ function questionParts(view: AskView, scale: number, cut: { any: boolean }): Par
     }
   });
   const quick = !several && view.questions[0]?.multiSelect === false;
-  parts.push(quick ? '\n\nTap an answer, or Other… to type one.' : `\n\nChoose ${several ? 'for each question' : 'any'}, then Send. Other… lets you type an answer.`);
+  const typed = view.choices.typedAnswers.some(Boolean);
+  parts.push(quick ? `\n\nTap an answer${typed ? ', or Other… to type one' : ''}.` : `\n\nChoose ${several ? 'for each question' : 'any'}, then Send.${typed ? ' Other… lets you type an answer.' : ''}`);
   return parts;
 }
 
@@ -167,6 +171,8 @@ export function questionKeyboard(view: AskView, selections: Selection[] | undefi
       const mark = !quick && selection?.selected.has(optionIndex) ? '✓ ' : '';
       rows.push([{ text: `${mark}${buttonText(option.label)}`, action: { kind: 'pick', question: index, option: optionIndex } }]);
     });
+    // Typed text only where the asker takes it for this question (the channel contract).
+    if (view.choices.typedAnswers[index] === false) return;
     const other = selection?.other;
     rows.push([{ text: other == null ? 'Other…' : `✓ Other: ${shorten(markInvisible(other), 30)}`, action: { kind: 'other', question: index } }]);
   });
@@ -186,32 +192,50 @@ function approvalDraft(view: AskView, title: Part, session: Part[], openRow: But
   const choices = suggestions.length > 0 ? `\n\nOr allow, and remember it:\n${suggestions.map((label, index) => `${index + 1}. ${label}`).join('\n')}` : '';
   const whole = compose([...head, { text: input, type: 'pre' }, choices]);
   if (whole.text.length <= BODY_CHARS) {
+    const may = onChannel(view.choices, 'whole');
     return {
       ...whole,
       keyboard: [
-        [{ text: 'Allow once', action: { kind: 'allow' } }],
-        ...suggestions.map((label, index): Button[] => [{ text: `${index + 1}. ${shorten(label, BUTTON_CHARS - 3)}`, action: { kind: 'allow', suggestion: index } }]),
+        ...(may.allow ? [[{ text: 'Allow once', action: { kind: 'allow' } } satisfies Button]] : []),
+        ...(may.remember ? suggestions.map((label, index): Button[] => [{ text: `${index + 1}. ${shorten(label, BUTTON_CHARS - 3)}`, action: { kind: 'allow', suggestion: index } }]) : []),
         [{ text: 'Deny', action: { kind: 'deny' } }, { text: 'Deny with a message…', action: { kind: 'deny-message' } }],
         ...openRow,
       ],
+      shown: 'whole',
     };
   }
   const note = `\n\nThe input is ${input.length} characters, too long for one Telegram message: it is cut here, so it cannot be allowed from Telegram. ${openRow.length > 0 ? 'Read it whole on the page to allow it.' : 'Open askbridge to read it whole and allow it.'}`;
   const room = BODY_CHARS - compose(head).text.length - note.length;
   const cutInput = shorten(input, Math.max(1, room), { whitespace: 'keep' });
-  return { ...compose([...head, { text: cutInput, type: 'pre' }, note]), keyboard: [[{ text: 'Deny', action: { kind: 'deny' } }], ...openRow] };
+  return { ...compose([...head, { text: cutInput, type: 'pre' }, note]), keyboard: [[{ text: 'Deny', action: { kind: 'deny' } }, { text: 'Deny with a message…', action: { kind: 'deny-message' } }], ...openRow], shown: 'cut' };
 }
 
-/** A plan: its text (cut if need be, saying so) and the page's choices: approve, with Claude Code's suggestions, or keep planning with feedback. */
+/**
+ * A plan: its text and the page's choices: approve (with Claude Code's suggestions), or keep
+ * planning with feedback. A plan cut to fit is never approved from here: the message says so, and
+ * offers only feedback.
+ */
 function planDraft(view: AskView, title: Part, session: (scale: number, cut: { any: boolean }) => Part[], cutNote: string, openRow: Button[][]): Draft {
   const approval = view.approval!;
   const plan = typeof approval.toolInput.plan === 'string' ? approval.toolInput.plan : (approval.plan ?? '');
-  const text = fitted((scale, cut) => [title, ...session(scale, cut), '\n\nClaude finished planning and asks you to approve the plan:\n\n', plan.trim() ? model(plan, scaled(3400, scale), cut, 'keep') : 'Claude sent no plan text.'], cutNote);
+  const planCutNote = `The plan is too long for one Telegram message: it is cut here, so it cannot be approved from Telegram. ${openRow.length > 0 ? 'Read it whole on the page to approve it.' : 'Open askbridge to read it whole and approve it.'}`;
+  // Whether the plan itself was cut at the scale the message was made at (a long session title does not count).
+  let planShown = 'whole' as Shown;
+  const text = fitted((scale, cut) => {
+    const planCut = { any: false };
+    const said = plan.trim() ? model(plan, scaled(3400, scale), planCut, 'keep') : 'Claude sent no plan text.';
+    planShown = planCut.any ? 'cut' : 'whole';
+    if (planCut.any) cut.any = true;
+    return [title, ...session(scale, cut), '\n\nClaude finished planning and asks you to approve the plan:\n\n', said, ...(planCut.any ? [`\n\n${planCutNote}`] : [])];
+  }, cutNote);
+  const shown = text.shown === 'cut' && planShown === 'cut' ? 'cut' : 'whole';
+  const may = onChannel(view.choices, shown);
   return {
     ...text,
+    shown,
     keyboard: [
-      [{ text: 'Approve, I’ll approve edits manually', action: { kind: 'allow' } }],
-      ...approval.suggestions.map((suggestion, index): Button[] => [{ text: buttonText(suggestion.label), action: { kind: 'allow', suggestion: index } }]),
+      ...(may.allow ? [[{ text: 'Approve, I’ll approve edits manually', action: { kind: 'allow' } } satisfies Button]] : []),
+      ...(may.remember ? approval.suggestions.map((suggestion, index): Button[] => [{ text: buttonText(suggestion.label), action: { kind: 'allow', suggestion: index } }]) : []),
       [{ text: 'Keep planning…', action: { kind: 'feedback' } }],
       ...openRow,
     ],

@@ -5,7 +5,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import writeFileAtomic from 'write-file-atomic';
-import { CLI_PATH } from '../command-name.js';
+import { CLI_PATH } from './command-name.js';
+import { ownFolders } from './package-root.js';
 import {
   HOOK_KEY_HEADER,
   HTTP_HOOK_ENV,
@@ -19,10 +20,10 @@ import {
   STOP_CAP_HEADER,
   STOP_HOOK_PATH,
   envHeader,
-} from '../http-hook.js';
-import { HOOK_TIMEOUT_SECONDS } from '../hook-timeout.js';
+} from './http-hook.js';
+import { HOOK_TIMEOUT_SECONDS } from './hook-timeout.js';
 
-export const HOOK_PATH = fileURLToPath(new URL('../../hooks/askbridge-hook.cjs', import.meta.url));
+export const HOOK_PATH = fileURLToPath(new URL('hooks/askbridge-hook.cjs', ownFolders(import.meta.url).packageRoot));
 /**
  * What Claude Code shows while a question waits: where to answer it, the page's address (the public
  * URL when there is one) and, on the daemon's own machine, the command.
@@ -133,23 +134,28 @@ export function sessionEndEntry(hook: AskHook): Record<string, unknown> {
 }
 
 /**
- * The Stop entry (an http POST only: the daemon answers it at once unless the person is away, then
- * the end of the turn waits for their reply). Its timeout is the question hook's, which the daemon
- * never holds past (awaySeconds is bounded below it), and it forwards Claude Code's limit on
- * replies in a row (empty when unset), so the daemon can say which reply is the last one.
+ * The Stop entry, by the same transport as the question hook: the daemon answers it at once unless
+ * the person is away (the command hook reads that itself and leaves without asking), then the end
+ * of the turn waits for their reply. Its timeout is the question hook's, which the daemon never
+ * holds past (awaySeconds is bounded below it); the http entry forwards Claude Code's limit on
+ * replies in a row (empty when unset), which the command hook reads from its own environment.
  */
-export function stopEntry(hook: HttpAskHook): Record<string, unknown> {
-  const entry = httpEntry(hook, new URL(STOP_HOOK_PATH, hook.url).href, { timeout: HOOK_TIMEOUT_SECONDS, statusMessage: STOP_STATUS_MESSAGE });
+export function stopEntry(hook: AskHook): Record<string, unknown> {
+  const options = { timeout: HOOK_TIMEOUT_SECONDS, statusMessage: STOP_STATUS_MESSAGE };
+  if (hook.transport === 'command') return { type: 'command', command: installedHookCommand(hook.hookPath), ...options };
+  const entry = httpEntry(hook, new URL(STOP_HOOK_PATH, hook.url).href, options);
   return { ...entry, headers: { ...entry.headers, [STOP_CAP_HEADER]: `$${STOP_CAP_ENV}` }, allowedEnvVars: [...entry.allowedEnvVars, STOP_CAP_ENV] };
 }
 
 /** The UserPromptSubmit entry: the person typed in the terminal, so that session's turn end waits no more. Answered at once. */
-export function promptEntry(hook: HttpAskHook): Record<string, unknown> {
+export function promptEntry(hook: AskHook): Record<string, unknown> {
+  if (hook.transport === 'command') return { type: 'command', command: installedHookCommand(hook.hookPath), timeout: QUICK_HOOK_TIMEOUT_SECONDS };
   return httpEntry(hook, new URL(PROMPT_HOOK_PATH, hook.url).href, { timeout: QUICK_HOOK_TIMEOUT_SECONDS });
 }
 
 /** The Notification entry, for every kind: the session waits on the person in its terminal. Answered at once. */
-export function notificationEntry(hook: HttpAskHook): Record<string, unknown> {
+export function notificationEntry(hook: AskHook): Record<string, unknown> {
+  if (hook.transport === 'command') return { type: 'command', command: installedHookCommand(hook.hookPath), timeout: QUICK_HOOK_TIMEOUT_SECONDS };
   return httpEntry(hook, new URL(NOTIFICATION_HOOK_PATH, hook.url).href, { timeout: QUICK_HOOK_TIMEOUT_SECONDS });
 }
 
@@ -175,7 +181,7 @@ export function isInstalledHook(hook: unknown): boolean {
   return hook.url.endsWith(HTTP_HOOK_PATH) && typeof hook.headers[HOOK_KEY_HEADER] === 'string';
 }
 
-/** The events of the turn-end entries (http only), and where each posts. */
+/** The events of the turn-end entries, and where an http one posts. */
 export const TURN_END_HOOKS = { Stop: STOP_HOOK_PATH, UserPromptSubmit: PROMPT_HOOK_PATH, Notification: NOTIFICATION_HOOK_PATH } as const;
 export type TurnEndEvent = keyof typeof TURN_END_HOOKS;
 
@@ -198,9 +204,13 @@ export function isInstalledSessionEnd(hook: unknown): boolean {
   return hook.type === 'http' && typeof hook.url === 'string' && hook.url.endsWith(SESSION_END_PATH) && isRecord(hook.headers) && typeof hook.headers[HOOK_KEY_HEADER] === 'string';
 }
 
-/** An http entry `install` wrote that posts to askbridge's `path` with a hook key; a hook of the user's own on the same event is not. */
-function isInstalledHttpHook(path: string): (hook: unknown) => boolean {
-  return (hook) => isRecord(hook) && hook.type === 'http' && typeof hook.url === 'string' && hook.url.endsWith(path) && isRecord(hook.headers) && typeof hook.headers[HOOK_KEY_HEADER] === 'string';
+/** A turn-end entry `install` wrote: the command hook by absolute path, or an http entry posting to askbridge's `path` with a hook key; a hook of the user's own on the same event is not. */
+function isInstalledTurnEndHook(path: string): (hook: unknown) => boolean {
+  return (hook) => {
+    if (!isRecord(hook)) return false;
+    if (hook.type === 'command') return typeof hook.command === 'string' && COMMAND_HOOK.test(hook.command);
+    return hook.type === 'http' && typeof hook.url === 'string' && hook.url.endsWith(path) && isRecord(hook.headers) && typeof hook.headers[HOOK_KEY_HEADER] === 'string';
+  };
 }
 
 /** The hook events `install` writes to, and how it knows its own entries in each. */
@@ -209,9 +219,9 @@ const INSTALLED: Record<'PreToolUse' | 'PermissionRequest' | 'SessionStart' | 'S
   PermissionRequest: isInstalledPermissionHook,
   SessionStart: isInstalledSessionStart,
   SessionEnd: isInstalledSessionEnd,
-  Stop: isInstalledHttpHook(STOP_HOOK_PATH),
-  UserPromptSubmit: isInstalledHttpHook(PROMPT_HOOK_PATH),
-  Notification: isInstalledHttpHook(NOTIFICATION_HOOK_PATH),
+  Stop: isInstalledTurnEndHook(STOP_HOOK_PATH),
+  UserPromptSubmit: isInstalledTurnEndHook(PROMPT_HOOK_PATH),
+  Notification: isInstalledTurnEndHook(NOTIFICATION_HOOK_PATH),
 };
 type HookEvent = keyof typeof INSTALLED;
 const EVENTS = Object.keys(INSTALLED) as HookEvent[];
@@ -282,34 +292,29 @@ function replaceKey(object: Record<string, unknown>, key: string, value: unknown
   return copy;
 }
 
-/** Whether these hooks get the turn-end entries: only the http hook does (the command hook has no Stop), unless left out. */
-export function writesTurnEnds(install: { ask: AskHook; turnEnds?: boolean | undefined }): boolean {
-  return install.ask.transport === 'http' && install.turnEnds !== false;
-}
-
 /**
  * The settings with exactly one askbridge entry for AskUserQuestion, one for SessionEnd (which
  * withdraws the questions of a session that ended), unless `approvals` is false one for
- * PermissionRequest (every tool: Claude Code's permissions and plans wait in the inbox too), with
- * the http hook and unless `turnEnds` is false one each for Stop, UserPromptSubmit and Notification
- * (while the person is away the end of a turn waits for their reply; waits in the terminal show on
- * the page) and, when given, one for SessionStart (which makes sure the daemon runs here; a hook
- * that asks a daemon on another machine has none), and nothing else of askbridge's.
+ * PermissionRequest (every tool: Claude Code's permissions and plans wait in the inbox too),
+ * unless `turnEnds` is false one each for Stop, UserPromptSubmit and Notification (while the person
+ * is away the end of a turn waits for their reply; waits in the terminal show on the page), all by
+ * the same transport, and, when given, one for SessionStart (which makes sure the daemon runs here;
+ * a hook that asks a daemon on another machine has none), and nothing else of askbridge's.
  */
 export function withInstalledHooks(
   settings: Record<string, unknown>,
   install: { ask: AskHook; approvals: boolean; turnEnds?: boolean | undefined; sessionStart?: string | undefined; statusMessage: string },
 ): Record<string, unknown> {
   const without = withoutInstalledHooks(settings);
-  const http = install.ask.transport === 'http' && writesTurnEnds(install) ? install.ask : undefined;
+  const turnEnds = install.turnEnds !== false ? install.ask : undefined;
   const added: Record<HookEvent, MatcherEntry | undefined> = {
     PreToolUse: { matcher: 'AskUserQuestion', hooks: [askHookEntry(install.ask, install.statusMessage)] },
     PermissionRequest: install.approvals ? { hooks: [permissionEntry(install.ask)] } : undefined,
     SessionStart: install.sessionStart === undefined ? undefined : { hooks: [{ type: 'command', command: install.sessionStart, timeout: SESSION_START_TIMEOUT_SECONDS }] },
     SessionEnd: { hooks: [sessionEndEntry(install.ask)] },
-    Stop: http ? { hooks: [stopEntry(http)] } : undefined,
-    UserPromptSubmit: http ? { hooks: [promptEntry(http)] } : undefined,
-    Notification: http ? { hooks: [notificationEntry(http)] } : undefined,
+    Stop: turnEnds ? { hooks: [stopEntry(turnEnds)] } : undefined,
+    UserPromptSubmit: turnEnds ? { hooks: [promptEntry(turnEnds)] } : undefined,
+    Notification: turnEnds ? { hooks: [notificationEntry(turnEnds)] } : undefined,
   };
   // Only these events change, in place, so a second install writes nothing.
   let hooks = isRecord(settings.hooks) ? settings.hooks : {};

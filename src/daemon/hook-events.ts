@@ -1,0 +1,241 @@
+// What each hook event an agent sends means, whichever door it came through: Claude Code's own http
+// POST or the command hook (both carry every event, so what a person gets never depends on which
+// one `install` wrote). A question or a permission is an ask to hold until it is settled; the end
+// of a turn is held only while the person is away; a typed prompt and a notification are answered
+// at once, after what they change. The same wait asked through two entries (askbridge wired in the
+// user settings and in a project) is one ask: each request carries what makes it the same
+// (`sameAs`), and the store has the second wait with the first. No HTTP here: the routes (hook.ts)
+// write what this returns.
+import { createHash, randomUUID } from 'node:crypto';
+import { describeSuggestion, planChoice, planSuggestions, PLAN_TOOL } from '../approvals.js';
+import { DEFAULT_STOP_CAP } from '../http-hook.js';
+import { LAST_MESSAGE_CHARS, type Approval, type HookEnvironment, type HookRequest, type NotificationPayload, type PermissionPayload, type StopPayload } from '../protocol.js';
+import { isUnattended, openAsk, type AskDesk, type Asked } from './asks/open-ask.js';
+import type { Door, Outcome } from './asks/store.js';
+import type { AwaySwitch } from './away.js';
+import { claudeCodeDecision } from './decisions/claude-code.js';
+import { permissionDecision } from './decisions/claude-code-permission.js';
+import { stopDecision } from './decisions/claude-code-stop.js';
+import { codexPermissionDecision } from './decisions/codex.js';
+
+/** The tool whose calls are questions, asked through PreToolUse. */
+export const ASK_TOOL = 'AskUserQuestion';
+
+/** How many of the sessions whose replies in a row are counted are kept: the oldest are forgotten first. */
+const MAX_COUNTED_SESSIONS = 10_000;
+
+/** One hook request, checked: its event's payload, how it came, and what its entry forwarded. */
+export type HookCall = {
+  payload: HookRequest['payload'];
+  environment: HookEnvironment;
+  door: Extract<Door, 'http-hook' | 'command-hook'>;
+  /** The agent that ran it: the command hook says Codex with `--agent codex`. */
+  agent: 'claude-code' | 'codex';
+  /** The machine a remote http hook names. */
+  machine: string | undefined;
+  /** Claude Code's limit on replies in a row, as the entry forwards it (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP); unset or not a count: its default. */
+  stopCap: string | undefined;
+};
+
+/** What the door does with a request: answer at once with no decision, or hold it while its ask waits. */
+export type Received = { kind: 'empty' } | { kind: 'hold'; asked: Asked<object>; onSettled?: (outcome: Outcome) => void };
+
+type Log = { info(fields: Record<string, unknown>, message: string): void; debug(fields: Record<string, unknown>, message: string): void; warn(fields: Record<string, unknown>, message: string): void };
+
+const EMPTY: Received = { kind: 'empty' };
+
+/** A stable fingerprint of a tool's input, as the agent sent it to each of its entries alike. */
+function inputHash(toolInput: unknown): string {
+  return createHash('sha256').update(JSON.stringify(toolInput)).digest('base64url');
+}
+
+export function createHookEvents(deps: { desk: AskDesk; away: Pick<AwaySwitch, 'isAway'> }) {
+  const { store } = deps.desk;
+  // Replies in a row per session, for the turn (prompt_id) they continue: Claude Code ends a turn
+  // that was continued its limit of times, whatever the hook says.
+  const repliesInARow = new Map<string, { promptId: string | undefined; replies: number }>();
+  const countReply = (sessionId: string, promptId: string | undefined, replies: number) => {
+    repliesInARow.delete(sessionId);
+    repliesInARow.set(sessionId, { promptId, replies });
+    if (repliesInARow.size > MAX_COUNTED_SESSIONS) repliesInARow.delete(repliesInARow.keys().next().value!);
+  };
+
+  /** The end of a turn: held for the person's reply only while they are away, and never in a session nobody watches. */
+  function turnEnd(call: HookCall, payload: StopPayload): Received {
+    const { session_id: sessionId, prompt_id: promptId } = payload;
+    if (payload.hook_event_name === 'SubagentStop') return EMPTY;
+    store.movedOn(sessionId);
+    if (!payload.stop_hook_active) repliesInARow.delete(sessionId);
+    if (!deps.away.isAway() || isUnattended(call.environment)) return EMPTY;
+    const counted = payload.stop_hook_active ? repliesInARow.get(sessionId) : undefined;
+    const replies = counted && counted.promptId === promptId ? counted.replies : 0;
+    const replyLimit = stopCapOf(call.stopCap);
+    const message = payload.last_assistant_message ?? '';
+    const truncated = message.length > LAST_MESSAGE_CHARS;
+    const asked: Asked<object> = {
+      agent: 'claude-code',
+      sessionId,
+      toolUseId: `turn-end-${randomUUID()}`,
+      // Both entries of a session wired twice send the same stop at once.
+      sameAs: `turn-end\0${sessionId}\0${promptId ?? ''}\0${replies}`,
+      cwd: payload.cwd,
+      toolInput: {},
+      questions: [],
+      turnEnd: { lastMessage: truncated ? message.slice(0, LAST_MESSAGE_CHARS) : message, ...(truncated ? { truncated: true } : {}), repliesInARow: replies, replyLimit },
+      environment: call.environment,
+      door: call.door,
+      reply: () => stopDecision,
+      // Claude Code would override one more block: the person sees how the turn ended, and Claude stops.
+      ...(replies >= replyLimit ? { settledAtOnce: { status: 'done', source: { kind: 'policy', action: 'terminal', trigger: 'reply-limit' } } } : {}),
+      ...(call.machine ? { machine: call.machine } : {}),
+      ...(payload.transcript_path ? { transcriptPath: payload.transcript_path } : {}),
+    };
+    return { kind: 'hold', asked, onSettled: (outcome) => outcome.status === 'replied' && countReply(sessionId, promptId, replies + 1) };
+  }
+
+  /**
+   * The session waits on the person in its terminal. Claude Code's idle notification (a minute
+   * after every turn) says so only while the person is away: otherwise they are at that terminal,
+   * and it makes no card, no count and no notice. A permission dialog that has its card needs no
+   * second one, and the same notification from a second entry is the one shown already.
+   */
+  function notification(call: HookCall, payload: NotificationPayload, log: Log): Received {
+    const { session_id: sessionId } = payload;
+    const kind = payload.notification_type ?? 'notification';
+    if (kind === 'idle_prompt' && !deps.away.isAway()) return EMPTY;
+    const pending = store.pending().filter((ask) => ask.sessionId === sessionId);
+    if (pending.some((ask) => ask.terminalWait?.kind === kind && ask.terminalWait.message === payload.message)) return EMPTY;
+    // A newer wait replaces the one before.
+    store.movedOn(sessionId);
+    if (kind === 'permission_prompt' && pending.some((ask) => ask.approval || ask.turnEnd)) return EMPTY;
+    const opened = openAsk(
+      deps.desk,
+      {
+        agent: 'claude-code',
+        sessionId,
+        toolUseId: `terminal-wait-${randomUUID()}`,
+        cwd: payload.cwd,
+        toolInput: {},
+        questions: [],
+        terminalWait: { kind, message: payload.message },
+        environment: call.environment,
+        door: call.door,
+        ...(call.machine ? { machine: call.machine } : {}),
+        ...(payload.transcript_path ? { transcriptPath: payload.transcript_path } : {}),
+      },
+      log,
+    );
+    if (opened.kind !== 'opened') log.warn({ why: opened.kind }, 'a wait in the terminal was not shown');
+    return EMPTY;
+  }
+
+  return {
+    /** What a hook request means: an ask to hold, or nothing to decide (after what it changes). */
+    receive(call: HookCall, log: Log): Received {
+      const { payload } = call;
+      switch (payload.hook_event_name) {
+        case 'PreToolUse':
+          store.movedOn(payload.session_id);
+          return { kind: 'hold', asked: askedByHook(payload, call) };
+        case 'PermissionRequest':
+          // AskUserQuestion raises a PermissionRequest too (default mode): its questions are asked
+          // through PreToolUse already, so it is never shown twice. No decision: the question's own path decides.
+          if (payload.tool_name === ASK_TOOL) return EMPTY;
+          store.movedOn(payload.session_id);
+          return { kind: 'hold', asked: call.agent === 'codex' ? approvalByCodex(payload, call) : approvalByHook(payload, call) };
+        case 'Stop':
+        case 'SubagentStop':
+          return turnEnd(call, payload);
+        case 'UserPromptSubmit': {
+          const settled = store.movedOn(payload.session_id, true);
+          if (settled.length > 0) log.info({ askIds: settled.map((ask) => ask.id) }, 'the person typed in the terminal: the session waits here no more');
+          return EMPTY;
+        }
+        case 'Notification':
+          return notification(call, payload, log);
+      }
+      return EMPTY;
+    },
+  };
+}
+
+export type HookEvents = ReturnType<typeof createHookEvents>;
+
+/** Claude Code's limit on replies in a row, as an entry forwards it; its default when unset or not a count. */
+function stopCapOf(value: string | undefined): number {
+  const cap = typeof value === 'string' && /^\s*\d{1,6}\s*$/.test(value) ? Number(value) : Number.NaN;
+  return cap >= 1 ? cap : DEFAULT_STOP_CAP;
+}
+
+type QuestionPayload = Extract<HookCall['payload'], { hook_event_name: 'PreToolUse' }>;
+
+/** A question's payload, as an ask to open, answered in Claude Code's decision format. */
+function askedByHook(payload: QuestionPayload, call: HookCall): Asked<object> {
+  const { session_id: sessionId, tool_use_id: toolUseId, cwd, tool_input: toolInput, questions, transcript_path: transcriptPath } = payload;
+  return {
+    agent: 'claude-code',
+    sessionId,
+    toolUseId,
+    sameAs: `question\0${sessionId}\0${toolUseId}\0${inputHash(toolInput)}`,
+    cwd,
+    toolInput,
+    questions,
+    environment: call.environment,
+    door: call.door,
+    reply: (config) => (outcome) => claudeCodeDecision({ toolInput, answerMode: config.answerMode, waitSeconds: config.waitSeconds }, outcome),
+    ...(call.machine ? { machine: call.machine } : {}),
+    ...(transcriptPath ? { transcriptPath } : {}),
+  };
+}
+
+/** Claude Code's PermissionRequest, as an approval to open, answered in its PermissionRequest format. */
+function approvalByHook(payload: PermissionPayload, call: HookCall): Asked<object> {
+  const { session_id: sessionId, cwd, tool_name: toolName, tool_input: toolInput, transcript_path: transcriptPath, permission_mode: permissionMode } = payload;
+  const suggestions = toolName === PLAN_TOOL ? planSuggestions(payload.permission_suggestions) : payload.permission_suggestions;
+  const approval: Approval = {
+    toolName,
+    toolInput,
+    suggestions: suggestions.map((suggestion) => ({ label: toolName === PLAN_TOOL ? planChoice(suggestion) : describeSuggestion(suggestion) })),
+    ...(toolName === PLAN_TOOL && typeof toolInput.plan === 'string' ? { plan: toolInput.plan } : {}),
+    ...(permissionMode ? { permissionMode } : {}),
+  };
+  return {
+    agent: 'claude-code',
+    sessionId,
+    // Claude Code names no tool call in a PermissionRequest: each is its own, and a duplicate is the same tool and input at once.
+    toolUseId: `permission-${randomUUID()}`,
+    sameAs: `approval\0${sessionId}\0${toolName}\0${inputHash(toolInput)}`,
+    cwd,
+    toolInput,
+    questions: [],
+    approval,
+    environment: call.environment,
+    door: call.door,
+    reply: () => (outcome) => permissionDecision({ toolName, toolInput, suggestions }, outcome),
+    ...(call.machine ? { machine: call.machine } : {}),
+    ...(transcriptPath ? { transcriptPath } : {}),
+  };
+}
+
+/**
+ * Codex's PermissionRequest (its command hook, `--agent codex`), as an approval to open, answered in
+ * Codex's format. Codex takes no "always allow" back (protocol.md 7), so none is offered.
+ */
+function approvalByCodex(payload: PermissionPayload, call: HookCall): Asked<object> {
+  const { session_id: sessionId, cwd, tool_name: toolName, tool_input: toolInput, transcript_path: transcriptPath, permission_mode: permissionMode } = payload;
+  return {
+    agent: 'codex',
+    sessionId,
+    // Codex names no tool call in a PermissionRequest either: each is its own.
+    toolUseId: `permission-${randomUUID()}`,
+    sameAs: `approval\0${sessionId}\0${toolName}\0${inputHash(toolInput)}`,
+    cwd,
+    toolInput,
+    questions: [],
+    approval: { toolName, toolInput, suggestions: [], ...(permissionMode ? { permissionMode } : {}) },
+    environment: call.environment,
+    door: 'command-hook',
+    reply: () => (outcome) => codexPermissionDecision(toolName, outcome),
+    ...(transcriptPath ? { transcriptPath } : {}),
+  };
+}
