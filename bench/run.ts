@@ -329,10 +329,11 @@ async function benchHookOverhead(daemon: Daemon): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 1s. The Stop hook while the person is not away: Claude Code's POST at the end of every turn, which
-// must cost nothing. Without a hook, Claude Code sends nothing; the floor is the least any http hook
-// costs, a plain node:http server that answers an empty 200 at once. Both through one kept-alive
-// connection each (as Claude Code's client keeps its own), interleaved in turning order.
+// 1s. The Stop hook while the person is not away, per transport: Claude Code's POST at the end of
+// every turn, which must cost nothing. Without a hook, Claude Code sends nothing; the floor is the
+// least any http hook costs, a plain node:http server that answers an empty 200 at once. Both through
+// one kept-alive connection each (as Claude Code's client keeps its own), interleaved in turning
+// order. Then the command hook on the same Stop, beside `node -e 0` (rows 1v, 1w).
 
 async function benchStopHook(daemon: Daemon): Promise<void> {
   const source = "require('node:http').createServer((q, s) => { q.resume(); q.on('end', () => s.end()) }).listen(0, '127.0.0.1', function () { console.log(this.address().port) })";
@@ -372,6 +373,27 @@ async function benchStopHook(daemon: Daemon): Promise<void> {
   results.stopFloor = summarize(times.floor);
   results.stopAdded = summarize(times.stop.map((time, index) => time - times.floor[index]!));
   if (held > 0) errors.push(`Stop hook: ${held} turns were not answered at once with no decision while nobody is away`);
+
+  // The command hook carries the Stop as well: a process per turn, which reads that nobody is away
+  // and leaves. Beside `node -e 0`, interleaved, since that start is all it may cost.
+  const command: number[] = [];
+  const bare: number[] = [];
+  let printed = 0;
+  for (let i = 0; i < COUNTS.hookWarmup + COUNTS.hookPairs; i++) {
+    const payload = { session_id: 'bench-stop-command', cwd: '/home/alice/projects/shop', prompt_id: `prompt-${i}`, hook_event_name: 'Stop', stop_hook_active: false, last_assistant_message: 'Done.' };
+    const measured = await timeInTurn(i % 2 === 0 ? ['command', 'node'] : ['node', 'command'], async (which) => {
+      if (which === 'node') return (await runBareNode()).ms;
+      const result = await runHook(payload, daemon.env).result;
+      if (result.code !== 0 || result.stdout !== '') printed++;
+      return result.ms;
+    });
+    if (i < COUNTS.hookWarmup) continue;
+    command.push(measured.command);
+    bare.push(measured.node);
+  }
+  results.stopCommand = summarize(command);
+  results.stopCommandRatio = summarize(command.map((time, index) => time / bare[index]!));
+  if (printed > 0) errors.push(`command Stop hook: ${printed} runs printed something or failed while nobody is away`);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1052,6 +1074,8 @@ function rows(): string[] {
   row('1s', "Stop hook while nobody is away: Claude Code's POST → empty 200, all it adds over no hook (kept-alive connection)", results.stopHook, { unit: ms, p99: true, target: 'p99 ≤ 5 ms', value: (s) => s.p99, limit: 5 });
   row('1t', 'Floor: a plain `node:http` server answering the same POST with an empty 200', results.stopFloor, { unit: ms, p99: true });
   row('1u', 'Stop hook − floor (per interleaved pair)', results.stopAdded, { unit: ms, p99: true });
+  row('1v', 'Command hook on Stop while nobody is away (wall time)', results.stopCommand, { unit: ms, p99: true });
+  row('1w', 'Command hook on Stop ÷ `node -e 0`, while nobody is away (per interleaved pair)', results.stopCommandRatio, { unit: times, target: 'median ≤ 1.10×', value: (s) => s.p50, limit: 1.1 });
   row('2', 'http hook: Submit click → decision body fully received (headless Chromium)', results['http.click'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
   row('2c', 'command hook: Submit click → hook exit', results['command.click'], { unit: ms, p99: true, target: 'p99 ≤ 20 ms', value: (s) => s.p99, limit: 20 });
   row('3', "http hook: Claude Code's POST → question card in the open page", results['http.visible'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });

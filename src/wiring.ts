@@ -81,6 +81,8 @@ export function turnEndReach(places: readonly WiredPlace[], command: string): Tu
   if (userWide.some(carries)) return { reach: 'everywhere', gaps: [] };
   const installFor = (place: WiredPlace) => (place.scope === 'user' || place.projectDir === undefined ? `${command} install --user` : `${command} install --project ${shellQuote(place.projectDir)}`);
   const gaps = places.filter((place) => !carries(place)).map((place) => ({ path: place.path, missing: TURN_END_EVENTS.filter((event) => !place.events.includes(event)), fix: installFor(place) }));
+  // Every place that wires askbridge carries it: it reaches wherever askbridge is wired.
+  if (places.length > 0 && gaps.length === 0) return { reach: 'everywhere', gaps };
   if (places.some(carries)) return { reach: 'partly', gaps };
   return { reach: 'nowhere', gaps, fix: `${command} install --user` };
 }

@@ -9,7 +9,8 @@
 // what to change. The answer's flags on a permission, or a decision on a question, are exit 2, as is
 // --interrupt for an agent that cannot stop its turn (Codex, opencode: approvals.ts canStopTurn).
 import { parseArgs } from 'node:util';
-import { agentName } from '../agents.js';
+import { agentName, profileOf } from '../agents.js';
+import type { AnswerError } from '../answers.js';
 import { approvalTarget, PLAN_TOOL } from '../approvals.js';
 import { refusedAnswer, refusedDecision } from '../choices.js';
 import { readHistoryTail, type HistoryLine } from '../history-file.js';
@@ -159,12 +160,20 @@ function kindOf(approval: { toolName: string }): 'plan' | 'permission' {
 
 type DecisionFlags = { allow: boolean; 'allow-suggestion'?: string | undefined; deny: boolean; message?: string | undefined; interrupt: boolean };
 
-/** The flags that say each part of a decision the daemon refused, to name in the refusal. */
-const DECISION_FLAGS: Partial<Record<string, string>> = {
-  interrupt_unsupported: '--deny --message TEXT',
-  message_with_stop: '--deny --message TEXT, or --deny --interrupt without one',
-  empty_feedback: '--deny --message TEXT, or --deny --interrupt',
-};
+/** A refusal of the contract (choices.ts) in this command's words, by its flags; another refusal in the contract's own words. */
+function refusalInFlags(refused: AnswerError, call: AskView): string {
+  const profile = profileOf(call);
+  switch (refused.code) {
+    case 'interrupt_unsupported':
+      return `${profile.name} cannot stop its turn from here: deny, and say why in the message (--deny --message TEXT)`;
+    case 'message_with_stop':
+      return `${profile.name} does not pass a message on when it stops the turn: --deny --message TEXT, or --deny --interrupt without one`;
+    case 'empty_feedback':
+      return `a plan is sent back with what ${profile.speaker} should change: add --message TEXT (or --interrupt to stop ${profile.speaker})`;
+    default:
+      return refused.message;
+  }
+}
 
 /** The decision the flags give, checked as the daemon checks it: the ask's own choices (choices.ts), a suggestion it made, a plan's feedback. */
 function decisionOf(call: AskView, flags: DecisionFlags): ApprovalDecision {
@@ -180,7 +189,7 @@ function decisionOf(call: AskView, flags: DecisionFlags): ApprovalDecision {
     decision = suggestion === undefined ? { behavior: 'allow' } : { behavior: 'allow', suggestion: suggestionIndex(call, approval, suggestion) };
   }
   const refused = refusedDecision(call, approval, call.choices, decision);
-  if (refused) throw new CliError(`${refused.message}${DECISION_FLAGS[refused.code] ? ` (${DECISION_FLAGS[refused.code]})` : ''}`, 2);
+  if (refused) throw new CliError(refusalInFlags(refused, call), 2);
   return decision;
 }
 

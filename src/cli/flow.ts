@@ -238,7 +238,7 @@ function showContext(call: AskView, full: boolean): void {
   const lines = [
     call.cwd === '' ? '' : `Project  ${shown(call.cwd)}`,
     branch === undefined ? '' : `Branch   ${shown(branch)}`,
-    call.asker ? `Asker    ${call.asker.kind === 'mcp' ? 'the MCP client' : 'the script'} ${shown(call.asker.name)}` : `Session  ${shown(call.sessionId)}`,
+    call.asker ? `Asker    ${call.agent === undefined ? (call.asker.kind === 'mcp' ? 'the MCP client' : 'the script') : `${agentName(call.agent)}, through the MCP client`} ${shown(call.asker.name)}` : `Session  ${shown(call.sessionId)}`,
     title === undefined ? '' : `Title    ${shortened(title, TITLE_SHORT_CHARS, full)}`,
     call.machine === undefined ? '' : `Machine  ${shown(call.machine)}`,
     `${call.turnEnd ? 'Finished ' : 'Asked    '}${roughAge(now - call.createdAt)} · ${timeLeft(call.expiresAt - now)}, then ${shown(call.timeout.summary)}`,

@@ -47,9 +47,9 @@ export async function run(io: CommandIo): Promise<void> {
   }
 }
 
-/** "  asked by the script NAME", "  asked by Codex"; nothing for Claude Code, which every line assumed before there were others. */
+/** "  asked by the script NAME", "  asked by Codex" (also an agent asking through the MCP tool); nothing for Claude Code, which every line assumed before there were others. */
 function askedBy(call: AskView): string {
-  if (call.asker) return `  asked by ${call.asker.kind === 'mcp' ? 'the MCP client' : 'the script'} ${terminalText(call.asker.name)}`;
+  if (call.asker && call.agent === undefined) return `  asked by ${call.asker.kind === 'mcp' ? 'the MCP client' : 'the script'} ${terminalText(call.asker.name)}`;
   return call.agent && call.agent !== 'claude-code' ? `  asked by ${agentName(call.agent)}` : '';
 }
 

@@ -67,6 +67,8 @@ function handBackLabel(handBack) {
  * @param {AskView} view
  */
 function askerNodes(view) {
+  // An agent askbridge knows that asks through its MCP tool (Gemini CLI) is named as that agent.
+  if (view.asker && view.agent !== undefined) return [h('span', { class: 'agent', text: agentNameOf(view) }), ' through MCP'];
   return [
     ...(view.asker ? [`asked by ${view.asker.kind === 'mcp' ? 'the MCP client' : 'the script'} `] : [h('span', { class: 'agent', text: agentNameOf(view) }), ' session ']),
     view.asker ? h('code', { class: 'session' }, visibleNodes(view.asker.name)) : h('code', { class: 'session', title: markInvisible(view.sessionId) }, visibleNodes(shortId(view.sessionId))),

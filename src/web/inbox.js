@@ -77,7 +77,7 @@ export function createInbox(root, handlers) {
     const headingId = `group-${rows.size}-${Math.random().toString(36).slice(2, 8)}`;
     const whoId = `${headingId}-who`;
     const who = view.asker
-      ? [h('span', { class: 'group-asker', text: view.asker.kind === 'mcp' ? 'MCP client ' : 'script ' }), h('code', { id: whoId }, visibleNodes(view.asker.name))]
+      ? [h('span', { class: 'group-asker', text: view.agent !== undefined ? `${agentNameOf(view)} through MCP ` : view.asker.kind === 'mcp' ? 'MCP client ' : 'script ' }), h('code', { id: whoId }, visibleNodes(view.asker.name))]
       : [h('span', { class: 'group-agent', id: `${whoId}-agent`, text: `${agentNameOf(view)} ` }), h('code', { class: 'group-session', id: whoId, title: markInvisible(view.sessionId) }, visibleNodes(shortId(view.sessionId)))];
     // Named by the project, the agent and the session (or asker): two agents, or two sessions, of one project are two groups a screen reader tells apart.
     const el = h(

@@ -111,6 +111,8 @@ export function hookEnvOf(daemon: Daemon): Record<string, string> {
 
 export interface Project {
   dir: string;
+  /** What `askbridge install` printed, when it wired the project. */
+  installed?: { stdout: string; stderr: string };
   remove(): Promise<void>;
 }
 
@@ -119,11 +121,14 @@ export interface Project {
  * - `install`: `askbridge install --project DIR` as a person runs it, for the Claude Code under test
  *   (`--claude`): the http hook, with the hook key and port of `daemon`, and the SessionStart hook;
  * - `install-command`: the same with `--hook command`: the command hook;
+ * - `install-default`: `askbridge install --project DIR` with no `--hook`, the transport a newcomer
+ *   gets: the command hook, since no systemd socket holds the daemon's port (install is run where it
+ *   cannot reach a user's systemd, so a machine with askbridge's service installed gets it too);
  * - `example`: the hook file and .claude/settings.example.json copied in, as the README describes
  *   wiring by hand (the command hook);
  * - `none`: nothing (the plugin, loaded with --plugin-dir, brings the hook; or no hook at all).
  */
-export type HookWiring = 'install' | 'install-command' | 'example' | 'none';
+export type HookWiring = 'install' | 'install-command' | 'install-default' | 'example' | 'none';
 
 export interface ProjectOptions {
   /** Written to .claude/askbridge.json and trusted with the real `askbridge trust` (a project's config applies only once trusted). */
@@ -143,16 +148,22 @@ export async function createProject(options: ProjectOptions = {}): Promise<Proje
   const dir = join(root, 'shop');
   await mkdir(join(dir, '.claude'), { recursive: true });
   const wiring = options.hooks ?? 'install';
+  let installOutput: Project['installed'];
   if (wiring === 'example') {
     await mkdir(join(dir, 'hooks'), { recursive: true });
     await copyFile(HOOK_SCRIPT, join(dir, 'hooks', 'askbridge-hook.cjs'));
     await copyFile(SETTINGS_EXAMPLE, join(dir, '.claude', 'settings.json'));
-  } else if (wiring === 'install' || wiring === 'install-command') {
+  } else if (wiring === 'install' || wiring === 'install-command' || wiring === 'install-default') {
     if (!options.daemon) throw new Error('install wires the hook to a daemon: pass it');
     // The http hook by name: without a systemd socket holding the port, install picks the command hook.
-    const args = ['install', '--project', dir, '--hook', wiring === 'install-command' ? 'command' : 'http', ...(options.claudeBin ? ['--claude', options.claudeBin] : []), ...(options.installArgs ?? [])];
-    const installed = await runCli(args, baseEnv({ HOME: root, ...hookEnvOf(options.daemon) }));
+    const hook = wiring === 'install-default' ? [] : ['--hook', wiring === 'install-command' ? 'command' : 'http'];
+    const args = ['install', '--project', dir, ...hook, ...(options.claudeBin ? ['--claude', options.claudeBin] : []), ...(options.installArgs ?? [])];
+    const env = baseEnv({ HOME: root, ...hookEnvOf(options.daemon) });
+    // A newcomer has no askbridge service: without the user's bus, `systemctl --user` finds none here either.
+    if (wiring === 'install-default') for (const name of ['XDG_RUNTIME_DIR', 'DBUS_SESSION_BUS_ADDRESS']) delete env[name];
+    const installed = await runCli(args, env);
     if (installed.code !== 0) throw new Error(`askbridge install failed: ${installed.stderr}`);
+    installOutput = { stdout: installed.stdout, stderr: installed.stderr };
   }
   if (options.config) {
     await writeFile(join(dir, '.claude', 'askbridge.json'), JSON.stringify(options.config, null, 2));
@@ -160,7 +171,7 @@ export async function createProject(options: ProjectOptions = {}): Promise<Proje
     const trusted = await runCli(['trust', dir], baseEnv(hookEnvOf(options.daemon)));
     if (trusted.code !== 0) throw new Error(`askbridge trust failed: ${trusted.stderr}`);
   }
-  return { dir, remove: () => rm(root, { recursive: true, force: true }) };
+  return { dir, ...(installOutput ? { installed: installOutput } : {}), remove: () => rm(root, { recursive: true, force: true }) };
 }
 
 /** The project's settings.local.json, as install wrote it, changed by `edit` (a test's own twist on it). */

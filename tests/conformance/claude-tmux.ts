@@ -61,6 +61,12 @@ export interface StartClaudeOptions {
    * that a daemon told to read transcripts there (CLAUDE_CONFIG_DIR) sees them, as when both share a HOME.
    */
   projectsDir?: string;
+  /**
+   * More keys of Claude Code's global config (`~/.claude.json`) over the seeded ones: say
+   * `messageIdleNotifThresholdMs` (how long after a turn its idle notification fires; 60000 unless
+   * set) or `preferredNotifChannel: 'terminal_bell'` (a notification rings the bell, counted by bells()).
+   */
+  globalConfig?: Record<string, unknown>;
 }
 
 export interface ClaudeSession {
@@ -90,6 +96,13 @@ export interface ClaudeSession {
   submit(text: string, options?: SubmitOptions): Promise<void>;
   /** The visible pane, trailing blanks trimmed. */
   screen(): Promise<string>;
+  /** The pane's history and the visible pane together (everything still in tmux), trailing blanks trimmed. */
+  scrollback(): Promise<string>;
+  /**
+   * How many times the terminal rang its bell so far. Claude Code rings it for a notification
+   * (with `preferredNotifChannel: 'terminal_bell'`) once every Notification hook has finished.
+   */
+  bells(): Promise<number>;
   /** Polls the pane until it matches; returns that screen, or rejects with the last screen. */
   waitForScreen(expected: RegExp | string, timeoutMs?: number): Promise<string>;
   /** Kills the tmux server and claude, removes temporary directories. Safe to call twice. */
@@ -201,9 +214,10 @@ function tmuxClientEnv(): NodeJS.ProcessEnv {
   return { PATH: process.env.PATH ?? '/usr/bin:/bin', LANG: 'C.UTF-8', TERM: 'xterm-256color' };
 }
 
-function seedClaudeJson(apiKey: string, projectDir: string): Record<string, unknown> {
+function seedClaudeJson(apiKey: string, projectDir: string, globalConfig: Record<string, unknown> = {}): Record<string, unknown> {
   // Without these, a fresh HOME stops at onboarding, the API key prompt and the trust dialog.
   return {
+    ...globalConfig,
     hasCompletedOnboarding: true,
     customApiKeyResponses: { approved: [apiKey.slice(-20)], rejected: [] },
     projects: { [projectDir]: { hasTrustDialogAccepted: true } },
@@ -230,7 +244,7 @@ export async function startClaude(options: StartClaudeOptions): Promise<ClaudeSe
     await mkdir(projectDir, { recursive: true });
 
     const apiKey = options.apiKey ?? DUMMY_API_KEY;
-    await writeFile(join(homeDir, '.claude.json'), JSON.stringify(seedClaudeJson(apiKey, projectDir), null, 2));
+    await writeFile(join(homeDir, '.claude.json'), JSON.stringify(seedClaudeJson(apiKey, projectDir, options.globalConfig), null, 2));
     if (options.projectsDir !== undefined) {
       await mkdir(join(homeDir, '.claude'), { recursive: true });
       await symlink(options.projectsDir, join(homeDir, '.claude', 'projects'));
@@ -240,8 +254,8 @@ export async function startClaude(options: StartClaudeOptions): Promise<ClaudeSe
       await writeFile(join(projectDir, '.claude', 'settings.json'), JSON.stringify(options.settings, null, 2));
     }
     const tmuxConf = join(tempRoot, 'tmux.conf');
-    // remain-on-exit keeps the last screen readable if claude exits or crashes early.
-    await writeFile(tmuxConf, 'set -g remain-on-exit on\nset -g history-limit 5000\n');
+    // remain-on-exit keeps the last screen readable if claude exits or crashes early; @bells counts the bells the pane rings.
+    await writeFile(tmuxConf, ['set -g remain-on-exit on', 'set -g history-limit 5000', 'set -g @bells 0', 'set-hook -g alert-bell "set -gF @bells \\"#{e|+:#{@bells},1}\\""', ''].join('\n'));
 
     const env: Record<string, string> = {
       PATH: process.env.PATH ?? '/usr/bin:/bin',
@@ -333,6 +347,17 @@ export async function startClaude(options: StartClaudeOptions): Promise<ClaudeSe
           .map((line) => line.trimEnd())
           .join('\n')
           .trimEnd();
+      },
+      async scrollback(): Promise<string> {
+        const raw = await tmux(socketPath, ['capture-pane', '-p', '-S', '-', '-t', target]);
+        return raw
+          .split('\n')
+          .map((line) => line.trimEnd())
+          .join('\n')
+          .trimEnd();
+      },
+      async bells(): Promise<number> {
+        return Number.parseInt((await tmux(socketPath, ['display-message', '-p', '-t', target, '#{@bells}'])).trim(), 10);
       },
       async waitForScreen(expected: RegExp | string, timeoutMs = 30_000): Promise<string> {
         const deadline = Date.now() + timeoutMs;

@@ -1,12 +1,17 @@
 // What whoever holds the hook key can reach, with the real daemon, command hook and CLI: a question
 // belongs to the hook that asked it. Claude Code's http hook (or anyone with its key) naming another
 // session's session_id and tool_use_id (both are on every page and in transcripts) is refused (409)
-// and never learns the answer, while the question waits and after it was answered; only the command
-// hook that asked a question waits for it again. The machine a remote hook names arrives as UTF-8
-// bytes and is shown as written; bytes that are not UTF-8 are refused.
+// and never learns the answer, while the question waits and after it was answered. Only the moment
+// the question starts is different: the entries of one event start together (askbridge wired twice),
+// and a second one waits with the first (wired-twice.e2e). A request with the token (the command
+// hook) may wait with it at any time: the token reads every ask anyway. The machine a remote hook
+// names arrives as UTF-8 bytes and is shown as written; bytes that are not UTF-8 are refused.
 import { connect } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { JOIN_WINDOW_MS } from '../../src/daemon/asks/store.js';
 import { HOOK_KEY_HEADER, HTTP_HOOK_PATH, MACHINE_HEADER } from '../../src/http-hook.js';
+import type { AskView } from '../../src/protocol.js';
+import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { freshPayload } from '../stack/fixtures.js';
 import { postAsHttpHook } from '../stack/hook-client.js';
@@ -51,6 +56,11 @@ function postWithMachineBytes(payload: unknown, machine: Buffer): Promise<{ stat
   });
 }
 
+/** Once the question is older than the moment the entries of one event take to start: a request naming it now is not a second entry. */
+async function pastItsStart(question: AskView): Promise<void> {
+  await waitUntil(() => Date.now() > question.createdAt + JOIN_WINDOW_MS || undefined, JOIN_WINDOW_MS + 5_000, 'the question to be past its start');
+}
+
 const ALREADY_ASKED = {
   error: { code: 'already_asked', message: 'this session and tool call were asked already: only the command hook that asked it can wait for it again, and nobody else learns its answer' },
 };
@@ -60,6 +70,7 @@ describe("another session's question, named by its session_id and tool_use_id", 
     const payload = freshPayload('01-single-select', 'victim-command');
     const ownHook = runHook(payload, daemon.env);
     const question = await daemon.waitForAsk(payload.tool_use_id);
+    await pastItsStart(question);
 
     // Refused at once (no waiting on it), from this machine or naming another.
     for (const headers of [{}, { [MACHINE_HEADER]: 'laptop' }] as Array<Record<string, string>>) {
@@ -80,17 +91,19 @@ describe("another session's question, named by its session_id and tool_use_id", 
     expect(JSON.parse(late.body)).toEqual(ALREADY_ASKED);
   });
 
-  it("is refused when Claude Code's http hook asked it too: only the command hook waits for a question again", async () => {
+  it("is refused when Claude Code's http hook asked it too; the command hook, which holds the token, may wait with it", async () => {
     const payload = freshPayload('01-single-select', 'victim-http');
     const ownHook = postAsHttpHook({ port: daemon.port, key, payload });
     const question = await daemon.waitForAsk(payload.tool_use_id);
+    await pastItsStart(question);
     expect((await postAsHttpHook({ port: daemon.port, key, payload }).response).statusCode).toBe(409);
-    // Nor can the command hook take over the http hook's question.
-    const command = await runHook(payload, { ...daemon.env, ASKBRIDGE_DEBUG: '1' }).result;
-    expect(command).toMatchObject({ code: 0, stdout: '' });
-    expect(command.stderr).toContain('409');
+    // The token reads every answer anyway: the command hook waits with it, and gets the same answer.
+    const command = runHook(payload, daemon.env);
+    await waitUntil(() => daemon.logs().some((entry) => entry.askId === question.id && typeof entry.msg === 'string' && entry.msg.startsWith('the same wait')) || undefined, 10_000, 'the command hook waiting with it');
     expect((await runCli(['answer', question.id, '--pick', '1=SQLite'], daemon.env)).code).toBe(0);
-    expect((await ownHook.response).statusCode).toBe(200);
+    const own = await ownHook.response;
+    expect(own.statusCode).toBe(200);
+    expect(JSON.parse((await command.result).stdout)).toEqual(JSON.parse(own.body));
     expect((await postAsHttpHook({ port: daemon.port, key, payload }).response).statusCode).toBe(409);
   });
 });

@@ -53,10 +53,16 @@ const commandSessionEnd = { hooks: [{ type: 'command', command: `node '${HOOK_SC
 const commandPermission = { hooks: [{ type: 'command', command: `node '${HOOK_SCRIPT}'`, timeout: 3600 }] };
 const httpPermission = (key: string, port = 7433) => ({ hooks: [{ ...httpEntry(key, port).hooks[0], url: `http://127.0.0.1:${port}/api/hook/permission`, statusMessage: undefined }] });
 const httpSessionEnd = (key: string, port = 7433) => ({ hooks: [{ type: 'http', url: `http://127.0.0.1:${port}/api/hook/session-end`, headers: { 'x-askbridge-hook-key': key } }] });
-const commandHooks = { PreToolUse: [commandEntry], PermissionRequest: [commandPermission], SessionStart: [sessionStartEntry()], SessionEnd: [commandSessionEnd] };
+/** The turn-end entries of the command hook: the same hook, which reads whether the person is away before it asks anything. */
+const commandTurnEnds = {
+  Stop: [{ hooks: [{ type: 'command', command: `node '${HOOK_SCRIPT}'`, timeout: 3600, statusMessage: 'Waiting for your reply in askbridge, if you are away' }] }],
+  UserPromptSubmit: [{ hooks: [{ type: 'command', command: `node '${HOOK_SCRIPT}'`, timeout: 10 }] }],
+  Notification: [{ hooks: [{ type: 'command', command: `node '${HOOK_SCRIPT}'`, timeout: 10 }] }],
+};
+const commandHooks = { PreToolUse: [commandEntry], PermissionRequest: [commandPermission], SessionStart: [sessionStartEntry()], SessionEnd: [commandSessionEnd], ...commandTurnEnds };
 /** The headers every http entry but SessionEnd sends: the key, and the environment it forwards. */
 const forwarded = (key: string) => ({ 'x-askbridge-hook-key': key, 'x-askbridge-env-ci': '$CI', 'x-askbridge-env-askbridge-unattended': '$ASKBRIDGE_UNATTENDED' });
-/** The turn-end entries (http only): Stop, held while the person is away, forwards Claude Code's limit on replies in a row. */
+/** The turn-end entries of the http hook: Stop, held while the person is away, forwards Claude Code's limit on replies in a row. */
 const httpTurnEnds = (key: string, port = 7433) => ({
   Stop: [
     {
@@ -376,7 +382,7 @@ describe('askbridge install --project', () => {
     const after = json(p.local);
     expect(after).toEqual({
       ...before,
-      hooks: { ...before.hooks, PreToolUse: [...before.hooks.PreToolUse, commandEntry], PermissionRequest: [commandPermission], SessionStart: [sessionStartEntry()], SessionEnd: [commandSessionEnd] },
+      hooks: { ...before.hooks, PreToolUse: [...before.hooks.PreToolUse, commandEntry], PermissionRequest: [commandPermission], SessionStart: [sessionStartEntry()], SessionEnd: [commandSessionEnd], ...commandTurnEnds },
     });
     expect(mode(p.local)).toBe(0o600);
     if (canChown) expect(statSync(p.local).uid).toBe(4321);
@@ -597,17 +603,11 @@ describe('the PermissionRequest entry', () => {
       const p = project();
       const questionsOnly = await cli(['install', '--hook', transport, '--no-approvals', '--project', p.dir], p);
       expect(questionsOnly.code, questionsOnly.stderr).toBe(0);
-      expect(questionsOnly.stdout).toContain(
-        transport === 'http' ? ': questions, the ends of turns while you are away, and sessions waiting in the terminal (--no-approvals)\n' : ': questions only (--no-approvals)\n',
-      );
+      expect(questionsOnly.stdout).toContain(': questions, the ends of turns while you are away, and sessions waiting in the terminal (--no-approvals)\n');
       expect(Object.keys((json(p.local) as { hooks: object }).hooks)).not.toContain('PermissionRequest');
 
       const both = await cli(['install', '--hook', transport, '--project', p.dir], p);
-      expect(both.stdout).toContain(
-        transport === 'http'
-          ? ": questions, Claude Code's permissions and plans, the ends of turns while you are away, and sessions waiting in the terminal\n"
-          : ": questions, and Claude Code's permissions and plans\n",
-      );
+      expect(both.stdout).toContain(": questions, Claude Code's permissions and plans, the ends of turns while you are away, and sessions waiting in the terminal\n");
       const { hooks } = json(p.local) as { hooks: Record<string, unknown> };
       expect(hooks.PermissionRequest).toEqual([transport === 'http' ? httpPermission(hookKey(p)) : commandPermission]);
       expect((await cli(['uninstall', '--project', p.dir], p)).code).toBe(0);
@@ -629,7 +629,7 @@ describe('the SessionEnd entry', () => {
       const upgraded = await cli(['install', '--hook', transport, '--project', p.dir], p);
       expect(upgraded.code, upgraded.stderr).toBe(0);
       expect(upgraded.stdout).not.toContain('already installed');
-      expect(Object.keys(added).sort()).toEqual(transport === 'http' ? ['Notification', 'PermissionRequest', 'SessionEnd', 'Stop', 'UserPromptSubmit'] : ['PermissionRequest', 'SessionEnd']);
+      expect(Object.keys(added).sort()).toEqual(['Notification', 'PermissionRequest', 'SessionEnd', 'Stop', 'UserPromptSubmit']);
       expect(json(p.local)).toEqual({ ...OTHER_HOOKS, hooks: { ...older, ...added } });
       const text = readFileSync(p.local, 'utf8');
       expect((await cli(['install', '--hook', transport, '--project', p.dir], p)).stdout).toContain('already installed');
@@ -731,16 +731,16 @@ describe('the turn-end entries (Stop, UserPromptSubmit, Notification)', () => {
     expect(json(p.local)).toEqual(OTHER_HOOKS);
   });
 
-  it('are not written with the command hook, which has no Stop entry, and install says so and how to get them', async () => {
+  it('are written with the command hook too, which carries every wait the http hook does, and nothing is said to be missing', async () => {
     const p = project();
     const result = await installCommand(p, '--project', p.dir);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain(
-      'note: the end of a turn while you are away (`askbridge away on`), and waits in the terminal, reach askbridge only through the http hook: the command hook adds no Stop, UserPromptSubmit or Notification entry (`askbridge service install`, then `askbridge install --hook http`, with Claude Code 2.1.63 or later)\n',
-    );
+    expect(result.stdout).toContain(": questions, Claude Code's permissions and plans, the ends of turns while you are away, and sessions waiting in the terminal\n");
+    expect(result.stderr).not.toContain('note: the end of a turn');
     expect(json(p.local)).toEqual({ hooks: commandHooks });
-    // Nothing to say when they were left out on purpose.
-    expect((await installCommand(p, '--no-turn-ends', '--project', p.dir)).stderr).not.toContain('note: the end of a turn');
+    const { Stop: _stop, UserPromptSubmit: _prompt, Notification: _notification, ...withoutTurnEnds } = commandHooks;
+    expect((await installCommand(p, '--no-turn-ends', '--project', p.dir)).code).toBe(0);
+    expect(json(p.local)).toEqual({ hooks: withoutTurnEnds });
   });
 
   it("keeps the user's own Stop, UserPromptSubmit and Notification hooks through install and uninstall, an http one to the same path without askbridge's key included", async () => {

@@ -185,7 +185,7 @@ describe('telegram', () => {
     const command = `echo ${'x'.repeat(10_000)}`;
     const held = await requestPermission(daemon, permissionPayload('s-tg-long', 'Bash', { command }));
     const message = await tg.waitForMessage((each) => each.chat.id === alice.id && each.text.includes('too long for one Telegram message'), 'the cut permission in the chat');
-    expect(buttonsOf(message).map((button) => button.text)).toEqual(['Deny']);
+    expect(buttonsOf(message).map((button) => button.text)).toEqual(['Deny', 'Deny with a message…']);
     tg.press(alice, message.message_id, buttonData(message, 'Deny'));
     expect(await decisionOf(held)).toEqual(hookGets({ behavior: 'deny', message: denialMessage({ toolName: 'Bash' }, undefined) }));
   });
@@ -197,6 +197,17 @@ describe('telegram', () => {
     tg.press(alice, message.message_id, buttonData(message, 'Approve, I’ll approve edits manually'));
     expect(await decisionOf(held)).toEqual(hookGets({ behavior: 'allow', updatedInput: { plan: '# Ship it\n\n1. Add tests' } }));
     await settledAs(message, 'Approved from Telegram');
+  });
+
+  it('offers no approval for a plan too long for one message, auto mode included: only feedback, and the page approves it', async () => {
+    const plan = `# Rewrite the billing module\n\n${Array.from({ length: 200 }, (_, index) => `${index + 1}. Step ${index + 1}: move one more function`).join('\n')}`;
+    const held = await requestPermission(daemon, permissionPayload('s-tg-long-plan', 'ExitPlanMode', { plan }, { permissionMode: 'plan' }));
+    const message = await tg.waitForMessage((each) => each.chat.id === alice.id && each.text.includes('# Rewrite the billing module'), 'the cut plan in the chat');
+    expect(message.text).toContain('The plan is too long for one Telegram message: it is cut here, so it cannot be approved from Telegram.');
+    expect(buttonsOf(message).map((button) => button.text)).toEqual(['Keep planning…']);
+    expect((await daemon.ask(held.view.id)).status).toBe('pending');
+    expect((await daemon.api('POST', `/api/asks/${held.view.id}/decide`, { behavior: 'allow', suggestion: 0 })).status).toBe(200);
+    expect(await decisionOf(held)).toMatchObject(hookGets({ behavior: 'allow', updatedInput: { plan } }));
   });
 
   it('replies to the end of a turn by replying to its message, while away', async () => {

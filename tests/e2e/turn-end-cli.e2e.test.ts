@@ -13,6 +13,7 @@ import type { AskView } from '../../src/protocol.js';
 import { INVISIBLE_CHARACTER } from '../../src/visible-text.js';
 import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { CLI_BIN } from '../stack/env.js';
 import { killStrayProcesses, parseJson, runCli, startCli } from '../stack/processes.js';
 import { openTerminal, type Terminal } from '../stack/terminal.js';
 import { continuationOf, endTurn, notifyWaiting, setAway, stopPayload, submitPrompt, type HeldStop } from '../stack/turn-ends.js';
@@ -24,7 +25,7 @@ const AWAY_OFF = "away: off (Claude's turns end in the terminal, as usual)";
 
 let daemon: Daemon;
 beforeAll(async () => {
-  daemon = await startDaemon();
+  daemon = await startDaemon({ wired: true });
 });
 afterAll(async () => {
   await daemon?.stop();
@@ -58,7 +59,7 @@ describe('askbridge away', () => {
     await setAway(daemon, false);
     expect(await runCli(['away'], daemon.env)).toMatchObject({ code: 0, stdout: `${AWAY_OFF}\n`, stderr: '' });
     expect(await runCli(['away', 'on'], daemon.env)).toMatchObject({ code: 0, stdout: `${AWAY_ON}\n`, stderr: '' });
-    expect((await daemon.api<{ away: boolean }>('GET', '/api/away')).body).toEqual({ away: true });
+    expect((await daemon.api<{ away: boolean }>('GET', '/api/away')).body).toEqual({ away: true, turnEnds: { reach: 'everywhere', gaps: [] } });
     expect(await runCli(['away'], daemon.env)).toMatchObject({ code: 0, stdout: `${AWAY_ON}\n` });
 
     const status = await runCli(['status'], daemon.env);
@@ -83,7 +84,23 @@ describe('askbridge away', () => {
     const flag = await runCli(['away', '--on'], daemon.env);
     expect(flag.code).toBe(2);
     expect(flag.stderr).toMatch(/^askbridge away: Unknown option '--on'/);
-    expect((await daemon.api<{ away: boolean }>('GET', '/api/away')).body).toEqual({ away: true });
+    expect((await daemon.api<{ away: boolean }>('GET', '/api/away')).body).toMatchObject({ away: true });
+  });
+
+  it('promises nothing the wiring cannot deliver: where the end of a turn reaches askbridge nowhere, away and status name the one command that adds it', async () => {
+    const unwired = await startDaemon();
+    try {
+      const fix = `node ${CLI_BIN} install --user`;
+      const line = `away: on (but the end of a turn does not reach askbridge here, so it never waits for your reply: run \`${fix}\`)`;
+      expect(await runCli(['away', 'on'], unwired.env)).toMatchObject({ code: 0, stdout: `${line}\n` });
+      expect((await runCli(['status'], unwired.env)).stdout.split('\n')).toContain(line);
+      expect(parseJson<{ turnEnds: unknown }>((await runCli(['status', '--json'], unwired.env)).stdout, 'status --json').turnEnds).toEqual({ reach: 'nowhere', gaps: [], fix });
+      // Once it is wired (the command it named), the same daemon says so.
+      expect((await runCli(['install', '--user'], unwired.env)).code).toBe(0);
+      await waitUntil(async () => (await runCli(['away'], unwired.env)).stdout === `${AWAY_ON}\n` || undefined, 10_000, 'away to say it waits, once wired');
+    } finally {
+      await unwired.stop();
+    }
   });
 });
 

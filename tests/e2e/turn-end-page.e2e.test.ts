@@ -12,11 +12,12 @@ import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { axeViolations } from '../stack/approvals.js';
-import { chromiumAvailability, launchBrowser, openAsk, openPairedPage, type PairedPage } from '../stack/browser.js';
+import { chromiumAvailability, launchBrowser, openAsk, openPairedPage, waitForLivePage, type PairedPage } from '../stack/browser.js';
 import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { claudeHome } from '../stack/fixtures.js';
-import { killStrayProcesses } from '../stack/processes.js';
+import { CLI_BIN } from '../stack/env.js';
+import { killStrayProcesses, runCli } from '../stack/processes.js';
 import { continuationOf, endTurn, type HeldStop, notifyWaiting, sendStop, setAway, stopPayload, submitPrompt } from '../stack/turn-ends.js';
 
 const chromiumState = chromiumAvailability();
@@ -59,7 +60,7 @@ describe.skipIf(!chromiumState.available)('the end of a turn and a wait in the t
   beforeAll(async () => {
     await mkdir(SHOTS, { recursive: true });
     claude = await claudeHome();
-    daemon = await startDaemon({ env: { HOME: claude.home } });
+    daemon = await startDaemon({ env: { HOME: claude.home }, wired: true });
     browser = await launchBrowser();
   }, 30_000);
 
@@ -140,7 +141,7 @@ describe.skipIf(!chromiumState.available)('the end of a turn and a wait in the t
     await deskSwitch.click();
     await expect.poll(() => deskSwitch.getAttribute('aria-checked')).toBe('true');
     await expect.poll(() => phoneSwitch.getAttribute('aria-checked')).toBe('true');
-    expect((await daemon.api<{ away: boolean }>('GET', '/api/away')).body).toEqual({ away: true });
+    expect((await daemon.api<{ away: boolean }>('GET', '/api/away')).body).toMatchObject({ away: true });
 
     // Turned off from outside (the CLI): both pages follow.
     await setAway(daemon, false);
@@ -151,7 +152,7 @@ describe.skipIf(!chromiumState.available)('the end of a turn and a wait in the t
     await phoneSwitch.focus();
     await phone.keyboard.press('Space');
     await expect.poll(() => deskSwitch.getAttribute('aria-checked')).toBe('true');
-    expect((await daemon.api<{ away: boolean }>('GET', '/api/away')).body).toEqual({ away: true });
+    expect((await daemon.api<{ away: boolean }>('GET', '/api/away')).body).toMatchObject({ away: true });
 
     // Turning it off lets go of a turn's end that waits: Claude stops, and the card says why.
     const session = newSession();
@@ -433,7 +434,33 @@ describe.skipIf(!chromiumState.available)('the end of a turn and a wait in the t
     }
   }, 60_000);
 
+  it('promises no turn end where none reaches askbridge: the switch cannot be turned on, and names the one command that adds it', async () => {
+    const unwired = await startDaemon();
+    try {
+      const paired = await openPairedPage(browser, unwired, { viewport: PHONE, touch: true });
+      contexts.push(paired);
+      const { page } = paired;
+      const toggle = page.getByRole('switch', { name: 'Away' });
+      const hint = page.locator('#away-hint');
+      await expect.poll(() => hint.textContent()).toBe(`The end of a turn does not reach askbridge here, so nothing waits for your reply. To add it, run: node ${CLI_BIN} install --user`);
+      expect(await toggle.isEnabled()).toBe(false);
+      await page.screenshot({ path: `${SHOTS}/turn-end-away-unwired-phone.png`, animations: 'disabled' });
+      // Wired as it said: a page that connects again offers it, with its usual promise.
+      expect((await runCli(['install', '--user'], unwired.env)).code).toBe(0);
+      await waitUntil(async () => {
+        await page.reload();
+        await waitForLivePage(page);
+        // Live: the daemon's away message came with the snapshot, and the hint says what it said.
+        return (await toggle.isEnabled()) && (await hint.textContent()) === 'While away, when Claude finishes a turn it waits here for your reply.' ? true : undefined;
+      }, 15_000, 'the switch to be offered once wired');
+    } finally {
+      await unwired.stop();
+    }
+  }, 60_000);
+
   it('a wait in the terminal is shown by its kind, answers nothing, counts nothing down, and leaves once the session moves on', async () => {
+    // Claude Code's idle notification is a wait in the terminal only while the person is away.
+    await setAway(daemon, true);
     const page = await openPage({ viewport: PHONE, touch: true });
     const kinds = [
       ['idle_prompt', 'Claude is waiting for your input\u200B', 'Claude waits for your next prompt in the terminal'],

@@ -158,11 +158,26 @@ describe('the end of a turn', () => {
 describe('a wait in the terminal', () => {
   const waitsOf = async (sessionId: string) => (await daemon.pending()).filter((ask): ask is AskView & { terminalWait: object } => ask.sessionId === sessionId && ask.terminalWait !== undefined);
 
+  it("makes nothing of Claude Code's idle notification while the person is not away: no card, no count, no notice", async () => {
+    await setAway(daemon, false);
+    const sessionId = session();
+    const before = (await daemon.api<{ pending: number }>('GET', '/api/status')).body.pending;
+    expect(await notifyWaiting(daemon, sessionId, 'idle_prompt', 'Claude is waiting for your input')).toEqual({ statusCode: 200, body: '', at: expect.any(Number) });
+    expect(await waitsOf(sessionId)).toEqual([]);
+    expect((await daemon.api<{ pending: number }>('GET', '/api/status')).body.pending).toBe(before);
+    // The same notification while away is a wait in the terminal (the next test).
+    await setAway(daemon, true);
+    await notifyWaiting(daemon, sessionId, 'idle_prompt', 'Claude is waiting for your input');
+    expect((await waitsOf(sessionId)).map((ask) => ask.terminalWait.kind)).toEqual(['idle_prompt']);
+    await submitPrompt(daemon, sessionId);
+    await setAway(daemon, false);
+  });
+
   it('is shown until the session moves on, and told only while away', async () => {
     const sessionId = session();
-    expect(await notifyWaiting(daemon, sessionId, 'idle_prompt', 'Claude is waiting for your input')).toEqual({ statusCode: 200, body: '', at: expect.any(Number) });
+    expect(await notifyWaiting(daemon, sessionId, 'elicitation_dialog', 'The server needs your input')).toEqual({ statusCode: 200, body: '', at: expect.any(Number) });
     const [wait] = await waitsOf(sessionId);
-    expect(wait).toMatchObject({ status: 'pending', questions: [], terminalWait: { kind: 'idle_prompt', message: 'Claude is waiting for your input' } });
+    expect(wait).toMatchObject({ status: 'pending', questions: [], terminalWait: { kind: 'elicitation_dialog', message: 'The server needs your input' } });
     // Nothing answers it here.
     const answer = await daemon.api('POST', `/api/asks/${wait!.id}/decline`);
     expect(answer.status).toBe(400);

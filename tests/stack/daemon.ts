@@ -1,6 +1,6 @@
 // The daemon as a person runs it: `askbridge start` as a real process, with its own state directory
 // and its own (empty, or given) user config, on a free port.
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -96,6 +96,11 @@ export type StartDaemonOptions = {
   launcher?: (env: NodeJS.ProcessEnv) => string[];
   /** More arguments for `askbridge start` (--listen, --public-url ...). */
   args?: string[];
+  /**
+   * Wire Claude Code to it first, as a user does: `askbridge install --user` into its HOME, so that
+   * every wait (the end of a turn included) reaches it. Without it, that HOME wires nothing.
+   */
+  wired?: boolean;
 };
 
 export async function startDaemon(options: StartDaemonOptions = {}): Promise<Daemon> {
@@ -108,6 +113,10 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
   if (userConfig && !options.noConfigFolder) await writeFile(join(configHome, 'askbridge', 'config.json'), JSON.stringify(userConfig, null, 2));
   // HOME too: a start in the foreground looks for Claude Code's settings there (cli/first-start.ts).
   const daemonEnv = baseEnv({ ASKBRIDGE_PORT: '0', HOME: home, ...options.env, ASKBRIDGE_HOME: home, XDG_CONFIG_HOME: configHome });
+  if (options.wired) {
+    const installed = spawnSync(process.execPath, [CLI_BIN, 'install', '--user'], { cwd: REPO_ROOT, env: daemonEnv, encoding: 'utf8' });
+    if (installed.status !== 0) throw new Error(`askbridge install --user failed: ${installed.stderr}`);
+  }
   const startedAt = now();
   const command = [...(options.launcher?.(daemonEnv) ?? []), process.execPath, CLI_BIN, 'start', ...(options.args ?? [])];
   const child = spawn(command[0]!, command.slice(1), { cwd: REPO_ROOT, env: daemonEnv, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -186,7 +195,8 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
   const url = match[1]!;
   const port = Number(match[2]);
   const token = readFileSync(join(home, 'token'), 'utf8').trim();
-  const env = baseEnv({ ASKBRIDGE_HOME: home });
+  // The CLI runs as the daemon's user: the same HOME (never the developer's own, which install would write to).
+  const env = baseEnv({ ASKBRIDGE_HOME: home, HOME: daemonEnv.HOME });
 
   /** The token as it is now: a daemon its keeper started again after a crash made a new one. */
   const currentToken = () => {

@@ -214,6 +214,12 @@ export type AskStoreOptions = {
 /** A hook retries at once when its connection drops; one that has not come back by then is gone. */
 export const REATTACH_MS = 15_000;
 
+/**
+ * How soon after an ask starts a request with the hook key may wait with it as the same wait: the
+ * entries of one event start together (Claude Code runs them in parallel), within milliseconds.
+ */
+export const JOIN_WINDOW_MS = 1_000;
+
 export function createAskStore(options: AskStoreOptions = {}) {
   const now = options.now ?? Date.now;
   const keepFinishedMs = options.keepFinishedMs ?? 15 * 60_000;
@@ -291,12 +297,19 @@ export function createAskStore(options: AskStoreOptions = {}) {
     return entry.asker.transport === 'command-hook' && entry.askerKey === askerKeyOf(identityOf(input));
   }
 
-  /** A pending ask this request duplicates (the same wait, from the same agent and machine), if any. */
+  /**
+   * A pending ask this request duplicates (the same wait, from the same agent and machine), if any.
+   * The token may read every ask anyway, so a request that proved it may wait with one at any time;
+   * the hook key only within JOIN_WINDOW_MS of the ask's start, as a second entry of the same event
+   * does: later, a request naming another session's wait learns nothing of it (409).
+   */
   function joinable(input: NewAsk): Entry | undefined {
     const entry = input.sameAs === undefined ? undefined : pendingBySameAs.get(input.sameAs);
     if (!entry || entry.outcome) return undefined;
     const asker = identityOf(input);
-    return entry.asker.agent === asker.agent && entry.asker.machine === asker.machine ? entry : undefined;
+    if (entry.asker.agent !== asker.agent || entry.asker.machine !== asker.machine) return undefined;
+    if (asker.credential === 'hook-key' && now() - entry.view.createdAt > JOIN_WINDOW_MS) return undefined;
+    return entry;
   }
 
   const keyOf = (sessionId: string, toolUseId: string) => `${sessionId}\u0000${toolUseId}`;
