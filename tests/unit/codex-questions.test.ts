@@ -58,11 +58,15 @@ describe("Codex's questions as askbridge asks them", () => {
     ]);
   });
 
+  it('asks a question that takes only its options with no typed answer offered, as Codex takes it', () => {
+    const mapping = mapCodexQuestions(CodexUserInputRequestSchema.parse(codexRequest([database({ isOther: false }), color()])));
+    expect(mapping.ok && mapping.mapped.typed).toEqual([false, true]);
+  });
+
   it.each([
     ['a secret answer', [database({ isSecret: true })], "questions.0: its answer is secret, typed only in Codex's terminal"],
     ['no options', [database({ options: null })], 'questions.0: it has no options, only typed text'],
     ['empty options', [database({ options: [] })], 'questions.0: it has no options, only typed text'],
-    ['no typed answer taken', [database({ isOther: false })], 'questions.0: Codex takes only its options, and askbridge always offers typed text'],
     ['one option', [database({ options: [{ label: 'Only', description: '' }] })], 'questions.0.options'],
     ['two questions with one id', [database(), { ...color(), id: 'db' }], 'two questions have the same id'],
     ['the same text twice', [database(), { ...database(), id: 'db2' }], 'the same question text is asked twice'],

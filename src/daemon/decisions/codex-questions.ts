@@ -6,8 +6,8 @@
 // chosen, then each note as `user_note: <text>`; typed text is the picker's "None of the above" with
 // the text as its note. A decline answers no option, and a note that tells the model to go on.
 // Anything else is no answer (null): Codex's own picker stays and asks. A request whose answer could
-// not be given this way (a secret answer, a question without options or without typed text) is not
-// asked here at all.
+// not be given this way (a secret answer, a question without options) is not asked here at all; a
+// question that takes only its options is asked with no typed answer offered (choices.ts).
 import { z } from 'zod';
 import { setOwn, type Choice } from '../../answers.js';
 import { LIMITS, QuestionSchema, describeZodError, type CodexUserInputRequest, type CodexUserInputResponse, type Question } from '../../protocol.js';
@@ -22,8 +22,8 @@ export const CODEX_NOTE_PREFIX = 'user_note: ';
 /** What the model is told when nobody answers: the end of each decline's note. */
 const GO_ON = 'Do not wait for an answer: go on with your best judgment, say which assumptions you make, and let the user correct them later.';
 
-/** Codex's questions as askbridge asks them, and the id Codex answers each by. */
-export type MappedCodexQuestions = { questions: Question[]; ids: string[] };
+/** Codex's questions as askbridge asks them, the id Codex answers each by, and which take typed text (its picker's "None of the above"). */
+export type MappedCodexQuestions = { questions: Question[]; ids: string[]; typed: boolean[] };
 
 export type CodexMapping = { ok: true; mapped: MappedCodexQuestions } | { ok: false; details: string[] };
 
@@ -35,7 +35,6 @@ export function mapCodexQuestions(request: CodexUserInputRequest): CodexMapping 
     const name = `questions.${index}`;
     if (info.isSecret) return [`${name}: its answer is secret, typed only in Codex's terminal`];
     if (!info.options || info.options.length === 0) return [`${name}: it has no options, only typed text`];
-    if (!info.isOther) return [`${name}: Codex takes only its options, and askbridge always offers typed text`];
     return [];
   });
   if (details.length > 0) return { ok: false, details };
@@ -51,7 +50,7 @@ export function mapCodexQuestions(request: CodexUserInputRequest): CodexMapping 
   );
   if (!checked.success) return { ok: false, details: describeZodError(checked.error, 'questions') };
   if (new Set(checked.data.map((question) => question.question)).size !== checked.data.length) return { ok: false, details: ['the same question text is asked twice'] };
-  return { ok: true, mapped: { questions: checked.data, ids } };
+  return { ok: true, mapped: { questions: checked.data, ids, typed: request.questions.map((info) => info.isOther) } };
 }
 
 /** Codex's answer for a settled ask, or null for none (its own picker stays). */

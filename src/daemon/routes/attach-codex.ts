@@ -40,6 +40,8 @@ export const attachCodexRoutes: FastifyPluginAsyncZod<RouteContext> = async (app
         cwd: thread.cwd,
         toolInput: { questions: pending.questions },
         questions: mapped.questions,
+        // Typed text only where Codex's picker takes it ("None of the above").
+        typedAnswers: mapped.typed,
         environment,
         door: 'relay',
         credential: 'token',
