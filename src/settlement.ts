@@ -1,6 +1,7 @@
 // How a settled ask ended, told to whoever asked it when that is not Claude Code (a script through
 // `askbridge ask`, an agent through the MCP tool): who or what settled it, and why, in words that
 // are true for each case. Claude Code is told through its decision instead (daemon/decisions/).
+import { profileOf } from './agents.js';
 import type { AskView, Source } from './protocol.js';
 
 type PolicySource = Extract<Source, { kind: 'policy' }>;
@@ -23,7 +24,7 @@ export function policyChooser(source: PolicySource): string {
 }
 
 /** One line: how the ask ended, e.g. "declined: the person chose not to answer". */
-export function howItEnded(ask: Pick<AskView, 'status' | 'source' | 'error'>): string {
+export function howItEnded(ask: Pick<AskView, 'status' | 'source' | 'error' | 'agent' | 'asker'>): string {
   const { source } = ask;
   switch (ask.status) {
     case 'pending':
@@ -43,7 +44,7 @@ export function howItEnded(ask: Pick<AskView, 'status' | 'source' | 'error'>): s
       return 'nobody answered: it was handed to a terminal';
     case 'cancelled':
       if (source?.kind === 'terminal') return 'answered in the terminal';
-      return source?.kind === 'session-ended' ? 'withdrawn: its session ended' : 'withdrawn: its asker stopped waiting';
+      return source?.kind === 'session-ended' ? 'withdrawn: its session ended' : `withdrawn: ${profileOf(ask).stoppedWaiting}`;
     case 'replied':
       return 'replied to by a person: Claude went on';
     case 'done':

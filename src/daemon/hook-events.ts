@@ -142,7 +142,7 @@ export function createHookEvents(deps: { desk: AskDesk; away: Pick<AwaySwitch, '
           // through PreToolUse already, so it is never shown twice. No decision: the question's own path decides.
           if (payload.tool_name === ASK_TOOL) return EMPTY;
           store.movedOn(payload.session_id);
-          return { kind: 'hold', asked: call.agent === 'codex' ? approvalByCodex(payload, call) : approvalByHook(payload, call) };
+          return { kind: 'hold', asked: approvalByHook(payload, call) };
         case 'Stop':
         case 'SubagentStop':
           return turnEnd(call, payload);
@@ -188,21 +188,28 @@ function askedByHook(payload: QuestionPayload, call: HookCall): Asked<object> {
   };
 }
 
-/** Claude Code's PermissionRequest, as an approval to open, answered in its PermissionRequest format. */
+/**
+ * A PermissionRequest, as an approval to open, answered in its agent's format: Claude Code's, with
+ * its "always allow" suggestions in words (a plan's approve choices for ExitPlanMode); or Codex's
+ * (its command hook, `--agent codex`), which takes no "always allow" back (protocol.md 7), so none
+ * is offered.
+ */
 function approvalByHook(payload: PermissionPayload, call: HookCall): Asked<object> {
   const { session_id: sessionId, cwd, tool_name: toolName, tool_input: toolInput, transcript_path: transcriptPath, permission_mode: permissionMode } = payload;
-  const suggestions = toolName === PLAN_TOOL ? planSuggestions(payload.permission_suggestions) : payload.permission_suggestions;
+  const codex = call.agent === 'codex';
+  const plan = !codex && toolName === PLAN_TOOL;
+  const suggestions = codex ? [] : plan ? planSuggestions(payload.permission_suggestions) : payload.permission_suggestions;
   const approval: Approval = {
     toolName,
     toolInput,
-    suggestions: suggestions.map((suggestion) => ({ label: toolName === PLAN_TOOL ? planChoice(suggestion) : describeSuggestion(suggestion) })),
-    ...(toolName === PLAN_TOOL && typeof toolInput.plan === 'string' ? { plan: toolInput.plan } : {}),
+    suggestions: suggestions.map((suggestion) => ({ label: plan ? planChoice(suggestion) : describeSuggestion(suggestion) })),
+    ...(plan && typeof toolInput.plan === 'string' ? { plan: toolInput.plan } : {}),
     ...(permissionMode ? { permissionMode } : {}),
   };
   return {
-    agent: 'claude-code',
+    agent: call.agent,
     sessionId,
-    // Claude Code names no tool call in a PermissionRequest: each is its own, and a duplicate is the same tool and input at once.
+    // No agent names a tool call in a PermissionRequest: each is its own, and a duplicate is the same tool and input at once.
     toolUseId: `permission-${randomUUID()}`,
     sameAs: `approval\0${sessionId}\0${toolName}\0${inputHash(toolInput)}`,
     cwd,
@@ -211,31 +218,8 @@ function approvalByHook(payload: PermissionPayload, call: HookCall): Asked<objec
     approval,
     environment: call.environment,
     door: call.door,
-    reply: () => (outcome) => permissionDecision({ toolName, toolInput, suggestions }, outcome),
+    reply: () => (outcome) => (codex ? codexPermissionDecision(toolName, outcome) : permissionDecision({ toolName, toolInput, suggestions }, outcome)),
     ...(call.machine ? { machine: call.machine } : {}),
-    ...(transcriptPath ? { transcriptPath } : {}),
-  };
-}
-
-/**
- * Codex's PermissionRequest (its command hook, `--agent codex`), as an approval to open, answered in
- * Codex's format. Codex takes no "always allow" back (protocol.md 7), so none is offered.
- */
-function approvalByCodex(payload: PermissionPayload, call: HookCall): Asked<object> {
-  const { session_id: sessionId, cwd, tool_name: toolName, tool_input: toolInput, transcript_path: transcriptPath, permission_mode: permissionMode } = payload;
-  return {
-    agent: 'codex',
-    sessionId,
-    // Codex names no tool call in a PermissionRequest either: each is its own.
-    toolUseId: `permission-${randomUUID()}`,
-    sameAs: `approval\0${sessionId}\0${toolName}\0${inputHash(toolInput)}`,
-    cwd,
-    toolInput,
-    questions: [],
-    approval: { toolName, toolInput, suggestions: [], ...(permissionMode ? { permissionMode } : {}) },
-    environment: call.environment,
-    door: 'command-hook',
-    reply: () => (outcome) => codexPermissionDecision(toolName, outcome),
     ...(transcriptPath ? { transcriptPath } : {}),
   };
 }

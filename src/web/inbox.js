@@ -76,8 +76,11 @@ export function createInbox(root, handlers) {
     const list = h('ul', { class: 'group-list', role: 'list' });
     const headingId = `group-${rows.size}-${Math.random().toString(36).slice(2, 8)}`;
     const whoId = `${headingId}-who`;
+    // An agent askbridge knows that asks through its MCP tool (Gemini CLI) is named as that agent, not by its client's name.
     const who = view.asker
-      ? [h('span', { class: 'group-asker', text: view.agent !== undefined ? `${agentNameOf(view)} through MCP ` : view.asker.kind === 'mcp' ? 'MCP client ' : 'script ' }), h('code', { id: whoId }, visibleNodes(view.asker.name))]
+      ? view.agent !== undefined
+        ? [h('span', { class: 'group-asker', id: whoId, text: `${agentNameOf(view)} through MCP` })]
+        : [h('span', { class: 'group-asker', text: view.asker.kind === 'mcp' ? 'MCP client ' : 'script ' }), h('code', { id: whoId }, visibleNodes(view.asker.name))]
       : [h('span', { class: 'group-agent', id: `${whoId}-agent`, text: `${agentNameOf(view)} ` }), h('code', { class: 'group-session', id: whoId, title: markInvisible(view.sessionId) }, visibleNodes(shortId(view.sessionId)))];
     // Named by the project, the agent and the session (or asker): two agents, or two sessions, of one project are two groups a screen reader tells apart.
     const el = h(

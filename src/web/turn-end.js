@@ -359,14 +359,18 @@ export function buildTerminalWaitCard(view) {
 const AWAY_HINT = 'While away, when Claude finishes a turn it waits here for your reply.';
 
 /**
- * What the hint under the switch says, from where the end of a turn reaches askbridge on the
- * daemon's machine: it promises only what the wiring delivers, and names the command that adds the rest.
+ * What the hint beside the switch says, from where the end of a turn reaches askbridge on the
+ * daemon's machine: it promises only what the wiring delivers, and names the command that adds the
+ * rest (as code, which breaks anywhere rather than spill out of a phone's top bar).
  * @param {TurnEndReach} turnEnds
+ * @returns {Array<string | Node>}
  */
 function awayHint(turnEnds) {
-  if (turnEnds.reach === 'nowhere') return `The end of a turn does not reach askbridge here, so nothing waits for your reply. To add it, run: ${turnEnds.fix ?? 'askbridge install --user'}`;
-  if (turnEnds.reach === 'partly') return `${AWAY_HINT} Not from ${turnEnds.gaps.map((gap) => `${gap.path} (run: ${gap.fix})`).join('; ')}.`;
-  return AWAY_HINT;
+  /** @param {string} command */
+  const fix = (command) => h('code', { class: 'away-fix', text: command });
+  if (turnEnds.reach === 'nowhere') return ['The end of a turn does not reach askbridge here, so nothing waits for your reply. To add it, run: ', fix(turnEnds.fix ?? 'askbridge install --user')];
+  if (turnEnds.reach === 'partly') return [`${AWAY_HINT} Not from `, ...turnEnds.gaps.flatMap((gap, index) => [index > 0 ? '; ' : '', `${gap.path} (run: `, fix(gap.fix), ')']), '.'];
+  return [AWAY_HINT];
 }
 
 /**
@@ -389,7 +393,7 @@ export function createAwaySwitch({ root, button, hint, error, announce }) {
     button.setAttribute('aria-busy', String(busy));
     root.dataset.away = String(away === true);
     root.dataset.reach = turnEnds.reach;
-    hint.textContent = awayHint(turnEnds);
+    hint.replaceChildren(...awayHint(turnEnds));
   }
 
   button.addEventListener('click', async () => {

@@ -184,6 +184,40 @@ describe.skipIf(!chromiumState.available)('the agent that asked, on the page', (
     expect(tested.store.decline(opencode.ask.id, 'cli').kind).toBe('answered');
   });
 
+  it("offers what each agent takes: no Other or note where opencode takes only options, opencode's prompt to hand back to, and Gemini CLI by its name", async () => {
+    const onlyOptions = tested.store.open({ ...questions('opencode', 'opencode-options', 'ses_7a2b0c', '/home/alice/projects/notes'), typedAnswers: [false] });
+    const gemini = tested.store.open({ ...questions('gemini-cli', 'gemini-question', 'mcp:gemini-cli-mcp-client', '/home/alice/projects/site'), asker: { kind: 'mcp', name: 'gemini-cli-mcp-client' }, door: 'ask' });
+    const claude = tested.store.open(questions('claude-code', 'claude-question', 'session-claude', '/home/alice/projects/shop'));
+    for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+      const phone = viewport.width < 600;
+      const page = await pairedPage(viewport, phone);
+      /** The card of this ask, from the inbox (on a phone, back to the list first). */
+      const open = async (id: string) => {
+        const back = page.locator('#back');
+        if (phone && (await back.isVisible())) await back.tap();
+        return openAsk(page, id, phone ? 'tap' : 'click');
+      };
+      const opencodeCard = await open(onlyOptions.ask.id);
+      const group = opencodeCard.getByRole('group', { name: question.question });
+      expect(await group.getByRole('radio').count()).toBe(2);
+      expect(await group.getByRole('radio', { name: 'Other' }).count()).toBe(0);
+      expect(await opencodeCard.getByRole('button', { name: 'Add a note' }).count()).toBe(0);
+      expect(await opencodeCard.locator('.q-keys').textContent()).toBe(' · keys 1–2');
+      expect(await opencodeCard.getByRole('button', { name: "Hand it back to opencode's prompt", exact: true }).count()).toBe(1);
+      await page.screenshot({ path: `${SHOTS}/agents-options-only-${viewport.width}.png` });
+
+      const geminiCard = await open(gemini.ask.id);
+      expect(await geminiCard.locator('.meta-line').textContent()).toContain('Gemini CLI through MCP');
+      expect(await geminiCard.locator('.meta-line').textContent()).not.toContain('gemini-cli-mcp-client');
+      if (!phone) expect(await page.locator('#inbox-list > .group').nth(1).locator('.group-meta').textContent()).toMatch(/^Gemini CLI through MCP·asked /);
+      // Nothing is behind an MCP tool call to hand it back to.
+      expect(await geminiCard.getByRole('button', { name: /Hand it back|Let the terminal answer/ }).count()).toBe(0);
+      const claudeCard = await open(claude.ask.id);
+      expect(await claudeCard.getByRole('group', { name: question.question }).getByRole('radio', { name: 'Other' }).count()).toBe(1);
+      expect(await claudeCard.getByRole('button', { name: 'Let the terminal answer', exact: true }).count()).toBe(1);
+    }
+  });
+
   it("names the agent of each line in History: Claude Code for a line from before agents were named, a script's name for a script's", async () => {
     const page = await pairedPage({ width: 1280, height: 900 });
     await page.getByRole('button', { name: 'History', exact: true }).click();
