@@ -297,6 +297,8 @@ function isOneJsonObject(text) {
 function ask(body) {
   let deadlineAt;
   let deadlineTimer;
+  /** Why the last connection failed, while no daemon has taken the question back since. */
+  let unreachable;
   const handshake = setTimeout(() => passThrough('the daemon did not answer in time (an impostor on its port, or a stuck daemon)'), HANDSHAKE_TIMEOUT_MS);
   attempt();
 
@@ -311,13 +313,15 @@ function ask(body) {
     clearTimeout(deadlineTimer);
     deadlineTimer = setTimeout(() => {
       activeSocket?.destroy();
-      passThrough('no answer by the deadline: question withdrawn');
+      // Whichever comes first at the deadline, this timer or the last retry's failure, says the same.
+      passThrough(unreachable === undefined ? 'no answer by the deadline: question withdrawn' : `${unreachable}; no daemon came back before the deadline`);
     }, deadlineAt - Date.now());
   }
 
   /** A connection failed: before the question was accepted the terminal asks; after, try again until the deadline. */
   function dropped(reason) {
     if (deadlineAt === undefined) passThrough(reason);
+    unreachable = reason;
     if (Date.now() + RETRY_MS >= deadlineAt) passThrough(`${reason}; no daemon came back before the deadline`);
     setTimeout(attempt, RETRY_MS);
   }
@@ -371,6 +375,7 @@ function ask(body) {
         passThrough(`a reply line that the daemon did not sign for this question (${/** @type {Error} */ (error).message}): ignored, the terminal asks`);
       }
       if (line.event === 'accepted' || line.event === 'extended') {
+        unreachable = undefined;
         clearTimeout(handshake);
         waitFor(event.waitMs);
         return;
