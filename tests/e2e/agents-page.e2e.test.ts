@@ -209,7 +209,8 @@ describe.skipIf(!chromiumState.available)('the agent that asked, on the page', (
       const geminiCard = await open(gemini.ask.id);
       expect(await geminiCard.locator('.meta-line').textContent()).toContain('Gemini CLI through MCP');
       expect(await geminiCard.locator('.meta-line').textContent()).not.toContain('gemini-cli-mcp-client');
-      if (!phone) expect(await page.locator('#inbox-list > .group').nth(1).locator('.group-meta').textContent()).toMatch(/^Gemini CLI through MCP·asked /);
+      const geminiGroup = page.locator('#inbox-list > .group', { has: page.locator(`[data-ask-id="${gemini.ask.id}"]`) });
+      if (!phone) expect(await geminiGroup.locator('.group-meta').textContent()).toMatch(/^Gemini CLI through MCP·asked /);
       // Nothing is behind an MCP tool call to hand it back to.
       expect(await geminiCard.getByRole('button', { name: /Hand it back|Let the terminal answer/ }).count()).toBe(0);
       const claudeCard = await open(claude.ask.id);
