@@ -60,9 +60,12 @@ export type RunningProcess = {
   output(): { stdout: string; stderr: string };
 };
 
-function startProcess(args: string[], env: NodeJS.ProcessEnv, stdin: string | Buffer | null): RunningProcess {
+/** Who a process runs as, and where (another user's processes start in a folder of their own). */
+type Identity = { uid: number; gid: number; cwd: string };
+
+function startProcess(args: string[], env: NodeJS.ProcessEnv, stdin: string | Buffer | null, identity?: Identity): RunningProcess {
   const startedAt = now();
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, args, { cwd: identity?.cwd ?? REPO_ROOT, env, stdio: ['pipe', 'pipe', 'pipe'], ...(identity ? { uid: identity.uid, gid: identity.gid } : {}) });
   track(child);
   let stdout = '';
   let stderr = '';
@@ -103,6 +106,11 @@ export function runCli(args: string[], env: NodeJS.ProcessEnv): Promise<ProcessR
 /** Starts `askbridge ARGS...` (with `stdin`, if given) and returns while it runs. */
 export function startCli(args: string[], env: NodeJS.ProcessEnv, stdin: string | null = null): RunningProcess {
   return startProcess([CLI_BIN, ...args], env, stdin);
+}
+
+/** Starts Node with `args` as another user (tests/stack/neighbour.ts), stdin closed. */
+export function startNode(args: string[], env: NodeJS.ProcessEnv, identity: Identity): RunningProcess {
+  return startProcess(args, env, null, identity);
 }
 
 /** Runs `node -e 0`: the floor for any Node process's wall time on this machine. */
