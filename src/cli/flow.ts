@@ -29,7 +29,7 @@ import { shorten } from '../shorten.js';
 import { markInvisible, terminalText } from '../visible-text.js';
 import { approvalLine, speakerOf, toolInputText } from '../approval-text.js';
 import type { DaemonClient } from './client.js';
-import { askText, dropTypeAhead, pickOne, pickSome, type LetterKey, type ListItem, type Pressed, type PromptEnd, type Run } from './prompts.js';
+import { askText, dropTypeAhead, newKeyHold, pickOne, pickSome, type KeyHold, type LetterKey, type ListItem, type Pressed, type PromptEnd, type Run } from './prompts.js';
 import { readReply } from './replies.js';
 import { isLastReply, LAST_REPLY_NOTE } from './turn-end-text.js';
 
@@ -114,10 +114,12 @@ type Flow = {
   contextShown: string;
   /** Ends the list on screen so that it is asked again (new context to show first). */
   refresh: AbortController | undefined;
+  /** This ask's keys choose nothing until it has been on screen, untouched, a moment (prompts.ts): a key meant for the one before never decides it. */
+  hold: KeyHold;
 };
 
 export async function answerInteractively(daemon: DaemonClient, call: AskView, stop: AbortSignal, options: FlowOptions): Promise<FlowEnd> {
-  const flow: Flow = { daemon, call, options, stop, onKey: moreTimeOnKeys(daemon, call), latest: call, contextShown: contextKey(call), refresh: undefined };
+  const flow: Flow = { daemon, call, options, stop, onKey: moreTimeOnKeys(daemon, call), latest: call, contextShown: contextKey(call), refresh: undefined, hold: newKeyHold() };
   const unsubscribe = options.updates?.subscribe((ask) => {
     if (ask.id !== call.id) return;
     flow.latest = ask;
@@ -284,7 +286,7 @@ export function timeLeft(ms: number): string {
 /** A list's run: the flow's signals and keys, and a new `refresh` that new context aborts. */
 function listRun(flow: Flow): Run {
   flow.refresh = new AbortController();
-  return { stop: flow.stop, refresh: flow.refresh.signal, onKey: flow.onKey };
+  return { stop: flow.stop, refresh: flow.refresh.signal, onKey: flow.onKey, hold: flow.hold };
 }
 
 /** Before a list: context that arrived since the screen last showed it. Whether there was any (the list's title is then shown again, below it). */
@@ -628,6 +630,7 @@ async function replyToTurnEnd(flow: Flow, turnEnd: TurnEnd): Promise<FlowEnd> {
       validate: (value) => tooLong(value, REPLY_CHARS),
       stop: flow.stop,
       onKey: flow.onKey,
+      hold: flow.hold,
     });
     if ('ended' in entered) return endOf(entered);
     typed = entered.typed;

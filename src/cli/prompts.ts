@@ -6,8 +6,8 @@
 // (or `refresh`) aborts; it says how it ended without a choice: Esc, Ctrl+C, stopped or refreshed.
 // `onKey` hears that a key was pressed while it runs (a person is answering: flow.ts asks for more time).
 import { styleText } from 'node:util';
-import { MultiSelectPrompt, SelectPrompt, type State } from '@clack/core';
-import { isCancel, limitOptions, S_BAR, S_BAR_END, S_CHECKBOX_ACTIVE, S_CHECKBOX_INACTIVE, S_CHECKBOX_SELECTED, S_RADIO_ACTIVE, S_RADIO_INACTIVE, symbol, text } from '@clack/prompts';
+import { MultiSelectPrompt, SelectPrompt, TextPrompt, type State } from '@clack/core';
+import { limitOptions, S_BAR, S_BAR_END, S_CHECKBOX_ACTIVE, S_CHECKBOX_INACTIVE, S_CHECKBOX_SELECTED, S_RADIO_ACTIVE, S_RADIO_INACTIVE, symbol } from '@clack/prompts';
 
 /** One line of a list; the caller has already made model text visible (markers for invisible characters). */
 export type ListItem = { label: string; description?: string };
@@ -25,8 +25,29 @@ export type LetterKey = { key: string; hint: string; pressed: string };
 /** A letter key was pressed: which (where the list was, `onMove` has heard). */
 export type Pressed = { pressed: string };
 
-/** What every prompt is given: the signals that end it, and who hears its keys. */
-export type Run = { stop: AbortSignal; refresh?: AbortSignal | undefined; onKey?: (() => void) | undefined };
+/**
+ * The keys of a new ask's prompts that choose nothing yet: keys meant for the ask before may still
+ * come (a second press, a key held down). Until nothing that would choose was pressed for HOLD_MS
+ * since it was shown, its lists take no number, letter, Space or Enter, and a line of text takes no
+ * Enter; the prompt says so until the hold is over. Each such key meanwhile starts the wait again, so
+ * a key held down never chooses. The page holds its buttons the same way (approval.js). Shared by
+ * every prompt of one ask: `until` moves later.
+ */
+export type KeyHold = { until: number };
+
+/** How long a new ask's keys wait, as the page's buttons do. */
+export const HOLD_MS = 700;
+
+/** The hold of an ask shown now. */
+export function newKeyHold(now = Date.now()): KeyHold {
+  return { until: now + HOLD_MS };
+}
+
+/** What every prompt is given: the signals that end it, who hears its keys, and the hold of its ask's keys. */
+export type Run = { stop: AbortSignal; refresh?: AbortSignal | undefined; onKey?: (() => void) | undefined; hold?: KeyHold | undefined };
+
+/** What a prompt says while its keys are held. */
+export const HELD = 'Just shown: keys wait a moment, so that none meant for the one before chooses here';
 
 type ListOptions = {
   message: string;
@@ -47,21 +68,24 @@ export function pickOne(options: ListOptions & Run & { initial?: number | undefi
   return whileRunning(options, (signal) => runPickOne(options, signal));
 }
 
-async function runPickOne(options: ListOptions & { initial?: number | undefined }, signal: AbortSignal): Promise<{ chosen: number } | Pressed | undefined> {
+async function runPickOne(options: ListOptions & Pick<Run, 'hold'> & { initial?: number | undefined }, signal: AbortSignal): Promise<{ chosen: number } | Pressed | undefined> {
   const { message, items } = options;
   const letters = options.letters ?? [];
   let pressed: LetterKey | undefined;
+  const held = holding(options.hold);
   const prompt = new SelectPrompt<{ value: number }>({
     options: items.map((_, index) => ({ value: index })),
     initialValue: options.initial ?? 0,
     signal,
+    validate: () => held.enter(),
     render() {
       options.onMove?.(this.cursor, []);
       const marker = (_index: number, active: boolean) => (active ? styleText('green', S_RADIO_ACTIVE) : styleText('dim', S_RADIO_INACTIVE));
-      return frame(this, message, items, marker, footer(options, letters), pressed?.pressed ?? (options.refresh?.aborted ? AGAIN : labelsOf(items, [this.cursor])));
+      return frame(this, message, items, marker, footer(options, letters, held.active()), pressed?.pressed ?? (options.refresh?.aborted ? AGAIN : labelsOf(items, [this.cursor])));
     },
   });
-  prompt.on('key', (key) => {
+  prompt.on('key', (key, info) => {
+    if (held.swallows(prompt, key, info)) return;
     const letter = letterKey(key, letters);
     if (letter) {
       pressed = letter;
@@ -74,7 +98,7 @@ async function runPickOne(options: ListOptions & { initial?: number | undefined 
     prompt.value = index;
     prompt.state = 'submit';
   });
-  const chosen = await prompt.prompt();
+  const chosen = await held.around(prompt);
   if (pressed) return { pressed: pressed.key };
   return typeof chosen === 'number' ? { chosen } : undefined;
 }
@@ -84,24 +108,36 @@ export function pickSome(options: ListOptions & Run & { initial: number[]; curso
   return whileRunning(options, (signal) => runPickSome(options, signal));
 }
 
-async function runPickSome(options: ListOptions & { initial: number[]; cursor?: number | undefined; validate: (ticked: number[]) => string | undefined }, signal: AbortSignal): Promise<{ chosen: number[] } | Pressed | undefined> {
+async function runPickSome(
+  options: ListOptions & Pick<Run, 'hold'> & { initial: number[]; cursor?: number | undefined; validate: (ticked: number[]) => string | undefined },
+  signal: AbortSignal,
+): Promise<{ chosen: number[] } | Pressed | undefined> {
   const { message, items } = options;
   const letters = options.letters ?? [];
   let pressed: LetterKey | undefined;
+  const held = holding(options.hold);
+  // The ticks on screen: a held key that the library acts on before it is heard here (Space, its own
+  // `a` and `i`) is undone.
+  let shownTicks: number[] = options.initial;
   const prompt = new MultiSelectPrompt<{ value: number }>({
     options: items.map((_, index) => ({ value: index })),
     initialValues: options.initial,
     cursorAt: options.cursor ?? options.initial[0] ?? 0,
     signal,
-    validate: (ticked) => options.validate(ticked ?? []),
+    validate: (ticked) => held.enter() ?? options.validate(ticked ?? []),
     render() {
       const ticked = this.value ?? [];
+      shownTicks = ticked;
       options.onMove?.(this.cursor, [...ticked].sort((a, b) => a - b));
       const box = (index: number, active: boolean) => (ticked.includes(index) ? styleText('green', S_CHECKBOX_SELECTED) : active ? styleText('cyan', S_CHECKBOX_ACTIVE) : styleText('dim', S_CHECKBOX_INACTIVE));
-      return frame(this, message, items, box, footer(options, letters), pressed?.pressed ?? (options.refresh?.aborted ? AGAIN : labelsOf(items, ticked)));
+      return frame(this, message, items, box, footer(options, letters, held.active()), pressed?.pressed ?? (options.refresh?.aborted ? AGAIN : labelsOf(items, ticked)));
     },
   });
-  prompt.on('key', (key) => {
+  prompt.on('key', (key, info) => {
+    if (held.swallows(prompt, key, info)) {
+      prompt.value = shownTicks;
+      return;
+    }
     const letter = letterKey(key, letters);
     if (letter) {
       pressed = letter;
@@ -114,17 +150,41 @@ async function runPickSome(options: ListOptions & { initial: number[]; cursor?: 
     const ticked = prompt.value ?? [];
     prompt.value = ticked.includes(index) ? ticked.filter((other) => other !== index) : [...ticked, index];
   });
-  const ticked = await prompt.prompt();
+  const ticked = await held.around(prompt);
   if (pressed) return { pressed: pressed.key };
   return Array.isArray(ticked) ? { chosen: [...ticked].sort((a, b) => a - b) } : undefined;
 }
 
-/** A line of text, as @clack/prompts asks for it; `validate` returns the reason it cannot be taken. */
+/**
+ * A line of text, drawn as @clack/prompts draws its own; `validate` returns the reason it cannot be
+ * taken. What is typed shows as it is typed; only Enter, which sends, waits out a hold.
+ */
 export function askText(options: Run & { message: string; placeholder?: string; initial: string; validate: (value: string) => string | undefined }): Promise<{ typed: string } | PromptEnd> {
   return whileRunning(options, async (signal) => {
-    const typed = await text({ message: options.message, placeholder: options.placeholder, initialValue: options.initial, validate: (value) => options.validate(value ?? ''), signal });
-    return isCancel(typed) ? undefined : { typed };
+    const held = holding(options.hold);
+    const { message, placeholder } = options;
+    const prompt = new TextPrompt({
+      initialValue: options.initial,
+      signal,
+      validate: (value) => held.enter() ?? options.validate(value ?? ''),
+      render() {
+        return textFrame(this, message, placeholder, held.active());
+      },
+    });
+    const typed = await held.around<string>(prompt);
+    return typeof typed === 'string' ? { typed } : undefined;
   });
+}
+
+/** A line of text as @clack/prompts' `text` draws it, with the hold's note under it while keys wait. */
+function textFrame(prompt: { state: State; error: string; value: string | undefined; userInput: string; userInputWithCursor: string }, message: string, placeholder: string | undefined, held: boolean): string {
+  const title = `${styleText('gray', S_BAR)}\n${symbol(prompt.state)}  ${message}\n`;
+  const value = prompt.value ?? '';
+  if (prompt.state === 'submit') return `${title}${styleText('gray', S_BAR)}${value ? `  ${dim(value)}` : ''}`;
+  if (prompt.state === 'cancel') return `${title}${styleText('gray', S_BAR)}${value ? `  ${styleText(['strikethrough', 'dim'], value)}` : ''}${value.trim() ? `\n${styleText('gray', S_BAR)}` : ''}`;
+  const shown = prompt.userInput ? prompt.userInputWithCursor : placeholder ? `${styleText('inverse', placeholder.slice(0, 1))}${dim(placeholder.slice(1))}` : styleText(['inverse', 'hidden'], '_');
+  if (prompt.state === 'error') return `${title.trimEnd()}\n${styleText('yellow', S_BAR)}  ${shown}\n${styleText('yellow', S_BAR_END)}  ${styleText('yellow', prompt.error)}\n`;
+  return `${title}${styleText('cyan', S_BAR)}  ${shown}\n${styleText('cyan', S_BAR_END)}${held ? `  ${styleText('yellow', HELD)}` : ''}\n`;
 }
 
 /**
@@ -204,9 +264,70 @@ function labelsOf(items: ListItem[], indices: number[]): string {
   return [...indices].sort((a, b) => a - b).map((index) => items[index]?.label ?? '').join(', ');
 }
 
-/** The keys, on two lines: how to choose, then the letter keys and what Esc does. */
-function footer(options: ListOptions, letters: LetterKey[]): string {
-  return `${options.how}\n${[...letters.map((letter) => letter.hint), options.leave].filter(Boolean).join(' · ')}`;
+/** The keys, on two lines: how to choose (or, while keys are held, that they wait), then the letter keys and what Esc does. */
+function footer(options: ListOptions, letters: LetterKey[], held: boolean): string {
+  return `${held ? HELD : options.how}\n${[...letters.map((letter) => letter.hint), options.leave].filter(Boolean).join(' · ')}`;
+}
+
+/** The keys besides Enter that would choose or tick: a number, a letter, Space. Arrows only move, and Esc and Ctrl+C only leave. */
+function chooses(key: string | undefined, info: KeyPress | undefined): boolean {
+  return info?.name === 'space' || (key !== undefined && /^[\p{L}\p{N}]$/u.test(key));
+}
+
+/**
+ * A prompt's side of its ask's key hold. Each key that would choose, pressed while held, starts the
+ * wait again and is refused on screen (the library shows the refusal until the next key): Enter
+ * through the prompt's validation, `enter()`, and every other key through `swallows`. `around` runs
+ * the prompt and draws it again once the hold is over, so that it no longer says keys wait.
+ */
+function holding(hold: KeyHold | undefined) {
+  const active = (): boolean => hold !== undefined && Date.now() < hold.until;
+  /** Whether keys are held now; if so, the wait starts again (a key was pressed). */
+  const holds = (): boolean => {
+    if (hold === undefined || !active()) return false;
+    hold.until = Date.now() + HOLD_MS;
+    return true;
+  };
+  return {
+    active,
+    /** Enter: what the prompt says instead of taking it while held. */
+    enter(): string | undefined {
+      return holds() ? HELD : undefined;
+    },
+    /** Any other key: whether it is swallowed (the prompt then shows why). */
+    swallows(prompt: { state: State; error: string }, key: string | undefined, info: KeyPress | undefined): boolean {
+      if (!chooses(key, info) || !holds()) return false;
+      prompt.state = 'error';
+      prompt.error = HELD;
+      return true;
+    },
+    async around<T>(prompt: SelectPrompt<{ value: number }> | MultiSelectPrompt<{ value: number }> | TextPrompt): Promise<T | symbol | undefined> {
+      let timer: NodeJS.Timeout | undefined;
+      const whenOver = () => {
+        const left = hold === undefined ? 0 : hold.until - Date.now();
+        if (left > 0) {
+          timer = setTimeout(whenOver, left);
+          return;
+        }
+        if (prompt.state === 'error' && prompt.error === HELD) prompt.state = 'active';
+        redraw(prompt);
+      };
+      if (active()) whenOver();
+      try {
+        return (await prompt.prompt()) as T | symbol | undefined;
+      } finally {
+        clearTimeout(timer);
+      }
+    },
+  };
+}
+
+/**
+ * Draws a running prompt again. @clack/core draws only after a key or a resize, and keeps its
+ * drawing to itself; a hold that ends with neither must still show that keys choose again.
+ */
+function redraw(prompt: object): void {
+  (prompt as { render?: () => void }).render?.();
 }
 
 /** A list as @clack/prompts draws its own: the message, the items (windowed to the terminal's height), and a footer with the keys or the error. */

@@ -11,16 +11,19 @@ import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { denialMessage } from '../../src/daemon/decisions/claude-code-permission.js';
+import { HELD } from '../../src/cli/prompts.js';
 import type { AskView } from '../../src/protocol.js';
 import { INVISIBLE_CHARACTER } from '../../src/visible-text.js';
 import { bashRuleSuggestion, decisionOf, permissionPayload, requestPermission, type HeldPermission } from '../stack/approvals.js';
-import { waitUntil } from '../stack/clock.js';
+import { sleep, waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { freshPayload } from '../stack/fixtures.js';
 import { killStrayProcesses, parseJson, runCli, runHook, startCli } from '../stack/processes.js';
-import { openTerminal, type Terminal } from '../stack/terminal.js';
+import { activePrompt, openTerminal, type Terminal } from '../stack/terminal.js';
 
 const WAIT_MS = 10_000;
+/** What a prompt says while a new ask's keys wait, as a pattern. */
+const HELD_TEXT = HELD.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const PROJECT = '/home/alice/projects/shop';
 const SUGGESTION_WORDS = 'Always allow `Bash(npm test *)` in this project (your local settings)';
 const DECISION_USAGE = 'askbridge answer ID --allow | ID --allow-suggestion N | ID --deny [--message TEXT] [--interrupt]';
@@ -227,14 +230,6 @@ async function openFlowTerminal(args: string[]): Promise<Terminal> {
   return terminal;
 }
 
-/** The prompt waiting for keys: from the last line drawn as active (◆, or ▲ with an error) to the end. */
-function activePrompt(screen: string): string {
-  const lines = screen.split('\n');
-  const start = lines.findLastIndex((line) => /^[◆▲] {2}\S/.test(line));
-  return start < 0 ? '' : lines.slice(start).join('\n');
-}
-
-const waitForPrompt = (terminal: Terminal, expected: string) => terminal.waitUntilScreen((screen) => activePrompt(screen).includes(expected), `the prompt ${expected}`);
 
 /** A command that would clear the screen, retitle the terminal and reverse what follows, were it printed raw. */
 const HOSTILE_COMMAND = 'npm run migrate \u001b[2J\u001b]0;pwned-title\u0007 \u202eevil';
@@ -247,7 +242,7 @@ describe('askbridge answer on a terminal', () => {
     cleanups.push(async () => held.abort());
     const terminal = await openFlowTerminal(['answer', held.view.id.slice(0, 8)]);
 
-    const screen = await waitForPrompt(terminal, 'Allow this call?');
+    const screen = await terminal.waitForPrompt('Allow this call?');
     expect(screen).toContain('Claude Code asks for a permission');
     expect(screen).toContain(`Session  ${payload.session_id}`);
     expect(screen).toContain(`◇  Permission · Bash\n│  Claude says: Migrate[U+001B]]0;pwned-title[U+0007] the database\n│  Command:\n│    ${HOSTILE_MARKED}`);
@@ -272,7 +267,7 @@ describe('askbridge answer on a terminal', () => {
   it('a plan: its text, then "Tell Claude what to change" asks for it (nothing typed goes back) and sends the plan back with it', async () => {
     const held = await planApproval('tmux-plan', '# Add quantities\n\n1. Add `quantity` to **Item**\n2. Update `total()`');
     const terminal = await openFlowTerminal(['answer', held.view.id]);
-    const screen = await waitForPrompt(terminal, 'Approve the plan?');
+    const screen = await terminal.waitForPrompt('Approve the plan?');
     expect(screen).toContain('Claude Code asks you to approve its plan');
     expect(screen).toContain('│  The plan:\n│    # Add quantities\n│\n│    1. Add `quantity` to **Item**\n│    2. Update `total()`');
     // Approve, each of Claude Code's suggestions (the daemon offers auto mode when it sends none), then the way back to planning.
@@ -285,15 +280,15 @@ describe('askbridge answer on a terminal', () => {
     expect(prompt).toContain(`${suggestions.length + 3}. Reject and stop`);
 
     await terminal.type(change);
-    await waitForPrompt(terminal, 'What should Claude change?');
+    await terminal.waitForPrompt('What should Claude change?');
     await terminal.press('Enter');
     await terminal.waitFor('The plan goes back with what to change');
-    await waitForPrompt(terminal, 'Approve the plan?');
+    await terminal.waitForPrompt('Approve the plan?');
     expect(await statusOf(held.view.id)).toBe('pending');
     await terminal.type(change);
-    await waitForPrompt(terminal, 'What should Claude change?');
+    await terminal.waitForPrompt('What should Claude change?');
     await terminal.type('Keep the old API');
-    await waitForPrompt(terminal, 'Keep the old API');
+    await terminal.waitForPrompt('Keep the old API');
     await terminal.press('Enter');
     await terminal.waitFor('Sent back: Claude keeps planning with what you said.');
     expect(await terminal.exitCode()).toBe(0);
@@ -304,18 +299,76 @@ describe('askbridge answer on a terminal', () => {
     const terminal = await openFlowTerminal(['watch']);
     await terminal.waitFor('Waiting for questions.');
     const held = await bashPermission('watch');
-    await waitForPrompt(terminal, 'Allow this call?');
+    await terminal.waitForPrompt('Allow this call?');
     expect(activePrompt(await terminal.screen())).toContain('Esc skips it (it keeps waiting) · Ctrl+C leaves');
     await terminal.type('3');
-    await waitForPrompt(terminal, 'A message for Claude (optional): Enter denies');
+    await terminal.waitForPrompt('A message for Claude (optional): Enter denies');
     await terminal.type('Use the test database');
-    await waitForPrompt(terminal, 'Use the test database');
+    await terminal.waitForPrompt('Use the test database');
     await terminal.press('Enter');
     await terminal.waitFor('Denied: Claude is told why, with your message.');
     expect(await decisionOf(held)).toEqual(hookGets({ behavior: 'deny', message: denialMessage({ toolName: 'Bash' }, 'Use the test database') }));
     await terminal.waitFor(/Denied: Claude is told why, with your message\.[\s\S]*Waiting for questions\./);
     await terminal.press('C-c');
     expect(await terminal.exitCode()).toBe(0);
+  });
+});
+
+describe('a key meant for the ask before', () => {
+  /** Presses `key` `times` times, `gapMs` apart: a person pressing twice, or a key held down (auto-repeat). */
+  async function pressRepeatedly(terminal: Terminal, key: string, times: number, gapMs: number): Promise<void> {
+    for (let count = 0; count < times; count += 1) {
+      if (count > 0) await sleep(gapMs);
+      await terminal.type(key);
+    }
+  }
+
+  it('watch: "1" pressed twice answers the question on screen and never allows the permission shown after it; its prompt says keys wait, then takes them', async () => {
+    const terminal = await openFlowTerminal(['watch']);
+    await terminal.waitFor('Waiting for questions.');
+    for (const gapMs of [60, 150, 300]) {
+      // A question on screen, and a permission behind it.
+      const payload = freshPayload('01-single-select', `double-press-${gapMs}`);
+      const hook = runHook(payload, daemon.env);
+      const question = await daemon.waitForAsk(payload.tool_use_id);
+      await terminal.waitForPrompt('Choose one');
+      const held = await bashPermission(`double-press-${gapMs}`, 'rm -rf ~/important');
+
+      await pressRepeatedly(terminal, '1', 2, gapMs);
+      expect((await hook.result).code).toBe(0);
+      expect((await daemon.ask(question.id)).status).toBe('answered');
+      await terminal.waitForPrompt('Allow this call?');
+      expect((await daemon.ask(held.view.id)).status, `a second "1" ${gapMs} ms after the first`).toBe('pending');
+      // Esc skips it (it keeps waiting), and watch waits for the next.
+      await terminal.press('Escape');
+      await terminal.waitFor(/Skipped: nothing was sent, it still waits\.[\s\S]*Waiting for questions\. \d skipped [^\n]*\s*$/);
+      expect((await daemon.ask(held.view.id)).status).toBe('pending');
+    }
+    await terminal.press('C-c');
+    expect(await terminal.exitCode()).toBe(0);
+  });
+
+  it('watch: "1" held down allows the permission on screen once, and none of the ones behind it', async () => {
+    const waiting = [await bashPermission('held-key-1', 'rm -rf ~/one'), await bashPermission('held-key-2', 'rm -rf ~/two'), await bashPermission('held-key-3', 'rm -rf ~/three')];
+    const terminal = await openFlowTerminal(['watch']);
+    await terminal.waitForPrompt('Allow this call?');
+    // A terminal repeats a held key about every 33 ms, after its first repeat.
+    await pressRepeatedly(terminal, '1', 30, 33);
+    const second = await terminal.waitFor(new RegExp(`▲ {2}Allow this call\\?[\\s\\S]*${HELD_TEXT}`), 'the next permission, saying its keys wait');
+    expect(second).toContain('rm -rf ~/two');
+    expect(await decisionOf(waiting[0]!)).toEqual(hookGets({ behavior: 'allow' }));
+    expect((await daemon.ask(waiting[1]!.view.id)).status).toBe('pending');
+    expect((await daemon.ask(waiting[2]!.view.id)).status).toBe('pending');
+    // Once the key is let go, the prompt takes keys again: Deny is a deliberate press.
+    await terminal.waitForPrompt('Allow this call?');
+    expect((await daemon.ask(waiting[1]!.view.id)).status).toBe('pending');
+    await terminal.type('3');
+    await terminal.waitForPrompt('A message for Claude (optional): Enter denies');
+    await terminal.press('Enter');
+    expect(await decisionOf(waiting[1]!)).toEqual(hookGets({ behavior: 'deny', message: denialMessage({ toolName: 'Bash' }, undefined) }));
+    await terminal.press('C-c');
+    expect(await terminal.exitCode()).toBe(0);
+    expect((await daemon.ask(waiting[2]!.view.id)).status).toBe('pending');
   });
 });
 

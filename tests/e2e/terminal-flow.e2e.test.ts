@@ -12,7 +12,7 @@ import { CLI_BIN, REPO_ROOT } from '../stack/env.js';
 import { claudeHome, freshPayload, type HookPayload } from '../stack/fixtures.js';
 import { postAsHttpHook } from '../stack/hook-client.js';
 import { killStrayProcesses, runCli, runHook, startCli, type RunningProcess } from '../stack/processes.js';
-import { openTerminal, type Terminal } from '../stack/terminal.js';
+import { activePrompt, openTerminal, type Terminal } from '../stack/terminal.js';
 
 const WAIT_MS = 10_000;
 
@@ -44,16 +44,10 @@ async function answersOf(hook: RunningProcess): Promise<{ answers: Record<string
 // ---------------------------------------------------------------------------------------------
 // The CLI in a real terminal (tests/stack/terminal.ts), with the daemon's home and config.
 
-type FlowTerminal = Terminal & {
-  /** Waits until the prompt being answered (the last one drawn as active) matches. */
-  waitForPrompt(expected: RegExp | string): Promise<string>;
-};
-
-async function openFlowTerminal(args: string[], daemon: Daemon): Promise<FlowTerminal> {
+async function openFlowTerminal(args: string[], daemon: Daemon): Promise<Terminal> {
   const terminal = await openTerminal(args, { HOME: daemon.home, ASKBRIDGE_HOME: daemon.home, XDG_CONFIG_HOME: join(daemon.home, 'xdg-config') });
   cleanups.push(() => terminal.close());
-  const matches = (text: string, expected: RegExp | string) => (typeof expected === 'string' ? text.includes(expected) : expected.test(text));
-  return { ...terminal, waitForPrompt: (expected) => terminal.waitUntilScreen((text) => matches(activePrompt(text), expected), `the prompt ${String(expected)}`) };
+  return terminal;
 }
 
 function escapeRegExp(text: string): string {
@@ -67,12 +61,6 @@ async function denyOf(hook: RunningProcess): Promise<{ permissionDecision: strin
   return (JSON.parse(result.stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } }).hookSpecificOutput;
 }
 
-/** The prompt waiting for keys: from the last line drawn as active (◆, or ▲ with an error) to the end. */
-function activePrompt(screen: string): string {
-  const lines = screen.split('\n');
-  const start = lines.findLastIndex((line) => /^[◆▲] {2}\S/.test(line) && !line.includes('Other needs text'));
-  return start < 0 ? '' : lines.slice(start).join('\n');
-}
 
 // ---------------------------------------------------------------------------------------------
 
@@ -528,6 +516,7 @@ describe('askbridge watch', () => {
 
     const next = await terminal.waitFor(/Question 1 of 1 · Memory\n[\s\S]*◆ {2}Choose one/, 'the second question');
     expect(next.slice(next.lastIndexOf('Claude Code asks'))).toMatch(/^Claude Code asks\n/);
+    await terminal.waitForPrompt('Choose one');
     await terminal.type('3');
     await terminal.waitFor(/Waiting for questions\. Ctrl\+C leaves; questions keep waiting\.\s*$/);
     expect((await answersOf(first.hook)).answers).toEqual({ 'Which database should the new orders service use?': 'SQLite' });
@@ -555,6 +544,7 @@ describe('askbridge watch', () => {
     const next = await terminal.waitFor(/Question 1 of 1 · Memory\n[\s\S]*◆ {2}Choose one/, 'the next question');
     expect(next.slice(next.lastIndexOf('Claude Code asks'))).toMatch(/^Claude Code asks \(1 skipped\)\n/);
     expect((await daemon.ask(first.id)).status).toBe('pending');
+    await terminal.waitForPrompt('Choose one');
     await terminal.type('1');
     expect((await answersOf(second.hook)).answers).toEqual({ 'Should I remember this preference for future sessions?': 'Yes, project memory' });
 
@@ -564,6 +554,7 @@ describe('askbridge watch', () => {
     // A new question comes first; d declines it.
     const third = await ask(daemon, freshPayload('02-multi-select', 'watch-skip-third'));
     await terminal.waitFor(/Question 1 of 1 · CI checks\n[\s\S]*◆ {2}Choose one or more/, 'the new question');
+    await terminal.waitForPrompt('Choose one or more');
     await terminal.type('d');
     await terminal.waitFor('Declined: Claude is told you chose not to answer');
     expect((await denyOf(third.hook)).permissionDecision).toBe('deny');
@@ -571,6 +562,7 @@ describe('askbridge watch', () => {
 
     await terminal.press('Enter');
     await terminal.waitFor(new RegExp(`${escapeRegExp(WAITING_WITH_SKIPPED)}\\n[\\s\\S]*Question 1 of 1 · Database\\n[\\s\\S]*◆ {2}Choose one`), 'the skipped question, asked again');
+    await terminal.waitForPrompt('Choose one');
     await terminal.type('2');
     expect((await answersOf(first.hook)).answers).toEqual({ 'Which database should the new orders service use?': 'SQLite' });
     await terminal.waitFor(/Waiting for questions\. Ctrl\+C leaves; questions keep waiting\.\s*$/);

@@ -11,10 +11,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { replyReason } from '../../src/daemon/decisions/claude-code-stop.js';
 import type { AskView } from '../../src/protocol.js';
 import { INVISIBLE_CHARACTER } from '../../src/visible-text.js';
-import { waitUntil } from '../stack/clock.js';
+import { sleep, waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { CLI_BIN } from '../stack/env.js';
-import { killStrayProcesses, parseJson, runCli, startCli } from '../stack/processes.js';
+import { freshPayload } from '../stack/fixtures.js';
+import { killStrayProcesses, parseJson, runCli, runHook, startCli } from '../stack/processes.js';
 import { openTerminal, type Terminal } from '../stack/terminal.js';
 import { continuationOf, endTurn, notifyWaiting, setAway, stopPayload, submitPrompt, type HeldStop } from '../stack/turn-ends.js';
 
@@ -304,14 +305,6 @@ async function openWatch(): Promise<Terminal> {
   return terminal;
 }
 
-/** The prompt waiting for keys: from the last line drawn as active (◆, or ▲ with an error) to the end. */
-function activePrompt(screen: string): string {
-  const lines = screen.split('\n');
-  const start = lines.findLastIndex((line) => /^[◆▲] {2}\S/.test(line));
-  return start < 0 ? '' : lines.slice(start).join('\n');
-}
-
-const waitForPrompt = (terminal: Terminal, expected: string) => terminal.waitUntilScreen((screen) => activePrompt(screen).includes(expected), `the prompt ${expected}`);
 
 describe('askbridge watch', () => {
   it('shows a hostile last message whole with every escape sequence marked, and a reply typed there reaches the Stop hook', async () => {
@@ -320,7 +313,7 @@ describe('askbridge watch', () => {
     await terminal.waitFor('Waiting for questions.');
     const held = await turnEnd('watch', HOSTILE_MESSAGE, { cap: '1' });
 
-    const screen = await waitForPrompt(terminal, 'Your reply');
+    const screen = await terminal.waitForPrompt('Your reply');
     expect(screen).toContain('Claude finished its turn');
     expect(screen).toContain(`Project  ${PROJECT}`);
     expect(screen).toContain(`Session  ${held.view.sessionId}`);
@@ -333,7 +326,7 @@ describe('askbridge watch', () => {
     expect(await terminal.title()).not.toContain('pwned');
 
     await terminal.type('Ship it to staging');
-    await waitForPrompt(terminal, 'Ship it to staging');
+    await terminal.waitForPrompt('Ship it to staging');
     await terminal.press('Enter');
     await terminal.waitFor('Replied: Claude goes on with your reply. It was the last one in a row: when Claude finishes again, it stops.');
     expect(await continuationOf(held)).toBe(replyReason('Ship it to staging'));
@@ -341,7 +334,7 @@ describe('askbridge watch', () => {
 
     // An empty line: Claude stops.
     const done = await turnEnd('watch-done', 'Anything else?');
-    await waitForPrompt(terminal, 'Your reply');
+    await terminal.waitForPrompt('Your reply');
     await terminal.press('Enter');
     await terminal.waitFor('Done: Claude stops.');
     expect(await continuationOf(done)).toBeNull();
@@ -357,9 +350,9 @@ describe('askbridge watch', () => {
     await terminal.waitFor('Waiting for questions.');
 
     const typed = await turnEnd('watch-typed', 'Shall I go on?');
-    await waitForPrompt(terminal, 'Your reply');
+    await terminal.waitForPrompt('Your reply');
     await terminal.type('half a rep');
-    await waitForPrompt(terminal, 'half a rep');
+    await terminal.waitForPrompt('half a rep');
     await submitPrompt(daemon, typed.view.sessionId);
     await terminal.waitFor('No longer waiting: the person typed in the terminal: their prompt went to Claude. Nothing was sent.');
     expect(await continuationOf(typed)).toBeNull();
@@ -370,9 +363,9 @@ describe('askbridge watch', () => {
     await terminal.waitFor('●  waiting for you in the terminal (an MCP server asks for input): [U+001B]]0;pwned-title[U+0007]Token?');
 
     const done = await turnEnd('watch-slash-done', 'Finished the migration.');
-    await waitForPrompt(terminal, 'Your reply');
+    await terminal.waitForPrompt('Your reply');
     await terminal.type('/done');
-    await waitForPrompt(terminal, '/done');
+    await terminal.waitForPrompt('/done');
     await terminal.press('Enter');
     await terminal.waitFor('Done: Claude stops.');
     expect(await continuationOf(done)).toBeNull();
@@ -382,12 +375,36 @@ describe('askbridge watch', () => {
     expect(await terminal.exitCode()).toBe(0);
   });
 
+  it('Enter pressed twice answers the question on screen and never lets Claude stop at the turn end shown after it: its reply takes Enter only once its keys wait no more', async () => {
+    await setAway(daemon, true);
+    const terminal = await openWatch();
+    await terminal.waitFor('Waiting for questions.');
+    const payload = freshPayload('01-single-select', 'enter-twice');
+    const hook = runHook(payload, daemon.env);
+    await daemon.waitForAsk(payload.tool_use_id);
+    await terminal.waitForPrompt('Choose one');
+    const held = await turnEnd('enter-twice', 'The migration is ready.');
+
+    await terminal.press('Enter');
+    await sleep(150);
+    await terminal.press('Enter');
+    expect((await hook.result).code).toBe(0);
+    await terminal.waitForPrompt('Your reply');
+    expect(await statusOf(held.view.id)).toBe('pending');
+    await terminal.type('Run it on staging');
+    await terminal.waitForPrompt('Run it on staging');
+    await terminal.press('Enter');
+    expect(await continuationOf(held)).toBe(replyReason('Run it on staging'));
+    await terminal.press('C-c');
+    expect(await terminal.exitCode()).toBe(0);
+  });
+
   it('Esc leaves a turn end for later: it keeps waiting, and a reply from elsewhere reaches it', async () => {
     await setAway(daemon, true);
     const terminal = await openWatch();
     await terminal.waitFor('Waiting for questions.');
     const held = await turnEnd('watch-skip', 'Done.');
-    await waitForPrompt(terminal, 'Your reply');
+    await terminal.waitForPrompt('Your reply');
     await terminal.press('Escape');
     await terminal.waitFor('Skipped: nothing was sent, it still waits.');
     expect(await statusOf(held.view.id)).toBe('pending');

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { waitUntil } from './clock.js';
+import { HELD } from '../../src/cli/prompts.js';
 import { CLI_BIN, REPO_ROOT } from './env.js';
 
 const execFileAsync = promisify(execFile);
@@ -21,6 +22,11 @@ export type Terminal = {
   waitFor(expected: RegExp | string, what?: string): Promise<string>;
   /** Waits until the screen passes `test`; fails with the last screen. */
   waitUntilScreen(test: (screen: string) => boolean, what: string): Promise<string>;
+  /**
+   * Waits until the prompt being answered (activePrompt) matches and takes keys: a new ask's keys
+   * wait a moment, and its prompt says so until they choose (src/cli/prompts.ts).
+   */
+  waitForPrompt(expected: RegExp | string): Promise<string>;
   /** Waits until the command has exited, and gives its exit code. */
   exitCode(): Promise<number>;
   title(): Promise<string>;
@@ -73,6 +79,11 @@ export async function openTerminal(args: string[], env: Record<string, string>):
     screen,
     waitFor: (expected, what = String(expected)) => waitUntilScreen((text) => matches(text, expected), what),
     waitUntilScreen,
+    waitForPrompt: (expected) =>
+      waitUntilScreen((text) => {
+        const prompt = activePrompt(text);
+        return matches(prompt, expected) && !prompt.includes(HELD);
+      }, `the prompt ${String(expected)}, taking keys`),
     async exitCode() {
       const screenText = await waitUntilScreen((text) => /\[exit status \d+\]/.test(text), 'the command to exit');
       return Number(/\[exit status (\d+)\]/.exec(screenText)![1]);
@@ -83,4 +94,14 @@ export async function openTerminal(args: string[], env: Record<string, string>):
       await rm(dir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The prompt waiting for keys: from the last line drawn as active (◆, or ▲ with an error) to the end.
+ * A question's list refused for want of text (▲ "Other needs text") stays above the line that asks for it.
+ */
+export function activePrompt(screen: string): string {
+  const lines = screen.split('\n');
+  const start = lines.findLastIndex((line) => /^[◆▲] {2}\S/.test(line) && !line.includes('Other needs text'));
+  return start < 0 ? '' : lines.slice(start).join('\n');
 }
