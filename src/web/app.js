@@ -30,11 +30,6 @@ const FINISHED_KEEP = 20;
 const EXTEND_WHEN_LEFT_MS = 60_000;
 /** At most one request for more time per question in this long. */
 const EXTEND_EVERY_MS = 20_000;
-/**
- * An approval (or the end of a turn) that comes into focus in place of one that just left holds its
- * buttons this long: a double click, or a key pressed twice, meant for the one before must not decide it too.
- */
-const APPROVAL_HOLD_MS = 700;
 
 const ui = {
   conn: byId('conn'),
@@ -106,7 +101,6 @@ function open(id, how = {}) {
     return false;
   }
   if (current?.view.id !== id) {
-    const holdMs = how.replacing ? APPROVAL_HOLD_MS : 0;
     const form = view.approval
       ? buildApprovalForm(
           view,
@@ -115,7 +109,7 @@ function open(id, how = {}) {
             settle: (action) => send((askId) => settleAsk(askId, action)),
             activity: () => noteActivity(),
           },
-          { holdMs },
+          { replacing: how.replacing === true },
         )
       : view.turnEnd
         ? buildTurnEndForm(
@@ -125,7 +119,7 @@ function open(id, how = {}) {
               reply: (body) => send((askId) => replyToTurn(view.sessionId, { ...body, ask: askId })),
               activity: () => noteActivity(),
             },
-            { holdMs },
+            { replacing: how.replacing === true },
           )
         : view.terminalWait
           ? buildTerminalWaitCard(view)

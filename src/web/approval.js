@@ -4,11 +4,11 @@
 // choices offer (its agent's profile): allow once, allow with one of its "always allow" suggestions,
 // deny with a message, deny and stop (where the agent can stop its turn), or leave it to the agent's
 // own prompt (the terminal, opencode's prompt). A decision cannot be taken
-// back, so one click or key decides at most one card: the buttons are off from the first click
-// until the reply, and a card that takes the place of one that just left holds its buttons for a
-// moment, so that a second click or key meant for the one before cannot decide it.
+// back, so one click or key decides at most one card, and none aimed at something else
+// (decision-hold.js).
 import { speakerOf } from './api.js';
 import { cardHead, contextNodes, uid } from './ask-form.js';
+import { holdDecisions } from './decision-hold.js';
 import { h } from './dom.js';
 import { approvalKind, toolAction, toolInputNodes } from './tool-input.js';
 import { visibleNodes } from './visible-text.js';
@@ -36,7 +36,7 @@ export const KIND_LABELS = { permission: 'Permission', plan: 'Plan' };
  * The card of one waiting approval.
  * @param {AskView} view its `approval` is set
  * @param {ApprovalHandlers} handlers
- * @param {{ holdMs?: number }} [how] `holdMs`: keep the buttons off this long (it took the place of a card that just left)
+ * @param {{ replacing?: boolean }} [how] `replacing`: it took the place of a card that just left
  */
 export function buildApprovalForm(view, handlers, how = {}) {
   const approval = /** @type {Approval} */ (view.approval);
@@ -113,17 +113,8 @@ export function buildApprovalForm(view, handlers, how = {}) {
     ),
   );
 
-  /** Until then the buttons stay off and keys decide nothing. */
-  let heldUntil = 0;
-  let busy = false;
-  if (how.holdMs && how.holdMs > 0) {
-    heldUntil = Date.now() + how.holdMs;
-    for (const button of buttons) button.disabled = true;
-    setTimeout(() => {
-      if (!busy) for (const button of buttons) button.disabled = false;
-    }, how.holdMs);
-  }
-  const ready = () => !busy && Date.now() >= heldUntil;
+  const held = holdDecisions(buttons, [head, context, body, error], how);
+  const ready = held.ready;
 
   /** @param {ApprovalDecision} decision */
   const decide = (decision) => {
@@ -216,10 +207,9 @@ export function buildApprovalForm(view, handlers, how = {}) {
     hideError,
     /** @param {boolean} isBusy */
     setBusy(isBusy) {
-      busy = isBusy;
       form.setAttribute('aria-busy', isBusy ? 'true' : 'false');
       const focused = document.activeElement;
-      for (const button of buttons) button.disabled = isBusy || Date.now() < heldUntil;
+      held.setBusy(isBusy);
       // A disabled button drops focus; give it back once the request is over.
       if (isBusy && focused instanceof HTMLButtonElement && buttons.includes(focused)) card.refocus = focused;
       if (!isBusy && card.refocus) {

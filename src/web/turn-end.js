@@ -7,6 +7,7 @@
 // markup), the other shown as text with its invisible characters marked.
 import { putAway } from './api.js';
 import { cardHead, contextNodes, uid } from './ask-form.js';
+import { holdDecisions } from './decision-hold.js';
 import { h } from './dom.js';
 import { loadReplyDraft, saveReplyDraft } from './drafts.js';
 import { renderMarkdown } from './markdown.js';
@@ -81,7 +82,7 @@ function aboutNodes(view) {
  * The card of the end of a turn that waits for the person's reply.
  * @param {AskView} view its `turnEnd` is set
  * @param {TurnEndHandlers} handlers
- * @param {{ holdMs?: number }} [how] `holdMs`: keep the buttons off this long (it took the place of a card that just left)
+ * @param {{ replacing?: boolean }} [how] `replacing`: it took the place of a card that just left (decision-hold.js)
  */
 export function buildTurnEndForm(view, handlers, how = {}) {
   const turnEnd = /** @type {TurnEnd} */ (view.turnEnd);
@@ -133,19 +134,11 @@ export function buildTurnEndForm(view, handlers, how = {}) {
     ),
   );
 
-  /** Until then the buttons stay off: a click meant for the card before must not reply to this one. */
-  let heldUntil = 0;
-  let busy = false;
   /** The reply on its way, to show when it arrives too late. */
   let sending = '';
-  if (how.holdMs && how.holdMs > 0) {
-    heldUntil = Date.now() + how.holdMs;
-    for (const button of buttons) button.disabled = true;
-    setTimeout(() => {
-      if (!busy) for (const button of buttons) button.disabled = false;
-    }, how.holdMs);
-  }
-  const ready = () => !busy && Date.now() >= heldUntil;
+  // A click meant for the card before, or for a button that what arrived above just moved, replies to nothing.
+  const held = holdDecisions(buttons, [head, context, body, error], how);
+  const ready = held.ready;
 
   const sendReply = () => {
     if (!ready()) return;
@@ -233,10 +226,9 @@ export function buildTurnEndForm(view, handlers, how = {}) {
     hideError,
     /** @param {boolean} isBusy */
     setBusy(isBusy) {
-      busy = isBusy;
       form.setAttribute('aria-busy', isBusy ? 'true' : 'false');
       const focused = document.activeElement;
-      for (const button of buttons) button.disabled = isBusy || Date.now() < heldUntil;
+      held.setBusy(isBusy);
       // A disabled button drops focus; give it back once the request is over.
       if (isBusy && focused instanceof HTMLButtonElement && buttons.includes(focused)) card.refocus = focused;
       if (!isBusy && card.refocus) {

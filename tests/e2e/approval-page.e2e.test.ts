@@ -401,7 +401,7 @@ describe.skipIf(!chromiumState.available)('approvals in the page', () => {
     expect(decides).toEqual([{ behavior: 'allow' }]);
     expect((await daemon.pending()).map((view) => view.id)).toContain(second.view.id);
     // Its buttons work again once the moment has passed.
-    expect(await secondCard.getByRole('button', { name: 'Allow once', exact: true }).isEnabled()).toBe(true);
+    await expect.poll(() => secondCard.getByRole('button', { name: 'Allow once', exact: true }).isEnabled()).toBe(true);
 
     // `a` pressed twice, the second time once the third card has taken the second's place: only the second is allowed.
     decides = [];
@@ -430,7 +430,8 @@ describe.skipIf(!chromiumState.available)('approvals in the page', () => {
     // A number key, as in Claude Code's dialog: 3 is the second suggestion.
     const fourthCard = page.locator(`article[data-question-id="${fourth.view.id}"][data-status="pending"]`);
     await fourthCard.waitFor({ state: 'visible' });
-    await sleep(800);
+    // Keys decide once its buttons do: after the moment a card that took another's place holds them.
+    await expect.poll(() => fourthCard.getByRole('button', { name: 'Allow once', exact: true }).isEnabled()).toBe(true);
     await fourthCard.locator('.approval-ask').focus();
     await page.keyboard.press('3');
     expect(await decisionOf(fourth)).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedPermissions: [bashRuleSuggestion('npm:*')] } } });

@@ -4,15 +4,33 @@
 // that ends takes its questions out of the page, saying why.
 import { symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Browser } from 'playwright-core';
+import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailability, launchBrowser, openAsk, openPairedPage, type PairedPage } from '../stack/browser.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { claudeHome, freshPayload, type HookPayload } from '../stack/fixtures.js';
 import { postAsHttpHook, postSessionEndAsHttpHook, sessionEndPayload } from '../stack/hook-client.js';
+import { decisionOf, permissionPayload, requestPermission } from '../stack/approvals.js';
 import { killStrayProcesses } from '../stack/processes.js';
 
 const chromiumState = chromiumAvailability();
+
+type Box = { name: string; x: number; y: number; width: number; height: number };
+
+/** Each button's name and place on the page. */
+async function boxesOf(buttons: Locator): Promise<Box[]> {
+  const boxes: Box[] = [];
+  for (const button of await buttons.all()) {
+    const box = await button.boundingBox();
+    if (box) boxes.push({ name: ((await button.textContent()) ?? '').trim(), ...box });
+  }
+  return boxes;
+}
+
+/** Whether two boxes share more than a sliver (a few pixels each way). */
+function overlap(a: Box, b: Box): boolean {
+  return Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x) > 4 && Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y) > 4;
+}
 
 /** What Claude said before asking: long, with a terminal escape and right-to-left text in it. */
 const SAID = `I looked at the orders service. ${'The schema has grown, and the reporting queries now scan the whole table. '.repeat(8)}\u001b[2J שלום ends here.`;
@@ -96,6 +114,68 @@ describe.skipIf(!chromiumState.available)('the session context in the page', () 
     await card.getByRole('radio', { name: 'SQLite', exact: true }).check();
     await card.getByRole('button', { name: 'Submit', exact: true }).click();
     expect((await hook.response).statusCode).toBe(200);
+  });
+
+  it('a permission whose context arrives once it is on screen: a click where a button was, now on another, decides nothing; a moment later the buttons take clicks again', async () => {
+    const sessionId = 'c0ffee00-0000-4000-8000-000000000004';
+    const common = { sessionId, cwd: '/home/alice/projects/shop', gitBranch: 'feature/cleanup', version: '2.1.330' };
+    const transcript = join(projects, `${sessionId}.jsonl`);
+    writeFileSync(transcript, `${[
+      { ...common, type: 'user', message: { role: 'user', content: 'Free some disk space' } },
+      { ...common, type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: SAID }] } },
+    ].map((line) => JSON.stringify(line)).join('\n')}\n`);
+
+    // The page gets the context only when the test says: the card is on screen, laid out, first.
+    let caught!: () => void;
+    const contextCaught = new Promise<void>((resolve) => (caught = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const isContextOfSession = (message: string | Buffer) => {
+      if (typeof message !== 'string') return false;
+      const event = JSON.parse(message) as { type?: string; ask?: { sessionId?: string; context?: unknown } };
+      return event.type === 'updated' && event.ask?.sessionId === sessionId && event.ask.context !== undefined;
+    };
+    const { page, context } = await openPairedPage(browser, daemon, {
+      viewport: { width: 1280, height: 900 },
+      async beforeNavigate(page) {
+        await page.clock.install();
+        await page.routeWebSocket(/\/ws$/, (route) => {
+          const server = route.connectToServer();
+          route.onMessage((message) => server.send(message));
+          server.onMessage((message) => {
+            if (!isContextOfSession(message)) return route.send(message);
+            caught();
+            void released.then(() => route.send(message));
+          });
+        });
+      },
+    });
+    try {
+      const held = await requestPermission(daemon, { ...permissionPayload(sessionId, 'Bash', { command: 'rm -rf ~/important', description: 'Clean up' }), transcript_path: transcript });
+      const card = await openAsk(page, held.view.id);
+      const decisions = card.locator('.card-form button.btn');
+      await expect.poll(() => decisions.evaluateAll((buttons) => buttons.every((button) => !(button as HTMLButtonElement).disabled))).toBe(true);
+      const before = await boxesOf(decisions);
+      await contextCaught;
+      // The page's time stands still from here: whatever the hold is, it cannot run out while the test looks.
+      await page.clock.pauseAt(Date.now() + 1_000);
+      release();
+      await card.locator('.context .said-text').waitFor();
+      const after = await boxesOf(decisions);
+      // A point inside a button as it was, now inside another: where a pointer aimed at the first lands.
+      const slid = before.flatMap((was) => after.filter((now) => now.name !== was.name && overlap(was, now)).map((now) => ({ aimedAt: was.name, lands: now.name, x: (Math.max(was.x, now.x) + Math.min(was.x + was.width, now.x + now.width)) / 2, y: (Math.max(was.y, now.y) + Math.min(was.y + was.height, now.y + now.height)) / 2 })))[0];
+      expect(slid, `a button moved under another's place: before ${JSON.stringify(before)}, after ${JSON.stringify(after)}`).toBeDefined();
+      await page.mouse.click(slid!.x, slid!.y);
+      expect(await daemon.ask(held.view.id)).toMatchObject({ status: 'pending' });
+      expect(await card.getByRole('button', { name: slid!.lands, exact: true }).isDisabled()).toBe(true);
+
+      // Well past the hold (src/web/decision-hold.js).
+      await page.clock.runFor(1_000);
+      await card.getByRole('button', { name: 'Deny', exact: true }).click();
+      expect(await decisionOf(held)).toMatchObject({ hookSpecificOutput: { decision: { behavior: 'deny' } } });
+    } finally {
+      await context.close();
+    }
   });
 
   it('takes the questions of a session that ended out of the page, and says why', async () => {

@@ -51,6 +51,7 @@ const ROUTES = {
   '/notify.js': ['get'],
   '/ask-form.js': ['get'],
   '/connection.js': ['get'],
+  '/decision-hold.js': ['get'],
   '/drafts.js': ['get'],
   '/finished.js': ['get'],
   '/history.js': ['get'],
