@@ -7,13 +7,13 @@
 // test table checks both.
 
 /**
- * C0 controls except tab and newline (which the CLI indents), DEL, C1 controls, the Arabic letter
- * mark, zero-width characters and LRM/RLM, bidi embeddings, overrides and isolates, word joiner and
- * invisible operators, deprecated format characters, BOM, interlinear annotation controls, tag
- * characters (invisible ASCII look-alikes) and lone surrogates.
+ * One definition, from Unicode's own classes: every control character (Cc: C0, DEL, C1) but tab and
+ * newline (which the CLI indents), every format character (Cf: bidi controls, zero-width characters,
+ * soft hyphen, tags), every Default_Ignorable_Code_Point (variation selectors, the combining grapheme
+ * joiner, Hangul fillers, U+180E...), lone surrogates (Cs), the line and paragraph separators (a line
+ * break that does not look like one), and the Braille blank (U+2800), which shows as nothing.
  */
-export const INVISIBLE_CHARACTER =
-  /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB\u{E0000}-\u{E007F}\uD800-\uDFFF]/gu;
+export const INVISIBLE_CHARACTER = /(?![\t\n])[\p{Cc}\p{Cf}\p{Cs}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}\u2800]/gu;
 
 /** `[U+202E]` for U+202E. */
 export function markerOf(character: string): string {

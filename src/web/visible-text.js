@@ -3,8 +3,7 @@
 // src/; one test table checks both): every invisible or control character in model text is shown
 // as a visible `[U+XXXX]` marker. Only the display changes, never the text that is sent back.
 
-export const INVISIBLE_CHARACTER =
-  /[\u0000-\u0008\u000B-\u001F\u007F-\u009F\u061C\u200B-\u200F\u202A-\u202E\u2060-\u2064\u2066-\u206F\uFEFF\uFFF9-\uFFFB\u{E0000}-\u{E007F}\uD800-\uDFFF]/gu;
+export const INVISIBLE_CHARACTER = /(?![\t\n])[\p{Cc}\p{Cf}\p{Cs}\p{Default_Ignorable_Code_Point}\p{Zl}\p{Zp}\u2800]/gu;
 
 /** `[U+202E]` for U+202E. */
 export function markerOf(character) {

@@ -44,6 +44,7 @@ const INVISIBLES = [
   '\u0000', '\u0007', '\u0008', '\u000B', '\u000C', '\u000D', '\u001B', '\u007F', '\u0080', '\u0085', '\u009B', '\u009F',
   '\u202A', '\u202B', '\u202C', '\u202D', '\u202E', '\u2066', '\u2067', '\u2068', '\u2069',
   '\u200E', '\u200F', '\u061C', '\u200B', '\u200C', '\u200D', '\u2060', '\uFEFF',
+  '\u00AD', '\u180E', '\u034F', '\uFE0F', '\u{E0100}', '\u115F', '\u3164', '\uFFA0', '\u2800', '\u2028',
 ];
 
 /** Terminal attacks: set the window title, clear the screen, write the clipboard (OSC 52), reverse text. */
@@ -51,7 +52,7 @@ const TITLE = '\u001b]0;pwned-title\u0007';
 const CLEAR = '\u001b[2J';
 const CLIPBOARD = '\u001b]52;c;cm0gLXJmIH4K\u0007';
 /** Each of INVISIBLES as the marker the page and the CLI must show, written out independently of the rule. */
-const MARKERS = INVISIBLES.map((character) => `[U+${character.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}]`).join('');
+const MARKERS = INVISIBLES.map((character) => `[U+${character.codePointAt(0)!.toString(16).toUpperCase().padStart(4, '0')}]`).join('');
 const HOSTILE_QUESTION = `Run the tests?${TITLE}${CLEAR}${CLIPBOARD} \u202Eyalp\u202C\u2066ok\u2069 ${INVISIBLES.join('')}`;
 const HOSTILE_LABEL = `Yes\u202E, deploy\u202C${CLEAR}`;
 
