@@ -43,6 +43,8 @@ export const HOOK_KEY_HEADER = 'x-askbridge-hook-key';
 
 /** The header a hook on another machine names that machine in, so the page can say where a question comes from. */
 export const MACHINE_HEADER = 'x-askbridge-machine';
+/** The machine of a hook that names none: `remote-hook` writes it when given no name, and the daemon says it of one from elsewhere that sent none. */
+export const UNNAMED_MACHINE = 'another machine';
 
 /**
  * The environment variables that tell the daemon whether a person watches the session, each with the

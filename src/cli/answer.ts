@@ -23,6 +23,7 @@ import { connectToDaemon, type DaemonClient } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 import { readJsonInput } from './json-input.js';
 import { readReply } from './replies.js';
+import { replyCommand } from './turn-end-text.js';
 
 export async function run(io: CommandIo): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -121,9 +122,9 @@ export async function findWaiting(env: NodeJS.ProcessEnv, daemon: DaemonClient, 
  * The ask, when `answer` is how to settle it: a question, a permission or a plan. The end of a turn is
  * replied to with `askbridge reply`, and a wait in the terminal is settled there (exit 2).
  */
-function answerable<Ask extends Pick<AskView, 'id' | 'sessionId'> & { turnEnd?: unknown; terminalWait?: unknown }>(ask: Ask): Ask {
+function answerable<Ask extends Pick<AskView, 'id' | 'sessionId' | 'machine'> & { turnEnd?: unknown; terminalWait?: unknown }>(ask: Ask): Ask {
   if (ask.turnEnd !== undefined) {
-    throw new CliError(`${quoted(ask.id)} is the end of Claude's turn, not a question: reply with \`askbridge reply ${quoted(ask.sessionId)} TEXT...\` (Claude goes on with it), or \`askbridge reply ${quoted(ask.sessionId)} --done\` (Claude stops)`, 2);
+    throw new CliError(`${quoted(ask.id)} is the end of Claude's turn, not a question: reply with \`${quoted(replyCommand(ask))} TEXT...\` (Claude goes on with it), or \`${quoted(replyCommand(ask))} --done\` (Claude stops)`, 2);
   }
   if (ask.terminalWait !== undefined) throw new CliError(`${quoted(ask.id)} is a session waiting for you in its terminal: nothing in askbridge answers it, go to that terminal`, 2);
   return ask;

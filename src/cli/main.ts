@@ -63,8 +63,8 @@ const COMMANDS: Record<string, Command> = {
     load: () => import('./answer.js') },
   away: { usage: '[on|off]', summary: "say you are away (on: the end of each of Claude's turns waits for your reply) or back (off: every turn end waiting is let go, and Claude stops); alone, whether you are", load: () => import('./away.js') },
   reply: {
-    usage: 'SESSION TEXT... | SESSION - | SESSION --done',
-    summary: "reply to the end of Claude's turn in SESSION (its id, or a unique prefix of one that waits): Claude goes on with exactly TEXT (- reads it from standard input); --done lets Claude stop. Exit 3 when that turn's end was settled meanwhile (you typed in its terminal)",
+    usage: 'SESSION [--machine NAME] TEXT... | SESSION - | SESSION --done',
+    summary: "reply to the end of Claude's turn in SESSION (its id, or a unique prefix of one that waits) on this machine, or with --machine NAME on the machine `pending` names: Claude goes on with exactly TEXT (- reads it from standard input); --done lets Claude stop. Two turn ends in one session there are refused, naming both (reply in watch or on the page). Exit 3 when that turn's end was settled meanwhile (you typed in its terminal)",
     load: () => import('./reply.js') },
   watch: {
     usage: '[--confirm]',

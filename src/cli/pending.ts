@@ -14,7 +14,7 @@ import { approvalLine } from '../approval-text.js';
 import { connectToDaemon } from './client.js';
 import type { CommandIo } from './command.js';
 import { readReply } from './replies.js';
-import { isLastReply, LAST_REPLY_NOTE, terminalWaitLine, turnEndLine } from './turn-end-text.js';
+import { isLastReply, LAST_REPLY_NOTE, replyCommand, terminalWaitLine, turnEndLine } from './turn-end-text.js';
 
 export async function run(io: CommandIo): Promise<void> {
   const { values } = parseArgs({ args: io.argv, options: { json: { type: 'boolean', default: false } }, strict: true });
@@ -65,7 +65,7 @@ function listTurnEnd(io: CommandIo, call: AskView, turnEnd: TurnEnd): void {
   const title = call.context?.title;
   if (title !== undefined) io.stdout(`       - session title: ${terminalText(shorten(title, TITLE_CHARS), '         ')}\n`);
   if (isLastReply(turnEnd)) io.stdout(`       - ${LAST_REPLY_NOTE}\n`);
-  io.stdout(`       - reply: askbridge reply ${terminalText(call.sessionId, '         ')} TEXT... (or --done: Claude stops)\n`);
+  io.stdout(`       - reply: ${terminalText(replyCommand(call), '         ')} TEXT... (or --done: Claude stops)\n`);
 }
 
 /** A session's title (its first prompt) in a list, on one line. */

@@ -5,7 +5,7 @@
 // URL the other machine reaches.
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import { HTTP_HOOK_PATH, MACHINE_HEADER } from '../http-hook.js';
+import { HTTP_HOOK_PATH, MACHINE_HEADER, UNNAMED_MACHINE } from '../http-hook.js';
 import { parsePublicUrl } from '../public-url.js';
 import { isProcessAlive, openStateDir, resolveStateDir } from '../state-dir.js';
 import { shellQuote, waitingMessage, withInstalledHooks, type AskHook } from '../claude-settings.js';
@@ -23,7 +23,7 @@ export async function run(io: CommandIo): Promise<void> {
   if ('error' in publicUrl) throw new CliError(`${raw}: ${publicUrl.error}`, 2);
   stateDir.ensure();
   const key = stateDir.ensureHookKey();
-  const machine = values.machine ?? 'another machine';
+  const machine = values.machine ?? UNNAMED_MACHINE;
   const hook: AskHook = { transport: 'http', url: `${publicUrl.origin}${HTTP_HOOK_PATH}`, key, machine };
   // Exactly what `install --url` writes there.
   io.stdout(`${JSON.stringify(withInstalledHooks({}, { ask: hook, approvals: true, turnEnds: true, statusMessage: waitingMessage({ page: publicUrl.href }) }), null, 2)}\n`);

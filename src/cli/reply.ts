@@ -6,6 +6,10 @@
 // now, or else the session's last one (history.jsonl), which the daemon refuses saying how it ended
 // ("the person typed in the terminal meanwhile…"), exit 3. Any other refusal is printed as the
 // daemon says it, exit 1. Only the token sends a reply, never the hook key.
+// A session id is no secret: another machine's hook, or anyone with the hook key, can open a turn's
+// end under a real session's id. So a reply reaches only the turn's end of the machine it names
+// (--machine NAME, as `askbridge pending` shows it; none: this machine), and when two wait under one
+// id there, nothing tells which is the one the person saw: it is refused, naming both.
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AskReplySchema, AsksReplySchema, AwayReplySchema, ErrorReplySchema, REPLY_CHARS, TooLateReplySchema, type AskView } from '../protocol.js';
@@ -15,18 +19,19 @@ import { terminalText } from '../visible-text.js';
 import { connectToDaemon, type DaemonClient } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 import { readReply } from './replies.js';
-import { REPLY_USAGE, replyOutcome } from './turn-end-text.js';
+import { machineWords, REPLY_USAGE, replyCommand, replyOutcome, turnEndLine } from './turn-end-text.js';
 
 export async function run(io: CommandIo): Promise<number> {
-  const { values, positionals } = parseArgs({ args: io.argv, allowPositionals: true, strict: true, options: { done: { type: 'boolean', default: false } } });
+  const { values, positionals } = parseArgs({ args: io.argv, allowPositionals: true, strict: true, options: { done: { type: 'boolean', default: false }, machine: { type: 'string' } } });
   const [session, ...words] = positionals;
   if (session === undefined || session === '') throw new CliError(`usage: ${REPLY_USAGE}`, 2);
   if (values.done && words.length > 0) throw new CliError(`--done lets Claude stop, and takes no text: ${REPLY_USAGE}`, 2);
   if (!values.done && words.length === 0) throw new CliError(`say what Claude should do, or let it stop with --done: ${REPLY_USAGE}`, 2);
+  if (values.machine?.trim() === '') throw new CliError(`--machine names the machine a turn's end comes from, as \`askbridge pending\` shows it: ${REPLY_USAGE}`, 2);
   const text = values.done ? undefined : replyText(words);
 
   const daemon = connectToDaemon(io.env);
-  const turnEnd = await findTurnEnd(io.env, daemon, session);
+  const turnEnd = await findTurnEnd(io.env, daemon, session, values.machine);
   const response = await daemon.request('POST', `/api/sessions/${encodeURIComponent(turnEnd.sessionId)}/reply`, text === undefined ? { done: true, ask: turnEnd.id } : { text, ask: turnEnd.id });
   if (response.status === 200) {
     io.stdout(`${replyOutcome(readReply(AskReplySchema, response.body, 'reply').ask)}\n`);
@@ -56,33 +61,47 @@ function readStandardInput(): string {
 }
 
 /**
- * The turn's end the session named by its whole id, or a unique prefix of it, waits at now; else the
- * last one it waited at, from history.jsonl: a reply names it, and the daemon says how it ended (409)
- * instead of giving the reply to another. An unknown or ambiguous prefix is an error that names no
- * session.
+ * The turn's end the session named by its whole id, or a unique prefix of it, waits at now on
+ * `machine` (undefined: this one); else the last one it waited at there, from history.jsonl: a
+ * reply names it, and the daemon says how it ended (409) instead of giving the reply to another.
+ * An unknown or ambiguous prefix is an error that names no session; so is a session whose turn's
+ * end waits only on other machines (each with the command that replies to it), and one where two
+ * wait on that machine.
  */
-async function findTurnEnd(env: NodeJS.ProcessEnv, daemon: DaemonClient, session: string): Promise<Pick<AskView, 'id' | 'sessionId'>> {
+async function findTurnEnd(env: NodeJS.ProcessEnv, daemon: DaemonClient, session: string, machine: string | undefined): Promise<Pick<AskView, 'id' | 'sessionId'>> {
   const asks = readReply(AsksReplySchema, (await daemon.request('GET', '/api/asks')).body, 'list of asks').asks;
   const waiting = asks.filter((ask) => ask.turnEnd !== undefined && ask.status === 'pending');
-  const found = waiting.find((ask) => ask.sessionId === session) ?? onlySession(waiting.filter((ask) => ask.sessionId.startsWith(session)), session);
-  if (found) return found;
+  const named = waiting.filter((ask) => ask.sessionId === session);
+  const ofSession = named.length > 0 ? named : oneSession(waiting.filter((ask) => ask.sessionId.startsWith(session)), session);
+  const there = ofSession.filter((ask) => ask.machine === machine);
+  if (there.length > 1) {
+    const listed = there.map((ask) => `  ${ask.id}  ${shown(turnEndLine(ask.turnEnd!))}`);
+    throw new CliError(
+      [`${there.length} turn ends wait in session ${shown(there[0]!.sessionId)} ${shown(machineWords(machine))}, and nothing tells which one is the session you saw (a session id is no secret): reply in \`askbridge watch\` or on the page, which show each whole`, ...listed].join('\n'),
+    );
+  }
+  if (there[0]) return there[0];
+  if (ofSession.length > 0) {
+    const elsewhere = ofSession.map((ask) => `  ${shown(machineWords(ask.machine))}: ${shown(replyCommand(ask))} TEXT...`);
+    throw new CliError([`no turn's end waits in session ${shown(ofSession[0]!.sessionId)} ${shown(machineWords(machine))}; it waits`, ...elsewhere].join('\n'));
+  }
   // The newest last: several lines of one session are fine, lines of two sessions are not.
-  const finished = readHistoryTail(openStateDir(resolveStateDir(env)).paths.history, FINISHED_LINES, (line) => line.turnEnd !== undefined && line.sessionId.startsWith(session));
-  const newest = finished.filter((line) => line.sessionId === session).at(-1) ?? onlySession(finished, session);
+  const finished = readHistoryTail(openStateDir(resolveStateDir(env)).paths.history, FINISHED_LINES, (line) => line.turnEnd !== undefined && line.machine === machine && line.sessionId.startsWith(session));
+  const newest = finished.filter((line) => line.sessionId === session).at(-1) ?? oneSession(finished, session).at(-1);
   if (newest) return newest;
   const { away } = readReply(AwayReplySchema, (await daemon.request('GET', '/api/away')).body, 'away switch');
   const why = away ? '`askbridge pending` lists those waiting' : 'you are not away, so a turn ends in the terminal without waiting (`askbridge away on`)';
-  throw new CliError(`no session waits for a reply with the id ${shown(session)}: ${why}`);
+  throw new CliError(`no session waits for a reply with the id ${shown(session)}${machine === undefined ? '' : ` ${shown(machineWords(machine))}`}: ${why}`);
 }
 
 /** How many of a prefix's finished turn ends are read from history.jsonl to tell whether it names one session. */
 const FINISHED_LINES = 50;
 
-/** The newest of `matches` (oldest first) when they are all of one session; an error when of several. */
-function onlySession<Match extends { sessionId: string }>(matches: Match[], session: string): Match | undefined {
+/** `matches` (oldest first) when they are all of one session; an error when of several. */
+function oneSession<Match extends { sessionId: string }>(matches: Match[], session: string): Match[] {
   const sessions = new Set(matches.map((match) => match.sessionId));
   if (sessions.size > 1) throw new CliError(`more than one session has an id that starts with ${shown(session)}: give more of it`);
-  return matches.at(-1);
+  return matches;
 }
 
 /** Text from the command line or the daemon in a message: marked, its lines after the first indented. */

@@ -52,7 +52,26 @@ export function replyOutcome(ask: Pick<AskView, 'status' | 'turnEnd'>): string {
 }
 
 /** The usage of `askbridge reply`, for the messages that point to it. */
-export const REPLY_USAGE = 'askbridge reply SESSION TEXT... | SESSION - (the text from standard input) | SESSION --done';
+export const REPLY_USAGE = 'askbridge reply SESSION [--machine NAME] TEXT... | SESSION - (the text from standard input) | SESSION --done';
+
+/**
+ * The command that replies to this turn's end, as `pending` shows it: its session, and the machine
+ * a remote hook named (`reply` without --machine reaches this machine's turn ends only). Both come
+ * from a hook, so either is quoted for a shell when it holds anything but plain characters; not marked.
+ */
+export function replyCommand(ask: Pick<AskView, 'sessionId' | 'machine'>): string {
+  return `askbridge reply ${shellWord(ask.sessionId)}${ask.machine === undefined ? '' : ` --machine ${shellWord(ask.machine)}`}`;
+}
+
+/** Where a turn's end waits, in words: "on this machine", `from machine "laptop"`. Not marked. */
+export function machineWords(machine: string | undefined): string {
+  return machine === undefined ? 'on this machine' : `from machine ${JSON.stringify(machine)}`;
+}
+
+/** A word as a shell reads it back: as it is when plain, else in single quotes. */
+function shellWord(word: string): string {
+  return /^[A-Za-z0-9_.,:@%+=/-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
+}
 
 /**
  * Whether the person is away, with what it means on this machine's wiring (`askbridge away`,

@@ -11,7 +11,7 @@ import { describeSuggestion, planChoice, planSuggestions, PLAN_TOOL } from '../a
 import { DEFAULT_STOP_CAP } from '../http-hook.js';
 import { LAST_MESSAGE_CHARS, type Approval, type HookEnvironment, type HookRequest, type NotificationPayload, type PermissionPayload, type StopPayload } from '../protocol.js';
 import { isUnattended, openAsk, type AskDesk, type Asked } from './asks/open-ask.js';
-import type { Door, Outcome } from './asks/store.js';
+import { askerKeyOf, identityOf, type AskerIdentity, type Door, type Outcome } from './asks/store.js';
 import type { AwaySwitch } from './away.js';
 import { claudeCodeDecision } from './decisions/claude-code.js';
 import { permissionDecision } from './decisions/claude-code-permission.js';
@@ -49,14 +49,24 @@ function inputHash(toolInput: unknown): string {
   return createHash('sha256').update(JSON.stringify(toolInput)).digest('base64url');
 }
 
+/**
+ * Who sent a hook request, as the store knows the asker of what it opened: what an event says of a
+ * session (it moved on, the person typed there) reaches only the asks of the same door, agent and
+ * machine. A session id is no secret: another machine's hook, or anyone with the hook key, may name it.
+ */
+function askerOf(call: HookCall): AskerIdentity {
+  return identityOf({ door: call.door, agent: call.agent, machine: call.machine });
+}
+
 export function createHookEvents(deps: { desk: AskDesk; away: Pick<AwaySwitch, 'isAway'> }) {
   const { store } = deps.desk;
-  // Replies in a row per session, for the turn (prompt_id) they continue: Claude Code ends a turn
-  // that was continued its limit of times, whatever the hook says.
+  // Replies in a row per session of one asker, for the turn (prompt_id) they continue: Claude Code
+  // ends a turn that was continued its limit of times, whatever the hook says. Another asker naming
+  // the same session never resets or adds to the count.
   const repliesInARow = new Map<string, { promptId: string | undefined; replies: number }>();
-  const countReply = (sessionId: string, promptId: string | undefined, replies: number) => {
-    repliesInARow.delete(sessionId);
-    repliesInARow.set(sessionId, { promptId, replies });
+  const countReply = (counter: string, promptId: string | undefined, replies: number) => {
+    repliesInARow.delete(counter);
+    repliesInARow.set(counter, { promptId, replies });
     if (repliesInARow.size > MAX_COUNTED_SESSIONS) repliesInARow.delete(repliesInARow.keys().next().value!);
   };
 
@@ -64,10 +74,12 @@ export function createHookEvents(deps: { desk: AskDesk; away: Pick<AwaySwitch, '
   function turnEnd(call: HookCall, payload: StopPayload): Received {
     const { session_id: sessionId, prompt_id: promptId } = payload;
     if (payload.hook_event_name === 'SubagentStop') return EMPTY;
-    store.movedOn(sessionId);
-    if (!payload.stop_hook_active) repliesInARow.delete(sessionId);
+    const by = askerOf(call);
+    store.movedOn(sessionId, by);
+    const counter = `${askerKeyOf(by)}\0${sessionId}`;
+    if (!payload.stop_hook_active) repliesInARow.delete(counter);
     if (!deps.away.isAway() || isUnattended(call.environment)) return EMPTY;
-    const counted = payload.stop_hook_active ? repliesInARow.get(sessionId) : undefined;
+    const counted = payload.stop_hook_active ? repliesInARow.get(counter) : undefined;
     const replies = counted && counted.promptId === promptId ? counted.replies : 0;
     const replyLimit = stopCapOf(call.stopCap);
     const message = payload.last_assistant_message ?? '';
@@ -90,7 +102,7 @@ export function createHookEvents(deps: { desk: AskDesk; away: Pick<AwaySwitch, '
       ...(call.machine ? { machine: call.machine } : {}),
       ...(payload.transcript_path ? { transcriptPath: payload.transcript_path } : {}),
     };
-    return { kind: 'hold', asked, onSettled: (outcome) => outcome.status === 'replied' && countReply(sessionId, promptId, replies + 1) };
+    return { kind: 'hold', asked, onSettled: (outcome) => outcome.status === 'replied' && countReply(counter, promptId, replies + 1) };
   }
 
   /**
@@ -106,7 +118,7 @@ export function createHookEvents(deps: { desk: AskDesk; away: Pick<AwaySwitch, '
     const pending = store.pending().filter((ask) => ask.sessionId === sessionId);
     if (pending.some((ask) => ask.terminalWait?.kind === kind && ask.terminalWait.message === payload.message)) return EMPTY;
     // A newer wait replaces the one before.
-    store.movedOn(sessionId);
+    store.movedOn(sessionId, askerOf(call));
     if (kind === 'permission_prompt' && pending.some((ask) => ask.approval || ask.turnEnd)) return EMPTY;
     const opened = openAsk(
       deps.desk,
@@ -135,19 +147,19 @@ export function createHookEvents(deps: { desk: AskDesk; away: Pick<AwaySwitch, '
       const { payload } = call;
       switch (payload.hook_event_name) {
         case 'PreToolUse':
-          store.movedOn(payload.session_id);
+          store.movedOn(payload.session_id, askerOf(call));
           return { kind: 'hold', asked: askedByHook(payload, call) };
         case 'PermissionRequest':
           // AskUserQuestion raises a PermissionRequest too (default mode): its questions are asked
           // through PreToolUse already, so it is never shown twice. No decision: the question's own path decides.
           if (payload.tool_name === ASK_TOOL) return EMPTY;
-          store.movedOn(payload.session_id);
+          store.movedOn(payload.session_id, askerOf(call));
           return { kind: 'hold', asked: approvalByHook(payload, call) };
         case 'Stop':
         case 'SubagentStop':
           return turnEnd(call, payload);
         case 'UserPromptSubmit': {
-          const settled = store.movedOn(payload.session_id, true);
+          const settled = store.movedOn(payload.session_id, askerOf(call), true);
           if (settled.length > 0) log.info({ askIds: settled.map((ask) => ask.id) }, 'the person typed in the terminal: the session waits here no more');
           return EMPTY;
         }

@@ -59,12 +59,13 @@ export function parseHookAuthorization(header: string | undefined): { daemonNonc
 }
 
 /**
- * Whether a hello comes from this machine: the command hook reads the token in the state directory
- * and always asks over loopback, naming a loopback host (askbridge-hook.cjs). Anything else (a
- * client on another machine, or one through the public URL's front, which connects from loopback
- * but names the public host) has no hook behind it; its hellos could only crowd out the hooks'.
+ * Whether a request comes from this machine: over loopback, naming a loopback host, as the command
+ * hook (askbridge-hook.cjs) and this machine's http hooks always ask. Anything else (a client on
+ * another machine, or one through the public URL's front, which connects from loopback but names
+ * the public host) is from elsewhere: a hello from there has no hook behind it and could only
+ * crowd out the hooks', and an http hook from there is another machine's, named or not (hook-key.ts).
  */
-export function isHelloFromThisMachine(remoteAddress: string | undefined, host: string | undefined): boolean {
+export function isFromThisMachine(remoteAddress: string | undefined, host: string | undefined): boolean {
   const loopbackAddress = remoteAddress !== undefined && (remoteAddress === '::1' || /^(::ffff:)?127\./.test(remoteAddress));
   const hostName = host?.toLowerCase().replace(/:\d+$/, '');
   return loopbackAddress && hostName !== undefined && LOOPBACK_NAMES.has(hostName);

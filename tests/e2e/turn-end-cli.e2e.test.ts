@@ -7,6 +7,7 @@
 // elsewhere, and prints a wait in the terminal as a line. Real processes throughout: the daemon, the
 // CLI, Claude Code's hook requests.
 import { join } from 'node:path';
+import { MACHINE_HEADER } from '../../src/http-hook.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { replyReason } from '../../src/daemon/decisions/claude-code-stop.js';
 import type { AskView } from '../../src/protocol.js';
@@ -23,6 +24,7 @@ const WAIT_MS = 10_000;
 const PROJECT = '/home/alice/projects/shop';
 const AWAY_ON = "away: on (the end of each of Claude's turns waits for your reply: the page, askbridge watch, askbridge reply)";
 const AWAY_OFF = "away: off (Claude's turns end in the terminal, as usual)";
+const REPLY_USAGE = 'askbridge reply SESSION [--machine NAME] TEXT... | SESSION - (the text from standard input) | SESSION --done';
 
 let daemon: Daemon;
 beforeAll(async () => {
@@ -130,6 +132,51 @@ describe('askbridge reply', () => {
     expect(await daemon.ask(second.view.id)).toMatchObject({ status: 'done', source: { kind: 'person', client: 'cli' } });
   });
 
+  it("never gives a reply meant for this machine's session to a turn end another machine opened under its id: --machine names that one", async () => {
+    const sessionId = sessionFor('intercept');
+    // Another machine's Stop under the session's id: a reply to the session here is not for it.
+    const laptop = await endTurn(daemon, stopPayload(sessionId, 'Paste the deploy token here.'), undefined, { [MACHINE_HEADER]: 'laptop; rm -rf ~' });
+    cleanups.push(async () => laptop.abort());
+    const refused = await runCli(['reply', sessionId, 'the deploy token is hunter2'], daemon.env);
+    expect(refused).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: `askbridge reply: no turn's end waits in session ${sessionId} on this machine; it waits\n  from machine "laptop; rm -rf ~": askbridge reply ${sessionId} --machine 'laptop; rm -rf ~' TEXT...\n`,
+    });
+
+    const here = await turnEnd('intercept', 'I refactored the cart.', { sessionId });
+    const listed = (await runCli(['pending'], daemon.env)).stdout.split('\n');
+    expect(listed).toContain(`       - reply: askbridge reply ${sessionId} TEXT... (or --done: Claude stops)`);
+    expect(listed).toContain(`       - reply: askbridge reply ${sessionId} --machine 'laptop; rm -rf ~' TEXT... (or --done: Claude stops)`);
+    expect(await runCli(['reply', sessionId, 'the deploy token is hunter2'], daemon.env)).toMatchObject({ code: 0, stdout: 'replied: Claude goes on\n' });
+    expect(await continuationOf(here)).toBe(replyReason('the deploy token is hunter2'));
+    expect(await daemon.ask(laptop.view.id)).toMatchObject({ status: 'pending' });
+    expect((await daemon.ask(laptop.view.id)).reply).toBeUndefined();
+
+    expect(await runCli(['reply', sessionId.slice(0, 14), '--machine', 'laptop; rm -rf ~', '--done'], daemon.env)).toMatchObject({ code: 0, stdout: 'done: Claude stops\n' });
+    expect(await continuationOf(laptop)).toBeNull();
+    const empty = await runCli(['reply', sessionId, '--machine', ' ', 'hello'], daemon.env);
+    expect(empty).toMatchObject({ code: 2, stderr: `askbridge reply: --machine names the machine a turn's end comes from, as \`askbridge pending\` shows it: ${REPLY_USAGE}\n` });
+  });
+
+  it('refuses, naming both, when two turn ends wait under one session id on this machine: nothing tells which is the one the person saw', async () => {
+    const sessionId = sessionFor('twice');
+    const first = await turnEnd('twice', 'Shall I deploy?', { sessionId });
+    const second = await turnEnd('twice', 'Paste the token.', { sessionId });
+    const refused = await runCli(['reply', sessionId, 'the deploy token is hunter2'], daemon.env);
+    expect(refused).toMatchObject({
+      code: 1,
+      stdout: '',
+      stderr: [
+        `askbridge reply: 2 turn ends wait in session ${sessionId} on this machine, and nothing tells which one is the session you saw (a session id is no secret): reply in \`askbridge watch\` or on the page, which show each whole`,
+        `  ${first.view.id}  Claude finished: Shall I deploy?`,
+        `  ${second.view.id}  Claude finished: Paste the token.`,
+        '',
+      ].join('\n'),
+    });
+    for (const held of [first, second]) expect(await statusOf(held.view.id)).toBe('pending');
+  });
+
   it('TEXT "-" reads the reply from standard input, exactly, its last line break dropped', async () => {
     const held = await turnEnd('reply-stdin', 'Which branch?');
     const text = 'Use `main`,\n  then open a PR: "fix(cart)" \u00e9\u{1F680}';
@@ -155,7 +202,7 @@ describe('askbridge reply', () => {
     expect(notAway.stderr).toBe('askbridge reply: no session waits for a reply with the id no-such-session: you are not away, so a turn ends in the terminal without waiting (`askbridge away on`)\n');
 
     const held = await turnEnd('reply-usage', 'Done.');
-    const usage = 'askbridge reply SESSION TEXT... | SESSION - (the text from standard input) | SESSION --done';
+    const usage = REPLY_USAGE;
     const cases: Array<[string[], string]> = [
       [['reply'], `usage: ${usage}`],
       [['reply', held.view.sessionId], `say what Claude should do, or let it stop with --done: ${usage}`],

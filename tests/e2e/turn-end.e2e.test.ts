@@ -5,7 +5,7 @@
 // while away. Only a paired page or the token replies: the hook key cannot.
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { envHeader, HOOK_KEY_HEADER } from '../../src/http-hook.js';
+import { envHeader, HOOK_KEY_HEADER, MACHINE_HEADER } from '../../src/http-hook.js';
 import type { AskView } from '../../src/protocol.js';
 import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
@@ -103,6 +103,53 @@ describe('the end of a turn', () => {
     expect(await daemon.ask(other.view.id)).toMatchObject({ status: 'cancelled', source: { kind: 'hook-gone' } });
   });
 
+  it("ends only its own asker's wait when the person types: another machine naming the same session, named or not, ends nothing of this machine's", async () => {
+    await setAway(daemon, true);
+    const sessionId = session();
+    const here = await endTurn(daemon, stopPayload(sessionId, LAST_MESSAGE));
+    // Another machine's hook key, naming itself, and naming nothing through the public URL.
+    const laptop = { [MACHINE_HEADER]: 'laptop' };
+    const unnamed = { host: 'askbridge.example.test' };
+    for (const headers of [laptop, unnamed]) expect(await submitPrompt(daemon, sessionId, 'never read', headers)).toMatchObject({ statusCode: 200, body: '' });
+    expect((await daemon.ask(here.view.id)).status).toBe('pending');
+
+    // Each machine's turn end waits apart under the same session id; a prompt there ends its own.
+    const there = await endTurn(daemon, stopPayload(sessionId, 'From the laptop.'), undefined, laptop);
+    const elsewhere = await endTurn(daemon, stopPayload(sessionId, 'From nowhere named.'), undefined, unnamed);
+    expect(there.view.machine).toBe('laptop');
+    expect(elsewhere.view.machine).toBe('another machine');
+    await submitPrompt(daemon, sessionId, 'never read', laptop);
+    expect(await continuationOf(there)).toBeNull();
+    expect((await daemon.ask(here.view.id)).status).toBe('pending');
+    expect((await daemon.ask(elsewhere.view.id)).status).toBe('pending');
+
+    await submitPrompt(daemon, sessionId);
+    expect(await continuationOf(here)).toBeNull();
+    expect(await daemon.ask(here.view.id)).toMatchObject({ status: 'cancelled', source: { kind: 'terminal' } });
+    expect((await daemon.ask(elsewhere.view.id)).status).toBe('pending');
+    elsewhere.abort();
+  });
+
+  it("replies, when it names no turn end, to this machine's: never to another machine's under the same session id", async () => {
+    await setAway(daemon, true);
+    const sessionId = session();
+    const there = await endTurn(daemon, stopPayload(sessionId, 'From the laptop.'), undefined, { [MACHINE_HEADER]: 'laptop' });
+    const unnamed = await endTurn(daemon, stopPayload(sessionId, 'From nowhere named.'), undefined, { host: 'askbridge.example.test' });
+    const none = await reply(sessionId, { text: 'the deploy token is hunter2' });
+    expect(none.status).toBe(404);
+    const here = await endTurn(daemon, stopPayload(sessionId, LAST_MESSAGE));
+    expect((await reply(sessionId, { text: 'the deploy token is hunter2' })).status).toBe(200);
+    expect(await continuationOf(here)).toBe(`${REASON}the deploy token is hunter2`);
+    for (const held of [there, unnamed]) {
+      expect(await daemon.ask(held.view.id)).toMatchObject({ status: 'pending' });
+      expect((await daemon.ask(held.view.id)).reply).toBeUndefined();
+    }
+    // Named by its id, another machine's is replied to.
+    expect((await reply(sessionId, { text: 'for the laptop', ask: there.view.id })).status).toBe(200);
+    expect(await continuationOf(there)).toBe(`${REASON}for the laptop`);
+    unnamed.abort();
+  });
+
   it('lets every waiting turn end go when the person is back', async () => {
     await setAway(daemon, true);
     const held = await endTurn(daemon, stopPayload(session(), LAST_MESSAGE));
@@ -119,6 +166,10 @@ describe('the end of a turn', () => {
     expect(first.view.turnEnd).toMatchObject({ repliesInARow: 0, replyLimit: 2 });
     await reply(sessionId, { text: 'more' });
     await continuationOf(first);
+    // Another machine's first stop under the same session id counts for that machine alone.
+    const laptop = await endTurn(daemon, stopPayload(sessionId, 'elsewhere', { promptId: randomUUID() }), '2', { [MACHINE_HEADER]: 'laptop' });
+    expect(laptop.view.turnEnd).toMatchObject({ repliesInARow: 0 });
+    laptop.abort();
     const second = await endTurn(daemon, stopPayload(sessionId, 'two', { promptId, active: true }), '2');
     expect(second.view.turnEnd).toMatchObject({ repliesInARow: 1, replyLimit: 2 });
     await reply(sessionId, { text: 'last' });

@@ -2,12 +2,17 @@
 // HTTP server on 127.0.0.1 serving /bot<token>/<method> as the Bot API does (JSON or form bodies;
 // `{ok: true, result}` or `{ok: false, error_code, description}`), with getUpdates held open until an
 // update is queued or its timeout passes. It records every call, and a test queues what people do in
-// chats: a text, a reply to a message, a press of a button.
+// chats: a text, a reply to a message, a press of a button; in a group, by which member, or sent as
+// the group itself (an anonymous admin).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { now } from './clock.js';
 
 export type TelegramChat = { id: number; type: 'private'; username: string; first_name: string } | { id: number; type: 'group'; title: string };
+/** A Telegram account; in a private chat, the one person in it. */
+export type TelegramUser = { id: number; is_bot: boolean; first_name: string; username?: string };
+/** Who does something in a chat: a member, or the group itself (an anonymous admin; Telegram then names its GroupAnonymousBot as the sender). */
+export type Sender = TelegramUser | 'the group';
 export type TelegramCall = { method: string; token: string; body: Record<string, unknown>; at: number };
 type Button = { text: string; callback_data?: string; url?: string };
 /** A message the bot sent, as the stand-in keeps it (edits change it). */
@@ -25,12 +30,14 @@ export type TelegramApi = {
   /** A chat where a person writes or presses. */
   privateChat(id: number, username: string): TelegramChat;
   group(id: number, title: string): TelegramChat;
-  /** A person sends text in a chat; returns the message's id. */
-  sendText(chat: TelegramChat, text: string): number;
+  /** A person with a Telegram account, to act in a group. */
+  user(id: number, username: string): TelegramUser;
+  /** A person sends text in a chat (by default the private chat's person, or a group's member 555); returns the message's id. */
+  sendText(chat: TelegramChat, text: string, from?: Sender): number;
   /** A person replies to one of the bot's messages. */
-  reply(chat: TelegramChat, toMessageId: number, text: string): number;
+  reply(chat: TelegramChat, toMessageId: number, text: string, from?: Sender): number;
   /** A person presses a button (its callback data) under one of the bot's messages. */
-  press(chat: TelegramChat, messageId: number, data: string): string;
+  press(chat: TelegramChat, messageId: number, data: string, from?: TelegramUser): string;
   /** The next call of this method answers this failure instead. */
   failNext(method: string, failure: Failure): void;
   /** Waits for a call matching `match`, among those made or still to come. */
@@ -64,7 +71,11 @@ export async function startTelegramApi(tokens: string[]): Promise<TelegramApi> {
     wake();
   }
 
-  const person = (chat: TelegramChat) => ({ id: chat.id > 0 ? chat.id : 555, is_bot: false, first_name: 'Alice' });
+  const person = (chat: TelegramChat): TelegramUser => ({ id: chat.id > 0 ? chat.id : 555, is_bot: false, first_name: 'Alice' });
+  /** Telegram's own account for what an anonymous admin sends as the group. */
+  const groupAnonymousBot: TelegramUser = { id: 1_087_968_824, is_bot: true, first_name: 'Group', username: 'GroupAnonymousBot' };
+  /** A message's sender fields, as Telegram fills them. */
+  const senderFields = (chat: TelegramChat, from: Sender | undefined) => (from === 'the group' ? { from: groupAnonymousBot, sender_chat: chat } : { from: from ?? person(chat) });
   const messageOf = (sent: SentMessage) => ({ message_id: sent.message_id, date: Math.floor(Date.now() / 1000), chat: sent.chat, from: { id: bot.id, is_bot: true, first_name: 'askbridge', username: bot.username }, text: sent.text });
 
   async function readBody(request: IncomingMessage): Promise<Record<string, unknown>> {
@@ -191,7 +202,7 @@ export async function startTelegramApi(tokens: string[]): Promise<TelegramApi> {
     return chat;
   };
 
-  function message(chat: TelegramChat, text: string, replyTo?: number): number {
+  function message(chat: TelegramChat, text: string, from: Sender | undefined, replyTo?: number): number {
     const id = nextMessageId++;
     const repliedTo = replyTo === undefined ? undefined : messages.find((sent) => sent.chat.id === chat.id && sent.message_id === replyTo);
     queue({
@@ -199,7 +210,7 @@ export async function startTelegramApi(tokens: string[]): Promise<TelegramApi> {
         message_id: id,
         date: Math.floor(Date.now() / 1000),
         chat,
-        from: person(chat),
+        ...senderFields(chat, from),
         text,
         ...(text.startsWith('/') ? { entities: [{ type: 'bot_command', offset: 0, length: text.split(/\s/)[0]!.length }] } : {}),
         ...(replyTo === undefined ? {} : { reply_to_message: repliedTo ? messageOf(repliedTo) : { message_id: replyTo, date: 0, chat, text: '' } }),
@@ -215,12 +226,13 @@ export async function startTelegramApi(tokens: string[]): Promise<TelegramApi> {
     messages,
     privateChat: (id, username) => register({ id, type: 'private', username, first_name: username }),
     group: (id, title) => register({ id, type: 'group', title }),
-    sendText: (chat, text) => message(chat, text),
-    reply: (chat, toMessageId, text) => message(chat, text, toMessageId),
-    press(chat, messageId, data) {
+    user: (id, username) => ({ id, is_bot: false, first_name: username, username }),
+    sendText: (chat, text, from) => message(chat, text, from),
+    reply: (chat, toMessageId, text, from) => message(chat, text, from, toMessageId),
+    press(chat, messageId, data, from) {
       const id = `press-${nextPress++}`;
       const sent = messages.find((each) => each.chat.id === chat.id && each.message_id === messageId);
-      queue({ callback_query: { id, from: person(chat), chat_instance: String(chat.id), data, message: sent ? messageOf(sent) : { message_id: messageId, date: 0, chat, text: '' } } });
+      queue({ callback_query: { id, from: from ?? person(chat), chat_instance: String(chat.id), data, message: sent ? messageOf(sent) : { message_id: messageId, date: 0, chat, text: '' } } });
       return id;
     },
     failNext(method, failure) {

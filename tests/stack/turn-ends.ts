@@ -51,12 +51,14 @@ export function sendStop(daemon: Daemon, payload: Record<string, unknown>, cap?:
   return { payload, response, abort: () => req.destroy() };
 }
 
-/** A Stop held while away, once its turn's end is pending in the daemon. */
-export async function endTurn(daemon: Daemon, payload: Record<string, unknown>, cap?: string): Promise<HeldStop & { view: AskView }> {
-  const held = sendStop(daemon, payload, cap);
+/** A Stop held while away, once its turn's end is pending in the daemon (a new one: another may wait in the same session). */
+export async function endTurn(daemon: Daemon, payload: Record<string, unknown>, cap?: string, more: Record<string, string> = {}): Promise<HeldStop & { view: AskView }> {
   const sessionId = String(payload.session_id);
+  const turnEnds = async () => (await daemon.pending()).filter((ask) => ask.sessionId === sessionId && ask.turnEnd !== undefined);
+  const before = new Set((await turnEnds()).map((ask) => ask.id));
+  const held = sendStop(daemon, payload, cap, more);
   const view = await Promise.race([
-    waitUntil(async () => (await daemon.pending()).find((ask) => ask.sessionId === sessionId && ask.turnEnd !== undefined), 10_000, `the turn end of session ${sessionId} to be pending`),
+    waitUntil(async () => (await turnEnds()).find((ask) => !before.has(ask.id)), 10_000, `the turn end of session ${sessionId} to be pending`),
     held.response.then((early) => {
       throw new Error(`the Stop hook was answered before it waited: ${early.statusCode} ${early.body.slice(0, 300)}`);
     }),
@@ -74,9 +76,9 @@ export async function continuationOf(held: HeldStop): Promise<string | null> {
   return decision.reason;
 }
 
-/** POSTs a hook that is answered at once (Notification, UserPromptSubmit) and returns its response. */
-async function sendAtOnce(daemon: Daemon, path: string, payload: Record<string, unknown>): Promise<{ statusCode: number; body: string }> {
-  return readResponse(post(daemon.port, path, hookHeaders(daemon), JSON.stringify(payload), new Agent({ keepAlive: false })));
+/** POSTs a hook that is answered at once (Notification, UserPromptSubmit) and returns its response; `more`: other headers (a machine's name). */
+async function sendAtOnce(daemon: Daemon, path: string, payload: Record<string, unknown>, more: Record<string, string> = {}): Promise<{ statusCode: number; body: string }> {
+  return readResponse(post(daemon.port, path, { ...hookHeaders(daemon), ...more }, JSON.stringify(payload), new Agent({ keepAlive: false })));
 }
 
 /** Claude Code's Notification: the session waits for the person in its terminal. */
@@ -84,7 +86,7 @@ export function notifyWaiting(daemon: Daemon, sessionId: string, kind: string, m
   return sendAtOnce(daemon, NOTIFICATION_HOOK_PATH, { session_id: sessionId, transcript_path: `/home/alice/.claude/projects/shop/${sessionId}.jsonl`, cwd, hook_event_name: 'Notification', message, notification_type: kind });
 }
 
-/** Claude Code's UserPromptSubmit: the person typed a prompt in that session's terminal. */
-export function submitPrompt(daemon: Daemon, sessionId: string, prompt = 'never read') {
-  return sendAtOnce(daemon, PROMPT_HOOK_PATH, { session_id: sessionId, transcript_path: `/home/alice/.claude/projects/shop/${sessionId}.jsonl`, cwd: '/home/alice/projects/shop', hook_event_name: 'UserPromptSubmit', prompt, prompt_id: randomUUID() });
+/** Claude Code's UserPromptSubmit: the person typed a prompt in that session's terminal; `more`: other headers (a machine's name). */
+export function submitPrompt(daemon: Daemon, sessionId: string, prompt = 'never read', more: Record<string, string> = {}) {
+  return sendAtOnce(daemon, PROMPT_HOOK_PATH, { session_id: sessionId, transcript_path: `/home/alice/.claude/projects/shop/${sessionId}.jsonl`, cwd: '/home/alice/projects/shop', hook_event_name: 'UserPromptSubmit', prompt, prompt_id: randomUUID() }, more);
 }

@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createHookIdentity, HOOK_HANDSHAKE_MS, isHelloFromThisMachine, MAX_CHALLENGES, newNonce, signRequest, type HookCredentials } from '../../src/daemon/hook-identity.js';
+import { createHookIdentity, HOOK_HANDSHAKE_MS, isFromThisMachine, MAX_CHALLENGES, newNonce, signRequest, type HookCredentials } from '../../src/daemon/hook-identity.js';
 import { REPO_ROOT } from '../stack/env.js';
 
 const TOKEN = 'a-token-only-the-hook-and-the-daemon-can-read';
@@ -72,6 +72,6 @@ describe('where a hello may come from', () => {
     [undefined, '127.0.0.1:7433', false],
     ['127.0.0.1', undefined, false],
   ])('from %s naming %s: %s', (address, host, taken) => {
-    expect(isHelloFromThisMachine(address, host)).toBe(taken);
+    expect(isFromThisMachine(address, host)).toBe(taken);
   });
 });

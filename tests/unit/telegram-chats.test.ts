@@ -1,5 +1,6 @@
 // The paired Telegram chats: one-time codes that expire, wrong codes counted per chat, and a list on
-// disk (0600) that survives a restart and that a revoke leaves without the chat.
+// disk (0600) that survives a restart and that a revoke leaves without the chat. Each pairing keeps
+// the person who sent the code; a group paired before that was kept is paired no more.
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,9 +22,9 @@ describe('telegram chats', () => {
     const file = chatsFile();
     const chats = createChats({ file });
     const { code } = chats.createCode();
-    const paired = chats.pair(code, 42, 'Telegram: @alice');
+    const paired = chats.pair(code, { chatId: 42, userId: 42, name: 'Telegram: @alice' });
     expect(paired.kind).toBe('paired');
-    expect(chats.pair(code, 43, 'Telegram: @bob')).toEqual({ kind: 'bad_code' });
+    expect(chats.pair(code, { chatId: 43, userId: 43, name: 'Telegram: @bob' })).toEqual({ kind: 'bad_code' });
     expect(chats.isPaired(42)).toBe(true);
     expect(chats.isPaired(43)).toBe(false);
     expect(statSync(file).mode & 0o777).toBe(0o600);
@@ -43,17 +44,36 @@ describe('telegram chats', () => {
     const chats = createChats({ file: chatsFile(), now: () => now });
     const { code } = chats.createCode();
     now += 10 * 60_000 + 1;
-    expect(chats.pair(code, 42, 'x')).toEqual({ kind: 'bad_code' });
+    expect(chats.pair(code, { chatId: 42, userId: 42, name: 'x' })).toEqual({ kind: 'bad_code' });
   });
 
   it('stops answering a chat that guesses too often, even with a live code', () => {
     const chats = createChats({ file: chatsFile() });
-    for (let guess = 0; guess < GUESSES_PER_CHAT; guess++) expect(chats.pair(`guess${guess}`, 7, 'x')).toEqual({ kind: 'bad_code' });
-    expect(chats.pair('one-more', 7, 'x')).toEqual({ kind: 'too_many_guesses' });
+    for (let guess = 0; guess < GUESSES_PER_CHAT; guess++) expect(chats.pair(`guess${guess}`, { chatId: 7, userId: 7, name: 'x' })).toEqual({ kind: 'bad_code' });
+    expect(chats.pair('one-more', { chatId: 7, userId: 7, name: 'x' })).toEqual({ kind: 'too_many_guesses' });
     const { code } = chats.createCode();
-    expect(chats.pair(code, 7, 'x')).toEqual({ kind: 'too_many_guesses' });
+    expect(chats.pair(code, { chatId: 7, userId: 7, name: 'x' })).toEqual({ kind: 'too_many_guesses' });
     // Another chat is not held back by it.
-    expect(chats.pair(code, 8, 'y').kind).toBe('paired');
+    expect(chats.pair(code, { chatId: 8, userId: 8, name: 'y' }).kind).toBe('paired');
+  });
+
+  it('keeps who paired a group; a group paired before that was kept is paired no more, and said so; a private chat is its own person', () => {
+    const file = chatsFile();
+    const chats = createChats({ file });
+    const { code } = chats.createCode();
+    expect(chats.pair(code, { chatId: -100_200, userId: 42, name: 'Telegram: Team (@alice)' }).kind).toBe('paired');
+    expect(chats.personOf(-100_200)).toBe(42);
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject([{ chatId: -100_200, userId: 42 }]);
+
+    writeFileSync(file, JSON.stringify([
+      { id: 'aaaaaaaaaaaa', chatId: 42, name: 'Telegram: @alice', pairedAt: 1, lastSeen: 1 },
+      { id: 'bbbbbbbbbbbb', chatId: -300, name: 'Telegram: Team', pairedAt: 1, lastSeen: 1 },
+    ]));
+    const unknown: unknown[] = [];
+    const older = createChats({ file, onUnknownPerson: (chat) => unknown.push(chat) });
+    expect(unknown).toEqual([{ id: 'bbbbbbbbbbbb', chatId: -300 }]);
+    expect(older.isPaired(-300)).toBe(false);
+    expect(older.personOf(42)).toBe(42);
   });
 
   it('starts empty from a file that is not a list of chats, and says so', () => {

@@ -9,7 +9,7 @@ import type { WaitingLimits } from '../limits.js';
 import { transcriptNamesSession, type ContextRead } from '../transcript.js';
 import type { TerminalSign } from '../terminal-answers.js';
 import type { QuestionPlan, PolicyContext } from './policy.js';
-import { describeAsker, kindOf, type AskerIdentity, type AskStore, type Credential, type Door, type NewAsk, type Outcome, type OverLimit, type Reply, type Waiter } from './store.js';
+import { describeAsker, identityOf, kindOf, type AskerIdentity, type AskStore, type Credential, type Door, type NewAsk, type Outcome, type OverLimit, type Reply, type Waiter } from './store.js';
 
 /** ASKBRIDGE_UNATTENDED=1, CI=true, or Claude Code's own mark for SDK-hosted sessions. */
 export function isUnattended(environment: HookEnvironment): boolean {
@@ -165,7 +165,7 @@ function watchTerminal(desk: AskDesk, asked: Asked, waiter: Waiter, log: Log): v
         if (store.answeredInTerminal(askId)) log.info({ askId, tool: approval.toolName }, 'approval answered in the terminal: withdrawn');
       })
     : terminalAnswers(asked.transcriptPath, 'moved-on', () => {
-        if (store.movedOn(asked.sessionId).length > 0) log.info({ askId }, 'session moved on: its wait in the terminal withdrawn');
+        if (store.movedOn(asked.sessionId, identityOf(asked)).length > 0) log.info({ askId }, 'session moved on: its wait in the terminal withdrawn');
       });
   void waiter.outcome.then(stop);
 }

@@ -641,21 +641,24 @@ export function createAskStore(options: AskStoreOptions = {}) {
       return settleByPerson(id, { status: 'replied', source: { kind: 'person', client }, reply: text });
     },
 
-    /** The turn's end this session waits at for a reply, if any. */
-    turnEndOf(sessionId: string): AskView | undefined {
-      for (const entry of byId.values()) if (!entry.outcome && entry.view.turnEnd && entry.view.sessionId === sessionId) return entry.view;
-      return undefined;
+    /** The turn ends this session waits at for a reply, oldest first: more than one only when several askers name the same session. */
+    turnEndsOf(sessionId: string): AskView[] {
+      const waiting: AskView[] = [];
+      for (const entry of byId.values()) if (!entry.outcome && entry.view.turnEnd && entry.view.sessionId === sessionId) waiting.push(entry.view);
+      return waiting.sort((a, b) => a.createdAt - b.createdAt);
     },
 
     /**
-     * The session moved on: its waits in the terminal leave. `typed`: the person typed a prompt in
-     * its terminal, so its turn's end waits no more either (no decision: their own prompt goes to
-     * Claude). Returns what was settled.
+     * The session moved on, as its own asker says: its waits in the terminal leave. `typed`: the
+     * person typed a prompt in its terminal, so its turn's end waits no more either (no decision:
+     * their own prompt goes to Claude). Only what that asker opened (isOwnedBy): a session id is
+     * no secret, and another machine's hook, or anybody with the hook key, naming it moves nothing
+     * of this one. Returns what was settled.
      */
-    movedOn(sessionId: string, typed = false): AskView[] {
+    movedOn(sessionId: string, by: AskerIdentity, typed = false): AskView[] {
       const settled: AskView[] = [];
       for (const entry of [...byId.values()]) {
-        if (entry.outcome || entry.view.sessionId !== sessionId) continue;
+        if (entry.outcome || entry.view.sessionId !== sessionId || !isOwnedBy(entry, by)) continue;
         if (!(entry.view.terminalWait || (typed && entry.view.turnEnd))) continue;
         settle(entry, { status: 'cancelled', source: { kind: 'terminal' } });
         settled.push(entry.view);
@@ -715,9 +718,8 @@ export function createAskStore(options: AskStoreOptions = {}) {
      */
     endSession(sessionId: string, by: AskerIdentity): AskView[] {
       const withdrawn: AskView[] = [];
-      const key = askerKeyOf(by);
       for (const entry of [...byId.values()]) {
-        if (entry.outcome || entry.view.sessionId !== sessionId || entry.askerKey !== key || entry.asker.transport === 'ask') continue;
+        if (entry.outcome || entry.view.sessionId !== sessionId || !isOwnedBy(entry, by) || entry.asker.transport === 'ask') continue;
         settle(entry, { status: 'cancelled', source: { kind: 'session-ended' } });
         withdrawn.push(entry.view);
       }
@@ -775,8 +777,14 @@ export function identityOf(input: Pick<NewAsk, 'door' | 'agent' | 'asker' | 'mac
   return { transport: door, agent: input.agent, credential: input.credential ?? (door === 'http-hook' ? 'hook-key' : 'token'), machine: input.machine, program: input.asker?.kind };
 }
 
-function askerKeyOf(asker: AskerIdentity): string {
+/** One asker as a key: two requests with the same one came from the same door, agent, credential, program and machine. */
+export function askerKeyOf(asker: AskerIdentity): string {
   return [asker.transport, asker.agent ?? '', asker.credential, asker.program ?? '', asker.machine ?? ''].join('\u0000');
+}
+
+/** Whether `by` is the asker that opened the ask: what a session's hook says of the session (it ended, it moved on) reaches only its own asks. */
+function isOwnedBy(entry: Entry, by: AskerIdentity): boolean {
+  return entry.askerKey === askerKeyOf(by);
 }
 
 /** An asker as its refusals and the log name it: `Claude Code's http hook (machine "ci-runner")`, `opencode's relay (askbridge attach opencode)`. */

@@ -1,10 +1,10 @@
 // The hook key: what Claude Code's http hooks (a question, a session that ended), and any program that may only ask, send;
-// and the machine such a request names.
+// and the machine such a request is from.
 import type { FastifyRequest } from 'fastify';
-import { HOOK_KEY_HEADER, MACHINE_HEADER } from '../../http-hook.js';
+import { HOOK_KEY_HEADER, MACHINE_HEADER, UNNAMED_MACHINE } from '../../http-hook.js';
 import { shorten } from '../../shorten.js';
 import { HttpError } from '../errors.js';
-import { sameSecret } from '../hook-identity.js';
+import { isFromThisMachine, sameSecret } from '../hook-identity.js';
 import type { AppDeps } from './context.js';
 
 /** Refuses (401) a request without the current hook key. */
@@ -19,14 +19,17 @@ export function requireHookKey(request: FastifyRequest, deps: Pick<AppDeps, 'hoo
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 /**
- * The machine a remote hook names (`install --remote` writes it into Claude Code's settings, which
+ * The machine a remote hook names (`install --url` writes it into Claude Code's settings, which
  * sends it as UTF-8 bytes; Node hands header bytes over one character each). Decoded as the UTF-8
  * it is, so "Zoë's laptop" shows as written; bytes that are not UTF-8 are refused (400), never
- * shown as something else. Shown on the page as text, so only bounded, never trusted.
+ * shown as something else. Shown on the page as text, so only bounded, never trusted. Undefined
+ * (this machine) only for a request from this machine that names none: one from elsewhere that
+ * names none is UNNAMED_MACHINE's, so it never passes for this machine's own hook, whose asks
+ * (a turn's end, what a session says of itself) are its alone.
  */
 export function machineOf(request: FastifyRequest): string | undefined {
   const header = request.headers[MACHINE_HEADER];
-  if (typeof header !== 'string' || header.trim() === '') return undefined;
+  if (typeof header !== 'string' || header.trim() === '') return isFromThisMachine(request.ip, request.headers.host) ? undefined : UNNAMED_MACHINE;
   let machine: string;
   try {
     machine = utf8.decode(Buffer.from(header, 'latin1'));

@@ -39,8 +39,8 @@ import {
 import { PermissionOutputSchema } from '../decisions/claude-code-permission.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
-import { createHookIdentity, isHelloFromThisMachine, type HookCredentials } from '../hook-identity.js';
-import type { AskerIdentity } from '../asks/store.js';
+import { createHookIdentity, isFromThisMachine, type HookCredentials } from '../hook-identity.js';
+import { identityOf } from '../asks/store.js';
 import { HookOutputSchema } from '../decisions/claude-code.js';
 import { openOrRefuse } from './open-or-refuse.js';
 import { machineOf, requireHookKey } from './hook-key.js';
@@ -236,7 +236,7 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       config: { access: 'hook' },
       // Before the body is read: a hello from elsewhere has no hook behind it (hook-identity.ts).
       onRequest: async (request) => {
-        if (!isHelloFromThisMachine(request.ip, request.headers.host)) {
+        if (!isFromThisMachine(request.ip, request.headers.host)) {
           throw new HttpError(403, 'hook_not_local', 'the command hook asks the daemon on its own machine; from another machine, use the http hook and its key (askbridge remote-hook)');
         }
       },
@@ -343,10 +343,7 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     },
     async (request, reply) => {
       // Signed: the command hook, on this machine. Else Claude Code's http hook, from the machine it names.
-      const by: AskerIdentity =
-        request.headers.authorization === undefined
-          ? { transport: 'http-hook', agent: 'claude-code', credential: 'hook-key', machine: machineOf(request), program: undefined }
-          : { transport: 'command-hook', agent: 'claude-code', credential: 'token', machine: undefined, program: undefined };
+      const by = identityOf(request.headers.authorization === undefined ? { door: 'http-hook', agent: 'claude-code', machine: machineOf(request) } : { door: 'command-hook', agent: 'claude-code' });
       const withdrawn = context.store.endSession(request.body.session_id, by);
       request.log.info({ reason: request.body.reason, asks: withdrawn.length, askIds: withdrawn.map((ask) => ask.id) }, 'session ended: its waiting questions withdrawn');
       // Nothing at all: an http hook's body is exactly one JSON document or nothing.

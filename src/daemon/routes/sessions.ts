@@ -1,7 +1,10 @@
 // The person's own state and the sessions' turn ends: PUT /api/away (whether they are away: only then
 // does the end of a turn wait for a reply), and POST /api/sessions/:sessionId/reply (a reply that
 // continues Claude's turn with exactly that text, or `done`, which lets it end). A reply is a prompt
-// to an agent that runs commands: only a paired page or the token sends one, never the hook key.
+// to an agent that runs commands: only a paired page or the token sends one, never the hook key. It
+// goes to the turn's end it names (`ask`), the one the person saw; one that names none goes to this
+// session's on this machine, never to one another asker (another machine, anyone with the hook key)
+// opened under the same session id.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AskReplySchema, AwayReplySchema, AwaySchema, ErrorReplySchema, LIMITS, TooLateReplySchema, TurnReplySchema } from '../../protocol.js';
@@ -13,6 +16,13 @@ const SessionParamsSchema = z.object({ sessionId: z.string().min(1).max(LIMITS.i
 const REFUSALS = { '4xx': ErrorReplySchema, '5xx': ErrorReplySchema };
 
 export const sessionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, away, awayState }) => {
+  /** The turn's end this session waits at on this machine; refused (400) when there are several, which only `ask` tells apart. */
+  const turnEndHere = (sessionId: string) => {
+    const here = store.turnEndsOf(sessionId).filter((ask) => ask.machine === undefined);
+    if (here.length > 1) throw new HttpError(400, 'several_turn_ends', `${here.length} turn ends wait in this session on this machine: name the one you reply to with "ask" (its id)`);
+    return here[0];
+  };
+
   app.get(
     '/api/away',
     { config: { access: 'page-or-local' }, schema: { summary: 'Whether the person said they are away, and where the end of a turn reaches askbridge', response: { 200: AwayReplySchema, ...REFUSALS } } },
@@ -56,8 +66,8 @@ export const sessionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { 
       const { sessionId } = request.params;
       const body = request.body;
       const client = request.principal.kind === 'page' ? 'page' : 'cli';
-      // The turn's end the person replied to, when they named it; else the one this session waits at now.
-      const target = body.ask === undefined ? store.turnEndOf(sessionId) : store.get(body.ask);
+      // The turn's end the person replied to, when they named it; else the one this session waits at now on this machine.
+      const target = body.ask === undefined ? turnEndHere(sessionId) : store.get(body.ask);
       if (!target || target.sessionId !== sessionId || !target.turnEnd) {
         throw new HttpError(404, 'not_waiting', 'Claude is not waiting for a reply in this session: it is working, or it stopped (only while you are away does the end of a turn wait)');
       }

@@ -1,14 +1,15 @@
 // The user's Telegram bot, two-way, by long polling (no public URL needed): every paired chat is told
 // of an ask (messages.ts words it), and a person answers from the chat with its buttons or by
-// replying. Only paired chats are obeyed (chats.ts); anything else is ignored and logged by chat id
-// only, never with its text. A button carries a random id the daemon keeps (id -> ask and action),
+// replying. Only paired chats are obeyed (chats.ts), and in each only the person who paired it: in a
+// group, another member's press is refused with a toast and their reply with a message, and neither
+// decides anything. Anything else is ignored and logged by chat id only, never with its text. A button carries a random id the daemon keeps (id -> ask and action),
 // never a label or an ask id, so it can act on that ask alone. When an ask is settled anywhere, each
 // chat's message for it says how, and loses its buttons. Every Telegram call runs in the background,
 // retried on 429 and 5xx: none holds up the store or an answer. The bot token is never logged:
 // grammY's errors are reduced to a description made here. grammY is loaded only when a bot is set.
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Api } from 'grammy';
-import type { CallbackQuery, Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update } from 'grammy/types';
+import type { CallbackQuery, Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update, User } from 'grammy/types';
 import { randomBytes } from 'node:crypto';
 import type { Shown } from '../../choices.js';
 import type { TelegramConfig } from '../../config.js';
@@ -49,6 +50,8 @@ const MAX_PROMPTS = 5_000;
 const IGNORED_LOG_MS = 10 * 60_000;
 /** What answerCallbackQuery shows at most. */
 const TOAST_CHARS = 190;
+/** What anyone but the person who paired a chat is told when they press or reply there. */
+const NOT_THE_PERSON = 'Not sent: only the person who paired this chat with askbridge answers here.';
 
 type Sent = { chatId: number; messageId: number; text: string; entities: Entity[] };
 /** One ask told to the chats: its messages, the choices made so far, and its buttons' ids. */
@@ -60,11 +63,19 @@ type Session = { token: string; config: TelegramConfig; api: Api | undefined; bo
 
 export function createTelegram(options: TelegramOptions) {
   const { store, log } = options;
-  const chats = createChats({ file: options.chatsFile, onUnreadable: (reason) => log.warn({ path: options.chatsFile, reason }, 'the paired Telegram chats could not be read: none is paired until one pairs again') });
+  const chats = createChats({
+    file: options.chatsFile,
+    onUnreadable: (reason) => log.warn({ path: options.chatsFile, reason }, 'the paired Telegram chats could not be read: none is paired until one pairs again'),
+    onUnknownPerson: (chat) =>
+      log.warn(
+        { device: chat.id, chatId: chat.chatId },
+        'a Telegram group paired before askbridge kept who paired it is no longer paired (any member could have answered there): to be asked there again, run askbridge pair --telegram and send /start CODE in the group yourself',
+      ),
+  });
   const told = new Map<string, Told>();
   const callbacks = new Map<string, Target>();
   const prompts = new Map<string, Target>();
-  const ignoredAt = new Map<number, number>();
+  const ignoredAt = new Map<string, number>();
   let session: Session | undefined;
 
   const unsubscribe = store.subscribe((event) => {
@@ -197,17 +208,31 @@ export function createTelegram(options: TelegramOptions) {
 
   const send = (chatId: number, text: string) => void call('sendMessage', (api) => api.sendMessage(chatId, text));
 
-  function ignore(chatId: number | undefined): void {
-    if (chatId === undefined) return;
+  /** Logs what was ignored or refused in a chat, at most once per IGNORED_LOG_MS for each chat and kind. */
+  function logRarely(kind: 'unpaired' | 'not-the-person', chatId: number, message: string): void {
+    const key = `${kind}:${chatId}`;
     const now = Date.now();
-    if ((ignoredAt.get(chatId) ?? 0) > now - IGNORED_LOG_MS) return;
-    ignoredAt.set(chatId, now);
+    if ((ignoredAt.get(key) ?? 0) > now - IGNORED_LOG_MS) return;
+    ignoredAt.set(key, now);
     if (ignoredAt.size > 1000) ignoredAt.delete(ignoredAt.keys().next().value!);
-    log.info({ chatId }, 'an update from a Telegram chat that is not paired was ignored');
+    log.info({ chatId }, message);
   }
 
-  function chatName(chat: Chat): string {
-    const name = chat.type === 'private' ? (chat.username ? `@${chat.username}` : [chat.first_name, chat.last_name].filter(Boolean).join(' ')) : chat.title;
+  function ignore(chatId: number | undefined): void {
+    if (chatId !== undefined) logRarely('unpaired', chatId, 'an update from a Telegram chat that is not paired was ignored');
+  }
+
+  /** Whether the sender is the person who paired this paired chat; someone else's action there is logged (by chat id only) and refused. */
+  function isThePerson(chatId: number, userId: number | undefined): boolean {
+    if (userId !== undefined && chats.personOf(chatId) === userId) return true;
+    logRarely('not-the-person', chatId, 'a Telegram chat member who did not pair it pressed or replied there: refused');
+    return false;
+  }
+
+  /** A chat's name as a device: a private chat's person, or a group's title and the person who answers there. */
+  function chatName(chat: Chat, person: User): string {
+    const nameOf = (who: { username?: string | undefined; first_name: string; last_name?: string | undefined }) => (who.username ? `@${who.username}` : [who.first_name, who.last_name].filter(Boolean).join(' '));
+    const name = chat.type === 'private' ? nameOf(chat) : `${chat.title || String(chat.id)} (${nameOf(person) || String(person.id)})`;
     return `Telegram: ${shorten(markInvisible(name || String(chat.id)), 40)}`;
   }
 
@@ -215,12 +240,13 @@ export function createTelegram(options: TelegramOptions) {
     const chatId = message.chat.id;
     const text = message.text ?? '';
     const start = /^\/start(?:@[A-Za-z0-9_]+)?(?:\s+(\S+))?\s*$/.exec(text);
-    if (start) return pairChat(message.chat, start[1] ?? '');
+    if (start) return pairChat(message, start[1] ?? '');
     if (!chats.isPaired(chatId)) return ignore(chatId);
-    chats.seen(chatId);
     const repliedTo = message.reply_to_message?.message_id;
     const target = repliedTo === undefined ? undefined : prompts.get(`${chatId}:${repliedTo}`);
     if (!target || message.text === undefined) return;
+    if (!isThePerson(chatId, senderOf(message)?.id)) return send(chatId, NOT_THE_PERSON);
+    chats.seen(chatId);
     const view = store.get(target.askId);
     if (!view) return send(chatId, 'This is no longer waiting.');
     if (view.status !== 'pending') return send(chatId, `Already answered (${settledLine(view)}).`);
@@ -228,13 +254,20 @@ export function createTelegram(options: TelegramOptions) {
     if (result && result.kind !== 'answered') send(chatId, refusal(result));
   }
 
-  function pairChat(chat: Chat, code: string): void {
-    const result = chats.pair(code, chat.id, chatName(chat));
+  function pairChat(message: Message, code: string): void {
+    const { chat } = message;
+    const person = senderOf(message);
+    if (!person) {
+      // Sent as the group or a channel (an anonymous admin): no one person would decide there.
+      send(chat.id, 'askbridge pairs a chat with the person who sends the code: send it from your own account, not as the group or a channel.');
+      return;
+    }
+    const result = chats.pair(code, { chatId: chat.id, userId: person.id, name: chatName(chat, person) });
     if (result.kind === 'too_many_guesses') {
       ignore(chat.id);
       return;
     }
-    if (result.kind === 'paired') log.info({ chatId: chat.id, device: result.chat.id }, 'Telegram chat paired');
+    if (result.kind === 'paired') log.info({ chatId: chat.id, userId: person.id, device: result.chat.id }, 'Telegram chat paired');
     else if (result.kind === 'bad_code') log.info({ chatId: chat.id }, 'a Telegram chat sent a pairing code that is not valid');
     else log.warn({ chatId: chat.id, reason: result.reason }, 'a Telegram chat could not be paired: the list could not be saved');
     const reply = {
@@ -273,8 +306,9 @@ export function createTelegram(options: TelegramOptions) {
   async function onPress(query: CallbackQuery): Promise<void> {
     const chatId = query.message?.chat.id;
     if (chatId === undefined || !chats.isPaired(chatId)) return ignore(chatId);
-    chats.seen(chatId);
     const toast = (text: string) => void call('answerCallbackQuery', (api) => api.answerCallbackQuery(query.id, text ? { text: shorten(text, TOAST_CHARS) } : {}));
+    if (!isThePerson(chatId, query.from.is_bot ? undefined : query.from.id)) return toast(NOT_THE_PERSON);
+    chats.seen(chatId);
     const target = callbacks.get(query.data ?? '');
     if (!target) return toast('askbridge does not know this button (any more).');
     const view = store.get(target.askId);
@@ -472,7 +506,7 @@ export function createTelegram(options: TelegramOptions) {
     },
 
     /** The paired chats, as devices (most recently seen first). */
-    devices(): Array<Omit<PairedChat, 'chatId'>> {
+    devices(): Array<Omit<PairedChat, 'chatId' | 'userId'>> {
       return chats.list().map(({ id, name, pairedAt, lastSeen }) => ({ id, name, pairedAt, lastSeen }));
     },
 
@@ -504,3 +538,12 @@ export function createTelegram(options: TelegramOptions) {
 }
 
 export type Telegram = ReturnType<typeof createTelegram>;
+
+/**
+ * The person who sent a message: undefined when it was sent as a chat (an anonymous group admin, a
+ * channel), or by a bot, as none is one person.
+ */
+function senderOf(message: Message): User | undefined {
+  const { from } = message;
+  return from && !from.is_bot && message.sender_chat === undefined ? from : undefined;
+}

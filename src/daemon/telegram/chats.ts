@@ -1,8 +1,10 @@
 // The Telegram chats paired with the user's bot: each is a device the person can list and revoke,
 // kept in telegram-chats.json (0600) so that it survives restarts. A chat pairs by sending
 // `/start CODE` with a one-time code `askbridge pair --telegram` asked for; only hashes of codes are
-// kept, and wrong codes are counted per chat. Pairing and revoking write the list they would make
-// first and change memory only once it is on disk, as auth.ts does for browsers. No I/O but that file.
+// kept, and wrong codes are counted per chat. A pairing is of a chat and of the person who sent the
+// code there (their Telegram user id): in a group, only they decide. Pairing and revoking write the
+// list they would make first and change memory only once it is on disk, as auth.ts does for
+// browsers. No I/O but that file.
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
@@ -11,8 +13,10 @@ import { writeFileAtomic } from '../../state-dir.js';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
-const StoredChatSchema = z.object({ id: z.string().regex(/^[0-9a-f]{12}$/), chatId: z.number().int(), name: z.string(), pairedAt: z.number(), lastSeen: z.number() });
-export type PairedChat = z.infer<typeof StoredChatSchema>;
+/** A chat as kept on disk; one paired before askbridge kept who paired it has no userId. */
+const StoredChatSchema = z.object({ id: z.string().regex(/^[0-9a-f]{12}$/), chatId: z.number().int(), userId: z.number().int().optional(), name: z.string(), pairedAt: z.number(), lastSeen: z.number() });
+/** A paired chat, and the one person in it whose presses and replies decide. */
+export type PairedChat = z.infer<typeof StoredChatSchema> & { userId: number };
 
 /** How pairing a chat went: paired, a code that does not pair, a chat that guessed too often, or a list that could not be saved. */
 export type ChatPairing = { kind: 'paired'; chat: PairedChat } | { kind: 'bad_code' } | { kind: 'too_many_guesses' } | { kind: 'not_saved'; reason: string };
@@ -32,6 +36,8 @@ export type ChatsOptions = {
   now?: () => number;
   /** Told when the file on disk cannot be read (it is then taken as empty). */
   onUnreadable?: (reason: string) => void;
+  /** Told of each group paired before askbridge kept who paired it: no longer paired, until it pairs again. */
+  onUnknownPerson?: (chat: Pick<PairedChat, 'id' | 'chatId'>) => void;
 };
 
 export function createChats(options: ChatsOptions) {
@@ -51,11 +57,23 @@ export function createChats(options: ChatsOptions) {
     }
     try {
       const parsed = z.array(StoredChatSchema).safeParse(JSON.parse(raw));
-      if (parsed.success) return parsed.data;
+      if (parsed.success) return parsed.data.flatMap(withPerson);
     } catch {
       // not JSON: said below
     }
     options.onUnreadable?.('not a list of chats');
+    return [];
+  }
+
+  /**
+   * A stored chat with its person. A private chat's id is its person's user id, and nobody else is
+   * in it; a group paired before askbridge kept who paired it has no one person, and any member could
+   * decide there: it is dropped (and told), and must pair again.
+   */
+  function withPerson(chat: z.infer<typeof StoredChatSchema>): PairedChat[] {
+    if (chat.userId !== undefined) return [{ ...chat, userId: chat.userId }];
+    if (chat.chatId > 0) return [{ ...chat, userId: chat.chatId }];
+    options.onUnknownPerson?.({ id: chat.id, chatId: chat.chatId });
     return [];
   }
 
@@ -83,8 +101,12 @@ export function createChats(options: ChatsOptions) {
       return { code, expiresAt };
     },
 
-    /** Pairs the chat that sent this code, when it is live; the code is spent once the chat is on disk. A chat paired again keeps its id. */
-    pair(code: string, chatId: number, name: string): ChatPairing {
+    /**
+     * Pairs the chat that sent this code, with the person who sent it, when it is live; the code is
+     * spent once the chat is on disk. A chat paired again keeps its id, and is now that person's.
+     */
+    pair(code: string, sender: Pick<PairedChat, 'chatId' | 'userId' | 'name'>): ChatPairing {
+      const { chatId } = sender;
       if (overGuessing(chatId, false)) return { kind: 'too_many_guesses' };
       const hash = sha256(code);
       const expiresAt = codes.get(hash);
@@ -93,7 +115,7 @@ export function createChats(options: ChatsOptions) {
         return overGuessing(chatId, true) ? { kind: 'too_many_guesses' } : { kind: 'bad_code' };
       }
       const existing = chats.find((chat) => chat.chatId === chatId);
-      const chat: PairedChat = { id: existing?.id ?? randomBytes(6).toString('hex'), chatId, name, pairedAt: now(), lastSeen: now() };
+      const chat: PairedChat = { id: existing?.id ?? randomBytes(6).toString('hex'), chatId, userId: sender.userId, name: sender.name, pairedAt: now(), lastSeen: now() };
       const next = [...chats.filter((each) => each.chatId !== chatId), chat];
       try {
         save(next);
@@ -106,6 +128,9 @@ export function createChats(options: ChatsOptions) {
     },
 
     isPaired: (chatId: number) => chats.some((chat) => chat.chatId === chatId),
+
+    /** The person whose presses and replies decide in this chat; undefined when it is not paired. */
+    personOf: (chatId: number) => chats.find((chat) => chat.chatId === chatId)?.userId,
 
     /** The chat was heard from: its last-seen time, written now and then. */
     seen(chatId: number): void {
