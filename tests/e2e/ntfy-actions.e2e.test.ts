@@ -1,8 +1,9 @@
 // ntfy's one-tap buttons end to end: the real daemon behind a real TLS front (Caddy) at its public
 // URL, an ntfy entry with `actions`, and a stand-in ntfy server that taps a button as the ntfy app
-// does (a POST through the public URL). A simple question gets one button per option, and one tap
-// answers it once, as ntfy; every other tap of it is refused; anything else, or a daemon without a
-// public URL, gets one button that opens the page. No capability is ever written anywhere.
+// does (a POST through the public URL). A simple question gets one button per option, no two that
+// read the same, and one tap answers it once, as ntfy; every other tap of it is refused; anything
+// else, or a daemon without a public URL, gets one button that opens the page. No capability is
+// ever written anywhere.
 import { readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -90,6 +91,31 @@ describe.skipIf(!caddy.available)("ntfy's buttons, through the public URL", () =
       hook.child.kill('SIGTERM');
       await hook.result;
     }
+  });
+
+  it('never gives two options buttons that read the same: alike for their first 40 characters, each is cut where it differs; alike but for spaces, only Open', async () => {
+    const shared = 'Deploy the release to the production cluster now, ';
+    const apart = await ask((p) => {
+      p.tool_input.questions[0]!.options = [
+        { label: `${shared}during business hours`, description: '' },
+        { label: `${shared}tonight after midnight`, description: '' },
+        { label: 'Wait', description: '' },
+      ];
+    });
+    expect(apart.message.actions?.map((action) => action.label)).toEqual(['…now, during business hours', '…now, tonight after midnight', 'Wait']);
+    const answered = await tap(apart.message.actions![1]);
+    expect(answered.status, answered.body).toBe(200);
+    expect(await answersOf(apart.hook)).toEqual([`${shared}tonight after midnight`]);
+
+    const alike = await ask((p) => {
+      p.tool_input.questions[0]!.options = [
+        { label: 'Use SQLite', description: '' },
+        { label: 'Use  SQLite', description: '' },
+      ];
+    });
+    expect(alike.message.actions).toEqual([{ action: 'view', label: 'Open', url: `${front.origin}/#question=${alike.id}` }]);
+    alike.hook.child.kill('SIGTERM');
+    await alike.hook.result;
   });
 
   it('without a public URL, gives even a simple question only the button that opens the page', async () => {
