@@ -7,7 +7,7 @@
 // (`sameAs`), and the store has the second wait with the first. No HTTP here: the routes (hook.ts)
 // write what this returns.
 import { createHash, randomUUID } from 'node:crypto';
-import { describeSuggestion, planChoice, planSuggestions, PLAN_TOOL } from '../approvals.js';
+import { offeredSuggestions, planChoices, PLAN_TOOL } from '../approvals.js';
 import { DEFAULT_STOP_CAP } from '../http-hook.js';
 import { LAST_MESSAGE_CHARS, type Approval, type HookEnvironment, type HookRequest, type NotificationPayload, type PermissionPayload, type StopPayload } from '../protocol.js';
 import { isUnattended, openAsk, type AskDesk, type Asked } from './asks/open-ask.js';
@@ -154,7 +154,7 @@ export function createHookEvents(deps: { desk: AskDesk; away: Pick<AwaySwitch, '
           // through PreToolUse already, so it is never shown twice. No decision: the question's own path decides.
           if (payload.tool_name === ASK_TOOL) return EMPTY;
           store.movedOn(payload.session_id, askerOf(call));
-          return { kind: 'hold', asked: approvalByHook(payload, call) };
+          return { kind: 'hold', asked: approvalByHook(payload, call, log) };
         case 'Stop':
         case 'SubagentStop':
           return turnEnd(call, payload);
@@ -202,19 +202,24 @@ function askedByHook(payload: QuestionPayload, call: HookCall): Asked<object> {
 
 /**
  * A PermissionRequest, as an approval to open, answered in its agent's format: Claude Code's, with
- * its "always allow" suggestions in words (a plan's approve choices for ExitPlanMode); or Codex's
+ * each of its suggestions that can be put in true words (a plan's approve choices for ExitPlanMode); or Codex's
  * (its command hook, `--agent codex`), which takes no "always allow" back (protocol.md 7), so none
  * is offered.
  */
-function approvalByHook(payload: PermissionPayload, call: HookCall): Asked<object> {
+function approvalByHook(payload: PermissionPayload, call: HookCall, log: Log): Asked<object> {
   const { session_id: sessionId, cwd, tool_name: toolName, tool_input: toolInput, transcript_path: transcriptPath, permission_mode: permissionMode } = payload;
   const codex = call.agent === 'codex';
   const plan = !codex && toolName === PLAN_TOOL;
-  const suggestions = codex ? [] : plan ? planSuggestions(payload.permission_suggestions) : payload.permission_suggestions;
+  const sent = codex ? [] : payload.permission_suggestions;
+  const described = offeredSuggestions(sent);
+  // One that cannot be put in true words is left to Claude Code's own dialog, which still offers it.
+  if (described.length < sent.length) log.info({ sent: sent.length, offered: described.length }, 'suggestions not offered: askbridge cannot put them in words');
+  const offered = plan ? planChoices(described) : described;
+  const suggestions = offered.map((choice) => choice.suggestion);
   const approval: Approval = {
     toolName,
     toolInput,
-    suggestions: suggestions.map((suggestion) => ({ label: plan ? planChoice(suggestion) : describeSuggestion(suggestion) })),
+    suggestions: offered.map((choice) => ({ label: choice.words })),
     ...(plan && typeof toolInput.plan === 'string' ? { plan: toolInput.plan } : {}),
     ...(permissionMode ? { permissionMode } : {}),
   };

@@ -1,6 +1,6 @@
 // The daemon's limits: what a caller may send, how long it may take to send it, how many questions
-// wait and how many bytes they hold (in all, per asker, per credential), and how far a question's
-// deadline may move for a person who is answering.
+// wait and how many bytes they hold (in all, per asker, per credential), how many one-tap buttons
+// live (counted alike), and how far a question's deadline may move for a person who is answering.
 
 /** Limits on what a caller may send. */
 export const BODY_LIMIT_BYTES = 1024 * 1024;
@@ -39,6 +39,22 @@ export type WaitingLimits = { asks: number; bytes: number };
  */
 export const ASKER_SHARE = 1 / 4;
 export const CREDENTIAL_SHARE = 1 / 2;
+
+/** Where a limit is counted, widest first: everyone's, each credential's, each asker's; and the share of it each may hold. */
+export const SHARES = { all: 1, credential: CREDENTIAL_SHARE, asker: ASKER_SHARE } as const;
+export type Scope = keyof typeof SHARES;
+
+/** The most one scope may hold of a limit: its share, at least one. */
+export function shareOf(limit: number, scope: Scope): number {
+  return Math.max(1, Math.floor(limit * SHARES[scope]));
+}
+
+/**
+ * One-tap capabilities (ntfy's buttons) alive at once, counted as asks are: each asker and each
+ * credential may hold its share, so that no asker, nor anyone holding one credential, can take
+ * another's buttons away or keep them from being made.
+ */
+export const MAX_CAPABILITIES = 3_000;
 
 /** What a finished question's view may hold, all of them together, so a late answer learns who won. */
 export const FINISHED_BYTES = 32 * 1024 * 1024;

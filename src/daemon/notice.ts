@@ -2,11 +2,12 @@
 // the project and each question's header. Headers and question text come from a model that may have
 // been prompt-injected, so each is cut short and its invisible characters are marked; the question
 // text itself goes only into a push, and only when the user's config asks for it (push.fullText). The
-// labels of a simple question's options ride along too, for the buttons that answer it with one tap.
+// labels of a simple question's options ride along too, for the buttons that answer it with one tap,
+// each cut so that no two buttons read the same.
 import { agentName } from '../agents.js';
 import type { AskView } from '../protocol.js';
 import { approvalTarget, toolTitle } from '../approvals.js';
-import { shorten } from '../shorten.js';
+import { shorten, shortenApart } from '../shorten.js';
 import { markInvisible } from '../visible-text.js';
 
 export type Notice = {
@@ -21,7 +22,8 @@ export type Notice = {
   questions?: string[];
   /**
    * The labels of the options, in order, when the ask is one single-select question with at most
-   * ONE_TAP_OPTIONS of them: what a notification may offer as buttons that answer it.
+   * ONE_TAP_OPTIONS of them: what a notification may offer as buttons that answer it. Each is cut
+   * short so that no two read the same (shortenApart); when no cut does that, there are none.
    */
   options?: string[];
   /** A permission Claude Code asks for: the tool's name; what it acts on (the command, the file) only with push.fullText. */
@@ -76,12 +78,14 @@ function noticeOfKind(view: AskView, options: { fullText: boolean }): Notice {
   const questions = view.questions.slice(0, QUESTIONS);
   const [only] = view.questions;
   const oneTap = view.questions.length === 1 && only && !only.multiSelect && only.options.length > 0 && only.options.length <= ONE_TAP_OPTIONS;
+  // Buttons that answer differently never read the same: when no cut tells them apart, there are none.
+  const buttons = oneTap ? shortenApart(only.options.map((option) => markInvisible(option.label)), OPTION_CHARS) : undefined;
   return {
     id: view.id,
     project: bounded(parts.at(-1) ?? 'Unknown project', PROJECT_CHARS),
     headers: questions.map((question) => question.header).filter((header) => header.trim() !== '').map((header) => bounded(header, HEADER_CHARS)),
     ...(options.fullText ? { questions: questions.map((question) => bounded(question.question, QUESTION_CHARS)) } : {}),
-    ...(oneTap ? { options: only.options.map((option) => bounded(option.label, OPTION_CHARS)) } : {}),
+    ...(buttons ? { options: buttons } : {}),
   };
 }
 

@@ -5,7 +5,8 @@
 // is its secret (a Slack key, an ntfy topic): logs name its kind and origin only. An ntfy entry with
 // `actions` gets buttons: for a simple question, when the daemon has a public URL, one per option,
 // each a POST of a one-tap capability (one-tap.ts) that answers with that option (its label then
-// leaves the machine: ntfy's server sees it); otherwise one that opens the page.
+// leaves the machine: ntfy's server sees it); otherwise, or when its asker holds its share of
+// capabilities, one that opens the page.
 import type { NotifyKind, NotifyTarget } from '../config.js';
 import type { PublicUrl } from '../public-url.js';
 import { noticeSubject, noticeTitle, type Notice } from './notice.js';
@@ -15,8 +16,8 @@ import { ONE_TAP_PATH } from './one-tap.js';
 export type OneTapIssuer = {
   /** The public URL now: a tap is posted there; without one there are no such buttons (a phone could not reach this machine). */
   publicUrl: () => PublicUrl | undefined;
-  /** A new capability that answers this ask with its option at `index` (undefined when it no longer can). */
-  issue: (askId: string, index: number) => string | undefined;
+  /** A new capability for each of this ask's options, in order (undefined when it no longer waits, or its asker holds its share). */
+  issue: (askId: string) => string[] | undefined;
 };
 
 /** A button of an ntfy notification, in ntfy's JSON publish format. */
@@ -79,8 +80,8 @@ export function ntfyActions(notice: Notice, link: string, oneTap: OneTapIssuer |
   const options = notice.approval || notice.turnEnd || notice.terminalWait ? undefined : notice.options;
   if (oneTap && publicUrl && options !== undefined) {
     const url = new URL(ONE_TAP_PATH, publicUrl.origin).href;
-    const capabilities = options.map((_label, index) => oneTap.issue(notice.id, index));
-    if (capabilities.every((capability) => capability !== undefined)) {
+    const capabilities = oneTap.issue(notice.id);
+    if (capabilities?.length === options.length) {
       return options.map((label, index) => ({
         action: 'http',
         label,

@@ -1,8 +1,9 @@
 // A push's buttons in a real Chromium: the service worker shows a simple question's options as the
 // notification's actions, and one of them answers the question as this device (its cookie, and the
 // key the page keeps for its worker), marked as answered from a notification; a refused answer
-// opens the page on the question instead. A question of three options gets no buttons. A renewed
-// push subscription reaches the daemon from the worker alone.
+// opens the page on the question instead. No two buttons read the same: options alike for longer
+// than a button are cut where they differ, or get none. A question of three options gets no
+// buttons. A renewed push subscription reaches the daemon from the worker alone.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Browser, BrowserContext, CDPSession, Page, Worker } from 'playwright-core';
@@ -146,6 +147,31 @@ describe.skipIf(!chromiumState.available)('the buttons of a push, in the service
     await clickButton('option-1');
     await expect.poll(() => page.evaluate(() => (window as unknown as { told: unknown[] }).told)).toContainEqual({ type: 'question', id });
     expect((await daemon.ask(id)).source).toEqual({ kind: 'person', client: 'cli' });
+  });
+
+  it('never shows two buttons that read the same: options alike for their first 40 characters are cut where they differ; alike but for spaces, none', async () => {
+    const shared = 'Deploy the release to the production cluster now, ';
+    const apart = await ask((payload) => {
+      payload.tool_input.questions[0]!.options = [
+        { label: `${shared}during business hours`, description: '' },
+        { label: `${shared}tonight after midnight`, description: '' },
+      ];
+    });
+    const shown = await push(apart.id);
+    expect(shown.actions).toEqual([{ action: 'option-0', title: '…now, during business hours' }, { action: 'option-1', title: '…now, tonight after midnight' }]);
+    await holdNotification(apart.id);
+    await clickButton('option-1');
+    expect(await answersOf(apart.hook)).toEqual([`${shared}tonight after midnight`]);
+
+    const alike = await ask((payload) => {
+      payload.tool_input.questions[0]!.options = [
+        { label: 'Use SQLite', description: '' },
+        { label: 'Use  SQLite', description: '' },
+      ];
+    });
+    expect((await push(alike.id)).actions).toEqual([]);
+    alike.hook.child.kill('SIGTERM');
+    await alike.hook.result;
   });
 
   it('gives a question of three options no buttons', async () => {

@@ -1,6 +1,6 @@
 // One-tap answers in memory: the capabilities behind ntfy's buttons (one ask, one option, once, dead
-// with their ask, bounded), the buttons an ntfy message gets, POST /api/one-tap and what it refuses,
-// and an answer from a notification's button marked as such.
+// with their ask, bounded per asker), the buttons an ntfy message gets, POST /api/one-tap and what
+// it refuses, and an answer from a notification's button marked as such.
 import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ONE_TAP_OPTIONS, noticeOf } from '../../src/daemon/notice.js';
@@ -33,7 +33,7 @@ beforeEach(async () => {
   // The app needs the capabilities when it is built, and they need the app's store: they are reached through this.
   const holder: { current?: OneTap } = {};
   const late: OneTap = {
-    issue: (askId, index) => holder.current!.issue(askId, index),
+    issue: (askId) => holder.current!.issue(askId),
     isLive: (capability) => holder.current!.isLive(capability),
     take: (capability) => holder.current!.take(capability),
     close: () => holder.current!.close(),
@@ -65,7 +65,7 @@ const answersOf = (reply: HookReply) => Object.values((JSON.parse(String(reply.l
 describe('capabilities', () => {
   it('answers one ask with one option, once; the ask settled, its other capabilities die', async () => {
     const { view, hook } = await ask();
-    const [first, second, third] = [0, 1, 2].map((index) => oneTap.issue(view.id, index)!);
+    const [first, second, third] = oneTap.issue(view.id)!;
     expect(first).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(new Set([first, second, third]).size).toBe(3);
     expect(oneTap.take(second!)).toEqual({ askId: view.id, label: 'SQLite' });
@@ -77,40 +77,49 @@ describe('capabilities', () => {
     expect(oneTap.take(third!)).toBeUndefined();
   });
 
-  it('is made only for a waiting ask of one single-select question, for an option it has', async () => {
+  it('is made only for a waiting ask of one single-select question, one per option', async () => {
     const { view, hook } = await ask(withOptions(['A', 'B'], true));
-    expect(oneTap.issue(view.id, 0)).toBeUndefined();
-    expect(oneTap.issue('00000000-0000-4000-8000-000000000000', 0)).toBeUndefined();
+    expect(oneTap.issue(view.id)).toBeUndefined();
+    expect(oneTap.issue('00000000-0000-4000-8000-000000000000')).toBeUndefined();
     daemon.store.decline(view.id, 'page');
     await hook;
     const single = await ask(withOptions(['A', 'B']));
-    expect(oneTap.issue(single.view.id, 2)).toBeUndefined();
-    expect(oneTap.issue(single.view.id, -1)).toBeUndefined();
-    expect(oneTap.issue(single.view.id, 1)).toBeDefined();
+    expect(oneTap.issue(single.view.id)).toHaveLength(2);
     daemon.store.decline(single.view.id, 'page');
     await single.hook;
-    expect(oneTap.issue(single.view.id, 0)).toBeUndefined();
+    expect(oneTap.issue(single.view.id)).toBeUndefined();
   });
 
-  it('keeps a bounded number: past it, the oldest die', async () => {
-    const { view, hook } = await ask();
-    const bounded = createOneTap({ store: daemon.store, max: 2 });
-    const [oldest, middle, newest] = [0, 1, 2].map((index) => bounded.issue(view.id, index)!);
-    expect([oldest, middle, newest].map((capability) => bounded.isLive(capability))).toEqual([false, true, true]);
+  it("holds an asker to its share: past it, its asks get none, and none already made dies; a settled ask's give the room back", async () => {
+    // A total of 24: an asker may hold 6 (two asks of three options), a credential 12.
+    const bounded = createOneTap({ store: daemon.store, max: 24 });
+    const hooks = [1, 2, 3].map(() => daemon.askAsHook(hookBody({ ...withOptions(['PostgreSQL', 'SQLite', 'MySQL']), tool_use_id: `toolu_one_tap_${++asked}` })));
+    const views = await daemon.waitForPending(3);
+    const [first, second, third] = views.map((view) => bounded.issue(view.id));
+    expect(first).toHaveLength(3);
+    expect(second).toHaveLength(3);
+    expect(third).toBeUndefined();
+    expect([...first!, ...second!].every((capability) => bounded.isLive(capability))).toBe(true);
+    daemon.store.decline(views[0].id, 'page');
+    expect(bounded.isLive(first![0])).toBe(false);
+    const later = bounded.issue(views[2]!.id);
+    expect(later).toHaveLength(3);
     bounded.close();
-    expect(bounded.isLive(newest)).toBe(false);
-    daemon.store.decline(view.id, 'page');
-    await hook;
+    expect(bounded.isLive(later![0])).toBe(false);
+    for (const view of views.slice(1)) daemon.store.decline(view.id, 'page');
+    await Promise.all(hooks);
   });
 });
 
 describe("ntfy's buttons", () => {
   const view = (payload: Payload, extra: Partial<AskView> = {}): AskView =>
     ({ id: '11111111-1111-4111-8111-111111111111', cwd: '/home/alice/acme-shop', questions: payload.tool_input.questions, ...extra }) as unknown as AskView;
-  const issued: Array<[string, number]> = [];
-  const issuer = (publicUrl: PublicUrl | undefined): OneTapIssuer => ({ publicUrl: () => publicUrl, issue: (askId, index) => {
-      issued.push([askId, index]);
-      return `cap-${index}`;
+  const issued: string[] = [];
+  const issuer = (publicUrl: PublicUrl | undefined): OneTapIssuer => ({
+    publicUrl: () => publicUrl,
+    issue: (askId) => {
+      issued.push(askId);
+      return ['cap-0', 'cap-1', 'cap-2'];
     },
   });
   const link = 'https://phone.example.test/#question=11111111-1111-4111-8111-111111111111';
@@ -155,7 +164,7 @@ describe("ntfy's buttons", () => {
 describe('POST /api/one-tap', () => {
   it('answers with its option as ntfy, once: a replay, another option after it and an altered capability are all gone (410)', async () => {
     const { view, hook } = await ask();
-    const [first, second] = [0, 1].map((index) => oneTap.issue(view.id, index)!);
+    const [first, second] = oneTap.issue(view.id)!;
     const answered = await tap(second);
     expect(answered.statusCode, answered.body).toBe(200);
     expect(answered.json()).toEqual({ answered: true, label: 'SQLite' });
@@ -179,7 +188,7 @@ describe('POST /api/one-tap', () => {
       expect(response.statusCode, payload).toBe(400);
     }
     const { view, hook } = await ask();
-    const live = oneTap.issue(view.id, 0)!;
+    const [live] = oneTap.issue(view.id)!;
     expect((await tap(live, { host: 'evil.example.test' })).statusCode).toBe(403);
     expect(oneTap.isLive(live)).toBe(true);
     const statuses: number[] = [];

@@ -2,13 +2,13 @@
 // the real client was seen to accept (protocol.md 8), the input never changed, a suggestion sent
 // back as Claude Code made it, and nothing at all where the terminal's dialog should decide.
 import { describe, expect, it } from 'vitest';
-import { PLAN_AUTO_MODE, describeSuggestion, planChoice, planSuggestions, approvalTarget } from '../../src/approvals.js';
+import { PLAN_AUTO_MODE, describeSuggestion, offeredSuggestions, planChoices, approvalTarget } from '../../src/approvals.js';
 import { PermissionOutputSchema, UNATTENDED_DENIAL, permissionDecision } from '../../src/daemon/decisions/claude-code-permission.js';
 import { createAskStore, type NewAsk } from '../../src/daemon/asks/store.js';
 
 const RULE = { type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'npm test *' }], behavior: 'allow', destination: 'localSettings' };
 const BASH = { toolName: 'Bash', toolInput: { command: 'npm test', description: 'Run the tests' }, suggestions: [RULE] };
-const PLAN = { toolName: 'ExitPlanMode', toolInput: { plan: '# Plan\n\n1. Migrate', planFilePath: '/home/alice/.claude/plans/p.md' }, suggestions: planSuggestions([]) };
+const PLAN = { toolName: 'ExitPlanMode', toolInput: { plan: '# Plan\n\n1. Migrate', planFilePath: '/home/alice/.claude/plans/p.md' }, suggestions: planChoices([]).map((choice) => choice.suggestion) };
 
 const person = { kind: 'person', client: 'page' } as const;
 /** The decision as the hook's body carries it (one JSON document, or '' for none), checked against its schema. */
@@ -63,12 +63,48 @@ describe("Claude Code's PermissionRequest decision", () => {
 });
 
 describe('the words of a permission', () => {
-  it("names Claude Code's suggestions as the choices its dialog offers", () => {
+  it("puts each kind of Claude Code's suggestion in words that say what choosing it does: its rules, folders or mode, and where they are kept", () => {
+    const rules = (type: string, behavior: string, destination: string, ...contents: Array<string | undefined>) => ({
+      type,
+      rules: contents.map((ruleContent) => (ruleContent === undefined ? { toolName: 'Bash' } : { toolName: 'Bash', ruleContent })),
+      behavior,
+      destination,
+    });
     expect(describeSuggestion(RULE)).toBe('Always allow `Bash(npm test *)` in this project (your local settings)');
+    expect(describeSuggestion(rules('addRules', 'deny', 'userSettings', 'rm *', undefined))).toBe('Always deny `Bash(rm *)`, `Bash` in every project');
+    expect(describeSuggestion(rules('addRules', 'ask', 'session', 'git push *'))).toBe('Always ask about `Bash(git push *)` for this session');
+    expect(describeSuggestion(rules('replaceRules', 'deny', 'localSettings', 'rm *'))).toBe("Replace every deny rule in this project's local settings with `Bash(rm *)`");
+    expect(describeSuggestion(rules('replaceRules', 'ask', 'projectSettings'))).toBe("Remove every ask rule in this project's shared settings");
+    expect(describeSuggestion(rules('removeRules', 'allow', 'session', 'npm test'))).toBe('Remove the allow rule `Bash(npm test)` from this session');
+    expect(describeSuggestion(rules('removeRules', 'deny', 'userSettings', 'curl *', 'wget *'))).toBe('Remove the deny rules `Bash(curl *)`, `Bash(wget *)` from your user settings (every project)');
     expect(describeSuggestion({ type: 'setMode', mode: 'acceptEdits', destination: 'session' })).toBe('Allow all edits for this session');
+    expect(describeSuggestion({ type: 'setMode', mode: 'bypassPermissions', destination: 'localSettings' })).toBe('Allow everything (bypass permissions) in this project (your local settings)');
     expect(describeSuggestion({ type: 'addDirectories', directories: ['/srv/data'], destination: 'session' })).toBe('Allow access to `/srv/data` for this session');
-    expect(describeSuggestion({ type: 'somethingNew', destination: 'userSettings' })).toBe('Apply Claude Code\'s "somethingNew" suggestion in every project');
-    expect(planChoice(PLAN_AUTO_MODE)).toBe('Approve, and use auto mode for this session');
+    expect(describeSuggestion({ type: 'removeDirectories', directories: ['/srv/data', '/srv/logs'], destination: 'projectSettings' })).toBe("Remove `/srv/data`, `/srv/logs` from the folders allowed in this project's shared settings");
+    expect(planChoices([]).map((choice) => choice.words)).toEqual(['Approve, and use auto mode for this session']);
+    expect(planChoices([]).map((choice) => choice.suggestion)).toEqual([PLAN_AUTO_MODE]);
+  });
+
+  it('offers no suggestion it cannot put in true words: a kind not known, a field missing, more or of another type', () => {
+    const unsayable = [
+      { type: 'somethingNew', destination: 'userSettings' },
+      { type: 'addRules', rules: [], behavior: 'allow', destination: 'session' },
+      { type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'ls' }], destination: 'session' },
+      { type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'ls' }], behavior: 'allowAll', destination: 'session' },
+      { type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'ls' }, { tool: 'Bash' }], behavior: 'allow', destination: 'session' },
+      { type: 'addRules', rules: [{ toolName: 'Bash', ruleContent: 'ls', also: 'rm' }], behavior: 'allow', destination: 'session' },
+      { type: 'replaceRules', rules: [{ toolName: 'Bash', ruleContent: 'ls' }], behavior: 'allow', destination: 'everywhere' },
+      { type: 'removeRules', rules: 'Bash(ls)', behavior: 'allow', destination: 'session' },
+      { type: 'setMode', mode: 'yolo', destination: 'session' },
+      { type: 'setMode', mode: 'acceptEdits' },
+      { type: 'addDirectories', directories: [], destination: 'session' },
+      { type: 'removeDirectories', directories: ['/srv', 7], destination: 'session' },
+      { type: 'addDirectories', directories: ['/srv'], destination: 'session', mode: 'bypassPermissions' },
+    ];
+    for (const suggestion of unsayable) expect(describeSuggestion(suggestion), JSON.stringify(suggestion)).toBeUndefined();
+    expect(offeredSuggestions([unsayable[0]!, RULE, unsayable[8]!])).toEqual([{ suggestion: RULE, words: 'Always allow `Bash(npm test *)` in this project (your local settings)' }]);
+    // A plan whose suggestions cannot be said is offered what its dialog offers: auto mode.
+    expect(planChoices(offeredSuggestions([unsayable[0]!])).map((choice) => choice.suggestion)).toEqual([PLAN_AUTO_MODE]);
   });
 
   it('says in one line what a call acts on', () => {
@@ -86,7 +122,7 @@ describe('deciding an approval in the store', () => {
     cwd: '/p',
     toolInput: BASH.toolInput,
     questions: [],
-    approval: { toolName: 'Bash', toolInput: BASH.toolInput, suggestions: [{ label: describeSuggestion(RULE) }] },
+    approval: { toolName: 'Bash', toolInput: BASH.toolInput, suggestions: [{ label: describeSuggestion(RULE)! }] },
     waitMs: 60_000,
     timeout: { action: 'terminal', summary: '' },
     onTimeout: () => ({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } }),

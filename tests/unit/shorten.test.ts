@@ -1,7 +1,7 @@
 // shorten: the one cut for text shown to people or sent to a transport. Its bound is `.length`, and
 // the cut never falls inside a character as a person sees it (a grapheme cluster).
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { shorten } from '../../src/shorten.js';
+import { shorten, shortenApart } from '../../src/shorten.js';
 
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 const FAMILY = '\u{1F469}\u200D\u{1F469}\u200D\u{1F467}'; // 👩‍👩‍👧: three emoji joined by ZWJ, 8 UTF-16 units
@@ -106,5 +106,41 @@ describe('the grapheme segmenter', () => {
     expect(fresh.shorten('a longer text', 5)).toBe('a lo…');
     fresh.shorten('another longer text', 5);
     expect(made).toBe(1);
+  });
+});
+
+describe('shortenApart', () => {
+  const SHARED = 'Deploy the release to the production cluster now, ';
+
+  it('cuts each text as shorten does when that tells them apart', () => {
+    expect(shortenApart(['PostgreSQL (Recommended)', 'SQLite'], 40)).toEqual(['PostgreSQL (Recommended)', 'SQLite']);
+    expect(shortenApart([`${'a'.repeat(50)}`, `b${'a'.repeat(49)}`], 10)).toEqual([`${'a'.repeat(9)}…`, `b${'a'.repeat(8)}…`]);
+  });
+
+  it('keeps texts that start alike for longer than fits from a word a little before where they differ, each within the limit', () => {
+    const texts = [`${SHARED}during business hours`, `${SHARED}tonight after midnight`, 'Wait'];
+    expect(texts.map((text) => shorten(text, 40))).toEqual([`${SHARED.slice(0, 39)}…`, `${SHARED.slice(0, 39)}…`, 'Wait']);
+    const apart = shortenApart(texts, 40)!;
+    expect(apart).toEqual(['…now, during business hours', '…now, tonight after midnight', 'Wait']);
+    for (const text of apart) expect(text.length).toBeLessThanOrEqual(40);
+  });
+
+  it('cuts the part kept after "…" as shorten does, whole clusters only', () => {
+    const apart = shortenApart([`${SHARED}${GRIN} during business hours, and then the next release too`, `${SHARED}${FRANCE} tonight after midnight, and then the next release too`], 30)!;
+    expect(apart).toEqual([`…now, ${GRIN} during business hour…`, `…now, ${FRANCE} tonight after midn…`]);
+    for (const text of apart) {
+      expect(text.length).toBeLessThanOrEqual(30);
+      expect(LONE_SURROGATE.test(text)).toBe(false);
+    }
+  });
+
+  it('keeps texts alike at both ends from where they differ, in the middle', () => {
+    const middle = (which: string) => `${'x'.repeat(60)} ${which} ${'y'.repeat(60)}`;
+    expect(shortenApart([middle('1'), middle('2')], 40)).toEqual([`…1 ${'y'.repeat(36)}…`, `…2 ${'y'.repeat(36)}…`]);
+  });
+
+  it('gives undefined when no cut tells them apart: texts alike but for their whitespace, or for a cluster longer than the room', () => {
+    expect(shortenApart(['Use SQLite', 'Use  SQLite ', 'Use PostgreSQL'], 40)).toBeUndefined();
+    expect(shortenApart([`${'a'.repeat(20)}${FAMILY}b`, `${'a'.repeat(20)}${FAMILY}c`], 8)).toBeUndefined();
   });
 });

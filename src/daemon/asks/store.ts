@@ -13,7 +13,7 @@ import { profileOf, type AskKind } from '../../agents.js';
 import { AnswerError, formatAnswers, requireEveryQuestion, type Answered } from '../../answers.js';
 import { choicesOf, onChannel, refusedAnswer, refusedDecision, type Shown } from '../../choices.js';
 import type { Agent, Approval, ApprovalDecision, Asker, Question, AskStatus, AskView, PersonClient, Response, SessionContext, Source, TerminalWait, TurnEnd } from '../../protocol.js';
-import { ASKER_SHARE, CREDENTIAL_SHARE, EXTEND_STEP_MS, FINISHED_BYTES, type WaitingLimits } from '../limits.js';
+import { EXTEND_STEP_MS, FINISHED_BYTES, shareOf, type Scope, type WaitingLimits } from '../limits.js';
 
 /** How an ask ended: who or what settled it, and with what (neutral: no client's format). */
 export type Outcome = {
@@ -65,7 +65,7 @@ export type AskerIdentity = {
 export type Usage = { asks: number; bytes: number };
 
 /** Which limit a new ask would pass, for whom: its asker's share, its credential's, or everyone's. */
-export type OverLimit = { limit: 'asks' | 'bytes'; scope: 'asker' | 'credential' | 'all'; max: number };
+export type OverLimit = { limit: 'asks' | 'bytes'; scope: Scope; max: number };
 
 export type Admission =
   /** It fits. `refusedMeanwhile`: how many of its asker's asks were refused since it last had room. */
@@ -273,14 +273,14 @@ export function createAskStore(options: AskStoreOptions = {}) {
 
   /** The first limit `asks` more asks and `bytes` more bytes of this asker would pass, everyone's first. */
   function overLimit(asker: AskerIdentity, asks: number, bytes: number, limits: WaitingLimits): OverLimit | undefined {
-    const scopes: Array<[OverLimit['scope'], Usage | undefined, number]> = [
-      ['all', waitingAll, 1],
-      ['credential', waitingByCredential.get(asker.credential), CREDENTIAL_SHARE],
-      ['asker', waitingByAsker.get(askerKeyOf(asker)), ASKER_SHARE],
+    const scopes: Array<[Scope, Usage | undefined]> = [
+      ['all', waitingAll],
+      ['credential', waitingByCredential.get(asker.credential)],
+      ['asker', waitingByAsker.get(askerKeyOf(asker))],
     ];
-    for (const [scope, usage, share] of scopes) {
-      const maxAsks = Math.max(1, Math.floor(limits.asks * share));
-      const maxBytes = Math.floor(limits.bytes * share);
+    for (const [scope, usage] of scopes) {
+      const maxAsks = shareOf(limits.asks, scope);
+      const maxBytes = shareOf(limits.bytes, scope);
       if ((usage?.asks ?? 0) + asks > maxAsks) return { limit: 'asks', scope, max: maxAsks };
       if ((usage?.bytes ?? 0) + bytes > maxBytes) return { limit: 'bytes', scope, max: maxBytes };
     }
@@ -730,6 +730,11 @@ export function createAskStore(options: AskStoreOptions = {}) {
       return byId.get(id)?.view;
     },
 
+    /** Who asked it, as its limits are counted; undefined for an id not known. */
+    askerOf(id: string): AskerIdentity | undefined {
+      return byId.get(id)?.asker;
+    },
+
     /** What waits: in all, or of one asker. */
     waiting(asker?: AskerIdentity): Usage {
       const usage = asker ? waitingByAsker.get(askerKeyOf(asker)) : waitingAll;
@@ -777,7 +782,10 @@ export function identityOf(input: Pick<NewAsk, 'door' | 'agent' | 'asker' | 'mac
   return { transport: door, agent: input.agent, credential: input.credential ?? (door === 'http-hook' ? 'hook-key' : 'token'), machine: input.machine, program: input.asker?.kind };
 }
 
-/** One asker as a key: two requests with the same one came from the same door, agent, credential, program and machine. */
+/**
+ * One asker as a key: two requests with the same one came from the same door, agent, credential,
+ * program and machine. Its limits are counted under it (its asks here, its one-tap buttons in one-tap.ts).
+ */
 export function askerKeyOf(asker: AskerIdentity): string {
   return [asker.transport, asker.agent ?? '', asker.credential, asker.program ?? '', asker.machine ?? ''].join('\u0000');
 }

@@ -189,7 +189,7 @@ function approvalDraft(view: AskView, title: Part, session: Part[], openRow: But
   const suggestions = approval.suggestions.map((suggestion) => markInvisible(suggestion.label));
   const head: Part[] = [title, ...session, `\n\n${speakerOf(view.agent)} wants to use `, { text: markInvisible(toolTitle(approval.toolName)), type: 'bold' }, ':\n'];
   const input = toolInputText(approval, speakerOf(view.agent));
-  const choices = suggestions.length > 0 ? `\n\nOr allow, and remember it:\n${suggestions.map((label, index) => `${index + 1}. ${label}`).join('\n')}` : '';
+  const choices = suggestions.length > 0 ? `\n\nOr allow, and also:\n${suggestions.map((label, index) => `${index + 1}. ${label}`).join('\n')}` : '';
   const whole = compose([...head, { text: input, type: 'pre' }, choices]);
   if (whole.text.length <= BODY_CHARS) {
     const may = onChannel(view.choices, 'whole');
