@@ -14,6 +14,7 @@ import { startDaemon } from '../stack/daemon.js';
 import { baseEnv, HOOK_SCRIPT, REPO_ROOT } from '../stack/env.js';
 import { post, readResponse } from '../stack/hook-client.js';
 import { runCli } from '../stack/processes.js';
+import { isTomlBasicString } from '../stack/toml.js';
 import { setAway, stopPayload } from '../stack/turn-ends.js';
 
 const made: string[] = [];
@@ -903,6 +904,37 @@ describe('askbridge install --codex', () => {
       expect(forced.stderr, name).toContain("writing this machine's paths there all the same (--force)");
       expect(readFileSync(landing, 'utf8'), name).toContain(codexCommand);
     }
+  });
+
+  it('trusts a project whose folder name holds every control character, DEL included: config.toml stays TOML, keeps every byte it had, and doctor reads the trust back', async () => {
+    const p = project();
+    const controls = [...Array.from({ length: 31 }, (_, index) => String.fromCharCode(index + 1)), '\u007f'].join('');
+    // A file name holds anything but NUL and the slash.
+    const dir = join(dirname(p.dir), `shop${controls}end`);
+    mkdirSync(dir);
+    mkdirSync(codexHome(p));
+    const configFile = join(codexHome(p), 'config.toml');
+    writeFileSync(configFile, codexConfig);
+    const installed = await cli(['install', '--codex', '--project', dir], p);
+    expect(installed.code, installed.stderr).toBe(0);
+
+    const config = readFileSync(configFile, 'utf8');
+    expect(config.startsWith(codexConfig)).toBe(true);
+    const added = config.slice(codexConfig.length);
+    // No character TOML forbids raw: the only control character is the newline that ends a line.
+    expect([...added].filter((char) => char !== '\n' && (char < ' ' || char === '\u007f'))).toEqual([]);
+    const table = /^\n\[hooks\.state\.(".*")\]\ntrusted_hash = "sha256:[0-9a-f]{64}"\n$/.exec(added);
+    expect(table, added).not.toBeNull();
+    expect(isTomlBasicString(table![1]!)).toBe(true);
+    expect(JSON.parse(table![1]!)).toBe(`${join(dir, '.codex', 'hooks.json')}:permission_request:0:0`);
+
+    writeFileSync(join(p.bin, 'codex'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    const doctor = await cli(['doctor', '--json', '--cwd', dir], p);
+    const findings = (JSON.parse(doctor.stdout) as { findings: Array<{ id: string }> }).findings.map((finding) => finding.id);
+    expect(findings.filter((id) => id.startsWith('codex-'))).toEqual([]);
+    // Run again, the trust is found where it is: nothing changes.
+    expect((await cli(['install', '--codex', '--project', dir], p)).stdout).toContain('already trusted');
+    expect(readFileSync(configFile, 'utf8')).toBe(config);
   });
 
   it("installs but writes no trust into a config.toml that holds hooks' state in a form it does not edit, and says what Codex will ask", async () => {
