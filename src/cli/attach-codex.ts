@@ -10,10 +10,13 @@
 // the held request is closed, which withdraws the card at once. Without a reply (nobody to ask,
 // askbridge not running, a question that does not fit), nothing is sent: Codex's own picker asks.
 // Nothing else Codex asks is answered here. It reconnects with backoff when Codex restarts; Ctrl+C
-// withdraws what it holds and exits 0. One plain line per question relayed, ids marked.
+// withdraws what it holds and exits 0. One plain line per question relayed, ids marked. Before each
+// connection the socket is checked to be this user's (ownSocket): whoever holds it asks in Codex's
+// name and reads the answers.
+import { lstatSync, readlinkSync, type Stats } from 'node:fs';
 import { createConnection } from 'node:net';
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
 import { AttachCodexReplySchema, CodexUserInputRequestSchema, ErrorReplySchema, checkShape, describeZodError, type AttachCodexRequest } from '../protocol.js';
@@ -66,19 +69,24 @@ export async function attachCodex(relay: Relay): Promise<void> {
   let attempt = 0;
   let connectedOnce = false;
   const relays = new Set<Promise<void>>();
+  let refused: CliError | undefined;
   const attached = (threads: number) => {
     print(`${connectedOnce ? 'Codex is back' : 'attached to Codex'} at ${where} (${threads === 1 ? '1 thread' : `${threads} threads`} loaded)\n`);
     connectedOnce = true;
   };
   while (!signal.aborted) {
     try {
-      const socket = await connect(socketPath, signal);
+      const socket = await connect(ownSocket(socketPath), signal);
       attempt = 0;
       await follow(socket, relay, { attached, relays });
       await closed(socket);
       if (!signal.aborted) warn(`Codex's app-server closed the connection: connecting again\n`);
     } catch (error) {
       if (signal.aborted) break;
+      if (error instanceof CliError) {
+        refused = error;
+        break;
+      }
       const wait = BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)]!;
       if (attempt === 0) warn(`Codex's app-server at ${where} cannot be reached (${terminalText(errorText(error))}): trying again until it can (Codex starts it with its TUI)\n`);
       attempt += 1;
@@ -86,6 +94,43 @@ export async function attachCodex(relay: Relay): Promise<void> {
     }
   }
   await Promise.all(relays);
+  if (refused) throw refused;
+}
+
+/**
+ * The socket to connect to, once every piece of the way to it is this user's. Codex (0.169.0) makes
+ * $CODEX_HOME/app-server-control/app-server-control.sock a link to a socket in /tmp/codex-daemon-<uid>,
+ * a folder of the shared temp directory that it makes 0700 (and refuses to use otherwise), the socket
+ * 0600. Another user who made that folder first, or who can write in one of the folders, could listen
+ * there in Codex's place: its questions would reach the inbox as Codex's, and the person's answers
+ * would reach it. So the link, both folders and the socket must be this user's, and no folder
+ * writable by anyone else (then nobody else can have bound the socket, nor swap it); one link is
+ * followed, and the socket it names is what is connected to. A piece that is not there is Codex not
+ * running, an error tried again; a piece that is another user's is a CliError, which ends the attach.
+ */
+function ownSocket(path: string): string {
+  const uid = process.getuid?.();
+  if (uid === undefined) return path; // no Unix owners on this system (Windows)
+  const link = lstatSync(path);
+  const socket = link.isSymbolicLink() ? resolve(dirname(path), readlinkSync(path)) : path;
+  const refuse = (why: string) =>
+    new CliError(
+      `${terminalText(why)}: another user could be listening there in Codex's place, to ask in its name and read your answers, so askbridge does not connect. Codex's own socket is yours, in a folder only you can write (Codex refuses any other folder too): remove what is not yours (an administrator can remove a folder another user made) and start Codex again`,
+    );
+  const mustBeOwn = (what: string, stat: Stats, checkMode: boolean) => {
+    if (stat.uid !== uid) throw refuse(`${what} belongs to another user (uid ${stat.uid}), not to you (uid ${uid})`);
+    if (checkMode && (stat.mode & 0o022) !== 0) throw refuse(`${what} can be written by other users (mode ${(stat.mode & 0o7777).toString(8).padStart(4, '0')})`);
+  };
+  if (link.isSymbolicLink()) mustBeOwn(`the link ${path}`, link, false);
+  for (const folder of new Set([dirname(path), dirname(socket)])) {
+    const stat = lstatSync(folder);
+    if (!stat.isDirectory()) throw refuse(`${folder}, where Codex's control socket is, is not a folder`);
+    mustBeOwn(`the folder ${folder}`, stat, true);
+  }
+  const stat = lstatSync(socket);
+  if (!stat.isSocket()) throw refuse(`${socket}${socket === path ? '' : ` (where ${path} leads)`} is not a socket`);
+  mustBeOwn(`the socket ${socket}`, stat, true);
+  return socket;
 }
 
 /** A WebSocket to Codex's control socket, open; aborting `signal` closes it. */

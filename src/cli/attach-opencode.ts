@@ -1,4 +1,22 @@
-
+// `askbridge attach opencode [URL]`: relays opencode's questions and permissions to askbridge. It
+// follows opencode's server (`opencode serve`, default http://127.0.0.1:4096) on GET /global/event,
+// every project's events; each `question.asked` / `permission.asked` is handed to the daemon over a
+// held request (POST /api/attach/opencode), and the daemon's reply, opencode's own answer, is posted
+// back to opencode. When opencode settles one first (`question.replied`, `question.rejected`,
+// `permission.replied`: the person answered in its TUI), the held request is closed, which
+// withdraws the card at once. Without a reply (nobody to ask, askbridge not running, a request
+// that does not fit), opencode's own prompt stays and decides. It reconnects with backoff when
+// opencode restarts, and then picks up what still waits (GET /question, GET /permission). One
+// plain line per thing relayed; opencode's ids and names are marked before they are printed.
+// Ctrl+C withdraws what it holds and exits 0.
+// Whoever holds opencode's port asks in its name and reads the answers, and gets its password: on
+// plain http (this machine only) every connection is first checked to be held by this user
+// (tcp-peer-owner.ts), before a byte is sent; where that cannot be told, the password is not sent
+// over plain http. A redirect is never followed.
+import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { connect, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
 import { parseArgs } from 'node:util';
 import type { z } from 'zod';
 import {
@@ -16,6 +34,7 @@ import { askerEnvironment } from './ask.js';
 import { connectToDaemon } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 import { readReply } from './replies.js';
+import { tcpOwnersListed, tcpPeerOwner } from './tcp-peer-owner.js';
 
 /** Where `opencode serve` listens unless told otherwise. */
 export const OPENCODE_DEFAULT_URL = 'http://127.0.0.1:4096';
@@ -80,6 +99,15 @@ type Pending = { kind: Kind; id: string; directory: string | undefined; request:
 /** Follows opencode until `signal` aborts; every held request is withdrawn then. */
 export async function attachOpencode(relay: Relay): Promise<void> {
   const { server, print, warn, signal } = relay;
+  if (server.url.protocol === 'http:' && !tcpOwnersListed()) {
+    const where = terminalText(server.url.host);
+    if (server.authorization) {
+      throw new CliError(
+        `this system does not tell which user listens on ${where}, so opencode's password is not sent there over plain http (whoever holds the port while opencode is down would receive it): reach opencode over https (a TLS proxy in front of it), or attach without OPENCODE_SERVER_PASSWORD`,
+      );
+    }
+    warn(`note: this system does not tell which user listens on ${where}: while opencode is down, whoever holds that port could ask in opencode's name and read your answers\n`);
+  }
   /** Each request being relayed, by opencode's id: aborting withdraws its ask. */
   const held = new Map<string, AbortController>();
   /** Requests relayed already (or left to opencode's own prompt): never handed over twice. Forgotten once opencode settles them. */
@@ -114,22 +142,30 @@ export async function attachOpencode(relay: Relay): Promise<void> {
 
   let attempt = 0;
   let connectedOnce = false;
+  let refused: CliError | undefined;
   while (!signal.aborted) {
     try {
       const events = await openEvents(server, signal);
-      if (!connectedOnce) print(`attached to opencode at ${terminalText(server.url.href)}\n`);
-      else print(`opencode is back at ${terminalText(server.url.href)}\n`);
-      connectedOnce = true;
-      attempt = 0;
-      // What waits already (opencode started before this, or restarted): relayed now; held ones it no longer has are withdrawn.
-      const waiting = await listPending(server, directories, signal);
-      for (const [id, holding] of held) if (!waiting.some((pending) => pending.id === id)) holding.abort('settled');
-      for (const pending of waiting) start(pending);
-      await readEvents(events, onEvent, warn);
+      try {
+        if (!connectedOnce) print(`attached to opencode at ${terminalText(server.url.href)}\n`);
+        else print(`opencode is back at ${terminalText(server.url.href)}\n`);
+        connectedOnce = true;
+        attempt = 0;
+        // What waits already (opencode started before this, or restarted): relayed now; held ones it no longer has are withdrawn.
+        const waiting = await listPending(server, directories, signal);
+        for (const [id, holding] of held) if (!waiting.some((pending) => pending.id === id)) holding.abort('settled');
+        for (const pending of waiting) start(pending);
+        await readEvents(events, onEvent, warn);
+      } finally {
+        events.destroy();
+      }
       if (!signal.aborted) warn(`opencode's event stream ended: connecting again\n`);
     } catch (error) {
       if (signal.aborted) break;
-      if (error instanceof CliError) throw error;
+      if (error instanceof CliError) {
+        refused = error;
+        break;
+      }
       const wait = BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)]!;
       if (attempt === 0) warn(`opencode at ${terminalText(server.url.href)} cannot be reached (${terminalText(errorText(error))}): trying again until it can\n`);
       attempt += 1;
@@ -138,27 +174,28 @@ export async function attachOpencode(relay: Relay): Promise<void> {
   }
   for (const holding of held.values()) holding.abort('stopped');
   await Promise.all(relays);
+  if (refused) throw refused;
 }
 
 /** One of opencode's events, as /global/event wraps it: the project it happened in, and the event. */
 type OpencodeEvent = { directory: string | undefined; payload: { type: string; properties: Record<string, unknown> } };
 
-async function openEvents(server: OpencodeServer, signal: AbortSignal): Promise<ReadableStream<Uint8Array>> {
-  const response = await fetch(endpoint(server, '/global/event'), { headers: { accept: 'text/event-stream', ...authHeader(server) }, signal });
-  if (response.status === 401) throw new CliError('opencode refuses this password: set OPENCODE_SERVER_PASSWORD (and OPENCODE_SERVER_USERNAME) as opencode has them');
-  if (!response.ok || !response.body) throw new Error(`HTTP ${response.status} on its event stream`);
-  return response.body;
+async function openEvents(server: OpencodeServer, signal: AbortSignal): Promise<IncomingMessage> {
+  const response = await send(server, 'GET', endpoint(server, '/global/event'), { accept: 'text/event-stream' }, undefined, signal);
+  if (response.statusCode === 401) throw new CliError('opencode refuses this password: set OPENCODE_SERVER_PASSWORD (and OPENCODE_SERVER_USERNAME) as opencode has them');
+  if (response.statusCode !== 200) {
+    response.resume();
+    throw new Error(`HTTP ${response.statusCode} on its event stream`);
+  }
+  return response;
 }
 
 /** Server-sent events, one JSON document each; a line that is not one of opencode's events is said once and skipped. */
-async function readEvents(stream: ReadableStream<Uint8Array>, onEvent: (event: OpencodeEvent) => void, warn: (line: string) => void): Promise<void> {
-  const decoder = new TextDecoder();
+async function readEvents(stream: IncomingMessage, onEvent: (event: OpencodeEvent) => void, warn: (line: string) => void): Promise<void> {
   let buffer = '';
-  const reader = stream.getReader();
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return;
-    buffer += decoder.decode(value, { stream: true });
+  stream.setEncoding('utf8');
+  for await (const chunk of stream as AsyncIterable<string>) {
+    buffer += chunk;
     for (let end = buffer.indexOf('\n\n'); end !== -1; end = buffer.indexOf('\n\n')) {
       const block = buffer.slice(0, end);
       buffer = buffer.slice(end + 2);
@@ -285,14 +322,12 @@ async function postReply(server: OpencodeServer, id: string, directory: string |
 async function callOpencode(server: OpencodeServer, method: 'GET' | 'POST', path: string, directory: string | undefined, body: unknown, signal: AbortSignal): Promise<unknown> {
   const url = endpoint(server, path);
   if (directory !== undefined) url.searchParams.set('directory', directory);
-  const response = await fetch(url, {
-    method,
-    headers: { accept: 'application/json', ...authHeader(server), ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-    ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-    signal: AbortSignal.any([signal, AbortSignal.timeout(OPENCODE_TIMEOUT_MS)]),
-  });
-  const text = await response.text();
-  if (!response.ok) throw new Error(`opencode answered HTTP ${response.status} to ${method} ${path.replace(/\/[^/]+\/(reply|reject)$/, '/…/$1')}`);
+  const timed = AbortSignal.any([signal, AbortSignal.timeout(OPENCODE_TIMEOUT_MS)]);
+  const response = await send(server, method, url, { accept: 'application/json', ...(body === undefined ? {} : { 'content-type': 'application/json' }) }, body === undefined ? undefined : JSON.stringify(body), timed);
+  let text = '';
+  response.setEncoding('utf8');
+  for await (const chunk of response as AsyncIterable<string>) text += chunk;
+  if (response.statusCode === undefined || response.statusCode < 200 || response.statusCode > 299) throw new Error(`opencode answered HTTP ${response.statusCode} to ${method} ${path.replace(/\/[^/]+\/(reply|reject)$/, '/…/$1')}`);
   try {
     return JSON.parse(text);
   } catch {
@@ -304,8 +339,62 @@ function endpoint(server: OpencodeServer, path: string): URL {
   return new URL(`${server.url.origin}${server.url.pathname.replace(/\/+$/, '')}${path}`);
 }
 
-function authHeader(server: OpencodeServer): Record<string, string> {
-  return server.authorization ? { authorization: server.authorization } : {};
+/**
+ * One request to opencode's server, resolved with its response once the status and headers are in
+ * (the body still to read). Over plain http the connection is opencode's only once it is this
+ * user's (ownConnection); nothing, the password included, is written before. A redirect is not
+ * followed, wherever it leads: it is a CliError that says so.
+ */
+function send(server: OpencodeServer, method: 'GET' | 'POST', url: URL, headers: Record<string, string>, body: string | undefined, signal: AbortSignal): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => {
+    const options: RequestOptions = {
+      method,
+      headers: { ...headers, ...(server.authorization ? { authorization: server.authorization } : {}) },
+      signal,
+      ...(url.protocol === 'http:' ? { createConnection: (_: unknown, done: (error: Error | null, socket: Duplex) => void) => ownConnection(url, done) } : {}),
+    };
+    const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, options);
+    request.once('error', reject);
+    request.once('response', (response) => {
+      const status = response.statusCode ?? 0;
+      if (status < 300 || status > 399) return resolve(response);
+      response.resume();
+      const location = response.headers.location;
+      reject(
+        new CliError(
+          `opencode's server answered ${method} ${url.pathname} with a redirect (HTTP ${status}${location ? ` to ${terminalText(location)}` : ''}): askbridge never follows one, so nothing was sent there; give \`askbridge attach opencode\` the address opencode itself serves`,
+        ),
+      );
+    });
+    request.end(body);
+  });
+}
+
+/**
+ * A TCP connection to a loopback port, handed over only once the socket at its other end is this
+ * user's (on Linux, the listener's owner). Another user's is a CliError: it gets the connection and
+ * nothing else. A socket that cannot be found (it closed meanwhile) is an error tried again.
+ */
+function ownConnection(url: URL, done: (error: Error | null, socket: Duplex) => void): undefined {
+  const socket: Socket = connect({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 80) });
+  const failed = (error: Error) => done(error, socket);
+  socket.once('error', failed);
+  socket.once('connect', () => {
+    socket.off('error', failed);
+    const owner = tcpPeerOwner(socket);
+    const uid = process.getuid?.();
+    if (owner === uid || owner === 'unknown') return done(null, socket);
+    socket.destroy();
+    const where = terminalText(url.host);
+    if (owner === 'gone') return done(new Error(`cannot tell which user listens on ${where}: nothing was sent`), socket);
+    done(
+      new CliError(
+        `${where} is held by another user (uid ${owner}), not by an opencode of yours (uid ${uid}): askbridge sends it nothing, neither opencode's password nor your answers; stop what holds that port (an administrator can), or give \`askbridge attach opencode\` the address your opencode serves`,
+      ),
+      socket,
+    );
+  });
+  return undefined;
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

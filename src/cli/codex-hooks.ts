@@ -184,16 +184,52 @@ export function codexTrustHash(entry: Pick<CodexEntry, 'matcher' | 'hook'>): str
 
 /** A TOML table header for a trust key: `[hooks.state."<key>"]`, the key a basic string. */
 function stateHeader(key: string): string {
-  return `[hooks.state.${JSON.stringify(key)}]`;
+  return `[hooks.state.${tomlString(key)}]`;
+}
+
+/** The escapes a TOML basic string has a short form for: each character's, and what each escape reads as. */
+const TOML_SHORT_ESCAPES: Record<string, string> = { '"': '\\"', '\\': '\\\\', '\b': '\\b', '\t': '\\t', '\n': '\\n', '\f': '\\f', '\r': '\\r' };
+const TOML_SHORT_ESCAPES_READ: Record<string, string> = Object.fromEntries(Object.entries(TOML_SHORT_ESCAPES).map(([char, escaped]) => [escaped.slice(1), char]));
+
+/**
+ * A TOML basic string: the quotation mark, the backslash and every control character escaped, DEL
+ * (U+007F) included, which TOML forbids raw too (JSON does not, so JSON.stringify is not this).
+ * The others as `\uXXXX` in capitals: exactly as Codex 0.169.0 writes a key into config.toml itself.
+ */
+export function tomlString(text: string): string {
+  let escaped = '';
+  for (const char of text) {
+    const code = char.charCodeAt(0);
+    escaped += TOML_SHORT_ESCAPES[char] ?? (code <= 0x1f || code === 0x7f ? `\\u${code.toString(16).toUpperCase().padStart(4, '0')}` : char);
+  }
+  return `"${escaped}"`;
 }
 
 const TABLE_HEADER = /^\s*\[/;
 const TRUSTED_HASH = /^\s*trusted_hash\s*=\s*"([^"]*)"\s*(?:#.*)?$/;
 
+const STATE_HEADER = /^\[hooks\.state\.("(?:[^"\\]|\\.)*")\]$/;
+
+/**
+ * The key a `[hooks.state."<key>"]` header names, its basic string read as TOML reads it, so that a
+ * table is found whichever escapes wrote it (Codex's own, or an older install's lowercase ones).
+ */
+function headerKey(line: string): string | undefined {
+  const quoted = STATE_HEADER.exec(line.trim())?.[1];
+  if (quoted === undefined) return undefined;
+  let valid = true;
+  const key = quoted.slice(1, -1).replace(/\\(?:u([0-9A-Fa-f]{4})|U([0-9A-Fa-f]{8})|(.))/g, (_, four?: string, eight?: string, short?: string) => {
+    const code = Number.parseInt(four ?? eight ?? '', 16);
+    const read = short === undefined ? (code <= 0x10ffff && (code < 0xd800 || code > 0xdfff) ? String.fromCodePoint(code) : undefined) : TOML_SHORT_ESCAPES_READ[short];
+    if (read === undefined) valid = false; // not TOML: never taken for the key
+    return read ?? '';
+  });
+  return valid ? key : undefined;
+}
+
 /** The lines of a trust table: from its header to the next header (or the end), or undefined when it is not there. */
 function tableAt(lines: string[], key: string): { start: number; end: number } | undefined {
-  const header = stateHeader(key);
-  const start = lines.findIndex((line) => line.trim() === header);
+  const start = lines.findIndex((line) => headerKey(line) === key);
   if (start < 0) return undefined;
   let end = start + 1;
   while (end < lines.length && !TABLE_HEADER.test(lines[end] ?? '')) end += 1;
@@ -207,10 +243,9 @@ function tableAt(lines: string[], key: string): { start: number; end: number } |
  * nothing is written.
  */
 function unsupportedForm(text: string, key: string): boolean {
-  const header = stateHeader(key);
   let table = '';
   for (const line of text.split('\n')) {
-    if (line.includes(key) && line.trim() !== header) return true;
+    if (line.includes(key) && headerKey(line) !== key) return true;
     if (TABLE_HEADER.test(line)) table = line.trim();
     else if (/^\s*hooks\s*[.=]/.test(line) || (table === '[hooks]' && /^\s*state\s*[.=]/.test(line))) return true;
   }
@@ -248,7 +283,7 @@ export function withTrust(text: string, key: string, hash: string): string | 'un
   if (unsupportedForm(text, key)) return 'unsupported';
   const lines = text.split('\n');
   const table = tableAt(lines, key);
-  const line = `trusted_hash = ${JSON.stringify(hash)}`;
+  const line = `trusted_hash = ${tomlString(hash)}`;
   if (!table) return `${text}${text === '' || text.endsWith('\n') ? '' : '\n'}${text === '' ? '' : '\n'}${stateHeader(key)}\n${line}\n`;
   const at = lines.slice(table.start + 1, table.end).findIndex((current) => TRUSTED_HASH.test(current));
   if (at >= 0) lines[table.start + 1 + at] = line;

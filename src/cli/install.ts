@@ -8,8 +8,8 @@
 // settings file, it says where, and how to keep one. They name this machine (a port, a key, an
 // absolute path), so they go only where nothing gets committed: a project's
 // `.claude/settings.local.json` (made sure to be ignored by git; the key is never written where git
-// would commit it, nor through a symbolic link into a file that lives elsewhere) or the user's own
-// settings. Running it twice changes nothing the second time.
+// would commit it, and nothing through a symbolic link a project holds, into a file that lives
+// elsewhere) or the user's own settings. Running it twice changes nothing the second time.
 import { execFileSync } from 'node:child_process';
 import { appendFileSync, existsSync, lstatSync, readFileSync, readlinkSync, realpathSync, statSync, unlinkSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
@@ -306,25 +306,30 @@ function requireFolder(projectDir: string): void {
 type Placement = { holdsKey: boolean; force: boolean };
 
 /**
- * The settings file must never be committed with the hook key in it, nor hand the key to a file
- * that lives elsewhere. Before anything is written: a settings file, or a .claude folder, that is
- * a symbolic link (the key would land where the link leads, a file a repository may share). Then,
- * in a git work tree where nothing ignores the file yet, .git/info/exclude does (the repository's
- * own, shared by its worktrees), and git is asked again, since a tracked file or a `.gitignore`
- * that brings the file back wins over that exclude. Each is refused for the key, and only warned
- * about for entries without one; --force turns a refusal into a warning.
+ * The settings file must never be committed with the hook key in it, nor be written through a link
+ * into a file that lives elsewhere. Before anything is written: a settings file, or its folder
+ * (.claude, .codex), that is a symbolic link, since what install writes would land where the link
+ * leads: for a project, a link its repository may commit, into the person's own settings of
+ * Claude Code or Codex or anywhere else; for the person's own file, a link of theirs, where the key
+ * may be shared. Then, in a git work tree where nothing ignores the file yet, .git/info/exclude
+ * does (the repository's own, shared by its worktrees), and git is asked again, since a tracked
+ * file or a `.gitignore` that brings the file back wins over that exclude. A link is refused in a
+ * project whatever is written, and in the person's own settings for the key; git committing the
+ * file is refused for the key, and only warned about for entries without one. --force turns a
+ * refusal into a warning.
  */
 function keepOutOfGit(target: Target, file: string, placement: Placement, io: CommandIo): void {
-  const refuse = (why: string) => new CliError(`${file}: ${why}; install would write the hook key there, so nothing was written to it (--force writes it all the same)`);
+  const written = placement.holdsKey ? 'the hook key' : "this machine's paths";
+  const refuse = (why: string) => new CliError(`${file}: ${why}; install would write ${written} there, so nothing was written to it (--force writes it all the same)`);
   const link = symbolicLinkOnTheWay(file);
-  const linkProblem = link && `${link.path} is a symbolic link to ${link.to}, so ${placement.holdsKey ? 'the hook key' : "this machine's paths"} would be written there (replace the link with a file or folder of its own)`;
+  const linkProblem = link && `${link.path} is a symbolic link to ${link.to}, so ${written} would be written there (replace the link with a file or folder of its own)`;
   // Refused before git is asked, so the exclude file stays as it was.
-  if (linkProblem && placement.holdsKey && !placement.force) throw refuse(linkProblem);
+  if (linkProblem && (placement.holdsKey || !target.user) && !placement.force) throw refuse(linkProblem);
   const gitWhy = gitProblem(target, file, io);
   const problems = [linkProblem, gitWhy && `git would commit it: ${gitWhy}`].filter((problem) => typeof problem === 'string');
   if (problems.length === 0) return;
   if (placement.holdsKey && !placement.force) throw refuse(problems.join('; and '));
-  io.stderr(markInvisible(`warning: ${file}: ${problems.join('; and ')}; ${placement.holdsKey ? 'writing the hook key there all the same (--force)' : "writing this machine's paths there"}\n`));
+  io.stderr(markInvisible(`warning: ${file}: ${problems.join('; and ')}; writing ${written} there${placement.force ? ' all the same (--force)' : ''}\n`));
 }
 
 /** The settings file, or the folder holding it, when it is a symbolic link, and where it leads. */

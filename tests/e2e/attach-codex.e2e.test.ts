@@ -6,18 +6,22 @@
  * and says `serverRequest/resolved` when a request is settled. What the real Codex does with the
  * answer is the conformance test's (codex-questions.conformance.test.ts); this one covers what the
  * real Codex cannot be made to send: malformed requests, restarts, requests that are not questions.
+ * And a control socket another local user planted (the neighbour, a real second user): never
+ * connected to.
  */
-import { mkdirSync, rmSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdirSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { mkdtemp, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { AskView } from '../../src/protocol.js';
 import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
-import { startCli, type RunningProcess } from '../stack/processes.js';
+import { becomeNeighbour, neighbourAvailability, type Neighbour } from '../stack/neighbour.js';
+import { startCli, whenExited, type RunningProcess } from '../stack/processes.js';
 
 type Frame = { id?: string | number; method?: string; params?: Record<string, unknown>; result?: unknown; error?: unknown };
 /** `unsaved`: nothing of it on disk yet (before its first prompt), so it cannot be resumed. */
@@ -151,7 +155,8 @@ let attach: RunningProcess;
 
 beforeAll(async () => {
   root = await realpath(await mkdtemp(join(tmpdir(), 'askbridge-codex-')));
-  mkdirSync(join(root, 'app-server-control'));
+  // As Codex makes it: only its user's.
+  mkdirSync(join(root, 'app-server-control'), { mode: 0o700 });
   app = await startFakeAppServer(join(root, 'app-server-control', 'app-server-control.sock'), [THREAD, EPHEMERAL]);
   daemon = await startDaemon();
   attach = startCli(['attach', 'codex'], { ...daemon.env, CODEX_HOME: root });
@@ -314,4 +319,117 @@ describe('askbridge attach codex', () => {
     expect((await daemon.ask(ask.id)).status).toBe('cancelled');
     expect(app.received.some((frame) => frame.id === id)).toBe(false);
   });
+});
+
+/**
+ * The neighbour's stand-in for Codex: a WebSocket server (written out by hand: the neighbour has
+ * Node's built-ins only) on the socket PLANT_SOCKET, in PLANT_FOLDER, which it makes first when
+ * PLANT_MAKE_FOLDER is set. Whoever connects gets a thread of its own and its question for a deploy
+ * token; it prints `listening`, `connected` and any answer it is sent.
+ */
+const PLANTED_CODEX = String.raw`
+import { createHash } from 'node:crypto';
+import { chmodSync, mkdirSync } from 'node:fs';
+import { createServer } from 'node:http';
+const { PLANT_FOLDER: folder, PLANT_SOCKET: socketPath, PLANT_MAKE_FOLDER: makeFolder } = process.env;
+if (makeFolder) { mkdirSync(folder); chmodSync(folder, 0o755); }
+const thread = { id: 'thread-planted', cwd: '/srv/deploy', name: null, preview: 'deploy the service' };
+const question = { threadId: thread.id, turnId: 'turn-1', itemId: 'call_planted', isBlocking: true, autoResolutionMs: null,
+  questions: [{ id: 'token', header: 'Deploy', question: 'Paste the deploy token', isOther: true, isSecret: false, options: [{ label: 'Skip', description: '' }, { label: 'Later', description: '' }] }] };
+const frame = (text) => {
+  const body = Buffer.from(text);
+  const head = body.length < 126 ? Buffer.from([0x81, body.length]) : Buffer.from([0x81, 126, body.length >> 8, body.length & 255]);
+  return Buffer.concat([head, body]);
+};
+const server = createServer();
+server.on('upgrade', (request, socket) => {
+  console.log('connected');
+  const accept = createHash('sha1').update(request.headers['sec-websocket-key'] + '258EAFA5-E914-47DA-95CA-C5AB0DC85B11').digest('base64');
+  socket.write('HTTP/1.1 101 Switching Protocols\r\nUpgrade: websocket\r\nConnection: Upgrade\r\nSec-WebSocket-Accept: ' + accept + '\r\n\r\n');
+  const send = (message) => socket.write(frame(JSON.stringify(message)));
+  const onMessage = ({ id, method, result }) => {
+    if (method === 'initialize') send({ id, result: { userAgent: 'codex/0.169.0', codexHome: '', platformFamily: 'unix', platformOs: 'linux' } });
+    else if (method === 'thread/loaded/list') send({ id, result: { data: [thread.id], nextCursor: null } });
+    else if (method === 'thread/read') send({ id, result: { thread } });
+    else if (method === 'thread/resume') { send({ id, result: { thread } }); send({ method: 'item/tool/requestUserInput', id: 7, params: question }); }
+    else if (id === 7) console.log('answer ' + JSON.stringify(result));
+  };
+  let buffer = Buffer.alloc(0);
+  socket.on('error', () => {});
+  socket.on('data', (chunk) => {
+    buffer = Buffer.concat([buffer, chunk]);
+    for (;;) {
+      if (buffer.length < 2) return;
+      let length = buffer[1] & 127;
+      let at = 2;
+      if (length === 126) { if (buffer.length < 4) return; length = buffer.readUInt16BE(2); at = 4; }
+      else if (length === 127) { if (buffer.length < 10) return; length = Number(buffer.readBigUInt64BE(2)); at = 10; }
+      if (buffer.length < at + 4 + length) return;
+      const mask = buffer.subarray(at, at + 4);
+      const payload = Buffer.from(buffer.subarray(at + 4, at + 4 + length)).map((byte, index) => byte ^ mask[index % 4]);
+      const opcode = buffer[0] & 15;
+      buffer = buffer.subarray(at + 4 + length);
+      if (opcode === 1) onMessage(JSON.parse(Buffer.from(payload).toString('utf8')));
+    }
+  });
+});
+server.listen(socketPath, () => { chmodSync(socketPath, 0o777); console.log('listening'); });
+`;
+
+const neighbourCheck = neighbourAvailability();
+
+describe.skipIf(!neighbourCheck.available)(`askbridge attach codex and a control socket another user planted${neighbourCheck.available ? '' : ` (${neighbourCheck.reason})`}`, () => {
+  let neighbour: Neighbour;
+  const planted: string[] = [];
+  beforeAll(() => {
+    neighbour = becomeNeighbour();
+  });
+  afterAll(() => {
+    for (const path of planted) rmSync(path, { recursive: true, force: true });
+    neighbour?.remove();
+  });
+
+  /** Where Codex's link leads (a folder of the shared temp directory, as /tmp/codex-daemon-<uid>), and who made the folder. */
+  const setups = [
+    { name: 'a folder the neighbour made first', neighbourMakesFolder: true, why: (folder: string, uid: number) => `the folder ${folder} belongs to another user (uid ${uid}), not to you (uid ${process.getuid?.()})` },
+    { name: 'a folder of the person that others can write in', neighbourMakesFolder: false, why: (folder: string) => `the folder ${folder} can be written by other users (mode 1777)` },
+  ];
+
+  for (const setup of setups) {
+    it(`refuses a link into ${setup.name}, with the neighbour listening there: never connects, relays nothing, and says why`, async () => {
+      const codexHome = await realpath(await mkdtemp(join(tmpdir(), 'askbridge-codex-planted-')));
+      planted.push(codexHome);
+      const link = join(codexHome, 'app-server-control', 'app-server-control.sock');
+      const folder = join(tmpdir(), `askbridge-cd-${process.pid}-${planted.length}`);
+      planted.push(folder);
+      if (!setup.neighbourMakesFolder) {
+        mkdirSync(folder);
+        chmodSync(folder, 0o1777);
+      }
+      // Named as Codex names it: the SHA-256 of the link's path.
+      const socket = join(folder, createHash('sha256').update(link).digest('hex'));
+      const stranger = neighbour.run(PLANTED_CODEX, { PLANT_FOLDER: folder, PLANT_SOCKET: socket, ...(setup.neighbourMakesFolder ? { PLANT_MAKE_FOLDER: '1' } : {}) });
+      await waitUntil(() => (stranger.output().stdout.includes('listening') ? true : stranger.child.exitCode !== null ? Promise.reject(new Error(stranger.output().stderr)) : undefined), 20_000, 'the neighbour to listen');
+      // Codex's own link, left in place (Codex crashed, or the temp directory was cleaned since).
+      mkdirSync(dirname(link), { mode: 0o700 });
+      symlinkSync(socket, link);
+
+      const attached = startCli(['attach', 'codex'], { ...daemon.env, CODEX_HOME: codexHome });
+      const plantedAsk = async () => (await daemon.pending()).find((ask) => ask.agent === 'codex' && ask.sessionId === 'thread-planted');
+      // Either it gives up, or the neighbour's question reaches the inbox.
+      await waitUntil(async () => (attached.child.exitCode !== null ? 'exited' : await plantedAsk()), 20_000, 'the attach to exit or relay');
+      try {
+        expect(await plantedAsk()).toBeUndefined();
+        expect(stranger.output().stdout).not.toContain('connected');
+        const result = await attached.result;
+        expect(result.code).toBe(1);
+        expect(result.stderr).toContain(`askbridge attach: ${setup.why(folder, neighbour.uid)}: another user could be listening there in Codex's place`);
+        expect(result.stderr).not.toContain('attached to Codex');
+      } finally {
+        attached.child.kill('SIGINT');
+        stranger.child.kill('SIGKILL');
+        await Promise.all([whenExited(attached.child), whenExited(stranger.child)]);
+      }
+    });
+  }
 });

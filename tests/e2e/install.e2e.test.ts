@@ -14,6 +14,7 @@ import { startDaemon } from '../stack/daemon.js';
 import { baseEnv, HOOK_SCRIPT, REPO_ROOT } from '../stack/env.js';
 import { post, readResponse } from '../stack/hook-client.js';
 import { runCli } from '../stack/processes.js';
+import { isTomlBasicString } from '../stack/toml.js';
 import { setAway, stopPayload } from '../stack/turn-ends.js';
 
 const made: string[] = [];
@@ -854,6 +855,86 @@ describe('askbridge install --codex', () => {
     expect(installed.stderr).toContain('only in a project it trusts');
     expect(uncommitted(p, p.dir)).not.toContain('.codex');
     expect(readFileSync(join(home, 'config.toml'), 'utf8')).toContain(`[hooks.state."${projectHooks}:permission_request:0:0"]`);
+  });
+
+  it("refuses to write through a .codex folder or a hooks.json that the project's repository links elsewhere (into ~/.codex, into ~/.claude/settings.json), writes nothing anywhere, and --force writes it", async () => {
+    const userSettings = '{ "permissions": { "allow": ["Bash(npm test)"] } }\n';
+    const cases = [
+      {
+        name: 'the .codex folder, a link to ~/.codex',
+        plant: (p: Project) => {
+          mkdirSync(codexHome(p));
+          symlinkSync(codexHome(p), join(p.dir, '.codex'));
+          return { link: join(p.dir, '.codex'), to: codexHome(p), landing: join(codexHome(p), 'hooks.json') };
+        },
+      },
+      {
+        name: 'its hooks.json, a link to ~/.claude/settings.json',
+        plant: (p: Project) => {
+          mkdirSync(join(p.home, '.claude'));
+          writeFileSync(join(p.home, '.claude', 'settings.json'), userSettings);
+          mkdirSync(join(p.dir, '.codex'));
+          symlinkSync(join(p.home, '.claude', 'settings.json'), join(p.dir, '.codex', 'hooks.json'));
+          return { link: join(p.dir, '.codex', 'hooks.json'), to: join(p.home, '.claude', 'settings.json'), landing: join(p.home, '.claude', 'settings.json') };
+        },
+      },
+    ];
+    for (const { name, plant } of cases) {
+      const p = project({ git: 'at-project' });
+      const { link, to, landing } = plant(p);
+      // The repository commits the link.
+      git(p, p.dir, 'add', '.codex');
+      git(p, p.dir, 'commit', '-q', '-m', 'codex settings');
+      const before = existsSync(landing) ? readFileSync(landing, 'utf8') : undefined;
+
+      const refused = await cli(['install', '--codex', '--project', p.dir], p);
+      expect(refused.code, name).toBe(1);
+      expect(refused.stderr, name).toBe(
+        `askbridge install: ${join(p.dir, '.codex', 'hooks.json')}: ${link} is a symbolic link to ${to}, so this machine's paths would be written there (replace the link with a file or folder of its own); install would write this machine's paths there, so nothing was written to it (--force writes it all the same)\n`,
+      );
+      expect(existsSync(landing) ? readFileSync(landing, 'utf8') : undefined, name).toBe(before);
+      // Nothing trusted either, and git's own files untouched.
+      expect(existsSync(join(codexHome(p), 'config.toml')), name).toBe(false);
+      expect(readFileSync(join(p.dir, '.git', 'info', 'exclude'), 'utf8'), name).not.toContain('.codex');
+      expect(uncommitted(p, p.dir), name).toBe('');
+
+      const forced = await cli(['install', '--codex', '--force', '--project', p.dir], p);
+      expect(forced.code, `${name}: ${forced.stderr}`).toBe(0);
+      expect(forced.stderr, name).toContain(`warning: ${join(p.dir, '.codex', 'hooks.json')}: ${link} is a symbolic link to ${to}, so this machine's paths would be written there`);
+      expect(forced.stderr, name).toContain("writing this machine's paths there all the same (--force)");
+      expect(readFileSync(landing, 'utf8'), name).toContain(codexCommand);
+    }
+  });
+
+  it('trusts a project whose folder name holds every control character, DEL included: config.toml stays TOML, keeps every byte it had, and doctor reads the trust back', async () => {
+    const p = project();
+    const controls = [...Array.from({ length: 31 }, (_, index) => String.fromCharCode(index + 1)), '\u007f'].join('');
+    // A file name holds anything but NUL and the slash.
+    const dir = join(dirname(p.dir), `shop${controls}end`);
+    mkdirSync(dir);
+    mkdirSync(codexHome(p));
+    const configFile = join(codexHome(p), 'config.toml');
+    writeFileSync(configFile, codexConfig);
+    const installed = await cli(['install', '--codex', '--project', dir], p);
+    expect(installed.code, installed.stderr).toBe(0);
+
+    const config = readFileSync(configFile, 'utf8');
+    expect(config.startsWith(codexConfig)).toBe(true);
+    const added = config.slice(codexConfig.length);
+    // No character TOML forbids raw: the only control character is the newline that ends a line.
+    expect([...added].filter((char) => char !== '\n' && (char < ' ' || char === '\u007f'))).toEqual([]);
+    const table = /^\n\[hooks\.state\.(".*")\]\ntrusted_hash = "sha256:[0-9a-f]{64}"\n$/.exec(added);
+    expect(table, added).not.toBeNull();
+    expect(isTomlBasicString(table![1]!)).toBe(true);
+    expect(JSON.parse(table![1]!)).toBe(`${join(dir, '.codex', 'hooks.json')}:permission_request:0:0`);
+
+    writeFileSync(join(p.bin, 'codex'), '#!/bin/sh\nexit 0\n', { mode: 0o755 });
+    const doctor = await cli(['doctor', '--json', '--cwd', dir], p);
+    const findings = (JSON.parse(doctor.stdout) as { findings: Array<{ id: string }> }).findings.map((finding) => finding.id);
+    expect(findings.filter((id) => id.startsWith('codex-'))).toEqual([]);
+    // Run again, the trust is found where it is: nothing changes.
+    expect((await cli(['install', '--codex', '--project', dir], p)).stdout).toContain('already trusted');
+    expect(readFileSync(configFile, 'utf8')).toBe(config);
   });
 
   it("installs but writes no trust into a config.toml that holds hooks' state in a form it does not edit, and says what Codex will ask", async () => {

@@ -12,12 +12,14 @@ import {
   codexTrustKey,
   findCodexHooks,
   isCodexHook,
+  tomlString,
   trustedHashIn,
   withCodexHook,
   withoutCodexHook,
   withoutTrust,
   withTrust,
 } from '../../src/cli/codex-hooks.js';
+import { isTomlBasicString } from '../stack/toml.js';
 
 const HASH = `sha256:${'a'.repeat(64)}`;
 const KEY = '/home/alice/.codex/hooks.json:permission_request:0:0';
@@ -98,6 +100,26 @@ describe('the trust in config.toml', () => {
   it('escapes a key as a TOML basic string', () => {
     const key = '/home/al"ice\\x/hooks.json:permission_request:0:0';
     expect(withTrust('', key, HASH)).toBe(`[hooks.state."/home/al\\"ice\\\\x/hooks.json:permission_request:0:0"]\ntrusted_hash = "${HASH}"\n`);
+  });
+
+  it('escapes every control character, DEL included, as TOML requires and as Codex writes a key itself', () => {
+    const controls = [...Array.from({ length: 32 }, (_, code) => String.fromCharCode(code)), '\u007f'];
+    for (const char of controls) {
+      const written = tomlString(`a${char}b`);
+      expect(isTomlBasicString(written), JSON.stringify(written)).toBe(true);
+      // TOML's escapes are JSON's too (with \U, which is never written): JSON reads the key back.
+      expect(JSON.parse(written)).toBe(`a${char}b`);
+    }
+    // What Codex 0.169.0 itself wrote for such a key (config/value/write).
+    expect(tomlString('/p\u0001\b\t\n\u000b\f\r\u001b\u007f"\\q')).toBe('"/p\\u0001\\b\\t\\n\\u000B\\f\\r\\u001B\\u007F\\"\\\\q"');
+  });
+
+  it('finds the table an older install wrote with other escapes (lowercase, as JSON has them), and replaces its hash there', () => {
+    const key = '/p\u001bq/.codex/hooks.json:permission_request:0:0';
+    const older = `${config}\n[hooks.state."/p\\u001bq/.codex/hooks.json:permission_request:0:0"]\ntrusted_hash = "sha256:old"\n`;
+    expect(trustedHashIn(older, key)).toBe('sha256:old');
+    expect(withTrust(older, key, HASH)).toBe(older.replace('sha256:old', HASH));
+    expect(withoutTrust(older, key)).toBe(config);
   });
 });
 
