@@ -18,7 +18,10 @@ import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { answerArgs, freshPayload, loadFixture, type FixtureAnswer } from '../stack/fixtures.js';
 import { postAsHttpHook } from '../stack/hook-client.js';
+import { becomeNeighbour, neighbourAvailability } from '../stack/neighbour.js';
 import { killStrayProcesses, runCli } from '../stack/processes.js';
+import { daemonGate } from '../stack/daemon-gate.js';
+import { FRONT_NAME, opensslAvailability, selfSignedCertificate, throughFront } from '../stack/tls-front.js';
 
 const daemons: Daemon[] = [];
 afterEach(async () => {
@@ -141,6 +144,54 @@ describe('the port while the daemon crashes', () => {
     await askAndAnswer(daemon, 'after-oom');
     expect(daemon.daemonPid()).not.toBe(before);
   }, 90_000); // filling a heap takes a while on a loaded machine
+});
+
+/** Another user's program that tries to listen on HOST:PORT: it prints `bound` (and keeps the port) or the error's code (and exits). */
+const TAKE_PORT = `import { createServer } from 'node:net';
+const server = createServer((socket) => socket.destroy());
+server.once('error', (error) => console.log(error.code));
+server.listen(Number(process.env.PORT), process.env.HOST, () => console.log('bound'));
+`;
+
+const openssl = opensslAvailability('the --listen port tests');
+
+describe.skipIf(!openssl.available || !neighbourAvailability().available)('the --listen port while the daemon crashes', () => {
+  const cleanups: Array<() => unknown> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it('stays held by the keeper: another user cannot take it while the daemon is down, and a TLS client that connects meanwhile is served by the restarted daemon', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'askbridge-listen-held-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const certificate = selfSignedCertificate(dir);
+    const port = await freePort();
+    const neighbour = becomeNeighbour();
+    cleanups.push(() => neighbour.remove());
+    const gate = daemonGate();
+    cleanups.push(() => gate.remove());
+    const daemon = await started({
+      env: gate.env,
+      args: ['--listen', `127.0.0.1:${port}`, '--tls-cert', certificate.certPath, '--tls-key', certificate.keyPath, '--public-url', `https://${FRONT_NAME}:${port}`],
+    });
+    const lan = { port, ca: certificate.ca };
+    expect((await throughFront(lan, { method: 'GET', path: '/api/session' })).status).toBe(401);
+
+    gate.close();
+    const killed = daemon.daemonPid();
+    process.kill(killed, 'SIGKILL');
+    await waitUntil(() => (isProcessAlive(killed) ? undefined : true), 10_000, 'the daemon to be gone');
+    // No daemon runs now, and none will until the gate opens: the neighbour tries to take the port.
+    const squatter = neighbour.run(TAKE_PORT, { HOST: '127.0.0.1', PORT: String(port) });
+    cleanups.push(() => squatter.child.kill('SIGKILL'));
+    expect(await waitUntil(() => squatter.output().stdout.trim() || undefined, 10_000, 'the neighbour to try the port')).toBe('EADDRINUSE');
+
+    // A TLS client meanwhile: its connection waits in the keeper, then reaches the daemon started again.
+    const meanwhile = throughFront(lan, { method: 'GET', path: '/api/session' });
+    await gate.open();
+    expect((await meanwhile).status).toBe(401);
+    await waitForRestart(daemon, killed, /SIGKILL/);
+  });
 });
 
 describe('stopping', () => {
