@@ -12,15 +12,16 @@ export type TcpSocket = {
   local: string;
   /** The other end (0.0.0.0:0 or [::]:0 for a listening socket). */
   remote: string;
-  listening: boolean;
+  /** `peer-closed`: the other end has closed it (CLOSE_WAIT), and this end has not yet. */
+  state: 'listening' | 'established' | 'peer-closed' | 'other';
   /** The user that owns this end. */
   uid: number;
   /** Bytes received and not yet read by the program that holds this end. */
   unread: number;
 };
 
-/** TCP_LISTEN in the kernel's numbering of socket states. */
-const LISTEN_STATE = '0A';
+/** The states named here, in the kernel's numbering (include/net/tcp_states.h). */
+const STATES: Record<string, TcpSocket['state']> = { '01': 'established', '08': 'peer-closed', '0A': 'listening' };
 
 /**
  * Every TCP socket of this machine (of its network namespace), or undefined where the system keeps
@@ -53,7 +54,7 @@ function parseRows(text: string): TcpSocket[] {
     const localEnd = parseEnd(local);
     const remoteEnd = parseEnd(remote);
     if (localEnd === undefined || remoteEnd === undefined) continue;
-    rows.push({ local: localEnd, remote: remoteEnd, listening: state === LISTEN_STATE, uid: Number(uid), unread: Number.parseInt(queues.split(':')[1] ?? '0', 16) });
+    rows.push({ local: localEnd, remote: remoteEnd, state: STATES[state] ?? 'other', uid: Number(uid), unread: Number.parseInt(queues.split(':')[1] ?? '0', 16) });
   }
   return rows;
 }
@@ -105,5 +106,5 @@ export function endpoint(address: string, port: number): string {
 
 /** The uid of the program that listens on exactly this end (as `endpoint` names it), if one does. */
 export function listenerUid(table: readonly TcpSocket[], at: string): number | undefined {
-  return table.find((row) => row.listening && row.local === at)?.uid;
+  return table.find((row) => row.state === 'listening' && row.local === at)?.uid;
 }

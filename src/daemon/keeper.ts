@@ -7,13 +7,14 @@
 // sockets a service manager passed it: systemd's LISTEN_FDS) and the --listen address, and runs the
 // daemon (main.ts) as its child, handing it every accepted connection over the IPC channel, with the
 // door it came through (the daemon speaks TLS on --listen's). When the daemon crashes, the keeper
-// keeps accepting, holds the new connections for a few seconds, starts the daemon again and hands
-// them to it: no port of askbridge's is free for a moment, so none can be taken. The daemon exiting
-// 0 means stop: `askbridge stop`, or a signal. The keeper imports nothing heavy: it runs on every
-// `askbridge start`.
+// keeps accepting, holds the new connections for a few seconds (holding-pen.ts bounds what they
+// take), starts the daemon again and hands them to it: no port of askbridge's is free for a moment,
+// so none can be taken. The daemon exiting 0 means stop: `askbridge stop`, or a signal. The keeper
+// imports nothing heavy: it runs on every `askbridge start`.
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer, type Server, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { createHoldingPen } from './holding-pen.js';
 import { acquireDaemonLock, describeRunning, type DaemonLock } from './lock.js';
 import { configuredPort, openStateDir, resolveStateDir, stateDirWriteError, type PortHolder, type StateDir } from '../state-dir.js';
 
@@ -57,10 +58,6 @@ export class KeeperStartError extends Error {}
 /** Another live keeper holds this state directory: nothing to start. */
 export class KeeperAlreadyRunning extends Error {}
 
-/** Connections held while the daemon restarts: past this many, the oldest is dropped. */
-const MAX_HELD_CONNECTIONS = 64;
-/** How long a connection waits for a restarting daemon before it is dropped. */
-const HOLD_MS = 5_000;
 /** Restarts after the first (which is at once) wait twice as long each time, up to the cap. */
 const FIRST_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 30_000;
@@ -238,8 +235,6 @@ async function listenOnPassedSockets(count: number): Promise<HeldPort> {
   return { servers: servers.map((server) => ({ server, door: 'loopback' as const })), port: addresses[0]!.port, holdsIpv6: addresses.some((address) => address.address === '::1'), heldBy: 'service' };
 }
 
-type HeldConnection = { socket: Socket; door: Door; timer: NodeJS.Timeout };
-
 /** Runs the daemon on the held port until it stops; restarts it when it crashes. */
 function keep(options: KeeperOptions, stateDir: StateDir, lock: DaemonLock, held: HeldPort, listen: ListenAt | undefined): Promise<void> {
   const childOptions: DaemonChildOptions = {
@@ -265,7 +260,7 @@ function keep(options: KeeperOptions, stateDir: StateDir, lock: DaemonLock, held
   let restartTimer: NodeJS.Timeout | undefined;
   let stopping = false;
   let nextConnectionId = 1;
-  const waiting: HeldConnection[] = [];
+  const waiting = createHoldingPen<Door>();
   /** Handed to the daemon, not yet received by it: a daemon that dies before it does leaves them to the next one. */
   const inFlight = new Map<number, { socket: Socket; door: Door }>();
 
@@ -286,26 +281,10 @@ function keep(options: KeeperOptions, stateDir: StateDir, lock: DaemonLock, held
   };
   const hold = (socket: Socket, door: Door) => {
     if (stopping) return void socket.destroy();
-    if (waiting.length >= MAX_HELD_CONNECTIONS) {
-      const oldest = waiting.shift()!;
-      clearTimeout(oldest.timer);
-      oldest.socket.destroy();
-    }
-    const entry: HeldConnection = {
-      socket,
-      door,
-      timer: setTimeout(() => {
-        waiting.splice(waiting.indexOf(entry), 1);
-        socket.destroy();
-      }, HOLD_MS),
-    };
-    waiting.push(entry);
+    waiting.hold(socket, door);
   };
   const handHeld = () => {
-    for (const entry of waiting.splice(0)) {
-      clearTimeout(entry.timer);
-      hand(entry.socket, entry.door);
-    }
+    for (const { socket, tag } of waiting.release()) hand(socket, tag);
   };
 
   for (const { server, door } of held.servers) {
@@ -381,10 +360,7 @@ function keep(options: KeeperOptions, stateDir: StateDir, lock: DaemonLock, held
   /** Lets go of the port and the lock, and exits; `exit` false: the caller's promise says why it ended. */
   const finish = (exit = true) => {
     clearTimeout(killTimer);
-    for (const entry of waiting.splice(0)) {
-      clearTimeout(entry.timer);
-      entry.socket.destroy();
-    }
+    waiting.closeAll();
     for (const { server } of held.servers) server.close();
     // The daemon removes daemon.json and the token when it stops; one that crashed could not.
     stateDir.removeDaemonInfo(process.pid);
