@@ -26,7 +26,7 @@ import type { CommandIo } from './command.js';
 import { StatusReplySchema, type Tellable } from '../protocol.js';
 import { shorten } from '../shorten.js';
 import { readReply } from './replies.js';
-import { systemdHoldsPort } from './service.js';
+import { probeSocketUnit, serviceHold, type SocketUnitProbe } from './service-hold.js';
 import { markerOf, markInvisible, terminalJson } from '../visible-text.js';
 import { placesIn, TURN_END_EVENTS, turnEndReach } from '../wiring.js';
 
@@ -55,8 +55,8 @@ export type DoctorInputs = {
   daemon: DaemonProbe;
   /** The current hook key from the state directory (an http entry must carry it), if there is one. */
   hookKey: string | undefined;
-  /** Whether systemd holds askbridge's port (`askbridge service install`), so no other program can take it while askbridge is down. */
-  portHeld: boolean;
+  /** What systemd says of askbridge.socket (`askbridge service install`), and who listens where it listens: whether an http hook's port stays held while askbridge is down. */
+  service: SocketUnitProbe;
   fileExists: (path: string) => boolean;
   /** Gemini CLI's user settings, when `gemini` is on PATH: whether askbridge's MCP server is registered there. */
   gemini?: GeminiProbe | undefined;
@@ -333,12 +333,13 @@ function checkHttpHooks(inputs: DoctorInputs, ours: HookRef[], findings: Finding
       passed.push(`the http hook in ${ref.file.path} carries the current hook key`);
     }
     const url = typeof ref.hook.url === 'string' && !isRemoteHook(ref.hook) ? parseUrl(ref.hook.url) : undefined;
-    if (url && isLoopback(url.hostname) && !inputs.portHeld) {
+    const hold = url && isLoopback(url.hostname) ? serviceHold(inputs.service, Number(url.port || '80')) : undefined;
+    if (url && hold && !hold.held) {
       findings.push({
         id: 'http-hook-port-unheld',
         level: 'warning',
         file: ref.file.path,
-        message: `the http hook in ${ref.file.path} posts to port ${url.port || '80'}, which no service holds: while askbridge is not running there, any program on this machine can listen on it, receive every question with the hook key, and answer it in your name`,
+        message: `the http hook in ${ref.file.path} posts to port ${url.port || '80'}, which no service holds (${hold.why}): while askbridge is not running there, any program on this machine can listen on it, receive every question with the hook key, and answer it in your name`,
         fix: `\`askbridge service install\` (systemd holds the port), or ${installCommand(ref.file.scope, inputs.projectDir, ' --hook command')} (the command hook proves the daemon before it sends anything)`,
       });
     }
@@ -788,18 +789,18 @@ export async function probeDaemon(env: NodeJS.ProcessEnv): Promise<DaemonProbe> 
   }
 }
 
-export type Probes = { claude: typeof probeClaude; daemon: typeof probeDaemon; portHeld: typeof systemdHoldsPort };
+export type Probes = { claude: typeof probeClaude; daemon: typeof probeDaemon; service: typeof probeSocketUnit };
 
 /** Everything `diagnose` looks at. `claudeBin` is the `claude` to ask for its version (default: the user's, from PATH). */
 export async function gatherInputs(
   projectDir: string,
   env: NodeJS.ProcessEnv,
-  probes: Probes = { claude: probeClaude, daemon: probeDaemon, portHeld: systemdHoldsPort },
+  probes: Probes = { claude: probeClaude, daemon: probeDaemon, service: probeSocketUnit },
   claudeBin: string | undefined = findOnPath(env, 'claude'),
 ): Promise<DoctorInputs> {
   const homeDir = env.HOME || homedir();
   const claudeProbe = claudeBin === undefined ? Promise.resolve<ClaudeProbe>({ bin: 'claude', state: 'missing' }) : probes.claude(claudeBin, env);
-  const [claude, daemon, portHeld] = await Promise.all([claudeProbe, probes.daemon(env), probes.portHeld(env)]);
+  const [claude, daemon, service] = await Promise.all([claudeProbe, probes.daemon(env), probes.service(env)]);
   return {
     projectDir,
     homeDir,
@@ -812,7 +813,7 @@ export async function gatherInputs(
     claude,
     daemon,
     hookKey: openStateDir(resolveStateDir(env)).readHookKey(),
-    portHeld,
+    service,
     fileExists: existsSync,
     gemini: probeGemini(env, homeDir),
     codex: probeCodex(env, homeDir, projectDir, existsSync),
@@ -846,7 +847,7 @@ export function formatReport(inputs: DoctorInputs, diagnosis: Diagnosis): string
 
 export async function run(io: CommandIo): Promise<number> {
   const { values } = parseArgs({ args: io.argv, strict: true, options: { cwd: { type: 'string' }, json: { type: 'boolean', default: false }, claude: { type: 'string' } } });
-  const probes: Probes = { claude: probeClaude, daemon: probeDaemon, portHeld: systemdHoldsPort };
+  const probes: Probes = { claude: probeClaude, daemon: probeDaemon, service: probeSocketUnit };
   const inputs = await gatherInputs(resolve(values.cwd ?? process.cwd()), io.env, probes, values.claude === undefined ? findOnPath(io.env, 'claude') : resolve(values.claude));
   const diagnosis = diagnose(inputs);
   if (values.json) io.stdout(`${terminalJson({ ok: diagnosis.ok, findings: diagnosis.findings })}\n`);

@@ -41,7 +41,7 @@ import {
 import { compareVersions, MIN_HTTP_HOOK_VERSION, probeClaude, probedVersion } from './claude-version.js';
 import { findOnPath } from './find-on-path.js';
 import { CliError, type CommandIo } from './command.js';
-import { systemdHoldsPort } from './service.js';
+import { probeSocketUnit, serviceHold, type PortHold } from './service-hold.js';
 import { markInvisible } from '../visible-text.js';
 import { placesIn } from '../wiring.js';
 import writeFileAtomic from 'write-file-atomic';
@@ -74,12 +74,12 @@ export function readEditable(scope: SettingsScope, target: Target): SettingsFile
 
 /**
  * --hook when given. Otherwise the command hook for a Claude Code older than 2.1.63, and the http
- * hook only where systemd holds the port: the http hook posts the question, with the hook key, to
- * whatever listens there and takes its reply as the answer, while the command hook proves the
- * daemon (an HMAC challenge) before it sends anything. A question must never be answered by
- * anything but askbridge.
+ * hook only where askbridge's service holds the very port it posts to (service-hold.ts): the http
+ * hook posts the question, with the hook key, to whatever listens there and takes its reply as the
+ * answer, while the command hook proves the daemon (an HMAC challenge) before it sends anything. A
+ * question must never be answered by anything but askbridge.
  */
-async function chooseTransport(io: CommandIo, requested: string | undefined, claudeBin: string | undefined, portHeld: boolean): Promise<HookTransport> {
+async function chooseTransport(io: CommandIo, requested: string | undefined, claudeBin: string | undefined, hold: PortHold, port: string): Promise<HookTransport> {
   if (requested !== undefined) {
     if (!(HOOK_TRANSPORTS as readonly string[]).includes(requested)) throw new CliError(`--hook must be ${HOOK_TRANSPORTS.join(' or ')}, not "${requested}"`, 2);
     return requested as HookTransport;
@@ -91,8 +91,8 @@ async function chooseTransport(io: CommandIo, requested: string | undefined, cla
     io.stderr(`Claude Code ${version.join('.')} is older than ${minimum}, which brought http hooks: installing the command hook\n`);
     return 'command';
   }
-  if (!portHeld) {
-    io.stderr(`installing the command hook, not the http hook: no service holds askbridge's port, so while askbridge is down another program could take it and the http hook would hand it your questions; \`askbridge service install\` lets systemd hold the port, and the http hook be used safely\n`);
+  if (!hold.held) {
+    io.stderr(`installing the command hook, not the http hook: no service holds ${port} (${hold.why}), so while askbridge is down another program could take it and the http hook would hand it your questions; \`askbridge service install\` lets systemd hold the port, and the http hook be used safely\n`);
     return 'command';
   }
   if (version === undefined) {
@@ -124,15 +124,12 @@ function pageAddress(io: CommandIo, stateDir: ReturnType<typeof openStateDir>, p
   return Number.isInteger(known) && known >= 1 && known <= 65535 ? `http://${LOOPBACK_HOST}:${known}/` : undefined;
 }
 
-/** The port the http hook posts to: the running daemon's, else ASKBRIDGE_PORT, else the default. */
-function daemonPort(io: CommandIo, stateDir: ReturnType<typeof openStateDir>): number {
+/** The port the http hook posts to: the running daemon's, else ASKBRIDGE_PORT, else the default; undefined when that names no fixed port. */
+function daemonPort(io: CommandIo, stateDir: ReturnType<typeof openStateDir>): number | undefined {
   const running = stateDir.readDaemonInfo();
   if (running && isProcessAlive(running.pid)) return running.port;
   const configured = configuredPort(io.env);
-  if (!Number.isInteger(configured) || configured < 1 || configured > 65535) {
-    throw new CliError(`ASKBRIDGE_PORT is "${io.env.ASKBRIDGE_PORT}": an http hook needs a fixed port (1-65535); start the daemon first, or set one`);
-  }
-  return configured;
+  return Number.isInteger(configured) && configured >= 1 && configured <= 65535 ? configured : undefined;
 }
 
 export async function run(io: CommandIo): Promise<void> {
@@ -168,13 +165,15 @@ export async function run(io: CommandIo): Promise<void> {
   const destination = readEditable(target.user ? 'user' : 'local', target);
   // An older install wrote this machine's path into the committed file: move it out of there.
   const committed = target.user ? undefined : readEditable('project', target);
-  const portHeld = await systemdHoldsPort(io.env);
-  const transport = await chooseTransport(io, values.hook, values.claude === undefined ? undefined : resolve(values.claude), portHeld);
+  const stateDir = openStateDir(resolveStateDir(io.env));
+  const hookPort = daemonPort(io, stateDir);
+  const noFixedPort = `ASKBRIDGE_PORT is "${io.env.ASKBRIDGE_PORT}": an http hook needs a fixed port (1-65535); start the daemon first, or set one`;
+  const hold = hookPort === undefined ? { held: false as const, why: noFixedPort } : serviceHold(await probeSocketUnit(io.env), hookPort);
+  const transport = await chooseTransport(io, values.hook, values.claude === undefined ? undefined : resolve(values.claude), hold, hookPort === undefined ? "askbridge's port" : `port ${hookPort}`);
   const placement = { holdsKey: transport === 'http', force: values.force };
   // Before the key is rotated or written: a refusal leaves everything as it was.
   keepOutOfGit(target, destination.path, placement, io);
 
-  const stateDir = openStateDir(resolveStateDir(io.env));
   stateDir.ensure();
   if (values['rotate-key']) {
     stateDir.rotateHookKey();
@@ -183,11 +182,12 @@ export async function run(io: CommandIo): Promise<void> {
   let ask: AskHook;
   let port: number | undefined;
   if (transport === 'http') {
-    port = daemonPort(io, stateDir);
+    if (hookPort === undefined) throw new CliError(noFixedPort);
+    port = hookPort;
     ask = { transport, url: `http://${LOOPBACK_HOST}:${port}${HTTP_HOOK_PATH}`, key: stateDir.ensureHookKey() };
-    if (!portHeld) {
+    if (!hold.held) {
       io.stderr(
-        `warning: no service holds port ${port}: while askbridge is not running there (stopped, crashed, or whatever keeps its port killed), any program on this machine can listen on it, and this http hook would send that program every question with the hook key and the project's path, and Claude Code would take its reply as your answer; \`askbridge service install\` lets systemd hold the port (or \`askbridge install --hook command\`, which proves the daemon before it sends anything)\n`,
+        `warning: no service holds port ${port} (${hold.why}): while askbridge is not running there (stopped, crashed, or whatever keeps its port killed), any program on this machine can listen on it, and this http hook would send that program every question with the hook key and the project's path, and Claude Code would take its reply as your answer; \`askbridge service install\` lets systemd hold the port (or \`askbridge install --hook command\`, which proves the daemon before it sends anything)\n`,
       );
     }
   } else {

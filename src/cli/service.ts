@@ -2,10 +2,11 @@
 // Linux with a systemd user manager, askbridge.socket listens on 127.0.0.1:PORT and [::1]:PORT
 // and passes the sockets to askbridge.service (`askbridge start --log-file`), so the port stays
 // held even while askbridge itself is down or restarting (Restart=on-failure), and nothing else
-// can take it. The unit names are a contract: `install` checks `is-active askbridge.socket`.
+// can take it. The unit names are a contract: `install` and `doctor` ask systemd about
+// askbridge.socket (service-hold.ts).
 // macOS: launchd passes sockets only through launch_activate_socket, a native call Node cannot
 // make, so there the keeper (`askbridge start`) holds the port and nothing is installed.
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
@@ -21,17 +22,6 @@ export const SERVICE_UNIT = 'askbridge.service';
 /** `$XDG_CONFIG_HOME/systemd/user`, else `~/.config/systemd/user`: where a user's own units live. */
 function userUnitDir(env: NodeJS.ProcessEnv): string {
   return join(env.XDG_CONFIG_HOME || join(env.HOME || homedir(), '.config'), 'systemd', 'user');
-}
-
-/**
- * Whether systemd holds askbridge's port, so that no other program can take it while the daemon is
- * down: `systemctl --user is-active --quiet askbridge.socket` exits 0. No systemctl, no user
- * manager, or no answer within seconds: not held. `install` and `doctor` ask it.
- */
-export function systemdHoldsPort(env: NodeJS.ProcessEnv): Promise<boolean> {
-  return new Promise((done) => {
-    execFile('systemctl', ['--user', 'is-active', '--quiet', SOCKET_UNIT], { env, timeout: 5_000 }, (error) => done(error === null));
-  });
 }
 
 function systemctl(args: string[]): { ok: boolean; output: string } {

@@ -4,14 +4,17 @@
 // which would then receive the questions and the hook key, and answer in the person's place.
 //
 // The keeper takes the state directory's lock, binds 127.0.0.1:PORT and [::1]:PORT (or listens on the
-// sockets a service manager passed it: systemd's LISTEN_FDS), and runs the daemon (main.ts) as its
-// child, handing it every accepted connection over the IPC channel. When the daemon crashes, the
-// keeper keeps accepting, holds the new connections for a few seconds, starts the daemon again and
-// hands them to it. The daemon exiting 0 means stop: `askbridge stop`, or a signal. The keeper
+// sockets a service manager passed it: systemd's LISTEN_FDS) and the --listen address, and runs the
+// daemon (main.ts) as its child, handing it every accepted connection over the IPC channel, with the
+// door it came through (the daemon speaks TLS on --listen's). When the daemon crashes, the keeper
+// keeps accepting, holds the new connections for a few seconds (holding-pen.ts bounds what they
+// take), starts the daemon again and hands them to it: no port of askbridge's is free for a moment,
+// so none can be taken. The daemon exiting 0 means stop: `askbridge stop`, or a signal. The keeper
 // imports nothing heavy: it runs on every `askbridge start`.
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer, type Server, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { createHoldingPen } from './holding-pen.js';
 import { acquireDaemonLock, describeRunning, type DaemonLock } from './lock.js';
 import { configuredPort, openStateDir, resolveStateDir, stateDirWriteError, type PortHolder, type StateDir } from '../state-dir.js';
 
@@ -20,6 +23,7 @@ export type KeeperOptions = {
   port?: number | undefined;
   logToFile: boolean;
   publicUrl?: string | undefined;
+  /** --listen ADDR:PORT with --tls-cert and --tls-key, as given on the command line. */
   listen?: { address: string; tlsCert?: string | undefined; tlsKey?: string | undefined } | undefined;
   /** Where the keeper says what happens to the daemon (a crash, a restart): stderr. */
   report: (line: string) => void;
@@ -35,11 +39,17 @@ export type DaemonChildOptions = {
   /** A daemon started again after a crash: it prints no new page link (the pages stay paired). */
   restarted: boolean;
   publicUrl?: string | undefined;
-  listen?: KeeperOptions['listen'];
+  listen?: ListenAt | undefined;
 };
 
-/** Keeper to daemon: a connection (with its socket), or stop. */
-export type ToDaemon = { type: 'connection'; id: number } | { type: 'stop' };
+/** --listen, checked: the keeper listens at host:port, the daemon serves TLS there with the certificate and key. */
+export type ListenAt = { address: string; host: string; port: number; tlsCert: string; tlsKey: string };
+
+/** Which listening socket a connection came to: loopback (plain http), or --listen (TLS). */
+export type Door = 'loopback' | 'listen';
+
+/** Keeper to daemon: a connection (with its socket) and its door, or stop. */
+export type ToDaemon = { type: 'connection'; id: number; door: Door } | { type: 'stop' };
 /** Daemon to keeper: it serves; it received a connection; it cannot start, and why. */
 export type ToKeeper = { type: 'serving' } | { type: 'received'; id: number } | { type: 'start-failed'; message: string };
 
@@ -48,10 +58,6 @@ export class KeeperStartError extends Error {}
 /** Another live keeper holds this state directory: nothing to start. */
 export class KeeperAlreadyRunning extends Error {}
 
-/** Connections held while the daemon restarts: past this many, the oldest is dropped. */
-const MAX_HELD_CONNECTIONS = 64;
-/** How long a connection waits for a restarting daemon before it is dropped. */
-const HOLD_MS = 5_000;
 /** Restarts after the first (which is at once) wait twice as long each time, up to the cap. */
 const FIRST_BACKOFF_MS = 250;
 const MAX_BACKOFF_MS = 30_000;
@@ -82,6 +88,8 @@ export async function runKeeper(given: KeeperOptions): Promise<void> {
       }
     },
   };
+  // Flags first: a start refused for them changes nothing.
+  const listen = options.listen === undefined ? undefined : checkListen(options.listen);
   const dir = resolveStateDir(options.env);
   const stateDir = openStateDir(dir);
   let attempt: Awaited<ReturnType<typeof acquireDaemonLock>>;
@@ -106,10 +114,45 @@ export async function runKeeper(given: KeeperOptions): Promise<void> {
     const diskError = stateDirWriteError(dir, error);
     throw diskError ? new KeeperStartError(diskError) : error;
   }
-  await keep(options, stateDir, attempt.lock, held);
+  if (listen) {
+    try {
+      held.servers.push({ server: await bindListen(listen), door: 'listen' });
+    } catch (error) {
+      for (const { server } of held.servers) server.close();
+      attempt.lock.release();
+      throw error;
+    }
+  }
+  await keep(options, stateDir, attempt.lock, held, listen);
 }
 
-type HeldPort = { servers: Server[]; port: number; holdsIpv6: boolean; heldBy: PortHolder };
+type HeldPort = { servers: Array<{ server: Server; door: Door }>; port: number; holdsIpv6: boolean; heldBy: PortHolder };
+
+/**
+ * --listen as given: ADDRESS:PORT, and the certificate and key to serve TLS with, since a port
+ * beyond loopback is served only over TLS. The daemon reads the files (tls-listener.ts).
+ */
+function checkListen(flags: NonNullable<KeeperOptions['listen']>): ListenAt {
+  const match = /^(.+):(\d{1,5})$/.exec(flags.address);
+  const port = Number(match?.[2]);
+  if (!match || port < 1 || port > 65535) throw new KeeperStartError(`--listen ${flags.address}: expected ADDRESS:PORT, for example 0.0.0.0:8443`);
+  if (!flags.tlsCert || !flags.tlsKey) {
+    throw new KeeperStartError(`--listen ${flags.address} serves beyond loopback, which askbridge does only over TLS: give --tls-cert FILE and --tls-key FILE (or keep it on loopback behind Tailscale Serve, Caddy or an SSH tunnel)`);
+  }
+  return { address: flags.address, host: match[1]!.replace(/^\[(.*)\]$/, '$1'), port, tlsCert: flags.tlsCert, tlsKey: flags.tlsKey };
+}
+
+/** The --listen address, held by the keeper as loopback is: a daemon that crashes leaves it to nobody. */
+async function bindListen(listen: ListenAt): Promise<Server> {
+  const server = newServer();
+  try {
+    await startListening(server, { host: listen.host, port: listen.port });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new KeeperStartError(`${listen.address} is in use: choose another --listen port`);
+    throw new KeeperStartError(`cannot listen on ${listen.address} (--listen): ${(error as Error).message}`);
+  }
+  return server;
+}
 
 /** The listening sockets: the service manager's, when it passed some to this process, else bound here. */
 async function holdPort(options: KeeperOptions): Promise<HeldPort> {
@@ -129,7 +172,7 @@ function passedSocketCount(env: NodeJS.ProcessEnv): number {
 
 const newServer = () => createServer({ pauseOnConnect: true });
 
-function listen(server: Server, how: { host: string; port: number; ipv6Only?: boolean } | { fd: number }): Promise<void> {
+function startListening(server: Server, how: { host: string; port: number; ipv6Only?: boolean } | { fd: number }): Promise<void> {
   return new Promise((listening, failed) => {
     server.once('error', failed);
     server.listen(how, () => {
@@ -147,7 +190,7 @@ function listen(server: Server, how: { host: string; port: number; ipv6Only?: bo
 async function bindLoopback(port: number): Promise<HeldPort> {
   const ipv4 = newServer();
   try {
-    await listen(ipv4, { host: '127.0.0.1', port });
+    await startListening(ipv4, { host: '127.0.0.1', port });
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new KeeperStartError(`port ${port} is in use: stop what uses it, or start with ASKBRIDGE_PORT=<another port>`);
     throw error;
@@ -155,17 +198,17 @@ async function bindLoopback(port: number): Promise<HeldPort> {
   const boundPort = (ipv4.address() as { port: number }).port;
   const ipv6 = newServer();
   try {
-    await listen(ipv6, { host: '::1', port: boundPort, ipv6Only: true });
+    await startListening(ipv6, { host: '::1', port: boundPort, ipv6Only: true });
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code === 'EADDRNOTAVAIL' || code === 'EAFNOSUPPORT') return { servers: [ipv4], port: boundPort, holdsIpv6: false, heldBy: 'keeper' }; // no IPv6 loopback: nobody can take [::1] either
+    if (code === 'EADDRNOTAVAIL' || code === 'EAFNOSUPPORT') return { servers: [{ server: ipv4, door: 'loopback' }], port: boundPort, holdsIpv6: false, heldBy: 'keeper' }; // no IPv6 loopback: nobody can take [::1] either
     ipv4.close();
     if (code === 'EADDRINUSE') {
       throw new KeeperStartError(`another program holds [::1]:${boundPort}, so a browser opening http://localhost:${boundPort}/ could reach it instead of askbridge: stop it, or start with ASKBRIDGE_PORT=<another port>`);
     }
     throw error;
   }
-  return { servers: [ipv4, ipv6], port: boundPort, holdsIpv6: true, heldBy: 'keeper' };
+  return { servers: [ipv4, ipv6].map((server) => ({ server, door: 'loopback' as const })), port: boundPort, holdsIpv6: true, heldBy: 'keeper' };
 }
 
 /** The service manager's sockets: each must listen on a loopback address, all on one port (the daemon listens beyond loopback only with --listen). */
@@ -173,7 +216,7 @@ async function listenOnPassedSockets(count: number): Promise<HeldPort> {
   const servers: Server[] = [];
   for (let fd = SD_LISTEN_FDS_START; fd < SD_LISTEN_FDS_START + count; fd++) {
     const server = newServer();
-    await listen(server, { fd });
+    await startListening(server, { fd });
     servers.push(server);
   }
   const addresses = servers.map((server) => server.address()).filter((address) => typeof address === 'object' && address !== null);
@@ -189,13 +232,11 @@ async function listenOnPassedSockets(count: number): Promise<HeldPort> {
     close();
     throw new KeeperStartError('the service manager passed no socket on 127.0.0.1: askbridge needs 127.0.0.1:PORT');
   }
-  return { servers, port: addresses[0]!.port, holdsIpv6: addresses.some((address) => address.address === '::1'), heldBy: 'service' };
+  return { servers: servers.map((server) => ({ server, door: 'loopback' as const })), port: addresses[0]!.port, holdsIpv6: addresses.some((address) => address.address === '::1'), heldBy: 'service' };
 }
 
-type HeldConnection = { socket: Socket; timer: NodeJS.Timeout };
-
 /** Runs the daemon on the held port until it stops; restarts it when it crashes. */
-function keep(options: KeeperOptions, stateDir: StateDir, lock: DaemonLock, held: HeldPort): Promise<void> {
+function keep(options: KeeperOptions, stateDir: StateDir, lock: DaemonLock, held: HeldPort, listen: ListenAt | undefined): Promise<void> {
   const childOptions: DaemonChildOptions = {
     port: held.port,
     keeperPid: process.pid,
@@ -204,7 +245,7 @@ function keep(options: KeeperOptions, stateDir: StateDir, lock: DaemonLock, held
     logToFile: options.logToFile,
     restarted: false,
     ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
-    ...(options.listen === undefined ? {} : { listen: options.listen }),
+    ...(listen === undefined ? {} : { listen }),
   };
   // The sockets are this process's alone: the daemon gets connections, never the listening sockets.
   const { LISTEN_PID: _pid, LISTEN_FDS: _fds, LISTEN_FDNAMES: _names, ...childEnv } = options.env;
@@ -219,52 +260,37 @@ function keep(options: KeeperOptions, stateDir: StateDir, lock: DaemonLock, held
   let restartTimer: NodeJS.Timeout | undefined;
   let stopping = false;
   let nextConnectionId = 1;
-  const waiting: HeldConnection[] = [];
+  const waiting = createHoldingPen<Door>();
   /** Handed to the daemon, not yet received by it: a daemon that dies before it does leaves them to the next one. */
-  const inFlight = new Map<number, Socket>();
+  const inFlight = new Map<number, { socket: Socket; door: Door }>();
 
   let firstServe: { resolve: () => void; reject: (error: Error) => void };
   const firstServed = new Promise<void>((resolve, reject) => (firstServe = { resolve, reject }));
 
-  const hand = (socket: Socket) => {
+  const hand = (socket: Socket, door: Door) => {
     if (socket.destroyed) return;
-    if (!child?.connected || !serving) return hold(socket);
+    if (!child?.connected || !serving) return hold(socket, door);
     const id = nextConnectionId++;
-    inFlight.set(id, socket);
+    inFlight.set(id, { socket, door });
     // keepOpen: the keeper's copy stays open until the daemon says it has the socket, so a daemon
     // that dies between the two loses no connection.
-    child.send({ type: 'connection', id } satisfies ToDaemon, socket, { keepOpen: true }, (error) => {
+    child.send({ type: 'connection', id, door } satisfies ToDaemon, socket, { keepOpen: true }, (error) => {
       // Not sent: held again, unless the daemon's exit has already taken it back.
-      if (error && inFlight.delete(id)) hold(socket);
+      if (error && inFlight.delete(id)) hold(socket, door);
     });
   };
-  const hold = (socket: Socket) => {
+  const hold = (socket: Socket, door: Door) => {
     if (stopping) return void socket.destroy();
-    if (waiting.length >= MAX_HELD_CONNECTIONS) {
-      const oldest = waiting.shift()!;
-      clearTimeout(oldest.timer);
-      oldest.socket.destroy();
-    }
-    const entry: HeldConnection = {
-      socket,
-      timer: setTimeout(() => {
-        waiting.splice(waiting.indexOf(entry), 1);
-        socket.destroy();
-      }, HOLD_MS),
-    };
-    waiting.push(entry);
+    waiting.hold(socket, door);
   };
   const handHeld = () => {
-    for (const entry of waiting.splice(0)) {
-      clearTimeout(entry.timer);
-      hand(entry.socket);
-    }
+    for (const { socket, tag } of waiting.release()) hand(socket, tag);
   };
 
-  for (const server of held.servers) {
+  for (const { server, door } of held.servers) {
     server.on('connection', (socket: Socket) => {
       socket.on('error', () => {}); // a client that resets while its connection is held
-      hand(socket);
+      hand(socket, door);
     });
     // A listening socket that fails (it should not) leaves the port: say so, and stop.
     server.on('error', (error) => {
@@ -282,7 +308,7 @@ function keep(options: KeeperOptions, stateDir: StateDir, lock: DaemonLock, held
     let servedAt: number | undefined;
     daemon.on('message', (message: ToKeeper) => {
       if (message.type === 'received') {
-        inFlight.get(message.id)?.destroy(); // the keeper's copy only: the daemon holds the connection
+        inFlight.get(message.id)?.socket.destroy(); // the keeper's copy only: the daemon holds the connection
         inFlight.delete(message.id);
       } else if (message.type === 'serving') {
         serving = true;
@@ -299,7 +325,7 @@ function keep(options: KeeperOptions, stateDir: StateDir, lock: DaemonLock, held
       child = undefined;
       serving = false;
       // What it had not received yet goes to the next daemon.
-      for (const socket of inFlight.values()) hold(socket);
+      for (const { socket, door } of inFlight.values()) hold(socket, door);
       inFlight.clear();
       if (stopping) return void finish();
       if (code === 0) return void stop(0);
@@ -334,11 +360,8 @@ function keep(options: KeeperOptions, stateDir: StateDir, lock: DaemonLock, held
   /** Lets go of the port and the lock, and exits; `exit` false: the caller's promise says why it ended. */
   const finish = (exit = true) => {
     clearTimeout(killTimer);
-    for (const entry of waiting.splice(0)) {
-      clearTimeout(entry.timer);
-      entry.socket.destroy();
-    }
-    for (const server of held.servers) server.close();
+    waiting.closeAll();
+    for (const { server } of held.servers) server.close();
     // The daemon removes daemon.json and the token when it stops; one that crashed could not.
     stateDir.removeDaemonInfo(process.pid);
     lock.release();

@@ -1,6 +1,6 @@
-// The daemon process: the only daemon file that touches `process`, signals and listen(). It runs as
-// the keeper's child (keeper.ts), which holds the loopback port and hands it every connection over
-// the IPC channel; it listens itself only with --listen (TLS).
+// The daemon process: the only daemon file that touches `process` and signals. It runs as the
+// keeper's child (keeper.ts), which holds the loopback port and the --listen address and hands it
+// every connection over the IPC channel: it never listens itself.
 import './v8-flags.js';
 import closeWithGrace from 'close-with-grace';
 import type { Socket } from 'node:net';
@@ -20,14 +20,14 @@ import { pushChannel, showsOn, telegramChannel, webhookChannel, type Channel } f
 import { createPush, type Push } from './push.js';
 import { createOneTap } from './one-tap.js';
 import { DaemonStartError } from './start-error.js';
-import { listenWithTls, readListenTls, type ListenFlags, type ListenTls } from './tls-listener.js';
+import { readListenTls, serveTls, type ListenTls, type TlsDoor } from './tls-listener.js';
 import { createWebhooks } from './webhooks.js';
 import { createTelegram } from './telegram/bot.js';
 import { claudeProjectsDir, readSessionContext } from './transcript.js';
 import { watchForTerminalAnswer } from './terminal-answers.js';
 import { LOOPBACK_HOST, openStateDir, resolveStateDir, stateDirWriteError, type PortHolder } from '../state-dir.js';
 import { askbridgeCommand } from '../command-name.js';
-import type { ToDaemon, ToKeeper } from './keeper.js';
+import type { ListenAt, ToDaemon, ToKeeper } from './keeper.js';
 import { ToolInputSchema } from '../protocol.js';
 import { choosePublicUrl, type PublicUrl, type PublicUrlSource } from '../public-url.js';
 import { createPublicUrlSetting, pushSubject } from './public-url-setting.js';
@@ -53,8 +53,8 @@ export type DaemonOptions = {
   logToFile?: boolean;
   /** --public-url: where pages and remote hooks reach the daemon besides loopback (else ASKBRIDGE_PUBLIC_URL, else the user config's publicUrl). */
   publicUrl?: string | undefined;
-  /** --listen ADDR:PORT with --tls-cert and --tls-key: serve https there too, for a public URL with no front. */
-  listen?: ListenFlags | undefined;
+  /** --listen ADDR:PORT with --tls-cert and --tls-key: serve https on what the keeper accepts there, for a public URL with no front. */
+  listen?: ListenAt | undefined;
 };
 
 export type RunningDaemon = { app: App; port: number; url: string; logger: Logger; stop: () => Promise<void> };
@@ -282,16 +282,15 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     app.server.closeAllConnections();
     done();
   });
-  let closeTls = async () => {};
   try {
     await app.ready();
-    if (tls) closeTls = await listenWithTls(app, tls);
   } catch (error) {
     closeChannels();
     await Promise.all([app.close(), configWatch.close()]);
     throw error;
   }
-  serveKeeperConnections(app);
+  const tlsDoor = tls ? serveTls(app, tls) : undefined;
+  serveKeeperConnections(app, tlsDoor);
   writeDaemonInfo();
   isServing = true;
 
@@ -314,7 +313,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     logger.info('stopping: waiting hooks hand their questions to the terminal');
     store.releaseAll();
     closeChannels();
-    await Promise.all([app!.close(), closeTls(), configWatch.close(), history.flushed(), telegram.close()]);
+    await Promise.all([app!.close(), tlsDoor?.close(), configWatch.close(), history.flushed(), telegram.close()]);
     history.close();
     stateDir.removeDaemonInfo(options.keeperPid);
   }
@@ -324,17 +323,23 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
 
 /**
  * The connections the keeper accepted on 127.0.0.1 and [::1], served as if this server had accepted
- * them: the same request and header time limits (app.ts), upgrades included. Each one is
- * acknowledged, so the keeper can give one this process never received to the next daemon.
+ * them: the same request and header time limits (app.ts), upgrades included; and those it accepted
+ * on --listen, through TLS (tls-listener.ts). Each one is acknowledged, so the keeper can give one
+ * this process never received to the next daemon.
  */
-function serveKeeperConnections(app: App): void {
+function serveKeeperConnections(app: App, tlsDoor: TlsDoor | undefined): void {
   // Node starts checking connections against the time limits when its server starts listening;
   // this one never listens, so it is told it does.
   app.server.emit('listening');
   process.on('message', (message: ToDaemon, socket: Socket | undefined) => {
     if (message.type !== 'connection' || !socket) return;
-    app.server.emit('connection', socket);
-    socket.resume(); // the keeper accepted it paused, so that it read nothing
+    if (message.door === 'listen') {
+      if (tlsDoor) tlsDoor.accept(socket);
+      else socket.destroy();
+    } else {
+      app.server.emit('connection', socket);
+      socket.resume(); // the keeper accepted it paused, so that it read nothing
+    }
     process.send?.({ type: 'received', id: message.id } satisfies ToKeeper);
   });
   // Before daemon.json and the page link: from then on, whoever sees them may take this daemon for

@@ -400,7 +400,7 @@ describe('the default install (`askbridge install --project DIR`, no --hook) aga
     const run = await startRun([{ text: lastMessage }, { text: backfilled }, { text: later }]);
 
     // What install wrote: the command hook, and no http entry, for every event askbridge takes.
-    expect(run.project.installed?.stderr).toContain('installing the command hook, not the http hook: no service holds askbridge');
+    expect(run.project.installed?.stderr).toContain('installing the command hook, not the http hook: no service holds port');
     expect(run.project.installed?.stdout).toContain('askbridge hook (command) installed in');
     const entries = await installedEntries(run.project);
     console.log(`case 1, install wrote: ${Object.entries(entries).map(([event, hooks]) => `${event}: ${hooks.map((hook) => hook.type).join(', ')}`).join('; ')}`);

@@ -6,6 +6,7 @@
 import { execFileSync } from 'node:child_process';
 import { askbridgeCommand } from '../../src/command-name.js';
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -13,6 +14,7 @@ import { waitUntil } from '../stack/clock.js';
 import { startDaemon } from '../stack/daemon.js';
 import { baseEnv, HOOK_SCRIPT, REPO_ROOT } from '../stack/env.js';
 import { post, readResponse } from '../stack/hook-client.js';
+import { becomeNeighbour, neighbourAvailability } from '../stack/neighbour.js';
 import { runCli } from '../stack/processes.js';
 import { isTomlBasicString } from '../stack/toml.js';
 import { setAway, stopPayload } from '../stack/turn-ends.js';
@@ -91,7 +93,7 @@ const httpHooks = (key: string, port = 7433) => ({
   ...httpTurnEnds(key, port),
 });
 
-type Project = { dir: string; home: string; state: string; bin: string; committed: string; local: string };
+type Project = { dir: string; home: string; state: string; bin: string; committed: string; local: string; port?: number };
 
 /** git in `dir`, with the same home as the command under test, so no developer's global ignore file takes part. */
 const git = (p: Project, dir: string, ...args: string[]) =>
@@ -120,15 +122,41 @@ function project(options: { git?: 'at-project' | 'above-project' } = {}): Projec
 }
 
 /**
- * A `systemctl` on the project's PATH that answers `systemctl --user is-active --quiet
- * askbridge.socket` as systemd does: exit 0 when the socket unit holds the port, 3 when it is
- * inactive (and 1 for any other question). The real systemd user manager cannot run in a test's
- * container, and what install reads is only that program's exit status; every project gets one,
- * so that no test depends on the machine's own units.
+ * A `systemctl` on the project's PATH that answers what install and doctor ask systemd about
+ * askbridge.socket as systemd does: `show --property=ActiveState --property=Listen` prints the
+ * unit's state and one `Listen=ADDRESS (Stream)` line per address it listens on, `is-active --quiet`
+ * exits 0 when it is active and 3 when not, anything else exits 1. The real systemd user manager
+ * cannot run in a test's container; every project gets one, so that no test depends on the
+ * machine's own units. What listens on those addresses is real (holdPortAsService).
  */
-function fakeSystemctl(p: Project, socket: 'active' | 'inactive'): void {
-  const script = `#!/bin/sh\n[ "$*" = "--user is-active --quiet askbridge.socket" ] || exit 1\nexit ${socket === 'active' ? 0 : 3}\n`;
+function fakeSystemctl(p: Project, socket: 'inactive' | { listens: string[] }): void {
+  const active = socket !== 'inactive';
+  const shown = [`ActiveState=${active ? 'active' : 'inactive'}`, ...(active ? socket.listens.map((address) => `Listen=${address} (Stream)`) : [])];
+  const script = [
+    '#!/bin/sh',
+    'case "$*" in',
+    `  "--user show askbridge.socket --property=ActiveState --property=Listen") printf '%s\\n' ${shown.map((line) => `'${line}'`).join(' ')} ;;`,
+    `  "--user is-active --quiet askbridge.socket") exit ${active ? 0 : 3} ;;`,
+    '  *) exit 1 ;;',
+    'esac',
+    '',
+  ].join('\n');
   writeFileSync(join(p.bin, 'systemctl'), script, { mode: 0o755 });
+}
+
+/**
+ * askbridge.socket holding the project's port, as `askbridge service install` makes it: a socket of
+ * this user's (systemd's user manager runs as the user) listening on 127.0.0.1:PORT, a free port
+ * for each project, and systemctl saying the unit is active there. The project's commands take that
+ * port (ASKBRIDGE_PORT).
+ */
+async function holdPortAsService(p: Project): Promise<number> {
+  const socket = createServer();
+  await new Promise<void>((listening) => socket.listen(0, '127.0.0.1', listening));
+  stops.push(() => new Promise((closed) => socket.close(closed)));
+  p.port = (socket.address() as AddressInfo).port;
+  fakeSystemctl(p, { listens: [`127.0.0.1:${p.port}`] });
+  return p.port;
 }
 
 /** A `claude` on the project's PATH that prints this version, as the real one does. */
@@ -139,7 +167,7 @@ function fakeClaude(p: Project, version: string): void {
 const json = (path: string) => JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>;
 const mode = (path: string) => statSync(path).mode & 0o777;
 const hookKey = (p: Project) => readFileSync(join(p.state, 'hook-key'), 'utf8').trim();
-const cli = (args: string[], p: Project) => runCli(args, baseEnv({ HOME: p.home, ASKBRIDGE_HOME: p.state, PATH: `${p.bin}:/usr/bin:/bin` }));
+const cli = (args: string[], p: Project) => runCli(args, baseEnv({ HOME: p.home, ASKBRIDGE_HOME: p.state, PATH: `${p.bin}:/usr/bin:/bin`, ...(p.port ? { ASKBRIDGE_PORT: String(p.port) } : {}) }));
 /** The command hook, chosen explicitly: the entry names this checkout's hook file. */
 const installCommand = (p: Project, ...args: string[]) => cli(['install', '--hook', 'command', ...args], p);
 
@@ -304,7 +332,7 @@ describe('askbridge install --project', () => {
     // nothing wrong; the check after must see it.
     for (const existing of [undefined, '{"permissions":{"allow":["Bash(npm test)"]}}']) {
       const p = project({ git: 'at-project' });
-      fakeSystemctl(p, 'active');
+      await holdPortAsService(p);
       if (existing !== undefined) {
         writeFileSync(p.local, existing);
         chmodSync(p.local, 0o640);
@@ -337,7 +365,7 @@ describe('askbridge install --project', () => {
     git(p, p.home, 'init', '-q');
     git(p, p.home, 'add', '.claude/settings.json');
     git(p, p.home, 'commit', '-q', '-m', 'dotfiles');
-    fakeSystemctl(p, 'active');
+    await holdPortAsService(p);
     const result = await cli(['install', '--user', '--hook', 'http'], p);
     expect(result.code).toBe(1);
     expect(result.stderr).toMatch(new RegExp(`^askbridge install: ${userFile}: git would commit it: git tracks it .*nothing was written`));
@@ -449,15 +477,15 @@ describe('askbridge install picks the transport by the Claude Code it finds and 
   it('wires the http hook for Claude Code 2.1.63 and later when systemd holds the port: the hook key from the state directory, the port, the forwarded variables', async () => {
     const p = project();
     fakeClaude(p, '2.1.63');
-    fakeSystemctl(p, 'active');
+    const port = await holdPortAsService(p);
     const result = await cli(['install', '--project', p.dir], p);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain(`askbridge hook (http, http://127.0.0.1:7433/api/hook/ask) installed in ${p.local}`);
+    expect(result.stdout).toContain(`askbridge hook (http, http://127.0.0.1:${port}/api/hook/ask) installed in ${p.local}`);
     expect(result.stderr).not.toContain('warning');
     const key = hookKey(p);
     expect(key).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(mode(join(p.state, 'hook-key'))).toBe(0o600);
-    expect(json(p.local)).toEqual({ hooks: httpHooks(key) });
+    expect(json(p.local)).toEqual({ hooks: httpHooks(key, port) });
     // The file holds a key: made new, only its owner reads it.
     expect(mode(p.local)).toBe(0o600);
     // The same key on a second install, and nothing written.
@@ -477,19 +505,78 @@ describe('askbridge install picks the transport by the Claude Code it finds and 
       // Only the project's bin on PATH: no systemctl to ask (and no git, which a folder outside a repository does not need).
       await runCli(['install', '--project', noSystemctl.dir], baseEnv({ HOME: noSystemctl.home, ASKBRIDGE_HOME: noSystemctl.state, PATH: noSystemctl.bin })),
     ];
+    const whys = ['askbridge.socket is not active', 'no systemd user manager answers `systemctl --user`'];
     for (const [index, p] of [inactive, noSystemctl].entries()) {
       const result = runs[index]!;
       expect(result.code, result.stderr).toBe(0);
-      expect(result.stderr).toMatch(/^installing the command hook, not the http hook: no service holds askbridge's port, so while askbridge is down another program could take it and the http hook would hand it your questions; `askbridge service install` lets systemd hold the port, and the http hook be used safely\n/);
+      // Its first line: one line that says why.
+      expect(result.stderr.split('\n')[0]).toBe(
+        `installing the command hook, not the http hook: no service holds port 7433 (${whys[index]}), so while askbridge is down another program could take it and the http hook would hand it your questions; \`askbridge service install\` lets systemd hold the port, and the http hook be used safely`,
+      );
       expect(json(p.local)).toEqual({ hooks: commandHooks });
       expect(existsSync(join(p.state, 'hook-key'))).toBe(false);
     }
   });
 
+  it('wires the command hook when askbridge.socket is active on another port than the running daemon’s, which only its keeper holds, and doctor reports an http hook there', async () => {
+    const p = project();
+    fakeClaude(p, '2.1.330');
+    // systemd says it holds 7433; the daemon runs on a port of its own, which its keeper holds only while it runs.
+    fakeSystemctl(p, { listens: ['127.0.0.1:7433', '[::1]:7433'] });
+    const daemon = await startDaemon({ home: p.state });
+    stops.push(() => daemon.stop());
+    const why = `askbridge.socket listens on 127.0.0.1:7433 (Stream), [::1]:7433 (Stream), not on 127.0.0.1:${daemon.port}`;
+    const chosen = await cli(['install', '--project', p.dir], p);
+    expect(chosen.code, chosen.stderr).toBe(0);
+    expect(chosen.stderr.split('\n')[0]).toBe(
+      `installing the command hook, not the http hook: no service holds port ${daemon.port} (${why}), so while askbridge is down another program could take it and the http hook would hand it your questions; \`askbridge service install\` lets systemd hold the port, and the http hook be used safely`,
+    );
+    expect(json(p.local)).toMatchObject({ hooks: { PreToolUse: [{ hooks: [{ type: 'command' }] }] } });
+    expect(readFileSync(p.local, 'utf8')).not.toContain(hookKey(p));
+
+    // Asked for by name, the http hook is written with the warning, and doctor says the same.
+    const forced = await cli(['install', '--hook', 'http', '--project', p.dir], p);
+    expect(forced.code, forced.stderr).toBe(0);
+    expect(forced.stderr).toContain(`warning: no service holds port ${daemon.port} (${why}): while askbridge is not running there`);
+    const doctor = await cli(['doctor', '--json', '--cwd', p.dir], p);
+    const findings = (JSON.parse(doctor.stdout) as { findings: Array<{ id: string; message: string }> }).findings.filter((finding) => finding.id === 'http-hook-port-unheld');
+    expect(findings.map((finding) => finding.message)).toEqual([
+      `the http hook in ${p.local} posts to port ${daemon.port}, which no service holds (${why}): while askbridge is not running there, any program on this machine can listen on it, receive every question with the hook key, and answer it in your name`,
+    ]);
+  });
+
+  it.skipIf(!neighbourAvailability().available)('wires the command hook when another user listens where askbridge.socket is said to listen, and doctor reports an http hook there', async () => {
+    const neighbour = becomeNeighbour();
+    const squatter = neighbour.run("import { createServer } from 'node:net';\nconst server = createServer((socket) => socket.destroy()).listen(0, '127.0.0.1', () => console.log(server.address().port));\n");
+    stops.push(async () => {
+      squatter.child.kill('SIGKILL');
+      await squatter.result;
+      neighbour.remove();
+    });
+    const port = Number(await waitUntil(() => /^(\d+)\n/.exec(squatter.output().stdout)?.[1], 10_000, 'the neighbour to listen'));
+    const p = project();
+    fakeClaude(p, '2.1.330');
+    p.port = port;
+    // systemctl says askbridge.socket is active there (as the unit may have been, before it stopped); the socket listening there is the neighbour's.
+    fakeSystemctl(p, { listens: [`127.0.0.1:${port}`] });
+    const why = `another user (uid ${neighbour.uid}) listens on 127.0.0.1:${port}, not askbridge.socket`;
+    const chosen = await cli(['install', '--project', p.dir], p);
+    expect(chosen.code, chosen.stderr).toBe(0);
+    expect(chosen.stderr.split('\n')[0]).toBe(
+      `installing the command hook, not the http hook: no service holds port ${port} (${why}), so while askbridge is down another program could take it and the http hook would hand it your questions; \`askbridge service install\` lets systemd hold the port, and the http hook be used safely`,
+    );
+    expect(json(p.local)).toMatchObject({ hooks: { PreToolUse: [{ hooks: [{ type: 'command' }] }] } });
+
+    expect((await cli(['install', '--hook', 'http', '--project', p.dir], p)).stderr).toContain(`warning: no service holds port ${port} (${why}): while askbridge is not running there`);
+    const doctor = await cli(['doctor', '--json', '--cwd', p.dir], p);
+    const findings = (JSON.parse(doctor.stdout) as { findings: Array<{ id: string; message: string }> }).findings.filter((finding) => finding.id === 'http-hook-port-unheld');
+    expect(findings.map((finding) => finding.message)).toEqual([expect.stringContaining(`posts to port ${port}, which no service holds (${why})`)]);
+  });
+
   it('wires the command hook for Claude Code older than 2.1.63, and says why, even when systemd holds the port', async () => {
     const p = project();
     fakeClaude(p, '2.1.62');
-    fakeSystemctl(p, 'active');
+    fakeSystemctl(p, { listens: ['127.0.0.1:7433'] });
     const result = await cli(['install', '--project', p.dir], p);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('Claude Code 2.1.62 is older than 2.1.63');
@@ -500,11 +587,11 @@ describe('askbridge install picks the transport by the Claude Code it finds and 
 
   it('wires the http hook when systemd holds the port and no claude can be asked, and says how to get the command hook', async () => {
     const p = project();
-    fakeSystemctl(p, 'active');
+    const port = await holdPortAsService(p);
     const result = await cli(['install', '--project', p.dir], p);
     expect(result.code, result.stderr).toBe(0);
     expect(result.stderr).toContain('askbridge install --hook command');
-    expect(json(p.local)).toMatchObject({ hooks: { PreToolUse: [httpEntry(hookKey(p))] } });
+    expect(json(p.local)).toMatchObject({ hooks: { PreToolUse: [httpEntry(hookKey(p), port)] } });
   });
 
   it('installs an explicit --hook http without the service, with a warning that says what it risks, and none when systemd holds the port', async () => {
@@ -514,9 +601,9 @@ describe('askbridge install picks the transport by the Claude Code it finds and 
     expect(risky.code, risky.stderr).toBe(0);
     expect(json(p.local)).toEqual({ hooks: httpHooks(hookKey(p)) });
     expect(risky.stderr).toContain(
-      "warning: no service holds port 7433: while askbridge is not running there (stopped, crashed, or whatever keeps its port killed), any program on this machine can listen on it, and this http hook would send that program every question with the hook key and the project's path, and Claude Code would take its reply as your answer; `askbridge service install` lets systemd hold the port (or `askbridge install --hook command`, which proves the daemon before it sends anything)\n",
+      "warning: no service holds port 7433 (askbridge.socket is not active): while askbridge is not running there (stopped, crashed, or whatever keeps its port killed), any program on this machine can listen on it, and this http hook would send that program every question with the hook key and the project's path, and Claude Code would take its reply as your answer; `askbridge service install` lets systemd hold the port (or `askbridge install --hook command`, which proves the daemon before it sends anything)\n",
     );
-    fakeSystemctl(p, 'active');
+    await holdPortAsService(p);
     const held = await cli(['install', '--hook', 'http', '--project', p.dir], p);
     expect(held.code, held.stderr).toBe(0);
     expect(held.stderr).not.toContain('no service holds');
@@ -589,9 +676,9 @@ describe('askbridge install --user', () => {
     const p = project();
     const userFile = join(p.home, '.claude', 'settings.json');
     fakeClaude(p, '2.1.330');
-    fakeSystemctl(p, 'active');
+    const port = await holdPortAsService(p);
     expect((await cli(['install', '--user'], p)).code).toBe(0);
-    expect(json(userFile)).toEqual({ hooks: httpHooks(hookKey(p)) });
+    expect(json(userFile)).toEqual({ hooks: httpHooks(hookKey(p), port) });
     expect(existsSync(p.local)).toBe(false);
     expect((await cli(['uninstall', '--user'], p)).code).toBe(0);
     expect(json(userFile)).toEqual({});

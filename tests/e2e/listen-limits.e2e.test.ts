@@ -1,16 +1,16 @@
-// --listen as the LAN meets it: the app behind the https server of tls-listener.ts, on real sockets,
-// with a self-signed certificate. A connection that never completes TLS is closed at the handshake
+// --listen as the LAN meets it: the app behind the https server of tls-listener.ts, on real sockets
+// (accepted by a server that stands where the keeper does), with a self-signed certificate. A connection that never completes TLS is closed at the handshake
 // deadline, even one that keeps sending a byte now and then; past the connection cap, new ones are
 // closed at once and the refusals are logged once, not once each; a local http hook's question is
 // answered all the while, and once the flood is gone a real TLS client is served again.
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { connect, type Socket } from 'node:net';
+import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { HANDSHAKE_DEADLINE_MS, listenWithTls, MAX_LISTEN_CONNECTIONS, readListenTls } from '../../src/daemon/tls-listener.js';
+import { HANDSHAKE_DEADLINE_MS, MAX_LISTEN_CONNECTIONS, readListenTls, serveTls, type TlsDoor } from '../../src/daemon/tls-listener.js';
 import { parsePublicUrl, type PublicUrl } from '../../src/public-url.js';
 import { buildTestApp, HOOK_KEY, LOCAL, type TestApp } from '../stack/app.js';
 import { now, waitUntil } from '../stack/clock.js';
@@ -42,7 +42,8 @@ describe.skipIf(!openssl.available)('--listen limits (tls-listener.ts)', () => {
   let tested: TestApp;
   let loopbackPort: number;
   let lan: { port: number; ca: string };
-  let closeListen: () => Promise<void>;
+  let door: TlsDoor;
+  let keeper: Server;
   const logs: LogLine[] = [];
   const logged = (message: string) => logs.filter((line) => line.msg === message);
 
@@ -54,11 +55,15 @@ describe.skipIf(!openssl.available)('--listen limits (tls-listener.ts)', () => {
     const logger = pino({ level: 'info' }, { write: (line: string) => void logs.push(JSON.parse(line) as LogLine) });
     tested = await buildTestApp({ publicUrl, logger });
     loopbackPort = (await tested.listen()).port;
-    closeListen = await listenWithTls(tested.app, readListenTls({ address: `127.0.0.1:${port}`, tlsCert: certificate.certPath, tlsKey: certificate.keyPath }, publicUrl));
+    door = serveTls(tested.app, readListenTls({ address: `127.0.0.1:${port}`, host: '127.0.0.1', port, tlsCert: certificate.certPath, tlsKey: certificate.keyPath }, publicUrl));
+    // Where the keeper stands: it accepts on --listen and hands each connection to the daemon's door.
+    keeper = createServer((socket) => door.accept(socket));
+    await new Promise<void>((listening) => keeper.listen(port, '127.0.0.1', listening));
     lan = { port, ca: certificate.ca };
   });
   afterAll(async () => {
-    await closeListen?.();
+    await new Promise((closed) => keeper?.close(closed));
+    await door?.close();
     await tested?.close();
     await rm(dir, { recursive: true, force: true });
   });

@@ -6,7 +6,7 @@
 // stays held, and the next question reaches the daemon the keeper starts again.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:net';
+import { connect, createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { createServer as createHttpServer } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -18,7 +18,11 @@ import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { answerArgs, freshPayload, loadFixture, type FixtureAnswer } from '../stack/fixtures.js';
 import { postAsHttpHook } from '../stack/hook-client.js';
+import { becomeNeighbour, neighbourAvailability } from '../stack/neighbour.js';
 import { killStrayProcesses, runCli } from '../stack/processes.js';
+import { daemonGate, type DaemonGate } from '../stack/daemon-gate.js';
+import { FRONT_NAME, opensslAvailability, selfSignedCertificate, throughFront } from '../stack/tls-front.js';
+import { MAX_HELD_CONNECTIONS, MAX_HELD_PER_PEER } from '../../src/daemon/holding-pen.js';
 
 const daemons: Daemon[] = [];
 afterEach(async () => {
@@ -141,6 +145,146 @@ describe('the port while the daemon crashes', () => {
     await askAndAnswer(daemon, 'after-oom');
     expect(daemon.daemonPid()).not.toBe(before);
   }, 90_000); // filling a heap takes a while on a loaded machine
+});
+
+/**
+ * Another user's program that opens COUNT connections to 127.0.0.1:PORT at once and sends nothing
+ * on them; it prints how many the other end has closed so far, one line each time.
+ */
+const IDLE_FLOOD = `import { connect } from 'node:net';
+let closed = 0;
+for (let i = 0; i < Number(process.env.COUNT); i++) {
+  const socket = connect(Number(process.env.PORT), '127.0.0.1');
+  socket.on('error', () => {});
+  socket.on('close', () => console.log('closed', ++closed));
+  socket.resume();
+}
+`;
+/** How many of its connections the flood says were closed so far. */
+const closedOf = (flood: { output(): { stdout: string } }) => Number(/closed (\d+)\n$/.exec(flood.output().stdout)?.[1] ?? 0);
+
+describe('connections the keeper holds while the daemon restarts', () => {
+  const cleanups: Array<() => unknown> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  /** A daemon whose next start after a crash waits at a gate the test opens (tests/stack/daemon-gate.ts). */
+  async function gatedDaemon(): Promise<{ daemon: Daemon; gate: DaemonGate }> {
+    const gate = daemonGate();
+    cleanups.push(() => gate.remove());
+    return { daemon: await started({ env: gate.env }), gate };
+  }
+  /** Posts the http hook's question while no daemon serves; `dropped` says whether the keeper closed its connection. */
+  async function postWhileDown(daemon: Daemon, tag: string) {
+    const payload = freshPayload('01-single-select', tag);
+    const hook = postAsHttpHook({ port: daemon.port, key: daemon.hookKey(), payload });
+    let dropped = false;
+    hook.response.catch(() => (dropped = true));
+    await hook.sent;
+    return { payload, response: hook.response, dropped: () => dropped };
+  }
+  async function answerHeld(daemon: Daemon, hook: Awaited<ReturnType<typeof postWhileDown>>) {
+    const question = await daemon.waitForAsk(hook.payload.tool_use_id);
+    const answered = await runCli(answerArgs(question.id, hook.payload, loadFixture<FixtureAnswer>('01-single-select.answer.json')), daemon.env);
+    expect(answered.code, answered.stderr).toBe(0);
+    const { statusCode, body } = await hook.response;
+    expect(statusCode).toBe(200);
+    expect(JSON.parse(body)).toEqual(loadFixture('01-single-select.expected-allow.json'));
+  }
+
+  it.skipIf(!neighbourAvailability().available)(
+    "answers a hook's question posted while the daemon restarts, though another user then opens 120 idle connections: that user has at most 16 held",
+    async () => {
+      const neighbour = becomeNeighbour();
+      cleanups.push(() => neighbour.remove());
+      const { daemon, gate } = await gatedDaemon();
+      gate.close();
+      process.kill(daemon.daemonPid(), 'SIGKILL');
+      const hook = await postWhileDown(daemon, 'held-through-a-neighbour-flood');
+      const count = 120;
+      const flood = neighbour.run(IDLE_FLOOD, { PORT: String(daemon.port), COUNT: String(count) });
+      cleanups.push(() => flood.child.kill('SIGKILL'));
+      await waitUntil(() => (hook.dropped() || closedOf(flood) >= count - MAX_HELD_PER_PEER ? true : undefined), 20_000, "the keeper to close all but 16 of the neighbour's connections");
+      expect(hook.dropped()).toBe(false);
+      expect(closedOf(flood)).toBe(count - MAX_HELD_PER_PEER);
+      await gate.open();
+      await answerHeld(daemon, hook);
+    },
+  );
+
+  it("answers a hook's question posted while the daemon restarts, though 100 idle connections follow it: past 64 held, idle ones are closed first", async () => {
+    const { daemon, gate } = await gatedDaemon();
+    gate.close();
+    process.kill(daemon.daemonPid(), 'SIGKILL');
+    const hook = await postWhileDown(daemon, 'held-through-an-idle-flood');
+    // This user's own (as a program the keeper cannot tell from the hook would be): bounded only by the total.
+    const count = 100;
+    let closed = 0;
+    const flood = Array.from({ length: count }, () => {
+      const socket = connect(daemon.port, '127.0.0.1');
+      socket.on('error', () => {});
+      socket.on('close', () => closed++);
+      socket.resume();
+      return socket;
+    });
+    cleanups.push(() => {
+      for (const socket of flood) socket.destroy();
+    });
+    // All but 64 are closed: the hook's, which carries its request, is not among them.
+    await waitUntil(() => (hook.dropped() || closed >= count + 1 - MAX_HELD_CONNECTIONS ? true : undefined), 20_000, 'the keeper to close the connections past 64');
+    expect(hook.dropped()).toBe(false);
+    expect(closed).toBe(count + 1 - MAX_HELD_CONNECTIONS);
+    await gate.open();
+    await answerHeld(daemon, hook);
+  });
+});
+
+/** Another user's program that tries to listen on HOST:PORT: it prints `bound` (and keeps the port) or the error's code (and exits). */
+const TAKE_PORT = `import { createServer } from 'node:net';
+const server = createServer((socket) => socket.destroy());
+server.once('error', (error) => console.log(error.code));
+server.listen(Number(process.env.PORT), process.env.HOST, () => console.log('bound'));
+`;
+
+const openssl = opensslAvailability('the --listen port tests');
+
+describe.skipIf(!openssl.available || !neighbourAvailability().available)('the --listen port while the daemon crashes', () => {
+  const cleanups: Array<() => unknown> = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+
+  it('stays held by the keeper: another user cannot take it while the daemon is down, and a TLS client that connects meanwhile is served by the restarted daemon', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'askbridge-listen-held-'));
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const certificate = selfSignedCertificate(dir);
+    const port = await freePort();
+    const neighbour = becomeNeighbour();
+    cleanups.push(() => neighbour.remove());
+    const gate = daemonGate();
+    cleanups.push(() => gate.remove());
+    const daemon = await started({
+      env: gate.env,
+      args: ['--listen', `127.0.0.1:${port}`, '--tls-cert', certificate.certPath, '--tls-key', certificate.keyPath, '--public-url', `https://${FRONT_NAME}:${port}`],
+    });
+    const lan = { port, ca: certificate.ca };
+    expect((await throughFront(lan, { method: 'GET', path: '/api/session' })).status).toBe(401);
+
+    gate.close();
+    const killed = daemon.daemonPid();
+    process.kill(killed, 'SIGKILL');
+    await waitUntil(() => (isProcessAlive(killed) ? undefined : true), 10_000, 'the daemon to be gone');
+    // No daemon runs now, and none will until the gate opens: the neighbour tries to take the port.
+    const squatter = neighbour.run(TAKE_PORT, { HOST: '127.0.0.1', PORT: String(port) });
+    cleanups.push(() => squatter.child.kill('SIGKILL'));
+    expect(await waitUntil(() => squatter.output().stdout.trim() || undefined, 10_000, 'the neighbour to try the port')).toBe('EADDRINUSE');
+
+    // A TLS client meanwhile: its connection waits in the keeper, then reaches the daemon started again.
+    const meanwhile = throughFront(lan, { method: 'GET', path: '/api/session' });
+    await gate.open();
+    expect((await meanwhile).status).toBe(401);
+    await waitForRestart(daemon, killed, /SIGKILL/);
+  });
 });
 
 describe('stopping', () => {

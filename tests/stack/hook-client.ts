@@ -239,11 +239,17 @@ export function openQuestion(options: { port: number; token: string; body: strin
 export function postAsHttpHook(options: { port: number; key: string; payload: unknown; headers?: Record<string, string>; agent?: Agent; path?: string }): {
   startedAt: number;
   response: Promise<{ statusCode: number; body: string; at: number }>;
+  /** Resolves once the whole request was handed to the system (or the request ended before). */
+  sent: Promise<void>;
   abort(): void;
 } {
   const body = JSON.stringify(options.payload);
   const headers = { 'user-agent': 'axios/1.13.2', connection: 'keep-alive', [HOOK_KEY_HEADER]: options.key, ...options.headers };
   const startedAt = now();
   const req = post(options.port, options.path ?? HTTP_HOOK_PATH, headers, body, options.agent ?? new Agent({ keepAlive: true }));
-  return { startedAt, response: readResponse(req), abort: () => req.destroy() };
+  const sent = new Promise<void>((done) => {
+    req.once('finish', done);
+    req.once('close', done);
+  });
+  return { startedAt, response: readResponse(req), sent, abort: () => req.destroy() };
 }

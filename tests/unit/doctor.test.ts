@@ -17,6 +17,7 @@ import {
   type Finding,
 } from '../../src/cli/doctor.js';
 import { parseClaudeVersion, probeClaude, type ClaudeProbe } from '../../src/cli/claude-version.js';
+import type { SocketUnitProbe } from '../../src/cli/service-hold.js';
 import { runCli } from '../../src/cli/main.js';
 import { createHookIdentity } from '../../src/daemon/hook-identity.js';
 import { contentHash, createTrustStore } from '../../src/trust.js';
@@ -28,6 +29,16 @@ const project = (name: string) => join(FIXTURES, name, 'project');
 const CLAUDE_NEW = join(FIXTURES, 'bin', 'claude-2.1.330');
 const CLAUDE_OLD = join(FIXTURES, 'bin', 'claude-2.1.80');
 
+/** askbridge.socket active on 127.0.0.1:7433 and [::1]:7433, both listening as this user (uid 1000). */
+const SERVICE_HOLDS_7433: SocketUnitProbe = {
+  state: 'active',
+  listens: [
+    { entry: '127.0.0.1:7433 (Stream)', listenerUid: 1000 },
+    { entry: '[::1]:7433 (Stream)', listenerUid: 1000 },
+  ],
+  uid: 1000,
+};
+const NO_SERVICE: SocketUnitProbe = { state: 'inactive', listens: [], uid: 1000 };
 const RUNNING: DaemonProbe = { running: true, url: 'http://127.0.0.1:7433/', version: 'test' };
 const newClaude: ClaudeProbe = { bin: 'claude', state: 'found', output: '2.1.330 (Claude Code)\n' };
 
@@ -46,7 +57,7 @@ async function fixtureInputs(name: string, probes: { claude?: ClaudeProbe; daemo
   return gatherInputs(
     project(name),
     { HOME: home(name), ASKBRIDGE_HOME: trustHome, ...env },
-    { claude: async () => probes.claude ?? newClaude, daemon: async () => probes.daemon ?? RUNNING, portHeld: async () => true },
+    { claude: async () => probes.claude ?? newClaude, daemon: async () => probes.daemon ?? RUNNING, service: async () => SERVICE_HOLDS_7433 },
     'claude',
   );
 }
@@ -67,7 +78,7 @@ function memoryInputs(settings: Record<string, unknown>, config: { waitSeconds?:
     claude: newClaude,
     daemon: RUNNING,
     hookKey: HOOK_KEY,
-    portHeld: true,
+    service: SERVICE_HOLDS_7433,
     fileExists: () => true,
   };
 }
@@ -292,11 +303,13 @@ describe('diagnose on settings built in memory', () => {
   });
 
   it('reports an http hook that posts to another port than the daemon listens on', () => {
-    const [finding, ...rest] = diagnose(memoryInputs(httpHook({ url: 'http://127.0.0.1:7500/api/hook/ask' }))).findings;
+    // The service holds 7433, not 7500: that is said too.
+    const service = { ...SERVICE_HOLDS_7433, listens: [{ entry: '127.0.0.1:7500 (Stream)', listenerUid: 1000 }] };
+    const [finding, ...rest] = diagnose({ ...memoryInputs(httpHook({ url: 'http://127.0.0.1:7500/api/hook/ask' })), service }).findings;
     expect(rest).toEqual([]);
     expect(finding).toMatchObject({ id: 'hook-port-mismatch', level: 'error', message: expect.stringContaining('posts to port 7500, but the daemon listens on 7433') });
     // No daemon running: nothing to compare with (the daemon check says it is not running).
-    expect(ids(diagnose({ ...memoryInputs(httpHook({ url: 'http://127.0.0.1:7500/api/hook/ask' })), daemon: { running: false, reason: 'x' } }).findings)).toEqual(['daemon-not-running']);
+    expect(ids(diagnose({ ...memoryInputs(httpHook({ url: 'http://127.0.0.1:7500/api/hook/ask' })), service, daemon: { running: false, reason: 'x' } }).findings)).toEqual(['daemon-not-running']);
   });
 
   it('checks no key, port or local daemon for a hook that asks a daemon on another machine (install --url)', () => {
@@ -308,21 +321,37 @@ describe('diagnose on settings built in memory', () => {
   });
 
   it('warns about an http hook whose port no service holds, with `askbridge service install` and the command hook as fixes', () => {
-    const findings = diagnose({ ...memoryInputs(httpHook()), portHeld: false }).findings;
+    const findings = diagnose({ ...memoryInputs(httpHook()), service: NO_SERVICE }).findings;
     expect(findings).toEqual([
       {
         id: 'http-hook-port-unheld',
         level: 'warning',
         file: '/p/.claude/settings.json',
-        message: 'the http hook in /p/.claude/settings.json posts to port 7433, which no service holds: while askbridge is not running there, any program on this machine can listen on it, receive every question with the hook key, and answer it in your name',
+        message: 'the http hook in /p/.claude/settings.json posts to port 7433, which no service holds (askbridge.socket is not active): while askbridge is not running there, any program on this machine can listen on it, receive every question with the hook key, and answer it in your name',
         fix: "`askbridge service install` (systemd holds the port), or `askbridge install --project '/p' --hook command` (the command hook proves the daemon before it sends anything)",
       },
     ]);
     // The command hook proves the daemon itself; a hook to another machine goes through that machine's front.
-    expect(diagnose({ ...memoryInputs(askbridgeHook({ timeout: 3600 })), portHeld: false }).findings).toEqual([]);
+    expect(diagnose({ ...memoryInputs(askbridgeHook({ timeout: 3600 })), service: NO_SERVICE }).findings).toEqual([]);
     const remote = httpHook({ key: 'the-other-machines-key-0123456789abcdef', url: 'https://box.tailnet.ts.net/api/hook/ask' });
     (remote.hooks.PreToolUse[0]!.hooks[0]!.headers as Record<string, string>)['x-askbridge-machine'] = 'ci-runner';
-    expect(diagnose({ ...memoryInputs(remote), portHeld: false, hookKey: undefined }).findings).toEqual([]);
+    expect(diagnose({ ...memoryInputs(remote), service: NO_SERVICE, hookKey: undefined }).findings).toEqual([]);
+  });
+
+  it('warns about an http hook whose port the active socket unit does not hold exactly, or where another user listens', () => {
+    const whyFor = (service: SocketUnitProbe, url = 'http://127.0.0.1:7433/api/hook/ask') => {
+      const findings = diagnose({ ...memoryInputs(httpHook({ url })), daemon: { running: false, reason: 'x' }, service }).findings.filter((finding) => finding.id === 'http-hook-port-unheld');
+      return findings.map((finding) => /which no service holds \((.*)\): while/.exec(finding.message)?.[1]);
+    };
+    // The unit holds 7433; the hook posts to another port (a daemon its keeper ran there when install chose).
+    expect(whyFor(SERVICE_HOLDS_7433, 'http://127.0.0.1:41234/api/hook/ask')).toEqual(['askbridge.socket listens on 127.0.0.1:7433 (Stream), [::1]:7433 (Stream), not on 127.0.0.1:41234']);
+    expect(whyFor({ ...SERVICE_HOLDS_7433, listens: [...SERVICE_HOLDS_7433.listens, { entry: '0.0.0.0:8443 (Stream)', listenerUid: 1000 }] })).toEqual([
+      'askbridge.socket listens on 0.0.0.0:8443 (Stream) too, and askbridge takes only 127.0.0.1:7433 and [::1]:7433',
+    ]);
+    expect(whyFor({ ...SERVICE_HOLDS_7433, listens: [{ entry: '127.0.0.1:7433 (Stream)', listenerUid: 999 }] })).toEqual(['another user (uid 999) listens on 127.0.0.1:7433, not askbridge.socket']);
+    expect(whyFor({ ...SERVICE_HOLDS_7433, listens: [{ entry: '127.0.0.1:7433 (Stream)', listenerUid: null }] })).toEqual(['nothing listens on 127.0.0.1:7433, though askbridge.socket is active']);
+    expect(whyFor({ state: 'unknown', listens: [], uid: 1000 })).toEqual(['no systemd user manager answers `systemctl --user`']);
+    expect(whyFor(SERVICE_HOLDS_7433)).toEqual([]);
   });
 
   it('reports an http hook on a Claude Code older than 2.1.63, with the command hook as the fix', () => {
