@@ -3,7 +3,8 @@
 // it. It tells what Node cannot: which user listens on a port (`install` and `doctor` ask whether
 // it is systemd's socket, of this user, that holds askbridge's), and which user is at the other end
 // of a connection from this machine and whether it has sent anything yet (the keeper, holding
-// connections while the daemon restarts). Elsewhere there is no such table: undefined. Reads only.
+// connections while the daemon restarts; `attach opencode`, before it sends a byte to a plain-http
+// port). Elsewhere there is no such table: undefined. Reads only.
 import { readFileSync } from 'node:fs';
 import { endianness } from 'node:os';
 
@@ -107,4 +108,16 @@ export function endpoint(address: string, port: number): string {
 /** The uid of the program that listens on exactly this end (as `endpoint` names it), if one does. */
 export function listenerUid(table: readonly TcpSocket[], at: string): number | undefined {
   return table.find((row) => row.state === 'listening' && row.local === at)?.uid;
+}
+
+/**
+ * The uid of the socket at the other end of a connection from this machine: the row whose ends are
+ * this socket's, swapped (a connection a server accepted, or is accepting, carries its listener's
+ * owner). Undefined when no row matches: the other end has closed meanwhile.
+ */
+export function peerUid(table: readonly TcpSocket[], ends: { localAddress?: string | undefined; localPort?: number | undefined; remoteAddress?: string | undefined; remotePort?: number | undefined }): number | undefined {
+  if (ends.localAddress === undefined || ends.localPort === undefined || ends.remoteAddress === undefined || ends.remotePort === undefined) return undefined;
+  const local = endpoint(ends.localAddress, ends.localPort);
+  const remote = endpoint(ends.remoteAddress, ends.remotePort);
+  return table.find((row) => row.local === remote && row.remote === local)?.uid;
 }

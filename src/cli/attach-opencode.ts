@@ -11,7 +11,7 @@
 // Ctrl+C withdraws what it holds and exits 0.
 // Whoever holds opencode's port asks in its name and reads the answers, and gets its password: on
 // plain http (this machine only) every connection is first checked to be held by this user
-// (tcp-peer-owner.ts), before a byte is sent; where that cannot be told, the password is not sent
+// (tcp-table.ts), before a byte is sent; where that cannot be told, the password is not sent
 // over plain http. A redirect is never followed.
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -29,12 +29,12 @@ import {
   type AttachOpencodeRequest,
   type OpencodeReply,
 } from '../protocol.js';
+import { peerUid, readTcpTable } from '../tcp-table.js';
 import { terminalText } from '../visible-text.js';
 import { askerEnvironment } from './ask.js';
 import { connectToDaemon } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 import { readReply } from './replies.js';
-import { tcpOwnersListed, tcpPeerOwner } from './tcp-peer-owner.js';
 
 /** Where `opencode serve` listens unless told otherwise. */
 export const OPENCODE_DEFAULT_URL = 'http://127.0.0.1:4096';
@@ -99,7 +99,7 @@ type Pending = { kind: Kind; id: string; directory: string | undefined; request:
 /** Follows opencode until `signal` aborts; every held request is withdrawn then. */
 export async function attachOpencode(relay: Relay): Promise<void> {
   const { server, print, warn, signal } = relay;
-  if (server.url.protocol === 'http:' && !tcpOwnersListed()) {
+  if (server.url.protocol === 'http:' && readTcpTable() === undefined) {
     const where = terminalText(server.url.host);
     if (server.authorization) {
       throw new CliError(
@@ -381,12 +381,13 @@ function ownConnection(url: URL, done: (error: Error | null, socket: Duplex) => 
   socket.once('error', failed);
   socket.once('connect', () => {
     socket.off('error', failed);
-    const owner = tcpPeerOwner(socket);
+    const table = readTcpTable();
+    const owner = table && peerUid(table, socket);
     const uid = process.getuid?.();
-    if (owner === uid || owner === 'unknown') return done(null, socket);
+    if (table === undefined || owner === uid) return done(null, socket);
     socket.destroy();
     const where = terminalText(url.host);
-    if (owner === 'gone') return done(new Error(`cannot tell which user listens on ${where}: nothing was sent`), socket);
+    if (owner === undefined) return done(new Error(`cannot tell which user listens on ${where}: nothing was sent`), socket);
     done(
       new CliError(
         `${where} is held by another user (uid ${owner}), not by an opencode of yours (uid ${uid}): askbridge sends it nothing, neither opencode's password nor your answers; stop what holds that port (an administrator can), or give \`askbridge attach opencode\` the address your opencode serves`,

@@ -3,7 +3,7 @@
 // IPv6 as plain IPv4), who listens, and how many bytes wait unread.
 import { connect, createServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { endpoint, listenerUid, readTcpTable } from '../../src/tcp-table.js';
+import { endpoint, listenerUid, peerUid, readTcpTable } from '../../src/tcp-table.js';
 import { waitUntil } from '../stack/clock.js';
 
 const closers: Array<() => void> = [];
@@ -48,6 +48,9 @@ describe.skipIf(process.platform !== 'linux')('the TCP table (Linux /proc/net/tc
     const table = readTcpTable()!;
     expect(table.find((row) => row.local === here && row.remote === there)).toMatchObject({ state: 'established', unread: 5, uid: process.getuid!() });
     expect(table.find((row) => row.local === there && row.remote === here)).toMatchObject({ state: 'established', unread: 0 });
+    // From the client: the user at the other end is the server's (this process's).
+    expect(peerUid(table, client)).toBe(process.getuid!());
+    expect(peerUid(table, { localAddress: client.localAddress, localPort: 1, remoteAddress: client.remoteAddress, remotePort: client.remotePort })).toBeUndefined();
     client.end();
     await waitUntil(() => (readTcpTable()!.find((row) => row.local === here && row.remote === there)?.state === 'peer-closed' ? true : undefined), 5_000, 'the server end to see the client close');
   });
