@@ -1,6 +1,7 @@
 // The README and the pages in docs/ point at each other: every relative link names a file that
 // exists, and every #anchor a heading that file has, so moving a section cannot leave a dead link.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+// What askbridge prints points into them too: each page and section a message names is there.
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -8,6 +9,22 @@ import { describe, expect, it } from 'vitest';
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
 const PAGES = [join(ROOT, 'README.md'), ...readdirSync(join(ROOT, 'docs')).filter((name) => name.endsWith('.md')).map((name) => join(ROOT, 'docs', name))];
 const README_MAX_LINES = 200;
+
+function filesUnder(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? filesUnder(path) : [path];
+  });
+}
+
+/** Each place a message of the code sends a reader: `see "Section" in docs/page.md`, `README: "Section"`, a bare page. */
+function pointers(code: string): { page: string; section?: string }[] {
+  const found: { page: string; section?: string }[] = [];
+  for (const [, section = '', page = ''] of code.matchAll(/"([^"\n]+)" in (?:the )?(README|docs\/[\w-]+\.md)/g)) found.push({ page, section });
+  for (const [, section = ''] of code.matchAll(/README: "([^"\n]+)"/g)) found.push({ page: 'README', section });
+  for (const [page = ''] of code.matchAll(/docs\/[\w-]+\.md/g)) found.push({ page });
+  return found;
+}
 
 /** The text outside fenced blocks and inline code, where a link is a link. */
 function prose(markdown: string): string {
@@ -59,12 +76,33 @@ describe('the README and docs/', () => {
     expect(readFileSync(join(ROOT, 'README.md'), 'utf8').trimEnd().split('\n').length).toBeLessThanOrEqual(README_MAX_LINES);
   });
 
+  it('hold every page and section a message askbridge prints names', () => {
+    const code = ['src', 'bin', 'hooks'].flatMap((dir) => filesUnder(join(ROOT, dir)));
+    const missing: string[] = [];
+    for (const file of code) {
+      for (const { page, section } of pointers(readFileSync(file, 'utf8'))) {
+        const path = join(ROOT, page === 'README' ? 'README.md' : page);
+        const headings = existsSync(path) ? readFileSync(path, 'utf8').match(/^#{1,6} .+$/gm) ?? [] : undefined;
+        const held = headings !== undefined && (section === undefined || headings.some((heading) => heading.replace(/^#+ /, '').toLowerCase().startsWith(section.toLowerCase())));
+        if (!held) missing.push(`${relative(ROOT, file)}: ${section === undefined ? page : `"${section}" in ${page}`}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+
   it('find a broken link and a missing heading (the check itself)', () => {
     expect(localLinks('[a](docs/x.md#y) `[b](c.md)` [c](https://example.com) [d](#top "Top")')).toEqual(['docs/x.md#y', '#top']);
     expect([...anchorsOf('# Codex CLI: its permissions (`askbridge install --codex`)\n## Notes\n## Notes\n```\n# not a heading\n```')]).toEqual([
       'codex-cli-its-permissions-askbridge-install---codex',
       'notes',
       'notes-1',
+    ]);
+    expect(pointers('see "From your phone" in the README; (README: "Telegram"); see "Away" in docs/away.md; docs/cli.md')).toEqual([
+      { page: 'README', section: 'From your phone' },
+      { page: 'docs/away.md', section: 'Away' },
+      { page: 'README', section: 'Telegram' },
+      { page: 'docs/away.md' },
+      { page: 'docs/cli.md' },
     ]);
   });
 });
