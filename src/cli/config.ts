@@ -40,7 +40,7 @@ export async function run(io: CommandIo): Promise<number> {
   }
   io.stdout(`  ${'push.fullText'.padEnd(19)} ${String(config.push.fullText === true).padEnd(14)} (${origins.push})\n`);
   if (publicUrl) {
-    const unset = 'only this machine reaches askbridge: see "From your phone" in the README';
+    const unset = 'only this machine reaches askbridge: see "From your phone" in docs/remote.md';
     io.stdout(`  ${'publicUrl'.padEnd(19)} ${(publicUrl.url ?? '(none)').padEnd(14)} (${publicUrl.url ? publicUrlSourceName(publicUrl.source) : `not set: ${unset}`})\n`);
     for (const note of publicUrlNotes(publicUrl)) io.stdout(`    ${note}\n`);
   }

@@ -526,7 +526,7 @@ function checkReach(inputs: DoctorInputs, daemon: Extract<DaemonProbe, { running
       id: 'ntfy-actions-need-public-url',
       level: 'info',
       message: 'ntfy\'s one-tap buttons ("actions": true) need a public URL, which the phone\'s ntfy app posts the answer to: without one, each notification only opens the page',
-      fix: 'set publicUrl (see "From your phone" in the README)',
+      fix: 'set publicUrl (see "From your phone" in docs/remote.md)',
     });
   }
   if (config.whenNobodyWatching === 'wait') {

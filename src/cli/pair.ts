@@ -30,7 +30,7 @@ export async function run(io: CommandIo): Promise<void> {
     io.stderr(
       [
         'No public URL is set, so a phone or another machine cannot open a link to askbridge: no QR code.',
-        'To pair a phone: put a TLS front before askbridge (Tailscale Serve, Caddy, or an SSH tunnel: see "From your phone" in the README),',
+        'To pair a phone: put a TLS front before askbridge (Tailscale Serve, Caddy, or an SSH tunnel: see "From your phone" in docs/remote.md),',
         `then set its address as "publicUrl"${where}; the running daemon applies it at once. Then run ${command} pair again.`,
         `For another browser on this machine, this one-time link pairs one browser within ten minutes (or run ${command} open):`,
         '',
@@ -52,7 +52,7 @@ async function pairTelegram(io: CommandIo): Promise<void> {
       [
         `No Telegram bot is set. Make one with @BotFather in Telegram, then put its token in ${userConfigPath(io.env)}:`,
         '  "telegram": { "token": "123456789:AA..." }',
-        'The running daemon starts the bot at once. Then run this again. See "Telegram" in the README.',
+        'The running daemon starts the bot at once. Then run this again. See "Telegram" in docs/channels.md.',
       ].join('\n'),
     );
   }

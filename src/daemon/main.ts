@@ -306,7 +306,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     options.print(renderUnicodeCompact(link, { border: 1 }));
     options.print(`For another browser or device later, run: ${command} pair`);
   } else {
-    options.print(`For another browser on this machine later, run: ${command} open. For a phone, set publicUrl (see "From your phone" in the README), then run: ${command} pair`);
+    options.print(`For another browser on this machine later, run: ${command} open. For a phone, set publicUrl (see "From your phone" in docs/remote.md), then run: ${command} pair`);
   }
 
   async function shutDown(): Promise<void> {

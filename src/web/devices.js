@@ -92,7 +92,7 @@ async function showPairing() {
     h('p', { class: 'pair-link' }, h('code', { text: link })),
     h(
       'p',
-      { class: 'pair-note', text: links.public ? 'Scan it with the phone, or open the link: it pairs one browser, once, within ten minutes.' : 'This link works only on this computer: set a public URL to pair a phone (README: "From your phone").' },
+      { class: 'pair-note', text: links.public ? 'Scan it with the phone, or open the link: it pairs one browser, once, within ten minutes.' : 'This link works only on this computer: set a public URL to pair a phone (see "From your phone" in docs/remote.md).' },
     ),
   );
   ui.pairBox.hidden = false;

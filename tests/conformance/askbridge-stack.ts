@@ -107,7 +107,7 @@ export function hookEnvOf(daemon: Daemon): Record<string, string> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// A project wired as the README says
+// A project wired as docs/claude-code.md says
 
 export interface Project {
   dir: string;
@@ -124,7 +124,7 @@ export interface Project {
  * - `install-default`: `askbridge install --project DIR` with no `--hook`, the transport a newcomer
  *   gets: the command hook, since no systemd socket holds the daemon's port (install is run where it
  *   cannot reach a user's systemd, so a machine with askbridge's service installed gets it too);
- * - `example`: the hook file and .claude/settings.example.json copied in, as the README describes
+ * - `example`: the hook file and .claude/settings.example.json copied in, as docs/claude-code.md describes
  *   wiring by hand (the command hook);
  * - `none`: nothing (the plugin, loaded with --plugin-dir, brings the hook; or no hook at all).
  */

@@ -851,7 +851,7 @@ describe('askbridge answers reach the model through the real Claude Code client'
 
   // Claude Code marks an SDK-hosted session for hook processes only (CLAUDE_CODE_SESSION_ATTENDED=0):
   // the command hook reads it; an http hook cannot, so the SDK host sets ASKBRIDGE_UNATTENDED=1,
-  // which the http entry forwards, as the README tells SDK hosts to.
+  // which the http entry forwards, as docs/configuration.md tells SDK hosts to.
   const sdkCases: Array<[string, HookWiring, Record<string, string>]> = [
     ["Claude Code's own CLAUDE_CODE_SESSION_ATTENDED=0, read by the command hook", 'example', {}],
     ['ASKBRIDGE_UNATTENDED=1 set by the SDK host, forwarded by the http hook', 'install', { ASKBRIDGE_UNATTENDED: '1' }],

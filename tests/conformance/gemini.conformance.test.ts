@@ -1,7 +1,7 @@
 /**
  * askbridge's MCP server (`askbridge mcp`) against the real Gemini CLI: Gemini's hooks can deny a
  * tool but not ask a person, so its way in is MCP. Each case registers askbridge in a fresh HOME with
- * Gemini's own command, as the README says (`gemini mcp add --scope user --trust --timeout 3600000
+ * Gemini's own command, as docs/agents.md says (`gemini mcp add --scope user --trust --timeout 3600000
  * askbridge askbridge mcp`, less what a case leaves out), runs the pinned Gemini CLI in tmux (or
  * headless) against the fake Gemini API (fake-gemini.ts), whose model calls askbridge's tool, and
  * answers through the daemon's API as the CLI and the page do. What the model read is checked word
@@ -115,7 +115,7 @@ function runGemini(where: GeminiHome, args: string[]) {
   return execFileAsync(gemini.bin, args, { cwd: where.project, env: where.env, encoding: 'utf8', timeout: 120_000 });
 }
 
-/** askbridge registered as the README says, with Gemini's own command. */
+/** askbridge registered as docs/agents.md says, with Gemini's own command. */
 async function registerAskbridge(where: GeminiHome, { trust }: { trust: boolean }): Promise<void> {
   await runGemini(where, ['mcp', 'add', '--scope', 'user', ...(trust ? ['--trust'] : []), '--timeout', '3600000', 'askbridge', 'askbridge', 'mcp']);
 }

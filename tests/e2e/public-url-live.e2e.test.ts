@@ -69,14 +69,14 @@ describe('askbridge pair without a public URL', () => {
     expect(paired.stdout).not.toMatch(QR_BLOCKS);
     expect(paired.stdout).toMatch(new RegExp(`^http://127\\.0\\.0\\.1:${daemon.port}/#pair=[A-Za-z0-9_-]+\\n$`));
     expect(paired.stderr).toContain('No public URL is set, so a phone or another machine cannot open a link to askbridge: no QR code.');
-    expect(paired.stderr).toContain('Tailscale Serve, Caddy, or an SSH tunnel: see "From your phone" in the README');
+    expect(paired.stderr).toContain('Tailscale Serve, Caddy, or an SSH tunnel: see "From your phone" in docs/remote.md');
     expect(paired.stderr).toContain(`set its address as "publicUrl" in ${userConfigFile(daemon)}; the running daemon applies it at once`);
     expect(paired.stderr).toMatch(/For another browser on this machine, .* \(or run .*open\):/);
   });
 
   it('askbridge config says that no public URL is set', async () => {
     const shown = await runCli(['config'], daemon.env);
-    expect(shown.stdout).toMatch(/^ {2}publicUrl {11}\(none\) {9}\(not set: only this machine reaches askbridge: see "From your phone" in the README\)$/m);
+    expect(shown.stdout).toMatch(/^ {2}publicUrl {11}\(none\) {9}\(not set: only this machine reaches askbridge: see "From your phone" in docs\/remote\.md\)$/m);
     const json = parseJson<{ publicUrl: unknown }>((await runCli(['config', '--json'], daemon.env)).stdout, 'askbridge config --json');
     expect(json.publicUrl).toEqual({ source: 'none', userFile: userConfigFile(daemon) });
   });

@@ -36,8 +36,8 @@ describe('how to run askbridge', () => {
     expect(askbridgeCommand({ PATH: '/nonexistent' })).toBe(`node ${CLI_PATH}`);
   });
 
-  it('is never `npx askbridge`, in the README or in any message the code prints', () => {
-    const texts = [join(ROOT, 'README.md'), ...['src', 'bin', 'hooks', '.claude', '.claude-plugin'].flatMap((dir) => filesUnder(join(ROOT, dir)))];
+  it('is never `npx askbridge`, in the README, in docs/ or in any message the code prints', () => {
+    const texts = [join(ROOT, 'README.md'), ...['docs', 'src', 'bin', 'hooks', '.claude', '.claude-plugin'].flatMap((dir) => filesUnder(join(ROOT, dir)))];
     const offenders = texts.filter((path) => /\bnpx\s+askbridge\b/.test(readFileSync(path, 'utf8')));
     expect(offenders.map((path) => relative(ROOT, path))).toEqual([]);
   });
