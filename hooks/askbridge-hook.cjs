@@ -11,6 +11,7 @@
 // the state directory and leaves at once, so a turn's end costs little more than starting Node.
 // While it waits it checks that Claude Code itself still runs (CLAUDE_PID): when it is gone, so is
 // the session, and its questions are withdrawn. As a SessionEnd hook it tells the daemon the same.
+// As Codex's hook it checks the same of the Codex TUI that asked (watchCodex).
 // It fails open: whatever goes wrong (no daemon, refused, bad input, killed), it prints nothing and
 // exits 0, so Claude Code shows its own dialog. It never exits 2 and never invents an answer.
 //
@@ -24,9 +25,9 @@
 'use strict';
 const { connect } = require('node:net');
 const { createHash, createHmac, randomBytes, timingSafeEqual } = require('node:crypto');
-const { fstatSync, readFileSync, readSync } = require('node:fs');
+const { fstatSync, readdirSync, readFileSync, readlinkSync, readSync } = require('node:fs');
 const { homedir } = require('node:os');
-const { join } = require('node:path');
+const { basename, join, resolve } = require('node:path');
 
 const MAX_STDIN_BYTES = 8 * 1024 * 1024;
 /**
@@ -46,8 +47,8 @@ const MAX_HEAD_BYTES = 16 * 1024;
 const RETRY_MS = 250;
 /** Claude Code gives a SessionEnd hook 1.5 s: the daemon is told within this, or not at all. */
 const SESSION_END_BUDGET_MS = 1200;
-/** How often a waiting hook checks that its agent still runs (Claude Code: CLAUDE_PID; Codex: the hook's parent). */
-const CLAUDE_CHECK_MS = 2000;
+/** How often a waiting hook checks that its agent still runs (Claude Code: CLAUDE_PID; Codex: its TUI). */
+const AGENT_CHECK_MS = 2000;
 /** Environment variables that tell the daemon whether anybody is watching this session: a copy of HOOK_ENV (src/http-hook.ts), pinned to it by a test. */
 const FORWARDED_ENV = ['CI', 'ASKBRIDGE_UNATTENDED', 'CLAUDE_CODE_SESSION_ATTENDED', 'CLAUDE_CODE_ENTRYPOINT'];
 /** The agents that run this hook: a copy of HOOK_AGENTS (src/protocol.ts), pinned to it by a test. The first is the default. */
@@ -258,24 +259,109 @@ function watchClaude(sessionId) {
     };
     setTimeout(() => leave('the daemon did not take the session end in time'), SESSION_END_BUDGET_MS);
     endSession({ session_id: sessionId, hook_event_name: 'SessionEnd', reason: 'claude-exited' }, leave);
-  }, CLAUDE_CHECK_MS);
+  }, AGENT_CHECK_MS);
   check.unref();
 }
 
 /**
- * While a Codex hook waits: Codex names no process, but runs its hooks itself. When it exits (its
- * terminal closed) it leaves the hook running, orphaned, and nobody would read an answer: the hook
- * leaves quietly, and closing its connection withdraws the question.
+ * While a Codex hook waits, the Codex TUI that asked must still run. Codex names no process: it runs
+ * its hooks in its app-server. A TUI of its own (`features.daemon_auto_start = false`), or an editor's
+ * over stdio, ends with its client and leaves the hook orphaned: its parent is watched. Plain `codex`
+ * shares one app-server between its TUIs (`codex app-server --managed-daemon`), which outlives them:
+ * a TUI that exits (its terminal closed) leaves its turn and this hook waiting, the thread stays
+ * loaded, and the app-server tells neither its hooks nor its clients who left. So the hook looks for
+ * the TUIs themselves (codexTuis) and waits while one of them runs. Either way, when the TUI is gone
+ * nobody would read an answer: the hook leaves quietly, closing its connection withdraws the
+ * question, and Codex asks in its own dialog whoever comes back to the thread.
  */
-function watchParent() {
+function watchCodex(cwd) {
   const parent = process.ppid;
+  const tuis = isSharedAppServer(parent) ? codexTuis(cwd) : [];
   const check = setInterval(() => {
-    if (process.ppid === parent && isAlive(parent)) return;
+    const orphaned = process.ppid !== parent || !isAlive(parent);
+    if (!orphaned && (tuis.length === 0 || tuis.some((tui) => startTime(tui.pid) === tui.start))) return;
     clearInterval(check);
     activeSocket?.destroy();
-    passThrough(`Codex (pid ${parent}) has exited: question withdrawn`);
-  }, CLAUDE_CHECK_MS);
+    passThrough(orphaned ? `Codex (pid ${parent}) has exited: question withdrawn` : `Codex's TUI (pid ${tuis.map((tui) => tui.pid).join(', ')}) has exited: question withdrawn`);
+  }, AGENT_CHECK_MS);
   check.unref();
+}
+
+/** A process's arguments, from /proc; empty where there is none to read. */
+function argumentsOf(pid) {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').slice(0, -1);
+  } catch {
+    return [];
+  }
+}
+
+/** Whether `pid` is Codex's shared app-server, which serves every TUI of its Codex home and outlives them. */
+function isSharedAppServer(pid) {
+  const args = argumentsOf(pid);
+  return args.includes('app-server') && args.includes('--managed-daemon');
+}
+
+/** When a process started (field 22 of /proc/PID/stat, so that a reused pid is another process); undefined once it has exited. */
+function startTime(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return fields[0] === 'Z' ? undefined : fields[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/** The folder Codex uses, from an environment (CODEX_HOME, else ~/.codex); undefined without one. */
+function codexHomeOf(env) {
+  if (env.CODEX_HOME) return resolve(env.CODEX_HOME);
+  return env.HOME ? join(env.HOME, '.codex') : undefined;
+}
+
+/**
+ * The Codex TUIs that may have asked: this user's Codex processes (Linux's /proc) in a terminal, with
+ * the app-server's Codex home (one shared app-server serves a home). Of those, the ones working in the
+ * payload's folder (`-C`/`--cd`, else where they run), when any is; else every one. Some may not have
+ * asked (two TUIs in one folder): the question then stays until both are gone, never leaves early.
+ * None found (no /proc, or a TUI on another machine): only the parent is watched.
+ */
+function codexTuis(cwd) {
+  const home = codexHomeOf(process.env);
+  let pids = [];
+  try {
+    pids = readdirSync('/proc').filter((name) => /^\d+$/.test(name));
+  } catch {
+    return [];
+  }
+  const tuis = [];
+  for (const pid of pids) {
+    try {
+      if (!basename(readlinkSync(`/proc/${pid}/exe`)).startsWith('codex')) continue;
+      if (!/^\/dev\/(pts\/|tty)/.test(readlinkSync(`/proc/${pid}/fd/0`))) continue;
+      const env = Object.fromEntries(readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0').map((entry) => [entry.slice(0, entry.indexOf('=')), entry.slice(entry.indexOf('=') + 1)]));
+      if (home === undefined || codexHomeOf(env) !== home) continue;
+      const start = startTime(pid);
+      if (start !== undefined) tuis.push({ pid: Number(pid), start, root: workingRoot(pid) });
+    } catch {
+      // another user's, or gone meanwhile
+    }
+  }
+  const here = tuis.filter((tui) => tui.root === cwd);
+  return here.length > 0 ? here : tuis;
+}
+
+/** Where a Codex TUI works: its `-C DIR`/`--cd DIR`, from the folder it runs in. */
+function workingRoot(pid) {
+  const cwd = readlinkSync(`/proc/${pid}/cwd`);
+  const args = argumentsOf(pid);
+  for (const [at, arg] of args.entries()) {
+    const next = args[at + 1];
+    if ((arg === '-C' || arg === '--cd') && next !== undefined) return resolve(cwd, next);
+    if (arg.startsWith('--cd=')) return resolve(cwd, arg.slice('--cd='.length));
+    if (arg.startsWith('-C') && arg.length > 2) return resolve(cwd, arg.slice(2));
+  }
+  return cwd;
 }
 
 /** Exactly one JSON object: what stdout may carry for Claude Code (its decision), and nothing else. */
@@ -436,7 +522,7 @@ async function main() {
   const stopCap = process.env.CLAUDE_CODE_STOP_HOOK_BLOCK_CAP;
   ask(JSON.stringify({ payload: handed, environment, agent, ...(stopCap === undefined ? {} : { stopCap: stopCap.slice(0, 20) }) }));
   if (agent === 'claude-code') watchClaude(payload.session_id);
-  else watchParent();
+  else watchCodex(typeof payload.cwd === 'string' ? payload.cwd : undefined);
 }
 
 // Esc in Claude Code, or its hook timeout, sends SIGTERM: closing the connection withdraws the

@@ -9,8 +9,7 @@
  * at the end (it outlives the TUI). One daemon, one attach, one Codex serve every case; each case
  * submits a prompt in Plan mode (`/plan <prompt>`), and the mock model asks one question.
  */
-import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
+import { rmSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,7 +20,7 @@ import type { AskView } from '../../src/protocol.js';
 import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { startCli, type RunningProcess } from '../stack/processes.js';
-import { installedCodex, startCodex, type CodexSession, type CodexSetup } from './codex-tmux.js';
+import { installedCodex, startCodex, stopAppServer, type CodexSession, type CodexSetup } from './codex-tmux.js';
 import type { FakeResponses, RecordedOutput } from './fake-responses.js';
 
 /** The question the mock model asks through request_user_input (Codex's tool: id, header, question, options). */
@@ -137,29 +136,6 @@ async function setUpCodexWithAppServer(model: QuestionModel): Promise<CodexSetup
       rmSync(root, { recursive: true, force: true });
     },
   };
-}
-
-/** Codex's shared app-server outlives its TUI: stopped as Codex stops it, then whatever of it is left by its pid files, and its sockets (links out of CODEX_HOME). */
-function stopAppServer(bin: string, codexHome: string): void {
-  spawnSync(bin, ['app-server', 'daemon', 'stop'], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: codexHome, CODEX_HOME: codexHome }, stdio: 'ignore', timeout: 5_000 });
-  const daemonDir = join(codexHome, 'app-server-daemon');
-  for (const name of existsSync(daemonDir) ? readdirSync(daemonDir).filter((file) => file.endsWith('.pid')) : []) {
-    try {
-      const { pid } = JSON.parse(readFileSync(join(daemonDir, name), 'utf8')) as { pid?: unknown };
-      if (typeof pid === 'number') process.kill(pid, 'SIGKILL');
-    } catch {
-      // gone already, or never written whole
-    }
-  }
-  for (const link of [join(codexHome, 'app-server-control', 'app-server-control.sock'), join(daemonDir, 'daemon-updater.sock')]) {
-    try {
-      const target = readlinkSync(link);
-      rmSync(target, { force: true });
-      rmSync(`${target}.lock`, { force: true });
-    } catch {
-      // no link
-    }
-  }
 }
 
 let model: QuestionModel;

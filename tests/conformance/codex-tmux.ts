@@ -8,10 +8,13 @@
  * hook installed by the real `askbridge install --codex --user`. Each case then starts its own codex
  * in tmux with startCodex(), in that home, with the environment its hooks get. Codex's shared
  * app-server daemon is turned off (`features.daemon_auto_start = false`): the TUI runs its own,
- * so hooks are its children, get its environment, and nothing outlives the case.
+ * so hooks are its children, get its environment, and nothing outlives the case. With
+ * `{ sharedAppServer: true }` it stays on, as plain `codex` has it: the first TUI starts the shared
+ * app-server, whose children the hooks are, with that TUI's environment; it outlives the TUIs and
+ * is stopped by remove().
  */
 import { execFile, spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync } from 'node:fs';
 import { mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -47,7 +50,7 @@ export interface CodexSetup {
  * person does it (`askbridge install --codex --user`), with `askbridgeEnv` (ASKBRIDGE_HOME: the
  * daemon whose page the hook's status message names).
  */
-export async function setUpCodex(askbridgeEnv: NodeJS.ProcessEnv): Promise<CodexSetup> {
+export async function setUpCodex(askbridgeEnv: NodeJS.ProcessEnv, { sharedAppServer = false } = {}): Promise<CodexSetup> {
   const codex = installedCodex();
   const root = await realpath(await mkdtemp(join(tmpdir(), 'askbridge-conformance-codex-')));
   const codexHome = join(root, 'codex-home');
@@ -69,9 +72,7 @@ export async function setUpCodex(askbridgeEnv: NodeJS.ProcessEnv): Promise<Codex
     `[projects.${JSON.stringify(projectDir)}]`,
     'trust_level = "trusted"',
     '',
-    '[features]',
-    'daemon_auto_start = false',
-    '',
+    ...(sharedAppServer ? [] : ['[features]', 'daemon_auto_start = false', '']),
   ].join('\n');
   await writeFile(join(codexHome, 'config.toml'), config);
   const installed = await runCli(['install', '--codex', '--user'], baseEnv({ ...askbridgeEnv, HOME: root, CODEX_HOME: codexHome }));
@@ -83,10 +84,34 @@ export async function setUpCodex(askbridgeEnv: NodeJS.ProcessEnv): Promise<Codex
     projectDir,
     installed: { stdout: installed.stdout, stderr: installed.stderr },
     remove: async () => {
+      if (sharedAppServer) stopAppServer(codex.bin, codexHome);
       await model.stop();
       rmSync(root, { recursive: true, force: true });
     },
   };
+}
+
+/** Codex's shared app-server outlives its TUI: stopped as Codex stops it, then whatever of it is left by its pid files, and its sockets (links out of CODEX_HOME). */
+export function stopAppServer(bin: string, codexHome: string): void {
+  spawnSync(bin, ['app-server', 'daemon', 'stop'], { env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: codexHome, CODEX_HOME: codexHome }, stdio: 'ignore', timeout: 5_000 });
+  const daemonDir = join(codexHome, 'app-server-daemon');
+  for (const name of existsSync(daemonDir) ? readdirSync(daemonDir).filter((file) => file.endsWith('.pid')) : []) {
+    try {
+      const { pid } = JSON.parse(readFileSync(join(daemonDir, name), 'utf8')) as { pid?: unknown };
+      if (typeof pid === 'number') process.kill(pid, 'SIGKILL');
+    } catch {
+      // gone already, or never written whole
+    }
+  }
+  for (const link of [join(codexHome, 'app-server-control', 'app-server-control.sock'), join(daemonDir, 'daemon-updater.sock')]) {
+    try {
+      const target = readlinkSync(link);
+      rmSync(target, { force: true });
+      rmSync(`${target}.lock`, { force: true });
+    } catch {
+      // no link
+    }
+  }
 }
 
 export type CodexKey = 'Enter' | 'Escape' | 'C-c';
