@@ -30,10 +30,14 @@ export function logsDir(stateDir: string): string {
 /** Who holds the daemon's listening sockets: askbridge's keeper process, or the service manager (systemd) that passed them to it. */
 export type PortHolder = 'keeper' | 'service';
 
+/** A daemon that ended without being asked to: when, and why (one line, already safe to show). */
+export type DaemonFailure = { at: number; reason: string };
+
 /**
- * daemon.json: where the running daemon listens, written by it alone. `pid` is the keeper, the
- * process that holds the state directory's lock (and the port) and that `askbridge stop` waits
- * for; `daemonPid` is the daemon process it runs, which a crash replaces.
+ * daemon.json: where the running daemon listens, written by the daemon while it serves and by the
+ * keeper while none does (after a crash, until the next daemon serves). `pid` is the keeper, the
+ * process that holds the state directory's lock (and the port) and that `askbridge stop` ends;
+ * `daemonPid` is the daemon process it runs, which a crash replaces.
  */
 export type DaemonInfo = {
   pid: number;
@@ -45,7 +49,15 @@ export type DaemonInfo = {
   publicUrl?: string;
   daemonPid?: number;
   portHeldBy?: PortHolder;
+  /** How many daemons ended without being asked to since the keeper started, and the last of them. */
+  crashes?: number;
+  lastCrash?: DaemonFailure;
+  /** Only while no daemon serves: when the keeper starts the next one (past: it is starting now). */
+  restartAt?: number;
 };
+
+/** gave-up.json: why the keeper stopped trying, kept until the next start says it. */
+export type GaveUp = { at: number; crashes: number; withinMs: number; reason: string };
 
 /**
  * The check of daemon.json. It is read on the CLI's fastest paths (`status`, every command that
@@ -55,12 +67,15 @@ export type DaemonInfo = {
 export function parseDaemonInfo(value: unknown): DaemonInfo | undefined {
   if (typeof value !== 'object' || value === null) return undefined;
   const info = value as Record<string, unknown>;
-  const { pid, port, host, version, startedAt, publicUrl, daemonPid, portHeldBy } = info;
+  const { pid, port, host, version, startedAt, publicUrl, daemonPid, portHeldBy, crashes, lastCrash, restartAt } = info;
   if (!Number.isInteger(pid) || (pid as number) <= 0) return undefined;
   if (!Number.isInteger(port) || (port as number) < 1 || (port as number) > 65535) return undefined;
   if (typeof host !== 'string' || typeof version !== 'string' || typeof startedAt !== 'number') return undefined;
   if (daemonPid !== undefined && (!Number.isInteger(daemonPid) || (daemonPid as number) <= 0)) return undefined;
   if (portHeldBy !== undefined && portHeldBy !== 'keeper' && portHeldBy !== 'service') return undefined;
+  if (crashes !== undefined && (!Number.isInteger(crashes) || (crashes as number) < 0)) return undefined;
+  if (lastCrash !== undefined && !isFailure(lastCrash)) return undefined;
+  if (restartAt !== undefined && typeof restartAt !== 'number') return undefined;
   return {
     pid: pid as number,
     port: port as number,
@@ -70,7 +85,22 @@ export function parseDaemonInfo(value: unknown): DaemonInfo | undefined {
     ...(typeof publicUrl === 'string' ? { publicUrl } : {}),
     ...(daemonPid === undefined ? {} : { daemonPid: daemonPid as number }),
     ...(portHeldBy === undefined ? {} : { portHeldBy }),
+    ...(crashes === undefined ? {} : { crashes: crashes as number }),
+    ...(lastCrash === undefined ? {} : { lastCrash: lastCrash as DaemonFailure }),
+    ...(restartAt === undefined ? {} : { restartAt }),
   };
+}
+
+function isFailure(value: unknown): value is DaemonFailure {
+  const failure = value as Partial<DaemonFailure> | null;
+  return typeof failure === 'object' && failure !== null && typeof failure.at === 'number' && typeof failure.reason === 'string';
+}
+
+function parseGaveUp(value: unknown): GaveUp | undefined {
+  if (!isFailure(value)) return undefined;
+  const { crashes, withinMs } = value as Partial<GaveUp>;
+  if (!Number.isInteger(crashes) || typeof withinMs !== 'number') return undefined;
+  return { at: value.at, crashes: crashes!, withinMs, reason: value.reason };
 }
 
 export type StateDir = ReturnType<typeof openStateDir>;
@@ -91,6 +121,8 @@ export function openStateDir(dir: string) {
     away: join(dir, 'away.json'),
     /** The Telegram chats paired with the user's bot (telegram/chats.ts). */
     telegramChats: join(dir, 'telegram-chats.json'),
+    /** Why the last keeper stopped restarting its daemon (keeper.ts), until the next start. */
+    gaveUp: join(dir, 'gave-up.json'),
   };
 
   return {
@@ -167,13 +199,19 @@ export function openStateDir(dir: string) {
     },
 
     readDaemonInfo(): DaemonInfo | undefined {
-      const raw = readText(paths.daemonInfo);
-      if (raw === undefined) return undefined;
-      try {
-        return parseDaemonInfo(JSON.parse(raw));
-      } catch {
-        return undefined;
-      }
+      return parseDaemonInfo(readJson(paths.daemonInfo));
+    },
+
+    writeGaveUp(gaveUp: GaveUp): void {
+      writeFileAtomic(paths.gaveUp, `${JSON.stringify(gaveUp)}\n`);
+    },
+
+    readGaveUp(): GaveUp | undefined {
+      return parseGaveUp(readJson(paths.gaveUp));
+    },
+
+    removeGaveUp(): void {
+      rmSync(paths.gaveUp, { force: true });
     },
 
     /** Remove daemon.json and the token, but only while daemon.json still names this process. */
@@ -215,6 +253,16 @@ export function isProcessAlive(pid: number): boolean {
 function readText(path: string): string | undefined {
   try {
     return readFileSync(path, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+function readJson(path: string): unknown {
+  const raw = readText(path);
+  if (raw === undefined) return undefined;
+  try {
+    return JSON.parse(raw);
   } catch {
     return undefined;
   }

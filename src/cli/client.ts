@@ -1,13 +1,17 @@
 // How CLI commands reach the running daemon: its port from daemon.json (or ASKBRIDGE_PORT), and
 // the local token from the state directory. Every failure is a CliError with a sentence to print.
 import { request } from 'node:http';
-import { isProcessAlive, LOOPBACK_HOST, openStateDir, resolveStateDir, type DaemonInfo } from '../state-dir.js';
+import { isProcessAlive, LOOPBACK_HOST, openStateDir, resolveStateDir, type DaemonInfo, type StateDir } from '../state-dir.js';
 import { checkHello, newNonce } from '../daemon/hook-identity.js';
+import { describeNotServing, findKeeper, isServing } from '../daemon/lock.js';
 import { CliError } from './command.js';
 
 
-/** Why the daemon could not be used: nothing there, an askbridge that refuses our token, or a program that is not askbridge. */
-export type Unreachable = 'not-running' | 'refuses-token' | 'not-askbridge';
+/**
+ * Why the daemon could not be used: nothing there, askbridge's keeper whose daemon keeps failing
+ * (it answers 503 meanwhile), an askbridge that refuses our token, or a program that is not askbridge.
+ */
+export type Unreachable = 'not-running' | 'not-serving' | 'refuses-token' | 'not-askbridge';
 
 export class DaemonUnreachable extends CliError {
   constructor(
@@ -41,6 +45,7 @@ export const NOT_RUNNING = 'askbridge is not running: start it with `askbridge s
 export function connectToDaemon(env: NodeJS.ProcessEnv): DaemonClient {
   const stateDir = openStateDir(resolveStateDir(env));
   const info = stateDir.readDaemonInfo();
+  throwIfNotServing(stateDir, info);
   // daemon.json says where the daemon listens now; ASKBRIDGE_PORT (0 means "any" to the daemon) stands in without it.
   const port = info?.port ?? (Number(env.ASKBRIDGE_PORT) || undefined);
   const token = stateDir.readToken();
@@ -49,7 +54,12 @@ export function connectToDaemon(env: NodeJS.ProcessEnv): DaemonClient {
   const send = (method: Method, path: string, headers: Record<string, string>, body?: string, options: RequestOptions = {}) => sendOrExplain(baseUrl, port, info, { method, path, headers, body, ...options });
   let proven: Promise<void> | undefined;
   // The token goes only to a daemon that first proves it holds it: never to an impostor on the port.
-  const prove = () => (proven ??= proveIdentity(send, baseUrl, port, token));
+  const prove = () =>
+    (proven ??= proveIdentity(send, baseUrl, port, token).catch((error: unknown) => {
+      // The daemon crashed since daemon.json was read: its keeper answered, and has said why since.
+      if (error instanceof DaemonUnreachable) throwIfNotServing(stateDir, stateDir.readDaemonInfo());
+      throw error;
+    }));
   return {
     baseUrl,
     async authorization() {
@@ -71,6 +81,13 @@ export function connectToDaemon(env: NodeJS.ProcessEnv): DaemonClient {
       return { status: response.status, body: parsed };
     },
   };
+}
+
+/** daemon.json names a live keeper of this state directory whose daemon does not serve: say so, and why. */
+function throwIfNotServing(stateDir: StateDir, info: DaemonInfo | undefined): void {
+  if (!info || isServing(info)) return;
+  const keeper = findKeeper(stateDir.paths.dir, info)?.info;
+  if (keeper) throw new DaemonUnreachable('not-serving', describeNotServing(keeper));
 }
 
 const FIND_IT = (port: number) => `find it with \`ss -ltnp 'sport = :${port}'\`, stop it, then start askbridge again`;

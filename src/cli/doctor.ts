@@ -785,7 +785,7 @@ export async function probeDaemon(env: NodeJS.ProcessEnv): Promise<DaemonProbe> 
       ...(running?.publicUrl === undefined ? {} : { publicUrl: running.publicUrl }),
     };
   } catch (error) {
-    return { running: false, reason: error instanceof Error ? error.message : String(error), ...(error instanceof DaemonUnreachable && error.state !== 'not-running' ? { impostor: true } : {}) };
+    return { running: false, reason: error instanceof Error ? error.message : String(error), ...(error instanceof DaemonUnreachable && (error.state === 'refuses-token' || error.state === 'not-askbridge') ? { impostor: true } : {}) };
   }
 }
 

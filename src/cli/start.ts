@@ -14,10 +14,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import { CLI_PATH } from '../command-name.js';
 import { makeFolders } from '../folders.js';
-import { describeRunning, isHolderAlive, lockPaths, readLockHolder, type LockHolder } from '../daemon/lock.js';
+import { describeGaveUp, describeNotServing, describeRunning, isHolderAlive, isServing, lockPaths, readLockHolder, RESTART_IMMINENT_MS, type LockHolder } from '../daemon/lock.js';
 import { configuredPort, LOOPBACK_HOST, logsDir, openStateDir, resolveStateDir, type DaemonInfo, type StateDir } from '../state-dir.js';
 import { connectToDaemon } from './client.js';
 import { CliError, type CommandIo } from './command.js';
+
+/** askbridge's keeper holds the state directory, but its daemon keeps failing and will not serve soon. */
+class KeeperNotServing extends CliError {}
 
 /** Starting takes well under a second; a loaded machine gets generous room before we call it failed. */
 const BACKGROUND_READY_MS = 15_000;
@@ -48,7 +51,8 @@ export async function run(io: CommandIo): Promise<void> {
     } catch (error) {
       const port = configuredPort(io.env, values.port === undefined ? undefined : Number(values.port));
       // Only the SessionStart hook's start speaks to Claude Code; a person's start says why in one line.
-      if (!values.quiet || !(error instanceof CliError) || !(await someoneListens(port))) throw error;
+      // askbridge's own keeper on the port is no other program: its reason is said as any other.
+      if (!values.quiet || !(error instanceof CliError) || error instanceof KeeperNotServing || !(await someoneListens(port))) throw error;
       io.stdout(`${JSON.stringify(portTakenWarning(port))}\n`);
       return;
     }
@@ -86,6 +90,7 @@ export async function startInBackground(io: CommandIo, startFlags: string[], qui
   stateDir.ensure();
   const lock = lockPaths(stateDir.paths.dir).lock;
   const deadline = Date.now() + BACKGROUND_READY_MS;
+  let saidWhy = false;
   for (;;) {
     // A daemon holds the state directory: it serves (then this returns at once), or another start
     // is bringing it up. One that stops before it serves (a daemon shutting down, a start that
@@ -98,6 +103,10 @@ export async function startInBackground(io: CommandIo, startFlags: string[], qui
         return;
       }
     } else {
+      // Why the last keeper gave up: said here, where the person sees it (the keeper says it in the log, and clears it).
+      const gaveUp = stateDir.readGaveUp();
+      if (gaveUp && !quiet && !saidWhy) io.stderr(`${describeGaveUp(gaveUp)}; starting again\n`);
+      saidWhy = true;
       const pid = await startDetached(io.env, stateDir, lock, startFlags, deadline);
       if (pid !== undefined) {
         if (!quiet) await printPageLink(io, pid);
@@ -161,19 +170,24 @@ function liveHolder(lock: string): LockHolder | undefined {
   return typeof holder === 'object' && isHolderAlive(holder) ? holder : undefined;
 }
 
-/** The daemon that serves now: the lock's holder lives, and daemon.json (written once it listens) names it. */
+/** The daemon that serves now: the lock's holder lives, and daemon.json (written once it listens) names it and says it serves. */
 function servingDaemon(lock: string, stateDir: StateDir): Running | undefined {
   const holder = liveHolder(lock);
   const info = stateDir.readDaemonInfo();
-  return holder && info?.pid === holder.pid ? { holder, info } : undefined;
+  return holder && info?.pid === holder.pid && isServing(info) ? { holder, info } : undefined;
 }
 
-/** Waits for the daemon `holder` runs or brings up to serve; undefined when it stops first. */
+/**
+ * Waits for the daemon `holder` runs or brings up to serve; undefined when it stops first. A keeper
+ * whose daemon failed and will not start again soon is not waited for: why is the error.
+ */
 async function waitUntilServing(lock: string, stateDir: StateDir, holder: LockHolder, deadline: number): Promise<Running | undefined> {
   for (;;) {
     const running = servingDaemon(lock, stateDir);
     if (running) return running;
     if (!isHolderAlive(holder)) return undefined;
+    const info = stateDir.readDaemonInfo();
+    if (info?.pid === holder.pid && info.restartAt !== undefined && info.restartAt - Date.now() > RESTART_IMMINENT_MS) throw new KeeperNotServing(describeNotServing(info));
     if (Date.now() > deadline) throw new CliError(`the daemon another start is bringing up (pid ${holder.pid}) is not ready after ${BACKGROUND_READY_MS / 1000} s: see \`askbridge logs\``);
     await sleep(POLL_MS);
   }

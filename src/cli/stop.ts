@@ -1,31 +1,39 @@
-// `askbridge stop`: asks the daemon to stop, then waits until its process has really exited, so
-// that "stopped" is true when it is printed (the port is free and a new start will not collide).
+// `askbridge stop`: ends the keeper of this state directory (the process `askbridge start` runs,
+// named by its lock), whether its daemon serves or keeps failing: the keeper tells the daemon to
+// stop (waiting questions go back to their terminals), lets go of the port and exits. It returns
+// once the keeper has really exited, so that "stopped" is true when it is printed (the port is free
+// and a new start will not collide).
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isProcessAlive, openStateDir, resolveStateDir } from '../state-dir.js';
-import { connectToDaemon, NOT_RUNNING } from './client.js';
+import { findKeeper, isHolderAlive, type LockHolder } from '../daemon/lock.js';
+import { resolveStateDir } from '../state-dir.js';
+import { NOT_RUNNING } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 
-/** Closing pages and hooks takes well under a second; past this, something holds the daemon up. */
+/** The keeper gives its daemon 8 s to stop, then kills it: past this, something holds the keeper up. */
 const EXIT_WAIT_MS = 10_000;
 const POLL_MS = 25;
 
 export async function run(io: CommandIo): Promise<void> {
-  const daemon = connectToDaemon(io.env);
-  const pid = openStateDir(resolveStateDir(io.env)).readDaemonInfo()?.pid;
-  const { status } = await daemon.request('POST', '/api/shutdown', {});
-  if (status !== 202) throw new CliError(NOT_RUNNING);
-  if (pid !== undefined && !(await waitForExit(pid, EXIT_WAIT_MS))) {
-    throw new CliError(`the daemon (pid ${pid}) was asked to stop but is still running after ${EXIT_WAIT_MS / 1000} s: end it with \`kill ${pid}\``);
+  // Only the keeper takes this lock, and it names the keeper's pid with the process's start time,
+  // so a pid that another program took since is not signalled.
+  const keeper = findKeeper(resolveStateDir(io.env), undefined)?.holder;
+  if (!keeper) throw new CliError(NOT_RUNNING);
+  try {
+    process.kill(keeper.pid, 'SIGTERM');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ESRCH') throw new CliError(`cannot stop askbridge's keeper (pid ${keeper.pid}): ${(error as Error).message}`);
+  }
+  if (!(await waitForExit(keeper, EXIT_WAIT_MS))) {
+    throw new CliError(`askbridge's keeper (pid ${keeper.pid}) was asked to stop but is still running after ${EXIT_WAIT_MS / 1000} s: end it with \`kill ${keeper.pid}\``);
   }
   io.stderr('askbridge stopped\n');
 }
 
-async function waitForExit(pid: number, timeoutMs: number): Promise<boolean> {
+async function waitForExit(keeper: LockHolder, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
-  while (isProcessAlive(pid)) {
+  while (isHolderAlive(keeper)) {
     if (Date.now() > deadline) return false;
     await sleep(POLL_MS);
   }
   return true;
 }
-

@@ -19,4 +19,6 @@ await runDaemonChild({
   logToFile: options.logToFile,
   publicUrl: options.publicUrl,
   listen: options.listen,
+  crashes: options.crashes,
+  lastCrash: options.lastCrash,
 });

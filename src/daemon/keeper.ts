@@ -9,14 +9,21 @@
 // door it came through (the daemon speaks TLS on --listen's). When the daemon crashes, the keeper
 // keeps accepting, holds the new connections for a few seconds (holding-pen.ts bounds what they
 // take), starts the daemon again and hands them to it: no port of askbridge's is free for a moment,
-// so none can be taken. The daemon exiting 0 means stop: `askbridge stop`, or a signal. The keeper
-// imports nothing heavy: it runs on every `askbridge start`.
+// so none can be taken. It says why each daemon ended, on stderr and in daemon.json (`status`
+// reads it). While no daemon will serve for more than a second (it keeps crashing, and the keeper
+// waits longer each time), it answers 503 at once, so a hook falls back to its agent's own dialog
+// instead of waiting. After CRASH_BUDGET failures within CRASH_WINDOW_MS it stops trying: it lets go
+// of the port and the lock, leaves the reason in gave-up.json and exits 1. The daemon exiting 0
+// means stop: `askbridge stop` (a signal to the keeper), or a signal. The keeper imports nothing
+// heavy: it runs on every `askbridge start`.
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer, type Server, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { createHoldingPen } from './holding-pen.js';
-import { acquireDaemonLock, describeRunning, type DaemonLock } from './lock.js';
-import { configuredPort, openStateDir, resolveStateDir, stateDirWriteError, type PortHolder, type StateDir } from '../state-dir.js';
+import { acquireDaemonLock, describeGaveUp, describeRunning, RESTART_IMMINENT_MS, type DaemonLock } from './lock.js';
+import { configuredPort, LOOPBACK_HOST, openStateDir, resolveStateDir, stateDirWriteError, type DaemonFailure, type PortHolder, type StateDir } from '../state-dir.js';
+import { markInvisible } from '../visible-text.js';
+import { VERSION } from '../version.js';
 
 export type KeeperOptions = {
   env: NodeJS.ProcessEnv;
@@ -38,6 +45,9 @@ export type DaemonChildOptions = {
   logToFile: boolean;
   /** A daemon started again after a crash: it prints no new page link (the pages stay paired). */
   restarted: boolean;
+  /** The keeper's count of daemons that ended without being asked to, and the last: the daemon writes them into daemon.json. */
+  crashes: number;
+  lastCrash?: DaemonFailure | undefined;
   publicUrl?: string | undefined;
   listen?: ListenAt | undefined;
 };
@@ -50,19 +60,36 @@ export type Door = 'loopback' | 'listen';
 
 /** Keeper to daemon: a connection (with its socket) and its door, or stop. */
 export type ToDaemon = { type: 'connection'; id: number; door: Door } | { type: 'stop' };
-/** Daemon to keeper: it serves; it received a connection; it cannot start, and why. */
-export type ToKeeper = { type: 'serving' } | { type: 'received'; id: number } | { type: 'start-failed'; message: string };
+/** Daemon to keeper: it serves; it received a connection; it is about to exit 1 (it could not start, or crashed), and why. */
+export type ToKeeper = { type: 'serving' } | { type: 'received'; id: number } | { type: 'failed'; message: string };
 
 /** The keeper could not start the daemon: one line that says why. */
 export class KeeperStartError extends Error {}
 /** Another live keeper holds this state directory: nothing to start. */
 export class KeeperAlreadyRunning extends Error {}
 
-/** Restarts after the first (which is at once) wait twice as long each time, up to the cap. */
-const FIRST_BACKOFF_MS = 250;
+/**
+ * Restarts after the first (which is at once) wait four times as long each time, up to the cap:
+ * 0.5 s for a cause that passes at once, then 2 s and 8 s, during which nobody is kept waiting.
+ */
+const FIRST_BACKOFF_MS = 500;
+const BACKOFF_FACTOR = 4;
 const MAX_BACKOFF_MS = 30_000;
 /** A daemon that served this long is no longer part of a crash loop: the next crash restarts it at once. */
 const STABLE_MS = 30_000;
+/**
+ * This many failures within the window, and the keeper stops trying. Five in a row come within
+ * about 11 s of waiting (at once, 0.5, 2, 8 s): a cause that lasts that long (a missing TLS key, a
+ * setting askbridge refuses, a question on disk it cannot load) does not go away by itself, and
+ * the person learns it from `status` instead of a keeper that retries forever. A daemon that serves
+ * for minutes between crashes (one killed now and then) stays well under it.
+ */
+const CRASH_BUDGET = 5;
+const CRASH_WINDOW_MS = 2 * 60_000;
+/** A connection answered 503 is closed this long after, if the other end has not closed it first. */
+const REFUSED_LINGER_MS = 1_000;
+/** The longest reason kept, from the first line of what the daemon said. */
+const MAX_REASON_CHARS = 300;
 /** The daemon's own stop takes at most 5 s (main.ts); past this it is killed. */
 const STOP_WAIT_MS = 8_000;
 /** systemd passes its sockets from this descriptor on (sd_listen_fds(3)). */
@@ -101,9 +128,20 @@ export async function runKeeper(given: KeeperOptions): Promise<void> {
     const diskError = stateDirWriteError(dir, error);
     throw diskError ? new KeeperStartError(diskError) : error;
   }
-  if (!attempt.acquired) throw new KeeperAlreadyRunning(describeRunning(attempt.holder, stateDir.readDaemonInfo()));
+  if (!attempt.acquired) {
+    const running = stateDir.readDaemonInfo();
+    const description = describeRunning(attempt.holder, running);
+    // A keeper whose daemon does not serve is no askbridge that runs: this start failed.
+    throw running?.pid === attempt.holder.pid && running.restartAt !== undefined ? new KeeperStartError(description) : new KeeperAlreadyRunning(description);
+  }
   let held: HeldPort;
   try {
+    // Why the previous keeper stopped trying: said once, by this start.
+    const gaveUp = stateDir.readGaveUp();
+    if (gaveUp) {
+      options.report(`${describeGaveUp(gaveUp)}; starting again`);
+      stateDir.removeGaveUp();
+    }
     // The token of this run, on disk before the port is held: a hook or the CLI that reaches the
     // port reads the token the daemon behind it proves itself with, whichever daemon that is
     // (one the keeper starts again after a crash keeps it).
@@ -235,15 +273,14 @@ async function listenOnPassedSockets(count: number): Promise<HeldPort> {
   return { servers: servers.map((server) => ({ server, door: 'loopback' as const })), port: addresses[0]!.port, holdsIpv6: addresses.some((address) => address.address === '::1'), heldBy: 'service' };
 }
 
-/** Runs the daemon on the held port until it stops; restarts it when it crashes. */
+/** Runs the daemon on the held port until it stops; restarts it when it crashes, until it has failed too often. */
 function keep(options: KeeperOptions, stateDir: StateDir, lock: DaemonLock, held: HeldPort, listen: ListenAt | undefined): Promise<void> {
-  const childOptions: DaemonChildOptions = {
+  const childOptions: Omit<DaemonChildOptions, 'restarted' | 'crashes' | 'lastCrash'> = {
     port: held.port,
     keeperPid: process.pid,
     portHeldBy: held.heldBy,
     holdsIpv6: held.holdsIpv6,
     logToFile: options.logToFile,
-    restarted: false,
     ...(options.publicUrl === undefined ? {} : { publicUrl: options.publicUrl }),
     ...(listen === undefined ? {} : { listen }),
   };
@@ -257,7 +294,13 @@ function keep(options: KeeperOptions, stateDir: StateDir, lock: DaemonLock, held
   let serving = false;
   let everServed = false;
   let crashesInARow = 0;
+  /** Every daemon that ended without being asked to: how many, the last, and when each of those in the window ended. */
+  let crashes = 0;
+  let lastCrash: DaemonFailure | undefined;
+  const recentCrashes: number[] = [];
   let restartTimer: NodeJS.Timeout | undefined;
+  /** Until then no daemon will serve within RESTART_IMMINENT_MS: connections are answered 503 at once. */
+  let refuseUntil = 0;
   let stopping = false;
   let nextConnectionId = 1;
   const waiting = createHoldingPen<Door>();
@@ -281,10 +324,14 @@ function keep(options: KeeperOptions, stateDir: StateDir, lock: DaemonLock, held
   };
   const hold = (socket: Socket, door: Door) => {
     if (stopping) return void socket.destroy();
+    if (Date.now() < refuseUntil) return refuse(socket, door);
     waiting.hold(socket, door);
   };
   const handHeld = () => {
     for (const { socket, tag } of waiting.release()) hand(socket, tag);
+  };
+  const refuseHeld = () => {
+    for (const { socket, tag } of waiting.release()) refuse(socket, tag);
   };
 
   for (const { server, door } of held.servers) {
@@ -299,12 +346,28 @@ function keep(options: KeeperOptions, stateDir: StateDir, lock: DaemonLock, held
     });
   }
 
+  /** While no daemon serves, daemon.json says so (the last daemon wrote the rest), for `status`, `start` and every command. */
+  const recordNotServing = (restartAt: number) => {
+    const last = stateDir.readDaemonInfo();
+    const { daemonPid: _gone, ...base } =
+      last?.pid === process.pid ? last : { pid: process.pid, port: held.port, host: LOOPBACK_HOST, version: VERSION, startedAt: Date.now(), portHeldBy: held.heldBy };
+    try {
+      stateDir.writeDaemonInfo({ ...base, crashes, ...(lastCrash ? { lastCrash } : {}), restartAt });
+    } catch (error) {
+      options.report(`askbridge keeper: daemon.json could not be written (${(error as Error).message}): \`askbridge status\` cannot say why no daemon serves`);
+    }
+  };
+
   const start = () => {
     restartTimer = undefined;
     serving = false;
-    const daemon = fork(DAEMON_ENTRY, [JSON.stringify({ ...childOptions, restarted: everServed })], { env: childEnv, execArgv, stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+    const daemon = fork(DAEMON_ENTRY, [JSON.stringify({ ...childOptions, restarted: everServed, crashes, lastCrash } satisfies DaemonChildOptions)], {
+      env: childEnv,
+      execArgv,
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    });
     child = daemon;
-    let startFailure: string | undefined;
+    let failure: string | undefined;
     let servedAt: number | undefined;
     daemon.on('message', (message: ToKeeper) => {
       if (message.type === 'received') {
@@ -313,12 +376,13 @@ function keep(options: KeeperOptions, stateDir: StateDir, lock: DaemonLock, held
       } else if (message.type === 'serving') {
         serving = true;
         servedAt = Date.now();
+        refuseUntil = 0;
         if (!everServed) {
           everServed = true;
           firstServe.resolve();
         }
         handHeld();
-      } else if (message.type === 'start-failed') startFailure = message.message;
+      } else if (message.type === 'failed') failure = message.message;
     });
     daemon.on('error', (error) => options.report(`askbridge keeper: the daemon process failed: ${error.message}`));
     daemon.once('exit', (code, signal) => {
@@ -333,12 +397,25 @@ function keep(options: KeeperOptions, stateDir: StateDir, lock: DaemonLock, held
         stopping = true;
         // Its reason goes to the start that waits for it, which says it and exits 1.
         finish(false);
-        return firstServe.reject(new KeeperStartError(startFailure ?? `the daemon exited (${code ?? signal}) before it served`));
+        return firstServe.reject(new KeeperStartError(failure ?? `the daemon exited (${code ?? signal}) before it served`));
       }
+      const now = Date.now();
+      const reason = describeExit(code, signal, failure, servedAt !== undefined);
+      crashes++;
+      lastCrash = { at: now, reason };
+      recentCrashes.push(now);
+      while (recentCrashes[0]! <= now - CRASH_WINDOW_MS) recentCrashes.shift();
+      if (recentCrashes.length >= CRASH_BUDGET) return giveUp(reason);
       // One that never served, or served only a moment, is part of a crash loop: each waits longer.
-      crashesInARow = servedAt !== undefined && Date.now() - servedAt >= STABLE_MS ? 1 : crashesInARow + 1;
-      const delay = crashesInARow === 1 ? 0 : Math.min(FIRST_BACKOFF_MS * 2 ** (crashesInARow - 2), MAX_BACKOFF_MS);
-      options.report(`askbridge keeper: the daemon (pid ${daemon.pid}) exited (${signal ?? `code ${code}`}); ${crashesInARow > 1 ? `${crashesInARow} crashes in a row: ` : ''}restarting it ${delay === 0 ? 'at once' : `in ${delay} ms`}; the port stays held`);
+      crashesInARow = servedAt !== undefined && now - servedAt >= STABLE_MS ? 1 : crashesInARow + 1;
+      const delay = crashesInARow === 1 ? 0 : Math.min(FIRST_BACKOFF_MS * BACKOFF_FACTOR ** (crashesInARow - 2), MAX_BACKOFF_MS);
+      if (delay > RESTART_IMMINENT_MS) {
+        // Nobody is kept waiting that long: the agents ask in their own dialogs meanwhile.
+        refuseUntil = now + delay - RESTART_IMMINENT_MS;
+        refuseHeld();
+      }
+      recordNotServing(now + delay);
+      options.report(`askbridge keeper: the daemon (pid ${daemon.pid}) ${reason}; ${crashesInARow > 1 ? `${crashesInARow} crashes in a row: ` : ''}restarting it ${delay === 0 ? 'at once' : `in ${delay} ms`}; the port stays held`);
       restartTimer = setTimeout(start, delay);
     });
   };
@@ -356,6 +433,20 @@ function keep(options: KeeperOptions, stateDir: StateDir, lock: DaemonLock, held
     else child.kill('SIGTERM');
     const running = child;
     killTimer = setTimeout(() => running.kill('SIGKILL'), STOP_WAIT_MS);
+  };
+  /** Too many failures: the reason stays in gave-up.json for `status` and the next start; the port and the lock go. */
+  const giveUp = (reason: string) => {
+    stopping = true;
+    exitCode = 1;
+    refuseHeld();
+    const gaveUp = { at: Date.now(), crashes: CRASH_BUDGET, withinMs: CRASH_WINDOW_MS, reason };
+    try {
+      stateDir.writeGaveUp(gaveUp);
+    } catch {
+      // a full disk: the line below says it all the same
+    }
+    options.report(`askbridge keeper: the daemon failed ${CRASH_BUDGET} times in ${CRASH_WINDOW_MS / 60_000} minutes, the last: ${reason}: giving up; the port and the state directory are let go`);
+    finish();
   };
   /** Lets go of the port and the lock, and exits; `exit` false: the caller's promise says why it ended. */
   const finish = (exit = true) => {
@@ -381,4 +472,31 @@ function keep(options: KeeperOptions, stateDir: StateDir, lock: DaemonLock, held
 
   start();
   return firstServed;
+}
+
+/** Why a daemon ended, in one line: how it exited, and what it said before, when it said something. */
+function describeExit(code: number | null, signal: NodeJS.Signals | null, failure: string | undefined, served: boolean): string {
+  const how = signal ?? `code ${code}`;
+  if (failure === undefined) return `exited (${how})`;
+  // Its own words may carry text it was given (a question's): marked, as everything shown in a terminal.
+  const said = markInvisible(failure.split('\n', 1)[0]!.slice(0, MAX_REASON_CHARS));
+  return `${served ? 'crashed' : 'could not start'} (${how}): ${said}`;
+}
+
+const UNAVAILABLE_BODY = JSON.stringify({ error: 'no daemon serves now: askbridge keeps failing to start it (`askbridge status` says why)' });
+const UNAVAILABLE = `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(UNAVAILABLE_BODY)}\r\nconnection: close\r\n\r\n${UNAVAILABLE_BODY}`;
+
+/**
+ * The answer while no daemon will serve soon: a 503, which a hook takes as "no decision" (Claude
+ * Code's http hook shows its own dialog; the command hook lets the terminal ask). What the client
+ * sent is read and dropped, so that closing does not reset the connection before the answer is
+ * read. --listen speaks TLS, which only the daemon does: there the connection is closed, which
+ * every client there takes as the same.
+ */
+function refuse(socket: Socket, door: Door): void {
+  if (door === 'listen') return void socket.destroy();
+  socket.on('data', () => {});
+  socket.resume();
+  socket.end(UNAVAILABLE);
+  setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
 }

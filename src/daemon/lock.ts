@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { linkSync, openSync, closeSync, readFileSync, rmSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { isProcessAlive, LOOPBACK_HOST, type DaemonInfo } from '../state-dir.js';
+import { isProcessAlive, LOOPBACK_HOST, type DaemonInfo, type GaveUp } from '../state-dir.js';
 
 export type LockHolder = {
   pid: number;
@@ -121,8 +121,40 @@ export function releaseDaemonLock(dir: string, holder: LockHolder): void {
   if (sameHolder(readLockHolder(lock), holder)) rmSync(lock, { force: true });
 }
 
-/** What a second start says about the daemon holding the lock: where it runs, or that it is still starting. */
-export function describeRunning(holder: LockHolder, info: DaemonInfo | undefined): string {
+/** The live keeper of this state directory (the lock's holder), and daemon.json when it names that keeper. */
+export function findKeeper(dir: string, info: DaemonInfo | undefined): { holder: LockHolder; info: DaemonInfo | undefined } | undefined {
+  const holder = readLockHolder(lockPaths(dir).lock);
+  if (typeof holder !== 'object' || !isHolderAlive(holder)) return undefined;
+  return { holder, info: info?.pid === holder.pid ? info : undefined };
+}
+
+/** A daemon the keeper starts within this is waited for (connections are held); past it, nobody waits for it (the keeper answers 503). */
+export const RESTART_IMMINENT_MS = 1_000;
+
+/** Whether daemon.json says a daemon serves: the keeper writes `restartAt` while none does. */
+export const isServing = (info: DaemonInfo) => info.restartAt === undefined;
+
+/** What a second start says about the daemon holding the lock: where it runs, that it is still starting, or that none serves and why. */
+export function describeRunning(holder: LockHolder, info: DaemonInfo | undefined, now = Date.now()): string {
   if (info?.pid !== holder.pid) return `askbridge is already starting for this state directory (pid ${holder.pid})`;
+  if (!isServing(info)) return describeNotServing(info, now);
   return `askbridge is already running (pid ${holder.pid}, http://${LOOPBACK_HOST}:${info.port}/): use \`askbridge open\` for a page link, or \`askbridge stop\``;
+}
+
+/** A keeper whose daemon keeps failing: what `status`, `start` and every command say, in one line. */
+export function describeNotServing(info: DaemonInfo, now = Date.now()): string {
+  const next = info.restartAt === undefined || info.restartAt <= now ? 'it is starting the next now' : `it starts the next in ${Math.ceil((info.restartAt - now) / 1000)} s`;
+  return `askbridge's keeper (pid ${info.pid}) holds http://${LOOPBACK_HOST}:${info.port}/ but no daemon serves: ${describeCrashes(info)}; ${next}, or \`askbridge stop\` ends it`;
+}
+
+/** `3 crashes since it started, the last at ISO: reason`. */
+export function describeCrashes(info: DaemonInfo): string {
+  const count = info.crashes ?? 0;
+  const last = info.lastCrash ? `, the last at ${new Date(info.lastCrash.at).toISOString()}: ${info.lastCrash.reason}` : '';
+  return `${count} crash${count === 1 ? '' : 'es'} since it started${last}`;
+}
+
+/** Why the last keeper stopped: said by `status` until the next start, which says it once. */
+export function describeGaveUp(gaveUp: GaveUp): string {
+  return `askbridge gave up at ${new Date(gaveUp.at).toISOString()} after ${gaveUp.crashes} failures in ${gaveUp.withinMs / 60_000} minutes, the last: ${gaveUp.reason}`;
 }

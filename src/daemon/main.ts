@@ -25,7 +25,7 @@ import { createWebhooks } from './webhooks.js';
 import { createTelegram } from './telegram/bot.js';
 import { claudeProjectsDir, readSessionContext } from './transcript.js';
 import { watchForTerminalAnswer } from './terminal-answers.js';
-import { LOOPBACK_HOST, openStateDir, resolveStateDir, stateDirWriteError, type PortHolder } from '../state-dir.js';
+import { LOOPBACK_HOST, openStateDir, resolveStateDir, stateDirWriteError, type DaemonFailure, type PortHolder } from '../state-dir.js';
 import { askbridgeCommand } from '../command-name.js';
 import type { ListenAt, ToDaemon, ToKeeper } from './keeper.js';
 import { ToolInputSchema } from '../protocol.js';
@@ -55,6 +55,9 @@ export type DaemonOptions = {
   publicUrl?: string | undefined;
   /** --listen ADDR:PORT with --tls-cert and --tls-key: serve https on what the keeper accepts there, for a public URL with no front. */
   listen?: ListenAt | undefined;
+  /** The keeper's count of daemons that crashed before this one, and the last: written into daemon.json for `status`. */
+  crashes?: number;
+  lastCrash?: DaemonFailure | undefined;
 };
 
 export type RunningDaemon = { app: App; port: number; url: string; logger: Logger; stop: () => Promise<void> };
@@ -180,7 +183,18 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   const startedAt = Date.now();
   const writeDaemonInfo = () => {
     const current = publicUrlSetting.url();
-    stateDir.writeDaemonInfo({ pid: options.keeperPid, daemonPid: process.pid, portHeldBy: options.portHeldBy, port, host: LOOPBACK_HOST, version: VERSION, startedAt, ...(current ? { publicUrl: current.href } : {}) });
+    stateDir.writeDaemonInfo({
+      pid: options.keeperPid,
+      daemonPid: process.pid,
+      portHeldBy: options.portHeldBy,
+      port,
+      host: LOOPBACK_HOST,
+      version: VERSION,
+      startedAt,
+      ...(current ? { publicUrl: current.href } : {}),
+      ...(options.crashes ? { crashes: options.crashes } : {}),
+      ...(options.lastCrash ? { lastCrash: options.lastCrash } : {}),
+    });
   };
   let serving = () => {};
   let isServing = false;
@@ -420,14 +434,16 @@ export async function runDaemonChild(options: DaemonOptions): Promise<void> {
   try {
     daemon = await startDaemon(options);
   } catch (error) {
-    send({ type: 'start-failed', message: error instanceof DaemonStartError ? error.message : String((error as Error).stack ?? error) });
+    send({ type: 'failed', message: error instanceof DaemonStartError ? error.message : String((error as Error).stack ?? error) });
     process.exit(1);
   }
   process.off('message', stopBeforeServing);
   process.removeAllListeners('disconnect');
   const grace = closeWithGrace({ delay: STOP_GRACE_MS, logger: false, onTimeout: () => daemon.logger.error('stop took too long: exiting anyway') }, async ({ signal, err }) => {
-    if (err) daemon.logger.fatal({ err }, 'daemon crashed: stopping cleanly');
-    else if (signal) daemon.logger.info({ signal }, 'signal received');
+    if (err) {
+      daemon.logger.fatal({ err }, 'daemon crashed: stopping cleanly');
+      send({ type: 'failed', message: String(err) }); // the keeper says why it restarts
+    } else if (signal) daemon.logger.info({ signal }, 'signal received');
     await daemon.stop();
   });
   process.on('message', (message: ToDaemon) => {

@@ -15,52 +15,9 @@ import { postAsHttpHook } from '../stack/hook-client.js';
 import { runCli, runHook } from '../stack/processes.js';
 import { startDaemon } from '../stack/daemon.js';
 
-const SLOW_DAEMON = `
-const { createServer } = require('node:http');
-const { createHmac, randomBytes } = require('node:crypto');
-const token = '${'t'.repeat(43)}';
-const server = createServer((request, response) => {
-  if (request.url === '/api/hook/hello') {
-    let body = '';
-    request.on('data', (chunk) => (body += chunk));
-    request.on('end', () => {
-      const nonce = randomBytes(18).toString('base64url');
-      const proof = createHmac('sha256', token).update(['askbridge hello', JSON.parse(body).nonce, nonce].join('\\n')).digest('base64url');
-      response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ nonce, proof }));
-    });
-    return;
-  }
-  if (request.method === 'POST' && request.url === '/api/shutdown' && request.headers.authorization === 'Bearer ' + token) {
-    response.writeHead(202, { 'content-type': 'application/json' }).end('{"stopping":true}');
-    server.close();
-    setTimeout(() => process.exit(0), 1000);
-  } else response.writeHead(401).end('{}');
-});
-server.listen(0, '127.0.0.1', () => process.stdout.write(server.address().port + '\\n'));
-`;
-
 const homes: string[] = [];
 afterAll(async () => {
   await Promise.all(homes.map((home) => rm(home, { recursive: true, force: true })));
-});
-
-describe('askbridge stop', () => {
-  // The daemon here is a stand-in that, like a daemon with work to finish, takes a second to exit
-  // after it accepts the request; the CLI under test is the real one.
-  it('returns only after the daemon process has exited', async () => {
-    const home = await mkdtemp(join(tmpdir(), 'askbridge-stop-'));
-    homes.push(home);
-    const daemon = spawn(process.execPath, ['-e', SLOW_DAEMON], { stdio: ['ignore', 'pipe', 'inherit'] });
-    const exited = new Promise<void>((resolve) => daemon.once('exit', () => resolve()));
-    const port = await new Promise<number>((resolve) => daemon.stdout.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
-    await writeFile(join(home, 'token'), `${'t'.repeat(43)}\n`, { mode: 0o600 });
-    await writeFile(join(home, 'daemon.json'), JSON.stringify({ pid: daemon.pid, port, host: '127.0.0.1', version: 'test', startedAt: Date.now() }), { mode: 0o600 });
-
-    const stopped = await runCli(['stop'], baseEnv({ ASKBRIDGE_HOME: home }));
-    expect(stopped).toMatchObject({ code: 0, stderr: 'askbridge stopped\n' });
-    expect(daemon.exitCode).toBe(0);
-    await exited;
-  });
 });
 
 describe('askbridge in a pipeline', () => {

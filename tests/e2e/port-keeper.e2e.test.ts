@@ -294,8 +294,11 @@ describe('stopping', () => {
     daemon.expectExit();
     const stop = await runCli(['stop'], daemon.env);
     expect(stop.code, stop.stderr).toBe(0);
-    expect(await daemon.exited).toEqual({ code: 0, signal: null });
+    expect(stop.stderr).toBe('askbridge stopped\n');
+    // It returned only once the keeper and its daemon had exited.
+    expect(isProcessAlive(daemon.child.pid!)).toBe(false);
     expect(isProcessAlive(daemonPid)).toBe(false);
+    expect(await daemon.exited).toEqual({ code: 0, signal: null });
     expect(existsSync(join(daemon.home, 'daemon.json'))).toBe(false);
     expect(existsSync(join(daemon.home, 'daemon.lock'))).toBe(false);
     await expectPortFree(daemon.port);
