@@ -270,7 +270,6 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     heartbeatMs: Number(options.env.ASKBRIDGE_TEST_HEARTBEAT_MS) || undefined, // for tests only: how fast a dead page is noticed
     waitingLimits,
     onOverload: () => setOverloadBanner('As many questions as askbridge keeps are waiting: new ones go to their terminal until some are answered'),
-    onShutdownRequest: () => void stop().then(() => process.exit(0)),
   });
   configWatch.effective(''); // read and start watching the user config now, so a broken one shows at once
   restoreWaitingQuestions(store, pendingFiles.load(), planQuestion, logger);

@@ -40,7 +40,6 @@ const ROUTES = {
   '/api/away': ['get', 'put'],
   '/api/sessions/{sessionId}/reply': ['post'],
   '/api/config': ['get'],
-  '/api/shutdown': ['post'],
   '/api/openapi.json': ['get'],
   '/': ['get'],
   '/app.js': ['get'],

@@ -65,8 +65,6 @@ export type AppDeps = {
   history?: { path: string; flushed: () => Promise<void> };
   /** What works less well than it should right now, for `askbridge status`. */
   health?: () => { history: HistoryProblem | null };
-  /** Asked to stop by `askbridge stop`; main.ts owns the process. */
-  onShutdownRequest?: () => void;
   /** How often pages and listeners are pinged (events.ts; tests use a short interval). */
   heartbeatMs?: number;
   /**

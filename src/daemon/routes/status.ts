@@ -39,12 +39,6 @@ export const statusRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { s
     },
   );
 
-  app.post('/api/shutdown', { config: { access: 'local' }, schema: { summary: 'Stop the daemon (waiting questions go back to their terminals)', response: { 202: z.object({ stopping: z.literal(true) }), ...REFUSALS } } }, async (_request, reply) => {
-    reply.code(202).send({ stopping: true });
-    setImmediate(() => deps.onShutdownRequest?.());
-    return reply;
-  });
-
   app.get(
     '/api/openapi.json',
     { config: { access: 'page-or-local' }, schema: { summary: 'This document', response: { 200: z.record(z.string(), z.unknown()), ...REFUSALS } } },
