@@ -24,7 +24,11 @@ export type AskedCall = { toolName: string; toolInput: Readonly<Record<string, u
 /** What is looked for: the result of an approval's call, or anything new said in the session (`moved-on`). */
 export type TerminalSign = AskedCall | 'moved-on';
 
-export type TerminalWatchOptions = TranscriptReaderOptions & { pollMs?: number };
+export type TerminalWatchOptions = TranscriptReaderOptions & {
+  pollMs?: number;
+  /** Called once the transcript as it was when the ask came has been read: what is appended after is new. */
+  onWatching?: () => void;
+};
 
 type Log = { debug(fields: Record<string, unknown>, message: string): void };
 
@@ -113,6 +117,7 @@ export function watchForTerminalAnswer(transcriptPath: string, sign: TerminalSig
         offset = newline < 0 ? size : offset + newline + 1;
       }
       sawAnswer(await readAppended(opened), true);
+      options.onWatching?.();
     } catch (error) {
       log.debug({ reason: error instanceof NoContext ? error.message : ((error as NodeJS.ErrnoException).code ?? 'error') }, 'no transcript to watch for a waiting ask');
       stop();

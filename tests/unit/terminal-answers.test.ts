@@ -31,12 +31,14 @@ afterEach(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-/** Starts a watch and resolves with how many times it said "answered" so far, on demand. */
+/** Starts a watch: how many times it said "answered" so far, on demand, and when it has read the file as it was (what is appended after that is new). */
 function watch(path = transcript, asked: TerminalSign = NPM_TEST) {
   let answered = 0;
-  const stop = watchForTerminalAnswer(path, asked, { projectsDir: projects, uid: process.getuid?.(), pollMs: 20 }, () => answered++, quiet);
+  let watchingNow: () => void = () => {};
+  const watching = new Promise<void>((resolve) => (watchingNow = resolve));
+  const stop = watchForTerminalAnswer(path, asked, { projectsDir: projects, uid: process.getuid?.(), pollMs: 20, onWatching: watchingNow }, () => answered++, quiet);
   stops.push(stop);
-  return { answered: () => answered, stop };
+  return { answered: () => answered, stop, watching };
 }
 
 /** Long enough for several looks at the file (every 20 ms here). */
@@ -46,7 +48,7 @@ describe('watching a transcript for an approval answered in the terminal', () =>
   it('says so once the call it asks about gets its result, and not for a result of another call', async () => {
     writeFileSync(transcript, jsonl([call('toolu_a', { command: 'npm test', description: 'Run the tests' }), call('toolu_b', { command: 'rm -rf build' })]));
     const watched = watch();
-    await settle();
+    await watched.watching;
     appendFileSync(transcript, jsonl([result('toolu_b')]));
     await settle();
     expect(watched.answered()).toBe(0);
@@ -60,7 +62,7 @@ describe('watching a transcript for an approval answered in the terminal', () =>
   it('ignores the same call answered before the approval arrived, and waits for the one after it', async () => {
     writeFileSync(transcript, jsonl([call('toolu_old', NPM_TEST.toolInput as Line), result('toolu_old')]));
     const watched = watch();
-    await settle();
+    await watched.watching;
     expect(watched.answered()).toBe(0);
     // The call itself may be written after the hook started: it is found as it comes.
     appendFileSync(transcript, jsonl([call('toolu_new', NPM_TEST.toolInput as Line)]));
@@ -73,7 +75,7 @@ describe('watching a transcript for an approval answered in the terminal', () =>
   it('matches the exact input only: the same command with another description is another call', async () => {
     writeFileSync(transcript, jsonl([call('toolu_x', { command: 'npm test', description: 'Something else' })]));
     const watched = watch();
-    await settle();
+    await watched.watching;
     appendFileSync(transcript, jsonl([result('toolu_x')]));
     await settle();
     expect(watched.answered()).toBe(0);
@@ -82,7 +84,7 @@ describe('watching a transcript for an approval answered in the terminal', () =>
   it('reads a line written in two pieces once it is whole', async () => {
     writeFileSync(transcript, jsonl([call('toolu_a', NPM_TEST.toolInput as Line)]));
     const watched = watch();
-    await settle();
+    await watched.watching;
     const line = jsonl([result('toolu_a')]);
     appendFileSync(transcript, line.slice(0, 30));
     await settle();
@@ -94,7 +96,7 @@ describe('watching a transcript for an approval answered in the terminal', () =>
   it('stops reading when told to (the approval was settled elsewhere)', async () => {
     writeFileSync(transcript, jsonl([call('toolu_a', NPM_TEST.toolInput as Line)]));
     const watched = watch();
-    await settle();
+    await watched.watching;
     watched.stop();
     appendFileSync(transcript, jsonl([result('toolu_a')]));
     await settle();
@@ -120,7 +122,7 @@ describe('watching a transcript for a session that moves on', () => {
   it('says so once anything new is said in it (a prompt, a result, Claude), never for what was there, nor for other lines', async () => {
     writeFileSync(transcript, jsonl([call('toolu_a', { command: 'npm test' }), result('toolu_a')]));
     const watched = watch(transcript, 'moved-on');
-    await settle();
+    await watched.watching;
     appendFileSync(transcript, jsonl([{ type: 'file-history-snapshot', snapshot: {} }, { type: 'summary', summary: 'x' }]));
     await settle();
     expect(watched.answered()).toBe(0);
