@@ -19,16 +19,13 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
-import { AttachCodexReplySchema, CodexUserInputRequestSchema, ErrorReplySchema, checkShape, describeZodError, type AttachCodexRequest } from '../protocol.js';
+import { AttachCodexReplySchema, CodexUserInputRequestSchema, checkShape, describeZodError, type AttachCodexRequest, type CodexUserInputResponse } from '../protocol.js';
 import { VERSION } from '../version.js';
 import { terminalText } from '../visible-text.js';
 import { askerEnvironment } from './ask.js';
-import { connectToDaemon } from './client.js';
 import { CliError, type CommandIo } from './command.js';
-import { readReply } from './replies.js';
+import { createHolds, followAgent, isRecord, relayAsk, type Holds, type RelayIo } from './relay.js';
 
-/** The waits between attempts to reach Codex again: doubling, up to the last. */
-const BACKOFF_MS = [250, 500, 1000, 2000, 5000] as const;
 /** A call to Codex (initialize, listing and resuming threads, reading one). */
 const CALL_TIMEOUT_MS = 10_000;
 /** The largest message Codex's control socket takes in one frame (its x-codex-websocket-max-unfragmented-message-bytes). */
@@ -58,43 +55,32 @@ export function codexControlSocket(env: NodeJS.ProcessEnv): string {
   return join(env.CODEX_HOME || join(homedir(), '.codex'), 'app-server-control', 'app-server-control.sock');
 }
 
-type Relay = { socketPath: string; env: NodeJS.ProcessEnv; print: (line: string) => void; warn: (line: string) => void; signal: AbortSignal };
-/** What one connection reports to the loop that made it: once it is attached (how many threads are loaded), and each relay it starts. */
-type Follow = { attached: (threads: number) => void; relays: Set<Promise<void>> };
+type Relay = RelayIo & { socketPath: string };
 
 /** Follows Codex's app-server until `signal` aborts; every held question is withdrawn then. */
 export async function attachCodex(relay: Relay): Promise<void> {
-  const { socketPath, print, warn, signal } = relay;
+  const { socketPath, print, signal } = relay;
   const where = terminalText(socketPath);
-  let attempt = 0;
   let connectedOnce = false;
-  const relays = new Set<Promise<void>>();
-  let refused: CliError | undefined;
+  const holds = createHolds();
   const attached = (threads: number) => {
     print(`${connectedOnce ? 'Codex is back' : 'attached to Codex'} at ${where} (${threads === 1 ? '1 thread' : `${threads} threads`} loaded)\n`);
     connectedOnce = true;
   };
-  while (!signal.aborted) {
-    try {
-      const socket = await connect(ownSocket(socketPath), signal);
-      attempt = 0;
-      await follow(socket, relay, { attached, relays });
-      await closed(socket);
-      if (!signal.aborted) warn(`Codex's app-server closed the connection: connecting again\n`);
-    } catch (error) {
-      if (signal.aborted) break;
-      if (error instanceof CliError) {
-        refused = error;
-        break;
-      }
-      const wait = BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)]!;
-      if (attempt === 0) warn(`Codex's app-server at ${where} cannot be reached (${terminalText(errorText(error))}): trying again until it can (Codex starts it with its TUI)\n`);
-      attempt += 1;
-      await pause(wait, signal);
-    }
+  try {
+    await followAgent(relay, {
+      async follow(connected) {
+        const socket = await connect(ownSocket(socketPath), signal);
+        connected();
+        await follow(socket, relay, { attached, holds });
+        await closed(socket);
+      },
+      unreachable: (why) => `Codex's app-server at ${where} cannot be reached (${why}): trying again until it can (Codex starts it with its TUI)\n`,
+      ended: `Codex's app-server closed the connection: connecting again\n`,
+    });
+  } finally {
+    await holds.settled();
   }
-  await Promise.all(relays);
-  if (refused) throw refused;
 }
 
 /**
@@ -165,12 +151,12 @@ type Call = { resolve: (result: unknown) => void; reject: (error: Error) => void
  * every question they ask. What it started runs until the connection closes, which withdraws every
  * question it holds.
  */
-async function follow(socket: WebSocket, relay: Relay, { attached, relays }: Follow): Promise<void> {
+async function follow(socket: WebSocket, relay: Relay, { attached, holds }: { attached: (threads: number) => void; holds: Holds }): Promise<void> {
   const { warn, signal } = relay;
   const calls = new Map<number, Call>();
   let nextId = 1;
-  /** Each question being relayed, by Codex's request id: aborting withdraws its ask. */
-  const held = new Map<string, AbortController>();
+  /** The questions of this connection being relayed, by Codex's request id. */
+  const keys = new Set<string>();
   /**
    * Threads resumed, or being resumed (`again`: Codex said more of it meanwhile, so a refusal is tried
    * once more); and those Codex said are ephemeral (its own side work, which never asks).
@@ -229,17 +215,11 @@ async function follow(socket: WebSocket, relay: Relay, { attached, relays }: Fol
       // Only questions are Codex's to ask here; everything else it asks stays with its TUI, unanswered by this client.
       if (message.method !== QUESTION_METHOD) return;
       const key = JSON.stringify(message.id);
-      if (held.has(key)) return;
-      const holding = new AbortController();
-      held.set(key, holding);
-      const task = relayOne(relay, message.id, message.params, { call, send, holding }).finally(() => {
-        held.delete(key);
-        relays.delete(task);
-      });
-      relays.add(task);
+      const id = message.id;
+      if (holds.start(key, (holding) => relayOne(relay, id, message.params, { call, send }, holding))) keys.add(key);
     } else if (message.method === RESOLVED_METHOD) {
       const requestId = isRecord(message.params) ? message.params.requestId : undefined;
-      if (typeof requestId === 'string' || typeof requestId === 'number') held.get(JSON.stringify(requestId))?.abort('settled');
+      if (typeof requestId === 'string' || typeof requestId === 'number') holds.letGo(JSON.stringify(requestId), 'settled');
     } else if (message.method === 'thread/started') {
       const thread = isRecord(message.params) && isRecord(message.params.thread) ? message.params.thread : undefined;
       if (thread && typeof thread.id === 'string') {
@@ -263,7 +243,7 @@ async function follow(socket: WebSocket, relay: Relay, { attached, relays }: Fol
       waiting.reject(new Error('the connection to Codex closed'));
     }
     calls.clear();
-    for (const holding of held.values()) holding.abort(signal.aborted ? 'stopped' : 'disconnected');
+    for (const key of keys) holds.letGo(key, signal.aborted ? 'stopped' : 'disconnected');
   });
 
   await call('initialize', { clientInfo: { name: 'askbridge', title: 'askbridge', version: VERSION }, capabilities: { experimentalApi: false, requestAttestation: false } });
@@ -280,41 +260,32 @@ async function follow(socket: WebSocket, relay: Relay, { attached, relays }: Fol
   for (const threadId of threads) resume(threadId);
 }
 
-type Connection = { call: (method: string, params: unknown) => Promise<unknown>; send: (message: object) => void; holding: AbortController };
+type Connection = { call: (method: string, params: unknown) => Promise<unknown>; send: (message: object) => void };
 
-/** Hands one question to askbridge, waits for the answer, and sends it to Codex; one line for what happened. */
-async function relayOne({ env, print }: Relay, id: RequestId, params: unknown, { call, send, holding }: Connection): Promise<void> {
+/** Hands one question to askbridge, and its answer to Codex (relay.ts); what does not fit stays with Codex's own picker. */
+async function relayOne(relay: Relay, id: RequestId, params: unknown, { call, send }: Connection, holding: AbortSignal): Promise<void> {
   const checked = checkShape(CodexUserInputRequestSchema, params);
   if (!checked.ok) {
-    print(`question ${terminalText(JSON.stringify(id))}: not relayed, Codex's own picker asks (${terminalText(describeZodError(checked.error).slice(0, 3).join('; '))})\n`);
+    relay.print(`question ${terminalText(JSON.stringify(id))}: not relayed, Codex's own picker asks (${terminalText(describeZodError(checked.error).slice(0, 3).join('; '))})\n`);
     return;
   }
   const request = checked.value;
   const name = `question ${terminalText(request.itemId)} of thread ${terminalText(request.threadId)}`;
-  try {
-    const body: AttachCodexRequest = { request, thread: await threadOf(call, request.threadId), environment: askerEnvironment(env) };
-    print(`${name}: relayed to askbridge\n`);
-    const response = await connectToDaemon(env).request('POST', '/api/attach/codex', body, { waitsForAPerson: true, signal: holding.signal });
-    if (response.status !== 200) {
-      const refusal = checkShape(ErrorReplySchema, response.body);
-      print(`${name}: askbridge refused it (${terminalText(refusal.ok ? refusal.value.error.message : `HTTP ${response.status}`)}): Codex's own picker asks\n`);
-      return;
-    }
-    const { ask, reply } = readReply(AttachCodexReplySchema, response.body, 'answer');
-    if (reply === null) {
-      print(`${name}: ${ask.status} in askbridge, no answer: Codex's own picker asks\n`);
-      return;
-    }
-    send({ id, result: reply });
-    print(`${name}: ${ask.status} in askbridge, sent to Codex\n`);
-  } catch (error) {
-    if (holding.signal.aborted) {
-      if (holding.signal.reason === 'settled') print(`${name}: settled in Codex, withdrawn from askbridge\n`);
-      if (holding.signal.reason === 'disconnected') print(`${name}: the connection to Codex closed, withdrawn from askbridge\n`);
-      return;
-    }
-    print(`${name}: ${terminalText(errorText(error))}: Codex's own picker asks\n`);
-  }
+  await relayAsk<CodexUserInputResponse>(
+    relay,
+    {
+      name,
+      announce: name,
+      ownPrompt: "Codex's own picker",
+      agent: 'Codex',
+      path: '/api/attach/codex',
+      schema: AttachCodexReplySchema,
+      body: async () => ({ request, thread: await threadOf(call, request.threadId), environment: askerEnvironment(relay.env) }) satisfies AttachCodexRequest,
+      deliver: async (reply) => send({ id, result: reply }),
+      words: () => 'answered',
+    },
+    holding,
+  );
 }
 
 /** The thread's folder (its project's configuration applies) and its name or first prompt, for the card; nothing when Codex does not say. */
@@ -349,27 +320,4 @@ function parseMessage(text: string): Message | undefined {
 
 function errorMessage(error: unknown): string {
   return isRecord(error) && typeof error.message === 'string' ? error.message : 'no reason given';
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function errorText(error: unknown): string {
-  if (error instanceof CliError) return error.message;
-  if (error instanceof Error && error.cause instanceof Error) return `${error.message}: ${error.cause.message}`;
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }
