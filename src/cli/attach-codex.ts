@@ -19,12 +19,12 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
-import { AttachCodexReplySchema, CodexUserInputRequestSchema, checkShape, describeZodError, type AttachCodexRequest, type CodexUserInputResponse } from '../protocol.js';
+import { AttachCodexReplySchema, CodexUserInputRequestSchema, checkShape, describeZodError, type AttachCodexRequest, type CodexUserInputRequest, type CodexUserInputResponse } from '../protocol.js';
 import { VERSION } from '../version.js';
 import { terminalText } from '../visible-text.js';
 import { askerEnvironment } from './ask.js';
 import { CliError, type CommandIo } from './command.js';
-import { createHolds, followAgent, isRecord, relayAsk, type Holds, type RelayIo } from './relay.js';
+import { createHolds, followAgent, isRecord, relayAsk, type Hold, type Holds, type RelayIo } from './relay.js';
 
 /** A call to Codex (initialize, listing and resuming threads, reading one). */
 const CALL_TIMEOUT_MS = 10_000;
@@ -63,6 +63,8 @@ export async function attachCodex(relay: Relay): Promise<void> {
   const where = terminalText(socketPath);
   let connectedOnce = false;
   const holds = createHolds();
+  /** Where each held question's answer goes now: its request on the connection that asked it last. */
+  const asking = new Map<string, Asking>();
   const attached = (threads: number) => {
     print(`${connectedOnce ? 'Codex is back' : 'attached to Codex'} at ${where} (${threads === 1 ? '1 thread' : `${threads} threads`} loaded)\n`);
     connectedOnce = true;
@@ -72,16 +74,20 @@ export async function attachCodex(relay: Relay): Promise<void> {
       async follow(connected) {
         const socket = await connect(ownSocket(socketPath), signal);
         connected();
-        await follow(socket, relay, { attached, holds });
+        await follow(socket, relay, { attached, holds, asking });
         await closed(socket);
       },
       unreachable: (why) => `Codex's app-server at ${where} cannot be reached (${why}): trying again until it can (Codex starts it with its TUI)\n`,
       ended: `Codex's app-server closed the connection: connecting again\n`,
     });
   } finally {
+    holds.letAllGo('stopped');
     await holds.settled();
   }
 }
+
+/** A question's request as Codex asked it last: its id on that connection, and how its answer is sent there. */
+type Asking = { id: RequestId; answer: (result: unknown) => void };
 
 /**
  * The socket to connect to, once every piece of the way to it is this user's. Codex (0.169.0) makes
@@ -148,15 +154,16 @@ type Call = { resolve: (result: unknown) => void; reject: (error: Error) => void
 
 /**
  * Speaks JSON-RPC with Codex on one connection: initializes, resumes the threads loaded, relays
- * every question they ask. What it started runs until the connection closes, which withdraws every
- * question it holds.
+ * every question they ask. A question is held by its thread and item, not by the connection: when
+ * the connection closes its ask stays, and Codex asks it again once it is back (a resumed thread's
+ * pending requests are sent again), which is where an answer not yet confirmed goes then.
  */
-async function follow(socket: WebSocket, relay: Relay, { attached, holds }: { attached: (threads: number) => void; holds: Holds }): Promise<void> {
-  const { warn, signal } = relay;
+async function follow(socket: WebSocket, relay: Relay, { attached, holds, asking }: { attached: (threads: number) => void; holds: Holds; asking: Map<string, Asking> }): Promise<void> {
+  const { warn } = relay;
   const calls = new Map<number, Call>();
   let nextId = 1;
-  /** The questions of this connection being relayed, by Codex's request id. */
-  const keys = new Set<string>();
+  /** The held question each request of this connection is, by Codex's request id. */
+  const requests = new Map<string, string>();
   /**
    * Threads resumed, or being resumed (`again`: Codex said more of it meanwhile, so a refusal is tried
    * once more); and those Codex said are ephemeral (its own side work, which never asks).
@@ -214,12 +221,26 @@ async function follow(socket: WebSocket, relay: Relay, { attached, holds }: { at
     } else if (message.id !== undefined) {
       // Only questions are Codex's to ask here; everything else it asks stays with its TUI, unanswered by this client.
       if (message.method !== QUESTION_METHOD) return;
-      const key = JSON.stringify(message.id);
       const id = message.id;
-      if (holds.start(key, (holding) => relayOne(relay, id, message.params, { call, send }, holding))) keys.add(key);
+      const checked = checkShape(CodexUserInputRequestSchema, message.params);
+      if (!checked.ok) {
+        relay.print(`question ${terminalText(JSON.stringify(id))}: not relayed, Codex's own picker asks (${terminalText(describeZodError(checked.error).slice(0, 3).join('; '))})\n`);
+        return;
+      }
+      const key = `${checked.value.threadId}\u0000${checked.value.itemId}`;
+      requests.set(JSON.stringify(id), key);
+      asking.set(key, {
+        id,
+        answer: (result) => {
+          if (socket.readyState !== WebSocket.OPEN) throw new Error('the connection to Codex closed: sent again once Codex asks again');
+          socket.send(JSON.stringify({ id, result }));
+        },
+      });
+      if (!holds.start(key, (hold) => relayOne(relay, checked.value, { call, asking: () => asking.get(key) }, hold).finally(() => asking.delete(key)))) holds.tryAgain(key);
     } else if (message.method === RESOLVED_METHOD) {
       const requestId = isRecord(message.params) ? message.params.requestId : undefined;
-      if (typeof requestId === 'string' || typeof requestId === 'number') holds.letGo(JSON.stringify(requestId), 'settled');
+      const key = typeof requestId === 'string' || typeof requestId === 'number' ? requests.get(JSON.stringify(requestId)) : undefined;
+      if (key !== undefined && asking.get(key)?.id === requestId) holds.letGo(key, 'settled');
     } else if (message.method === 'thread/started') {
       const thread = isRecord(message.params) && isRecord(message.params.thread) ? message.params.thread : undefined;
       if (thread && typeof thread.id === 'string') {
@@ -243,7 +264,6 @@ async function follow(socket: WebSocket, relay: Relay, { attached, holds }: { at
       waiting.reject(new Error('the connection to Codex closed'));
     }
     calls.clear();
-    for (const key of keys) holds.letGo(key, signal.aborted ? 'stopped' : 'disconnected');
   });
 
   await call('initialize', { clientInfo: { name: 'askbridge', title: 'askbridge', version: VERSION }, capabilities: { experimentalApi: false, requestAttestation: false } });
@@ -260,16 +280,10 @@ async function follow(socket: WebSocket, relay: Relay, { attached, holds }: { at
   for (const threadId of threads) resume(threadId);
 }
 
-type Connection = { call: (method: string, params: unknown) => Promise<unknown>; send: (message: object) => void };
+type Connection = { call: (method: string, params: unknown) => Promise<unknown>; asking: () => Asking | undefined };
 
-/** Hands one question to askbridge, and its answer to Codex (relay.ts); what does not fit stays with Codex's own picker. */
-async function relayOne(relay: Relay, id: RequestId, params: unknown, { call, send }: Connection, holding: AbortSignal): Promise<void> {
-  const checked = checkShape(CodexUserInputRequestSchema, params);
-  if (!checked.ok) {
-    relay.print(`question ${terminalText(JSON.stringify(id))}: not relayed, Codex's own picker asks (${terminalText(describeZodError(checked.error).slice(0, 3).join('; '))})\n`);
-    return;
-  }
-  const request = checked.value;
+/** Hands one question to askbridge, and its answer to Codex (relay.ts), where Codex asks it now. */
+async function relayOne(relay: Relay, request: CodexUserInputRequest, { call, asking }: Connection, hold: Hold): Promise<void> {
   const name = `question ${terminalText(request.itemId)} of thread ${terminalText(request.threadId)}`;
   await relayAsk<CodexUserInputResponse>(
     relay,
@@ -278,13 +292,18 @@ async function relayOne(relay: Relay, id: RequestId, params: unknown, { call, se
       announce: name,
       ownPrompt: "Codex's own picker",
       agent: 'Codex',
+      key: { agent: 'codex', sessionId: request.threadId, toolUseId: request.itemId },
       path: '/api/attach/codex',
       schema: AttachCodexReplySchema,
       body: async () => ({ request, thread: await threadOf(call, request.threadId), environment: askerEnvironment(relay.env) }) satisfies AttachCodexRequest,
-      deliver: async (reply) => send({ id, result: reply }),
+      deliver: async (reply) => {
+        const to = asking();
+        if (!to) throw new Error('Codex does not ask it now');
+        to.answer(reply);
+      },
       words: () => 'answered',
     },
-    holding,
+    hold,
   );
 }
 

@@ -21,6 +21,7 @@ import { parseArgs } from 'node:util';
 import type { z } from 'zod';
 import {
   AttachOpencodeReplySchema,
+  LIMITS,
   OpencodePermissionRequestSchema,
   OpencodeQuestionRequestSchema,
   checkShape,
@@ -32,7 +33,7 @@ import { peerUid, readTcpTable } from '../tcp-table.js';
 import { terminalText } from '../visible-text.js';
 import { askerEnvironment } from './ask.js';
 import { CliError, type CommandIo } from './command.js';
-import { createHolds, followAgent, isRecord, relayAsk, type RelayIo } from './relay.js';
+import { createHolds, followAgent, isRecord, relayAsk, type Hold, type RelayIo } from './relay.js';
 
 /** Where `opencode serve` listens unless told otherwise. */
 export const OPENCODE_DEFAULT_URL = 'http://127.0.0.1:4096';
@@ -56,8 +57,12 @@ export async function run(io: CommandIo): Promise<number> {
   return 0;
 }
 
-/** opencode's server: its base URL, and its Authorization header when it has a password. */
-export type OpencodeServer = { url: URL; authorization: string | undefined };
+/**
+ * opencode's server: its base URL, its Authorization header when it has a password, and the machine
+ * it runs on when that is not this one (its host): its asks are planned as that machine's, whose
+ * folders this machine's project configuration does not describe.
+ */
+export type OpencodeServer = { url: URL; authorization: string | undefined; machine: string | undefined };
 
 /**
  * The server's address, checked: plain http only to this machine (127.0.0.0/8, ::1, localhost),
@@ -78,7 +83,8 @@ export function opencodeServer(address: string, env: NodeJS.ProcessEnv): Opencod
   url.hash = '';
   const password = env.OPENCODE_SERVER_PASSWORD;
   const user = env.OPENCODE_SERVER_USERNAME || 'opencode';
-  return { url, authorization: password ? `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` : undefined };
+  const machine = isLoopback(url.hostname) ? undefined : url.hostname.replace(/^\[|\]$/g, '').slice(0, LIMITS.machineChars);
+  return { url, authorization: password ? `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` : undefined, machine };
 }
 
 function isLoopback(hostname: string): boolean {
@@ -114,7 +120,7 @@ export async function attachOpencode(relay: Relay): Promise<void> {
   const start = (pending: Pending) => {
     if (seen.has(pending.id) || relay.signal.aborted) return;
     seen.add(pending.id);
-    holds.start(pending.id, (holding) => relayOne(relay, pending, holding));
+    holds.start(pending.id, (hold) => relayOne(relay, pending, hold));
   };
   const onEvent = (event: OpencodeEvent) => {
     const { type, properties } = event.payload;
@@ -219,7 +225,7 @@ async function listPending(server: OpencodeServer, directories: Set<string | und
 }
 
 /** Hands one request to askbridge, and its decision to opencode (relay.ts); what does not fit stays with opencode's own prompt. */
-async function relayOne(relay: Relay, pending: Pending, holding: AbortSignal): Promise<void> {
+async function relayOne(relay: Relay, pending: Pending, hold: Hold): Promise<void> {
   const { server, env, print } = relay;
   const { kind, id, directory } = pending;
   const name = `${kind} ${terminalText(id)}`;
@@ -237,6 +243,7 @@ async function relayOne(relay: Relay, pending: Pending, holding: AbortSignal): P
       announce: `${name}${what} of session ${terminalText(sessionID)}`,
       ownPrompt: "opencode's own prompt",
       agent: 'opencode',
+      key: { agent: 'opencode', sessionId: sessionID, toolUseId: id, ...(server.machine === undefined ? {} : { machine: server.machine }) },
       path: '/api/attach/opencode',
       schema: AttachOpencodeReplySchema,
       async body(signal) {
@@ -244,13 +251,14 @@ async function relayOne(relay: Relay, pending: Pending, holding: AbortSignal): P
         return {
           request,
           session: { directory: directory ?? session.directory ?? '', ...(session.title ? { title: session.title } : {}) },
+          ...(server.machine === undefined ? {} : { machine: server.machine }),
           environment: askerEnvironment(env),
         } satisfies AttachOpencodeRequest;
       },
       deliver: (reply) => postReply(server, id, directory, reply, relay.signal),
       words: replyWords,
     },
-    holding,
+    hold,
   );
 }
 
