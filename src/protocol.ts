@@ -703,7 +703,8 @@ export const REVOKED_CLOSE_CODE = 4001;
 export const PAIRING_CODE_TTL_MS = 10 * 60_000;
 
 /** The daemon's replies about asks, to the page and the CLI. */
-export const AsksReplySchema = z.object({ asks: z.array(AskViewSchema) });
+/** Reply of GET /api/asks: the asks waiting, and the relayed ones answered whose decision has not reached their agent yet. */
+export const AsksReplySchema = z.object({ asks: z.array(AskViewSchema), undelivered: z.array(AskViewSchema).optional() });
 export const AskReplySchema = z.object({ ask: AskViewSchema });
 export type AsksReply = z.infer<typeof AsksReplySchema>;
 export type AskReply = z.infer<typeof AskReplySchema>;

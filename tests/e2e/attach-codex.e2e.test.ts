@@ -21,7 +21,7 @@ import type { AskView } from '../../src/protocol.js';
 import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { becomeNeighbour, neighbourAvailability, type Neighbour } from '../stack/neighbour.js';
-import { startCli, whenExited, type RunningProcess } from '../stack/processes.js';
+import { runCli, startCli, whenExited, type RunningProcess } from '../stack/processes.js';
 
 type Frame = { id?: string | number; method?: string; params?: Record<string, unknown>; result?: unknown; error?: unknown };
 /** `unsaved`: nothing of it on disk yet (before its first prompt), so it cannot be resumed. */
@@ -320,6 +320,7 @@ describe('askbridge attach codex', () => {
     expect((await daemon.ask(ask.id)).status).toBe('pending');
     expect((await daemon.api('POST', `/api/asks/${ask.id}/answer`, { responses: [{ question: 'Which database should we use?', other: 'MariaDB' }] })).status).toBe(200);
     expect((await daemon.ask(ask.id)).delivery).toBe('waiting');
+    expect((await runCli(['pending'], daemon.env)).stdout).toContain(`${ask.id}  ${THREAD.cwd}  asked by Codex  (answered, not yet delivered)`);
     await app.start();
     await waitForLine('Codex is back at', from);
     expect((await app.replyTo(id)).result).toEqual({ answers: { db: { answers: ['None of the above', 'user_note: MariaDB'] } } });
