@@ -21,6 +21,8 @@ export const LIMITS = {
   otherChars: 10_000,
   notesChars: 10_000,
   idChars: 200,
+  /** A machine's name, as a remote hook or a relay gives it. */
+  machineChars: 64,
   /** Objects and arrays nested in tool_input, tool_input itself included; real payloads use 5. */
   toolInputDepth: 32,
   /** tool_input serialised as JSON, in UTF-8 bytes. */
@@ -286,7 +288,12 @@ export const OpencodePermissionRequestSchema = z.looseObject({
 });
 export type OpencodePermissionRequest = z.infer<typeof OpencodePermissionRequestSchema>;
 
-/** Body of POST /api/attach/opencode: one pending request of opencode's, and its session's folder and title. */
+/**
+ * Body of POST /api/attach/opencode: one pending request of opencode's, and its session's folder
+ * and title; `machine`, the host of an opencode on another machine (its folder is a path there, so
+ * this machine's project configuration does not apply). The same request relayed again (the
+ * relay or the daemon restarted) re-attaches to its ask: it is keyed by opencode's own id.
+ */
 export const AttachOpencodeRequestSchema = z
   .strictObject({
     request: z.discriminatedUnion('kind', [
@@ -294,6 +301,7 @@ export const AttachOpencodeRequestSchema = z
       z.strictObject({ kind: z.literal('permission'), permission: OpencodePermissionRequestSchema }),
     ]),
     session: z.strictObject({ directory: text(4096).optional().default(''), title: text(LIMITS.questionChars).optional() }).optional().default({ directory: '' }),
+    machine: nonEmptyText(LIMITS.machineChars).optional(),
     environment: HookEnvironmentSchema,
   })
   .meta({ title: 'opencode request' });
@@ -343,6 +351,24 @@ export const AttachCodexRequestSchema = z
   })
   .meta({ title: 'Codex question' });
 export type AttachCodexRequest = z.input<typeof AttachCodexRequestSchema>;
+
+/** What a relay holds of an ask it relays, to withdraw it (the agent settled it itself, or the relay stops): the agent's own ids. */
+export const RelayWithdrawSchema = z
+  .strictObject({
+    agent: z.enum(['opencode', 'codex']),
+    sessionId: nonEmptyText(LIMITS.idChars),
+    toolUseId: nonEmptyText(LIMITS.idChars),
+    machine: nonEmptyText(LIMITS.machineChars).optional(),
+  })
+  .meta({ title: 'relay withdrawal' });
+export type RelayWithdraw = z.infer<typeof RelayWithdrawSchema>;
+
+/**
+ * Body of POST /api/asks/:id/delivery: what became of a relayed ask's decision. `delivered`: the
+ * agent confirmed it took it. `undeliverable`: it never can (the agent's request is gone), and why.
+ */
+export const RelayDeliverySchema = z.union([z.strictObject({ delivered: z.literal(true) }), z.strictObject({ undeliverable: nonEmptyText(500) })]).meta({ title: 'relay delivery' });
+export type RelayDelivery = z.infer<typeof RelayDeliverySchema>;
 
 /** Codex's own answer to requestUserInput (the JSON-RPC result): each question's id -> what was chosen and noted. */
 export const CodexUserInputResponseSchema = z.strictObject({ answers: z.record(z.string(), z.strictObject({ answers: z.array(z.string()) })) });
@@ -608,8 +634,14 @@ export const AskViewSchema = z.object({
   asker: AskerSchema.optional(),
   /** What a person may decide on it where it is shown whole. */
   choices: ChoicesSchema,
-  /** The machine a remote hook named (askbridge install --url); absent for this machine. */
+  /** The machine a remote hook named (askbridge install --url), or a relayed agent's server is on; absent for this machine. */
   machine: z.string().optional(),
+  /**
+   * A relayed ask's decision on its way to the agent (askbridge attach): `waiting` until the agent
+   * confirms it took it ("answered, not yet delivered"), then `delivered`; `undeliverable` when it
+   * never can be (the agent's request is gone: `error` says why).
+   */
+  delivery: z.enum(['waiting', 'delivered', 'undeliverable']).optional(),
   /** Why a `failed` question failed. */
   error: z.string().optional(),
   resolvedAt: z.number().optional(),
@@ -671,7 +703,8 @@ export const REVOKED_CLOSE_CODE = 4001;
 export const PAIRING_CODE_TTL_MS = 10 * 60_000;
 
 /** The daemon's replies about asks, to the page and the CLI. */
-export const AsksReplySchema = z.object({ asks: z.array(AskViewSchema) });
+/** Reply of GET /api/asks: the asks waiting, and the relayed ones answered whose decision has not reached their agent yet. */
+export const AsksReplySchema = z.object({ asks: z.array(AskViewSchema), undelivered: z.array(AskViewSchema).optional() });
 export const AskReplySchema = z.object({ ask: AskViewSchema });
 export type AsksReply = z.infer<typeof AsksReplySchema>;
 export type AskReply = z.infer<typeof AskReplySchema>;

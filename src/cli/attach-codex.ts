@@ -19,16 +19,13 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
-import { AttachCodexReplySchema, CodexUserInputRequestSchema, ErrorReplySchema, checkShape, describeZodError, type AttachCodexRequest } from '../protocol.js';
+import { AttachCodexReplySchema, CodexUserInputRequestSchema, checkShape, describeZodError, type AttachCodexRequest, type CodexUserInputRequest, type CodexUserInputResponse } from '../protocol.js';
 import { VERSION } from '../version.js';
 import { terminalText } from '../visible-text.js';
 import { askerEnvironment } from './ask.js';
-import { connectToDaemon } from './client.js';
 import { CliError, type CommandIo } from './command.js';
-import { readReply } from './replies.js';
+import { createHolds, followAgent, isRecord, relayAsk, type Hold, type Holds, type RelayIo } from './relay.js';
 
-/** The waits between attempts to reach Codex again: doubling, up to the last. */
-const BACKOFF_MS = [250, 500, 1000, 2000, 5000] as const;
 /** A call to Codex (initialize, listing and resuming threads, reading one). */
 const CALL_TIMEOUT_MS = 10_000;
 /** The largest message Codex's control socket takes in one frame (its x-codex-websocket-max-unfragmented-message-bytes). */
@@ -58,44 +55,39 @@ export function codexControlSocket(env: NodeJS.ProcessEnv): string {
   return join(env.CODEX_HOME || join(homedir(), '.codex'), 'app-server-control', 'app-server-control.sock');
 }
 
-type Relay = { socketPath: string; env: NodeJS.ProcessEnv; print: (line: string) => void; warn: (line: string) => void; signal: AbortSignal };
-/** What one connection reports to the loop that made it: once it is attached (how many threads are loaded), and each relay it starts. */
-type Follow = { attached: (threads: number) => void; relays: Set<Promise<void>> };
+type Relay = RelayIo & { socketPath: string };
 
 /** Follows Codex's app-server until `signal` aborts; every held question is withdrawn then. */
 export async function attachCodex(relay: Relay): Promise<void> {
-  const { socketPath, print, warn, signal } = relay;
+  const { socketPath, print, signal } = relay;
   const where = terminalText(socketPath);
-  let attempt = 0;
   let connectedOnce = false;
-  const relays = new Set<Promise<void>>();
-  let refused: CliError | undefined;
+  const holds = createHolds();
+  /** Where each held question's answer goes now: its request on the connection that asked it last. */
+  const asking = new Map<string, Asking>();
   const attached = (threads: number) => {
     print(`${connectedOnce ? 'Codex is back' : 'attached to Codex'} at ${where} (${threads === 1 ? '1 thread' : `${threads} threads`} loaded)\n`);
     connectedOnce = true;
   };
-  while (!signal.aborted) {
-    try {
-      const socket = await connect(ownSocket(socketPath), signal);
-      attempt = 0;
-      await follow(socket, relay, { attached, relays });
-      await closed(socket);
-      if (!signal.aborted) warn(`Codex's app-server closed the connection: connecting again\n`);
-    } catch (error) {
-      if (signal.aborted) break;
-      if (error instanceof CliError) {
-        refused = error;
-        break;
-      }
-      const wait = BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)]!;
-      if (attempt === 0) warn(`Codex's app-server at ${where} cannot be reached (${terminalText(errorText(error))}): trying again until it can (Codex starts it with its TUI)\n`);
-      attempt += 1;
-      await pause(wait, signal);
-    }
+  try {
+    await followAgent(relay, {
+      async follow(connected) {
+        const socket = await connect(ownSocket(socketPath), signal);
+        connected();
+        await follow(socket, relay, { attached, holds, asking });
+        await closed(socket);
+      },
+      unreachable: (why) => `Codex's app-server at ${where} cannot be reached (${why}): trying again until it can (Codex starts it with its TUI)\n`,
+      ended: `Codex's app-server closed the connection: connecting again\n`,
+    });
+  } finally {
+    holds.letAllGo('stopped');
+    await holds.settled();
   }
-  await Promise.all(relays);
-  if (refused) throw refused;
 }
+
+/** A question's request as Codex asked it last: its id on that connection, and how its answer is sent there. */
+type Asking = { id: RequestId; answer: (result: unknown) => void };
 
 /**
  * The socket to connect to, once every piece of the way to it is this user's. Codex (0.169.0) makes
@@ -162,15 +154,16 @@ type Call = { resolve: (result: unknown) => void; reject: (error: Error) => void
 
 /**
  * Speaks JSON-RPC with Codex on one connection: initializes, resumes the threads loaded, relays
- * every question they ask. What it started runs until the connection closes, which withdraws every
- * question it holds.
+ * every question they ask. A question is held by its thread and item, not by the connection: when
+ * the connection closes its ask stays, and Codex asks it again once it is back (a resumed thread's
+ * pending requests are sent again), which is where an answer not yet confirmed goes then.
  */
-async function follow(socket: WebSocket, relay: Relay, { attached, relays }: Follow): Promise<void> {
-  const { warn, signal } = relay;
+async function follow(socket: WebSocket, relay: Relay, { attached, holds, asking }: { attached: (threads: number) => void; holds: Holds; asking: Map<string, Asking> }): Promise<void> {
+  const { warn } = relay;
   const calls = new Map<number, Call>();
   let nextId = 1;
-  /** Each question being relayed, by Codex's request id: aborting withdraws its ask. */
-  const held = new Map<string, AbortController>();
+  /** The held question each request of this connection is, by Codex's request id. */
+  const requests = new Map<string, string>();
   /**
    * Threads resumed, or being resumed (`again`: Codex said more of it meanwhile, so a refusal is tried
    * once more); and those Codex said are ephemeral (its own side work, which never asks).
@@ -228,18 +221,26 @@ async function follow(socket: WebSocket, relay: Relay, { attached, relays }: Fol
     } else if (message.id !== undefined) {
       // Only questions are Codex's to ask here; everything else it asks stays with its TUI, unanswered by this client.
       if (message.method !== QUESTION_METHOD) return;
-      const key = JSON.stringify(message.id);
-      if (held.has(key)) return;
-      const holding = new AbortController();
-      held.set(key, holding);
-      const task = relayOne(relay, message.id, message.params, { call, send, holding }).finally(() => {
-        held.delete(key);
-        relays.delete(task);
+      const id = message.id;
+      const checked = checkShape(CodexUserInputRequestSchema, message.params);
+      if (!checked.ok) {
+        relay.print(`question ${terminalText(JSON.stringify(id))}: not relayed, Codex's own picker asks (${terminalText(describeZodError(checked.error).slice(0, 3).join('; '))})\n`);
+        return;
+      }
+      const key = `${checked.value.threadId}\u0000${checked.value.itemId}`;
+      requests.set(JSON.stringify(id), key);
+      asking.set(key, {
+        id,
+        answer: (result) => {
+          if (socket.readyState !== WebSocket.OPEN) throw new Error('the connection to Codex closed: sent again once Codex asks again');
+          socket.send(JSON.stringify({ id, result }));
+        },
       });
-      relays.add(task);
+      if (!holds.start(key, (hold) => relayOne(relay, checked.value, { call, asking: () => asking.get(key) }, hold).finally(() => asking.delete(key)))) holds.tryAgain(key);
     } else if (message.method === RESOLVED_METHOD) {
       const requestId = isRecord(message.params) ? message.params.requestId : undefined;
-      if (typeof requestId === 'string' || typeof requestId === 'number') held.get(JSON.stringify(requestId))?.abort('settled');
+      const key = typeof requestId === 'string' || typeof requestId === 'number' ? requests.get(JSON.stringify(requestId)) : undefined;
+      if (key !== undefined && asking.get(key)?.id === requestId) holds.letGo(key, 'settled');
     } else if (message.method === 'thread/started') {
       const thread = isRecord(message.params) && isRecord(message.params.thread) ? message.params.thread : undefined;
       if (thread && typeof thread.id === 'string') {
@@ -263,7 +264,6 @@ async function follow(socket: WebSocket, relay: Relay, { attached, relays }: Fol
       waiting.reject(new Error('the connection to Codex closed'));
     }
     calls.clear();
-    for (const holding of held.values()) holding.abort(signal.aborted ? 'stopped' : 'disconnected');
   });
 
   await call('initialize', { clientInfo: { name: 'askbridge', title: 'askbridge', version: VERSION }, capabilities: { experimentalApi: false, requestAttestation: false } });
@@ -280,41 +280,31 @@ async function follow(socket: WebSocket, relay: Relay, { attached, relays }: Fol
   for (const threadId of threads) resume(threadId);
 }
 
-type Connection = { call: (method: string, params: unknown) => Promise<unknown>; send: (message: object) => void; holding: AbortController };
+type Connection = { call: (method: string, params: unknown) => Promise<unknown>; asking: () => Asking | undefined };
 
-/** Hands one question to askbridge, waits for the answer, and sends it to Codex; one line for what happened. */
-async function relayOne({ env, print }: Relay, id: RequestId, params: unknown, { call, send, holding }: Connection): Promise<void> {
-  const checked = checkShape(CodexUserInputRequestSchema, params);
-  if (!checked.ok) {
-    print(`question ${terminalText(JSON.stringify(id))}: not relayed, Codex's own picker asks (${terminalText(describeZodError(checked.error).slice(0, 3).join('; '))})\n`);
-    return;
-  }
-  const request = checked.value;
+/** Hands one question to askbridge, and its answer to Codex (relay.ts), where Codex asks it now. */
+async function relayOne(relay: Relay, request: CodexUserInputRequest, { call, asking }: Connection, hold: Hold): Promise<void> {
   const name = `question ${terminalText(request.itemId)} of thread ${terminalText(request.threadId)}`;
-  try {
-    const body: AttachCodexRequest = { request, thread: await threadOf(call, request.threadId), environment: askerEnvironment(env) };
-    print(`${name}: relayed to askbridge\n`);
-    const response = await connectToDaemon(env).request('POST', '/api/attach/codex', body, { waitsForAPerson: true, signal: holding.signal });
-    if (response.status !== 200) {
-      const refusal = checkShape(ErrorReplySchema, response.body);
-      print(`${name}: askbridge refused it (${terminalText(refusal.ok ? refusal.value.error.message : `HTTP ${response.status}`)}): Codex's own picker asks\n`);
-      return;
-    }
-    const { ask, reply } = readReply(AttachCodexReplySchema, response.body, 'answer');
-    if (reply === null) {
-      print(`${name}: ${ask.status} in askbridge, no answer: Codex's own picker asks\n`);
-      return;
-    }
-    send({ id, result: reply });
-    print(`${name}: ${ask.status} in askbridge, sent to Codex\n`);
-  } catch (error) {
-    if (holding.signal.aborted) {
-      if (holding.signal.reason === 'settled') print(`${name}: settled in Codex, withdrawn from askbridge\n`);
-      if (holding.signal.reason === 'disconnected') print(`${name}: the connection to Codex closed, withdrawn from askbridge\n`);
-      return;
-    }
-    print(`${name}: ${terminalText(errorText(error))}: Codex's own picker asks\n`);
-  }
+  await relayAsk<CodexUserInputResponse>(
+    relay,
+    {
+      name,
+      announce: name,
+      ownPrompt: "Codex's own picker",
+      agent: 'Codex',
+      key: { agent: 'codex', sessionId: request.threadId, toolUseId: request.itemId },
+      path: '/api/attach/codex',
+      schema: AttachCodexReplySchema,
+      body: async () => ({ request, thread: await threadOf(call, request.threadId), environment: askerEnvironment(relay.env) }) satisfies AttachCodexRequest,
+      deliver: async (reply) => {
+        const to = asking();
+        if (!to) throw new Error('Codex does not ask it now');
+        to.answer(reply);
+      },
+      words: () => 'answered',
+    },
+    hold,
+  );
 }
 
 /** The thread's folder (its project's configuration applies) and its name or first prompt, for the card; nothing when Codex does not say. */
@@ -349,27 +339,4 @@ function parseMessage(text: string): Message | undefined {
 
 function errorMessage(error: unknown): string {
   return isRecord(error) && typeof error.message === 'string' ? error.message : 'no reason given';
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function errorText(error: unknown): string {
-  if (error instanceof CliError) return error.message;
-  if (error instanceof Error && error.cause instanceof Error) return `${error.message}: ${error.cause.message}`;
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

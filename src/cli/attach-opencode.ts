@@ -21,7 +21,7 @@ import { parseArgs } from 'node:util';
 import type { z } from 'zod';
 import {
   AttachOpencodeReplySchema,
-  ErrorReplySchema,
+  LIMITS,
   OpencodePermissionRequestSchema,
   OpencodeQuestionRequestSchema,
   checkShape,
@@ -32,14 +32,11 @@ import {
 import { peerUid, readTcpTable } from '../tcp-table.js';
 import { terminalText } from '../visible-text.js';
 import { askerEnvironment } from './ask.js';
-import { connectToDaemon } from './client.js';
 import { CliError, type CommandIo } from './command.js';
-import { readReply } from './replies.js';
+import { createHolds, followAgent, isRecord, relayAsk, type Hold, type RelayIo } from './relay.js';
 
 /** Where `opencode serve` listens unless told otherwise. */
 export const OPENCODE_DEFAULT_URL = 'http://127.0.0.1:4096';
-/** The waits between attempts to reach opencode again: doubling, up to the last. */
-const BACKOFF_MS = [250, 500, 1000, 2000, 5000] as const;
 /** A call to opencode that is not the event stream. */
 const OPENCODE_TIMEOUT_MS = 10_000;
 
@@ -60,8 +57,12 @@ export async function run(io: CommandIo): Promise<number> {
   return 0;
 }
 
-/** opencode's server: its base URL, and its Authorization header when it has a password. */
-export type OpencodeServer = { url: URL; authorization: string | undefined };
+/**
+ * opencode's server: its base URL, its Authorization header when it has a password, and the machine
+ * it runs on when that is not this one (its host): its asks are planned as that machine's, whose
+ * folders this machine's project configuration does not describe.
+ */
+export type OpencodeServer = { url: URL; authorization: string | undefined; machine: string | undefined };
 
 /**
  * The server's address, checked: plain http only to this machine (127.0.0.0/8, ::1, localhost),
@@ -82,7 +83,8 @@ export function opencodeServer(address: string, env: NodeJS.ProcessEnv): Opencod
   url.hash = '';
   const password = env.OPENCODE_SERVER_PASSWORD;
   const user = env.OPENCODE_SERVER_USERNAME || 'opencode';
-  return { url, authorization: password ? `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` : undefined };
+  const machine = isLoopback(url.hostname) ? undefined : url.hostname.replace(/^\[|\]$/g, '').slice(0, LIMITS.machineChars);
+  return { url, authorization: password ? `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` : undefined, machine };
 }
 
 function isLoopback(hostname: string): boolean {
@@ -90,7 +92,7 @@ function isLoopback(hostname: string): boolean {
   return host === 'localhost' || host === '::1' || /^127\.\d{1,3}\.\d{1,3}\.\d{1,3}$/.test(host);
 }
 
-type Relay = { server: OpencodeServer; env: NodeJS.ProcessEnv; print: (line: string) => void; warn: (line: string) => void; signal: AbortSignal };
+type Relay = RelayIo & { server: OpencodeServer };
 
 type Kind = 'question' | 'permission';
 /** What is relayed: opencode's request as it sent it, and the project (directory) it belongs to. */
@@ -98,7 +100,7 @@ type Pending = { kind: Kind; id: string; directory: string | undefined; request:
 
 /** Follows opencode until `signal` aborts; every held request is withdrawn then. */
 export async function attachOpencode(relay: Relay): Promise<void> {
-  const { server, print, warn, signal } = relay;
+  const { server, print, warn } = relay;
   if (server.url.protocol === 'http:' && readTcpTable() === undefined) {
     const where = terminalText(server.url.host);
     if (server.authorization) {
@@ -108,24 +110,17 @@ export async function attachOpencode(relay: Relay): Promise<void> {
     }
     warn(`note: this system does not tell which user listens on ${where}: while opencode is down, whoever holds that port could ask in opencode's name and read your answers\n`);
   }
-  /** Each request being relayed, by opencode's id: aborting withdraws its ask. */
-  const held = new Map<string, AbortController>();
+  /** Each request being relayed, by opencode's id. */
+  const holds = createHolds();
   /** Requests relayed already (or left to opencode's own prompt): never handed over twice. Forgotten once opencode settles them. */
   const seen = new Set<string>();
   /** The projects seen: what still waits is listed in each when opencode comes back. */
   const directories = new Set<string | undefined>([undefined]);
-  const relays = new Set<Promise<void>>();
 
   const start = (pending: Pending) => {
-    if (seen.has(pending.id) || signal.aborted) return;
+    if (seen.has(pending.id) || relay.signal.aborted) return;
     seen.add(pending.id);
-    const task = relayOne(relay, pending, held).finally(() => relays.delete(task));
-    relays.add(task);
-  };
-  const settledInOpencode = (id: string) => {
-    seen.delete(id);
-    const holding = held.get(id);
-    if (holding) holding.abort('settled');
+    holds.start(pending.id, (hold) => relayOne(relay, pending, hold));
   };
   const onEvent = (event: OpencodeEvent) => {
     const { type, properties } = event.payload;
@@ -136,45 +131,37 @@ export async function attachOpencode(relay: Relay): Promise<void> {
       directories.add(event.directory);
       start({ kind, id, directory: event.directory, request: properties });
     } else if (type === 'question.replied' || type === 'question.rejected' || type === 'permission.replied') {
-      if (typeof properties.requestID === 'string') settledInOpencode(properties.requestID);
+      if (typeof properties.requestID !== 'string') return;
+      seen.delete(properties.requestID);
+      holds.letGo(properties.requestID, 'settled');
     }
   };
 
-  let attempt = 0;
   let connectedOnce = false;
-  let refused: CliError | undefined;
-  while (!signal.aborted) {
-    try {
-      const events = await openEvents(server, signal);
-      try {
-        if (!connectedOnce) print(`attached to opencode at ${terminalText(server.url.href)}\n`);
-        else print(`opencode is back at ${terminalText(server.url.href)}\n`);
-        connectedOnce = true;
-        attempt = 0;
-        // What waits already (opencode started before this, or restarted): relayed now; held ones it no longer has are withdrawn.
-        const waiting = await listPending(server, directories, signal);
-        for (const [id, holding] of held) if (!waiting.some((pending) => pending.id === id)) holding.abort('settled');
-        for (const pending of waiting) start(pending);
-        await readEvents(events, onEvent, warn);
-      } finally {
-        events.destroy();
-      }
-      if (!signal.aborted) warn(`opencode's event stream ended: connecting again\n`);
-    } catch (error) {
-      if (signal.aborted) break;
-      if (error instanceof CliError) {
-        refused = error;
-        break;
-      }
-      const wait = BACKOFF_MS[Math.min(attempt, BACKOFF_MS.length - 1)]!;
-      if (attempt === 0) warn(`opencode at ${terminalText(server.url.href)} cannot be reached (${terminalText(errorText(error))}): trying again until it can\n`);
-      attempt += 1;
-      await pause(wait, signal);
-    }
+  try {
+    await followAgent(relay, {
+      async follow(connected) {
+        const events = await openEvents(server, relay.signal);
+        try {
+          print(`${connectedOnce ? 'opencode is back' : 'attached to opencode'} at ${terminalText(server.url.href)}\n`);
+          connectedOnce = true;
+          connected();
+          // What waits already (opencode started before this, or restarted): relayed now; held ones it no longer has are withdrawn.
+          const waiting = await listPending(server, directories, relay.signal);
+          for (const id of holds.keys()) if (!waiting.some((pending) => pending.id === id)) holds.letGo(id, 'settled');
+          for (const pending of waiting) start(pending);
+          await readEvents(events, onEvent, warn);
+        } finally {
+          events.destroy();
+        }
+      },
+      unreachable: (why) => `opencode at ${terminalText(server.url.href)} cannot be reached (${why}): trying again until it can\n`,
+      ended: `opencode's event stream ended: connecting again\n`,
+    });
+  } finally {
+    holds.letAllGo('stopped');
+    await holds.settled();
   }
-  for (const holding of held.values()) holding.abort('stopped');
-  await Promise.all(relays);
-  if (refused) throw refused;
 }
 
 /** One of opencode's events, as /global/event wraps it: the project it happened in, and the event. */
@@ -237,8 +224,9 @@ async function listPending(server: OpencodeServer, directories: Set<string | und
   return [...found.values()];
 }
 
-/** Hands one request to askbridge, waits for the decision, and posts it to opencode; one line for what happened. */
-async function relayOne({ server, env, print, signal }: Relay, pending: Pending, held: Map<string, AbortController>): Promise<void> {
+/** Hands one request to askbridge, and its decision to opencode (relay.ts); what does not fit stays with opencode's own prompt. */
+async function relayOne(relay: Relay, pending: Pending, hold: Hold): Promise<void> {
+  const { server, env, print } = relay;
   const { kind, id, directory } = pending;
   const name = `${kind} ${terminalText(id)}`;
   const checked = checkRequest(pending);
@@ -247,39 +235,31 @@ async function relayOne({ server, env, print, signal }: Relay, pending: Pending,
     return;
   }
   const { request, sessionID } = checked;
-  const holding = new AbortController();
-  held.set(id, holding);
-  try {
-    const session = await sessionOf(server, sessionID, directory, holding.signal);
-    const body: AttachOpencodeRequest = {
-      request,
-      session: { directory: directory ?? session.directory ?? '', ...(session.title ? { title: session.title } : {}) },
-      environment: askerEnvironment(env),
-    };
-    const what = request.kind === 'permission' ? ` (${terminalText(request.permission.permission)})` : '';
-    print(`${name}${what} of session ${terminalText(sessionID)}: relayed to askbridge\n`);
-    const response = await connectToDaemon(env).request('POST', '/api/attach/opencode', body, { waitsForAPerson: true, signal: holding.signal });
-    if (response.status !== 200) {
-      const refusal = checkShape(ErrorReplySchema, response.body);
-      print(`${name}: askbridge refused it (${terminalText(refusal.ok ? refusal.value.error.message : `HTTP ${response.status}`)}): opencode's own prompt asks\n`);
-      return;
-    }
-    const { ask, reply } = readReply(AttachOpencodeReplySchema, response.body, 'decision');
-    if (reply === null) {
-      print(`${name}: ${ask.status} in askbridge, no decision: opencode's own prompt decides\n`);
-      return;
-    }
-    await postReply(server, id, directory, reply, signal);
-    print(`${name}: ${ask.status} in askbridge, sent to opencode (${replyWords(reply)})\n`);
-  } catch (error) {
-    if (holding.signal.aborted) {
-      if (holding.signal.reason === 'settled') print(`${name}: settled in opencode, withdrawn from askbridge\n`);
-      return;
-    }
-    print(`${name}: ${terminalText(errorText(error))}: opencode's own prompt asks\n`);
-  } finally {
-    held.delete(id);
-  }
+  const what = request.kind === 'permission' ? ` (${terminalText(request.permission.permission)})` : '';
+  await relayAsk<OpencodeReply>(
+    relay,
+    {
+      name,
+      announce: `${name}${what} of session ${terminalText(sessionID)}`,
+      ownPrompt: "opencode's own prompt",
+      agent: 'opencode',
+      key: { agent: 'opencode', sessionId: sessionID, toolUseId: id, ...(server.machine === undefined ? {} : { machine: server.machine }) },
+      path: '/api/attach/opencode',
+      schema: AttachOpencodeReplySchema,
+      async body(signal) {
+        const session = await sessionOf(server, sessionID, directory, signal);
+        return {
+          request,
+          session: { directory: directory ?? session.directory ?? '', ...(session.title ? { title: session.title } : {}) },
+          ...(server.machine === undefined ? {} : { machine: server.machine }),
+          environment: askerEnvironment(env),
+        } satisfies AttachOpencodeRequest;
+      },
+      deliver: (reply) => postReply(server, id, directory, reply, relay.signal),
+      words: replyWords,
+    },
+    hold,
+  );
 }
 
 /** opencode's request checked as askbridge reads it (bounded ids and fields), ready to hand over. */
@@ -396,26 +376,4 @@ function ownConnection(url: URL, done: (error: Error | null, socket: Duplex) => 
     );
   });
   return undefined;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function errorText(error: unknown): string {
-  if (error instanceof Error && error.cause instanceof Error) return `${error.message}: ${error.cause.message}`;
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** Resolves after `ms`, or at once when `signal` aborts. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(done, ms);
-    function done() {
-      clearTimeout(timer);
-      signal.removeEventListener('abort', done);
-      resolve();
-    }
-    signal.addEventListener('abort', done, { once: true });
-  });
 }

@@ -1,7 +1,8 @@
 // `askbridge pending`: the questions waiting now, the permissions and plans waiting to be allowed
 // or denied, each with Claude Code's suggestions numbered as `answer --allow-suggestion N` takes them,
 // the ends of Claude's turns waiting for a reply (what Claude said last, in one line), and the
-// sessions waiting for the person in their terminal. An ask from another agent than Claude Code
+// sessions waiting for the person in their terminal; first, a relayed ask answered whose decision has
+// not reached its agent yet ("answered, not yet delivered"). An ask from another agent than Claude Code
 // says which ("asked by Codex"), as one from a script or an MCP client says who.
 // Their text comes from a model: every invisible or terminal-active character is shown as a
 // `[U+XXXX]` marker, and a newline indents what follows.
@@ -24,8 +25,11 @@ export async function run(io: CommandIo): Promise<void> {
     io.stdout(`${terminalJson(body.asks)}\n`);
     return;
   }
+  // A relayed decision on its way: answered in askbridge, but its agent has not confirmed it took it.
+  const undelivered = body.undelivered ?? [];
+  for (const call of undelivered) io.stdout(`${terminalText(call.id)}  ${terminalText(call.cwd, '  ')}${askedBy(call)}  (${call.status}, not yet delivered)\n`);
   if (body.asks.length === 0) {
-    io.stdout('No questions waiting.\n');
+    io.stdout(undelivered.length === 0 ? 'No questions waiting.\n' : 'No questions waiting for an answer.\n');
     return;
   }
   for (const call of body.asks) {

@@ -14,7 +14,9 @@ import { createPolicy, type Policy } from './asks/policy.js';
 import { createPageSessionFile } from './page-sessions.js';
 import { MAX_PENDING, WAITING_BYTES } from './limits.js';
 import { createPendingFiles } from './asks/pending-files.js';
-import { createAskStore, type PendingRecord, type AskStore } from './asks/store.js';
+import { createAskStore, kindOf, type PendingRecord, type AskStore } from './asks/store.js';
+import type { Asked } from './asks/open-ask.js';
+import { askedFromDisk } from './decisions/relayed.js';
 import { createNotifier } from './notify.js';
 import { pushChannel, showsOn, telegramChannel, webhookChannel, type Channel } from './channels.js';
 import { createPush, type Push } from './push.js';
@@ -361,32 +363,57 @@ function serveKeeperConnections(app: App, tlsDoor: TlsDoor | undefined): void {
 }
 
 /**
- * Questions that were waiting when the previous daemon died: back on every page at once, each with its
+ * Asks that were waiting when the previous daemon died: back on every page at once, each with its
  * old deadline (as far as it had been extended) and its limit, and the policy that applies now, until
- * its hook re-attaches (or does not, and it is withdrawn).
+ * its hook or relay re-attaches (or does not, and it is withdrawn). A relay's ask is made again from
+ * its request, as the relay's route makes it (relayed.ts).
  */
 function restoreWaitingQuestions(store: AskStore, records: PendingRecord[], planQuestion: Policy, logger: Logger): void {
+  let restored = 0;
   for (const record of records) {
-    const toolInput = ToolInputSchema.safeParse(record.toolInput);
-    if (!toolInput.success) continue;
     const agent = record.agent ?? 'claude-code';
-    const plan = planQuestion({ cwd: record.cwd, questions: toolInput.data.questions, profile: profileOf({ agent }), unattended: false, watchers: 0, reachableElsewhere: false });
+    const asked = record.door === 'relay' ? askedFromDisk(agent, record.relayed) : commandHookAsk(record);
+    if (!asked) continue;
+    const kind = kindOf(asked);
+    const plan = planQuestion({
+      cwd: asked.cwd,
+      machine: asked.machine,
+      questions: asked.questions,
+      ...(asked.typedAnswers ? { typedAnswers: asked.typedAnswers } : {}),
+      profile: profileOf({ agent }),
+      unattended: false,
+      watchers: 0,
+      reachableElsewhere: false,
+      ...(kind === 'question' ? {} : { kind }),
+    });
     store.restore({
       agent,
-      sessionId: record.sessionId,
-      toolUseId: record.toolUseId,
-      cwd: record.cwd,
-      toolInput: record.toolInput,
-      questions: toolInput.data.questions,
+      door: record.door ?? 'command-hook',
+      sessionId: asked.sessionId,
+      toolUseId: asked.toolUseId,
+      cwd: asked.cwd,
+      toolInput: asked.toolInput,
+      questions: asked.questions,
+      ...(asked.typedAnswers ? { typedAnswers: asked.typedAnswers } : {}),
+      ...(asked.approval ? { approval: asked.approval } : {}),
+      ...(asked.machine ? { machine: asked.machine } : {}),
+      ...(asked.relayed ? { relayed: asked.relayed } : {}),
       waitMs: Math.max(0, record.expiresAt - Date.now()),
       timeout: plan.timeout,
       onTimeout: plan.onTimeout,
       restored: { id: record.id, createdAt: record.createdAt, expiresAt: record.expiresAt, ...(record.extendableUntil === undefined ? {} : { extendableUntil: record.extendableUntil }) },
     });
+    restored += 1;
   }
-  if (records.length > 0) logger.info({ questions: records.length }, 'waiting questions restored: their hooks can re-attach');
+  if (restored > 0) logger.info({ questions: restored }, 'waiting questions restored: their hooks and relays can re-attach');
 }
 
+/** The command hook's question as it was kept: its input exactly as Claude Code sent it. */
+function commandHookAsk(record: PendingRecord): Pick<Asked, 'sessionId' | 'toolUseId' | 'cwd' | 'toolInput' | 'questions' | 'typedAnswers' | 'approval' | 'machine' | 'relayed'> | undefined {
+  const toolInput = ToolInputSchema.safeParse(record.toolInput);
+  if (!toolInput.success) return undefined;
+  return { sessionId: record.sessionId, toolUseId: record.toolUseId, cwd: record.cwd, toolInput: record.toolInput, questions: toolInput.data.questions };
+}
 
 /** How long what the wiring carries is kept before the settings files are read again. */
 const WIRING_FRESH_MS = 2_000;

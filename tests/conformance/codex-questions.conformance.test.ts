@@ -171,7 +171,7 @@ function waitForAttachLine(text: string, from = 0): Promise<true> {
 
 /** The ask of Codex's call, once it waits in askbridge (GET /api/asks with the token). */
 function waitForCodexAsk(callId: string): Promise<AskView> {
-  return waitUntil(async () => (await daemon.pending()).find((ask) => ask.agent === 'codex' && ask.toolUseId.startsWith(`${callId}-`)), 60_000, `an ask of Codex's ${callId}`).catch((error: unknown) => {
+  return waitUntil(async () => (await daemon.pending()).find((ask) => ask.agent === 'codex' && ask.toolUseId === callId), 60_000, `an ask of Codex's ${callId}`).catch((error: unknown) => {
     throw new Error(`${String(error)}; the attach said: ${JSON.stringify(attach.output())}`);
   });
 }
@@ -213,7 +213,8 @@ describe('askbridge attach codex, with the real Codex CLI', () => {
     expect(output).toBe('{"answers":{"database":{"answers":["SQLite"]}}}');
     const screen = await codex.waitForScreen(DONE);
     expect(screen).not.toMatch(PICKER);
-    await waitForAttachLine(`question ${callId} of thread ${ask.sessionId}: answered in askbridge, sent to Codex`);
+    await waitForAttachLine(`question ${callId} of thread ${ask.sessionId}: answered in askbridge, delivered to Codex`);
+    expect((await daemon.ask(ask.id)).delivery).toBe('delivered');
   });
 
   it('typed text reaches the model as the picker sends it: "None of the above" and a note', async () => {

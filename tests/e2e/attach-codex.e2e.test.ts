@@ -3,7 +3,7 @@
  * a WebSocket server on $CODEX_HOME/app-server-control/app-server-control.sock that speaks the
  * JSON-RPC Codex 0.169.0 was seen to speak there (protocol.md 7): it lists its loaded threads,
  * replays a thread's pending requestUserInput to a client that resumes it, takes the client's result,
- * and says `serverRequest/resolved` when a request is settled. What the real Codex does with the
+ * and says `serverRequest/resolved` when a request is settled (by a client's result too). What the real Codex does with the
  * answer is the conformance test's (codex-questions.conformance.test.ts); this one covers what the
  * real Codex cannot be made to send: malformed requests, restarts, requests that are not questions.
  * And a control socket another local user planted (the neighbour, a real second user): never
@@ -21,7 +21,7 @@ import type { AskView } from '../../src/protocol.js';
 import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { becomeNeighbour, neighbourAvailability, type Neighbour } from '../stack/neighbour.js';
-import { startCli, whenExited, type RunningProcess } from '../stack/processes.js';
+import { runCli, startCli, whenExited, type RunningProcess } from '../stack/processes.js';
 
 type Frame = { id?: string | number; method?: string; params?: Record<string, unknown>; result?: unknown; error?: unknown };
 /** `unsaved`: nothing of it on disk yet (before its first prompt), so it cannot be resumed. */
@@ -42,6 +42,8 @@ type FakeAppServer = {
   replyTo(id: number): Promise<Frame>;
   /** A thread Codex loads from now on (it says so with thread/started). */
   addThread(thread: Thread): void;
+  /** The next result a client sends is lost: every connection drops as it arrives, and its request still waits. */
+  loseNextResult(): void;
   /** Drops every connection and stops listening, as Codex exiting does. */
   stop(): Promise<void>;
   /** Listens again on the same socket, its threads and pending requests kept. */
@@ -53,6 +55,7 @@ async function startFakeAppServer(socketPath: string, threads: Thread[]): Promis
   const pending = new Map<number, { threadId: string; method: string; params: Record<string, unknown> }>();
   const resumedBy = new Map<WebSocket, Set<string>>();
   let nextId = 100;
+  let losing = false;
   let server: Server | undefined;
   let wss: WebSocketServer | undefined;
   const send = (socket: WebSocket, frame: object) => socket.send(JSON.stringify(frame));
@@ -64,6 +67,15 @@ async function startFakeAppServer(socketPath: string, threads: Thread[]): Promis
 
   const onMessage = (socket: WebSocket, text: string) => {
     const frame = JSON.parse(text) as Frame;
+    if (frame.method === undefined && typeof frame.id === 'number' && pending.has(frame.id)) {
+      if (losing) {
+        losing = false;
+        for (const client of resumedBy.keys()) client.terminate();
+        return;
+      }
+      received.push(frame);
+      return fake.resolve(frame.id, pending.get(frame.id)!.threadId);
+    }
     received.push(frame);
     if (frame.method === undefined || frame.id === undefined) return;
     const { id, method, params = {} } = frame;
@@ -92,6 +104,9 @@ async function startFakeAppServer(socketPath: string, threads: Thread[]): Promis
     resolve(id, threadId) {
       pending.delete(id);
       for (const socket of resumedBy.keys()) send(socket, { method: 'serverRequest/resolved', params: { threadId, requestId: id } });
+    },
+    loseNextResult() {
+      losing = true;
     },
     sendRaw(text) {
       for (const socket of resumedBy.keys()) socket.send(text);
@@ -177,8 +192,8 @@ function waitForLine(text: string, from = 0): Promise<true> {
   return waitUntil(() => (attach.output().stdout.slice(from).includes(text) ? true : undefined), 20_000, `"${text}" from the attach (${JSON.stringify(attach.output())})`);
 }
 
-function waitForCodexAsk(toolUsePrefix: string): Promise<AskView> {
-  return waitUntil(async () => (await daemon.pending()).find((ask) => ask.agent === 'codex' && ask.toolUseId.startsWith(`${toolUsePrefix}-`)), 20_000, `a Codex ask for ${toolUsePrefix}`);
+function waitForCodexAsk(itemId: string): Promise<AskView> {
+  return waitUntil(async () => (await daemon.pending()).find((ask) => ask.agent === 'codex' && ask.toolUseId === itemId), 20_000, `a Codex ask for ${itemId}`);
 }
 
 describe('askbridge attach codex', () => {
@@ -204,7 +219,8 @@ describe('askbridge attach codex', () => {
     const answered = await daemon.api('POST', `/api/asks/${ask.id}/answer`, { responses: [{ question: 'Which database should we use?', selected: ['SQLite'], notes: 'keep it small' }] });
     expect(answered.status).toBe(200);
     expect(await app.replyTo(id)).toEqual({ id, result: { answers: { db: { answers: ['SQLite', 'user_note: keep it small'] } } } });
-    await waitForLine('question call_answer of thread thread-main: answered in askbridge, sent to Codex');
+    await waitForLine('question call_answer of thread thread-main: answered in askbridge, delivered to Codex');
+    await waitUntil(async () => ((await daemon.ask(ask.id)).delivery === 'delivered' ? true : undefined), 10_000, 'the ask to say delivered');
   });
 
   it('withdraws the card when Codex settles the question itself, and sends nothing', async () => {
@@ -295,18 +311,35 @@ describe('askbridge attach codex', () => {
     await waitUntil(async () => ((await daemon.ask(ask.id)).status === 'pending' ? undefined : true), 10_000, 'the card to leave');
   });
 
-  it('withdraws what it holds when Codex goes away, and relays it again once Codex is back', async () => {
+  it('keeps a question while Codex is away, and the answer given meanwhile reaches Codex once it asks again', async () => {
     const id = app.ask(THREAD.id, 'item/tool/requestUserInput', userInput('call_restart'));
-    const first = await waitForCodexAsk('call_restart');
+    const ask = await waitForCodexAsk('call_restart');
     const from = attach.output().stdout.length;
     await app.stop();
-    await waitUntil(async () => ((await daemon.ask(first.id)).status === 'pending' ? undefined : true), 10_000, 'the card to leave with the connection');
-    expect(attach.output().stderr).toContain("Codex's app-server closed the connection: connecting again");
+    await waitUntil(() => (attach.output().stderr.includes("Codex's app-server closed the connection: connecting again") ? true : undefined), 10_000, 'the attach to see Codex go');
+    expect((await daemon.ask(ask.id)).status).toBe('pending');
+    expect((await daemon.api('POST', `/api/asks/${ask.id}/answer`, { responses: [{ question: 'Which database should we use?', other: 'MariaDB' }] })).status).toBe(200);
+    expect((await daemon.ask(ask.id)).delivery).toBe('waiting');
+    expect((await runCli(['pending'], daemon.env)).stdout).toContain(`${ask.id}  ${THREAD.cwd}  asked by Codex  (answered, not yet delivered)`);
     await app.start();
     await waitForLine('Codex is back at', from);
-    const again = await waitUntil(async () => (await daemon.pending()).find((ask) => ask.agent === 'codex' && ask.toolUseId.startsWith('call_restart-') && ask.id !== first.id), 20_000, 'the question relayed again');
-    await daemon.api('POST', `/api/asks/${again.id}/answer`, { responses: [{ question: 'Which database should we use?', other: 'MariaDB' }] });
     expect((await app.replyTo(id)).result).toEqual({ answers: { db: { answers: ['None of the above', 'user_note: MariaDB'] } } });
+    await waitForLine('question call_restart of thread thread-main: answered in askbridge, delivered to Codex', from);
+    expect((await daemon.pending()).some((waiting) => waiting.toolUseId === 'call_restart')).toBe(false);
+  });
+
+  it('an answer whose connection closed before Codex took it is never said sent: it goes again once Codex asks again, and is delivered once Codex confirms it', async () => {
+    const id = app.ask(THREAD.id, 'item/tool/requestUserInput', userInput('call_lost'));
+    const ask = await waitForCodexAsk('call_lost');
+    const from = attach.output().stdout.length;
+    app.loseNextResult();
+    expect((await daemon.api('POST', `/api/asks/${ask.id}/answer`, { responses: [{ question: 'Which database should we use?', selected: ['SQLite'] }] })).status).toBe(200);
+    await waitUntil(() => (attach.output().stderr.slice(0).includes("Codex's app-server closed the connection") ? true : undefined), 10_000, 'the connection to drop');
+    expect(attach.output().stdout.slice(from)).not.toContain('sent to Codex');
+    expect(attach.output().stdout.slice(from)).not.toContain('delivered to Codex');
+    expect((await app.replyTo(id)).result).toEqual({ answers: { db: { answers: ['SQLite'] } } });
+    await waitForLine('question call_lost of thread thread-main: answered in askbridge, delivered to Codex', from);
+    expect((await daemon.ask(ask.id)).delivery).toBe('delivered');
   });
 
   // Last: it stops the attach.

@@ -6,7 +6,7 @@
  * question in the inbox, no answer. And a redirect is never followed, wherever it leads. What the real opencode does with an answer is the conformance test's.
  */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -14,7 +14,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { becomeNeighbour, neighbourAvailability, type Neighbour } from '../stack/neighbour.js';
-import { startCli, startNode, whenExited, type RunningProcess } from '../stack/processes.js';
+import { runCli, startCli, startNode, whenExited, type RunningProcess } from '../stack/processes.js';
+import { opencodeServer } from '../../src/cli/attach-opencode.js';
 
 const PASSWORD = 'opencode-password-of-the-person';
 const QUESTION = {
@@ -158,6 +159,37 @@ describe('askbridge attach opencode', () => {
       }
     });
   }
+});
+
+describe('an opencode on another machine', () => {
+  it('is named by its host, and its asks are planned as that machine\'s: this machine\'s project configuration for the same folder does not apply', async () => {
+    expect(opencodeServer('https://build-box.example.com:4096', {}).machine).toBe('build-box.example.com');
+    expect(opencodeServer('http://127.0.0.1:4096', {}).machine).toBeUndefined();
+
+    // A folder of this machine with a project configuration of its own, trusted.
+    const project = mkdtempSync(join(tmpdir(), 'askbridge-project-'));
+    try {
+      mkdirSync(join(project, '.claude'));
+      writeFileSync(join(project, '.claude', 'askbridge.json'), JSON.stringify({ waitSeconds: 77 }));
+      expect((await runCli(['trust', project], daemon.env)).code).toBe(0);
+      const relayed = (id: string, machine?: string) => ({
+        request: { kind: 'question', question: { ...QUESTION, id, sessionID: `ses_${id}` } },
+        session: { directory: project },
+        ...(machine === undefined ? {} : { machine }),
+        environment: {},
+      });
+      // Held requests: the reply comes once settled, which these never are (the connection drops first).
+      void daemon.api('POST', '/api/attach/opencode', relayed('que_here')).catch(() => undefined);
+      void daemon.api('POST', '/api/attach/opencode', relayed('que_remote', 'build-box.example.com')).catch(() => undefined);
+      const here = await daemon.waitForAsk('que_here');
+      const remote = await daemon.waitForAsk('que_remote');
+      expect(here.expiresAt - here.createdAt).toBe(77_000);
+      expect(remote.machine).toBe('build-box.example.com');
+      expect(remote.expiresAt - remote.createdAt).not.toBe(77_000);
+    } finally {
+      rmSync(project, { recursive: true, force: true });
+    }
+  });
 });
 
 const neighbourCheck = neighbourAvailability();

@@ -110,14 +110,14 @@ describe('the module map', () => {
     expect(importers).toEqual(CLAUDE_CODE_TRANSPORTS);
   });
 
-  it("keeps opencode's format to its module and the route that relays it", () => {
+  it("keeps opencode's format to its module and the one place that makes a relayed ask", () => {
     const importers = [...graph].flatMap(([module, list]) => (list.includes('daemon/decisions/opencode.ts') ? [module] : []));
-    expect(importers).toEqual(['daemon/routes/attach-opencode.ts']);
+    expect(importers).toEqual(['daemon/decisions/relayed.ts']);
   });
 
-  it("keeps Codex's question format to its module and the route that relays it", () => {
+  it("keeps Codex's question format to its module and the one place that makes a relayed ask", () => {
     const importers = [...graph].flatMap(([module, list]) => (list.includes('daemon/decisions/codex-questions.ts') ? [module] : []));
-    expect(importers).toEqual(['daemon/routes/attach-codex.ts']);
+    expect(importers).toEqual(['daemon/decisions/relayed.ts']);
   });
 
   it('keeps the ask lifecycle (asks/) neutral: no HTTP, no transport, no client format', () => {

@@ -26,6 +26,8 @@ const ROUTES = {
   '/api/asks/{id}/extend': ['post'],
   '/api/attach/opencode': ['post'],
   '/api/attach/codex': ['post'],
+  '/api/attach/withdraw': ['post'],
+  '/api/asks/{id}/delivery': ['post'],
   '/api/history': ['get'],
   '/api/pairings': ['post'],
   '/api/pairings/telegram': ['post'],

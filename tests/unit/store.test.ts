@@ -247,7 +247,7 @@ describe('the store and its askers', () => {
 describe('a restored question', () => {
   function restoredFrom(record: PendingRecord, reattachMs?: number) {
     const store = createAskStore(reattachMs === undefined ? {} : { reattachMs });
-    store.restore({ ...open(record.toolUseId, record.expiresAt - Date.now()), restored: { id: record.id, createdAt: record.createdAt, expiresAt: record.expiresAt } });
+    store.restore({ ...open(record.toolUseId, record.expiresAt - Date.now()), door: 'command-hook', restored: { id: record.id, createdAt: record.createdAt, expiresAt: record.expiresAt } });
     return store;
   }
   const record = (): PendingRecord => ({ id: '11111111-1111-4111-8111-111111111111', sessionId: 's1', toolUseId: 't1', cwd: '/project', createdAt: Date.now() - 5000, expiresAt: Date.now() + 55_000, toolInput: open('t1').toolInput });
@@ -382,7 +382,7 @@ describe('more time for a person who is answering', () => {
     before.releaseAll(); // the old daemon is gone; its file was read back before
 
     const after = createAskStore({ persistence: files });
-    after.restore({ ...open(record!.toolUseId, record!.expiresAt - Date.now()), restored: { id: record!.id, createdAt: record!.createdAt, expiresAt: record!.expiresAt, extendableUntil: record!.extendableUntil } });
+    after.restore({ ...open(record!.toolUseId, record!.expiresAt - Date.now()), door: 'command-hook', restored: { id: record!.id, createdAt: record!.createdAt, expiresAt: record!.expiresAt, extendableUntil: record!.extendableUntil } });
     const waiter = after.open(open('t1')); // the hook re-attaches
     expect(waiter.ask).toMatchObject({ id: asked.ask.id, expiresAt: asked.ask.createdAt + 50_000 + EXTEND_STEP_MS, extendableUntil: asked.ask.createdAt + 200_000 });
     vi.advanceTimersByTime(100_000);

@@ -18,7 +18,7 @@ export function isUnattended(environment: HookEnvironment): boolean {
 }
 
 /** A checked ask as a transport received it: what the store opens, and how it came. */
-export type Asked<Decision = unknown> = Pick<NewAsk, 'sessionId' | 'toolUseId' | 'cwd' | 'toolInput' | 'questions' | 'typedAnswers' | 'approval' | 'turnEnd' | 'terminalWait' | 'sameAs'> & {
+export type Asked<Decision = unknown> = Pick<NewAsk, 'sessionId' | 'toolUseId' | 'cwd' | 'toolInput' | 'questions' | 'typedAnswers' | 'approval' | 'turnEnd' | 'terminalWait' | 'sameAs' | 'relayed'> & {
   environment: HookEnvironment;
   /** The way it came in. */
   door: Door;
@@ -27,7 +27,7 @@ export type Asked<Decision = unknown> = Pick<NewAsk, 'sessionId' | 'toolUseId' |
   /** The coding agent that asked; absent for a script or an MCP client (asker). */
   agent?: Agent;
   asker?: Asker;
-  /** The machine a remote hook named. */
+  /** The machine a remote hook named, or a relayed agent's server is on. */
   machine?: string;
   /** The asker's own limit on the wait, below the configuration's. */
   waitSeconds?: number;
@@ -112,6 +112,7 @@ export function openAsk<Decision>(desk: AskDesk, asked: Asked<Decision>, log: Lo
     ...(asked.agent ? { agent: asked.agent } : {}),
     ...(asked.asker ? { asker: asked.asker } : {}),
     ...(asked.machine ? { machine: asked.machine } : {}),
+    ...(asked.relayed ? { relayed: asked.relayed } : {}),
     ...(asked.credential ? { credential: asked.credential } : {}),
     ...(asked.settledAtOnce || plan.immediate ? { immediate: asked.settledAtOnce ?? plan.immediate } : {}),
   };

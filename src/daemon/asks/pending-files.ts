@@ -1,6 +1,6 @@
 // Waiting questions on disk, one file each in the state directory's pending/ folder (0600, written
 // atomically), so that a daemon that dies without stopping (kill -9, out of memory, power loss)
-// gives them back when it starts again, and their hooks can re-attach. Best effort by design: a
+// gives them back when it starts again, and their hooks and relays can re-attach. Best effort by design: a
 // write that fails is logged and the question goes on without it. A file that cannot be read back
 // is set aside as .corrupt, never deleted, and never stops the start.
 import { readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
@@ -23,6 +23,10 @@ const PendingRecordSchema: z.ZodType<PendingRecord> = z.object({
   /** How late an extension may move expiresAt; absent when it may not be extended (and in files from before extensions). */
   extendableUntil: z.number().optional(),
   toolInput: z.record(z.string(), z.unknown()),
+  /** A relay's ask (absent: the command hook's), and its request as it came, made into the same ask again on restore. */
+  door: z.literal('relay').optional(),
+  relayed: z.record(z.string(), z.unknown()).optional(),
+  machine: z.string().optional(),
 });
 
 type Log = (fields: Record<string, unknown>, message: string) => void;

@@ -104,10 +104,15 @@ export type NewAsk<Decision = unknown> = {
   /** The asker's decision for an outcome; a script's or an MCP client's ask needs none. */
   reply?: Reply<Decision>;
   /**
-   * The way it came in. Only the command hook comes back after a daemon restart (it retries and
-   * re-attaches), so its question is kept on disk while it waits; any other request that dropped is over.
+   * The way it came in. The command hook and a relay come back after a daemon restart (they retry
+   * and re-attach), so what they ask is kept on disk while it waits; any other request that dropped is over.
    */
   door: Door;
+  /**
+   * A relay's request as it came (the agent's own request, its folder and title): kept on disk while
+   * it waits, so that a restarted daemon makes the same ask of it again (relayed.ts).
+   */
+  relayed?: Record<string, unknown>;
   /** The coding agent that asked, when one did. */
   agent?: Agent;
   /**
@@ -137,9 +142,12 @@ export type NewAsk<Decision = unknown> = {
 };
 
 /** What is kept on disk of a waiting question, so that it survives a daemon that dies (kill -9, OOM). */
-export type PendingRecord = Pick<AskView, 'id' | 'agent' | 'sessionId' | 'toolUseId' | 'cwd' | 'createdAt' | 'expiresAt' | 'extendableUntil'> & {
+export type PendingRecord = Pick<AskView, 'id' | 'agent' | 'sessionId' | 'toolUseId' | 'cwd' | 'createdAt' | 'expiresAt' | 'extendableUntil' | 'machine'> & {
   /** Exactly as Claude Code sent it; its questions are read from it again on restore. */
   toolInput: Record<string, unknown>;
+  /** `relay` for a relay's ask, made again from `relayed` on restore; absent for the command hook's. */
+  door?: 'relay';
+  relayed?: Record<string, unknown>;
 };
 
 /** Where waiting questions are kept while they wait (pending-file.ts); errors there never reach a question. */
@@ -195,6 +203,8 @@ type Entry = {
   persisted: boolean;
   /** What makes another request the same wait, while this one is pending (NewAsk.sameAs). */
   sameAs: string | undefined;
+  /** A relay's request, kept on disk with it (NewAsk.relayed). */
+  relayed: Record<string, unknown> | undefined;
 };
 
 export type AskStoreOptions = {
@@ -292,9 +302,9 @@ export function createAskStore(options: AskStoreOptions = {}) {
     return id === undefined ? undefined : byId.get(id);
   }
 
-  /** Only the command hook re-attaches, and only to an ask it opened itself. */
+  /** Only the command hook and a relay re-attach, and only to an ask they opened themselves. */
   function mayReattach(entry: Entry, input: NewAsk): boolean {
-    return entry.asker.transport === 'command-hook' && entry.askerKey === askerKeyOf(identityOf(input));
+    return (entry.asker.transport === 'command-hook' || entry.asker.transport === 'relay') && entry.askerKey === askerKeyOf(identityOf(input));
   }
 
   /**
@@ -348,6 +358,8 @@ export function createAskStore(options: AskStoreOptions = {}) {
       status: outcome.status,
       source: outcome.source,
       resolvedAt: now(),
+      // A relay's decision still has to reach its agent: answered, not yet delivered (deliveryReported()).
+      ...(entry.asker.transport === 'relay' && DECISIONS.has(outcome.status) ? { delivery: 'waiting' as const } : {}),
       ...(outcome.answered ? { answers: outcome.answered.answers } : {}),
       ...(outcome.answered && Object.keys(outcome.answered.notes).length > 0 ? { notes: outcome.answered.notes } : {}),
       ...(outcome.decision ? { decision: outcome.decision } : {}),
@@ -396,6 +408,13 @@ export function createAskStore(options: AskStoreOptions = {}) {
         if (!entry.waiters.has(slot)) return;
         // What a closed connection means is the asker's: Claude Code closes a permission's request when the person answered its own dialog.
         const gone: Outcome = { status: 'cancelled', source: { kind: entry.view.approval ? profileOf(entry.view).closedApproval : 'hook-gone' } };
+        if (entry.waiters.size === 1 && entry.asker.transport === 'relay') {
+          // A relay that dropped (killed, or the daemon restarting) comes back for it; one that lets go says so (withdraw()).
+          entry.waiters.delete(slot);
+          slot.deliver(gone, null);
+          entry.reattachTimer = setTimeout(() => settle(entry, { status: 'cancelled', source: { kind: 'hook-gone' } }), reattachMs);
+          return;
+        }
         if (entry.waiters.size === 1) return settle(entry, gone);
         // Another hook still waits for this question: only this one stops waiting.
         entry.waiters.delete(slot);
@@ -466,6 +485,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
       onTimeout: input.onTimeout,
       persisted: false,
       sameAs: input.sameAs,
+      relayed: input.relayed,
     };
     byId.set(entry.view.id, entry);
     if (input.sameAs !== undefined) pendingBySameAs.set(input.sameAs, entry);
@@ -529,9 +549,10 @@ export function createAskStore(options: AskStoreOptions = {}) {
         return waiter;
       }
       emit({ type: 'added', ask: entry.view });
-      // Only questions are kept on disk: Claude Code asks a permission again (a new card) through a
-      // hook that comes back after a restart, and its dialog is on screen meanwhile.
-      if (input.door === 'command-hook' && kindOf(entry.view) === 'question') {
+      // The command hook's questions only: Claude Code asks a permission again (a new card) through a
+      // hook that comes back after a restart, and its dialog is on screen meanwhile. A relay's every
+      // ask: its agent keeps waiting for it.
+      if ((input.door === 'command-hook' && kindOf(entry.view) === 'question') || input.door === 'relay') {
         entry.persisted = true;
         options.persistence?.save(recordOf(entry));
       }
@@ -543,13 +564,43 @@ export function createAskStore(options: AskStoreOptions = {}) {
      * A question that was waiting when the daemon stopped: shown again at once, settled at its old
      * deadline, and withdrawn unless its hook comes back (and re-attaches through open()) in time.
      */
-    restore(input: Omit<NewAsk, 'door' | 'immediate' | 'reply' | 'credential'> & { restored: NonNullable<NewAsk['restored']> }): void {
+    restore(input: Omit<NewAsk, 'door' | 'immediate' | 'reply' | 'credential'> & { door: 'command-hook' | 'relay'; restored: NonNullable<NewAsk['restored']> }): void {
       if (idByKey.has(keyOf(input.sessionId, input.toolUseId))) return;
-      const entry = create({ ...input, door: 'command-hook' });
+      const entry = create(input);
       entry.persisted = true; // its file is still there, from before the restart
       emit({ type: 'added', ask: entry.view });
       entry.reattachTimer = setTimeout(() => settle(entry, { status: 'cancelled', source: { kind: 'hook-gone' } }), reattachMs);
       entry.timer = setTimeout(() => settle(entry, entry.onTimeout(entry.view)), Math.max(0, input.restored.expiresAt - now()));
+    },
+
+    /**
+     * A relay lets go of an ask it holds (its agent settled it itself, or the relay stops): withdrawn
+     * at once. Only the relay that opened it (isOwnedBy). Returns the ask withdrawn, if any.
+     */
+    withdraw(sessionId: string, toolUseId: string, by: AskerIdentity): AskView | undefined {
+      const entry = existingFor({ sessionId, toolUseId });
+      if (!entry || entry.outcome || !isOwnedBy(entry, by)) return undefined;
+      settle(entry, { status: 'cancelled', source: { kind: 'hook-gone' } });
+      return entry.view;
+    },
+
+    /**
+     * What became of a relayed decision (the relay that asked says it): delivered once its agent
+     * confirmed it, or undeliverable and why. Every page follows (an `updated` event).
+     */
+    deliveryReported(id: string, by: AskerIdentity, delivery: { delivered: true } | { undeliverable: string }): AskView | undefined {
+      const entry = byId.get(id);
+      if (entry?.view.delivery !== 'waiting' || !isOwnedBy(entry, by)) return undefined;
+      entry.view = 'delivered' in delivery ? { ...entry.view, delivery: 'delivered' } : { ...entry.view, delivery: 'undeliverable', error: delivery.undeliverable };
+      emit({ type: 'updated', ask: entry.view });
+      return entry.view;
+    },
+
+    /** Settled asks whose decision has not reached their agent yet, oldest first. */
+    undelivered(): AskView[] {
+      const list: AskView[] = [];
+      for (const entry of byId.values()) if (entry.view.delivery === 'waiting') list.push(entry.view);
+      return list.sort((a, b) => a.createdAt - b.createdAt);
     },
 
     /** A person's answer. The first valid one wins; later ones learn the winner. */
@@ -823,9 +874,24 @@ function jsonBytes(value: unknown): number {
 
 /** What is written to disk of a waiting question (and written again when its deadline moves). */
 function recordOf(entry: Entry): PendingRecord {
-  const { id, agent, sessionId, toolUseId, cwd, createdAt, expiresAt, extendableUntil } = entry.view;
-  return { id, ...(agent ? { agent } : {}), sessionId, toolUseId, cwd, createdAt, expiresAt, ...(extendableUntil === undefined ? {} : { extendableUntil }), toolInput: entry.toolInput };
+  const { id, agent, sessionId, toolUseId, cwd, createdAt, expiresAt, extendableUntil, machine } = entry.view;
+  return {
+    id,
+    ...(agent ? { agent } : {}),
+    sessionId,
+    toolUseId,
+    cwd,
+    createdAt,
+    expiresAt,
+    ...(extendableUntil === undefined ? {} : { extendableUntil }),
+    ...(machine === undefined ? {} : { machine }),
+    toolInput: entry.toolInput,
+    ...(entry.relayed ? { door: 'relay' as const, relayed: entry.relayed } : {}),
+  };
 }
+
+/** The outcomes that carry a decision for the agent: a relay still has to deliver it. */
+const DECISIONS: ReadonlySet<AskStatus> = new Set(['answered', 'declined', 'allowed', 'denied']);
 
 /**
  * How late a question's deadline may be moved: a restored one keeps the limit it had; a new one may

@@ -28,8 +28,11 @@ export type MappedQuestions = { questions: Question[]; custom: boolean[] };
 
 /** A request that does not fit askbridge's shape: why, in lines (its own prompt stays in opencode). */
 export class UnfitRequest extends Error {
-  constructor(readonly details: string[]) {
-    super(`opencode's request does not fit an ask: ${details.join('; ')}`);
+  constructor(
+    readonly details: string[],
+    lead = "opencode's request does not fit an ask",
+  ) {
+    super(`${lead}: ${details.join('; ')}`);
     this.name = 'UnfitRequest';
   }
 }

@@ -28,9 +28,12 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
 
   app.get(
     '/api/asks',
-    { config: { access: 'page-or-local' }, schema: { summary: 'The asks waiting for an answer, oldest first', response: { 200: AsksReplySchema, '4xx': ErrorReplySchema } } },
+    { config: { access: 'page-or-local' }, schema: { summary: 'The asks waiting for an answer, oldest first; and those answered whose decision has not reached their agent yet', response: { 200: AsksReplySchema, '4xx': ErrorReplySchema } } },
     // Never too large to send: what may wait is bounded in bytes (limits.ts WAITING_BYTES), and this is its views.
-    async () => ({ asks: store.pending() }),
+    async () => {
+      const undelivered = store.undelivered();
+      return { asks: store.pending(), ...(undelivered.length === 0 ? {} : { undelivered }) };
+    },
   );
 
   app.get(

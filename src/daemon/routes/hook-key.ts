@@ -2,6 +2,7 @@
 // and the machine such a request is from.
 import type { FastifyRequest } from 'fastify';
 import { HOOK_KEY_HEADER, MACHINE_HEADER, UNNAMED_MACHINE } from '../../http-hook.js';
+import { LIMITS } from '../../protocol.js';
 import { shorten } from '../../shorten.js';
 import { HttpError } from '../errors.js';
 import { isFromThisMachine, sameSecret } from '../hook-identity.js';
@@ -36,5 +37,5 @@ export function machineOf(request: FastifyRequest): string | undefined {
   } catch {
     throw new HttpError(400, 'bad_machine', `${MACHINE_HEADER} is not UTF-8 text: write the machine's name again (askbridge install --remote)`);
   }
-  return shorten(machine.trim(), 64);
+  return shorten(machine.trim(), LIMITS.machineChars);
 }
