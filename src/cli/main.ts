@@ -1,6 +1,7 @@
 // `askbridge <command>`: parses the command line and loads only the command asked for, so that
 // `--help` stays instant (this file loads nothing else heavy). stdout carries results (JSON with
 // --json); messages go to stderr. Every failure is one line on stderr and a documented exit code.
+import { closestName } from '../closest-name.js';
 import { markInvisible } from '../visible-text.js';
 import { CliError, type CommandIo } from './command.js';
 
@@ -109,7 +110,8 @@ export async function runCli(io: CommandIo): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    io.stderr(`askbridge: unknown command "${name}"\n\n${usage()}`);
+    const meant = closestName(name, Object.keys(COMMANDS));
+    io.stderr(meant ? `askbridge: unknown command "${markInvisible(name)}": did you mean ${meant}? (askbridge --help lists every command)\n` : `askbridge: unknown command "${markInvisible(name)}"\n\n${usage()}`);
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
