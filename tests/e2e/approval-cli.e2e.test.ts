@@ -386,11 +386,12 @@ describe('askbridge history and listen', () => {
     expect(history.code, history.stderr).toBe(0);
     const lines = history.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(6);
-    expect(lines[0]).toMatch(new RegExp(`^\\S+Z  person \\(cli\\)  ${PROJECT}$`));
-    expect(lines[1]).toBe(`  allowed (${SUGGESTION_WORDS}) · Bash: npm test · by cli`);
+    // Newest first.
+    expect(lines[0]).toMatch(/ {2}terminal \(answered in the terminal\) {2}/);
+    expect(lines[1]).toBe('  answered in the terminal · Bash: npm run migrate');
     expect(lines[3]).toBe('  denied: Not on main · Bash: npm test · by cli');
-    expect(lines[4]).toMatch(/ {2}terminal \(answered in the terminal\) {2}/);
-    expect(lines[5]).toBe('  answered in the terminal · Bash: npm run migrate');
+    expect(lines[4]).toMatch(new RegExp(`^\\S+Z  person \\(cli\\)  ${PROJECT}$`));
+    expect(lines[5]).toBe(`  allowed (${SUGGESTION_WORDS}) · Bash: npm test · by cli`);
   });
 
   it('listen shows a permission readably, and --json carries it as the daemon sends it', async () => {
