@@ -11,7 +11,7 @@ import { availableParallelism, cpus, loadavg, release, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import WebSocket from 'ws';
-import { now, sleep, waitUntil } from '../tests/stack/clock.js';
+import { now, sleep, waitUntil, wakeableWaits } from '../tests/stack/clock.js';
 import { assertBuildIsFresh, baseEnv, HOOK_SCRIPT, REPO_ROOT } from '../tests/stack/env.js';
 import { fixtureNames, freshPayload, loadFixture, type HookPayload } from '../tests/stack/fixtures.js';
 import { killStrayProcesses, runBareNode, runCli, runHook, stopProcess, whenExited } from '../tests/stack/processes.js';
@@ -528,29 +528,15 @@ type CardList = 'pending' | 'finished';
  */
 function cardReports() {
   const reported: Record<CardList, Set<string>> = { pending: new Set(), finished: new Set() };
-  const waiters = new Set<() => void>();
+  const waits = wakeableWaits();
   return {
     report(kind: CardList, id: string): void {
       reported[kind].add(id);
-      for (const waiter of waiters) waiter();
+      waits.wake();
     },
     /** The first card of `kind` that `accept` takes, among those reported already or still to come. */
     wait(kind: CardList, accept: (id: string) => boolean, timeoutMs = 10_000): Promise<string> {
-      return new Promise((found, fail) => {
-        const check = () => {
-          const id = [...reported[kind]].find(accept);
-          if (id === undefined) return;
-          clearTimeout(timer);
-          waiters.delete(check);
-          found(id);
-        };
-        const timer = setTimeout(() => {
-          waiters.delete(check);
-          fail(new Error(`no ${kind} card within ${timeoutMs} ms`));
-        }, timeoutMs);
-        waiters.add(check);
-        check();
-      });
+      return waits.until(() => [...reported[kind]].find(accept), timeoutMs, () => new Error(`no ${kind} card within ${timeoutMs} ms`));
     },
   };
 }

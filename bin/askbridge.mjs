@@ -1,7 +1,11 @@
 #!/usr/bin/env node
 // @ts-check
 // The `askbridge` command: runs the compiled CLI in dist/ (built by `npm install` / `npm run build`).
+// It imports nothing an old Node lacks, checks the Node, and only then loads the rest.
 import { existsSync } from 'node:fs';
+import { requireSupportedNode } from './node-version.mjs';
+
+requireSupportedNode();
 
 const entry = new URL('../dist/cli/main.js', import.meta.url);
 if (!existsSync(entry)) {

@@ -2,11 +2,15 @@
 // Builds dist/: the TypeScript (tsc), the page's static files, the daemon's bundle, and the record of
 // what it was built from (build-inputs.mjs). `--if-stale` builds only when an input changed since
 // the last build: `npm start` and `npm test` start from the existing build when it is up to date.
+// Imports nothing an old Node lacks: the Node is checked before anything is built.
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { requireSupportedNode } from '../bin/node-version.mjs';
 import { digestInputs, RECORD_PATH, ROOT, staleInputs } from './build-inputs.mjs';
+
+requireSupportedNode();
 
 if (process.argv.includes('--if-stale')) {
   const stale = staleInputs();

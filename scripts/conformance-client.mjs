@@ -1,17 +1,19 @@
 #!/usr/bin/env node
 // @ts-check
-// The agent clients that the conformance suites drive (Claude Code, Codex CLI, opencode, Gemini CLI), kept out of
-// askbridge's own dependencies: `npm install` never fetches them. This installs one with npm into
+// The agent clients that the conformance suites drive (Claude Code, Codex CLI, opencode, Gemini CLI), and a Node
+// older than askbridge supports (for the test of what askbridge says to it), kept out of askbridge's own
+// dependencies: `npm install` never fetches them. This installs one with npm into
 // .cache/<client>/<version>/ in the repository (gitignored) and prints that folder; when the version
 // is already there it returns at once.
 //
 //   node scripts/conformance-client.mjs                  Claude Code at its pinned version
 //   node scripts/conformance-client.mjs codex            Codex CLI at its pinned version
 //   node scripts/conformance-client.mjs claude latest    another version, or a dist-tag (resolved to its version)
+//   node scripts/conformance-client.mjs node             Node at oldNodeVersion (npm's node-<platform>-<arch> package)
 //   node scripts/conformance-client.mjs all              every client at its pinned version (what CI runs first)
 //
 // The pinned versions are package.json's "config": claudeCodeVersion, codexVersion, opencodeVersion,
-// geminiVersion.
+// geminiVersion, oldNodeVersion.
 // Each version is installed into a staging folder and renamed into place once npm has finished, so a
 // folder named after a version is always a complete install. `rm -rf .cache/<client>` frees the space.
 import { execFileSync } from 'node:child_process';
@@ -26,6 +28,8 @@ const CLIENTS = {
   codex: { package: '@openai/codex', bin: 'codex', pin: 'codexVersion', cache: 'codex' },
   opencode: { package: 'opencode-ai', bin: 'opencode', pin: 'opencodeVersion', cache: 'opencode' },
   gemini: { package: '@google/gemini-cli', bin: 'gemini', pin: 'geminiVersion', cache: 'gemini' },
+  // The package `node` installs for this platform, holding the binary alone.
+  node: { package: `node-${process.platform}-${process.arch}`, bin: 'node', pin: 'oldNodeVersion', cache: 'node' },
 };
 /** @typedef {typeof CLIENTS[keyof typeof CLIENTS]} Client */
 const EXACT_VERSION = /^\d+\.\d+\.\d+(?:-[0-9A-Za-z.-]+)?$/;
@@ -73,7 +77,8 @@ function resolveVersion(client, spec) {
 function holds(client, dir, version) {
   try {
     const pkg = JSON.parse(readFileSync(join(dir, 'node_modules', ...client.package.split('/'), 'package.json'), 'utf8'));
-    return pkg.version === version && existsSync(join(dir, 'node_modules', '.bin', client.bin));
+    // Node's own packages write their version as the tag, "v18.20.8".
+    return pkg.version.replace(/^v/, '') === version && existsSync(join(dir, 'node_modules', '.bin', client.bin));
   } catch {
     return false;
   }
@@ -132,7 +137,7 @@ try {
     for (const client of Object.values(CLIENTS)) process.stdout.write(`${install(client, pinnedVersion(client))}\n`);
   } else {
     const client = CLIENTS[/** @type {keyof typeof CLIENTS} */ (name)];
-    if (!client) throw new Error(`no client ${JSON.stringify(name)}: name claude, codex, opencode, gemini or all`);
+    if (!client) throw new Error(`no client ${JSON.stringify(name)}: name claude, codex, opencode, gemini, node or all`);
     process.stdout.write(`${install(client, resolveVersion(client, spec || pinnedVersion(client)))}\n`);
   }
 } catch (error) {

@@ -8,6 +8,7 @@ import { homedir } from 'node:os';
 import { dirname, join, parse as parsePath, resolve } from 'node:path';
 import type { RE2JS } from 're2js';
 import { z } from 'zod';
+import { closestName } from './closest-name.js';
 import { contentHash, createTrustStore, type TrustStore, type TrustVerdict } from './trust.js';
 import { describeZodError, LIMITS, TimeoutActionSchema } from './protocol.js';
 import { parsePublicUrl } from './public-url.js';
@@ -282,8 +283,30 @@ export function parseConfigFile(path: string, raw: string | Buffer): ConfigFile 
     throw new ConfigFileError(path, `not valid JSON at line ${line}, column ${column}: ${message}`);
   }
   const result = ConfigFileSchema.safeParse(json);
-  if (!result.success) throw new ConfigFileError(path, describeZodError(result.error).join('; '));
+  if (!result.success) {
+    // An unknown key is most often a typo: name the key that was meant with it (waitSecond: waitSeconds).
+    const details = describeZodError(result.error).map((detail, index) => {
+      const issue = result.error.issues[index];
+      const meant = issue?.code === 'unrecognized_keys' && issue.keys.length === 1 ? closestName(issue.keys[0]!, keysAt(ConfigFileSchema, issue.path)) : undefined;
+      return meant ? `${detail}: did you mean ${meant}?` : detail;
+    });
+    throw new ConfigFileError(path, details.join('; '));
+  }
   return result.data;
+}
+
+/** The keys the object at `path` in `schema` may hold; none when the path leads elsewhere. */
+function keysAt(schema: z.ZodType, path: readonly PropertyKey[]): string[] {
+  let here: z.ZodType = schema;
+  for (const step of ['', ...path]) {
+    while (here instanceof z.ZodOptional) here = here.unwrap() as z.ZodType;
+    if (step === '') continue;
+    if (here instanceof z.ZodArray && typeof step === 'number') here = here.element as z.ZodType;
+    else if (here instanceof z.ZodObject && typeof step === 'string' && step in here.shape) here = here.shape[step] as z.ZodType;
+    else return [];
+  }
+  while (here instanceof z.ZodOptional) here = here.unwrap() as z.ZodType;
+  return here instanceof z.ZodObject ? Object.keys(here.shape) : [];
 }
 
 /**

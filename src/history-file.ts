@@ -86,9 +86,9 @@ export function describeSource(view: AskView): { source: HistorySource; detail?:
   }
 }
 
-/** Every complete line; a torn or foreign line is skipped, never fatal. */
+/** Every complete line, in the file's order (oldest first); a torn or foreign line is skipped, never fatal. */
 export function readHistory(path: string): HistoryLine[] {
-  return readHistoryTail(path, Number.POSITIVE_INFINITY);
+  return readHistoryTail(path, Number.POSITIVE_INFINITY).reverse();
 }
 
 const TAIL_CHUNK_BYTES = 64 * 1024;
@@ -101,7 +101,7 @@ export type HistoryFilter = (line: HistoryLine) => boolean;
 const everyLine: HistoryFilter = () => true;
 
 /**
- * The last `limit` lines that `keep` (every line by default), oldest first, read backwards from the
+ * The last `limit` lines that `keep` (every line by default), newest first, read backwards from the
  * end of the file: `askbridge history` stays as fast on a history of years as on one of a day.
  */
 export function readHistoryTail(path: string, limit: number, keep: HistoryFilter = everyLine): HistoryLine[] {
@@ -113,7 +113,7 @@ export function readHistoryTail(path: string, limit: number, keep: HistoryFilter
       for (const line of lines) if (found.length < limit && keep(line)) found.push(line);
       if (found.length >= limit) break;
     }
-    return found.reverse();
+    return found;
   } finally {
     closeSync(fd);
   }

@@ -1,4 +1,4 @@
-// `askbridge history`: the finished questions, newest last, from history.jsonl in the state directory;
+// `askbridge history`: the finished questions, newest first (as on the page), from history.jsonl in the state directory;
 // with --search, only those that hold the text, as the page's history searches them. A permission
 // or a plan reads as its decision, the call, and who decided: "allowed once · Bash: npm test · by page".
 // The end of a turn reads as what Claude said last (its start, in one line), how it ended ("replied

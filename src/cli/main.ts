@@ -1,6 +1,7 @@
 // `askbridge <command>`: parses the command line and loads only the command asked for, so that
 // `--help` stays instant (this file loads nothing else heavy). stdout carries results (JSON with
 // --json); messages go to stderr. Every failure is one line on stderr and a documented exit code.
+import { closestName } from '../closest-name.js';
 import { markInvisible } from '../visible-text.js';
 import { CliError, type CommandIo } from './command.js';
 
@@ -81,7 +82,7 @@ const COMMANDS: Record<string, Command> = {
     summary: "relay opencode's questions and permissions to askbridge from its server (opencode serve; URL default http://127.0.0.1:4096, plain http only to this machine; its password from OPENCODE_SERVER_PASSWORD), or Codex's questions (request_user_input, in Plan mode) from its TUI's app-server under CODEX_HOME, and send the answers back; the agent's own prompt decides what askbridge does not; Ctrl+C withdraws what waits",
     load: () => import('./attach.js') },
   mcp: { usage: '', summary: 'an MCP server on stdio with one tool, ask_user, that asks through askbridge (for Claude Code, Codex, Gemini CLI, Cursor: see docs/scripts.md)', load: () => import('./mcp.js') },
-  history: { usage: '[--limit N] [--search TEXT] [--json]', summary: "the finished questions: who or what answered, and with what; the ends of Claude's turns with the reply", load: () => import('./history.js') },
+  history: { usage: '[--limit N] [--search TEXT] [--json]', summary: "the finished questions, newest first: who or what answered, and with what; the ends of Claude's turns with the reply", load: () => import('./history.js') },
   trust: { usage: '[DIR] | --revoke DIR | --list', summary: "let a project's .claude/askbridge.json apply (its content as it is now), after showing what it does", load: () => import('./trust.js') },
   config: { usage: '[--cwd DIR] [--json]', summary: 'the effective configuration for a directory and where each value comes from', load: () => import('./config.js') },
   logs: { usage: '[-n N] [--follow] [--json]', summary: "the background daemon's log, readable", load: () => import('./logs.js') },
@@ -109,7 +110,8 @@ export async function runCli(io: CommandIo): Promise<number> {
   }
   const command = COMMANDS[name];
   if (!command) {
-    io.stderr(`askbridge: unknown command "${name}"\n\n${usage()}`);
+    const meant = closestName(name, Object.keys(COMMANDS));
+    io.stderr(meant ? `askbridge: unknown command "${markInvisible(name)}": did you mean ${meant}? (askbridge --help lists every command)\n` : `askbridge: unknown command "${markInvisible(name)}"\n\n${usage()}`);
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {

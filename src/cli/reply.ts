@@ -85,9 +85,9 @@ async function findTurnEnd(env: NodeJS.ProcessEnv, daemon: DaemonClient, session
     const elsewhere = ofSession.map((ask) => `  ${shown(machineWords(ask.machine))}: ${shown(replyCommand(ask))} TEXT...`);
     throw new CliError([`no turn's end waits in session ${shown(ofSession[0]!.sessionId)} ${shown(machineWords(machine))}; it waits`, ...elsewhere].join('\n'));
   }
-  // The newest last: several lines of one session are fine, lines of two sessions are not.
+  // The newest first: several lines of one session are fine, lines of two sessions are not.
   const finished = readHistoryTail(openStateDir(resolveStateDir(env)).paths.history, FINISHED_LINES, (line) => line.turnEnd !== undefined && line.machine === machine && line.sessionId.startsWith(session));
-  const newest = finished.filter((line) => line.sessionId === session).at(-1) ?? oneSession(finished, session).at(-1);
+  const newest = finished.find((line) => line.sessionId === session) ?? oneSession(finished, session)[0];
   if (newest) return newest;
   const { away } = readReply(AwayReplySchema, (await daemon.request('GET', '/api/away')).body, 'away switch');
   const why = away ? '`askbridge pending` lists those waiting' : 'you are not away, so a turn ends in the terminal without waiting (`askbridge away on`)';
@@ -97,7 +97,7 @@ async function findTurnEnd(env: NodeJS.ProcessEnv, daemon: DaemonClient, session
 /** How many of a prefix's finished turn ends are read from history.jsonl to tell whether it names one session. */
 const FINISHED_LINES = 50;
 
-/** `matches` (oldest first) when they are all of one session; an error when of several. */
+/** `matches` when they are all of one session; an error when of several. */
 function oneSession<Match extends { sessionId: string }>(matches: Match[], session: string): Match[] {
   const sessions = new Set(matches.map((match) => match.sessionId));
   if (sessions.size > 1) throw new CliError(`more than one session has an id that starts with ${shown(session)}: give more of it`);

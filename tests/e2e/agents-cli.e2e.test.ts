@@ -31,11 +31,11 @@ describe('askbridge history and the agent that asked', () => {
     expect(result).toMatchObject({ code: 0, stderr: '' });
     const heads = result.stdout.split('\n').filter((text) => /^\d{4}-/.test(text));
     expect(heads).toEqual([
-      `${lines[0]!.finishedAt}  person (page)  /work/legacy`,
-      `${lines[1]!.finishedAt}  person (page)  /work/shop`,
-      `${lines[2]!.finishedAt}  person (page)  /work/shop  asked by Codex`,
-      `${lines[3]!.finishedAt}  person (page)  /work/notes  asked by opencode`,
       `${lines[4]!.finishedAt}  person (page)  /work/odd  asked by gemini[U+001B][2J-cli`,
+      `${lines[3]!.finishedAt}  person (page)  /work/notes  asked by opencode`,
+      `${lines[2]!.finishedAt}  person (page)  /work/shop  asked by Codex`,
+      `${lines[1]!.finishedAt}  person (page)  /work/shop`,
+      `${lines[0]!.finishedAt}  person (page)  /work/legacy`,
     ]);
   });
 });

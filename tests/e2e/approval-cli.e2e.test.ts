@@ -16,6 +16,7 @@ import type { AskView } from '../../src/protocol.js';
 import { INVISIBLE_CHARACTER } from '../../src/visible-text.js';
 import { bashRuleSuggestion, decisionOf, permissionPayload, requestPermission, type HeldPermission } from '../stack/approvals.js';
 import { sleep, waitUntil } from '../stack/clock.js';
+import { parseCsv } from '../stack/csv.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { freshPayload } from '../stack/fixtures.js';
 import { killStrayProcesses, parseJson, runCli, runHook, startCli } from '../stack/processes.js';
@@ -386,11 +387,20 @@ describe('askbridge history and listen', () => {
     expect(history.code, history.stderr).toBe(0);
     const lines = history.stdout.trimEnd().split('\n');
     expect(lines).toHaveLength(6);
-    expect(lines[0]).toMatch(new RegExp(`^\\S+Z  person \\(cli\\)  ${PROJECT}$`));
-    expect(lines[1]).toBe(`  allowed (${SUGGESTION_WORDS}) · Bash: npm test · by cli`);
+    // Newest first.
+    expect(lines[0]).toMatch(/ {2}terminal \(answered in the terminal\) {2}/);
+    expect(lines[1]).toBe('  answered in the terminal · Bash: npm run migrate');
     expect(lines[3]).toBe('  denied: Not on main · Bash: npm test · by cli');
-    expect(lines[4]).toMatch(/ {2}terminal \(answered in the terminal\) {2}/);
-    expect(lines[5]).toBe('  answered in the terminal · Bash: npm run migrate');
+    expect(lines[4]).toMatch(new RegExp(`^\\S+Z  person \\(cli\\)  ${PROJECT}$`));
+    expect(lines[5]).toBe(`  allowed (${SUGGESTION_WORDS}) · Bash: npm test · by cli`);
+
+    // The CSV export (the page's Export CSV) has a cell for each part of each decision.
+    const exported = await fetch(new URL('/api/history?format=csv&limit=3', daemon.url), { headers: { authorization: `Bearer ${daemon.token}` } });
+    const [header, ...rows] = parseCsv(await exported.text());
+    const byId = new Map(rows.map((row) => [row[header!.indexOf('session')], Object.fromEntries(header!.map((column, index) => [column, row[index]]))]));
+    expect(byId.get(allowed.view.sessionId)).toMatchObject({ tool: 'Bash', target: 'npm test', decision: 'allow', suggestion: SUGGESTION_WORDS, message: '' });
+    expect(byId.get(denied.view.sessionId)).toMatchObject({ tool: 'Bash', target: 'npm test', decision: 'deny', suggestion: '', message: 'Not on main' });
+    expect(byId.get(inTerminal.view.sessionId)).toMatchObject({ tool: 'Bash', target: 'npm run migrate', decision: '' });
   });
 
   it('listen shows a permission readably, and --json carries it as the daemon sends it', async () => {

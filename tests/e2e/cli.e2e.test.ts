@@ -39,15 +39,27 @@ describe('askbridge in a pipeline', () => {
   });
 });
 
-describe('askbridge history --search', () => {
-  it('shows only the finished questions that hold the text, in any case, as the page searches them', async () => {
+describe('askbridge history', () => {
+  it('lists the newest first, as the page does, and says so in its help', async () => {
+    const home = await mkdtemp(join(tmpdir(), 'askbridge-history-order-'));
+    homes.push(home);
+    await writeFile(join(home, 'history.jsonl'), [line(1), line(2), line(3)].map((entry) => `${JSON.stringify(entry)}\n`).join(''), { mode: 0o600 });
+    const json = await runCli(['history', '--json'], baseEnv({ ASKBRIDGE_HOME: home }));
+    expect(json.code, json.stderr).toBe(0);
+    expect(json.stdout.trim().split('\n').map((text) => (JSON.parse(text) as { id: string }).id)).toEqual(['3', '2', '1']);
+    const readable = await runCli(['history', '--limit', '2'], baseEnv({ ASKBRIDGE_HOME: home }));
+    expect(readable.stdout.split('\n').filter((text) => text.startsWith('  Which')).map((text) => text.trim())).toEqual(['Which database, take 3?', 'Which database, take 2?']);
+    expect((await runCli(['history', '--help'], baseEnv({ ASKBRIDGE_HOME: home }))).stdout).toMatch(/newest first/);
+  });
+
+  it('with --search shows only the finished questions that hold the text, in any case, as the page searches them', async () => {
     const home = await mkdtemp(join(tmpdir(), 'askbridge-history-search-'));
     homes.push(home);
     const lines = [line(1), line(2, { machine: 'Build-Box' }), line(3, { notes: { 'Which database, take 3?': 'build it small' } }), line(4)];
     await writeFile(join(home, 'history.jsonl'), lines.map((entry) => `${JSON.stringify(entry)}\n`).join(''), { mode: 0o600 });
     const found = await runCli(['history', '--search', 'BUILD', '--json'], baseEnv({ ASKBRIDGE_HOME: home }));
     expect(found.code, found.stderr).toBe(0);
-    expect(found.stdout.trim().split('\n').map((text) => (JSON.parse(text) as { id: string }).id)).toEqual(['2', '3']);
+    expect(found.stdout.trim().split('\n').map((text) => (JSON.parse(text) as { id: string }).id)).toEqual(['3', '2']);
     const none = await runCli(['history', '--search', 'nowhere'], baseEnv({ ASKBRIDGE_HOME: home }));
     expect(none).toMatchObject({ code: 0, stdout: 'No finished question holds that text.\n' });
   });

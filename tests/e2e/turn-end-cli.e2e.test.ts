@@ -328,17 +328,18 @@ describe('askbridge pending, listen and history', () => {
     expect(history.code, history.stderr).toBe(0);
     expect([...history.stdout.matchAll(INVISIBLE_CHARACTER)]).toEqual([]);
     const lines = history.stdout.trimEnd().split('\n');
+    // Newest first.
     expect(lines).toEqual([
+      expect.stringMatching(new RegExp(`^\\S+Z  terminal \\(the person typed in the terminal\\)  ${PROJECT}$`)),
+      '  Claude finished: Shall I go on?',
+      '  -> the person typed in the terminal: their prompt went to Claude',
+      expect.stringMatching(new RegExp(`^\\S+Z  person \\(cli\\)  ${PROJECT}$`)),
+      '  Claude finished: Nothing left to do.',
+      '  -> done by a person (cli): Claude stopped',
       expect.stringMatching(new RegExp(`^\\S+Z  person \\(cli\\)  ${PROJECT}$`)),
       '  Claude finished: Done: [U+001B][2Jthe parser is split.',
       '  -> replied by a person (cli): Claude went on',
       '     reply: "Say \\"thanks\\"\\u202e"',
-      expect.stringMatching(new RegExp(`^\\S+Z  person \\(cli\\)  ${PROJECT}$`)),
-      '  Claude finished: Nothing left to do.',
-      '  -> done by a person (cli): Claude stopped',
-      expect.stringMatching(new RegExp(`^\\S+Z  terminal \\(the person typed in the terminal\\)  ${PROJECT}$`)),
-      '  Claude finished: Shall I go on?',
-      '  -> the person typed in the terminal: their prompt went to Claude',
     ]);
   });
 });

@@ -26,3 +26,33 @@ export async function waitUntil<T>(probe: () => Promise<T | undefined> | T | und
     await sleep(intervalMs);
   }
 }
+
+/**
+ * Waits woken by the code that changes what they wait on, instead of polling: each wait's probe runs
+ * at once and again on every wake(), until it yields a value or its time runs out.
+ */
+export function wakeableWaits(): { wake(): void; until<T>(probe: () => T | undefined, timeoutMs: number, timedOut: () => Error): Promise<T> } {
+  const checks = new Set<() => void>();
+  return {
+    wake(): void {
+      for (const check of checks) check();
+    },
+    until<T>(probe: () => T | undefined, timeoutMs: number, timedOut: () => Error): Promise<T> {
+      return new Promise<T>((found, failed) => {
+        const check = () => {
+          const value = probe();
+          if (value === undefined) return;
+          clearTimeout(timer);
+          checks.delete(check);
+          found(value);
+        };
+        const timer = setTimeout(() => {
+          checks.delete(check);
+          failed(timedOut());
+        }, timeoutMs);
+        checks.add(check);
+        check();
+      });
+    },
+  };
+}

@@ -6,7 +6,7 @@
 // the group itself (an anonymous admin).
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { now } from './clock.js';
+import { now, wakeableWaits } from './clock.js';
 
 export type TelegramChat = { id: number; type: 'private'; username: string; first_name: string } | { id: number; type: 'group'; title: string };
 /** A Telegram account; in a private chat, the one person in it. */
@@ -54,7 +54,7 @@ export async function startTelegramApi(tokens: string[]): Promise<TelegramApi> {
   const messages: SentMessage[] = [];
   const updates: Array<Record<string, unknown> & { update_id: number }> = [];
   const pollers = new Set<() => void>();
-  const callWaiters = new Set<() => void>();
+  const callWaits = wakeableWaits();
   const failures = new Map<string, Failure[]>();
   let nextUpdateId = 1;
   let nextMessageId = 1;
@@ -63,7 +63,7 @@ export async function startTelegramApi(tokens: string[]): Promise<TelegramApi> {
 
   const wake = () => {
     for (const poll of pollers) poll();
-    for (const check of callWaiters) check();
+    callWaits.wake();
   };
 
   function queue(update: Record<string, unknown>): void {
@@ -180,21 +180,7 @@ export async function startTelegramApi(tokens: string[]): Promise<TelegramApi> {
   const { port } = server.address() as AddressInfo;
 
   function waitFor<T>(probe: () => T | undefined, what: string, timeoutMs: number): Promise<T> {
-    return new Promise<T>((found, failed) => {
-      const check = () => {
-        const value = probe();
-        if (value === undefined) return;
-        clearTimeout(timer);
-        callWaiters.delete(check);
-        found(value);
-      };
-      const timer = setTimeout(() => {
-        callWaiters.delete(check);
-        failed(new Error(`timed out after ${timeoutMs} ms waiting for ${what}; calls so far: ${calls.map((call) => call.method).join(', ')}`));
-      }, timeoutMs);
-      callWaiters.add(check);
-      check();
-    });
+    return callWaits.until(probe, timeoutMs, () => new Error(`timed out after ${timeoutMs} ms waiting for ${what}; calls so far: ${calls.map((call) => call.method).join(', ')}`));
   }
 
   const register = (chat: TelegramChat) => {

@@ -39,11 +39,28 @@ describe('history as CSV', () => {
     const lost = line(3, { sessionId: '', project: '', status: 'cancelled', source: 'lost', detail: '4 finished question(s) could not be recorded (ENOSPC)', questions: [], answers: undefined });
     const rows = parseCsv(historyCsv([two, failed, lost]));
     expect(rows[0]).toEqual([...HISTORY_CSV_COLUMNS]);
+    const noDecision = ['', '', '', '', '', '', '', ''];
     expect(rows.slice(1)).toEqual([
-      [two.finishedAt, two.askedAt, "'-rf /", 'session-1', 'mcp:Codex', 'laptop', 'answered', 'person', 'page', 'DB, first', 'Which "database"?', 'SQLite, embedded', 'keep it\nboring'],
-      [two.finishedAt, two.askedAt, "'-rf /", 'session-1', 'mcp:Codex', 'laptop', 'answered', 'person', 'page', "'@once", "'=cmd|/c calc", "'+ yes\r\nreally", ''],
-      [failed.finishedAt, failed.askedAt, '/home/alice/shop', 'session-2', 'claude-code', '', 'failed', 'failed', 'an answer from the page could not be delivered: too deep', 'Database', 'Which database, take 2?', '', ''],
-      [lost.finishedAt, lost.askedAt, '', '', 'claude-code', '', 'cancelled', 'lost', '4 finished question(s) could not be recorded (ENOSPC)', '', '', '', ''],
+      [two.finishedAt, two.askedAt, "'-rf /", 'session-1', 'mcp:Codex', 'laptop', 'answered', 'person', 'page', 'DB, first', 'Which "database"?', 'SQLite, embedded', 'keep it\nboring', ...noDecision],
+      [two.finishedAt, two.askedAt, "'-rf /", 'session-1', 'mcp:Codex', 'laptop', 'answered', 'person', 'page', "'@once", "'=cmd|/c calc", "'+ yes\r\nreally", '', ...noDecision],
+      [failed.finishedAt, failed.askedAt, '/home/alice/shop', 'session-2', 'claude-code', '', 'failed', 'failed', 'an answer from the page could not be delivered: too deep', 'Database', 'Which database, take 2?', '', '', ...noDecision],
+      [lost.finishedAt, lost.askedAt, '', '', 'claude-code', '', 'cancelled', 'lost', '4 finished question(s) could not be recorded (ENOSPC)', '', '', '', '', ...noDecision],
+    ]);
+  });
+
+  it('has what was allowed (and with which suggestion), the deny message, and the reply to the end of a turn', () => {
+    const approval = { questions: [], answers: undefined, status: 'allowed' as const, source: 'person' as const, detail: 'cli' };
+    const allowedAlways = line(4, { ...approval, approval: { toolName: 'Bash', target: 'npm test' }, decision: { behavior: 'allow', suggestion: 'Always allow `Bash(npm test *)` in this project' } });
+    const allowedOnce = line(5, { ...approval, approval: { toolName: 'Edit', target: 'src/a.ts' }, decision: { behavior: 'allow' } });
+    const denied = line(6, { ...approval, status: 'denied', approval: { toolName: 'Bash', target: '=rm -rf /' }, decision: { behavior: 'deny', message: 'not on main', interrupt: true } });
+    const replied = line(7, { questions: [], answers: undefined, status: 'replied', turnEnd: { said: 'Done: the parser is split.' }, reply: 'now the tests, please' });
+    const rows = parseCsv(historyCsv([allowedAlways, allowedOnce, denied, replied]));
+    const decisionCells = (row: string[] | undefined) => Object.fromEntries(HISTORY_CSV_COLUMNS.map((column, index) => [column, row?.[index]] as const).slice(13));
+    expect(rows.slice(1).map(decisionCells)).toEqual([
+      { tool: 'Bash', target: 'npm test', decision: 'allow', suggestion: 'Always allow `Bash(npm test *)` in this project', message: '', interrupt: '', said: '', reply: '' },
+      { tool: 'Edit', target: 'src/a.ts', decision: 'allow', suggestion: '', message: '', interrupt: '', said: '', reply: '' },
+      { tool: 'Bash', target: "'=rm -rf /", decision: 'deny', suggestion: '', message: 'not on main', interrupt: 'yes', said: '', reply: '' },
+      { tool: '', target: '', decision: '', suggestion: '', message: '', interrupt: '', said: 'Done: the parser is split.', reply: 'now the tests, please' },
     ]);
   });
 });

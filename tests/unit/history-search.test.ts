@@ -63,15 +63,15 @@ describe('searching history', () => {
     expect(all.lines.map((entry) => entry.id)).toEqual(Array.from({ length: 20 }, (_, index) => String(19_007 - index * 1000)));
     expect(all.scannedBytes).toBe(size);
 
-    // The CLI's reader filters the same way, and gives the matches oldest first.
-    expect(readHistoryTail(path, 2, historyMatching('needle')).map((entry) => entry.id)).toEqual(['18007', '19007']);
+    // The CLI's reader filters the same way, and gives the matches newest first too.
+    expect(readHistoryTail(path, 2, historyMatching('needle')).map((entry) => entry.id)).toEqual(['19007', '18007']);
   });
 
   it('keeps a line longer than a chunk whole, wherever the chunks cut it', async () => {
     const long = line(2, { answers: { 'Which database, take 2?': `SQLite ${'☕'.repeat(60_000)}` } });
     const path = writeLines(dir, [line(1), long, line(3)]);
     expect(readHistory(path).map((entry) => entry.id)).toEqual(['1', '2', '3']);
-    expect(readHistoryTail(path, 2).map((entry) => entry.id)).toEqual(['2', '3']);
+    expect(readHistoryTail(path, 2).map((entry) => entry.id)).toEqual(['3', '2']);
     expect((await searchHistory(path, { limit: 10, keep: historyMatching('sqlite ☕☕') })).lines).toEqual([long]);
   });
 

@@ -141,7 +141,7 @@ describe('reading history from its end', () => {
     const all = readHistory(path);
     expect(all.map((line) => line.id)).toEqual(lines.map((_, index) => String(index)));
     for (const limit of [1, 7, 500, 2999, 3000, 5000]) {
-      expect(readHistoryTail(path, limit)).toEqual(all.slice(-limit));
+      expect(readHistoryTail(path, limit)).toEqual(all.slice(-limit).reverse());
     }
     expect(readHistoryTail(join(dir, 'none.jsonl'), 5)).toEqual([]);
   });
