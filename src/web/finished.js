@@ -210,7 +210,7 @@ export function finishedCard(view, how) {
       'header',
       { class: 'finished-head' },
       h('span', { class: 'status-dot', 'aria-hidden': 'true' }),
-      h('h3', { class: 'status-title', id: statusId, tabindex: '-1', text: title }),
+      h('h3', { class: 'status-title', id: statusId, tabindex: '-1' }, withCode(title)),
       h('p', { class: 'finished-meta' }, h('span', { class: 'project-small', id: projectId, title: view.cwd ? markInvisible(view.cwd) : null }, visibleNodes(projectName(view.cwd))), h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }), agent ? [h('span', { class: 'finished-agent', text: agent }), h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' })] : null, age),
     ),
     detail ? h('p', { class: 'finished-detail' }, visibleNodes(detail)) : null,
