@@ -10,12 +10,8 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ownFolders } from '../../package-root.js';
 
-/**
- * The page's files: dist/web/ beside the compiled daemon, from the package root (the daemon may be
- * bundled). Run from src/ (the tests that inject requests), app.js is the unbundled entry.
- */
-const OWN_FOLDERS = ownFolders(import.meta.url);
-const WEB_ROOT = new URL('web/', OWN_FOLDERS.codeRoot);
+/** The page's files by default: dist/web/ beside the compiled daemon, found from the package root (the daemon may be bundled). */
+const WEB_ROOT = new URL('web/', ownFolders(import.meta.url).codeRoot);
 
 const SCRIPT = 'text/javascript; charset=utf-8';
 
@@ -57,9 +53,10 @@ const FILE_BODY = z.instanceof(Buffer).meta({ type: 'string', format: 'binary' }
 /** Text compresses to about a third; images are compressed already. */
 const COMPRESSIBLE = /^(?:text\/|application\/manifest)/;
 
-export const pageRoutes: FastifyPluginAsyncZod = async (app) => {
+export const pageRoutes: FastifyPluginAsyncZod<{ folder?: URL | undefined }> = async (app, options) => {
+  const folder = options.folder ?? WEB_ROOT;
   for (const [path, { file, type }] of Object.entries(FILES)) {
-    const body = readFileSync(new URL(file, WEB_ROOT));
+    const body = readFileSync(new URL(file, folder));
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
     // Compressed on the first request that accepts it, not at start: the daemon starts on the hook's path.
     let gzipped: Buffer | undefined;
