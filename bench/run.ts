@@ -847,10 +847,13 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
-// 6. What the page loads, as transferred, and whether it asks any other host
+// 6. What the page loads, as transferred, in how many requests, and whether it asks any other host
 
 async function benchTransfer(browser: Browser, daemon: Daemon): Promise<void> {
   const totals: number[] = [];
+  const requests: number[] = [];
+  /** Fetches of a file the same load had fetched already. */
+  const repeats: number[] = [];
   const external: number[] = [];
   let files: Record<string, number> = {};
   const own = new URL(daemon.url).host;
@@ -876,11 +879,15 @@ async function benchTransfer(browser: Browser, daemon: Daemon): Promise<void> {
     await page.waitForLoadState('networkidle');
     const loaded = await Promise.all(sizes);
     totals.push(loaded.reduce((sum, entry) => sum + entry.bytes, 0));
+    requests.push(loaded.length);
+    repeats.push(loaded.length - new Set(loaded.map((entry) => entry.path)).size);
     external.push(foreign.size);
     files = Object.fromEntries(loaded.map((entry) => [entry.path, entry.bytes]));
     await closeContext();
   }
   results.transfer = summarize(totals);
+  results.transferRequests = summarize(requests);
+  results.transferRepeats = summarize(repeats);
   results.external = summarize(external);
   extras.transferFiles = files;
 }
@@ -1113,8 +1120,10 @@ function rows(): string[] {
   row('5o', 'Floor: plain `node:http` server idle PSS', results.floorPss, { unit: mb });
   row('5j', '`npm start` with an up-to-date build → page link printed', results.npmStart, { unit: ms, p99: false, target: 'median ≤ 2000 ms', value: (s) => s.p50, limit: 2000 });
   row('5k', '`npm start` ÷ `askbridge start`, to the page link (per interleaved pair)', results.npmStartRatio, { unit: times });
-  row('6a', 'Page load, bytes transferred (headers + bodies)', results.transfer, { unit: kb, target: 'max ≤ 120 kB', value: (s) => s.max, limit: 120_000 });
+  row('6a', 'Page load, bytes transferred (headers + bodies)', results.transfer, { unit: kb, target: 'max ≤ 100 kB', value: (s) => s.max, limit: 100_000 });
   row('6b', 'Page load, requests to any other host', results.external, { unit: count, target: 'max = 0', value: (s) => s.max, limit: 0 });
+  row('6c', 'Page load, requests (the API calls of pairing included)', results.transferRequests, { unit: count });
+  row('6d', 'Page load, fetches of a file already fetched in the same load', results.transferRepeats, { unit: count, target: 'max = 0', value: (s) => s.max, limit: 0 });
   row('8a', `Page with ${COUNTS.inbox} waiting: new question → its row in the inbox (next frame)`, results.inboxAdded, { unit: ms, p99: true, target: 'p99 ≤ 50 ms', value: (s) => s.p99, limit: 50 });
   row('8b', `Page with ${COUNTS.inbox} waiting: one answered elsewhere → its row gone (next frame)`, results.inboxRemoved, { unit: ms, p99: true, target: 'p99 ≤ 50 ms', value: (s) => s.p99, limit: 50 });
   row('9a', "http hook: Claude Code's POST → the Telegram bot's sendMessage at the Bot API (a stand-in on loopback)", results.telegramSend, { unit: ms, p99: true, target: 'p99 ≤ 100 ms', value: (s) => s.p99, limit: 100 });

@@ -13,7 +13,7 @@ const RECORD = join(ROOT, 'dist', 'build-inputs.json');
 
 /** Folders whose every file is an input, and single files that are. */
 const INPUT_DIRS = ['src'];
-const INPUT_FILES = ['scripts/build.mjs', 'scripts/build-inputs.mjs', 'scripts/copy-web.mjs', 'scripts/bundle-daemon.mjs', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'];
+const INPUT_FILES = ['scripts/build.mjs', 'scripts/build-inputs.mjs', 'scripts/build-web.mjs', 'scripts/bundle-daemon.mjs', 'package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json'];
 /** What a complete build leaves: the CLI, the daemon's bundle, the page. */
 const OUTPUTS = ['dist/cli/main.js', 'dist/daemon/bundle.cjs', 'dist/web/index.html'];
 

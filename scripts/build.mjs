@@ -24,7 +24,7 @@ const inputs = digestInputs();
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
 const steps = [
   [tsc, '-p', 'tsconfig.build.json'],
-  [join(ROOT, 'scripts', 'copy-web.mjs')],
+  [join(ROOT, 'scripts', 'build-web.mjs')],
   [join(ROOT, 'scripts', 'bundle-daemon.mjs')],
 ];
 for (const step of steps) {

@@ -9,7 +9,7 @@ import { buildApprovalForm, forgetMessage } from './approval.js';
 import { buildAskForm, projectName } from './ask-form.js';
 import { createConnection } from './connection.js';
 import { initDevices } from './devices.js';
-import { byId, closeLastPanel, detailsPanel } from './dom.js';
+import { byId, closeLastPanel, detailsPanel, withCode } from './dom.js';
 import { clearDraft, dropStaleDrafts } from './drafts.js';
 import { finishedCard } from './finished.js';
 import { initHistory } from './history.js';
@@ -17,7 +17,7 @@ import { createInbox, roughAge } from './inbox.js';
 import { onLive, onQuestionAdded, onQuestionEnded, showWaitingCount, startNotify } from './notify.js';
 import { approvalKind, toolSummary } from './tool-input.js';
 import { buildTerminalWaitCard, buildTurnEndForm, createAwaySwitch, saidShort, terminalWaitHeadline } from './turn-end.js';
-import { markInvisible, visibleNodes } from './visible-text.js';
+import { markInvisible } from './visible-text.js';
 
 /** @typedef {import('../protocol.js').AskView} AskView */
 /** @typedef {import('../protocol.js').ServerMessage} ServerMessage */
@@ -318,7 +318,7 @@ function onResolved(view) {
 /** @param {string | null} message */
 function setBanner(message) {
   ui.banner.hidden = !message;
-  ui.bannerText.replaceChildren(...visibleNodes(message ?? ''));
+  ui.bannerText.replaceChildren(...withCode(message ?? ''));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -390,7 +390,7 @@ function setConn(state, detail) {
   if (state === 'reconnecting' && was === 'live') announce('Connection lost. Reconnecting…');
   if (state === 'live' && was === 'reconnecting') announce('Live again.');
   if (state === 'unpaired') {
-    ui.unpairedDetail.textContent = detail ?? '';
+    ui.unpairedDetail.replaceChildren(...withCode(detail ?? ''));
     ui.unpairedDetail.hidden = !detail;
   }
   const paired = state === 'live' || state === 'reconnecting';

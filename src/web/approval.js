@@ -9,7 +9,7 @@
 import { speakerOf } from './api.js';
 import { cardHead, contextNodes, uid } from './ask-form.js';
 import { holdDecisions } from './decision-hold.js';
-import { h } from './dom.js';
+import { h, withCode } from './dom.js';
 import { approvalKind, toolAction, toolInputNodes } from './tool-input.js';
 import { visibleNodes } from './visible-text.js';
 
@@ -70,7 +70,7 @@ export function buildApprovalForm(view, handlers, how = {}) {
   // Allow: once, or with one of Claude Code's suggestions, sent back by its index.
   const allowOnce = h('button', { type: 'button', class: 'btn btn-primary', 'aria-keyshortcuts': 'A 1', text: plan ? 'Approve, I’ll approve edits manually' : 'Allow once' });
   const suggestions = (choices.remember && Array.isArray(approval.suggestions) ? approval.suggestions : []).map((suggestion, index) =>
-    h('button', { type: 'button', class: 'btn btn-secondary btn-suggestion', 'data-suggestion': String(index), 'aria-keyshortcuts': index < 8 ? String(index + 2) : null }, visibleNodes(String(suggestion?.label ?? `Suggestion ${index + 1}`))),
+    h('button', { type: 'button', class: 'btn btn-secondary btn-suggestion', 'data-suggestion': String(index), 'aria-keyshortcuts': index < 8 ? String(index + 2) : null }, withCode(suggestion?.label ?? `Suggestion ${index + 1}`)),
   );
 
   // Deny: the message goes to Claude; for a plan it is the feedback, and it is required.

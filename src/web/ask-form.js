@@ -16,7 +16,7 @@ import { markInvisible, visibleNodes } from './visible-text.js';
 /** @typedef {import('../protocol.js').PlannedAnswer} PlannedAnswer */
 
 /** What Claude said before asking is shortened to this many characters until expanded. */
-const SAID_SHORT_CHARS = 280;
+const SAID_SHORT_CHARS = 180;
 /** A label or a rule's text named in what the deadline will do is shortened to this many characters. */
 const PLANNED_CHARS = 80;
 
@@ -332,7 +332,8 @@ function timeoutNodes(view) {
 }
 
 /**
- * Above the questions: the session's branch and title, and what Claude said just before asking.
+ * Above the questions: the session's branch and title, and what Claude said just before asking
+ * (on a narrow screen, behind a button).
  * @param {AskView} view
  * @returns {Node[]}
  */
@@ -348,7 +349,11 @@ export function contextNodes(view) {
     const text = context.said;
     const long = text.length > SAID_SHORT_CHARS;
     const body = h('p', { class: 'said-text', dir: 'auto' }, visibleNodes(long ? `${text.slice(0, SAID_SHORT_CHARS).trimEnd()}…` : text));
-    const figure = h('figure', { class: 'said' }, h('figcaption', { class: 'said-caption', text: 'Claude said' }), body);
+    const figure = h('figure', { class: 'said', id: uid('said') }, h('figcaption', { class: 'said-caption', text: 'Claude said' }), body);
+    // On a phone it is one tap away, the options first (app.css shows the button on a narrow screen only).
+    const reveal = h('button', { type: 'button', class: 'btn-link context-toggle', 'aria-expanded': 'false', 'aria-controls': figure.id, text: 'What Claude said' });
+    reveal.addEventListener('click', () => reveal.setAttribute('aria-expanded', String(reveal.getAttribute('aria-expanded') !== 'true')));
+    nodes.push(reveal);
     if (long) {
       const toggle = h('button', { type: 'button', class: 'btn-link said-toggle', 'aria-expanded': 'false', text: 'Show all' });
       toggle.addEventListener('click', () => {

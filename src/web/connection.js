@@ -35,6 +35,8 @@ export function createConnection(handlers) {
   let left = false;
   /** Whether the page was connected or trying to be when it was left, so that it tries again when shown. */
   let resumeOnShow = false;
+  /** A pairing code taken from the address that could not be used yet (askbridge was not reached). */
+  let unspentCode = /** @type {string | null} */ (null);
 
   async function start() {
     if (starting) return;
@@ -43,13 +45,16 @@ export function createConnection(handlers) {
     retryTimer = 0;
     try {
       let pairError = null;
-      const code = readPairCode();
+      const code = takePairCode() ?? unspentCode;
+      unspentCode = null;
       if (code !== null) {
         closeSocket();
         const result = await pair({ code });
-        if (result.status === 0) return goOffline();
-        // The code is spent either way; keep it out of the history and of anything copied from the bar.
-        history.replaceState(history.state, '', location.pathname + location.search);
+        // Not spent: askbridge could not be reached. The next try uses it.
+        if (result.status === 0) {
+          unspentCode = code;
+          return goOffline();
+        }
         if (result.ok) keepPageKey(result.data.key);
         else pairError = errorMessage(result, `Pairing failed (HTTP ${result.status}).`);
       }
@@ -174,6 +179,17 @@ export function createConnection(handlers) {
       if (socket?.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
     },
   };
+}
+
+/**
+ * The pairing code in the address, taken out of it at once: kept out of the history and of anything
+ * copied from the bar. At once, too, because the page is still loading: a change of address once it
+ * has loaded makes the browser fetch the tab's icon a second time.
+ */
+function takePairCode() {
+  const code = readPairCode();
+  if (code !== null) history.replaceState(history.state, '', location.pathname + location.search);
+  return code;
 }
 
 function readPairCode() {

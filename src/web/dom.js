@@ -2,6 +2,7 @@
 // Building the page's DOM from data: elements with attributes and children, strings as Text nodes
 // only, so that text from a model is always data, never markup. And the panels a button opens
 // (Devices, History, the bell's menu), which Esc closes, the one opened last first.
+import { visibleNodes } from './visible-text.js';
 
 /**
  * The element index.html holds with this id.
@@ -32,6 +33,19 @@ export function h(tag, attrs, ...children) {
   }
   for (const child of children.flat()) if (child !== null && child !== undefined && child !== false) el.append(child);
   return el;
+}
+
+/**
+ * Text the daemon wrote, where a part between backticks names a command or a rule ("run `askbridge
+ * open`", "Always allow `Bash(npm test:*)`"): that part as code, as the page's own text shows one.
+ * Every part as text, its invisible characters marked (a rule comes from what a model asked to run).
+ * @param {unknown} text
+ * @returns {Node[]}
+ */
+export function withCode(text) {
+  return String(text)
+    .split(/`([^`\n]+)`/)
+    .flatMap((part, index) => (index % 2 === 1 ? [h('code', null, visibleNodes(part))] : part === '' ? [] : visibleNodes(part)));
 }
 
 /**

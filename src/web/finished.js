@@ -2,7 +2,7 @@
 // How a finished question set is shown: who or what settled it, and what Claude received.
 import { agentNameOf } from './api.js';
 import { projectName } from './ask-form.js';
-import { h } from './dom.js';
+import { h, withCode } from './dom.js';
 import { toolSummary } from './tool-input.js';
 import { saidShort } from './turn-end.js';
 import { markInvisible, visibleNodes } from './visible-text.js';
@@ -210,7 +210,7 @@ export function finishedCard(view, how) {
       'header',
       { class: 'finished-head' },
       h('span', { class: 'status-dot', 'aria-hidden': 'true' }),
-      h('h3', { class: 'status-title', id: statusId, tabindex: '-1', text: title }),
+      h('h3', { class: 'status-title', id: statusId, tabindex: '-1' }, withCode(title)),
       h('p', { class: 'finished-meta' }, h('span', { class: 'project-small', id: projectId, title: view.cwd ? markInvisible(view.cwd) : null }, visibleNodes(projectName(view.cwd))), h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }), agent ? [h('span', { class: 'finished-agent', text: agent }), h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' })] : null, age),
     ),
     detail ? h('p', { class: 'finished-detail' }, visibleNodes(detail)) : null,
@@ -252,7 +252,7 @@ function approvalSummary(view) {
       'div',
       { class: 'answer-row' },
       h('dt', { class: 'answer-q', dir: 'auto' }, visibleNodes(toolSummary(approval))),
-      h('dd', { class: 'answer-a' }, view.status === 'allowed' || view.status === 'denied' ? decisionText(view) : 'Not decided here'),
+      h('dd', { class: 'answer-a' }, view.status === 'allowed' || view.status === 'denied' ? withCode(decisionText(view)) : 'Not decided here'),
       message ? h('dd', { class: 'answer-note', dir: 'auto' }, visibleNodes(`Message: ${message}`)) : null,
     ),
   );

@@ -7,11 +7,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { NewAsk } from '../../src/daemon/asks/store.js';
 import type { Agent, Question } from '../../src/protocol.js';
 import { buildTestApp, type TestApp } from '../stack/app.js';
+import { assertBuildIsFresh, REPO_ROOT } from '../stack/env.js';
 import { chromiumAvailability, launchBrowser, openAsk, waitForLivePage } from '../stack/browser.js';
 import { line, writeLines } from '../stack/history-lines.js';
 
@@ -76,7 +78,9 @@ describe.skipIf(!chromiumState.available)('the agent that asked, on the page', (
       line(3, { project: '/home/alice/projects/nightly', asker: { kind: 'script', name: 'release-check' } }),
       line(4, { project: '/home/alice/projects/notes', agent: 'opencode' }),
     ]);
-    tested = await buildTestApp({ history: { path, flushed: async () => {} } });
+    // The page as the daemon serves it: built (its modules are bundled into one script).
+    assertBuildIsFresh();
+    tested = await buildTestApp({ history: { path, flushed: async () => {} }, pageFolder: pathToFileURL(join(REPO_ROOT, 'dist', 'web', '/')) });
     ({ port, local } = await tested.listen());
     browser = await launchBrowser();
   });

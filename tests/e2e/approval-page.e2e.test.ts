@@ -287,7 +287,8 @@ describe.skipIf(!chromiumState.available)('approvals in the page', () => {
     const always = await ask('Bash', { command: 'npm test -- --watch=false' }, { suggestions });
     const alwaysCard = await show(page, always.view.id);
     const labels = await alwaysCard.locator('.btn-suggestion').allTextContents();
-    expect(labels).toEqual(always.view.approval!.suggestions.map((suggestion) => suggestion.label));
+    // In the daemon's words, the rule or folder between backticks shown as code.
+    expect(labels).toEqual(always.view.approval!.suggestions.map((suggestion) => suggestion.label.replaceAll('`', '')));
     await alwaysCard.locator('.btn-suggestion').nth(1).click();
     expect(await decisionOf(always)).toEqual(hookDecision({ behavior: 'allow', updatedPermissions: [suggestions[1]] }));
     expect(await finished(page, always.view.id, 'allowed')).toBe(`Allowed: ${labels[1]}`);

@@ -86,11 +86,12 @@ describe.skipIf(!chromiumState.available)("Claude Code's suggestions, in words",
     const numbered = buttonsOf(message).filter((button) => /^\d\. /.test(button.text));
     expect(numbered.map((button) => button.text.slice(0, 3))).toEqual(WORDS.map((_words, index) => `${index + 1}. `));
 
-    // The page: a button each, in the same words; the second one chosen goes back exactly as it came.
+    // The page: a button each, in the same words, the rule or folder as code; the second one chosen goes back exactly as it came.
     const { page } = await openPairedPage(browser, daemon);
     const card = await openAsk(page, permission.view.id);
     const buttons = card.locator('.btn-suggestion');
-    expect(await buttons.allTextContents()).toEqual(WORDS);
+    expect(await buttons.allTextContents()).toEqual(WORDS.map((words) => words.replaceAll('`', '')));
+    expect(await buttons.first().locator('code').allTextContents()).toEqual(['Bash(npm test)']);
     await buttons.nth(1).click();
     expect(await decisionOf(permission)).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow', updatedPermissions: [OFFERED[1]] } } });
     expect((await daemon.ask(permission.view.id)).decision).toEqual({ behavior: 'allow', suggestion: 1 });

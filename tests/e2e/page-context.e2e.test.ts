@@ -32,6 +32,9 @@ function overlap(a: Box, b: Box): boolean {
   return Math.min(a.x + a.width, b.x + b.width) - Math.max(a.x, b.x) > 4 && Math.min(a.y + a.height, b.y + b.height) - Math.max(a.y, b.y) > 4;
 }
 
+/** What Claude said as a short list: a context as tall as its lines, moving the buttons below it by more than a button's height. */
+const SAID_IN_LINES = 'What takes the space:\nnode_modules 2.1 GB\n.cache 800 MB\nold builds 300 MB\nNothing else is large.';
+
 /** What Claude said before asking: long, with a terminal escape and right-to-left text in it. */
 const SAID = `I looked at the orders service. ${'The schema has grown, and the reporting queries now scan the whole table. '.repeat(8)}\u001b[2J שלום ends here.`;
 
@@ -122,7 +125,7 @@ describe.skipIf(!chromiumState.available)('the session context in the page', () 
     const transcript = join(projects, `${sessionId}.jsonl`);
     writeFileSync(transcript, `${[
       { ...common, type: 'user', message: { role: 'user', content: 'Free some disk space' } },
-      { ...common, type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: SAID }] } },
+      { ...common, type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: SAID_IN_LINES }] } },
     ].map((line) => JSON.stringify(line)).join('\n')}\n`);
 
     // The page gets the context only when the test says: the card is on screen, laid out, first.

@@ -34,7 +34,7 @@ function importsOf(file: string): Import[] {
   const found = [...text.matchAll(/(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+'(\.{1,2}\/[^']+)'|(\{\s*)?import\(\s*'(\.{1,2}\/[^']+)'\s*\)/g)];
   return found.map((match) => {
     const target = resolve(dirname(file), match[1] ?? match[3]!);
-    // The page's `./marked.js` is a library the daemon serves from its package, declared by marked.d.ts.
+    // The page's `./marked.js` is a library the build bundles from its package, declared by marked.d.ts.
     const declared = target.replace(/\.js$/, '.d.ts');
     const module = relative(SRC, existsSync(target) ? target : existsSync(declared) ? declared : target.replace(/\.js$/, '.ts'));
     return { module, jsdocType: match[2] !== undefined };

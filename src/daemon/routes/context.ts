@@ -63,6 +63,11 @@ export type AppDeps = {
    * settled so far has been written (or waits in memory while it cannot be). Without it, no history is served.
    */
   history?: { path: string; flushed: () => Promise<void> };
+  /**
+   * The page's files: by default the folder beside the running code, dist/web (the built page) or,
+   * run from src/, src/web, whose app.js loads modules this daemon does not serve.
+   */
+  pageFolder?: URL;
   /** What works less well than it should right now, for `askbridge status`. */
   health?: () => { history: HistoryProblem | null };
   /** How often pages and listeners are pinged (events.ts; tests use a short interval). */

@@ -1,31 +1,23 @@
 // The answer page: a fixed list of static files read once at start and served from memory, under a
 // strict Content-Security-Policy (no inline script, no external anything). No path ever comes from
 // the request, so there is nothing to traverse. The web app manifest and the service worker sit at
-// the root, so that the page can be installed and the worker's scope is the whole page.
+// the root, so that the page can be installed and the worker's scope is the whole page. The page's
+// script is one file, app.js: the build bundles its modules and marked into it (scripts/build-web.mjs).
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { gzipSync } from 'node:zlib';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ownFolders } from '../../package-root.js';
 
-/** The page's files: dist/web/ beside the compiled daemon, src/web/ in the tests (from the package root: the daemon may be bundled). */
-const OWN_FOLDERS = ownFolders(import.meta.url);
-const WEB_ROOT = new URL('web/', OWN_FOLDERS.codeRoot);
+/** The page's files by default: dist/web/ beside the compiled daemon, found from the package root (the daemon may be bundled). */
+const WEB_ROOT = new URL('web/', ownFolders(import.meta.url).codeRoot);
 
 const SCRIPT = 'text/javascript; charset=utf-8';
 
-/** The page's own ES modules, each served at its own name. */
-const MODULES = ['app', 'api', 'approval', 'ask-form', 'connection', 'decision-hold', 'devices', 'dom', 'drafts', 'finished', 'history', 'inbox', 'line-diff', 'markdown', 'notify', 'tool-input', 'turn-end', 'visible-text'] as const;
-
-/** The one library the page imports: marked's ES module (markdown.js uses its lexer), served as `/marked.js`. */
-const MARKED_PATH = '/marked.js';
-
 const FILES: Record<string, { file: string; type: string }> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
-  ...Object.fromEntries(MODULES.map((name) => [`/${name}.js`, { file: `${name}.js`, type: SCRIPT }])),
-  [MARKED_PATH]: { file: 'marked.js', type: SCRIPT },
+  '/app.js': { file: 'app.js', type: SCRIPT },
   '/sw.js': { file: 'sw.js', type: SCRIPT },
   '/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
   '/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
@@ -61,9 +53,10 @@ const FILE_BODY = z.instanceof(Buffer).meta({ type: 'string', format: 'binary' }
 /** Text compresses to about a third; images are compressed already. */
 const COMPRESSIBLE = /^(?:text\/|application\/manifest)/;
 
-export const pageRoutes: FastifyPluginAsyncZod = async (app) => {
+export const pageRoutes: FastifyPluginAsyncZod<{ folder?: URL | undefined }> = async (app, options) => {
+  const folder = options.folder ?? WEB_ROOT;
   for (const [path, { file, type }] of Object.entries(FILES)) {
-    const body = path === MARKED_PATH ? readMarked() : readFileSync(new URL(file, WEB_ROOT));
+    const body = readFileSync(new URL(file, folder));
     const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
     // Compressed on the first request that accepts it, not at start: the daemon starts on the hook's path.
     let gzipped: Buffer | undefined;
@@ -82,12 +75,6 @@ export const pageRoutes: FastifyPluginAsyncZod = async (app) => {
     });
   }
 };
-
-/** marked's ES module from its package, without the source map comment that names a file not served here. */
-function readMarked(): Buffer {
-  const file = createRequire(new URL('package.json', OWN_FOLDERS.packageRoot)).resolve('marked').replace(/[^/\\]+$/, 'marked.esm.js');
-  return Buffer.from(readFileSync(file, 'utf8').replace(/\n\/\/# sourceMappingURL=\S+\s*$/, '\n'));
-}
 
 /** Whether the client takes gzip (`gzip;q=0` says it does not). */
 function acceptsGzip(header: string | undefined): boolean {
