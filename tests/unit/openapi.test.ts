@@ -53,6 +53,7 @@ const ROUTES = {
   '/ask-form.js': ['get'],
   '/connection.js': ['get'],
   '/decision-hold.js': ['get'],
+  '/delivery.js': ['get'],
   '/drafts.js': ['get'],
   '/finished.js': ['get'],
   '/history.js': ['get'],

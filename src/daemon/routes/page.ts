@@ -17,7 +17,7 @@ const WEB_ROOT = new URL('web/', OWN_FOLDERS.codeRoot);
 const SCRIPT = 'text/javascript; charset=utf-8';
 
 /** The page's own ES modules, each served at its own name. */
-const MODULES = ['app', 'api', 'approval', 'ask-form', 'connection', 'decision-hold', 'devices', 'dom', 'drafts', 'finished', 'history', 'inbox', 'line-diff', 'markdown', 'notify', 'tool-input', 'turn-end', 'visible-text'] as const;
+const MODULES = ['app', 'api', 'approval', 'ask-form', 'connection', 'decision-hold', 'delivery', 'devices', 'dom', 'drafts', 'finished', 'history', 'inbox', 'line-diff', 'markdown', 'notify', 'tool-input', 'turn-end', 'visible-text'] as const;
 
 /** The one library the page imports: marked's ES module (markdown.js uses its lexer), served as `/marked.js`. */
 const MARKED_PATH = '/marked.js';
