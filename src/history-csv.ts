@@ -2,16 +2,17 @@
 // permission, the end of a turn, or the note that some could not be recorded, is one row too),
 // quoted as RFC 4180 says. A permission's row says what was allowed or denied: the tool, what it
 // acted on, the decision, the "always allow" suggestion taken, the deny message and whether it
-// stopped Claude; the end of a turn's, what Claude said and the person's reply. Every cell is
+// stopped Claude; the end of a turn's, what Claude said and the person's reply; a relayed decision's,
+// whether it reached its agent. Every cell is
 // text someone else wrote (the model's questions, answers, project paths), so a cell a spreadsheet
 // would take for a formula (starting with =, +, -, @, a tab or a carriage return) starts with a `'`
 // instead: opened in a spreadsheet, the export shows text and runs nothing.
 import { getOwn } from './answers.js';
-import type { HistoryLine } from './history-file.js';
+import { deliveryText, type HistoryLine } from './history-file.js';
 
 export const HISTORY_CSV_COLUMNS = [
   'finished', 'asked', 'project', 'session', 'asker', 'machine', 'status', 'source', 'detail', 'header', 'question', 'answer', 'note',
-  'tool', 'target', 'decision', 'suggestion', 'message', 'interrupt', 'said', 'reply',
+  'tool', 'target', 'decision', 'suggestion', 'message', 'interrupt', 'said', 'reply', 'delivery',
 ] as const;
 
 /** The whole file: the header row, then each line's rows in the order given, every row ended by CRLF. */
@@ -28,7 +29,9 @@ function rowsOf(line: HistoryLine): string[][] {
   const detail = [line.detail, line.error].filter((text) => text !== undefined && text !== '').join(': ');
   const common = [line.finishedAt, line.askedAt, line.project, line.sessionId, asker, line.machine ?? '', line.status, line.source, detail];
   const { approval, decision } = line;
-  const decided = [approval?.toolName ?? '', approval?.target ?? '', decision?.behavior ?? '', decision?.suggestion ?? '', decision?.message ?? '', decision?.interrupt ? 'yes' : '', line.turnEnd?.said ?? '', line.reply ?? ''];
+  // A relayed decision: "answered, not yet delivered", "delivered", or "not delivered: WHY".
+  const delivery = deliveryText(line) ?? line.delivery ?? '';
+  const decided = [approval?.toolName ?? '', approval?.target ?? '', decision?.behavior ?? '', decision?.suggestion ?? '', decision?.message ?? '', decision?.interrupt ? 'yes' : '', line.turnEnd?.said ?? '', line.reply ?? '', delivery];
   if (line.questions.length === 0) return [[...common, '', '', '', '', ...decided]];
   return line.questions.map(({ header, question }) => [...common, header, question, getOwn(line.answers, question) ?? '', getOwn(line.notes, question) ?? '', ...decided]);
 }

@@ -42,6 +42,11 @@ export const HistoryLineSchema = z.looseObject({
   turnEnd: z.looseObject({ said: z.string() }).optional(),
   /** The person's reply to it (status `replied`): their own words, exactly as Claude received them. */
   reply: z.string().optional(),
+  /**
+   * A relayed decision (opencode, Codex): `waiting` while the relay still has to deliver it; once it
+   * did, or never can (why is in `error`), a line for the same id follows and stands for it.
+   */
+  delivery: z.enum(['waiting', 'delivered', 'undeliverable']).optional(),
 });
 export type HistoryLine = z.infer<typeof HistoryLineSchema>;
 
@@ -51,6 +56,13 @@ export type HistoryReply = z.infer<typeof HistoryReplySchema>;
 
 /** A line as it may be on disk: those written before the status was called `handed-to-terminal` say `terminal`. */
 const StoredHistoryLineSchema = HistoryLineSchema.extend({ status: z.union([AskStatusSchema, z.literal('terminal')]) });
+
+/** What became of a relayed decision, in words: "answered, not yet delivered", "not delivered: WHY"; undefined for any other line. */
+export function deliveryText(line: Pick<HistoryLine, 'delivery' | 'error'>): string | undefined {
+  if (line.delivery === 'waiting') return 'answered, not yet delivered';
+  if (line.delivery === 'undeliverable') return `not delivered: ${line.error ?? 'the agent no longer waits'}`;
+  return undefined;
+}
 
 /** Who or what settled a question, in history's words: `askbridge history` and `askbridge listen` say it alike. */
 export function describeSource(view: AskView): { source: HistorySource; detail?: string } {
@@ -109,8 +121,9 @@ export function readHistoryTail(path: string, limit: number, keep: HistoryFilter
   if (fd === undefined) return [];
   try {
     const found: HistoryLine[] = [];
+    const current = newestOnly();
     for (const { lines } of chunksBackwards(fd)) {
-      for (const line of lines) if (found.length < limit && keep(line)) found.push(line);
+      for (const line of lines) if (found.length < limit && current(line) && keep(line)) found.push(line);
       if (found.length >= limit) break;
     }
     return found;
@@ -131,9 +144,10 @@ export async function searchHistory(path: string, options: { limit: number; keep
   try {
     const found: HistoryLine[] = [];
     let scannedBytes = 0;
+    const current = newestOnly();
     for (const chunk of chunksBackwards(fd)) {
       scannedBytes = chunk.scannedBytes;
-      for (const line of chunk.lines) if (found.length < options.limit && keep(line)) found.push(line);
+      for (const line of chunk.lines) if (found.length < options.limit && current(line) && keep(line)) found.push(line);
       if (found.length >= options.limit) break;
       await nextTurn();
     }
@@ -162,6 +176,21 @@ export function historyMatching(query: string): HistoryFilter {
     has(line.approval?.toolName) ||
     has(line.approval?.target) ||
     has(line.decision?.message);
+}
+
+/**
+ * For a reader going backwards: false for a line a newer one stands for. Only a relayed decision
+ * has more than one line (written when it was made, and again once delivered or undeliverable), so
+ * only their ids are remembered.
+ */
+function newestOnly(): HistoryFilter {
+  const seen = new Set<string>();
+  return (line) => {
+    if (line.delivery === undefined) return true;
+    if (seen.has(line.id)) return false;
+    seen.add(line.id);
+    return true;
+  };
 }
 
 function openOrNothing(path: string): number | undefined {

@@ -668,7 +668,8 @@ export type ErrorReply = z.infer<typeof ErrorReplySchema>;
 
 /** Messages the daemon pushes to every page over the WebSocket; `error` answers a page message it refused. */
 export const ServerMessageSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('snapshot'), asks: z.array(AskViewSchema) }),
+  /** The pending asks; `undelivered`: relayed decisions not delivered to their agent yet (absent when none). */
+  z.object({ type: z.literal('snapshot'), asks: z.array(AskViewSchema), undelivered: z.array(AskViewSchema).optional() }),
   z.object({ type: z.literal('added'), ask: AskViewSchema }),
   z.object({ type: z.literal('resolved'), ask: AskViewSchema }),
   /** A waiting ask changed: more time (expiresAt), or its session's context arrived. */

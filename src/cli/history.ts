@@ -4,9 +4,10 @@
 // The end of a turn reads as what Claude said last (its start, in one line), how it ended ("replied
 // by a person (cli): Claude went on"), and the person's reply, quoted. A question from another agent
 // than Claude Code says which ("asked by Codex"); a line without an agent is Claude Code's, or a script's.
+// A decision a relay has not delivered yet says "answered, not yet delivered"; one it never can, "not delivered: WHY".
 import { parseArgs } from 'node:util';
 import { getOwn } from '../answers.js';
-import { historyMatching, readHistoryTail, type HistoryLine } from '../history-file.js';
+import { deliveryText, historyMatching, readHistoryTail, type HistoryLine } from '../history-file.js';
 import { agentName } from '../agents.js';
 import { terminalJson, terminalText } from '../visible-text.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
@@ -28,7 +29,10 @@ export async function run(io: CommandIo): Promise<void> {
     // Model text (and anything else read back from the file) is shown with its invisible characters marked.
     const agent = line.agent && line.agent !== 'claude-code' ? `  asked by ${terminalText(agentName(line.agent))}` : '';
     io.stdout(`${terminalText(line.finishedAt)}  ${terminalText(line.source)}${line.detail ? ` (${terminalText(line.detail, '  ')})` : ''}  ${terminalText(line.project, '  ')}${agent}\n`);
-    if (line.error) io.stdout(`  error: ${terminalText(line.error, '    ')}\n`);
+    // A relayed decision that has not reached its agent says so; an undeliverable one says why (its error).
+    const delivery = deliveryText(line);
+    if (delivery) io.stdout(`  ${terminalText(delivery, '    ')}\n`);
+    else if (line.error) io.stdout(`  error: ${terminalText(line.error, '    ')}\n`);
     if (line.approval) io.stdout(`  ${terminalText(approvalOutcome(line, line.approval), '    ')}\n`);
     if (line.turnEnd) await printTurnEnd(io, line, line.turnEnd.said);
     for (const { question } of line.questions) {

@@ -147,6 +147,8 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     },
   });
   store.subscribe((event) => {
+    // A relayed decision delivered, or never deliverable: its line again, which stands for the first.
+    if (event.type === 'updated' && event.ask.delivery !== undefined && event.ask.delivery !== 'waiting') history.append(event.ask);
     if (event.type !== 'resolved') return;
     // A wait in the terminal was never answered here: history keeps what was decided.
     if (!event.ask.terminalWait) history.append(event.ask);

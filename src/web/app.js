@@ -3,7 +3,8 @@
 // focus, answered from the keyboard or with a thumb. This module ties the parts together: the
 // connection (connection.js), the inbox (inbox.js), the set in focus (ask-form.js, approval.js, and
 // turn-end.js for the end of a turn and a wait in the terminal, with the away switch), finished sets
-// (finished.js), drafts (drafts.js), history (history.js) and notifications (notify.js).
+// (finished.js; delivery.js for a relayed decision not delivered yet), drafts (drafts.js), history
+// (history.js) and notifications (notify.js).
 import { answerAsk, checkSession, decideAsk, errorMessage, extendAsk, getAsk, replyToTurn, settleAsk } from './api.js';
 import { buildApprovalForm, forgetMessage } from './approval.js';
 import { buildAskForm, projectName } from './ask-form.js';
@@ -11,6 +12,7 @@ import { createConnection } from './connection.js';
 import { initDevices } from './devices.js';
 import { byId, closeLastPanel, detailsPanel, withCode } from './dom.js';
 import { clearDraft, dropStaleDrafts } from './drafts.js';
+import { deliveryCard } from './delivery.js';
 import { finishedCard } from './finished.js';
 import { initHistory } from './history.js';
 import { createInbox, roughAge } from './inbox.js';
@@ -179,10 +181,12 @@ function end(view, how) {
     tick();
     return;
   }
-  const card = finishedCard(view, how);
-  finished.get(view.id)?.root.remove();
+  const card = deliveryCard(view) ?? finishedCard(view, how);
+  // A card already here (a relayed decision now delivered) is replaced where it is.
+  const shown = finished.get(view.id)?.root;
   finished.set(view.id, { ...card, at: view.resolvedAt ?? Date.now() });
-  ui.finished.prepend(card.root);
+  if (shown) shown.replaceWith(card.root);
+  else ui.finished.prepend(card.root);
   trimFinished();
   if (wasCurrent) {
     current = null;
@@ -203,10 +207,11 @@ function trimFinished() {
   }
 }
 
-/** A set that ended while this page was away: ask how, once. */
+/** A set that ended, or a relayed decision that was delivered, while this page was away: ask how, once. */
 async function learnOutcome(/** @type {string} */ id) {
   const result = await getAsk(id);
-  if (result.ok && result.data.ask.status !== 'pending' && finished.get(id)?.status === 'gone') end(result.data.ask, {});
+  const status = finished.get(id)?.status;
+  if (result.ok && result.data.ask.status !== 'pending' && (status === 'gone' || status === 'undelivered')) end(result.data.ask, {});
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -221,7 +226,7 @@ const connection = createConnection({
 function onMessage(message) {
   switch (message.type) {
     case 'snapshot':
-      applySnapshot(message.asks);
+      applySnapshot(message.asks, message.undelivered ?? []);
       onLive();
       break;
     case 'added':
@@ -243,10 +248,16 @@ function onMessage(message) {
   }
 }
 
-/** @param {AskView[]} views */
-function applySnapshot(views) {
+/**
+ * @param {AskView[]} views
+ * @param {AskView[]} undelivered relayed decisions not delivered yet
+ */
+function applySnapshot(views, undelivered) {
   const present = new Set();
   let added = 0;
+  for (const view of undelivered) if (finished.get(view.id)?.status !== 'undelivered') end(view, {});
+  const stillUndelivered = new Set(undelivered.map((view) => view.id));
+  for (const [id, card] of finished) if (card.status === 'undelivered' && !stillUndelivered.has(id)) void learnOutcome(id);
   for (const view of views) {
     if (view.status !== 'pending') continue;
     present.add(view.id);
@@ -293,8 +304,10 @@ function onAdded(view) {
   announce(markInvisible(`New question from ${projectName(view.cwd)}: ${first ? first.header || first.question : ''}`));
 }
 
-/** More time, or the session's context: the form keeps whatever the person already did. */
+/** More time, the session's context, or what became of a relayed decision: the form keeps whatever the person already did. */
 function onUpdated(/** @type {AskView} */ view) {
+  // A relayed decision delivered, or never deliverable.
+  if (view.status !== 'pending' && view.delivery && finished.has(view.id)) return end(view, {});
   if (view.status !== 'pending' || !inbox.has(view.id)) return;
   inbox.update(view);
   if (current?.view.id === view.id) {

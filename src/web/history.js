@@ -5,6 +5,7 @@ import { agentNameOf, historyFile, readHistory } from './api.js';
 import { projectName } from './ask-form.js';
 import { h, togglePanel } from './dom.js';
 import { KIND_LABELS } from './approval.js';
+import { deliveryTitle } from './delivery.js';
 import { answerRow } from './finished.js';
 import { PLAN_TOOL } from './tool-input.js';
 import { saidShort, TURN_LABELS } from './turn-end.js';
@@ -134,6 +135,7 @@ function entryNode(entry) {
       h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }),
       h('time', { datetime: Number.isNaN(when.getTime()) ? null : when.toISOString(), text: Number.isNaN(when.getTime()) ? '' : when.toLocaleString() }),
     ),
+    deliveryLine(entry),
     turnEnd
       ? turnEndLine(entry, turnEnd)
       : approval
@@ -144,6 +146,16 @@ function entryNode(entry) {
           entry.questions.map((q) => answerRow(q.header, q.question, Object.hasOwn(answers, q.question) ? String(answers[q.question]) : undefined, Object.hasOwn(notes, q.question) ? notes[q.question] : undefined)),
         ),
   );
+}
+
+/**
+ * A relayed decision's line says whether it reached its agent: "Answered, not yet delivered to
+ * Codex", "Not delivered: WHY" (the relay's words); nothing for any other line.
+ * @param {HistoryLine} entry
+ */
+function deliveryLine(entry) {
+  const title = deliveryTitle(entry);
+  return title === null ? null : h('p', { class: 'history-delivery', dir: 'auto' }, visibleNodes(title));
 }
 
 /**

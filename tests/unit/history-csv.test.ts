@@ -39,7 +39,7 @@ describe('history as CSV', () => {
     const lost = line(3, { sessionId: '', project: '', status: 'cancelled', source: 'lost', detail: '4 finished question(s) could not be recorded (ENOSPC)', questions: [], answers: undefined });
     const rows = parseCsv(historyCsv([two, failed, lost]));
     expect(rows[0]).toEqual([...HISTORY_CSV_COLUMNS]);
-    const noDecision = ['', '', '', '', '', '', '', ''];
+    const noDecision = ['', '', '', '', '', '', '', '', ''];
     expect(rows.slice(1)).toEqual([
       [two.finishedAt, two.askedAt, "'-rf /", 'session-1', 'mcp:Codex', 'laptop', 'answered', 'person', 'page', 'DB, first', 'Which "database"?', 'SQLite, embedded', 'keep it\nboring', ...noDecision],
       [two.finishedAt, two.askedAt, "'-rf /", 'session-1', 'mcp:Codex', 'laptop', 'answered', 'person', 'page', "'@once", "'=cmd|/c calc", "'+ yes\r\nreally", '', ...noDecision],
@@ -57,10 +57,16 @@ describe('history as CSV', () => {
     const rows = parseCsv(historyCsv([allowedAlways, allowedOnce, denied, replied]));
     const decisionCells = (row: string[] | undefined) => Object.fromEntries(HISTORY_CSV_COLUMNS.map((column, index) => [column, row?.[index]] as const).slice(13));
     expect(rows.slice(1).map(decisionCells)).toEqual([
-      { tool: 'Bash', target: 'npm test', decision: 'allow', suggestion: 'Always allow `Bash(npm test *)` in this project', message: '', interrupt: '', said: '', reply: '' },
-      { tool: 'Edit', target: 'src/a.ts', decision: 'allow', suggestion: '', message: '', interrupt: '', said: '', reply: '' },
-      { tool: 'Bash', target: "'=rm -rf /", decision: 'deny', suggestion: '', message: 'not on main', interrupt: 'yes', said: '', reply: '' },
-      { tool: '', target: '', decision: '', suggestion: '', message: '', interrupt: '', said: 'Done: the parser is split.', reply: 'now the tests, please' },
+      { tool: 'Bash', target: 'npm test', decision: 'allow', suggestion: 'Always allow `Bash(npm test *)` in this project', message: '', interrupt: '', said: '', reply: '', delivery: '' },
+      { tool: 'Edit', target: 'src/a.ts', decision: 'allow', suggestion: '', message: '', interrupt: '', said: '', reply: '', delivery: '' },
+      { tool: 'Bash', target: "'=rm -rf /", decision: 'deny', suggestion: '', message: 'not on main', interrupt: 'yes', said: '', reply: '', delivery: '' },
+      { tool: '', target: '', decision: '', suggestion: '', message: '', interrupt: '', said: 'Done: the parser is split.', reply: 'now the tests, please', delivery: '' },
     ]);
+  });
+
+  it('says whether a relayed decision reached its agent', () => {
+    const relayed = (id: number, change: Parameters<typeof line>[1]) => line(id, { agent: 'opencode', ...change });
+    const rows = parseCsv(historyCsv([relayed(8, { delivery: 'waiting' }), relayed(9, { delivery: 'delivered' }), relayed(10, { delivery: 'undeliverable', error: 'opencode no longer has this question' })]));
+    expect(rows.slice(1).map((row) => row[HISTORY_CSV_COLUMNS.indexOf('delivery')])).toEqual(['answered, not yet delivered', 'delivered', 'not delivered: opencode no longer has this question']);
   });
 });

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { historyMatching, readHistory, readHistoryTail, searchHistory } from '../../src/history-file.js';
+import { deliveryText, historyMatching, readHistory, readHistoryTail, searchHistory, type HistoryLine } from '../../src/history-file.js';
 import { line, writeLines } from '../stack/history-lines.js';
 
 let dir: string;
@@ -77,5 +77,26 @@ describe('searching history', () => {
 
   it('finds nothing, and fails on nothing, in a history that does not exist yet', async () => {
     expect(await searchHistory(join(dir, 'none.jsonl'), { limit: 5 })).toEqual({ lines: [], scannedBytes: 0 });
+  });
+});
+
+describe('a relayed decision in history', () => {
+  // Written when it was made (not yet delivered), and again once delivered or undeliverable: the later line stands for the earlier.
+  const lines = [line(1), line(2, { agent: 'opencode', delivery: 'waiting' }), line(3, { agent: 'codex', delivery: 'waiting' }), line(2, { agent: 'opencode', delivery: 'undeliverable', error: 'opencode no longer has this question' }), line(4)];
+
+  it('is read as its newest line, by every reader, in the place of that line', async () => {
+    const path = writeLines(dir, lines);
+    const described = (found: HistoryLine[]) => found.map((entry) => `${entry.id}${entry.delivery ? ` ${entry.delivery}` : ''}`);
+    expect(described(readHistory(path))).toEqual(['1', '3 waiting', '2 undeliverable', '4']);
+    expect(described(readHistoryTail(path, 3))).toEqual(['4', '2 undeliverable', '3 waiting']);
+    expect(described(readHistoryTail(path, 10, historyMatching('take 2')))).toEqual(['2 undeliverable']);
+    expect(described((await searchHistory(path, { limit: 10 })).lines)).toEqual(['4', '2 undeliverable', '3 waiting', '1']);
+  });
+
+  it('says in words whether it reached its agent', () => {
+    expect(deliveryText({ delivery: 'waiting' })).toBe('answered, not yet delivered');
+    expect(deliveryText({ delivery: 'undeliverable', error: 'opencode no longer has this question' })).toBe('not delivered: opencode no longer has this question');
+    expect(deliveryText({ delivery: 'delivered' })).toBeUndefined();
+    expect(deliveryText({})).toBeUndefined();
   });
 });

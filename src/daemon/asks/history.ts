@@ -30,6 +30,7 @@ export function historyLineOf(view: AskView): HistoryLine {
     ...(view.decision ? { decision: historyDecision(view) } : {}),
     ...(view.turnEnd ? { turnEnd: { said: shorten(view.turnEnd.lastMessage, 2000) } } : {}),
     ...(view.reply !== undefined ? { reply: view.reply } : {}),
+    ...(view.delivery ? { delivery: view.delivery } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 // GET /ws: every change to the questions, pushed to every connected page (and CLI listener).
-// A new socket gets a snapshot of the pending questions first (bounded by what may wait, limits.ts
+// A new socket gets a snapshot of the pending questions (and of relayed decisions not delivered yet) first (bounded by what may wait, limits.ts
 // WAITING_BYTES, as GET /api/asks is); each event is serialised once.
 // Bounded: at most MAX_WATCHERS sockets; one that stops reading is dropped once its send buffer
 // passes SEND_BUFFER_LIMIT_BYTES beyond its snapshot (the others are unaffected); ping/pong
@@ -94,7 +94,8 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { st
         if (read.message.visible) watchers.visible.add(socket);
         else watchers.visible.delete(socket);
       });
-      const snapshot = JSON.stringify({ type: 'snapshot', asks: store.pending() } satisfies ServerMessage);
+      const undelivered = store.undelivered();
+      const snapshot = JSON.stringify({ type: 'snapshot', asks: store.pending(), ...(undelivered.length === 0 ? {} : { undelivered }) } satisfies ServerMessage);
       snapshotBytes.set(socket, Buffer.byteLength(snapshot));
       socket.send(snapshot);
       // Always sent, so a page that reconnects also drops a banner that was cleared meanwhile.
