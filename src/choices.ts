@@ -63,11 +63,11 @@ export function refusedAnswer(
   return undefined;
 }
 
-/** Why this decision may not be taken here, or undefined. `plan`: the approval is a plan's (feedback is required to send it back). */
-export function refusedDecision(who: { agent?: Agent | undefined; asker?: Asker | undefined }, approval: { toolName: string; suggestions: readonly unknown[] }, choices: Choices, decision: ApprovalDecision): AnswerError | undefined {
+/** Why this decision may not be taken here, or undefined; `command` runs askbridge on this machine (askbridgeCommand). */
+export function refusedDecision(who: { agent?: Agent | undefined; asker?: Asker | undefined }, approval: { toolName: string; suggestions: readonly unknown[] }, choices: Choices, decision: ApprovalDecision, command: string): AnswerError | undefined {
   const name = profileOf(who).name;
   if (decision.behavior === 'allow') {
-    if (!choices.allow) return new AnswerError('not_shown_whole', 'what would run is cut short here: read it whole on the page (or with `askbridge pending`) to allow it');
+    if (!choices.allow) return new AnswerError('not_shown_whole', `what would run is cut short here: read it whole on the page (or with \`${command} pending\`) to allow it`);
     if (decision.suggestion === undefined) return undefined;
     if (approval.suggestions.length === 0 || !choices.remember) {
       return new AnswerError('unknown_suggestion', `there is no suggestion ${decision.suggestion} to choose here: ${name} made none it takes back; allow it once`);

@@ -171,7 +171,7 @@ export function openStateDir(dir: string) {
      * The hook key, made on first use. Concurrent first uses (a daemon starting while `install`
      * runs) agree on one key: each writes a candidate, and only the first link(2) to the name wins.
      */
-    ensureHookKey(): string {
+    ensureHookKey(command: string): string {
       const existing = this.readHookKey();
       if (existing) return existing;
       const temporary = writeTemporary(paths.hookKey, `${newHookKey()}\n`);
@@ -183,7 +183,7 @@ export function openStateDir(dir: string) {
         rmSync(temporary, { force: true });
       }
       const key = this.readHookKey();
-      if (!key) throw new Error(`${paths.hookKey} is empty: remove it, or run \`askbridge install --rotate-key\``);
+      if (!key) throw new Error(`${paths.hookKey} is empty: remove it, or run \`${command} install --rotate-key\``);
       return key;
     },
 

@@ -2,6 +2,7 @@
 // (flow.ts) for the oldest waiting question, one given by id (a unique prefix is enough), or the
 // oldest of a session, while the daemon's live feed says whether the question still waits and
 // brings its session's context when that arrives.
+import { askbridgeCommand } from '../command-name.js';
 import { cancel } from '@clack/prompts';
 import type { AskView } from '../protocol.js';
 import { terminalText } from '../visible-text.js';
@@ -40,7 +41,7 @@ export async function answerOnTerminal(io: CommandIo, target: Target, findWaitin
     stop.abort();
   });
   try {
-    const call = await chooseWaiting(daemon, feed.waiting, target, findWaiting);
+    const call = await chooseWaiting(daemon, feed.waiting, target, findWaiting, askbridgeCommand(io.env));
     current = call.id;
     const after = feed.waiting.filter((other) => other.id !== call.id && isQuestion(other)).length;
     const end = await answerInteractively(daemon, call, stop.signal, { waiting: { after, skipped: 0 }, confirm: target.confirm, escape: 'leave', updates });
@@ -50,7 +51,7 @@ export async function answerOnTerminal(io: CommandIo, target: Target, findWaitin
       case 'handed':
         return 0;
       case 'left':
-        cancel('Left: nothing was sent, the question still waits (`askbridge answer` comes back to it).');
+        cancel(`Left: nothing was sent, the question still waits (\`${askbridgeCommand(io.env)} answer\` comes back to it).`);
         return 130;
       case 'failed':
         return 1;
@@ -79,7 +80,7 @@ function shown(text: string): string {
 }
 
 /** The question set to answer: the one `idOrPrefix` names, the oldest of `session`, or the oldest of all. */
-async function chooseWaiting(daemon: DaemonClient, waiting: AskView[], target: Target, findWaiting: FindWaiting): Promise<AskView> {
+async function chooseWaiting(daemon: DaemonClient, waiting: AskView[], target: Target, findWaiting: FindWaiting, command: string): Promise<AskView> {
   const questions = waiting.filter(isQuestion);
   if (target.session !== undefined) {
     const { session } = target;
@@ -88,7 +89,7 @@ async function chooseWaiting(daemon: DaemonClient, waiting: AskView[], target: T
     return oldest;
   }
   if (target.idOrPrefix === undefined) {
-    if (!questions[0]) throw new CliError('no question is waiting (`askbridge watch` waits for them and asks each as it arrives)');
+    if (!questions[0]) throw new CliError(`no question is waiting (\`${command} watch\` waits for them and asks each as it arrives)`);
     return questions[0];
   }
   // An id names any ask: the end of a turn or a wait in the terminal is refused there, saying what settles it.

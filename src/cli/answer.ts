@@ -8,6 +8,7 @@
 // `--deny [--message TEXT] [--interrupt]`; for a plan, --allow approves it and a deny's message says
 // what to change. The answer's flags on a permission, or a decision on a question, are exit 2, as is
 // --interrupt for an agent that cannot stop its turn (Codex, opencode: approvals.ts canStopTurn).
+import { askbridgeCommand } from '../command-name.js';
 import { parseArgs } from 'node:util';
 import { agentName, profileOf } from '../agents.js';
 import type { AnswerError } from '../answers.js';
@@ -53,7 +54,7 @@ export async function run(io: CommandIo): Promise<number> {
   if (!givesAnswer && !givesDecision) {
     if (positionals.length > 1 || (positionals.length === 1 && values.session !== undefined)) throw new CliError(`usage: askbridge answer [ID | --session ID] [--confirm] on a terminal, or ${GIVEN_ANSWER_USAGE}, or ${DECISION_USAGE}`, 2);
     if (!process.stdin.isTTY || !process.stdout.isTTY) {
-      throw new CliError(`no terminal to ask on: give the answer instead, as in ${GIVEN_ANSWER_USAGE}, or for a permission ${DECISION_USAGE} (\`askbridge pending\` shows the ids, options and suggestions)`, 2);
+      throw new CliError(`no terminal to ask on: give the answer instead, as in ${GIVEN_ANSWER_USAGE}, or for a permission ${DECISION_USAGE} (\`${askbridgeCommand(io.env)} pending\` shows the ids, options and suggestions)`, 2);
     }
     // Loaded only here: scripts that give the answer do not pay for the prompts and the WebSocket.
     const { answerOnTerminal } = await import('./answer-interactive.js');
@@ -64,7 +65,7 @@ export async function run(io: CommandIo): Promise<number> {
 
   const daemon = connectToDaemon(io.env);
   const call = await findWaiting(io.env, daemon, idOrPrefix);
-  if (givesDecision) return decide(io, daemon, call, decisionOf(call, values));
+  if (givesDecision) return decide(io, daemon, call, decisionOf(call, values, askbridgeCommand(io.env)));
   if (call.approval) {
     throw new CliError(`${quoted(call.id)} is a ${kindOf(call.approval)} ${agentName(call.agent ?? 'claude-code')} asks you to allow, not a question: --pick, --other, --note and --json answer questions; decide it with ${DECISION_USAGE}`, 2);
   }
@@ -113,7 +114,7 @@ export async function findWaiting(env: NodeJS.ProcessEnv, daemon: DaemonClient, 
   const finished = finishedLines(env, idOrPrefix);
   if (finished.length > 1) throw new CliError(`id ${quoted(idOrPrefix)} is ambiguous: give more of it`);
   const line = finished[0];
-  if (!line) throw new CliError(`no question has the id ${quoted(idOrPrefix)} (\`askbridge pending\` shows those waiting)`);
+  if (!line) throw new CliError(`no question has the id ${quoted(idOrPrefix)} (\`${askbridgeCommand(env)} pending\` shows those waiting)`);
   const held = await askById(daemon, line.id);
   throw held ? await tooLate(answerable(held)) : await tooLate(answerable(line));
 }
@@ -177,7 +178,7 @@ function refusalInFlags(refused: AnswerError, call: AskView): string {
 }
 
 /** The decision the flags give, checked as the daemon checks it: the ask's own choices (choices.ts), a suggestion it made, a plan's feedback. */
-function decisionOf(call: AskView, flags: DecisionFlags): ApprovalDecision {
+function decisionOf(call: AskView, flags: DecisionFlags, command: string): ApprovalDecision {
   const { approval } = call;
   if (!approval) throw new CliError(`${quoted(call.id)} is a question, not a permission: answer it with ${GIVEN_ANSWER_USAGE}`, 2);
   const suggestion = flags['allow-suggestion'];
@@ -189,7 +190,7 @@ function decisionOf(call: AskView, flags: DecisionFlags): ApprovalDecision {
   } else {
     decision = suggestion === undefined ? { behavior: 'allow' } : { behavior: 'allow', suggestion: suggestionIndex(call, approval, suggestion) };
   }
-  const refused = refusedDecision(call, approval, call.choices, decision);
+  const refused = refusedDecision(call, approval, call.choices, decision, command);
   if (refused) throw new CliError(refusalInFlags(refused, call), 2);
   return decision;
 }

@@ -13,6 +13,7 @@
 // plain http (this machine only) every connection is first checked to be held by this user
 // (tcp-table.ts), before a byte is sent; where that cannot be told, the password is not sent
 // over plain http. A redirect is never followed.
+import { askbridgeCommand } from '../command-name.js';
 import { request as httpRequest, type IncomingMessage, type RequestOptions } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect, type Socket } from 'node:net';
@@ -62,7 +63,8 @@ export async function run(io: CommandIo): Promise<number> {
  * it runs on when that is not this one (its host): its asks are planned as that machine's, whose
  * folders this machine's project configuration does not describe.
  */
-export type OpencodeServer = { url: URL; authorization: string | undefined; machine: string | undefined };
+/** `command`: how to run askbridge here (askbridgeCommand), for the hints in its errors. */
+export type OpencodeServer = { url: URL; authorization: string | undefined; machine: string | undefined; command: string };
 
 /**
  * The server's address, checked: plain http only to this machine (127.0.0.0/8, ::1, localhost),
@@ -84,7 +86,7 @@ export function opencodeServer(address: string, env: NodeJS.ProcessEnv): Opencod
   const password = env.OPENCODE_SERVER_PASSWORD;
   const user = env.OPENCODE_SERVER_USERNAME || 'opencode';
   const machine = isLoopback(url.hostname) ? undefined : url.hostname.replace(/^\[|\]$/g, '').slice(0, LIMITS.machineChars);
-  return { url, authorization: password ? `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` : undefined, machine };
+  return { url, authorization: password ? `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}` : undefined, machine, command: askbridgeCommand(env) };
 }
 
 function isLoopback(hostname: string): boolean {
@@ -331,7 +333,7 @@ function send(server: OpencodeServer, method: 'GET' | 'POST', url: URL, headers:
       method,
       headers: { ...headers, ...(server.authorization ? { authorization: server.authorization } : {}) },
       signal,
-      ...(url.protocol === 'http:' ? { createConnection: (_: unknown, done: (error: Error | null, socket: Duplex) => void) => ownConnection(url, done) } : {}),
+      ...(url.protocol === 'http:' ? { createConnection: (_: unknown, done: (error: Error | null, socket: Duplex) => void) => ownConnection(url, server.command, done) } : {}),
     };
     const request = (url.protocol === 'https:' ? httpsRequest : httpRequest)(url, options);
     request.once('error', reject);
@@ -342,7 +344,7 @@ function send(server: OpencodeServer, method: 'GET' | 'POST', url: URL, headers:
       const location = response.headers.location;
       reject(
         new CliError(
-          `opencode's server answered ${method} ${url.pathname} with a redirect (HTTP ${status}${location ? ` to ${terminalText(location)}` : ''}): askbridge never follows one, so nothing was sent there; give \`askbridge attach opencode\` the address opencode itself serves`,
+          `opencode's server answered ${method} ${url.pathname} with a redirect (HTTP ${status}${location ? ` to ${terminalText(location)}` : ''}): askbridge never follows one, so nothing was sent there; give \`${server.command} attach opencode\` the address opencode itself serves`,
         ),
       );
     });
@@ -355,7 +357,7 @@ function send(server: OpencodeServer, method: 'GET' | 'POST', url: URL, headers:
  * user's (on Linux, the listener's owner). Another user's is a CliError: it gets the connection and
  * nothing else. A socket that cannot be found (it closed meanwhile) is an error tried again.
  */
-function ownConnection(url: URL, done: (error: Error | null, socket: Duplex) => void): undefined {
+function ownConnection(url: URL, command: string, done: (error: Error | null, socket: Duplex) => void): undefined {
   const socket: Socket = connect({ host: url.hostname.replace(/^\[|\]$/g, ''), port: Number(url.port || 80) });
   const failed = (error: Error) => done(error, socket);
   socket.once('error', failed);
@@ -370,7 +372,7 @@ function ownConnection(url: URL, done: (error: Error | null, socket: Duplex) => 
     if (owner === undefined) return done(new Error(`cannot tell which user listens on ${where}: nothing was sent`), socket);
     done(
       new CliError(
-        `${where} is held by another user (uid ${owner}), not by an opencode of yours (uid ${uid}): askbridge sends it nothing, neither opencode's password nor your answers; stop what holds that port (an administrator can), or give \`askbridge attach opencode\` the address your opencode serves`,
+        `${where} is held by another user (uid ${owner}), not by an opencode of yours (uid ${uid}): askbridge sends it nothing, neither opencode's password nor your answers; stop what holds that port (an administrator can), or give \`${command} attach opencode\` the address your opencode serves`,
       ),
       socket,
     );

@@ -3,6 +3,7 @@
 import { request } from 'node:http';
 import { isProcessAlive, LOOPBACK_HOST, openStateDir, resolveStateDir, type DaemonInfo, type StateDir } from '../state-dir.js';
 import { checkHello, newNonce } from '../daemon/hook-identity.js';
+import { askbridgeCommand } from '../command-name.js';
 import { describeNotServing, findKeeper, isServing } from '../daemon/lock.js';
 import { CliError } from './command.js';
 
@@ -40,24 +41,26 @@ export type RequestOptions = {
   signal?: AbortSignal;
 };
 
-export const NOT_RUNNING = 'askbridge is not running: start it with `askbridge start` (or `npm start` in its folder)';
+/** `command`: how to run askbridge here (askbridgeCommand). */
+export const notRunning = (command: string) => `askbridge is not running: start it with \`${command} start\` (or \`npm start\` in its folder)`;
 
 export function connectToDaemon(env: NodeJS.ProcessEnv): DaemonClient {
   const stateDir = openStateDir(resolveStateDir(env));
   const info = stateDir.readDaemonInfo();
-  throwIfNotServing(stateDir, info);
+  const command = askbridgeCommand(env);
+  throwIfNotServing(stateDir, info, command);
   // daemon.json says where the daemon listens now; ASKBRIDGE_PORT (0 means "any" to the daemon) stands in without it.
   const port = info?.port ?? (Number(env.ASKBRIDGE_PORT) || undefined);
   const token = stateDir.readToken();
-  if (!port || !token) throw new DaemonUnreachable('not-running', NOT_RUNNING);
+  if (!port || !token) throw new DaemonUnreachable('not-running', notRunning(command));
   const baseUrl = `http://${LOOPBACK_HOST}:${port}`;
-  const send = (method: Method, path: string, headers: Record<string, string>, body?: string, options: RequestOptions = {}) => sendOrExplain(baseUrl, port, info, { method, path, headers, body, ...options });
+  const send = (method: Method, path: string, headers: Record<string, string>, body?: string, options: RequestOptions = {}) => sendOrExplain(baseUrl, port, info, command, { method, path, headers, body, ...options });
   let proven: Promise<void> | undefined;
   // The token goes only to a daemon that first proves it holds it: never to an impostor on the port.
   const prove = () =>
     (proven ??= proveIdentity(send, baseUrl, port, token).catch((error: unknown) => {
       // The daemon crashed since daemon.json was read: its keeper answered, and has said why since.
-      if (error instanceof DaemonUnreachable) throwIfNotServing(stateDir, stateDir.readDaemonInfo());
+      if (error instanceof DaemonUnreachable) throwIfNotServing(stateDir, stateDir.readDaemonInfo(), command);
       throw error;
     }));
   return {
@@ -84,10 +87,10 @@ export function connectToDaemon(env: NodeJS.ProcessEnv): DaemonClient {
 }
 
 /** daemon.json names a live keeper of this state directory whose daemon does not serve: say so, and why. */
-function throwIfNotServing(stateDir: StateDir, info: DaemonInfo | undefined): void {
+function throwIfNotServing(stateDir: StateDir, info: DaemonInfo | undefined, command: string): void {
   if (!info || isServing(info)) return;
   const keeper = findKeeper(stateDir.paths.dir, info)?.info;
-  if (keeper) throw new DaemonUnreachable('not-serving', describeNotServing(keeper));
+  if (keeper) throw new DaemonUnreachable('not-serving', describeNotServing(keeper, command));
 }
 
 const FIND_IT = (port: number) => `find it with \`ss -ltnp 'sport = :${port}'\`, stop it, then start askbridge again`;
@@ -109,6 +112,7 @@ function sendOrExplain(
   baseUrl: string,
   port: number,
   info: DaemonInfo | undefined,
+  command: string,
   { method, path, headers, body, waitsForAPerson, signal }: { method: Method; path: string; headers: Record<string, string>; body?: string | undefined } & RequestOptions,
 ): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
@@ -126,7 +130,7 @@ function sendOrExplain(
     req.on('error', (error) => {
       if (signal?.aborted) return reject(error);
       const stale = info !== undefined && !isProcessAlive(info.pid);
-      reject(new DaemonUnreachable('not-running', stale ? `${NOT_RUNNING} (daemon.json is left over from pid ${info.pid}, which ended without cleaning up; the next start replaces it)` : NOT_RUNNING));
+      reject(new DaemonUnreachable('not-running', stale ? `${notRunning(command)} (daemon.json is left over from pid ${info.pid}, which ended without cleaning up; the next start replaces it)` : notRunning(command)));
     });
     req.on('response', (response) => {
       let text = '';

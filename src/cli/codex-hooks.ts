@@ -361,7 +361,7 @@ export function probeCodex(env: NodeJS.ProcessEnv, homeDir: string, projectDir: 
 }
 
 /** Codex's checks for `doctor`: no entry is no problem (not everyone uses Codex); an entry Codex will not run, or whose hook is gone, is. */
-export function checkCodex(probe: CodexProbe): { findings: CodexFinding[]; passed: string[] } {
+export function checkCodex(probe: CodexProbe, command: string): { findings: CodexFinding[]; passed: string[] } {
   const findings: CodexFinding[] = [];
   const passed: string[] = [];
   for (const file of probe.files) {
@@ -369,20 +369,20 @@ export function checkCodex(probe: CodexProbe): { findings: CodexFinding[]; passe
   }
   if (probe.entries.length === 0) {
     const where = probe.files.map((file) => file.path).join(' or ');
-    findings.push({ id: 'codex-hook-missing', level: 'info', message: `Codex CLI is installed, but askbridge's hook is not in ${where}: Codex's permission requests are asked in its terminal only`, fix: 'askbridge install --codex --user' });
+    findings.push({ id: 'codex-hook-missing', level: 'info', message: `Codex CLI is installed, but askbridge's hook is not in ${where}: Codex's permission requests are asked in its terminal only`, fix: `${command} install --codex --user` });
     return { findings, passed };
   }
   for (const entry of probe.entries) {
     const scope = entry.path === codexHooksPath({ user: false, projectDir: probe.projectDir }) ? `--project ${shellQuote(probe.projectDir)}` : '--user';
     if (!entry.hookExists) {
-      findings.push({ id: 'codex-hook-path-missing', level: 'error', file: entry.path, message: `Codex's askbridge hook in ${entry.path} runs ${entry.hookPath}, which is not there`, fix: `askbridge install --codex ${scope}` });
+      findings.push({ id: 'codex-hook-path-missing', level: 'error', file: entry.path, message: `Codex's askbridge hook in ${entry.path} runs ${entry.hookPath}, which is not there`, fix: `${command} install --codex ${scope}` });
     } else if (!entry.trusted) {
       findings.push({
         id: 'codex-hook-untrusted',
         level: 'warning',
         file: entry.path,
         message: `Codex does not trust askbridge's hook in ${entry.path} as it is now (${probe.configPath} holds no matching trusted_hash for it): Codex asks you to review it at its next start, and until you trust it, it does not run`,
-        fix: `askbridge install --codex ${scope} (it records the trust), or choose "Review hooks" when Codex starts`,
+        fix: `${command} install --codex ${scope} (it records the trust), or choose "Review hooks" when Codex starts`,
       });
     } else {
       passed.push(`askbridge's hook for Codex is installed in ${entry.path} and trusted in ${probe.configPath}`);

@@ -2,6 +2,7 @@
 // value comes from (default, the user file, or the project's .claude/askbridge.json), and the public
 // URL the daemon accepts (from its flag, the environment, the user file, or none). A broken file is
 // an error (exit 1); keys a project file may not set are a warning, as the rest of it applies.
+import { askbridgeCommand } from '../command-name.js';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createConfigReader, EffectiveConfigSchema, SCALAR_KEYS, type EffectiveConfig } from '../config.js';
@@ -45,7 +46,7 @@ export async function run(io: CommandIo): Promise<number> {
     for (const note of publicUrlNotes(publicUrl)) io.stdout(`    ${note}\n`);
   }
   for (const entry of effective.ignored) {
-    io.stdout(`\n  ignored: ${entry.path}: ${entry.reason === 'changed' ? 'it changed since it was trusted' : 'it is not trusted yet'}; read it, then run \`askbridge trust ${entry.projectDir}\`\n`);
+    io.stdout(`\n  ignored: ${entry.path}: ${entry.reason === 'changed' ? 'it changed since it was trusted' : 'it is not trusted yet'}; read it, then run \`${askbridgeCommand(io.env)} trust ${entry.projectDir}\`\n`);
   }
   for (const warning of effective.warnings ?? []) io.stderr(`warning: ${warning.message}\n`);
   for (const error of effective.errors) io.stderr(`error: ${error.message}\n  (the daemon keeps using this file's last good version)\n`);

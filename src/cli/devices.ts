@@ -2,6 +2,7 @@
 // seen), and `--revoke ID` to unpair one: a browser's cookie and key stop working and its open pages
 // are disconnected at once; a chat is ignored from then on. When the daemon cannot save the change
 // (a full disk), the device stays paired and the command fails.
+import { askbridgeCommand } from '../command-name.js';
 import { parseArgs } from 'node:util';
 import { DevicesReplySchema, ErrorReplySchema } from '../protocol.js';
 import { markInvisible, terminalJson, terminalText } from '../visible-text.js';
@@ -27,7 +28,7 @@ export async function run(io: CommandIo): Promise<void> {
     return;
   }
   if (devices.length === 0) {
-    io.stdout('No paired devices: `askbridge open` (this machine), `askbridge pair` (a phone) or `askbridge pair --telegram` (a Telegram chat) pairs one.\n');
+    io.stdout(`No paired devices: \`${askbridgeCommand(io.env)} open\` (this machine), \`${askbridgeCommand(io.env)} pair\` (a phone) or \`${askbridgeCommand(io.env)} pair --telegram\` (a Telegram chat) pairs one.\n`);
     return;
   }
   for (const device of devices) {

@@ -13,7 +13,8 @@ import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { createConfigReader, type EffectiveConfig } from '../config.js';
-import { connectToDaemon, DaemonUnreachable, NOT_RUNNING } from './client.js';
+import { askbridgeCommand } from '../command-name.js';
+import { connectToDaemon, DaemonUnreachable, notRunning } from './client.js';
 import { isInstalledHook, isRecord, readSettingsFile, shellQuote, type SettingsFile, type SettingsScope, type TurnEndEvent } from '../claude-settings.js';
 import { compareVersions, MIN_HTTP_HOOK_VERSION, MIN_UPDATED_INPUT_VERSION, parseClaudeVersion, probeClaude, probedVersion, type ClaudeProbe } from './claude-version.js';
 import { checkGemini, probeGemini, type GeminiFindingId, type GeminiProbe } from './gemini-settings.js';
@@ -48,6 +49,8 @@ export type DaemonProbe =
 export type DoctorInputs = {
   projectDir: string;
   homeDir: string;
+  /** How to run askbridge here (askbridgeCommand), for the fix lines. */
+  command: string;
   /** user, project, local: Claude Code merges them, so every hook in any of them runs. */
   settings: SettingsFile[];
   config: EffectiveConfig;
@@ -117,7 +120,7 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
       level: 'error',
       file: file.path,
       message: `${file.path} cannot be read as settings (${file.error}); Claude Code cannot use it either`,
-      fix: `fix the JSON in ${file.path} (it must hold one object), then run \`askbridge doctor\` again`,
+      fix: `fix the JSON in ${file.path} (it must hold one object), then run \`${inputs.command} doctor\` again`,
     });
   }
   for (const file of readable) {
@@ -145,7 +148,7 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
       id: 'hook-missing',
       level: 'error',
       message: `no PreToolUse hook for ${TOOL_NAME} reaches askbridge (an http hook posting to ${HTTP_HOOK_PATH}, or a command running ${HOOK_SCRIPT}) in the user, project or local settings${hint}`,
-      fix: `${installCommand('project', inputs.projectDir)} (this project) or ${installCommand('user', inputs.projectDir)} (every project), then restart running claude sessions`,
+      fix: `${installCommand(inputs.command, 'project', inputs.projectDir)} (this project) or ${installCommand(inputs.command, 'user', inputs.projectDir)} (every project), then restart running claude sessions`,
     });
   } else {
     passed.push(`askbridge hook installed in ${unique(ours.map((ref) => ref.file.path)).join(', ')}`);
@@ -156,7 +159,7 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
         id: 'hook-duplicate',
         level: 'info',
         message: `askbridge is wired ${ours.length} times (${wiredIn.join(', ')}): Claude Code runs every entry and each gets the decision, and each wait still shows once, but every event is handed over twice`,
-        fix: `keep one: ${wiredIn.map((path) => `\`askbridge uninstall ${path === join(inputs.homeDir, '.claude', 'settings.json') ? '--user' : `--project ${shellQuote(inputs.projectDir)}`}\` (${path})`).join(', or ')}`,
+        fix: `keep one: ${wiredIn.map((path) => `\`${inputs.command} uninstall ${path === join(inputs.homeDir, '.claude', 'settings.json') ? '--user' : `--project ${shellQuote(inputs.projectDir)}`}\` (${path})`).join(', or ')}`,
       });
     }
     checkHookPaths(inputs, ours, findings, passed);
@@ -210,7 +213,7 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
       level: 'warning',
       file: error.path,
       message: `askbridge config ${error.message}; its last good version, or the defaults, are in use`,
-      fix: `fix ${error.path}, then check it with \`askbridge config\``,
+      fix: `fix ${error.path}, then check it with \`${inputs.command} config\``,
     });
   }
 
@@ -230,7 +233,7 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
       level: 'warning',
       file: entry.path,
       message: `the project's askbridge config is ignored: ${entry.reason === 'changed' ? 'it changed since it was trusted' : 'it has not been trusted'} (a repository's config could answer questions for you; your own config still applies)`,
-      fix: `read ${entry.path}, then \`askbridge trust ${shellQuote(entry.projectDir)}\``,
+      fix: `read ${entry.path}, then \`${inputs.command} trust ${shellQuote(entry.projectDir)}\``,
     });
   }
 
@@ -246,12 +249,12 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
       id: 'port-impostor',
       level: 'error',
       message: `WHAT LISTENS ON ASKBRIDGE'S PORT CANNOT PROVE IT IS THIS ASKBRIDGE: ${inputs.daemon.reason}. The command hook sends it nothing and lets the terminal answer; an http hook would hand it questions`,
-      fix: 'stop that program, then `askbridge start` (or start askbridge on another port with ASKBRIDGE_PORT)',
+      fix: `stop that program, then \`${inputs.command} start\` (or start askbridge on another port with ASKBRIDGE_PORT)`,
     });
   } else {
     // The client's "not running" sentence already names the fix; only other reasons add anything.
-    const reason = inputs.daemon.reason === NOT_RUNNING ? '' : ` (${inputs.daemon.reason})`;
-    findings.push({ id: 'daemon-not-running', level: 'error', message: `the askbridge daemon is not running${reason}, so the hook lets the terminal answer every question`, fix: 'askbridge start' });
+    const reason = inputs.daemon.reason === notRunning(inputs.command) ? '' : ` (${inputs.daemon.reason})`;
+    findings.push({ id: 'daemon-not-running', level: 'error', message: `the askbridge daemon is not running${reason}, so the hook lets the terminal answer every question`, fix: `${inputs.command} start` });
   }
 
   if (inputs.gemini) {
@@ -260,7 +263,7 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
     passed.push(...gemini.passed);
   }
   if (inputs.codex) {
-    const codex = checkCodex(inputs.codex);
+    const codex = checkCodex(inputs.codex, inputs.command);
     findings.push(...codex.findings);
     passed.push(...codex.passed);
   }
@@ -268,8 +271,8 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
     findings.push({
       id: 'opencode-attach',
       level: 'info',
-      message: "opencode is installed: it has no hook, so askbridge sees its questions and permissions only while `askbridge attach opencode` follows its server (opencode serve, or opencode --port 4096)",
-      fix: 'askbridge attach opencode [URL]',
+      message: `opencode is installed: it has no hook, so askbridge sees its questions and permissions only while \`${inputs.command} attach opencode\` follows its server (opencode serve, or opencode --port 4096)`,
+      fix: `${inputs.command} attach opencode [URL]`,
     });
   }
 
@@ -285,7 +288,7 @@ function checkHookPaths(inputs: DoctorInputs, ours: HookRef[], findings: Finding
         level: 'warning',
         file: ref.file.path,
         message: `the askbridge hook in ${ref.file.path} runs ${OLD_HOOK_SCRIPT}, the hook file of an older askbridge (this one ships ${HOOK_SCRIPT}, and an http hook needs no process at all)`,
-        fix: `${installCommand(ref.file.scope, inputs.projectDir)} (replaces the entry)`,
+        fix: `${installCommand(inputs.command, ref.file.scope, inputs.projectDir)} (replaces the entry)`,
       });
       continue;
     }
@@ -301,7 +304,7 @@ function checkHookPaths(inputs: DoctorInputs, ours: HookRef[], findings: Finding
       level: 'error',
       file: ref.file.path,
       message: `the askbridge hook in ${ref.file.path} runs ${path}, which does not exist`,
-      fix: `${installCommand(ref.file.scope, inputs.projectDir)} (rewrites the entry with this askbridge's hook path), or correct the path in ${ref.file.path}`,
+      fix: `${installCommand(inputs.command, ref.file.scope, inputs.projectDir)} (rewrites the entry with this askbridge's hook path), or correct the path in ${ref.file.path}`,
     });
   }
 }
@@ -317,7 +320,7 @@ function checkHttpHooks(inputs: DoctorInputs, ours: HookRef[], findings: Finding
   for (const ref of ours) {
     if (ref.hook.type !== 'http') continue;
     const headers = isRecord(ref.hook.headers) ? ref.hook.headers : {};
-    const fix = `${installCommand(ref.file.scope, inputs.projectDir)} (rewrites the entry)`;
+    const fix = `${installCommand(inputs.command, ref.file.scope, inputs.projectDir)} (rewrites the entry)`;
     if (isRemoteHook(ref.hook)) {
       // Its key and port are the other machine's: `askbridge doctor` there checks its daemon.
       passed.push(`the http hook in ${ref.file.path} asks askbridge on another machine (${String(ref.hook.url)})`);
@@ -340,7 +343,7 @@ function checkHttpHooks(inputs: DoctorInputs, ours: HookRef[], findings: Finding
         level: 'warning',
         file: ref.file.path,
         message: `the http hook in ${ref.file.path} posts to port ${url.port || '80'}, which no service holds (${hold.why}): while askbridge is not running there, any program on this machine can listen on it, receive every question with the hook key, and answer it in your name`,
-        fix: `\`askbridge service install\` (systemd holds the port), or ${installCommand(ref.file.scope, inputs.projectDir, ' --hook command')} (the command hook proves the daemon before it sends anything)`,
+        fix: `\`${inputs.command} service install\` (systemd holds the port), or ${installCommand(inputs.command, ref.file.scope, inputs.projectDir, ' --hook command')} (the command hook proves the daemon before it sends anything)`,
       });
     }
     const daemonUrl = inputs.daemon.running ? parseUrl(inputs.daemon.url) : undefined;
@@ -359,7 +362,7 @@ function checkHttpHooks(inputs: DoctorInputs, ours: HookRef[], findings: Finding
         level: 'error',
         file: ref.file.path,
         message: `${ref.file.path} has an http hook, but Claude Code ${version.join('.')} is older than ${MIN_HTTP_HOOK_VERSION.join('.')}, which brought http hooks: it never calls it`,
-        fix: `${installCommand(ref.file.scope, inputs.projectDir, ' --hook command')}, or update Claude Code (\`claude update\`)`,
+        fix: `${installCommand(inputs.command, ref.file.scope, inputs.projectDir, ' --hook command')}, or update Claude Code (\`claude update\`)`,
       });
     }
   }
@@ -395,7 +398,7 @@ function checkTimeouts(inputs: DoctorInputs, ours: HookRef[], findings: Finding[
       level: timeout <= wait ? 'error' : 'warning',
       file: ref.file.path,
       message: `the askbridge hook in ${ref.file.path} has ${described}, but askbridge waits ${wait} s (waitSeconds, ${origin === 'default' ? 'default' : `from ${waitFile}`}); the timeout must be at least waitSeconds + ${TIMEOUT_MARGIN_SECONDS} = ${needed} s`,
-      fix: `set "timeout": ${HOOK_TIMEOUT_SECONDS} on the askbridge hook in ${ref.file.path} (${installCommand(ref.file.scope, inputs.projectDir)} does it), or set "waitSeconds" to at most ${Math.max(0, timeout - TIMEOUT_MARGIN_SECONDS)} in ${waitFile}`,
+      fix: `set "timeout": ${HOOK_TIMEOUT_SECONDS} on the askbridge hook in ${ref.file.path} (${installCommand(inputs.command, ref.file.scope, inputs.projectDir)} does it), or set "waitSeconds" to at most ${Math.max(0, timeout - TIMEOUT_MARGIN_SECONDS)} in ${waitFile}`,
     });
   }
 }
@@ -418,8 +421,8 @@ function checkSessionEnd(inputs: DoctorInputs, readable: Array<SettingsFile & { 
     id: 'session-end-missing',
     level: 'info',
     file: file.path,
-    message: `no SessionEnd hook tells askbridge when a session ends, so its waiting questions stay on the page until their hook goes away or their time runs out (an older \`askbridge install\` wrote ${file.path})`,
-    fix: `${installCommand(file.scope, inputs.projectDir)} (adds the SessionEnd entry)`,
+    message: `no SessionEnd hook tells askbridge when a session ends, so its waiting questions stay on the page until their hook goes away or their time runs out (an older \`${inputs.command} install\` wrote ${file.path})`,
+    fix: `${installCommand(inputs.command, file.scope, inputs.projectDir)} (adds the SessionEnd entry)`,
   });
 }
 
@@ -458,7 +461,7 @@ function checkApprovals(inputs: DoctorInputs, readable: Array<SettingsFile & { s
       level: 'info',
       file: file.path,
       message: "no PermissionRequest hook reaches askbridge, so Claude Code's permissions and plans wait only in the terminal (installed with --no-approvals, or by an older askbridge)",
-      fix: `${installCommand(file.scope, inputs.projectDir)} (adds the PermissionRequest entry)`,
+      fix: `${installCommand(inputs.command, file.scope, inputs.projectDir)} (adds the PermissionRequest entry)`,
     });
     return;
   }
@@ -506,9 +509,9 @@ function checkTurnEnds(inputs: DoctorInputs, readable: Array<SettingsFile & { st
   }
   if (away) {
     const waits = reach === 'nowhere' ? '' : ': the end of each turn waits for your reply';
-    findings.push({ id: 'away', level: 'info', message: `you are away (\`askbridge away off\`, or the page's switch, when you are back)${waits}` });
+    findings.push({ id: 'away', level: 'info', message: `you are away (\`${inputs.command} away off\`, or the page's switch, when you are back)${waits}` });
   } else if (local && inputs.daemon.running && inputs.daemon.away === false) {
-    passed.push("you are not away: Claude stops at the end of a turn as usual (`askbridge away on`, or the page's switch, makes it wait for your reply)");
+    passed.push(`you are not away: Claude stops at the end of a turn as usual (\`${inputs.command} away on\`, or the page's switch, makes it wait for your reply)`);
   }
 }
 
@@ -550,7 +553,7 @@ function checkReach(inputs: DoctorInputs, daemon: Extract<DaemonProbe, { running
       id: 'nobody-reachable',
       level: 'info',
       message: `no page or terminal watches and nobody could be told (no device with push notifications, no webhook, no Telegram chat): a question goes to Claude Code's own dialog at once (whenNobodyWatching "wait-if-reachable", ${from})`,
-      fix: 'open the page (`askbridge open`) or `askbridge watch`; for a phone, turn on notifications on its page, or add a webhook (notify) or a Telegram bot to the user config; or set "whenNobodyWatching": "wait"',
+      fix: `open the page (\`${inputs.command} open\`) or \`${inputs.command} watch\`; for a phone, turn on notifications on its page, or add a webhook (notify) or a Telegram bot to the user config; or set "whenNobodyWatching": "wait"`,
     });
   }
 }
@@ -574,7 +577,7 @@ function checkClaudeVersion(inputs: DoctorInputs, findings: Finding[], passed: s
       id: 'claude-not-found',
       level: 'info',
       message: `no \`claude\` found (on PATH, or at --claude), so its version was not checked (askbridge needs Claude Code ${MIN_UPDATED_INPUT_VERSION.join('.')} or newer for answers as updatedInput)`,
-      fix: 'install Claude Code, or point at it with `askbridge doctor --claude /path/to/claude`',
+      fix: `install Claude Code, or point at it with \`${inputs.command} doctor --claude /path/to/claude\``,
     });
     return;
   }
@@ -756,9 +759,9 @@ function shellWords(command: string, vars: Record<string, string>): Word[] {
   return words;
 }
 
-function installCommand(scope: SettingsScope, projectDir: string, options = ''): string {
-  if (scope === 'user') return `\`askbridge install --user${options}\``;
-  return `\`askbridge install --project ${shellQuote(projectDir)}${options}\``;
+function installCommand(command: string, scope: SettingsScope, projectDir: string, options = ''): string {
+  if (scope === 'user') return `\`${command} install --user${options}\``;
+  return `\`${command} install --project ${shellQuote(projectDir)}${options}\``;
 }
 
 function unique<T>(values: T[]): T[] {
@@ -804,6 +807,7 @@ export async function gatherInputs(
   return {
     projectDir,
     homeDir,
+    command: askbridgeCommand(env),
     settings: [
       readSettingsFile('user', join(homeDir, '.claude', 'settings.json')),
       readSettingsFile('project', join(projectDir, '.claude', 'settings.json')),

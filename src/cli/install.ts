@@ -92,11 +92,11 @@ async function chooseTransport(io: CommandIo, requested: string | undefined, cla
     return 'command';
   }
   if (!hold.held) {
-    io.stderr(`installing the command hook, not the http hook: no service holds ${port} (${hold.why}), so while askbridge is down another program could take it and the http hook would hand it your questions; \`askbridge service install\` lets systemd hold the port, and the http hook be used safely\n`);
+    io.stderr(`installing the command hook, not the http hook: no service holds ${port} (${hold.why}), so while askbridge is down another program could take it and the http hook would hand it your questions; \`${askbridgeCommand(io.env)} service install\` lets systemd hold the port, and the http hook be used safely\n`);
     return 'command';
   }
   if (version === undefined) {
-    io.stderr(`could not tell which Claude Code runs here (\`claude --version\`): installing the http hook, which needs Claude Code ${minimum} or later; for an older one, \`askbridge install --hook command\`\n`);
+    io.stderr(`could not tell which Claude Code runs here (\`claude --version\`): installing the http hook, which needs Claude Code ${minimum} or later; for an older one, \`${askbridgeCommand(io.env)} install --hook command\`\n`);
   }
   return 'http';
 }
@@ -177,17 +177,17 @@ export async function run(io: CommandIo): Promise<void> {
   stateDir.ensure();
   if (values['rotate-key']) {
     stateDir.rotateHookKey();
-    io.stdout('hook key rotated: every other settings file that holds the old one lets the terminal answer until `askbridge install` runs for it again (`askbridge doctor` finds them)\n');
+    io.stdout(`hook key rotated: every other settings file that holds the old one lets the terminal answer until \`${askbridgeCommand(io.env)} install\` runs for it again (\`${askbridgeCommand(io.env)} doctor\` finds them)\n`);
   }
   let ask: AskHook;
   let port: number | undefined;
   if (transport === 'http') {
     if (hookPort === undefined) throw new CliError(noFixedPort);
     port = hookPort;
-    ask = { transport, url: `http://${LOOPBACK_HOST}:${port}${HTTP_HOOK_PATH}`, key: stateDir.ensureHookKey() };
+    ask = { transport, url: `http://${LOOPBACK_HOST}:${port}${HTTP_HOOK_PATH}`, key: stateDir.ensureHookKey(askbridgeCommand(io.env)) };
     if (!hold.held) {
       io.stderr(
-        `warning: no service holds port ${port} (${hold.why}): while askbridge is not running there (stopped, crashed, or whatever keeps its port killed), any program on this machine can listen on it, and this http hook would send that program every question with the hook key and the project's path, and Claude Code would take its reply as your answer; \`askbridge service install\` lets systemd hold the port (or \`askbridge install --hook command\`, which proves the daemon before it sends anything)\n`,
+        `warning: no service holds port ${port} (${hold.why}): while askbridge is not running there (stopped, crashed, or whatever keeps its port killed), any program on this machine can listen on it, and this http hook would send that program every question with the hook key and the project's path, and Claude Code would take its reply as your answer; \`${askbridgeCommand(io.env)} service install\` lets systemd hold the port (or \`${askbridgeCommand(io.env)} install --hook command\`, which proves the daemon before it sends anything)\n`,
       );
     }
   } else {
@@ -239,7 +239,7 @@ async function installRemote(
   if (values.hook === 'command' || values['rotate-key']) throw new CliError('--url installs the http hook of a daemon on another machine: --hook command and --rotate-key do not apply', 2);
   const publicUrl = parsePublicUrl(values.url);
   if ('error' in publicUrl) throw new CliError(`--url ${values.url}: ${publicUrl.error}`, 2);
-  if (!/^[A-Za-z0-9_-]{20,200}$/.test(values.key)) throw new CliError('--key is not a hook key (as `askbridge remote-hook` prints it)', 2);
+  if (!/^[A-Za-z0-9_-]{20,200}$/.test(values.key)) throw new CliError("--key is not a hook key (as `askbridge remote-hook` prints it on the daemon's machine)", 2);
   const destination = readEditable(target.user ? 'user' : 'local', target);
   const placement = { holdsKey: true, force: values.force ?? false };
   keepOutOfGit(target, destination.path, placement, io);

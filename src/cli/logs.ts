@@ -4,6 +4,7 @@
 // fields can hold model or request text (a question's header, a hook's reason): what reaches the
 // terminal has every invisible or terminal-active character as a visible mark (or, in JSON, a \u
 // escape that parses back to the exact text).
+import { askbridgeCommand } from '../command-name.js';
 import { closeSync, fstatSync, openSync, readSync, realpathSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -24,7 +25,7 @@ export async function run(io: CommandIo): Promise<void> {
   if (!Number.isInteger(count) || count < 0) throw new CliError('--lines takes a whole number', 2);
   const link = currentLogFile(resolveStateDir(io.env));
   const file = resolveLog(link);
-  if (file === undefined) throw new CliError(`no log yet at ${link}: a daemon started with \`askbridge start --background\` writes it (one in the foreground logs to its terminal)`);
+  if (file === undefined) throw new CliError(`no log yet at ${link}: a daemon started with \`${askbridgeCommand(io.env)} start --background\` writes it (one in the foreground logs to its terminal)`);
 
   const format = values.json ? safeJsonLine : await readableLogLine({ colorize: wantsColor(io.env, process.stdout.isTTY === true), translateTime: 'SYS:yyyy-mm-dd HH:MM:ss' });
   const print = (lines: string[]) => {

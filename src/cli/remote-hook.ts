@@ -3,6 +3,7 @@
 // askbridge nor Node), on stdout, and the one command that writes it where askbridge is installed.
 // It carries the hook key, which can only ask questions (and say a session ended), and the public
 // URL the other machine reaches.
+import { askbridgeCommand } from '../command-name.js';
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { HTTP_HOOK_PATH, MACHINE_HEADER, UNNAMED_MACHINE } from '../http-hook.js';
@@ -22,7 +23,7 @@ export async function run(io: CommandIo): Promise<void> {
   const publicUrl = parsePublicUrl(raw);
   if ('error' in publicUrl) throw new CliError(`${raw}: ${publicUrl.error}`, 2);
   stateDir.ensure();
-  const key = stateDir.ensureHookKey();
+  const key = stateDir.ensureHookKey(askbridgeCommand(io.env));
   const machine = values.machine ?? UNNAMED_MACHINE;
   const hook: AskHook = { transport: 'http', url: `${publicUrl.origin}${HTTP_HOOK_PATH}`, key, machine };
   // Exactly what `install --url` writes there.
@@ -34,7 +35,7 @@ export async function run(io: CommandIo): Promise<void> {
       `merged with what is there${values.machine ? '' : `, with "${MACHINE_HEADER}" set to the name the page should show for that machine (in every entry)`}.`,
       'Where askbridge is installed, this writes it instead:',
       `  askbridge install --url ${shellQuote(publicUrl.origin)} --key ${key} --machine ${shellQuote(values.machine ?? hostname())}`,
-      'The key can only ask questions; `askbridge install --rotate-key` here revokes it.',
+      `The key can only ask questions; \`${askbridgeCommand(io.env)} install --rotate-key\` here revokes it.`,
       '',
     ].join('\n'),
   );

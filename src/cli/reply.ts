@@ -10,6 +10,7 @@
 // end under a real session's id. So a reply reaches only the turn's end of the machine it names
 // (--machine NAME, as `askbridge pending` shows it; none: this machine), and when two wait under one
 // id there, nothing tells which is the one the person saw: it is refused, naming both.
+import { askbridgeCommand } from '../command-name.js';
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { AskReplySchema, AsksReplySchema, AwayReplySchema, ErrorReplySchema, REPLY_CHARS, TooLateReplySchema, type AskView } from '../protocol.js';
@@ -27,7 +28,7 @@ export async function run(io: CommandIo): Promise<number> {
   if (session === undefined || session === '') throw new CliError(`usage: ${REPLY_USAGE}`, 2);
   if (values.done && words.length > 0) throw new CliError(`--done lets Claude stop, and takes no text: ${REPLY_USAGE}`, 2);
   if (!values.done && words.length === 0) throw new CliError(`say what Claude should do, or let it stop with --done: ${REPLY_USAGE}`, 2);
-  if (values.machine?.trim() === '') throw new CliError(`--machine names the machine a turn's end comes from, as \`askbridge pending\` shows it: ${REPLY_USAGE}`, 2);
+  if (values.machine?.trim() === '') throw new CliError(`--machine names the machine a turn's end comes from, as \`${askbridgeCommand(io.env)} pending\` shows it: ${REPLY_USAGE}`, 2);
   const text = values.done ? undefined : replyText(words);
 
   const daemon = connectToDaemon(io.env);
@@ -77,7 +78,7 @@ async function findTurnEnd(env: NodeJS.ProcessEnv, daemon: DaemonClient, session
   if (there.length > 1) {
     const listed = there.map((ask) => `  ${ask.id}  ${shown(turnEndLine(ask.turnEnd!))}`);
     throw new CliError(
-      [`${there.length} turn ends wait in session ${shown(there[0]!.sessionId)} ${shown(machineWords(machine))}, and nothing tells which one is the session you saw (a session id is no secret): reply in \`askbridge watch\` or on the page, which show each whole`, ...listed].join('\n'),
+      [`${there.length} turn ends wait in session ${shown(there[0]!.sessionId)} ${shown(machineWords(machine))}, and nothing tells which one is the session you saw (a session id is no secret): reply in \`${askbridgeCommand(env)} watch\` or on the page, which show each whole`, ...listed].join('\n'),
     );
   }
   if (there[0]) return there[0];
@@ -90,7 +91,7 @@ async function findTurnEnd(env: NodeJS.ProcessEnv, daemon: DaemonClient, session
   const newest = finished.find((line) => line.sessionId === session) ?? oneSession(finished, session)[0];
   if (newest) return newest;
   const { away } = readReply(AwayReplySchema, (await daemon.request('GET', '/api/away')).body, 'away switch');
-  const why = away ? '`askbridge pending` lists those waiting' : 'you are not away, so a turn ends in the terminal without waiting (`askbridge away on`)';
+  const why = away ? `\`${askbridgeCommand(env)} pending\` lists those waiting` : `you are not away, so a turn ends in the terminal without waiting (\`${askbridgeCommand(env)} away on\`)`;
   throw new CliError(`no session waits for a reply with the id ${shown(session)}${machine === undefined ? '' : ` ${shown(machineWords(machine))}`}: ${why}`);
 }
 

@@ -11,7 +11,7 @@ import { existsSync, readFileSync, rmSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { CLI_PATH } from '../command-name.js';
+import { askbridgeCommand, CLI_PATH } from '../command-name.js';
 import { makeFolders } from '../folders.js';
 import { configuredPort, isProcessAlive, openStateDir, resolveStateDir, writeFileAtomic } from '../state-dir.js';
 import { CliError, type CommandIo } from './command.js';
@@ -30,14 +30,14 @@ function systemctl(args: string[]): { ok: boolean; output: string } {
 }
 
 /** Why there is no systemd user manager to install into, or undefined when there is one. */
-function noUserManager(): string | undefined {
+function noUserManager(command: string): string | undefined {
   if (process.platform === 'darwin') {
-    return 'on macOS, launchd hands sockets over only through a native call (launch_activate_socket) that Node cannot make: the keeper (`askbridge start`) holds the port there, and there is nothing to install';
+    return `on macOS, launchd hands sockets over only through a native call (launch_activate_socket) that Node cannot make: the keeper (\`${command} start\`) holds the port there, and there is nothing to install`;
   }
-  if (process.platform !== 'linux') return `there is no service manager askbridge can use on ${process.platform}: the keeper (\`askbridge start\`) holds the port`;
+  if (process.platform !== 'linux') return `there is no service manager askbridge can use on ${process.platform}: the keeper (\`${command} start\`) holds the port`;
   const probe = systemctl(['show', '--property=Version']);
   if (!probe.ok || !/^Version=\S/m.test(probe.output)) {
-    return `no systemd user manager runs here (systemctl --user: ${probe.output.split('\n')[0] || 'no answer'}): the keeper (\`askbridge start\`) holds the port; nothing was written`;
+    return `no systemd user manager runs here (systemctl --user: ${probe.output.split('\n')[0] || 'no answer'}): the keeper (\`${command} start\`) holds the port; nothing was written`;
   }
   return undefined;
 }
@@ -98,7 +98,7 @@ export async function run(io: CommandIo): Promise<number> {
   if (action === 'status') {
     const installed = existsSync(paths.socket) && existsSync(paths.service);
     io.stdout(`${installed ? `installed: ${paths.socket}, ${paths.service}` : 'not installed'}\n`);
-    const why = noUserManager();
+    const why = noUserManager(askbridgeCommand(io.env));
     if (why) {
       io.stdout(`${why}\n`);
       return installed ? 0 : 1;
@@ -108,7 +108,7 @@ export async function run(io: CommandIo): Promise<number> {
   }
 
   if (action === 'uninstall') {
-    const why = noUserManager();
+    const why = noUserManager(askbridgeCommand(io.env));
     if (!why) systemctl(['disable', '--now', SOCKET_UNIT, SERVICE_UNIT]);
     const removed = [paths.socket, paths.service].filter((path) => existsSync(path));
     for (const path of removed) rmSync(path, { force: true });
@@ -117,14 +117,14 @@ export async function run(io: CommandIo): Promise<number> {
     return 0;
   }
 
-  const why = noUserManager();
+  const why = noUserManager(askbridgeCommand(io.env));
   if (why) throw new CliError(why);
   const port = configuredPort(io.env, values.port === undefined ? undefined : Number(values.port));
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new CliError(`invalid port "${port}": a service needs a fixed port, 1-65535`, 2);
   // A daemon its keeper runs holds the port now: the socket unit could not bind it.
   const info = openStateDir(resolveStateDir(io.env)).readDaemonInfo();
   if (info && info.portHeldBy !== 'service' && isProcessAlive(info.pid)) {
-    throw new CliError(`askbridge runs already (pid ${info.pid}) and holds port ${info.port}: run \`askbridge stop\` first, then \`askbridge service install\` again`);
+    throw new CliError(`askbridge runs already (pid ${info.pid}) and holds port ${info.port}: run \`${askbridgeCommand(io.env)} stop\` first, then \`${askbridgeCommand(io.env)} service install\` again`);
   }
   makeFolders(dir, 0o700);
   const socket = socketUnit(port, hasIpv6Loopback());

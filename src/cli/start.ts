@@ -12,7 +12,7 @@ import { closeSync, openSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
-import { CLI_PATH } from '../command-name.js';
+import { askbridgeCommand, CLI_PATH } from '../command-name.js';
 import { makeFolders } from '../folders.js';
 import { describeGaveUp, describeNotServing, describeRunning, isHolderAlive, isServing, lockPaths, readLockHolder, RESTART_IMMINENT_MS, type LockHolder } from '../daemon/lock.js';
 import { configuredPort, LOOPBACK_HOST, logsDir, openStateDir, resolveStateDir, type DaemonInfo, type StateDir } from '../state-dir.js';
@@ -53,7 +53,7 @@ export async function run(io: CommandIo): Promise<void> {
       // Only the SessionStart hook's start speaks to Claude Code; a person's start says why in one line.
       // askbridge's own keeper on the port is no other program: its reason is said as any other.
       if (!values.quiet || !(error instanceof CliError) || error instanceof KeeperNotServing || !(await someoneListens(port))) throw error;
-      io.stdout(`${JSON.stringify(portTakenWarning(port))}\n`);
+      io.stdout(`${JSON.stringify(portTakenWarning(port, askbridgeCommand(io.env)))}\n`);
       return;
     }
   }
@@ -88,6 +88,7 @@ export async function run(io: CommandIo): Promise<void> {
 export async function startInBackground(io: CommandIo, startFlags: string[], quiet: boolean): Promise<void> {
   const stateDir = openStateDir(resolveStateDir(io.env));
   stateDir.ensure();
+  const command = askbridgeCommand(io.env);
   const lock = lockPaths(stateDir.paths.dir).lock;
   const deadline = Date.now() + BACKGROUND_READY_MS;
   let saidWhy = false;
@@ -97,9 +98,9 @@ export async function startInBackground(io: CommandIo, startFlags: string[], qui
     // failed) leaves the state directory to this start.
     const holder = liveHolder(lock);
     if (holder) {
-      const running = await waitUntilServing(lock, stateDir, holder, deadline);
+      const running = await waitUntilServing(lock, stateDir, holder, deadline, command);
       if (running) {
-        if (!quiet) io.stderr(`${describeRunning(running.holder, running.info)}\n`);
+        if (!quiet) io.stderr(`${describeRunning(running.holder, running.info, command)}\n`);
         return;
       }
     } else {
@@ -107,14 +108,14 @@ export async function startInBackground(io: CommandIo, startFlags: string[], qui
       const gaveUp = stateDir.readGaveUp();
       if (gaveUp && !quiet && !saidWhy) io.stderr(`${describeGaveUp(gaveUp)}; starting again\n`);
       saidWhy = true;
-      const pid = await startDetached(io.env, stateDir, lock, startFlags, deadline);
+      const pid = await startDetached(io.env, stateDir, lock, startFlags, deadline, command);
       if (pid !== undefined) {
-        if (!quiet) await printPageLink(io, pid);
+        if (!quiet) await printPageLink(io, pid, command);
         return;
       }
       // Its child found another start holding the state directory: that one's daemon is waited for.
     }
-    if (Date.now() > deadline) throw new CliError(`no daemon serves after ${BACKGROUND_READY_MS / 1000} s: see \`askbridge logs\``);
+    if (Date.now() > deadline) throw new CliError(`no daemon serves after ${BACKGROUND_READY_MS / 1000} s: see \`${command} logs\``);
   }
 }
 
@@ -123,7 +124,7 @@ export async function startInBackground(io: CommandIo, startFlags: string[], qui
  * that once it listens); undefined when it found another start holding the state directory (it
  * exits 0); a CliError with its one-line reason when it could not start.
  */
-async function startDetached(env: NodeJS.ProcessEnv, stateDir: StateDir, lock: string, startFlags: string[], deadline: number): Promise<number | undefined> {
+async function startDetached(env: NodeJS.ProcessEnv, stateDir: StateDir, lock: string, startFlags: string[], deadline: number, command: string): Promise<number | undefined> {
   // The child's stderr goes to a file, not a pipe: the daemon outlives this command, and a write to
   // a pipe nobody reads any more would kill it.
   makeFolders(logsDir(stateDir.paths.dir), 0o700);
@@ -140,8 +141,8 @@ async function startDetached(env: NodeJS.ProcessEnv, stateDir: StateDir, lock: s
   while (servingDaemon(lock, stateDir)?.holder.pid !== child.pid) {
     if (exited === 0) return undefined;
     // The child said why in one line, as `askbridge start: <reason>`: that line, said once.
-    if (exited !== undefined) throw new CliError(readFileSync(stderrFile, 'utf8').trim().split('\n').pop()?.replace(/^askbridge start: /, '') || `the daemon exited (${exited}) before it was ready: see \`askbridge logs\``);
-    if (Date.now() > deadline) throw new CliError(`the daemon (pid ${child.pid}) is not ready after ${BACKGROUND_READY_MS / 1000} s: see \`askbridge logs\``);
+    if (exited !== undefined) throw new CliError(readFileSync(stderrFile, 'utf8').trim().split('\n').pop()?.replace(/^askbridge start: /, '') || `the daemon exited (${exited}) before it was ready: see \`${command} logs\``);
+    if (Date.now() > deadline) throw new CliError(`the daemon (pid ${child.pid}) is not ready after ${BACKGROUND_READY_MS / 1000} s: see \`${command} logs\``);
     await sleep(POLL_MS);
   }
   child.unref();
@@ -149,16 +150,16 @@ async function startDetached(env: NodeJS.ProcessEnv, stateDir: StateDir, lock: s
 }
 
 /** What a person who started it sees: where it runs, and a link that pairs their browser. */
-async function printPageLink(io: CommandIo, pid: number): Promise<void> {
+async function printPageLink(io: CommandIo, pid: number, command: string): Promise<void> {
   const daemon = connectToDaemon(io.env);
   const pairing = await daemon.request('POST', '/api/pairings', {});
-  io.stdout(`askbridge is running in the background (pid ${pid}); logs: askbridge logs\n`);
+  io.stdout(`askbridge is running in the background (pid ${pid}); logs: ${command} logs\n`);
   if (pairing.status === 200) {
     // Loaded here: the SessionStart hook's `--quiet` path must not pay for zod.
     const [{ readReply }, { PairingReplySchema }] = await Promise.all([import('./replies.js'), import('../protocol.js')]);
     const { links } = readReply(PairingReplySchema, pairing.body, 'pairing link');
     io.stdout(`Answer page (one-time link, pairs one browser): ${links.local}\n`);
-    if (links.public) io.stdout(`From a phone or another machine: run \`askbridge pair\` for a link and QR code (${links.public.split('#')[0]})\n`);
+    if (links.public) io.stdout(`From a phone or another machine: run \`${command} pair\` for a link and QR code (${links.public.split('#')[0]})\n`);
   }
 }
 
@@ -181,14 +182,14 @@ function servingDaemon(lock: string, stateDir: StateDir): Running | undefined {
  * Waits for the daemon `holder` runs or brings up to serve; undefined when it stops first. A keeper
  * whose daemon failed and will not start again soon is not waited for: why is the error.
  */
-async function waitUntilServing(lock: string, stateDir: StateDir, holder: LockHolder, deadline: number): Promise<Running | undefined> {
+async function waitUntilServing(lock: string, stateDir: StateDir, holder: LockHolder, deadline: number, command: string): Promise<Running | undefined> {
   for (;;) {
     const running = servingDaemon(lock, stateDir);
     if (running) return running;
     if (!isHolderAlive(holder)) return undefined;
     const info = stateDir.readDaemonInfo();
-    if (info?.pid === holder.pid && info.restartAt !== undefined && info.restartAt - Date.now() > RESTART_IMMINENT_MS) throw new KeeperNotServing(describeNotServing(info));
-    if (Date.now() > deadline) throw new CliError(`the daemon another start is bringing up (pid ${holder.pid}) is not ready after ${BACKGROUND_READY_MS / 1000} s: see \`askbridge logs\``);
+    if (info?.pid === holder.pid && info.restartAt !== undefined && info.restartAt - Date.now() > RESTART_IMMINENT_MS) throw new KeeperNotServing(describeNotServing(info, command));
+    if (Date.now() > deadline) throw new CliError(`the daemon another start is bringing up (pid ${holder.pid}) is not ready after ${BACKGROUND_READY_MS / 1000} s: see \`${command} logs\``);
     await sleep(POLL_MS);
   }
 }
@@ -217,12 +218,12 @@ function someoneListens(port: number): Promise<boolean> {
  * false` in an interactive session (kept: it is the documented way to stop one, should a version
  * honour it).
  */
-function portTakenWarning(port: number) {
+function portTakenWarning(port: number, command: string) {
   const taken = `another program holds ${LOOPBACK_HOST}:${port}, where this session's askbridge hooks send their questions and the hook key: it could read them and answer in your place`;
   return {
     continue: false,
-    stopReason: `askbridge: ${taken}. Stop that program and run \`askbridge start\`, then start the session again.`,
-    systemMessage: `askbridge: ${taken}. Stop that program and run \`askbridge start\`, then start the session again; until then, do not answer questions through it.`,
+    stopReason: `askbridge: ${taken}. Stop that program and run \`${command} start\`, then start the session again.`,
+    systemMessage: `askbridge: ${taken}. Stop that program and run \`${command} start\`, then start the session again; until then, do not answer questions through it.`,
     hookSpecificOutput: {
       hookEventName: 'SessionStart',
       additionalContext: `askbridge cannot be trusted in this session: another program holds ${LOOPBACK_HOST}:${port}, where askbridge's hooks send the user's questions. Do not call the AskUserQuestion tool in this session: ask the user in plain text instead, and tell them once that askbridge's port is taken by another program.`,

@@ -6,7 +6,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { findKeeper, isHolderAlive, type LockHolder } from '../daemon/lock.js';
 import { resolveStateDir } from '../state-dir.js';
-import { NOT_RUNNING } from './client.js';
+import { askbridgeCommand } from '../command-name.js';
+import { notRunning } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 
 /** The keeper gives its daemon 8 s to stop, then kills it: past this, something holds the keeper up. */
@@ -17,7 +18,7 @@ export async function run(io: CommandIo): Promise<void> {
   // Only the keeper takes this lock, and it names the keeper's pid with the process's start time,
   // so a pid that another program took since is not signalled.
   const keeper = findKeeper(resolveStateDir(io.env), undefined)?.holder;
-  if (!keeper) throw new CliError(NOT_RUNNING);
+  if (!keeper) throw new CliError(notRunning(askbridgeCommand(io.env)));
   try {
     process.kill(keeper.pid, 'SIGTERM');
   } catch (error) {

@@ -3,6 +3,7 @@
 // is ignored again until this command is run again. `--list` shows what is trusted, `--revoke DIR`
 // takes trust back. Everything shown from the file is the repository's text: invisible and control
 // characters are marked, never written raw.
+import { askbridgeCommand } from '../command-name.js';
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -44,7 +45,7 @@ export async function run(io: CommandIo): Promise<void> {
   }
   io.stdout(`Trusting ${terminalText(file)}, which says:\n${describe(config)}`);
   store.trust(file, contentHash(bytes));
-  io.stdout(`Trusted. It applies to the next question asked in ${terminalText(dir)}; after any change to the file, run \`askbridge trust ${dir}\` again.\n`);
+  io.stdout(`Trusted. It applies to the next question asked in ${terminalText(dir)}; after any change to the file, run \`${askbridgeCommand(io.env)} trust ${dir}\` again.\n`);
 }
 
 function describe(config: ConfigFile): string {

@@ -7,6 +7,7 @@
 // have it), and watch goes on to the next. A skipped question is not asked again while anything else
 // waits, nor by itself: once nothing else waits, Enter asks the skipped ones again, oldest first.
 // Ctrl+C leaves, exit 0: every question still waiting keeps waiting. Exit 6 when the daemon stops.
+import { askbridgeCommand } from '../command-name.js';
 import { emitKeypressEvents } from 'node:readline';
 import { parseArgs } from 'node:util';
 import { cancel, log, outro } from '@clack/prompts';
@@ -23,7 +24,7 @@ const BELL = '\u0007';
 export async function run(io: CommandIo): Promise<number> {
   const { values } = parseArgs({ args: io.argv, strict: true, options: { confirm: { type: 'boolean', default: false } } });
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
-    throw new CliError('askbridge watch asks on a terminal, and there is none here: `askbridge listen --json` streams the same events for a script', 2);
+    throw new CliError(`askbridge watch asks on a terminal, and there is none here: \`${askbridgeCommand(io.env)} listen --json\` streams the same events for a script`, 2);
   }
   const daemon = connectToDaemon(io.env);
   const queue = new Map<string, AskView>();

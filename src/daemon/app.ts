@@ -147,7 +147,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(eventRoutes, context);
   await app.register(statusRoutes, context);
   await app.register(sessionRoutes, context);
-  await app.register(pageRoutes, { folder: deps.pageFolder });
+  await app.register(pageRoutes, { folder: deps.pageFolder, command: deps.command });
 
   app.decorate('askbridge', {
     auth,

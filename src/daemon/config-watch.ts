@@ -26,6 +26,8 @@ const WRITE_SETTLE_MS = 120;
 
 export type ConfigWatchOptions = {
   env: NodeJS.ProcessEnv;
+  /** How to run askbridge on this machine (askbridgeCommand), for the banner's hint. */
+  command: string;
   log: ConfigWatchLog;
   onBanner: (message: string | null) => void;
   /** Told each new good version of the user config, the first one read included (never a broken one: the last good one stays). */
@@ -93,7 +95,7 @@ export function createConfigWatch(options: ConfigWatchOptions) {
     if (!path) return;
     const entry = effective.ignored.find((candidate) => candidate.path === path);
     const message = entry
-      ? `The project config ${path} is ignored: ${entry.reason === 'changed' ? 'it changed since it was trusted' : 'it is not trusted yet'}. Read it, then run \`askbridge trust ${entry.projectDir}\``
+      ? `The project config ${path} is ignored: ${entry.reason === 'changed' ? 'it changed since it was trusted' : 'it is not trusted yet'}. Read it, then run \`${options.command} trust ${entry.projectDir}\``
       : undefined;
     if (message === ignored.get(path)) return;
     if (message) {

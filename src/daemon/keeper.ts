@@ -19,6 +19,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { createServer, type Server, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { askbridgeCommand } from '../command-name.js';
 import { createHoldingPen } from './holding-pen.js';
 import { acquireDaemonLock, describeGaveUp, describeRunning, RESTART_IMMINENT_MS, type DaemonLock } from './lock.js';
 import { configuredPort, LOOPBACK_HOST, openStateDir, resolveStateDir, stateDirWriteError, type DaemonFailure, type PortHolder, type StateDir } from '../state-dir.js';
@@ -130,7 +131,7 @@ export async function runKeeper(given: KeeperOptions): Promise<void> {
   }
   if (!attempt.acquired) {
     const running = stateDir.readDaemonInfo();
-    const description = describeRunning(attempt.holder, running);
+    const description = describeRunning(attempt.holder, running, askbridgeCommand(options.env));
     // A keeper whose daemon does not serve is no askbridge that runs: this start failed.
     throw running?.pid === attempt.holder.pid && running.restartAt !== undefined ? new KeeperStartError(description) : new KeeperAlreadyRunning(description);
   }
@@ -298,6 +299,8 @@ function keep(options: KeeperOptions, stateDir: StateDir, lock: DaemonLock, held
   let crashes = 0;
   let lastCrash: DaemonFailure | undefined;
   const recentCrashes: number[] = [];
+  const command = askbridgeCommand(options.env);
+  const unavailable = unavailableAnswer(command);
   let restartTimer: NodeJS.Timeout | undefined;
   /** Until then no daemon will serve within RESTART_IMMINENT_MS: connections are answered 503 at once. */
   let refuseUntil = 0;
@@ -324,14 +327,14 @@ function keep(options: KeeperOptions, stateDir: StateDir, lock: DaemonLock, held
   };
   const hold = (socket: Socket, door: Door) => {
     if (stopping) return void socket.destroy();
-    if (Date.now() < refuseUntil) return refuse(socket, door);
+    if (Date.now() < refuseUntil) return refuse(socket, door, unavailable);
     waiting.hold(socket, door);
   };
   const handHeld = () => {
     for (const { socket, tag } of waiting.release()) hand(socket, tag);
   };
   const refuseHeld = () => {
-    for (const { socket, tag } of waiting.release()) refuse(socket, tag);
+    for (const { socket, tag } of waiting.release()) refuse(socket, tag, unavailable);
   };
 
   for (const { server, door } of held.servers) {
@@ -354,7 +357,7 @@ function keep(options: KeeperOptions, stateDir: StateDir, lock: DaemonLock, held
     try {
       stateDir.writeDaemonInfo({ ...base, crashes, ...(lastCrash ? { lastCrash } : {}), restartAt });
     } catch (error) {
-      options.report(`askbridge keeper: daemon.json could not be written (${(error as Error).message}): \`askbridge status\` cannot say why no daemon serves`);
+      options.report(`askbridge keeper: daemon.json could not be written (${(error as Error).message}): \`${command} status\` cannot say why no daemon serves`);
     }
   };
 
@@ -483,8 +486,11 @@ function describeExit(code: number | null, signal: NodeJS.Signals | null, failur
   return `${served ? 'crashed' : 'could not start'} (${how}): ${said}`;
 }
 
-const UNAVAILABLE_BODY = JSON.stringify({ error: 'no daemon serves now: askbridge keeps failing to start it (`askbridge status` says why)' });
-const UNAVAILABLE = `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(UNAVAILABLE_BODY)}\r\nconnection: close\r\n\r\n${UNAVAILABLE_BODY}`;
+/** The 503 `refuse` sends; `command` runs askbridge here (askbridgeCommand). */
+function unavailableAnswer(command: string): string {
+  const body = JSON.stringify({ error: `no daemon serves now: askbridge keeps failing to start it (\`${command} status\` says why)` });
+  return `HTTP/1.1 503 Service Unavailable\r\ncontent-type: application/json\r\ncontent-length: ${Buffer.byteLength(body)}\r\nconnection: close\r\n\r\n${body}`;
+}
 
 /**
  * The answer while no daemon will serve soon: a 503, which a hook takes as "no decision" (Claude
@@ -493,10 +499,10 @@ const UNAVAILABLE = `HTTP/1.1 503 Service Unavailable\r\ncontent-type: applicati
  * read. --listen speaks TLS, which only the daemon does: there the connection is closed, which
  * every client there takes as the same.
  */
-function refuse(socket: Socket, door: Door): void {
+function refuse(socket: Socket, door: Door, unavailable: string): void {
   if (door === 'listen') return void socket.destroy();
   socket.on('data', () => {});
   socket.resume();
-  socket.end(UNAVAILABLE);
+  socket.end(unavailable);
   setTimeout(() => socket.destroy(), REFUSED_LINGER_MS).unref();
 }

@@ -134,17 +134,17 @@ export const RESTART_IMMINENT_MS = 1_000;
 /** Whether daemon.json says a daemon serves: the keeper writes `restartAt` while none does. */
 export const isServing = (info: DaemonInfo) => info.restartAt === undefined;
 
-/** What a second start says about the daemon holding the lock: where it runs, that it is still starting, or that none serves and why. */
-export function describeRunning(holder: LockHolder, info: DaemonInfo | undefined, now = Date.now()): string {
+/** What a second start says about the daemon holding the lock: where it runs, that it is still starting, or that none serves and why; `command` runs askbridge here (askbridgeCommand). */
+export function describeRunning(holder: LockHolder, info: DaemonInfo | undefined, command: string, now = Date.now()): string {
   if (info?.pid !== holder.pid) return `askbridge is already starting for this state directory (pid ${holder.pid})`;
-  if (!isServing(info)) return describeNotServing(info, now);
-  return `askbridge is already running (pid ${holder.pid}, http://${LOOPBACK_HOST}:${info.port}/): use \`askbridge open\` for a page link, or \`askbridge stop\``;
+  if (!isServing(info)) return describeNotServing(info, command, now);
+  return `askbridge is already running (pid ${holder.pid}, http://${LOOPBACK_HOST}:${info.port}/): use \`${command} open\` for a page link, or \`${command} stop\``;
 }
 
 /** A keeper whose daemon keeps failing: what `status`, `start` and every command say, in one line. */
-export function describeNotServing(info: DaemonInfo, now = Date.now()): string {
+export function describeNotServing(info: DaemonInfo, command: string, now = Date.now()): string {
   const next = info.restartAt === undefined || info.restartAt <= now ? 'it is starting the next now' : `it starts the next in ${Math.ceil((info.restartAt - now) / 1000)} s`;
-  return `askbridge's keeper (pid ${info.pid}) holds http://${LOOPBACK_HOST}:${info.port}/ but no daemon serves: ${describeCrashes(info)}; ${next}, or \`askbridge stop\` ends it`;
+  return `askbridge's keeper (pid ${info.pid}) holds http://${LOOPBACK_HOST}:${info.port}/ but no daemon serves: ${describeCrashes(info)}; ${next}, or \`${command} stop\` ends it`;
 }
 
 /** `3 crashes since it started, the last at ISO: reason`. */

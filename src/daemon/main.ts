@@ -120,11 +120,13 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   // The keeper wrote this run's token before it took the port (keeper.ts); one removed since is made anew.
   const token = stateDir.readToken() ?? stateDir.writeNewToken();
   // For tests only: small limits, to reach them with a few questions. The defaults are in limits.ts.
+  /** How to run askbridge on this machine, for every hint the daemon gives: computed once, here. */
+  const command = askbridgeCommand(options.env);
   const waitingLimits = { asks: Number(options.env.ASKBRIDGE_TEST_MAX_PENDING) || MAX_PENDING, bytes: Number(options.env.ASKBRIDGE_TEST_WAITING_BYTES) || WAITING_BYTES };
   const pendingFiles = createPendingFiles(stateDir.paths.dir, (fields, message) => logger.warn(fields, message));
   // The channels that tell people and answer besides the page and the CLI, wired once they exist (below).
   let channels: Channel[] = [];
-  const store = createAskStore({ persistence: pendingFiles, shows: (client, view) => showsOn(channels, client, view) });
+  const store = createAskStore({ persistence: pendingFiles, shows: (client, view) => showsOn(channels, client, view), command });
   // ntfy's one-tap buttons: their capabilities live in memory only, and die with the daemon.
   const oneTap = createOneTap({ store });
   let app: App | undefined;
@@ -227,6 +229,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   const configWatch = createConfigWatch({
     watchFrom: served,
     env: options.env,
+    command,
     log: { info: (fields, message) => logger.info(fields, message), warn: (fields, message) => logger.warn(fields, message) },
     onBanner: (message) => {
       configBanner = message;
@@ -239,18 +242,19 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   const transcriptAccess = { projectsDir: claudeProjectsDir(options.env), uid: process.getuid?.() };
   const planQuestion = createPolicy({ configFor: (cwd) => configWatch.effective(cwd), log: (fields, message) => policyLog.info(fields, message) });
   try {
-    stateDir.ensureHookKey();
+    stateDir.ensureHookKey(command);
   } catch (error) {
     // The command hook does not need it; http hooks are refused (and their terminal asks) until it exists.
-    logger.warn({ error: (error as Error).message }, 'the hook key could not be made: http hooks are refused until `askbridge install` can make it');
+    logger.warn({ error: (error as Error).message }, `the hook key could not be made: http hooks are refused until \`${command} install\` can make it`);
   }
   const away = createAwaySwitch({ file: stateDir.paths.away, log: logger });
-  const turnEnds = createTurnEndReach(options.env, store);
+  const turnEnds = createTurnEndReach(options.env, store, command);
   app = await buildApp({
     store,
     token,
     hookKey: () => stateDir.readHookKey(),
     port,
+    command,
     version: VERSION,
     pid: options.keeperPid,
     logger,
@@ -316,7 +320,6 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   logger.info({ url, stateDir: stateDir.paths.dir, version: VERSION }, 'askbridge is listening');
   options.print(`Answer page (one-time link, pairs one browser): ${url}#pair=${app.askbridge.auth.createPairingCode()}`);
   const reachable = publicUrlSetting.url();
-  const command = askbridgeCommand(options.env);
   if (reachable) {
     const link = `${reachable.href}#pair=${app.askbridge.auth.createPairingCode()}`;
     options.print(`From a phone or another machine (one-time link, or scan it): ${link}`);
@@ -426,7 +429,7 @@ const MAX_SEEN_FOLDERS = 200;
  * Where the end of a turn reaches askbridge on this machine (wiring.ts): read from Claude Code's
  * settings files when asked (the page's switch, status, away), at most every WIRING_FRESH_MS.
  */
-function createTurnEndReach(env: NodeJS.ProcessEnv, store: AskStore): () => TurnEndReach {
+function createTurnEndReach(env: NodeJS.ProcessEnv, store: AskStore, command: string): () => TurnEndReach {
   const seen = new Set<string>();
   store.subscribe((event) => {
     const { ask } = event;
@@ -434,7 +437,6 @@ function createTurnEndReach(env: NodeJS.ProcessEnv, store: AskStore): () => Turn
     seen.add(ask.cwd);
     if (seen.size > MAX_SEEN_FOLDERS) seen.delete(seen.values().next().value!);
   });
-  const command = askbridgeCommand(env);
   let cached: { at: number; reach: TurnEndReach } | undefined;
   return () => {
     if (cached && Date.now() - cached.at < WIRING_FRESH_MS) return cached.reach;

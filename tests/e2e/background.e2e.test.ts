@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync, statSync, appendFileSync, readlinkSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { askbridgeCommand } from '../../src/command-name.js';
 import { assertBuildIsFresh, baseEnv, CLI_BIN } from '../stack/env.js';
 import { parseJson, runCli } from '../stack/processes.js';
 
@@ -36,7 +37,8 @@ describe('askbridge start --background', () => {
     const { home, env } = newEnv();
     const started = await runCli(['start', '--background'], env);
     expect(started.code).toBe(0);
-    expect(started.stdout).toMatch(/^askbridge is running in the background \(pid \d+\); logs: askbridge logs\nAnswer page \(one-time link, pairs one browser\): http:\/\/127\.0\.0\.1:\d+\/#pair=[\w-]+\n$/);
+    expect(started.stdout).toMatch(/^askbridge is running in the background \(pid \d+\); logs: .+ logs\nAnswer page \(one-time link, pairs one browser\): http:\/\/127\.0\.0\.1:\d+\/#pair=[\w-]+\n$/);
+    expect(started.stdout).toContain(`; logs: ${askbridgeCommand(env)} logs\n`);
     const status = parseJson<{ running: boolean; pid: number }>((await runCli(['status', '--json'], env)).stdout, 'status');
     expect(status.running).toBe(true);
     expect(started.stdout).toContain(`pid ${status.pid}`);
@@ -124,6 +126,6 @@ describe('askbridge logs', () => {
     const { env } = newEnv();
     const result = await runCli(['logs'], env);
     expect(result.code).toBe(1);
-    expect(result.stderr).toMatch(/^askbridge logs: no log yet at .*current\.log: a daemon started with `askbridge start --background` writes it/);
+    expect(result.stderr).toMatch(/^askbridge logs: no log yet at .*current\.log: a daemon started with `.*askbridge(\.mjs)? start --background` writes it/);
   });
 });

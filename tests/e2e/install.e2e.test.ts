@@ -36,6 +36,8 @@ const OTHER_HOOKS = {
 const HAND_WRITTEN = { type: 'command', command: 'node "$CLAUDE_PROJECT_DIR"/hooks/askbridge-hook.cjs', timeout: 3600 };
 const CLI = join(REPO_ROOT, 'bin', 'askbridge.mjs');
 /** What the terminal shows while a question waits: this machine's page on that port, and the command (as a PATH without askbridge names it). */
+/** How a hint names askbridge here: a PATH without askbridge. */
+const HERE = askbridgeCommand({ PATH: '/usr/bin:/bin' });
 const waiting = (port = 7433) => `Waiting for an answer in askbridge: http://127.0.0.1:${port}/ or \`${askbridgeCommand({ PATH: '/usr/bin:/bin' })} answer\``;
 const commandEntry = { matcher: 'AskUserQuestion', hooks: [{ type: 'command', command: `node '${HOOK_SCRIPT}'`, timeout: 3600, statusMessage: waiting() }] };
 const httpEntry = (key: string, port = 7433) => ({
@@ -511,7 +513,7 @@ describe('askbridge install picks the transport by the Claude Code it finds and 
       expect(result.code, result.stderr).toBe(0);
       // Its first line: one line that says why.
       expect(result.stderr.split('\n')[0]).toBe(
-        `installing the command hook, not the http hook: no service holds port 7433 (${whys[index]}), so while askbridge is down another program could take it and the http hook would hand it your questions; \`askbridge service install\` lets systemd hold the port, and the http hook be used safely`,
+        `installing the command hook, not the http hook: no service holds port 7433 (${whys[index]}), so while askbridge is down another program could take it and the http hook would hand it your questions; \`${HERE} service install\` lets systemd hold the port, and the http hook be used safely`,
       );
       expect(json(p.local)).toEqual({ hooks: commandHooks });
       expect(existsSync(join(p.state, 'hook-key'))).toBe(false);
@@ -529,7 +531,7 @@ describe('askbridge install picks the transport by the Claude Code it finds and 
     const chosen = await cli(['install', '--project', p.dir], p);
     expect(chosen.code, chosen.stderr).toBe(0);
     expect(chosen.stderr.split('\n')[0]).toBe(
-      `installing the command hook, not the http hook: no service holds port ${daemon.port} (${why}), so while askbridge is down another program could take it and the http hook would hand it your questions; \`askbridge service install\` lets systemd hold the port, and the http hook be used safely`,
+      `installing the command hook, not the http hook: no service holds port ${daemon.port} (${why}), so while askbridge is down another program could take it and the http hook would hand it your questions; \`${HERE} service install\` lets systemd hold the port, and the http hook be used safely`,
     );
     expect(json(p.local)).toMatchObject({ hooks: { PreToolUse: [{ hooks: [{ type: 'command' }] }] } });
     expect(readFileSync(p.local, 'utf8')).not.toContain(hookKey(p));
@@ -563,7 +565,7 @@ describe('askbridge install picks the transport by the Claude Code it finds and 
     const chosen = await cli(['install', '--project', p.dir], p);
     expect(chosen.code, chosen.stderr).toBe(0);
     expect(chosen.stderr.split('\n')[0]).toBe(
-      `installing the command hook, not the http hook: no service holds port ${port} (${why}), so while askbridge is down another program could take it and the http hook would hand it your questions; \`askbridge service install\` lets systemd hold the port, and the http hook be used safely`,
+      `installing the command hook, not the http hook: no service holds port ${port} (${why}), so while askbridge is down another program could take it and the http hook would hand it your questions; \`${HERE} service install\` lets systemd hold the port, and the http hook be used safely`,
     );
     expect(json(p.local)).toMatchObject({ hooks: { PreToolUse: [{ hooks: [{ type: 'command' }] }] } });
 
@@ -590,7 +592,7 @@ describe('askbridge install picks the transport by the Claude Code it finds and 
     const port = await holdPortAsService(p);
     const result = await cli(['install', '--project', p.dir], p);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stderr).toContain('askbridge install --hook command');
+    expect(result.stderr).toContain(`${HERE} install --hook command`);
     expect(json(p.local)).toMatchObject({ hooks: { PreToolUse: [httpEntry(hookKey(p), port)] } });
   });
 
@@ -601,7 +603,7 @@ describe('askbridge install picks the transport by the Claude Code it finds and 
     expect(risky.code, risky.stderr).toBe(0);
     expect(json(p.local)).toEqual({ hooks: httpHooks(hookKey(p)) });
     expect(risky.stderr).toContain(
-      "warning: no service holds port 7433 (askbridge.socket is not active): while askbridge is not running there (stopped, crashed, or whatever keeps its port killed), any program on this machine can listen on it, and this http hook would send that program every question with the hook key and the project's path, and Claude Code would take its reply as your answer; `askbridge service install` lets systemd hold the port (or `askbridge install --hook command`, which proves the daemon before it sends anything)\n",
+      `warning: no service holds port 7433 (askbridge.socket is not active): while askbridge is not running there (stopped, crashed, or whatever keeps its port killed), any program on this machine can listen on it, and this http hook would send that program every question with the hook key and the project's path, and Claude Code would take its reply as your answer; \`${HERE} service install\` lets systemd hold the port (or \`${HERE} install --hook command\`, which proves the daemon before it sends anything)\n`,
     );
     await holdPortAsService(p);
     const held = await cli(['install', '--hook', 'http', '--project', p.dir], p);

@@ -198,7 +198,7 @@ describe('timeout policies with the real hook and daemon', () => {
     const fresh = await ask(asked('01-single-select'), { ASKBRIDGE_UNATTENDED: '1' });
     expect(fresh.output).toBeUndefined();
     const doctor = parseJson<{ findings: Array<{ id: string; fix?: string }> }>((await runCli(['doctor', '--json', '--cwd', project, '--claude', '/nonexistent'], daemon.env)).stdout, 'doctor');
-    expect(doctor.findings).toContainEqual(expect.objectContaining({ id: 'project-config-untrusted', fix: expect.stringContaining(`askbridge trust '${project}'`) }));
+    expect(doctor.findings).toContainEqual(expect.objectContaining({ id: 'project-config-untrusted', fix: expect.stringMatching(new RegExp(`askbridge(\\.mjs)? trust '${project}'`)) }));
     await daemon.waitForLog((entry) => entry.msg === 'project config file ignored: not trusted');
     const banner = await bannerOf(daemon);
     expect(banner).toContain(`The project config ${join(project, '.claude', 'askbridge.json')} is ignored: it is not trusted yet`);

@@ -12,6 +12,7 @@ import { createServer as createHttpServer } from 'node:http';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { afterEach, describe, expect, it } from 'vitest';
+import { askbridgeCommand } from '../../src/command-name.js';
 import { baseEnv } from '../stack/env.js';
 import { isProcessAlive } from '../../src/state-dir.js';
 import { waitUntil } from '../stack/clock.js';
@@ -418,15 +419,16 @@ describe('the SessionStart hook (`askbridge start --background --quiet`) when an
 
   it('prints exactly one JSON document that warns the person and tells Claude not to ask through askbridge, and exits 0', async () => {
     const { port, requests } = await squatter();
-    const start = await runCli(['start', '--background', '--quiet', '--port', String(port)], await sessionHome());
+    const env = await sessionHome();
+    const start = await runCli(['start', '--background', '--quiet', '--port', String(port)], env);
     expect(start.code).toBe(0);
     expect(start.stderr).toBe('');
     expect(start.stdout.endsWith('\n')).toBe(true);
     const taken = `another program holds 127.0.0.1:${port}, where this session's askbridge hooks send their questions and the hook key: it could read them and answer in your place`;
     expect(JSON.parse(start.stdout)).toStrictEqual({
       continue: false,
-      stopReason: `askbridge: ${taken}. Stop that program and run \`askbridge start\`, then start the session again.`,
-      systemMessage: `askbridge: ${taken}. Stop that program and run \`askbridge start\`, then start the session again; until then, do not answer questions through it.`,
+      stopReason: `askbridge: ${taken}. Stop that program and run \`${askbridgeCommand(env)} start\`, then start the session again.`,
+      systemMessage: `askbridge: ${taken}. Stop that program and run \`${askbridgeCommand(env)} start\`, then start the session again; until then, do not answer questions through it.`,
       hookSpecificOutput: {
         hookEventName: 'SessionStart',
         additionalContext: `askbridge cannot be trusted in this session: another program holds 127.0.0.1:${port}, where askbridge's hooks send the user's questions. Do not call the AskUserQuestion tool in this session: ask the user in plain text instead, and tell them once that askbridge's port is taken by another program.`,

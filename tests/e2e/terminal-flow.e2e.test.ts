@@ -411,7 +411,7 @@ describe('askbridge answer on a terminal', () => {
     expect(answer.stderr).toMatch(/^askbridge answer: no terminal to ask on: give the answer instead, as in askbridge answer ID --pick 1=LABEL\|NUMBER .*--json FILE.*\n$/);
     const watch = await runCli(['watch'], daemon.env);
     expect(watch).toMatchObject({ code: 2, stdout: '' });
-    expect(watch.stderr).toContain('askbridge listen --json');
+    expect(watch.stderr).toMatch(/askbridge(\.mjs)? listen --json/);
   });
 });
 

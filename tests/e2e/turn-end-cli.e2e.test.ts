@@ -6,6 +6,7 @@
 // last message with every escape sequence marked, sends a reply typed there, says when one ended
 // elsewhere, and prints a wait in the terminal as a line. Real processes throughout: the daemon, the
 // CLI, Claude Code's hook requests.
+import { askbridgeCommand } from '../../src/command-name.js';
 import { join } from 'node:path';
 import { MACHINE_HEADER } from '../../src/http-hook.js';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -156,7 +157,7 @@ describe('askbridge reply', () => {
     expect(await runCli(['reply', sessionId.slice(0, 14), '--machine', 'laptop; rm -rf ~', '--done'], daemon.env)).toMatchObject({ code: 0, stdout: 'done: Claude stops\n' });
     expect(await continuationOf(laptop)).toBeNull();
     const empty = await runCli(['reply', sessionId, '--machine', ' ', 'hello'], daemon.env);
-    expect(empty).toMatchObject({ code: 2, stderr: `askbridge reply: --machine names the machine a turn's end comes from, as \`askbridge pending\` shows it: ${REPLY_USAGE}\n` });
+    expect(empty).toMatchObject({ code: 2, stderr: expect.stringMatching(/^askbridge reply: --machine names the machine a turn's end comes from, as `.*askbridge(\.mjs)? pending` shows it: /) });
   });
 
   it('refuses, naming both, when two turn ends wait under one session id on this machine: nothing tells which is the one the person saw', async () => {
@@ -168,7 +169,7 @@ describe('askbridge reply', () => {
       code: 1,
       stdout: '',
       stderr: [
-        `askbridge reply: 2 turn ends wait in session ${sessionId} on this machine, and nothing tells which one is the session you saw (a session id is no secret): reply in \`askbridge watch\` or on the page, which show each whole`,
+        `askbridge reply: 2 turn ends wait in session ${sessionId} on this machine, and nothing tells which one is the session you saw (a session id is no secret): reply in \`${askbridgeCommand(daemon.env)} watch\` or on the page, which show each whole`,
         `  ${first.view.id}  Claude finished: Shall I deploy?`,
         `  ${second.view.id}  Claude finished: Paste the token.`,
         '',
@@ -196,10 +197,10 @@ describe('askbridge reply', () => {
   it('when nothing waits there: a clear error, exit 1; bad arguments are usage errors (exit 2), with nothing sent', async () => {
     await setAway(daemon, true);
     const none = await runCli(['reply', 'no-such-session', 'hello'], daemon.env);
-    expect(none).toMatchObject({ code: 1, stdout: '', stderr: 'askbridge reply: no session waits for a reply with the id no-such-session: `askbridge pending` lists those waiting\n' });
+    expect(none).toMatchObject({ code: 1, stdout: '', stderr: `askbridge reply: no session waits for a reply with the id no-such-session: \`${askbridgeCommand(daemon.env)} pending\` lists those waiting\n` });
     await setAway(daemon, false);
     const notAway = await runCli(['reply', 'no-such-session', 'hello'], daemon.env);
-    expect(notAway.stderr).toBe('askbridge reply: no session waits for a reply with the id no-such-session: you are not away, so a turn ends in the terminal without waiting (`askbridge away on`)\n');
+    expect(notAway.stderr).toBe(`askbridge reply: no session waits for a reply with the id no-such-session: you are not away, so a turn ends in the terminal without waiting (\`${askbridgeCommand(daemon.env)} away on\`)\n`);
 
     const held = await turnEnd('reply-usage', 'Done.');
     const usage = REPLY_USAGE;

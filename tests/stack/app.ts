@@ -76,6 +76,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
     token: TOKEN,
     hookKey: () => hookKey,
     port: PORT,
+    command: 'askbridge',
     version: 'test',
     pid: 1,
     logger: false,

@@ -218,7 +218,7 @@ describe('the daemon when an accepted answer cannot be delivered', () => {
     const store = createAskStore();
     const open = store.open;
     store.open = (input) => open({ ...input, reply: () => { throw new RangeError('Maximum call stack size exceeded'); } });
-    app = await buildApp({ store, token: TOKEN, port: PORT, version: 'test', pid: 1, logger: false, planQuestion: createPolicy({ configFor: () => config, log: () => {} }) });
+    app = await buildApp({ store, token: TOKEN, port: PORT, command: 'askbridge', version: 'test', pid: 1, logger: false, planQuestion: createPolicy({ configFor: () => config, log: () => {} }) });
     await app.ready();
   }
   afterEach(async () => {

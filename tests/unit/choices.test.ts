@@ -46,7 +46,7 @@ describe('the choices of an ask shown whole', () => {
 
 describe('a decision the contract refuses', () => {
   const refused = (agent: Agent, decision: ApprovalDecision, shown: 'whole' | 'cut' = 'whole', what: Asked = BASH) =>
-    refusedDecision({ agent }, what, onChannel(choicesOf({ kind: 'approval', agent, questions: [], suggestions: what.suggestions.length }), shown), decision)?.code;
+    refusedDecision({ agent }, what, onChannel(choicesOf({ kind: 'approval', agent, questions: [], suggestions: what.suggestions.length }), shown), decision, 'askbridge')?.code;
 
   it('is named for each reason, in the agent’s own name', () => {
     expect(refused('claude-code', { behavior: 'allow' }, 'cut')).toBe('not_shown_whole');
@@ -60,7 +60,7 @@ describe('a decision the contract refuses', () => {
     expect(refused('claude-code', { behavior: 'deny', interrupt: true })).toBeUndefined();
     expect(refused('claude-code', { behavior: 'deny' }, 'cut')).toBeUndefined();
     expect(refused('opencode', { behavior: 'allow', suggestion: 0 })).toBeUndefined();
-    const words = refusedDecision({ agent: 'opencode' }, BASH, choicesOf({ kind: 'approval', agent: 'opencode', questions: [], suggestions: 1 }), { behavior: 'deny', interrupt: true, message: 'x' });
+    const words = refusedDecision({ agent: 'opencode' }, BASH, choicesOf({ kind: 'approval', agent: 'opencode', questions: [], suggestions: 1 }), { behavior: 'deny', interrupt: true, message: 'x' }, 'askbridge');
     expect(words?.message).toBe('opencode does not pass a message on when it stops the turn: deny with the message, or stop without one');
   });
 

@@ -135,7 +135,7 @@ describe("doctor's Codex checks", () => {
     entries: entries.map((entry) => ({ path: '/home/alice/.codex/hooks.json', key: KEY, hookPath: '/opt/askbridge/hooks/askbridge-hook.cjs', ...entry })),
   });
   const check = (entries: Array<{ trusted: boolean; hookExists: boolean }>) => {
-    const { findings, passed } = checkCodex(probe(entries));
+    const { findings, passed } = checkCodex(probe(entries), 'askbridge');
     return { findings: findings.map(({ id, level, fix }) => ({ id, level, fix })), passed };
   };
 

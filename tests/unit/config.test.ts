@@ -197,7 +197,7 @@ describe('askbridge config', () => {
     writeProject({ waitSeconds: 43 });
     expect(await runCli({ ...io, argv: ['config', '--cwd', join(root, 'project')] })).toBe(0);
     expect(out).toMatch(/waitSeconds\s+300\s+\(default\)/);
-    expect(out).toMatch(/ignored: .*askbridge\.json: it changed since it was trusted; read it, then run `askbridge trust /);
+    expect(out).toMatch(/ignored: .*askbridge\.json: it changed since it was trusted; read it, then run `.*askbridge(\.mjs)? trust /);
 
     out = '';
     writeUser({ notify: [{ discord: 'https://discord.test/api/webhooks/1/secret-key' }] });

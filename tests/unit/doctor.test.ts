@@ -16,6 +16,7 @@ import {
   type DoctorInputs,
   type Finding,
 } from '../../src/cli/doctor.js';
+import { askbridgeCommand } from '../../src/command-name.js';
 import { parseClaudeVersion, probeClaude, type ClaudeProbe } from '../../src/cli/claude-version.js';
 import type { SocketUnitProbe } from '../../src/cli/service-hold.js';
 import { runCli } from '../../src/cli/main.js';
@@ -28,6 +29,9 @@ const home = (name: string) => join(FIXTURES, name, 'home');
 const project = (name: string) => join(FIXTURES, name, 'project');
 const CLAUDE_NEW = join(FIXTURES, 'bin', 'claude-2.1.330');
 const CLAUDE_OLD = join(FIXTURES, 'bin', 'claude-2.1.80');
+/** How the fixtures' doctor (no PATH) and the doctor run as a CLI (this PATH) name askbridge in a fix. */
+const FROM_FIXTURE = askbridgeCommand({});
+const FROM_CLI = askbridgeCommand({ PATH: process.env.PATH });
 
 /** askbridge.socket active on 127.0.0.1:7433 and [::1]:7433, both listening as this user (uid 1000). */
 const SERVICE_HOLDS_7433: SocketUnitProbe = {
@@ -69,6 +73,7 @@ function memoryInputs(settings: Record<string, unknown>, config: { waitSeconds?:
   return {
     projectDir: '/p',
     homeDir: '/home/alice',
+    command: 'askbridge',
     settings: [
       { scope: 'user', path: '/home/alice/.claude/settings.json', state: 'missing' },
       { scope: 'project', path: '/p/.claude/settings.json', state: 'ok', settings },
@@ -124,8 +129,8 @@ describe('diagnose on the settings fixtures', () => {
     expect(ids(diagnosis.findings)).toEqual(['hook-missing']);
     const [finding] = diagnosis.findings;
     expect(finding?.level).toBe('error');
-    expect(finding?.fix).toContain(`askbridge install --project '${project('missing-hook')}'`);
-    expect(finding?.fix).toContain('askbridge install --user');
+    expect(finding?.fix).toContain(`${FROM_FIXTURE} install --project '${project('missing-hook')}'`);
+    expect(finding?.fix).toContain(`${FROM_FIXTURE} install --user`);
     expect(diagnosis.ok).toBe(false);
   });
 
@@ -135,14 +140,14 @@ describe('diagnose on the settings fixtures', () => {
     const [finding] = diagnosis.findings;
     expect(finding?.file).toBe(join(project('hook-path-missing'), '.claude', 'settings.local.json'));
     expect(finding?.message).toContain('/nonexistent/askbridge/hooks/askbridge-hook.cjs');
-    expect(finding?.fix).toContain(`askbridge install --project '${project('hook-path-missing')}'`);
+    expect(finding?.fix).toContain(`${FROM_FIXTURE} install --project '${project('hook-path-missing')}'`);
   });
 
   it("reports a project's askbridge config that is not trusted, with the command that trusts it", async () => {
     const diagnosis = diagnose(await fixtureInputs('short-timeout', {}, { ASKBRIDGE_HOME: join(trustHome, 'nothing-trusted') }));
     const finding = diagnosis.findings.find((candidate) => candidate.id === 'project-config-untrusted');
     expect(finding).toMatchObject({ level: 'warning', file: join(project('short-timeout'), '.claude', 'askbridge.json') });
-    expect(finding?.fix).toContain(`askbridge trust '${project('short-timeout')}'`);
+    expect(finding?.fix).toContain(`${FROM_FIXTURE} trust '${project('short-timeout')}'`);
     // Ignored, so its waitSeconds 900 is not in use: no timeout finding.
     expect(diagnosis.findings.map((candidate) => candidate.id)).not.toContain('hook-timeout-short');
   });
@@ -219,7 +224,7 @@ describe('diagnose on the settings fixtures', () => {
 
   it('reports a daemon that is not running, with `askbridge start` as the fix', async () => {
     const diagnosis = diagnose(await fixtureInputs('clean', { daemon: { running: false, reason: 'no daemon.json' } }));
-    expect(diagnosis.findings).toEqual([{ id: 'daemon-not-running', level: 'error', message: expect.stringContaining('no daemon.json'), fix: 'askbridge start' }]);
+    expect(diagnosis.findings).toEqual([{ id: 'daemon-not-running', level: 'error', message: expect.stringContaining('no daemon.json'), fix: `${FROM_FIXTURE} start` }]);
     expect(diagnosis.ok).toBe(false);
   });
 });
@@ -624,7 +629,8 @@ describe('askbridge doctor through runCli', () => {
     await fakeDaemon();
     const result = await doctor('missing-hook', []);
     expect(result.code).toBe(1);
-    expect(result.stdout).toMatch(/^✗ error: no PreToolUse hook for AskUserQuestion reaches askbridge.*\n {4}fix: `askbridge install --project /m);
+    expect(result.stdout).toMatch(/^✗ error: no PreToolUse hook for AskUserQuestion reaches askbridge.*\n {4}fix: `/m);
+    expect(result.stdout).toContain(`    fix: \`${FROM_CLI} install --project `);
     expect(result.stdout).toContain('✓ askbridge fake is running at http://127.0.0.1:');
     expect(result.stdout).toContain('1 problem(s) found.');
   });
@@ -633,7 +639,7 @@ describe('askbridge doctor through runCli', () => {
     await fakeDaemon({ away: true });
     const away = await doctor('clean', []);
     // The fixture's hooks are the settings example's, which carry the end of a turn.
-    expect(away.stdout).toContain("\ni info: you are away (`askbridge away off`, or the page's switch, when you are back): the end of each turn waits for your reply\n");
+    expect(away.stdout).toContain(`\ni info: you are away (\`${FROM_CLI} away off\`, or the page's switch, when you are back): the end of each turn waits for your reply\n`);
     expect(away.stdout).toContain('Nothing wrong found.');
     expect(away.code).toBe(0);
     const report = JSON.parse((await doctor('clean', ['--json'])).stdout) as { ok: boolean; findings: Finding[] };

@@ -8,6 +8,7 @@
 // Each ask belongs to the asker that opened it (its door, agent, credential and machine): what the
 // asks of one asker hold is counted (asks and bytes), and only the command hook that opened an ask
 // may wait for it again; admit() says whether a new ask fits before open() opens it.
+import { askbridgeCommand } from '../../command-name.js';
 import { randomUUID } from 'node:crypto';
 import { profileOf, type AskKind } from '../../agents.js';
 import { AnswerError, formatAnswers, requireEveryQuestion, type Answered } from '../../answers.js';
@@ -219,6 +220,8 @@ export type AskStoreOptions = {
   reattachMs?: number;
   /** How a person's channel shows an ask (whole unless it says cut): what it may decide follows (choices.ts). */
   shows?: (client: PersonClient, view: AskView) => Shown;
+  /** How to run askbridge on this machine, for the hints in refusals (askbridgeCommand): the daemon's, computed once at its start; this process's without it. */
+  command?: string;
 };
 
 /** A hook retries at once when its connection drops; one that has not come back by then is gone. */
@@ -232,6 +235,7 @@ export const JOIN_WINDOW_MS = 1_000;
 
 export function createAskStore(options: AskStoreOptions = {}) {
   const now = options.now ?? Date.now;
+  const command = options.command ?? askbridgeCommand(process.env);
   const keepFinishedMs = options.keepFinishedMs ?? 15 * 60_000;
   const maxFinished = options.maxFinished ?? 2000;
   const keepFinishedBytes = options.keepFinishedBytes ?? FINISHED_BYTES;
@@ -662,7 +666,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
       if (entry.outcome) return { kind: 'already_resolved', ask: entry.view };
       const { approval } = entry.view;
       if (!approval) return { kind: 'invalid', error: notAQuestion(entry.view, 'decide') ?? new AnswerError('not_an_approval', 'this is a question: answer it (POST /api/asks/:id/answer)') };
-      const refused = refusedDecision(entry.view, approval, choicesOn(entry.view, client), decision);
+      const refused = refusedDecision(entry.view, approval, choicesOn(entry.view, client), decision, command);
       if (refused) return { kind: 'invalid', error: refused };
       const settled: ApprovalDecision = decision.behavior === 'deny' && decision.message !== undefined && decision.message.trim() === '' ? { behavior: 'deny', ...(decision.interrupt ? { interrupt: true } : {}) } : decision;
       return settleByPerson(id, { status: decision.behavior === 'allow' ? 'allowed' : 'denied', source: { kind: 'person', client }, decision: settled });

@@ -195,7 +195,7 @@ export function createAuth(options: AuthOptions) {
     const { kind } = request.principal;
     const allowed = access === 'local' ? kind === 'local' : access === 'page' ? kind === 'page' : kind !== 'anonymous';
     if (!allowed) {
-      throw new HttpError(401, 'unauthorized', access === 'local' ? 'a local token is required' : 'this page is not paired: run `askbridge open`');
+      throw new HttpError(401, 'unauthorized', access === 'local' ? 'a local token is required' : 'this page is not paired: run `askbridge open` on the machine running askbridge');
     }
     // Cookies ride along to every port of the host, and on cross-site requests SameSite misses:
     // every page request must come from the exact origin. Browsers send Origin on state changes and

@@ -33,6 +33,8 @@ export type AppDeps = {
   hookKey?: () => string | undefined;
   /** The port in the page's origin; 0 means "whatever the server is listening on". */
   port: number;
+  /** How to run askbridge on this machine (askbridgeCommand), for the hints in errors: computed once at start. */
+  command: string;
   version: string;
   /** Reported by `askbridge status`. */
   pid: number;

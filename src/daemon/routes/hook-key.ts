@@ -9,11 +9,11 @@ import { isFromThisMachine, sameSecret } from '../hook-identity.js';
 import type { AppDeps } from './context.js';
 
 /** Refuses (401) a request without the current hook key. */
-export function requireHookKey(request: FastifyRequest, deps: Pick<AppDeps, 'hookKey'>): void {
+export function requireHookKey(request: FastifyRequest, deps: Pick<AppDeps, 'hookKey' | 'command'>): void {
   const key = request.headers[HOOK_KEY_HEADER];
   const expected = deps.hookKey?.();
-  if (typeof key !== 'string' || key === '') throw new HttpError(401, 'hook_key_missing', `an http hook must send its key in ${HOOK_KEY_HEADER}: run \`askbridge install\``);
-  if (expected === undefined || !sameSecret(key, expected)) throw new HttpError(401, 'bad_hook_key', 'this hook key is not the current one (it was rotated?): run `askbridge install` again');
+  if (typeof key !== 'string' || key === '') throw new HttpError(401, 'hook_key_missing', `an http hook must send its key in ${HOOK_KEY_HEADER}: run \`${deps.command} install\``);
+  if (expected === undefined || !sameSecret(key, expected)) throw new HttpError(401, 'bad_hook_key', `this hook key is not the current one (it was rotated?): run \`${deps.command} install\` again`);
   request.principal = { kind: 'hook' };
 }
 

@@ -9,6 +9,7 @@ import { gzipSync } from 'node:zlib';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { ownFolders } from '../../package-root.js';
+import { isFromThisMachine } from '../hook-identity.js';
 
 /** The page's files by default: dist/web/ beside the compiled daemon, found from the package root (the daemon may be bundled). */
 const WEB_ROOT = new URL('web/', ownFolders(import.meta.url).codeRoot);
@@ -53,25 +54,41 @@ const FILE_BODY = z.instanceof(Buffer).meta({ type: 'string', format: 'binary' }
 /** Text compresses to about a third; images are compressed already. */
 const COMPRESSIBLE = /^(?:text\/|application\/manifest)/;
 
-export const pageRoutes: FastifyPluginAsyncZod<{ folder?: URL | undefined }> = async (app, options) => {
+/**
+ * The page's commands (`<code>askbridge …</code>`) as they run on this machine: `command`
+ * (askbridgeCommand) for a page opened here; through the public URL, the plain name, which shows
+ * no folder of this machine to a visitor not paired.
+ */
+function withCommand(page: Buffer, command: string): Buffer {
+  const html = command.replaceAll('&', '&amp;').replaceAll('<', '&lt;').replaceAll('>', '&gt;').replaceAll('"', '&quot;');
+  return Buffer.from(page.toString('utf8').replaceAll('<code>askbridge ', `<code>${html} `));
+}
+
+/** One body of a file, its ETag, and its gzip, made on the first request that accepts it (not at start: the daemon starts on the hook's path). */
+function served(body: Buffer) {
+  let gzipped: Buffer | undefined;
+  return { body, etag: `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`, gzipped: () => (gzipped ??= gzipSync(body, { level: 9 })) };
+}
+
+export const pageRoutes: FastifyPluginAsyncZod<{ folder?: URL | undefined; command: string }> = async (app, options) => {
   const folder = options.folder ?? WEB_ROOT;
   for (const [path, { file, type }] of Object.entries(FILES)) {
     const body = readFileSync(new URL(file, folder));
-    const etag = `"${createHash('sha256').update(body).digest('base64url').slice(0, 22)}"`;
-    // Compressed on the first request that accepts it, not at start: the daemon starts on the hook's path.
-    let gzipped: Buffer | undefined;
+    const everywhere = served(body);
+    const here = file === 'index.html' ? served(withCommand(body, options.command)) : everywhere;
     const schema = {
       summary: `The answer page: ${file}`,
       response: { 200: { description: file, content: { [type]: { schema: FILE_BODY } } }, 304: { description: 'Not modified (If-None-Match)', content: { [type]: { schema: FILE_BODY } } } },
     };
     app.get(path, { config: { access: 'public' }, schema }, async (request, reply) => {
+      const page = isFromThisMachine(request.ip, request.headers.host) ? here : everywhere;
+      const { etag } = page;
       reply.header('content-security-policy', CONTENT_SECURITY_POLICY).header('x-frame-options', 'DENY').header('etag', etag).header('cache-control', 'no-cache').type(type);
-      if (!COMPRESSIBLE.test(type)) return request.headers['if-none-match'] === etag ? reply.code(304).send() : reply.send(body);
+      if (!COMPRESSIBLE.test(type)) return request.headers['if-none-match'] === etag ? reply.code(304).send() : reply.send(page.body);
       reply.header('vary', 'accept-encoding');
       if (request.headers['if-none-match'] === etag) return reply.code(304).send();
-      if (!acceptsGzip(request.headers['accept-encoding'])) return reply.send(body);
-      gzipped ??= gzipSync(body, { level: 9 });
-      return reply.header('content-encoding', 'gzip').send(gzipped);
+      if (!acceptsGzip(request.headers['accept-encoding'])) return reply.send(page.body);
+      return reply.header('content-encoding', 'gzip').send(page.gzipped());
     });
   }
 };
