@@ -465,7 +465,8 @@ describe('askbridge service', () => {
       const install = await runCli(['service', 'install', '--port', '7433'], env);
       expect(install.code).toBe(1);
       expect(install.stdout).toBe('');
-      expect(install.stderr).toMatch(/^askbridge service: no systemd user manager runs here \(systemctl --user: .*\): the keeper \(`askbridge start`\) holds the port; nothing was written\n$/);
+      expect(install.stderr).toMatch(/^askbridge service: no systemd user manager runs here \(systemctl --user: .*\): the keeper \(`(.*) start`\) holds the port; nothing was written\n$/);
+      expect(install.stderr).toContain(`(\`${askbridgeCommand(env)} start\`)`);
       expect(existsSync(join(home, 'config', 'systemd'))).toBe(false);
       const status = await runCli(['service', 'status'], env);
       expect(status.code).toBe(1);
