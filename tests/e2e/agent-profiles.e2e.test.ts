@@ -112,7 +112,14 @@ describe("an opencode permission, by opencode's own rules", () => {
     const request = opencodePermission();
     const held = relay(daemon, request);
     const ask = await pendingAsk(daemon, request.permission.id);
+    // As `askbridge attach opencode` lets go when it stops: its connection ends, and it says so.
     held.close();
+    const letGo = await fetch(`${daemon.url}api/attach/withdraw`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ agent: 'opencode', sessionId: request.permission.sessionID, toolUseId: request.permission.id }),
+    });
+    expect(letGo.status).toBe(200);
     const finished = await waitUntil(async () => {
       const seen = await daemon!.ask(ask.id);
       return seen.status === 'pending' ? undefined : seen;

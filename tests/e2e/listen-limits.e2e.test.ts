@@ -155,7 +155,7 @@ describe.skipIf(!openssl.available)('--listen on a real daemon (askbridge start 
       // --listen belongs to the daemon process: the one the keeper starts after a crash serves it again.
       const before = daemon.daemonPid();
       process.kill(before, 'SIGKILL');
-      await waitUntil(() => (existsSync(join(daemon.home, 'daemon.json')) && daemon.daemonPid() !== before ? true : undefined), 20_000, 'the keeper to restart the daemon');
+      await daemon.waitForLog((entry) => entry.msg === 'askbridge is listening' && entry.pid !== before, 20_000, 'the keeper to restart the daemon');
       expect((await throughFront(lan, { method: 'GET', path: '/api/session' })).status).toBe(401);
     } finally {
       await daemon.stop();
