@@ -3,7 +3,6 @@
 // deadline, even one that keeps sending a byte now and then; past the connection cap, new ones are
 // closed at once and the refusals are logged once, not once each; a local http hook's question is
 // answered all the while, and once the flood is gone a real TLS client is served again.
-import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -13,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { HANDSHAKE_DEADLINE_MS, MAX_LISTEN_CONNECTIONS, readListenTls, serveTls, type TlsDoor } from '../../src/daemon/tls-listener.js';
 import { parsePublicUrl, type PublicUrl } from '../../src/public-url.js';
 import { buildTestApp, HOOK_KEY, LOCAL, type TestApp } from '../stack/app.js';
-import { now, waitUntil } from '../stack/clock.js';
+import { now } from '../stack/clock.js';
 import { startDaemon } from '../stack/daemon.js';
 import { freshPayload } from '../stack/fixtures.js';
 import { postAsHttpHook } from '../stack/hook-client.js';
