@@ -51,8 +51,10 @@ describe('the daemon, whichever way it ends', () => {
     process.kill(crashed, 'SIGWINCH');
     await expectHandedBackByStoppingDaemon(daemon, id, await hook.result);
     expect(daemon.logs().some((entry) => entry.msg === 'daemon crashed: stopping cleanly' && (entry.err as { message?: string } | undefined)?.message === 'boom')).toBe(true);
-    // The keeper says how the daemon ended, and starts another, which serves on the same port.
-    await waitUntil(() => /the daemon \(pid (\d+)\) exited \(code 1\); restarting it at once; the port stays held/.exec(daemon.output().stderr)?.[1] === String(crashed) || undefined, 10_000, 'the keeper to restart the crashed daemon');
+    // The keeper says how the daemon ended and why, and starts another, which serves on the same port.
+    const said = await waitUntil(() => /the daemon \(pid (\d+)\) crashed \(code 1\): (.*); restarting it at once; the port stays held/.exec(daemon.output().stderr) ?? undefined, 10_000, 'the keeper to restart the crashed daemon');
+    expect(said[1]).toBe(String(crashed));
+    expect(said[2]).toContain('boom');
     await daemon.waitForLog((entry) => entry.msg === 'askbridge is listening' && entry.pid !== crashed, 10_000, 'the new daemon to serve');
     expect(daemon.daemonPid()).not.toBe(crashed);
     expect(daemon.running()).toBe(true);
