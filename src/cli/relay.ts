@@ -156,8 +156,9 @@ async function decisionOf<Reply>({ env, print }: RelayIo, relayed: Relayed<Reply
     try {
       response = await connectToDaemon(env).request('POST', relayed.path, body, { waitsForAPerson: true, signal: holding });
     } catch (error) {
-      // Not running, or restarting: its ask waits on disk; this relay comes back for it.
-      if (holding.aborted || !(error instanceof DaemonUnreachable) || error.state !== 'not-running') throw error;
+      // Not running, or restarting (its keeper holds the port while no daemon serves): its ask waits
+      // on disk; this relay comes back for it.
+      if (holding.aborted || !(error instanceof DaemonUnreachable) || (error.state !== 'not-running' && error.state !== 'not-serving')) throw error;
       if (attempt === 0) print(`${name}: askbridge is not running: relayed again once it is back (${ownPrompt} can answer meanwhile)\n`);
       await pause(backoffMs(attempt), holding);
       attempt += 1;
