@@ -12,7 +12,6 @@ import { createConnection } from './connection.js';
 import { initDevices } from './devices.js';
 import { byId, closeLastPanel, detailsPanel, withCode } from './dom.js';
 import { clearDraft, dropStaleDrafts } from './drafts.js';
-import { deliveryCard } from './delivery.js';
 import { finishedCard } from './finished.js';
 import { initHistory } from './history.js';
 import { createInbox, roughAge } from './inbox.js';
@@ -181,7 +180,7 @@ function end(view, how) {
     tick();
     return;
   }
-  const card = deliveryCard(view) ?? finishedCard(view, how);
+  const card = finishedCard(view, how);
   // A card already here (a relayed decision now delivered) is replaced where it is.
   const shown = finished.get(view.id)?.root;
   finished.set(view.id, { ...card, at: view.resolvedAt ?? Date.now() });

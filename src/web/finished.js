@@ -2,6 +2,7 @@
 // How a finished question set is shown: who or what settled it, and what Claude received.
 import { agentNameOf } from './api.js';
 import { projectName } from './ask-form.js';
+import { deliveryTitle } from './delivery.js';
 import { h, withCode } from './dom.js';
 import { toolSummary } from './tool-input.js';
 import { saidShort } from './turn-end.js';
@@ -197,8 +198,10 @@ function decisionText(outcome) {
  * @param {How} how
  */
 export function finishedCard(view, how) {
-  const { title, detail } = describe(view, how);
-  const status = how.gone ? 'gone' : String(view.status);
+  // A relayed decision its agent has not taken (yet): what became of it is all there is to say.
+  const undelivered = deliveryTitle(view);
+  const { title, detail } = undelivered === null ? describe(view, how) : { title: undelivered, detail: undefined };
+  const status = undelivered !== null ? (view.delivery === 'waiting' ? 'undelivered' : 'undeliverable') : how.gone ? 'gone' : String(view.status);
   const statusId = `status-${view.id}`;
   const projectId = `project-${view.id}`;
   const age = h('time', { class: 'age' });
@@ -214,7 +217,7 @@ export function finishedCard(view, how) {
       h('p', { class: 'finished-meta' }, h('span', { class: 'project-small', id: projectId, title: view.cwd ? markInvisible(view.cwd) : null }, visibleNodes(projectName(view.cwd))), h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }), agent ? [h('span', { class: 'finished-agent', text: agent }), h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' })] : null, age),
     ),
     detail ? h('p', { class: 'finished-detail' }, visibleNodes(detail)) : null,
-    view.approval ? approvalSummary(view) : view.turnEnd ? turnEndSummary(view, how) : summaryOf(view),
+    undelivered !== null ? null : view.approval ? approvalSummary(view) : view.turnEnd ? turnEndSummary(view, how) : summaryOf(view),
   );
   return { root, age, title, status };
 }
