@@ -21,6 +21,11 @@ export class DaemonUnreachable extends CliError {
   ) {
     super(message);
   }
+
+  /** No daemon serves here now: none runs, or its keeper is starting one again. Nothing else answers in its place. */
+  get noDaemonServes(): boolean {
+    return this.state === 'not-running' || this.state === 'not-serving';
+  }
 }
 
 /** The methods the CLI uses: PUT only for the away switch. */

@@ -75,7 +75,7 @@ async function daemonView(env: NodeJS.ProcessEnv, cwd: string): Promise<(Effecti
     const response = await connectToDaemon(env).request('GET', `/api/config?cwd=${encodeURIComponent(cwd)}`);
     return response.status === 200 ? readReply(ConfigReplySchema, response.body, 'configuration') : undefined;
   } catch (error) {
-    if (error instanceof DaemonUnreachable && (error.state === 'not-running' || error.state === 'not-serving')) return undefined;
+    if (error instanceof DaemonUnreachable && error.noDaemonServes) return undefined;
     throw error;
   }
 }

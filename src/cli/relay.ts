@@ -158,7 +158,7 @@ async function decisionOf<Reply>({ env, print }: RelayIo, relayed: Relayed<Reply
     } catch (error) {
       // Not running, or restarting (its keeper holds the port while no daemon serves): its ask waits
       // on disk; this relay comes back for it.
-      if (holding.aborted || !(error instanceof DaemonUnreachable) || (error.state !== 'not-running' && error.state !== 'not-serving')) throw error;
+      if (holding.aborted || !(error instanceof DaemonUnreachable) || !error.noDaemonServes) throw error;
       if (attempt === 0) print(`${name}: askbridge is not running: relayed again once it is back (${ownPrompt} can answer meanwhile)\n`);
       await pause(backoffMs(attempt), holding);
       attempt += 1;
