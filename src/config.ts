@@ -175,6 +175,11 @@ export const ConfigFileSchema = z.strictObject({
   push: z.strictObject({ fullText: z.boolean().optional(), subject: PushSubjectSchema.optional() }).optional(),
   /** A Telegram bot the user made, which asks in the chats paired with it (user config only). */
   telegram: TelegramSchema.optional(),
+  /**
+   * When Telegram, the webhooks (ntfy too) and Web Push are told that something waits: `always`, or
+   * `away`: only while the person is away or no paired page is in view (user config only).
+   */
+  tell: z.enum(['always', 'away']).optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 /** A config file as written, before defaults (a rule's `when`) are filled in. */
@@ -194,13 +199,14 @@ export const DEFAULT_CONFIG: Config = {
   awaySeconds: 1800,
   notify: [],
   push: { fullText: false },
+  tell: 'always',
 };
 
 /** The settings that hold one value, which a project file replaces (rules add up instead). */
 export const SCALAR_KEYS = ['waitSeconds', 'onTimeout', 'whenNobodyWatching', 'answerMode', 'askMaxQuestions', 'approvalNoticeSeconds', 'awaySeconds'] as const;
 
 /** Keys only the user's own file may set: a project must not open the daemon, or send question text, where it chooses. */
-export const USER_ONLY_KEYS = ['publicUrl', 'notify', 'push', 'telegram'] as const;
+export const USER_ONLY_KEYS = ['publicUrl', 'notify', 'push', 'telegram', 'tell'] as const;
 
 const ConfigOriginSchema = z.enum(['default', 'user', 'project']);
 export type ConfigOrigin = z.infer<typeof ConfigOriginSchema>;
@@ -209,7 +215,7 @@ export type ConfigOrigin = z.infer<typeof ConfigOriginSchema>;
 export const EffectiveConfigSchema = z.object({
   config: ConfigFileSchema.omit({ $schema: true, publicUrl: true, telegram: true }).required(),
   /** Where each key's value came from; rules list project rules first, then user rules. */
-  origins: z.record(z.enum([...SCALAR_KEYS, 'rules', 'notify', 'push']), z.union([ConfigOriginSchema, z.literal('user+project')])),
+  origins: z.record(z.enum([...SCALAR_KEYS, 'rules', 'notify', 'push', 'tell']), z.union([ConfigOriginSchema, z.literal('user+project')])),
   files: z.object({ user: z.string(), project: z.string().optional() }),
   /** Files that are broken now: the user file's last good version (if any) is in use; a project file applies nothing, as trust names only its current bytes. */
   errors: z.array(z.object({ path: z.string(), message: z.string() })),
@@ -519,7 +525,7 @@ export function mergeConfig(user: ConfigFile, project: ConfigFile): Pick<Effecti
       origins[key] = origin;
     }
   }
-  for (const key of ['notify', 'push'] as const) {
+  for (const key of ['notify', 'push', 'tell'] as const) {
     if (user[key] === undefined) continue;
     (config as Record<string, unknown>)[key] = user[key];
     origins[key] = 'user';

@@ -68,7 +68,7 @@ export async function buildApp(deps: AppDeps) {
     return typeof address === 'object' && address !== null ? address.port : deps.port;
   };
   const auth = createAuth({ token: deps.token, port: listeningPort, publicUrl: deps.publicUrl, pageSessionStore: deps.pageSessionStore, holdsIpv6: deps.holdsIpv6, now: deps.now });
-  const watchers: Watchers = { sockets: new Set(), deviceOf: new WeakMap(), hostOf: new WeakMap(), visible: new Set() };
+  const watchers: Watchers = { sockets: new Set(), deviceOf: new WeakMap(), hostOf: new WeakMap(), visible: new Set(), visibilityListeners: new Set() };
 
   const refusals = createRefusalTally((fields, message) => app.log.warn(fields, message));
   app.addHook('onClose', async () => refusals.close());
@@ -161,6 +161,10 @@ export async function buildApp(deps: AppDeps) {
     },
     watcherCount: () => watchers.sockets.size,
     pageVisible: () => watchers.visible.size > 0,
+    onPageVisibility(listener: (pageVisible: boolean) => void): () => void {
+      watchers.visibilityListeners.add(listener);
+      return () => watchers.visibilityListeners.delete(listener);
+    },
     broadcast: (message: ServerMessage) => broadcast(watchers, message),
   });
   return app;
@@ -176,6 +180,8 @@ declare module 'fastify' {
       watcherCount: () => number;
       /** Whether a connected page says a person can see it now. */
       pageVisible: () => boolean;
+      /** Told when no page is in view any more, or one is again. */
+      onPageVisibility: (listener: (pageVisible: boolean) => void) => () => void;
       broadcast: (message: ServerMessage) => void;
     };
   }

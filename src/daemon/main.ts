@@ -290,8 +290,10 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     webhookChannel({ webhooks, config: configNow, link: (askId) => `${publicUrlSetting.url()?.href ?? loopbackUrl}#question=${askId}` }),
     ...(push ? [pushChannel({ push, config: configNow, pageVisible: () => app.askbridge.pageVisible(), pairedDevices: () => app.askbridge.auth.devices().map((device) => device.id) })] : []),
   ];
-  const notifier = createNotifier({ store, channels, config: configNow, away: () => away.isAway(), log: (fields, message) => notifyLog.error(fields, message) });
+  const notifier = createNotifier({ store, channels, config: configNow, away: () => away.isAway(), pageVisible: () => app.askbridge.pageVisible(), log: { info: (fields, message) => notifyLog.info(fields, message), error: (fields, message) => notifyLog.error(fields, message) } });
+  const personLeaves = [away.subscribe(() => notifier.personMayHaveLeft()), app.askbridge.onPageVisibility(() => notifier.personMayHaveLeft())];
   const closeChannels = () => {
+    for (const stopListening of personLeaves) stopListening();
     notifier.close();
     webhooks.close();
     push?.close();

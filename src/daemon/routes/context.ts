@@ -24,7 +24,23 @@ import type { Telegram } from '../telegram/bot.js';
  * belongs to, the Host each came through (a public URL that changes closes those of the old one),
  * and the sockets whose page says a person can see it.
  */
-export type Watchers = { sockets: Set<WebSocket>; deviceOf: WeakMap<WebSocket, string>; hostOf: WeakMap<WebSocket, string>; visible: Set<WebSocket> };
+export type Watchers = {
+  sockets: Set<WebSocket>;
+  deviceOf: WeakMap<WebSocket, string>;
+  hostOf: WeakMap<WebSocket, string>;
+  visible: Set<WebSocket>;
+  /** Told when no page is in view any more, or one is again. */
+  visibilityListeners: Set<(pageVisible: boolean) => void>;
+};
+
+/** Marks a page's socket in view or not; tells the listeners when whether any page is in view changes. */
+export function setVisible(watchers: Watchers, socket: WebSocket, visible: boolean): void {
+  const before = watchers.visible.size > 0;
+  if (visible) watchers.visible.add(socket);
+  else watchers.visible.delete(socket);
+  const now = watchers.visible.size > 0;
+  if (now !== before) for (const listener of watchers.visibilityListeners) listener(now);
+}
 
 export type AppDeps = {
   store: AskStore;

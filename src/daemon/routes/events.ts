@@ -9,7 +9,7 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import type { RawData, WebSocket } from 'ws';
 import { describeZodError, ErrorReplySchema, PageMessageSchema, ServerMessageSchema, type ErrorReply, type PageMessage, type ServerMessage } from '../../protocol.js';
-import type { RouteContext, Watchers } from './context.js';
+import { setVisible, type RouteContext, type Watchers } from './context.js';
 import { HttpError } from '../errors.js';
 import { PAGE_MESSAGE_LIMIT_BYTES } from '../limits.js';
 
@@ -82,7 +82,7 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { st
       request.log.info({ watchers: watchers.sockets.size, client: request.principal.kind }, 'watcher connected');
       socket.on('close', () => {
         watchers.sockets.delete(socket);
-        watchers.visible.delete(socket);
+        setVisible(watchers, socket, false);
         request.log.info({ watchers: watchers.sockets.size }, 'watcher left');
       });
       socket.on('message', (data, isBinary) => {
@@ -91,8 +91,7 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { st
           socket.send(JSON.stringify({ type: 'error', error: read.refused } satisfies ServerMessage));
           return;
         }
-        if (read.message.visible) watchers.visible.add(socket);
-        else watchers.visible.delete(socket);
+        setVisible(watchers, socket, read.message.visible);
       });
       const undelivered = store.undelivered();
       const snapshot = JSON.stringify({ type: 'snapshot', asks: store.pending(), ...(undelivered.length === 0 ? {} : { undelivered }) } satisfies ServerMessage);
