@@ -336,7 +336,7 @@ describe('a relayed decision not delivered yet', () => {
     expect(after.get(asked.ask.id)?.delivery).toBe('waiting');
     vi.advanceTimersByTime(1);
     // Told to every page and to history; then forgotten with the finished asks of its time.
-    expect(events).toMatchObject([{ type: 'updated', ask: { id: asked.ask.id, status: 'answered', delivery: 'undeliverable', error: 'no relay reported it delivered within 24 hours' } }]);
+    expect(events).toMatchObject([{ type: 'updated', ask: { id: asked.ask.id, status: 'answered', delivery: 'undeliverable', error: 'askbridge attach did not report it delivered within 24 hours' } }]);
     expect(after.undelivered()).toEqual([]);
     expect(readdirSync(join(dir, 'pending'))).toEqual([]);
   });

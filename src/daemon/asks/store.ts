@@ -404,7 +404,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
     if (entry.view.delivery === 'waiting') {
       entry.bytes = jsonBytes(entry.view);
       const giveUpIn = Math.max(0, (entry.view.resolvedAt ?? now()) + keepUndeliveredMs - now());
-      entry.deliveryTimer = setTimeout(() => endDelivery(entry, { undeliverable: `no relay reported it delivered within ${keepUndeliveredMs / 3_600_000} hours` }), giveUpIn);
+      entry.deliveryTimer = setTimeout(() => endDelivery(entry, { undeliverable: `askbridge attach did not report it delivered within ${keepUndeliveredMs / 3_600_000} hours` }), giveUpIn);
       entry.deliveryTimer.unref?.();
       awaitingDelivery.add(entry);
       // Bounded as the finished ones are: the oldest is given up first.
