@@ -373,10 +373,12 @@ function serveKeeperConnections(app: App, tlsDoor: TlsDoor | undefined): void {
  * Asks that were waiting when the previous daemon died: back on every page at once, each with its
  * old deadline (as far as it had been extended) and its limit, and the policy that applies now, until
  * its hook or relay re-attaches (or does not, and it is withdrawn). A relay's ask is made again from
- * its request, as the relay's route makes it (relayed.ts).
+ * its request, as the relay's route makes it (relayed.ts); one settled with a decision its relay had
+ * not delivered yet comes back settled, for the relay to re-attach to and report delivered.
  */
 function restoreWaitingQuestions(store: AskStore, records: PendingRecord[], planQuestion: Policy, logger: Logger): void {
   let restored = 0;
+  let undelivered = 0;
   for (const record of records) {
     const agent = record.agent ?? 'claude-code';
     const asked = record.door === 'relay' ? askedFromDisk(agent, record.relayed) : commandHookAsk(record);
@@ -409,10 +411,13 @@ function restoreWaitingQuestions(store: AskStore, records: PendingRecord[], plan
       timeout: plan.timeout,
       onTimeout: plan.onTimeout,
       restored: { id: record.id, createdAt: record.createdAt, expiresAt: record.expiresAt, ...(record.extendableUntil === undefined ? {} : { extendableUntil: record.extendableUntil }) },
+      ...(record.settled ? { settled: record.settled } : {}),
     });
-    restored += 1;
+    if (record.settled) undelivered += 1;
+    else restored += 1;
   }
   if (restored > 0) logger.info({ questions: restored }, 'waiting questions restored: their hooks and relays can re-attach');
+  if (undelivered > 0) logger.info({ decisions: undelivered }, 'relayed decisions not delivered yet restored: their relays can re-attach and deliver them');
 }
 
 /** The command hook's question as it was kept: its input exactly as Claude Code sent it. */

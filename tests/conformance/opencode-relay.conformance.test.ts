@@ -4,13 +4,15 @@
  * way. A reply opencode's side refuses once (a 502 from a small proxy in front of it: the one
  * stand-in, for the failure only) is sent again; the daemon killed outright while the question waits
  * (the keeper starts a new one) still has it; a relay killed outright is followed by another that
- * re-attaches to the same ask. Each ends with the model reading the person's answer.
+ * re-attaches to the same ask. The daemon killed outright between the answer and its delivery (the
+ * proxy refusing every reply meanwhile) still has the decision: the relay's delivery report is
+ * taken, and a relay killed too and started again delivers the person's answer, never asks again.
+ * Each ends with the model reading the person's answer.
  */
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AskView } from '../../src/protocol.js';
-import { isProcessAlive } from '../../src/state-dir.js';
 import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { startCli, whenExited, type RunningProcess } from '../stack/processes.js';
@@ -73,13 +75,17 @@ async function askAndAnswer(name: string): Promise<{ question: string; sessionId
   return { question, sessionId, ask };
 }
 
-/** A proxy in front of opencode that answers 502 to the first reply posted to each question, and passes everything else through. */
-async function startFlakyProxy(target: string): Promise<{ url: string; refused: string[]; close(): Promise<void> }> {
+/**
+ * A proxy in front of opencode that answers 502 to the first reply posted to each question (with
+ * `holdReplies`, to every reply until release()), and passes everything else through.
+ */
+async function startFlakyProxy(target: string, { holdReplies = false } = {}): Promise<{ url: string; refused: string[]; release(): void; close(): Promise<void> }> {
   const upstream = new URL(target);
   const refused: string[] = [];
+  let holding = holdReplies;
   const server: Server = createServer((request, response) => {
     const path = new URL(request.url ?? '/', 'http://proxy').pathname;
-    if (request.method === 'POST' && /^\/question\/[^/]+\/reply$/.test(path) && !refused.includes(path)) {
+    if (request.method === 'POST' && /^\/question\/[^/]+\/reply$/.test(path) && (holding || !refused.includes(path))) {
       refused.push(path);
       request.resume();
       response.writeHead(502, { 'content-type': 'text/plain' }).end('bad gateway');
@@ -96,6 +102,9 @@ async function startFlakyProxy(target: string): Promise<{ url: string; refused: 
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     refused,
+    release() {
+      holding = false;
+    },
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
@@ -123,16 +132,7 @@ describe('askbridge attach opencode, when something fails on the way', () => {
   it('the daemon killed outright while a question waits: the restarted daemon still has it, and the answer reaches opencode', async () => {
     const relay = await attached(opencode.url);
     const { question, sessionId, ask } = await askAndAnswer('shape');
-    const killed = daemon.daemonPid();
-    process.kill(killed, 'SIGKILL');
-    await waitUntil(() => (isProcessAlive(killed) ? undefined : true), 10_000, 'the daemon process to be gone');
-    await waitUntil(async () => {
-      try {
-        return daemon.daemonPid() !== killed ? true : undefined;
-      } catch {
-        return undefined;
-      }
-    }, 20_000, 'the keeper to start a new daemon');
+    await daemon.crash();
     const again = await waitForOpencodeAsk(sessionId);
     expect(again.id).toBe(ask.id);
     expect((await daemon.api('POST', `/api/asks/${ask.id}/answer`, { responses: [{ question, selected: ['Red'] }] })).status).toBe(200);
@@ -155,5 +155,49 @@ describe('askbridge attach opencode, when something fails on the way', () => {
     expect(result).toContain(`"${question}"="Blue"`);
     await waitForLine(second, `question ${ask.toolUseId}: answered in askbridge, delivered to opencode`);
     expect(second.output().stdout).not.toMatch(/own prompt (asks|decides)|refused/);
+  });
+
+  it('the daemon killed outright between the answer and its delivery: the relay delivers it, and the restarted daemon takes its report', async () => {
+    const proxy = await startFlakyProxy(opencode.url, { holdReplies: true });
+    try {
+      const relay = await attached(proxy.url);
+      const { question, ask } = await askAndAnswer('tone');
+      expect((await daemon.api('POST', `/api/asks/${ask.id}/answer`, { responses: [{ question, selected: ['Red'] }] })).status).toBe(200);
+      await waitForLine(relay, `question ${ask.toolUseId}: answered in askbridge, but opencode did not take it`);
+      await daemon.crash();
+      expect(await daemon.ask(ask.id)).toMatchObject({ status: 'answered', delivery: 'waiting' });
+      proxy.release();
+      const result = await chat.waitForToolResult((content) => content.includes(question));
+      expect(result).toContain(`"${question}"="Red"`);
+      // The line comes once the daemon was told.
+      await waitForLine(relay, `question ${ask.toolUseId}: answered in askbridge, delivered to opencode`);
+      expect((await daemon.ask(ask.id)).delivery).toBe('delivered');
+      expect((await daemon.history()).filter((line) => line.id === ask.id).map((line) => line.delivery)).toEqual(['waiting', 'delivered']);
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it('the relay and the daemon both killed outright before the answer reached opencode: the relay started again delivers the person\'s answer, and nothing is asked again', async () => {
+    const proxy = await startFlakyProxy(opencode.url, { holdReplies: true });
+    try {
+      const first = await attached(proxy.url);
+      const { question, sessionId, ask } = await askAndAnswer('mood');
+      expect((await daemon.api('POST', `/api/asks/${ask.id}/answer`, { responses: [{ question, selected: ['Blue'] }] })).status).toBe(200);
+      await waitForLine(first, `question ${ask.toolUseId}: answered in askbridge, but opencode did not take it`);
+      first.child.kill('SIGKILL');
+      await whenExited(first.child);
+      await daemon.crash();
+
+      const second = await attached(opencode.url);
+      const result = await chat.waitForToolResult((content) => content.includes(question));
+      expect(result).toContain(`"${question}"="Blue"`);
+      await waitForLine(second, `question ${ask.toolUseId}: answered in askbridge, delivered to opencode`);
+      expect(second.output().stdout).not.toMatch(/own prompt (asks|decides)|refused/);
+      expect((await daemon.ask(ask.id)).delivery).toBe('delivered');
+      expect((await daemon.pending()).filter((waiting) => waiting.sessionId === sessionId)).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
   });
 });

@@ -5,7 +5,10 @@
 // delivered to opencode", and history (the file's readers, `askbridge history`, the page's History,
 // the CSV) says "answered, not yet delivered"; delivered, the page shows it answered; never
 // deliverable, both say "not delivered" and why, never "answered". history.jsonl stays append-only:
-// the later line for an id stands for the earlier one.
+// the later line for an id stands for the earlier one. The daemon killed outright between the
+// answer and the delivery (its keeper starts a new one) still has the decision: pages and
+// `askbridge pending` still say "not yet delivered", a relay that comes back gets the decision, and
+// the relay's report is taken.
 import { readFileSync } from 'node:fs';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -47,9 +50,12 @@ describe.skipIf(!chromiumState.available)('a relayed decision not delivered yet'
 
   /** The relay stand-in relays opencode's question `id`, and holds its request until it is settled. */
   async function relay(id: string): Promise<AskView> {
-    held.push(daemon.api('POST', '/api/attach/opencode', relayed(id)));
+    held.push(attach(id));
     return daemon.waitForAsk(id);
   }
+
+  /** The relay's held request for opencode's question `id`: the ask and opencode's answer, once it is settled. */
+  const attach = (id: string) => daemon.api<{ ask: AskView; reply: unknown }>('POST', '/api/attach/opencode', relayed(id));
 
   const report = (ask: AskView, body: unknown) => daemon.api<{ ask: AskView }>('POST', `/api/asks/${ask.id}/delivery`, body);
   const historyOut = async () => {
@@ -112,5 +118,36 @@ describe.skipIf(!chromiumState.available)('a relayed decision not delivered yet'
     expect(row?.[header.indexOf('delivery')]).toBe(`not delivered: ${why}`);
     // The file keeps both lines, in order: nothing written is rewritten.
     expect(readFileSync(daemon.historyFile, 'utf8').split('\n').filter((line) => line.includes(ask.id))).toHaveLength(2);
+  });
+
+  it('the daemon killed outright between the answer and the delivery: still "not yet delivered"; the relay that comes back gets the decision, and its report is taken', async () => {
+    const decided = attach('que_crash');
+    held.push(decided);
+    const ask = await daemon.waitForAsk('que_crash');
+    expect((await daemon.api('POST', `/api/asks/${ask.id}/answer`, { responses: [{ question: QUESTION.question, selected: ['next'] }] })).status).toBe(200);
+    const first = await decided;
+    expect(first.status).toBe(200);
+    expect(first.body.reply).not.toBeNull();
+
+    await daemon.crash();
+    // `askbridge pending`, and a page opened now, learn it from the new daemon.
+    const pending = await runCli(['pending'], daemon.env);
+    expect(pending.stdout).toContain(`${ask.id}  /home/alice/projects/release`);
+    expect(pending.stdout).toContain('(answered, not yet delivered)');
+    const other = await openPairedPage(browser, daemon);
+    await expect.poll(() => finishedCard(other.page, ask.id).getAttribute('data-status')).toBe('undelivered');
+
+    // The relay, restarted too, relays the same question again: the same ask, settled, and opencode's same answer; no new card.
+    const again = await attach('que_crash');
+    expect(again.status).toBe(200);
+    expect(again.body.ask).toMatchObject({ id: ask.id, status: 'answered', delivery: 'waiting' });
+    expect(again.body.reply).toEqual(first.body.reply);
+    expect(await daemon.pending()).toEqual([]);
+
+    expect((await report(ask, { delivered: true })).status).toBe(200);
+    await expect.poll(() => finishedCard(other.page, ask.id).getAttribute('data-status')).toBe('answered');
+    expect((await daemon.history()).filter((line) => line.id === ask.id).map((line) => line.delivery)).toEqual(['waiting', 'delivered']);
+    expect((await runCli(['pending'], daemon.env)).stdout).not.toContain(ask.id);
+    await other.context.close();
   });
 });

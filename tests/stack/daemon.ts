@@ -72,6 +72,11 @@ export type Daemon = {
    * nothing stops cleanly, nothing restarts it. Resolves once both are gone.
    */
   killOutright(): Promise<void>;
+  /**
+   * kill -9 of the daemon process alone, as a crash: its keeper holds the port and starts a new one.
+   * Resolves once the new one serves.
+   */
+  crash(): Promise<void>;
   /** Stops the daemon (SIGTERM, then SIGKILL) and removes its state directory. Safe to call twice. */
   stop(): Promise<void>;
 };
@@ -313,6 +318,12 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
       child.kill('SIGKILL');
       await exited;
       await waitUntil(() => (isProcessAlive(daemonPid) ? undefined : true), 10_000, `the daemon process ${daemonPid} to be gone`);
+    },
+    async crash() {
+      const killed = daemon.daemonPid();
+      process.kill(killed, 'SIGKILL');
+      await waitUntil(() => (isProcessAlive(killed) ? undefined : true), 10_000, `the daemon process ${killed} to be gone`);
+      await daemon.waitForLog((entry) => entry.msg === 'askbridge is listening' && entry.pid !== killed, 20_000, 'the keeper to start a new daemon');
     },
     stop,
   };

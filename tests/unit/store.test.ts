@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createPendingFiles } from '../../src/daemon/asks/pending-files.js';
 import { EXTEND_STEP_MS, MAX_PENDING, WAITING_BYTES } from '../../src/daemon/limits.js';
-import { createAskStore, REATTACH_MS, type AskerIdentity, type NewAsk, type PendingRecord, type StoreEvent } from '../../src/daemon/asks/store.js';
+import { createAskStore, KEEP_UNDELIVERED_MS, REATTACH_MS, type AskerIdentity, type NewAsk, type PendingRecord, type StoreEvent } from '../../src/daemon/asks/store.js';
 import type { Question } from '../../src/protocol.js';
 
 const question: Question = { question: 'Which?', header: 'H', multiSelect: false, options: [{ label: 'A', description: '' }, { label: 'B', description: '' }] };
@@ -280,6 +280,82 @@ describe('a restored question', () => {
     const waiter = store.open(open('t1'));
     vi.advanceTimersByTime(saved.expiresAt - Date.now());
     await expect(waiter.outcome).resolves.toMatchObject({ status: 'handed-to-terminal', source: { kind: 'policy', trigger: 'timeout' } });
+  });
+});
+
+// A relay's ask settled with a decision its relay has not delivered yet stays on disk with its
+// outcome: a daemon that dies in between gives it back settled, the relay that comes back gets the
+// decision (never a new ask), and its delivery report is taken; then the file goes.
+describe('a relayed decision not delivered yet', () => {
+  const relayBody = { request: { kind: 'question' } };
+  const relayed = (toolUseId: string): NewAsk => ({ ...open(toolUseId), door: 'relay', agent: 'opencode', relayed: relayBody });
+  const relay: AskerIdentity = { transport: 'relay', agent: 'opencode', credential: 'token', machine: undefined, program: undefined };
+  /** A new store on the same files, as a restarted daemon makes it (main.ts). */
+  function restartOn(files: ReturnType<typeof createPendingFiles>) {
+    const store = createAskStore({ persistence: files });
+    for (const record of files.load()) {
+      store.restore({ ...relayed(record.toolUseId), door: 'relay', restored: { id: record.id, createdAt: record.createdAt, expiresAt: record.expiresAt }, ...(record.settled ? { settled: record.settled } : {}) });
+    }
+    return store;
+  }
+
+  it('is kept on disk with its outcome, comes back settled after a restart, gives its relay the decision, and leaves the disk once delivered', async () => {
+    const files = createPendingFiles(dir, () => {});
+    const before = createAskStore({ persistence: files });
+    const asked = before.open(relayed('que_1'));
+    before.answer(asked.ask.id, pick('B'), 'page');
+    await expect(asked.reply).resolves.toBe('answered:{"Which?":"B"}');
+    expect(files.load()).toMatchObject([{ id: asked.ask.id, door: 'relay', relayed: relayBody, settled: { outcome: { status: 'answered', answered: { answers: { 'Which?': 'B' } } } } }]);
+
+    const after = restartOn(files);
+    const events: StoreEvent[] = [];
+    after.subscribe((event) => events.push(event));
+    expect(after.pending()).toEqual([]);
+    expect(after.undelivered()).toMatchObject([{ id: asked.ask.id, status: 'answered', delivery: 'waiting', answers: { 'Which?': 'B' } }]);
+    // The relay comes back for it: the same ask, settled, and its decision made again.
+    expect(after.admit(relayed('que_1'), LIMITS)).toEqual({ kind: 'reattach' });
+    const again = after.open(relayed('que_1'));
+    expect(again.ask).toMatchObject({ id: asked.ask.id, status: 'answered' });
+    await expect(again.reply).resolves.toBe('answered:{"Which?":"B"}');
+    expect(after.deliveryReported(asked.ask.id, relay, { delivered: true })).toMatchObject({ delivery: 'delivered' });
+    expect(events.map((event) => [event.type, event.ask.delivery])).toEqual([['updated', 'delivered']]);
+    expect(readdirSync(join(dir, 'pending'))).toEqual([]);
+    expect(after.undelivered()).toEqual([]);
+  });
+
+  it('is said undeliverable, and leaves the disk, when no relay reports it within its keep-time, counted from when it was settled', () => {
+    const files = createPendingFiles(dir, () => {});
+    const before = createAskStore({ persistence: files });
+    const asked = before.open(relayed('que_2'));
+    before.answer(asked.ask.id, pick('A'), 'page');
+    vi.advanceTimersByTime(KEEP_UNDELIVERED_MS / 2);
+    const after = restartOn(files);
+    const events: StoreEvent[] = [];
+    after.subscribe((event) => events.push(event));
+    vi.advanceTimersByTime(KEEP_UNDELIVERED_MS / 2 - 1);
+    expect(after.get(asked.ask.id)?.delivery).toBe('waiting');
+    vi.advanceTimersByTime(1);
+    // Told to every page and to history; then forgotten with the finished asks of its time.
+    expect(events).toMatchObject([{ type: 'updated', ask: { id: asked.ask.id, status: 'answered', delivery: 'undeliverable', error: 'askbridge attach did not report it delivered within 24 hours' } }]);
+    expect(after.undelivered()).toEqual([]);
+    expect(readdirSync(join(dir, 'pending'))).toEqual([]);
+  });
+
+  it('is not forgotten with the finished asks while it waits to be delivered', () => {
+    const store = createAskStore({ keepFinishedMs: 1000 });
+    const asked = store.open(relayed('que_3'));
+    store.answer(asked.ask.id, pick('A'), 'page');
+    vi.advanceTimersByTime(60_000);
+    store.open(open('t9')); // anything that forgets old finished asks
+    expect(store.deliveryReported(asked.ask.id, relay, { delivered: true })).toMatchObject({ delivery: 'delivered' });
+  });
+
+  it('without a decision to deliver (handed back to its agent), leaves the disk as any settled ask', () => {
+    const files = createPendingFiles(dir, () => {});
+    const store = createAskStore({ persistence: files });
+    const asked = store.open(relayed('que_4'));
+    store.handToTerminal(asked.ask.id, 'page');
+    expect(readdirSync(join(dir, 'pending'))).toEqual([]);
   });
 });
 

@@ -1,15 +1,32 @@
 // Waiting questions on disk, one file each in the state directory's pending/ folder (0600, written
 // atomically), so that a daemon that dies without stopping (kill -9, out of memory, power loss)
-// gives them back when it starts again, and their hooks and relays can re-attach. Best effort by design: a
+// gives them back when it starts again, and their hooks and relays can re-attach; and a relay's
+// ask settled with a decision not delivered yet, with its outcome, until its relay reports it. Best effort by design: a
 // write that fails is logged and the question goes on without it. A file that cannot be read back
 // is set aside as .corrupt, never deleted, and never stops the start.
 import { readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { makeFolders } from '../../folders.js';
-import { AgentSchema } from '../../protocol.js';
+import { AgentSchema, ApprovalDecisionSchema, AskStatusSchema, QuestionSchema, SourceSchema } from '../../protocol.js';
 import { writeFileAtomic } from '../../state-dir.js';
-import type { PendingPersistence, PendingRecord } from './store.js';
+import type { Outcome, PendingPersistence, PendingRecord } from './store.js';
+
+/** A settled ask's outcome as the store made it (answers.ts's Answered for its answers). */
+const OutcomeSchema: z.ZodType<Outcome> = z.object({
+  status: AskStatusSchema.exclude(['pending']),
+  source: SourceSchema,
+  answered: z
+    .object({
+      answers: z.record(z.string(), z.string()),
+      notes: z.record(z.string(), z.string()),
+      choices: z.array(z.object({ question: QuestionSchema, labels: z.array(z.string()), other: z.string().nullable(), notes: z.string().nullable() })),
+    })
+    .optional(),
+  decision: ApprovalDecisionSchema.optional(),
+  reply: z.string().optional(),
+  error: z.string().optional(),
+});
 
 const PendingRecordSchema: z.ZodType<PendingRecord> = z.object({
   id: z.uuid(),
@@ -27,6 +44,8 @@ const PendingRecordSchema: z.ZodType<PendingRecord> = z.object({
   door: z.literal('relay').optional(),
   relayed: z.record(z.string(), z.unknown()).optional(),
   machine: z.string().optional(),
+  /** A relay's ask settled with a decision not delivered yet. */
+  settled: z.object({ outcome: OutcomeSchema, resolvedAt: z.number() }).optional(),
 });
 
 type Log = (fields: Record<string, unknown>, message: string) => void;

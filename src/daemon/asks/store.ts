@@ -149,6 +149,11 @@ export type PendingRecord = Pick<AskView, 'id' | 'agent' | 'sessionId' | 'toolUs
   /** `relay` for a relay's ask, made again from `relayed` on restore; absent for the command hook's. */
   door?: 'relay';
   relayed?: Record<string, unknown>;
+  /**
+   * A relay's ask settled with a decision its relay has not delivered yet: how, and when. Kept until
+   * the relay says what became of it, or KEEP_UNDELIVERED_MS ends; restored as settled.
+   */
+  settled?: { outcome: Outcome; resolvedAt: number };
 };
 
 /** Where waiting questions are kept while they wait (pending-file.ts); errors there never reach a question. */
@@ -198,6 +203,8 @@ type Entry = {
   timer: NodeJS.Timeout | undefined;
   /** Set while a restored question waits for its hook to come back. */
   reattachTimer: NodeJS.Timeout | undefined;
+  /** Set while a relayed decision waits to be delivered: it is given up at KEEP_UNDELIVERED_MS. */
+  deliveryTimer: NodeJS.Timeout | undefined;
   outcome: Outcome | undefined;
   onTimeout: (question: AskView) => Outcome;
   /** Kept on disk while it waits (its asker re-attaches after a restart): an extension is written there too. */
@@ -218,6 +225,8 @@ export type AskStoreOptions = {
   persistence?: PendingPersistence;
   /** How long a restored question waits for its hook to come back before it is withdrawn. */
   reattachMs?: number;
+  /** How long a relayed decision is kept for its relay to deliver (KEEP_UNDELIVERED_MS). */
+  keepUndeliveredMs?: number;
   /** How a person's channel shows an ask (whole unless it says cut): what it may decide follows (choices.ts). */
   shows?: (client: PersonClient, view: AskView) => Shown;
   /** How to run askbridge on this machine, for the hints in refusals (askbridgeCommand): the daemon's, computed once at its start; this process's without it. */
@@ -226,6 +235,13 @@ export type AskStoreOptions = {
 
 /** A hook retries at once when its connection drops; one that has not come back by then is gone. */
 export const REATTACH_MS = 15_000;
+
+/**
+ * How long a relayed decision not yet delivered is kept (on disk too), for a relay that comes back
+ * for it: a day, so that a relay stopped overnight, or both it and askbridge restarted, still
+ * delivers the person's answer once attached again. Past that it is said undeliverable.
+ */
+export const KEEP_UNDELIVERED_MS = 24 * 60 * 60_000;
 
 /**
  * How soon after an ask starts a request with the hook key may wait with it as the same wait: the
@@ -240,6 +256,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
   const maxFinished = options.maxFinished ?? 2000;
   const keepFinishedBytes = options.keepFinishedBytes ?? FINISHED_BYTES;
   const reattachMs = options.reattachMs ?? REATTACH_MS;
+  const keepUndeliveredMs = options.keepUndeliveredMs ?? KEEP_UNDELIVERED_MS;
   const shows = options.shows ?? (() => 'whole' as const);
   /** What `client` may decide on this ask, as it shows it. */
   const choicesOn = (view: AskView, client: PersonClient) => onChannel(view.choices, shows(client, view));
@@ -266,6 +283,8 @@ export function createAskStore(options: AskStoreOptions = {}) {
   // The pending asks by what makes a duplicate request the same wait (NewAsk.sameAs).
   const pendingBySameAs = new Map<string, Entry>();
   const finished: string[] = []; // ids in the order they finished, oldest first
+  // Settled relayed asks whose decision waits to be delivered, oldest first: kept apart from `finished` until it is.
+  const awaitingDelivery = new Set<Entry>();
   let finishedBytes = 0;
   const listeners = new Set<(event: StoreEvent) => void>();
 
@@ -356,32 +375,62 @@ export function createAskStore(options: AskStoreOptions = {}) {
     entry.timer = undefined;
     clearTimeout(entry.reattachTimer);
     if (entry.sameAs !== undefined && pendingBySameAs.get(entry.sameAs) === entry) pendingBySameAs.delete(entry.sameAs);
-    options.persistence?.remove(entry.view.id);
-    entry.view = {
-      ...entry.view,
-      status: outcome.status,
-      source: outcome.source,
-      resolvedAt: now(),
-      // A relay's decision still has to reach its agent: answered, not yet delivered (deliveryReported()).
-      ...(entry.asker.transport === 'relay' && DECISIONS.has(outcome.status) ? { delivery: 'waiting' as const } : {}),
-      ...(outcome.answered ? { answers: outcome.answered.answers } : {}),
-      ...(outcome.answered && Object.keys(outcome.answered.notes).length > 0 ? { notes: outcome.answered.notes } : {}),
-      ...(outcome.decision ? { decision: outcome.decision } : {}),
-      ...(outcome.reply !== undefined ? { reply: outcome.reply } : {}),
-      ...(outcome.error ? { error: outcome.error } : {}),
-    };
+    entry.view = settledView(entry, outcome, now());
+    // A relay's decision still has to reach its agent: kept on disk until it has (a restart in between
+    // loses neither the decision nor its report); any other settled ask leaves the disk.
+    if (entry.view.delivery === 'waiting') {
+      entry.persisted = true;
+      options.persistence?.save(recordOf(entry));
+    } else {
+      options.persistence?.remove(entry.view.id);
+    }
     for (const [index, slot] of slots.entries()) slot.deliver(outcome, replies[index]!);
     entry.waiters.clear();
     // It waits no more: its asker has that room again, and it keeps only its view (each reply was made).
     count(entry, -1);
+    keepOnlyView(entry);
+    emit({ type: 'resolved', ask: entry.view });
+  }
+
+  /**
+   * A settled ask keeps only its view, and joins the finished ones that are forgotten after a while;
+   * one whose decision waits to be delivered only once its relay said what became of it, or at
+   * KEEP_UNDELIVERED_MS from its settling (it is then said undeliverable).
+   */
+  function keepOnlyView(entry: Entry): void {
     entry.toolInput = {};
     entry.questions = [];
-    entry.bytes = jsonBytes(entry.view);
     entry.inputBytes = 0;
+    if (entry.view.delivery === 'waiting') {
+      entry.bytes = jsonBytes(entry.view);
+      const giveUpIn = Math.max(0, (entry.view.resolvedAt ?? now()) + keepUndeliveredMs - now());
+      entry.deliveryTimer = setTimeout(() => endDelivery(entry, { undeliverable: `askbridge attach did not report it delivered within ${keepUndeliveredMs / 3_600_000} hours` }), giveUpIn);
+      entry.deliveryTimer.unref?.();
+      awaitingDelivery.add(entry);
+      // Bounded as the finished ones are: the oldest is given up first.
+      const oldest = awaitingDelivery.size > maxFinished ? awaitingDelivery.values().next().value : undefined;
+      if (oldest) endDelivery(oldest, { undeliverable: 'more decisions waited to be delivered than askbridge keeps' });
+      return;
+    }
+    finish(entry);
+  }
+
+  function finish(entry: Entry): void {
+    entry.bytes = jsonBytes(entry.view);
     finishedBytes += entry.bytes;
     finished.push(entry.view.id);
     forgetOldFinished();
-    emit({ type: 'resolved', ask: entry.view });
+  }
+
+  /** What became of a relayed decision: told to every page (an `updated` event), off the disk, and finished. */
+  function endDelivery(entry: Entry, delivery: { delivered: true } | { undeliverable: string }): void {
+    awaitingDelivery.delete(entry);
+    clearTimeout(entry.deliveryTimer);
+    entry.deliveryTimer = undefined;
+    entry.view = 'delivered' in delivery ? { ...entry.view, delivery: 'delivered' } : { ...entry.view, delivery: 'undeliverable', error: delivery.undeliverable };
+    options.persistence?.remove(entry.view.id);
+    emit({ type: 'updated', ask: entry.view });
+    finish(entry);
   }
 
   function attach<Decision>(entry: Entry, reply: Reply<Decision> | undefined): Waiter<Decision> {
@@ -485,6 +534,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
       waiters: new Set(),
       timer: undefined,
       reattachTimer: undefined,
+      deliveryTimer: undefined,
       outcome: undefined,
       onTimeout: input.onTimeout,
       persisted: false,
@@ -567,11 +617,22 @@ export function createAskStore(options: AskStoreOptions = {}) {
     /**
      * A question that was waiting when the daemon stopped: shown again at once, settled at its old
      * deadline, and withdrawn unless its hook comes back (and re-attaches through open()) in time.
+     * A relay's ask that was settled, its decision not delivered yet: settled again as it was (no
+     * event: history has its line, and pages list it as not yet delivered), for its relay to
+     * re-attach to and to report delivered.
      */
-    restore(input: Omit<NewAsk, 'door' | 'immediate' | 'reply' | 'credential'> & { door: 'command-hook' | 'relay'; restored: NonNullable<NewAsk['restored']> }): void {
+    restore(input: Omit<NewAsk, 'door' | 'immediate' | 'reply' | 'credential'> & { door: 'command-hook' | 'relay'; restored: NonNullable<NewAsk['restored']>; settled?: PendingRecord['settled'] }): void {
       if (idByKey.has(keyOf(input.sessionId, input.toolUseId))) return;
       const entry = create(input);
       entry.persisted = true; // its file is still there, from before the restart
+      if (input.settled) {
+        const { outcome, resolvedAt } = input.settled;
+        entry.outcome = outcome;
+        entry.view = settledView(entry, outcome, resolvedAt);
+        count(entry, -1);
+        keepOnlyView(entry);
+        return;
+      }
       emit({ type: 'added', ask: entry.view });
       entry.reattachTimer = setTimeout(() => settle(entry, { status: 'cancelled', source: { kind: 'hook-gone' } }), reattachMs);
       entry.timer = setTimeout(() => settle(entry, entry.onTimeout(entry.view)), Math.max(0, input.restored.expiresAt - now()));
@@ -595,15 +656,14 @@ export function createAskStore(options: AskStoreOptions = {}) {
     deliveryReported(id: string, by: AskerIdentity, delivery: { delivered: true } | { undeliverable: string }): AskView | undefined {
       const entry = byId.get(id);
       if (entry?.view.delivery !== 'waiting' || !isOwnedBy(entry, by)) return undefined;
-      entry.view = 'delivered' in delivery ? { ...entry.view, delivery: 'delivered' } : { ...entry.view, delivery: 'undeliverable', error: delivery.undeliverable };
-      emit({ type: 'updated', ask: entry.view });
+      endDelivery(entry, delivery);
       return entry.view;
     },
 
     /** Settled asks whose decision has not reached their agent yet, oldest first. */
     undelivered(): AskView[] {
       const list: AskView[] = [];
-      for (const entry of byId.values()) if (entry.view.delivery === 'waiting') list.push(entry.view);
+      for (const entry of awaitingDelivery) list.push(entry.view);
       return list.sort((a, b) => a.createdAt - b.createdAt);
     },
 
@@ -891,6 +951,24 @@ function recordOf(entry: Entry): PendingRecord {
     ...(machine === undefined ? {} : { machine }),
     toolInput: entry.toolInput,
     ...(entry.relayed ? { door: 'relay' as const, relayed: entry.relayed } : {}),
+    ...(entry.outcome ? { settled: { outcome: entry.outcome, resolvedAt: entry.view.resolvedAt ?? createdAt } } : {}),
+  };
+}
+
+/** The view of a settled ask: its outcome, and for a relay's decision, that it is not delivered yet. */
+function settledView(entry: Entry, outcome: Outcome, resolvedAt: number): AskView {
+  return {
+    ...entry.view,
+    status: outcome.status,
+    source: outcome.source,
+    resolvedAt,
+    // A relay's decision still has to reach its agent: answered, not yet delivered (deliveryReported()).
+    ...(entry.asker.transport === 'relay' && DECISIONS.has(outcome.status) ? { delivery: 'waiting' as const } : {}),
+    ...(outcome.answered ? { answers: outcome.answered.answers } : {}),
+    ...(outcome.answered && Object.keys(outcome.answered.notes).length > 0 ? { notes: outcome.answered.notes } : {}),
+    ...(outcome.decision ? { decision: outcome.decision } : {}),
+    ...(outcome.reply !== undefined ? { reply: outcome.reply } : {}),
+    ...(outcome.error ? { error: outcome.error } : {}),
   };
 }
 

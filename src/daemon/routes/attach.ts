@@ -3,10 +3,11 @@
 //
 // - POST /api/attach/opencode and /api/attach/codex: one pending request of the agent's, held like
 //   an http hook: the reply comes once the ask is settled (the agent's own decision, or null when its
-//   own prompt decides). The ask is keyed by the agent's own ids and kept on disk while it waits, so
-//   the relay comes back for it: after its connection dropped (the relay killed, the daemon
-//   restarted) the same request re-attaches, waiting or settled; a dropped relay that does not come
-//   back within REATTACH_MS (store.ts) has its ask withdrawn.
+//   own prompt decides). The ask is keyed by the agent's own ids and kept on disk while it waits,
+//   and once settled until its decision is delivered (KEEP_UNDELIVERED_MS, store.ts), so the relay
+//   comes back for it: after its connection dropped (the relay killed, the daemon restarted) the
+//   same request re-attaches, waiting or settled, and a settled one gives back its decision, never
+//   a refusal; a dropped relay that does not come back within REATTACH_MS has a waiting ask withdrawn.
 // - POST /api/attach/withdraw: the relay lets go of an ask (its agent settled it itself, or the
 //   relay stops): withdrawn at once.
 // - POST /api/asks/:id/delivery: what became of a decision the relay holds in its outbox: delivered
