@@ -215,12 +215,21 @@ async function deliverFromOutbox<Reply>(io: RelayIo, relayed: Relayed<Reply>, ho
 }
 
 /** Tells the daemon something it may miss (it is restarting): best effort, a few tries. */
+/**
+ * Tells the daemon what became of an ask: three tries, and for as long as no daemon serves (not
+ * running, or its keeper restarting it) while this relay runs, since a report lost then would leave
+ * the ask "not yet delivered" for good.
+ */
 async function tellDaemon({ env, signal }: RelayIo, path: string, body: unknown): Promise<void> {
-  for (let attempt = 0; attempt < 3; attempt += 1) {
+  let failures = 0;
+  for (let attempt = 0; ; attempt += 1) {
     try {
       await connectToDaemon(env).request('POST', path, body);
       return;
-    } catch {
+    } catch (error) {
+      const waitsForDaemon = error instanceof DaemonUnreachable && error.noDaemonServes && !signal.aborted;
+      if (!waitsForDaemon) failures += 1;
+      if (failures >= 3) return;
       await pause(backoffMs(attempt), signal.aborted ? new AbortController().signal : signal);
     }
   }
