@@ -8,6 +8,7 @@
 // `--deny [--message TEXT] [--interrupt]`; for a plan, --allow approves it and a deny's message says
 // what to change. The answer's flags on a permission, or a decision on a question, are exit 2, as is
 // --interrupt for an agent that cannot stop its turn (Codex, opencode: approvals.ts canStopTurn).
+// `answer --all`, on a terminal: every waiting permission at once (answer-all.ts).
 import { askbridgeCommand } from '../command-name.js';
 import { parseArgs } from 'node:util';
 import { agentName, profileOf } from '../agents.js';
@@ -43,8 +44,17 @@ export async function run(io: CommandIo): Promise<number> {
       interrupt: { type: 'boolean', default: false },
       session: { type: 'string' },
       confirm: { type: 'boolean', default: false },
+      all: { type: 'boolean', default: false },
     },
   });
+  if (values.all) {
+    const others = positionals.length > 0 || Object.entries(values).some(([name, value]) => name !== 'all' && (Array.isArray(value) ? value.length > 0 : value !== undefined && value !== false));
+    if (others) throw new CliError(`--all goes alone: ${ALL_USAGE}`, 2);
+    if (!process.stdin.isTTY || !process.stdout.isTTY) throw new CliError(`no terminal to ask on: --all lists every waiting permission to tick; for a script, decide each with ${DECISION_USAGE}`, 2);
+    // Loaded only here, as the one-at-a-time flow is.
+    const { answerAllOnTerminal } = await import('./answer-all.js');
+    return answerAllOnTerminal(io);
+  }
   const givesAnswer = values.pick.length > 0 || values.other.length > 0 || values.note.length > 0 || values.json !== undefined;
   const givesDecision = values.allow || values['allow-suggestion'] !== undefined || values.deny;
   if (!values.deny && (values.message !== undefined || values.interrupt)) throw new CliError(`--message and --interrupt go with --deny: ${DECISION_USAGE}`, 2);
@@ -52,7 +62,7 @@ export async function run(io: CommandIo): Promise<number> {
     throw new CliError('an answer (--pick, --other, --note, --json) is for a question, a decision (--allow, --allow-suggestion, --deny) for a permission: give one or the other', 2);
   }
   if (!givesAnswer && !givesDecision) {
-    if (positionals.length > 1 || (positionals.length === 1 && values.session !== undefined)) throw new CliError(`usage: askbridge answer [ID | --session ID] [--confirm] on a terminal, or ${GIVEN_ANSWER_USAGE}, or ${DECISION_USAGE}`, 2);
+    if (positionals.length > 1 || (positionals.length === 1 && values.session !== undefined)) throw new CliError(`usage: askbridge answer [ID | --session ID] [--confirm] | --all on a terminal, or ${GIVEN_ANSWER_USAGE}, or ${DECISION_USAGE}`, 2);
     if (!process.stdin.isTTY || !process.stdout.isTTY) {
       throw new CliError(`no terminal to ask on: give the answer instead, as in ${GIVEN_ANSWER_USAGE}, or for a permission ${DECISION_USAGE} (\`${askbridgeCommand(io.env)} pending\` shows the ids, options and suggestions)`, 2);
     }
@@ -91,6 +101,7 @@ function quoted(text: string): string {
 }
 
 const GIVEN_ANSWER_USAGE = 'askbridge answer ID --pick 1=LABEL|NUMBER [--pick 1=LABEL2] [--other 2=TEXT] [--note 1=TEXT] | ID --json FILE|-';
+const ALL_USAGE = 'askbridge answer --all, on a terminal';
 const DECISION_USAGE = 'askbridge answer ID --allow | ID --allow-suggestion N | ID --deny [--message TEXT] [--interrupt]';
 
 /**

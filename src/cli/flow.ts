@@ -82,7 +82,7 @@ type Draft = { picked: number[]; other: string | null; notes: string | null };
 type Question = AskView['questions'][number];
 
 /** Text from a model (or anything a person pasted) for the terminal: markers for invisible characters, tabs as spaces. */
-function shown(text: string): string {
+export function shown(text: string): string {
   return markInvisible(text).replace(/\t/g, '  ');
 }
 
@@ -198,12 +198,12 @@ export function moreTimeOnKeys(daemon: Pick<DaemonClient, 'request'>, call: AskV
 // What the page shows of a question set, before its questions.
 
 /** A block of lines under the side bar, the first with `symbol`; lines too long for the terminal wrap under the bar. */
-function say(symbol: string, text: string): void {
+export function say(symbol: string, text: string): void {
   const bar = `${styleText('gray', S_BAR)}  `;
   process.stdout.write(`${styleText('gray', S_BAR)}\n${wrapTextWithPrefix(process.stdout, text, bar, `${symbol}  `, bar)}\n`);
 }
 
-const INFO = styleText('blue', S_INFO);
+export const INFO = styleText('blue', S_INFO);
 
 /** Who asks, for the first line: the agent (Claude Code, Codex, opencode, Gemini CLI), or a script or an MCP client by its name (on one line, shortened). */
 function askerName(call: AskView): string {
@@ -470,7 +470,7 @@ function approvalChoices(approval: Approval, call: AskView): ApprovalChoice[] {
 }
 
 /** The tool and its whole input, under its title; shown `again` (new context, a refusal), its one line, the input being above. */
-function showApproval(approval: Approval, agent: AskView['agent'], again: boolean): void {
+export function showApproval(approval: Approval, agent: AskView['agent'], again: boolean): void {
   const step = styleText('green', S_STEP_SUBMIT);
   if (again) {
     say(step, `${shown(approvalLine(approval))} (its whole input is above)`);

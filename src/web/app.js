@@ -4,7 +4,8 @@
 // connection (connection.js), the inbox (inbox.js), the set in focus (ask-form.js, approval.js, and
 // turn-end.js for the end of a turn and a wait in the terminal, with the away switch), finished sets
 // (finished.js; delivery.js for a relayed decision not delivered yet), drafts (drafts.js), history
-// (history.js) and notifications (notify.js).
+// (history.js), notifications (notify.js) and Review all, every waiting permission in one list
+// (review-all.js).
 import { answerAsk, checkSession, decideAsk, errorMessage, extendAsk, getAsk, replyToTurn, settleAsk } from './api.js';
 import { buildApprovalForm, forgetMessage } from './approval.js';
 import { buildAskForm, projectName } from './ask-form.js';
@@ -16,6 +17,7 @@ import { finishedCard } from './finished.js';
 import { initHistory } from './history.js';
 import { createInbox, roughAge } from './inbox.js';
 import { onLive, onQuestionAdded, onQuestionEnded, showWaitingCount, startNotify } from './notify.js';
+import { createReview, reviewable } from './review-all.js';
 import { approvalKind, toolSummary } from './tool-input.js';
 import { buildTerminalWaitCard, buildTurnEndForm, createAwaySwitch, saidShort, terminalWaitHeadline } from './turn-end.js';
 import { markInvisible } from './visible-text.js';
@@ -57,6 +59,7 @@ const ui = {
   historyToggle: byId('history-toggle'),
   history: byId('history'),
   keys: /** @type {HTMLDialogElement} */ (byId('keys')),
+  reviewAll: /** @type {HTMLButtonElement} */ (byId('review-all')),
   away: byId('away'),
 };
 
@@ -84,6 +87,21 @@ const inbox = createInbox(byId('inbox-list'), { open: (id) => open(id, { focus: 
 let current = null;
 /** id -> the finished card, newest first in the DOM. */
 const finished = new Map();
+
+/** Asks Review all is deciding that the live feed said ended meanwhile: its own reply says best how. */
+const reviewDeferred = new Map();
+const review = createReview({
+  dialog: /** @type {HTMLDialogElement} */ (byId('review')),
+  decide: async (id, decision) => {
+    const result = await decideAsk(id, decision);
+    const deferred = reviewDeferred.get(id);
+    reviewDeferred.delete(id);
+    if (!result.ok && result.status !== 409 && deferred) end(deferred, {});
+    return result;
+  },
+  ended: (view, how) => end(view, how),
+  announce: (text) => announce(text),
+});
 
 /**
  * Puts a waiting set in focus (or nothing, when none waits). `replacing`: it takes the place of one
@@ -181,6 +199,7 @@ function end(view, how) {
     return;
   }
   const card = finishedCard(view, how);
+  review.left(view, card.title, how);
   // A card already here (a relayed decision now delivered) is replaced where it is.
   const shown = finished.get(view.id)?.root;
   finished.set(view.id, { ...card, at: view.resolvedAt ?? Date.now() });
@@ -323,6 +342,10 @@ function onResolved(view) {
     current.deferred = view;
     return;
   }
+  if (review.sending(view.id)) {
+    reviewDeferred.set(view.id, view);
+    return;
+  }
   if (!inbox.has(view.id) && finished.has(view.id) && finished.get(view.id)?.status !== 'gone') return;
   end(view, {});
 }
@@ -435,6 +458,9 @@ function updateCounts() {
   ui.finishedSection.hidden = finished.size === 0;
   ui.finishedCount.textContent = String(finished.size);
   ui.back.hidden = pending === 0;
+  const permissions = inbox.order().filter(reviewable).length;
+  ui.reviewAll.hidden = permissions < 2;
+  ui.reviewAll.textContent = `Review all ${permissions} permissions`;
 }
 
 function tick() {
@@ -536,8 +562,8 @@ document.addEventListener('keydown', (event) => {
     if (event.key === 'Escape' && event.target instanceof HTMLElement) event.target.blur();
     return;
   }
-  // The keys list is a modal dialog: Esc closes it by itself, and focus goes back where it was.
-  if (ui.keys.open) return;
+  // The keys list and Review all are modal dialogs: Esc closes them by themselves, and focus goes back where it was.
+  if (ui.keys.open || review.isOpen()) return;
   if (event.key === 'Escape') {
     // In History's search, Esc first empties the search (the browser's own), then closes the panel.
     const searching = event.target instanceof HTMLInputElement && event.target.type === 'search' && event.target.value !== '';
@@ -570,6 +596,7 @@ document.addEventListener('keydown', (event) => {
   }
 });
 byId('keys-close').addEventListener('click', () => ui.keys.close());
+ui.reviewAll.addEventListener('click', () => review.open(inbox.order()));
 byId('keys-button').addEventListener('click', () => ui.keys.showModal());
 ui.back.addEventListener('click', () => {
   showReading(false);

@@ -52,17 +52,8 @@ export function buildApprovalForm(view, handlers, how = {}) {
   const { head, age, countdown, countdownTime, saysWhat } = cardHead(view, titleId);
   const context = h('div', { class: 'context' });
 
-  // What is asked: the kind's badge, the action in words, and the tool by its name as sent.
-  const ask = h(
-    'p',
-    { class: 'approval-ask', id: askId, tabindex: '-1' },
-    h('span', { class: 'kind-badge', 'data-kind': kind, text: KIND_LABELS[kind] }),
-    ' ',
-    h('span', { class: 'approval-action', text: plan ? 'Claude finished planning and asks you to approve the plan' : `${actor} wants to ${toolAction(approval)}` }),
-    plan ? null : ' ',
-    plan ? null : h('code', { class: 'tool-name', dir: 'ltr' }, visibleNodes(approval.toolName)),
-  );
-  const body = h('section', { class: 'approval-body', 'aria-labelledby': askId }, ask, toolInputNodes(approval, actor));
+  const { ask, input } = approvalNodes(view, askId);
+  const body = h('section', { class: 'approval-body', 'aria-labelledby': askId }, ask, input);
 
   const form = h('form', { class: 'card-form approval-form', novalidate: true });
   const error = h('p', { class: 'card-error', id: uid('card-error'), hidden: true });
@@ -252,6 +243,29 @@ export function buildApprovalForm(view, handlers, how = {}) {
   };
   card.showContext(view);
   return card;
+}
+
+/**
+ * What an approval asks, as its card shows it (Review all shows each the same way): `ask`, the kind's
+ * badge, the action in words and the tool by its name as sent; `input`, the tool's whole input.
+ * @param {AskView} view its `approval` is set
+ * @param {string} askId the id `ask` takes, to name what contains it
+ */
+export function approvalNodes(view, askId) {
+  const approval = /** @type {Approval} */ (view.approval);
+  const kind = approvalKind(approval);
+  const plan = kind === 'plan';
+  const actor = speakerOf(view);
+  const ask = h(
+    'p',
+    { class: 'approval-ask', id: askId, tabindex: '-1' },
+    h('span', { class: 'kind-badge', 'data-kind': kind, text: KIND_LABELS[kind] }),
+    ' ',
+    h('span', { class: 'approval-action', text: plan ? 'Claude finished planning and asks you to approve the plan' : `${actor} wants to ${toolAction(approval)}` }),
+    plan ? null : ' ',
+    plan ? null : h('code', { class: 'tool-name', dir: 'ltr' }, visibleNodes(approval.toolName)),
+  );
+  return { ask, input: toolInputNodes(approval, actor) };
 }
 
 /**
