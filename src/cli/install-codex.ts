@@ -2,7 +2,8 @@
 // CLI's hooks.json (the user's, in CODEX_HOME, or a project's .codex/hooks.json), which runs the
 // command hook with `--agent codex`, and the trust Codex needs before it runs a new or changed hook,
 // recorded in the user's config.toml because the person ran install. Everything else in both files
-// stays as it was; running it twice changes nothing the second time; uninstall removes only this.
+// stays as it was; running it twice changes nothing the second time; uninstall removes only this,
+// and carries the trust of the person's hooks after it to their new places.
 import { dirname } from 'node:path';
 import { makeFolders } from '../folders.js';
 import { writeSettings } from '../claude-settings.js';
@@ -14,11 +15,11 @@ import {
   codexTrustHash,
   codexTrustKey,
   findCodexHooks,
+  hookStateAfterRemoval,
   readCodexConfig,
   readCodexHooks,
   withCodexHook,
   withoutCodexHook,
-  withoutTrust,
   withTrust,
   writeTextFile,
 } from './codex-hooks.js';
@@ -78,11 +79,17 @@ export async function uninstallCodex(io: CommandIo, target: Target): Promise<voi
   }
   const configPath = codexConfigPath(home);
   const config = readCodexConfig(configPath);
+  const state = hookStateAfterRemoval(config, path, before);
   await writeSettings(path, before, withoutCodexHook(before));
   io.stdout(`askbridge hook for Codex removed from ${path}\n`);
-  const untrusted = entries.reduce((text, entry) => withoutTrust(text, codexTrustKey(path, entry)), config);
-  if (untrusted !== config) {
-    await writeTextFile(configPath, untrusted);
-    io.stdout(`its trust removed from ${configPath}\n`);
+  if (state === 'unsupported') {
+    io.stderr(`${configPath} keeps Codex's hook trust in a form askbridge does not edit, so nothing was changed there: Codex keeps a hook's trust by its place in ${path}, so at its next start it may ask you to review your own hooks that came after askbridge's ("Hooks need review")\n`);
+  } else if (state.text !== config) {
+    await writeTextFile(configPath, state.text);
+    const done = [
+      state.removed > 0 ? 'its trust removed' : '',
+      state.moved === 0 ? '' : `${state.moved === 1 ? 'your hook after it keeps its trust' : `your ${state.moved} hooks after it keep their trust`} (Codex keeps trust by a hook's place, which moved up)`,
+    ].filter((part) => part !== '');
+    io.stdout(`${done.join('; ')} in ${configPath}\n`);
   }
 }
