@@ -3,7 +3,8 @@
 // command hook with `--agent codex`, and the trust Codex needs before it runs a new or changed hook,
 // recorded in the user's config.toml because the person ran install. Everything else in both files
 // stays as it was; running it twice changes nothing the second time; uninstall removes only this,
-// and carries the trust of the person's hooks after it to their new places.
+// and carries the trust of the person's hooks after it to their new places. Neither writes a
+// project's file through a symbolic link its repository may commit.
 import { dirname } from 'node:path';
 import { makeFolders } from '../folders.js';
 import { writeSettings } from '../claude-settings.js';
@@ -24,6 +25,7 @@ import {
   writeTextFile,
 } from './codex-hooks.js';
 import { CliError, type CommandIo } from './command.js';
+import { symbolicLinkOnTheWay } from './install.js';
 
 /** Where to install: the user's Codex home, or the project's .codex folder. */
 type Target = { projectDir: string; homeDir: string; user: boolean };
@@ -72,6 +74,9 @@ export async function installCodex(io: CommandIo, target: Target, context: Codex
 
 export async function uninstallCodex(io: CommandIo, target: Target): Promise<void> {
   const { home, path, before } = readTarget(io, target);
+  // As install refuses it: a link a repository commits would take the edit into a file elsewhere.
+  const link = target.user ? undefined : symbolicLinkOnTheWay(path);
+  if (link) throw new CliError(`${path}: ${link.path} is a symbolic link to ${link.to}, so uninstall would edit the file there; nothing was changed (take askbridge's entry out of ${path} by hand if it is yours)`);
   const entries = before ? findCodexHooks(before) : [];
   if (!before || entries.length === 0) {
     io.stdout(`no askbridge hook for Codex installed in ${path}\n`);

@@ -333,7 +333,7 @@ function keepOutOfGit(target: Target, file: string, placement: Placement, io: Co
 }
 
 /** The settings file, or the folder holding it, when it is a symbolic link, and where it leads. */
-function symbolicLinkOnTheWay(file: string): { path: string; to: string } | undefined {
+export function symbolicLinkOnTheWay(file: string): { path: string; to: string } | undefined {
   for (const path of [dirname(file), file]) {
     let isLink: boolean;
     try {
