@@ -25,7 +25,7 @@ import {
   writeTextFile,
 } from './codex-hooks.js';
 import { CliError, type CommandIo } from './command.js';
-import { symbolicLinkOnTheWay } from './install.js';
+import { symbolicLinkOnTheWay } from './symbolic-link.js';
 
 /** Where to install: the user's Codex home, or the project's .codex folder. */
 type Target = { projectDir: string; homeDir: string; user: boolean };
