@@ -3,7 +3,9 @@
 // hook in the user's config.toml. Codex runs a new or changed hook only once it is trusted: it
 // stores `[hooks.state."<file>:permission_request:<group>:<handler>"] trusted_hash = "sha256:…"`,
 // the hash of the entry as Codex normalises it (codex-rs/hooks discovery and config fingerprint).
-// config.toml is edited as text, one table at a time, every other byte kept; where the trust is
+// The key is a place, not a hook: when askbridge's entry goes, the state of the person's entries
+// after it (their trust, whether they are on) moves up with them, or Codex would ask them to
+// review their own hooks again. config.toml is edited as text, one table at a time, every other byte kept; where the trust is
 // written in a form this does not recognise, nothing is changed and the caller says what to do.
 // Also what `askbridge doctor` says of them, when `codex` is on PATH.
 import { createHash } from 'node:crypto';
@@ -292,20 +294,60 @@ export function withTrust(text: string, key: string, hash: string): string | 'un
 }
 
 /**
- * The text without the trust recorded for the key: its table goes when it holds nothing but its
- * `trusted_hash` (as install writes it, with the blank line before it), else only that line.
+ * The text without the table Codex keeps for a key (a hook's trust and whether it is on): the
+ * blank lines after it go with it, or, for the last table, the blank line before it.
  */
-export function withoutTrust(text: string, key: string): string {
+function withoutTable(text: string, key: string): string {
   const lines = text.split('\n');
   const table = tableAt(lines, key);
   if (!table) return text;
-  const body = lines.slice(table.start + 1, table.end);
-  const trust = body.findIndex((line) => TRUSTED_HASH.test(line));
-  if (trust < 0) return text;
-  const rest = body.filter((_, index) => index !== trust);
-  if (rest.some((line) => line.trim() !== '')) return [...lines.slice(0, table.start + 1 + trust), ...lines.slice(table.start + 2 + trust)].join('\n');
+  if (table.end < lines.length) return [...lines.slice(0, table.start), ...lines.slice(table.end)].join('\n');
   const start = table.start > 0 && lines[table.start - 1]?.trim() === '' ? table.start - 1 : table.start;
-  return [...lines.slice(0, start), ...lines.slice(table.start + 2 + trust)].join('\n');
+  // The final newline stays where it was.
+  return [...lines.slice(0, start), ...(text.endsWith('\n') && start > 0 ? [''] : [])].join('\n');
+}
+
+/** The text with the table of `from` named `to` instead; one of `to` already there goes (nothing that is there now holds that place). */
+function withTableMoved(text: string, from: string, to: string): string {
+  const cleared = withoutTable(text, to);
+  const lines = cleared.split('\n');
+  const table = tableAt(lines, from);
+  if (!table) return cleared;
+  lines[table.start] = stateHeader(to);
+  return lines.join('\n');
+}
+
+/** A place in a hooks.json as Codex counts it: the PermissionRequest group's index and the handler's in it. */
+type Place = Pick<CodexEntry, 'group' | 'handler'>;
+
+/** The places of the handlers `keep` picks, in Codex's order. */
+function placesIn(file: Record<string, unknown>, keep: (hook: unknown) => boolean): Place[] {
+  return groupsOf(file).flatMap((group, groupIndex) => (group.hooks ?? []).flatMap((hook, handlerIndex) => (keep(hook) ? [{ group: groupIndex, handler: handlerIndex }] : [])));
+}
+
+/**
+ * config.toml once askbridge's entries are taken out of a hooks.json (`before`, at `hooksPath`).
+ * Codex keeps a hook's state (its trust, whether it is on) under its place, so askbridge's places
+ * lose theirs, and each of the person's entries that moves up takes its own along: they run as
+ * before, with no review. 'unsupported' when the file holds the hooks' state in a form this does
+ * not edit; `removed` counts askbridge's tables taken out, `moved` the person's entries whose state moved.
+ */
+export function hookStateAfterRemoval(text: string, hooksPath: string, before: Record<string, unknown>): { text: string; removed: number; moved: number } | 'unsupported' {
+  const removed = findCodexHooks(before).map((entry) => codexTrustKey(hooksPath, entry));
+  const from = placesIn(before, (hook) => !isCodexHook(hook));
+  const to = placesIn(withoutCodexHook(before), () => true);
+  const moves = from
+    .map((place, index) => ({ from: codexTrustKey(hooksPath, place), to: codexTrustKey(hooksPath, to[index] ?? place) }))
+    .filter((move) => move.from !== move.to);
+  if ([...removed, ...moves.flatMap((move) => [move.from, move.to])].some((key) => unsupportedForm(text, key))) return 'unsupported';
+  // In Codex's order: a place an entry moves to was left by askbridge's entry, or by one moved before.
+  const cleared = removed.reduce(withoutTable, text);
+  const has = (current: string, key: string) => tableAt(current.split('\n'), key) !== undefined;
+  return {
+    text: moves.reduce((current, move) => withTableMoved(current, move.from, move.to), cleared),
+    removed: removed.filter((key) => has(text, key)).length,
+    moved: moves.filter((move) => has(cleared, move.from)).length,
+  };
 }
 
 /** Writes a text file atomically: an existing file keeps its mode and owner; a new one is only its owner's. */

@@ -2,7 +2,9 @@
 // CLI's hooks.json (the user's, in CODEX_HOME, or a project's .codex/hooks.json), which runs the
 // command hook with `--agent codex`, and the trust Codex needs before it runs a new or changed hook,
 // recorded in the user's config.toml because the person ran install. Everything else in both files
-// stays as it was; running it twice changes nothing the second time; uninstall removes only this.
+// stays as it was; running it twice changes nothing the second time; uninstall removes only this,
+// and carries the trust of the person's hooks after it to their new places. Neither writes a
+// project's file through a symbolic link its repository may commit.
 import { dirname } from 'node:path';
 import { makeFolders } from '../folders.js';
 import { writeSettings } from '../claude-settings.js';
@@ -14,15 +16,16 @@ import {
   codexTrustHash,
   codexTrustKey,
   findCodexHooks,
+  hookStateAfterRemoval,
   readCodexConfig,
   readCodexHooks,
   withCodexHook,
   withoutCodexHook,
-  withoutTrust,
   withTrust,
   writeTextFile,
 } from './codex-hooks.js';
 import { CliError, type CommandIo } from './command.js';
+import { symbolicLinkOnTheWay } from './symbolic-link.js';
 
 /** Where to install: the user's Codex home, or the project's .codex folder. */
 type Target = { projectDir: string; homeDir: string; user: boolean };
@@ -71,6 +74,9 @@ export async function installCodex(io: CommandIo, target: Target, context: Codex
 
 export async function uninstallCodex(io: CommandIo, target: Target): Promise<void> {
   const { home, path, before } = readTarget(io, target);
+  // As install refuses it: a link a repository commits would take the edit into a file elsewhere.
+  const link = target.user ? undefined : symbolicLinkOnTheWay(path);
+  if (link) throw new CliError(`${path}: ${link.path} is a symbolic link to ${link.to}, so uninstall would edit the file there; nothing was changed (take askbridge's entry out of ${path} by hand if it is yours)`);
   const entries = before ? findCodexHooks(before) : [];
   if (!before || entries.length === 0) {
     io.stdout(`no askbridge hook for Codex installed in ${path}\n`);
@@ -78,11 +84,17 @@ export async function uninstallCodex(io: CommandIo, target: Target): Promise<voi
   }
   const configPath = codexConfigPath(home);
   const config = readCodexConfig(configPath);
+  const state = hookStateAfterRemoval(config, path, before);
   await writeSettings(path, before, withoutCodexHook(before));
   io.stdout(`askbridge hook for Codex removed from ${path}\n`);
-  const untrusted = entries.reduce((text, entry) => withoutTrust(text, codexTrustKey(path, entry)), config);
-  if (untrusted !== config) {
-    await writeTextFile(configPath, untrusted);
-    io.stdout(`its trust removed from ${configPath}\n`);
+  if (state === 'unsupported') {
+    io.stderr(`${configPath} keeps Codex's hook trust in a form askbridge does not edit, so nothing was changed there: Codex keeps a hook's trust by its place in ${path}, so at its next start it may ask you to review your own hooks that came after askbridge's ("Hooks need review")\n`);
+  } else if (state.text !== config) {
+    await writeTextFile(configPath, state.text);
+    const done = [
+      state.removed > 0 ? 'its trust removed' : '',
+      state.moved === 0 ? '' : `${state.moved === 1 ? 'your hook after it keeps its trust' : `your ${state.moved} hooks after it keep their trust`} (Codex keeps trust by a hook's place, which moved up)`,
+    ].filter((part) => part !== '');
+    io.stdout(`${done.join('; ')} in ${configPath}\n`);
   }
 }

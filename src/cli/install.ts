@@ -11,7 +11,7 @@
 // would commit it, and nothing through a symbolic link a project holds, into a file that lives
 // elsewhere) or the user's own settings. Running it twice changes nothing the second time.
 import { execFileSync } from 'node:child_process';
-import { appendFileSync, existsSync, lstatSync, readFileSync, readlinkSync, realpathSync, statSync, unlinkSync } from 'node:fs';
+import { appendFileSync, existsSync, readFileSync, realpathSync, statSync, unlinkSync } from 'node:fs';
 import { homedir, hostname } from 'node:os';
 import { basename, dirname, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -40,6 +40,7 @@ import {
 } from '../claude-settings.js';
 import { compareVersions, MIN_HTTP_HOOK_VERSION, probeClaude, probedVersion } from './claude-version.js';
 import { findOnPath } from './find-on-path.js';
+import { symbolicLinkOnTheWay } from './symbolic-link.js';
 import { CliError, type CommandIo } from './command.js';
 import { probeSocketUnit, serviceHold, type PortHold } from './service-hold.js';
 import { markInvisible } from '../visible-text.js';
@@ -330,27 +331,6 @@ function keepOutOfGit(target: Target, file: string, placement: Placement, io: Co
   if (problems.length === 0) return;
   if (placement.holdsKey && !placement.force) throw refuse(problems.join('; and '));
   io.stderr(markInvisible(`warning: ${file}: ${problems.join('; and ')}; writing ${written} there${placement.force ? ' all the same (--force)' : ''}\n`));
-}
-
-/** The settings file, or the folder holding it, when it is a symbolic link, and where it leads. */
-function symbolicLinkOnTheWay(file: string): { path: string; to: string } | undefined {
-  for (const path of [dirname(file), file]) {
-    let isLink: boolean;
-    try {
-      isLink = lstatSync(path).isSymbolicLink();
-    } catch {
-      continue; // not there yet: install makes it, as a folder or a file of its own
-    }
-    if (!isLink) continue;
-    let to: string;
-    try {
-      to = realpathSync(path);
-    } catch {
-      to = resolve(dirname(path), readlinkSync(path)); // a link to nothing yet: writing through it would make its target
-    }
-    return { path, to };
-  }
-  return undefined;
 }
 
 /** git run in `cwd`: one line of output, without its newline only (a folder's name may end in a space). */

@@ -114,7 +114,7 @@ export function stopAppServer(bin: string, codexHome: string): void {
   }
 }
 
-export type CodexKey = 'Enter' | 'Escape' | 'C-c';
+export type CodexKey = 'Enter' | 'Escape' | 'C-c' | 'Down';
 
 export interface CodexSession {
   readonly pid: number;

@@ -995,6 +995,27 @@ describe('askbridge install --codex', () => {
     }
   });
 
+  it("uninstall --codex --project refuses to edit through a .codex folder that the project's repository links to ~/.codex: the person's own Codex hooks and trust stay as they were", async () => {
+    const p = project({ git: 'at-project' });
+    mkdirSync(codexHome(p));
+    const hooksFile = join(codexHome(p), 'hooks.json');
+    const configFile = join(codexHome(p), 'config.toml');
+    writeFileSync(hooksFile, JSON.stringify({ hooks: { PermissionRequest: [mineCodex] } }));
+    expect((await cli(['install', '--codex', '--user'], p)).code).toBe(0);
+    const [hooksBefore, configBefore] = [readFileSync(hooksFile, 'utf8'), readFileSync(configFile, 'utf8')];
+    symlinkSync(codexHome(p), join(p.dir, '.codex'));
+    git(p, p.dir, 'add', '.codex');
+    git(p, p.dir, 'commit', '-q', '-m', 'codex settings');
+
+    const refused = await cli(['uninstall', '--codex', '--project', p.dir], p);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `askbridge uninstall: ${join(p.dir, '.codex', 'hooks.json')}: ${join(p.dir, '.codex')} is a symbolic link to ${codexHome(p)}, so uninstall would edit the file there; nothing was changed (take askbridge's entry out of ${join(p.dir, '.codex', 'hooks.json')} by hand if it is yours)\n`,
+    );
+    expect([readFileSync(hooksFile, 'utf8'), readFileSync(configFile, 'utf8')]).toEqual([hooksBefore, configBefore]);
+    expect(uncommitted(p, p.dir)).toBe('');
+  });
+
   it('trusts a project whose folder name holds every control character, DEL included: config.toml stays TOML, keeps every byte it had, and doctor reads the trust back', async () => {
     const p = project();
     const controls = [...Array.from({ length: 31 }, (_, index) => String.fromCharCode(index + 1)), '\u007f'].join('');

@@ -11,18 +11,27 @@ import {
   codexTrustHash,
   codexTrustKey,
   findCodexHooks,
+  hookStateAfterRemoval,
   isCodexHook,
   tomlString,
   trustedHashIn,
   withCodexHook,
   withoutCodexHook,
-  withoutTrust,
   withTrust,
 } from '../../src/cli/codex-hooks.js';
 import { isTomlBasicString } from '../stack/toml.js';
 
 const HASH = `sha256:${'a'.repeat(64)}`;
-const KEY = '/home/alice/.codex/hooks.json:permission_request:0:0';
+const HOOKS = '/home/alice/.codex/hooks.json';
+const KEY = `${HOOKS}:permission_request:0:0`;
+/** A hooks.json holding askbridge's entry alone, at KEY's place. */
+const ONLY_ASKBRIDGE = withCodexHook({}, codexHandler('Waiting'));
+/** The text once askbridge's entries are taken out of `hooks`, at HOOKS. */
+function afterRemoval(text: string, hooks: Record<string, unknown> = ONLY_ASKBRIDGE): string {
+  const state = hookStateAfterRemoval(text, HOOKS, hooks);
+  if (state === 'unsupported') throw new Error('unsupported');
+  return state.text;
+}
 
 describe("Codex's trust hash", () => {
   it('is the hash Codex 0.169.0 computes for an entry with a timeout and a status message', () => {
@@ -75,16 +84,46 @@ describe('the trust in config.toml', () => {
     const trusted = withTrust(config, KEY, HASH);
     expect(trusted).toBe(`${config}\n[hooks.state."${KEY}"]\ntrusted_hash = "${HASH}"\n`);
     expect(trustedHashIn(trusted as string, KEY)).toBe(HASH);
-    expect(withoutTrust(trusted as string, KEY)).toBe(config);
-    expect(withoutTrust(withTrust('', KEY, HASH) as string, KEY)).toBe('');
+    expect(afterRemoval(trusted as string)).toBe(config);
+    expect(afterRemoval(withTrust('', KEY, HASH) as string)).toBe('');
     expect(withTrust('model = "gpt"', KEY, HASH)).toBe(`model = "gpt"\n\n[hooks.state."${KEY}"]\ntrusted_hash = "${HASH}"\n`);
   });
 
-  it('replaces the hash in the table Codex wrote, keeping what else it holds, and takes out only the hash', () => {
+  it('replaces the hash in the table Codex wrote, keeping what else it holds; on uninstall the whole table goes, as the place is no longer askbridge’s', () => {
     const written = `${config}\n[hooks.state."${KEY}"]\nenabled = true\ntrusted_hash = "sha256:old"\n\n[tui]\nx = 1\n`;
     const trusted = withTrust(written, KEY, HASH) as string;
     expect(trusted).toBe(written.replace('sha256:old', HASH));
-    expect(withoutTrust(trusted, KEY)).toBe(`${config}\n[hooks.state."${KEY}"]\nenabled = true\n\n[tui]\nx = 1\n`);
+    expect(afterRemoval(trusted)).toBe(`${config}\n[tui]\nx = 1\n`);
+  });
+
+  describe("on uninstall, the state of the person's entries after askbridge's moves up with them (Codex keys it by place)", () => {
+    const mine = (name: string) => ({ type: 'command', command: `echo ${name}` });
+    const askbridge = codexHandler('Waiting');
+    const table = (place: string, body: string) => `[hooks.state."${HOOKS}:permission_request:${place}"]\n${body}\n`;
+
+    it('as Codex wrote it: askbridge’s group between two of the person’s, the later one trusted and switched off', () => {
+      const hooks = { hooks: { PermissionRequest: [{ hooks: [mine('a')] }, { hooks: [askbridge] }, { matcher: 'Bash', hooks: [mine('b')] }] } };
+      const written = `[hooks.state]\n\n${table('0:0', 'trusted_hash = "sha256:a"')}\n${table('1:0', 'trusted_hash = "sha256:ab"')}\n${table('2:0', 'trusted_hash = "sha256:b"\nenabled = false')}`;
+      expect(hookStateAfterRemoval(written, HOOKS, hooks)).toEqual({ text: `[hooks.state]\n\n${table('0:0', 'trusted_hash = "sha256:a"')}\n${table('1:0', 'trusted_hash = "sha256:b"\nenabled = false')}`, removed: 1, moved: 1 });
+    });
+
+    it('handlers after askbridge’s in the same group, and the groups after, each to its new place', () => {
+      const hooks = { hooks: { PermissionRequest: [{ hooks: [askbridge] }, { hooks: [mine('a'), askbridge, mine('b')] }, { hooks: [mine('c')] }] } };
+      expect(withoutCodexHook(hooks)).toEqual({ hooks: { PermissionRequest: [{ hooks: [mine('a'), mine('b')] }, { hooks: [mine('c')] }] } });
+      const written = `${table('0:0', 'trusted_hash = "sha256:ab"')}\n${table('1:0', 'trusted_hash = "sha256:a"')}\n${table('1:1', 'trusted_hash = "sha256:ab"')}\n${table('1:2', 'trusted_hash = "sha256:b"')}\n${table('2:0', 'trusted_hash = "sha256:c"')}`;
+      expect(hookStateAfterRemoval(written, HOOKS, hooks)).toEqual({ text: `${table('0:0', 'trusted_hash = "sha256:a"')}\n${table('0:1', 'trusted_hash = "sha256:b"')}\n${table('1:0', 'trusted_hash = "sha256:c"')}`, removed: 2, moved: 3 });
+    });
+
+    it('an entry never trusted stays so: what was kept for the place it moves to (stale, or askbridge’s) goes', () => {
+      const hooks = { hooks: { PermissionRequest: [{ hooks: [askbridge] }, { hooks: [mine('a'), mine('b')] }] } };
+      const written = `model = "gpt"\n\n${table('0:1', 'enabled = false')}\n${table('1:0', 'trusted_hash = "sha256:a"')}`;
+      expect(hookStateAfterRemoval(written, HOOKS, hooks)).toEqual({ text: `model = "gpt"\n\n${table('0:0', 'trusted_hash = "sha256:a"')}`, removed: 0, moved: 1 });
+    });
+
+    it('leaves config.toml alone, saying so, when it holds the state in a form this does not edit', () => {
+      const hooks = { hooks: { PermissionRequest: [{ hooks: [askbridge] }, { hooks: [mine('a')] }] } };
+      expect(hookStateAfterRemoval(`[hooks.state]\n"${HOOKS}:permission_request:1:0" = { trusted_hash = "sha256:a" }\n`, HOOKS, hooks)).toBe('unsupported');
+    });
   });
 
   it.each([
@@ -119,7 +158,8 @@ describe('the trust in config.toml', () => {
     const older = `${config}\n[hooks.state."/p\\u001bq/.codex/hooks.json:permission_request:0:0"]\ntrusted_hash = "sha256:old"\n`;
     expect(trustedHashIn(older, key)).toBe('sha256:old');
     expect(withTrust(older, key, HASH)).toBe(older.replace('sha256:old', HASH));
-    expect(withoutTrust(older, key)).toBe(config);
+    const hooksPath = key.slice(0, -':permission_request:0:0'.length);
+    expect(hookStateAfterRemoval(older, hooksPath, ONLY_ASKBRIDGE)).toEqual({ text: config, removed: 1, moved: 0 });
   });
 });
 
