@@ -995,6 +995,23 @@ describe('askbridge install --codex', () => {
     }
   });
 
+  it("uninstall --project refuses to edit through a .claude folder that the project's repository links to ~/.claude: the person's own settings stay as they were", async () => {
+    const p = project({ git: 'at-project' });
+    const userFile = join(p.home, '.claude', 'settings.json');
+    expect((await cli(['install', '--user'], p)).code).toBe(0);
+    const before = readFileSync(userFile, 'utf8');
+    expect(before).toContain('askbridge');
+    rmSync(join(p.dir, '.claude'), { recursive: true });
+    symlinkSync(join(p.home, '.claude'), join(p.dir, '.claude'));
+
+    const refused = await cli(['uninstall', '--project', p.dir], p);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toBe(
+      `askbridge uninstall: ${join(p.dir, '.claude', 'settings.json')}: ${join(p.dir, '.claude')} is a symbolic link to ${join(p.home, '.claude')}, so uninstall would edit the file there; nothing was changed (take askbridge's entries out of ${join(p.dir, '.claude', 'settings.json')} by hand if they are yours)\n`,
+    );
+    expect(readFileSync(userFile, 'utf8')).toBe(before);
+  });
+
   it("uninstall --codex --project refuses to edit through a .codex folder that the project's repository links to ~/.codex: the person's own Codex hooks and trust stay as they were", async () => {
     const p = project({ git: 'at-project' });
     mkdirSync(codexHome(p));
