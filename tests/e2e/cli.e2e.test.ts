@@ -154,7 +154,7 @@ describe('askbridge --help and errors', () => {
     for (const name of COMMANDS) {
       const result = await runCli([name, '--help'], baseEnv({ ASKBRIDGE_HOME: home, HOME: home }));
       expect(result, name).toMatchObject({ code: 0, stderr: '' });
-      expect(result.stdout, name).toMatch(new RegExp(`^Usage: askbridge ${name}\\b`));
+      expect(result.stdout, name).toMatch(new RegExp(`^Usage: (askbridge|node \\S+/bin/askbridge\\.mjs) ${name}\\b`));
     }
     expect(await readdir(home)).toEqual([]);
   });
@@ -170,7 +170,7 @@ describe('askbridge --help and errors', () => {
         execFile(process.execPath, ['--import', register, CLI_BIN, ...args], { env: baseEnv({ ASKBRIDGE_HOME: dir }) }, (_error, stdout, stderr) => resolve({ stdout, stderr })),
       );
     const help = await trace(['--help']);
-    expect(help.stdout).toMatch(/^Usage: askbridge <command>/);
+    expect(help.stdout).toMatch(/^Usage: (askbridge|node \S+\/bin\/askbridge\.mjs) <command>/);
     expect(help.stderr).toBe('');
     const status = await trace(['status']);
     expect(status.stdout).toMatch(/^askbridge is not running/);

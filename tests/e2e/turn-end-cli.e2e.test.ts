@@ -23,9 +23,10 @@ import { continuationOf, endTurn, notifyWaiting, setAway, stopPayload, submitPro
 
 const WAIT_MS = 10_000;
 const PROJECT = '/home/alice/projects/shop';
-const AWAY_ON = "away: on (the end of each of Claude's turns waits for your reply: the page, askbridge watch, askbridge reply)";
+/** What `away` says when on, `command` being how askbridge runs here (askbridgeCommand). */
+const awayOn = (command: string) => `away: on (the end of each of Claude's turns waits for your reply: the page, \`${command} watch\`, \`${command} reply\`)`;
 const AWAY_OFF = "away: off (Claude's turns end in the terminal, as usual)";
-const REPLY_USAGE = 'askbridge reply SESSION [--machine NAME] TEXT... | SESSION - (the text from standard input) | SESSION --done';
+const replyUsage = (command: string) => `${command} reply SESSION [--machine NAME] TEXT... | SESSION - (the text from standard input) | SESSION --done`;
 
 let daemon: Daemon;
 beforeAll(async () => {
@@ -62,13 +63,13 @@ describe('askbridge away', () => {
   it('on, off and alone say the state in one line; status says it too; off lets go of a turn end waiting (Claude stops)', async () => {
     await setAway(daemon, false);
     expect(await runCli(['away'], daemon.env)).toMatchObject({ code: 0, stdout: `${AWAY_OFF}\n`, stderr: '' });
-    expect(await runCli(['away', 'on'], daemon.env)).toMatchObject({ code: 0, stdout: `${AWAY_ON}\n`, stderr: '' });
+    expect(await runCli(['away', 'on'], daemon.env)).toMatchObject({ code: 0, stdout: `${awayOn(askbridgeCommand(daemon.env))}\n`, stderr: '' });
     expect((await daemon.api<{ away: boolean }>('GET', '/api/away')).body).toEqual({ away: true, turnEnds: { reach: 'everywhere', gaps: [] } });
-    expect(await runCli(['away'], daemon.env)).toMatchObject({ code: 0, stdout: `${AWAY_ON}\n` });
+    expect(await runCli(['away'], daemon.env)).toMatchObject({ code: 0, stdout: `${awayOn(askbridgeCommand(daemon.env))}\n` });
 
     const status = await runCli(['status'], daemon.env);
     expect(status.code, status.stderr).toBe(0);
-    expect(status.stdout.split('\n')).toContain(AWAY_ON);
+    expect(status.stdout.split('\n')).toContain(awayOn(askbridgeCommand(daemon.env)));
     expect(parseJson<{ away: boolean }>((await runCli(['status', '--json'], daemon.env)).stdout, 'status --json').away).toBe(true);
 
     const held = await turnEnd('away-off', 'Done: the tests pass.');
@@ -101,7 +102,7 @@ describe('askbridge away', () => {
       expect(parseJson<{ turnEnds: unknown }>((await runCli(['status', '--json'], unwired.env)).stdout, 'status --json').turnEnds).toEqual({ reach: 'nowhere', gaps: [], fix });
       // Once it is wired (the command it named), the same daemon says so.
       expect((await runCli(['install', '--user'], unwired.env)).code).toBe(0);
-      await waitUntil(async () => (await runCli(['away'], unwired.env)).stdout === `${AWAY_ON}\n` || undefined, 10_000, 'away to say it waits, once wired');
+      await waitUntil(async () => (await runCli(['away'], unwired.env)).stdout === `${awayOn(askbridgeCommand(unwired.env))}\n` || undefined, 10_000, 'away to say it waits, once wired');
     } finally {
       await unwired.stop();
     }
@@ -203,7 +204,7 @@ describe('askbridge reply', () => {
     expect(notAway.stderr).toBe(`askbridge reply: no session waits for a reply with the id no-such-session: you are not away, so a turn ends in the terminal without waiting (\`${askbridgeCommand(daemon.env)} away on\`)\n`);
 
     const held = await turnEnd('reply-usage', 'Done.');
-    const usage = REPLY_USAGE;
+    const usage = replyUsage(askbridgeCommand(daemon.env));
     const cases: Array<[string[], string]> = [
       [['reply'], `usage: ${usage}`],
       [['reply', held.view.sessionId], `say what Claude should do, or let it stop with --done: ${usage}`],
