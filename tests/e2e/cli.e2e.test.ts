@@ -6,6 +6,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { askbridgeCommand } from '../../src/command-name.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHookIdentity } from '../../src/daemon/hook-identity.js';
 import { baseEnv, CLI_BIN } from '../stack/env.js';
@@ -178,9 +179,10 @@ describe('askbridge --help and errors', () => {
   });
 
   it('an unknown option is one line naming the command, with exit code 2', async () => {
-    const result = await runCli(['status', '--bogus'], baseEnv());
+    const env = baseEnv();
+    const result = await runCli(['status', '--bogus'], env);
     expect(result).toMatchObject({ code: 2, stdout: '' });
-    expect(result.stderr).toBe("askbridge status: Unknown option '--bogus' (askbridge status --help)\n");
+    expect(result.stderr).toBe(`askbridge status: Unknown option '--bogus' (${askbridgeCommand(env)} status --help)\n`);
   });
 });
 

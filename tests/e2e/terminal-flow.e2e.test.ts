@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { askbridgeCommand } from '../../src/command-name.js';
 import { MACHINE_HEADER } from '../../src/http-hook.js';
 import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
@@ -408,7 +409,7 @@ describe('askbridge answer on a terminal', () => {
     const daemon = await daemonForTest();
     const answer = await runCli(['answer'], daemon.env);
     expect(answer).toMatchObject({ code: 2, stdout: '' });
-    expect(answer.stderr).toMatch(/^askbridge answer: no terminal to ask on: give the answer instead, as in askbridge answer ID --pick 1=LABEL\|NUMBER .*--json FILE.*\n$/);
+    expect(answer.stderr).toMatch(new RegExp(`^askbridge answer: no terminal to ask on: give the answer instead, as in ${escapeRegExp(askbridgeCommand(daemon.env))} answer ID --pick 1=LABEL\\|NUMBER .*--json FILE.*\\n$`));
     const watch = await runCli(['watch'], daemon.env);
     expect(watch).toMatchObject({ code: 2, stdout: '' });
     expect(watch.stderr).toMatch(/askbridge(\.mjs)? listen --json/);
