@@ -73,7 +73,7 @@ export const AGENT_PROFILES: Readonly<Record<Agent, AgentProfile>> = {
     notes: false,
     maxWaitMs: MAX_WAIT_MS,
     closedApproval: 'hook-gone',
-    stoppedWaiting: "opencode's own prompt settled it, or the relay (askbridge attach opencode) stopped",
+    stoppedWaiting: "opencode's own prompt settled it, or askbridge's relay for it stopped",
   },
   'gemini-cli': {
     name: 'Gemini CLI',

@@ -22,7 +22,7 @@ export type PublicUrlStatus = z.infer<typeof PublicUrlStatusSchema>;
 
 /** Where a value comes from, as `askbridge config` names it (`user`: the user file, as for every other key). */
 const SOURCE_NAMES: Record<PublicUrlSource, string> = {
-  flag: 'askbridge start --public-url',
+  flag: 'the --public-url the daemon started with',
   environment: 'ASKBRIDGE_PUBLIC_URL when the daemon started',
   user: 'user',
   none: 'not set',
@@ -38,6 +38,6 @@ export function publicUrlNotes(status: PublicUrlStatus): string[] {
     ...(status.userValueNotUsed === undefined
       ? []
       : [`publicUrl ${status.userValueNotUsed} in ${status.userFile} is not used: ${SOURCE_NAMES[status.source]} wins over the user config (start the daemon without it to use the file's)`]),
-    ...(status.restartNeeded === undefined ? [] : [`restart needed: ${status.restartNeeded} (askbridge stop, then askbridge start)`]),
+    ...(status.restartNeeded === undefined ? [] : [`restart needed: ${status.restartNeeded} (stop the daemon, then start it)`]),
   ];
 }

@@ -47,37 +47,38 @@ export async function run(io: CommandIo): Promise<number> {
       all: { type: 'boolean', default: false },
     },
   });
+  const command = askbridgeCommand(io.env);
   if (values.all) {
     const others = positionals.length > 0 || Object.entries(values).some(([name, value]) => name !== 'all' && (Array.isArray(value) ? value.length > 0 : value !== undefined && value !== false));
-    if (others) throw new CliError(`--all goes alone: ${ALL_USAGE}`, 2);
-    if (!process.stdin.isTTY || !process.stdout.isTTY) throw new CliError(`no terminal to ask on: --all lists every waiting permission to tick; for a script, decide each with ${DECISION_USAGE}`, 2);
+    if (others) throw new CliError(`--all goes alone: ${command} answer --all, on a terminal`, 2);
+    if (!process.stdin.isTTY || !process.stdout.isTTY) throw new CliError(`no terminal to ask on: --all lists every waiting permission to tick; for a script, decide each with ${decisionUsage(command)}`, 2);
     // Loaded only here, as the one-at-a-time flow is.
     const { answerAllOnTerminal } = await import('./answer-all.js');
     return answerAllOnTerminal(io);
   }
   const givesAnswer = values.pick.length > 0 || values.other.length > 0 || values.note.length > 0 || values.json !== undefined;
   const givesDecision = values.allow || values['allow-suggestion'] !== undefined || values.deny;
-  if (!values.deny && (values.message !== undefined || values.interrupt)) throw new CliError(`--message and --interrupt go with --deny: ${DECISION_USAGE}`, 2);
+  if (!values.deny && (values.message !== undefined || values.interrupt)) throw new CliError(`--message and --interrupt go with --deny: ${decisionUsage(command)}`, 2);
   if (givesAnswer && givesDecision) {
     throw new CliError('an answer (--pick, --other, --note, --json) is for a question, a decision (--allow, --allow-suggestion, --deny) for a permission: give one or the other', 2);
   }
   if (!givesAnswer && !givesDecision) {
-    if (positionals.length > 1 || (positionals.length === 1 && values.session !== undefined)) throw new CliError(`usage: askbridge answer [ID | --session ID] [--confirm] | --all on a terminal, or ${GIVEN_ANSWER_USAGE}, or ${DECISION_USAGE}`, 2);
+    if (positionals.length > 1 || (positionals.length === 1 && values.session !== undefined)) throw new CliError(`usage: ${command} answer [ID | --session ID] [--confirm] | --all on a terminal, or ${givenAnswerUsage(command)}, or ${decisionUsage(command)}`, 2);
     if (!process.stdin.isTTY || !process.stdout.isTTY) {
-      throw new CliError(`no terminal to ask on: give the answer instead, as in ${GIVEN_ANSWER_USAGE}, or for a permission ${DECISION_USAGE} (\`${askbridgeCommand(io.env)} pending\` shows the ids, options and suggestions)`, 2);
+      throw new CliError(`no terminal to ask on: give the answer instead, as in ${givenAnswerUsage(command)}, or for a permission ${decisionUsage(command)} (\`${command} pending\` shows the ids, options and suggestions)`, 2);
     }
     // Loaded only here: scripts that give the answer do not pay for the prompts and the WebSocket.
     const { answerOnTerminal } = await import('./answer-interactive.js');
     return answerOnTerminal(io, { idOrPrefix: positionals[0], session: values.session, confirm: values.confirm }, (daemon, waiting) => findWaiting(io.env, daemon, positionals[0]!, waiting));
   }
   const [idOrPrefix] = positionals;
-  if (!idOrPrefix || positionals.length > 1 || values.session !== undefined || values.confirm) throw new CliError(`usage: ${givesDecision ? DECISION_USAGE : GIVEN_ANSWER_USAGE}`, 2);
+  if (!idOrPrefix || positionals.length > 1 || values.session !== undefined || values.confirm) throw new CliError(`usage: ${givesDecision ? decisionUsage(command) : givenAnswerUsage(command)}`, 2);
 
   const daemon = connectToDaemon(io.env);
   const call = await findWaiting(io.env, daemon, idOrPrefix);
-  if (givesDecision) return decide(io, daemon, call, decisionOf(call, values, askbridgeCommand(io.env)));
+  if (givesDecision) return decide(io, daemon, call, decisionOf(call, values, command));
   if (call.approval) {
-    throw new CliError(`${quoted(call.id)} is a ${kindOf(call.approval)} ${agentName(call.agent ?? 'claude-code')} asks you to allow, not a question: --pick, --other, --note and --json answer questions; decide it with ${DECISION_USAGE}`, 2);
+    throw new CliError(`${quoted(call.id)} is a ${kindOf(call.approval)} ${agentName(call.agent ?? 'claude-code')} asks you to allow, not a question: --pick, --other, --note and --json answer questions; decide it with ${decisionUsage(command)}`, 2);
   }
 
   const request: AnswerRequest = values.json !== undefined ? readAnswerFile(values.json) : buildResponses(call, values.pick, values.other, values.note);
@@ -100,9 +101,15 @@ function quoted(text: string): string {
   return terminalText(text, '    ');
 }
 
-const GIVEN_ANSWER_USAGE = 'askbridge answer ID --pick 1=LABEL|NUMBER [--pick 1=LABEL2] [--other 2=TEXT] [--note 1=TEXT] | ID --json FILE|-';
-const ALL_USAGE = 'askbridge answer --all, on a terminal';
-const DECISION_USAGE = 'askbridge answer ID --allow | ID --allow-suggestion N | ID --deny [--message TEXT] [--interrupt]';
+/** How to give the answer in the command (`command` runs askbridge here: askbridgeCommand). */
+function givenAnswerUsage(command: string): string {
+  return `${command} answer ID --pick 1=LABEL|NUMBER [--pick 1=LABEL2] [--other 2=TEXT] [--note 1=TEXT] | ID --json FILE|-`;
+}
+
+/** How to decide a permission or a plan in the command. */
+function decisionUsage(command: string): string {
+  return `${command} answer ID --allow | ID --allow-suggestion N | ID --deny [--message TEXT] [--interrupt]`;
+}
 
 /**
  * The waiting question an id names, or a unique prefix of one. A prefix names a question as its
@@ -114,11 +121,11 @@ export async function findWaiting(env: NodeJS.ProcessEnv, daemon: DaemonClient, 
   const asks = waiting ?? readReply(AsksReplySchema, (await daemon.request('GET', '/api/asks')).body, 'list of asks').asks;
   const matches = asks.filter((call) => call.id.startsWith(idOrPrefix));
   if (matches.length > 1) throw new CliError(`id ${quoted(idOrPrefix)} is ambiguous: give more of it`);
-  if (matches[0]) return answerable(matches[0]);
+  if (matches[0]) return answerable(matches[0], env);
   // A whole id may name a question asked since `waiting` was read, or one that has finished.
   const view = UUID.test(idOrPrefix) ? await askById(daemon, idOrPrefix) : undefined;
-  if (view?.status === 'pending') return answerable(view);
-  if (view) throw await tooLate(answerable(view));
+  if (view?.status === 'pending') return answerable(view, env);
+  if (view) throw await tooLate(answerable(view, env));
   // Finished long enough ago that the daemon no longer holds it, or named by a prefix: history.jsonl
   // has every finished question (its line is written before the answer goes out; on a full disk it
   // is behind, and a prefix of a question it does not have yet finds nothing).
@@ -127,16 +134,17 @@ export async function findWaiting(env: NodeJS.ProcessEnv, daemon: DaemonClient, 
   const line = finished[0];
   if (!line) throw new CliError(`no question has the id ${quoted(idOrPrefix)} (\`${askbridgeCommand(env)} pending\` shows those waiting)`);
   const held = await askById(daemon, line.id);
-  throw held ? await tooLate(answerable(held)) : await tooLate(answerable(line));
+  throw held ? await tooLate(answerable(held, env)) : await tooLate(answerable(line, env));
 }
 
 /**
  * The ask, when `answer` is how to settle it: a question, a permission or a plan. The end of a turn is
  * replied to with `askbridge reply`, and a wait in the terminal is settled there (exit 2).
  */
-function answerable<Ask extends Pick<AskView, 'id' | 'sessionId' | 'machine'> & { turnEnd?: unknown; terminalWait?: unknown }>(ask: Ask): Ask {
+function answerable<Ask extends Pick<AskView, 'id' | 'sessionId' | 'machine'> & { turnEnd?: unknown; terminalWait?: unknown }>(ask: Ask, env: NodeJS.ProcessEnv): Ask {
   if (ask.turnEnd !== undefined) {
-    throw new CliError(`${quoted(ask.id)} is the end of Claude's turn, not a question: reply with \`${quoted(replyCommand(ask))} TEXT...\` (Claude goes on with it), or \`${quoted(replyCommand(ask))} --done\` (Claude stops)`, 2);
+    const command = askbridgeCommand(env);
+    throw new CliError(`${quoted(ask.id)} is the end of Claude's turn, not a question: reply with \`${quoted(replyCommand(ask, command))} TEXT...\` (Claude goes on with it), or \`${quoted(replyCommand(ask, command))} --done\` (Claude stops)`, 2);
   }
   if (ask.terminalWait !== undefined) throw new CliError(`${quoted(ask.id)} is a session waiting for you in its terminal: nothing in askbridge answers it, go to that terminal`, 2);
   return ask;
@@ -191,9 +199,9 @@ function refusalInFlags(refused: AnswerError, call: AskView): string {
 /** The decision the flags give, checked as the daemon checks it: the ask's own choices (choices.ts), a suggestion it made, a plan's feedback. */
 function decisionOf(call: AskView, flags: DecisionFlags, command: string): ApprovalDecision {
   const { approval } = call;
-  if (!approval) throw new CliError(`${quoted(call.id)} is a question, not a permission: answer it with ${GIVEN_ANSWER_USAGE}`, 2);
+  if (!approval) throw new CliError(`${quoted(call.id)} is a question, not a permission: answer it with ${givenAnswerUsage(command)}`, 2);
   const suggestion = flags['allow-suggestion'];
-  if ([flags.allow, suggestion !== undefined, flags.deny].filter(Boolean).length > 1) throw new CliError(`one decision at a time: ${DECISION_USAGE}`, 2);
+  if ([flags.allow, suggestion !== undefined, flags.deny].filter(Boolean).length > 1) throw new CliError(`one decision at a time: ${decisionUsage(command)}`, 2);
   let decision: ApprovalDecision;
   if (flags.deny) {
     const message = flags.message?.trim() ? flags.message : undefined;

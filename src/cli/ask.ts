@@ -6,6 +6,7 @@
 import { readFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { parseArgs } from 'node:util';
+import { askbridgeCommand } from '../command-name.js';
 import { z } from 'zod';
 import { EffectiveConfigSchema } from '../config.js';
 import { HTTP_HOOK_ENV } from '../http-hook.js';
@@ -37,7 +38,7 @@ export async function run(io: CommandIo): Promise<number> {
     },
   });
   if (positionals.length > 0) throw new CliError(`unexpected ${terminalText(positionals[0]!)}: put the question in --question "..."`, 2);
-  const questions = values.json !== undefined ? readQuestionsFile(values.json, values) : [questionFromFlags(values)];
+  const questions = values.json !== undefined ? readQuestionsFile(values.json, values) : [questionFromFlags(values, askbridgeCommand(io.env))];
   const waitSeconds = values.timeout === undefined ? undefined : parseSeconds(values.timeout);
   const ask: AskRequest = {
     questions: questions as AskRequest['questions'],
@@ -130,9 +131,9 @@ function report(io: CommandIo, question: AskView, json: boolean): number {
 
 type Flags = { question?: string | undefined; header: string; option: string[]; multi: boolean };
 
-/** One question from the flags; each --option is "Label: description" (or just "Label"). */
-function questionFromFlags(flags: Flags) {
-  if (flags.question === undefined) throw new CliError('usage: askbridge ask --question TEXT --option "LABEL: DESCRIPTION" --option ... [--header TEXT] [--multi] | --json FILE|-', 2);
+/** One question from the flags; each --option is "Label: description" (or just "Label"). `command` runs askbridge here, for the usage. */
+function questionFromFlags(flags: Flags, command: string) {
+  if (flags.question === undefined) throw new CliError(`usage: ${command} ask --question TEXT --option "LABEL: DESCRIPTION" --option ... [--header TEXT] [--multi] | --json FILE|-`, 2);
   if (flags.option.length < 2) throw new CliError('give at least two --option "LABEL: DESCRIPTION"', 2);
   const options = flags.option.map((value) => {
     const split = value.indexOf(': ');

@@ -43,7 +43,7 @@ const OPENCODE_TIMEOUT_MS = 10_000;
 
 export async function run(io: CommandIo): Promise<number> {
   const { positionals } = parseArgs({ args: io.argv, allowPositionals: true, strict: true, options: {} });
-  if (positionals.length > 1) throw new CliError('usage: askbridge attach opencode [URL]', 2);
+  if (positionals.length > 1) throw new CliError(`usage: ${askbridgeCommand(io.env)} attach opencode [URL]`, 2);
   const server = opencodeServer(positionals[0] ?? OPENCODE_DEFAULT_URL, io.env);
   const stop = new AbortController();
   const onSignal = () => stop.abort();

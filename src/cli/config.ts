@@ -63,7 +63,7 @@ const ConfigReplySchema = EffectiveConfigSchema.extend({ publicUrl: PublicUrlSta
 function publicUrlFromFiles(io: CommandIo, userFile: string, userValue: string | undefined): PublicUrlStatus {
   const choice = choosePublicUrl({ environment: io.env.ASKBRIDGE_PUBLIC_URL, user: userValue });
   if ('error' in choice) {
-    io.stderr(`warning: ASKBRIDGE_PUBLIC_URL cannot be used, and askbridge start would refuse to start with it: ${choice.error}\n`);
+    io.stderr(`warning: ASKBRIDGE_PUBLIC_URL cannot be used, and the daemon would refuse to start with it: ${choice.error}\n`);
     return { source: 'none', userFile };
   }
   const notUsed = choice.source === 'environment' && userValue !== undefined && userValue !== '' && new URL(userValue).origin !== choice.url?.origin;

@@ -34,7 +34,7 @@ export async function run(io: CommandIo): Promise<void> {
   for (const device of devices) {
     io.stdout(`${device.id}  ${device.kind.padEnd(8)}  ${terminalText(device.name).padEnd(22)}  paired ${when(device.pairedAt)}, last seen ${when(device.lastSeen)}\n`);
   }
-  io.stderr('Unpair one with: askbridge devices --revoke ID\n');
+  io.stderr(`Unpair one with: ${askbridgeCommand(io.env)} devices --revoke ID\n`);
 }
 
 function when(at: number): string {

@@ -212,7 +212,7 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
       id: 'askbridge-config-invalid',
       level: 'warning',
       file: error.path,
-      message: `askbridge config ${error.message}; its last good version, or the defaults, are in use`,
+      message: `askbridge's config ${error.message}; its last good version, or the defaults, are in use`,
       fix: `fix ${error.path}, then check it with \`${inputs.command} config\``,
     });
   }
@@ -222,7 +222,7 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
       id: 'project-config-user-only',
       level: 'warning',
       file: warning.path,
-      message: `askbridge config ${warning.message}`,
+      message: `askbridge's config ${warning.message}`,
       fix: `move those keys to your user config, or remove them from ${warning.path} and trust it again`,
     });
   }
@@ -232,7 +232,7 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
       id: 'project-config-untrusted',
       level: 'warning',
       file: entry.path,
-      message: `the project's askbridge config is ignored: ${entry.reason === 'changed' ? 'it changed since it was trusted' : 'it has not been trusted'} (a repository's config could answer questions for you; your own config still applies)`,
+      message: `the project's config for askbridge is ignored: ${entry.reason === 'changed' ? 'it changed since it was trusted' : 'it has not been trusted'} (a repository's config could answer questions for you; your own config still applies)`,
       fix: `read ${entry.path}, then \`${inputs.command} trust ${shellQuote(entry.projectDir)}\``,
     });
   }
@@ -258,7 +258,7 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
   }
 
   if (inputs.gemini) {
-    const gemini = checkGemini(inputs.gemini);
+    const gemini = checkGemini(inputs.gemini, inputs.command);
     findings.push(...gemini.findings);
     passed.push(...gemini.passed);
   }

@@ -24,7 +24,7 @@ import { wrapTextWithPrefix } from '@clack/core';
 import { cancel, intro, log, outro, S_BAR, S_INFO, S_STEP_SUBMIT } from '@clack/prompts';
 import { PLAN_TOOL } from '../approvals.js';
 import { agentName } from '../agents.js';
-import { AskReplySchema, ErrorReplySchema, LIMITS, REPLY_CHARS, TooLateReplySchema, type AnswerRequest, type Approval, type ApprovalDecision, type AskView, type TurnEnd } from '../protocol.js';
+import { AskReplySchema, ErrorReplySchema, LIMITS, REPLY_CHARS, TooLateReplySchema, type AnswerRequest, type Approval, type ApprovalDecision, type AskView, type SessionContext, type TurnEnd } from '../protocol.js';
 import { shorten } from '../shorten.js';
 import { markInvisible, terminalText } from '../visible-text.js';
 import { approvalLine, speakerOf, toolInputText } from '../approval-text.js';
@@ -110,20 +110,25 @@ type Flow = {
   onKey: () => void;
   /** The question set as the live feed says it is now. */
   latest: AskView;
-  /** The context the screen shows (as a key): when the live feed brings another, the list on screen is asked again below it. */
-  contextShown: string;
-  /** Ends the list on screen so that it is asked again (new context to show first). */
+  /** The context the screen shows: what the live feed brings beyond it is shown once, in the place of the list running. */
+  contextShown: SessionContext | undefined;
+  /** While a list runs: ends it with new context in its place (the list is asked again below it). */
   refresh: AbortController | undefined;
   /** This ask's keys choose nothing until it has been on screen, untouched, a moment (prompts.ts): a key meant for the one before never decides it. */
   hold: KeyHold;
 };
 
 export async function answerInteractively(daemon: DaemonClient, call: AskView, stop: AbortSignal, options: FlowOptions): Promise<FlowEnd> {
-  const flow: Flow = { daemon, call, options, stop, onKey: moreTimeOnKeys(daemon, call), latest: call, contextShown: contextKey(call), refresh: undefined, hold: newKeyHold() };
+  const flow: Flow = { daemon, call, options, stop, onKey: moreTimeOnKeys(daemon, call), latest: call, contextShown: call.context, refresh: undefined, hold: newKeyHold() };
   const unsubscribe = options.updates?.subscribe((ask) => {
     if (ask.id !== call.id) return;
     flow.latest = ask;
-    if (contextKey(ask) !== flow.contextShown) flow.refresh?.abort();
+    // Between lists, the next one shows it first (showNewContext).
+    if (!flow.refresh || flow.refresh.signal.aborted) return;
+    const text = newContextText(flow.contextShown, ask);
+    if (text === undefined) return;
+    flow.contextShown = ask.context;
+    flow.refresh.abort(text);
   });
   try {
     return await runFlow(flow);
@@ -198,12 +203,17 @@ export function moreTimeOnKeys(daemon: Pick<DaemonClient, 'request'>, call: AskV
 // What the page shows of a question set, before its questions.
 
 /** A block of lines under the side bar, the first with `symbol`; lines too long for the terminal wrap under the bar. */
-export function say(symbol: string, text: string): void {
+function block(symbol: string, text: string): string {
   const bar = `${styleText('gray', S_BAR)}  `;
-  process.stdout.write(`${styleText('gray', S_BAR)}\n${wrapTextWithPrefix(process.stdout, text, bar, `${symbol}  `, bar)}\n`);
+  return `${styleText('gray', S_BAR)}\n${wrapTextWithPrefix(process.stdout, text, bar, `${symbol}  `, bar)}`;
+}
+
+export function say(symbol: string, text: string): void {
+  process.stdout.write(`${block(symbol, text)}\n`);
 }
 
 export const INFO = styleText('blue', S_INFO);
+const STEP = styleText('green', S_STEP_SUBMIT);
 
 /** Who asks, for the first line: the agent (Claude Code, Codex, opencode, Gemini CLI), or a script or an MCP client by its name (on one line, shortened). */
 function askerName(call: AskView): string {
@@ -222,12 +232,6 @@ function showHeader(flow: Flow): void {
   showContext(call, call.turnEnd !== undefined);
 }
 
-/** The context as a key: what the screen shows of it changes when this does. */
-function contextKey(call: AskView): string {
-  const { title, branch, said } = call.context ?? {};
-  return JSON.stringify([title, branch, said]);
-}
-
 /**
  * The project, the branch, the session (or who asked) and its title, the machine, how long ago it
  * was asked and the time left, then what Claude said: shortened, saying so, unless `full`. For the
@@ -235,21 +239,49 @@ function contextKey(call: AskView): string {
  */
 function showContext(call: AskView, full: boolean): void {
   const { title, branch } = call.context ?? {};
-  const said = call.turnEnd ? undefined : call.context?.said;
+  const said = saidOf(call);
   const now = Date.now();
   const lines = [
     call.cwd === '' ? '' : `Project  ${shown(call.cwd)}`,
-    branch === undefined ? '' : `Branch   ${shown(branch)}`,
+    branch === undefined ? '' : branchLine(branch),
     call.asker ? `Asker    ${call.agent === undefined ? (call.asker.kind === 'mcp' ? 'the MCP client' : 'the script') : `${agentName(call.agent)}, through the MCP client`} ${shown(call.asker.name)}` : `Session  ${shown(call.sessionId)}`,
-    title === undefined ? '' : `Title    ${shortened(title, TITLE_SHORT_CHARS, full)}`,
+    title === undefined ? '' : titleLine(title, full),
     call.machine === undefined ? '' : `Machine  ${shown(call.machine)}`,
     `${call.turnEnd ? 'Finished ' : 'Asked    '}${roughAge(now - call.createdAt)} · ${timeLeft(call.expiresAt - now)}, then ${shown(call.timeout.summary)}`,
   ];
   say(INFO, lines.filter(Boolean).join('\n'));
-  if (said !== undefined) {
-    const cut = !full && shorten(said, SAID_SHORT_CHARS) !== said;
-    say(INFO, `Claude said${cut ? ` (shortened: ${KEY.context.key} shows all)` : ''}\n${cut ? shown(shorten(said, SAID_SHORT_CHARS)) : shown(said)}`);
-  }
+  if (said !== undefined) say(INFO, saidText(said, full));
+}
+
+/**
+ * What `call`'s context adds to what the screen shows (`shown`): the branch and the title if they
+ * are new, then what Claude said if that is; undefined when nothing is new. The rest of the context
+ * is the ask's own, on screen from the start.
+ */
+function newContextText(shownContext: SessionContext | undefined, call: AskView): string | undefined {
+  const { title, branch } = call.context ?? {};
+  const said = saidOf(call);
+  const lines = [branch === undefined || branch === shownContext?.branch ? '' : branchLine(branch), title === undefined || title === shownContext?.title ? '' : titleLine(title, false)].filter(Boolean);
+  const blocks = [lines.length > 0 ? block(INFO, lines.join('\n')) : '', said === undefined || said === shownContext?.said ? '' : block(INFO, saidText(said, false))].filter(Boolean);
+  return blocks.length > 0 ? blocks.join('\n') : undefined;
+}
+
+/** What Claude said before asking (the end of a turn says it in its own way: replyToTurnEnd). */
+function saidOf(call: AskView): string | undefined {
+  return call.turnEnd ? undefined : call.context?.said;
+}
+
+function branchLine(branch: string): string {
+  return `Branch   ${shown(branch)}`;
+}
+
+function titleLine(title: string, full: boolean): string {
+  return `Title    ${shortened(title, TITLE_SHORT_CHARS, full)}`;
+}
+
+function saidText(said: string, full: boolean): string {
+  const cut = !full && shorten(said, SAID_SHORT_CHARS) !== said;
+  return `Claude said${cut ? ` (shortened: ${KEY.context.key} shows all)` : ''}\n${cut ? shown(shorten(said, SAID_SHORT_CHARS)) : shown(said)}`;
 }
 
 /** Text on one line, cut to `max` characters and saying so, or whole when `full`. */
@@ -283,18 +315,26 @@ export function timeLeft(ms: number): string {
 // ---------------------------------------------------------------------------------------------
 // The lists: each question, the review, a confirmation.
 
-/** A list's run: the flow's signals and keys, and a new `refresh` that new context aborts. */
-function listRun(flow: Flow): Run {
-  flow.refresh = new AbortController();
-  return { stop: flow.stop, refresh: flow.refresh.signal, onKey: flow.onKey, hold: flow.hold };
+/**
+ * Runs a list with the flow's signals and keys. While it runs, context the live feed brings takes
+ * its place on screen (its title with it), and it ends `refreshed`: the caller asks it again below.
+ */
+async function runList<T>(flow: Flow, list: (run: Run) => Promise<T>): Promise<T> {
+  const refresh = new AbortController();
+  flow.refresh = refresh;
+  try {
+    return await list({ stop: flow.stop, refresh: refresh.signal, onKey: flow.onKey, hold: flow.hold });
+  } finally {
+    flow.refresh = undefined;
+  }
 }
 
-/** Before a list: context that arrived since the screen last showed it. Whether there was any (the list's title is then shown again, below it). */
+/** Before a list: context that arrived while none ran. Whether there was any (the list's title is then shown again, below it). */
 function showNewContext(flow: Flow): boolean {
-  const key = contextKey(flow.latest);
-  if (key === flow.contextShown) return false;
-  flow.contextShown = key;
-  showContext(flow.latest, false);
+  const text = newContextText(flow.contextShown, flow.latest);
+  if (text === undefined) return false;
+  flow.contextShown = flow.latest.context;
+  process.stdout.write(`${text}\n`);
   return true;
 }
 
@@ -318,10 +358,19 @@ async function onLetter(flow: Flow, pressed: Pressed): Promise<FlowEnd | undefin
     case KEY.terminal.key:
       return settle(flow, 'terminal');
     default:
-      flow.contextShown = contextKey(flow.latest);
+      flow.contextShown = flow.latest.context;
       showContext(flow.latest, true);
       return undefined;
   }
+}
+
+/**
+ * Whether a list's title is still on screen above where the list is asked again: not when the
+ * list carried it and new context took their place, nor after anything else that ended the list
+ * (the context in full, a refusal): the title is shown again below it.
+ */
+function stillTitled(choice: PromptEnd | Pressed, title: string | undefined): boolean {
+  return 'ended' in choice && choice.ended === 'refreshed' && title === undefined;
 }
 
 /** A list that ended without a choice: the flow ends (left, stopped, declined, handed back), or the list is asked again ('again': the context was shown, or it was refreshed). */
@@ -354,16 +403,18 @@ async function askOne(flow: Flow, index: number, question: Question, previous: D
   let titled = false;
   for (;;) {
     if (showNewContext(flow)) titled = false;
-    if (!titled) say(styleText('green', S_STEP_SUBMIT), `Question ${index + 1} of ${call.questions.length}${header}\n${shown(question.question)}`);
+    const title = titled ? undefined : block(STEP, `Question ${index + 1} of ${call.questions.length}${header}\n${shown(question.question)}`);
     titled = true;
     const onMove = (at: number, ticked: number[]) => {
       cursor = at;
       if (question.multiSelect) picked = ticked;
     };
-    const list = { items, letters: lettersOf(flow, quick), leave: leaveHint(flow), onMove, ...listRun(flow) };
-    const choice = question.multiSelect
-      ? await pickSome({ ...list, message: 'Choose one or more', how: `↑/↓, Space or a number (1-${items.length}) ticks · Enter confirms`, initial: picked, cursor, validate: (ticked) => (ticked.length === 0 ? 'Choose at least one: Space or its number ticks an option' : undefined) })
-      : await pickOne({ ...list, message: 'Choose one', how: quick ? `A number (1-${items.length}), or ↑/↓ and Enter, answers and sends at once · n adds a note first` : `↑/↓ and Enter, or a number (1-${items.length})`, initial: cursor });
+    const list = { title, items, letters: lettersOf(flow, quick), leave: leaveHint(flow), onMove };
+    const choice = await runList(flow, (run): Promise<{ chosen: number | number[] } | Pressed | PromptEnd> =>
+      question.multiSelect
+        ? pickSome({ ...list, ...run, message: 'Choose one or more', how: `↑/↓, Space or a number (1-${items.length}) ticks · Enter confirms`, initial: picked, cursor, validate: (ticked) => (ticked.length === 0 ? 'Choose at least one: Space or its number ticks an option' : undefined) })
+        : pickOne({ ...list, ...run, message: 'Choose one', how: quick ? `A number (1-${items.length}), or ↑/↓ and Enter, answers and sends at once · n adds a note first` : `↑/↓ and Enter, or a number (1-${items.length})`, initial: cursor }),
+    );
     if ('pressed' in choice && choice.pressed === KEY.note.key) {
       quick = false;
       continue;
@@ -371,7 +422,7 @@ async function askOne(flow: Flow, index: number, question: Question, previous: D
     if (!('chosen' in choice)) {
       const after = await notChosen(flow, choice);
       if (after !== 'again') return after;
-      titled = false;
+      titled = stillTitled(choice, title);
       continue;
     }
     picked = typeof choice.chosen === 'number' ? [choice.chosen] : choice.chosen;
@@ -419,22 +470,25 @@ async function review(flow: Flow, drafts: Draft[]): Promise<number | 'submit' | 
   let titled = false;
   for (;;) {
     if (showNewContext(flow)) titled = false;
-    if (!titled) say(styleText('green', S_STEP_SUBMIT), `Review: ${call.questions.length === 1 ? 'your answer' : `your ${call.questions.length} answers`}, nothing is sent yet`);
+    const title = titled ? undefined : block(STEP, `Review: ${call.questions.length === 1 ? 'your answer' : `your ${call.questions.length} answers`}, nothing is sent yet`);
     titled = true;
-    const choice = await pickOne({
-      message: 'Enter on Submit sends every answer at once; a question changes its answer',
-      items: [...items, { label: 'Submit' }],
-      initial: cursor,
-      how: `↑/↓ and Enter, or a number (1-${items.length + 1})`,
-      letters: lettersOf(flow, false),
-      leave: leaveHint(flow),
-      onMove: (at) => (cursor = at),
-      ...listRun(flow),
-    });
+    const choice = await runList(flow, (run) =>
+      pickOne({
+        ...run,
+        title,
+        message: 'Enter on Submit sends every answer at once; a question changes its answer',
+        items: [...items, { label: 'Submit' }],
+        initial: cursor,
+        how: `↑/↓ and Enter, or a number (1-${items.length + 1})`,
+        letters: lettersOf(flow, false),
+        leave: leaveHint(flow),
+        onMove: (at) => (cursor = at),
+      }),
+    );
     if (!('chosen' in choice)) {
       const after = await notChosen(flow, choice);
       if (after !== 'again') return after;
-      titled = false;
+      titled = stillTitled(choice, title);
       continue;
     }
     return choice.chosen === submitIndex ? 'submit' : choice.chosen;
@@ -471,12 +525,11 @@ function approvalChoices(approval: Approval, call: AskView): ApprovalChoice[] {
 
 /** The tool and its whole input, under its title; shown `again` (new context, a refusal), its one line, the input being above. */
 export function showApproval(approval: Approval, agent: AskView['agent'], again: boolean): void {
-  const step = styleText('green', S_STEP_SUBMIT);
   if (again) {
-    say(step, `${shown(approvalLine(approval))} (its whole input is above)`);
+    say(STEP, `${shown(approvalLine(approval))} (its whole input is above)`);
     return;
   }
-  say(step, `${approval.toolName === PLAN_TOOL ? 'Plan' : `Permission · ${shown(approval.toolName)}`}\n${hanging(shown(toolInputText(approval, speakerOf(agent))))}`);
+  say(STEP, `${approval.toolName === PLAN_TOOL ? 'Plan' : `Permission · ${shown(approval.toolName)}`}\n${hanging(shown(toolInputText(approval, speakerOf(agent))))}`);
 }
 
 /**
@@ -510,16 +563,18 @@ async function decideApproval(flow: Flow, approval: Approval): Promise<FlowEnd> 
     if (showNewContext(flow)) titled = false;
     if (!titled) showApproval(approval, flow.call.agent, inputShown);
     titled = inputShown = true;
-    const choice = await pickOne({
-      message: approval.toolName === PLAN_TOOL ? 'Approve the plan?' : 'Allow this call?',
-      items,
-      initial: cursor,
-      how: quick ? `A number (1-${items.length}), or ↑/↓ and Enter, decides at once` : `↑/↓ and Enter, or a number (1-${items.length})`,
-      letters: lettersOf(flow, false),
-      leave: leaveHint(flow),
-      onMove: (at) => (cursor = at),
-      ...listRun(flow),
-    });
+    const choice = await runList(flow, (run) =>
+      pickOne({
+        ...run,
+        message: approval.toolName === PLAN_TOOL ? 'Approve the plan?' : 'Allow this call?',
+        items,
+        initial: cursor,
+        how: quick ? `A number (1-${items.length}), or ↑/↓ and Enter, decides at once` : `↑/↓ and Enter, or a number (1-${items.length})`,
+        letters: lettersOf(flow, false),
+        leave: leaveHint(flow),
+        onMove: (at) => (cursor = at),
+      }),
+    );
     if (!('chosen' in choice)) {
       const after = await notChosen(flow, choice);
       if (after !== 'again') return after;
@@ -618,7 +673,7 @@ const DONE_COMMAND = '/done';
  */
 async function replyToTurnEnd(flow: Flow, turnEnd: TurnEnd): Promise<FlowEnd> {
   const cut = turnEnd.truncated ? ' (cut: only its start reached askbridge)' : '';
-  say(styleText('green', S_STEP_SUBMIT), `Claude's last message${cut}\n${turnEnd.lastMessage.trim() === '' ? '(Claude said nothing)' : shown(turnEnd.lastMessage)}`);
+  say(STEP, `Claude's last message${cut}\n${turnEnd.lastMessage.trim() === '' ? '(Claude said nothing)' : shown(turnEnd.lastMessage)}`);
   if (isLastReply(turnEnd)) log.warn(`Note: ${LAST_REPLY_NOTE}.`);
   say(INFO, `Type your reply and press Enter: Claude goes on with it. An empty line or ${DONE_COMMAND}: Claude stops.\n${leaveHint(flow)}`);
   let typed = '';

@@ -6,8 +6,13 @@ import { basename, join } from 'node:path';
 import { isRecord } from '../claude-settings.js';
 import { findOnPath } from './find-on-path.js';
 
-/** The registration the README gives: trusted (no confirmation before each question), and an hour to answer. */
-export const GEMINI_REGISTER_COMMAND = 'gemini mcp add --scope user --trust --timeout 3600000 askbridge askbridge mcp';
+/**
+ * The registration the README gives: trusted (no confirmation before each question), and an hour to
+ * answer; Gemini runs askbridge as `command` does here (askbridgeCommand).
+ */
+export function geminiRegisterCommand(command: string): string {
+  return `gemini mcp add --scope user --trust --timeout 3600000 askbridge ${command} mcp`;
+}
 /** Gemini gives up on an MCP call after this long when its server sets no `timeout` (progress does not extend it). */
 export const GEMINI_DEFAULT_MCP_TIMEOUT_MS = 10 * 60 * 1000;
 
@@ -46,15 +51,16 @@ export function probeGemini(env: NodeJS.ProcessEnv, homeDir: string): GeminiProb
 }
 
 /** Gemini's checks for `doctor`: a missing registration is no problem (not everyone asks from Gemini), a short timeout is. */
-export function checkGemini(probe: GeminiProbe): { findings: GeminiFinding[]; passed: string[] } {
+export function checkGemini(probe: GeminiProbe, command: string): { findings: GeminiFinding[]; passed: string[] } {
+  const register = geminiRegisterCommand(command);
   const findings: GeminiFinding[] = [];
   const passed: string[] = [];
   if (probe.state === 'unreadable') {
-    findings.push({ id: 'gemini-settings-unparsable', level: 'warning', file: probe.path, message: `Gemini CLI's settings ${probe.path} cannot be read (${probe.error})`, fix: `fix ${probe.path}, then \`${GEMINI_REGISTER_COMMAND}\`` });
+    findings.push({ id: 'gemini-settings-unparsable', level: 'warning', file: probe.path, message: `Gemini CLI's settings ${probe.path} cannot be read (${probe.error})`, fix: `fix ${probe.path}, then \`${register}\`` });
     return { findings, passed };
   }
   if (probe.state === 'missing') {
-    findings.push({ id: 'gemini-mcp-missing', level: 'info', file: probe.path, message: `Gemini CLI is installed, but askbridge is not among the MCP servers in ${probe.path}: Gemini's model cannot ask through askbridge`, fix: GEMINI_REGISTER_COMMAND });
+    findings.push({ id: 'gemini-mcp-missing', level: 'info', file: probe.path, message: `Gemini CLI is installed, but askbridge is not among the MCP servers in ${probe.path}: Gemini's model cannot ask through askbridge`, fix: register });
     return { findings, passed };
   }
   passed.push(`askbridge is registered with Gemini CLI as the MCP server "${probe.name}" in ${probe.path}`);
@@ -64,11 +70,11 @@ export function checkGemini(probe: GeminiProbe): { findings: GeminiFinding[]; pa
       level: 'warning',
       file: probe.path,
       message: `Gemini CLI gives up on askbridge's question after ${Math.round((probe.timeoutMs ?? GEMINI_DEFAULT_MCP_TIMEOUT_MS) / 1000)} s (its "timeout" for "${probe.name}"${probe.timeoutMs === undefined ? ' is unset' : ''}), and an answer after that is lost`,
-      fix: `gemini mcp remove --scope user ${probe.name}, then \`${GEMINI_REGISTER_COMMAND}\``,
+      fix: `gemini mcp remove --scope user ${probe.name}, then \`${register}\``,
     });
   }
   if (!probe.trusted) {
-    findings.push({ id: 'gemini-mcp-untrusted', level: 'info', file: probe.path, message: `Gemini CLI asks in its terminal before it lets its model ask through askbridge ("${probe.name}" is not trusted), until allowed for the session`, fix: `gemini mcp remove --scope user ${probe.name}, then \`${GEMINI_REGISTER_COMMAND}\`` });
+    findings.push({ id: 'gemini-mcp-untrusted', level: 'info', file: probe.path, message: `Gemini CLI asks in its terminal before it lets its model ask through askbridge ("${probe.name}" is not trusted), until allowed for the session`, fix: `gemini mcp remove --scope user ${probe.name}, then \`${register}\`` });
   }
   return { findings, passed };
 }

@@ -52,7 +52,7 @@ export type Target = { projectDir: string; homeDir: string; user: boolean };
 const TARGET_OPTIONS = { project: { type: 'string' }, user: { type: 'boolean', default: false } } as const;
 
 function toTarget(io: CommandIo, command: string, values: { project?: string | undefined; user?: boolean | undefined }): Target {
-  if (values.user && values.project !== undefined) throw new CliError(`choose --user or --project, not both (askbridge ${command} --help)`, 2);
+  if (values.user && values.project !== undefined) throw new CliError(`choose --user or --project, not both (${askbridgeCommand(io.env)} ${command} --help)`, 2);
   return { projectDir: resolve(values.project ?? process.cwd()), homeDir: io.env.HOME || homedir(), user: values.user ?? false };
 }
 

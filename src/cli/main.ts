@@ -1,6 +1,7 @@
 // `askbridge <command>`: parses the command line and loads only the command asked for, so that
 // `--help` stays instant (this file loads nothing else heavy). stdout carries results (JSON with
 // --json); messages go to stderr. Every failure is one line on stderr and a documented exit code.
+import { askbridgeCommand } from '../command-name.js';
 import { closestName } from '../closest-name.js';
 import { markInvisible } from '../visible-text.js';
 import { CliError, type CommandIo } from './command.js';
@@ -30,7 +31,7 @@ A permission or a plan: its whole input is shown, then a number decides at once:
 each of Claude Code's "always allow" suggestions, Deny (asks an optional message), Deny and stop; for a plan,
 Tell Claude what to change (required) and Reject and stop. t and c as above; no d. --confirm: a decision asks first.
 In watch, the end of Claude's turn (while you are away): its last message, whole, then type a reply and Enter: Claude
-goes on with it; an empty line or /done: Claude stops. --confirm: either asks first. (answer leaves it to askbridge reply.)`;
+goes on with it; an empty line or /done: Claude stops. --confirm: either asks first. (answer leaves it to the reply command.)`;
 
 const COMMANDS: Record<string, Command> = {
   start: {
@@ -52,7 +53,7 @@ const COMMANDS: Record<string, Command> = {
   },
   install: {
     usage: '[--project DIR | --user] [--hook http|command] [--no-approvals] [--no-turn-ends] [--rotate-key] [--force] [--claude PATH] | --url URL --key KEY [--machine NAME] | --codex [--project DIR | --user]',
-    summary: "add askbridge's hooks to this machine's Claude Code settings (questions, and with them permissions and plans unless --no-approvals, and with the http hook the ends of turns while you are away and waits in the terminal unless --no-turn-ends): DIR/.claude/settings.local.json (default DIR: here), or ~/.claude/settings.json; the http hook when Claude Code has it (2.1.63+) and systemd holds the port (askbridge service install), else the command hook; never into a file git tracks or a link points through (--force: anyway); --codex: Codex CLI's permission requests, in DIR/.codex/hooks.json or $CODEX_HOME/hooks.json (default ~/.codex), trusted in its config.toml",
+    summary: "add askbridge's hooks to this machine's Claude Code settings (questions, and with them permissions and plans unless --no-approvals, and with the http hook the ends of turns while you are away and waits in the terminal unless --no-turn-ends): DIR/.claude/settings.local.json (default DIR: here), or ~/.claude/settings.json; the http hook when Claude Code has it (2.1.63+) and systemd holds the port (the service command), else the command hook; never into a file git tracks or a link points through (--force: anyway); --codex: Codex CLI's permission requests, in DIR/.codex/hooks.json or $CODEX_HOME/hooks.json (default ~/.codex), trusted in its config.toml",
     load: () => import('./install.js') },
   'remote-hook': { usage: '[--url URL] [--machine NAME]', summary: 'the settings entry (and the install command) for a Claude Code on another machine to ask this daemon through its public URL', load: () => import('./remote-hook.js') },
   uninstall: { usage: '[--project DIR | --user] [--codex]', summary: 'remove exactly what install added (--codex: what install --codex added)', load: () => import('./uninstall.js') },
@@ -89,18 +90,23 @@ const COMMANDS: Record<string, Command> = {
   doctor: { usage: '[--cwd DIR] [--claude PATH] [--json]', summary: 'check the Claude Code settings, the hook and the daemon, and say how to fix what is wrong', load: () => import('./doctor.js') },
 };
 
+/** Every command's name, as `askbridge --help` lists them. */
+export const COMMAND_NAMES = Object.keys(COMMANDS);
+
 const EXIT_CODES =
   'Exit codes: 0 done, 1 failed (the message says why), 2 wrong usage, 3 the question (or the end of a turn) was already settled, 4 declined (ask), 5 nobody answered in time (ask), 6 the daemon stopped (watch, listen, the interactive answer), 130 left with Ctrl+C or Esc (nothing was sent; ask withdraws its question).';
 
-function usage(): string {
+/** Every command, one line each; `askbridge` runs askbridge here (askbridgeCommand). */
+function usage(askbridge: string): string {
   const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(12)}${command.summary}`);
-  return `Usage: askbridge <command> [options]   (askbridge <command> --help for its options)\n\nCommands:\n${lines.join('\n')}\n\nEnvironment: ASKBRIDGE_HOME (state directory), ASKBRIDGE_PORT (daemon port, default 7433)\n${EXIT_CODES}\n`;
+  return `Usage: ${askbridge} <command> [options]   (${askbridge} <command> --help for its options)\n\nCommands:\n${lines.join('\n')}\n\nEnvironment: ASKBRIDGE_HOME (state directory), ASKBRIDGE_PORT (daemon port, default 7433)\n${EXIT_CODES}\n`;
 }
 
 export async function runCli(io: CommandIo): Promise<number> {
   const [name, ...rest] = io.argv;
+  const askbridge = askbridgeCommand(io.env);
   if (!name || name === 'help' || name === '--help' || name === '-h') {
-    io.stdout(usage());
+    io.stdout(usage(askbridge));
     return name ? 0 : 2;
   }
   if (name === '--version' || name === '-v') {
@@ -111,12 +117,12 @@ export async function runCli(io: CommandIo): Promise<number> {
   const command = COMMANDS[name];
   if (!command) {
     const meant = closestName(name, Object.keys(COMMANDS));
-    io.stderr(meant ? `askbridge: unknown command "${markInvisible(name)}": did you mean ${meant}? (askbridge --help lists every command)\n` : `askbridge: unknown command "${markInvisible(name)}"\n\n${usage()}`);
+    io.stderr(meant ? `askbridge: unknown command "${markInvisible(name)}": did you mean ${meant}? (${askbridge} --help lists every command)\n` : `askbridge: unknown command "${markInvisible(name)}"\n\n${usage(askbridge)}`);
     return 2;
   }
   if (rest.includes('--help') || rest.includes('-h')) {
     const more = command.more ? `\n${command.more}\n` : '';
-    io.stdout(`Usage: askbridge ${name}${command.usage ? ` ${command.usage}` : ''}\n\n${command.summary}.\n${more}${EXIT_CODES}\n`);
+    io.stdout(`Usage: ${askbridge} ${name}${command.usage ? ` ${command.usage}` : ''}\n\n${command.summary}.\n${more}${EXIT_CODES}\n`);
     return 0;
   }
   try {
@@ -129,7 +135,7 @@ export async function runCli(io: CommandIo): Promise<number> {
       return error.exitCode;
     }
     if (error instanceof TypeError && 'code' in error && String(error.code).startsWith('ERR_PARSE_ARGS')) {
-      io.stderr(`askbridge ${name}: ${error.message} (askbridge ${name} --help)\n`);
+      io.stderr(`askbridge ${name}: ${error.message} (${askbridge} ${name} --help)\n`);
       return 2;
     }
     // Not a failure the command foresaw: still one line, with the stack only when asked for.

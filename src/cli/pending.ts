@@ -12,6 +12,7 @@ import { AsksReplySchema, type Approval, type AskView, type TurnEnd } from '../p
 import { shorten } from '../shorten.js';
 import { terminalJson, terminalText } from '../visible-text.js';
 import { approvalLine } from '../approval-text.js';
+import { askbridgeCommand } from '../command-name.js';
 import { connectToDaemon } from './client.js';
 import type { CommandIo } from './command.js';
 import { readReply } from './replies.js';
@@ -69,7 +70,7 @@ function listTurnEnd(io: CommandIo, call: AskView, turnEnd: TurnEnd): void {
   const title = call.context?.title;
   if (title !== undefined) io.stdout(`       - session title: ${terminalText(shorten(title, TITLE_CHARS), '         ')}\n`);
   if (isLastReply(turnEnd)) io.stdout(`       - ${LAST_REPLY_NOTE}\n`);
-  io.stdout(`       - reply: ${terminalText(replyCommand(call), '         ')} TEXT... (or --done: Claude stops)\n`);
+  io.stdout(`       - reply: ${terminalText(replyCommand(call, askbridgeCommand(io.env)), '         ')} TEXT... (or --done: Claude stops)\n`);
 }
 
 /** A session's title (its first prompt) in a list, on one line. */

@@ -4,6 +4,8 @@
 // a few letter keys the caller names (decline, hand back, show the context) end the list at once.
 // Raw mode, keys, redrawing, Esc and Ctrl+C stay the library's. Each prompt ends at once when `stop`
 // (or `refresh`) aborts; it says how it ended without a choice: Esc, Ctrl+C, stopped or refreshed.
+// A list refreshed gives its place on screen, its title with it, to what the refresh brings (the
+// abort's reason), so that nothing the person has read is printed twice.
 // `onKey` hears that a key was pressed while it runs (a person is answering: flow.ts asks for more time).
 import { styleText } from 'node:util';
 import { MultiSelectPrompt, SelectPrompt, TextPrompt, type State } from '@clack/core';
@@ -43,13 +45,19 @@ export function newKeyHold(now = Date.now()): KeyHold {
   return { until: now + HOLD_MS };
 }
 
-/** What every prompt is given: the signals that end it, who hears its keys, and the hold of its ask's keys. */
+/**
+ * What every prompt is given: the signals that end it, who hears its keys, and the hold of its ask's
+ * keys. `refresh` is aborted with the text that takes a list's place on screen (its reason, a
+ * string): the caller then asks the list again below it.
+ */
 export type Run = { stop: AbortSignal; refresh?: AbortSignal | undefined; onKey?: (() => void) | undefined; hold?: KeyHold | undefined };
 
 /** What a prompt says while its keys are held. */
 export const HELD = 'Just shown: keys wait a moment, so that none meant for the one before chooses here';
 
 type ListOptions = {
+  /** What the list asks, drawn above it with the side bar (already wrapped): it goes with the list when a refresh takes its place. */
+  title?: string | undefined;
   message: string;
   items: ListItem[];
   /** The first line of the footer: how to choose. */
@@ -57,8 +65,6 @@ type ListOptions = {
   /** The second line: what Esc does (and Ctrl+C). */
   leave: string;
   letters?: LetterKey[];
-  /** Set while the list runs: when it aborts, the list is asked again below what comes next (its last frame says so). */
-  refresh?: AbortSignal | undefined;
   /** Hears where the list is at each redraw (its cursor, the items ticked), to ask the same again after a refresh. */
   onMove?: ((cursor: number, ticked: number[]) => void) | undefined;
 };
@@ -68,8 +74,8 @@ export function pickOne(options: ListOptions & Run & { initial?: number | undefi
   return whileRunning(options, (signal) => runPickOne(options, signal));
 }
 
-async function runPickOne(options: ListOptions & Pick<Run, 'hold'> & { initial?: number | undefined }, signal: AbortSignal): Promise<{ chosen: number } | Pressed | undefined> {
-  const { message, items } = options;
+async function runPickOne(options: ListOptions & Pick<Run, 'hold' | 'refresh'> & { initial?: number | undefined }, signal: AbortSignal): Promise<{ chosen: number } | Pressed | undefined> {
+  const { items } = options;
   const letters = options.letters ?? [];
   let pressed: LetterKey | undefined;
   const held = holding(options.hold);
@@ -81,9 +87,10 @@ async function runPickOne(options: ListOptions & Pick<Run, 'hold'> & { initial?:
     render() {
       options.onMove?.(this.cursor, []);
       const marker = (_index: number, active: boolean) => (active ? styleText('green', S_RADIO_ACTIVE) : styleText('dim', S_RADIO_INACTIVE));
-      return frame(this, message, items, marker, footer(options, letters, held.active()), pressed?.pressed ?? (options.refresh?.aborted ? AGAIN : labelsOf(items, [this.cursor])));
+      return frame(this, options, marker, footer(options, letters, held.active()), pressed?.pressed ?? labelsOf(items, [this.cursor]));
     },
   });
+  drawnOverOnRefresh(prompt, options.refresh, signal);
   prompt.on('key', (key, info) => {
     if (held.swallows(prompt, key, info)) return;
     const letter = letterKey(key, letters);
@@ -109,10 +116,10 @@ export function pickSome(options: ListOptions & Run & { initial: number[]; curso
 }
 
 async function runPickSome(
-  options: ListOptions & Pick<Run, 'hold'> & { initial: number[]; cursor?: number | undefined; validate: (ticked: number[]) => string | undefined },
+  options: ListOptions & Pick<Run, 'hold' | 'refresh'> & { initial: number[]; cursor?: number | undefined; validate: (ticked: number[]) => string | undefined },
   signal: AbortSignal,
 ): Promise<{ chosen: number[] } | Pressed | undefined> {
-  const { message, items } = options;
+  const { items } = options;
   const letters = options.letters ?? [];
   let pressed: LetterKey | undefined;
   const held = holding(options.hold);
@@ -130,9 +137,10 @@ async function runPickSome(
       shownTicks = ticked;
       options.onMove?.(this.cursor, [...ticked].sort((a, b) => a - b));
       const box = (index: number, active: boolean) => (ticked.includes(index) ? styleText('green', S_CHECKBOX_SELECTED) : active ? styleText('cyan', S_CHECKBOX_ACTIVE) : styleText('dim', S_CHECKBOX_INACTIVE));
-      return frame(this, message, items, box, footer(options, letters, held.active()), pressed?.pressed ?? (options.refresh?.aborted ? AGAIN : labelsOf(items, ticked)));
+      return frame(this, options, box, footer(options, letters, held.active()), pressed?.pressed ?? labelsOf(items, ticked));
     },
   });
+  drawnOverOnRefresh(prompt, options.refresh, signal);
   prompt.on('key', (key, info) => {
     if (held.swallows(prompt, key, info)) {
       prompt.value = shownTicks;
@@ -246,8 +254,28 @@ async function whileRunning<T>({ stop, refresh, onKey }: Run, prompt: (signal: A
   }
 }
 
-/** The last frame of a list that is asked again below. */
-const AGAIN = 'Asked again below';
+/**
+ * A list's last frame when `refresh` ends it: the refresh's text in its place. The library draws no
+ * frame when its signal aborts (it only ends the prompt), so this draws it first: `signal` follows
+ * `refresh` (whileRunning), and a listener added before the prompt starts hears the abort first.
+ */
+function drawnOverOnRefresh(prompt: SelectPrompt<{ value: number }> | MultiSelectPrompt<{ value: number }>, refresh: AbortSignal | undefined, signal: AbortSignal): void {
+  signal.addEventListener(
+    'abort',
+    () => {
+      if (!refresh?.aborted) return;
+      prompt.state = 'cancel';
+      redraw(prompt);
+    },
+    { once: true },
+  );
+}
+
+/** What takes a refreshed list's place: the text its refresh was aborted with. */
+function refreshText(refresh: AbortSignal | undefined): string | undefined {
+  if (!refresh?.aborted) return undefined;
+  return typeof refresh.reason === 'string' ? refresh.reason : '';
+}
 
 /** The index a number key names ("1" is the first item), if it names one. */
 function numberKey(key: string | undefined, count: number): number | undefined {
@@ -330,9 +358,15 @@ function redraw(prompt: object): void {
   (prompt as { render?: () => void }).render?.();
 }
 
-/** A list as @clack/prompts draws its own: the message, the items (windowed to the terminal's height), and a footer with the keys or the error. */
-function frame(prompt: { state: State; cursor: number; error: string }, message: string, items: ListItem[], marker: (index: number, active: boolean) => string, keys: string, chosen: string): string {
-  const title = `${styleText('gray', S_BAR)}\n${symbol(prompt.state)}  ${message}\n`;
+/**
+ * A list as @clack/prompts draws its own, under its title: the message, the items (windowed to the
+ * terminal's height), and a footer with the keys or the error. Once refreshed, the refresh's text.
+ */
+function frame(prompt: { state: State; cursor: number; error: string }, options: ListOptions & Pick<Run, 'refresh'>, marker: (index: number, active: boolean) => string, keys: string, chosen: string): string {
+  const { items, message } = options;
+  const replacement = prompt.state === 'cancel' ? refreshText(options.refresh) : undefined;
+  if (replacement !== undefined) return replacement;
+  const title = `${options.title === undefined ? '' : `${options.title}\n`}${styleText('gray', S_BAR)}\n${symbol(prompt.state)}  ${message}\n`;
   if (prompt.state === 'submit') return `${title}${styleText('gray', S_BAR)}  ${dim(indent(chosen))}`;
   if (prompt.state === 'cancel') return `${title}${styleText('gray', S_BAR)}  ${indent(chosen).split('\n').map((line) => styleText(['strikethrough', 'dim'], line)).join('\n')}\n${styleText('gray', S_BAR)}`;
   const color = prompt.state === 'error' ? 'yellow' : 'cyan';

@@ -33,8 +33,8 @@ export async function run(io: CommandIo): Promise<void> {
       '',
       'Paste the above into .claude/settings.local.json of a project on the other machine (or its ~/.claude/settings.json),',
       `merged with what is there${values.machine ? '' : `, with "${MACHINE_HEADER}" set to the name the page should show for that machine (in every entry)`}.`,
-      'Where askbridge is installed, this writes it instead:',
-      `  askbridge install --url ${shellQuote(publicUrl.origin)} --key ${key} --machine ${shellQuote(values.machine ?? hostname())}`,
+      // That machine's own askbridge, on its PATH: this machine's form does not run there.
+      `Where askbridge is installed on the other machine, this writes it instead:\n  askbridge install --url ${shellQuote(publicUrl.origin)} --key ${key} --machine ${shellQuote(values.machine ?? hostname())}`,
       `The key can only ask questions; \`${askbridgeCommand(io.env)} install --rotate-key\` here revokes it.`,
       '',
     ].join('\n'),

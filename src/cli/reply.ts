@@ -20,16 +20,16 @@ import { terminalText } from '../visible-text.js';
 import { connectToDaemon, type DaemonClient } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 import { readReply } from './replies.js';
-import { machineWords, REPLY_USAGE, replyCommand, replyOutcome, turnEndLine } from './turn-end-text.js';
+import { machineWords, replyCommand, replyUsage, replyOutcome, turnEndLine } from './turn-end-text.js';
 
 export async function run(io: CommandIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: io.argv, allowPositionals: true, strict: true, options: { done: { type: 'boolean', default: false }, machine: { type: 'string' } } });
   const [session, ...words] = positionals;
-  if (session === undefined || session === '') throw new CliError(`usage: ${REPLY_USAGE}`, 2);
-  if (values.done && words.length > 0) throw new CliError(`--done lets Claude stop, and takes no text: ${REPLY_USAGE}`, 2);
-  if (!values.done && words.length === 0) throw new CliError(`say what Claude should do, or let it stop with --done: ${REPLY_USAGE}`, 2);
-  if (values.machine?.trim() === '') throw new CliError(`--machine names the machine a turn's end comes from, as \`${askbridgeCommand(io.env)} pending\` shows it: ${REPLY_USAGE}`, 2);
-  const text = values.done ? undefined : replyText(words);
+  if (session === undefined || session === '') throw new CliError(`usage: ${replyUsage(askbridgeCommand(io.env))}`, 2);
+  if (values.done && words.length > 0) throw new CliError(`--done lets Claude stop, and takes no text: ${replyUsage(askbridgeCommand(io.env))}`, 2);
+  if (!values.done && words.length === 0) throw new CliError(`say what Claude should do, or let it stop with --done: ${replyUsage(askbridgeCommand(io.env))}`, 2);
+  if (values.machine?.trim() === '') throw new CliError(`--machine names the machine a turn's end comes from, as \`${askbridgeCommand(io.env)} pending\` shows it: ${replyUsage(askbridgeCommand(io.env))}`, 2);
+  const text = values.done ? undefined : replyText(words, askbridgeCommand(io.env));
 
   const daemon = connectToDaemon(io.env);
   const turnEnd = await findTurnEnd(io.env, daemon, session, values.machine);
@@ -46,9 +46,9 @@ export async function run(io: CommandIo): Promise<number> {
 }
 
 /** The reply's text: the words as given, or standard input for `-` (its final line break dropped, as a shell's $(…) drops it). */
-export function replyText(words: string[]): string {
+export function replyText(words: string[], command: string): string {
   const text = words.length === 1 && words[0] === '-' ? readStandardInput().replace(/\r?\n$/, '') : words.join(' ');
-  if (text.trim() === '') throw new CliError(`the reply is empty: say what Claude should do, or let it stop with --done (${REPLY_USAGE})`, 2);
+  if (text.trim() === '') throw new CliError(`the reply is empty: say what Claude should do, or let it stop with --done (${replyUsage(command)})`, 2);
   if (text.length > REPLY_CHARS) throw new CliError(`the reply is ${text.length} characters long, and a reply holds at most ${REPLY_CHARS}: shorten it`, 2);
   return text;
 }
@@ -83,7 +83,7 @@ async function findTurnEnd(env: NodeJS.ProcessEnv, daemon: DaemonClient, session
   }
   if (there[0]) return there[0];
   if (ofSession.length > 0) {
-    const elsewhere = ofSession.map((ask) => `  ${shown(machineWords(ask.machine))}: ${shown(replyCommand(ask))} TEXT...`);
+    const elsewhere = ofSession.map((ask) => `  ${shown(machineWords(ask.machine))}: ${shown(replyCommand(ask, askbridgeCommand(env)))} TEXT...`);
     throw new CliError([`no turn's end waits in session ${shown(ofSession[0]!.sessionId)} ${shown(machineWords(machine))}; it waits`, ...elsewhere].join('\n'));
   }
   // The newest first: several lines of one session are fine, lines of two sessions are not.

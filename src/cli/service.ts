@@ -91,7 +91,7 @@ function hasIpv6Loopback(): boolean {
 export async function run(io: CommandIo): Promise<number> {
   const { values, positionals } = parseArgs({ args: io.argv, options: { port: { type: 'string' } }, allowPositionals: true, strict: true });
   const [action, ...extra] = positionals;
-  if (extra.length > 0 || !action || !['install', 'uninstall', 'status'].includes(action)) throw new CliError('usage: askbridge service install|uninstall|status [--port N]', 2);
+  if (extra.length > 0 || !action || !['install', 'uninstall', 'status'].includes(action)) throw new CliError(`usage: ${askbridgeCommand(io.env)} service install|uninstall|status [--port N]`, 2);
   const dir = userUnitDir(io.env);
   const paths = { socket: join(dir, SOCKET_UNIT), service: join(dir, SERVICE_UNIT) };
 

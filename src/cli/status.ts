@@ -5,6 +5,7 @@ import { parseArgs } from 'node:util';
 import type { StatusReply } from '../protocol.js';
 import { describeCrashes, describeGaveUp } from '../daemon/lock.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
+import { askbridgeCommand } from '../command-name.js';
 import { connectToDaemon, DaemonUnreachable } from './client.js';
 import type { CommandIo } from './command.js';
 import { awayLines } from './turn-end-text.js';
@@ -35,7 +36,7 @@ export async function run(io: CommandIo): Promise<number> {
   if (values.json) io.stdout(`${JSON.stringify({ running: true, ...status, ...keeper })}\n`);
   else {
     const daemonProcess = keeper?.daemonPid === undefined ? '' : ` (daemon pid ${keeper.daemonPid}; the port is held by ${keeper.portHeldBy === 'service' ? 'systemd' : 'this pid'})`;
-    io.stdout(`askbridge ${status.version} is running: pid ${status.pid}${daemonProcess}, ${status.url}\n${status.pending} pending question(s), ${status.watchers} page(s) or listener(s) connected, ${status.visiblePages} page(s) in view\n${awayLines(status)}\n`);
+    io.stdout(`askbridge ${status.version} is running: pid ${status.pid}${daemonProcess}, ${status.url}\n${status.pending} pending question(s), ${status.watchers} page(s) or listener(s) connected, ${status.visiblePages} page(s) in view\n${awayLines(status, askbridgeCommand(io.env))}\n`);
     if (info && keeper?.crashes) io.stdout(`the keeper restarted the daemon: ${describeCrashes(info)}\n`);
     const problem = status.history;
     if (problem) io.stdout(`degraded: history.jsonl cannot be written (${problem.error}) since ${new Date(problem.since).toISOString()}; answers are still delivered; ${problem.waiting} line(s) wait in memory${problem.lost ? `, ${problem.lost} lost` : ''}\n`);

@@ -26,7 +26,7 @@ export async function run(io: CommandIo): Promise<void> {
     for (const entry of list) io.stdout(`${terminalText(entry.file)}  (trusted ${entry.trustedAt}, sha256 ${entry.sha256.slice(0, 12)}…)\n`);
     return;
   }
-  if (positionals.length > 1) throw new CliError('give one project directory (askbridge trust --help)', 2);
+  if (positionals.length > 1) throw new CliError(`give one project directory (${askbridgeCommand(io.env)} trust --help)`, 2);
   const dir = resolve(positionals[0] ?? process.cwd());
   const file = findProjectConfig(dir);
   if (values.revoke) {

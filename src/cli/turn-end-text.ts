@@ -51,16 +51,18 @@ export function replyOutcome(ask: Pick<AskView, 'status' | 'turnEnd'>): string {
   return ask.turnEnd && isLastReply(ask.turnEnd) ? `replied: Claude goes on (${LAST_REPLY_NOTE})` : 'replied: Claude goes on';
 }
 
-/** The usage of `askbridge reply`, for the messages that point to it. */
-export const REPLY_USAGE = 'askbridge reply SESSION [--machine NAME] TEXT... | SESSION - (the text from standard input) | SESSION --done';
+/** The usage of `askbridge reply`, for the messages that point to it; `command` runs askbridge here (askbridgeCommand). */
+export function replyUsage(command: string): string {
+  return `${command} reply SESSION [--machine NAME] TEXT... | SESSION - (the text from standard input) | SESSION --done`;
+}
 
 /**
  * The command that replies to this turn's end, as `pending` shows it: its session, and the machine
  * a remote hook named (`reply` without --machine reaches this machine's turn ends only). Both come
  * from a hook, so either is quoted for a shell when it holds anything but plain characters; not marked.
  */
-export function replyCommand(ask: Pick<AskView, 'sessionId' | 'machine'>): string {
-  return `askbridge reply ${shellWord(ask.sessionId)}${ask.machine === undefined ? '' : ` --machine ${shellWord(ask.machine)}`}`;
+export function replyCommand(ask: Pick<AskView, 'sessionId' | 'machine'>, command: string): string {
+  return `${command} reply ${shellWord(ask.sessionId)}${ask.machine === undefined ? '' : ` --machine ${shellWord(ask.machine)}`}`;
 }
 
 /** Where a turn's end waits, in words: "on this machine", `from machine "laptop"`. Not marked. */
@@ -78,14 +80,14 @@ function shellWord(word: string): string {
  * `askbridge status`): a line, then a line for each place a turn's end does not reach askbridge,
  * with the one command that adds it. Nothing promises what the wiring cannot deliver.
  */
-export function awayLines(state: AwayReply): string {
+export function awayLines(state: AwayReply, command: string): string {
   const { away, turnEnds } = state;
   const where = turnEnds.reach === 'partly' ? ', where it reaches askbridge' : '';
   const first =
     turnEnds.reach === 'nowhere'
-      ? `away: ${away ? 'on' : 'off'} (but the end of a turn does not reach askbridge here, so it never waits for your reply: run \`${turnEnds.fix ?? 'askbridge install --user'}\`)`
+      ? `away: ${away ? 'on' : 'off'} (but the end of a turn does not reach askbridge here, so it never waits for your reply: run \`${turnEnds.fix ?? `${command} install --user`}\`)`
       : away
-        ? `away: on (the end of each of Claude's turns waits for your reply${where}: the page, askbridge watch, askbridge reply)`
+        ? `away: on (the end of each of Claude's turns waits for your reply${where}: the page, \`${command} watch\`, \`${command} reply\`)`
         : "away: off (Claude's turns end in the terminal, as usual)";
   const gaps = turnEnds.reach === 'partly' ? turnEnds.gaps.map((gap) => `  not from ${terminalText(gap.path)} (no ${gap.missing.join(', ')}): run \`${terminalText(gap.fix)}\``) : [];
   return [first, ...gaps].join('\n');

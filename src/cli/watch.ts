@@ -24,7 +24,7 @@ const BELL = '\u0007';
 export async function run(io: CommandIo): Promise<number> {
   const { values } = parseArgs({ args: io.argv, strict: true, options: { confirm: { type: 'boolean', default: false } } });
   if (!process.stdin.isTTY || !process.stdout.isTTY) {
-    throw new CliError(`askbridge watch asks on a terminal, and there is none here: \`${askbridgeCommand(io.env)} listen --json\` streams the same events for a script`, 2);
+    throw new CliError(`watch asks on a terminal, and there is none here: \`${askbridgeCommand(io.env)} listen --json\` streams the same events for a script`, 2);
   }
   const daemon = connectToDaemon(io.env);
   const queue = new Map<string, AskView>();

@@ -15,6 +15,7 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { withoutComments } from '../../src/cli/gemini-settings.js';
+import { askbridgeCommand } from '../../src/command-name.js';
 import type { AskView } from '../../src/protocol.js';
 import { isProcessAlive } from '../../src/state-dir.js';
 import { waitUntil } from '../stack/clock.js';
@@ -199,7 +200,7 @@ describe(`Gemini CLI (pinned) through askbridge mcp`, () => {
     const { where } = await startWorld();
     const doctorEnv = { ...where.env, NO_COLOR: '1' };
     const before = JSON.parse((await runCli(['doctor', '--json', '--cwd', where.project], doctorEnv)).stdout) as { findings: Array<{ id: string; fix?: string }> };
-    expect(before.findings.find((finding) => finding.id.startsWith('gemini-'))).toEqual(expect.objectContaining({ id: 'gemini-mcp-missing', fix: 'gemini mcp add --scope user --trust --timeout 3600000 askbridge askbridge mcp' }));
+    expect(before.findings.find((finding) => finding.id.startsWith('gemini-'))).toEqual(expect.objectContaining({ id: 'gemini-mcp-missing', fix: `gemini mcp add --scope user --trust --timeout 3600000 askbridge ${askbridgeCommand(doctorEnv)} mcp` }));
 
     await registerAskbridge(where, { trust: true });
     const text = await readFile(where.settingsFile, 'utf8');

@@ -126,7 +126,7 @@ describe("an opencode permission, by opencode's own rules", () => {
     }, 10_000, 'the permission to be withdrawn');
     expect(finished).toMatchObject({ status: 'cancelled', source: { kind: 'hook-gone' } });
     const line = await waitUntil(async () => (await daemon!.history()).find((entry) => entry.id === ask.id), 5_000, 'its history line');
-    expect(line).toMatchObject({ source: 'cancelled', detail: "opencode's own prompt settled it, or the relay (askbridge attach opencode) stopped" });
+    expect(line).toMatchObject({ source: 'cancelled', detail: "opencode's own prompt settled it, or askbridge's relay for it stopped" });
   });
 
   it("names opencode's relay, not Claude Code's http hook, when it is over its limit", async () => {

@@ -10,6 +10,7 @@
 import { appendFile, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { askbridgeCommand } from '../../src/command-name.js';
 import { denialMessage } from '../../src/daemon/decisions/claude-code-permission.js';
 import { HELD } from '../../src/cli/prompts.js';
 import type { AskView } from '../../src/protocol.js';
@@ -27,7 +28,8 @@ const WAIT_MS = 10_000;
 const HELD_TEXT = HELD.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const PROJECT = '/home/alice/projects/shop';
 const SUGGESTION_WORDS = 'Always allow `Bash(npm test *)` in this project (your local settings)';
-const DECISION_USAGE = 'askbridge answer ID --allow | ID --allow-suggestion N | ID --deny [--message TEXT] [--interrupt]';
+/** How a permission is decided, `command` being how askbridge runs here (askbridgeCommand). */
+const decisionUsage = (command: string) => `${command} answer ID --allow | ID --allow-suggestion N | ID --deny [--message TEXT] [--interrupt]`;
 
 let daemon: Daemon;
 beforeAll(async () => {
@@ -199,16 +201,16 @@ describe('askbridge answer ID, for scripts', () => {
     const held = await bashPermission('pick');
     const picked = await runCli(['answer', held.view.id, '--pick', '1=Allow once'], daemon.env);
     expect(picked.code).toBe(2);
-    expect(picked.stderr).toBe(`askbridge answer: ${held.view.id} is a permission Claude Code asks you to allow, not a question: --pick, --other, --note and --json answer questions; decide it with ${DECISION_USAGE}\n`);
+    expect(picked.stderr).toBe(`askbridge answer: ${held.view.id} is a permission Claude Code asks you to allow, not a question: --pick, --other, --note and --json answer questions; decide it with ${decisionUsage(askbridgeCommand(daemon.env))}\n`);
     const both = await runCli(['answer', held.view.id, '--allow', '--pick', '1=1'], daemon.env);
     expect(both.code).toBe(2);
     expect(both.stderr).toContain('give one or the other');
     const loose = await runCli(['answer', held.view.id, '--message', 'hi'], daemon.env);
     expect(loose.code).toBe(2);
-    expect(loose.stderr).toBe(`askbridge answer: --message and --interrupt go with --deny: ${DECISION_USAGE}\n`);
+    expect(loose.stderr).toBe(`askbridge answer: --message and --interrupt go with --deny: ${decisionUsage(askbridgeCommand(daemon.env))}\n`);
     const twice = await runCli(['answer', held.view.id, '--allow', '--deny'], daemon.env);
     expect(twice.code).toBe(2);
-    expect(twice.stderr).toBe(`askbridge answer: one decision at a time: ${DECISION_USAGE}\n`);
+    expect(twice.stderr).toBe(`askbridge answer: one decision at a time: ${decisionUsage(askbridgeCommand(daemon.env))}\n`);
     expect(await statusOf(held.view.id)).toBe('pending');
 
     const payload = freshPayload('01-single-select', 'approval-cli-question');
@@ -217,7 +219,7 @@ describe('askbridge answer ID, for scripts', () => {
     const question = await daemon.waitForAsk(payload.tool_use_id);
     const allowed = await runCli(['answer', question.id, '--allow'], daemon.env);
     expect(allowed.code).toBe(2);
-    expect(allowed.stderr).toMatch(new RegExp(`^askbridge answer: ${question.id} is a question, not a permission: answer it with askbridge answer ID --pick`));
+    expect(allowed.stderr).toMatch(new RegExp(`^askbridge answer: ${question.id} is a question, not a permission: answer it with ${escapeRegExp(askbridgeCommand(daemon.env))} answer ID --pick`));
     expect(await statusOf(question.id)).toBe('pending');
   });
 });
@@ -436,3 +438,7 @@ describe('askbridge history and listen', () => {
     expect(events[1]).toMatchObject({ status: 'allowed', by: 'person', ask: { decision: { behavior: 'allow' } } });
   });
 });
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+}

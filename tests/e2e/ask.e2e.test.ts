@@ -152,7 +152,7 @@ describe('askbridge ask', () => {
       [['--json', '-'], 'not json', /standard input is not valid JSON/],
       [['--json', '-'], '{"question": "x"}', /must hold \{"questions": \[\.\.\.\]\}/],
       [[...DEPLOY, '--timeout', 'soon'], null, /--timeout soon: expected whole seconds/],
-      [['--option', 'A', '--option', 'B'], null, /usage: askbridge ask --question/],
+      [['--option', 'A', '--option', 'B'], null, /usage: (askbridge|node \S+\/bin\/askbridge\.mjs) ask --question/],
     ];
     for (const [args, stdin, message] of cases) {
       const result = await startCli(['ask', ...args], daemon.env, stdin).result;

@@ -6,6 +6,7 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { askbridgeCommand } from '../../src/command-name.js';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createHookIdentity } from '../../src/daemon/hook-identity.js';
 import { baseEnv, CLI_BIN } from '../stack/env.js';
@@ -154,7 +155,7 @@ describe('askbridge --help and errors', () => {
     for (const name of COMMANDS) {
       const result = await runCli([name, '--help'], baseEnv({ ASKBRIDGE_HOME: home, HOME: home }));
       expect(result, name).toMatchObject({ code: 0, stderr: '' });
-      expect(result.stdout, name).toMatch(new RegExp(`^Usage: askbridge ${name}\\b`));
+      expect(result.stdout, name).toMatch(new RegExp(`^Usage: (askbridge|node \\S+/bin/askbridge\\.mjs) ${name}\\b`));
     }
     expect(await readdir(home)).toEqual([]);
   });
@@ -170,7 +171,7 @@ describe('askbridge --help and errors', () => {
         execFile(process.execPath, ['--import', register, CLI_BIN, ...args], { env: baseEnv({ ASKBRIDGE_HOME: dir }) }, (_error, stdout, stderr) => resolve({ stdout, stderr })),
       );
     const help = await trace(['--help']);
-    expect(help.stdout).toMatch(/^Usage: askbridge <command>/);
+    expect(help.stdout).toMatch(/^Usage: (askbridge|node \S+\/bin\/askbridge\.mjs) <command>/);
     expect(help.stderr).toBe('');
     const status = await trace(['status']);
     expect(status.stdout).toMatch(/^askbridge is not running/);
@@ -178,9 +179,10 @@ describe('askbridge --help and errors', () => {
   });
 
   it('an unknown option is one line naming the command, with exit code 2', async () => {
-    const result = await runCli(['status', '--bogus'], baseEnv());
+    const env = baseEnv();
+    const result = await runCli(['status', '--bogus'], env);
     expect(result).toMatchObject({ code: 2, stdout: '' });
-    expect(result.stderr).toBe("askbridge status: Unknown option '--bogus' (askbridge status --help)\n");
+    expect(result.stderr).toBe(`askbridge status: Unknown option '--bogus' (${askbridgeCommand(env)} status --help)\n`);
   });
 });
 

@@ -55,6 +55,19 @@ describe('a hint on a machine without askbridge on PATH', () => {
     const stopAgain = await runCli(['stop'], env);
     expect(stopAgain.stderr).toContain(`start it with \`${command} start\``);
   }, 60_000);
+
+  it('names it in --help, and in the usage a wrong answer command is told', async () => {
+    const env = freshClone();
+    const command = askbridgeCommand(env);
+    const help = await runCli(['--help'], env);
+    expect(help.stdout).toContain(`Usage: ${command} <command> [options]   (${command} <command> --help for its options)`);
+    expect((await runCli(['answer', '--help'], env)).stdout).toMatch(new RegExp(`^Usage: ${command.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} answer `));
+    const wrong = await runCli(['answer', 'one', 'two'], env);
+    expect(wrong.code).toBe(2);
+    expect(wrong.stderr).toContain(`usage: ${command} answer [ID | --session ID] [--confirm] on a terminal, or ${command} answer ID --pick 1=LABEL|NUMBER`);
+    expect(wrong.stderr).toContain(`or ${command} answer ID --allow | ID --allow-suggestion N`);
+    expect(`${help.stdout}${wrong.stderr}`).not.toMatch(/(^|[\s(])askbridge (answer(?!:)|<command>|--help)/);
+  });
 });
 
 /** The answer page's HTML from the daemon at `url`, asked for with this Host. */

@@ -477,8 +477,9 @@ describe('askbridge service', () => {
   });
 
   it('refuses a wrong action with the usage (exit 2)', async () => {
-    const result = await runCli(['service', 'start'], baseEnv());
+    const env = baseEnv();
+    const result = await runCli(['service', 'start'], env);
     expect(result.code).toBe(2);
-    expect(result.stderr).toBe('askbridge service: usage: askbridge service install|uninstall|status [--port N]\n');
+    expect(result.stderr).toBe(`askbridge service: usage: ${askbridgeCommand(env)} service install|uninstall|status [--port N]\n`);
   });
 });

@@ -166,8 +166,8 @@ describe('a publicUrl in the user config while --public-url is given', () => {
     const atStart = await daemon.waitForLog((entry) => entry.msg === 'publicUrl in the user config is not used: the flag or the environment wins over it');
     expect(atStart).toMatchObject({ publicUrl: OLD, inUse: FLAG, source: 'flag' });
     const shown = await runCli(['config'], daemon.env);
-    expect(shown.stdout).toMatch(/^ {2}publicUrl {11}https:\/\/flag\.example\.test \(askbridge start --public-url\)$/m);
-    expect(shown.stdout).toContain(`    publicUrl ${OLD} in ${userConfigFile(daemon)} is not used: askbridge start --public-url wins over the user config`);
+    expect(shown.stdout).toMatch(/^ {2}publicUrl {11}https:\/\/flag\.example\.test \(the --public-url the daemon started with\)$/m);
+    expect(shown.stdout).toContain(`    publicUrl ${OLD} in ${userConfigFile(daemon)} is not used: the --public-url the daemon started with wins over the user config`);
 
     await writeFile(userConfigFile(daemon), JSON.stringify({ publicUrl: NEW }));
     const refused = await daemon.waitForLog((entry) => entry.msg === 'publicUrl changed in the user config, but does not apply', 10_000, 'the change to be refused');

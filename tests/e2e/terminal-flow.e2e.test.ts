@@ -5,6 +5,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { askbridgeCommand } from '../../src/command-name.js';
 import { MACHINE_HEADER } from '../../src/http-hook.js';
 import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
@@ -408,7 +409,7 @@ describe('askbridge answer on a terminal', () => {
     const daemon = await daemonForTest();
     const answer = await runCli(['answer'], daemon.env);
     expect(answer).toMatchObject({ code: 2, stdout: '' });
-    expect(answer.stderr).toMatch(/^askbridge answer: no terminal to ask on: give the answer instead, as in askbridge answer ID --pick 1=LABEL\|NUMBER .*--json FILE.*\n$/);
+    expect(answer.stderr).toMatch(new RegExp(`^askbridge answer: no terminal to ask on: give the answer instead, as in ${escapeRegExp(askbridgeCommand(daemon.env))} answer ID --pick 1=LABEL\\|NUMBER .*--json FILE.*\\n$`));
     const watch = await runCli(['watch'], daemon.env);
     expect(watch).toMatchObject({ code: 2, stdout: '' });
     expect(watch.stderr).toMatch(/askbridge(\.mjs)? listen --json/);
@@ -480,16 +481,28 @@ describe('what the page shows of a question, in the terminal', () => {
     expect((await remoteHook.response).statusCode).toBe(200);
   });
 
-  it('watch: context that arrives once the question is on screen is shown, and the question asked again below it', async () => {
+  it('watch: context that arrives once the question is on screen takes the place of its list, above it: the question and its options are printed once', async () => {
     const { daemon, projects } = await daemonWithTranscripts();
     const terminal = await openFlowTerminal(['watch'], daemon);
     await terminal.waitFor('Waiting for questions.');
     // No line for this tool call in the transcript: the daemon reads it again later, then takes what was said last.
     const payload = { ...freshPayload('01-single-select', 'watch-context'), session_id: 'c0ffee00-0000-4000-8000-000000000002' };
     const hook = postAsHttpHook({ port: daemon.port, key: daemon.hookKey(), payload: { ...payload, transcript_path: transcriptFor(projects, payload, false) } });
-    await terminal.waitForPrompt('Choose one');
-    const screen = await terminal.waitFor(/Claude said \(shortened: c shows all\)\n[\s\S]*Question 1 of 1 · Database\n[\s\S]*◆ {2}Choose one/, 'the context above the question');
-    expect(screen.slice(screen.lastIndexOf('Claude said'))).toContain('● 1. PostgreSQL (Recommended)');
+    await daemon.waitForAsk(payload.tool_use_id);
+    await terminal.waitFor(/Claude said \(shortened: c shows all\)\n[\s\S]*Question 1 of 1 · Database\n[\s\S]*◆ {2}Choose one/, 'the context above the question');
+    const screen = await terminal.waitForPrompt('Choose one');
+    const times = (text: string) => screen.split(text).length - 1;
+    expect(times('Claude Code asks'), screen).toBe(1);
+    expect(times('Project  '), screen).toBe(1);
+    expect(times('Branch   feature/reporting'), screen).toBe(1);
+    expect(times('Claude said'), screen).toBe(1);
+    expect(times('Question 1 of 1 · Database'), screen).toBe(1);
+    expect(times('Which database should the new orders service use?'), screen).toBe(1);
+    expect(times('Choose one'), screen).toBe(1);
+    expect(times('1. PostgreSQL (Recommended)'), screen).toBe(1);
+    // In the order the page shows them: who asks, the context, the question, its options.
+    const order = ['Claude Code asks', 'Project  ', 'Claude said', 'Question 1 of 1 · Database', '◆  Choose one', '1. PostgreSQL (Recommended)'].map((text) => screen.indexOf(text));
+    expect(order, screen).toEqual([...order].sort((a, b) => a - b));
     await terminal.type('2');
     expect((await hook.response).statusCode).toBe(200);
     await terminal.waitFor(/Waiting for questions\. Ctrl\+C leaves; questions keep waiting\.\s*$/);

@@ -23,9 +23,10 @@ import { continuationOf, endTurn, notifyWaiting, setAway, stopPayload, submitPro
 
 const WAIT_MS = 10_000;
 const PROJECT = '/home/alice/projects/shop';
-const AWAY_ON = "away: on (the end of each of Claude's turns waits for your reply: the page, askbridge watch, askbridge reply)";
+/** What `away` says when on, `command` being how askbridge runs here (askbridgeCommand). */
+const awayOn = (command: string) => `away: on (the end of each of Claude's turns waits for your reply: the page, \`${command} watch\`, \`${command} reply\`)`;
 const AWAY_OFF = "away: off (Claude's turns end in the terminal, as usual)";
-const REPLY_USAGE = 'askbridge reply SESSION [--machine NAME] TEXT... | SESSION - (the text from standard input) | SESSION --done';
+const replyUsage = (command: string) => `${command} reply SESSION [--machine NAME] TEXT... | SESSION - (the text from standard input) | SESSION --done`;
 
 let daemon: Daemon;
 beforeAll(async () => {
@@ -62,13 +63,13 @@ describe('askbridge away', () => {
   it('on, off and alone say the state in one line; status says it too; off lets go of a turn end waiting (Claude stops)', async () => {
     await setAway(daemon, false);
     expect(await runCli(['away'], daemon.env)).toMatchObject({ code: 0, stdout: `${AWAY_OFF}\n`, stderr: '' });
-    expect(await runCli(['away', 'on'], daemon.env)).toMatchObject({ code: 0, stdout: `${AWAY_ON}\n`, stderr: '' });
+    expect(await runCli(['away', 'on'], daemon.env)).toMatchObject({ code: 0, stdout: `${awayOn(askbridgeCommand(daemon.env))}\n`, stderr: '' });
     expect((await daemon.api<{ away: boolean }>('GET', '/api/away')).body).toEqual({ away: true, turnEnds: { reach: 'everywhere', gaps: [] } });
-    expect(await runCli(['away'], daemon.env)).toMatchObject({ code: 0, stdout: `${AWAY_ON}\n` });
+    expect(await runCli(['away'], daemon.env)).toMatchObject({ code: 0, stdout: `${awayOn(askbridgeCommand(daemon.env))}\n` });
 
     const status = await runCli(['status'], daemon.env);
     expect(status.code, status.stderr).toBe(0);
-    expect(status.stdout.split('\n')).toContain(AWAY_ON);
+    expect(status.stdout.split('\n')).toContain(awayOn(askbridgeCommand(daemon.env)));
     expect(parseJson<{ away: boolean }>((await runCli(['status', '--json'], daemon.env)).stdout, 'status --json').away).toBe(true);
 
     const held = await turnEnd('away-off', 'Done: the tests pass.');
@@ -82,9 +83,10 @@ describe('askbridge away', () => {
     await setAway(daemon, true);
     const maybe = await runCli(['away', 'maybe'], daemon.env);
     expect(maybe).toMatchObject({ code: 2, stdout: '' });
-    expect(maybe.stderr).toBe('askbridge away: "maybe" is neither on nor off: askbridge away on|off (or askbridge away: the state as it is)\n');
+    const command = askbridgeCommand(daemon.env);
+    expect(maybe.stderr).toBe(`askbridge away: "maybe" is neither on nor off: ${command} away on|off (or ${command} away: the state as it is)\n`);
     const both = await runCli(['away', 'on', 'off'], daemon.env);
-    expect(both).toMatchObject({ code: 2, stdout: '', stderr: 'askbridge away: one of on or off: askbridge away on|off (or askbridge away: the state as it is)\n' });
+    expect(both).toMatchObject({ code: 2, stdout: '', stderr: `askbridge away: one of on or off: ${command} away on|off (or ${command} away: the state as it is)\n` });
     const flag = await runCli(['away', '--on'], daemon.env);
     expect(flag.code).toBe(2);
     expect(flag.stderr).toMatch(/^askbridge away: Unknown option '--on'/);
@@ -101,7 +103,7 @@ describe('askbridge away', () => {
       expect(parseJson<{ turnEnds: unknown }>((await runCli(['status', '--json'], unwired.env)).stdout, 'status --json').turnEnds).toEqual({ reach: 'nowhere', gaps: [], fix });
       // Once it is wired (the command it named), the same daemon says so.
       expect((await runCli(['install', '--user'], unwired.env)).code).toBe(0);
-      await waitUntil(async () => (await runCli(['away'], unwired.env)).stdout === `${AWAY_ON}\n` || undefined, 10_000, 'away to say it waits, once wired');
+      await waitUntil(async () => (await runCli(['away'], unwired.env)).stdout === `${awayOn(askbridgeCommand(unwired.env))}\n` || undefined, 10_000, 'away to say it waits, once wired');
     } finally {
       await unwired.stop();
     }
@@ -142,13 +144,13 @@ describe('askbridge reply', () => {
     expect(refused).toMatchObject({
       code: 1,
       stdout: '',
-      stderr: `askbridge reply: no turn's end waits in session ${sessionId} on this machine; it waits\n  from machine "laptop; rm -rf ~": askbridge reply ${sessionId} --machine 'laptop; rm -rf ~' TEXT...\n`,
+      stderr: `askbridge reply: no turn's end waits in session ${sessionId} on this machine; it waits\n  from machine "laptop; rm -rf ~": ${askbridgeCommand(daemon.env)} reply ${sessionId} --machine 'laptop; rm -rf ~' TEXT...\n`,
     });
 
     const here = await turnEnd('intercept', 'I refactored the cart.', { sessionId });
     const listed = (await runCli(['pending'], daemon.env)).stdout.split('\n');
-    expect(listed).toContain(`       - reply: askbridge reply ${sessionId} TEXT... (or --done: Claude stops)`);
-    expect(listed).toContain(`       - reply: askbridge reply ${sessionId} --machine 'laptop; rm -rf ~' TEXT... (or --done: Claude stops)`);
+    expect(listed).toContain(`       - reply: ${askbridgeCommand(daemon.env)} reply ${sessionId} TEXT... (or --done: Claude stops)`);
+    expect(listed).toContain(`       - reply: ${askbridgeCommand(daemon.env)} reply ${sessionId} --machine 'laptop; rm -rf ~' TEXT... (or --done: Claude stops)`);
     expect(await runCli(['reply', sessionId, 'the deploy token is hunter2'], daemon.env)).toMatchObject({ code: 0, stdout: 'replied: Claude goes on\n' });
     expect(await continuationOf(here)).toBe(replyReason('the deploy token is hunter2'));
     expect(await daemon.ask(laptop.view.id)).toMatchObject({ status: 'pending' });
@@ -203,7 +205,7 @@ describe('askbridge reply', () => {
     expect(notAway.stderr).toBe(`askbridge reply: no session waits for a reply with the id no-such-session: you are not away, so a turn ends in the terminal without waiting (\`${askbridgeCommand(daemon.env)} away on\`)\n`);
 
     const held = await turnEnd('reply-usage', 'Done.');
-    const usage = REPLY_USAGE;
+    const usage = replyUsage(askbridgeCommand(daemon.env));
     const cases: Array<[string[], string]> = [
       [['reply'], `usage: ${usage}`],
       [['reply', held.view.sessionId], `say what Claude should do, or let it stop with --done: ${usage}`],
@@ -233,7 +235,7 @@ describe('askbridge reply', () => {
     const held = await turnEnd('answer-turn', 'Done.');
     const answered = await runCli(['answer', held.view.id.slice(0, 8), '--pick', '1=1'], daemon.env);
     expect(answered).toMatchObject({ code: 2, stdout: '' });
-    expect(answered.stderr).toBe(`askbridge answer: ${held.view.id} is the end of Claude's turn, not a question: reply with \`askbridge reply ${held.view.sessionId} TEXT...\` (Claude goes on with it), or \`askbridge reply ${held.view.sessionId} --done\` (Claude stops)\n`);
+    expect(answered.stderr).toBe(`askbridge answer: ${held.view.id} is the end of Claude's turn, not a question: reply with \`${askbridgeCommand(daemon.env)} reply ${held.view.sessionId} TEXT...\` (Claude goes on with it), or \`${askbridgeCommand(daemon.env)} reply ${held.view.sessionId} --done\` (Claude stops)\n`);
     expect((await runCli(['answer', held.view.id, '--allow'], daemon.env)).code).toBe(2);
     expect(await statusOf(held.view.id)).toBe('pending');
 
@@ -263,7 +265,7 @@ describe('askbridge pending, listen and history', () => {
     const at = lines.findIndex((line) => line.startsWith(held.view.id));
     expect(lines[at]).toMatch(new RegExp(`^${held.view.id}  ${PROJECT}  \\(\\d+s left, then Claude stops, and its session waits at its prompt\\)$`));
     expect(lines[at + 1]).toBe(`  Claude finished: ${HOSTILE_MARKED.join(' ')}  (session ${held.view.sessionId})`);
-    expect(lines[at + 2]).toBe(`       - reply: askbridge reply ${held.view.sessionId} TEXT... (or --done: Claude stops)`);
+    expect(lines[at + 2]).toBe(`       - reply: ${askbridgeCommand(daemon.env)} reply ${held.view.sessionId} TEXT... (or --done: Claude stops)`);
     const waitAt = lines.findIndex((line) => line.startsWith(wait.id));
     expect(lines.slice(waitAt, waitAt + 2)).toEqual([`${wait.id}  ${PROJECT}`, `  waiting for you in the terminal (a permission dialog waits): Claude needs your permission to use Bash  (session ${waitSession})`]);
 

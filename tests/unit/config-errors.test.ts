@@ -70,7 +70,7 @@ describe('a config file that is not JSON', () => {
 
     const doctor = await cli(['doctor', '--json', '--cwd', root, '--claude', join(root, 'no-claude')]);
     const findings = (JSON.parse(doctor.stdout) as { findings: Array<{ id: string; message: string }> }).findings;
-    expect(findings.find((finding) => finding.id === 'askbridge-config-invalid')?.message).toBe(`askbridge config ${expected}; its last good version, or the defaults, are in use`);
+    expect(findings.find((finding) => finding.id === 'askbridge-config-invalid')?.message).toBe(`askbridge's config ${expected}; its last good version, or the defaults, are in use`);
   });
 
   it("is reported by `askbridge trust` for a project's .claude/askbridge.json at its line and column", async () => {

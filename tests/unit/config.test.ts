@@ -165,7 +165,7 @@ describe('config files', () => {
 
     const doctor = await cli(['doctor', '--json', '--cwd', join(root, 'project'), '--claude', join(root, 'no-claude')]);
     const findings = (JSON.parse(doctor.stdout) as { findings: Array<{ id: string; level: string; message: string }> }).findings;
-    expect(findings.filter((finding) => finding.id.includes('config'))).toEqual([{ id: 'project-config-user-only', level: 'warning', file: effective.warnings?.[0]?.path, message: `askbridge config ${effective.warnings?.[0]?.message}`, fix: expect.stringContaining('trust it again') }]);
+    expect(findings.filter((finding) => finding.id.includes('config'))).toEqual([{ id: 'project-config-user-only', level: 'warning', file: effective.warnings?.[0]?.path, message: `askbridge's config ${effective.warnings?.[0]?.message}`, fix: expect.stringContaining('trust it again') }]);
   });
 
   it('keeps the last good version of the user file when an edit is invalid', () => {

@@ -43,7 +43,7 @@ describe('history.jsonl', () => {
       ['expired', 'timeout'],
       ['cancelled', 'the hook stopped waiting (Esc or timeout in Claude Code)'],
       ['declined', 'person via cli'],
-      ['cancelled', "opencode's own prompt settled it, or the relay (askbridge attach opencode) stopped"],
+      ['cancelled', "opencode's own prompt settled it, or askbridge's relay for it stopped"],
     ]);
   });
 

@@ -52,16 +52,16 @@ describe('the last reply in a row', () => {
 describe('awayLines', () => {
   const everywhere: TurnEndReach = { reach: 'everywhere', gaps: [] };
   it('says what being away means where the end of a turn reaches askbridge', () => {
-    expect(awayLines({ away: true, turnEnds: everywhere })).toBe("away: on (the end of each of Claude's turns waits for your reply: the page, askbridge watch, askbridge reply)");
-    expect(awayLines({ away: false, turnEnds: everywhere })).toBe("away: off (Claude's turns end in the terminal, as usual)");
+    expect(awayLines({ away: true, turnEnds: everywhere }, 'askbridge')).toBe("away: on (the end of each of Claude's turns waits for your reply: the page, `askbridge watch`, `askbridge reply`)");
+    expect(awayLines({ away: false, turnEnds: everywhere }, 'askbridge')).toBe("away: off (Claude's turns end in the terminal, as usual)");
   });
 
   it('promises nothing the wiring cannot deliver: where a turn end reaches nowhere, the one command that adds it', () => {
     const nowhere: TurnEndReach = { reach: 'nowhere', gaps: [], fix: 'askbridge install --user' };
-    expect(awayLines({ away: true, turnEnds: nowhere })).toBe('away: on (but the end of a turn does not reach askbridge here, so it never waits for your reply: run `askbridge install --user`)');
+    expect(awayLines({ away: true, turnEnds: nowhere }, 'askbridge')).toBe('away: on (but the end of a turn does not reach askbridge here, so it never waits for your reply: run `askbridge install --user`)');
     const partly: TurnEndReach = { reach: 'partly', gaps: [{ path: '/home/alice/shop/.claude/settings.local.json', missing: ['Stop', 'UserPromptSubmit', 'Notification'], fix: "askbridge install --project '/home/alice/shop'" }] };
-    expect(awayLines({ away: true, turnEnds: partly }).split('\n')).toEqual([
-      "away: on (the end of each of Claude's turns waits for your reply, where it reaches askbridge: the page, askbridge watch, askbridge reply)",
+    expect(awayLines({ away: true, turnEnds: partly }, 'askbridge').split('\n')).toEqual([
+      "away: on (the end of each of Claude's turns waits for your reply, where it reaches askbridge: the page, `askbridge watch`, `askbridge reply`)",
       "  not from /home/alice/shop/.claude/settings.local.json (no Stop, UserPromptSubmit, Notification): run `askbridge install --project '/home/alice/shop'`",
     ]);
   });
@@ -139,9 +139,9 @@ describe('the reply prompt', () => {
 
 describe('replyText', () => {
   it('joins the words as given; refuses a blank or too long reply as a usage error', () => {
-    expect(replyText(['Yes,', 'deploy  it'])).toBe('Yes, deploy  it');
-    expect(() => replyText(['  ', ''])).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringMatching(/^the reply is empty/) }));
-    expect(() => replyText(['x'.repeat(20_001)])).toThrow(expect.objectContaining({ exitCode: 2, message: 'the reply is 20001 characters long, and a reply holds at most 20000: shorten it' }));
-    expect(replyText(['x'.repeat(20_000)])).toHaveLength(20_000);
+    expect(replyText(['Yes,', 'deploy  it'], 'askbridge')).toBe('Yes, deploy  it');
+    expect(() => replyText(['  ', ''], 'askbridge')).toThrow(expect.objectContaining({ exitCode: 2, message: expect.stringMatching(/^the reply is empty/) }));
+    expect(() => replyText(['x'.repeat(20_001)], 'askbridge')).toThrow(expect.objectContaining({ exitCode: 2, message: 'the reply is 20001 characters long, and a reply holds at most 20000: shorten it' }));
+    expect(replyText(['x'.repeat(20_000)], 'askbridge')).toHaveLength(20_000);
   });
 });
