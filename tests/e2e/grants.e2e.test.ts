@@ -9,10 +9,12 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { afterEach, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { HOOK_KEY_HEADER, PERMISSION_HOOK_PATH } from '../../src/http-hook.js';
 import type { AskView, Grant } from '../../src/protocol.js';
 import { decisionOf, permissionPayload, requestPermission } from '../stack/approvals.js';
+import { chromiumAvailability, launchBrowser, openAsk, openPairedPage } from '../stack/browser.js';
 import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { CLI_BIN, REPO_ROOT } from '../stack/env.js';
@@ -22,9 +24,20 @@ import { runCli } from '../stack/processes.js';
 const PROJECT = '/home/alice/projects/shop';
 const ALLOW = { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } };
 
+const chromium = chromiumAvailability();
+if (!chromium.available && process.env.CI) throw new Error(`the answer page tests need Chromium: ${chromium.reason}`);
+const SHOTS = '/tmp/grant-shots';
+
 const daemons: Daemon[] = [];
+let browser: Browser | undefined;
+beforeAll(async () => {
+  if (chromium.available) browser = await launchBrowser();
+});
 afterEach(async () => {
   for (const daemon of daemons.splice(0).reverse()) await daemon.stop();
+});
+afterAll(async () => {
+  await browser?.close();
 });
 
 async function start(options: Parameters<typeof startDaemon>[0] = {}): Promise<Daemon> {
@@ -155,6 +168,55 @@ describe('a grant', () => {
     await daemon.waitForLog((entry) => entry.msg === 'askbridge is listening' && entry.pid !== killed, 15_000, 'the keeper to start another daemon');
     expect(await grantsOf(daemon)).toEqual([grant]);
     expect((await askCovered(daemon, permissionPayload('s-1', 'Bash', { command: 'npm test' }))).decision).toEqual(ALLOW);
+  });
+});
+
+describe.skipIf(!chromium.available)('a grant on the page', () => {
+  it('is made from the approval card with the rule in words first, lets the same command through with no card, shows in the strip with its time left, and Revoke ends it', async () => {
+    const daemon = await start();
+    const { page, context } = await openPairedPage(browser!, daemon, { viewport: { width: 1280, height: 800 } });
+    const first = await requestPermission(daemon, permissionPayload('s-1', 'Bash', { command: 'npm test', description: 'Run the tests' }));
+    const card = await openAsk(page, first.view.id);
+    const offer = card.locator('.approval-grant');
+    expect(await offer.locator('.grant-offer').textContent()).toBe('Without asking you, it will run commands that start with `npm test` (one command alone: nothing joined with ; && || | or a redirect, no $(…) or backticks) Bash(npm test:*).');
+    await mkdir(SHOTS, { recursive: true });
+    await card.screenshot({ path: `${SHOTS}/card-desk-light.png` });
+    await offer.getByLabel('For').selectOption('60');
+    await offer.getByLabel('In').selectOption('project');
+    await offer.getByRole('button', { name: 'Allow, and the same without asking' }).click();
+    expect(await decisionOf(first)).toEqual(ALLOW);
+
+    const [grant] = await grantsOf(daemon);
+    expect(grant).toMatchObject({ rule: 'Bash(npm test:*)', scope: 'project', by: 'Chrome on Linux' });
+    expect(grant!.endsAt - grant!.madeAt).toBe(60 * 60_000);
+    const strip = page.locator('#grants');
+    await strip.waitFor({ state: 'visible' });
+    const row = strip.locator(`[data-grant="${grant!.id}"]`);
+    expect(await row.locator('.grant-meta').textContent()).toBe('Bash(npm test:*) · every session of this project · made from Chrome on Linux');
+    expect(await row.locator('.grant-left').textContent()).toMatch(/^(1 h|59 min) left$/);
+    await page.screenshot({ path: `${SHOTS}/strip-desk-light.png` });
+
+    // Another session of the project: allowed at once, and no card ever shows on the page.
+    const again = await askCovered(daemon, permissionPayload('s-2', 'Bash', { command: 'npm test' }));
+    expect(again.decision).toEqual(ALLOW);
+    expect(await daemon.pending()).toEqual([]);
+
+    for (const [name, viewport, scheme] of [['phone-dark', { width: 360, height: 740 }, 'dark'], ['desk-dark', { width: 1280, height: 800 }, 'dark'], ['phone-light', { width: 360, height: 740 }, 'light']] as const) {
+      await page.setViewportSize(viewport);
+      await page.emulateMedia({ colorScheme: scheme });
+      await page.screenshot({ path: `${SHOTS}/strip-${name}.png` });
+    }
+
+    await row.getByRole('button', { name: 'Revoke the grant Bash(npm test:*)' }).click();
+    await strip.waitFor({ state: 'hidden' });
+    expect(await grantsOf(daemon)).toEqual([]);
+    const carded = await requestPermission(daemon, permissionPayload('s-2', 'Bash', { command: 'npm test' }));
+    expect(carded.view.status).toBe('pending');
+    // The page got every event before this card's (one socket, in order): the granted request never showed.
+    await openAsk(page, carded.view.id);
+    expect(await page.locator(`[data-ask-id="${again.ask.id}"], [data-question-id="${again.ask.id}"]`).count()).toBe(0);
+    carded.abort();
+    await context.close();
   });
 });
 
