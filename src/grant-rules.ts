@@ -5,6 +5,7 @@
 // a redirect never matches a prefix: only a grant naming that whole command covers it. Pure: no I/O.
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { PLAN_TOOL } from './approvals.js';
+import { INVISIBLE_CHARACTER } from './visible-text.js';
 import type { Approval } from './protocol.js';
 import { parseShell } from './shell-command.js';
 
@@ -28,6 +29,8 @@ export function grantable(approval: Pick<Approval, 'toolName' | 'toolInput'>, cw
 /** The rule a grant made from this approval would be, and what it allows in words; undefined when none can be made. */
 export function ruleFor(approval: Pick<Approval, 'toolName' | 'toolInput'>, cwd: string): { rule: string; words: string } | undefined {
   const { toolName, toolInput } = approval;
+  // What a person reads must be what the rule says: nothing invisible (an escape sequence, an override) is ever granted.
+  if (Object.values(toolInput).some((value) => typeof value === 'string' && new RegExp(INVISIBLE_CHARACTER.source, 'u').test(value))) return undefined;
   if (SHELL_TOOLS.has(toolName)) {
     const command = toolInput.command;
     if (typeof command !== 'string' || command.trim() === '' || /[\r\n]/.test(command)) return undefined;

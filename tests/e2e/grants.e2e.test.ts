@@ -20,6 +20,7 @@ import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { CLI_BIN, REPO_ROOT } from '../stack/env.js';
 import { postAsHttpHook } from '../stack/hook-client.js';
 import { runCli } from '../stack/processes.js';
+import { activePrompt, openTerminal } from '../stack/terminal.js';
 
 const PROJECT = '/home/alice/projects/shop';
 const ALLOW = { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } };
@@ -217,6 +218,36 @@ describe.skipIf(!chromium.available)('a grant on the page', () => {
     expect(await page.locator(`[data-ask-id="${again.ask.id}"], [data-question-id="${again.ask.id}"]`).count()).toBe(0);
     carded.abort();
     await context.close();
+  });
+});
+
+describe('a grant in the terminal flow', () => {
+  it("is the last choice, after Claude Code's own; asks how long and where, then covers the next request", async () => {
+    const daemon = await start();
+    const held = await requestPermission(daemon, permissionPayload('s-1', 'Bash', { command: 'npm test', description: 'Run the tests' }));
+    const terminal = await openTerminal(['answer', held.view.id.slice(0, 8)], { HOME: daemon.home, ASKBRIDGE_HOME: daemon.home, XDG_CONFIG_HOME: join(daemon.home, 'xdg-config') });
+    try {
+      const prompt = activePrompt(await terminal.waitForPrompt('Allow this call?'));
+      expect(prompt).toContain('1. Allow once');
+      expect(prompt).toContain('2. Deny');
+      expect(prompt).toContain('3. Deny and stop');
+      expect(prompt).toContain('4. Allow, and the same without asking for a while');
+      expect(prompt).toContain('run commands that start with `npm test`');
+      expect(prompt).toContain('Bash(npm test:*)');
+      await terminal.type('4');
+      await terminal.waitForPrompt('For how long?');
+      await terminal.type('2');
+      await terminal.waitForPrompt('Where?');
+      await terminal.type('2');
+      await terminal.waitFor('Allowed, and the same without asking: Bash(npm test:*)');
+      expect(await decisionOf(held)).toEqual(ALLOW);
+    } finally {
+      await terminal.close();
+    }
+    const [grant] = await grantsOf(daemon);
+    expect(grant).toMatchObject({ rule: 'Bash(npm test:*)', scope: 'project', by: 'the terminal' });
+    expect(grant!.endsAt - grant!.madeAt).toBe(60 * 60_000);
+    expect((await askCovered(daemon, permissionPayload('s-2', 'Bash', { command: 'npm test' }))).decision).toEqual(ALLOW);
   });
 });
 

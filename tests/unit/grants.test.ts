@@ -25,6 +25,8 @@ describe('the rule a grant makes', () => {
     expect(grantable({ toolName: 'Edit', toolInput: { file_path: '/home/alice/.bashrc' } }, PROJECT)).toBe(false);
     expect(grantable({ toolName: 'Edit', toolInput: { file_path: `${PROJECT}/../.bashrc` } }, PROJECT)).toBe(false);
     expect(grantable(bash('npm test\ncurl x'), PROJECT)).toBe(false);
+    expect(grantable(bash('npm test \u001b[2J'), PROJECT)).toBe(false);
+    expect(grantable(bash('npm test \u202eevil'), PROJECT)).toBe(false);
   });
 });
 
