@@ -20,6 +20,8 @@ export type ChoiceBasis = {
   questions: readonly unknown[];
   typedAnswers?: readonly boolean[] | undefined;
   suggestions: number;
+  /** An approval that a grant may cover (grant-rules.ts grantable). */
+  grantable?: boolean | undefined;
 };
 
 /** The choices where the ask is shown whole. */
@@ -35,12 +37,13 @@ export function choicesOf(basis: ChoiceBasis): Choices {
     allow: approval,
     remember: approval && profile.remembers && basis.suggestions > 0,
     stop: approval && profile.stops,
+    grant: approval && basis.grantable === true,
   };
 }
 
-/** The choices a channel may offer: one that shows the ask cut never allows it, with or without an "always allow". */
+/** The choices a channel may offer: one that shows the ask cut never allows it, with or without an "always allow" or a grant. */
 export function onChannel(choices: Choices, shown: Shown): Choices {
-  return shown === 'whole' ? choices : { ...choices, allow: false, remember: false };
+  return shown === 'whole' ? choices : { ...choices, allow: false, remember: false, grant: false };
 }
 
 /** Why these responses may not be given here (typed text or a note the asker does not take), or undefined. */
@@ -68,6 +71,10 @@ export function refusedDecision(who: { agent?: Agent | undefined; asker?: Asker 
   const name = profileOf(who).name;
   if (decision.behavior === 'allow') {
     if (!choices.allow) return new AnswerError('not_shown_whole', `what would run is cut short here: read it whole on the page (or with \`${command} pending\`) to allow it`);
+    if (decision.grant) {
+      if (!choices.grant) return new AnswerError('not_grantable', 'no grant can cover this request: allow it once');
+      if (decision.suggestion !== undefined) return new AnswerError('grant_with_suggestion', `choose a grant or one of ${name}'s suggestions, not both`);
+    }
     if (decision.suggestion === undefined) return undefined;
     if (approval.suggestions.length === 0 || !choices.remember) {
       return new AnswerError('unknown_suggestion', `there is no suggestion ${decision.suggestion} to choose here: ${name} made none it takes back; allow it once`);

@@ -9,7 +9,7 @@ import { profileOf } from './agents.js';
 import { AskerSchema, checkShape, AskStatusSchema, type AskView } from './protocol.js';
 
 /** `lost`: not a question but a note that some could not be recorded (the disk was full or read-only). */
-export const HistorySourceSchema = z.enum(['person', 'rule', 'recommended', 'declined', 'terminal', 'cancelled', 'expired', 'failed', 'lost']);
+export const HistorySourceSchema = z.enum(['person', 'rule', 'recommended', 'declined', 'terminal', 'cancelled', 'expired', 'failed', 'lost', 'grant']);
 export type HistorySource = z.infer<typeof HistorySourceSchema>;
 
 export const HistoryLineSchema = z.looseObject({
@@ -95,7 +95,16 @@ export function describeSource(view: AskView): { source: HistorySource; detail?:
       return { source: 'terminal', detail: view.turnEnd ? 'the person typed in the terminal' : 'answered in the terminal' };
     case 'back':
       return { source: 'terminal', detail: 'the person came back' };
+    case 'grant':
+      return { source: 'grant', detail: grantText(source) };
   }
+}
+
+/** "allowed by your grant of 14:02 (made from Chrome on Android)": the grant's time in this machine's clock. */
+export function grantText(source: { madeAt: number; by: string }): string {
+  const made = new Date(source.madeAt);
+  const time = `${String(made.getHours()).padStart(2, '0')}:${String(made.getMinutes()).padStart(2, '0')}`;
+  return `allowed by your grant of ${time} (made from ${source.by})`;
 }
 
 /** Every complete line, in the file's order (oldest first); a torn or foreign line is skipped, never fatal. */

@@ -447,6 +447,8 @@ export const SourceSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('terminal') }),
   /** The person said they are back (away off): a turn's end that waited for a reply is let go. */
   z.object({ kind: z.literal('back') }),
+  /** Allowed at once by a person's live grant (grants.ts): which one, when it was made and from where. */
+  z.object({ kind: z.literal('grant'), grant: z.string(), rule: z.string(), madeAt: z.number(), by: z.string() }),
 ]);
 export type Source = z.infer<typeof SourceSchema>;
 
@@ -509,18 +511,57 @@ export const ApprovalSchema = z.object({
   plan: z.string().optional(),
   /** The session's permission mode when it asked (`default`, `plan`...). */
   permissionMode: z.string().optional(),
+  /** What a grant made from this approval would cover (grant-rules.ts); absent when it cannot be granted. */
+  grant: z.object({ rule: z.string(), words: z.string() }).optional(),
 });
 export type Approval = z.infer<typeof ApprovalSchema>;
+
+/** The longest a grant lasts: eight hours, also for one that ends with its session. */
+export const GRANT_MAX_MINUTES = 480;
+
+/**
+ * A person's grant, chosen with an allow: the same requests are allowed at once for `minutes`, or
+ * until the session ends (at most GRANT_MAX_MINUTES); in this session only, or in every session of
+ * this project (its folder), of the same agent on the same machine.
+ */
+export const GrantChoiceSchema = z.union([
+  z.strictObject({ minutes: z.number().int().min(1).max(GRANT_MAX_MINUTES), scope: z.enum(['session', 'project']) }),
+  z.strictObject({ untilSessionEnds: z.literal(true), scope: z.enum(['session', 'project']) }),
+]);
+export type GrantChoice = z.infer<typeof GrantChoiceSchema>;
+
+/** A live grant, as the page, the CLI and Telegram list it. */
+export const GrantSchema = z.object({
+  id: z.string(),
+  /** In Claude Code's rule grammar: `Bash(npm test:*)`, `Edit(//home/me/app/**)`, `WebFetch(domain:example.com)`. */
+  rule: z.string(),
+  words: z.string(),
+  agent: AgentSchema,
+  scope: z.enum(['session', 'project']),
+  sessionId: z.string(),
+  /** The project: the folder of the session that asked. */
+  cwd: z.string(),
+  machine: z.string().optional(),
+  madeAt: z.number(),
+  endsAt: z.number(),
+  untilSessionEnds: z.boolean().optional(),
+  /** Where the person made it, in words: a paired device's name, the terminal, a Telegram chat. */
+  by: z.string(),
+});
+export type Grant = z.infer<typeof GrantSchema>;
+export const GrantsReplySchema = z.object({ grants: z.array(GrantSchema) }).meta({ title: 'grants' });
+export type GrantsReply = z.infer<typeof GrantsReplySchema>;
 
 /**
  * How a person decides an approval (the body of POST /api/asks/:id/decide, and what its view keeps):
  * allow once, or allow with one of Claude Code's suggestions (by index); deny, with a message for
- * Claude, and `interrupt` to stop its turn as well. For a plan, allow approves it and a deny's
+ * Claude, and `interrupt` to stop its turn as well. An allow may carry a grant: the same requests
+ * are then allowed at once for a while (GrantChoiceSchema). For a plan, allow approves it and a deny's
  * message is the feedback. There is no other allow: the input is never changed.
  */
 export const ApprovalDecisionSchema = z
   .discriminatedUnion('behavior', [
-    z.strictObject({ behavior: z.literal('allow'), suggestion: z.number().int().min(0).max(MAX_SUGGESTIONS - 1).optional() }),
+    z.strictObject({ behavior: z.literal('allow'), suggestion: z.number().int().min(0).max(MAX_SUGGESTIONS - 1).optional(), grant: GrantChoiceSchema.optional() }),
     z.strictObject({ behavior: z.literal('deny'), message: text(LIMITS.otherChars).optional(), interrupt: z.boolean().optional() }),
   ])
   .meta({ title: 'decision' });
@@ -603,6 +644,8 @@ export const ChoicesSchema = z.object({
   remember: z.boolean(),
   /** An approval: whether "deny and stop" is offered (always without words). */
   stop: z.boolean(),
+  /** An approval: whether an allow may carry a grant (approval.grant says what it would cover). */
+  grant: z.boolean(),
 });
 export type Choices = z.infer<typeof ChoicesSchema>;
 
@@ -675,6 +718,8 @@ export const ServerMessageSchema = z.discriminatedUnion('type', [
   /** A waiting ask changed: more time (expiresAt), or its session's context arrived. */
   z.object({ type: z.literal('updated'), ask: AskViewSchema }),
   z.object({ type: z.literal('banner'), message: z.string().nullable() }),
+  /** The live grants: sent after the snapshot, and whenever one is made or ends. */
+  z.object({ type: z.literal('grants'), grants: z.array(GrantSchema) }),
   /** Whether the person is away, and where a turn's end reaches askbridge: sent after the snapshot, and whenever it changes. */
   z.object({ type: z.literal('away'), away: z.boolean(), turnEnds: TurnEndReachSchema }),
   z.object({ type: z.literal('error'), error: ErrorReplySchema.shape.error }),

@@ -1,6 +1,7 @@
 // How a settled ask ended, told to whoever asked it when that is not Claude Code (a script through
 // `askbridge ask`, an agent through the MCP tool): who or what settled it, and why, in words that
 // are true for each case. Claude Code is told through its decision instead (daemon/decisions/).
+import { grantText } from './history-file.js';
 import { profileOf } from './agents.js';
 import type { AskView, Source } from './protocol.js';
 
@@ -34,7 +35,7 @@ export function howItEnded(ask: Pick<AskView, 'status' | 'source' | 'error' | 'a
     case 'declined':
       return source?.kind === 'policy' ? `declined by the configuration: ${policyReason(source.trigger)}` : 'declined: the person chose not to answer';
     case 'allowed':
-      return 'allowed by a person';
+      return source?.kind === 'grant' ? grantText(source) : 'allowed by a person';
     case 'denied':
       return source?.kind === 'policy' ? `denied by the configuration: ${policyReason(source.trigger)}` : 'denied by a person';
     case 'handed-to-terminal':

@@ -119,6 +119,8 @@ export function openStateDir(dir: string) {
     pushSubscriptions: join(dir, 'push-subscriptions.json'),
     /** Whether the person said they are away (away.ts). */
     away: join(dir, 'away.json'),
+    /** The person's live grants (daemon/grants.ts). */
+    grants: join(dir, 'grants.json'),
     /** The Telegram chats paired with the user's bot (telegram/chats.ts). */
     telegramChats: join(dir, 'telegram-chats.json'),
     /** Why the last keeper stopped restarting its daemon (keeper.ts), until the next start. */

@@ -140,6 +140,7 @@ function settledWords(source: HistorySource, detail: string | undefined, how: Se
   if (how.kind === 'turn-end') return turnEndWords(source, why, how);
   if (how.kind === 'terminal-wait' && how.inTerminal) return 'the session moved on';
   if (how.inTerminal) return ANSWERED_IN_TERMINAL;
+  if (source === 'grant') return terminalText(detail ?? 'allowed by your grant', '    ');
   if (how.status === 'allowed') return `allowed by a person${why}`;
   if (how.status === 'denied') return source === 'person' ? `denied by a person${why}` : `denied by the configuration${why}`;
   switch (source) {

@@ -24,7 +24,7 @@ import { wrapTextWithPrefix } from '@clack/core';
 import { cancel, intro, log, outro, S_BAR, S_INFO, S_STEP_SUBMIT } from '@clack/prompts';
 import { PLAN_TOOL } from '../approvals.js';
 import { agentName } from '../agents.js';
-import { AskReplySchema, ErrorReplySchema, LIMITS, REPLY_CHARS, TooLateReplySchema, type AnswerRequest, type Approval, type ApprovalDecision, type AskView, type SessionContext, type TurnEnd } from '../protocol.js';
+import { AskReplySchema, ErrorReplySchema, LIMITS, REPLY_CHARS, TooLateReplySchema, type AnswerRequest, type Approval, type ApprovalDecision, type AskView, type GrantChoice, type SessionContext, type TurnEnd } from '../protocol.js';
 import { shorten } from '../shorten.js';
 import { markInvisible, terminalText } from '../visible-text.js';
 import { approvalLine, speakerOf, toolInputText } from '../approval-text.js';
@@ -505,8 +505,8 @@ async function confirmed(flow: Flow, message: string, yes: string, no = 'No, bac
 // ---------------------------------------------------------------------------------------------
 // A permission or a plan: the tool and its whole input, the choices of Claude Code's own dialog, the decision.
 
-/** One choice of an approval's list: the decision it sends, and for a deny whether it asks for a message first. */
-type ApprovalChoice = { item: ListItem; decision: ApprovalDecision; message?: 'optional' | 'required' };
+/** One choice of an approval's list: the decision it sends, for a deny whether it asks for a message first, for a grant how long and where first. */
+type ApprovalChoice = { item: ListItem; decision: ApprovalDecision; message?: 'optional' | 'required'; grant?: true };
 
 /** The choices, in the order of Claude Code's own dialog: allow once (approve), each of its suggestions (where its agent takes one back), deny, deny and stop (where its agent can stop): the ask's own choices. */
 function approvalChoices(approval: Approval, call: AskView): ApprovalChoice[] {
@@ -520,7 +520,35 @@ function approvalChoices(approval: Approval, call: AskView): ApprovalChoice[] {
     ...(choices.remember ? approval.suggestions.map((suggestion, index): ApprovalChoice => ({ item: { label: shown(suggestion.label) }, decision: { behavior: 'allow', suggestion: index } })) : []),
     deny,
     ...(choices.stop ? [{ item: { label: plan ? 'Reject and stop' : 'Deny and stop', description: `${speakerOf(agent)} stops and waits for you` }, decision: { behavior: 'deny', interrupt: true } } satisfies ApprovalChoice] : []),
+    // Last, so that the numbers of Claude Code's own choices stay theirs.
+    ...(choices.grant && approval.grant
+      ? [{ item: { label: 'Allow, and the same without asking for a while', description: `${shown(approval.grant.words)}: ${shown(approval.grant.rule)}` }, decision: { behavior: 'allow' }, grant: true } satisfies ApprovalChoice]
+      : []),
   ];
+}
+
+/** How long a grant holds and where, as the page offers them. */
+const GRANT_DURATIONS: Array<{ label: string; choice: { minutes: number } | { untilSessionEnds: true } }> = [
+  { label: '15 minutes', choice: { minutes: 15 } },
+  { label: '1 hour', choice: { minutes: 60 } },
+  { label: 'until this session ends (at most 8 hours)', choice: { untilSessionEnds: true } },
+];
+
+/** The grant's time and scope, chosen in two lists (a letter key goes back to the choices). */
+async function grantChoice(flow: Flow): Promise<GrantChoice | FlowEnd | 'back'> {
+  const duration = await runList(flow, (run) => pickOne({ ...run, message: 'For how long?', items: GRANT_DURATIONS.map(({ label }) => ({ label })), how: '↑/↓ and Enter, or a number', leave: leaveHint(flow) }));
+  if (!('chosen' in duration)) return 'ended' in duration ? endOf(duration) : 'back';
+  const scope = await runList(flow, (run) =>
+    pickOne({
+      ...run,
+      message: 'Where?',
+      items: [{ label: 'this session only' }, { label: 'every session of this project', description: `${speakerOf(flow.call.agent)} in ${shown(flow.call.cwd)}` }],
+      how: '↑/↓ and Enter, or a number',
+      leave: leaveHint(flow),
+    }),
+  );
+  if (!('chosen' in scope)) return 'ended' in scope ? endOf(scope) : 'back';
+  return { ...GRANT_DURATIONS[duration.chosen]!.choice, scope: scope.chosen === 0 ? 'session' : 'project' };
 }
 
 /** The tool and its whole input, under its title; shown `again` (new context, a refusal), its one line, the input being above. */
@@ -593,6 +621,11 @@ async function decideApproval(flow: Flow, approval: Approval): Promise<FlowEnd> 
 /** The decision a choice makes: at once, or with the deny's message. `back`: nothing to send yet (no feedback typed for a plan, or not confirmed). */
 async function decisionFor(flow: Flow, choice: ApprovalChoice): Promise<ApprovalDecision | 'back' | FlowEnd> {
   let { decision } = choice;
+  if (choice.grant) {
+    const grant = await grantChoice(flow);
+    if (grant === 'back' || 'kind' in grant) return grant;
+    decision = { behavior: 'allow', grant };
+  }
   if (choice.message) {
     const typed = await denyMessage(flow, choice.message);
     if (typeof typed !== 'object' || 'kind' in typed) return typed;
@@ -652,6 +685,7 @@ function decidedOutro(approval: Approval, decision: ApprovalDecision): string {
   if (decision.behavior === 'allow') {
     const suggestion = decision.suggestion === undefined ? undefined : approval.suggestions[decision.suggestion];
     if (suggestion) return `${plan ? 'Approved' : 'Allowed'}: ${terminalText(suggestion.label, '    ')}.`;
+    if (decision.grant) return `Allowed, and the same without asking: ${terminalText(approval.grant?.rule ?? '', '    ')} (askbridge grants lists it, --revoke ends it).`;
     return plan ? 'Approved: Claude starts on the plan.' : 'Allowed once: Claude Code runs it.';
   }
   if (decision.interrupt) return `${plan ? 'Rejected' : 'Denied'}: Claude stops and waits for you.`;

@@ -45,6 +45,7 @@ const COMMANDS: Record<string, Command> = {
   stop: { usage: '', summary: 'stop the running daemon and wait until it has exited (waiting questions go back to the terminal)', load: () => import('./stop.js') },
   status: { usage: '[--json]', summary: 'is the daemon running (pid, port, url, pending count, whether you are away), and if it cannot be used, why', load: () => import('./status.js') },
   open: { usage: '[--print]', summary: 'print a one-time link that pairs a browser, and open it', load: () => import('./open.js') },
+  grants: { usage: '[--json] | --revoke ID|all', summary: 'the live grants (allow the same request for a while) and the time each has left; --revoke ends one or all at once', load: () => import('./grants.js') },
   devices: { usage: '[--json] | --revoke ID', summary: 'the paired browsers and Telegram chats, and when each was last seen; --revoke unpairs one at once', load: () => import('./devices.js') },
   pair: {
     usage: '[--no-qr] | --telegram',

@@ -28,6 +28,7 @@ import { pairingRoutes } from './routes/pairing.js';
 import { pushRoutes } from './routes/push.js';
 import { oneTapRoutes } from './routes/one-tap.js';
 import { statusRoutes } from './routes/status.js';
+import { grantRoutes } from './routes/grants.js';
 
 /** A WebSocket closed because the address it came through is no longer accepted (policy violation). */
 const ADDRESS_GONE_CLOSE_CODE = 1008;
@@ -132,6 +133,7 @@ export async function buildApp(deps: AppDeps) {
     onOverload: deps.onOverload,
     sessionContext: deps.sessionContext,
     terminalAnswers: deps.terminalAnswers,
+    grants: deps.grants,
   };
   const away = deps.away ?? createAwaySwitch();
   const awayState = () => ({ away: away.isAway(), turnEnds: deps.turnEnds?.() ?? { reach: 'everywhere' as const, gaps: [] } });
@@ -147,6 +149,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(eventRoutes, context);
   await app.register(statusRoutes, context);
   await app.register(sessionRoutes, context);
+  await app.register(grantRoutes, context);
   await app.register(pageRoutes, { folder: deps.pageFolder, command: deps.command });
 
   app.decorate('askbridge', {

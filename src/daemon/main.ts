@@ -25,6 +25,7 @@ import { DaemonStartError } from './start-error.js';
 import { readListenTls, serveTls, type ListenTls, type TlsDoor } from './tls-listener.js';
 import { createWebhooks } from './webhooks.js';
 import { createTelegram } from './telegram/bot.js';
+import { createGrantStore } from './grants.js';
 import { claudeProjectsDir, readSessionContext } from './transcript.js';
 import { watchForTerminalAnswer } from './terminal-answers.js';
 import { LOOPBACK_HOST, openStateDir, resolveStateDir, stateDirWriteError, type DaemonFailure, type PortHolder } from '../state-dir.js';
@@ -172,9 +173,12 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     logger.warn({ error: (error as Error).message }, 'Web Push is not available: its keys could not be made');
   }
   // The user's Telegram bot: it starts once the user config is read (userConfigChanged), if it names one.
+  const grantLog = logger.child({ component: 'grants' });
+  const grants = createGrantStore({ file: stateDir.paths.grants, log: { info: (fields, message) => grantLog.info(fields, message), warn: (fields, message) => grantLog.warn(fields, message) } });
   const telegramLog = logger.child({ component: 'telegram' });
   const telegram = createTelegram({
     store,
+    grants,
     chatsFile: stateDir.paths.telegramChats,
     // Only a link a phone can open: never a loopback one.
     publicLink: (askId) => {
@@ -274,6 +278,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     sessionContext: (transcriptPath, toolUseId, stillWanted) => readSessionContext(transcriptPath, toolUseId, transcriptAccess, stillWanted),
     terminalAnswers: (transcriptPath, sign, answered) => watchForTerminalAnswer(transcriptPath, sign, transcriptAccess, answered, logger),
     away,
+    grants,
     turnEnds,
     heartbeatMs: Number(options.env.ASKBRIDGE_TEST_HEARTBEAT_MS) || undefined, // for tests only: how fast a dead page is noticed
     waitingLimits,
@@ -337,6 +342,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     closeChannels();
     await Promise.all([app!.close(), tlsDoor?.close(), configWatch.close(), history.flushed(), telegram.close()]);
     history.close();
+    grants.close();
     stateDir.removeDaemonInfo(options.keeperPid);
   }
 

@@ -18,6 +18,7 @@
 /** @typedef {import('../history-file.js').HistoryReply} HistoryReply */
 /** @typedef {import('../protocol.js').DevicesReply} DevicesReply */
 /** @typedef {import('../protocol.js').RevokedReply} RevokedReply */
+/** @typedef {import('../protocol.js').GrantsReply} GrantsReply */
 /** @typedef {import('../protocol.js').PairingReply} PairingReply */
 /** @typedef {import('../protocol.js').PushStatusReply} PushStatusReply */
 /** @typedef {import('../protocol.js').PushSubscribedReply} PushSubscribedReply */
@@ -179,6 +180,13 @@ export const listDevices = () => request('GET', '/api/devices');
  * @returns {Promise<Result<RevokedReply>>}
  */
 export const revokeDevice = (id) => request('POST', `/api/devices/${encodeURIComponent(id)}/revoke`, {});
+
+/**
+ * End a grant now: the requests it covered wait for a person again.
+ * @param {string} id
+ * @returns {Promise<Result<GrantsReply>>} the grants ended
+ */
+export const revokeGrant = (id) => request('POST', `/api/grants/${encodeURIComponent(id)}/revoke`, {});
 
 /** @returns {Promise<Result<PairingReply>>} a one-time link (and its QR code) that pairs one more browser */
 export const createPairing = () => request('POST', '/api/pairings', {});

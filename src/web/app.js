@@ -14,6 +14,7 @@ import { initDevices } from './devices.js';
 import { byId, closeLastPanel, detailsPanel, withCode } from './dom.js';
 import { clearDraft, dropStaleDrafts } from './drafts.js';
 import { finishedCard } from './finished.js';
+import { createGrantStrip } from './grants.js';
 import { initHistory } from './history.js';
 import { createInbox, roughAge } from './inbox.js';
 import { onLive, onQuestionAdded, onQuestionEnded, showWaitingCount, startNotify } from './notify.js';
@@ -71,6 +72,8 @@ const panels = {
 };
 
 const away = createAwaySwitch({ root: ui.away, button: byId('away-switch'), hint: byId('away-hint'), error: byId('away-error'), announce: (text) => announce(text) });
+
+const grantStrip = createGrantStrip({ root: byId('grants'), list: byId('grants-list'), error: byId('grants-error'), announce: (text) => announce(text) });
 
 let connState = /** @type {ConnState} */ ('connecting');
 let live = false;
@@ -262,6 +265,9 @@ function onMessage(message) {
     case 'away':
       away.show(message.away, message.turnEnds);
       break;
+    case 'grants':
+      grantStrip.show(message.grants);
+      break;
     // `error` refuses a visibility report: nothing a person needs to see.
   }
 }
@@ -347,6 +353,8 @@ function onResolved(view) {
     return;
   }
   if (!inbox.has(view.id) && finished.has(view.id) && finished.get(view.id)?.status !== 'gone') return;
+  // A request the person's grant allowed at once was never waiting: no card, no notice (History has it).
+  if (!inbox.has(view.id) && !finished.has(view.id) && view.source?.kind === 'grant') return;
   end(view, {});
 }
 

@@ -82,11 +82,13 @@ export function buildApprovalForm(view, handlers, how = {}) {
   const deny = h('button', { type: 'button', class: plan ? 'btn btn-secondary btn-feedback' : 'btn btn-deny', text: plan ? 'Tell Claude what to change' : 'Deny' });
   const denyStop = choices.stop ? h('button', { type: 'button', class: 'btn btn-quiet btn-stop', text: plan ? 'Reject and stop' : 'Deny and stop' }) : null;
   const terminal = choices.handBack === undefined ? null : h('button', { type: 'button', class: 'btn btn-secondary btn-terminal', text: `Leave it to ${choices.handBack}` });
-  const buttons = [allowOnce, ...suggestions, deny, ...(denyStop ? [denyStop] : []), ...(terminal ? [terminal] : [])];
+  const grant = choices.grant && approval.grant ? grantChoice(approval.grant) : null;
+  const buttons = [allowOnce, ...suggestions, ...(grant ? [grant.button] : []), deny, ...(denyStop ? [denyStop] : []), ...(terminal ? [terminal] : [])];
 
   form.append(
     error,
     h('div', { class: 'actions approval-allow' }, allowOnce, suggestions),
+    ...(grant ? [grant.root] : []),
     h(
       'div',
       { class: 'approval-deny' },
@@ -133,6 +135,7 @@ export function buildApprovalForm(view, handlers, how = {}) {
 
   allowOnce.addEventListener('click', allow);
   for (const [index, button] of suggestions.entries()) button.addEventListener('click', () => allowWith(index));
+  grant?.button.addEventListener('click', () => decide({ behavior: 'allow', grant: grant.chosen() }));
   deny.addEventListener('click', () => denyWith(false));
   denyStop?.addEventListener('click', () => denyWith(true));
   terminal?.addEventListener('click', () => ready() && handlers.settle('terminal'));
@@ -243,6 +246,48 @@ export function buildApprovalForm(view, handlers, how = {}) {
   };
   card.showContext(view);
   return card;
+}
+
+/** How long a grant may last, as the card offers it: the daemon holds any to at most eight hours. */
+const GRANT_DURATIONS = [
+  { value: '15', label: '15 minutes' },
+  { value: '60', label: '1 hour' },
+  { value: 'session', label: 'until this session ends (at most 8 hours)' },
+];
+
+/**
+ * "Allow this, and the same for…": what the grant would allow, in words and as its rule, shown
+ * before it is made; how long and where it holds; and the button that allows with it.
+ * @param {{ rule: string; words: string }} offer
+ */
+function grantChoice(offer) {
+  const durationId = uid('grant-duration');
+  const scopeId = uid('grant-scope');
+  const duration = h('select', { class: 'text-input grant-duration', id: durationId }, GRANT_DURATIONS.map(({ value, label }) => h('option', { value, text: label })));
+  const scope = h(
+    'select',
+    { class: 'text-input grant-scope', id: scopeId },
+    h('option', { value: 'session', text: 'this session only' }),
+    h('option', { value: 'project', text: 'every session of this project' }),
+  );
+  const button = h('button', { type: 'button', class: 'btn btn-secondary btn-grant', text: 'Allow, and the same without asking' });
+  const root = h(
+    'fieldset',
+    { class: 'approval-grant' },
+    h('legend', { class: 'grant-legend', text: 'Allow this, and the same for a while' }),
+    h('p', { class: 'grant-offer' }, 'Without asking you, it will ', visibleNodes(offer.words), ' ', h('code', { class: 'grant-rule', dir: 'ltr' }, visibleNodes(offer.rule)), '.'),
+    h('div', { class: 'grant-fields' }, h('label', { for: durationId, text: 'For' }), duration, h('label', { for: scopeId, text: 'In' }), scope),
+    button,
+  );
+  return {
+    root,
+    button,
+    /** @returns {import('../protocol.js').GrantChoice} */
+    chosen() {
+      const where = scope.value === 'project' ? 'project' : 'session';
+      return duration.value === 'session' ? { untilSessionEnds: true, scope: where } : { minutes: Number(duration.value), scope: where };
+    },
+  };
 }
 
 /**

@@ -29,17 +29,20 @@ const approval = (agent: Agent, what: Asked = BASH): NewAsk => ({
 describe('the choices of an ask shown whole', () => {
   it("follow its agent's profile: a stop where it can stop, an always-allow where it takes one back, a hand-back where something is behind it", () => {
     const of = (agent: Agent) => choicesOf({ kind: 'approval', agent, questions: [], suggestions: 1 });
-    expect(of('claude-code')).toEqual({ typedAnswers: [], notes: true, handBack: 'the terminal', allow: true, remember: true, stop: true });
-    expect(of('codex')).toEqual({ typedAnswers: [], notes: true, handBack: "Codex's dialog", allow: true, remember: false, stop: false });
-    expect(of('opencode')).toEqual({ typedAnswers: [], notes: false, handBack: "opencode's prompt", allow: true, remember: true, stop: true });
+    expect(of('claude-code')).toEqual({ typedAnswers: [], notes: true, handBack: 'the terminal', allow: true, remember: true, stop: true, grant: false });
+    expect(of('codex')).toEqual({ typedAnswers: [], notes: true, handBack: "Codex's dialog", allow: true, remember: false, stop: false, grant: false });
+    expect(of('opencode')).toEqual({ typedAnswers: [], notes: false, handBack: "opencode's prompt", allow: true, remember: true, stop: true, grant: false });
+    // A grant only where grant-rules.ts has a rule for the request.
+    expect(choicesOf({ kind: 'approval', agent: 'claude-code', questions: [], suggestions: 0, grantable: true }).grant).toBe(true);
     // A question through an MCP tool call has nothing behind it.
     expect(choicesOf({ kind: 'question', agent: 'gemini-cli', asker: { kind: 'mcp', name: 'gemini-cli-mcp-client' }, questions: [QUESTION], suggestions: 0 }).handBack).toBeUndefined();
     expect(choicesOf({ kind: 'question', agent: 'opencode', questions: [QUESTION, QUESTION], typedAnswers: [false, true], suggestions: 0 }).typedAnswers).toEqual([false, true]);
   });
 
   it('allow nothing where the channel shows what would run cut short', () => {
-    const whole = choicesOf({ kind: 'approval', agent: 'claude-code', questions: [], suggestions: 1 });
-    expect(onChannel(whole, 'cut')).toEqual({ ...whole, allow: false, remember: false });
+    const whole = choicesOf({ kind: 'approval', agent: 'claude-code', questions: [], suggestions: 1, grantable: true });
+    // Nor a grant: none is ever made for an input that was cut.
+    expect(onChannel(whole, 'cut')).toEqual({ ...whole, allow: false, remember: false, grant: false });
     expect(onChannel(whole, 'whole')).toBe(whole);
   });
 });

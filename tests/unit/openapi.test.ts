@@ -35,6 +35,8 @@ const ROUTES = {
   '/api/session': ['get'],
   '/api/devices': ['get'],
   '/api/devices/{id}/revoke': ['post'],
+  '/api/grants': ['get'],
+  '/api/grants/{id}/revoke': ['post'],
   '/api/push': ['get'],
   '/api/push/subscription': ['delete', 'post'],
   '/api/one-tap': ['post'],

@@ -6,6 +6,7 @@ import { profileOf } from '../../agents.js';
 import type { Config } from '../../config.js';
 import type { Agent, Asker, HookEnvironment } from '../../protocol.js';
 import type { WaitingLimits } from '../limits.js';
+import { grantedOutcome, type GrantStore } from '../grants.js';
 import { transcriptNamesSession, type ContextRead } from '../transcript.js';
 import type { TerminalSign } from '../terminal-answers.js';
 import type { QuestionPlan, PolicyContext } from './policy.js';
@@ -51,6 +52,8 @@ export type AskDesk = {
   reachableElsewhere: () => boolean;
   /** What may wait at once, from every asker together (each asker may hold a share of it, limits.ts). */
   limits: WaitingLimits;
+  /** The person's live grants: an approval one covers is allowed at once. Without them, none. */
+  grants?: GrantStore | undefined;
   /** Told when an ask was refused because everyone's asks together are at a limit. */
   onOverload?: (() => void) | undefined;
   /** What a session was doing, from its transcript; without it, asks show no context. */
@@ -92,6 +95,9 @@ export function openAsk<Decision>(desk: AskDesk, asked: Asked<Decision>, log: Lo
   // How long the asker can wait at all, which bounds any extension: what an asker said it waits, else
   // what its profile says it can (a hook's timeout; a script or an MCP client that gave no limit is held to it too).
   const maxWaitMs = asked.waitSeconds === undefined ? profile.maxWaitMs : asked.waitSeconds * 1000;
+  // A person's grant covers it: allowed at once, with no card. Never a turn's end or a question.
+  const grant = asked.approval && asked.agent ? desk.grants?.covering({ agent: asked.agent, machine: asked.machine, sessionId: asked.sessionId, cwd: asked.cwd, approval: asked.approval }) : undefined;
+  const immediate = asked.settledAtOnce ?? (grant ? grantedOutcome(grant) : plan.immediate);
   const input: NewAsk<Decision> = {
     sessionId: asked.sessionId,
     toolUseId: asked.toolUseId,
@@ -114,7 +120,7 @@ export function openAsk<Decision>(desk: AskDesk, asked: Asked<Decision>, log: Lo
     ...(asked.machine ? { machine: asked.machine } : {}),
     ...(asked.relayed ? { relayed: asked.relayed } : {}),
     ...(asked.credential ? { credential: asked.credential } : {}),
-    ...(asked.settledAtOnce || plan.immediate ? { immediate: asked.settledAtOnce ?? plan.immediate } : {}),
+    ...(immediate ? { immediate } : {}),
   };
   const admission = store.admit(input, desk.limits);
   switch (admission.kind) {
@@ -140,7 +146,8 @@ export function openAsk<Decision>(desk: AskDesk, asked: Asked<Decision>, log: Lo
     log.info({ askId: waiter.ask.id, door }, 'the same wait, asked again by another hook entry (askbridge is wired twice): it waits with the first');
     return { kind: 'opened', waiter };
   }
-  if (asked.approval) log.info({ askId: waiter.ask.id, tool: asked.approval.toolName, door }, 'approval received');
+  if (asked.approval && grant) log.info({ askId: waiter.ask.id, tool: asked.approval.toolName, door, grant: grant.id }, 'approval allowed by a grant');
+  else if (asked.approval) log.info({ askId: waiter.ask.id, tool: asked.approval.toolName, door }, 'approval received');
   else if (kind === 'turn-end') log.info({ askId: waiter.ask.id, door }, asked.settledAtOnce ? 'turn end: Claude Code takes no more replies in a row, so it is not held' : 'turn end waits for a reply');
   else if (kind === 'terminal-wait') log.info({ askId: waiter.ask.id, door }, 'session waits in its terminal');
   else log.info({ askId: waiter.ask.id, questions: asked.questions.length, door, ...(asked.asker ? { asker: asked.asker.kind } : {}) }, 'question received');

@@ -12,6 +12,7 @@ import { askbridgeCommand } from '../../command-name.js';
 import { randomUUID } from 'node:crypto';
 import { profileOf, type AskKind } from '../../agents.js';
 import { AnswerError, formatAnswers, requireEveryQuestion, type Answered } from '../../answers.js';
+import { grantable, ruleFor } from '../../grant-rules.js';
 import { choicesOf, onChannel, refusedAnswer, refusedDecision, type Shown } from '../../choices.js';
 import type { Agent, Approval, ApprovalDecision, Asker, Question, AskStatus, AskView, PersonClient, Response, SessionContext, Source, TerminalWait, TurnEnd } from '../../protocol.js';
 import { EXTEND_STEP_MS, FINISHED_BYTES, shareOf, type Scope, type WaitingLimits } from '../limits.js';
@@ -482,6 +483,8 @@ export function createAskStore(options: AskStoreOptions = {}) {
     const createdAt = input.restored?.createdAt ?? now();
     const expiresAt = input.restored?.expiresAt ?? createdAt + input.waitMs;
     const extendableUntil = extensionLimit(input, createdAt, expiresAt);
+    // Only an agent's approval may be granted (a grant covers the same agent): never a script's.
+    const grant = input.approval && input.agent && grantable(input.approval, input.cwd) ? ruleFor(input.approval, input.cwd) : undefined;
     return {
       id,
       sessionId: input.sessionId,
@@ -504,9 +507,9 @@ export function createAskStore(options: AskStoreOptions = {}) {
       })),
       ...(input.agent ? { agent: input.agent } : {}),
       ...(input.asker ? { asker: input.asker } : {}),
-      choices: choicesOf({ kind, agent: input.agent, asker: input.asker, questions: input.questions, typedAnswers: input.typedAnswers, suggestions: input.approval?.suggestions.length ?? 0 }),
+      choices: choicesOf({ kind, agent: input.agent, asker: input.asker, questions: input.questions, typedAnswers: input.typedAnswers, suggestions: input.approval?.suggestions.length ?? 0, grantable: grant !== undefined }),
       ...(input.machine ? { machine: input.machine } : {}),
-      ...(input.approval ? { approval: input.approval } : {}),
+      ...(input.approval ? { approval: { ...input.approval, ...(grant ? { grant } : {}) } } : {}),
       ...(input.turnEnd ? { turnEnd: input.turnEnd } : {}),
       ...(input.terminalWait ? { terminalWait: input.terminalWait } : {}),
     };

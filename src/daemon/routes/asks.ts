@@ -13,6 +13,7 @@ import { HttpError } from '../errors.js';
 import type { AnswerResult, ExtendResult } from '../asks/store.js';
 import { machineOf, requireHookKey } from './hook-key.js';
 import { openOrRefuse } from './open-or-refuse.js';
+import { decideApproval } from '../grants.js';
 import { HOOK_KEY_HEADER } from '../../http-hook.js';
 
 const IdParamsSchema = z.object({ id: z.uuid() }).meta({ title: 'ask id' });
@@ -131,8 +132,11 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     },
     async (request, reply) => {
       const { id } = request.params;
-      const client = request.principal.kind === 'page' ? 'page' : 'cli';
-      const result = store.decide(id, request.body, client);
+      const { principal } = request;
+      const client = principal.kind === 'page' ? 'page' : 'cli';
+      // Where the person is, for a grant's "made from": the paired device's name, or the terminal.
+      const by = principal.kind === 'page' ? (context.auth.devices().find((device) => device.id === principal.deviceId)?.name ?? 'a paired browser') : 'the terminal';
+      const result = decideApproval(store, context.deps.grants, id, request.body, client, by);
       if (result.kind === 'answered') request.log.info({ askId: id, client, behavior: request.body.behavior }, 'approval decided');
       if (result.kind === 'failed') request.log.error({ askId: id, client, error: result.ask.error }, 'decision accepted, but none could be built: the terminal decides');
       return sendResult(reply, result);

@@ -18,6 +18,7 @@ import type { ContextRead } from '../transcript.js';
 import type { WebSocket } from 'ws';
 import type { AwaySwitch } from '../away.js';
 import type { Telegram } from '../telegram/bot.js';
+import type { GrantStore } from '../grants.js';
 
 /**
  * Pages and CLI listeners connected now, over the WebSocket, which paired device each page socket
@@ -104,6 +105,8 @@ export type AppDeps = {
   sessionContext?: (transcriptPath: string, toolUseId: string, stillWanted: () => boolean) => Promise<ContextRead>;
   /** Watches a session's transcript for a waiting approval answered in the terminal; without it, only its request closing tells. */
   terminalAnswers?: AskDesk['terminalAnswers'];
+  /** The person's grants, kept across restarts (main.ts); without them, none can be made. */
+  grants?: GrantStore;
   /** Whether the person is away, kept across restarts (main.ts); without it, a switch in memory that starts off. */
   away?: AwaySwitch;
   /** Where the end of a turn reaches askbridge on this machine's wiring (wiring.ts, read by main.ts); without it, everywhere. */

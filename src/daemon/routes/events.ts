@@ -42,6 +42,7 @@ export function broadcast(watchers: Watchers, message: ServerMessage): void {
 export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, watchers, deps, away, awayState }) => {
   const unsubscribe = store.subscribe((event) => broadcast(watchers, { type: event.type, ask: event.ask }));
   const unsubscribeAway = away.subscribe(() => broadcast(watchers, { type: 'away', ...awayState() }));
+  const unsubscribeGrants = deps.grants?.subscribe((grants) => broadcast(watchers, { type: 'grants', grants }));
   const answeredPing = new WeakSet<WebSocket>();
   const heartbeat = setInterval(() => {
     for (const socket of watchers.sockets) {
@@ -57,6 +58,7 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { st
   app.addHook('onClose', async () => {
     unsubscribe();
     unsubscribeAway();
+    unsubscribeGrants?.();
     clearInterval(heartbeat);
   });
 
@@ -100,6 +102,7 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { st
       // Always sent, so a page that reconnects also drops a banner that was cleared meanwhile.
       socket.send(JSON.stringify({ type: 'banner', message: deps.banner?.() ?? null } satisfies ServerMessage));
       socket.send(JSON.stringify({ type: 'away', ...awayState() } satisfies ServerMessage));
+      if (deps.grants) socket.send(JSON.stringify({ type: 'grants', grants: deps.grants.live() } satisfies ServerMessage));
     },
   );
 };

@@ -345,6 +345,8 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       // Signed: the command hook, on this machine. Else Claude Code's http hook, from the machine it names.
       const by = identityOf(request.headers.authorization === undefined ? { door: 'http-hook', agent: 'claude-code', machine: machineOf(request) } : { door: 'command-hook', agent: 'claude-code' });
       const withdrawn = context.store.endSession(request.body.session_id, by);
+      // Grants made to last until this session ends end with it (its own hook says so, as for its asks).
+      context.deps.grants?.endSession(request.body.session_id);
       request.log.info({ reason: request.body.reason, asks: withdrawn.length, askIds: withdrawn.map((ask) => ask.id) }, 'session ended: its waiting questions withdrawn');
       // Nothing at all: an http hook's body is exactly one JSON document or nothing.
       return reply.code(200).type('text/plain; charset=utf-8').send('');

@@ -17,6 +17,7 @@ import type { AskView, Response } from '../../protocol.js';
 import { shorten } from '../../shorten.js';
 import { markInvisible } from '../../visible-text.js';
 import type { AnswerResult, AskStore } from '../asks/store.js';
+import type { GrantStore } from '../grants.js';
 import { createChats, type ChatRevoke, type PairedChat } from './chats.js';
 import { answersAtOnce, askDraft, MESSAGE_CHARS, promptFor, settledLine, type Action, type Button, type Draft, type Entity, type Selection } from './messages.js';
 
@@ -28,6 +29,8 @@ export type TelegramLog = {
 
 export type TelegramOptions = {
   store: AskStore;
+  /** The person's grants: a paired chat may make one with an allow, list them (/grants) and revoke them. */
+  grants?: GrantStore;
   /** telegram-chats.json in the state directory. */
   chatsFile: string;
   /** The page at the public URL, opened on this ask; undefined without one (a loopback link is never sent). */

@@ -1,0 +1,161 @@
+// The person's grants: "allow this, and the same for a while". A grant is made only from a person's
+// own allow (decideApproval below, called by the routes a paired page or the CLI's token reach, and
+// by a paired Telegram chat), never by a policy, a timeout, a config or an asker. It covers the same
+// agent on the same machine, in one session or in every session of one project, until its end
+// (at most GRANT_MAX_MINUTES), its session's end, or a revoke. Kept in the state directory (0600,
+// written atomically), so a daemon that restarts keeps them until they end; a file that cannot be
+// read or written leaves them as they are in memory (logged), never stops the daemon.
+import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { AnswerError } from '../answers.js';
+import { ruleCovers } from '../grant-rules.js';
+import { GRANT_MAX_MINUTES, GrantSchema, type Agent, type ApprovalDecision, type AskView, type Grant, type GrantChoice, type PersonClient, type Source } from '../protocol.js';
+import { writeFileAtomic } from '../state-dir.js';
+import type { AnswerResult, AskStore } from './asks/store.js';
+
+type Log = { warn(fields: Record<string, unknown>, message: string): void; info(fields: Record<string, unknown>, message: string): void };
+
+/** What a new approval is, for finding a grant that covers it. */
+export type Covered = { agent: Agent | undefined; machine: string | undefined; sessionId: string; cwd: string; approval: Pick<NonNullable<AskView['approval']>, 'toolName' | 'toolInput'> };
+
+export type GrantStore = ReturnType<typeof createGrantStore>;
+
+/** `file`: where they are kept (absent: memory only, for tests); `now`: the clock (tests move it). */
+export function createGrantStore(options: { file?: string; now?: () => number; log?: Log } = {}) {
+  const now = options.now ?? Date.now;
+  let grants: Grant[] = options.file ? readGrants(options.file, options.log) : [];
+  const listeners = new Set<(grants: Grant[]) => void>();
+  let endTimer: NodeJS.Timeout | undefined;
+
+  const live = () => grants.filter((grant) => grant.endsAt > now());
+
+  /** Keep what lives, on disk and in memory; tell every listener; wake at the next end. */
+  function changed(): void {
+    grants = live();
+    if (options.file) {
+      try {
+        writeFileAtomic(options.file, `${JSON.stringify(grants)}\n`);
+      } catch (error) {
+        options.log?.warn({ error: (error as Error).message }, 'could not keep the grants on disk: they hold until the daemon stops');
+      }
+    }
+    for (const listener of listeners) listener(grants);
+    scheduleEnd();
+  }
+
+  function scheduleEnd(): void {
+    clearTimeout(endTimer);
+    endTimer = undefined;
+    if (grants.length === 0) return;
+    const next = Math.min(...grants.map((grant) => grant.endsAt));
+    // setTimeout holds at most about 24.8 days; a grant holds at most hours.
+    endTimer = setTimeout(changed, Math.max(0, next - now()) + 1);
+    endTimer.unref();
+  }
+  scheduleEnd();
+
+  return {
+    /** The live grants, oldest first. */
+    live,
+
+    /** A grant made by a person from the approval they just allowed. */
+    make(ask: AskView, choice: GrantChoice, by: string): Grant | undefined {
+      const offer = ask.approval?.grant;
+      if (!offer || !ask.agent) return undefined;
+      const madeAt = now();
+      const minutes = 'minutes' in choice ? Math.min(choice.minutes, GRANT_MAX_MINUTES) : GRANT_MAX_MINUTES;
+      const grant: Grant = {
+        id: randomBytes(4).toString('hex'),
+        rule: offer.rule,
+        words: offer.words,
+        agent: ask.agent,
+        scope: choice.scope,
+        sessionId: ask.sessionId,
+        cwd: ask.cwd,
+        ...(ask.machine ? { machine: ask.machine } : {}),
+        madeAt,
+        endsAt: madeAt + minutes * 60_000,
+        ...('untilSessionEnds' in choice ? { untilSessionEnds: true } : {}),
+        by,
+      };
+      grants = [...live(), grant];
+      changed();
+      options.log?.info({ grant: grant.id, rule: grant.rule, scope: grant.scope, endsAt: grant.endsAt }, 'grant made');
+      return grant;
+    },
+
+    /** Ends one grant by its id, or every one (`all`); returns those ended. */
+    revoke(id: string | 'all'): Grant[] {
+      const ended = live().filter((grant) => id === 'all' || grant.id === id);
+      if (ended.length === 0) return [];
+      grants = grants.filter((grant) => !ended.includes(grant));
+      changed();
+      options.log?.info({ grants: ended.map((grant) => grant.id) }, 'grants revoked');
+      return ended;
+    },
+
+    /** A session ended: the grants made to last until then end too. */
+    endSession(sessionId: string): void {
+      const before = grants.length;
+      grants = grants.filter((grant) => !(grant.untilSessionEnds && grant.sessionId === sessionId));
+      if (grants.length !== before) changed();
+    },
+
+    /** The live grant that covers this approval, if any: same agent and machine, in its scope, matching its rule. */
+    covering(request: Covered): Grant | undefined {
+      return live().find(
+        (grant) =>
+          grant.agent === request.agent &&
+          grant.machine === request.machine &&
+          grant.cwd === request.cwd &&
+          (grant.scope === 'project' || grant.sessionId === request.sessionId) &&
+          ruleCovers(grant.rule, request.approval, request.cwd),
+      );
+    },
+
+    subscribe(listener: (grants: Grant[]) => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+
+    close(): void {
+      clearTimeout(endTimer);
+    },
+  };
+}
+
+/** How an approval a grant covers is settled: allowed at once, its source naming the grant. */
+export function grantedOutcome(grant: Grant): { status: 'allowed'; source: Source; decision: ApprovalDecision } {
+  return { status: 'allowed', source: { kind: 'grant', grant: grant.id, rule: grant.rule, madeAt: grant.madeAt, by: grant.by }, decision: { behavior: 'allow' } };
+}
+
+/**
+ * A person decides an approval; an allow that carries a grant makes it once the allow has won
+ * (the store refuses a grant where it may not be made, before anything settles, and a replayed or
+ * late decision is refused with the winner: no grant). `by`: where the person is, in words.
+ */
+export function decideApproval(store: AskStore, grants: GrantStore | undefined, id: string, decision: ApprovalDecision, client: PersonClient, by: string): AnswerResult {
+  if (decision.behavior === 'allow' && decision.grant && !grants) return { kind: 'invalid', error: new AnswerError('not_grantable', 'grants are not kept here: allow it once') };
+  const result = store.decide(id, decision, client);
+  if (result.kind === 'answered' && decision.behavior === 'allow' && decision.grant) grants?.make(result.ask, decision.grant, by);
+  return result;
+}
+
+function readGrants(file: string, log: Log | undefined): Grant[] {
+  let raw: string;
+  try {
+    raw = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') log?.warn({ error: (error as Error).message }, 'could not read the grants: none hold');
+    return [];
+  }
+  try {
+    const parsed = z.array(GrantSchema).safeParse(JSON.parse(raw));
+    if (parsed.success) return parsed.data;
+  } catch {
+    // not JSON: said below
+  }
+  log?.warn({}, 'the grants file is not one askbridge wrote: none hold');
+  return [];
+}
