@@ -1,7 +1,8 @@
 // The page at the sizes people use, in a real Chromium against the real daemon: at a desk, a set of
 // two questions shows its questions and its Submit button without scrolling; on a phone, the
 // options come first and what the session was doing is one tap away; the History tab, open, looks
-// selected, not like an error; and a command or a rule the daemon names between backticks reads as
+// selected, not like an error; a long machine name or session wraps rather than scrolling the page
+// sideways; and a command or a rule the daemon names between backticks reads as
 // code, not as backticks.
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -100,6 +101,28 @@ describe.skipIf(!chromiumState.available)('the page at desk and phone sizes', ()
       expect(await card.locator('.said-text').isVisible()).toBe(true);
     } finally {
       await context.close();
+    }
+  });
+
+  it('on a phone, a long machine name and session on the meta line wrap inside the window: nothing scrolls sideways', async () => {
+    // opencode on another machine, relayed: its host is the machine the card names, as long as a name may be.
+    const machine = `build-${'x'.repeat(50)}.example`; // 64 characters, the most a machine's name may be
+    const question = { question: 'Which branch?', header: 'Branch', options: [{ label: 'main', description: 'as usual' }, { label: 'next', description: 'the new one' }] };
+    const body = { request: { kind: 'question', question: { id: 'que_phone_meta', sessionID: `ses_${'y'.repeat(40)}`, questions: [question] } }, session: { directory: `/home/alice/${'deeply/'.repeat(20)}project` }, machine, environment: {} };
+    const held = daemon.api('POST', '/api/attach/opencode', body);
+    const { id } = await daemon.waitForAsk('que_phone_meta');
+    const { page, context } = await openPairedPage(browser, daemon, { viewport: PHONE, touch: true });
+    try {
+      const card = await openAsk(page, id, 'tap');
+      await expect.poll(() => card.locator('code.machine').textContent()).toBe(machine);
+      const widths = await page.evaluate(() => ({ page: document.documentElement.scrollWidth, window: window.innerWidth }));
+      expect(widths.page).toBeLessThanOrEqual(widths.window);
+      const meta = await card.locator('.meta-line').boundingBox();
+      expect(meta!.x + meta!.width).toBeLessThanOrEqual(PHONE.width);
+    } finally {
+      await context.close();
+      await daemon.api('POST', '/api/attach/withdraw', { agent: 'opencode', sessionId: `ses_${'y'.repeat(40)}`, toolUseId: 'que_phone_meta', machine });
+      await held;
     }
   });
 
