@@ -5,6 +5,7 @@
 // out, never decided twice. Real processes throughout: the daemon, the CLI, the hook's requests.
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { askbridgeCommand } from '../../src/command-name.js';
 import { denialMessage } from '../../src/daemon/decisions/claude-code-permission.js';
 import { INVISIBLE_CHARACTER } from '../../src/visible-text.js';
 import { decisionOf, type HeldPermission, permissionPayload, requestPermission } from '../stack/approvals.js';
@@ -130,9 +131,10 @@ describe('askbridge answer --all', () => {
 
     const piped = await runCli(['answer', '--all'], daemon.env);
     expect(piped.code).toBe(2);
-    expect(piped.stderr).toBe('askbridge answer: no terminal to ask on: --all lists every waiting permission to tick; for a script, decide each with askbridge answer ID --allow | ID --allow-suggestion N | ID --deny [--message TEXT] [--interrupt]\n');
+    const command = askbridgeCommand(daemon.env);
+    expect(piped.stderr).toBe(`askbridge answer: no terminal to ask on: --all lists every waiting permission to tick; for a script, decide each with ${command} answer ID --allow | ID --allow-suggestion N | ID --deny [--message TEXT] [--interrupt]\n`);
     const mixed = await runCli(['answer', '--all', '--allow'], daemon.env);
     expect(mixed.code).toBe(2);
-    expect(mixed.stderr).toBe('askbridge answer: --all goes alone: askbridge answer --all, on a terminal\n');
+    expect(mixed.stderr).toBe(`askbridge answer: --all goes alone: ${command} answer --all, on a terminal\n`);
   });
 });
