@@ -49,7 +49,9 @@ export class AnswerError extends Error {
       /** An allow from a channel that showed what would run cut short. */
       | 'not_shown_whole'
       /** A stop for an agent that cannot stop its turn. */
-      | 'interrupt_unsupported',
+      | 'interrupt_unsupported'
+      /** An allow of a risky approval without the person's confirmation (one tap never allows one). */
+      | 'risky_unconfirmed',
     message: string,
   ) {
     super(message);

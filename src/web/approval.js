@@ -5,7 +5,9 @@
 // deny with a message, deny and stop (where the agent can stop its turn), or leave it to the agent's
 // own prompt (the terminal, opencode's prompt). A decision cannot be taken
 // back, so one click or key decides at most one card, and none aimed at something else
-// (decision-hold.js).
+// (decision-hold.js). A risky approval (its view's `risk`, decided by the daemon) wears a danger
+// mark with its reasons, offers no "always allow", and is allowed only through a second, explicit
+// step: "Allow…" opens a confirmation whose own button allows it (no key or click does both).
 import { speakerOf } from './api.js';
 import { cardHead, contextNodes, uid } from './ask-form.js';
 import { holdDecisions } from './decision-hold.js';
@@ -62,14 +64,35 @@ export function buildApprovalForm(view, handlers, how = {}) {
     plan ? null : ' ',
     plan ? null : h('code', { class: 'tool-name', dir: 'ltr' }, visibleNodes(approval.toolName)),
   );
-  const body = h('section', { class: 'approval-body', 'aria-labelledby': askId }, ask, toolInputNodes(approval, actor));
+  const risk = view.risk && Array.isArray(view.risk.reasons) ? view.risk.reasons : null;
+  const riskMark = risk
+    ? h(
+        'div',
+        { class: 'risk-mark', role: 'note', 'aria-label': 'Risky' },
+        h('p', { class: 'risk-title', text: 'Risky' }),
+        h('ul', { class: 'risk-reasons' }, ...risk.map((reason) => h('li', {}, visibleNodes(reason)))),
+      )
+    : null;
+  const body = h('section', { class: 'approval-body', 'aria-labelledby': askId }, ask, riskMark, toolInputNodes(approval, actor));
 
   const form = h('form', { class: 'card-form approval-form', novalidate: true });
   const error = h('p', { class: 'card-error', id: uid('card-error'), hidden: true });
 
   // Allow: once, or with one of Claude Code's suggestions, sent back by its index.
-  const allowOnce = h('button', { type: 'button', class: 'btn btn-primary', 'aria-keyshortcuts': 'A 1', text: plan ? 'Approve, I’ll approve edits manually' : 'Allow once' });
-  const suggestions = (choices.remember && Array.isArray(approval.suggestions) ? approval.suggestions : []).map((suggestion, index) =>
+  const allowOnce = h('button', {
+    type: 'button',
+    class: risk ? 'btn btn-secondary btn-risky' : 'btn btn-primary',
+    'aria-keyshortcuts': 'A 1',
+    'aria-expanded': risk ? 'false' : null,
+    text: risk ? 'Allow…' : plan ? 'Approve, I’ll approve edits manually' : 'Allow once',
+  });
+  // A risky approval: the confirmation "Allow…" opens, whose own button allows it.
+  const confirmTextId = uid('risk-confirm');
+  const confirmText = h('p', { class: 'risk-confirm-text', id: confirmTextId, tabindex: '-1', text: 'This is risky. Read the input above, then allow it if you mean to.' });
+  const confirmAllow = h('button', { type: 'button', class: 'btn btn-danger btn-confirm-risky', 'aria-describedby': confirmTextId, text: 'Yes, allow it' });
+  const confirmCancel = h('button', { type: 'button', class: 'btn btn-quiet', text: 'Cancel' });
+  const confirm = risk ? h('div', { class: 'risk-confirm', hidden: true }, confirmText, h('div', { class: 'actions' }, confirmAllow, confirmCancel)) : null;
+  const suggestions = (choices.remember && !risk && Array.isArray(approval.suggestions) ? approval.suggestions : []).map((suggestion, index) =>
     h('button', { type: 'button', class: 'btn btn-secondary btn-suggestion', 'data-suggestion': String(index), 'aria-keyshortcuts': index < 8 ? String(index + 2) : null }, withCode(suggestion?.label ?? `Suggestion ${index + 1}`)),
   );
 
@@ -91,11 +114,12 @@ export function buildApprovalForm(view, handlers, how = {}) {
   const deny = h('button', { type: 'button', class: plan ? 'btn btn-secondary btn-feedback' : 'btn btn-deny', text: plan ? 'Tell Claude what to change' : 'Deny' });
   const denyStop = choices.stop ? h('button', { type: 'button', class: 'btn btn-quiet btn-stop', text: plan ? 'Reject and stop' : 'Deny and stop' }) : null;
   const terminal = choices.handBack === undefined ? null : h('button', { type: 'button', class: 'btn btn-secondary btn-terminal', text: `Leave it to ${choices.handBack}` });
-  const buttons = [allowOnce, ...suggestions, deny, ...(denyStop ? [denyStop] : []), ...(terminal ? [terminal] : [])];
+  const buttons = [allowOnce, ...(confirm ? [confirmAllow, confirmCancel] : []), ...suggestions, deny, ...(denyStop ? [denyStop] : []), ...(terminal ? [terminal] : [])];
 
   form.append(
     error,
     h('div', { class: 'actions approval-allow' }, allowOnce, suggestions),
+    ...(confirm ? [confirm] : []),
     h(
       'div',
       { class: 'approval-deny' },
@@ -121,7 +145,20 @@ export function buildApprovalForm(view, handlers, how = {}) {
     if (!ready()) return;
     handlers.decide(decision);
   };
-  const allow = () => decide({ behavior: 'allow' });
+  /** Allow once; a risky approval opens its confirmation instead, and focus goes to its words, not its button. */
+  const allow = () => {
+    if (!confirm) return decide({ behavior: 'allow' });
+    if (!ready()) return;
+    confirm.hidden = false;
+    allowOnce.setAttribute('aria-expanded', 'true');
+    confirmText.focus();
+  };
+  const cancelConfirm = () => {
+    if (!confirm) return;
+    confirm.hidden = true;
+    allowOnce.setAttribute('aria-expanded', 'false');
+    allowOnce.focus();
+  };
   /** @param {number} index */
   const allowWith = (index) => decide({ behavior: 'allow', suggestion: index });
   /** @param {boolean} interrupt */
@@ -141,6 +178,8 @@ export function buildApprovalForm(view, handlers, how = {}) {
   };
 
   allowOnce.addEventListener('click', allow);
+  confirmAllow.addEventListener('click', () => decide({ behavior: 'allow', confirmRisky: true }));
+  confirmCancel.addEventListener('click', cancelConfirm);
   for (const [index, button] of suggestions.entries()) button.addEventListener('click', () => allowWith(index));
   deny.addEventListener('click', () => denyWith(false));
   denyStop?.addEventListener('click', () => denyWith(true));

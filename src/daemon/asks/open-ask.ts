@@ -4,6 +4,7 @@
 // maps that to HTTP. An asker over a limit is logged once, not at every refusal.
 import { profileOf } from '../../agents.js';
 import type { Config } from '../../config.js';
+import { riskOf, type Risk } from '../../risk.js';
 import type { Agent, Asker, HookEnvironment } from '../../protocol.js';
 import type { WaitingLimits } from '../limits.js';
 import { transcriptNamesSession, type ContextRead } from '../transcript.js';
@@ -101,6 +102,7 @@ export function openAsk<Decision>(desk: AskDesk, asked: Asked<Decision>, log: Lo
     ...(asked.typedAnswers ? { typedAnswers: asked.typedAnswers } : {}),
     ...(asked.sameAs === undefined ? {} : { sameAs: asked.sameAs }),
     ...(asked.approval ? { approval: asked.approval } : {}),
+    ...riskField(asked, plan.config),
     ...(asked.turnEnd ? { turnEnd: asked.turnEnd } : {}),
     ...(asked.terminalWait ? { terminalWait: asked.terminalWait } : {}),
     waitMs,
@@ -147,6 +149,12 @@ export function openAsk<Decision>(desk: AskDesk, asked: Asked<Decision>, log: Lo
   if (admission.kind === 'new') addSessionContext(desk, asked, waiter.ask.id, log);
   if (admission.kind === 'new') watchTerminal(desk, asked, waiter, log);
   return { kind: 'opened', waiter };
+}
+
+/** An approval's risk (risk.ts), with the configuration that applies to it: computed once, as it opens. */
+export function riskField(asked: Pick<Asked, 'approval' | 'cwd'>, config: Config): { risk?: Risk } {
+  const risk = asked.approval ? riskOf(asked.approval, asked.cwd, config) : undefined;
+  return risk ? { risk } : {};
 }
 
 /**

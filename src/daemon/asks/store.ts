@@ -12,6 +12,7 @@ import { askbridgeCommand } from '../../command-name.js';
 import { randomUUID } from 'node:crypto';
 import { profileOf, type AskKind } from '../../agents.js';
 import { AnswerError, formatAnswers, requireEveryQuestion, type Answered } from '../../answers.js';
+import type { Risk } from '../../risk.js';
 import { choicesOf, onChannel, refusedAnswer, refusedDecision, type Shown } from '../../choices.js';
 import type { Agent, Approval, ApprovalDecision, Asker, Question, AskStatus, AskView, PersonClient, Response, SessionContext, Source, TerminalWait, TurnEnd } from '../../protocol.js';
 import { EXTEND_STEP_MS, FINISHED_BYTES, shareOf, type Scope, type WaitingLimits } from '../limits.js';
@@ -91,6 +92,8 @@ export type NewAsk<Decision = unknown> = {
   typedAnswers?: boolean[];
   /** A permission an agent asks for, instead of questions (`questions` is then empty). */
   approval?: Approval;
+  /** Why the approval is dangerous (riskOf, with the configuration that applies to it). */
+  risk?: Risk;
   /** The end of Claude's turn, waiting for the person's reply (`questions` is then empty). */
   turnEnd?: TurnEnd;
   /** The session waits on the person in its terminal: shown, never answered here (`questions` is then empty). */
@@ -458,6 +461,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
       choices: choicesOf({ kind, agent: input.agent, asker: input.asker, questions: input.questions, typedAnswers: input.typedAnswers, suggestions: input.approval?.suggestions.length ?? 0 }),
       ...(input.machine ? { machine: input.machine } : {}),
       ...(input.approval ? { approval: input.approval } : {}),
+      ...(input.risk ? { risk: input.risk } : {}),
       ...(input.turnEnd ? { turnEnd: input.turnEnd } : {}),
       ...(input.terminalWait ? { terminalWait: input.terminalWait } : {}),
     };
