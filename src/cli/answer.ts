@@ -164,7 +164,7 @@ function kindOf(approval: { toolName: string }): 'plan' | 'permission' {
 type DecisionFlags = { allow: boolean; 'allow-suggestion'?: string | undefined; 'confirm-risky': boolean; deny: boolean; message?: string | undefined; interrupt: boolean };
 
 /** A refusal of the contract (choices.ts) in this command's words, by its flags; another refusal in the contract's own words. */
-function refusalInFlags(refused: AnswerError, call: AskView): string {
+function refusalInFlags(refused: AnswerError, call: AskView, command: string): string {
   const profile = profileOf(call);
   switch (refused.code) {
     case 'interrupt_unsupported':
@@ -172,7 +172,7 @@ function refusalInFlags(refused: AnswerError, call: AskView): string {
     case 'message_with_stop':
       return `${profile.name} does not pass a message on when it stops the turn: --deny --message TEXT, or --deny --interrupt without one`;
     case 'risky_unconfirmed':
-      return `${quoted(call.id)} is risky (${quoted(call.risk?.reasons.join('; ') ?? '')}): read it with \`askbridge pending\`, then allow it with --allow --confirm-risky`;
+      return `${quoted(call.id)} is risky (${quoted(call.risk?.reasons.join('; ') ?? '')}): read it with \`${command} pending\`, then allow it with --allow --confirm-risky`;
     case 'empty_feedback':
       return `a plan is sent back with what ${profile.speaker} should change: add --message TEXT (or --interrupt to stop ${profile.speaker})`;
     default:
@@ -196,7 +196,7 @@ function decisionOf(call: AskView, flags: DecisionFlags, command: string): Appro
   }
   if (flags['confirm-risky'] && decision.behavior !== 'allow') throw new CliError(`--confirm-risky goes with --allow: ${DECISION_USAGE}`, 2);
   const refused = refusedDecision(call, approval, call.choices, decision, command);
-  if (refused) throw new CliError(refusalInFlags(refused, call), 2);
+  if (refused) throw new CliError(refusalInFlags(refused, call, command), 2);
   return decision;
 }
 
