@@ -51,7 +51,9 @@ export class AnswerError extends Error {
       /** A stop for an agent that cannot stop its turn. */
       | 'interrupt_unsupported'
       | 'not_grantable'
-      | 'grant_with_suggestion',
+      | 'grant_with_suggestion'
+      /** An allow of a risky approval without the person's confirmation (one tap never allows one). */
+      | 'risky_unconfirmed',
     message: string,
   ) {
     super(message);

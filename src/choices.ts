@@ -7,6 +7,7 @@
 import { profileOf, type AskKind } from './agents.js';
 import { AnswerError } from './answers.js';
 import { PLAN_TOOL } from './approvals.js';
+import type { Risk } from './risk.js';
 import { quoteText, type Agent, type ApprovalDecision, type Asker, type Choices, type Question, type Response } from './protocol.js';
 
 /** How a channel shows an ask: whole (the page, the CLI), or cut to fit (a Telegram message that could not hold it, a notification). */
@@ -67,10 +68,19 @@ export function refusedAnswer(
 }
 
 /** Why this decision may not be taken here, or undefined; `command` runs askbridge on this machine (askbridgeCommand). */
-export function refusedDecision(who: { agent?: Agent | undefined; asker?: Asker | undefined }, approval: { toolName: string; suggestions: readonly unknown[] }, choices: Choices, decision: ApprovalDecision, command: string): AnswerError | undefined {
+export function refusedDecision(
+  who: { agent?: Agent | undefined; asker?: Asker | undefined; risk?: Risk | undefined },
+  approval: { toolName: string; suggestions: readonly unknown[] },
+  choices: Choices,
+  decision: ApprovalDecision,
+  command: string,
+): AnswerError | undefined {
   const name = profileOf(who).name;
   if (decision.behavior === 'allow') {
     if (!choices.allow) return new AnswerError('not_shown_whole', `what would run is cut short here: read it whole on the page (or with \`${command} pending\`) to allow it`);
+    if (who.risk && !decision.confirmRisky) {
+      return new AnswerError('risky_unconfirmed', `this is risky (${who.risk.reasons.join('; ')}): confirm it on the page, or with \`${command} answer <id> --allow --confirm-risky\`, to allow it`);
+    }
     if (decision.grant) {
       if (!choices.grant) return new AnswerError('not_grantable', 'no grant can cover this request: allow it once');
       if (decision.suggestion !== undefined) return new AnswerError('grant_with_suggestion', `choose a grant or one of ${name}'s suggestions, not both`);

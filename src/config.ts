@@ -65,6 +65,55 @@ const MatchSchema = z.union([
 ]);
 export type Match = z.infer<typeof MatchSchema>;
 
+/** Compiled patterns, by pattern and flags: a pattern is matched against every text it may apply to. */
+const compiledPatterns = new Map<string, RE2JS>();
+
+/** Whether a pattern matches: a string anywhere in the text, ignoring case; a regular expression as RE2 finds it. */
+export function matchesText(match: Match, text: string): boolean {
+  if (typeof match === 'string') return text.toLowerCase().includes(match.toLowerCase());
+  const key = `${match.flags ?? ''}/${match.regex}`;
+  let pattern = compiledPatterns.get(key);
+  if (pattern === undefined) {
+    if (compiledPatterns.size > 1000) compiledPatterns.clear();
+    pattern = compileRulePattern(match.regex, match.flags);
+    compiledPatterns.set(key, pattern);
+  }
+  return pattern.matcher(text).find();
+}
+
+/** The built-in risky actions (risk.ts), by the names `risk.remove` takes. */
+export const BUILT_IN_RISKS = [
+  'rm -r',
+  'git push --force',
+  'git reset --hard',
+  'git clean',
+  'DROP/TRUNCATE',
+  'curl | sh',
+  'sudo',
+  'chmod 777',
+  'dd',
+  'mkfs',
+  'terraform destroy',
+  'kubectl delete',
+  'publish',
+  'secret files',
+  'unclear command',
+] as const;
+export type BuiltInRisk = (typeof BUILT_IN_RISKS)[number];
+
+/**
+ * The user's changes to the built-in list of risky actions (risk.ts): `add` marks more as risky, each
+ * with the reason shown; `remove` takes built-in ones off the list by name. User config only: a
+ * project's file cannot make its own commands look safe.
+ */
+export const RiskSchema = z.strictObject({
+  add: z
+    .array(z.strictObject({ match: MatchSchema, reason: z.string().trim().min(1).max(200) }))
+    .max(200)
+    .default([]),
+  remove: z.array(z.enum(BUILT_IN_RISKS)).max(BUILT_IN_RISKS.length).default([]),
+});
+
 export const RuleSchema = z
   .strictObject({
     name: z.string().min(1).max(100).optional(),
@@ -180,6 +229,8 @@ export const ConfigFileSchema = z.strictObject({
    * `away`: only while the person is away or no paired page is in view (user config only).
    */
   tell: z.enum(['always', 'away']).optional(),
+  /** Changes to the list of risky actions (risk.ts; user config only). */
+  risk: RiskSchema.optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 /** A config file as written, before defaults (a rule's `when`) are filled in. */
@@ -200,13 +251,14 @@ export const DEFAULT_CONFIG: Config = {
   notify: [],
   push: { fullText: false },
   tell: 'always',
+  risk: { add: [], remove: [] },
 };
 
 /** The settings that hold one value, which a project file replaces (rules add up instead). */
 export const SCALAR_KEYS = ['waitSeconds', 'onTimeout', 'whenNobodyWatching', 'answerMode', 'askMaxQuestions', 'approvalNoticeSeconds', 'awaySeconds'] as const;
 
 /** Keys only the user's own file may set: a project must not open the daemon, or send question text, where it chooses. */
-export const USER_ONLY_KEYS = ['publicUrl', 'notify', 'push', 'telegram', 'tell'] as const;
+export const USER_ONLY_KEYS = ['publicUrl', 'notify', 'push', 'telegram', 'tell', 'risk'] as const;
 
 const ConfigOriginSchema = z.enum(['default', 'user', 'project']);
 export type ConfigOrigin = z.infer<typeof ConfigOriginSchema>;
@@ -215,7 +267,7 @@ export type ConfigOrigin = z.infer<typeof ConfigOriginSchema>;
 export const EffectiveConfigSchema = z.object({
   config: ConfigFileSchema.omit({ $schema: true, publicUrl: true, telegram: true }).required(),
   /** Where each key's value came from; rules list project rules first, then user rules. */
-  origins: z.record(z.enum([...SCALAR_KEYS, 'rules', 'notify', 'push', 'tell']), z.union([ConfigOriginSchema, z.literal('user+project')])),
+  origins: z.record(z.enum([...SCALAR_KEYS, 'rules', 'notify', 'push', 'tell', 'risk']), z.union([ConfigOriginSchema, z.literal('user+project')])),
   files: z.object({ user: z.string(), project: z.string().optional() }),
   /** Files that are broken now: the user file's last good version (if any) is in use; a project file applies nothing, as trust names only its current bytes. */
   errors: z.array(z.object({ path: z.string(), message: z.string() })),
@@ -529,6 +581,10 @@ export function mergeConfig(user: ConfigFile, project: ConfigFile): Pick<Effecti
     if (user[key] === undefined) continue;
     (config as Record<string, unknown>)[key] = user[key];
     origins[key] = 'user';
+  }
+  if (user.risk !== undefined) {
+    config.risk = user.risk;
+    origins.risk = 'user';
   }
   // Project rules are more specific, so they are tried first.
   config.rules = [...(project.rules ?? []), ...(user.rules ?? [])];

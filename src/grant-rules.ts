@@ -14,13 +14,17 @@ const EDIT_TOOLS: Readonly<Record<string, string>> = { Edit: 'file_path', MultiE
 /** A shell tool's name: Claude Code's and Codex's `Bash`, opencode's `bash`. */
 const SHELL_TOOLS = new Set(['Bash', 'bash']);
 
+/** Subcommands that run whatever their next word names (a package's script): the grant names that too. */
+const SCRIPT_RUNNERS = new Set(['run', 'run-script', 'exec', 'x', 'dlx']);
+
 /** A command's subcommand: a plain word (`test`, `status`, `run-script`), never an option, a path or a value. */
 const SUBCOMMAND = /^[a-z][a-z0-9-]*$/;
 
 /**
  * Whether an approval may be covered by a grant at all: the one check a grant passes before it is
  * offered or made. A plan is never granted, nor a tool this module has no rule for.
- * The risk check (a risky command is never granted) belongs here.
+ * A risky approval (risk.ts) is never granted either: the store offers no grant for one, and no
+ * grant covers one (asks/open-ask.ts).
  */
 export function grantable(approval: Pick<Approval, 'toolName' | 'toolInput'>, cwd: string): boolean {
   return approval.toolName !== PLAN_TOOL && ruleFor(approval, cwd) !== undefined;
@@ -81,8 +85,10 @@ function prefixOf(command: string): string | undefined {
   const parsed = parseShell(command);
   const words = parsed.commands[0]?.words;
   if (!parsed.simple || !words || words.length < 2) return undefined;
-  const [name, subcommand] = words as [string, string];
+  const [name, subcommand, script] = words as [string, string, string | undefined];
   if (!/^[A-Za-z0-9_.-]+$/.test(name) || !SUBCOMMAND.test(subcommand)) return undefined;
+  // `npm run build` grants its script, never every script: `npm run:*` would cover `npm run deploy`.
+  if (SCRIPT_RUNNERS.has(subcommand)) return script !== undefined && /^[A-Za-z0-9_.:-]+$/.test(script) && command.startsWith(`${name} ${subcommand} ${script}`) && [undefined, ' '].includes(command[`${name} ${subcommand} ${script}`.length]) ? `${name} ${subcommand} ${script}` : undefined;
   const prefix = `${name} ${subcommand}`;
   // The words as written: a quoted or spaced-out start is not what a person reads as this prefix.
   return command === prefix || command.startsWith(`${prefix} `) ? prefix : undefined;

@@ -2,7 +2,7 @@
 // permission, the end of a turn, or the note that some could not be recorded, is one row too),
 // quoted as RFC 4180 says. A permission's row says what was allowed or denied: the tool, what it
 // acted on, the decision, the "always allow" suggestion taken, the deny message and whether it
-// stopped Claude; the end of a turn's, what Claude said and the person's reply; a relayed decision's,
+// stopped Claude, and why it was risky; the end of a turn's, what Claude said and the person's reply; a relayed decision's,
 // whether it reached its agent. Every cell is
 // text someone else wrote (the model's questions, answers, project paths), so a cell a spreadsheet
 // would take for a formula (starting with =, +, -, @, a tab or a carriage return) starts with a `'`
@@ -12,7 +12,7 @@ import { deliveryText, type HistoryLine } from './history-file.js';
 
 export const HISTORY_CSV_COLUMNS = [
   'finished', 'asked', 'project', 'session', 'asker', 'machine', 'status', 'source', 'detail', 'header', 'question', 'answer', 'note',
-  'tool', 'target', 'decision', 'suggestion', 'message', 'interrupt', 'said', 'reply', 'delivery',
+  'tool', 'target', 'decision', 'suggestion', 'message', 'interrupt', 'said', 'reply', 'delivery', 'risk',
 ] as const;
 
 /** The whole file: the header row, then each line's rows in the order given, every row ended by CRLF. */
@@ -31,7 +31,7 @@ function rowsOf(line: HistoryLine): string[][] {
   const { approval, decision } = line;
   // A relayed decision: "answered, not yet delivered", "delivered", or "not delivered: WHY".
   const delivery = deliveryText(line) ?? line.delivery ?? '';
-  const decided = [approval?.toolName ?? '', approval?.target ?? '', decision?.behavior ?? '', decision?.suggestion ?? '', decision?.message ?? '', decision?.interrupt ? 'yes' : '', line.turnEnd?.said ?? '', line.reply ?? '', delivery];
+  const decided = [approval?.toolName ?? '', approval?.target ?? '', decision?.behavior ?? '', decision?.suggestion ?? '', decision?.message ?? '', decision?.interrupt ? 'yes' : '', line.turnEnd?.said ?? '', line.reply ?? '', delivery, approval?.risk?.join('; ') ?? ''];
   if (line.questions.length === 0) return [[...common, '', '', '', '', ...decided]];
   return line.questions.map(({ header, question }) => [...common, header, question, getOwn(line.answers, question) ?? '', getOwn(line.notes, question) ?? '', ...decided]);
 }

@@ -34,8 +34,8 @@ export const HistoryLineSchema = z.looseObject({
   notes: z.record(z.string(), z.string()).optional(),
   /** Why the question failed (source `failed`): the answer never reached Claude. */
   error: z.string().optional(),
-  /** A permission Claude Code asked for: the tool, and what it acts on in one line (the command, the file). */
-  approval: z.looseObject({ toolName: z.string(), target: z.string() }).optional(),
+  /** A permission Claude Code asked for: the tool, what it acts on in one line (the command, the file), and why it was risky (risk.ts). */
+  approval: z.looseObject({ toolName: z.string(), target: z.string(), risk: z.array(z.string()).optional() }).optional(),
   /** How the approval was decided: allowed once or with a suggestion (in words), or denied with a message. */
   decision: z.looseObject({ behavior: z.enum(['allow', 'deny']), suggestion: z.string().optional(), message: z.string().optional(), interrupt: z.boolean().optional() }).optional(),
   /** The end of one of Claude's turns, while the person was away: the start of Claude's last message, in one line. */

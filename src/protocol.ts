@@ -557,11 +557,18 @@ export type GrantsReply = z.infer<typeof GrantsReplySchema>;
  * allow once, or allow with one of Claude Code's suggestions (by index); deny, with a message for
  * Claude, and `interrupt` to stop its turn as well. An allow may carry a grant: the same requests
  * are then allowed at once for a while (GrantChoiceSchema). For a plan, allow approves it and a deny's
- * message is the feedback. There is no other allow: the input is never changed.
+ * message is the feedback. There is no other allow: the input is never changed. A risky approval
+ * is allowed only with `confirmRisky`, and never with a grant.
  */
 export const ApprovalDecisionSchema = z
   .discriminatedUnion('behavior', [
-    z.strictObject({ behavior: z.literal('allow'), suggestion: z.number().int().min(0).max(MAX_SUGGESTIONS - 1).optional(), grant: GrantChoiceSchema.optional() }),
+    z.strictObject({
+      behavior: z.literal('allow'),
+      suggestion: z.number().int().min(0).max(MAX_SUGGESTIONS - 1).optional(),
+      grant: GrantChoiceSchema.optional(),
+      /** The person confirmed allowing a risky approval (its view's `risk`): required for one, as one tap never allows it. */
+      confirmRisky: z.literal(true).optional(),
+    }),
     z.strictObject({ behavior: z.literal('deny'), message: text(LIMITS.otherChars).optional(), interrupt: z.boolean().optional() }),
   ])
   .meta({ title: 'decision' });
@@ -696,6 +703,8 @@ export const AskViewSchema = z.object({
   approval: ApprovalSchema.optional(),
   /** How an approval was decided, once it was. */
   decision: ApprovalDecisionSchema.optional(),
+  /** Why this approval is dangerous (risk.ts), computed by the daemon when it opened; absent when nothing on the list matched. */
+  risk: z.object({ reasons: z.array(z.string()).min(1) }).optional(),
   /** Set when Claude finished a turn while the person is away; `questions` is then empty. */
   turnEnd: TurnEndSchema.optional(),
   /** The person's reply to a turn's end (status `replied`), exactly as Claude received it. */

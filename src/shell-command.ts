@@ -10,14 +10,15 @@
 //   redirects (a here-document's body with it). A word whose value is known only when the shell runs
 //   (a `$` expansion, a substitution, an unquoted glob or brace list) keeps its text as written and is
 //   flagged in `dynamic`. A leading `~` is left as it is, for the caller to read as the home folder.
-//   Reserved words (`if`, `then`, `{`, `!`, …) are dropped, so that `if rm x; then …` yields `rm x`.
+//   Reserved words (`if`, `then`, `{`, `!`, …) are dropped, so that `if rm x; then …` yields `rm x`,
+//   and a loop's header (`for f in *`) with them: `for f in *; do rm "$f"; done` yields `rm $f`.
 // - `nested`: the source of everything that runs inside the line: `$(…)`, backticks, `<(…)`, `>(…)`,
 //   subshells `( … )`, arithmetic `$((…))` and substitutions in an unquoted here-document. Callers
 //   parse them again (parseShell) to see what they run.
 // - `simple`: one command, with none of the above and no redirect, expansion, assignment or glob;
 //   `why` says what made it not simple (the first thing found).
 // - `sure`: false when the line could not be read with certainty (an unterminated quote or
-//   here-document, an unbalanced parenthesis, `case`, `for`, a function definition); `unsure` says
+//   here-document, an unbalanced parenthesis, `case`, a function definition); `unsure` says
 //   why. An unsure line is never simple. Callers take "unsure" as "worth a look".
 export type Separator = ';' | '&&' | '||' | '|' | '|&' | '&' | '\n';
 
@@ -60,7 +61,9 @@ const ASSIGNMENT = /^[A-Za-z_][A-Za-z0-9_]*\+?=/;
 /** Reserved words that open or close a compound command around simple ones: dropped, the line is not simple. */
 const COMPOUND_WORDS = new Set(['{', '}', 'if', 'then', 'elif', 'else', 'fi', 'while', 'until', 'do', 'done', '!', 'time']);
 /** Reserved words whose syntax this parser does not follow. */
-const UNFOLLOWED_WORDS = new Set(['case', 'esac', 'for', 'select', 'function', 'coproc']);
+const UNFOLLOWED_WORDS = new Set(['case', 'esac', 'function', 'coproc']);
+/** Reserved words that open a loop header, which names a variable and a list and runs nothing but its substitutions: skipped. */
+const LOOP_WORDS = new Set(['for', 'select']);
 
 interface Word {
   value: string;
@@ -207,10 +210,12 @@ class Parser {
       this.note('a compound command');
       this.start = this.i;
       return;
+    } else if (word.raw === word.value && LOOP_WORDS.has(word.value)) {
+      this.note('a compound command');
+      this.skipping = true;
+      return;
     } else if (word.raw === word.value && UNFOLLOWED_WORDS.has(word.value)) {
       this.doubt(`a ${word.value} statement`);
-      // A for/select header names a variable and a list: it runs nothing but its substitutions.
-      this.skipping = word.value === 'for' || word.value === 'select';
       return;
     } else if (ASSIGNMENT.test(word.raw)) {
       this.note('a variable assignment');

@@ -64,7 +64,7 @@ export async function answerAllOnTerminal(io: CommandIo): Promise<number> {
     intro(`Review all: ${calls.length === 1 ? 'one permission waits' : `${calls.length} permissions wait`}`);
     for (const [index, call] of calls.entries()) {
       say(INFO, `${index + 1} of ${calls.length} · Project ${shown(call.cwd)} · Session ${shown(call.sessionId)}`);
-      showApproval(call.approval!, call.agent, false);
+      showApproval(call.approval!, call, false);
       const alone = ownConfirmation(call);
       if (alone !== undefined) log.warn(`Allow it on its own (\`${command} answer ${call.id}\`): ${shown(alone)}. It may be denied here.`);
     }

@@ -39,6 +39,7 @@ export async function run(io: CommandIo): Promise<number> {
       json: { type: 'string' },
       allow: { type: 'boolean', default: false },
       'allow-suggestion': { type: 'string' },
+      'confirm-risky': { type: 'boolean', default: false },
       deny: { type: 'boolean', default: false },
       message: { type: 'string' },
       interrupt: { type: 'boolean', default: false },
@@ -108,7 +109,7 @@ function givenAnswerUsage(command: string): string {
 
 /** How to decide a permission or a plan in the command. */
 function decisionUsage(command: string): string {
-  return `${command} answer ID --allow | ID --allow-suggestion N | ID --deny [--message TEXT] [--interrupt]`;
+  return `${command} answer ID --allow [--confirm-risky] | ID --allow-suggestion N | ID --deny [--message TEXT] [--interrupt]`;
 }
 
 /**
@@ -179,16 +180,18 @@ function kindOf(approval: { toolName: string }): 'plan' | 'permission' {
   return approval.toolName === PLAN_TOOL ? 'plan' : 'permission';
 }
 
-type DecisionFlags = { allow: boolean; 'allow-suggestion'?: string | undefined; deny: boolean; message?: string | undefined; interrupt: boolean };
+type DecisionFlags = { allow: boolean; 'allow-suggestion'?: string | undefined; 'confirm-risky': boolean; deny: boolean; message?: string | undefined; interrupt: boolean };
 
 /** A refusal of the contract (choices.ts) in this command's words, by its flags; another refusal in the contract's own words. */
-function refusalInFlags(refused: AnswerError, call: AskView): string {
+function refusalInFlags(refused: AnswerError, call: AskView, command: string): string {
   const profile = profileOf(call);
   switch (refused.code) {
     case 'interrupt_unsupported':
       return `${profile.name} cannot stop its turn from here: deny, and say why in the message (--deny --message TEXT)`;
     case 'message_with_stop':
       return `${profile.name} does not pass a message on when it stops the turn: --deny --message TEXT, or --deny --interrupt without one`;
+    case 'risky_unconfirmed':
+      return `${quoted(call.id)} is risky (${quoted(call.risk?.reasons.join('; ') ?? '')}): read it with \`${command} pending\`, then allow it with --allow --confirm-risky`;
     case 'empty_feedback':
       return `a plan is sent back with what ${profile.speaker} should change: add --message TEXT (or --interrupt to stop ${profile.speaker})`;
     default:
@@ -208,9 +211,11 @@ function decisionOf(call: AskView, flags: DecisionFlags, command: string): Appro
     decision = { behavior: 'deny', ...(message === undefined ? {} : { message }), ...(flags.interrupt ? { interrupt: true } : {}) };
   } else {
     decision = suggestion === undefined ? { behavior: 'allow' } : { behavior: 'allow', suggestion: suggestionIndex(call, approval, suggestion) };
+    if (flags['confirm-risky']) decision.confirmRisky = true;
   }
+  if (flags['confirm-risky'] && decision.behavior !== 'allow') throw new CliError(`--confirm-risky goes with --allow: ${decisionUsage(command)}`, 2);
   const refused = refusedDecision(call, approval, call.choices, decision, command);
-  if (refused) throw new CliError(refusalInFlags(refused, call), 2);
+  if (refused) throw new CliError(refusalInFlags(refused, call, command), 2);
   return decision;
 }
 

@@ -515,6 +515,14 @@ function approvalChoices(approval: Approval, call: AskView): ApprovalChoice[] {
   const deny: ApprovalChoice = plan
     ? { item: { label: 'Tell Claude what to change', description: 'your message: Claude keeps planning with it' }, decision: { behavior: 'deny' }, message: 'required' }
     : { item: { label: 'Deny', description: 'with a message for Claude if you like: what to do instead' }, decision: { behavior: 'deny' }, message: 'optional' };
+  if (call.risk) {
+    // Risky: allowed only by typing the confirmation, and never remembered from here.
+    return [
+      { item: { label: 'Allow once (risky)…', description: `type ${CONFIRM_RISKY_WORD} to confirm` }, decision: { behavior: 'allow', confirmRisky: true } },
+      deny,
+      ...(choices.stop ? [{ item: { label: 'Deny and stop', description: `${speakerOf(agent)} stops and waits for you` }, decision: { behavior: 'deny', interrupt: true } } satisfies ApprovalChoice] : []),
+    ];
+  }
   return [
     { item: plan ? { label: 'Approve', description: 'Claude starts on the plan' } : { label: 'Allow once', description: 'this call only: you are asked again next time' }, decision: { behavior: 'allow' } },
     ...(choices.remember ? approval.suggestions.map((suggestion, index): ApprovalChoice => ({ item: { label: shown(suggestion.label) }, decision: { behavior: 'allow', suggestion: index } })) : []),
@@ -551,13 +559,17 @@ async function grantChoice(flow: Flow): Promise<GrantChoice | FlowEnd | 'back'> 
   return { ...GRANT_DURATIONS[duration.chosen]!.choice, scope: scope.chosen === 0 ? 'session' : 'project' };
 }
 
-/** The tool and its whole input, under its title; shown `again` (new context, a refusal), its one line, the input being above. */
-export function showApproval(approval: Approval, agent: AskView['agent'], again: boolean): void {
+/** What is typed to allow a risky approval here, as on Telegram. */
+const CONFIRM_RISKY_WORD = 'allow';
+
+/** The tool and its whole input, under its title; shown `again` (new context, a refusal), its one line, the input being above. A risky one says why, each time. */
+export function showApproval(approval: Approval, call: Pick<AskView, 'agent' | 'risk'>, again: boolean): void {
+  const risk = call.risk ? `\n${styleText(['red', 'bold'], 'RISKY')}: ${shown(call.risk.reasons.join('; '))}` : '';
   if (again) {
-    say(STEP, `${shown(approvalLine(approval))} (its whole input is above)`);
+    say(STEP, `${shown(approvalLine(approval))} (its whole input is above)${risk}`);
     return;
   }
-  say(STEP, `${approval.toolName === PLAN_TOOL ? 'Plan' : `Permission · ${shown(approval.toolName)}`}\n${hanging(shown(toolInputText(approval, speakerOf(agent))))}`);
+  say(STEP, `${approval.toolName === PLAN_TOOL ? 'Plan' : `Permission · ${shown(approval.toolName)}`}${risk}\n${hanging(shown(toolInputText(approval, speakerOf(call.agent))))}`);
 }
 
 /**
@@ -589,7 +601,7 @@ async function decideApproval(flow: Flow, approval: Approval): Promise<FlowEnd> 
   let inputShown = false;
   for (;;) {
     if (showNewContext(flow)) titled = false;
-    if (!titled) showApproval(approval, flow.call.agent, inputShown);
+    if (!titled) showApproval(approval, flow.call, inputShown);
     titled = inputShown = true;
     const choice = await runList(flow, (run) =>
       pickOne({
@@ -621,6 +633,22 @@ async function decideApproval(flow: Flow, approval: Approval): Promise<FlowEnd> 
 /** The decision a choice makes: at once, or with the deny's message. `back`: nothing to send yet (no feedback typed for a plan, or not confirmed). */
 async function decisionFor(flow: Flow, choice: ApprovalChoice): Promise<ApprovalDecision | 'back' | FlowEnd> {
   let { decision } = choice;
+  if (decision.behavior === 'allow' && decision.confirmRisky) {
+    const typed = await askText({
+      message: `Risky: type ${CONFIRM_RISKY_WORD} to allow it`,
+      placeholder: 'anything else goes back to the choices',
+      initial: '',
+      validate: (value) => tooLong(value, 100),
+      stop: flow.stop,
+      onKey: flow.onKey,
+    });
+    if ('ended' in typed) return endOf(typed);
+    if (typed.typed.trim().toLowerCase() !== CONFIRM_RISKY_WORD) {
+      log.warn(`Not allowed: choose it again and type ${CONFIRM_RISKY_WORD} to allow it.`);
+      return 'back';
+    }
+    return decision;
+  }
   if (choice.grant) {
     const grant = await grantChoice(flow);
     if (grant === 'back' || 'kind' in grant) return grant;

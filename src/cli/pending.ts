@@ -41,7 +41,7 @@ export async function run(io: CommandIo): Promise<void> {
     }
     const seconds = Math.max(0, Math.round((call.expiresAt - Date.now()) / 1000));
     io.stdout(`${terminalText(call.id)}  ${terminalText(call.cwd, '  ')}${askedBy(call)}  (${seconds}s left, then ${terminalText(call.timeout.summary, '  ')})\n`);
-    if (call.approval) listApproval(io, call.sessionId, call.approval);
+    if (call.approval) listApproval(io, call.sessionId, call.approval, call.risk);
     if (call.turnEnd) listTurnEnd(io, call, call.turnEnd);
     call.questions.forEach((question, index) => {
       const kind = question.multiSelect ? 'pick one or more' : 'pick one';
@@ -59,8 +59,9 @@ function askedBy(call: AskView): string {
 }
 
 /** What is asked in one line ("Permission · Bash: npm test", "Plan: …"), its session, and each suggestion by its number. */
-function listApproval(io: CommandIo, sessionId: string, approval: Approval): void {
+function listApproval(io: CommandIo, sessionId: string, approval: Approval, risk: AskView['risk']): void {
   io.stdout(`  ${terminalText(approvalLine(approval), '     ')}  (session ${terminalText(sessionId, '     ')})\n`);
+  if (risk) io.stdout(`       RISKY: ${terminalText(risk.reasons.join('; '), '         ')} (allow it with --allow --confirm-risky)\n`);
   for (const [index, suggestion] of approval.suggestions.entries()) io.stdout(`       - suggestion ${index + 1}: ${terminalText(suggestion.label, '         ')}\n`);
 }
 

@@ -15,7 +15,7 @@ import { createPageSessionFile } from './page-sessions.js';
 import { MAX_PENDING, WAITING_BYTES } from './limits.js';
 import { createPendingFiles } from './asks/pending-files.js';
 import { createAskStore, kindOf, type PendingRecord, type AskStore } from './asks/store.js';
-import type { Asked } from './asks/open-ask.js';
+import { riskField, type Asked } from './asks/open-ask.js';
 import { askedFromDisk } from './decisions/relayed.js';
 import { createNotifier } from './notify.js';
 import { pushChannel, showsOn, telegramChannel, webhookChannel, type Channel } from './channels.js';
@@ -411,6 +411,7 @@ function restoreWaitingQuestions(store: AskStore, records: PendingRecord[], plan
       questions: asked.questions,
       ...(asked.typedAnswers ? { typedAnswers: asked.typedAnswers } : {}),
       ...(asked.approval ? { approval: asked.approval } : {}),
+      ...riskField(asked, plan.config),
       ...(asked.machine ? { machine: asked.machine } : {}),
       ...(asked.relayed ? { relayed: asked.relayed } : {}),
       waitMs: Math.max(0, record.expiresAt - Date.now()),

@@ -26,8 +26,12 @@ export type Notice = {
    * short so that no two read the same (shortenApart); when no cut does that, there are none.
    */
   options?: string[];
-  /** A permission Claude Code asks for: the tool's name; what it acts on (the command, the file) only with push.fullText. */
-  approval?: { tool: string; target?: string };
+  /**
+   * A permission Claude Code asks for: the tool's name; what it acts on (the command, the file) only
+   * with push.fullText; `risky` when it is risky (risk.ts), with its reasons only with push.fullText
+   * (they may name a path). A notice never allows it.
+   */
+  approval?: { tool: string; target?: string; risky?: string[] };
   /** Claude finished a turn while the person is away: the start of its last message only with push.fullText. */
   turnEnd?: { said?: string };
   /** The session waits for the person in its terminal: Claude Code's kind of wait; its message only with push.fullText. */
@@ -63,7 +67,12 @@ function noticeOfKind(view: AskView, options: { fullText: boolean }): Notice {
       id: view.id,
       project: bounded(parts.at(-1) ?? 'Unknown project', PROJECT_CHARS),
       headers: [],
-      approval: { tool: bounded(toolTitle(toolName), HEADER_CHARS), ...(target ? { target: bounded(target, QUESTION_CHARS) } : {}) },
+      approval: {
+        tool: bounded(toolTitle(toolName), HEADER_CHARS),
+        ...(target ? { target: bounded(target, QUESTION_CHARS) } : {}),
+        // Its reasons may name what it acts on (a path): like the target, only with push.fullText.
+        ...(view.risk ? { risky: options.fullText ? view.risk.reasons.slice(0, QUESTIONS).map((reason) => bounded(reason, QUESTION_CHARS)) : [] } : {}),
+      },
     };
   }
   const project = bounded(parts.at(-1) ?? 'Unknown project', PROJECT_CHARS);
@@ -98,14 +107,15 @@ export function noticeTitle(notice: Notice): string {
   if (notice.turnEnd) return `${agent ?? 'Claude'} finished in ${project}`;
   if (notice.terminalWait) return agent ? `${agent} waits for you in ${project}` : `Waiting for you in ${project}`;
   const from = agent ? `from ${agent} in ${project}` : `from ${project}`;
-  if (notice.approval) return `${notice.approval.tool === 'Plan' ? 'Plan' : 'Permission'} ${from}`;
+  if (notice.approval) return `${notice.approval.risky ? 'Risky permission' : notice.approval.tool === 'Plan' ? 'Plan' : 'Permission'} ${from}`;
   return `Question ${from}`;
 }
 
-/** What the question is about, without its text: the headers, or that one waits; for a permission, the tool. */
+/** What the question is about, without its text: the headers, or that one waits; for a permission, the tool, or why it is risky. */
 export function noticeSubject(notice: Notice): string {
   if (notice.turnEnd) return 'Reply to keep it going, or let it stop';
   if (notice.terminalWait) return terminalWaitSubject(notice.terminalWait.kind);
+  if (notice.approval?.risky) return notice.approval.risky.length > 0 ? `Risky: ${notice.approval.risky.join('; ')}` : `Risky: ${notice.approval.tool} waits for permission; read why on the page`;
   if (notice.approval) return notice.approval.tool === 'Plan' ? 'A plan waits for approval' : `${notice.approval.tool} waits for permission`;
   return notice.headers.length > 0 ? notice.headers.join(' · ') : 'A question is waiting';
 }

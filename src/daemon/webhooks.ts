@@ -55,7 +55,7 @@ export function webhookRequest(target: NotifyTarget, notice: Notice, link: strin
     const topic = url.pathname.slice(url.pathname.lastIndexOf('/') + 1);
     url.pathname = url.pathname.slice(0, url.pathname.lastIndexOf('/') + 1);
     const actions = target.actions === true ? { actions: ntfyActions(notice, link, oneTap) } : {};
-    return { kind: 'ntfy', url: url.href, body: { topic, title, message: subject, click: link, tags: [noticeKind(notice)], ...actions } };
+    return { kind: 'ntfy', url: url.href, body: { topic, title, message: subject, click: link, tags: [noticeKind(notice), ...(notice.approval?.risky ? ['warning'] : [])], ...actions } };
   }
   if (target.slack !== undefined) {
     // Slack reads <...> as links and mentions (<!channel>): model text never gets to make one.
@@ -65,7 +65,10 @@ export function webhookRequest(target: NotifyTarget, notice: Notice, link: strin
     // No mention may ping anyone, no link may unfurl, and markdown in model text stays text.
     return { kind: 'discord', url: target.discord, body: { content: `**${discordText(title)}**: ${discordText(subject)}\n${link}`, allowed_mentions: { parse: [] }, flags: SUPPRESS_EMBEDS } };
   }
-  if (notice.approval) return { kind: 'url', url: target.url!, body: { event: 'approval_waiting', id: notice.id, project: notice.project, tool: notice.approval.tool, url: link } };
+  if (notice.approval) {
+    const { tool, risky } = notice.approval;
+    return { kind: 'url', url: target.url!, body: { event: 'approval_waiting', id: notice.id, project: notice.project, tool, ...(risky ? { risky } : {}), url: link } };
+  }
   if (notice.turnEnd) return { kind: 'url', url: target.url!, body: { event: 'turn_end_waiting', id: notice.id, project: notice.project, url: link } };
   if (notice.terminalWait) return { kind: 'url', url: target.url!, body: { event: 'terminal_waiting', id: notice.id, project: notice.project, kind: notice.terminalWait.kind, url: link } };
   return { kind: 'url', url: target.url!, body: { event: 'question_waiting', id: notice.id, project: notice.project, headers: notice.headers, url: link } };

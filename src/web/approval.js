@@ -5,7 +5,9 @@
 // deny with a message, deny and stop (where the agent can stop its turn), or leave it to the agent's
 // own prompt (the terminal, opencode's prompt). A decision cannot be taken
 // back, so one click or key decides at most one card, and none aimed at something else
-// (decision-hold.js).
+// (decision-hold.js). A risky approval (its view's `risk`, decided by the daemon) wears a danger
+// mark with its reasons, offers no "always allow", and is allowed only through a second, explicit
+// step: "Allow…" opens a confirmation whose own button allows it (no key or click does both).
 import { speakerOf } from './api.js';
 import { cardHead, contextNodes, uid } from './ask-form.js';
 import { holdDecisions } from './decision-hold.js';
@@ -52,15 +54,27 @@ export function buildApprovalForm(view, handlers, how = {}) {
   const { head, age, countdown, countdownTime, saysWhat } = cardHead(view, titleId);
   const context = h('div', { class: 'context' });
 
-  const { ask, input } = approvalNodes(view, askId);
-  const body = h('section', { class: 'approval-body', 'aria-labelledby': askId }, ask, input);
+  const { ask, risk, input } = approvalNodes(view, askId);
+  const body = h('section', { class: 'approval-body', 'aria-labelledby': askId }, ask, risk, input);
 
   const form = h('form', { class: 'card-form approval-form', novalidate: true });
   const error = h('p', { class: 'card-error', id: uid('card-error'), hidden: true });
 
   // Allow: once, or with one of Claude Code's suggestions, sent back by its index.
-  const allowOnce = h('button', { type: 'button', class: 'btn btn-primary', 'aria-keyshortcuts': 'A 1', text: plan ? 'Approve, I’ll approve edits manually' : 'Allow once' });
-  const suggestions = (choices.remember && Array.isArray(approval.suggestions) ? approval.suggestions : []).map((suggestion, index) =>
+  const allowOnce = h('button', {
+    type: 'button',
+    class: risk ? 'btn btn-secondary btn-risky' : 'btn btn-primary',
+    'aria-keyshortcuts': 'A 1',
+    'aria-expanded': risk ? 'false' : null,
+    text: risk ? 'Allow…' : plan ? 'Approve, I’ll approve edits manually' : 'Allow once',
+  });
+  // A risky approval: the confirmation "Allow…" opens, whose own button allows it.
+  const confirmTextId = uid('risk-confirm');
+  const confirmText = h('p', { class: 'risk-confirm-text', id: confirmTextId, tabindex: '-1', text: 'This is risky. Read the input above, then allow it if you mean to.' });
+  const confirmAllow = h('button', { type: 'button', class: 'btn btn-danger btn-confirm-risky', 'aria-describedby': confirmTextId, text: 'Yes, allow it' });
+  const confirmCancel = h('button', { type: 'button', class: 'btn btn-quiet', text: 'Cancel' });
+  const confirm = risk ? h('div', { class: 'risk-confirm', hidden: true }, confirmText, h('div', { class: 'actions' }, confirmAllow, confirmCancel)) : null;
+  const suggestions = (choices.remember && !risk && Array.isArray(approval.suggestions) ? approval.suggestions : []).map((suggestion, index) =>
     h('button', { type: 'button', class: 'btn btn-secondary btn-suggestion', 'data-suggestion': String(index), 'aria-keyshortcuts': index < 8 ? String(index + 2) : null }, withCode(suggestion?.label ?? `Suggestion ${index + 1}`)),
   );
 
@@ -83,12 +97,13 @@ export function buildApprovalForm(view, handlers, how = {}) {
   const denyStop = choices.stop ? h('button', { type: 'button', class: 'btn btn-quiet btn-stop', text: plan ? 'Reject and stop' : 'Deny and stop' }) : null;
   const terminal = choices.handBack === undefined ? null : h('button', { type: 'button', class: 'btn btn-secondary btn-terminal', text: `Leave it to ${choices.handBack}` });
   const grant = choices.grant && approval.grant ? grantChoice(approval.grant) : null;
-  const buttons = [allowOnce, ...suggestions, ...(grant ? [grant.button] : []), deny, ...(denyStop ? [denyStop] : []), ...(terminal ? [terminal] : [])];
+  const buttons = [allowOnce, ...(confirm ? [confirmAllow, confirmCancel] : []), ...suggestions, ...(grant ? [grant.button] : []), deny, ...(denyStop ? [denyStop] : []), ...(terminal ? [terminal] : [])];
 
   form.append(
     error,
     h('div', { class: 'actions approval-allow' }, allowOnce, suggestions),
     ...(grant ? [grant.root] : []),
+    ...(confirm ? [confirm] : []),
     h(
       'div',
       { class: 'approval-deny' },
@@ -114,7 +129,20 @@ export function buildApprovalForm(view, handlers, how = {}) {
     if (!ready()) return;
     handlers.decide(decision);
   };
-  const allow = () => decide({ behavior: 'allow' });
+  /** Allow once; a risky approval opens its confirmation instead, and focus goes to its words, not its button. */
+  const allow = () => {
+    if (!confirm) return decide({ behavior: 'allow' });
+    if (!ready()) return;
+    confirm.hidden = false;
+    allowOnce.setAttribute('aria-expanded', 'true');
+    confirmText.focus();
+  };
+  const cancelConfirm = () => {
+    if (!confirm) return;
+    confirm.hidden = true;
+    allowOnce.setAttribute('aria-expanded', 'false');
+    allowOnce.focus();
+  };
   /** @param {number} index */
   const allowWith = (index) => decide({ behavior: 'allow', suggestion: index });
   /** @param {boolean} interrupt */
@@ -134,6 +162,8 @@ export function buildApprovalForm(view, handlers, how = {}) {
   };
 
   allowOnce.addEventListener('click', allow);
+  confirmAllow.addEventListener('click', () => decide({ behavior: 'allow', confirmRisky: true }));
+  confirmCancel.addEventListener('click', cancelConfirm);
   for (const [index, button] of suggestions.entries()) button.addEventListener('click', () => allowWith(index));
   grant?.button.addEventListener('click', () => decide({ behavior: 'allow', grant: grant.chosen() }));
   deny.addEventListener('click', () => denyWith(false));
@@ -310,7 +340,17 @@ export function approvalNodes(view, askId) {
     plan ? null : ' ',
     plan ? null : h('code', { class: 'tool-name', dir: 'ltr' }, visibleNodes(approval.toolName)),
   );
-  return { ask, input: toolInputNodes(approval, actor) };
+  // A risky approval (the daemon's risk.ts) says why, in the danger colours, above its input.
+  const reasons = view.risk && Array.isArray(view.risk.reasons) ? view.risk.reasons : null;
+  const risk = reasons
+    ? h(
+        'div',
+        { class: 'risk-mark', role: 'note', 'aria-label': 'Risky' },
+        h('p', { class: 'risk-title', text: 'Risky' }),
+        h('ul', { class: 'risk-reasons' }, ...reasons.map((reason) => h('li', {}, visibleNodes(reason)))),
+      )
+    : null;
+  return { ask, risk, input: toolInputNodes(approval, actor) };
 }
 
 /**

@@ -104,7 +104,7 @@ export function createReview({ dialog, decide, ended, announce }) {
   function itemOf(view) {
     const askId = uid('review-ask');
     const boxId = uid('review-box');
-    const { ask, input } = approvalNodes(view, askId);
+    const { ask, risk, input } = approvalNodes(view, askId);
     const confirmAlone = ownConfirmation(view);
     const box = h('input', { type: 'checkbox', class: 'review-box', id: boxId, 'aria-labelledby': `${boxId}-label ${askId}` });
     const state = h('p', { class: 'review-state', hidden: true });
@@ -113,7 +113,7 @@ export function createReview({ dialog, decide, ended, announce }) {
       'li',
       { class: 'review-item', 'data-question-id': view.id, 'data-status': 'waiting' },
       h('label', { class: 'review-pick', id: `${boxId}-label`, for: boxId }, box, h('span', { text: 'Select' })),
-      h('div', { class: 'approval-body review-body' }, ask, where, input),
+      h('div', { class: 'approval-body review-body' }, ask, risk, where, input),
       confirmAlone ? h('p', { class: 'review-alone', text: `Allow it on its own card: ${confirmAlone}. It may be denied here.` }) : null,
       state,
     );

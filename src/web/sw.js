@@ -5,7 +5,7 @@
 // cookie and its key (which the page keeps for this worker in Cache Storage, api.js), and opens the
 // page when the answer is refused. A renewed push subscription is given to the daemon the same way.
 // It serves nothing (no fetch handler): the page always comes from the daemon. A push is JSON the
-// daemon made, { id, project, headers, questions?, options?, approval?: { tool, target? }, turnEnd?: { said? }, terminalWait?: { kind, message? } },
+// daemon made, { id, project, headers, questions?, options?, approval?: { tool, target?, risky? }, turnEnd?: { said? }, terminalWait?: { kind, message? } },
 // whose text comes from a model: it only ever becomes a notification's title, body and button titles, which are text.
 
 const sw = /** @type {ServiceWorkerGlobalScope} */ (/** @type {unknown} */ (self));
@@ -156,9 +156,13 @@ function showNotice(notice) {
   }
   if (approval) {
     // A permission: the tool's name, and what it acts on only when the user's config lets it come.
+    // A risky one says so, and why, first (as noticeTitle and noticeSubject do); it never has a button.
     const plan = approval.tool === 'Plan';
-    const title = `${plan ? 'Plan' : 'Permission'} ${from}`;
-    const body = typeof approval.target === 'string' ? approval.target : plan ? 'A plan waits for approval' : `${approval.tool} waits for permission`;
+    const risky = Array.isArray(approval.risky);
+    const reasons = strings(approval.risky);
+    const title = `${risky ? 'Risky permission' : plan ? 'Plan' : 'Permission'} ${from}`;
+    const said = typeof approval.target === 'string' ? approval.target : plan ? 'A plan waits for approval' : `${approval.tool} waits for permission`;
+    const body = risky ? `Risky: ${reasons.length > 0 ? reasons.join('; ') : 'read why on the page'}\n${said}` : said;
     return sw.registration.showNotification(title, { body, tag: `askbridge-${notice.id}`, data: { id: notice.id }, icon: '/icon-192.png' });
   }
   const body = questions.length > 0 ? questions.join('\n') : headers.length > 0 ? headers.join(' · ') : 'A question is waiting';

@@ -29,7 +29,7 @@ const HELD_TEXT = HELD.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 const PROJECT = '/home/alice/projects/shop';
 const SUGGESTION_WORDS = 'Always allow `Bash(npm test *)` in this project (your local settings)';
 /** How a permission is decided, `command` being how askbridge runs here (askbridgeCommand). */
-const decisionUsage = (command: string) => `${command} answer ID --allow | ID --allow-suggestion N | ID --deny [--message TEXT] [--interrupt]`;
+const decisionUsage = (command: string) => `${command} answer ID --allow [--confirm-risky] | ID --allow-suggestion N | ID --deny [--message TEXT] [--interrupt]`;
 
 let daemon: Daemon;
 beforeAll(async () => {
@@ -335,7 +335,7 @@ describe('a key meant for the ask before', () => {
       const hook = runHook(payload, daemon.env);
       const question = await daemon.waitForAsk(payload.tool_use_id);
       await terminal.waitForPrompt('Choose one');
-      const held = await bashPermission(`double-press-${gapMs}`, 'rm -rf ~/important');
+      const held = await bashPermission(`double-press-${gapMs}`, 'rm -rf ./important');
 
       await pressRepeatedly(terminal, '1', 2, gapMs);
       expect((await hook.result).code).toBe(0);
@@ -352,13 +352,13 @@ describe('a key meant for the ask before', () => {
   });
 
   it('watch: "1" held down allows the permission on screen once, and none of the ones behind it', async () => {
-    const waiting = [await bashPermission('held-key-1', 'rm -rf ~/one'), await bashPermission('held-key-2', 'rm -rf ~/two'), await bashPermission('held-key-3', 'rm -rf ~/three')];
+    const waiting = [await bashPermission('held-key-1', 'rm -rf ./one'), await bashPermission('held-key-2', 'rm -rf ./two'), await bashPermission('held-key-3', 'rm -rf ./three')];
     const terminal = await openFlowTerminal(['watch']);
     await terminal.waitForPrompt('Allow this call?');
     // A terminal repeats a held key about every 33 ms, after its first repeat.
     await pressRepeatedly(terminal, '1', 30, 33);
     const second = await terminal.waitFor(new RegExp(`▲ {2}Allow this call\\?[\\s\\S]*${HELD_TEXT}`), 'the next permission, saying its keys wait');
-    expect(second).toContain('rm -rf ~/two');
+    expect(second).toContain('rm -rf ./two');
     expect(await decisionOf(waiting[0]!)).toEqual(hookGets({ behavior: 'allow' }));
     expect((await daemon.ask(waiting[1]!.view.id)).status).toBe('pending');
     expect((await daemon.ask(waiting[2]!.view.id)).status).toBe('pending');

@@ -163,10 +163,10 @@ describe('telegram', () => {
   });
 
   it('allows a permission: its whole command in a monospace block, and the hook gets allow', async () => {
-    const held = await requestPermission(daemon, permissionPayload('s-tg-allow', 'Bash', { command: 'npm test -- --run <b>x</b>', description: 'Run the tests' }));
-    const message = await tg.waitForMessage((each) => each.chat.id === alice.id && each.text.includes('npm test -- --run <b>x</b>'), 'the permission in the chat');
+    const held = await requestPermission(daemon, permissionPayload('s-tg-allow', 'Bash', { command: "npm test -- --run '<b>x</b>'", description: 'Run the tests' }));
+    const message = await tg.waitForMessage((each) => each.chat.id === alice.id && each.text.includes("npm test -- --run '<b>x</b>'"), 'the permission in the chat');
     const pre = (message.entities as Array<{ type: string; offset: number; length: number }>).find((entity) => entity.type === 'pre');
-    expect(message.text.slice(pre!.offset, pre!.offset + pre!.length)).toBe('Claude says: Run the tests\nCommand:\n  npm test -- --run <b>x</b>');
+    expect(message.text.slice(pre!.offset, pre!.offset + pre!.length)).toBe("Claude says: Run the tests\nCommand:\n  npm test -- --run '<b>x</b>'");
     expect(buttonsOf(message).map((button) => button.text)).toEqual(['Allow once', 'Deny', 'Deny with a message…']);
     tg.press(alice, message.message_id, buttonData(message, 'Allow once'));
     expect(await decisionOf(held)).toEqual(hookGets({ behavior: 'allow' }));

@@ -19,6 +19,15 @@ describe('the rule a grant makes', () => {
     expect(ruleFor({ toolName: 'WebFetch', toolInput: { url: 'https://Docs.Example.com/a?b' } }, PROJECT)?.rule).toBe('WebFetch(domain:docs.example.com)');
   });
 
+  it("names a package's script with its runner: never every script", () => {
+    expect(ruleFor(bash('npm run build -- --watch'), PROJECT)?.rule).toBe('Bash(npm run build:*)');
+    expect(ruleFor(bash('pnpm exec tsc'), PROJECT)?.rule).toBe('Bash(pnpm exec tsc:*)');
+    expect(ruleFor(bash('npm run'), PROJECT)?.rule).toBe('Bash(npm run)');
+    expect(ruleCovers('Bash(npm run build:*)', bash('npm run deploy'), PROJECT)).toBe(false);
+    expect(ruleCovers('Bash(npm run build:*)', bash('npm run build:prod'), PROJECT)).toBe(false);
+    expect(ruleCovers('Bash(npm run build:*)', bash('npm run build -- --minify'), PROJECT)).toBe(true);
+  });
+
   it('is none for a plan, another tool, an edit outside the project, a command over several lines', () => {
     expect(grantable({ toolName: 'ExitPlanMode', toolInput: { plan: 'x' } }, PROJECT)).toBe(false);
     expect(grantable({ toolName: 'Read', toolInput: { file_path: `${PROJECT}/a` } }, PROJECT)).toBe(false);

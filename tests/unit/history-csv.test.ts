@@ -39,7 +39,7 @@ describe('history as CSV', () => {
     const lost = line(3, { sessionId: '', project: '', status: 'cancelled', source: 'lost', detail: '4 finished question(s) could not be recorded (ENOSPC)', questions: [], answers: undefined });
     const rows = parseCsv(historyCsv([two, failed, lost]));
     expect(rows[0]).toEqual([...HISTORY_CSV_COLUMNS]);
-    const noDecision = ['', '', '', '', '', '', '', '', ''];
+    const noDecision = ['', '', '', '', '', '', '', '', '', ''];
     expect(rows.slice(1)).toEqual([
       [two.finishedAt, two.askedAt, "'-rf /", 'session-1', 'mcp:Codex', 'laptop', 'answered', 'person', 'page', 'DB, first', 'Which "database"?', 'SQLite, embedded', 'keep it\nboring', ...noDecision],
       [two.finishedAt, two.askedAt, "'-rf /", 'session-1', 'mcp:Codex', 'laptop', 'answered', 'person', 'page', "'@once", "'=cmd|/c calc", "'+ yes\r\nreally", '', ...noDecision],
@@ -48,19 +48,19 @@ describe('history as CSV', () => {
     ]);
   });
 
-  it('has what was allowed (and with which suggestion), the deny message, and the reply to the end of a turn', () => {
+  it('has what was allowed (and with which suggestion), the deny message, why it was risky, and the reply to the end of a turn', () => {
     const approval = { questions: [], answers: undefined, status: 'allowed' as const, source: 'person' as const, detail: 'cli' };
     const allowedAlways = line(4, { ...approval, approval: { toolName: 'Bash', target: 'npm test' }, decision: { behavior: 'allow', suggestion: 'Always allow `Bash(npm test *)` in this project' } });
-    const allowedOnce = line(5, { ...approval, approval: { toolName: 'Edit', target: 'src/a.ts' }, decision: { behavior: 'allow' } });
+    const allowedOnce = line(5, { ...approval, approval: { toolName: 'Edit', target: 'src/a.ts', risk: ['writes to a .env file, where secrets live (~/shop/.env)', 'other'] }, decision: { behavior: 'allow' } });
     const denied = line(6, { ...approval, status: 'denied', approval: { toolName: 'Bash', target: '=rm -rf /' }, decision: { behavior: 'deny', message: 'not on main', interrupt: true } });
     const replied = line(7, { questions: [], answers: undefined, status: 'replied', turnEnd: { said: 'Done: the parser is split.' }, reply: 'now the tests, please' });
     const rows = parseCsv(historyCsv([allowedAlways, allowedOnce, denied, replied]));
     const decisionCells = (row: string[] | undefined) => Object.fromEntries(HISTORY_CSV_COLUMNS.map((column, index) => [column, row?.[index]] as const).slice(13));
     expect(rows.slice(1).map(decisionCells)).toEqual([
-      { tool: 'Bash', target: 'npm test', decision: 'allow', suggestion: 'Always allow `Bash(npm test *)` in this project', message: '', interrupt: '', said: '', reply: '', delivery: '' },
-      { tool: 'Edit', target: 'src/a.ts', decision: 'allow', suggestion: '', message: '', interrupt: '', said: '', reply: '', delivery: '' },
-      { tool: 'Bash', target: "'=rm -rf /", decision: 'deny', suggestion: '', message: 'not on main', interrupt: 'yes', said: '', reply: '', delivery: '' },
-      { tool: '', target: '', decision: '', suggestion: '', message: '', interrupt: '', said: 'Done: the parser is split.', reply: 'now the tests, please', delivery: '' },
+      { tool: 'Bash', target: 'npm test', decision: 'allow', suggestion: 'Always allow `Bash(npm test *)` in this project', message: '', interrupt: '', said: '', reply: '', delivery: '', risk: '' },
+      { tool: 'Edit', target: 'src/a.ts', decision: 'allow', suggestion: '', message: '', interrupt: '', said: '', reply: '', delivery: '', risk: 'writes to a .env file, where secrets live (~/shop/.env); other' },
+      { tool: 'Bash', target: "'=rm -rf /", decision: 'deny', suggestion: '', message: 'not on main', interrupt: 'yes', said: '', reply: '', delivery: '', risk: '' },
+      { tool: '', target: '', decision: '', suggestion: '', message: '', interrupt: '', said: 'Done: the parser is split.', reply: 'now the tests, please', delivery: '', risk: '' },
     ]);
   });
 

@@ -135,7 +135,6 @@ describe('parseShell', () => {
       ['cat <<EOF\nabc', 'an unterminated here-document'],
       ['cat <<EOF', 'an unterminated here-document'],
       ['case $x in a) rm -rf /;; esac', 'a case statement'],
-      ['for f in *; do rm -rf "$f"; done', 'a for statement'],
       ['f() { rm -rf /; }', 'a function definition'],
       ['echo >', 'a redirect (>) without a target'],
       ['&& echo', '&& without a command before it'],
@@ -147,8 +146,13 @@ describe('parseShell', () => {
     }
   });
 
-  it('still gives what it found in a line it is unsure of', () => {
+  it('follows a loop: its header runs nothing, its body is commands', () => {
+    expect(parseShell('for f in $(ls); do rm -rf "$f"; done')).toMatchObject({ sure: true, why: 'a compound command', nested: ['ls'] });
     expect(words('for f in *; do rm -rf "$f"; done')).toEqual([['rm', '-rf', '$f']]);
+    expect(words('while read -r f; do rm "$f"; done < list')).toEqual([['read', '-r', 'f'], ['rm', '$f'], []]);
+  });
+
+  it('still gives what it found in a line it is unsure of', () => {
     expect(parseShell('echo $(rm -rf / ').nested).toEqual(['rm -rf / ']);
   });
 

@@ -26,7 +26,7 @@ export function historyLineOf(view: AskView): HistoryLine {
     ...(view.answers ? { answers: view.answers } : {}),
     ...(view.notes ? { notes: view.notes } : {}),
     ...(view.error ? { error: view.error } : {}),
-    ...(view.approval ? { approval: { toolName: view.approval.toolName, target: approvalTarget(view.approval.toolName, view.approval.toolInput, 2000) } } : {}),
+    ...(view.approval ? { approval: { toolName: view.approval.toolName, target: approvalTarget(view.approval.toolName, view.approval.toolInput, 2000), ...(view.risk ? { risk: view.risk.reasons } : {}) } } : {}),
     ...(view.decision ? { decision: historyDecision(view) } : {}),
     ...(view.turnEnd ? { turnEnd: { said: shorten(view.turnEnd.lastMessage, 2000) } } : {}),
     ...(view.reply !== undefined ? { reply: view.reply } : {}),

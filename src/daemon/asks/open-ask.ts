@@ -4,6 +4,7 @@
 // maps that to HTTP. An asker over a limit is logged once, not at every refusal.
 import { profileOf } from '../../agents.js';
 import type { Config } from '../../config.js';
+import { riskOf, type Risk } from '../../risk.js';
 import type { Agent, Asker, HookEnvironment } from '../../protocol.js';
 import type { WaitingLimits } from '../limits.js';
 import { grantedOutcome, type GrantStore } from '../grants.js';
@@ -95,8 +96,9 @@ export function openAsk<Decision>(desk: AskDesk, asked: Asked<Decision>, log: Lo
   // How long the asker can wait at all, which bounds any extension: what an asker said it waits, else
   // what its profile says it can (a hook's timeout; a script or an MCP client that gave no limit is held to it too).
   const maxWaitMs = asked.waitSeconds === undefined ? profile.maxWaitMs : asked.waitSeconds * 1000;
-  // A person's grant covers it: allowed at once, with no card. Never a turn's end or a question.
-  const grant = asked.approval && asked.agent ? desk.grants?.covering({ agent: asked.agent, machine: asked.machine, sessionId: asked.sessionId, cwd: asked.cwd, approval: asked.approval }) : undefined;
+  // A person's grant covers it: allowed at once, with no card. Never a turn's end, a question or a risky approval.
+  const risk = riskField(asked, plan.config);
+  const grant = asked.approval && asked.agent && !risk.risk ? desk.grants?.covering({ agent: asked.agent, machine: asked.machine, sessionId: asked.sessionId, cwd: asked.cwd, approval: asked.approval }) : undefined;
   const immediate = asked.settledAtOnce ?? (grant ? grantedOutcome(grant) : plan.immediate);
   const input: NewAsk<Decision> = {
     sessionId: asked.sessionId,
@@ -107,6 +109,7 @@ export function openAsk<Decision>(desk: AskDesk, asked: Asked<Decision>, log: Lo
     ...(asked.typedAnswers ? { typedAnswers: asked.typedAnswers } : {}),
     ...(asked.sameAs === undefined ? {} : { sameAs: asked.sameAs }),
     ...(asked.approval ? { approval: asked.approval } : {}),
+    ...risk,
     ...(asked.turnEnd ? { turnEnd: asked.turnEnd } : {}),
     ...(asked.terminalWait ? { terminalWait: asked.terminalWait } : {}),
     waitMs,
@@ -154,6 +157,12 @@ export function openAsk<Decision>(desk: AskDesk, asked: Asked<Decision>, log: Lo
   if (admission.kind === 'new') addSessionContext(desk, asked, waiter.ask.id, log);
   if (admission.kind === 'new') watchTerminal(desk, asked, waiter, log);
   return { kind: 'opened', waiter };
+}
+
+/** An approval's risk (risk.ts), with the configuration that applies to it: computed once, as it opens. */
+export function riskField(asked: Pick<Asked, 'approval' | 'cwd'>, config: Config): { risk?: Risk } {
+  const risk = asked.approval ? riskOf(asked.approval, asked.cwd, config) : undefined;
+  return risk ? { risk } : {};
 }
 
 /**

@@ -6,8 +6,7 @@
 import type { AgentProfile } from '../../agents.js';
 import { formatAnswers } from '../../answers.js';
 import { shorten } from '../../shorten.js';
-import type { RE2JS } from 're2js';
-import { compileRulePattern, type Config, type EffectiveConfig, type Match, type Rule } from '../../config.js';
+import { matchesText, type Config, type EffectiveConfig, type Rule } from '../../config.js';
 import type { AskTimeout, AskView, PlannedAnswer, Question, Response, Source } from '../../protocol.js';
 import type { Outcome } from './store.js';
 
@@ -217,22 +216,7 @@ export function answerByRules(rules: readonly Rule[], asked: Pick<PolicyContext,
 }
 
 function ruleMatches(rule: Rule, question: Question): boolean {
-  return (rule.header === undefined || matches(rule.header, question.header)) && (rule.question === undefined || matches(rule.question, question.question));
-}
-
-/** Compiled patterns, by pattern and flags: a rule is matched against every question it may answer. */
-const compiled = new Map<string, RE2JS>();
-
-function matches(match: Match, text: string): boolean {
-  if (typeof match === 'string') return text.toLowerCase().includes(match.toLowerCase());
-  const key = `${match.flags ?? ''}/${match.regex}`;
-  let pattern = compiled.get(key);
-  if (pattern === undefined) {
-    if (compiled.size > 1000) compiled.clear();
-    pattern = compileRulePattern(match.regex, match.flags);
-    compiled.set(key, pattern);
-  }
-  return pattern.matcher(text).find();
+  return (rule.header === undefined || matchesText(rule.header, question.header)) && (rule.question === undefined || matchesText(rule.question, question.question));
 }
 
 function ruleResponse(rule: Rule, question: Question): Response | undefined {

@@ -13,6 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { profileOf, type AskKind } from '../../agents.js';
 import { AnswerError, formatAnswers, requireEveryQuestion, type Answered } from '../../answers.js';
 import { grantable, ruleFor } from '../../grant-rules.js';
+import type { Risk } from '../../risk.js';
 import { choicesOf, onChannel, refusedAnswer, refusedDecision, type Shown } from '../../choices.js';
 import type { Agent, Approval, ApprovalDecision, Asker, Question, AskStatus, AskView, PersonClient, Response, SessionContext, Source, TerminalWait, TurnEnd } from '../../protocol.js';
 import { EXTEND_STEP_MS, FINISHED_BYTES, shareOf, type Scope, type WaitingLimits } from '../limits.js';
@@ -92,6 +93,8 @@ export type NewAsk<Decision = unknown> = {
   typedAnswers?: boolean[];
   /** A permission an agent asks for, instead of questions (`questions` is then empty). */
   approval?: Approval;
+  /** Why the approval is dangerous (riskOf, with the configuration that applies to it). */
+  risk?: Risk;
   /** The end of Claude's turn, waiting for the person's reply (`questions` is then empty). */
   turnEnd?: TurnEnd;
   /** The session waits on the person in its terminal: shown, never answered here (`questions` is then empty). */
@@ -483,8 +486,8 @@ export function createAskStore(options: AskStoreOptions = {}) {
     const createdAt = input.restored?.createdAt ?? now();
     const expiresAt = input.restored?.expiresAt ?? createdAt + input.waitMs;
     const extendableUntil = extensionLimit(input, createdAt, expiresAt);
-    // Only an agent's approval may be granted (a grant covers the same agent): never a script's.
-    const grant = input.approval && input.agent && grantable(input.approval, input.cwd) ? ruleFor(input.approval, input.cwd) : undefined;
+    // Only an agent's approval may be granted (a grant covers the same agent): never a script's, nor a risky one.
+    const grant = input.approval && input.agent && !input.risk && grantable(input.approval, input.cwd) ? ruleFor(input.approval, input.cwd) : undefined;
     return {
       id,
       sessionId: input.sessionId,
@@ -510,6 +513,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
       choices: choicesOf({ kind, agent: input.agent, asker: input.asker, questions: input.questions, typedAnswers: input.typedAnswers, suggestions: input.approval?.suggestions.length ?? 0, grantable: grant !== undefined }),
       ...(input.machine ? { machine: input.machine } : {}),
       ...(input.approval ? { approval: { ...input.approval, ...(grant ? { grant } : {}) } } : {}),
+      ...(input.risk ? { risk: input.risk } : {}),
       ...(input.turnEnd ? { turnEnd: input.turnEnd } : {}),
       ...(input.terminalWait ? { terminalWait: input.terminalWait } : {}),
     };

@@ -19,7 +19,7 @@ import { markInvisible } from '../../visible-text.js';
 import type { AnswerResult, AskStore } from '../asks/store.js';
 import type { GrantStore } from '../grants.js';
 import { createChats, type ChatRevoke, type PairedChat } from './chats.js';
-import { answersAtOnce, askDraft, MESSAGE_CHARS, promptFor, settledLine, type Action, type Button, type Draft, type Entity, type Selection } from './messages.js';
+import { answersAtOnce, askDraft, CONFIRM_RISKY, MESSAGE_CHARS, promptFor, settledLine, type Action, type Button, type Draft, type Entity, type Selection } from './messages.js';
 
 export type TelegramLog = {
   info: (fields: Record<string, unknown>, message: string) => void;
@@ -253,7 +253,7 @@ export function createTelegram(options: TelegramOptions) {
     const view = store.get(target.askId);
     if (!view) return send(chatId, 'This is no longer waiting.');
     if (view.status !== 'pending') return send(chatId, `Already answered (${settledLine(view)}).`);
-    const result = typed(view, target.action, message.text);
+    const result = typed(chatId, view, target.action, message.text);
     if (result && result.kind !== 'answered') send(chatId, refusal(result));
   }
 
@@ -281,8 +281,8 @@ export function createTelegram(options: TelegramOptions) {
     send(chat.id, reply);
   }
 
-  /** Text typed in reply to a prompt: free text for a question, a deny's message, a plan's feedback, or a reply to a turn's end. */
-  function typed(view: AskView, action: Action, text: string): AnswerResult | undefined {
+  /** Text typed in reply to a prompt: free text for a question, a deny's message, a plan's feedback, a reply to a turn's end, or the confirmation that allows a risky approval. */
+  function typed(chatId: number, view: AskView, action: Action, text: string): AnswerResult | undefined {
     switch (action.kind) {
       case 'other': {
         const question = view.questions[action.question];
@@ -296,6 +296,12 @@ export function createTelegram(options: TelegramOptions) {
         void redraw(view, state);
         return undefined;
       }
+      case 'allow-risky':
+        if (text.trim().toLowerCase() !== CONFIRM_RISKY) {
+          send(chatId, `Not allowed: to allow it, press Allow… again and type ${CONFIRM_RISKY}.`);
+          return undefined;
+        }
+        return store.decide(view.id, { behavior: 'allow', confirmRisky: true }, 'telegram');
       case 'deny-message':
       case 'feedback':
         return store.decide(view.id, { behavior: 'deny', message: text }, 'telegram');

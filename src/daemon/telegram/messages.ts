@@ -22,6 +22,8 @@ export type Action =
   | { kind: 'heading'; question: number }
   | { kind: 'send' }
   | { kind: 'allow'; suggestion?: number }
+  /** A risky approval: allowed only by typing the confirmation in reply (CONFIRM_RISKY). */
+  | { kind: 'allow-risky' }
   | { kind: 'deny' }
   | { kind: 'deny-message' }
   | { kind: 'feedback' }
@@ -180,19 +182,40 @@ export function questionKeyboard(view: AskView, selections: Selection[] | undefi
   return rows;
 }
 
+/** What a person types, in reply to the prompt of "Allow…", to allow a risky approval from a chat. */
+export const CONFIRM_RISKY = 'allow';
+
+/** A risky approval's reasons, as its message says them before anything else. */
+function riskParts(view: AskView): Part[] {
+  if (!view.risk) return [];
+  return ['\n\n', { text: '⚠ Risky', type: 'bold' }, `: ${view.risk.reasons.map((reason) => markInvisible(reason)).join('; ')}`];
+}
+
 /**
  * A permission: the tool and its whole input, as the terminal shows it, in a monospace block. When
- * it does not fit, it is cut, the message says so, and only Deny (and the page) is offered.
+ * it does not fit, it is cut, the message says so, and only Deny (and the page) is offered. A risky
+ * one says why first, and has no one-tap allow: "Allow…" asks for a typed confirmation.
  */
 function approvalDraft(view: AskView, title: Part, session: Part[], openRow: Button[][]): Draft {
   const approval = view.approval!;
   const suggestions = approval.suggestions.map((suggestion) => markInvisible(suggestion.label));
-  const head: Part[] = [title, ...session, `\n\n${speakerOf(view.agent)} wants to use `, { text: markInvisible(toolTitle(approval.toolName)), type: 'bold' }, ':\n'];
+  const head: Part[] = [title, ...session, ...riskParts(view), `\n\n${speakerOf(view.agent)} wants to use `, { text: markInvisible(toolTitle(approval.toolName)), type: 'bold' }, ':\n'];
   const input = toolInputText(approval, speakerOf(view.agent));
-  const choices = suggestions.length > 0 ? `\n\nOr allow, and also:\n${suggestions.map((label, index) => `${index + 1}. ${label}`).join('\n')}` : '';
+  const choices = suggestions.length > 0 && !view.risk ? `\n\nOr allow, and also:\n${suggestions.map((label, index) => `${index + 1}. ${label}`).join('\n')}` : '';
   const whole = compose([...head, { text: input, type: 'pre' }, choices]);
   if (whole.text.length <= BODY_CHARS) {
     const may = onChannel(view.choices, 'whole');
+    if (view.risk) {
+      return {
+        ...whole,
+        keyboard: [
+          ...(may.allow ? [[{ text: 'Allow… (type to confirm)', action: { kind: 'allow-risky' } } satisfies Button]] : []),
+          [{ text: 'Deny', action: { kind: 'deny' } }, { text: 'Deny with a message…', action: { kind: 'deny-message' } }],
+          ...openRow,
+        ],
+        shown: 'whole',
+      };
+    }
     return {
       ...whole,
       keyboard: [
@@ -249,6 +272,8 @@ export function promptFor(view: AskView, action: Action): string | undefined {
       const question = view.questions[action.question];
       return question ? `Type your answer to ${shorten(markInvisible(question.header || question.question), PROMPT_CHARS)}` : undefined;
     }
+    case 'allow-risky':
+      return `This is risky: ${shorten(markInvisible(view.risk?.reasons.join('; ') ?? ''), 300)}. Type ${CONFIRM_RISKY} to allow it; anything else allows nothing.`;
     case 'deny-message':
       return `Type your message for ${speakerOf(view.agent)}: the permission is denied with it.`;
     case 'feedback':

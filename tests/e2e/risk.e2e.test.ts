@@ -1,0 +1,160 @@
+// Risky approvals end to end: the real daemon, Claude Code's permission hook request, and each
+// channel. A force-push is marked with its reason on the page (Chromium), in `askbridge pending`, in
+// Telegram (stand-in Bot API) and in its notice (a local ntfy receiver); it is never allowed by one
+// tap: the page asks for a second explicit step, `answer --allow` needs --confirm-risky, Telegram
+// offers no Allow button, refuses a forged press and allows only the typed confirmation. A safe
+// command next to it is not marked. History keeps the reasons with the decision.
+import type { Browser } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { decisionOf, permissionPayload, requestPermission, type HeldPermission } from '../stack/approvals.js';
+import { chromiumAvailability, launchBrowser, openAsk, openPairedPage } from '../stack/browser.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { killStrayProcesses, parseJson, runCli } from '../stack/processes.js';
+import { startReceiver, type Receiver } from '../stack/receiver.js';
+import { buttonsOf, startTelegramApi, type TelegramApi, type TelegramChat } from '../stack/telegram-api.js';
+
+const TOKEN = `123456789:${'A'.repeat(20)}bcdefghijklmnop_-`;
+const FORCE_PUSH = 'npm test && git push --force origin main';
+const REASON = "force-pushes: rewrites the remote's history";
+const PROJECT = '/home/alice/projects/shop';
+const chromiumState = chromiumAvailability();
+
+let tg: TelegramApi;
+let receiver: Receiver;
+let daemon: Daemon;
+let alice: TelegramChat;
+let sessions = 0;
+const held: HeldPermission[] = [];
+
+beforeAll(async () => {
+  tg = await startTelegramApi([TOKEN]);
+  receiver = await startReceiver();
+  daemon = await startDaemon({
+    config: { telegram: { token: TOKEN, apiRoot: tg.root }, whenNobodyWatching: 'wait', waitSeconds: 120, approvalNoticeSeconds: 0, notify: [{ ntfy: `${receiver.origin}/ntfy/askbridge` }] },
+  });
+  await tg.waitForCall((call) => call.method === 'getUpdates', 'the bot to poll');
+  alice = tg.privateChat(2001, 'alice');
+  const paired = await runCli(['pair', '--telegram'], daemon.env);
+  const code = /\/start ([A-Za-z0-9_-]+)/.exec(paired.stdout)![1]!;
+  tg.sendText(alice, `/start ${code}`);
+  await tg.waitForMessage((message) => message.chat.id === alice.id && message.text === 'Paired: askbridge will ask here.', 'the chat to be paired');
+});
+afterEach(async () => {
+  for (const each of held.splice(0)) each.abort();
+  await killStrayProcesses();
+});
+afterAll(async () => {
+  await daemon?.stop();
+  await tg?.close();
+  await receiver?.close();
+});
+
+async function bash(command: string): Promise<HeldPermission> {
+  const permission = await requestPermission(daemon, permissionPayload(`s-risk-${++sessions}`, 'Bash', { command, description: 'Ship it' }, { cwd: PROJECT }));
+  held.push(permission);
+  return permission;
+}
+
+const allowed = { hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } };
+
+describe('a risky approval', () => {
+  it('carries its reasons in its view, and a safe one carries none', async () => {
+    const risky = await bash(FORCE_PUSH);
+    const safe = await bash('npm test && git push origin main');
+    expect(risky.view.risk).toEqual({ reasons: [REASON] });
+    expect(safe.view.risk).toBeUndefined();
+  });
+
+  it('is marked in askbridge pending, and answer --allow needs --confirm-risky', async () => {
+    const risky = await bash(FORCE_PUSH);
+    const pending = await runCli(['pending'], daemon.env);
+    expect(pending.stdout).toContain(`RISKY: ${REASON} (allow it with --allow --confirm-risky)`);
+    const refused = await runCli(['answer', risky.view.id, '--allow'], daemon.env);
+    expect(refused.code).toBe(2);
+    expect(refused.stderr).toContain(`is risky (${REASON}): read it with \`askbridge pending\`, then allow it with --allow --confirm-risky`);
+    expect((await daemon.ask(risky.view.id)).status).toBe('pending');
+    // The API refuses it too, whoever calls it without the confirmation.
+    const direct = await daemon.api('POST', `/api/asks/${risky.view.id}/decide`, { behavior: 'allow' });
+    expect(direct.status).toBe(400);
+    expect((await daemon.ask(risky.view.id)).status).toBe('pending');
+    const confirmed = await runCli(['answer', risky.view.id, '--allow', '--confirm-risky'], daemon.env);
+    expect(confirmed.code, confirmed.stderr).toBe(0);
+    expect(await decisionOf(risky)).toEqual(allowed);
+    const history = await runCli(['history', '--json'], daemon.env);
+    const line = history.stdout
+      .trim()
+      .split('\n')
+      .map((each) => parseJson<{ id: string; approval?: { risk?: string[] } }>(each, 'history line'))
+      .find((each) => each.id === risky.view.id);
+    expect(line?.approval?.risk).toEqual([REASON]);
+  });
+
+  it('is told as risky in its notice, with no button that allows it', async () => {
+    const risky = await bash(FORCE_PUSH);
+    await expect.poll(() => receiver.to('/ntfy/').some((request) => request.body.includes(risky.view.id))).toBe(true);
+    const body = parseJson<Record<string, unknown>>(receiver.to('/ntfy/').find((request) => request.body.includes(risky.view.id))!.body.toString('utf8'), 'ntfy body');
+    expect(body).toMatchObject({ title: 'Risky permission from shop', message: 'Risky: Bash waits for permission; read why on the page', tags: ['permission', 'warning'] });
+    expect(body.actions).toBeUndefined();
+  });
+
+  it('has no Allow button in Telegram, refuses a forged press, and is allowed by the typed confirmation only', async () => {
+    const before = tg.messages.length;
+    const risky = await bash(FORCE_PUSH);
+    const message = await tg.waitForMessage((each) => tg.messages.indexOf(each) >= before && each.chat.id === alice.id && each.text.includes(FORCE_PUSH), 'the risky permission in the chat');
+    expect(message.text).toContain(`⚠ Risky: ${REASON}`);
+    const labels = buttonsOf(message).map((button) => button.text);
+    expect(labels).not.toContain('Allow once');
+    expect(labels).toContain('Allow… (type to confirm)');
+    // A press with data the bot never gave (a forged allow) decides nothing.
+    const forged = tg.press(alice, message.message_id, 'allow');
+    const toast = await tg.waitForCall((call) => call.method === 'answerCallbackQuery' && call.body.callback_query_id === forged, 'the forged press to be answered');
+    expect(toast.body.text).toBe('askbridge does not know this button (any more).');
+    const allowData = buttonsOf(message).find((button) => button.text === 'Allow… (type to confirm)')!.callback_data!;
+    tg.press(alice, message.message_id, allowData);
+    const prompt = await tg.waitForMessage((each) => each.chat.id === alice.id && each.reply_markup?.force_reply === true && each.text.startsWith('This is risky:'), 'the confirmation prompt');
+    tg.reply(alice, prompt.message_id, 'yes');
+    await tg.waitForMessage((each) => each.chat.id === alice.id && each.text === 'Not allowed: to allow it, press Allow… again and type allow.', 'the wrong confirmation to be refused');
+    expect((await daemon.ask(risky.view.id)).status).toBe('pending');
+    tg.press(alice, message.message_id, allowData);
+    const again = await tg.waitForMessage((each) => each !== prompt && each.chat.id === alice.id && each.reply_markup?.force_reply === true && each.text.startsWith('This is risky:'), 'the second confirmation prompt');
+    tg.reply(alice, again.message_id, 'allow');
+    expect(await decisionOf(risky)).toEqual(allowed);
+  });
+});
+
+describe.skipIf(!chromiumState.available)('a risky approval on the page', () => {
+  let browser: Browser;
+  beforeAll(async () => {
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+  });
+
+  it('shows the danger mark with its reason, and allows only after the second, explicit step', async () => {
+    const risky = await bash(FORCE_PUSH);
+    const { context, page } = await openPairedPage(browser, daemon, { viewport: { width: 360, height: 740 } });
+    try {
+      const card = await openAsk(page, risky.view.id);
+      const mark = card.locator('.risk-mark');
+      await expect.poll(() => mark.innerText()).toContain(REASON);
+      const color = await mark.evaluate((element) => getComputedStyle(element).borderColor);
+      expect(color).not.toBe('rgba(0, 0, 0, 0)');
+      // `a` and the first button open the confirmation: nothing is decided yet.
+      await card.getByRole('button', { name: 'Allow…' }).click();
+      const yes = card.getByRole('button', { name: 'Yes, allow it' });
+      await yes.waitFor({ state: 'visible' });
+      expect((await daemon.ask(risky.view.id)).status).toBe('pending');
+      await card.getByRole('button', { name: 'Cancel' }).click();
+      await yes.waitFor({ state: 'hidden' });
+      await page.keyboard.press('a');
+      await yes.waitFor({ state: 'visible' });
+      await page.keyboard.press('Enter');
+      expect((await daemon.ask(risky.view.id)).status).toBe('pending');
+      await yes.click();
+      expect(await decisionOf(risky)).toEqual(allowed);
+    } finally {
+      await context.close();
+    }
+  });
+});
