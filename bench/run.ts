@@ -22,7 +22,9 @@ import { PERMISSION_HOOK_PATH, STOP_HOOK_PATH } from '../src/http-hook.js';
 import { launchBrowser, openPairedPage } from '../tests/stack/browser.js';
 import { startNtfyService } from '../tests/stack/ntfy-service.js';
 import { startTelegramApi } from '../tests/stack/telegram-api.js';
+import { interruptions } from './interruptions.js';
 import { summarize, type Summary } from './stats.js';
+import { workday } from './workday.js';
 
 const QUICK = process.argv.includes('--quick');
 /** Section 5 alone: what a change to how the daemon starts is measured with, in a few minutes instead of fifteen. */
@@ -1084,6 +1086,7 @@ function rows(): string[] {
   const mb: Unit = (value) => `${value.toFixed(1)} MB`;
   const kb: Unit = (value) => `${(value / 1000).toFixed(1)} kB`;
   const count: Unit = (value) => `${Math.round(value)}`;
+  const tenths: Unit = (value) => value.toFixed(1);
   row('1', 'Command hook overhead: hook wall time ÷ `node -e 0` (per interleaved pair)', results.ratio, { unit: times, target: 'median ≤ 1.10×', value: (s) => s.p50, limit: 1.1 });
   row('1a', 'Command hook process, answered at once by the policy (wall time)', results.hook, { unit: ms, p99: true });
   row('1b', '`node -e 0` (wall time)', results.bare, { unit: ms, p99: true });
@@ -1128,6 +1131,10 @@ function rows(): string[] {
   row('8b', `Page with ${COUNTS.inbox} waiting: one answered elsewhere → its row gone (next frame)`, results.inboxRemoved, { unit: ms, p99: true, target: 'p99 ≤ 50 ms', value: (s) => s.p99, limit: 50 });
   row('9a', "http hook: Claude Code's POST → the Telegram bot's sendMessage at the Bot API (a stand-in on loopback)", results.telegramSend, { unit: ms, p99: true, target: 'p99 ≤ 100 ms', value: (s) => s.p99, limit: 100 });
   row('9b', "http hook: Claude Code's POST → the ntfy publish with its one-tap buttons (a stand-in on loopback)", results.ntfyPublish, { unit: ms, p99: true, target: 'p99 ≤ 100 ms', value: (s) => s.p99, limit: 100 });
+  row('10a', 'Interruptions per 100 permission requests over a working day (200 requests, four sessions, bench/workday.ts): one card at a time', results['interruptions.oneByOne'], { unit: tenths });
+  row('10b', 'The same day, the person granting each card a 1-hour grant for every session of its project (a risky one never)', results['interruptions.withGrants'], { unit: tenths });
+  row('10c', 'The same day with Review all: everything waiting when the person looks is one action (a risky one in it, one more)', results['interruptions.reviewAll'], { unit: tenths });
+  row('10d', 'The same day with both grants and Review all', results['interruptions.grantsAndReviewAll'], { unit: tenths });
   row('7a', '`askbridge --help` wall time ÷ `node -e 0` (per interleaved pair)', results.cliHelp, { unit: times });
   row('7b', '`askbridge status` (daemon running) wall time ÷ `node -e 0`', results.cliStatus, { unit: times });
   return out;
@@ -1198,6 +1205,14 @@ function details(): string[] {
 
 let interrupted = false;
 
+/** 10: how often a person is interrupted over a working day of permissions (bench/interruptions.ts). */
+async function benchInterruptions(): Promise<void> {
+  const day = workday();
+  for (const [key, way] of [['oneByOne', 'one by one'], ['withGrants', 'grants'], ['reviewAll', 'review all'], ['grantsAndReviewAll', 'grants and review all']] as const) {
+    results[`interruptions.${key}`] = summarize([interruptions(day, way).per100]);
+  }
+}
+
 async function section(name: string, fn: () => Promise<void>): Promise<void> {
   if (interrupted) return;
   log(`${name}…`);
@@ -1215,6 +1230,7 @@ async function main(): Promise<number> {
   const loadAtStart: LoadAtStart = { load: loadavg(), pressure: cpuPressureTotal(), at: Date.now() };
 
   // The startup timings first, on a machine with nothing else of ours running.
+  await section('10 interruptions over a working day', benchInterruptions);
   await section('5 daemon start → ready', benchStartup);
   if (STARTUP_ONLY) {
     const table = ['| # | figure | n | median | spread | p99 | target | |', '|---|---|---:|---:|---|---:|---|:-:|', ...rows().filter((line) => line.startsWith('| 5'))];
