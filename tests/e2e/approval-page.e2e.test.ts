@@ -383,7 +383,7 @@ describe.skipIf(!chromiumState.available)('approvals in the page', () => {
     const first = await ask('Bash', { command: 'npm run lint' }, { session });
     const second = await ask('Bash', { command: 'npm run build' }, { session, suggestions: [bashRuleSuggestion('npm run build:*')] });
     const third = await ask('Bash', { command: 'npm run deploy' }, { session });
-    const fourth = await ask('Bash', { command: 'npm publish' }, { session, suggestions: [bashRuleSuggestion('npm publish:*'), bashRuleSuggestion('npm:*')] });
+    const fourth = await ask('Bash', { command: 'npm pack' }, { session, suggestions: [bashRuleSuggestion('npm pack:*'), bashRuleSuggestion('npm:*')] });
 
     // A double click on Allow once: the first card is allowed; the second, which takes its place under the pointer, is not.
     const firstCard = await show(page, first.view.id);

@@ -15,8 +15,8 @@ import { activePrompt, openTerminal, type Terminal } from '../stack/terminal.js'
 
 const MESSAGE = 'Use the test database instead';
 /** A command that would clear the screen and retitle the terminal, were it printed raw. */
-const HOSTILE_COMMAND = 'psql -c "DROP TABLE orders" \u001b[2J\u001b]0;pwned-title\u0007';
-const HOSTILE_MARKED = 'psql -c "DROP TABLE orders" [U+001B][2J[U+001B]]0;pwned-title[U+0007]';
+const HOSTILE_COMMAND = 'psql -c "SELECT count(*) FROM orders" \u001b[2J\u001b]0;pwned-title\u0007';
+const HOSTILE_MARKED = 'psql -c "SELECT count(*) FROM orders" [U+001B][2J[U+001B]]0;pwned-title[U+0007]';
 
 /** What Claude Code's http hook receives for a decision. */
 const hookGets = (decision: Record<string, unknown>) => ({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision } });
@@ -49,7 +49,7 @@ async function threePermissions(tag: string): Promise<[HeldPermission, HeldPermi
   return [
     await held(permissionPayload(session(), 'Bash', { command: 'npm test', description: 'Run the tests' })),
     await held(permissionPayload(session(), 'Edit', { file_path: '/home/alice/projects/shop/src/cart.ts', old_string: 'let sum = 0;', new_string: 'let sum = 1;' })),
-    await held(permissionPayload(session(), 'Bash', { command: HOSTILE_COMMAND, description: 'Reset the orders' })),
+    await held(permissionPayload(session(), 'Bash', { command: HOSTILE_COMMAND, description: 'Count the orders' })),
   ];
 }
 
@@ -84,7 +84,7 @@ describe('askbridge answer --all', () => {
     await terminal.press('Enter');
     const denyList = activePrompt(await terminal.waitForPrompt('Deny which?'));
     expect(denyList).not.toContain('npm test');
-    expect(denyList).toContain('DROP TABLE orders');
+    expect(denyList).toContain('SELECT count(*) FROM orders');
     await terminal.press('Space');
     await terminal.press('Enter');
     await terminal.waitForPrompt('A message for the one denied (optional): Enter denies');
@@ -132,7 +132,7 @@ describe('askbridge answer --all', () => {
     const piped = await runCli(['answer', '--all'], daemon.env);
     expect(piped.code).toBe(2);
     const command = askbridgeCommand(daemon.env);
-    expect(piped.stderr).toBe(`askbridge answer: no terminal to ask on: --all lists every waiting permission to tick; for a script, decide each with ${command} answer ID --allow | ID --allow-suggestion N | ID --deny [--message TEXT] [--interrupt]\n`);
+    expect(piped.stderr).toBe(`askbridge answer: no terminal to ask on: --all lists every waiting permission to tick; for a script, decide each with ${command} answer ID --allow [--confirm-risky] | ID --allow-suggestion N | ID --deny [--message TEXT] [--interrupt]\n`);
     const mixed = await runCli(['answer', '--all', '--allow'], daemon.env);
     expect(mixed.code).toBe(2);
     expect(mixed.stderr).toBe(`askbridge answer: --all goes alone: ${command} answer --all, on a terminal\n`);

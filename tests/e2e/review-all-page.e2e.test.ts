@@ -48,7 +48,7 @@ async function threePermissions(tag: string): Promise<[HeldPermission, HeldPermi
   const payloads = [
     permissionPayload(session(), 'Bash', { command: 'npm test -- --run cart', description: 'Run the cart tests' }),
     permissionPayload(session(), 'Edit', { file_path: '/home/alice/projects/shop/src/cart.ts', old_string: 'let sum = 0;', new_string: 'let sum = 0; // <b>total</b>' }),
-    permissionPayload(session(), 'Bash', { command: `psql "$DATABASE_URL" -c 'DROP TABLE orders' # ${'x'.repeat(300)}`, description: 'Reset the orders table' }),
+    permissionPayload(session(), 'Bash', { command: `psql "$DATABASE_URL" -c 'SELECT count(*) FROM orders' # ${'x'.repeat(300)}`, description: 'Count the orders' }),
   ];
   const held: HeldPermission[] = [];
   for (const payload of payloads) {

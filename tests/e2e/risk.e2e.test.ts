@@ -6,6 +6,7 @@
 // command next to it is not marked. History keeps the reasons with the decision.
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { askbridgeCommand } from '../../src/command-name.js';
 import { decisionOf, permissionPayload, requestPermission, type HeldPermission } from '../stack/approvals.js';
 import { chromiumAvailability, launchBrowser, openAsk, openPairedPage } from '../stack/browser.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
@@ -71,7 +72,7 @@ describe('a risky approval', () => {
     expect(pending.stdout).toContain(`RISKY: ${REASON} (allow it with --allow --confirm-risky)`);
     const refused = await runCli(['answer', risky.view.id, '--allow'], daemon.env);
     expect(refused.code).toBe(2);
-    expect(refused.stderr).toContain(`is risky (${REASON}): read it with \`askbridge pending\`, then allow it with --allow --confirm-risky`);
+    expect(refused.stderr).toContain(`is risky (${REASON}): read it with \`${askbridgeCommand(daemon.env)} pending\`, then allow it with --allow --confirm-risky`);
     expect((await daemon.ask(risky.view.id)).status).toBe('pending');
     // The API refuses it too, whoever calls it without the confirmation.
     const direct = await daemon.api('POST', `/api/asks/${risky.view.id}/decide`, { behavior: 'allow' });

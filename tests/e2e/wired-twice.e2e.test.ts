@@ -133,7 +133,7 @@ describe('askbridge wired twice', () => {
 
   it('never hands a permission asked again, after the first was decided, the first one\'s decision: it is a new card', async () => {
     const sessionId = `again-${randomUUID()}`;
-    const payload = permissionPayload(sessionId, 'Bash', { command: 'npm publish', description: 'Publish' }, { cwd: PROJECT });
+    const payload = permissionPayload(sessionId, 'Bash', { command: 'npm pack', description: 'Pack' }, { cwd: PROJECT });
     const first = runHook(payload, daemon.env);
     const view = await waitUntil(async () => (await pendingOf(sessionId))[0], 10_000, 'the first permission');
     expect((await daemon.api('POST', `/api/asks/${view.id}/decide`, { behavior: 'allow' })).status).toBe(200);
