@@ -23,6 +23,7 @@ import { styleText } from 'node:util';
 import { wrapTextWithPrefix } from '@clack/core';
 import { cancel, intro, log, outro, S_BAR, S_INFO, S_STEP_SUBMIT } from '@clack/prompts';
 import { PLAN_TOOL } from '../approvals.js';
+import { askbridgeCommand } from '../command-name.js';
 import { agentName } from '../agents.js';
 import { AskReplySchema, ErrorReplySchema, LIMITS, REPLY_CHARS, TooLateReplySchema, type AnswerRequest, type Approval, type ApprovalDecision, type AskView, type GrantChoice, type SessionContext, type TurnEnd } from '../protocol.js';
 import { shorten } from '../shorten.js';
@@ -713,7 +714,7 @@ function decidedOutro(approval: Approval, decision: ApprovalDecision): string {
   if (decision.behavior === 'allow') {
     const suggestion = decision.suggestion === undefined ? undefined : approval.suggestions[decision.suggestion];
     if (suggestion) return `${plan ? 'Approved' : 'Allowed'}: ${terminalText(suggestion.label, '    ')}.`;
-    if (decision.grant) return `Allowed, and the same without asking: ${terminalText(approval.grant?.rule ?? '', '    ')} (askbridge grants lists it, --revoke ends it).`;
+    if (decision.grant) return `Allowed, and the same without asking: ${terminalText(approval.grant?.rule ?? '', '    ')} (${askbridgeCommand(process.env)} grants lists it, --revoke ends it).`;
     return plan ? 'Approved: Claude starts on the plan.' : 'Allowed once: Claude Code runs it.';
   }
   if (decision.interrupt) return `${plan ? 'Rejected' : 'Denied'}: Claude stops and waits for you.`;

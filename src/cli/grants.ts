@@ -2,6 +2,7 @@
 // it was made), `--json` for scripts, and `--revoke ID|all` to end one or every one at once: the
 // requests they covered wait for a person again.
 import { parseArgs } from 'node:util';
+import { askbridgeCommand } from '../command-name.js';
 import { ErrorReplySchema, GrantsReplySchema, type Grant } from '../protocol.js';
 import { markInvisible, terminalJson, terminalText } from '../visible-text.js';
 import { connectToDaemon } from './client.js';
@@ -31,7 +32,7 @@ export async function run(io: CommandIo): Promise<void> {
     return;
   }
   for (const grant of grants) io.stdout(`${grant.id}  ${terminalText(grant.rule)}  ${scopeText(grant)}  ${timeLeft(grant)}  made from ${terminalText(grant.by)}\n`);
-  io.stderr('End one with: askbridge grants --revoke ID (or all)\n');
+  io.stderr(`End one with: ${askbridgeCommand(io.env)} grants --revoke ID (or all)\n`);
 }
 
 /** "this session of claude-code in /home/me/app", "every claude-code session in /home/me/app". */
