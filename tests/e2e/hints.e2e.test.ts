@@ -64,8 +64,8 @@ describe('a hint on a machine without askbridge on PATH', () => {
     expect((await runCli(['answer', '--help'], env)).stdout).toMatch(new RegExp(`^Usage: ${command.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} answer `));
     const wrong = await runCli(['answer', 'one', 'two'], env);
     expect(wrong.code).toBe(2);
-    expect(wrong.stderr).toContain(`usage: ${command} answer [ID | --session ID] [--confirm] on a terminal, or ${command} answer ID --pick 1=LABEL|NUMBER`);
-    expect(wrong.stderr).toContain(`or ${command} answer ID --allow | ID --allow-suggestion N`);
+    expect(wrong.stderr).toContain(`usage: ${command} answer [ID | --session ID] [--confirm] | --all on a terminal, or ${command} answer ID --pick 1=LABEL|NUMBER`);
+    expect(wrong.stderr).toContain(`or ${command} answer ID --allow [--confirm-risky] | ID --allow-suggestion N`);
     expect(`${help.stdout}${wrong.stderr}`).not.toMatch(/(^|[\s(])askbridge (answer(?!:)|<command>|--help)/);
   });
 });
