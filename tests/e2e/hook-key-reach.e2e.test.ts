@@ -125,6 +125,8 @@ describe('the machine a remote hook names', () => {
     const refused = await postWithMachineBytes(payload, Buffer.from([0x5a, 0x6f, 0xeb]));
     expect(refused.statusCode).toBe(400);
     expect(JSON.parse(refused.body).error.code).toBe('bad_machine');
+    // The fix it names is a command install takes (there is no --remote).
+    expect(JSON.parse(refused.body).error.message).toContain('askbridge install --url URL --key KEY --machine NAME');
     expect((await daemon.pending()).some((ask) => ask.toolUseId === payload.tool_use_id)).toBe(false);
   });
 });

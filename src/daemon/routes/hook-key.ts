@@ -35,7 +35,7 @@ export function machineOf(request: FastifyRequest): string | undefined {
   try {
     machine = utf8.decode(Buffer.from(header, 'latin1'));
   } catch {
-    throw new HttpError(400, 'bad_machine', `${MACHINE_HEADER} is not UTF-8 text: write the machine's name again (askbridge install --remote)`);
+    throw new HttpError(400, 'bad_machine', `${MACHINE_HEADER} is not UTF-8 text: write the machine's name again (on that machine: askbridge install --url URL --key KEY --machine NAME)`);
   }
   return shorten(machine.trim(), LIMITS.machineChars);
 }
