@@ -347,8 +347,10 @@ describe('askbridge answers reach the model through the real Claude Code client'
     const question = await pendingCard(run);
     // The hook ran from the project, as install wires it.
     expect(question.cwd).toBe(run.project.dir);
-    // While the hook waits, the terminal shows the entry's status message, not a dialog.
-    expect(await run.claude.screen()).toContain('Waiting for an answer in askbridge');
+    // While the hook waits, the terminal shows the entry's status message, not a dialog. Claude Code
+    // draws it on its next frame, which may come after the daemon has the question.
+    const waiting = await run.claude.waitForScreen('Waiting for an answer in askbridge', 10_000);
+    expect(waiting).not.toContain('Enter to select');
 
     await answerPage.question(question.id, 0).getByRole('radio', { name: 'SQLite', exact: true }).check();
     await submitCard(question.id);
