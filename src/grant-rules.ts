@@ -39,8 +39,8 @@ export function ruleFor(approval: Pick<Approval, 'toolName' | 'toolInput'>, cwd:
     const command = toolInput.command;
     if (typeof command !== 'string' || command.trim() === '' || /[\r\n]/.test(command)) return undefined;
     const prefix = prefixOf(command);
-    if (prefix) return { rule: `${toolName}(${prefix}:*)`, words: `run commands that start with \`${prefix}\` (one command alone: nothing joined with ; && || | or a redirect, no $(…) or backticks)` };
-    return { rule: `${toolName}(${command})`, words: `run exactly \`${command}\`` };
+    if (prefix) return { rule: `${toolName}(${prefix}:*)`, words: `run commands that start with “${prefix}”, one at a time (none joined to another, redirected or with $(…))` };
+    return { rule: `${toolName}(${command})`, words: `run exactly “${command}”` };
   }
   const field = EDIT_TOOLS[toolName];
   if (field !== undefined) {

@@ -305,7 +305,8 @@ function grantChoice(offer) {
     'fieldset',
     { class: 'approval-grant' },
     h('legend', { class: 'grant-legend', text: 'Allow this, and the same for a while' }),
-    h('p', { class: 'grant-offer' }, 'Without asking you, it will ', visibleNodes(offer.words), ' ', h('code', { class: 'grant-rule', dir: 'ltr' }, visibleNodes(offer.rule)), '.'),
+    h('p', { class: 'grant-offer' }, 'Without asking you, it will ', visibleNodes(offer.words), '.'),
+    h('p', { class: 'grant-rule-line' }, 'Rule: ', h('code', { class: 'grant-rule', dir: 'ltr' }, visibleNodes(offer.rule))),
     h('div', { class: 'grant-fields' }, h('label', { for: durationId, text: 'For' }), duration, h('label', { for: scopeId, text: 'In' }), scope),
     button,
   );

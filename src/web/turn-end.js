@@ -353,15 +353,22 @@ const AWAY_HINT = 'While away, when Claude finishes a turn it waits here for you
 /**
  * What the hint beside the switch says, from where the end of a turn reaches askbridge on the
  * daemon's machine: it promises only what the wiring delivers, and names the command that adds the
- * rest (as code, which breaks anywhere rather than spill out of a phone's top bar).
+ * rest (as code, which breaks anywhere rather than spill out of a phone's top bar). Where it does
+ * not reach everywhere, the first sentence says so and the rest folds under it: open on a desk,
+ * closed on a phone, where the top bar stays on screen and must stay short.
  * @param {TurnEndReach} turnEnds
  * @returns {Array<string | Node>}
  */
 function awayHint(turnEnds) {
   /** @param {string} command */
   const fix = (command) => h('code', { class: 'away-fix', text: command });
-  if (turnEnds.reach === 'nowhere') return ['The end of a turn does not reach askbridge here, so nothing waits for your reply. To add it, run: ', fix(turnEnds.fix ?? 'askbridge install --user')];
-  if (turnEnds.reach === 'partly') return [`${AWAY_HINT} Not from `, ...turnEnds.gaps.flatMap((gap, index) => [index > 0 ? '; ' : '', `${gap.path} (run: `, fix(gap.fix), ')']), '.'];
+  /** @param {string} summary @param {Array<string | Node>} rest */
+  const fold = (summary, rest) => h('details', { class: 'away-more', open: !matchMedia('(max-width: 600px)').matches }, h('summary', { text: summary }), ...rest);
+  if (turnEnds.reach === 'nowhere') return [fold('The end of a turn does not reach askbridge here.', [' Nothing waits for your reply. To add it, run: ', fix(turnEnds.fix ?? 'askbridge install --user')])];
+  if (turnEnds.reach === 'partly') {
+    const places = turnEnds.gaps.length === 1 ? 'one place' : `${turnEnds.gaps.length} places`;
+    return [fold(`${AWAY_HINT} Not from ${places}:`, turnEnds.gaps.flatMap((gap, index) => [index > 0 ? '; ' : ' ', `${gap.path} (run: `, fix(gap.fix), ')']))];
+  }
   return [AWAY_HINT];
 }
 
@@ -385,7 +392,12 @@ export function createAwaySwitch({ root, button, hint, error, announce }) {
     button.setAttribute('aria-busy', String(busy));
     root.dataset.away = String(away === true);
     root.dataset.reach = turnEnds.reach;
-    hint.replaceChildren(...awayHint(turnEnds));
+    // Drawn again only when what it says changes, so a fold the person opened stays open.
+    const said = JSON.stringify(turnEnds);
+    if (hint.dataset.said !== said) {
+      hint.dataset.said = said;
+      hint.replaceChildren(...awayHint(turnEnds));
+    }
   }
 
   button.addEventListener('click', async () => {

@@ -123,7 +123,7 @@ describe('askbridge pending', () => {
     // --json: the approval exactly as the daemon gives it.
     const json = await runCli(['pending', '--json'], daemon.env);
     const asks = parseJson<AskView[]>(json.stdout, 'pending --json');
-    expect(asks.find((ask) => ask.id === bash.view.id)?.approval).toEqual({ toolName: 'Bash', toolInput: { command: 'npm test', description: 'Run the tests' }, suggestions: [{ label: SUGGESTION_WORDS }], permissionMode: 'default', grant: { rule: 'Bash(npm test:*)', words: expect.stringContaining('run commands that start with `npm test`') } });
+    expect(asks.find((ask) => ask.id === bash.view.id)?.approval).toEqual({ toolName: 'Bash', toolInput: { command: 'npm test', description: 'Run the tests' }, suggestions: [{ label: SUGGESTION_WORDS }], permissionMode: 'default', grant: { rule: 'Bash(npm test:*)', words: expect.stringContaining('run commands that start with “npm test”') } });
   });
 });
 

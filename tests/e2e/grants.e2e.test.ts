@@ -84,7 +84,7 @@ describe('a grant', () => {
   it('made with an allow, lets the same command through at once with no card, and history names the grant', async () => {
     const daemon = await start();
     const first = await requestPermission(daemon, permissionPayload('s-1', 'Bash', { command: 'npm test', description: 'Run the tests' }));
-    expect(first.view.approval?.grant).toEqual({ rule: 'Bash(npm test:*)', words: expect.stringContaining('run commands that start with `npm test`') });
+    expect(first.view.approval?.grant).toEqual({ rule: 'Bash(npm test:*)', words: expect.stringContaining('run commands that start with “npm test”') });
     expect(first.view.choices.grant).toBe(true);
     const decided = await allowWithGrant(daemon, first.view, { minutes: 15, scope: 'session' });
     expect(decided.status).toBe(200);
@@ -179,7 +179,8 @@ describe.skipIf(!chromium.available)('a grant on the page', () => {
     const first = await requestPermission(daemon, permissionPayload('s-1', 'Bash', { command: 'npm test', description: 'Run the tests' }));
     const card = await openAsk(page, first.view.id);
     const offer = card.locator('.approval-grant');
-    expect(await offer.locator('.grant-offer').textContent()).toBe('Without asking you, it will run commands that start with `npm test` (one command alone: nothing joined with ; && || | or a redirect, no $(…) or backticks) Bash(npm test:*).');
+    expect(await offer.locator('.grant-offer').textContent()).toBe('Without asking you, it will run commands that start with “npm test”, one at a time (none joined to another, redirected or with $(…)).');
+    expect(await offer.locator('.grant-rule-line').textContent()).toBe('Rule: Bash(npm test:*)');
     await mkdir(SHOTS, { recursive: true });
     await card.screenshot({ path: `${SHOTS}/card-desk-light.png` });
     await offer.getByLabel('For').selectOption('60');
@@ -232,7 +233,7 @@ describe('a grant in the terminal flow', () => {
       expect(prompt).toContain('2. Deny');
       expect(prompt).toContain('3. Deny and stop');
       expect(prompt).toContain('4. Allow, and the same without asking for a while');
-      expect(prompt).toContain('run commands that start with `npm test`');
+      expect(prompt).toContain('run commands that start with “npm test”');
       expect(prompt).toContain('Bash(npm test:*)');
       await terminal.type('4');
       await terminal.waitForPrompt('For how long?');

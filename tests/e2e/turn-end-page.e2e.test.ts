@@ -442,7 +442,13 @@ describe.skipIf(!chromiumState.available)('the end of a turn and a wait in the t
       const { page } = paired;
       const toggle = page.getByRole('switch', { name: 'Away' });
       const hint = page.locator('#away-hint');
-      await expect.poll(() => hint.textContent()).toBe(`The end of a turn does not reach askbridge here, so nothing waits for your reply. To add it, run: node ${CLI_BIN} install --user`);
+      await expect.poll(() => hint.textContent()).toBe(`The end of a turn does not reach askbridge here. Nothing waits for your reply. To add it, run: node ${CLI_BIN} install --user`);
+      // On a phone the top bar stays short: the rest folds under its first sentence, one tap away.
+      const fix = hint.locator('.away-fix');
+      expect(await fix.isVisible()).toBe(false);
+      expect((await hint.boundingBox())!.height).toBeLessThan(50);
+      await hint.getByText('The end of a turn does not reach askbridge here.').tap();
+      expect(await fix.isVisible()).toBe(true);
       expect(await toggle.isEnabled()).toBe(false);
       await page.screenshot({ path: `${SHOTS}/turn-end-away-unwired-phone.png`, animations: 'disabled' });
       // Wired as it said: a page that connects again offers it, with its usual promise.
