@@ -109,8 +109,7 @@ describe.skipIf(!chromiumState.available)('the page at desk and phone sizes', ()
     const machine = `build-${'x'.repeat(50)}.example`; // 64 characters, the most a machine's name may be
     const question = { question: 'Which branch?', header: 'Branch', options: [{ label: 'main', description: 'as usual' }, { label: 'next', description: 'the new one' }] };
     const body = { request: { kind: 'question', question: { id: 'que_phone_meta', sessionID: `ses_${'y'.repeat(40)}`, questions: [question] } }, session: { directory: `/home/alice/${'deeply/'.repeat(20)}project` }, machine, environment: {} };
-    // The relay's request is held until its ask is settled: longer than daemon.api waits for a reply.
-    const held = fetch(new URL('/api/attach/opencode', daemon.url), { method: 'POST', headers: { authorization: `Bearer ${daemon.token}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const held = daemon.api('POST', '/api/attach/opencode', body, { held: true });
     const { id } = await daemon.waitForAsk('que_phone_meta');
     const { page, context } = await openPairedPage(browser, daemon, { viewport: PHONE, touch: true });
     try {

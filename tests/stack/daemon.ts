@@ -52,8 +52,11 @@ export type Daemon = {
   waitForLog(match: (entry: LogEntry) => boolean, timeoutMs?: number, what?: string): Promise<LogEntry>;
   /** Asks as the command hook does (hello, then a signed question): `body` is the hook's request body. */
   askAsHook(body: string): Promise<HookReply>;
-  /** GET/POST the daemon's API as a local program (bearer token), like the CLI does. */
-  api<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<{ status: number; body: T }>;
+  /**
+   * GET/POST the daemon's API as a local program (bearer token), like the CLI does. A reply is
+   * awaited 5 s, unless `held`: a relay's request the daemon holds until its ask is settled.
+   */
+  api<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, how?: { held: true }): Promise<{ status: number; body: T }>;
   /** The http hook's key as it is now: $ASKBRIDGE_HOME/hook-key. */
   hookKey(): string;
   pending(): Promise<AskView[]>;
@@ -212,7 +215,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
     }
   };
 
-  async function api<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown): Promise<{ status: number; body: T }> {
+  async function api<T>(method: 'GET' | 'POST' | 'PUT', path: string, body?: unknown, how?: { held: true }): Promise<{ status: number; body: T }> {
     let response: Response;
     try {
       response = await fetch(`http://127.0.0.1:${port}${path}`, {
@@ -221,7 +224,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
         // crashed since (its keeper started another) would be a dead connection, not a finding.
         headers: { authorization: `Bearer ${currentToken()}`, connection: 'close', ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(5000),
+        ...(how?.held ? {} : { signal: AbortSignal.timeout(5000) }),
       });
     } catch (error) {
       // Say why: a daemon that died on its own is a finding, not a flaky network.
