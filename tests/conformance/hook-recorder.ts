@@ -43,10 +43,12 @@ export interface HookCall {
   abortedAt?: number;
 }
 
-/** What to send back: a JSON body (200), or another status with an empty body. */
+/** What to send back: a JSON body (200), or another status with an empty body, or a dropped connection. */
 export interface HookAnswer {
   status?: number;
   json?: unknown;
+  /** Close the connection without writing a response. */
+  destroy?: boolean;
   /** Answer this many ms after arrival. */
   delayMs?: number;
 }
@@ -191,6 +193,11 @@ export class HookRecorder {
     this.pending.delete(pending.call.seq);
     pending.call.answeredAt = this.now();
     pending.call.answer = answer;
+    if (answer.destroy) {
+      pending.res.socket?.destroy();
+      this.onChange?.('answer', pending.call);
+      return;
+    }
     const status = answer.status ?? 200;
     if (answer.json === undefined) {
       pending.res.writeHead(status, { 'content-length': 0 });

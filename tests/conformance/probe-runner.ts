@@ -57,7 +57,7 @@ export interface ProbeSpec {
   timeouts?: Record<string, number>;
   /** Events to register; default all. */
   events?: readonly string[];
-  /** Extra top-level settings merged into the project settings (e.g. permissions). */
+  /** Extra top-level settings merged into the project settings (e.g. permissions); its `hooks` entries are added to the recorder's. */
   settings?: Record<string, unknown>;
   act: (ctx: ProbeContext) => Promise<void>;
 }
@@ -133,7 +133,12 @@ export async function runProbe(name: string, spec: ProbeSpec): Promise<void> {
   };
   await hooks.start();
   const fake = await startFakeAnthropic({ steps: spec.steps(projectDir), finalText: 'FINAL-TEXT: done.' });
-  const settings = { ...(spec.settings ?? {}), ...hooks.settings(spec.events ?? ALL_HOOK_EVENTS, spec.timeouts ?? {}) };
+  // Hook entries of the spec's own settings (command hooks, matchers) run beside the recorder's.
+  const recorded = hooks.settings(spec.events ?? ALL_HOOK_EVENTS, spec.timeouts ?? {}).hooks as Record<string, unknown[]>;
+  const own = (spec.settings?.hooks ?? {}) as Record<string, unknown[]>;
+  const merged: Record<string, unknown[]> = { ...recorded };
+  for (const [event, entries] of Object.entries(own)) merged[event] = [...(merged[event] ?? []), ...entries];
+  const settings = { ...(spec.settings ?? {}), hooks: merged };
 
   let claude: ClaudeSession | undefined;
   const transcript: unknown[] = [];
