@@ -39,6 +39,7 @@ export type FormSpec = { fields: FormField[] };
 
 export type FormValue = string | number | boolean | string[];
 export type FormContent = Record<string, FormValue>;
+/** One problem with an answer: the field's name (empty when the problem is the answer as a whole) and a sentence for a person. */
 export type FormError = { field: string; message: string };
 
 export type FormSchemaReading = { ok: true; form: FormSpec } | { ok: false; reason: string };
