@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // @ts-check
 // askbridge's command hook for every event Claude Code hands it, as its http hook carries them: PreToolUse
-// for AskUserQuestion, PermissionRequest, Stop, UserPromptSubmit, Notification and SessionEnd; with
+// for AskUserQuestion, PermissionRequest, Stop, UserPromptSubmit, Notification, Elicitation (an MCP
+// server asks for input) and SessionEnd; with
 // `--agent codex`, Codex CLI's PermissionRequest hook (the daemon answers in Codex's format).
 //
 // Reads the hook payload on stdin, hands it to the askbridge daemon, waits for the answer, and
@@ -507,7 +508,7 @@ function handedOver(payload) {
     const questions = payload?.tool_input?.questions;
     if (payload?.tool_name !== 'AskUserQuestion' || !Array.isArray(questions) || questions.length === 0) return undefined;
   }
-  return ['PreToolUse', 'PermissionRequest', 'Stop', 'UserPromptSubmit', 'Notification'].includes(event) ? payload : undefined;
+  return ['PreToolUse', 'PermissionRequest', 'Stop', 'UserPromptSubmit', 'Notification', 'Elicitation'].includes(event) ? payload : undefined;
 }
 
 async function main() {

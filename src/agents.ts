@@ -7,8 +7,8 @@
 import { MAX_WAIT_MS } from './hook-timeout.js';
 import type { Agent, Asker, Source } from './protocol.js';
 
-/** What an ask is, as a profile tells it apart: questions, a permission (or a plan), the end of a turn, a wait in the terminal. */
-export type AskKind = 'question' | 'approval' | 'turn-end' | 'terminal-wait';
+/** What an ask is, as a profile tells it apart: questions, a permission (or a plan), the end of a turn, a wait in the terminal, an MCP server's elicitation. */
+export type AskKind = 'question' | 'approval' | 'turn-end' | 'terminal-wait' | 'elicitation';
 
 export type AgentProfile = {
   /** How it is named to a person: "Claude Code", "opencode". */

@@ -53,7 +53,11 @@ export class AnswerError extends Error {
       | 'not_grantable'
       | 'grant_with_suggestion'
       /** An allow of a risky approval without the person's confirmation (one tap never allows one). */
-      | 'risky_unconfirmed',
+      | 'risky_unconfirmed'
+      /** An elicitation is responded to (accepted, declined or cancelled), not answered or decided. */
+      | 'not_an_elicitation'
+      /** Values sent with the accept of a URL request, which takes none. */
+      | 'content_not_taken',
     message: string,
   ) {
     super(message);

@@ -29,6 +29,9 @@ export const PROMPT_HOOK_PATH = '/api/hook/prompt';
 /** Where Claude Code's Notification hook posts: the session waits on the person in its terminal. */
 export const NOTIFICATION_HOOK_PATH = '/api/hook/notification';
 
+/** Where Claude Code's Elicitation hook posts: an MCP server asks the person for input (a form, or a URL to open). */
+export const ELICITATION_HOOK_PATH = '/api/hook/elicitation';
+
 /**
  * The Stop entry forwards Claude Code's limit on replies in a row in this header
  * (`CLAUDE_CODE_STOP_HOOK_BLOCK_CAP`, filled from Claude Code's environment; empty when unset).

@@ -210,6 +210,30 @@ export const NotificationPayloadSchema = z
   .meta({ title: 'notification' });
 export type NotificationPayload = z.infer<typeof NotificationPayloadSchema>;
 
+/** The longest message an MCP server's elicitation may carry, and the longest URL it may send a person to. */
+export const ELICITATION_LIMITS = { messageChars: 8000, urlChars: 4096, serverChars: 200 } as const;
+
+/**
+ * What Claude Code sends its Elicitation hook when an MCP server asks the person for input
+ * (protocol.md 9): a form (`requested_schema`, read by elicitation-form.ts, which refuses what MCP
+ * does not allow) or a URL to open (`url`, `elicitation_id`). The server's name and words are hostile text.
+ */
+export const ElicitationPayloadSchema = z
+  .looseObject({
+    session_id: nonEmptyText(LIMITS.idChars),
+    hook_event_name: z.literal('Elicitation'),
+    cwd: text(4096).optional().default(''),
+    transcript_path: text(4096).optional(),
+    mcp_server_name: nonEmptyText(ELICITATION_LIMITS.serverChars),
+    message: text(ELICITATION_LIMITS.messageChars).optional().default(''),
+    mode: z.enum(['form', 'url']).optional().default('form'),
+    requested_schema: z.unknown().optional(),
+    url: text(ELICITATION_LIMITS.urlChars).optional(),
+    elicitation_id: text(LIMITS.idChars).optional(),
+  })
+  .meta({ title: 'elicitation' });
+export type ElicitationPayload = z.infer<typeof ElicitationPayloadSchema>;
+
 
 /** The hook's environment: those of the variables that tell whether a person watches the session (HOOK_ENV) that are set. */
 export const HookEnvironmentSchema = z
@@ -379,13 +403,13 @@ export const HOOK_AGENTS = ['claude-code', 'codex'] as const;
 
 /**
  * Body of POST /api/hook/questions: the command hook's stdin (a question, a permission, the end of a
- * turn, a prompt typed, a notification: every wait the http hook carries too), its environment, the
+ * turn, a prompt typed, a notification, an MCP server's elicitation: every wait the http hook carries too), its environment, the
  * agent that ran it (Claude Code unless it says Codex), and Claude Code's limit on replies in a row
  * (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP, for a Stop).
  */
 export const HookRequestSchema = z
   .object({
-    payload: z.discriminatedUnion('hook_event_name', [AskPayloadSchema, PermissionPayloadSchema, StopPayloadSchema, PromptPayloadSchema, NotificationPayloadSchema]),
+    payload: z.discriminatedUnion('hook_event_name', [AskPayloadSchema, PermissionPayloadSchema, StopPayloadSchema, PromptPayloadSchema, NotificationPayloadSchema, ElicitationPayloadSchema]),
     environment: HookEnvironmentSchema,
     agent: z.enum(HOOK_AGENTS).optional(),
     stopCap: z.string().max(20).optional(),
@@ -590,6 +614,40 @@ export const TurnEndSchema = z.object({
 export type TurnEnd = z.infer<typeof TurnEndSchema>;
 
 /**
+ * One field of an MCP form as elicitation-form.ts reads it (its FormField): kept whole, whatever
+ * keys its kind has, so that a page or the CLI can show it and check an answer with the same module.
+ */
+const FormFieldViewSchema = z.looseObject({ name: z.string(), kind: z.enum(['text', 'number', 'boolean', 'choice', 'choices']), required: z.boolean() });
+
+/**
+ * An MCP server asks the person for input through Claude Code (its Elicitation hook): a form, as
+ * elicitation-form.ts read it, or a URL to open, with the URL's exact host shown so the person sees
+ * where it leads. `server` and `message` are the server's words (hostile text); `elicitationId` is
+ * Claude Code's id of a URL request.
+ */
+export const ElicitationSchema = z.discriminatedUnion('mode', [
+  z.object({ server: z.string(), message: z.string(), mode: z.literal('form'), form: z.object({ fields: z.array(FormFieldViewSchema) }) }),
+  z.object({ server: z.string(), message: z.string(), mode: z.literal('url'), url: z.string(), host: z.string(), elicitationId: z.string() }),
+]);
+export type Elicitation = z.infer<typeof ElicitationSchema>;
+
+/**
+ * A person's response to an MCP server's elicitation (the body of POST /api/asks/:id/elicitation,
+ * and what its view keeps): accept with the form's values (checked against the form; a URL's accept
+ * has none), decline, or cancel. The server receives exactly this.
+ */
+export const ElicitationResponseSchema = z
+  .discriminatedUnion('action', [
+    z.strictObject({ action: z.literal('accept'), content: z.unknown().optional() }),
+    z.strictObject({ action: z.literal('decline') }),
+    z.strictObject({ action: z.literal('cancel') }),
+  ])
+  .meta({ title: 'elicitation response' });
+export type ElicitationResponse = z.infer<typeof ElicitationResponseSchema>;
+/** An elicitation's response as it was given: an accept's values checked (a fresh object, in the form's order). */
+export type ElicitationResult = { action: 'accept'; content?: Record<string, unknown> } | { action: 'decline' } | { action: 'cancel' };
+
+/**
  * A session waits on the person in its terminal for something askbridge cannot answer (Claude Code's
  * Notification hook): `kind` is Claude Code's notification_type (`idle_prompt`, `permission_prompt`,
  * `elicitation_dialog`...), `message` its words. It leaves once the session moves on.
@@ -711,6 +769,10 @@ export const AskViewSchema = z.object({
   reply: z.string().optional(),
   /** Set when the session waits on the person in its terminal; `questions` is then empty, and nothing here answers it. */
   terminalWait: TerminalWaitSchema.optional(),
+  /** Set when an MCP server asks for input (a form or a URL); `questions` is then empty. */
+  elicitation: ElicitationSchema.optional(),
+  /** How a person responded to an elicitation, once they did (what the server received). */
+  elicitationResult: z.object({ action: z.enum(['accept', 'decline', 'cancel']), content: z.record(z.string(), z.unknown()).optional() }).optional(),
 });
 export type AskView = z.infer<typeof AskViewSchema>;
 

@@ -2,14 +2,16 @@
 // POST or the command hook (both carry every event, so what a person gets never depends on which
 // one `install` wrote). A question or a permission is an ask to hold until it is settled; the end
 // of a turn is held only while the person is away; a typed prompt and a notification are answered
-// at once, after what they change. The same wait asked through two entries (askbridge wired in the
+// at once, after what they change. An MCP server's elicitation is held like a question, once its
+// form is read (or its URL checked); one askbridge will not show goes to Claude Code's own dialog at
+// once, and any later event of its session lets it go (the session moved on). The same wait asked through two entries (askbridge wired in the
 // user settings and in a project) is one ask: each request carries what makes it the same
 // (`sameAs`), and the store has the second wait with the first. No HTTP here: the routes (hook.ts)
 // write what this returns.
 import { createHash, randomUUID } from 'node:crypto';
 import { offeredSuggestions, planChoices, PLAN_TOOL } from '../approvals.js';
 import { DEFAULT_STOP_CAP } from '../http-hook.js';
-import { LAST_MESSAGE_CHARS, type Approval, type HookEnvironment, type HookRequest, type NotificationPayload, type PermissionPayload, type StopPayload } from '../protocol.js';
+import { LAST_MESSAGE_CHARS, type Approval, type Elicitation, type ElicitationPayload, type HookEnvironment, type HookRequest, type NotificationPayload, type PermissionPayload, type StopPayload } from '../protocol.js';
 import { isUnattended, openAsk, type AskDesk, type Asked } from './asks/open-ask.js';
 import { askerKeyOf, identityOf, type AskerIdentity, type Door, type Outcome } from './asks/store.js';
 import type { AwaySwitch } from './away.js';
@@ -17,6 +19,8 @@ import { claudeCodeDecision } from './decisions/claude-code.js';
 import { permissionDecision } from './decisions/claude-code-permission.js';
 import { stopDecision } from './decisions/claude-code-stop.js';
 import { codexPermissionDecision } from './decisions/codex.js';
+import { elicitationDecision } from './decisions/claude-code-elicitation.js';
+import { loadElicitationForms } from './elicitation-forms.js';
 
 /** The tool whose calls are questions, asked through PreToolUse. */
 export const ASK_TOOL = 'AskUserQuestion';
@@ -141,9 +145,41 @@ export function createHookEvents(deps: { desk: AskDesk; away: Pick<AwaySwitch, '
     return EMPTY;
   }
 
+  /**
+   * An MCP server asks for input: held like a question, answered in Claude Code's Elicitation
+   * format. A form askbridge will not show, or a URL that is not an http(s) address, is not held:
+   * Claude Code's own dialog asks at once, and the log says why. Codex runs no such hook.
+   */
+  async function elicitation(call: HookCall, payload: ElicitationPayload, log: Log): Promise<Received> {
+    if (call.agent !== 'claude-code') return EMPTY;
+    const read = await readElicitation(payload);
+    if ('refused' in read) {
+      log.warn({ reason: read.refused, mode: payload.mode }, "elicitation not held: Claude Code's own dialog asks");
+      return EMPTY;
+    }
+    const { session_id: sessionId, cwd, transcript_path: transcriptPath } = payload;
+    const asked: Asked<object> = {
+      agent: 'claude-code',
+      sessionId,
+      toolUseId: `elicitation-${randomUUID()}`,
+      // Both entries of a session wired twice send the same request at once.
+      sameAs: `elicitation\0${sessionId}\0${inputHash([payload.mcp_server_name, payload.message, payload.mode, payload.requested_schema ?? null, payload.url ?? null, payload.elicitation_id ?? null])}`,
+      cwd,
+      toolInput: {},
+      questions: [],
+      elicitation: read.elicitation,
+      environment: call.environment,
+      door: call.door,
+      reply: () => elicitationDecision,
+      ...(call.machine ? { machine: call.machine } : {}),
+      ...(transcriptPath ? { transcriptPath } : {}),
+    };
+    return { kind: 'hold', asked };
+  }
+
   return {
     /** What a hook request means: an ask to hold, or nothing to decide (after what it changes). */
-    receive(call: HookCall, log: Log): Received {
+    async receive(call: HookCall, log: Log): Promise<Received> {
       const { payload } = call;
       switch (payload.hook_event_name) {
         case 'PreToolUse':
@@ -165,6 +201,8 @@ export function createHookEvents(deps: { desk: AskDesk; away: Pick<AwaySwitch, '
         }
         case 'Notification':
           return notification(call, payload, log);
+        case 'Elicitation':
+          return elicitation(call, payload, log);
       }
       return EMPTY;
     },
@@ -177,6 +215,30 @@ export type HookEvents = ReturnType<typeof createHookEvents>;
 function stopCapOf(value: string | undefined): number {
   const cap = typeof value === 'string' && /^\s*\d{1,6}\s*$/.test(value) ? Number(value) : Number.NaN;
   return cap >= 1 ? cap : DEFAULT_STOP_CAP;
+}
+
+/**
+ * An elicitation as askbridge shows it, or why it will not: a form elicitation-form.ts reads, or a
+ * URL that parses as an http(s) address, with its exact host (a look-alike stays visible as itself:
+ * an international name shows as its xn-- form).
+ */
+export async function readElicitation(payload: ElicitationPayload): Promise<{ elicitation: Elicitation } | { refused: string }> {
+  const common = { server: payload.mcp_server_name, message: payload.message };
+  if (payload.mode === 'url') {
+    if (payload.url === undefined) return { refused: 'a URL request without a url' };
+    let url: URL;
+    try {
+      url = new URL(payload.url);
+    } catch {
+      return { refused: 'its url does not parse as a URL' };
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') return { refused: `its url is not an http(s) address (${url.protocol})` };
+    return { elicitation: { ...common, mode: 'url', url: url.href, host: url.host, elicitationId: payload.elicitation_id ?? '' } };
+  }
+  const forms = await loadElicitationForms();
+  const reading = forms.readFormSchema(payload.requested_schema);
+  if (!reading.ok) return { refused: reading.reason };
+  return { elicitation: { ...common, mode: 'form', form: reading.form } };
 }
 
 type QuestionPayload = Extract<HookCall['payload'], { hook_event_name: 'PreToolUse' }>;

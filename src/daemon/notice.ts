@@ -36,6 +36,8 @@ export type Notice = {
   turnEnd?: { said?: string };
   /** The session waits for the person in its terminal: Claude Code's kind of wait; its message only with push.fullText. */
   terminalWait?: { kind: string; message?: string };
+  /** An MCP server asks for input: its name (marked, cut); its message only with push.fullText. No button answers it. */
+  elicitation?: { server: string; message?: string };
 };
 
 const PROJECT_CHARS = 60;
@@ -84,6 +86,10 @@ function noticeOfKind(view: AskView, options: { fullText: boolean }): Notice {
     const { kind, message } = view.terminalWait;
     return { id: view.id, project, headers: [], terminalWait: { kind: bounded(kind, HEADER_CHARS), ...(options.fullText && message.trim() ? { message: bounded(message, QUESTION_CHARS) } : {}) } };
   }
+  if (view.elicitation) {
+    const { server, message } = view.elicitation;
+    return { id: view.id, project, headers: [], elicitation: { server: bounded(server, HEADER_CHARS), ...(options.fullText && message.trim() ? { message: bounded(message, QUESTION_CHARS) } : {}) } };
+  }
   const questions = view.questions.slice(0, QUESTIONS);
   const [only] = view.questions;
   const oneTap = view.questions.length === 1 && only && !only.multiSelect && only.options.length > 0 && only.options.length <= ONE_TAP_OPTIONS;
@@ -106,6 +112,7 @@ export function noticeTitle(notice: Notice): string {
   const { agent, project } = notice;
   if (notice.turnEnd) return `${agent ?? 'Claude'} finished in ${project}`;
   if (notice.terminalWait) return agent ? `${agent} waits for you in ${project}` : `Waiting for you in ${project}`;
+  if (notice.elicitation) return `MCP server ${notice.elicitation.server} asks for input in ${project}`;
   const from = agent ? `from ${agent} in ${project}` : `from ${project}`;
   if (notice.approval) return `${notice.approval.risky ? 'Risky permission' : notice.approval.tool === 'Plan' ? 'Plan' : 'Permission'} ${from}`;
   return `Question ${from}`;
@@ -115,10 +122,14 @@ export function noticeTitle(notice: Notice): string {
 export function noticeSubject(notice: Notice): string {
   if (notice.turnEnd) return 'Reply to keep it going, or let it stop';
   if (notice.terminalWait) return terminalWaitSubject(notice.terminalWait.kind);
+  if (notice.elicitation) return ELICITATION_SUBJECT;
   if (notice.approval?.risky) return notice.approval.risky.length > 0 ? `Risky: ${notice.approval.risky.join('; ')}` : `Risky: ${notice.approval.tool} waits for permission; read why on the page`;
   if (notice.approval) return notice.approval.tool === 'Plan' ? 'A plan waits for approval' : `${notice.approval.tool} waits for permission`;
   return notice.headers.length > 0 ? notice.headers.join(' · ') : 'A question is waiting';
 }
+
+/** What a channel that cannot show an MCP server's form or link says of it (the page, the terminal flow and Telegram show it later). */
+export const ELICITATION_SUBJECT = 'An MCP server asks for input: open askbridge to hand it to the terminal';
 
 /** What a session waits for in its terminal, by Claude Code's kind of notification, in words that hold no model text. */
 export function terminalWaitSubject(kind: string): string {

@@ -71,6 +71,7 @@ export function webhookRequest(target: NotifyTarget, notice: Notice, link: strin
   }
   if (notice.turnEnd) return { kind: 'url', url: target.url!, body: { event: 'turn_end_waiting', id: notice.id, project: notice.project, url: link } };
   if (notice.terminalWait) return { kind: 'url', url: target.url!, body: { event: 'terminal_waiting', id: notice.id, project: notice.project, kind: notice.terminalWait.kind, url: link } };
+  if (notice.elicitation) return { kind: 'url', url: target.url!, body: { event: 'elicitation_waiting', id: notice.id, project: notice.project, server: notice.elicitation.server, url: link } };
   return { kind: 'url', url: target.url!, body: { event: 'question_waiting', id: notice.id, project: notice.project, headers: notice.headers, url: link } };
 }
 
@@ -105,6 +106,7 @@ function noticeKind(notice: Notice): string {
   if (notice.approval) return 'permission';
   if (notice.turnEnd) return 'turn-end';
   if (notice.terminalWait) return 'terminal';
+  if (notice.elicitation) return 'elicitation';
   return 'question';
 }
 

@@ -20,7 +20,7 @@ export function isUnattended(environment: HookEnvironment): boolean {
 }
 
 /** A checked ask as a transport received it: what the store opens, and how it came. */
-export type Asked<Decision = unknown> = Pick<NewAsk, 'sessionId' | 'toolUseId' | 'cwd' | 'toolInput' | 'questions' | 'typedAnswers' | 'approval' | 'turnEnd' | 'terminalWait' | 'sameAs' | 'relayed'> & {
+export type Asked<Decision = unknown> = Pick<NewAsk, 'sessionId' | 'toolUseId' | 'cwd' | 'toolInput' | 'questions' | 'typedAnswers' | 'approval' | 'turnEnd' | 'terminalWait' | 'elicitation' | 'sameAs' | 'relayed'> & {
   environment: HookEnvironment;
   /** The way it came in. */
   door: Door;
@@ -112,6 +112,7 @@ export function openAsk<Decision>(desk: AskDesk, asked: Asked<Decision>, log: Lo
     ...risk,
     ...(asked.turnEnd ? { turnEnd: asked.turnEnd } : {}),
     ...(asked.terminalWait ? { terminalWait: asked.terminalWait } : {}),
+    ...(asked.elicitation ? { elicitation: asked.elicitation } : {}),
     waitMs,
     maxWaitMs,
     timeout: plan.timeout,
@@ -153,6 +154,7 @@ export function openAsk<Decision>(desk: AskDesk, asked: Asked<Decision>, log: Lo
   else if (asked.approval) log.info({ askId: waiter.ask.id, tool: asked.approval.toolName, door }, 'approval received');
   else if (kind === 'turn-end') log.info({ askId: waiter.ask.id, door }, asked.settledAtOnce ? 'turn end: Claude Code takes no more replies in a row, so it is not held' : 'turn end waits for a reply');
   else if (kind === 'terminal-wait') log.info({ askId: waiter.ask.id, door }, 'session waits in its terminal');
+  else if (kind === 'elicitation') log.info({ askId: waiter.ask.id, door, mode: asked.elicitation?.mode, ...(immediate ? { settled: immediate.source.kind === 'policy' ? immediate.source.trigger : immediate.source.kind } : {}) }, 'elicitation received');
   else log.info({ askId: waiter.ask.id, questions: asked.questions.length, door, ...(asked.asker ? { asker: asked.asker.kind } : {}) }, 'question received');
   if (admission.kind === 'new') addSessionContext(desk, asked, waiter.ask.id, log);
   if (admission.kind === 'new') watchTerminal(desk, asked, waiter, log);

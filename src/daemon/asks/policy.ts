@@ -31,9 +31,9 @@ export type PolicyContext = {
   /**
    * What is asked, when not questions: a permission (no policy ever allows one), the end of a turn
    * (waits awaySeconds for a reply, then Claude stops), a wait in the terminal (shown until the
-   * session moves on).
+   * session moves on), an MCP server's elicitation (no policy ever responds to one).
    */
-  kind?: 'approval' | 'turn-end' | 'terminal-wait';
+  kind?: 'approval' | 'turn-end' | 'terminal-wait' | 'elicitation';
 };
 
 export type QuestionPlan = {
@@ -59,6 +59,7 @@ export function createPolicy(options: { configFor: (cwd: string | null) => Effec
     if (context.kind === 'approval') return planApproval(config, context);
     if (context.kind === 'turn-end') return planTurnEnd(config, context);
     if (context.kind === 'terminal-wait') return planTerminalWait(config);
+    if (context.kind === 'elicitation') return planElicitation(config, context);
     const waitMs = config.waitSeconds * 1000;
     // A policy must never leave a hook hanging or crash the daemon from a timer: on any surprise the terminal asks.
     const decide = (trigger: 'timeout' | 'nobody-watching'): Outcome => {
@@ -134,6 +135,26 @@ function planTurnEnd(config: Config, context: PolicyContext): QuestionPlan {
     onTimeout: () => toTerminal('timeout'),
     ...(nobodyReachable(config, context) ? { immediate: toTerminal('nobody-reachable') } : {}),
   };
+}
+
+/**
+ * An MCP server's elicitation: no policy or rule ever responds to one (an accept would send the
+ * server values nobody gave), whatever the configuration says. While askbridge holds it Claude
+ * Code shows no dialog, so it is held only while someone could answer it elsewhere: unattended, or
+ * nobody watching (with `act`) or reachable, it goes back to Claude Code's own dialog at once; at
+ * the deadline, too.
+ */
+function planElicitation(config: Config, context: PolicyContext): QuestionPlan {
+  const plan: QuestionPlan = {
+    config,
+    waitMs: Math.min(config.waitSeconds * 1000, context.profile.maxWaitMs),
+    askMaxQuestions: config.askMaxQuestions,
+    timeout: { action: 'terminal', summary: `${context.profile.ownPrompt?.question ?? 'its asker'} will ask` },
+    onTimeout: () => toTerminal('timeout'),
+  };
+  if (context.unattended || (config.whenNobodyWatching === 'act' && context.watchers === 0)) plan.immediate = toTerminal('nobody-watching');
+  else if (nobodyReachable(config, context)) plan.immediate = toTerminal('nobody-reachable');
+  return plan;
 }
 
 /** How long a wait in the terminal is shown when its session never says it moved on (a session killed with no SessionEnd). */

@@ -15,7 +15,8 @@ import { AnswerError, formatAnswers, requireEveryQuestion, type Answered } from 
 import { grantable, ruleFor } from '../../grant-rules.js';
 import type { Risk } from '../../risk.js';
 import { choicesOf, onChannel, refusedAnswer, refusedDecision, type Shown } from '../../choices.js';
-import type { Agent, Approval, ApprovalDecision, Asker, Question, AskStatus, AskView, PersonClient, Response, SessionContext, Source, TerminalWait, TurnEnd } from '../../protocol.js';
+import type { Agent, Approval, ApprovalDecision, Asker, Elicitation, ElicitationResponse, ElicitationResult, Question, AskStatus, AskView, PersonClient, Response, SessionContext, Source, TerminalWait, TurnEnd } from '../../protocol.js';
+import type { FormError, FormSpec, checkFormContent } from '../../elicitation-form.js';
 import { EXTEND_STEP_MS, FINISHED_BYTES, shareOf, type Scope, type WaitingLimits } from '../limits.js';
 
 /** How an ask ended: who or what settled it, and with what (neutral: no client's format). */
@@ -30,6 +31,8 @@ export type Outcome = {
   reply?: string;
   /** Why nothing could be delivered (status `failed`). */
   error?: string;
+  /** A person's response to an elicitation: what the MCP server receives. */
+  elicitation?: ElicitationResult;
 };
 
 /**
@@ -99,6 +102,8 @@ export type NewAsk<Decision = unknown> = {
   turnEnd?: TurnEnd;
   /** The session waits on the person in its terminal: shown, never answered here (`questions` is then empty). */
   terminalWait?: TerminalWait;
+  /** An MCP server asks the person for input (`questions` is then empty). */
+  elicitation?: Elicitation;
   waitMs: number;
   /** What happens when nobody answered within waitMs, as the page tells it. */
   timeout: AskView['timeout'];
@@ -181,7 +186,9 @@ export type AnswerResult =
   /** Handing back to a terminal, for an ask that has none behind it (a script's, an MCP client's). */
   | { kind: 'no_terminal'; ask: AskView }
   /** The answer was valid, but no decision could be built from it: the question failed, the terminal asks. */
-  | { kind: 'failed'; ask: AskView };
+  | { kind: 'failed'; ask: AskView }
+  /** An elicitation's values that do not fit its form: one problem per field; the ask still waits. */
+  | { kind: 'invalid_content'; errors: FormError[] };
 
 /** More time for a waiting question: `unchanged` when it is at its limit, or has that much time left already. */
 export type ExtendResult =
@@ -516,6 +523,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
       ...(input.risk ? { risk: input.risk } : {}),
       ...(input.turnEnd ? { turnEnd: input.turnEnd } : {}),
       ...(input.terminalWait ? { terminalWait: input.terminalWait } : {}),
+      ...(input.elicitation ? { elicitation: input.elicitation } : {}),
     };
   }
 
@@ -740,6 +748,30 @@ export function createAskStore(options: AskStoreOptions = {}) {
     },
 
     /**
+     * A person responds to an MCP server's elicitation: accept (a form's values checked against the
+     * form by `check`, elicitation-form.ts's checkFormContent; a URL's accept carries none), decline,
+     * or cancel. The first wins; values that do not fit leave it waiting, with one problem per field.
+     */
+    respondToElicitation(id: string, response: ElicitationResponse, client: PersonClient, check: typeof checkFormContent): AnswerResult {
+      const entry = byId.get(id);
+      if (!entry) return { kind: 'not_found' };
+      if (entry.outcome) return { kind: 'already_resolved', ask: entry.view };
+      const { elicitation } = entry.view;
+      if (!elicitation) return { kind: 'invalid', error: notAQuestion(entry.view, 'answer') ?? new AnswerError('not_an_elicitation', 'this is a question: answer it (POST /api/asks/:id/answer)') };
+      const person: Source = { kind: 'person', client };
+      if (response.action === 'decline') return settleByPerson(id, { status: 'declined', source: person, elicitation: { action: 'decline' } });
+      if (response.action === 'cancel') return settleByPerson(id, { status: 'cancelled', source: person, elicitation: { action: 'cancel' } });
+      if (elicitation.mode === 'url') {
+        if (response.content !== undefined) return { kind: 'invalid', error: new AnswerError('content_not_taken', 'a URL request is accepted without values: send {"action": "accept"} once the page at the link is done') };
+        return settleByPerson(id, { status: 'answered', source: person, elicitation: { action: 'accept' } });
+      }
+      // The view's form is the FormSpec readFormSchema made when the ask opened.
+      const checked = check(elicitation.form as FormSpec, response.content ?? {});
+      if (!checked.ok) return { kind: 'invalid_content', errors: checked.errors };
+      return settleByPerson(id, { status: 'answered', source: person, elicitation: { action: 'accept', content: checked.content } });
+    },
+
+    /**
      * The person answered Claude Code's own dialog for this approval in the terminal (its transcript
      * says so: terminal-answers.ts): it leaves every page, and a late decision learns it.
      */
@@ -771,17 +803,19 @@ export function createAskStore(options: AskStoreOptions = {}) {
     },
 
     /**
-     * The session moved on, as its own asker says: its waits in the terminal leave. `typed`: the
-     * person typed a prompt in its terminal, so its turn's end waits no more either (no decision:
-     * their own prompt goes to Claude). Only what that asker opened (isOwnedBy): a session id is
-     * no secret, and another machine's hook, or anybody with the hook key, naming it moves nothing
-     * of this one. Returns what was settled.
+     * The session moved on, as its own asker says: its waits in the terminal leave, and so do its
+     * elicitations (Claude Code lets the model move on while a hook holds one, and a response given
+     * later would still reach the server: it is let go with no decision, and a late one is refused).
+     * `typed`: the person typed a prompt in its terminal, so its turn's end waits no more either (no
+     * decision: their own prompt goes to Claude). Only what that asker opened (isOwnedBy): a session
+     * id is no secret, and another machine's hook, or anybody with the hook key, naming it moves
+     * nothing of this one. Returns what was settled.
      */
     movedOn(sessionId: string, by: AskerIdentity, typed = false): AskView[] {
       const settled: AskView[] = [];
       for (const entry of [...byId.values()]) {
         if (entry.outcome || entry.view.sessionId !== sessionId || !isOwnedBy(entry, by)) continue;
-        if (!(entry.view.terminalWait || (typed && entry.view.turnEnd))) continue;
+        if (!(entry.view.terminalWait || entry.view.elicitation || (typed && entry.view.turnEnd))) continue;
         settle(entry, { status: 'cancelled', source: { kind: 'terminal' } });
         settled.push(entry.view);
       }
@@ -976,6 +1010,7 @@ function settledView(entry: Entry, outcome: Outcome, resolvedAt: number): AskVie
     ...(outcome.decision ? { decision: outcome.decision } : {}),
     ...(outcome.reply !== undefined ? { reply: outcome.reply } : {}),
     ...(outcome.error ? { error: outcome.error } : {}),
+    ...(outcome.elicitation ? { elicitationResult: outcome.elicitation } : {}),
   };
 }
 
@@ -994,11 +1029,12 @@ function extensionLimit(input: NewAsk, createdAt: number, expiresAt: number): nu
   return limit > expiresAt ? limit : undefined;
 }
 
-/** What an ask is: questions, a permission, the end of a turn, or a wait in the terminal. */
-export function kindOf(view: Pick<AskView, 'approval' | 'turnEnd' | 'terminalWait'>): AskKind {
+/** What an ask is: questions, a permission, the end of a turn, a wait in the terminal, or an MCP server's elicitation. */
+export function kindOf(view: Pick<AskView, 'approval' | 'turnEnd' | 'terminalWait' | 'elicitation'>): AskKind {
   if (view.approval) return 'approval';
   if (view.turnEnd) return 'turn-end';
   if (view.terminalWait) return 'terminal-wait';
+  if (view.elicitation) return 'elicitation';
   return 'question';
 }
 
@@ -1013,5 +1049,7 @@ function notAQuestion(view: AskView, verb: 'answer' | 'decline' | 'decide'): Ans
       return new AnswerError('not_a_question', 'Claude finished its turn: reply to it, or let it end (POST /api/sessions/:sessionId/reply)');
     case 'terminal-wait':
       return new AnswerError('not_a_question', 'the session waits for you in its terminal: nothing here answers it');
+    case 'elicitation':
+      return new AnswerError('not_a_question', 'an MCP server asks for input: accept it with its values, decline it or cancel it (POST /api/asks/:id/elicitation)');
   }
 }

@@ -6,7 +6,7 @@ import type { FastifyReply } from 'fastify';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { agentOfMcpClient } from '../../agents.js';
-import { ANSWER_CLIENT_HEADER, AnswerRequestSchema, ApprovalDecisionSchema, AskReplySchema, AskRequestSchema, AsksReplySchema, ErrorReplySchema, TooLateReplySchema, type AskView } from '../../protocol.js';
+import { ANSWER_CLIENT_HEADER, AnswerRequestSchema, ApprovalDecisionSchema, AskReplySchema, ElicitationResponseSchema, AskRequestSchema, AsksReplySchema, ErrorReplySchema, TooLateReplySchema, type AskView } from '../../protocol.js';
 import { ANSWER_BODY_LIMIT_BYTES, EXTEND_STEP_MS } from '../limits.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
@@ -15,6 +15,7 @@ import { machineOf, requireHookKey } from './hook-key.js';
 import { openOrRefuse } from './open-or-refuse.js';
 import { decideApproval } from '../grants.js';
 import { HOOK_KEY_HEADER } from '../../http-hook.js';
+import { loadElicitationForms } from '../elicitation-forms.js';
 
 const IdParamsSchema = z.object({ id: z.uuid() }).meta({ title: 'ask id' });
 
@@ -143,6 +144,30 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     },
   );
 
+  // Like allowing, what an MCP server receives comes only from a paired page or the CLI's token (the hook key can only ask).
+  app.post(
+    '/api/asks/:id/elicitation',
+    {
+      config: { access: 'page-or-local' },
+      bodyLimit: ANSWER_BODY_LIMIT_BYTES,
+      schema: {
+        summary: "Respond to an MCP server's request for input, as a person: accept (a form's values, checked against its form; a URL's accept has none), decline or cancel",
+        params: IdParamsSchema,
+        body: ElicitationResponseSchema,
+        response: SETTLE_REPLIES,
+      },
+    },
+    async (request, reply) => {
+      const { id } = request.params;
+      const client = request.principal.kind === 'page' ? 'page' : 'cli';
+      const { checkFormContent } = await loadElicitationForms();
+      const result = store.respondToElicitation(id, request.body, client, checkFormContent);
+      if (result.kind === 'answered') request.log.info({ askId: id, client, action: request.body.action }, 'elicitation responded to');
+      if (result.kind === 'failed') request.log.error({ askId: id, client, error: result.ask.error }, "response accepted, but none could be built: Claude Code's own dialog asks");
+      return sendResult(reply, result);
+    },
+  );
+
   // A person hands the ask back to the terminal, or declines it, without choosing an answer.
   app.post(
     '/api/asks/:id/terminal',
@@ -182,7 +207,12 @@ const notFound = () => new HttpError(404, 'not_found', 'no such question (it may
 
 /** 409 with the ask as it ended: whoever comes late learns who won. */
 function sendTooLate(reply: FastifyReply, ask: AskView) {
-  const message = ask.source?.kind === 'terminal' ? 'this was answered in the terminal' : `this ${ask.approval ? 'approval' : 'question'} was already ${ask.status}`;
+  const message =
+    ask.elicitation && ask.source?.kind === 'terminal'
+      ? 'the session moved on meanwhile: this request of its MCP server was let go, and nothing more reaches the server'
+      : ask.source?.kind === 'terminal'
+        ? 'this was answered in the terminal'
+        : `this ${ask.approval ? 'approval' : ask.elicitation ? 'request for input' : 'question'} was already ${ask.status}`;
   return reply.code(409).send({ error: { code: 'already_resolved', message }, ask });
 }
 
@@ -203,6 +233,8 @@ function sendResult(reply: FastifyReply, result: AnswerResult | ExtendResult) {
       return sendTooLate(reply, result.ask);
     case 'invalid':
       throw new HttpError(400, result.error.code, result.error.message);
+    case 'invalid_content':
+      throw new HttpError(400, 'invalid_content', 'the values do not fit the form: nothing was sent, and it still waits', result.errors.map((error) => error.message));
     case 'no_terminal':
       return reply.code(409).send({
         error: { code: 'no_terminal', message: `${result.ask.asker?.kind === 'mcp' ? 'an MCP client' : 'a script'} asked this, and no terminal is behind it: answer it or decline it` },

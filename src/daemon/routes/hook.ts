@@ -1,10 +1,10 @@
 // The routes a hook asks through. Both doors carry every event an agent hands askbridge (a question,
-// a permission, the end of a turn, a prompt typed, a notification), and what each means is decided
+// a permission, the end of a turn, a prompt typed, a notification, an MCP server's elicitation), and what each means is decided
 // in one place (hook-events.ts); a held request's connection is its ask's life: when it closes early
 // (Esc, timeout, SIGKILL), the ask is withdrawn. No route here takes an Origin: no web page can act as a hook.
 //
 // - Claude Code's own `http` hook (protocol.md 5a), one path per event (HTTP_HOOK_PATH, PERMISSION_HOOK_PATH,
-//   STOP_HOOK_PATH, PROMPT_HOOK_PATH, NOTIFICATION_HOOK_PATH). No process per question. It carries the
+//   STOP_HOOK_PATH, PROMPT_HOOK_PATH, NOTIFICATION_HOOK_PATH, ELICITATION_HOOK_PATH). No process per question. It carries the
 //   hook key, and the environment variables its entry forwards, in headers. The response is the
 //   decision JSON itself, or an empty 200 when there is none.
 // - POST /api/hook/hello, then /api/hook/questions: the command hook (hook-identity.ts has the why).
@@ -25,6 +25,7 @@ import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import {
   AskPayloadSchema,
+  ElicitationPayloadSchema,
   ErrorReplySchema,
   HookHelloReplySchema,
   HookHelloSchema,
@@ -44,8 +45,9 @@ import { identityOf } from '../asks/store.js';
 import { HookOutputSchema } from '../decisions/claude-code.js';
 import { openOrRefuse } from './open-or-refuse.js';
 import { machineOf, requireHookKey } from './hook-key.js';
-import { HTTP_HOOK_ENV, HTTP_HOOK_PATH, NOTIFICATION_HOOK_PATH, PERMISSION_HOOK_PATH, PROMPT_HOOK_PATH, SESSION_END_PATH, STOP_CAP_HEADER, STOP_HOOK_PATH, envHeader } from '../../http-hook.js';
+import { ELICITATION_HOOK_PATH, HTTP_HOOK_ENV, HTTP_HOOK_PATH, NOTIFICATION_HOOK_PATH, PERMISSION_HOOK_PATH, PROMPT_HOOK_PATH, SESSION_END_PATH, STOP_CAP_HEADER, STOP_HOOK_PATH, envHeader } from '../../http-hook.js';
 import { StopOutputSchema } from '../decisions/claude-code-stop.js';
+import { ElicitationOutputSchema } from '../decisions/claude-code-elicitation.js';
 import { createHookEvents, type HookCall, type Received } from '../hook-events.js';
 
 /** A decision as a hook's body (an http hook's response, or what the command hook prints): exactly one JSON document, or nothing. */
@@ -61,7 +63,7 @@ const SESSION_END_BODY_LIMIT_BYTES = 64 * 1024;
 
 /** What the log says once a held ask is settled. */
 function settledMessage(received: Extract<Received, { kind: 'hold' }>): string {
-  return received.asked.approval ? 'approval settled' : received.asked.turnEnd ? 'turn end settled' : 'question settled';
+  return received.asked.approval ? 'approval settled' : received.asked.turnEnd ? 'turn end settled' : received.asked.elicitation ? 'elicitation settled' : 'question settled';
 }
 
 /** An empty 200 at once: no decision, nothing held. */
@@ -115,7 +117,7 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
   const httpHook = async (request: FastifyRequest, reply: FastifyReply, payload: HookCall['payload']) => {
     const stopCap = request.headers[STOP_CAP_HEADER];
     const call: HookCall = { payload, environment: forwardedEnvironment(request), door: 'http-hook', agent: 'claude-code', machine: machineOf(request), stopCap: typeof stopCap === 'string' ? stopCap : undefined };
-    const received = events.receive(call, request.log);
+    const received = await events.receive(call, request.log);
     if (received.kind === 'empty') return answerEmpty(reply);
     const waiter = openOrRefuse(context, request, reply, received.asked);
     if (!waiter) return reply;
@@ -231,6 +233,27 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
   );
 
   app.post(
+    ELICITATION_HOOK_PATH,
+    {
+      config: { access: 'hook', bodyName: 'payload' },
+      preValidation: async (request) => requireHookKey(request, deps),
+      schema: {
+        summary: "Claude Code's Elicitation hook: an MCP server asks for input (a form or a URL); the reply comes once a person responds, or at once, empty, when nobody could",
+        security: [{ hookKey: [] }],
+        body: ElicitationPayloadSchema,
+        response: {
+          200: {
+            description: "The person's accept, decline or cancel, or an empty body when Claude Code's own dialog should ask",
+            content: { 'application/json': { schema: ElicitationOutputSchema } },
+          },
+          ...REFUSALS,
+        },
+      },
+    },
+    async (request, reply) => httpHook(request, reply, request.body),
+  );
+
+  app.post(
     '/api/hook/hello',
     {
       config: { access: 'hook' },
@@ -278,7 +301,7 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       const credentials = signedBy.get(request);
       if (!credentials) throw new HttpError(401, 'unsigned', 'a hook request must be signed (POST /api/hook/hello first)');
       const { payload, environment, agent, stopCap } = request.body;
-      const received = events.receive({ payload, environment, door: 'command-hook', agent: agent ?? 'claude-code', machine: undefined, stopCap }, request.log);
+      const received = await events.receive({ payload, environment, door: 'command-hook', agent: agent ?? 'claude-code', machine: undefined, stopCap }, request.log);
       if (received.kind === 'empty') {
         // Nothing to decide: the hook prints nothing.
         reply.hijack();

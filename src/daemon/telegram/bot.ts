@@ -393,6 +393,8 @@ export function createTelegram(options: TelegramOptions) {
         return 'Not sent: no terminal is behind this ask.';
       case 'failed':
         return 'Not delivered: the terminal asks instead.';
+      case 'invalid_content':
+        return `Not sent: ${result.errors.map((error) => error.message).join('; ')}`;
     }
   }
 

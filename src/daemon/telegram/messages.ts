@@ -127,6 +127,11 @@ export function askDraft(view: AskView, options: DraftOptions): Draft {
       }, cutNote);
       return { ...text, keyboard: [[{ text: 'Reply…', action: { kind: 'reply' } }, { text: 'Done', action: { kind: 'done' } }], ...openRow] };
     }
+    case 'elicitation': {
+      // No button here decides it (the form and the link come to Telegram later): only the page's link.
+      const text = compose([title, '\n', noticeSubject(notice)]);
+      return { ...text, keyboard: openRow, shown: 'cut' };
+    }
     case 'terminal-wait': {
       const wait = view.terminalWait!;
       const text = fitted((scale, cut) => [title, ...session(scale, cut), '\n', terminalWaitSubject(wait.kind), ...(wait.message.trim() ? ['\n\n', model(wait.message, scaled(1000, scale), cut, 'keep')] : [])], cutNote);
