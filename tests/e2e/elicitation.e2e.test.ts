@@ -211,3 +211,41 @@ describe('who decides', () => {
     await waitUntil(async () => ((await daemon.ask(held.view.id)).status === 'pending' ? undefined : true), 5000, 'the aborted form to be withdrawn');
   });
 });
+
+describe('presence and policy', () => {
+  let other: Daemon | undefined;
+  afterEach(async () => {
+    await other?.stop();
+    other = undefined;
+  });
+
+  it('with nobody watching or reachable (the defaults), a form is not held: an empty reply at once', async () => {
+    other = await startDaemon({ defaults: true });
+    const sessionId = session();
+    expect(await decisionOf(sendElicitation(other, formPayload(sessionId, CONTACT)))).toBeNull();
+    const logged = await other.waitForLog((entry) => entry.msg === 'elicitation received');
+    expect(logged).toMatchObject({ settled: 'nobody-reachable' });
+    // The command hook too.
+    expect(await runHook(formPayload(sessionId, CONTACT), other.env).result).toMatchObject({ code: 0, stdout: '' });
+  });
+
+  it('in a session nobody watches (CI), a form is not held either', async () => {
+    const sent = sendElicitation(daemon, formPayload(session(), CONTACT), { 'x-askbridge-env-ci': 'true' });
+    expect(await decisionOf(sent)).toBeNull();
+  });
+
+  it('at the deadline the reply is empty, whatever the policy says: no rule or default ever accepts a form', async () => {
+    other = await startDaemon({
+      config: { waitSeconds: 1, onTimeout: 'recommended', rules: [{ question: 'report', text: 'Ada', when: 'immediately' }, { header: 'Name', choose: 'Ada' }] },
+    });
+    const sessionId = session();
+    const sent = sendElicitation(other, formPayload(sessionId, CONTACT, { message: 'Who gets the report?' }));
+    const view = await pendingElicitation(other, sessionId, sent.response);
+    expect(view.timeout).toMatchObject({ action: 'terminal', summary: 'the terminal will ask' });
+    expect(await decisionOf(sent)).toBeNull();
+    expect(await other.ask(view.id)).toMatchObject({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } });
+    // The command hook likewise.
+    const hook = runHook(formPayload(sessionId, CONTACT), other.env);
+    expect(await hook.result).toMatchObject({ code: 0, stdout: '' });
+  });
+});
