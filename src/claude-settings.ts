@@ -8,6 +8,7 @@ import writeFileAtomic from 'write-file-atomic';
 import { CLI_PATH } from './command-name.js';
 import { ownFolders } from './package-root.js';
 import {
+  ELICITATION_HOOK_PATH,
   HOOK_KEY_HEADER,
   HTTP_HOOK_ENV,
   HTTP_HOOK_PATH,
@@ -159,6 +160,16 @@ export function notificationEntry(hook: AskHook): Record<string, unknown> {
   return httpEntry(hook, new URL(NOTIFICATION_HOOK_PATH, hook.url).href, { timeout: QUICK_HOOK_TIMEOUT_SECONDS });
 }
 
+/**
+ * The Elicitation entry, by the same transport as the question hook and with its timeout: an MCP
+ * server's form or link waits in askbridge like a question (Claude Code shows no dialog meanwhile),
+ * or goes back to Claude Code's own dialog at once when nobody could answer it there.
+ */
+export function elicitationEntry(hook: AskHook, statusMessage: string): Record<string, unknown> {
+  const entry = askHookEntry(hook, statusMessage);
+  return hook.transport === 'command' ? entry : { ...entry, url: new URL(ELICITATION_HOOK_PATH, hook.url).href };
+}
+
 /** The SessionStart command: start the daemon in the background unless it runs, print nothing, never fail the session. */
 export function sessionStartCommand(port: number | undefined, cliPath: string = CLI_PATH): string {
   return `node ${shellQuote(cliPath)} start --background --quiet${port === undefined ? '' : ` --port ${port}`}`;
@@ -204,7 +215,7 @@ export function isInstalledSessionEnd(hook: unknown): boolean {
   return hook.type === 'http' && typeof hook.url === 'string' && hook.url.endsWith(SESSION_END_PATH) && isRecord(hook.headers) && typeof hook.headers[HOOK_KEY_HEADER] === 'string';
 }
 
-/** A turn-end entry `install` wrote: the command hook by absolute path, or an http entry posting to askbridge's `path` with a hook key; a hook of the user's own on the same event is not. */
+/** A turn-end or Elicitation entry `install` wrote: the command hook by absolute path, or an http entry posting to askbridge's `path` with a hook key; a hook of the user's own on the same event is not. */
 function isInstalledTurnEndHook(path: string): (hook: unknown) => boolean {
   return (hook) => {
     if (!isRecord(hook)) return false;
@@ -214,8 +225,9 @@ function isInstalledTurnEndHook(path: string): (hook: unknown) => boolean {
 }
 
 /** The hook events `install` writes to, and how it knows its own entries in each. */
-const INSTALLED: Record<'PreToolUse' | 'PermissionRequest' | 'SessionStart' | 'SessionEnd' | TurnEndEvent, (hook: unknown) => boolean> = {
+const INSTALLED: Record<'PreToolUse' | 'PermissionRequest' | 'Elicitation' | 'SessionStart' | 'SessionEnd' | TurnEndEvent, (hook: unknown) => boolean> = {
   PreToolUse: isInstalledHook,
+  Elicitation: isInstalledTurnEndHook(ELICITATION_HOOK_PATH),
   PermissionRequest: isInstalledPermissionHook,
   SessionStart: isInstalledSessionStart,
   SessionEnd: isInstalledSessionEnd,
@@ -293,7 +305,8 @@ function replaceKey(object: Record<string, unknown>, key: string, value: unknown
 }
 
 /**
- * The settings with exactly one askbridge entry for AskUserQuestion, one for SessionEnd (which
+ * The settings with exactly one askbridge entry for AskUserQuestion, one for Elicitation (an MCP
+ * server's form or link waits like a question), one for SessionEnd (which
  * withdraws the questions of a session that ended), unless `approvals` is false one for
  * PermissionRequest (every tool: Claude Code's permissions and plans wait in the inbox too),
  * unless `turnEnds` is false one each for Stop, UserPromptSubmit and Notification (while the person
@@ -309,6 +322,7 @@ export function withInstalledHooks(
   const turnEnds = install.turnEnds !== false ? install.ask : undefined;
   const added: Record<HookEvent, MatcherEntry | undefined> = {
     PreToolUse: { matcher: 'AskUserQuestion', hooks: [askHookEntry(install.ask, install.statusMessage)] },
+    Elicitation: { hooks: [elicitationEntry(install.ask, install.statusMessage)] },
     PermissionRequest: install.approvals ? { hooks: [permissionEntry(install.ask)] } : undefined,
     SessionStart: install.sessionStart === undefined ? undefined : { hooks: [{ type: 'command', command: install.sessionStart, timeout: SESSION_START_TIMEOUT_SECONDS }] },
     SessionEnd: { hooks: [sessionEndEntry(install.ask)] },

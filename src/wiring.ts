@@ -7,7 +7,7 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { isRecord, readSettingsFile, settingsPath, shellQuote, type SettingsFile, type SettingsScope } from './claude-settings.js';
-import { HTTP_HOOK_PATH, NOTIFICATION_HOOK_PATH, PERMISSION_HOOK_PATH, PROMPT_HOOK_PATH, SESSION_END_PATH, STOP_HOOK_PATH } from './http-hook.js';
+import { ELICITATION_HOOK_PATH, HTTP_HOOK_PATH, NOTIFICATION_HOOK_PATH, PERMISSION_HOOK_PATH, PROMPT_HOOK_PATH, SESSION_END_PATH, STOP_HOOK_PATH } from './http-hook.js';
 import type { TurnEndReach } from './protocol.js';
 
 /** The hook events askbridge takes, and where an http entry posts each. */
@@ -17,6 +17,7 @@ export const WIRED_EVENTS = {
   Stop: STOP_HOOK_PATH,
   UserPromptSubmit: PROMPT_HOOK_PATH,
   Notification: NOTIFICATION_HOOK_PATH,
+  Elicitation: ELICITATION_HOOK_PATH,
   SessionEnd: SESSION_END_PATH,
 } as const;
 export type WiredEvent = keyof typeof WIRED_EVENTS;

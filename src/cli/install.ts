@@ -284,11 +284,11 @@ function sayWiredElsewhere(io: CommandIo, target: Target, written: string): void
 
 /** What the installed hooks bring to askbridge, and which flag left something out. */
 function describeRoutes(install: { ask: AskHook; approvals: boolean; turnEnds: boolean }): string {
-  const routes = ['questions'];
+  const routes = ['questions', "MCP servers' requests for input"];
   if (install.approvals) routes.push("Claude Code's permissions and plans");
   if (install.turnEnds) routes.push('the ends of turns while you are away', 'sessions waiting in the terminal');
   const left = [install.approvals ? '' : '--no-approvals', install.turnEnds ? '' : '--no-turn-ends'].filter((flag) => flag !== '');
-  const listed = routes.length === 1 ? 'questions only' : `${routes.slice(0, -1).join(', ')}, and ${routes.at(-1)}`;
+  const listed = `${routes.slice(0, -1).join(', ')}, and ${routes.at(-1)}`;
   return left.length === 0 ? listed : `${listed} (${left.join(', ')})`;
 }
 

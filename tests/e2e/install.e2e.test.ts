@@ -64,7 +64,10 @@ const commandTurnEnds = {
   UserPromptSubmit: [{ hooks: [{ type: 'command', command: `node '${HOOK_SCRIPT}'`, timeout: 10 }] }],
   Notification: [{ hooks: [{ type: 'command', command: `node '${HOOK_SCRIPT}'`, timeout: 10 }] }],
 };
-const commandHooks = { PreToolUse: [commandEntry], PermissionRequest: [commandPermission], SessionStart: [sessionStartEntry()], SessionEnd: [commandSessionEnd], ...commandTurnEnds };
+/** The Elicitation entry: an MCP server's form or link, by the same transport and with the same timeout as a question. */
+const commandElicitation = { hooks: [{ type: 'command', command: `node '${HOOK_SCRIPT}'`, timeout: 3600, statusMessage: waiting() }] };
+const httpElicitation = (key: string, port = 7433) => ({ hooks: [{ ...httpEntry(key, port).hooks[0], url: `http://127.0.0.1:${port}/api/hook/elicitation` }] });
+const commandHooks = { PreToolUse: [commandEntry], Elicitation: [commandElicitation], PermissionRequest: [commandPermission], SessionStart: [sessionStartEntry()], SessionEnd: [commandSessionEnd], ...commandTurnEnds };
 /** The headers every http entry but SessionEnd sends: the key, and the environment it forwards. */
 const forwarded = (key: string) => ({ 'x-askbridge-hook-key': key, 'x-askbridge-env-ci': '$CI', 'x-askbridge-env-askbridge-unattended': '$ASKBRIDGE_UNATTENDED' });
 /** The turn-end entries of the http hook: Stop, held while the person is away, forwards Claude Code's limit on replies in a row. */
@@ -89,6 +92,7 @@ const httpTurnEnds = (key: string, port = 7433) => ({
 /** What install writes for the http hook on this port. */
 const httpHooks = (key: string, port = 7433) => ({
   PreToolUse: [httpEntry(key, port)],
+  Elicitation: [httpElicitation(key, port)],
   PermissionRequest: [httpPermission(key, port)],
   SessionStart: [sessionStartEntry(port)],
   SessionEnd: [httpSessionEnd(key, port)],
@@ -413,7 +417,7 @@ describe('askbridge install --project', () => {
     const after = json(p.local);
     expect(after).toEqual({
       ...before,
-      hooks: { ...before.hooks, PreToolUse: [...before.hooks.PreToolUse, commandEntry], PermissionRequest: [commandPermission], SessionStart: [sessionStartEntry()], SessionEnd: [commandSessionEnd], ...commandTurnEnds },
+      hooks: { ...before.hooks, PreToolUse: [...before.hooks.PreToolUse, commandEntry], Elicitation: [commandElicitation], PermissionRequest: [commandPermission], SessionStart: [sessionStartEntry()], SessionEnd: [commandSessionEnd], ...commandTurnEnds },
     });
     expect(mode(p.local)).toBe(0o600);
     if (canChown) expect(statSync(p.local).uid).toBe(4321);
@@ -454,8 +458,8 @@ describe('askbridge install --project', () => {
     expect(readFileSync(p.local, 'utf8')).toBe('{ "hooks": ');
   });
 
-  it('refuses a hooks.PreToolUse, SessionStart, SessionEnd, Stop, UserPromptSubmit or Notification that is not a list, and changes nothing', async () => {
-    for (const event of ['PreToolUse', 'SessionStart', 'SessionEnd', 'Stop', 'UserPromptSubmit', 'Notification']) {
+  it('refuses a hooks.PreToolUse, Elicitation, SessionStart, SessionEnd, Stop, UserPromptSubmit or Notification that is not a list, and changes nothing', async () => {
+    for (const event of ['PreToolUse', 'Elicitation', 'SessionStart', 'SessionEnd', 'Stop', 'UserPromptSubmit', 'Notification']) {
       const p = project();
       const text = JSON.stringify({ hooks: { [event]: { matcher: 'x' } } });
       writeFileSync(p.local, text);
@@ -693,11 +697,11 @@ describe('the PermissionRequest entry', () => {
       const p = project();
       const questionsOnly = await cli(['install', '--hook', transport, '--no-approvals', '--project', p.dir], p);
       expect(questionsOnly.code, questionsOnly.stderr).toBe(0);
-      expect(questionsOnly.stdout).toContain(': questions, the ends of turns while you are away, and sessions waiting in the terminal (--no-approvals)\n');
+      expect(questionsOnly.stdout).toContain(": questions, MCP servers' requests for input, the ends of turns while you are away, and sessions waiting in the terminal (--no-approvals)\n");
       expect(Object.keys((json(p.local) as { hooks: object }).hooks)).not.toContain('PermissionRequest');
 
       const both = await cli(['install', '--hook', transport, '--project', p.dir], p);
-      expect(both.stdout).toContain(": questions, Claude Code's permissions and plans, the ends of turns while you are away, and sessions waiting in the terminal\n");
+      expect(both.stdout).toContain(": questions, MCP servers' requests for input, Claude Code's permissions and plans, the ends of turns while you are away, and sessions waiting in the terminal\n");
       const { hooks } = json(p.local) as { hooks: Record<string, unknown> };
       expect(hooks.PermissionRequest).toEqual([transport === 'http' ? httpPermission(hookKey(p)) : commandPermission]);
       expect((await cli(['uninstall', '--project', p.dir], p)).code).toBe(0);
@@ -712,14 +716,14 @@ describe('the SessionEnd entry', () => {
       const p = project();
       expect((await cli(['install', '--hook', transport, '--project', p.dir], p)).code).toBe(0);
       const { PreToolUse, SessionStart, ...added } = (json(p.local) as { hooks: { PreToolUse: unknown[]; SessionStart: unknown[] } & Record<string, unknown[]> }).hooks;
-      // What an older askbridge wrote beside other hooks: the same entries, but no SessionEnd, PermissionRequest nor turn-end ones.
+      // What an older askbridge wrote beside other hooks: the same entries, but no Elicitation, SessionEnd, PermissionRequest nor turn-end ones.
       const older = { ...OTHER_HOOKS.hooks, PreToolUse: [...OTHER_HOOKS.hooks.PreToolUse, ...PreToolUse], SessionStart };
       writeFileSync(p.local, `${JSON.stringify({ ...OTHER_HOOKS, hooks: older }, null, 2)}\n`);
 
       const upgraded = await cli(['install', '--hook', transport, '--project', p.dir], p);
       expect(upgraded.code, upgraded.stderr).toBe(0);
       expect(upgraded.stdout).not.toContain('already installed');
-      expect(Object.keys(added).sort()).toEqual(['Notification', 'PermissionRequest', 'SessionEnd', 'Stop', 'UserPromptSubmit']);
+      expect(Object.keys(added).sort()).toEqual(['Elicitation', 'Notification', 'PermissionRequest', 'SessionEnd', 'Stop', 'UserPromptSubmit']);
       expect(json(p.local)).toEqual({ ...OTHER_HOOKS, hooks: { ...older, ...added } });
       const text = readFileSync(p.local, 'utf8');
       expect((await cli(['install', '--hook', transport, '--project', p.dir], p)).stdout).toContain('already installed');
@@ -747,8 +751,8 @@ describe('the SessionEnd entry', () => {
     const result = await cli(['install', '--url', 'https://desk.example.ts.net', '--key', key, '--machine', 'ci-runner', '--project', p.dir], p);
     expect(result.code, result.stderr).toBe(0);
     const { hooks } = json(p.local) as { hooks: Record<string, Array<{ hooks: Array<Record<string, unknown>> }>> };
-    expect(Object.keys(hooks).sort()).toEqual(['Notification', 'PermissionRequest', 'PreToolUse', 'SessionEnd', 'Stop', 'UserPromptSubmit']);
-    for (const [event, path] of [['Stop', 'stop'], ['UserPromptSubmit', 'prompt'], ['Notification', 'notification']] as const) {
+    expect(Object.keys(hooks).sort()).toEqual(['Elicitation', 'Notification', 'PermissionRequest', 'PreToolUse', 'SessionEnd', 'Stop', 'UserPromptSubmit']);
+    for (const [event, path] of [['Stop', 'stop'], ['UserPromptSubmit', 'prompt'], ['Notification', 'notification'], ['Elicitation', 'elicitation']] as const) {
       expect(hooks[event]![0]!.hooks[0]).toMatchObject({ type: 'http', url: `https://desk.example.ts.net/api/hook/${path}`, headers: { 'x-askbridge-hook-key': key, 'x-askbridge-machine': 'ci-runner' } });
     }
     expect(hooks.PermissionRequest![0]!.hooks[0]).toMatchObject({ type: 'http', url: 'https://desk.example.ts.net/api/hook/permission', headers: { 'x-askbridge-hook-key': key, 'x-askbridge-machine': 'ci-runner' } });
@@ -809,11 +813,11 @@ describe('the turn-end entries (Stop, UserPromptSubmit, Notification)', () => {
     writeFileSync(p.local, JSON.stringify(OTHER_HOOKS));
     const without = await cli(['install', '--hook', 'http', '--no-turn-ends', '--project', p.dir], p);
     expect(without.code, without.stderr).toBe(0);
-    expect(without.stdout).toContain(": questions, and Claude Code's permissions and plans (--no-turn-ends)\n");
+    expect(without.stdout).toContain(": questions, MCP servers' requests for input, and Claude Code's permissions and plans (--no-turn-ends)\n");
     const { hooks } = json(p.local) as { hooks: Record<string, unknown> };
-    expect(Object.keys(hooks).sort()).toEqual(['PermissionRequest', 'PostToolUse', 'PreToolUse', 'SessionEnd', 'SessionStart']);
+    expect(Object.keys(hooks).sort()).toEqual(['Elicitation', 'PermissionRequest', 'PostToolUse', 'PreToolUse', 'SessionEnd', 'SessionStart']);
     const both = await cli(['install', '--hook', 'http', '--no-turn-ends', '--no-approvals', '--project', p.dir], p);
-    expect(both.stdout).toContain(': questions only (--no-approvals, --no-turn-ends)\n');
+    expect(both.stdout).toContain(": questions, and MCP servers' requests for input (--no-approvals, --no-turn-ends)\n");
 
     expect((await cli(['install', '--hook', 'http', '--project', p.dir], p)).code).toBe(0);
     expect(json(p.local)).toEqual({ ...OTHER_HOOKS, hooks: { ...OTHER_HOOKS.hooks, ...httpHooks(hookKey(p)), PreToolUse: [...OTHER_HOOKS.hooks.PreToolUse, httpEntry(hookKey(p))] } });
@@ -825,7 +829,7 @@ describe('the turn-end entries (Stop, UserPromptSubmit, Notification)', () => {
     const p = project();
     const result = await installCommand(p, '--project', p.dir);
     expect(result.code, result.stderr).toBe(0);
-    expect(result.stdout).toContain(": questions, Claude Code's permissions and plans, the ends of turns while you are away, and sessions waiting in the terminal\n");
+    expect(result.stdout).toContain(": questions, MCP servers' requests for input, Claude Code's permissions and plans, the ends of turns while you are away, and sessions waiting in the terminal\n");
     expect(result.stderr).not.toContain('note: the end of a turn');
     expect(json(p.local)).toEqual({ hooks: commandHooks });
     const { Stop: _stop, UserPromptSubmit: _prompt, Notification: _notification, ...withoutTurnEnds } = commandHooks;

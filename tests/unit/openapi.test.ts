@@ -4,7 +4,7 @@ import { Validator } from '@seriousme/openapi-schema-validator';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireReplySchemas } from '../../src/daemon/app.js';
-import { HTTP_HOOK_PATH, NOTIFICATION_HOOK_PATH, PERMISSION_HOOK_PATH, PROMPT_HOOK_PATH, SESSION_END_PATH, STOP_HOOK_PATH } from '../../src/http-hook.js';
+import { HTTP_HOOK_PATH, ELICITATION_HOOK_PATH, NOTIFICATION_HOOK_PATH, PERMISSION_HOOK_PATH, PROMPT_HOOK_PATH, SESSION_END_PATH, STOP_HOOK_PATH } from '../../src/http-hook.js';
 import { buildTestApp, HOST, LOCAL, type TestApp } from '../stack/app.js';
 
 /** Every route the daemon serves, by method; but the WebSocket (/ws), which is no HTTP operation (@fastify/websocket leaves it out). */
@@ -17,10 +17,12 @@ const ROUTES = {
   [STOP_HOOK_PATH]: ['post'],
   [PROMPT_HOOK_PATH]: ['post'],
   [NOTIFICATION_HOOK_PATH]: ['post'],
+  [ELICITATION_HOOK_PATH]: ['post'],
   '/api/asks': ['get', 'post'],
   '/api/asks/{id}': ['get'],
   '/api/asks/{id}/answer': ['post'],
   '/api/asks/{id}/decide': ['post'],
+  '/api/asks/{id}/elicitation': ['post'],
   '/api/asks/{id}/terminal': ['post'],
   '/api/asks/{id}/decline': ['post'],
   '/api/asks/{id}/extend': ['post'],
