@@ -40,6 +40,20 @@ export const HistoryLineSchema = z.looseObject({
   decision: z.looseObject({ behavior: z.enum(['allow', 'deny']), suggestion: z.string().optional(), message: z.string().optional(), interrupt: z.boolean().optional() }).optional(),
   /** The end of one of Claude's turns, while the person was away: the start of Claude's last message, in one line. */
   turnEnd: z.looseObject({ said: z.string() }).optional(),
+  /**
+   * An MCP server's request for input: the server, its message, a form (mode `form`, its field
+   * names) or a link (mode `url`, its exact host), and what a person's response sent it.
+   */
+  elicitation: z
+    .looseObject({
+      server: z.string(),
+      message: z.string(),
+      mode: z.enum(['form', 'url']),
+      fields: z.array(z.string()).optional(),
+      host: z.string().optional(),
+      result: z.looseObject({ action: z.enum(['accept', 'decline', 'cancel']), content: z.record(z.string(), z.unknown()).optional() }).optional(),
+    })
+    .optional(),
   /** The person's reply to it (status `replied`): their own words, exactly as Claude received them. */
   reply: z.string().optional(),
   /**
@@ -92,7 +106,7 @@ export function describeSource(view: AskView): { source: HistorySource; detail?:
     case 'session-ended':
       return { source: 'cancelled', detail: 'the Claude Code session ended' };
     case 'terminal':
-      return { source: 'terminal', detail: view.turnEnd ? 'the person typed in the terminal' : 'answered in the terminal' };
+      return { source: 'terminal', detail: view.turnEnd ? 'the person typed in the terminal' : view.elicitation ? 'the session moved on' : 'answered in the terminal' };
     case 'back':
       return { source: 'terminal', detail: 'the person came back' };
     case 'grant':

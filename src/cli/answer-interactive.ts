@@ -96,7 +96,7 @@ async function chooseWaiting(daemon: DaemonClient, waiting: AskView[], target: T
   return findWaiting(daemon, waiting);
 }
 
-/** What `answer` settles: a question, a permission or a plan; not the end of a turn (`askbridge reply`), nor a wait in the terminal. */
+/** What `answer` settles: a question, a permission or a plan; not the end of a turn (`askbridge reply`), a wait in the terminal, nor an MCP server's request (its API). */
 function isQuestion(call: AskView): boolean {
-  return call.turnEnd === undefined && call.terminalWait === undefined;
+  return call.turnEnd === undefined && call.terminalWait === undefined && call.elicitation === undefined;
 }

@@ -142,12 +142,15 @@ export async function findWaiting(env: NodeJS.ProcessEnv, daemon: DaemonClient, 
  * The ask, when `answer` is how to settle it: a question, a permission or a plan. The end of a turn is
  * replied to with `askbridge reply`, and a wait in the terminal is settled there (exit 2).
  */
-function answerable<Ask extends Pick<AskView, 'id' | 'sessionId' | 'machine'> & { turnEnd?: unknown; terminalWait?: unknown }>(ask: Ask, env: NodeJS.ProcessEnv): Ask {
+function answerable<Ask extends Pick<AskView, 'id' | 'sessionId' | 'machine'> & { turnEnd?: unknown; terminalWait?: unknown; elicitation?: unknown }>(ask: Ask, env: NodeJS.ProcessEnv): Ask {
   if (ask.turnEnd !== undefined) {
     const command = askbridgeCommand(env);
     throw new CliError(`${quoted(ask.id)} is the end of Claude's turn, not a question: reply with \`${quoted(replyCommand(ask, command))} TEXT...\` (Claude goes on with it), or \`${quoted(replyCommand(ask, command))} --done\` (Claude stops)`, 2);
   }
   if (ask.terminalWait !== undefined) throw new CliError(`${quoted(ask.id)} is a session waiting for you in its terminal: nothing in askbridge answers it, go to that terminal`, 2);
+  if (ask.elicitation !== undefined) {
+    throw new CliError(`${quoted(ask.id)} is an MCP server's request for input, not a question: respond with POST /api/asks/${quoted(ask.id)}/elicitation, or hand it to Claude Code's own dialog with POST /api/asks/${quoted(ask.id)}/terminal (\`${askbridgeCommand(env)} pending\` shows how)`, 2);
+  }
   return ask;
 }
 

@@ -14,6 +14,7 @@ import { openStateDir, resolveStateDir } from '../state-dir.js';
 import { decidedText, toolLine } from '../approval-text.js';
 import { CliError, type CommandIo } from './command.js';
 import { turnEndLine } from './turn-end-text.js';
+import { elicitationLine, elicitationResultText } from '../elicitation-text.js';
 
 export async function run(io: CommandIo): Promise<void> {
   const { values } = parseArgs({ args: io.argv, strict: true, options: { json: { type: 'boolean', default: false }, limit: { type: 'string', default: '20' }, search: { type: 'string' } } });
@@ -35,6 +36,7 @@ export async function run(io: CommandIo): Promise<void> {
     else if (line.error) io.stdout(`  error: ${terminalText(line.error, '    ')}\n`);
     if (line.approval) io.stdout(`  ${terminalText(approvalOutcome(line, line.approval), '    ')}\n`);
     if (line.turnEnd) await printTurnEnd(io, line, line.turnEnd.said);
+    if (line.elicitation) printElicitation(io, line, line.elicitation);
     for (const { question } of line.questions) {
       const answer = getOwn(line.answers, question);
       io.stdout(`  ${terminalText(question, '  ')}\n    -> ${answer === undefined ? '(no answer)' : terminalText(answer, '       ')}\n`);
@@ -52,6 +54,13 @@ async function printTurnEnd(io: CommandIo, line: HistoryLine, said: string): Pro
   io.stdout(`  ${terminalText(turnEndLine({ lastMessage: said }), '    ')}\n  -> ${settledLineText(line)}\n`);
   // Their own words, exactly as Claude received them: on one line, quoted and escaped.
   if (line.reply !== undefined) io.stdout(`     reply: ${terminalJson(line.reply)}\n`);
+}
+
+/** An MCP server's request for input: "forms asks: MESSAGE", its link's host, and what was sent back (or how it ended without a response). */
+function printElicitation(io: CommandIo, line: HistoryLine, elicitation: NonNullable<HistoryLine['elicitation']>): void {
+  io.stdout(`  ${terminalText(elicitationLine(elicitation), '    ')}${elicitation.host === undefined ? '' : `  (link to ${terminalText(elicitation.host)})`}\n`);
+  const ended = elicitation.result ? elicitationResultText(elicitation.result) : line.status === 'handed-to-terminal' ? "left to Claude Code's own dialog" : line.detail === 'the session moved on' ? 'let go: the session moved on' : line.status;
+  io.stdout(`    -> ${terminalText(ended, '       ')}\n`);
 }
 
 /**

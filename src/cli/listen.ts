@@ -18,6 +18,7 @@ import { connectToDaemon } from './client.js';
 import type { CommandIo } from './command.js';
 import { openFeed, settledText } from './events.js';
 import { isLastReply, LAST_REPLY_NOTE, terminalWaitLine, turnEndLine } from './turn-end-text.js';
+import { elicitationLine, elicitationResultText } from '../elicitation-text.js';
 
 /** `waiting`: already there when listen started; `added`: asked since; `updated`: changed while it waits; `resolved`: settled, no longer waiting. */
 type Happening = 'waiting' | 'added' | 'updated' | 'resolved';
@@ -81,12 +82,14 @@ function whatHappened(happening: Happening, ask: AskView): string {
 
 /**
  * What is asked: "2 questions (Database, Deploy)", or "Permission · Bash: npm test", "Plan: …", the
- * end of a turn as "Claude finished: …", a wait as "waiting for you in the terminal (…): …".
+ * end of a turn as "Claude finished: …", a wait as "waiting for you in the terminal (…): …", an
+ * MCP server's request as "forms asks: …".
  */
 function asked(ask: AskView): string {
   if (ask.approval) return shown(approvalLine(ask.approval));
   if (ask.turnEnd) return `${shown(turnEndLine(ask.turnEnd))}${isLastReply(ask.turnEnd) ? ` (${LAST_REPLY_NOTE})` : ''}`;
   if (ask.terminalWait) return shown(terminalWaitLine(ask.terminalWait));
+  if (ask.elicitation) return `${shown(elicitationLine(ask.elicitation))}${ask.elicitationResult ? ` (${shown(elicitationResultText(ask.elicitationResult))})` : ''}`;
   return `${ask.questions.length === 1 ? '1 question' : `${ask.questions.length} questions`} (${ask.questions.map((one) => shown(one.header || one.question)).join(', ')})`;
 }
 

@@ -16,6 +16,7 @@ import { askbridgeCommand } from '../command-name.js';
 import { connectToDaemon } from './client.js';
 import type { CommandIo } from './command.js';
 import { readReply } from './replies.js';
+import { elicitationDetails, elicitationLine } from '../elicitation-text.js';
 import { isLastReply, LAST_REPLY_NOTE, replyCommand, terminalWaitLine, turnEndLine } from './turn-end-text.js';
 
 export async function run(io: CommandIo): Promise<void> {
@@ -43,6 +44,7 @@ export async function run(io: CommandIo): Promise<void> {
     io.stdout(`${terminalText(call.id)}  ${terminalText(call.cwd, '  ')}${askedBy(call)}  (${seconds}s left, then ${terminalText(call.timeout.summary, '  ')})\n`);
     if (call.approval) listApproval(io, call.sessionId, call.approval, call.risk);
     if (call.turnEnd) listTurnEnd(io, call, call.turnEnd);
+    if (call.elicitation) listElicitation(io, call, call.elicitation);
     call.questions.forEach((question, index) => {
       const kind = question.multiSelect ? 'pick one or more' : 'pick one';
       const header = question.header ? `[${terminalText(question.header, '     ')}] ` : '';
@@ -72,6 +74,13 @@ function listTurnEnd(io: CommandIo, call: AskView, turnEnd: TurnEnd): void {
   if (title !== undefined) io.stdout(`       - session title: ${terminalText(shorten(title, TITLE_CHARS), '         ')}\n`);
   if (isLastReply(turnEnd)) io.stdout(`       - ${LAST_REPLY_NOTE}\n`);
   io.stdout(`       - reply: ${terminalText(replyCommand(call, askbridgeCommand(io.env)), '         ')} TEXT... (or --done: Claude stops)\n`);
+}
+
+/** An MCP server's request: "forms asks: MESSAGE", its session, its fields or its link, and how to respond. */
+function listElicitation(io: CommandIo, call: AskView, elicitation: NonNullable<AskView['elicitation']>): void {
+  io.stdout(`  ${terminalText(elicitationLine(elicitation), '     ')}  (session ${terminalText(call.sessionId, '     ')})\n`);
+  for (const detail of elicitationDetails(elicitation)) io.stdout(`       - ${terminalText(detail, '         ')}\n`);
+  io.stdout(`       - respond: POST /api/asks/${terminalText(call.id)}/elicitation {"action": "accept", "content": {...}} | {"action": "decline"} | {"action": "cancel"}, or hand it to Claude Code's own dialog: POST /api/asks/${terminalText(call.id)}/terminal\n`);
 }
 
 /** A session's title (its first prompt) in a list, on one line. */

@@ -18,6 +18,12 @@ import { CliError, type CommandIo } from './command.js';
 import { openFeed, settledText } from './events.js';
 import { answerInteractively, askUpdates } from './flow.js';
 import { terminalWaitLine } from './turn-end-text.js';
+import { elicitationLine } from '../elicitation-text.js';
+
+/** What watch prints as a line instead of asking: a wait in the terminal, and an MCP server's request (not asked here yet). */
+function isNotice(ask: AskView): boolean {
+  return ask.terminalWait !== undefined || ask.elicitation !== undefined;
+}
 
 const BELL = '\u0007';
 
@@ -35,7 +41,7 @@ export async function run(io: CommandIo): Promise<number> {
   /** Waits in the terminal not printed yet: each is printed once, as a line, between questions. */
   const notices = new Map<string, AskView>();
   const feed = await openFeed(daemon, (event) => {
-    if (event.type === 'added') (event.ask.terminalWait ? notices : queue).set(event.ask.id, event.ask);
+    if (event.type === 'added') (isNotice(event.ask) ? notices : queue).set(event.ask.id, event.ask);
     if (event.type === 'updated' && queue.has(event.ask.id)) {
       queue.set(event.ask.id, event.ask);
       if (current?.id === event.ask.id) updates.publish(event.ask);
@@ -51,7 +57,7 @@ export async function run(io: CommandIo): Promise<number> {
     }
     wake();
   });
-  for (const ask of feed.waiting) (ask.terminalWait ? notices : queue).set(ask.id, ask);
+  for (const ask of feed.waiting) (isNotice(ask) ? notices : queue).set(ask.id, ask);
   let ended: { why: CliError | undefined } | undefined;
   void feed.ended.then((why) => {
     ended = { why };
@@ -67,6 +73,7 @@ export async function run(io: CommandIo): Promise<number> {
     while (!ended) {
       for (const notice of notices.values()) {
         if (notice.terminalWait) log.info(markInvisible(`${terminalWaitLine(notice.terminalWait)} · ${notice.cwd}`));
+        if (notice.elicitation) log.info(markInvisible(`${elicitationLine(notice.elicitation)} · ${notice.cwd} (\`${askbridgeCommand(io.env)} pending\` shows how to respond)`));
         saidWaiting = false;
       }
       notices.clear();

@@ -12,7 +12,7 @@ import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { formPayload, pendingElicitation, requestElicitation, respond, sendElicitation, urlPayload } from '../stack/elicitations.js';
 import { loadFixture } from '../stack/fixtures.js';
-import { killStrayProcesses, runHook } from '../stack/processes.js';
+import { killStrayProcesses, runCli, runHook } from '../stack/processes.js';
 import { permissionPayload, requestPermission } from '../stack/approvals.js';
 import { notifyWaiting, submitPrompt } from '../stack/turn-ends.js';
 
@@ -247,5 +247,41 @@ describe('presence and policy', () => {
     // The command hook likewise.
     const hook = runHook(formPayload(sessionId, CONTACT), other.env);
     expect(await hook.result).toMatchObject({ code: 0, stdout: '' });
+  });
+});
+
+describe('in the terminal', () => {
+  it('pending and history name the server and its message, with escape sequences and invisible characters marked', async () => {
+    const server = 'forms\u001b[2J\u202e';
+    const message = 'Who gets\u001b]0;pwned\u0007 the report?';
+    const held = await requestElicitation(daemon, formPayload(session(), CONTACT, { server, message }));
+    const pending = await runCli(['pending'], daemon.env);
+    expect(pending.code).toBe(0);
+    expect(pending.stdout).toContain('  forms[U+001B][2J[U+202E] asks: Who gets[U+001B]]0;pwned[U+0007] the report?  (session ');
+    expect(pending.stdout).toContain('       - email (text, required)\n');
+    expect(pending.stdout).toContain(`/api/asks/${held.view.id}/elicitation`);
+    expect(pending.stdout).not.toContain('\u001b');
+
+    expect((await respond(daemon, held.view.id, { action: 'accept', content: { name: 'Ada', email: 'ada@example.test', age: 36 } })).status).toBe(200);
+    await waitUntil(async () => (await daemon.history()).find((line) => line.id === held.view.id), 5000, 'the history line');
+    const line = (await daemon.history()).find((entry) => entry.id === held.view.id);
+    expect(line).toMatchObject({ status: 'answered', source: 'person', elicitation: { server, message, mode: 'form', fields: ['name', 'email', 'age'], result: { action: 'accept', content: { name: 'Ada', email: 'ada@example.test', age: 36 } } } });
+    const history = await runCli(['history', '--limit', '1'], daemon.env);
+    expect(history.stdout).toContain('  forms[U+001B][2J[U+202E] asks: Who gets[U+001B]]0;pwned[U+0007] the report?\n    -> accepted {"name":"Ada","email":"ada@example.test","age":36}\n');
+    expect(history.stdout).not.toContain('\u001b');
+    // `answer` does not take it for a question.
+    const answer = await runCli(['answer', held.view.id, '--pick', '1'], daemon.env);
+    expect(answer).toMatchObject({ code: 2, stderr: expect.stringContaining("is an MCP server's request for input, not a question") });
+  });
+
+  it("history says a form was let go when its session moved on, and a link's host", async () => {
+    const sessionId = session();
+    const held = await requestElicitation(daemon, urlPayload(sessionId, 'https://login.example.test/device'));
+    await submitPrompt(daemon, sessionId);
+    expect(await decisionOf(held)).toBeNull();
+    await waitUntil(async () => (await daemon.history()).find((line) => line.id === held.view.id), 5000, 'the history line');
+    const history = await runCli(['history', '--limit', '1'], daemon.env);
+    expect(history.stdout).toContain('terminal (the session moved on)');
+    expect(history.stdout).toContain('  forms asks: Sign in to continue.  (link to login.example.test)\n    -> let go: the session moved on\n');
   });
 });

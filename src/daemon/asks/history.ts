@@ -29,8 +29,20 @@ export function historyLineOf(view: AskView): HistoryLine {
     ...(view.approval ? { approval: { toolName: view.approval.toolName, target: approvalTarget(view.approval.toolName, view.approval.toolInput, 2000), ...(view.risk ? { risk: view.risk.reasons } : {}) } } : {}),
     ...(view.decision ? { decision: historyDecision(view) } : {}),
     ...(view.turnEnd ? { turnEnd: { said: shorten(view.turnEnd.lastMessage, 2000) } } : {}),
+    ...(view.elicitation ? { elicitation: historyElicitation(view.elicitation, view.elicitationResult) } : {}),
     ...(view.reply !== undefined ? { reply: view.reply } : {}),
     ...(view.delivery ? { delivery: view.delivery } : {}),
+  };
+}
+
+/** An elicitation as history keeps it: its server and message, its fields by name or its link's host, and what was sent back. */
+function historyElicitation(elicitation: NonNullable<AskView['elicitation']>, result: AskView['elicitationResult']): NonNullable<HistoryLine['elicitation']> {
+  return {
+    server: elicitation.server,
+    message: shorten(elicitation.message, 2000),
+    mode: elicitation.mode,
+    ...(elicitation.mode === 'form' ? { fields: elicitation.form.fields.map((field) => field.name) } : { host: elicitation.host }),
+    ...(result ? { result } : {}),
   };
 }
 
