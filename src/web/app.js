@@ -143,8 +143,8 @@ function open(id, how = {}) {
             },
             { replacing: how.replacing === true },
           )
-        : view.terminalWait
-          ? buildTerminalWaitCard(view)
+        : view.terminalWait || view.elicitation
+          ? buildTerminalWaitCard(view, { settle: (action) => send((askId) => settleAsk(askId, action)) })
           : buildAskForm(view, {
           submit: (responses) => send((askId) => answerAsk(askId, responses)),
           settle: (action) => send((askId) => settleAsk(askId, action)),
@@ -190,8 +190,8 @@ function end(view, how) {
   }
   if (!how.gone) clearDraft(view);
   forgetMessage(view.id);
-  if (view.terminalWait) {
-    // Nothing was answered here: the card leaves, and is in no list of finished ones.
+  if (view.terminalWait || view.elicitation) {
+    // Nothing was answered here (an MCP server's request is not answered on this page yet): the card leaves, and is in no list of finished ones.
     if (wasCurrent) {
       current = null;
       open(next?.id ?? null, { focus: focusWasHere, reading: focusWasHere && next !== null, replacing: true });

@@ -8,7 +8,7 @@ import { h } from './dom.js';
 import { KIND_LABELS } from './approval.js';
 import { projectName, shortId } from './ask-form.js';
 import { approvalKind, toolSummary } from './tool-input.js';
-import { saidShort, terminalWaitHeadline, TURN_LABELS } from './turn-end.js';
+import { elicitationHeadline, saidShort, terminalWaitHeadline, TURN_LABELS } from './turn-end.js';
 import { markInvisible, visibleNodes } from './visible-text.js';
 
 /** @typedef {import('../protocol.js').AskView} AskView */
@@ -140,10 +140,10 @@ export function createInbox(root, handlers) {
         ),
       );
     }
-    if (view.turnEnd || view.terminalWait) {
-      // The end of a turn: its badge, then the start of what Claude said; a wait in the terminal: what it waits for.
-      const kind = view.turnEnd ? 'turn-end' : 'terminal-wait';
-      const text = view.turnEnd ? saidShort(view.turnEnd.lastMessage) || 'Claude finished' : terminalWaitHeadline(view.terminalWait?.kind);
+    if (view.turnEnd || view.terminalWait || view.elicitation) {
+      // The end of a turn: its badge, then the start of what Claude said; a wait in the terminal: what it waits for; an MCP server's request: which server.
+      const kind = view.turnEnd ? 'turn-end' : view.elicitation ? 'elicitation' : 'terminal-wait';
+      const text = view.turnEnd ? saidShort(view.turnEnd.lastMessage) || 'Claude finished' : view.elicitation ? elicitationHeadline(view) : terminalWaitHeadline(view.terminalWait?.kind);
       return h(
         'li',
         { class: 'item-row' },

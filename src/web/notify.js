@@ -286,6 +286,7 @@ function describeForNotification(view, headers) {
   if (view.approval) return { what: `${approvalKind(view.approval) === 'plan' ? 'Plan to approve' : 'Permission'} ${from}`, body: shorten(toolSummary(view.approval), HEADER_CHARS * 2) };
   if (view.turnEnd) return { what: `${agent || 'Claude'} finished in`, body: 'Reply to keep it going, or let it stop' };
   if (view.terminalWait) return { what: agent ? `${agent} waits for you in` : 'Waiting for you in', body: terminalWaitHeadline(view.terminalWait.kind) };
+  if (view.elicitation) return { what: `MCP server ${shorten(view.elicitation.server, HEADER_CHARS)} asks for input in`, body: 'Open it to let the terminal answer' };
   return { what: `Question ${from}`, body: headers.length > 0 ? headers.map((header) => shorten(header, HEADER_CHARS)).join(' · ') : 'A question is waiting' };
 }
 

@@ -5,7 +5,7 @@
 // cookie and its key (which the page keeps for this worker in Cache Storage, api.js), and opens the
 // page when the answer is refused. A renewed push subscription is given to the daemon the same way.
 // It serves nothing (no fetch handler): the page always comes from the daemon. A push is JSON the
-// daemon made, { id, project, headers, questions?, options?, approval?: { tool, target?, risky? }, turnEnd?: { said? }, terminalWait?: { kind, message? } },
+// daemon made, { id, project, headers, questions?, options?, approval?: { tool, target?, risky? }, turnEnd?: { said? }, terminalWait?: { kind, message? }, elicitation?: { server, message? } },
 // whose text comes from a model: it only ever becomes a notification's title, body and button titles, which are text.
 
 const sw = /** @type {ServiceWorkerGlobalScope} */ (/** @type {unknown} */ (self));
@@ -153,6 +153,10 @@ function showNotice(notice) {
     const kind = String(notice.terminalWait.kind);
     const message = typeof notice.terminalWait.message === 'string' ? notice.terminalWait.message : Object.hasOwn(TERMINAL_WAITS, kind) ? TERMINAL_WAITS[kind] : 'Waiting for you in the terminal';
     return show(agent ? `${agent} waits for you in ${String(notice.project)}` : `Waiting for you in ${String(notice.project)}`, message);
+  }
+  if (notice.elicitation && typeof notice.elicitation === 'object') {
+    // An MCP server asks for input: no button here answers it.
+    return show(`MCP server ${String(notice.elicitation.server)} asks for input in ${String(notice.project)}`, typeof notice.elicitation.message === 'string' ? notice.elicitation.message : 'Open askbridge to hand it to the terminal');
   }
   if (approval) {
     // A permission: the tool's name, and what it acts on only when the user's config lets it come.
