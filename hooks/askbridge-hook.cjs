@@ -8,7 +8,8 @@
 // Reads the hook payload on stdin, hands it to the askbridge daemon, waits for the answer, and
 // prints the decision JSON on stdout. stdout is a protocol: exactly one JSON document, or nothing.
 // The end of a turn, a prompt typed and Claude Code's idle notification matter only while the person
-// is away (they said so on the page or with `askbridge away on`): otherwise the hook reads that in
+// is away (they said so on the page or with `askbridge away on`), or, the first two, while the
+// daemon holds an MCP request of that session (they say it moved on): otherwise the hook reads that in
 // the state directory and leaves at once, so a turn's end costs little more than starting Node.
 // While it waits it checks that Claude Code itself still runs (CLAUDE_PID): when it is gone, so is
 // the session, and its questions are withdrawn. As a SessionEnd hook it tells the daemon the same.
@@ -56,7 +57,9 @@ const FORWARDED_ENV = ['CI', 'ASKBRIDGE_UNATTENDED', 'CLAUDE_CODE_SESSION_ATTEND
 const AGENTS = ['claude-code', 'codex'];
 /** Where the daemon keeps whether the person is away, in the state directory: a copy of paths.away (src/state-dir.ts), pinned by a test. */
 const AWAY_FILE = 'away.json';
-/** The events that matter only while the person is away. */
+/** Where the daemon lists the sessions whose MCP request this hook holds: a copy of paths.heldElicitations (src/state-dir.ts), pinned by a test. */
+const HELD_ELICITATIONS_FILE = 'held-elicitations.json';
+/** The events that matter only while the person is away, or while their session's MCP request is held (they say it moved on). */
 const ONLY_WHILE_AWAY = ['Stop', 'UserPromptSubmit'];
 
 const debug = process.env.ASKBRIDGE_DEBUG === '1';
@@ -115,6 +118,16 @@ function readStdinStream(chunks, size) {
 function isAway(env) {
   try {
     return JSON.parse(readFileSync(join(stateDir(env), AWAY_FILE), 'utf8'))?.away === true;
+  } catch {
+    return false;
+  }
+}
+
+/** Whether the daemon holds an MCP request of this session for the command hook; anything unreadable is no. */
+function holdsElicitation(env, sessionId) {
+  try {
+    const sessions = JSON.parse(readFileSync(join(stateDir(env), HELD_ELICITATIONS_FILE), 'utf8'))?.sessions;
+    return Array.isArray(sessions) && sessions.includes(sessionId);
   } catch {
     return false;
   }
@@ -500,7 +513,9 @@ function agentArgument() {
 function handedOver(payload) {
   const event = payload?.hook_event_name;
   if (event === 'SubagentStop') return undefined; // a subagent's end is never held
-  if (ONLY_WHILE_AWAY.includes(event) || (event === 'Notification' && payload.notification_type === 'idle_prompt')) {
+  // A prompt typed or a turn's end while the session's MCP request waits says the session moved on: the daemon lets the request go.
+  const movedOnFromHeld = ONLY_WHILE_AWAY.includes(event) && holdsElicitation(process.env, payload.session_id);
+  if (!movedOnFromHeld && (ONLY_WHILE_AWAY.includes(event) || (event === 'Notification' && payload.notification_type === 'idle_prompt'))) {
     if (!isAway(process.env)) return undefined;
   }
   if (event === 'UserPromptSubmit') return { session_id: payload.session_id, hook_event_name: event };

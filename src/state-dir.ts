@@ -119,6 +119,8 @@ export function openStateDir(dir: string) {
     pushSubscriptions: join(dir, 'push-subscriptions.json'),
     /** Whether the person said they are away (away.ts). */
     away: join(dir, 'away.json'),
+    /** The sessions whose MCP request the command hook holds (daemon/held-elicitations.ts). */
+    heldElicitations: join(dir, 'held-elicitations.json'),
     /** The person's live grants (daemon/grants.ts). */
     grants: join(dir, 'grants.json'),
     /** The Telegram chats paired with the user's bot (telegram/chats.ts). */

@@ -10,6 +10,7 @@ import { createLogger, wantsColor } from './logger.js';
 import { createConfigWatch } from './config-watch.js';
 import { createHistory } from './asks/history.js';
 import { createAwaySwitch } from './away.js';
+import { keepHeldElicitations } from './held-elicitations.js';
 import { createPolicy, type Policy } from './asks/policy.js';
 import { createPageSessionFile } from './page-sessions.js';
 import { MAX_PENDING, WAITING_BYTES } from './limits.js';
@@ -252,6 +253,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     logger.warn({ error: (error as Error).message }, `the hook key could not be made: http hooks are refused until \`${command} install\` can make it`);
   }
   const away = createAwaySwitch({ file: stateDir.paths.away, log: logger });
+  keepHeldElicitations(store, stateDir.paths.heldElicitations, logger);
   const turnEnds = createTurnEndReach(options.env, store, command);
   app = await buildApp({
     store,

@@ -168,6 +168,21 @@ describe('handed back to Claude Code', () => {
     }
   });
 
+  it('a prompt typed or a turn ending in that session lets the command hook\'s form go, though the person is not away', async () => {
+    for (const next of ['UserPromptSubmit', 'Stop'] as const) {
+      const sessionId = session();
+      const hook = runHook(formPayload(sessionId, CONTACT), daemon.env);
+      const view = await pendingElicitation(daemon, sessionId);
+      // The command hook reads which sessions the daemon holds a request of; another session's prompt changes nothing.
+      expect(await runHook({ session_id: session(), hook_event_name: next, prompt: 'x', last_assistant_message: 'x' }, daemon.env).result).toMatchObject({ code: 0, stdout: '' });
+      expect((await daemon.ask(view.id)).status).toBe('pending');
+      expect(await runHook({ session_id: sessionId, cwd: '/home/alice/projects/shop', hook_event_name: next, prompt: 'never mind', last_assistant_message: 'Interrupted' }, daemon.env).result).toMatchObject({ code: 0, stdout: '' });
+      expect(await hook.result, next).toMatchObject({ code: 0, stdout: '' });
+      expect(await daemon.ask(view.id)).toMatchObject({ status: 'cancelled', source: { kind: 'terminal' } });
+      expect((await respond(daemon, view.id, { action: 'cancel' })).status).toBe(409);
+    }
+  });
+
   it("the command hook's next event of the session lets it go too, and the hook prints nothing", async () => {
     const sessionId = session();
     const hook = runHook(formPayload(sessionId, CONTACT), daemon.env);

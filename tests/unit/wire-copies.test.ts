@@ -69,6 +69,7 @@ describe("the command hook's copy of the forwarded environment", () => {
 
   it('reads whether the person is away where the daemon keeps it', () => {
     expect(constantIn(readText('../../hooks/askbridge-hook.cjs'), 'AWAY_FILE')).toBe(basename(openStateDir('/state').paths.away));
+    expect(constantIn(readText('../../hooks/askbridge-hook.cjs'), 'HELD_ELICITATIONS_FILE')).toBe(basename(openStateDir('/state').paths.heldElicitations));
   });
 
   it('names exactly the agents of HOOK_AGENTS, Claude Code first (its default)', () => {
