@@ -25,6 +25,7 @@ import { cancel, intro, log, outro, S_BAR, S_INFO, S_STEP_SUBMIT } from '@clack/
 import { PLAN_TOOL } from '../approvals.js';
 import { askbridgeCommand } from '../command-name.js';
 import { agentName } from '../agents.js';
+import { GRANT_DURATIONS } from '../grant-text.js';
 import { AskReplySchema, ErrorReplySchema, LIMITS, REPLY_CHARS, TooLateReplySchema, type AnswerRequest, type Approval, type ApprovalDecision, type AskView, type GrantChoice, type SessionContext, type TurnEnd } from '../protocol.js';
 import { shorten } from '../shorten.js';
 import { markInvisible, terminalText } from '../visible-text.js';
@@ -535,13 +536,6 @@ function approvalChoices(approval: Approval, call: AskView): ApprovalChoice[] {
       : []),
   ];
 }
-
-/** How long a grant holds and where, as the page offers them. */
-const GRANT_DURATIONS: Array<{ label: string; choice: { minutes: number } | { untilSessionEnds: true } }> = [
-  { label: '15 minutes', choice: { minutes: 15 } },
-  { label: '1 hour', choice: { minutes: 60 } },
-  { label: 'until this session ends (at most 8 hours)', choice: { untilSessionEnds: true } },
-];
 
 /** The grant's time and scope, chosen in two lists (a letter key goes back to the choices). */
 async function grantChoice(flow: Flow): Promise<GrantChoice | FlowEnd | 'back'> {
