@@ -2,6 +2,7 @@
 // hold (the choices a person picks from), where a live one holds and how long it has left. `shown`
 // makes outside text (a folder, a machine's name) safe where it is printed: the terminal's escaping,
 // or a chat's marking of invisible characters. Pure: no I/O.
+import { agentName } from './agents.js';
 import type { Grant } from './protocol.js';
 
 /** How long a grant may hold, as the page offers it: the daemon holds any to at most eight hours. */
@@ -11,9 +12,9 @@ export const GRANT_DURATIONS: ReadonlyArray<{ label: string; choice: { minutes: 
   { label: 'until this session ends (at most 8 hours)', choice: { untilSessionEnds: true } },
 ];
 
-/** "this session of claude-code in /home/me/app", "every session of claude-code in /home/me/app". */
+/** "this session of Claude Code in /home/me/app", "every session of Claude Code in /home/me/app". */
 export function grantScopeText(grant: Pick<Grant, 'agent' | 'machine' | 'cwd' | 'scope'>, shown: (text: string) => string): string {
-  const where = `${grant.agent}${grant.machine ? ` on ${shown(grant.machine)}` : ''} in ${shown(grant.cwd)}`;
+  const where = `${agentName(grant.agent)}${grant.machine ? ` on ${shown(grant.machine)}` : ''} in ${shown(grant.cwd)}`;
   return grant.scope === 'session' ? `this session of ${where}` : `every session of ${where}`;
 }
 

@@ -345,7 +345,7 @@ describe('grants from telegram', () => {
     expect(texts(message)).toEqual(['Allow once', GRANT_BUTTON, 'Deny', 'Deny with a message…']);
     const durations = await step(message, GRANT_BUTTON, DURATION_BUTTONS);
     // The rule, in words and as Claude Code's own, is shown before anything is made.
-    expect(durations.text).toContain('Allow this, and the same for a while\nWithout asking you, Claude may run commands that start with `npm test`');
+    expect(durations.text).toContain('Allow this, and the same for a while\nWithout asking you, Claude may run commands that start with “npm test”');
     expect(durations.text).toContain('Its rule: Bash(npm test:*)\n\nFor how long?');
     await step(message, 'Back', ['Allow once', GRANT_BUTTON, 'Deny', 'Deny with a message…']);
     expect(message.text).toBe(original);
@@ -386,7 +386,7 @@ describe('grants from telegram', () => {
     await made('s-tg-list', 'npm run build', 'Until this session ends (at most 8 hours)', 'This session only');
 
     const list = await grantsList();
-    expect(list.text).toMatch(/^2 live grants: what is allowed without asking you\.\n\n1\. Run commands that start with `git status` .*\nBash\(git status:\*\)\nEvery session of claude-code in \/home\/alice\/projects\/shop · (1 h 0 min|59 min) left · made from Telegram: @carol\n\n2\. Run commands that start with `npm run build` .*\nBash\(npm run build:\*\)\nThis session of claude-code in \/home\/alice\/projects\/shop · until the session ends \(at most (8 h 0 min|7 h 59 min) left\) · made from Telegram: @carol$/s);
+    expect(list.text).toMatch(/^2 live grants: what is allowed without asking you\.\n\n1\. Run commands that start with “git status”.*\nBash\(git status:\*\)\nEvery session of Claude Code in \/home\/alice\/projects\/shop · (1 h 0 min|59 min) left · made from Telegram: @carol\n\n2\. Run commands that start with “npm run build”.*\nBash\(npm run build:\*\)\nThis session of Claude Code in \/home\/alice\/projects\/shop · until the session ends \(at most (8 h 0 min|7 h 59 min) left\) · made from Telegram: @carol$/s);
     expect(texts(list)).toEqual(['Revoke 1: Bash(git status:*)', 'Revoke 2: Bash(npm run build:*)', 'Revoke all']);
     expect(await toastOf(api.press(carol, list.message_id, buttonData(list, 'Revoke 1: Bash(git status:*)')))).toBe('Revoked the grant: those requests wait for you again.');
     const edited = await api.waitForMessage((each) => each === list && each.text.startsWith('One live grant'), 'the list to be drawn again');
