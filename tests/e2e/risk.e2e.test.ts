@@ -1,9 +1,11 @@
 // Risky approvals end to end: the real daemon, Claude Code's permission hook request, and each
 // channel. A force-push is marked with its reason on the page (Chromium), in `askbridge pending`, in
 // Telegram (stand-in Bot API) and in its notice (a local ntfy receiver); it is never allowed by one
-// tap: the page asks for a second explicit step, `answer --allow` needs --confirm-risky, Telegram
-// offers no Allow button, refuses a forged press and allows only the typed confirmation. A safe
-// command next to it is not marked. History keeps the reasons with the decision.
+// tap: the page asks for a second explicit step, `answer --allow` needs --confirm-risky, `watch` (in
+// a real terminal, tmux) and Telegram allow it only when the confirmation word is typed, and Telegram
+// offers no Allow button and refuses a forged press. A safe command next to it is not marked. History
+// keeps the reasons with the decision.
+import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { askbridgeCommand } from '../../src/command-name.js';
@@ -12,6 +14,7 @@ import { chromiumAvailability, launchBrowser, openAsk, openPairedPage } from '..
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { killStrayProcesses, parseJson, runCli } from '../stack/processes.js';
 import { startReceiver, type Receiver } from '../stack/receiver.js';
+import { activePrompt, openTerminal } from '../stack/terminal.js';
 import { buttonsOf, startTelegramApi, type TelegramApi, type TelegramChat } from '../stack/telegram-api.js';
 
 const TOKEN = `123456789:${'A'.repeat(20)}bcdefghijklmnop_-`;
@@ -120,6 +123,44 @@ describe('a risky approval', () => {
     const again = await tg.waitForMessage((each) => each !== prompt && each.chat.id === alice.id && each.reply_markup?.force_reply === true && each.text.startsWith('This is risky:'), 'the second confirmation prompt');
     tg.reply(alice, again.message_id, 'allow');
     expect(await decisionOf(risky)).toEqual(allowed);
+  });
+});
+
+describe('a risky approval in askbridge watch', () => {
+  it('is marked with its reasons; its Allow asks for the word typed: a wrong word allows nothing and says so, the right one allows it', async () => {
+    const terminal = await openTerminal(['watch'], { HOME: daemon.home, ASKBRIDGE_HOME: daemon.home, XDG_CONFIG_HOME: join(daemon.home, 'xdg-config') });
+    try {
+      await terminal.waitFor('Waiting for questions.');
+      const risky = await bash(FORCE_PUSH);
+      const screen = await terminal.waitForPrompt('Allow this call?');
+      expect(screen).toContain(`RISKY: ${REASON}`);
+      const choices = activePrompt(screen);
+      expect(choices).toContain('1. Allow once (risky)…');
+      expect(choices).toContain('type allow to confirm');
+      expect(choices).not.toContain('without asking');
+
+      await terminal.type('1');
+      await terminal.waitForPrompt('Risky: type allow to allow it');
+      await terminal.type('yes');
+      await terminal.waitForPrompt(/│ {2}yes/);
+      await terminal.press('Enter');
+      await terminal.waitFor('Not allowed: choose it again and type allow to allow it.');
+      expect((await daemon.ask(risky.view.id)).status).toBe('pending');
+
+      // Back at the choices: the right word allows it.
+      await terminal.waitForPrompt('Allow this call?');
+      await terminal.type('1');
+      await terminal.waitForPrompt('Risky: type allow to allow it');
+      await terminal.type('allow');
+      await terminal.waitForPrompt(/│ {2}allow/);
+      await terminal.press('Enter');
+      await terminal.waitFor('Allowed once: Claude Code runs it.');
+      expect(await decisionOf(risky)).toEqual(allowed);
+      await terminal.press('C-c');
+      expect(await terminal.exitCode()).toBe(0);
+    } finally {
+      await terminal.close();
+    }
   });
 });
 
