@@ -4,7 +4,8 @@
 // tap: the page asks for a second explicit step, `answer --allow` needs --confirm-risky, `watch` (in
 // a real terminal, tmux) and Telegram allow it only when the confirmation word is typed, and Telegram
 // offers no Allow button and refuses a forged press. A safe command next to it is not marked. History
-// keeps the reasons with the decision.
+// keeps the reasons with the decision, and `askbridge history` and the page's History show them, a
+// path in them with every escape sequence marked.
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -21,6 +22,9 @@ const TOKEN = `123456789:${'A'.repeat(20)}bcdefghijklmnop_-`;
 const FORCE_PUSH = 'npm test && git push --force origin main';
 const REASON = "force-pushes: rewrites the remote's history";
 const PROJECT = '/home/alice/projects/shop';
+/** A deletion outside the project whose path would retitle the terminal, were its reason printed raw. */
+const HOSTILE_RM = 'rm -rf "/srv/data\u001b]0;pwned-title\u0007"';
+const HOSTILE_REASON_MARKED = 'deletes /srv/data[U+001B]]0;pwned-title[U+0007] and everything in it, outside the project';
 const chromiumState = chromiumAvailability();
 
 let tg: TelegramApi;
@@ -91,6 +95,17 @@ describe('a risky approval', () => {
       .map((each) => parseJson<{ id: string; approval?: { risk?: string[] } }>(each, 'history line'))
       .find((each) => each.id === risky.view.id);
     expect(line?.approval?.risk).toEqual([REASON]);
+  });
+
+  it('says why it was risky in askbridge history, under its decision, with every escape sequence marked', async () => {
+    const risky = await bash(HOSTILE_RM);
+    expect(risky.view.risk?.reasons).toEqual([HOSTILE_REASON_MARKED.replace('[U+001B]', '\u001b').replace('[U+0007]', '\u0007')]);
+    expect((await runCli(['answer', risky.view.id, '--deny'], daemon.env)).code).toBe(0);
+    await decisionOf(risky);
+    const history = await runCli(['history'], daemon.env);
+    expect(history.code, history.stderr).toBe(0);
+    expect(history.stdout).toContain(`  denied · Bash: rm -rf "/srv/data[U+001B]]0;pwned-title[U+0007]" · by cli\n  RISKY: ${HOSTILE_REASON_MARKED}\n`);
+    expect(history.stdout).not.toContain('\u001b');
   });
 
   it('is told as risky in its notice, with no button that allows it', async () => {
@@ -195,6 +210,33 @@ describe.skipIf(!chromiumState.available)('a risky approval on the page', () => 
       expect((await daemon.ask(risky.view.id)).status).toBe('pending');
       await yes.click();
       expect(await decisionOf(risky)).toEqual(allowed);
+    } finally {
+      await context.close();
+    }
+  });
+
+  it('History says why each risky one was risky, under how it ended; a path in the reasons is marked, never raw', async () => {
+    const allowedOne = await bash(FORCE_PUSH);
+    expect((await runCli(['answer', allowedOne.view.id, '--allow', '--confirm-risky'], daemon.env)).code).toBe(0);
+    await decisionOf(allowedOne);
+    const hostile = await bash(HOSTILE_RM);
+    expect((await runCli(['answer', hostile.view.id, '--deny'], daemon.env)).code).toBe(0);
+    await decisionOf(hostile);
+    const safe = await bash('npm run lint');
+    expect((await runCli(['answer', safe.view.id, '--allow'], daemon.env)).code).toBe(0);
+    await decisionOf(safe);
+    const { context, page } = await openPairedPage(browser, daemon);
+    try {
+      await page.locator('#history-toggle').click();
+      // Newest first: the first of each is this test's.
+      const entries = page.locator('#history-list .history-entry');
+      const allowedEntry = entries.filter({ hasText: `Allowed once: Bash ${FORCE_PUSH}` }).first();
+      await expect.poll(() => allowedEntry.locator('.history-risk').textContent()).toBe(`Risky: ${REASON}`);
+      const deniedEntry = entries.filter({ hasText: 'Denied: Bash rm -rf' }).first();
+      expect(await deniedEntry.locator('.history-risk').textContent()).toBe(`Risky: ${HOSTILE_REASON_MARKED}`);
+      expect(await deniedEntry.locator('.history-risk .invisible-char').allTextContents()).toEqual(['[U+001B]', '[U+0007]']);
+      expect(await entries.filter({ hasText: 'Allowed once: Bash npm run lint' }).first().locator('.history-risk').count()).toBe(0);
+      expect(await page.title()).not.toContain('pwned');
     } finally {
       await context.close();
     }
