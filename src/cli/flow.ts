@@ -7,10 +7,10 @@
 // unless `confirm` asks for the whole flow. In every list, `d` declines and `t` lets the terminal
 // answer (Claude Code's asks only: a script has no terminal behind it), as the page's buttons do, and
 // `c` shows the context in full; `r`, where the caller offers it (`watch`) and two or more
-// permissions wait, leaves a permission's list for Review all (answer-all.ts). Nothing is sent otherwise. Esc or Ctrl+C at any step ends the flow
-// with nothing sent, and the caller decides what that means; `stop` (the question was settled
-// elsewhere, or the daemon went away) ends it at once. A key pressed close to the deadline asks the
-// daemon for more time, as the page does. A permission or a plan Claude Code asks to have allowed
+// permissions wait, leaves a permission's list for Review all (answer-all.ts). Nothing is sent
+// otherwise. Esc or Ctrl+C at any step ends the flow with nothing sent, and the caller decides what
+// that means; `stop` (the question was settled elsewhere, or the daemon went away) ends it at once.
+// A key pressed close to the deadline asks the daemon for more time, as the page does. A permission or a plan Claude Code asks to have allowed
 // shows the tool and its whole input (approval-text.ts), then the choices of Claude Code's own
 // dialog: allow once (approve, for a plan), each of its suggestions, deny with an optional message
 // (for a plan: what to change, required), deny and stop; a number decides at once, as there, unless

@@ -165,7 +165,7 @@ export function createReview({ dialog, decide, ended, announce }) {
     const alone = behavior === 'allow' ? ticked.filter((item) => item.confirmAlone !== null) : [];
     for (const item of alone) {
       item.box.checked = false;
-      item.state.replaceChildren(...visibleNodes('Not allowed here: still waiting. Open its card to allow it.'));
+      item.state.textContent = 'Not allowed here: still waiting. Open its card to allow it.';
       item.state.hidden = false;
     }
     const leftOut =
@@ -174,7 +174,7 @@ export function createReview({ dialog, decide, ended, announce }) {
         : alone.length === 1
           ? 'One risky permission was not allowed: it needs its own confirmation and still waits; open its card to allow it.'
           : `${alone.length} risky permissions were not allowed: they need their own confirmation and still wait; open their cards to allow them.`;
-    const sending = ticked.filter((item) => item.confirmAlone === null || behavior === 'deny');
+    const sending = ticked.filter((item) => !alone.includes(item));
     if (sending.length === 0) {
       refresh();
       showProblem(/** @type {string} */ (leftOut));
