@@ -122,9 +122,12 @@ export function createReview({ dialog, decide, ended, announce }) {
   }
 
   function refresh() {
-    const ticked = [...items.values()].filter((item) => item.status === 'waiting' && item.box.checked).length;
-    allow.textContent = ticked === 0 ? 'Allow selected' : `Allow ${ticked} selected`;
-    deny.textContent = ticked === 0 ? 'Deny selected' : `Deny ${ticked} selected`;
+    const tickedItems = [...items.values()].filter((item) => item.status === 'waiting' && item.box.checked);
+    // Allow counts only what it can allow: a risky one needs its own card.
+    const allowable = tickedItems.filter((item) => !item.confirmAlone).length;
+    allow.textContent = allowable === 0 ? 'Allow selected' : `Allow ${allowable} selected`;
+    deny.textContent = tickedItems.length === 0 ? 'Deny selected' : `Deny ${tickedItems.length} selected`;
+    const ticked = tickedItems.length;
     const waiting = [...items.values()].some((item) => item.status === 'waiting');
     selectAll.hidden = !waiting;
     if (ticked > 0) hideProblem();

@@ -160,6 +160,7 @@ describe('a grant', () => {
 });
 
 describe.skipIf(!chromium.available)('a grant on the page', () => {
+  // A page, four screenshots at three sizes and a revoke: about 20 s on an idle machine, more on a loaded one.
   it('is made from the approval card with the rule in words first, lets the same command through with no card, shows in the strip with its time left, and Revoke ends it', async () => {
     const daemon = await start();
     const { page, context } = await openPairedPage(browser!, daemon, { viewport: { width: 1280, height: 800 } });
@@ -206,7 +207,7 @@ describe.skipIf(!chromium.available)('a grant on the page', () => {
     expect(await page.locator(`[data-ask-id="${again.ask.id}"], [data-question-id="${again.ask.id}"]`).count()).toBe(0);
     carded.abort();
     await context.close();
-  });
+  }, 60_000);
 });
 
 describe('a grant in the terminal flow', () => {
