@@ -54,6 +54,7 @@ export async function answerOnTerminal(io: CommandIo, target: Target, findWaitin
         cancel(`Left: nothing was sent, the question still waits (\`${askbridgeCommand(io.env)} answer\` comes back to it).`);
         return 130;
       case 'failed':
+      case 'review-all': // not offered here: no reviewAll in the options
         return 1;
       case 'too-late':
         cancel(`Too late: ${settledText(end.ask)} just before. Nothing was sent.`);

@@ -6,10 +6,11 @@
 // takes one key, as Claude Code's own dialog does: its number (or Enter) answers and sends at once,
 // unless `confirm` asks for the whole flow. In every list, `d` declines and `t` lets the terminal
 // answer (Claude Code's asks only: a script has no terminal behind it), as the page's buttons do, and
-// `c` shows the context in full. Nothing is sent otherwise. Esc or Ctrl+C at any step ends the flow
-// with nothing sent, and the caller decides what that means; `stop` (the question was settled
-// elsewhere, or the daemon went away) ends it at once. A key pressed close to the deadline asks the
-// daemon for more time, as the page does. A permission or a plan Claude Code asks to have allowed
+// `c` shows the context in full; `r`, where the caller offers it (`watch`) and two or more
+// permissions wait, leaves a permission's list for Review all (answer-all.ts). Nothing is sent
+// otherwise. Esc or Ctrl+C at any step ends the flow with nothing sent, and the caller decides what
+// that means; `stop` (the question was settled elsewhere, or the daemon went away) ends it at once.
+// A key pressed close to the deadline asks the daemon for more time, as the page does. A permission or a plan Claude Code asks to have allowed
 // shows the tool and its whole input (approval-text.ts), then the choices of Claude Code's own
 // dialog: allow once (approve, for a plan), each of its suggestions, deny with an optional message
 // (for a plan: what to change, required), deny and stop; a number decides at once, as there, unless
@@ -25,6 +26,7 @@ import { cancel, intro, log, outro, S_BAR, S_INFO, S_STEP_SUBMIT } from '@clack/
 import { PLAN_TOOL } from '../approvals.js';
 import { askbridgeCommand } from '../command-name.js';
 import { agentName } from '../agents.js';
+import { GRANT_DURATIONS } from '../grant-text.js';
 import { AskReplySchema, ErrorReplySchema, LIMITS, REPLY_CHARS, TooLateReplySchema, type AnswerRequest, type Approval, type ApprovalDecision, type AskView, type GrantChoice, type SessionContext, type TurnEnd } from '../protocol.js';
 import { shorten } from '../shorten.js';
 import { markInvisible, terminalText } from '../visible-text.js';
@@ -39,7 +41,8 @@ import { isLastReply, LAST_REPLY_NOTE } from './turn-end-text.js';
  * declined, or let the terminal answer), `left` (Esc or Ctrl+C: nothing sent; the caller says what
  * happens next), `stopped` (`stop` aborted it: the caller knows why and says so), `too-late` (settled
  * just before the request arrived: `ask` says how), `failed` (the daemon could not use the answer;
- * said on screen).
+ * said on screen), `review-all` (the key that opens Review all, offered with `reviewAll`: nothing
+ * sent, the caller opens it).
  */
 export type FlowEnd =
   | { kind: 'sent' }
@@ -48,7 +51,8 @@ export type FlowEnd =
   | { kind: 'left'; by: 'escape' | 'ctrl-c' }
   | { kind: 'stopped' }
   | { kind: 'too-late'; ask: AskView }
-  | { kind: 'failed' };
+  | { kind: 'failed' }
+  | { kind: 'review-all' };
 
 /** The question set as the live feed reports it while the flow runs (more time, its session's context). */
 export type AskUpdates = { subscribe(listener: (ask: AskView) => void): () => void };
@@ -75,6 +79,8 @@ export type FlowOptions = {
   /** What Esc does, as the footer says it: `leave` (`answer` ends) or `skip` (`watch` goes on to the next). */
   escape: 'leave' | 'skip';
   updates?: AskUpdates | undefined;
+  /** How many permissions a review of all would show now: with two or more, a permission's list offers the key that opens it (`watch`). */
+  reviewAll?: (() => number) | undefined;
 };
 
 /** One question's answer while the flow runs: the options picked (by index), the free text, the note. */
@@ -100,6 +106,8 @@ const KEY = {
   context: { key: 'c', hint: 'c shows all the context', pressed: 'The context, in full, below' },
   // Said on the first line of the footer, beside the keys it changes.
   note: { key: 'n', hint: '', pressed: 'A note first' },
+  // Its hint names how many wait (lettersOf).
+  reviewAll: { key: 'r', hint: '', pressed: 'Review all' },
 } as const satisfies Record<string, LetterKey>;
 
 /** One run of the flow: the question set as it is now, the prompt running, and what the screen shows of its context. */
@@ -339,12 +347,18 @@ function showNewContext(flow: Flow): boolean {
   return true;
 }
 
-/** The letter keys of a list: decline (a permission is denied instead), the hand-back (where the asker has a prompt of its own), the context, and in a one-key question a note (where the asker takes one). */
+/**
+ * The letter keys of a list: decline (a permission is denied instead), the hand-back (where the
+ * asker has a prompt of its own), the context, in a one-key question a note (where the asker takes
+ * one), and for a permission, while two or more wait, the review of all (where the caller offers it).
+ */
 function lettersOf(flow: Flow, quick: boolean): LetterKey[] {
   const { choices } = flow.call;
   const back = choices.handBack;
   const handBack = back === undefined ? [] : [back === 'the terminal' ? KEY.terminal : { ...KEY.terminal, hint: `t hands it back to ${back}`, pressed: `Hand it back to ${back}` }];
-  return [...(quick && choices.notes ? [KEY.note] : []), ...(flow.call.approval ? [] : [KEY.decline]), ...handBack, KEY.context];
+  const reviewable = flow.call.approval && flow.options.reviewAll ? flow.options.reviewAll() : 0;
+  const reviewAll = reviewable >= 2 ? [{ ...KEY.reviewAll, hint: `${KEY.reviewAll.key} reviews all ${reviewable} waiting permissions` }] : [];
+  return [...(quick && choices.notes ? [KEY.note] : []), ...(flow.call.approval ? [] : [KEY.decline]), ...handBack, KEY.context, ...reviewAll];
 }
 
 function leaveHint(flow: Flow): string {
@@ -358,6 +372,8 @@ async function onLetter(flow: Flow, pressed: Pressed): Promise<FlowEnd | undefin
       return settle(flow, 'decline');
     case KEY.terminal.key:
       return settle(flow, 'terminal');
+    case KEY.reviewAll.key:
+      return { kind: 'review-all' };
     default:
       flow.contextShown = flow.latest.context;
       showContext(flow.latest, true);
@@ -535,13 +551,6 @@ function approvalChoices(approval: Approval, call: AskView): ApprovalChoice[] {
       : []),
   ];
 }
-
-/** How long a grant holds and where, as the page offers them. */
-const GRANT_DURATIONS: Array<{ label: string; choice: { minutes: number } | { untilSessionEnds: true } }> = [
-  { label: '15 minutes', choice: { minutes: 15 } },
-  { label: '1 hour', choice: { minutes: 60 } },
-  { label: 'until this session ends (at most 8 hours)', choice: { untilSessionEnds: true } },
-];
 
 /** The grant's time and scope, chosen in two lists (a letter key goes back to the choices). */
 async function grantChoice(flow: Flow): Promise<GrantChoice | FlowEnd | 'back'> {

@@ -3,7 +3,8 @@
 // requests they covered wait for a person again.
 import { parseArgs } from 'node:util';
 import { askbridgeCommand } from '../command-name.js';
-import { ErrorReplySchema, GrantsReplySchema, type Grant } from '../protocol.js';
+import { grantScopeText, grantTimeLeft } from '../grant-text.js';
+import { ErrorReplySchema, GrantsReplySchema } from '../protocol.js';
 import { markInvisible, terminalJson, terminalText } from '../visible-text.js';
 import { connectToDaemon } from './client.js';
 import { CliError, type CommandIo } from './command.js';
@@ -31,18 +32,6 @@ export async function run(io: CommandIo): Promise<void> {
     io.stdout('No live grants: every permission waits for a person.\n');
     return;
   }
-  for (const grant of grants) io.stdout(`${grant.id}  ${terminalText(grant.rule)}  ${scopeText(grant)}  ${timeLeft(grant)}  made from ${terminalText(grant.by)}\n`);
+  for (const grant of grants) io.stdout(`${grant.id}  ${terminalText(grant.rule)}  ${grantScopeText(grant, terminalText)}  ${grantTimeLeft(grant)}  made from ${terminalText(grant.by)}\n`);
   io.stderr(`End one with: ${askbridgeCommand(io.env)} grants --revoke ID (or all)\n`);
-}
-
-/** "this session of claude-code in /home/me/app", "every claude-code session in /home/me/app". */
-export function scopeText(grant: Grant): string {
-  const where = `${grant.agent}${grant.machine ? ` on ${terminalText(grant.machine)}` : ''} in ${terminalText(grant.cwd)}`;
-  return grant.scope === 'session' ? `this session of ${where}` : `every session of ${where}`;
-}
-
-function timeLeft(grant: Grant): string {
-  const minutes = Math.max(0, Math.ceil((grant.endsAt - Date.now()) / 60_000));
-  const left = minutes < 60 ? `${minutes} min` : `${Math.floor(minutes / 60)} h ${minutes % 60} min`;
-  return grant.untilSessionEnds ? `until the session ends (at most ${left} left)` : `${left} left`;
 }

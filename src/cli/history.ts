@@ -1,6 +1,7 @@
 // `askbridge history`: the finished questions, newest first (as on the page), from history.jsonl in the state directory;
 // with --search, only those that hold the text, as the page's history searches them. A permission
-// or a plan reads as its decision, the call, and who decided: "allowed once · Bash: npm test · by page".
+// or a plan reads as its decision, the call, and who decided: "allowed once · Bash: npm test · by page";
+// a risky one says why under it ("RISKY: force-pushes: …", the reasons its history line keeps).
 // The end of a turn reads as what Claude said last (its start, in one line), how it ended ("replied
 // by a person (cli): Claude went on"), and the person's reply, quoted. A question from another agent
 // than Claude Code says which ("asked by Codex"); a line without an agent is Claude Code's, or a script's.
@@ -35,6 +36,7 @@ export async function run(io: CommandIo): Promise<void> {
     if (delivery) io.stdout(`  ${terminalText(delivery, '    ')}\n`);
     else if (line.error) io.stdout(`  error: ${terminalText(line.error, '    ')}\n`);
     if (line.approval) io.stdout(`  ${terminalText(approvalOutcome(line, line.approval), '    ')}\n`);
+    if (line.approval?.risk) io.stdout(`  ${terminalText(`RISKY: ${line.approval.risk.join('; ')}`, '    ')}\n`);
     if (line.turnEnd) await printTurnEnd(io, line, line.turnEnd.said);
     if (line.elicitation) printElicitation(io, line, line.elicitation);
     for (const { question } of line.questions) {

@@ -6,7 +6,10 @@
 // nothing sent). Esc in a question skips it: it keeps waiting (the page and `askbridge answer` still
 // have it), and watch goes on to the next. A skipped question is not asked again while anything else
 // waits, nor by itself: once nothing else waits, Enter asks the skipped ones again, oldest first.
-// Ctrl+C leaves, exit 0: every question still waiting keeps waiting. Exit 6 when the daemon stops.
+// While two or more permissions wait, `r` on a permission opens Review all, as `answer --all`
+// (answer-all.ts): every waiting permission shown whole, the ticked ones decided; then watch goes on
+// with what still waits. Ctrl+C leaves, exit 0: every question still waiting keeps waiting. Exit 6
+// when the daemon stops.
 import { askbridgeCommand } from '../command-name.js';
 import { emitKeypressEvents } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -14,6 +17,7 @@ import { cancel, log, outro } from '@clack/prompts';
 import type { AskView } from '../protocol.js';
 import { markInvisible } from '../visible-text.js';
 import { connectToDaemon } from './client.js';
+import { reviewable, reviewAll } from './answer-all.js';
 import { CliError, type CommandIo } from './command.js';
 import { openFeed, settledText } from './events.js';
 import { answerInteractively, askUpdates } from './flow.js';
@@ -36,7 +40,11 @@ export async function run(io: CommandIo): Promise<number> {
   const queue = new Map<string, AskView>();
   const skipped = new Set<string>();
   const updates = askUpdates();
+  /** The permissions Review all would show now, oldest first. */
+  const permissionsWaiting = () => [...queue.values()].filter(reviewable).sort((a, b) => a.createdAt - b.createdAt);
   let current: { id: string; stop: AbortController; settledElsewhere?: AskView } | undefined;
+  /** While Review all runs: how each one settled elsewhere meanwhile, and what ends it when the daemon goes away. */
+  let reviewing: { stop: AbortController; settledElsewhere: Map<string, AskView> } | undefined;
   let wake = () => {};
   /** Waits in the terminal not printed yet: each is printed once, as a line, between questions. */
   const notices = new Map<string, AskView>();
@@ -50,6 +58,7 @@ export async function run(io: CommandIo): Promise<number> {
       queue.delete(event.ask.id);
       notices.delete(event.ask.id);
       skipped.delete(event.ask.id);
+      reviewing?.settledElsewhere.set(event.ask.id, event.ask);
       if (current?.id === event.ask.id) {
         current.settledElsewhere = event.ask;
         current.stop.abort();
@@ -62,6 +71,7 @@ export async function run(io: CommandIo): Promise<number> {
   void feed.ended.then((why) => {
     ended = { why };
     current?.stop.abort();
+    reviewing?.stop.abort();
     wake();
   });
   // Outside a question and its wait for keys the terminal is not in raw mode: Ctrl+C is a signal then.
@@ -96,12 +106,24 @@ export async function run(io: CommandIo): Promise<number> {
       saidWaiting = false;
       io.stdout(BELL);
       current = { id: next.id, stop: new AbortController() };
-      const end = await answerInteractively(daemon, next, current.stop.signal, { waiting: { after: waiting.length - 1, skipped: skipped.size }, confirm: values.confirm, escape: 'skip', updates });
+      const end = await answerInteractively(daemon, next, current.stop.signal, { waiting: { after: waiting.length - 1, skipped: skipped.size }, confirm: values.confirm, escape: 'skip', updates, reviewAll: () => permissionsWaiting().length });
       const { settledElsewhere } = current;
       current = undefined;
       if (end.kind === 'left' && end.by === 'ctrl-c') {
         cancel('Left: nothing was sent; the questions still waiting keep waiting.');
         return 0;
+      }
+      if (end.kind === 'review-all') {
+        // Every waiting permission, those skipped too; what is not decided keeps waiting, and watch goes on with it.
+        const calls = permissionsWaiting();
+        if (ended || calls.length === 0) continue;
+        reviewing = { stop: new AbortController(), settledElsewhere: new Map() };
+        const review = await reviewAll(daemon, calls, { settledElsewhere: reviewing.settledElsewhere, stop: reviewing.stop.signal, command: askbridgeCommand(io.env) });
+        reviewing = undefined;
+        if (review.kind === 'left' && review.by === 'ctrl-c') return 0;
+        // Those it decided leave the queue now: the feed's word of them may come later, and none is asked again.
+        if (review.kind === 'done') for (const id of review.settled) queue.delete(id);
+        continue;
       }
       if (end.kind === 'left') {
         skipped.add(next.id);

@@ -160,7 +160,8 @@ function deliveryLine(entry) {
 
 /**
  * How an approval ended, in one line: "Allowed once: Bash npm test", "Denied: Bash rm -rf build",
- * "Answered in the terminal: Edit src/app.ts"; and the message sent with a deny. History keeps a
+ * "Answered in the terminal: Edit src/app.ts"; why it was risky (the reasons its line keeps, in the
+ * danger colours, as its card showed them); and the message sent with a deny. History keeps a
  * suggestion by its words (the list it indexed is gone) and the call by what it acts on.
  * @param {HistoryLine} entry
  * @param {NonNullable<HistoryLine['approval']>} approval
@@ -183,6 +184,7 @@ function approvalLine(entry, approval) {
   const kind = plan ? 'plan' : 'permission';
   const what = plan ? `Plan${approval.target ? `: ${approval.target}` : ''}` : `${approval.toolName}${approval.target ? ` ${approval.target}` : ''}`;
   const message = decision?.behavior === 'deny' && decision.message ? decision.message : null;
+  const risk = Array.isArray(approval.risk) && approval.risk.length > 0 ? approval.risk : null;
   return h(
     'div',
     { class: 'history-approval' },
@@ -195,6 +197,7 @@ function approvalLine(entry, approval) {
       ': ',
       h('span', { class: 'history-tool', dir: 'auto', title: markInvisible(what) }, visibleNodes(what)),
     ),
+    risk ? h('p', { class: 'history-risk', dir: 'auto' }, h('strong', { text: 'Risky: ' }), visibleNodes(risk.join('; '))) : null,
     message ? h('p', { class: 'answer-note', dir: 'auto' }, visibleNodes(`Message: ${message}`)) : null,
   );
 }

@@ -6,7 +6,8 @@
 // the list is open is shown as settled, unticked, and left out. Plans are not in the list: approving
 // one starts Claude on work the plan only describes, and sending one back needs its own feedback, so
 // each is decided on its own card. An approval that needs its own confirmation (ownConfirmation)
-// may be denied here, but allowed only on its own card.
+// may be denied here, but allowed only on its own card: ticked to allow, it is left out, unticked
+// and waiting, and the list says to open its card, while the others ticked are allowed.
 import { approvalNodes } from './approval.js';
 import { projectName, shortId, uid } from './ask-form.js';
 import { h } from './dom.js';
@@ -121,9 +122,12 @@ export function createReview({ dialog, decide, ended, announce }) {
   }
 
   function refresh() {
-    const ticked = [...items.values()].filter((item) => item.status === 'waiting' && item.box.checked).length;
-    allow.textContent = ticked === 0 ? 'Allow selected' : `Allow ${ticked} selected`;
-    deny.textContent = ticked === 0 ? 'Deny selected' : `Deny ${ticked} selected`;
+    const tickedItems = [...items.values()].filter((item) => item.status === 'waiting' && item.box.checked);
+    // Allow counts only what it can allow: a risky one needs its own card.
+    const allowable = tickedItems.filter((item) => !item.confirmAlone).length;
+    allow.textContent = allowable === 0 ? 'Allow selected' : `Allow ${allowable} selected`;
+    deny.textContent = tickedItems.length === 0 ? 'Deny selected' : `Deny ${tickedItems.length} selected`;
+    const ticked = tickedItems.length;
     const waiting = [...items.values()].some((item) => item.status === 'waiting');
     selectAll.hidden = !waiting;
     if (ticked > 0) hideProblem();
@@ -162,15 +166,28 @@ export function createReview({ dialog, decide, ended, announce }) {
       return;
     }
     const alone = behavior === 'allow' ? ticked.filter((item) => item.confirmAlone !== null) : [];
-    if (alone.length > 0) {
-      showProblem(`${alone.length === 1 ? 'One selected permission needs' : `${alone.length} selected permissions need`} their own confirmation: allow ${alone.length === 1 ? 'it' : 'them'} on ${alone.length === 1 ? 'its own card' : 'their own cards'}, or untick ${alone.length === 1 ? 'it' : 'them'}. Nothing was sent.`);
+    for (const item of alone) {
+      item.box.checked = false;
+      item.state.textContent = 'Not allowed here: still waiting. Open its card to allow it.';
+      item.state.hidden = false;
+    }
+    const leftOut =
+      alone.length === 0
+        ? null
+        : alone.length === 1
+          ? 'One risky permission was not allowed: it needs its own confirmation and still waits; open its card to allow it.'
+          : `${alone.length} risky permissions were not allowed: they need their own confirmation and still wait; open their cards to allow them.`;
+    const sending = ticked.filter((item) => !alone.includes(item));
+    if (sending.length === 0) {
+      refresh();
+      showProblem(/** @type {string} */ (leftOut));
       return;
     }
     hideProblem();
     const text = message.value.trim();
     /** @type {ApprovalDecision} */
     const decision = behavior === 'allow' ? { behavior: 'allow' } : { behavior: 'deny', ...(text === '' ? {} : { message: text }) };
-    for (const item of ticked) item.status = 'sending';
+    for (const item of sending) item.status = 'sending';
     setBusy(true);
     let done = 0;
     /** @type {string[]} */
@@ -178,7 +195,7 @@ export function createReview({ dialog, decide, ended, announce }) {
     /** @type {string[]} */
     const failed = [];
     // One request per ask, as a card sends it: the daemon checks each exactly as it checks one.
-    for (const item of ticked) {
+    for (const item of sending) {
       const result = await decide(item.view.id, decision);
       if (result.ok) {
         done++;
@@ -197,6 +214,7 @@ export function createReview({ dialog, decide, ended, announce }) {
     const parts = [`${done} ${verb}.`];
     if (before.length > 0) parts.push(`${before.length} already settled elsewhere, left out: ${before.join('; ')}.`);
     if (failed.length > 0) parts.push(`${failed.length} not sent (askbridge refused or could not be reached); still ticked: ${failed.join('; ')}.`);
+    if (leftOut !== null) parts.push(leftOut);
     summary.textContent = parts.join(' ');
     if (behavior === 'deny' && done > 0) message.value = '';
     refresh();

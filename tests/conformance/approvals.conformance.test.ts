@@ -18,11 +18,11 @@ import type { AskView } from '../../src/protocol.js';
 import { waitUntil } from '../stack/clock.js';
 import type { Daemon } from '../stack/daemon.js';
 import { runCli } from '../stack/processes.js';
-import { createProject, hookEnvOf, resolveClaudeUnderTest, sharedTranscripts, startAskbridgeDaemon } from './askbridge-stack.js';
+import { createProject, hookEnvOf, pendingApprovalIn, pendingAskIn, resolveClaudeUnderTest, sharedTranscripts, startAskbridgeDaemon, withScene as withDaemonScene } from './askbridge-stack.js';
 import type { ClaudeUnderTest, Project } from './askbridge-stack.js';
 import { startClaude } from './claude-tmux.js';
 import type { ClaudeSession } from './claude-tmux.js';
-import { startFakeAnthropic } from './fake-anthropic.js';
+import { bashStep, startFakeAnthropic } from './fake-anthropic.js';
 import type { FakeAnthropic, RecordedToolResult, Step } from './fake-anthropic.js';
 import { DATABASE } from './questions.js';
 
@@ -128,28 +128,18 @@ async function prompt(run: Run, text: string): Promise<void> {
 }
 
 /** What failed, with the screen and the end of the daemon's output. */
-async function withScene(run: Run, error: unknown): Promise<Error> {
-  const screen = await run.claude.screen().catch(() => '(no screen)');
-  const { stdout, stderr } = daemon.output();
-  return new Error(`${String(error)}\nScreen:\n${screen}\nDaemon output (end):\n${stdout.slice(-3000)}\n--- daemon stderr\n${stderr.slice(-1500)}`);
+function withScene(run: Run, error: unknown): Promise<Error> {
+  return withDaemonScene(daemon, run.claude, error);
 }
 
 /** The pending ask of this run's project that `match` picks, once askbridge shows it. */
-async function pendingAsk(run: Run, what: string, match: (ask: AskView) => boolean, timeoutMs = 30_000): Promise<AskView> {
-  try {
-    return await waitUntil(async () => (await daemon.pending()).find((ask) => ask.cwd === run.project.dir && match(ask)), timeoutMs, what);
-  } catch (error) {
-    throw await withScene(run, error);
-  }
+function pendingAsk(run: Run, what: string, match: (ask: AskView) => boolean, timeoutMs = 30_000): Promise<AskView> {
+  return pendingAskIn(daemon, run.claude, run.project.dir, what, match, timeoutMs);
 }
 
 /** The pending approval of this run's project for `toolName` (and, if given, this command). */
 function pendingApproval(run: Run, toolName: string, command?: string): Promise<AskView> {
-  return pendingAsk(
-    run,
-    `a pending ${toolName} approval${command ? ` for \`${command}\`` : ''}`,
-    (ask) => ask.approval?.toolName === toolName && (command === undefined || ask.approval.toolInput.command === command),
-  );
+  return pendingApprovalIn(daemon, run.claude, run.project.dir, toolName, command);
 }
 
 async function resultOf(run: Run, step: number, timeoutMs = 30_000): Promise<RecordedToolResult> {
@@ -246,10 +236,6 @@ async function whenWithdrawn(run: Run, id: string, timeoutMs = 15_000): Promise<
     throw await withScene(run, error);
   }
   return Date.now();
-}
-
-function bashStep(command: string, description: string): Step {
-  return { tool: 'Bash', input: { command, description } };
 }
 
 /** The plan file Claude Code names in plan mode (in the plan_mode attachment of the request). */

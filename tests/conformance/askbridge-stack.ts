@@ -15,12 +15,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import type { AskView } from '../../src/protocol.js';
 import { HOOK_SCRIPT, REPO_ROOT, baseEnv } from '../stack/env.js';
 import { sleep, waitUntil } from '../stack/clock.js';
 import { runCli, stopProcess, whenExited } from '../stack/processes.js';
 import { startDaemon, type Daemon, type StartDaemonOptions } from '../stack/daemon.js';
 import { launchBrowser, openPairedPage } from '../stack/browser.js';
 import { DUMMY_API_KEY } from './claude-tmux.js';
+import type { ClaudeSession } from './claude-tmux.js';
 import { installedClaude } from './client.js';
 
 const execFileAsync = promisify(execFile);
@@ -104,6 +106,33 @@ export async function sharedTranscripts(): Promise<{ projectsDir: string; daemon
 /** What the hook needs to find `daemon`; passed to claude, which passes it to its hooks. */
 export function hookEnvOf(daemon: Daemon): Record<string, string> {
   return { ASKBRIDGE_HOME: daemon.home };
+}
+
+/** What failed, with claude's screen and the end of the daemon's output. */
+export async function withScene(daemon: Daemon, claude: ClaudeSession, error: unknown): Promise<Error> {
+  const screen = await claude.screen().catch(() => '(no screen)');
+  const { stdout, stderr } = daemon.output();
+  return new Error(`${String(error)}\nScreen:\n${screen}\nDaemon output (end):\n${stdout.slice(-3000)}\n--- daemon stderr\n${stderr.slice(-1500)}`);
+}
+
+/** The pending ask of the project in `cwd` that `match` picks, once `daemon` shows it. */
+export async function pendingAskIn(daemon: Daemon, claude: ClaudeSession, cwd: string, what: string, match: (ask: AskView) => boolean, timeoutMs = 30_000): Promise<AskView> {
+  try {
+    return await waitUntil(async () => (await daemon.pending()).find((ask) => ask.cwd === cwd && match(ask)), timeoutMs, what);
+  } catch (error) {
+    throw await withScene(daemon, claude, error);
+  }
+}
+
+/** The pending approval of the project in `cwd` for `toolName` (and, if given, this command). */
+export function pendingApprovalIn(daemon: Daemon, claude: ClaudeSession, cwd: string, toolName: string, command?: string): Promise<AskView> {
+  return pendingAskIn(
+    daemon,
+    claude,
+    cwd,
+    `a pending ${toolName} approval${command ? ` for \`${command}\`` : ''}`,
+    (ask) => ask.approval?.toolName === toolName && (command === undefined || ask.approval.toolInput.command === command),
+  );
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -198,16 +227,30 @@ export interface AnswerPage {
    * changed, recorded by a MutationObserver in the page.
    */
   statusChanges(askId: string): Promise<Array<{ status: string; at: number }>>;
+  /** Every ask the page ever showed (an inbox row or a card, waiting or finished), by id, in the order first shown. */
+  shownAsks(): Promise<string[]>;
   close(): Promise<void>;
 }
 
-/** Records, in the page, when each card's data-status changes (read back by statusChanges()). */
+/**
+ * Records, in the page, when each card's data-status changes (read back by statusChanges()), and
+ * every ask it ever shows (read back by shownAsks()), even one that left at once.
+ */
 async function recordStatusChanges(page: Page): Promise<void> {
   await page.addInitScript(() => {
     const changes: Array<{ id: string; status: string; at: number }> = [];
-    (window as unknown as { __statusChanges: typeof changes }).__statusChanges = changes;
+    const shown: string[] = [];
+    (window as unknown as { __statusChanges: typeof changes; __shownAsks: typeof shown }).__statusChanges = changes;
+    (window as unknown as { __shownAsks: typeof shown }).__shownAsks = shown;
+    const noteShown = (el: Element) => {
+      for (const each of [el, ...el.querySelectorAll('[data-ask-id], [data-question-id]')]) {
+        const id = each.getAttribute('data-ask-id') ?? each.getAttribute('data-question-id');
+        if (id !== null && !shown.includes(id)) shown.push(id);
+      }
+    };
     const observer = new MutationObserver((records) => {
       for (const record of records) {
+        for (const added of record.addedNodes) if (added instanceof Element) noteShown(added);
         // A card's status changes in place, or a finished card replaces the set that was in focus.
         const cards = record.type === 'attributes' ? [record.target] : [...record.addedNodes];
         for (const el of cards) {
@@ -256,6 +299,7 @@ export async function openAnswerPage(daemon: Daemon): Promise<AnswerPage> {
           const all = (window as unknown as { __statusChanges: Array<{ id: string; status: string; at: number }> }).__statusChanges;
           return all.filter((change) => change.id === askId).map(({ status, at }) => ({ status, at }));
         }, id),
+      shownAsks: () => page.evaluate(() => [...(window as unknown as { __shownAsks: string[] }).__shownAsks]),
       close,
     };
   } catch (error) {

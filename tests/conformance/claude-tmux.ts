@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { installedClaude } from './client.js';
+import { isProcessAlive } from '../../src/state-dir.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -143,19 +144,10 @@ interface LiveSession {
 
 const live = new Set<LiveSession>();
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Synchronous so it can run from an 'exit' handler, when nothing async runs any more. */
 function killSync(session: LiveSession): void {
   spawnSync(TMUX_BIN, ['-S', session.socketPath, 'kill-server'], { stdio: 'ignore' });
-  if (session.pid !== undefined && pidAlive(session.pid)) {
+  if (session.pid !== undefined && isProcessAlive(session.pid)) {
     try {
       process.kill(session.pid, 'SIGKILL');
     } catch {
@@ -383,7 +375,7 @@ export async function startClaude(options: StartClaudeOptions): Promise<ClaudeSe
         const pidToWait = liveEntry.pid;
         if (pidToWait !== undefined) {
           const deadline = Date.now() + 5_000;
-          while (pidAlive(pidToWait) && Date.now() < deadline) await sleep(100);
+          while (isProcessAlive(pidToWait) && Date.now() < deadline) await sleep(100);
         }
         killSync(liveEntry);
       },

@@ -22,6 +22,7 @@ import { promisify } from 'node:util';
 import { baseEnv, REPO_ROOT } from '../stack/env.js';
 import { runCli } from '../stack/processes.js';
 import { startFakeResponses, type FakeResponses } from './fake-responses.js';
+import { isProcessAlive } from '../../src/state-dir.js';
 
 const execFileAsync = promisify(execFile);
 const TMUX_BIN = existsSync('/usr/bin/tmux') ? '/usr/bin/tmux' : 'tmux';
@@ -131,15 +132,6 @@ export interface CodexSession {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** A detached shell that kills the tmux server and codex once this test process is gone without stopping them. */
 function startWatchdog(socketPath: string, pid: number, dir: string): void {
   const script = ['while kill -0 "$1" 2>/dev/null && [ -d "$4" ]; do sleep 1; done', '[ -d "$4" ] || exit 0', '"$5" -S "$2" kill-server 2>/dev/null', 'sleep 2', 'kill -9 "$3" 2>/dev/null', 'rm -rf "$4"'].join('; ');
@@ -215,8 +207,8 @@ export async function startCodex(setup: CodexSetup, env: Record<string, string>)
       stopped = true;
       await tmux(['kill-server']).catch(() => undefined);
       const deadline = Date.now() + 5_000;
-      while (pidAlive(pid) && Date.now() < deadline) await sleep(100);
-      if (pidAlive(pid)) process.kill(pid, 'SIGKILL');
+      while (isProcessAlive(pid) && Date.now() < deadline) await sleep(100);
+      if (isProcessAlive(pid)) process.kill(pid, 'SIGKILL');
       spawnSync(TMUX_BIN, ['-S', socketPath, 'kill-server'], { stdio: 'ignore' });
       rmSync(dir, { recursive: true, force: true });
     },

@@ -21,6 +21,7 @@ import { startFakeAnthropic } from './fake-anthropic.js';
 import type { FakeAnthropic } from './fake-anthropic.js';
 import { HookRecorder } from './hook-recorder.js';
 import type { HookAnswer, HookCall } from './hook-recorder.js';
+import { isProcessAlive } from '../../src/state-dir.js';
 
 const ELICIT_HOOK = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'elicit-hook.mjs');
 /** Claude Code's own form dialog. */
@@ -131,15 +132,6 @@ async function until<T>(run: Run, what: string, probe: () => T | undefined, time
   }
 }
 
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The schema the hook sees: the server's, without `pattern` (not a key of MCP's string schema). */
 function withoutPattern(schema: typeof ALL_KINDS_SCHEMA): unknown {
   const { pattern: _pattern, ...code } = schema.properties.code;
@@ -222,7 +214,7 @@ describe('MCP elicitation in Claude Code', () => {
     await prompt(run, 'Never mind.');
     await run.claude.waitForScreen('Nothing more to do.', 30_000);
     expect(run.commandHookLines()).toEqual([started]);
-    expect(pidAlive(started?.pid ?? 0)).toBe(true);
+    expect(isProcessAlive(started?.pid ?? 0)).toBe(true);
     expect(run.serverLines()).toEqual([{ tool: 'form_one_choice', cancelled: true }]);
     expect(run.hooks.of('ElicitationResult')).toEqual([]);
   });

@@ -15,6 +15,7 @@ import { elicitServerCommand } from './elicit-server.js';
 import type { HookAnswer, HookCall } from './hook-recorder.js';
 import { RESEARCH_DIR, runProbe } from './probe-runner.js';
 import type { ProbeContext, ProbeSpec } from './probe-runner.js';
+import { isProcessAlive } from '../../src/state-dir.js';
 
 const HOOK = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'elicit-hook.mjs');
 const EVENTS = ['Elicitation', 'ElicitationResult', 'Notification', 'PreToolUse', 'PostToolUse', 'PostToolUseFailure'] as const;
@@ -126,7 +127,7 @@ function probe(name: string, spec: ElicitProbe): ProbeSpec {
       ctx.log('RESULT', result ? `${result.isError ? 'ERROR ' : ''}${result.text}` : '(no tool result)');
       for (const line of readLines(elicitLog(name))) ctx.log('SERVER', JSON.stringify(line));
       for (const line of hookRecords(name) as Array<{ pid: number; signal?: string }>) {
-        ctx.log('CMDHOOK', `${line.signal ? '' : `alive=${pidAlive(line.pid)} `}${JSON.stringify(line)}`);
+        ctx.log('CMDHOOK', `${line.signal ? '' : `alive=${isProcessAlive(line.pid)} `}${JSON.stringify(line)}`);
       }
       for (const call of ctx.hooks.calls.filter((c) => c.event.startsWith('Elicitation'))) {
         ctx.log('HTTPHOOK', `${call.event} open=${ctx.hooks.isOpen(call)} aborted=${call.abortedAt ?? '-'} answered=${call.answeredAt ?? '-'} ${JSON.stringify(call.body)}`);
@@ -137,15 +138,6 @@ function probe(name: string, spec: ElicitProbe): ProbeSpec {
 
 function hookRecords(name: string): unknown[] {
   return [...readLines(join(RESEARCH_DIR, `${name}.hook.jsonl`)), ...readLines(join(RESEARCH_DIR, `${name}.other.jsonl`))];
-}
-
-function pidAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 async function waitFor(ctx: ProbeContext, what: string, done: () => boolean, timeoutMs: number): Promise<void> {

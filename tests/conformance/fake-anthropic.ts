@@ -45,6 +45,11 @@ export interface ToolStep {
   id?: string;
 }
 
+/** A Bash call, as Claude Code's model makes one: the command and what it does in words. */
+export function bashStep(command: string, description: string): ToolStep {
+  return { tool: 'Bash', input: { command, description } };
+}
+
 /** A reply with text only: it ends the turn. */
 export interface TextStep {
   text: string;

@@ -11,14 +11,13 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { Browser } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { HOOK_KEY_HEADER, PERMISSION_HOOK_PATH } from '../../src/http-hook.js';
+import { HOOK_KEY_HEADER } from '../../src/http-hook.js';
 import type { AskView, Grant } from '../../src/protocol.js';
-import { decisionOf, permissionPayload, requestPermission } from '../stack/approvals.js';
+import { askCovered, decisionOf, permissionPayload, requestPermission } from '../stack/approvals.js';
 import { chromiumAvailability, launchBrowser, openAsk, openPairedPage } from '../stack/browser.js';
 import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { CLI_BIN, REPO_ROOT } from '../stack/env.js';
-import { postAsHttpHook } from '../stack/hook-client.js';
 import { runCli } from '../stack/processes.js';
 import { activePrompt, openTerminal } from '../stack/terminal.js';
 
@@ -62,18 +61,6 @@ async function api(daemon: Daemon, method: string, path: string, body?: unknown,
 const tokenOf = (daemon: Daemon) => readFileSync(join(daemon.home, 'token'), 'utf8').trim();
 
 const grantsOf = async (daemon: Daemon): Promise<Grant[]> => (await api(daemon, 'GET', '/api/grants')).body.grants;
-
-/** A PermissionRequest that a grant should cover: answered at once, never shown as a card. */
-async function askCovered(daemon: Daemon, payload: Record<string, unknown>): Promise<{ decision: unknown; ask: AskView }> {
-  const allowedByGrant = () => daemon.logs().filter((entry) => entry.msg === 'approval allowed by a grant');
-  const before = allowedByGrant().length;
-  const sent = postAsHttpHook({ port: daemon.port, key: daemon.hookKey(), payload, path: PERMISSION_HOOK_PATH });
-  const { statusCode, body } = await sent.response;
-  expect(statusCode).toBe(200);
-  const entry = await waitUntil(() => allowedByGrant()[before], 5_000, 'the log line of the grant that allowed it');
-  expect(allowedByGrant()).toHaveLength(before + 1);
-  return { decision: JSON.parse(body), ask: await daemon.ask(String(entry.askId)) };
-}
 
 /** Allows a held request with a grant, from the CLI's token. */
 async function allowWithGrant(daemon: Daemon, ask: AskView, grant: Record<string, unknown>) {
@@ -173,6 +160,7 @@ describe('a grant', () => {
 });
 
 describe.skipIf(!chromium.available)('a grant on the page', () => {
+  // A page, four screenshots at three sizes and a revoke: about 20 s on an idle machine, more on a loaded one.
   it('is made from the approval card with the rule in words first, lets the same command through with no card, shows in the strip with its time left, and Revoke ends it', async () => {
     const daemon = await start();
     const { page, context } = await openPairedPage(browser!, daemon, { viewport: { width: 1280, height: 800 } });
@@ -219,7 +207,7 @@ describe.skipIf(!chromium.available)('a grant on the page', () => {
     expect(await page.locator(`[data-ask-id="${again.ask.id}"], [data-question-id="${again.ask.id}"]`).count()).toBe(0);
     carded.abort();
     await context.close();
-  });
+  }, 60_000);
 });
 
 describe('a grant in the terminal flow', () => {

@@ -2,7 +2,9 @@
 // PermissionRequest http hook asks: every waiting permission shown whole (escape sequences marked),
 // plans left out; the ones ticked allowed, others ticked denied with one message, and each hook
 // gets exactly its decision; one settled elsewhere while the lists are on screen is said and left
-// out, never decided twice. Real processes throughout: the daemon, the CLI, the hook's requests.
+// out, never decided twice. In `watch`, a key on a permission opens the same review while two or
+// more wait, and watch goes on with the ones left waiting. Real processes throughout: the daemon,
+// the CLI, the hook's requests.
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { askbridgeCommand } from '../../src/command-name.js';
@@ -53,11 +55,13 @@ async function threePermissions(tag: string): Promise<[HeldPermission, HeldPermi
   ];
 }
 
-async function answerAll(): Promise<Terminal> {
-  const terminal = await openTerminal(['answer', '--all'], { HOME: daemon.home, ASKBRIDGE_HOME: daemon.home, XDG_CONFIG_HOME: join(daemon.home, 'xdg-config') });
+async function openCli(args: string[]): Promise<Terminal> {
+  const terminal = await openTerminal(args, { HOME: daemon.home, ASKBRIDGE_HOME: daemon.home, XDG_CONFIG_HOME: join(daemon.home, 'xdg-config') });
   cleanups.push(() => terminal.close());
   return terminal;
 }
+
+const answerAll = () => openCli(['answer', '--all']);
 
 describe('askbridge answer --all', () => {
   it('shows each permission whole, allows the two ticked and denies the third with one message; a plan stays out', async () => {
@@ -136,5 +140,49 @@ describe('askbridge answer --all', () => {
     const mixed = await runCli(['answer', '--all', '--allow'], daemon.env);
     expect(mixed.code).toBe(2);
     expect(mixed.stderr).toBe(`askbridge answer: --all goes alone: ${command} answer --all, on a terminal\n`);
+  });
+});
+
+describe('askbridge watch: Review all', () => {
+  it('r on a permission opens the review of every waiting one: one allowed, one denied with a message, each hook gets its own; watch then asks the one left waiting', async () => {
+    const [tests, edit, drop] = await threePermissions('watch');
+    const terminal = await openCli(['watch']);
+
+    // The oldest is asked first; its list offers the review while two or more wait.
+    const first = activePrompt(await terminal.waitForPrompt('Allow this call?'));
+    expect(first).toContain('r reviews all 3 waiting permissions');
+    await terminal.type('r');
+
+    // The same review as answer --all: each shown whole, then the lists.
+    const screen = await terminal.waitForPrompt('Allow which?');
+    expect(screen).toContain('Review all: 3 permissions wait');
+    expect(screen).toContain(`2 of 3 · Project /home/alice/projects/shop · Session ${edit.payload.session_id}`);
+    expect(screen).toContain(`│    ${HOSTILE_MARKED}`);
+    expect(await terminal.title()).not.toContain('pwned');
+    await terminal.type('1');
+    await terminal.press('Enter');
+    const denyList = activePrompt(await terminal.waitForPrompt('Deny which?'));
+    expect(denyList).toContain('Edit: /home/alice/projects/shop/src/cart.ts');
+    await terminal.type('1');
+    await terminal.press('Enter');
+    await terminal.waitForPrompt('A message for the one denied (optional): Enter denies');
+    await terminal.type(MESSAGE);
+    await terminal.waitForPrompt(MESSAGE);
+    await terminal.press('Enter');
+    await terminal.waitFor('1 allowed, 1 denied; 1 still waiting.');
+
+    expect(await decisionOf(tests)).toEqual(hookGets({ behavior: 'allow' }));
+    expect(await decisionOf(edit)).toEqual(hookGets({ behavior: 'deny', message: denialMessage({ toolName: 'Edit' }, MESSAGE) }));
+
+    // Watch goes on with the one left waiting, and only it: one permission has no review to offer.
+    const next = await terminal.waitFor(/1 allowed, 1 denied; 1 still waiting\.[\s\S]*Claude Code asks for a permission\n[\s\S]*◆ {2}Allow this call\?/, 'the one left waiting, asked next');
+    expect(next.slice(next.lastIndexOf('1 allowed, 1 denied'))).toContain('SELECT count(*) FROM orders');
+    const last = activePrompt(await terminal.waitForPrompt('Allow this call?'));
+    expect(last).not.toContain('reviews all');
+    await terminal.type('1');
+    expect(await decisionOf(drop)).toEqual(hookGets({ behavior: 'allow' }));
+    await terminal.waitFor(/Allowed once: Claude Code runs it\.[\s\S]*Waiting for questions\. Ctrl\+C leaves; questions keep waiting\.\s*$/, 'nothing waiting');
+    await terminal.press('C-c');
+    expect(await terminal.exitCode()).toBe(0);
   });
 });

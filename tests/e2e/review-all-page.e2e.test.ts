@@ -2,7 +2,8 @@
 // PermissionRequest http hook asks: three wait; the list shows each with its whole input as its card
 // does; two ticked are allowed, one denied with a message, and each hook gets exactly its decision;
 // one settled elsewhere while the list is open is shown settled and left out, never decided twice;
-// a plan stays out of the list; it all works from the keyboard alone (Tab, Space, Enter), and with a
+// a plan stays out of the list; a risky one is shown with its mark and reasons, and is never allowed
+// from the list (it stays waiting, and the list says to open its card) while the others ticked are; it all works from the keyboard alone (Tab, Space, Enter), and with a
 // thumb on a phone with nothing wider than the screen, light and dark.
 import { mkdir } from 'node:fs/promises';
 import type { Browser, Page } from 'playwright-core';
@@ -18,6 +19,9 @@ const SHOTS = '/tmp/review-all-shots';
 const DESK = { width: 1280, height: 900 };
 const PHONE = { width: 390, height: 844 };
 const MESSAGE = 'Use the test database instead';
+const FORCE_PUSH = 'npm test && git push --force origin main';
+const RISK_REASON = "force-pushes: rewrites the remote's history";
+const LEFT_OUT = 'One risky permission was not allowed: it needs its own confirmation and still waits; open its card to allow it.';
 
 /** What Claude Code's http hook receives for a decision. */
 const hookGets = (decision: Record<string, unknown>) => ({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision } });
@@ -158,6 +162,40 @@ describe.skipIf(!chromiumState.available)('Review all on the page', () => {
     expect(await decisionOf(first)).toEqual(hookGets({ behavior: 'allow' }));
     expect(await decisionOf(second)).toEqual(hookGets({ behavior: 'deny', message: denialMessage({ toolName: 'Edit' }, 'No') }));
     await expect.poll(() => itemOf(page, second).getAttribute('data-status')).toBe('settled-elsewhere');
+  });
+
+  it('a risky one shows its mark and reasons, and is never allowed from the list: it stays waiting, the list says to open its card, the others ticked are allowed', async () => {
+    const [tests, edit, drop] = await threePermissions('risky');
+    const risky = await requestPermission(daemon, permissionPayload(`s-review-risky-${++sessions}`, 'Bash', { command: FORCE_PUSH, description: 'Ship it' }));
+    cleanups.push(async () => risky.abort());
+    const { page } = await pagedOpen();
+    const button = page.locator('#review-all');
+    await expect.poll(() => button.textContent()).toBe('Review all 4 permissions');
+    await button.click();
+    const dialog = page.getByRole('dialog', { name: 'Review all waiting permissions' });
+    await dialog.waitFor({ state: 'visible' });
+    const riskyItem = itemOf(page, risky);
+    expect(await riskyItem.locator('.risk-mark .risk-reasons li').allTextContents()).toEqual([RISK_REASON]);
+    expect(await riskyItem.locator('.review-alone').textContent()).toBe(`Allow it on its own card: ${RISK_REASON}. It may be denied here.`);
+    expect(await itemOf(page, tests).locator('.risk-mark').count()).toBe(0);
+
+    // Ticked alone: nothing is sent, and the list says where it is allowed.
+    await riskyItem.getByRole('checkbox').check();
+    // Allow counts only what it can allow.
+    await dialog.getByRole('button', { name: 'Allow selected', exact: true }).click();
+    await expect.poll(() => dialog.getByRole('alert').textContent()).toBe(LEFT_OUT);
+    expect((await daemon.ask(risky.view.id)).status).toBe('pending');
+
+    // Every one ticked: the three others are allowed, the risky one left out, waiting and unticked.
+    await dialog.getByRole('button', { name: 'Select all' }).click();
+    expect(await dialog.getByRole('button', { name: 'Deny 4 selected' }).count()).toBe(1);
+    await dialog.getByRole('button', { name: 'Allow 3 selected' }).click();
+    await expect.poll(() => dialog.locator('.review-summary').textContent()).toBe(`3 allowed. ${LEFT_OUT}`);
+    for (const each of [tests, edit, drop]) expect(await decisionOf(each)).toEqual(hookGets({ behavior: 'allow' }));
+    expect((await daemon.ask(risky.view.id)).status).toBe('pending');
+    expect(await riskyItem.getAttribute('data-status')).toBe('waiting');
+    expect(await riskyItem.getByRole('checkbox').isChecked()).toBe(false);
+    expect(await riskyItem.locator('.review-state').textContent()).toBe('Not allowed here: still waiting. Open its card to allow it.');
   });
 
   it('works from the keyboard alone: Tab to it, Space ticks, Enter allows', async () => {

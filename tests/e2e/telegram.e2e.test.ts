@@ -4,16 +4,20 @@
 // hooks get exactly those answers; a message says how its ask ended wherever it was settled; chats
 // that are not paired (or no longer) are ignored; in a group only the person who paired it decides,
 // and a group paired before that was kept is paired no more; headersOnly sends no question text; a
-// token Telegram refuses leaves the daemon running without it.
+// token Telegram refuses leaves the daemon running without it. A grant is made from a permission's
+// message (how long, then where) and lets the same requests through with no message; /grants lists
+// and revokes them; a risky or cut permission offers none, and no grant step is taken from another
+// message, chat or person.
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { denialMessage } from '../../src/daemon/decisions/claude-code-permission.js';
 import { replyReason } from '../../src/daemon/decisions/claude-code-stop.js';
-import type { AskView } from '../../src/protocol.js';
-import { decisionOf, permissionPayload, requestPermission } from '../stack/approvals.js';
+import type { AskView, Grant } from '../../src/protocol.js';
+import { askCovered, decisionOf, permissionPayload, requestPermission, type HeldPermission } from '../stack/approvals.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { waitUntil } from '../stack/clock.js';
 import { freshPayload } from '../stack/fixtures.js';
 import { killStrayProcesses, parseJson, runCli, runHook, type RunningProcess } from '../stack/processes.js';
 import { buttonData, buttonsOf, startTelegramApi, type Sender, type SentMessage, type TelegramApi, type TelegramChat } from '../stack/telegram-api.js';
@@ -86,6 +90,8 @@ async function answersOf(hook: RunningProcess): Promise<string[]> {
 
 /** The ForceReply prompt the bot sent after a press, found by its text. */
 const promptIn = (chat: TelegramChat, text: string) => tg.waitForMessage((message) => message.chat.id === chat.id && message.text === text && message.reply_markup?.force_reply === true, `the prompt "${text}"`);
+
+const grantsOf = async (on: Daemon): Promise<Grant[]> => (await on.api<{ grants: Grant[] }>('GET', '/api/grants')).body.grants;
 
 /** The message as it is once its ask was settled: the line that says how, and no buttons. */
 const settledAs = (message: SentMessage, line: string) => tg.waitForMessage((each) => each === message && each.text.endsWith(`\n\n${line}`), `the message to say "${line}"`);
@@ -167,7 +173,7 @@ describe('telegram', () => {
     const message = await tg.waitForMessage((each) => each.chat.id === alice.id && each.text.includes("npm test -- --run '<b>x</b>'"), 'the permission in the chat');
     const pre = (message.entities as Array<{ type: string; offset: number; length: number }>).find((entity) => entity.type === 'pre');
     expect(message.text.slice(pre!.offset, pre!.offset + pre!.length)).toBe("Claude says: Run the tests\nCommand:\n  npm test -- --run '<b>x</b>'");
-    expect(buttonsOf(message).map((button) => button.text)).toEqual(['Allow once', 'Deny', 'Deny with a message…']);
+    expect(buttonsOf(message).map((button) => button.text)).toEqual(['Allow once', 'Allow, and the same for a while…', 'Deny', 'Deny with a message…']);
     tg.press(alice, message.message_id, buttonData(message, 'Allow once'));
     expect(await decisionOf(held)).toEqual(hookGets({ behavior: 'allow' }));
     await settledAs(message, 'Allowed from Telegram');
@@ -286,6 +292,152 @@ describe('telegram', () => {
   });
 });
 
+describe('grants from telegram', () => {
+  const PROJECT = '/home/alice/projects/shop';
+  const GRANT_BUTTON = 'Allow, and the same for a while…';
+  const DURATION_BUTTONS = ['15 minutes', '1 hour', 'Until this session ends (at most 8 hours)', 'Back'];
+  const SCOPE_BUTTONS = ['This session only', 'Every session of this project', 'Back'];
+  let api: TelegramApi;
+  let own: Daemon;
+  let carol: TelegramChat;
+  const held: HeldPermission[] = [];
+  beforeAll(async () => {
+    api = await startTelegramApi([TOKEN]);
+    own = await startDaemon({ config: telegramConfig({ token: TOKEN, apiRoot: api.root }) });
+    await api.waitForCall((call) => call.method === 'getUpdates', 'the bot to poll');
+    carol = api.privateChat(4004, 'carol');
+    await pair(api, own, carol);
+  });
+  afterEach(async () => {
+    for (const each of held.splice(0)) each.abort();
+    await own.api('POST', '/api/grants/all/revoke', {});
+  });
+  afterAll(async () => {
+    await own?.stop();
+    await api?.close();
+  });
+
+  /** A permission held open, once its message (found by `shown`, what it shows of the command) reached carol. */
+  async function permission(sessionId: string, command: string, shown = command): Promise<{ request: HeldPermission; message: SentMessage }> {
+    const request = await requestPermission(own, permissionPayload(sessionId, 'Bash', { command }));
+    held.push(request);
+    const message = await api.waitForMessage((each) => each.chat.id === carol.id && each.text.includes(shown) && each.reply_markup !== undefined, `the permission "${shown}" in the chat`);
+    return { request, message };
+  }
+  const texts = (message: SentMessage) => buttonsOf(message).map((button) => button.text);
+  /** Presses a button under the message and waits for the message to be drawn with these buttons. */
+  async function step(message: SentMessage, text: string, then: string[]): Promise<SentMessage> {
+    api.press(carol, message.message_id, buttonData(message, text));
+    return api.waitForMessage((each) => each === message && JSON.stringify(texts(each)) === JSON.stringify(then), `the buttons after "${text}"`);
+  }
+  /** What the bot answered to a press. */
+  const toastOf = async (press: string) => (await api.waitForCall((call) => call.method === 'answerCallbackQuery' && call.body.callback_query_id === press, 'the press to be answered')).body.text;
+  /** `/grants` from carol: the list the bot sends back. */
+  async function grantsList(): Promise<SentMessage> {
+    const before = api.messages.length;
+    api.sendText(carol, '/grants');
+    return api.waitForMessage((each) => api.messages.indexOf(each) > before - 1 && each.chat.id === carol.id && /live grant|No live grants/.test(each.text), 'the list of grants');
+  }
+
+  it('allows with a grant chosen in the message (how long, then where, with Back): the next identical request is allowed with no message, and history names the chat', async () => {
+    const { request, message } = await permission('s-tg-grant', 'npm test -- --run');
+    const original = message.text;
+    expect(texts(message)).toEqual(['Allow once', GRANT_BUTTON, 'Deny', 'Deny with a message…']);
+    const durations = await step(message, GRANT_BUTTON, DURATION_BUTTONS);
+    // The rule, in words and as Claude Code's own, is shown before anything is made.
+    expect(durations.text).toContain('Allow this, and the same for a while\nWithout asking you, Claude may run commands that start with “npm test”');
+    expect(durations.text).toContain('Its rule: Bash(npm test:*)\n\nFor how long?');
+    await step(message, 'Back', ['Allow once', GRANT_BUTTON, 'Deny', 'Deny with a message…']);
+    expect(message.text).toBe(original);
+    await step(message, GRANT_BUTTON, DURATION_BUTTONS);
+    const scopes = await step(message, '15 minutes', SCOPE_BUTTONS);
+    expect(scopes.text).toContain(`For 15 minutes. Where: in this session only, or in every session of Claude in ${PROJECT}?`);
+    // Telegram takes at most 64 bytes of callback data.
+    for (const button of buttonsOf(scopes)) expect(Buffer.byteLength(button.callback_data ?? '')).toBeLessThanOrEqual(64);
+    expect(await grantsOf(own)).toEqual([]);
+
+    const press = api.press(carol, message.message_id, buttonData(scopes, 'This session only'));
+    expect(await decisionOf(request)).toEqual(hookGets({ behavior: 'allow' }));
+    expect(await toastOf(press)).toBe('Allowed, and the same without asking for a while: /grants lists it, and revokes it.');
+    await api.waitForMessage((each) => each === message && each.text === `${original}\n\nAllowed from Telegram` && each.reply_markup === undefined, 'the message to say how it ended');
+    const [grant, ...others] = await grantsOf(own);
+    expect(others).toEqual([]);
+    expect(grant).toMatchObject({ rule: 'Bash(npm test:*)', scope: 'session', sessionId: 's-tg-grant', cwd: PROJECT, agent: 'claude-code', by: 'Telegram: @carol' });
+    expect(grant!.endsAt - grant!.madeAt).toBe(15 * 60_000);
+
+    const sentBefore = api.calls.filter((call) => call.method === 'sendMessage').length;
+    const again = await askCovered(own, permissionPayload('s-tg-grant', 'Bash', { command: 'npm test -- --watch=false' }));
+    expect(again.decision).toEqual(hookGets({ behavior: 'allow' }));
+    const line = await waitUntil(async () => (await own.history()).find((entry) => entry.id === again.ask.id), 5_000, 'its history line');
+    expect(line.detail).toMatch(/^allowed by your grant of \d\d:\d\d \(made from Telegram: @carol\)$/);
+    expect(api.calls.filter((call) => call.method === 'sendMessage')).toHaveLength(sentBefore);
+  });
+
+  it('lists the live grants with /grants, each with Revoke, and Revoke all; revoking edits the list, and the request waits for a person again', async () => {
+    expect((await grantsList()).text).toBe('No live grants: every permission waits for a person.');
+    const made = async (sessionId: string, command: string, duration: string, scope: string) => {
+      const { request, message } = await permission(sessionId, command);
+      await step(message, GRANT_BUTTON, DURATION_BUTTONS);
+      const scopes = await step(message, duration, SCOPE_BUTTONS);
+      api.press(carol, message.message_id, buttonData(scopes, scope));
+      expect(await decisionOf(request)).toEqual(hookGets({ behavior: 'allow' }));
+    };
+    await made('s-tg-list', 'git status --short', '1 hour', 'Every session of this project');
+    await made('s-tg-list', 'npm run build', 'Until this session ends (at most 8 hours)', 'This session only');
+
+    const list = await grantsList();
+    expect(list.text).toMatch(/^2 live grants: what is allowed without asking you\.\n\n1\. Run commands that start with “git status”.*\nBash\(git status:\*\)\nEvery session of Claude Code in \/home\/alice\/projects\/shop · (1 h 0 min|59 min) left · made from Telegram: @carol\n\n2\. Run commands that start with “npm run build”.*\nBash\(npm run build:\*\)\nThis session of Claude Code in \/home\/alice\/projects\/shop · until the session ends \(at most (8 h 0 min|7 h 59 min) left\) · made from Telegram: @carol$/s);
+    expect(texts(list)).toEqual(['Revoke 1: Bash(git status:*)', 'Revoke 2: Bash(npm run build:*)', 'Revoke all']);
+    expect(await toastOf(api.press(carol, list.message_id, buttonData(list, 'Revoke 1: Bash(git status:*)')))).toBe('Revoked the grant: those requests wait for you again.');
+    const edited = await api.waitForMessage((each) => each === list && each.text.startsWith('One live grant'), 'the list to be drawn again');
+    expect(edited.text).not.toContain('git status');
+    expect(texts(edited)).toEqual(['Revoke 1: Bash(npm run build:*)', 'Revoke all']);
+    expect((await grantsOf(own)).map((grant) => grant.rule)).toEqual(['Bash(npm run build:*)']);
+
+    // No grant covers it any more: it waits, and the chat is told again.
+    await permission('s-tg-list-2', 'git status --short');
+
+    api.press(carol, list.message_id, buttonData(edited, 'Revoke all'));
+    const emptied = await api.waitForMessage((each) => each === list && each.text === 'No live grants: every permission waits for a person.', 'the list to be emptied');
+    expect(emptied.reply_markup).toBeUndefined();
+    expect(await grantsOf(own)).toEqual([]);
+  });
+
+  it('offers no grant for a risky or a cut permission, and takes no grant step under a message it was not drawn for, or once settled', async () => {
+    const grantable = await permission('s-tg-forged', 'npm test');
+    await step(grantable.message, GRANT_BUTTON, DURATION_BUTTONS);
+    const scopes = await step(grantable.message, '1 hour', SCOPE_BUTTONS);
+    const forged = buttonData(scopes, 'Every session of this project');
+
+    const risky = await permission('s-tg-forged', 'git push --force origin main');
+    expect(texts(risky.message)).toEqual(['Allow… (type to confirm)', 'Deny', 'Deny with a message…']);
+    const cut = await permission('s-tg-forged', `npm test ${'x'.repeat(5000)}`, 'too long for one Telegram message');
+    expect(cut.message.text).toContain('too long for one Telegram message');
+    expect(texts(cut.message)).toEqual(['Deny', 'Deny with a message…']);
+
+    for (const under of [risky.message, cut.message]) {
+      expect(await toastOf(api.press(carol, under.message_id, forged))).toBe('Not sent: this button does not belong to this message.');
+      expect(await toastOf(api.press(carol, under.message_id, 'grant-15-project'))).toBe('askbridge does not know this button (any more).');
+    }
+    for (const each of [grantable, risky, cut]) expect((await own.ask(each.request.view.id)).status).toBe('pending');
+    expect(await grantsOf(own)).toEqual([]);
+
+    // Settled elsewhere: its grant's last step makes nothing.
+    expect((await own.api('POST', `/api/asks/${grantable.request.view.id}/decide`, { behavior: 'allow' })).status).toBe(200);
+    await api.waitForMessage((each) => each === grantable.message && each.text.endsWith('\n\nAllowed from the CLI'), 'the message to say how it ended');
+    expect(await toastOf(api.press(carol, grantable.message.message_id, forged))).toBe('Already answered (Allowed from the CLI)');
+    expect(await grantsOf(own)).toEqual([]);
+  });
+
+  it('answers /grants in a paired chat only: a chat that is not paired gets nothing', async () => {
+    const mallory = api.privateChat(2002, 'mallory');
+    api.sendText(mallory, '/grants');
+    // Updates are handled in order: once carol's /grants is answered, mallory's was handled.
+    expect((await grantsList()).text).toBe('No live grants: every permission waits for a person.');
+    expect(api.calls.filter((call) => call.body.chat_id === mallory.id)).toEqual([]);
+  });
+});
+
 describe('telegram in a group', () => {
   const NOT_THE_PERSON = 'Not sent: only the person who paired this chat with askbridge answers here.';
   let api: TelegramApi;
@@ -349,6 +501,28 @@ describe('telegram in a group', () => {
     // The device says whose it is.
     const { body } = await own.api<{ devices: Array<{ name: string }> }>('GET', '/api/devices');
     expect(body.devices.map((device) => device.name)).toEqual(['Telegram: Team (@alice)']);
+  });
+
+  it('takes a grant step only from the person who paired it: another member’s press shows nothing and makes no grant', async () => {
+    const group = api.group(-5008, 'Ops');
+    const alice = api.user(1001, 'alice');
+    const mallory = api.user(6006, 'mallory');
+    await pair(api, own, group, alice);
+    const request = await requestPermission(own, permissionPayload('s-tg-group-grant', 'Bash', { command: 'npm test' }));
+    const message = await api.waitForMessage((each) => each.chat.id === group.id && each.text.includes('npm test'), 'the permission in the group');
+    const original = JSON.stringify(message.reply_markup);
+    expect(await toastOf(api.press(group, message.message_id, buttonData(message, 'Allow, and the same for a while…'), mallory))).toBe(NOT_THE_PERSON);
+    expect(JSON.stringify(message.reply_markup)).toBe(original);
+    api.press(group, message.message_id, buttonData(message, 'Allow, and the same for a while…'), alice);
+    const durations = await api.waitForMessage((each) => each === message && buttonsOf(each).some((button) => button.text === '1 hour'), 'how long to be asked');
+    api.press(group, message.message_id, buttonData(durations, '1 hour'), alice);
+    const scopes = await api.waitForMessage((each) => each === message && buttonsOf(each).some((button) => button.text === 'This session only'), 'where to be asked');
+    expect(await toastOf(api.press(group, message.message_id, buttonData(scopes, 'This session only'), mallory))).toBe(NOT_THE_PERSON);
+    expect((await own.ask(request.view.id)).status).toBe('pending');
+    expect(await grantsOf(own)).toEqual([]);
+    api.press(group, message.message_id, buttonData(scopes, 'This session only'), alice);
+    expect(await decisionOf(request)).toEqual(hookGets({ behavior: 'allow' }));
+    expect((await grantsOf(own)).map((grant) => grant.by)).toEqual(['Telegram: Ops (@alice)']);
   });
 
   it('refuses a pairing sent as the group (an anonymous admin): no one person would answer there', async () => {

@@ -211,7 +211,16 @@ describe.skipIf(!chromiumState.available)('the end of a turn and a wait in the t
         expect(text.includes('\u202e') || text.includes('\u200b')).toBe(false);
         // The time left, and what happens then, as a question's card says it.
         expect(await card.locator('.countdown').isVisible()).toBe(true);
-        expect(await card.locator('.countdown-text').textContent()).toMatch(/^in (29|30):\d\d Claude stops, and its session waits at its prompt$/);
+        // Half an hour from its start; the minutes left, from that deadline, read just before and after
+        // the page's text (a loaded machine takes minutes over the sizes and schemes before this one).
+        expect(stop.view.expiresAt - stop.view.createdAt).toBe(30 * 60_000);
+        const minutesLeft = () => Math.floor((stop.view.expiresAt - Date.now()) / 60_000);
+        const [latest, countdown] = [minutesLeft(), await card.locator('.countdown-text').textContent()];
+        const earliest = minutesLeft();
+        expect(countdown).toMatch(/^in \d+:\d\d Claude stops, and its session waits at its prompt$/);
+        const shownMinutes = Number(countdown!.match(/^in (\d+):/)![1]);
+        expect(shownMinutes).toBeGreaterThanOrEqual(earliest);
+        expect(shownMinutes).toBeLessThanOrEqual(latest);
         expect(await card.getByRole('textbox', { name: 'Reply to Claude' }).isVisible()).toBe(true);
         expect(await card.locator('.turn-limit').count()).toBe(0);
         const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);

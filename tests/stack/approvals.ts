@@ -8,7 +8,7 @@ import { HOOK_KEY_HEADER, PERMISSION_HOOK_PATH } from '../../src/http-hook.js';
 import type { AskView } from '../../src/protocol.js';
 import { waitUntil } from './clock.js';
 import type { Daemon } from './daemon.js';
-import { post, readResponse } from './hook-client.js';
+import { post, postAsHttpHook, readResponse } from './hook-client.js';
 
 export type PermissionSuggestion = Record<string, unknown> & { type: string };
 
@@ -67,6 +67,18 @@ export async function requestPermission(daemon: Daemon, payload: Record<string, 
     }),
   ]);
   return { payload, response, view, abort: () => req.destroy() };
+}
+
+/** A PermissionRequest that a grant should cover: answered at once, never shown as a card; its decision, and the ask the grant allowed. */
+export async function askCovered(daemon: Daemon, payload: Record<string, unknown>): Promise<{ decision: unknown; ask: AskView }> {
+  const allowedByGrant = () => daemon.logs().filter((entry) => entry.msg === 'approval allowed by a grant');
+  const before = allowedByGrant().length;
+  const sent = postAsHttpHook({ port: daemon.port, key: daemon.hookKey(), payload, path: PERMISSION_HOOK_PATH });
+  const { statusCode, body } = await sent.response;
+  if (statusCode !== 200) throw new Error(`the permission hook was answered ${statusCode}: ${body.slice(0, 300)}`);
+  const entry = await waitUntil(() => allowedByGrant()[before], 5_000, 'the log line of the grant that allowed it');
+  if (allowedByGrant().length !== before + 1) throw new Error(`one request was allowed by a grant ${allowedByGrant().length - before} times`);
+  return { decision: JSON.parse(body), ask: await daemon.ask(String(entry.askId)) };
 }
 
 /** The decision an http PermissionRequest hook received: its JSON, or null for an empty body (no decision). */

@@ -4,7 +4,10 @@
 // group, another member's press is refused with a toast and their reply with a message, and neither
 // decides anything. Anything else is ignored and logged by chat id only, never with its text. A button carries a random id the daemon keeps (id -> ask and action),
 // never a label or an ask id, so it can act on that ask alone. When an ask is settled anywhere, each
-// chat's message for it says how, and loses its buttons. Every Telegram call runs in the background,
+// chat's message for it says how, and loses its buttons. An approval that offers a grant is allowed
+// with one from its message (how long, then where, each step an edit of that message); /grants lists
+// the live grants, each with Revoke. A button acts only under the message (or in the chat) it was
+// drawn for. Every Telegram call runs in the background,
 // retried on 429 and 5xx: none holds up the store or an answer. The bot token is never logged:
 // grammY's errors are reduced to a description made here. grammY is loaded only when a bot is set.
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -17,9 +20,9 @@ import type { AskView, Response } from '../../protocol.js';
 import { shorten } from '../../shorten.js';
 import { markInvisible } from '../../visible-text.js';
 import type { AnswerResult, AskStore } from '../asks/store.js';
-import type { GrantStore } from '../grants.js';
+import { decideApproval, type GrantStore } from '../grants.js';
 import { createChats, type ChatRevoke, type PairedChat } from './chats.js';
-import { answersAtOnce, askDraft, CONFIRM_RISKY, MESSAGE_CHARS, promptFor, settledLine, type Action, type Button, type Draft, type Entity, type Selection } from './messages.js';
+import { answersAtOnce, askDraft, CONFIRM_RISKY, grantsDraft, grantStep, MESSAGE_CHARS, offersGrant, promptFor, settledLine, type Action, type Button, type Draft, type Entity, type Selection } from './messages.js';
 
 export type TelegramLog = {
   info: (fields: Record<string, unknown>, message: string) => void;
@@ -55,11 +58,17 @@ const IGNORED_LOG_MS = 10 * 60_000;
 const TOAST_CHARS = 190;
 /** What anyone but the person who paired a chat is told when they press or reply there. */
 const NOT_THE_PERSON = 'Not sent: only the person who paired this chat with askbridge answers here.';
+/** What a press of a button under a message (or in a chat) it was not drawn for is told. */
+const NOT_THIS_MESSAGE = 'Not sent: this button does not belong to this message.';
+/** What a press of a grant's step is told when the approval offers none here (any more). */
+const NO_GRANT = 'No grant is offered for this here: nothing was allowed. Allow it once, or open askbridge.';
 
 type Sent = { chatId: number; messageId: number; text: string; entities: Entity[] };
-/** One ask told to the chats: its messages, the choices made so far, and its buttons' ids. */
-type Told = { messages: Array<Promise<Sent | undefined>>; selections: Selection[]; ids: Map<string, string> };
+/** One ask told to the chats: its message in each (by chat id), the choices made so far, and its buttons' ids. */
+type Told = { messages: Map<number, Promise<Sent | undefined>>; selections: Selection[]; ids: Map<string, string> };
 type Target = { askId: string; action: Action };
+/** A Revoke of the /grants list sent to one chat: a grant's id, or `all`. */
+type Revoke = { chatId: number; revoke: string };
 
 /** One bot token's polling: started on a config, stopped on the next. */
 type Session = { token: string; config: TelegramConfig; api: Api | undefined; bot: string | undefined; problem: string; abort: AbortController; done: Promise<void> };
@@ -76,7 +85,7 @@ export function createTelegram(options: TelegramOptions) {
       ),
   });
   const told = new Map<string, Told>();
-  const callbacks = new Map<string, Target>();
+  const callbacks = new Map<string, Target | Revoke>();
   const prompts = new Map<string, Target>();
   const ignoredAt = new Map<string, number>();
   let session: Session | undefined;
@@ -159,19 +168,21 @@ export function createTelegram(options: TelegramOptions) {
     return { inline_keyboard };
   }
 
-  const draftOf = (view: AskView, state: Told): Draft => askDraft(view, { headersOnly: session?.config.headersOnly === true, link: options.publicLink(view.id), selections: state.selections });
+  const draftOf = (view: AskView, state: Told): Draft =>
+    askDraft(view, { headersOnly: session?.config.headersOnly === true, link: options.publicLink(view.id), selections: state.selections, grants: options.grants !== undefined });
 
   /** Tells every paired chat of an ask that waits: one message each. */
   function tell(view: AskView): void {
     if (!session?.api || told.has(view.id)) return;
     const paired = chats.list();
     if (paired.length === 0) return;
-    const state: Told = { messages: [], selections: view.questions.map(() => ({ selected: new Set(), other: null })), ids: new Map() };
+    const state: Told = { messages: new Map(), selections: view.questions.map(() => ({ selected: new Set(), other: null })), ids: new Map() };
     told.set(view.id, state);
     const draft = draftOf(view, state);
     const reply_markup = markup(view.id, state, draft.keyboard);
     for (const chat of paired) {
-      state.messages.push(
+      state.messages.set(
+        chat.chatId,
         call('sendMessage', (api) => api.sendMessage(chat.chatId, draft.text, { entities: draft.entities, link_preview_options: { is_disabled: true }, ...(reply_markup ? { reply_markup } : {}) })).then((message) => {
           if (!message) return undefined;
           // A plain reply to a turn's end is the reply to Claude.
@@ -189,7 +200,7 @@ export function createTelegram(options: TelegramOptions) {
     told.delete(view.id);
     const line = settledLine(view);
     await Promise.all(
-      state.messages.map(async (pending) => {
+      [...state.messages.values()].map(async (pending) => {
         const sent = await pending;
         if (!sent || !chats.isPaired(sent.chatId)) return;
         const text = `${sent.text}\n\n${line}`.slice(0, MESSAGE_CHARS);
@@ -202,7 +213,7 @@ export function createTelegram(options: TelegramOptions) {
   async function redraw(view: AskView, state: Told): Promise<void> {
     const reply_markup = markup(view.id, state, draftOf(view, state).keyboard);
     await Promise.all(
-      state.messages.map(async (pending) => {
+      [...state.messages.values()].map(async (pending) => {
         const sent = await pending;
         if (sent) await call('editMessageReplyMarkup', (api) => api.editMessageReplyMarkup(sent.chatId, sent.messageId, reply_markup ? { reply_markup } : {}));
       }),
@@ -245,6 +256,12 @@ export function createTelegram(options: TelegramOptions) {
     const start = /^\/start(?:@[A-Za-z0-9_]+)?(?:\s+(\S+))?\s*$/.exec(text);
     if (start) return pairChat(message, start[1] ?? '');
     if (!chats.isPaired(chatId)) return ignore(chatId);
+    if (/^\/grants(?:@[A-Za-z0-9_]+)?\s*$/.test(text)) {
+      if (!isThePerson(chatId, senderOf(message)?.id)) return send(chatId, NOT_THE_PERSON);
+      chats.seen(chatId);
+      const list = grantsList(chatId);
+      return void call('sendMessage', (api) => api.sendMessage(chatId, list.text, { entities: list.entities, ...(list.reply_markup ? { reply_markup: list.reply_markup } : {}) }));
+    }
     const repliedTo = message.reply_to_message?.message_id;
     const target = repliedTo === undefined ? undefined : prompts.get(`${chatId}:${repliedTo}`);
     if (!target || message.text === undefined) return;
@@ -320,24 +337,65 @@ export function createTelegram(options: TelegramOptions) {
     chats.seen(chatId);
     const target = callbacks.get(query.data ?? '');
     if (!target) return toast('askbridge does not know this button (any more).');
+    if ('revoke' in target) return toast(target.chatId === chatId && query.message ? revokePressed(chatId, query.message.message_id, target.revoke) : NOT_THIS_MESSAGE);
     const view = store.get(target.askId);
     if (!view) return toast('This is no longer waiting.');
     if (view.status !== 'pending') return toast(`Already answered (${settledLine(view)})`);
+    const state = told.get(view.id);
+    const sent = await state?.messages.get(chatId);
+    if (!state || !sent || sent.messageId !== query.message?.message_id) return toast(NOT_THIS_MESSAGE);
     const { action } = target;
+    if (action.kind === 'approval') return toast(await grantStepShown(view, state, sent, action));
+    if (action.kind === 'grant' || action.kind === 'grant-where' || (action.kind === 'allow' && action.grant)) {
+      if (!offersGrant(draftOf(view, state))) return toast(NO_GRANT);
+      if (action.kind !== 'allow') return toast(await grantStepShown(view, state, sent, action));
+    }
     const prompt = promptFor(view, action);
     if (prompt !== undefined && query.message) {
       const message = await call('sendMessage', (api) => api.sendMessage(chatId, prompt, { reply_markup: { force_reply: true }, reply_parameters: { message_id: query.message!.message_id, allow_sending_without_reply: true } }));
       if (message) remember(prompts, `${chatId}:${message.message_id}`, target, MAX_PROMPTS);
       return toast('Type it in your reply.');
     }
-    const result = pressed(view, action);
+    const result = pressed(view, action, chatId);
     if (result === undefined) return toast('');
     if (typeof result === 'string') return toast(result);
-    toast(result.kind === 'answered' ? 'Sent.' : refusal(result));
+    if (result.kind !== 'answered') return toast(refusal(result));
+    toast(action.kind === 'allow' && action.grant ? 'Allowed, and the same without asking for a while: /grants lists it, and revokes it.' : 'Sent.');
   }
 
-  /** A button that acts at once: a choice, Send, allow, deny, Done. A string is a toast instead. */
-  function pressed(view: AskView, action: Action): AnswerResult | string | undefined {
+  /** A step of choosing a grant (or Back to the approval's own buttons), drawn in the message it was pressed under; what the press is told. */
+  async function grantStepShown(view: AskView, state: Told, sent: Sent, action: Extract<Action, { kind: 'grant' | 'grant-where' | 'approval' }>): Promise<string> {
+    const shown = action.kind === 'approval' ? { ...sent, keyboard: draftOf(view, state).keyboard } : grantStep(view, sent, action);
+    if (!shown) return NO_GRANT;
+    const reply_markup = markup(view.id, state, shown.keyboard);
+    await call('editMessageText', (api) => api.editMessageText(sent.chatId, sent.messageId, shown.text, { entities: shown.entities, link_preview_options: { is_disabled: true }, ...(reply_markup ? { reply_markup } : {}) }));
+    return '';
+  }
+
+  /** The live grants as /grants lists them in this chat, each Revoke an id kept for this chat alone. */
+  function grantsList(chatId: number): { text: string; entities: Entity[]; reply_markup: InlineKeyboardMarkup | undefined } {
+    const draft = grantsDraft(options.grants?.live() ?? []);
+    const inline_keyboard = draft.keyboard.map((row) =>
+      row.map((button): InlineKeyboardButton => {
+        const id = randomBytes(16).toString('base64url');
+        remember(callbacks, id, { chatId, revoke: button.revoke }, MAX_CALLBACKS);
+        return { text: button.text, callback_data: id };
+      }),
+    );
+    return { text: draft.text, entities: draft.entities, reply_markup: inline_keyboard.length > 0 ? { inline_keyboard } : undefined };
+  }
+
+  /** A Revoke of a /grants list: the grant (or every one) ends, and the list is drawn again as it is now; what the press is told. */
+  function revokePressed(chatId: number, messageId: number, revoke: string): string {
+    const ended = options.grants?.revoke(revoke) ?? [];
+    const list = grantsList(chatId);
+    void call('editMessageText', (api) => api.editMessageText(chatId, messageId, list.text, { entities: list.entities, ...(list.reply_markup ? { reply_markup: list.reply_markup } : {}) }));
+    if (ended.length === 0) return 'Nothing to revoke: it had already ended.';
+    return `Revoked ${ended.length === 1 ? 'the grant' : `${ended.length} grants`}: those requests wait for you again.`;
+  }
+
+  /** A button that acts at once: a choice, Send, allow (with a grant), deny, Done. A string is a toast instead. */
+  function pressed(view: AskView, action: Action, chatId: number): AnswerResult | string | undefined {
     switch (action.kind) {
       case 'heading':
         return 'Choose from the options under it.';
@@ -370,8 +428,12 @@ export function createTelegram(options: TelegramOptions) {
         }));
         return store.answer(view.id, responses, 'telegram');
       }
-      case 'allow':
-        return store.decide(view.id, { behavior: 'allow', ...(action.suggestion === undefined ? {} : { suggestion: action.suggestion }) }, 'telegram');
+      case 'allow': {
+        // A grant's "made from": the chat's name, as its device is listed.
+        const by = chats.list().find((chat) => chat.chatId === chatId)?.name ?? 'Telegram';
+        const decision = { behavior: 'allow' as const, ...(action.suggestion === undefined ? {} : { suggestion: action.suggestion }), ...(action.grant ? { grant: action.grant } : {}) };
+        return decideApproval(store, options.grants, view.id, decision, 'telegram', by);
+      }
       case 'deny':
         return store.decide(view.id, { behavior: 'deny' }, 'telegram');
       case 'done':
@@ -532,7 +594,7 @@ export function createTelegram(options: TelegramOptions) {
       if (result.kind !== 'revoked') return result;
       const { chatId } = result.chat;
       for (const state of told.values()) {
-        for (const pending of state.messages) {
+        for (const pending of state.messages.values()) {
           void pending.then((sent) => {
             if (sent?.chatId === chatId) void call('editMessageReplyMarkup', (api) => api.editMessageReplyMarkup(sent.chatId, sent.messageId, {}));
           });

@@ -4,12 +4,15 @@
 // text can never become markup), its invisible characters marked, and cut with a mark when too
 // long. What a chat may decide is the channel contract (choices.ts), from what its message shows: a
 // permission's input or a plan cut to fit is never allowed or approved from here (the message says
-// so), typed text is offered only where the asker takes it.
+// so), typed text is offered only where the asker takes it. A grant is chosen in the message
+// itself (its time, then where), its rule in words above the buttons before it is made; the list of
+// live grants (/grants) is drawn here too.
 import { onChannel, type Shown } from '../../choices.js';
 import { noticeOf, noticeSubject, noticeTitle, terminalWaitSubject } from '../notice.js';
 import { PLAN_TOOL, toolTitle } from '../../approvals.js';
 import { speakerOf, toolInputText } from '../../approval-text.js';
-import type { AskView, PersonClient } from '../../protocol.js';
+import { GRANT_DURATIONS, grantScopeText, grantTimeLeft } from '../../grant-text.js';
+import type { AskView, Grant, GrantChoice, PersonClient } from '../../protocol.js';
 import { howItEnded } from '../../settlement.js';
 import { shorten } from '../../shorten.js';
 import { markInvisible } from '../../visible-text.js';
@@ -21,7 +24,13 @@ export type Action =
   | { kind: 'other'; question: number }
   | { kind: 'heading'; question: number }
   | { kind: 'send' }
-  | { kind: 'allow'; suggestion?: number }
+  | { kind: 'allow'; suggestion?: number; grant?: GrantChoice }
+  /** "Allow, and the same for a while…": how long is chosen next (also Back from where). */
+  | { kind: 'grant' }
+  /** The grant's time was chosen (an index of GRANT_DURATIONS): where is chosen next. */
+  | { kind: 'grant-where'; duration: number }
+  /** Back from the grant's choices to the approval's own buttons. */
+  | { kind: 'approval' }
   /** A risky approval: allowed only by typing the confirmation in reply (CONFIRM_RISKY). */
   | { kind: 'allow-risky' }
   | { kind: 'deny' }
@@ -31,7 +40,7 @@ export type Action =
   | { kind: 'done' };
 
 export type Button = { text: string; action: Action } | { text: string; url: string };
-export type Entity = { type: 'bold' | 'italic' | 'pre'; offset: number; length: number };
+export type Entity = { type: 'bold' | 'italic' | 'pre' | 'code'; offset: number; length: number };
 /** A message: its text and buttons, and whether it shows the ask whole (what may be decided from it follows). */
 export type Draft = { text: string; entities: Entity[]; keyboard: Button[][]; shown: Shown };
 
@@ -52,6 +61,8 @@ export type DraftOptions = {
   link: string | undefined;
   /** The choices made so far, per question (questions only). */
   selections?: Selection[];
+  /** The person's grants are kept: an approval may offer one. */
+  grants?: boolean;
 };
 
 /** Text in parts, some styled: the entities follow the text's UTF-16 offsets, as Telegram counts them. */
@@ -117,7 +128,7 @@ export function askDraft(view: AskView, options: DraftOptions): Draft {
     case 'question':
       return { ...fitted((scale, cut) => [title, ...session(scale, cut), ...questionParts(view, scale, cut)], cutNote), keyboard: [...questionKeyboard(view, options.selections), ...openRow] };
     case 'approval':
-      return view.approval!.toolName === PLAN_TOOL ? planDraft(view, title, session, cutNote, openRow) : approvalDraft(view, title, session(1, { any: false }), openRow);
+      return view.approval!.toolName === PLAN_TOOL ? planDraft(view, title, session, cutNote, openRow) : approvalDraft(view, title, session(1, { any: false }), openRow, options.grants === true);
     case 'turn-end': {
       const turnEnd = view.turnEnd!;
       const text = fitted((scale, cut) => {
@@ -201,7 +212,7 @@ function riskParts(view: AskView): Part[] {
  * it does not fit, it is cut, the message says so, and only Deny (and the page) is offered. A risky
  * one says why first, and has no one-tap allow: "Allow…" asks for a typed confirmation.
  */
-function approvalDraft(view: AskView, title: Part, session: Part[], openRow: Button[][]): Draft {
+function approvalDraft(view: AskView, title: Part, session: Part[], openRow: Button[][], grants: boolean): Draft {
   const approval = view.approval!;
   const suggestions = approval.suggestions.map((suggestion) => markInvisible(suggestion.label));
   const head: Part[] = [title, ...session, ...riskParts(view), `\n\n${speakerOf(view.agent)} wants to use `, { text: markInvisible(toolTitle(approval.toolName)), type: 'bold' }, ':\n'];
@@ -221,11 +232,14 @@ function approvalDraft(view: AskView, title: Part, session: Part[], openRow: But
         shown: 'whole',
       };
     }
+    // A grant only where its choices fit in the message with the request (the longest step is the last).
+    const grant = grants && may.grant && grantStep(view, whole, { kind: 'grant-where', duration: GRANT_DURATIONS.length - 1 }) !== undefined;
     return {
       ...whole,
       keyboard: [
         ...(may.allow ? [[{ text: 'Allow once', action: { kind: 'allow' } } satisfies Button]] : []),
         ...(may.remember ? suggestions.map((label, index): Button[] => [{ text: `${index + 1}. ${shorten(label, BUTTON_CHARS - 3)}`, action: { kind: 'allow', suggestion: index } }]) : []),
+        ...(grant ? [[{ text: GRANT_BUTTON, action: { kind: 'grant' } } satisfies Button]] : []),
         [{ text: 'Deny', action: { kind: 'deny' } }, { text: 'Deny with a message…', action: { kind: 'deny-message' } }],
         ...openRow,
       ],
@@ -268,6 +282,65 @@ function planDraft(view: AskView, title: Part, session: (scale: number, cut: { a
       ...openRow,
     ],
   };
+}
+
+/** The button of an approval that starts choosing a grant. */
+export const GRANT_BUTTON = 'Allow, and the same for a while…';
+
+/** Whether this message of an approval offers a grant (its button is there): the grant's steps are pressed only then. */
+export function offersGrant(draft: Pick<Draft, 'keyboard'>): boolean {
+  return draft.keyboard.some((row) => row.some((button) => 'action' in button && button.action.kind === 'grant'));
+}
+
+const capitalised = (text: string) => `${text.charAt(0).toUpperCase()}${text.slice(1)}`;
+
+/**
+ * An approval's message while a grant is chosen: the request as it was sent (`base`), what the grant
+ * would allow in words and as its rule, and the step's buttons: how long, then where, each with Back.
+ * Undefined when the approval offers no grant, or when it would not fit in one message.
+ */
+export function grantStep(view: AskView, base: { text: string; entities: Entity[] }, step: Extract<Action, { kind: 'grant' | 'grant-where' }>): Pick<Draft, 'text' | 'entities' | 'keyboard'> | undefined {
+  const offer = view.approval?.grant;
+  const duration = step.kind === 'grant-where' ? GRANT_DURATIONS[step.duration] : undefined;
+  if (!offer || (step.kind === 'grant-where' && !duration)) return undefined;
+  const speaker = speakerOf(view.agent);
+  const question = duration
+    ? [`For ${duration.label}. Where: in this session only, or in every session of ${speaker} in `, { text: markInvisible(view.cwd), type: 'code' } satisfies Part, '?']
+    : ['For how long?'];
+  const added = compose(['\n\n', { text: 'Allow this, and the same for a while', type: 'bold' }, `\nWithout asking you, ${speaker} may ${markInvisible(offer.words)}. Its rule: `, { text: markInvisible(offer.rule), type: 'code' }, '\n\n', ...question]);
+  const text = `${base.text}${added.text}`;
+  if (text.length > MESSAGE_CHARS) return undefined;
+  const entities = [...base.entities, ...added.entities.map((entity) => ({ ...entity, offset: entity.offset + base.text.length }))];
+  const back: Button[] = [{ text: 'Back', action: duration ? { kind: 'grant' } : { kind: 'approval' } }];
+  if (!duration) {
+    const [quarter, hour, session] = GRANT_DURATIONS.map((each, index): Button => ({ text: capitalised(each.label), action: { kind: 'grant-where', duration: index } }));
+    return { text, entities, keyboard: [[quarter!, hour!], [session!], back] };
+  }
+  const allow = (scope: GrantChoice['scope']): Action => ({ kind: 'allow', grant: { ...duration.choice, scope } });
+  return { text, entities, keyboard: [[{ text: 'This session only', action: allow('session') }], [{ text: 'Every session of this project', action: allow('project') }], back] };
+}
+
+/** The most grants /grants lists with their buttons (Telegram takes about a hundred buttons a message). */
+const LISTED_GRANTS = 20;
+
+/** The live grants, as /grants lists them: each in words, with its rule, where, time left and where it was made; a Revoke for each, and for all. */
+export function grantsDraft(grants: readonly Grant[], now = Date.now()): { text: string; entities: Entity[]; keyboard: Array<Array<{ text: string; revoke: string }>> } {
+  if (grants.length === 0) return { text: 'No live grants: every permission waits for a person.', entities: [], keyboard: [] };
+  const parts: Part[] = [{ text: grants.length === 1 ? 'One live grant' : `${grants.length} live grants`, type: 'bold' }, ': what is allowed without asking you.'];
+  const listed: Grant[] = [];
+  for (const grant of grants) {
+    const entry: Part[] = [
+      `\n\n${listed.length + 1}. ${capitalised(shorten(markInvisible(grant.words), 300))}\n`,
+      { text: shorten(markInvisible(grant.rule), 300), type: 'code' },
+      `\n${capitalised(grantScopeText(grant, (text) => shorten(markInvisible(text), 200)))} · ${grantTimeLeft(grant, now)} · made from ${shorten(markInvisible(grant.by), 60)}`,
+    ];
+    if (listed.length >= LISTED_GRANTS || compose([...parts, ...entry]).text.length > BODY_CHARS) break;
+    parts.push(...entry);
+    listed.push(grant);
+  }
+  if (listed.length < grants.length) parts.push(`\n\nAnd ${grants.length - listed.length} more: askbridge grants lists them all.`);
+  const keyboard = listed.map((grant, index) => [{ text: `Revoke ${index + 1}: ${shorten(markInvisible(grant.rule), BUTTON_CHARS - 12)}`, revoke: grant.id }]);
+  return { ...compose(parts), keyboard: [...keyboard, [{ text: 'Revoke all', revoke: 'all' }]] };
 }
 
 /** What a ForceReply prompt asks for; undefined for an action that needs no typing. */
