@@ -120,6 +120,15 @@ export const answerAsk = (id, responses) => request('POST', `${askPath(id)}/answ
 export const decideAsk = (id, decision) => request('POST', `${askPath(id)}/decide`, decision);
 
 /**
+ * Respond to an MCP server's request for input: accept (a form's values), decline or cancel (400
+ * with the values' problems when they do not fit the form; 409 when it was already settled).
+ * @param {string} id
+ * @param {import('../protocol.js').ElicitationResponse} response
+ * @returns {Promise<SettleResult>}
+ */
+export const respondToElicitation = (id, response) => request('POST', `${askPath(id)}/elicitation`, response);
+
+/**
  * Hand an ask back to the terminal, or decline it.
  * @param {string} id
  * @param {'terminal' | 'decline'} how
@@ -212,8 +221,10 @@ export const deletePushSubscription = () => request('DELETE', '/api/push/subscri
  * @returns {string | Fallback}
  */
 export function errorMessage(result, fallback) {
-  const message = result.ok ? undefined : result.data?.error.message;
-  return message?.trim() ? message : fallback;
+  const error = result.ok ? undefined : result.data?.error;
+  if (!error?.message.trim()) return fallback;
+  // The details say which values were wrong, and why.
+  return Array.isArray(error.details) && error.details.length > 0 ? `${error.message}: ${error.details.join('; ')}` : error.message;
 }
 
 /**

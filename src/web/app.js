@@ -6,13 +6,14 @@
 // (finished.js; delivery.js for a relayed decision not delivered yet), drafts (drafts.js), history
 // (history.js), notifications (notify.js) and Review all, every waiting permission in one list
 // (review-all.js).
-import { answerAsk, checkSession, decideAsk, errorMessage, extendAsk, getAsk, replyToTurn, settleAsk } from './api.js';
+import { answerAsk, checkSession, decideAsk, errorMessage, extendAsk, getAsk, replyToTurn, respondToElicitation, settleAsk } from './api.js';
 import { buildApprovalForm, forgetMessage } from './approval.js';
 import { buildAskForm, projectName } from './ask-form.js';
 import { createConnection } from './connection.js';
 import { initDevices } from './devices.js';
 import { byId, closeLastPanel, detailsPanel, withCode } from './dom.js';
 import { clearDraft, dropStaleDrafts } from './drafts.js';
+import { buildElicitationCard } from './elicitation.js';
 import { finishedCard } from './finished.js';
 import { createGrantStrip } from './grants.js';
 import { initHistory } from './history.js';
@@ -26,7 +27,7 @@ import { markInvisible } from './visible-text.js';
 /** @typedef {import('../protocol.js').AskView} AskView */
 /** @typedef {import('../protocol.js').ServerMessage} ServerMessage */
 /** @typedef {import('./api.js').SettleResult} SettleResult */
-/** @typedef {ReturnType<typeof buildAskForm> | ReturnType<typeof buildApprovalForm> | ReturnType<typeof buildTurnEndForm> | ReturnType<typeof buildTerminalWaitCard>} AskForm */
+/** @typedef {ReturnType<typeof buildAskForm> | ReturnType<typeof buildApprovalForm> | ReturnType<typeof buildTurnEndForm> | ReturnType<typeof buildTerminalWaitCard> | ReturnType<typeof buildElicitationCard>} AskForm */
 /** @typedef {import('./connection.js').ConnState} ConnState */
 
 const FINISHED_KEEP = 20;
@@ -143,8 +144,14 @@ function open(id, how = {}) {
             },
             { replacing: how.replacing === true },
           )
-        : view.terminalWait || view.elicitation
-          ? buildTerminalWaitCard(view, { settle: (action) => send((askId) => settleAsk(askId, action)) })
+        : view.elicitation
+          ? buildElicitationCard(view, {
+              respond: (response) => send((askId) => respondToElicitation(askId, response)),
+              settle: (action) => send((askId) => settleAsk(askId, action)),
+              activity: () => noteActivity(),
+            })
+        : view.terminalWait
+          ? buildTerminalWaitCard(view)
           : buildAskForm(view, {
           submit: (responses) => send((askId) => answerAsk(askId, responses)),
           settle: (action) => send((askId) => settleAsk(askId, action)),
@@ -190,8 +197,8 @@ function end(view, how) {
   }
   if (!how.gone) clearDraft(view);
   forgetMessage(view.id);
-  if (view.terminalWait || view.elicitation) {
-    // Nothing was answered here (an MCP server's request is not answered on this page yet): the card leaves, and is in no list of finished ones.
+  if (view.terminalWait) {
+    // Nothing was answered here: the card leaves, and is in no list of finished ones.
     if (wasCurrent) {
       current = null;
       open(next?.id ?? null, { focus: focusWasHere, reading: focusWasHere && next !== null, replacing: true });

@@ -56,6 +56,7 @@ function describe(view, how) {
   const lateDetail = how.conflict ? 'This happened before your answer arrived.' : source.kind === 'daemon-stopped' ? 'askbridge was stopped.' : null;
   if (view.approval) return describeApproval(view, how, source, policyDetail ?? lateDetail);
   if (view.turnEnd) return describeTurnEnd(view, how, source);
+  if (view.elicitation) return describeElicitation(view, how, source, policyDetail ?? lateDetail);
   switch (view.status) {
     case 'answered': {
       let title = 'Answered';
@@ -109,6 +110,35 @@ function describeApproval(view, how, source, otherDetail) {
       if (source.kind === 'terminal') return { title: 'Answered in the terminal', detail: how.conflict ? 'It was answered in the terminal before your choice arrived.' : null };
       if (source.kind === 'session-ended') return { title: 'Withdrawn: the session ended', detail: otherDetail };
       return { title: plan ? 'Withdrawn: the plan is no longer waiting' : `Withdrawn: ${agentNameOf(view) || 'Claude Code'} stopped waiting`, detail: otherDetail };
+    default:
+      return { title: `Finished (${String(view.status)})`, detail: otherDetail };
+  }
+}
+
+/**
+ * The headline and detail for an MCP server's request: what the server received, and from where.
+ * @param {AskView} view
+ * @param {How} how
+ * @param {Record<string, any>} source
+ * @param {string | null} otherDetail
+ * @returns {{ title: string; detail: string | null }}
+ */
+function describeElicitation(view, how, source, otherDetail) {
+  const where = source.kind === 'person' && !how.mine ? ` ${placeOf(source)}` : '';
+  const first = how.conflict ? 'It was settled elsewhere before your response arrived.' : otherDetail;
+  switch (view.status) {
+    case 'answered':
+      return { title: `${view.elicitation?.mode === 'url' ? 'Done' : 'Accepted'}${where}`, detail: first };
+    case 'declined':
+      return { title: `Declined${where}`, detail: first };
+    case 'cancelled':
+      if (source.kind === 'person') return { title: `Cancelled${where}`, detail: first };
+      if (source.kind === 'terminal') return { title: 'Let go: the session moved on', detail: 'Nothing more reaches the server from here.' };
+      return { title: 'Withdrawn: Claude Code stopped waiting', detail: first };
+    case 'handed-to-terminal':
+      return { title: 'Left to the terminal', detail: how.conflict ? 'It was left to the terminal before your response arrived.' : otherDetail ?? "Claude Code's own dialog asks there." };
+    case 'failed':
+      return { title: "Failed: Claude Code's own dialog asks instead", detail: typeof view.error === 'string' && view.error ? view.error : otherDetail };
     default:
       return { title: `Finished (${String(view.status)})`, detail: otherDetail };
   }
@@ -217,9 +247,27 @@ export function finishedCard(view, how) {
       h('p', { class: 'finished-meta' }, h('span', { class: 'project-small', id: projectId, title: view.cwd ? markInvisible(view.cwd) : null }, visibleNodes(projectName(view.cwd))), h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }), agent ? [h('span', { class: 'finished-agent', text: agent }), h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' })] : null, age),
     ),
     detail ? h('p', { class: 'finished-detail' }, visibleNodes(detail)) : null,
-    undelivered !== null ? null : view.approval ? approvalSummary(view) : view.turnEnd ? turnEndSummary(view, how) : summaryOf(view),
+    undelivered !== null ? null : view.approval ? approvalSummary(view) : view.turnEnd ? turnEndSummary(view, how) : view.elicitation ? elicitationSummary(view) : summaryOf(view),
   );
   return { root, age, title, status };
+}
+
+/**
+ * Who asked, and the values the server received (each field by its title).
+ * @param {AskView} view its `elicitation` is set
+ */
+function elicitationSummary(view) {
+  const elicitation = /** @type {NonNullable<AskView['elicitation']>} */ (view.elicitation);
+  const content = view.elicitationResult?.content ?? {};
+  const list = h('dl', { class: 'answers' }, answerRow('', `MCP server ${elicitation.server}`, elicitation.mode === 'url' ? `link to ${elicitation.host}` : undefined, undefined));
+  if (elicitation.mode === 'form' && view.status === 'answered') {
+    for (const field of elicitation.form.fields) {
+      if (!Object.hasOwn(content, field.name)) continue;
+      const value = content[field.name];
+      list.append(answerRow('', String(field.title ?? field.name), Array.isArray(value) ? value.join(', ') : String(value), undefined));
+    }
+  }
+  return list;
 }
 
 /**

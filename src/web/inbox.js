@@ -8,7 +8,8 @@ import { h } from './dom.js';
 import { KIND_LABELS } from './approval.js';
 import { projectName, shortId } from './ask-form.js';
 import { approvalKind, toolSummary } from './tool-input.js';
-import { elicitationHeadline, saidShort, terminalWaitHeadline, TURN_LABELS } from './turn-end.js';
+import { elicitationHeadline } from './elicitation.js';
+import { saidShort, terminalWaitHeadline, TURN_LABELS } from './turn-end.js';
 import { markInvisible, visibleNodes } from './visible-text.js';
 
 /** @typedef {import('../protocol.js').AskView} AskView */

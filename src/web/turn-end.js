@@ -2,9 +2,7 @@
 // What waits on the person besides questions and approvals. The end of one of Claude's turns while
 // they are away: Claude's last message, a reply that Claude goes on with, or Done, which lets it stop.
 // A session waiting for them in its terminal, which nothing here answers: the card only says so, and
-// leaves once the session moves on. An MCP server's request for input, whose form comes to this page
-// later: the card says what it is and where its link goes (as text, never a link), and lets the
-// terminal answer it (Claude Code shows no dialog while askbridge holds it). And the away switch, which makes the end of a turn wait at all.
+// leaves once the session moves on. And the away switch, which makes the end of a turn wait at all.
 // Claude's message and Claude Code's are model text: the one is rendered by markdown.js (never
 // markup), the other shown as text with its invisible characters marked.
 import { putAway } from './api.js';
@@ -28,11 +26,6 @@ import { visibleNodes } from './visible-text.js';
 
 /** The badge each kind wears in the inbox. */
 export const TURN_LABELS = { 'turn-end': 'Turn end', 'terminal-wait': 'Terminal', elicitation: 'MCP' };
-
-/** @param {AskView} view @returns {string} what an MCP server's request is, in one line (the server's words: show as text) */
-export function elicitationHeadline(view) {
-  return `MCP server “${String(view.elicitation?.server ?? '')}” asks for input`;
-}
 
 /** The most a reply may hold (REPLY_CHARS in protocol.ts). */
 const REPLY_CHARS = 20000;
@@ -300,13 +293,10 @@ function messageFigure(turnEnd) {
 
 /**
  * The card of a session that waits for the person in its terminal: what for, and Claude Code's
- * words. Nothing here answers it, and it has no deadline to count down. An MCP server's request
- * (`elicitation`) has a card of its own (buildElicitationCard).
- * @param {AskView} view its `terminalWait` or `elicitation` is set
- * @param {{ settle(action: 'terminal'): void }} [handlers]
+ * words. Nothing here answers it, and it has no deadline to count down.
+ * @param {AskView} view its `terminalWait` is set
  */
-export function buildTerminalWaitCard(view, handlers = { settle: () => {} }) {
-  if (view.elicitation) return buildElicitationCard(view, handlers);
+export function buildTerminalWaitCard(view) {
   const wait = view.terminalWait ?? { kind: '', message: '' };
   const titleId = uid('ask-title');
   const askId = uid('wait-ask');
@@ -348,78 +338,6 @@ export function buildTerminalWaitCard(view, handlers = { settle: () => {} }) {
     },
     hideError() {},
     setBusy() {},
-    focusFirst() {
-      ask.focus({ preventScroll: false });
-    },
-    pick() {},
-  };
-  card.showContext(view);
-  return card;
-}
-
-/**
- * The card of an MCP server's request for input: the server, its message, its fields by name or its
- * link's exact host (text, never a link to follow), and one button, which lets the terminal answer
- * it: Claude Code shows its own dialog once askbridge lets go.
- * @param {AskView} view its `elicitation` is set
- * @param {{ settle(action: 'terminal'): void }} handlers
- */
-function buildElicitationCard(view, handlers) {
-  const elicitation = view.elicitation;
-  const titleId = uid('ask-title');
-  const askId = uid('elicit-ask');
-  const root = h('article', { class: 'card terminal-wait', 'data-kind': 'elicitation', 'data-question-id': view.id, 'data-status': 'pending', 'aria-labelledby': `${askId} ${titleId}` });
-  const { head, age, countdown, countdownTime } = cardHead(view, titleId);
-  const context = h('div', { class: 'context' });
-  const ask = h('p', { class: 'turn-ask', id: askId, tabindex: '-1', dir: 'auto' }, visibleNodes(elicitationHeadline(view)));
-  const message = String(elicitation?.message ?? '');
-  const what =
-    elicitation?.mode === 'url'
-      ? h('p', { class: 'wait-message', dir: 'auto' }, 'Its link goes to ', h('strong', {}, visibleNodes(String(elicitation.host))))
-      : h('p', { class: 'wait-message', dir: 'auto' }, visibleNodes(`Its form asks for: ${(elicitation?.mode === 'form' ? elicitation.form.fields : []).map((field) => String(field.title ?? field.name)).join(', ')}`));
-  const terminal = h('button', { type: 'button', class: 'btn btn-secondary', text: 'Let the terminal answer' });
-  terminal.addEventListener('click', () => handlers.settle('terminal'));
-  const error = h('p', { class: 'form-error', role: 'alert', hidden: true });
-  const body = h(
-    'section',
-    { class: 'turn-body', 'aria-labelledby': askId },
-    ask,
-    message.trim() === '' ? null : h('figure', { class: 'turn-said' }, h('figcaption', { class: 'turn-said-caption', text: 'The server says' }), h('p', { class: 'wait-message', dir: 'auto' }, visibleNodes(message))),
-    what,
-    h('p', { class: 'wait-note', text: 'Its form does not come to this page yet. Claude Code shows no dialog while askbridge holds it: let the terminal answer, and Claude Code asks there.' }),
-    error,
-    h('div', { class: 'actions' }, terminal),
-  );
-  root.replaceChildren(head, context, body);
-  const form = h('form', { hidden: true });
-  const card = {
-    id: view.id,
-    root,
-    titleId,
-    age,
-    countdown,
-    countdownTime,
-    saysWhat: false,
-    form,
-    /** @type {HTMLButtonElement[]} */
-    buttons: [/** @type {HTMLButtonElement} */ (terminal)],
-    /** @param {AskView} next */
-    showContext(next) {
-      context.replaceChildren(...aboutNodes(next));
-      context.hidden = context.childElementCount === 0;
-    },
-    /** @param {string} text */
-    showError(text) {
-      error.textContent = text;
-      error.hidden = false;
-    },
-    hideError() {
-      error.hidden = true;
-    },
-    /** @param {boolean} busy */
-    setBusy(busy) {
-      /** @type {HTMLButtonElement} */ (terminal).disabled = busy;
-    },
     focusFirst() {
       ask.focus({ preventScroll: false });
     },

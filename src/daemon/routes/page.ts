@@ -2,7 +2,8 @@
 // strict Content-Security-Policy (no inline script, no external anything). No path ever comes from
 // the request, so there is nothing to traverse. The web app manifest and the service worker sit at
 // the root, so that the page can be installed and the worker's scope is the whole page. The page's
-// script is one file, app.js: the build bundles its modules and marked into it (scripts/build-web.mjs).
+// script is one file, app.js: the build bundles its modules and marked into it (scripts/build-web.mjs);
+// form-checks.js, which checks an MCP form's values, comes only when a form does.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
@@ -19,6 +20,7 @@ const SCRIPT = 'text/javascript; charset=utf-8';
 const FILES: Record<string, { file: string; type: string }> = {
   '/': { file: 'index.html', type: 'text/html; charset=utf-8' },
   '/app.js': { file: 'app.js', type: SCRIPT },
+  '/form-checks.js': { file: 'form-checks.js', type: SCRIPT },
   '/sw.js': { file: 'sw.js', type: SCRIPT },
   '/app.css': { file: 'app.css', type: 'text/css; charset=utf-8' },
   '/favicon.svg': { file: 'favicon.svg', type: 'image/svg+xml' },
