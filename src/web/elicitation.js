@@ -31,7 +31,7 @@ const RADIOS_UP_TO = 7;
 
 /** @param {AskView} view @returns {string} what an MCP server's request is, in one line (the server's words: show as text) */
 export function elicitationHeadline(view) {
-  return `MCP server “${String(view.elicitation?.server ?? '')}” asks for input`;
+  return `MCP server “${String(view.elicitation?.server ?? '')}” ${view.elicitation?.mode === 'url' ? 'asks you to open a link' : 'asks for input'}`;
 }
 
 /** The checks the daemon runs, for this page: loaded once, when the first form is drawn. */
@@ -192,7 +192,7 @@ export function buildElicitationCard(view, handlers) {
     form.append(
       h('p', { class: 'elicit-host' }, 'The link goes to ', h('strong', { dir: 'ltr' }, visibleNodes(elicitation.host))),
       h('p', { class: 'elicit-url' }, h('code', { dir: 'ltr' }, visibleNodes(elicitation.url))),
-      h('p', { class: 'actions' }, h('a', { class: 'btn btn-secondary', href: elicitation.url, target: '_blank', rel: 'noopener noreferrer', text: `Open ${elicitation.host}` })),
+      h('p', { class: 'elicit-open' }, h('a', { class: 'btn btn-secondary', href: elicitation.url, target: '_blank', rel: 'noopener noreferrer', text: `Open ${elicitation.host}` })),
       h('p', { class: 'wait-note', text: 'Nothing opens by itself. Once you have finished there, press Done.' }),
     );
   } else {

@@ -170,11 +170,13 @@ export function riskField(asked: Pick<Asked, 'approval' | 'cwd'>, config: Config
 /**
  * A waiting approval of a session on this machine: Claude Code does not tell its hook when the
  * person answers its own dialog first, but the session's transcript does (terminal-answers.ts). A
- * wait in the terminal leaves once the transcript says the session moved on. Watched until settled, by anyone.
+ * wait in the terminal, and an MCP server's request, leave once the transcript says the session
+ * moved on: Esc on a held request tells its hook nothing, but the interrupted call is written there.
+ * Watched until settled, by anyone.
  */
 function watchTerminal(desk: AskDesk, asked: Asked, waiter: Waiter, log: Log): void {
   const { store, terminalAnswers } = desk;
-  if (!terminalAnswers || !(asked.approval || asked.terminalWait) || asked.transcriptPath === undefined || asked.machine !== undefined) return;
+  if (!terminalAnswers || !(asked.approval || asked.terminalWait || asked.elicitation) || asked.transcriptPath === undefined || asked.machine !== undefined) return;
   if (store.get(waiter.ask.id)?.status !== 'pending') return;
   if (!transcriptNamesSession(asked.transcriptPath, asked.sessionId)) return;
   const askId = waiter.ask.id;
