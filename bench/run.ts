@@ -18,7 +18,7 @@ import { killStrayProcesses, runBareNode, runCli, runHook, stopProcess, whenExit
 import { startDaemon, type Daemon } from '../tests/stack/daemon.js';
 import { WAITING_BYTES } from '../src/daemon/limits.js';
 import { hookBody, openQuestion, post, postAsHttpHook, readResponse, type OpenQuestion } from '../tests/stack/hook-client.js';
-import { PERMISSION_HOOK_PATH, STOP_HOOK_PATH } from '../src/http-hook.js';
+import { ELICITATION_HOOK_PATH, PERMISSION_HOOK_PATH, STOP_HOOK_PATH } from '../src/http-hook.js';
 import { launchBrowser, openPairedPage } from '../tests/stack/browser.js';
 import { startNtfyService } from '../tests/stack/ntfy-service.js';
 import { startTelegramApi } from '../tests/stack/telegram-api.js';
@@ -93,6 +93,9 @@ let toolCalls = 0;
 /** A fixture as a new tool call: the same tool_use_id would attach to the question asked before. */
 const newToolCall = (fixture: string): HookPayload => freshPayload(fixture, `bench${++toolCalls}`);
 
+/** An MCP server's form of every field kind (tests/fixtures/elicitation), and an answer that fits it. */
+const EVERY_KIND_FORM = loadFixture<Record<string, unknown>>('elicitation/every-kind.json');
+const EVERY_KIND_ANSWER = { branch: 'release/2.0', rowLimit: 250, dryRun: false, environment: 'prod', checks: ['lint', 'unit'] };
 const singleQuestion = (): string => loadFixture<HookPayload>(`${SINGLE}.input.json`).tool_input.questions[0]!.question;
 
 /** A field of a /proc file that the kernel reports in KiB, in bytes. */
@@ -555,7 +558,7 @@ type BenchWindow = Window & {
 /** A question through either hook, or a permission through Claude Code's PermissionRequest http hook (allowed once with a click). */
 type Transport = 'command' | 'http' | 'approval' | 'turnEnd';
 /** Codex's approval through the command hook, and Codex's and opencode's questions through their relays' POSTs: timed to the card only. */
-type Relay = 'codexApproval' | 'codexQuestion' | 'opencodeQuestion';
+type Relay = 'codexApproval' | 'codexQuestion' | 'opencodeQuestion' | 'elicitation';
 
 async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
   const cards = cardReports();
@@ -816,6 +819,20 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
       const expected = JSON.stringify({ route: 'question.reply', body: { answers: [[PICK]] } });
       return { ...relay('/api/attach/opencode', body), settle: answerPick, isRight: (received) => JSON.stringify(replyOf(received)) === expected };
     },
+    // An MCP server's form through Claude Code's http Elicitation hook: every field kind, as the page draws it.
+    elicitation: () => {
+      const n = ++toolCalls;
+      const payload = { session_id: 'bench-elicitation', transcript_path: '/home/alice/.claude/projects/shop/bench-elicitation.jsonl', cwd: '/home/alice/projects/shop', prompt_id: `prompt-${n}`, hook_event_name: 'Elicitation', mcp_server_name: 'deploy', message: `Where should release ${n} go?`, mode: 'form', requested_schema: EVERY_KIND_FORM };
+      const startedAt = now();
+      const posted = postAsHttpHook({ port: daemon.port, key: hookKey, payload, agent, path: ELICITATION_HOOK_PATH });
+      const expected = JSON.stringify({ hookSpecificOutput: { hookEventName: 'Elicitation', action: 'accept', content: EVERY_KIND_ANSWER } });
+      return {
+        startedAt,
+        done: posted.response.then((response) => response.body),
+        settle: (id) => daemon.api('POST', `/api/asks/${encodeURIComponent(id)}/elicitation`, { action: 'accept', content: EVERY_KIND_ANSWER }),
+        isRight: (body) => body === expected,
+      };
+    },
   };
 
   async function relayOnce(which: Relay, counted: boolean): Promise<void> {
@@ -832,7 +849,7 @@ async function benchPage(browser: Browser, daemon: Daemon): Promise<void> {
   }
 
   // Every transport side by side: each round asks once through each, in turning order.
-  const order: Array<Transport | Relay> = ['http', 'command', 'approval', 'turnEnd', 'codexApproval', 'codexQuestion', 'opencodeQuestion'];
+  const order: Array<Transport | Relay> = ['http', 'command', 'approval', 'turnEnd', 'codexApproval', 'codexQuestion', 'opencodeQuestion', 'elicitation'];
   // The end of a turn waits only while the person is away.
   await daemon.api('PUT', '/api/away', { away: true });
   for (let i = 0; i < COUNTS.pageWarmup + COUNTS.answers; i++) {
@@ -1098,6 +1115,7 @@ function rows(): string[] {
   row('2', 'http hook: Submit click → decision body fully received (headless Chromium)', results['http.click'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
   row('2c', 'command hook: Submit click → hook exit', results['command.click'], { unit: ms, p99: true, target: 'p99 ≤ 20 ms', value: (s) => s.p99, limit: 20 });
   row('3', "http hook: Claude Code's POST → question card in the open page", results['http.visible'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
+  row('3e', "http Elicitation, an MCP server's form of every field kind: Claude Code's POST → form card in the open page (beside row 3)", results['elicitation.visible'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
   row('3x', "Codex's approval (its PermissionRequest payload; Codex itself not run): command hook `--agent codex` spawned → approval card in the open page", results['codexApproval.visible'], { unit: ms, p99: true });
   row('3q', "Codex's question (its requestUserInput as `askbridge attach codex` relays it; Codex not run): POST /api/attach/codex → question card in the open page", results['codexQuestion.visible'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
   row('3o', "opencode's question (as `askbridge attach opencode` relays it; opencode not run): POST /api/attach/opencode → question card in the open page", results['opencodeQuestion.visible'], { unit: ms, p99: true, target: 'p99 ≤ 10 ms', value: (s) => s.p99, limit: 10 });
