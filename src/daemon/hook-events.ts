@@ -79,7 +79,7 @@ export function createHookEvents(deps: { desk: AskDesk; away: Pick<AwaySwitch, '
     const { session_id: sessionId, prompt_id: promptId } = payload;
     if (payload.hook_event_name === 'SubagentStop') return EMPTY;
     const by = askerOf(call);
-    store.movedOn(sessionId, by);
+    store.movedOn(sessionId, by, { turnOver: true });
     const counter = `${askerKeyOf(by)}\0${sessionId}`;
     if (!payload.stop_hook_active) repliesInARow.delete(counter);
     if (!deps.away.isAway() || isUnattended(call.environment)) return EMPTY;
@@ -195,7 +195,7 @@ export function createHookEvents(deps: { desk: AskDesk; away: Pick<AwaySwitch, '
         case 'SubagentStop':
           return turnEnd(call, payload);
         case 'UserPromptSubmit': {
-          const settled = store.movedOn(payload.session_id, askerOf(call), true);
+          const settled = store.movedOn(payload.session_id, askerOf(call), { typed: true });
           if (settled.length > 0) log.info({ askIds: settled.map((ask) => ask.id) }, 'the person typed in the terminal: the session waits here no more');
           return EMPTY;
         }

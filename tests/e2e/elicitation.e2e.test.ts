@@ -3,7 +3,8 @@
 // reaches the hook exactly, its types kept; values that do not fit are refused field by field and
 // the ask waits on; decline and cancel; a URL request; and every way it goes back to Claude Code's
 // own dialog with an empty reply (a form askbridge will not show, a URL that is not http(s), nobody
-// reachable, the deadline, "answer in the terminal", the session moving on). Only a person decides:
+// reachable, the deadline, "answer in the terminal", the session's turn over), while another call
+// of the session (a subagent's, a parallel one) leaves it waiting. Only a person decides:
 // the hook key cannot, and no policy ever accepts.
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -14,7 +15,7 @@ import { formPayload, pendingElicitation, requestElicitation, respond, sendElici
 import { loadFixture } from '../stack/fixtures.js';
 import { killStrayProcesses, runCli, runHook } from '../stack/processes.js';
 import { permissionPayload, requestPermission } from '../stack/approvals.js';
-import { notifyWaiting, submitPrompt } from '../stack/turn-ends.js';
+import { notifyWaiting, sendStop, stopPayload, submitPrompt } from '../stack/turn-ends.js';
 
 const CONTACT = loadFixture('elicitation/contact.json');
 const EVERY_KIND = loadFixture('elicitation/every-kind.json');
@@ -145,12 +146,10 @@ describe('handed back to Claude Code', () => {
     expect((await respond(daemon, held.view.id, { action: 'accept', content: { name: 'Ada', email: 'ada@example.test' } })).status).toBe(409);
   });
 
-  it("the session's next event lets it go with an empty reply, and a late response is refused (409)", async () => {
-    // A prompt typed, a permission, a notification of the same session: each lets a held form go.
+  it("the session's turn ending or a prompt typed lets it go with an empty reply, and a late response is refused (409)", async () => {
     const next: Array<[string, (sessionId: string) => Promise<unknown>]> = [
       ['UserPromptSubmit', (sessionId) => submitPrompt(daemon, sessionId)],
-      ['PermissionRequest', async (sessionId) => (await requestPermission(daemon, permissionPayload(sessionId, 'Bash', { command: 'ls' }))).abort()],
-      ['Notification', (sessionId) => notifyWaiting(daemon, sessionId, 'permission_prompt', 'Claude needs your permission')],
+      ['Stop', (sessionId) => sendStop(daemon, stopPayload(sessionId, 'Interrupted')).response],
     ];
     for (const [event, moveOn] of next) {
       const sessionId = session();
@@ -168,6 +167,20 @@ describe('handed back to Claude Code', () => {
     }
   });
 
+  it("another call of the session (a subagent's or a parallel one: a permission, a notification) leaves its form waiting", async () => {
+    const sessionId = session();
+    const held = await requestElicitation(daemon, formPayload(sessionId, CONTACT));
+    const permission = await requestPermission(daemon, permissionPayload(sessionId, 'Bash', { command: 'ls' }));
+    await notifyWaiting(daemon, sessionId, 'permission_prompt', 'Claude needs your permission');
+    const viaCommandHook = runHook(permissionPayload(sessionId, 'Bash', { command: 'pwd' }), daemon.env);
+    await waitUntil(async () => ((await daemon.pending()).filter((ask) => ask.sessionId === sessionId && ask.approval).length === 2 ? true : undefined), 10_000, 'both permissions to wait');
+    expect((await daemon.ask(held.view.id)).status).toBe('pending');
+    expect((await respond(daemon, held.view.id, { action: 'accept', content: { name: 'Ada', email: 'ada@example.test' } })).status).toBe(200);
+    expect(await decisionOf(held)).toEqual({ hookSpecificOutput: { hookEventName: 'Elicitation', action: 'accept', content: { name: 'Ada', email: 'ada@example.test' } } });
+    permission.abort();
+    viaCommandHook.child.kill('SIGTERM');
+  });
+
   it('a prompt typed or a turn ending in that session lets the command hook\'s form go, though the person is not away', async () => {
     for (const next of ['UserPromptSubmit', 'Stop'] as const) {
       const sessionId = session();
@@ -183,16 +196,6 @@ describe('handed back to Claude Code', () => {
     }
   });
 
-  it("the command hook's next event of the session lets it go too, and the hook prints nothing", async () => {
-    const sessionId = session();
-    const hook = runHook(formPayload(sessionId, CONTACT), daemon.env);
-    const view = await pendingElicitation(daemon, sessionId);
-    const permission = runHook(permissionPayload(sessionId, 'Bash', { command: 'ls' }), daemon.env);
-    expect(await hook.result).toMatchObject({ code: 0, stdout: '' });
-    expect(await daemon.ask(view.id)).toMatchObject({ status: 'cancelled', source: { kind: 'terminal' } });
-    expect((await respond(daemon, view.id, { action: 'decline' })).status).toBe(409);
-    permission.child.kill('SIGTERM');
-  });
 });
 
 describe('who decides', () => {

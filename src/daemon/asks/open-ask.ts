@@ -186,7 +186,7 @@ function watchTerminal(desk: AskDesk, asked: Asked, waiter: Waiter, log: Log): v
         if (store.answeredInTerminal(askId)) log.info({ askId, tool: approval.toolName }, 'approval answered in the terminal: withdrawn');
       })
     : terminalAnswers(asked.transcriptPath, 'moved-on', () => {
-        if (store.movedOn(asked.sessionId, identityOf(asked)).length > 0) log.info({ askId }, 'session moved on: its wait in the terminal withdrawn');
+        if (store.movedOn(asked.sessionId, identityOf(asked), { turnOver: asked.elicitation !== undefined }).length > 0) log.info({ askId }, 'session moved on: its wait in the terminal withdrawn');
       });
   void waiter.outcome.then(stop);
 }

@@ -803,19 +803,22 @@ export function createAskStore(options: AskStoreOptions = {}) {
     },
 
     /**
-     * The session moved on, as its own asker says: its waits in the terminal leave, and so do its
-     * elicitations (Claude Code lets the model move on while a hook holds one, and a response given
-     * later would still reach the server: it is let go with no decision, and a late one is refused).
-     * `typed`: the person typed a prompt in its terminal, so its turn's end waits no more either (no
-     * decision: their own prompt goes to Claude). Only what that asker opened (isOwnedBy): a session
-     * id is no secret, and another machine's hook, or anybody with the hook key, naming it moves
-     * nothing of this one. Returns what was settled.
+     * The session moved on, as its own asker says: its waits in the terminal leave. How far it moved
+     * says what else does: `turnOver` (its turn ended or was interrupted) lets its elicitations go
+     * too (a response given later would still reach the server: it is let go with no decision, and
+     * a late one is refused); another tool call of the session does not, since a subagent's or a
+     * parallel call's carries the same session id while the form still waits. `typed`: the person
+     * typed a prompt in its terminal, which ends the turn, and its turn's end waits no more either
+     * (no decision: their own prompt goes to Claude). Only what that asker opened (isOwnedBy): a
+     * session id is no secret, and another machine's hook, or anybody with the hook key, naming it
+     * moves nothing of this one. Returns what was settled.
      */
-    movedOn(sessionId: string, by: AskerIdentity, typed = false): AskView[] {
+    movedOn(sessionId: string, by: AskerIdentity, how: { turnOver?: boolean; typed?: boolean } = {}): AskView[] {
       const settled: AskView[] = [];
+      const turnOver = how.turnOver === true || how.typed === true;
       for (const entry of [...byId.values()]) {
         if (entry.outcome || entry.view.sessionId !== sessionId || !isOwnedBy(entry, by)) continue;
-        if (!(entry.view.terminalWait || entry.view.elicitation || (typed && entry.view.turnEnd))) continue;
+        if (!(entry.view.terminalWait || (turnOver && entry.view.elicitation) || (how.typed && entry.view.turnEnd))) continue;
         settle(entry, { status: 'cancelled', source: { kind: 'terminal' } });
         settled.push(entry.view);
       }
