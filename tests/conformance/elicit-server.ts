@@ -15,12 +15,14 @@
  * cancels appends `{tool, cancelled: true}`. So a test reads exactly what the server got.
  * Once the client has initialized the connection, `{initialized: true, capabilities}` (the
  * client's capabilities) is appended first: from then on its tools are offered to the model.
+ * With ELICIT_UNCHECKED=1 the request is sent even to a client that did not declare the
+ * `elicitation` capability (the SDK's elicitInput refuses to), to see what such a client replies.
  */
 import { appendFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { ElicitRequestFormParams } from '@modelcontextprotocol/sdk/types.js';
+import { ElicitResultSchema, type ElicitRequestFormParams } from '@modelcontextprotocol/sdk/types.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 /** The requested schema of `form_all_kinds`: every MCP field kind, with titles, descriptions, defaults and required fields. */
@@ -90,6 +92,7 @@ async function main(): Promise<void> {
   const logFile = process.env.ELICIT_LOG;
   if (!logFile) throw new Error('elicit-server: set ELICIT_LOG to the file that records what the server received');
   const record = (line: ElicitLogLine): void => appendFileSync(logFile, `${JSON.stringify(line)}\n`);
+  const unchecked = process.env.ELICIT_UNCHECKED === '1';
 
   const server = new McpServer({ name: 'forms', version: '1.0.0' });
   const transport = new StdioServerTransport();
@@ -100,7 +103,7 @@ async function main(): Promise<void> {
 
   const elicit = async (tool: string, params: ElicitRequestFormParams | Parameters<typeof server.server.elicitInput>[0]): Promise<string> => {
     lastElicitationId = undefined;
-    const pending = server.server.elicitInput(params);
+    const pending = unchecked ? server.server.request({ method: 'elicitation/create', params }, ElicitResultSchema) : server.server.elicitInput(params);
     // elicitInput sends before its first await, so the request id is known here.
     const id = lastElicitationId;
     let sdkError: string | undefined;

@@ -14,6 +14,8 @@ import type { AddressInfo } from 'node:net';
 export type ResponsesStep =
   /** The model runs a shell command, asking to leave the sandbox (which makes Codex ask for approval). */
   | { exec: string; justification?: string }
+  /** The model calls a tool Codex offers by its name; an MCP server's tools are in the namespace `mcp__<server>`. */
+  | { call: string; namespace?: string; input?: Record<string, unknown> }
   | { say: string };
 
 /** One tool result the model received: its call and Codex's text for it. */
@@ -106,7 +108,9 @@ export async function startFakeResponses(initialSteps: ResponsesStep[]): Promise
               name: 'exec_command',
               arguments: JSON.stringify({ cmd: step.exec, justification: step.justification ?? 'Needs to run outside the sandbox', sandbox_permissions: 'require_escalated' }),
             }
-          : { type: 'message', role: 'assistant', id: `msg-${served}`, content: [{ type: 'output_text', text: step.say }] };
+          : 'call' in step
+            ? { type: 'function_call', call_id: `call-${done}`, name: step.call, ...(step.namespace ? { namespace: step.namespace } : {}), arguments: JSON.stringify(step.input ?? {}) }
+            : { type: 'message', role: 'assistant', id: `msg-${served}`, content: [{ type: 'output_text', text: step.say }] };
       response.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store' });
       response.end(reply(id, item));
     })().catch((error: unknown) => {

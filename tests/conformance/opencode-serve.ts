@@ -43,7 +43,8 @@ async function freePort(): Promise<number> {
   return address.port;
 }
 
-export async function startOpencode(chatBaseUrl: string): Promise<Opencode> {
+/** `extraConfig` is merged into opencode's config (say, `mcp` servers). */
+export async function startOpencode(chatBaseUrl: string, extraConfig: Record<string, unknown> = {}): Promise<Opencode> {
   const root = await mkdtemp(join(tmpdir(), 'askbridge-opencode-'));
   const home = join(root, 'home');
   const project = join(root, 'project');
@@ -55,6 +56,7 @@ export async function startOpencode(chatBaseUrl: string): Promise<Opencode> {
     model: 'fake/fake-model',
     permission: { bash: 'ask', edit: 'ask' },
     provider: { fake: { npm: '@ai-sdk/openai-compatible', name: 'Fake', options: { baseURL: chatBaseUrl, apiKey: 'fake' }, models: { 'fake-model': { name: 'Fake model', tool_call: true } } } },
+    ...extraConfig,
   };
   const env = {
     PATH: process.env.PATH ?? '/usr/bin:/bin',
