@@ -52,6 +52,7 @@ const ROUTES = {
   '/sw.js': ['get'],
   '/app.css': ['get'],
   '/favicon.svg': ['get'],
+  '/form-checks.js': ['get'],
   '/favicon-waiting.svg': ['get'],
   '/manifest.webmanifest': ['get'],
   '/icon-192.png': ['get'],
