@@ -243,15 +243,16 @@ function fieldParts(field: FormField, cut: { any: boolean }): Part[] {
  */
 function elicitationDraft(elicitation: Elicitation, title: Part, session: (scale: number, cut: { any: boolean }) => Part[], link: string | undefined, cutNote: string, openRow: Button[][]): Draft {
   const refuse: Button[][] = [[{ text: 'Decline', action: { kind: 'decline' } }, { text: 'Cancel', action: { kind: 'cancel' } }]];
-  const head = (scale: number, cut: { any: boolean }): Part[] => {
+  // A long session title cut to fit (it says so with its ellipsis) hides nothing of the request: it never stops a tap.
+  const head = (scale: number, cut: { any: boolean }, sessionCut = cut): Part[] => {
     const message = elicitation.message.trim() ? [':\n\n', model(elicitation.message, scaled(2500, scale), cut, 'keep')] : [' for input.'];
-    return [title, ...session(scale, cut), '\n\nThe MCP server ', { text: model(elicitation.server, 200, cut), type: 'bold' }, ' asks', ...message];
+    return [title, ...session(scale, sessionCut), '\n\nThe MCP server ', { text: model(elicitation.server, 200, cut), type: 'bold' }, ' asks', ...message];
   };
   const refuseWords = 'Decline refuses it; Cancel dismisses it without an answer.';
   const tap = oneTapField(elicitation);
   if (tap) {
     const cut = { any: false };
-    const whole = compose([...head(1, cut), '\n\n', ...fieldParts(tap.field, cut), `\n\nTap an answer to send it. ${refuseWords}`]);
+    const whole = compose([...head(1, cut, { any: false }), '\n\n', ...fieldParts(tap.field, cut), `\n\nTap an answer to send it. ${refuseWords}`]);
     if (!cut.any && whole.text.length <= BODY_CHARS) {
       return { ...whole, keyboard: [...tap.taps.map((each): Button[] => [{ text: each.text, action: { kind: 'accept', value: each.value } }]), ...refuse, ...openRow], shown: 'whole' };
     }
