@@ -20,7 +20,7 @@ import { compareVersions, MIN_HTTP_HOOK_VERSION, MIN_UPDATED_INPUT_VERSION, pars
 import { checkGemini, probeGemini, type GeminiFindingId, type GeminiProbe } from './gemini-settings.js';
 import { checkCodex, probeCodex, type CodexFindingId, type CodexProbe } from './codex-hooks.js';
 import { findOnPath } from './find-on-path.js';
-import { DEFAULT_STOP_CAP, HOOK_KEY_HEADER, HTTP_HOOK_PATH, MACHINE_HEADER, PERMISSION_HOOK_PATH, SESSION_END_PATH, STOP_CAP_ENV } from '../http-hook.js';
+import { DEFAULT_STOP_CAP, ELICITATION_HOOK_PATH, HOOK_KEY_HEADER, HTTP_HOOK_PATH, MACHINE_HEADER, PERMISSION_HOOK_PATH, SESSION_END_PATH, STOP_CAP_ENV } from '../http-hook.js';
 import { HOOK_TIMEOUT_SECONDS, TIMEOUT_MARGIN_SECONDS } from '../hook-timeout.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import type { CommandIo } from './command.js';
@@ -92,6 +92,7 @@ export type FindingId =
   | 'answer-mode-deny-reason'
   | 'daemon-not-running'
   | 'session-end-missing'
+  | 'elicitation-missing'
   | 'approvals-missing'
   | 'turn-ends-missing'
   | 'away'
@@ -166,6 +167,7 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
     checkHttpHooks(inputs, ours, findings, passed);
     checkTimeouts(inputs, ours, findings, passed);
     checkSessionEnd(inputs, readable, ours, findings, passed);
+    checkElicitation(inputs, readable, ours, findings, passed);
     checkApprovals(inputs, readable, ours, findings, passed);
     checkTurnEnds(inputs, readable, ours, findings, passed);
   }
@@ -409,7 +411,7 @@ function checkTimeouts(inputs: DoctorInputs, ours: HookRef[], findings: Finding[
  * hook, since running it again adds the entry.
  */
 function checkSessionEnd(inputs: DoctorInputs, readable: Array<SettingsFile & { state: 'ok' }>, ours: HookRef[], findings: Finding[], passed: string[]): void {
-  const sessionEnds = readable.flatMap((file) => hooksOf(file, 'SessionEnd')).filter(isAskbridgeSessionEnd);
+  const sessionEnds = readable.flatMap((file) => hooksOf(file, 'SessionEnd')).filter((ref) => isAskbridgeEntry(ref, SESSION_END_PATH));
   if (sessionEnds.length > 0) {
     passed.push(`SessionEnd hook installed in ${unique(sessionEnds.map((ref) => ref.file.path)).join(', ')}: a session that ends withdraws its waiting questions`);
     return;
@@ -423,6 +425,29 @@ function checkSessionEnd(inputs: DoctorInputs, readable: Array<SettingsFile & { 
     file: file.path,
     message: `no SessionEnd hook tells askbridge when a session ends, so its waiting questions stay on the page until their hook goes away or their time runs out (an older \`${inputs.command} install\` wrote ${file.path})`,
     fix: `${installCommand(inputs.command, file.scope, inputs.projectDir)} (adds the SessionEnd entry)`,
+  });
+}
+
+/**
+ * An Elicitation entry brings an MCP server's request for input (a form, a link) to askbridge;
+ * without one Claude Code asks for it only in its own dialog. Only noted where `install` wrote the
+ * question hook, since running it again adds the entry.
+ */
+function checkElicitation(inputs: DoctorInputs, readable: Array<SettingsFile & { state: 'ok' }>, ours: HookRef[], findings: Finding[], passed: string[]): void {
+  const elicitations = readable.flatMap((file) => hooksOf(file, 'Elicitation')).filter((ref) => isAskbridgeEntry(ref, ELICITATION_HOOK_PATH));
+  if (elicitations.length > 0) {
+    passed.push(`Elicitation hook installed in ${unique(elicitations.map((ref) => ref.file.path)).join(', ')}: an MCP server's request for input (a form, a link) waits in askbridge too`);
+    return;
+  }
+  const installed = ours.filter((ref) => isInstalledHook(ref.hook));
+  if (installed.length === 0) return;
+  const file = installed[0]!.file;
+  findings.push({
+    id: 'elicitation-missing',
+    level: 'info',
+    file: file.path,
+    message: `no Elicitation hook reaches askbridge, so an MCP server's request for input (a form, a link) asks only in Claude Code's own dialog (an older \`${inputs.command} install\` wrote ${file.path})`,
+    fix: `${installCommand(inputs.command, file.scope, inputs.projectDir)} (adds the Elicitation entry)`,
   });
 }
 
@@ -451,7 +476,7 @@ function defaultMode(readable: Array<SettingsFile & { state: 'ok' }>): { mode: s
  * what the permission mode a session starts in sends there: in auto mode, say, little asks at all.
  */
 function checkApprovals(inputs: DoctorInputs, readable: Array<SettingsFile & { state: 'ok' }>, ours: HookRef[], findings: Finding[], passed: string[]): void {
-  const approvals = readable.flatMap((file) => hooksOf(file, 'PermissionRequest')).filter((ref) => matcherMatches(ref.matcher, 'Bash') && isAskbridgePermission(ref));
+  const approvals = readable.flatMap((file) => hooksOf(file, 'PermissionRequest')).filter((ref) => matcherMatches(ref.matcher, 'Bash') && isAskbridgeEntry(ref, PERMISSION_HOOK_PATH));
   const installed = ours.filter((ref) => isInstalledHook(ref.hook));
   if (approvals.length === 0) {
     if (installed.length === 0) return;
@@ -558,15 +583,9 @@ function checkReach(inputs: DoctorInputs, daemon: Extract<DaemonProbe, { running
   }
 }
 
-/** askbridge's PermissionRequest entry in any form: an http entry posting to its permission path, or a command running its hook file. */
-function isAskbridgePermission(ref: HookRef): boolean {
-  if (ref.hook.type === 'http') return typeof ref.hook.url === 'string' && parseUrl(ref.hook.url)?.pathname === PERMISSION_HOOK_PATH;
-  return ref.hook.type === 'command' && commandOf(ref).includes(HOOK_SCRIPT);
-}
-
-/** askbridge's SessionEnd entry in any form: an http entry posting to its session-end path, or a command running its hook file. */
-function isAskbridgeSessionEnd(ref: HookRef): boolean {
-  if (ref.hook.type === 'http') return typeof ref.hook.url === 'string' && parseUrl(ref.hook.url)?.pathname === SESSION_END_PATH;
+/** askbridge's entry for an event other than the question's, in any form: an http entry posting to `path` (the event's), or a command running its hook file. */
+function isAskbridgeEntry(ref: HookRef, path: string): boolean {
+  if (ref.hook.type === 'http') return typeof ref.hook.url === 'string' && parseUrl(ref.hook.url)?.pathname === path;
   return ref.hook.type === 'command' && commandOf(ref).includes(HOOK_SCRIPT);
 }
 
@@ -620,7 +639,7 @@ function preToolUseHooks(file: SettingsFile & { state: 'ok' }): HookRef[] {
 }
 
 /** Every hook under hooks.EVENT, shapes Claude Code would not accept skipped. */
-function hooksOf(file: SettingsFile & { state: 'ok' }, event: 'PreToolUse' | 'PermissionRequest' | 'SessionEnd' | TurnEndEvent): HookRef[] {
+function hooksOf(file: SettingsFile & { state: 'ok' }, event: 'PreToolUse' | 'PermissionRequest' | 'SessionEnd' | 'Elicitation' | TurnEndEvent): HookRef[] {
   const hooks = isRecord(file.settings) ? file.settings.hooks : undefined;
   const entries = isRecord(hooks) ? hooks[event] : undefined;
   if (!Array.isArray(entries)) return [];

@@ -129,7 +129,7 @@ export function noticeSubject(notice: Notice): string {
 }
 
 /** What a channel that cannot show an MCP server's form or link says of it (the page, the terminal flow and Telegram show it later). */
-export const ELICITATION_SUBJECT = 'An MCP server asks for input: open askbridge to hand it to the terminal';
+export const ELICITATION_SUBJECT = 'An MCP server asks for input: open askbridge to answer it';
 
 /** What a session waits for in its terminal, by Claude Code's kind of notification, in words that hold no model text. */
 export function terminalWaitSubject(kind: string): string {

@@ -156,7 +156,7 @@ function showNotice(notice) {
   }
   if (notice.elicitation && typeof notice.elicitation === 'object') {
     // An MCP server asks for input: no button here answers it.
-    return show(`MCP server ${String(notice.elicitation.server)} asks for input in ${String(notice.project)}`, typeof notice.elicitation.message === 'string' ? notice.elicitation.message : 'Open askbridge to hand it to the terminal');
+    return show(`MCP server ${String(notice.elicitation.server)} asks for input in ${String(notice.project)}`, typeof notice.elicitation.message === 'string' ? notice.elicitation.message : 'Open askbridge to answer it');
   }
   if (approval) {
     // A permission: the tool's name, and what it acts on only when the user's config lets it come.

@@ -4,6 +4,7 @@
 // hooks, mode, owner), that the hook key never goes where git commits it or where a symbolic link
 // leads, and that uninstall takes back exactly what install added.
 import { execFileSync } from 'node:child_process';
+import { shellQuote } from '../../src/claude-settings.js';
 import { askbridgeCommand } from '../../src/command-name.js';
 import { chmodSync, chownSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
@@ -706,6 +707,36 @@ describe('the PermissionRequest entry', () => {
       expect(hooks.PermissionRequest).toEqual([transport === 'http' ? httpPermission(hookKey(p)) : commandPermission]);
       expect((await cli(['uninstall', '--project', p.dir], p)).code).toBe(0);
       expect(json(p.local)).toEqual({});
+    }
+  });
+});
+
+describe('the Elicitation entry', () => {
+  it('doctor passes it after install, for either transport, and names it missing, with install as the fix, once it is taken out', async () => {
+    for (const transport of ['http', 'command'] as const) {
+      const p = project();
+      fakeClaude(p, '2.1.330');
+      expect((await cli(['install', '--hook', transport, '--project', p.dir], p)).code).toBe(0);
+      const wired = await cli(['doctor', '--cwd', p.dir], p);
+      expect(wired.stdout).toContain(`✓ Elicitation hook installed in ${p.local}: an MCP server's request for input (a form, a link) waits in askbridge too\n`);
+      expect(wired.stdout).not.toContain('no Elicitation hook');
+
+      const { Elicitation: _left, ...hooks } = (json(p.local) as { hooks: Record<string, unknown> }).hooks;
+      writeFileSync(p.local, `${JSON.stringify({ ...json(p.local), hooks }, null, 2)}\n`);
+      const doctor = await cli(['doctor', '--json', '--cwd', p.dir], p);
+      const findings = (JSON.parse(doctor.stdout) as { findings: Array<{ id: string }> }).findings.filter((finding) => finding.id === 'elicitation-missing');
+      expect(findings, transport).toEqual([
+        {
+          id: 'elicitation-missing',
+          level: 'info',
+          file: p.local,
+          message: `no Elicitation hook reaches askbridge, so an MCP server's request for input (a form, a link) asks only in Claude Code's own dialog (an older \`${HERE} install\` wrote ${p.local})`,
+          fix: `\`${HERE} install --project ${shellQuote(p.dir)}\` (adds the Elicitation entry)`,
+        },
+      ]);
+      // install puts it back.
+      expect((await cli(['install', '--hook', transport, '--project', p.dir], p)).code).toBe(0);
+      expect((await cli(['doctor', '--cwd', p.dir], p)).stdout).toContain(`✓ Elicitation hook installed in ${p.local}`);
     }
   });
 });

@@ -20,12 +20,12 @@ import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { waitUntil } from '../stack/clock.js';
 import { freshPayload } from '../stack/fixtures.js';
 import { killStrayProcesses, parseJson, runCli, runHook, type RunningProcess } from '../stack/processes.js';
-import { buttonData, buttonsOf, startTelegramApi, type Sender, type SentMessage, type TelegramApi, type TelegramChat } from '../stack/telegram-api.js';
+import { buttonData, buttonsOf, startTelegramApi, type SentMessage, type TelegramApi, type TelegramChat } from '../stack/telegram-api.js';
+import { pair, pairingCode, PAIR_LINE } from '../stack/telegram-pairing.js';
 import { continuationOf, endTurn, setAway, stopPayload } from '../stack/turn-ends.js';
 
 const TOKEN = `123456789:${'A'.repeat(20)}bcdefghijklmnop_-`;
 const OTHER_TOKEN = `987654321:${'Z'.repeat(35)}`;
-const PAIR_LINE = /^Send this to @askbridge_test_bot in Telegram within 10 minutes: \/start ([A-Za-z0-9_-]+)\n$/;
 
 type Answers = { hookSpecificOutput: { updatedInput: { answers: Record<string, string> } } };
 const hookGets = (decision: Record<string, unknown>) => ({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision } });
@@ -53,23 +53,6 @@ afterAll(async () => {
   await daemon?.stop();
   await tg?.close();
 });
-
-/** `askbridge pair --telegram`, as a person runs it: the code it prints. */
-async function pairingCode(on: Daemon): Promise<string> {
-  const paired = await runCli(['pair', '--telegram'], on.env);
-  expect(paired.code, paired.stderr).toBe(0);
-  const line = PAIR_LINE.exec(paired.stdout);
-  if (!line) throw new Error(`not a pairing line: ${paired.stdout}`);
-  return line[1]!;
-}
-
-/** The chat sends `/start CODE` (in a group, from `from`) and is told it is paired. */
-async function pair(api: TelegramApi, on: Daemon, chat: TelegramChat, from?: Sender): Promise<void> {
-  const code = await pairingCode(on);
-  const sent = api.messages.length;
-  api.sendText(chat, `/start ${code}`, from);
-  await api.waitForMessage((message) => api.messages.indexOf(message) >= sent && message.chat.id === chat.id && message.text === 'Paired: askbridge will ask here.', 'the chat to be told it is paired');
-}
 
 /** A question from the command hook, once its message reached the chat. */
 async function ask(fixture: string, chat: TelegramChat = alice): Promise<{ hook: RunningProcess; view: AskView; message: SentMessage }> {

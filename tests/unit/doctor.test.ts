@@ -100,10 +100,11 @@ const httpHook = (options: { key?: string; url?: string } = {}) => {
       Stop: [{ hooks: [{ type: 'http', url: new URL('/api/hook/stop', url).href, headers: { ...headers, 'x-askbridge-stop-block-cap': '$CLAUDE_CODE_STOP_HOOK_BLOCK_CAP' }, allowedEnvVars: ['CLAUDE_CODE_STOP_HOOK_BLOCK_CAP'], timeout: 3600 }] }],
       UserPromptSubmit: [{ hooks: [{ type: 'http', url: new URL('/api/hook/prompt', url).href, headers, timeout: 10 }] }],
       Notification: [{ hooks: [{ type: 'http', url: new URL('/api/hook/notification', url).href, headers, timeout: 10 }] }],
+      Elicitation: [{ hooks: [{ type: 'http', url: new URL('/api/hook/elicitation', url).href, headers, timeout: 3600 }] }],
     },
   };
 };
-/** The command hook as `install` writes it (AskUserQuestion, PermissionRequest, SessionEnd and the turn-end ones), with what a test adds to the first. */
+/** The command hook as `install` writes it (AskUserQuestion, PermissionRequest, SessionEnd, the turn-end ones and Elicitation), with what a test adds to the first. */
 const askbridgeHook = (extra: Record<string, unknown> = {}) => ({
   hooks: {
     PreToolUse: [{ matcher: 'AskUserQuestion', hooks: [{ type: 'command', command: "node '/opt/askbridge/hooks/askbridge-hook.cjs'", ...extra }] }],
@@ -112,6 +113,7 @@ const askbridgeHook = (extra: Record<string, unknown> = {}) => ({
     Stop: [{ hooks: [{ type: 'command', command: "node '/opt/askbridge/hooks/askbridge-hook.cjs'", timeout: 3600 }] }],
     UserPromptSubmit: [{ hooks: [{ type: 'command', command: "node '/opt/askbridge/hooks/askbridge-hook.cjs'", timeout: 10 }] }],
     Notification: [{ hooks: [{ type: 'command', command: "node '/opt/askbridge/hooks/askbridge-hook.cjs'", timeout: 10 }] }],
+    Elicitation: [{ hooks: [{ type: 'command', command: "node '/opt/askbridge/hooks/askbridge-hook.cjs'", timeout: 3600 }] }],
   },
 });
 
@@ -250,6 +252,7 @@ describe('diagnose on settings built in memory', () => {
         Stop: askbridgeHook().hooks.Stop,
         UserPromptSubmit: askbridgeHook().hooks.UserPromptSubmit,
         Notification: askbridgeHook().hooks.Notification,
+        Elicitation: askbridgeHook().hooks.Elicitation,
       },
     };
     expect(ids(diagnose(memoryInputs(settings)).findings)).toEqual(['hook-conflict', 'hook-conflict']);
@@ -414,6 +417,29 @@ describe('diagnose on settings built in memory', () => {
       ]);
       expect(older.ok).toBe(true);
     }
+  });
+
+  it('passes an Elicitation entry of either transport, and notes one missing beside a question hook `install` wrote, with install as the fix', () => {
+    for (const settings of [httpHook(), askbridgeHook({ timeout: 3600 })]) {
+      const diagnosis = diagnose(memoryInputs(settings));
+      expect(diagnosis.findings).toEqual([]);
+      expect(diagnosis.passed).toContain("Elicitation hook installed in /p/.claude/settings.json: an MCP server's request for input (a form, a link) waits in askbridge too");
+      const { Elicitation: _, ...withoutElicitation } = settings.hooks;
+      const older = diagnose(memoryInputs({ hooks: withoutElicitation }));
+      expect(older.findings).toEqual([
+        {
+          id: 'elicitation-missing',
+          level: 'info',
+          file: '/p/.claude/settings.json',
+          message: "no Elicitation hook reaches askbridge, so an MCP server's request for input (a form, a link) asks only in Claude Code's own dialog (an older `askbridge install` wrote /p/.claude/settings.json)",
+          fix: "`askbridge install --project '/p'` (adds the Elicitation entry)",
+        },
+      ]);
+      expect(older.ok).toBe(true);
+    }
+    // An entry of someone else's on the event is not askbridge's.
+    const theirs = { ...askbridgeHook({ timeout: 3600 }).hooks, Elicitation: [{ hooks: [{ type: 'command', command: 'node /opt/forms/audit.cjs' }] }] };
+    expect(ids(diagnose(memoryInputs({ hooks: theirs })).findings)).toEqual(['elicitation-missing']);
   });
 
   it('notes no missing SessionEnd beside a question hook written by hand (the settings example, the plugin)', () => {

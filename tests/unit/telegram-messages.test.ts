@@ -110,6 +110,17 @@ describe('telegram messages', () => {
     expect(wait.keyboard).toEqual([]);
   });
 
+  it("offers an MCP form's one choice as buttons though a long session title is cut, and none once the request itself is cut", () => {
+    const form = { fields: [{ name: 'environment', kind: 'choice' as const, required: true, choices: [{ value: 'prod', label: 'Production' }] }] };
+    const elicitation = (message: string) => ({ server: 'forms', message, mode: 'form' as const, form });
+    const titled = askDraft(askView({ ...base, context: { title: `Release ${'the shop '.repeat(100)}` }, elicitation: elicitation('Where?') }), full);
+    expect(labels(titled.keyboard)).toEqual(['Production', 'Decline', 'Cancel']);
+    expect(titled.shown).toBe('whole');
+    const long = askDraft(askView({ ...base, elicitation: elicitation('Where? '.repeat(1000)) }), full);
+    expect(labels(long.keyboard)).toEqual(['Decline', 'Cancel']);
+    expect(long.shown).toBe('cut');
+  });
+
   it('asks for typed text by the question’s header, marked', () => {
     expect(promptFor(askView({ ...base, questions: [question({ header: 'DB\u202E' })] }), { kind: 'other', question: 0 })).toBe('Type your answer to DB[U+202E]');
     expect(promptFor(askView(base), { kind: 'allow' })).toBeUndefined();
@@ -119,6 +130,8 @@ describe('telegram messages', () => {
     expect(settledLine({ status: 'answered', source: { kind: 'person', client: 'telegram' } })).toBe('Answered from Telegram');
     expect(settledLine({ status: 'denied', source: { kind: 'person', client: 'page' } })).toBe('Denied on the page');
     expect(settledLine({ status: 'cancelled', source: { kind: 'terminal' } })).toBe('Answered in the terminal');
+    expect(settledLine({ status: 'answered', source: { kind: 'person', client: 'page' }, elicitationResult: { action: 'accept', content: { note: 'a\u202Eb' } } })).toBe('Accepted on the page: {"note":"a[U+202E]b"}');
+    expect(settledLine({ status: 'cancelled', source: { kind: 'person', client: 'telegram' }, elicitationResult: { action: 'cancel' } })).toBe('Cancelled from Telegram');
     expect(settledLine({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } })).toBe('Handed to the terminal by the policy: nobody answered in time');
   });
 });

@@ -20,9 +20,10 @@ import type { AskView, Response } from '../../protocol.js';
 import { shorten } from '../../shorten.js';
 import { markInvisible } from '../../visible-text.js';
 import type { AnswerResult, AskStore } from '../asks/store.js';
+import { loadElicitationForms } from '../elicitation-forms.js';
 import { decideApproval, type GrantStore } from '../grants.js';
 import { createChats, type ChatRevoke, type PairedChat } from './chats.js';
-import { answersAtOnce, askDraft, CONFIRM_RISKY, grantsDraft, grantStep, MESSAGE_CHARS, offersGrant, promptFor, settledLine, type Action, type Button, type Draft, type Entity, type Selection } from './messages.js';
+import { answersAtOnce, askDraft, CONFIRM_RISKY, grantsDraft, grantStep, MESSAGE_CHARS, offersGrant, oneTapField, promptFor, settledLine, type Action, type Button, type Draft, type Entity, type Selection } from './messages.js';
 
 export type TelegramLog = {
   info: (fields: Record<string, unknown>, message: string) => void;
@@ -356,7 +357,7 @@ export function createTelegram(options: TelegramOptions) {
       if (message) remember(prompts, `${chatId}:${message.message_id}`, target, MAX_PROMPTS);
       return toast('Type it in your reply.');
     }
-    const result = pressed(view, action, chatId);
+    const result = await pressed(view, action, chatId);
     if (result === undefined) return toast('');
     if (typeof result === 'string') return toast(result);
     if (result.kind !== 'answered') return toast(refusal(result));
@@ -394,8 +395,8 @@ export function createTelegram(options: TelegramOptions) {
     return `Revoked ${ended.length === 1 ? 'the grant' : `${ended.length} grants`}: those requests wait for you again.`;
   }
 
-  /** A button that acts at once: a choice, Send, allow (with a grant), deny, Done. A string is a toast instead. */
-  function pressed(view: AskView, action: Action, chatId: number): AnswerResult | string | undefined {
+  /** A button that acts at once: a choice, Send, allow (with a grant), deny, Done, an MCP form's value, decline or cancel. A string is a toast instead. */
+  async function pressed(view: AskView, action: Action, chatId: number): Promise<AnswerResult | string | undefined> {
     switch (action.kind) {
       case 'heading':
         return 'Choose from the options under it.';
@@ -438,6 +439,18 @@ export function createTelegram(options: TelegramOptions) {
         return store.decide(view.id, { behavior: 'deny' }, 'telegram');
       case 'done':
         return store.replyToTurn(view.id, null, 'telegram');
+      case 'accept': {
+        // Exactly the tapped value for the form's one field, checked as the page's answer is.
+        const field = view.elicitation && oneTapField(view.elicitation)?.field;
+        if (!field) return 'Not sent: answer this form on the page.';
+        const { checkFormContent } = await loadElicitationForms();
+        return store.respondToElicitation(view.id, { action: 'accept', content: { [field.name]: action.value } }, 'telegram', checkFormContent);
+      }
+      case 'decline':
+      case 'cancel': {
+        const { checkFormContent } = await loadElicitationForms();
+        return store.respondToElicitation(view.id, { action: action.kind }, 'telegram', checkFormContent);
+      }
       default:
         return undefined;
     }

@@ -6,15 +6,18 @@
 // permission's input or a plan cut to fit is never allowed or approved from here (the message says
 // so), typed text is offered only where the asker takes it. A grant is chosen in the message
 // itself (its time, then where), its rule in words above the buttons before it is made; the list of
-// live grants (/grants) is drawn here too.
+// live grants (/grants) is drawn here too. An MCP server's form of one choice or yes/no, shown whole,
+// is answered with a tap; any other form, and a link to open, only on the page (a link's address is
+// shown as code, never as something to follow).
 import { onChannel, type Shown } from '../../choices.js';
 import { noticeOf, noticeSubject, noticeTitle, terminalWaitSubject } from '../notice.js';
 import { PLAN_TOOL, toolTitle } from '../../approvals.js';
 import { speakerOf, toolInputText } from '../../approval-text.js';
 import { GRANT_DURATIONS, grantScopeText, grantTimeLeft } from '../../grant-text.js';
-import type { AskView, Grant, GrantChoice, PersonClient } from '../../protocol.js';
+import type { FormField, FormSpec } from '../../elicitation-form.js';
+import type { AskView, Elicitation, Grant, GrantChoice, PersonClient } from '../../protocol.js';
 import { howItEnded } from '../../settlement.js';
-import { shorten } from '../../shorten.js';
+import { shorten, shortenApart } from '../../shorten.js';
 import { markInvisible } from '../../visible-text.js';
 import { kindOf } from '../asks/store.js';
 
@@ -37,7 +40,12 @@ export type Action =
   | { kind: 'deny-message' }
   | { kind: 'feedback' }
   | { kind: 'reply' }
-  | { kind: 'done' };
+  | { kind: 'done' }
+  /** An MCP server's one-field form, accepted with this value for its field (a choice's value, or yes/no). */
+  | { kind: 'accept'; value: string | boolean }
+  /** An MCP server's request refused (decline), or dismissed without a choice (cancel). */
+  | { kind: 'decline' }
+  | { kind: 'cancel' };
 
 export type Button = { text: string; action: Action } | { text: string; url: string };
 export type Entity = { type: 'bold' | 'italic' | 'pre' | 'code'; offset: number; length: number };
@@ -138,11 +146,8 @@ export function askDraft(view: AskView, options: DraftOptions): Draft {
       }, cutNote);
       return { ...text, keyboard: [[{ text: 'Reply…', action: { kind: 'reply' } }, { text: 'Done', action: { kind: 'done' } }], ...openRow] };
     }
-    case 'elicitation': {
-      // No button here decides it (the form and the link come to Telegram later): only the page's link.
-      const text = compose([title, '\n', noticeSubject(notice)]);
-      return { ...text, keyboard: openRow, shown: 'cut' };
-    }
+    case 'elicitation':
+      return elicitationDraft(view.elicitation!, title, session, options.link, cutNote, openRow);
     case 'terminal-wait': {
       const wait = view.terminalWait!;
       const text = fitted((scale, cut) => [title, ...session(scale, cut), '\n', terminalWaitSubject(wait.kind), ...(wait.message.trim() ? ['\n\n', model(wait.message, scaled(1000, scale), cut, 'keep')] : [])], cutNote);
@@ -196,6 +201,71 @@ export function questionKeyboard(view: AskView, selections: Selection[] | undefi
   });
   if (!quick) rows.push([{ text: 'Send', action: { kind: 'send' } }]);
   return rows;
+}
+
+/** The most choices a one-field form may offer to be answered with a tap: a longer list is chosen on the page. */
+const TAP_CHOICES = 20;
+
+/** One button of a form answered with a tap: its text, and the value its field is accepted with. */
+export type FormTap = { text: string; value: string | boolean };
+
+/**
+ * The field of an MCP server's form that one tap answers, with a button for each of its values: a
+ * form of exactly one field, a single choice (at most TAP_CHOICES, whose labels read apart on a
+ * button) or yes/no. Undefined for any other form, and for a link to open.
+ */
+export function oneTapField(elicitation: Elicitation): { field: FormField; taps: FormTap[] } | undefined {
+  if (elicitation.mode !== 'form') return undefined;
+  // The view's form is the FormSpec readFormSchema made when the ask opened.
+  const { fields } = elicitation.form as FormSpec;
+  const [field] = fields;
+  if (fields.length !== 1 || !field) return undefined;
+  if (field.kind === 'boolean') return { field, taps: [{ text: 'Yes', value: true }, { text: 'No', value: false }] };
+  if (field.kind !== 'choice' || field.choices.length > TAP_CHOICES) return undefined;
+  const texts = shortenApart(field.choices.map((choice) => markInvisible(choice.label)), BUTTON_CHARS);
+  return texts && { field, taps: field.choices.map((choice, index) => ({ text: texts[index]!, value: choice.value })) };
+}
+
+/** A form's field as its message shows it: its title (or name), its description, and its choices by label. */
+function fieldParts(field: FormField, cut: { any: boolean }): Part[] {
+  const parts: Part[] = [{ text: model(field.title ?? field.name, 200, cut), type: 'bold' }, field.kind === 'boolean' ? ' (yes or no)' : ''];
+  if (field.description?.trim()) parts.push('\n', model(field.description, 2000, cut, 'keep'));
+  if (field.kind === 'choice') for (const choice of field.choices) parts.push('\n• ', model(choice.label, 200, cut));
+  return parts;
+}
+
+/**
+ * An MCP server's request for input: who asks (the server, always whole) and its message. A form of
+ * one choice or yes/no, shown whole, is answered with a tap (the field takes exactly that value);
+ * any other form, one that does not fit, and a link to open are answered on the page: the message
+ * lists the form's fields, or the link's exact host with the link as code (never a button or a link
+ * to follow). Decline and Cancel are offered in each.
+ */
+function elicitationDraft(elicitation: Elicitation, title: Part, session: (scale: number, cut: { any: boolean }) => Part[], link: string | undefined, cutNote: string, openRow: Button[][]): Draft {
+  const refuse: Button[][] = [[{ text: 'Decline', action: { kind: 'decline' } }, { text: 'Cancel', action: { kind: 'cancel' } }]];
+  // A long session title cut to fit (it says so with its ellipsis) hides nothing of the request: it never stops a tap.
+  const head = (scale: number, cut: { any: boolean }, sessionCut = cut): Part[] => {
+    const message = elicitation.message.trim() ? [':\n\n', model(elicitation.message, scaled(2500, scale), cut, 'keep')] : [' for input.'];
+    return [title, ...session(scale, sessionCut), '\n\nThe MCP server ', { text: model(elicitation.server, 200, cut), type: 'bold' }, ' asks', ...message];
+  };
+  const refuseWords = 'Decline refuses it; Cancel dismisses it without an answer.';
+  const tap = oneTapField(elicitation);
+  if (tap) {
+    const cut = { any: false };
+    const whole = compose([...head(1, cut, { any: false }), '\n\n', ...fieldParts(tap.field, cut), `\n\nTap an answer to send it. ${refuseWords}`]);
+    if (!cut.any && whole.text.length <= BODY_CHARS) {
+      return { ...whole, keyboard: [...tap.taps.map((each): Button[] => [{ text: each.text, action: { kind: 'accept', value: each.value } }]), ...refuse, ...openRow], shown: 'whole' };
+    }
+  }
+  const answerThere = link ? 'Answer it on the page (Open the page).' : 'Open askbridge to answer it.';
+  const text = fitted((scale, cut) => {
+    const what: Part[] =
+      elicitation.mode === 'url'
+        ? ['It asks you to open a link on ', { text: markInvisible(elicitation.host), type: 'bold' }, ':\n', { text: model(elicitation.url, scaled(1000, scale), cut), type: 'code' }]
+        : [`Its form asks for: ${(elicitation.form as FormSpec).fields.map((field) => model(field.title ?? field.name, scaled(100, scale), cut)).join(', ')}`];
+    return [...head(scale, cut), '\n\n', ...what, `\n\n${answerThere} ${refuseWords}`];
+  }, cutNote);
+  return { ...text, keyboard: [...refuse, ...openRow], shown: 'cut' };
 }
 
 /** What a person types, in reply to the prompt of "Allow…", to allow a risky approval from a chat. */
@@ -365,9 +435,19 @@ export function promptFor(view: AskView, action: Action): string | undefined {
 
 const WHERE: Record<PersonClient, string> = { telegram: 'from Telegram', page: 'on the page', cli: 'from the CLI', ntfy: 'from an ntfy notification', notification: 'from a notification' };
 
-/** How a settled ask ended, in one line: "Answered from Telegram", "Denied on the page", "Answered in the terminal"… No model text. */
-export function settledLine(ask: Pick<AskView, 'status' | 'source' | 'error' | 'approval'>): string {
-  const { source } = ask;
+/**
+ * How a settled ask ended, in one line: "Answered from Telegram", "Denied on the page", "Answered in
+ * the terminal", "Accepted from Telegram: {…}"… No model text but the values an MCP server's form
+ * was accepted with (which may be its own choices), marked.
+ */
+export function settledLine(ask: Pick<AskView, 'status' | 'source' | 'error' | 'approval' | 'elicitationResult'>): string {
+  const { source, elicitationResult: result } = ask;
+  if (source?.kind === 'person' && result) {
+    const where = WHERE[source.client];
+    if (result.action === 'decline') return `Declined ${where}`;
+    if (result.action === 'cancel') return `Cancelled ${where}`;
+    return `Accepted ${where}${result.content ? `: ${shorten(markInvisible(JSON.stringify(result.content)), 300)}` : ''}`;
+  }
   if (source?.kind === 'person') {
     const plan = ask.approval?.toolName === PLAN_TOOL;
     const verb = {
