@@ -97,7 +97,7 @@ async function chooseWaiting(daemon: DaemonClient, waiting: AskView[], target: T
   return findWaiting(daemon, waiting);
 }
 
-/** What `answer` settles: a question, a permission or a plan; not the end of a turn (`askbridge reply`), a wait in the terminal, nor an MCP server's request (its API). */
+/** What `answer` settles on a terminal: a question, a permission, a plan or an MCP server's request; not the end of a turn (`askbridge reply`), nor a wait in the terminal. */
 function isQuestion(call: AskView): boolean {
-  return call.turnEnd === undefined && call.terminalWait === undefined && call.elicitation === undefined;
+  return call.turnEnd === undefined && call.terminalWait === undefined;
 }

@@ -1,8 +1,9 @@
 // `askbridge watch`: a terminal inbox. It waits for questions and runs the interactive answer
 // (flow.ts) for each, oldest first, with a bell and the count of the others waiting; the end of
 // Claude's turn while the person is away is one of them (its last message, and a line for the reply).
-// A session waiting for the person in its terminal is printed as a line between questions: nothing
-// here answers it. A question settled elsewhere leaves the queue (and stops its flow at once, with
+// An MCP server's request for input is asked as a question is (elicitation-flow.ts: a form field by
+// field, a link with its host). A session waiting for the person in its terminal is printed as a line
+// between questions: nothing here answers it. A question settled elsewhere leaves the queue (and stops its flow at once, with
 // nothing sent). Esc in a question skips it: it keeps waiting (the page and `askbridge answer` still
 // have it), and watch goes on to the next. A skipped question is not asked again while anything else
 // waits, nor by itself: once nothing else waits, Enter asks the skipped ones again, oldest first.
@@ -22,11 +23,10 @@ import { CliError, type CommandIo } from './command.js';
 import { openFeed, settledText } from './events.js';
 import { answerInteractively, askUpdates } from './flow.js';
 import { terminalWaitLine } from './turn-end-text.js';
-import { elicitationLine } from '../elicitation-text.js';
 
-/** What watch prints as a line instead of asking: a wait in the terminal, and an MCP server's request (not asked here yet). */
+/** What watch prints as a line instead of asking: a wait in the terminal. */
 function isNotice(ask: AskView): boolean {
-  return ask.terminalWait !== undefined || ask.elicitation !== undefined;
+  return ask.terminalWait !== undefined;
 }
 
 const BELL = '\u0007';
@@ -83,7 +83,6 @@ export async function run(io: CommandIo): Promise<number> {
     while (!ended) {
       for (const notice of notices.values()) {
         if (notice.terminalWait) log.info(markInvisible(`${terminalWaitLine(notice.terminalWait)} · ${notice.cwd}`));
-        if (notice.elicitation) log.info(markInvisible(`${elicitationLine(notice.elicitation)} · ${notice.cwd} (\`${askbridgeCommand(io.env)} pending\` shows how to respond)`));
         saidWaiting = false;
       }
       notices.clear();
