@@ -199,7 +199,7 @@ describe('a form in the terminal', () => {
     await terminal.waitForPrompt('Ada');
 
     expect((await respond(daemon, held.view.id, { action: 'cancel' })).status).toBe(200);
-    await terminal.waitFor(/No longer waiting: .+\. Nothing was sent\.[\s\S]*Waiting for questions\./);
+    await terminal.waitFor(/No longer waiting: cancelled by a person \(cli\)\. Nothing was sent\.[\s\S]*Waiting for questions\./);
     expect(await decisionOf(held)).toEqual({ hookSpecificOutput: { hookEventName: 'Elicitation', action: 'cancel' } });
     await terminal.press('C-c');
     expect(await terminal.exitCode()).toBe(0);
