@@ -9,6 +9,7 @@ import { terminalText } from '../visible-text.js';
 import { connectToDaemon, type DaemonClient } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 import { openFeed, settledText } from './events.js';
+import { respondInteractively } from './elicitation-flow.js';
 import { answerInteractively, askUpdates } from './flow.js';
 
 export type Target = { idOrPrefix: string | undefined; session: string | undefined; confirm: boolean };
@@ -44,7 +45,8 @@ export async function answerOnTerminal(io: CommandIo, target: Target, findWaitin
     const call = await chooseWaiting(daemon, feed.waiting, target, findWaiting, askbridgeCommand(io.env));
     current = call.id;
     const after = feed.waiting.filter((other) => other.id !== call.id && isQuestion(other)).length;
-    const end = await answerInteractively(daemon, call, stop.signal, { waiting: { after, skipped: 0 }, confirm: target.confirm, escape: 'leave', updates });
+    const ask = call.elicitation ? respondInteractively : answerInteractively;
+    const end = await ask(daemon, call, stop.signal, { waiting: { after, skipped: 0 }, confirm: target.confirm, escape: 'leave', updates });
     switch (end.kind) {
       case 'sent':
       case 'declined':

@@ -1,5 +1,5 @@
 // The interactive response to an MCP server's request for input (an elicitation), for `answer` and
-// `watch` (flow.ts hands it over after the ask's context): the server, always named, and its message;
+// `watch`, with flow.ts's context, lists and keys (as its own asks have them): the server, always named, and its message;
 // then a form field by field, each value checked as it is given by the very check the daemon makes
 // (elicitation-form.ts's checkField), an optional field left empty with an empty line (or "Leave
 // empty" in a list); then a review where any value can be changed, and one choice: Accept (the values
@@ -9,10 +9,11 @@
 // The server's name, message, titles, descriptions, choice labels and link are hostile text: marked.
 import { cancel, log, outro } from '@clack/prompts';
 import { checkField, type FormField, type FormSpec, type FormValue, type MultiChoiceField, type NumberField, type TextField, type TextFormat } from '../elicitation-form.js';
-import { ErrorReplySchema, TooLateReplySchema, type Elicitation } from '../protocol.js';
+import { ErrorReplySchema, TooLateReplySchema, type AskView, type Elicitation } from '../protocol.js';
 import { shorten } from '../shorten.js';
 import { markInvisible, terminalText } from '../visible-text.js';
-import { block, endOf, type Flow, type FlowEnd, INFO, leaveHint, lettersOf, notChosen, runList, say, settle, showNewContext, shown, STEP, stillTitled } from './flow.js';
+import type { DaemonClient } from './client.js';
+import { block, endOf, type Flow, type FlowEnd, type FlowOptions, INFO, leaveHint, lettersOf, notChosen, runInteractively, runList, say, settle, showNewContext, shown, STEP, stillTitled } from './flow.js';
 import { askText, type ListItem, pickOne, pickSome } from './prompts.js';
 import { readReply } from './replies.js';
 
@@ -25,7 +26,14 @@ type Values = Map<string, FormValue>;
 /** One field's answer: its value, or undefined when it is left empty. */
 type Given = { value: FormValue | undefined };
 
-export async function respondToElicitation(flow: Flow, elicitation: Elicitation): Promise<FlowEnd> {
+/** An MCP server's request on screen and responded to: as flow.ts's answerInteractively, for an ask with `elicitation`. */
+export function respondInteractively(daemon: DaemonClient, call: AskView, stop: AbortSignal, options: FlowOptions): Promise<FlowEnd> {
+  const { elicitation } = call;
+  if (elicitation === undefined) throw new Error('respondInteractively takes an MCP server\'s request for input');
+  return runInteractively(daemon, call, stop, options, (flow) => respondToElicitation(flow, elicitation));
+}
+
+async function respondToElicitation(flow: Flow, elicitation: Elicitation): Promise<FlowEnd> {
   const message = elicitation.message.trim() === '' ? ' for input' : `:\n${shown(elicitation.message)}`;
   say(STEP, `The MCP server ${shown(elicitation.server)} asks${message}`);
   return elicitation.mode === 'url' ? respondToLink(flow, elicitation) : fillForm(flow, elicitation);

@@ -17,7 +17,8 @@
 // `confirm` asks first; `t` and `c` are as for questions. The end of Claude's turn (while the person
 // is away) shows Claude's last message whole, then one line for the reply: Enter sends it and Claude
 // goes on; an empty line or /done lets Claude stop (POST /api/sessions/:id/reply, naming this turn's
-// end). An MCP server's request for input (a form, field by field, or a link) is elicitation-flow.ts's.
+// end). An MCP server's request for input (a form, field by field, or a link) is elicitation-flow.ts's,
+// on the same context, lists and keys (runInteractively).
 // Model text is shown with every invisible character as a marker, and wrapped under the side bar, so
 // that none of it starts a line of its own.
 import { PassThrough } from 'node:stream';
@@ -128,7 +129,17 @@ export type Flow = {
   hold: KeyHold;
 };
 
-export async function answerInteractively(daemon: DaemonClient, call: AskView, stop: AbortSignal, options: FlowOptions): Promise<FlowEnd> {
+/** A question set, a permission, a plan or the end of a turn, on screen and answered (an MCP server's request: elicitation-flow.ts's respondInteractively). */
+export function answerInteractively(daemon: DaemonClient, call: AskView, stop: AbortSignal, options: FlowOptions): Promise<FlowEnd> {
+  return runInteractively(daemon, call, stop, options, runFlow);
+}
+
+/**
+ * One ask on screen: its context first, then `body` asks it. Meanwhile the live feed's news of it
+ * reaches the flow (more time, context that takes a list's place), and keys near the deadline ask
+ * for more time.
+ */
+export async function runInteractively(daemon: DaemonClient, call: AskView, stop: AbortSignal, options: FlowOptions, body: (flow: Flow) => Promise<FlowEnd>): Promise<FlowEnd> {
   const flow: Flow = { daemon, call, options, stop, onKey: moreTimeOnKeys(daemon, call), latest: call, contextShown: call.context, refresh: undefined, hold: newKeyHold() };
   const unsubscribe = options.updates?.subscribe((ask) => {
     if (ask.id !== call.id) return;
@@ -141,7 +152,9 @@ export async function answerInteractively(daemon: DaemonClient, call: AskView, s
     flow.refresh.abort(text);
   });
   try {
-    return await runFlow(flow);
+    showHeader(flow);
+    await dropTypeAhead();
+    return await body(flow);
   } finally {
     unsubscribe?.();
   }
@@ -149,15 +162,8 @@ export async function answerInteractively(daemon: DaemonClient, call: AskView, s
 
 async function runFlow(flow: Flow): Promise<FlowEnd> {
   const { call, options } = flow;
-  showHeader(flow);
-  await dropTypeAhead();
   if (call.approval) return decideApproval(flow, call.approval);
   if (call.turnEnd) return replyToTurnEnd(flow, call.turnEnd);
-  if (call.elicitation) {
-    // Loaded only here: its form checks bring re2js, which no other ask needs.
-    const { respondToElicitation } = await import('./elicitation-flow.js');
-    return respondToElicitation(flow, call.elicitation);
-  }
 
   // One key answers a single single-select question, as in Claude Code's own dialog.
   const quick = !options.confirm && call.questions.length === 1 && call.questions[0]?.multiSelect === false;

@@ -21,6 +21,7 @@ import { connectToDaemon } from './client.js';
 import { reviewable, reviewAll } from './answer-all.js';
 import { CliError, type CommandIo } from './command.js';
 import { openFeed, settledText } from './events.js';
+import { respondInteractively } from './elicitation-flow.js';
 import { answerInteractively, askUpdates } from './flow.js';
 import { terminalWaitLine } from './turn-end-text.js';
 
@@ -105,7 +106,8 @@ export async function run(io: CommandIo): Promise<number> {
       saidWaiting = false;
       io.stdout(BELL);
       current = { id: next.id, stop: new AbortController() };
-      const end = await answerInteractively(daemon, next, current.stop.signal, { waiting: { after: waiting.length - 1, skipped: skipped.size }, confirm: values.confirm, escape: 'skip', updates, reviewAll: () => permissionsWaiting().length });
+      const ask = next.elicitation ? respondInteractively : answerInteractively;
+      const end = await ask(daemon, next, current.stop.signal, { waiting: { after: waiting.length - 1, skipped: skipped.size }, confirm: values.confirm, escape: 'skip', updates, reviewAll: () => permissionsWaiting().length });
       const { settledElsewhere } = current;
       current = undefined;
       if (end.kind === 'left' && end.by === 'ctrl-c') {
