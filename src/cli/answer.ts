@@ -8,7 +8,8 @@
 // `--deny [--message TEXT] [--interrupt]`; for a plan, --allow approves it and a deny's message says
 // what to change. The answer's flags on a permission, or a decision on a question, are exit 2, as is
 // --interrupt for an agent that cannot stop its turn (Codex, opencode: approvals.ts canStopTurn).
-// `answer --all`, on a terminal: every waiting permission at once (answer-all.ts).
+// `answer --all`, on a terminal: every waiting permission at once (answer-all.ts). An MCP server's
+// request for input is answered on a terminal only (field by field); with an answer here, exit 2.
 import { askbridgeCommand } from '../command-name.js';
 import { parseArgs } from 'node:util';
 import { agentName, profileOf } from '../agents.js';

@@ -209,11 +209,14 @@ async function pickChoices(flow: Flow, field: MultiChoiceField, list: ListParts,
   return 'chosen' in choice ? { given: { value: tickedValue(choice.chosen) } } : { notChosen: choice };
 }
 
+/** How much of a typed text the review shows on its line: choosing the field shows it whole. */
+const REVIEW_TEXT_CHARS = 120;
+
 /** A value as the review shows it. */
 function valueText(field: FormField, value: FormValue | undefined): string {
   if (value === undefined) return '(empty)';
   if (field.kind === 'boolean') return value ? 'yes' : 'no';
-  const labelOf = (chosen: string) => shown(field.kind === 'choice' || field.kind === 'choices' ? (field.choices.find((choice) => choice.value === chosen)?.label ?? chosen) : chosen);
+  const labelOf = (chosen: string) => shown(shorten(field.kind === 'choice' || field.kind === 'choices' ? (field.choices.find((choice) => choice.value === chosen)?.label ?? chosen) : chosen, REVIEW_TEXT_CHARS));
   return Array.isArray(value) ? (value.length === 0 ? '(none)' : value.map(labelOf).join(', ')) : labelOf(String(value));
 }
 
