@@ -1,7 +1,7 @@
 // `askbridge answer` on a terminal, without the answer on the command line: the interactive flow
-// (flow.ts; elicitation-flow.ts for an MCP server's request) for the oldest waiting question, one given by id (a unique prefix is enough), or the
-// oldest of a session, while the daemon's live feed says whether the question still waits and
-// brings its session's context when that arrives.
+// (flow.ts; elicitation-flow.ts for an MCP server's request) for the oldest waiting question, one
+// given by id (a unique prefix is enough), or the oldest of a session, while the daemon's live feed
+// says whether the question still waits and brings its session's context when that arrives.
 import { askbridgeCommand } from '../command-name.js';
 import { cancel } from '@clack/prompts';
 import type { AskView } from '../protocol.js';

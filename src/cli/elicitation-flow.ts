@@ -1,12 +1,13 @@
 // The interactive response to an MCP server's request for input (an elicitation), for `answer` and
-// `watch`, with flow.ts's context, lists and keys (as its own asks have them): the server, always named, and its message;
-// then a form field by field, each value checked as it is given by the very check the daemon makes
-// (elicitation-form.ts's checkField), an optional field left empty with an empty line (or "Leave
-// empty" in a list); then a review where any value can be changed, and one choice: Accept (the values
-// go to the server), Decline, Cancel, or let Claude Code's own dialog ask. A link is shown whole, with
-// its exact host, and never opened: Done (accept), Decline, Cancel, or the terminal. Values the daemon
-// refuses all the same (400 invalid_content) show each problem and are asked again, every value kept.
-// The server's name, message, titles, descriptions, choice labels and link are hostile text: marked.
+// `watch`, with flow.ts's context, lists and keys (as its own asks have them): the server, always
+// named, and its message; then a form field by field, each value checked as it is given by the very
+// check the daemon makes (elicitation-form.ts's checkField), an optional field left empty with an
+// empty line (or "Leave empty" in a list); then a review where any value can be changed, and one
+// choice: Accept (the values go to the server), Decline, Cancel, or let Claude Code's own dialog
+// ask. A link is shown whole, with its exact host, and never opened: Done (accept), Decline,
+// Cancel, or the terminal. Values the daemon refuses all the same (400 invalid_content) show each
+// problem and are asked again, every value kept. The server's name, message, titles, descriptions,
+// choice labels and link are hostile text: marked.
 import { cancel, log, outro } from '@clack/prompts';
 import { checkField, type FormField, type FormSpec, type FormValue, type MultiChoiceField, type NumberField, type TextField, type TextFormat } from '../elicitation-form.js';
 import { ErrorReplySchema, TooLateReplySchema, type AskView, type Elicitation } from '../protocol.js';

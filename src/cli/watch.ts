@@ -1,16 +1,16 @@
 // `askbridge watch`: a terminal inbox. It waits for questions and runs the interactive answer
 // (flow.ts) for each, oldest first, with a bell and the count of the others waiting; the end of
-// Claude's turn while the person is away is one of them (its last message, and a line for the reply).
-// An MCP server's request for input is asked as a question is (elicitation-flow.ts: a form field by
-// field, a link with its host). A session waiting for the person in its terminal is printed as a line
-// between questions: nothing here answers it. A question settled elsewhere leaves the queue (and stops its flow at once, with
-// nothing sent). Esc in a question skips it: it keeps waiting (the page and `askbridge answer` still
-// have it), and watch goes on to the next. A skipped question is not asked again while anything else
-// waits, nor by itself: once nothing else waits, Enter asks the skipped ones again, oldest first.
-// While two or more permissions wait, `r` on a permission opens Review all, as `answer --all`
-// (answer-all.ts): every waiting permission shown whole, the ticked ones decided; then watch goes on
-// with what still waits. Ctrl+C leaves, exit 0: every question still waiting keeps waiting. Exit 6
-// when the daemon stops.
+// Claude's turn while the person is away is one of them (its last message, and a line for the
+// reply). An MCP server's request for input is asked as a question is (elicitation-flow.ts: a form
+// field by field, a link with its host). A session waiting for the person in its terminal is
+// printed as a line between questions: nothing here answers it. A question settled elsewhere leaves
+// the queue (and stops its flow at once, with nothing sent). Esc in a question skips it: it keeps
+// waiting (the page and `askbridge answer` still have it), and watch goes on to the next. A skipped
+// question is not asked again while anything else waits, nor by itself: once nothing else waits,
+// Enter asks the skipped ones again, oldest first. While two or more permissions wait, `r` on a
+// permission opens Review all, as `answer --all` (answer-all.ts): every waiting permission shown
+// whole, the ticked ones decided; then watch goes on with what still waits. Ctrl+C leaves, exit 0:
+// every question still waiting keeps waiting. Exit 6 when the daemon stops.
 import { askbridgeCommand } from '../command-name.js';
 import { emitKeypressEvents } from 'node:readline';
 import { parseArgs } from 'node:util';
