@@ -294,18 +294,24 @@ export function checkFormContent(form: FormSpec, content: unknown): FormContentC
   const errors: FormError[] = keys.filter((key) => !known.has(key)).map((key) => ({ field: key, message: `The form has no field ${quoteName(key)}.` }));
   const checked: Array<[string, FormValue]> = [];
   for (const field of form.fields) {
-    const label = field.title ?? field.name;
-    if (!Object.hasOwn(content, field.name)) {
-      if (field.required) errors.push({ field: field.name, message: `${label}: required` });
-      continue;
-    }
-    const value = content[field.name];
-    const problem = checkValue(field, value);
-    if (problem === undefined) checked.push([field.name, copyValue(value as FormValue)]);
-    else errors.push({ field: field.name, message: `${label}: ${problem}` });
+    const problem = checkField(field, content);
+    if (problem !== undefined) errors.push({ field: field.name, message: problem });
+    else if (Object.hasOwn(content, field.name)) checked.push([field.name, copyValue(content[field.name] as FormValue)]);
   }
   // fromEntries defines each key as the object's own, so a field named __proto__ stays a field.
   return errors.length > 0 ? { ok: false, errors } : { ok: true, content: Object.fromEntries(checked) };
+}
+
+/**
+ * What is wrong with one field's value in `content` ("Label: problem", as checkFormContent says it),
+ * or undefined when it fits: absent is fine unless the field is required. The terminal checks each
+ * field with it as it is answered, before the whole answer goes to the daemon.
+ */
+export function checkField(field: FormField, content: Record<string, unknown>): string | undefined {
+  const label = field.title ?? field.name;
+  if (!Object.hasOwn(content, field.name)) return field.required ? `${label}: required` : undefined;
+  const problem = checkValue(field, content[field.name]);
+  return problem === undefined ? undefined : `${label}: ${problem}`;
 }
 
 function copyValue(value: FormValue): FormValue {

@@ -1,7 +1,7 @@
 // `askbridge answer` on a terminal, without the answer on the command line: the interactive flow
-// (flow.ts) for the oldest waiting question, one given by id (a unique prefix is enough), or the
-// oldest of a session, while the daemon's live feed says whether the question still waits and
-// brings its session's context when that arrives.
+// (flow.ts; elicitation-flow.ts for an MCP server's request) for the oldest waiting question, one
+// given by id (a unique prefix is enough), or the oldest of a session, while the daemon's live feed
+// says whether the question still waits and brings its session's context when that arrives.
 import { askbridgeCommand } from '../command-name.js';
 import { cancel } from '@clack/prompts';
 import type { AskView } from '../protocol.js';
@@ -9,6 +9,7 @@ import { terminalText } from '../visible-text.js';
 import { connectToDaemon, type DaemonClient } from './client.js';
 import { CliError, type CommandIo } from './command.js';
 import { openFeed, settledText } from './events.js';
+import { respondInteractively } from './elicitation-flow.js';
 import { answerInteractively, askUpdates } from './flow.js';
 
 export type Target = { idOrPrefix: string | undefined; session: string | undefined; confirm: boolean };
@@ -44,7 +45,8 @@ export async function answerOnTerminal(io: CommandIo, target: Target, findWaitin
     const call = await chooseWaiting(daemon, feed.waiting, target, findWaiting, askbridgeCommand(io.env));
     current = call.id;
     const after = feed.waiting.filter((other) => other.id !== call.id && isQuestion(other)).length;
-    const end = await answerInteractively(daemon, call, stop.signal, { waiting: { after, skipped: 0 }, confirm: target.confirm, escape: 'leave', updates });
+    const ask = call.elicitation ? respondInteractively : answerInteractively;
+    const end = await ask(daemon, call, stop.signal, { waiting: { after, skipped: 0 }, confirm: target.confirm, escape: 'leave', updates });
     switch (end.kind) {
       case 'sent':
       case 'declined':
@@ -97,7 +99,7 @@ async function chooseWaiting(daemon: DaemonClient, waiting: AskView[], target: T
   return findWaiting(daemon, waiting);
 }
 
-/** What `answer` settles: a question, a permission or a plan; not the end of a turn (`askbridge reply`), a wait in the terminal, nor an MCP server's request (its API). */
+/** What `answer` settles on a terminal: a question, a permission, a plan or an MCP server's request; not the end of a turn (`askbridge reply`), nor a wait in the terminal. */
 function isQuestion(call: AskView): boolean {
-  return call.turnEnd === undefined && call.terminalWait === undefined && call.elicitation === undefined;
+  return call.turnEnd === undefined && call.terminalWait === undefined;
 }

@@ -8,7 +8,8 @@
 // `--deny [--message TEXT] [--interrupt]`; for a plan, --allow approves it and a deny's message says
 // what to change. The answer's flags on a permission, or a decision on a question, are exit 2, as is
 // --interrupt for an agent that cannot stop its turn (Codex, opencode: approvals.ts canStopTurn).
-// `answer --all`, on a terminal: every waiting permission at once (answer-all.ts).
+// `answer --all`, on a terminal: every waiting permission at once (answer-all.ts). An MCP server's
+// request for input is answered on a terminal only (field by field); with an answer here, exit 2.
 import { askbridgeCommand } from '../command-name.js';
 import { parseArgs } from 'node:util';
 import { agentName, profileOf } from '../agents.js';
@@ -70,7 +71,7 @@ export async function run(io: CommandIo): Promise<number> {
     }
     // Loaded only here: scripts that give the answer do not pay for the prompts and the WebSocket.
     const { answerOnTerminal } = await import('./answer-interactive.js');
-    return answerOnTerminal(io, { idOrPrefix: positionals[0], session: values.session, confirm: values.confirm }, (daemon, waiting) => findWaiting(io.env, daemon, positionals[0]!, waiting));
+    return answerOnTerminal(io, { idOrPrefix: positionals[0], session: values.session, confirm: values.confirm }, (daemon, waiting) => findWaiting(io.env, daemon, positionals[0]!, { waiting }));
   }
   const [idOrPrefix] = positionals;
   if (!idOrPrefix || positionals.length > 1 || values.session !== undefined || values.confirm) throw new CliError(`usage: ${givesDecision ? decisionUsage(command) : givenAnswerUsage(command)}`, 2);
@@ -115,18 +116,20 @@ function decisionUsage(command: string): string {
 /**
  * The waiting question an id names, or a unique prefix of one. A prefix names a question as its
  * whole id does: one that has finished, still held by the daemon or only in history.jsonl, is too
- * late (exit 3), whichever names it; none, or more than one, is exit 1. `waiting`: the questions
- * known to wait (the live feed's), else asked for.
+ * late (exit 3), whichever names it; none, or more than one, is exit 1. `onTerminal`: the flow asks
+ * on a terminal, which answers an MCP server's request too, and `waiting` are the questions the live
+ * feed knows to wait (else they are asked for).
  */
-export async function findWaiting(env: NodeJS.ProcessEnv, daemon: DaemonClient, idOrPrefix: string, waiting?: AskView[]): Promise<AskView> {
-  const asks = waiting ?? readReply(AsksReplySchema, (await daemon.request('GET', '/api/asks')).body, 'list of asks').asks;
+export async function findWaiting(env: NodeJS.ProcessEnv, daemon: DaemonClient, idOrPrefix: string, onTerminal?: { waiting: AskView[] }): Promise<AskView> {
+  const asks = onTerminal?.waiting ?? readReply(AsksReplySchema, (await daemon.request('GET', '/api/asks')).body, 'list of asks').asks;
+  const answerable = <Ask extends Answerable>(ask: Ask) => answerableHere(ask, env, onTerminal !== undefined);
   const matches = asks.filter((call) => call.id.startsWith(idOrPrefix));
   if (matches.length > 1) throw new CliError(`id ${quoted(idOrPrefix)} is ambiguous: give more of it`);
-  if (matches[0]) return answerable(matches[0], env);
+  if (matches[0]) return answerable(matches[0]);
   // A whole id may name a question asked since `waiting` was read, or one that has finished.
   const view = UUID.test(idOrPrefix) ? await askById(daemon, idOrPrefix) : undefined;
-  if (view?.status === 'pending') return answerable(view, env);
-  if (view) throw await tooLate(answerable(view, env));
+  if (view?.status === 'pending') return answerable(view);
+  if (view) throw await tooLate(answerable(view));
   // Finished long enough ago that the daemon no longer holds it, or named by a prefix: history.jsonl
   // has every finished question (its line is written before the answer goes out; on a full disk it
   // is behind, and a prefix of a question it does not have yet finds nothing).
@@ -135,21 +138,28 @@ export async function findWaiting(env: NodeJS.ProcessEnv, daemon: DaemonClient, 
   const line = finished[0];
   if (!line) throw new CliError(`no question has the id ${quoted(idOrPrefix)} (\`${askbridgeCommand(env)} pending\` shows those waiting)`);
   const held = await askById(daemon, line.id);
-  throw held ? await tooLate(answerable(held, env)) : await tooLate(answerable(line, env));
+  throw held ? await tooLate(answerable(held)) : await tooLate(answerable(line));
 }
 
+type Answerable = Pick<AskView, 'id' | 'sessionId' | 'machine'> & { turnEnd?: unknown; terminalWait?: unknown; elicitation?: unknown };
+
 /**
- * The ask, when `answer` is how to settle it: a question, a permission or a plan. The end of a turn is
- * replied to with `askbridge reply`, and a wait in the terminal is settled there (exit 2).
+ * The ask, when `answer` is how to settle it: a question, a permission or a plan, and `onTerminal`
+ * an MCP server's request (field by field: elicitation-flow.ts). The end of a turn is replied to with
+ * `askbridge reply`, and a wait in the terminal is settled there (exit 2).
  */
-function answerable<Ask extends Pick<AskView, 'id' | 'sessionId' | 'machine'> & { turnEnd?: unknown; terminalWait?: unknown; elicitation?: unknown }>(ask: Ask, env: NodeJS.ProcessEnv): Ask {
+function answerableHere<Ask extends Answerable>(ask: Ask, env: NodeJS.ProcessEnv, onTerminal: boolean): Ask {
   if (ask.turnEnd !== undefined) {
     const command = askbridgeCommand(env);
     throw new CliError(`${quoted(ask.id)} is the end of Claude's turn, not a question: reply with \`${quoted(replyCommand(ask, command))} TEXT...\` (Claude goes on with it), or \`${quoted(replyCommand(ask, command))} --done\` (Claude stops)`, 2);
   }
   if (ask.terminalWait !== undefined) throw new CliError(`${quoted(ask.id)} is a session waiting for you in its terminal: nothing in askbridge answers it, go to that terminal`, 2);
-  if (ask.elicitation !== undefined) {
-    throw new CliError(`${quoted(ask.id)} is an MCP server's request for input, not a question: respond with POST /api/asks/${quoted(ask.id)}/elicitation, or hand it to Claude Code's own dialog with POST /api/asks/${quoted(ask.id)}/terminal (\`${askbridgeCommand(env)} pending\` shows how)`, 2);
+  if (ask.elicitation !== undefined && !onTerminal) {
+    const command = askbridgeCommand(env);
+    throw new CliError(
+      `${quoted(ask.id)} is an MCP server's request for input, not a question: respond on a terminal, field by field, with \`${command} answer ${quoted(ask.id)}\` (or \`${command} watch\`), or through the API: POST /api/asks/${quoted(ask.id)}/elicitation, or hand it to Claude Code's own dialog with POST /api/asks/${quoted(ask.id)}/terminal (\`${command} pending\` shows how)`,
+      2,
+    );
   }
   return ask;
 }

@@ -114,7 +114,7 @@ function daemonGone(why: string): CliError {
 export function settledText(question: AskView): string {
   const { source, detail } = describeSource(question);
   const kind = question.turnEnd ? 'turn-end' : question.terminalWait ? 'terminal-wait' : 'question';
-  return settledWords(source, detail, { kind, status: question.status, sessionEnded: question.source?.kind === 'session-ended', inTerminal: question.source?.kind === 'terminal', agent: agentName(question.agent ?? 'claude-code') });
+  return settledWords(source, detail, { kind, status: question.status, sessionEnded: question.source?.kind === 'session-ended', inTerminal: question.source?.kind === 'terminal', agent: agentName(question.agent ?? 'claude-code'), responded: question.elicitationResult?.action });
 }
 
 /** The same words for a question known only from its line in history.jsonl (a wait in the terminal is never written there). */
@@ -122,7 +122,7 @@ export function settledLineText(line: HistoryLine): string {
   // describeSource (history-file.ts) writes these details for a question its session's end withdrew,
   // for a permission given in Claude Code's own dialog, and for a turn's end the person typed past.
   const inTerminal = line.detail === ANSWERED_IN_TERMINAL || (line.turnEnd !== undefined && line.source === 'terminal' && line.status === 'cancelled');
-  return settledWords(line.source, line.detail, { kind: line.turnEnd ? 'turn-end' : 'question', status: line.status, sessionEnded: line.detail === 'the Claude Code session ended', inTerminal, agent: terminalText(agentName(line.agent ?? 'claude-code')) });
+  return settledWords(line.source, line.detail, { kind: line.turnEnd ? 'turn-end' : 'question', status: line.status, sessionEnded: line.detail === 'the Claude Code session ended', inTerminal, agent: terminalText(agentName(line.agent ?? 'claude-code')), responded: line.elicitation?.result?.action });
 }
 
 /** describeSource's detail for a permission the person gave in Claude Code's own dialog first. */
@@ -130,10 +130,13 @@ const ANSWERED_IN_TERMINAL = 'answered in the terminal';
 
 /**
  * What history does not say in its source: what was asked (a permission is a question here: its
- * status says allowed or denied), the status, which withdrawals these were, and the agent whose
- * terminal asks instead (its name, ready for a terminal).
+ * status says allowed or denied), the status, which withdrawals these were, the agent whose
+ * terminal asks instead (its name, ready for a terminal), and how a person responded to an MCP
+ * server's request.
  */
-type SettledHow = { kind: 'question' | 'turn-end' | 'terminal-wait'; status: AskStatus; sessionEnded: boolean; inTerminal: boolean; agent: string };
+type SettledHow = { kind: 'question' | 'turn-end' | 'terminal-wait'; status: AskStatus; sessionEnded: boolean; inTerminal: boolean; agent: string; responded?: 'accept' | 'decline' | 'cancel' | undefined };
+
+const RESPONDED_WORDS = { accept: 'accepted', decline: 'declined', cancel: 'cancelled' } as const;
 
 function settledWords(source: HistorySource, detail: string | undefined, how: SettledHow): string {
   const why = detail ? ` (${terminalText(detail, '    ')})` : '';
@@ -141,6 +144,7 @@ function settledWords(source: HistorySource, detail: string | undefined, how: Se
   if (how.kind === 'terminal-wait' && how.inTerminal) return 'the session moved on';
   if (how.inTerminal) return ANSWERED_IN_TERMINAL;
   if (source === 'grant') return terminalText(detail ?? 'allowed by your grant', '    ');
+  if (how.responded !== undefined && source === 'person') return `${RESPONDED_WORDS[how.responded]} by a person${why}`;
   if (how.status === 'allowed') return `allowed by a person${why}`;
   if (how.status === 'denied') return source === 'person' ? `denied by a person${why}` : `denied by the configuration${why}`;
   switch (source) {

@@ -17,8 +17,10 @@
 // `confirm` asks first; `t` and `c` are as for questions. The end of Claude's turn (while the person
 // is away) shows Claude's last message whole, then one line for the reply: Enter sends it and Claude
 // goes on; an empty line or /done lets Claude stop (POST /api/sessions/:id/reply, naming this turn's
-// end). Model text is shown with every invisible character as a marker, and wrapped under the side
-// bar, so that none of it starts a line of its own.
+// end). An MCP server's request for input (a form, field by field, or a link) is elicitation-flow.ts's,
+// on the same context, lists and keys (runInteractively).
+// Model text is shown with every invisible character as a marker, and wrapped under the side bar, so
+// that none of it starts a line of its own.
 import { PassThrough } from 'node:stream';
 import { styleText } from 'node:util';
 import { wrapTextWithPrefix } from '@clack/core';
@@ -38,7 +40,7 @@ import { isLastReply, LAST_REPLY_NOTE } from './turn-end-text.js';
 
 /**
  * How the flow ended: `sent` (the daemon took the answer), `declined` and `handed` (the person
- * declined, or let the terminal answer), `left` (Esc or Ctrl+C: nothing sent; the caller says what
+ * declined, or cancelled an MCP server's request, or let the terminal answer), `left` (Esc or Ctrl+C: nothing sent; the caller says what
  * happens next), `stopped` (`stop` aborted it: the caller knows why and says so), `too-late` (settled
  * just before the request arrived: `ask` says how), `failed` (the daemon could not use the answer;
  * said on screen), `review-all` (the key that opens Review all, offered with `reviewAll`: nothing
@@ -111,7 +113,7 @@ const KEY = {
 } as const satisfies Record<string, LetterKey>;
 
 /** One run of the flow: the question set as it is now, the prompt running, and what the screen shows of its context. */
-type Flow = {
+export type Flow = {
   daemon: DaemonClient;
   call: AskView;
   options: FlowOptions;
@@ -127,7 +129,17 @@ type Flow = {
   hold: KeyHold;
 };
 
-export async function answerInteractively(daemon: DaemonClient, call: AskView, stop: AbortSignal, options: FlowOptions): Promise<FlowEnd> {
+/** A question set, a permission, a plan or the end of a turn, on screen and answered (an MCP server's request: elicitation-flow.ts's respondInteractively). */
+export function answerInteractively(daemon: DaemonClient, call: AskView, stop: AbortSignal, options: FlowOptions): Promise<FlowEnd> {
+  return runInteractively(daemon, call, stop, options, runFlow);
+}
+
+/**
+ * One ask on screen: its context first, then `body` asks it. Meanwhile the live feed's news of it
+ * reaches the flow (more time, context that takes a list's place), and keys near the deadline ask
+ * for more time.
+ */
+export async function runInteractively(daemon: DaemonClient, call: AskView, stop: AbortSignal, options: FlowOptions, body: (flow: Flow) => Promise<FlowEnd>): Promise<FlowEnd> {
   const flow: Flow = { daemon, call, options, stop, onKey: moreTimeOnKeys(daemon, call), latest: call, contextShown: call.context, refresh: undefined, hold: newKeyHold() };
   const unsubscribe = options.updates?.subscribe((ask) => {
     if (ask.id !== call.id) return;
@@ -140,7 +152,9 @@ export async function answerInteractively(daemon: DaemonClient, call: AskView, s
     flow.refresh.abort(text);
   });
   try {
-    return await runFlow(flow);
+    showHeader(flow);
+    await dropTypeAhead();
+    return await body(flow);
   } finally {
     unsubscribe?.();
   }
@@ -148,8 +162,6 @@ export async function answerInteractively(daemon: DaemonClient, call: AskView, s
 
 async function runFlow(flow: Flow): Promise<FlowEnd> {
   const { call, options } = flow;
-  showHeader(flow);
-  await dropTypeAhead();
   if (call.approval) return decideApproval(flow, call.approval);
   if (call.turnEnd) return replyToTurnEnd(flow, call.turnEnd);
 
@@ -212,7 +224,7 @@ export function moreTimeOnKeys(daemon: Pick<DaemonClient, 'request'>, call: AskV
 // What the page shows of a question set, before its questions.
 
 /** A block of lines under the side bar, the first with `symbol`; lines too long for the terminal wrap under the bar. */
-function block(symbol: string, text: string): string {
+export function block(symbol: string, text: string): string {
   const bar = `${styleText('gray', S_BAR)}  `;
   return `${styleText('gray', S_BAR)}\n${wrapTextWithPrefix(process.stdout, text, bar, `${symbol}  `, bar)}`;
 }
@@ -222,7 +234,7 @@ export function say(symbol: string, text: string): void {
 }
 
 export const INFO = styleText('blue', S_INFO);
-const STEP = styleText('green', S_STEP_SUBMIT);
+export const STEP = styleText('green', S_STEP_SUBMIT);
 
 /** Who asks, for the first line: the agent (Claude Code, Codex, opencode, Gemini CLI), or a script or an MCP client by its name (on one line, shortened). */
 function askerName(call: AskView): string {
@@ -235,7 +247,7 @@ function showHeader(flow: Flow): void {
   const { after, skipped } = options.waiting;
   const queue = [after > 0 ? `${after} more waiting after this one` : '', skipped > 0 ? `${skipped} skipped` : ''].filter(Boolean).join('; ');
   const asks = call.approval ? (call.approval.toolName === PLAN_TOOL ? 'asks you to approve its plan' : 'asks for a permission') : 'asks';
-  const title = call.turnEnd ? 'Claude finished its turn' : `${askerName(call)} ${asks}`;
+  const title = call.turnEnd ? 'Claude finished its turn' : call.elicitation ? `The MCP server ${markInvisible(shorten(call.elicitation.server, 60))} asks, through ${askerName(call)}` : `${askerName(call)} ${asks}`;
   intro(`${title}${queue ? ` (${queue})` : ''}`);
   // The end of a turn has no list, and so no key that shows the rest: its title is shown whole.
   showContext(call, call.turnEnd !== undefined);
@@ -328,7 +340,7 @@ export function timeLeft(ms: number): string {
  * Runs a list with the flow's signals and keys. While it runs, context the live feed brings takes
  * its place on screen (its title with it), and it ends `refreshed`: the caller asks it again below.
  */
-async function runList<T>(flow: Flow, list: (run: Run) => Promise<T>): Promise<T> {
+export async function runList<T>(flow: Flow, list: (run: Run) => Promise<T>): Promise<T> {
   const refresh = new AbortController();
   flow.refresh = refresh;
   try {
@@ -339,7 +351,7 @@ async function runList<T>(flow: Flow, list: (run: Run) => Promise<T>): Promise<T
 }
 
 /** Before a list: context that arrived while none ran. Whether there was any (the list's title is then shown again, below it). */
-function showNewContext(flow: Flow): boolean {
+export function showNewContext(flow: Flow): boolean {
   const text = newContextText(flow.contextShown, flow.latest);
   if (text === undefined) return false;
   flow.contextShown = flow.latest.context;
@@ -352,7 +364,7 @@ function showNewContext(flow: Flow): boolean {
  * asker has a prompt of its own), the context, in a one-key question a note (where the asker takes
  * one), and for a permission, while two or more wait, the review of all (where the caller offers it).
  */
-function lettersOf(flow: Flow, quick: boolean): LetterKey[] {
+export function lettersOf(flow: Flow, quick: boolean): LetterKey[] {
   const { choices } = flow.call;
   const back = choices.handBack;
   const handBack = back === undefined ? [] : [back === 'the terminal' ? KEY.terminal : { ...KEY.terminal, hint: `t hands it back to ${back}`, pressed: `Hand it back to ${back}` }];
@@ -361,7 +373,7 @@ function lettersOf(flow: Flow, quick: boolean): LetterKey[] {
   return [...(quick && choices.notes ? [KEY.note] : []), ...(flow.call.approval ? [] : [KEY.decline]), ...handBack, KEY.context, ...reviewAll];
 }
 
-function leaveHint(flow: Flow): string {
+export function leaveHint(flow: Flow): string {
   return flow.options.escape === 'skip' ? 'Esc skips it (it keeps waiting) · Ctrl+C leaves' : 'Esc leaves, nothing is sent';
 }
 
@@ -386,17 +398,17 @@ async function onLetter(flow: Flow, pressed: Pressed): Promise<FlowEnd | undefin
  * list carried it and new context took their place, nor after anything else that ended the list
  * (the context in full, a refusal): the title is shown again below it.
  */
-function stillTitled(choice: PromptEnd | Pressed, title: string | undefined): boolean {
+export function stillTitled(choice: PromptEnd | Pressed, title: string | undefined): boolean {
   return 'ended' in choice && choice.ended === 'refreshed' && title === undefined;
 }
 
 /** A list that ended without a choice: the flow ends (left, stopped, declined, handed back), or the list is asked again ('again': the context was shown, or it was refreshed). */
-async function notChosen(flow: Flow, choice: PromptEnd | Pressed): Promise<FlowEnd | 'again'> {
+export async function notChosen(flow: Flow, choice: PromptEnd | Pressed): Promise<FlowEnd | 'again'> {
   if ('ended' in choice) return choice.ended === 'refreshed' ? 'again' : endOf(choice);
   return (await onLetter(flow, choice)) ?? 'again';
 }
 
-function endOf(end: PromptEnd): FlowEnd {
+export function endOf(end: PromptEnd): FlowEnd {
   if (end.ended === 'stopped') return { kind: 'stopped' };
   return { kind: 'left', by: end.ended === 'ctrl-c' ? 'ctrl-c' : 'escape' };
 }
@@ -469,7 +481,7 @@ async function askOne(flow: Flow, index: number, question: Question, previous: D
   return { draft: { picked: chosen, other, notes: note.typed.trim() === '' ? null : note.typed }, quick };
 }
 
-function tooLong(value: string, max: number): string | undefined {
+export function tooLong(value: string, max: number): string | undefined {
   const { length } = value;
   return length > max ? `At most ${max} characters, this is ${length}: shorten it` : undefined;
 }
@@ -800,25 +812,37 @@ async function sendReply(flow: Flow, text: string | undefined): Promise<FlowEnd 
 // ---------------------------------------------------------------------------------------------
 // What is sent: the one answer, a decline, a hand-back.
 
-/** Decline, or let the terminal answer, as the page's buttons do. Undefined: not confirmed, or refused with the reason on screen; the flow goes on. */
-async function settle(flow: Flow, how: 'decline' | 'terminal'): Promise<FlowEnd | undefined> {
+/**
+ * Decline, or let the terminal answer, as the page's buttons do; an MCP server's request is declined
+ * or cancelled by its own response (MCP: decline refuses, cancel dismisses without choosing).
+ * Undefined: not confirmed, or refused with the reason on screen; the flow goes on.
+ */
+export async function settle(flow: Flow, how: 'decline' | 'cancel' | 'terminal'): Promise<FlowEnd | undefined> {
   const { call, daemon } = flow;
-  const who = call.agent === undefined && call.asker ? `the ${call.asker.kind === 'mcp' ? 'MCP client' : 'script'}` : speakerOf(call.agent);
+  const server = call.elicitation ? `the MCP server ${markInvisible(shorten(call.elicitation.server, 60))}` : undefined;
+  const who = server ?? (call.agent === undefined && call.asker ? `the ${call.asker.kind === 'mcp' ? 'MCP client' : 'script'}` : speakerOf(call.agent));
   const back = call.choices.handBack ?? 'the terminal';
   if (flow.options.confirm) {
     const sure =
       how === 'decline'
         ? await confirmed(flow, `Decline? ${who} is told you chose not to answer`, 'Yes, decline')
-        : back === 'the terminal'
-          ? await confirmed(flow, "Let the terminal answer? Claude Code's own dialog asks there", 'Yes, let the terminal answer')
-          : await confirmed(flow, `Hand it back to ${back}? It asks there`, 'Yes, hand it back');
+        : how === 'cancel'
+          ? await confirmed(flow, `Cancel? ${who} is told you dismissed it without choosing`, 'Yes, cancel')
+          : back === 'the terminal'
+            ? await confirmed(flow, "Let the terminal answer? Claude Code's own dialog asks there", 'Yes, let the terminal answer')
+            : await confirmed(flow, `Hand it back to ${back}? It asks there`, 'Yes, hand it back');
     if (typeof sure === 'object') return sure;
     if (!sure) return undefined;
   }
-  const response = await daemon.request('POST', `/api/asks/${call.id}/${how}`);
+  const response =
+    how !== 'terminal' && call.elicitation ? await daemon.request('POST', `/api/asks/${call.id}/elicitation`, { action: how }) : await daemon.request('POST', `/api/asks/${call.id}/${how}`);
   if (response.status === 200) {
+    if (how === 'cancel') {
+      outro(`Cancelled: ${who} is told you dismissed it without choosing.`);
+      return { kind: 'declined' };
+    }
     if (how === 'decline') {
-      outro(`Declined: ${who} is told you chose not to answer${call.asker ? '' : ', and goes on without your answer'}.`);
+      outro(`Declined: ${who} is told you chose not to answer${call.asker || server ? '' : ', and goes on without your answer'}.`);
       return { kind: 'declined' };
     }
     outro(back === 'the terminal' ? "Handed back: Claude Code's own dialog asks in its terminal." : `Handed back: ${back} asks.`);

@@ -30,6 +30,10 @@ or Submit. --confirm: a single choice goes through the note and the review too, 
 A permission or a plan: its whole input is shown, then a number decides at once: Allow once (a plan: Approve),
 each of Claude Code's "always allow" suggestions, Deny (asks an optional message), Deny and stop; for a plan,
 Tell Claude what to change (required) and Reject and stop. t and c as above; no d. --confirm: a decision asks first.
+An MCP server's request for input: its server and message, then a form field by field (text and numbers typed,
+an empty line leaves an optional one empty; yes/no and choices picked or ticked), each value checked as given;
+then a review: pick a field to change it, or Accept, Decline, Cancel, Let the terminal answer. A link is shown
+whole with its host, never opened: Done, Decline, Cancel, Let the terminal answer. d, t and c as above.
 In watch, the end of Claude's turn (while you are away): its last message, whole, then type a reply and Enter: Claude
 goes on with it; an empty line or /done: Claude stops. --confirm: either asks first. (answer leaves it to the reply command.)`;
 

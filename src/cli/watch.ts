@@ -1,15 +1,16 @@
 // `askbridge watch`: a terminal inbox. It waits for questions and runs the interactive answer
 // (flow.ts) for each, oldest first, with a bell and the count of the others waiting; the end of
-// Claude's turn while the person is away is one of them (its last message, and a line for the reply).
-// A session waiting for the person in its terminal is printed as a line between questions: nothing
-// here answers it. A question settled elsewhere leaves the queue (and stops its flow at once, with
-// nothing sent). Esc in a question skips it: it keeps waiting (the page and `askbridge answer` still
-// have it), and watch goes on to the next. A skipped question is not asked again while anything else
-// waits, nor by itself: once nothing else waits, Enter asks the skipped ones again, oldest first.
-// While two or more permissions wait, `r` on a permission opens Review all, as `answer --all`
-// (answer-all.ts): every waiting permission shown whole, the ticked ones decided; then watch goes on
-// with what still waits. Ctrl+C leaves, exit 0: every question still waiting keeps waiting. Exit 6
-// when the daemon stops.
+// Claude's turn while the person is away is one of them (its last message, and a line for the
+// reply). An MCP server's request for input is asked as a question is (elicitation-flow.ts: a form
+// field by field, a link with its host). A session waiting for the person in its terminal is
+// printed as a line between questions: nothing here answers it. A question settled elsewhere leaves
+// the queue (and stops its flow at once, with nothing sent). Esc in a question skips it: it keeps
+// waiting (the page and `askbridge answer` still have it), and watch goes on to the next. A skipped
+// question is not asked again while anything else waits, nor by itself: once nothing else waits,
+// Enter asks the skipped ones again, oldest first. While two or more permissions wait, `r` on a
+// permission opens Review all, as `answer --all` (answer-all.ts): every waiting permission shown
+// whole, the ticked ones decided; then watch goes on with what still waits. Ctrl+C leaves, exit 0:
+// every question still waiting keeps waiting. Exit 6 when the daemon stops.
 import { askbridgeCommand } from '../command-name.js';
 import { emitKeypressEvents } from 'node:readline';
 import { parseArgs } from 'node:util';
@@ -20,13 +21,13 @@ import { connectToDaemon } from './client.js';
 import { reviewable, reviewAll } from './answer-all.js';
 import { CliError, type CommandIo } from './command.js';
 import { openFeed, settledText } from './events.js';
+import { respondInteractively } from './elicitation-flow.js';
 import { answerInteractively, askUpdates } from './flow.js';
 import { terminalWaitLine } from './turn-end-text.js';
-import { elicitationLine } from '../elicitation-text.js';
 
-/** What watch prints as a line instead of asking: a wait in the terminal, and an MCP server's request (not asked here yet). */
+/** What watch prints as a line instead of asking: a wait in the terminal. */
 function isNotice(ask: AskView): boolean {
-  return ask.terminalWait !== undefined || ask.elicitation !== undefined;
+  return ask.terminalWait !== undefined;
 }
 
 const BELL = '\u0007';
@@ -83,7 +84,6 @@ export async function run(io: CommandIo): Promise<number> {
     while (!ended) {
       for (const notice of notices.values()) {
         if (notice.terminalWait) log.info(markInvisible(`${terminalWaitLine(notice.terminalWait)} · ${notice.cwd}`));
-        if (notice.elicitation) log.info(markInvisible(`${elicitationLine(notice.elicitation)} · ${notice.cwd} (\`${askbridgeCommand(io.env)} pending\` shows how to respond)`));
         saidWaiting = false;
       }
       notices.clear();
@@ -106,7 +106,8 @@ export async function run(io: CommandIo): Promise<number> {
       saidWaiting = false;
       io.stdout(BELL);
       current = { id: next.id, stop: new AbortController() };
-      const end = await answerInteractively(daemon, next, current.stop.signal, { waiting: { after: waiting.length - 1, skipped: skipped.size }, confirm: values.confirm, escape: 'skip', updates, reviewAll: () => permissionsWaiting().length });
+      const ask = next.elicitation ? respondInteractively : answerInteractively;
+      const end = await ask(daemon, next, current.stop.signal, { waiting: { after: waiting.length - 1, skipped: skipped.size }, confirm: values.confirm, escape: 'skip', updates, reviewAll: () => permissionsWaiting().length });
       const { settledElsewhere } = current;
       current = undefined;
       if (end.kind === 'left' && end.by === 'ctrl-c') {
