@@ -8,7 +8,10 @@
 // context (transcript.ts), and only what is appended after its last bytes is read.
 // A wait in the terminal (Claude Code's Notification: an idle prompt, a dialog askbridge has no card
 // for, an MCP form) is watched the same way: once anything new is said in the session (a prompt, a
-// tool's result, Claude's next message), the session has moved on.
+// tool's result, Claude's next message), the session has moved on. An MCP server's request askbridge
+// holds is let go once the server's call has its result there: Esc interrupts it without telling
+// the hook (protocol.md 9), and anything else said meanwhile (the call's own entry, written late; a
+// subagent's) is no sign.
 import { isDeepStrictEqual } from 'node:util';
 import type { FileHandle } from 'node:fs/promises';
 import { NoContext, openTranscript, TRANSCRIPT_LIMITS, type Entry, type TranscriptReaderOptions } from './transcript.js';
@@ -21,8 +24,20 @@ const MAX_READ_BYTES = 4 * 1024 * 1024;
 /** The tool call an approval asks about, as Claude Code names it in the transcript: no id, its tool and exact input. */
 export type AskedCall = { toolName: string; toolInput: Readonly<Record<string, unknown>> };
 
-/** What is looked for: the result of an approval's call, or anything new said in the session (`moved-on`). */
-export type TerminalSign = AskedCall | 'moved-on';
+/**
+ * A call to any tool of one MCP server, by the prefix of its tools' names (`mcp__forms__`): the call
+ * whose elicitation askbridge holds. Esc ends it in the terminal without telling the hook, and its
+ * result ("interrupted") is written then.
+ */
+export type ServerCall = { toolPrefix: string };
+
+/** What is looked for: the result of an approval's call or of an MCP server's call, or anything new said in the session (`moved-on`). */
+export type TerminalSign = AskedCall | ServerCall | 'moved-on';
+
+/** The prefix of an MCP server's tools in Claude Code (`mcp__<server>__`), its name's other characters as `_`. */
+export function mcpToolPrefix(server: string): string {
+  return `mcp__${server.replace(/[^A-Za-z0-9_-]/g, '_')}__`;
+}
 
 export type TerminalWatchOptions = TranscriptReaderOptions & {
   pollMs?: number;
@@ -75,10 +90,10 @@ export function watchForTerminalAnswer(transcriptPath: string, sign: TerminalSig
   /** True once one of the entries is the result of a call this approval asks about. */
   const sawAnswer = (entries: Entry[], initial: boolean): boolean => {
     if (sign === 'moved-on') return !initial && entries.some((entry) => entry.type === 'user' || entry.type === 'assistant');
-    const call = sign;
+    const isCall = (name: unknown, input: unknown) => ('toolPrefix' in sign ? typeof name === 'string' && name.startsWith(sign.toolPrefix) : name === sign.toolName && isDeepStrictEqual(input, sign.toolInput));
     for (const entry of entries) {
       for (const block of blocksOf(entry)) {
-        if (block.type === 'tool_use' && typeof block.id === 'string' && block.name === call.toolName && isDeepStrictEqual(block.input, call.toolInput)) unanswered.add(block.id);
+        if (block.type === 'tool_use' && typeof block.id === 'string' && isCall(block.name, block.input)) unanswered.add(block.id);
         if (block.type === 'tool_result' && typeof block.tool_use_id === 'string' && unanswered.delete(block.tool_use_id) && !initial) return true;
       }
     }

@@ -6,7 +6,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileS
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { watchForTerminalAnswer, type TerminalSign } from '../../src/daemon/terminal-answers.js';
+import { mcpToolPrefix, watchForTerminalAnswer, type TerminalSign } from '../../src/daemon/terminal-answers.js';
 
 type Line = Record<string, unknown>;
 const call = (id: string, input: Record<string, unknown>, name = 'Bash'): Line => ({ type: 'assistant', message: { role: 'assistant', content: [{ type: 'tool_use', id, name, input }] } });
@@ -128,5 +128,24 @@ describe('watching a transcript for a session that moves on', () => {
     expect(watched.answered()).toBe(0);
     appendFileSync(transcript, jsonl([{ type: 'user', message: { role: 'user', content: 'and now the docs' } }]));
     await expect.poll(() => watched.answered()).toBe(1);
+  });
+});
+
+describe("watching a transcript for an MCP server's call whose request askbridge holds", () => {
+  it("says so once a call to one of that server's tools gets its result (Esc writes it), not for another server's, nor for anything else said", async () => {
+    writeFileSync(transcript, jsonl([call('toolu_old', {}, 'mcp__forms__form_one_choice'), result('toolu_old')]));
+    const watched = watch(transcript, { toolPrefix: mcpToolPrefix('forms') });
+    await watched.watching;
+    // The call's own entry may be written after the request arrived; a prompt, Claude's words and another server's call are no sign.
+    appendFileSync(transcript, jsonl([call('toolu_form', {}, 'mcp__forms__form_one_choice'), call('toolu_other', {}, 'mcp__formsx__pick'), result('toolu_other'), { type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'Waiting.' }] } }]));
+    await settle();
+    expect(watched.answered()).toBe(0);
+    appendFileSync(transcript, jsonl([result('toolu_form', '[Request interrupted by user for tool use]')]));
+    await expect.poll(() => watched.answered()).toBe(1);
+  });
+
+  it("names a server's tools as Claude Code does, its name's other characters as _", () => {
+    expect(mcpToolPrefix('forms')).toBe('mcp__forms__');
+    expect(mcpToolPrefix('my server.v2')).toBe('mcp__my_server_v2__');
   });
 });

@@ -9,7 +9,7 @@ import type { Agent, Asker, HookEnvironment } from '../../protocol.js';
 import type { WaitingLimits } from '../limits.js';
 import { grantedOutcome, type GrantStore } from '../grants.js';
 import { transcriptNamesSession, type ContextRead } from '../transcript.js';
-import type { TerminalSign } from '../terminal-answers.js';
+import { mcpToolPrefix, type TerminalSign } from '../terminal-answers.js';
 import type { QuestionPlan, PolicyContext } from './policy.js';
 import { describeAsker, identityOf, kindOf, type AskerIdentity, type AskStore, type Credential, type Door, type NewAsk, type Outcome, type OverLimit, type Reply, type Waiter } from './store.js';
 
@@ -170,8 +170,9 @@ export function riskField(asked: Pick<Asked, 'approval' | 'cwd'>, config: Config
 /**
  * A waiting approval of a session on this machine: Claude Code does not tell its hook when the
  * person answers its own dialog first, but the session's transcript does (terminal-answers.ts). A
- * wait in the terminal, and an MCP server's request, leave once the transcript says the session
- * moved on: Esc on a held request tells its hook nothing, but the interrupted call is written there.
+ * wait in the terminal leaves once the transcript says the session moved on, and an MCP server's
+ * request once its call has a result there: Esc on a held request tells its hook nothing, but the
+ * interrupted call is written there.
  * Watched until settled, by anyone.
  */
 function watchTerminal(desk: AskDesk, asked: Asked, waiter: Waiter, log: Log): void {
@@ -181,13 +182,18 @@ function watchTerminal(desk: AskDesk, asked: Asked, waiter: Waiter, log: Log): v
   if (!transcriptNamesSession(asked.transcriptPath, asked.sessionId)) return;
   const askId = waiter.ask.id;
   const { approval } = asked;
+  const { elicitation } = asked;
   const stop = approval
     ? terminalAnswers(asked.transcriptPath, { toolName: approval.toolName, toolInput: asked.toolInput }, () => {
         if (store.answeredInTerminal(askId)) log.info({ askId, tool: approval.toolName }, 'approval answered in the terminal: withdrawn');
       })
-    : terminalAnswers(asked.transcriptPath, 'moved-on', () => {
-        if (store.movedOn(asked.sessionId, identityOf(asked), { turnOver: asked.elicitation !== undefined }).length > 0) log.info({ askId }, 'session moved on: its wait in the terminal withdrawn');
-      });
+    : elicitation
+      ? terminalAnswers(asked.transcriptPath, { toolPrefix: mcpToolPrefix(elicitation.server) }, () => {
+          if (store.movedOn(asked.sessionId, identityOf(asked), { turnOver: true }).length > 0) log.info({ askId }, "the MCP server's call ended in the terminal (Esc): its request let go");
+        })
+      : terminalAnswers(asked.transcriptPath, 'moved-on', () => {
+          if (store.movedOn(asked.sessionId, identityOf(asked)).length > 0) log.info({ askId }, 'session moved on: its wait in the terminal withdrawn');
+        });
   void waiter.outcome.then(stop);
 }
 
