@@ -259,15 +259,15 @@ export function finishedCard(view, how) {
 function elicitationSummary(view) {
   const elicitation = /** @type {NonNullable<AskView['elicitation']>} */ (view.elicitation);
   const content = view.elicitationResult?.content ?? {};
-  const list = h('dl', { class: 'answers' }, answerRow('', `MCP server ${elicitation.server}`, elicitation.mode === 'url' ? `link to ${elicitation.host}` : undefined, undefined));
-  if (elicitation.mode === 'form' && view.status === 'answered') {
-    for (const field of elicitation.form.fields) {
-      if (!Object.hasOwn(content, field.name)) continue;
-      const value = content[field.name];
-      list.append(answerRow('', String(field.title ?? field.name), Array.isArray(value) ? value.join(', ') : String(value), undefined));
-    }
+  const who = h('p', { class: 'finished-detail' }, 'MCP server ', h('strong', { dir: 'auto' }, visibleNodes(elicitation.server)), elicitation.mode === 'url' ? [', a link to ', h('strong', { dir: 'ltr' }, visibleNodes(elicitation.host))] : null);
+  if (elicitation.mode !== 'form' || view.status !== 'answered') return who;
+  const list = h('dl', { class: 'answers' });
+  for (const field of elicitation.form.fields) {
+    if (!Object.hasOwn(content, field.name)) continue;
+    const value = content[field.name];
+    list.append(answerRow('', String(field.title ?? field.name), Array.isArray(value) ? value.join(', ') : String(value), undefined));
   }
-  return list;
+  return h('div', null, who, list);
 }
 
 /**
