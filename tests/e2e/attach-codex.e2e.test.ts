@@ -425,6 +425,18 @@ describe('askbridge attach codex', () => {
     app.resolve(id, THREAD.id);
   });
 
+  // A daemon killed and started again by its keeper: seconds on an idle machine, more on a loaded one.
+  it('a form waiting when the daemon is killed outright comes back with its form, and the accept given then reaches Codex', async () => {
+    const id = app.ask(THREAD.id, 'mcpServer/elicitation/request', mcpForm('Pick a color across a restart'));
+    const ask = await waitForCodexElicitation('Pick a color across a restart');
+    const from = attach.output().stdout.length;
+    await daemon.crash();
+    expect(await daemon.ask(ask.id)).toMatchObject({ status: 'pending', agent: 'codex', elicitation: ask.elicitation });
+    expect((await respond(daemon, ask.id, { action: 'accept', content: { color: 'red' } })).status).toBe(200);
+    expect(await app.replyTo(id)).toEqual({ id, result: { action: 'accept', content: { color: 'red' } } });
+    await waitForLine(`form ${id} of MCP server forms in thread thread-main: answered in askbridge, delivered to Codex (accept)`, from);
+  }, 60_000);
+
   // Last: it stops the attach.
   it('Ctrl+C withdraws what it holds and exits 0', async () => {
     const id = app.ask(THREAD.id, 'item/tool/requestUserInput', userInput('call_ctrl_c'));
