@@ -360,6 +360,8 @@ describe('askbridge attach codex', () => {
     const id = app.ask(THREAD.id, 'mcpServer/elicitation/request', mcpForm('Pick a color for the answer test'));
     const ask = await waitForCodexElicitation('Pick a color for the answer test');
     expect(ask).toMatchObject({ agent: 'codex', sessionId: THREAD.id, cwd: THREAD.cwd, questions: [], elicitation: { server: 'forms', mode: 'form', form: { fields: [{ name: 'color', kind: 'choice', required: true }] } } });
+    // Handed back, it is Codex's own form dialog (shown all along), not its picker.
+    expect(ask.choices.handBack).toBe("Codex's dialog");
     const wrong = await respond(daemon, ask.id, { action: 'accept', content: { color: 'purple' } });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error?.code).toBe('invalid_content');
@@ -417,10 +419,12 @@ describe('askbridge attach codex', () => {
     await waitForLine(`form ${nested} of MCP server forms in thread thread-main: askbridge refused it (the MCP server's request cannot be shown here: `, from);
     const id = app.ask(THREAD.id, 'mcpServer/elicitation/request', mcpForm('Pick a color in the terminal'));
     const ask = await waitForCodexElicitation('Pick a color in the terminal');
+    expect((await runCli(['pending'], daemon.env)).stdout).toContain(`or hand it to Codex's dialog: POST /api/asks/${ask.id}/terminal`);
     const handed = await daemon.api('POST', `/api/asks/${ask.id}/terminal`);
     expect(handed.status).toBe(200);
     await waitForLine(`form ${id} of MCP server forms in thread thread-main: handed-to-terminal in askbridge, no decision: Codex's own dialog decides`, from);
     expect(app.received.some((frame) => frame.id === nested || frame.id === id)).toBe(false);
+    await waitUntil(async () => ((await runCli(['history'], daemon.env)).stdout.includes("forms asks: Pick a color in the terminal\n    -> left to Codex's own dialog") ? true : undefined), 10_000, 'the history to say where it went');
     app.resolve(nested, THREAD.id);
     app.resolve(id, THREAD.id);
   });
