@@ -23,7 +23,7 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
-import { codexElicitationKey } from '../daemon/decisions/codex-elicitation.js';
+import { codexElicitationKey } from '../codex-elicitation-key.js';
 import {
   AttachCodexReplySchema,
   CodexElicitationRequestSchema,

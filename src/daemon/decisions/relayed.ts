@@ -1,14 +1,15 @@
 // A relay's request (`askbridge attach opencode|codex`) as an ask, in the one way both the routes
 // that receive it and a restarted daemon that reads it back from disk make it. An ask is keyed by
 // the agent's own ids (opencode's session and request; Codex's thread and item, or for an MCP
-// server's elicitation its request: codex-elicitation.ts), so the same request relayed again,
+// server's elicitation its request: codex-elicitation-key.ts), so the same request relayed again,
 // after the relay or the daemon restarted, finds its ask. The body is kept with the ask
 // (NewAsk.relayed) while it waits. Throws UnfitRequest for a request that does not fit.
 import type { z } from 'zod';
 import { AttachCodexRequestSchema, AttachOpencodeRequestSchema, type CodexElicitationResponse, type CodexUserInputResponse, type OpencodeReply } from '../../protocol.js';
 import type { Asked } from '../asks/open-ask.js';
 import { readElicitation, type ElicitationForms } from '../elicitation-forms.js';
-import { codexElicitationKey, codexElicitationReply } from './codex-elicitation.js';
+import { codexElicitationKey } from '../../codex-elicitation-key.js';
+import { codexElicitationReply } from './codex-elicitation.js';
 import { codexQuestionsReply, mapCodexQuestions } from './codex-questions.js';
 import { mapPermission, mapQuestions, opencodePermissionReply, opencodeQuestionReply, UnfitRequest } from './opencode.js';
 
