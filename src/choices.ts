@@ -30,8 +30,8 @@ export function choicesOf(basis: ChoiceBasis): Choices {
   const profile = profileOf(basis);
   const approval = basis.kind === 'approval';
   const ownPrompt = basis.asker === undefined ? profile.ownPrompt : undefined;
-  // An elicitation handed back is Claude Code's own form dialog, asked as its questions are.
-  const handBack = basis.kind === 'question' || basis.kind === 'elicitation' ? ownPrompt?.question : approval ? ownPrompt?.approval : undefined;
+  // An elicitation handed back is the agent's own dialog (Claude Code's asks in the terminal, as its questions are).
+  const handBack = basis.kind === 'question' ? ownPrompt?.question : approval || basis.kind === 'elicitation' ? ownPrompt?.approval : undefined;
   return {
     typedAnswers: basis.questions.map((_question, index) => basis.typedAnswers?.[index] ?? true),
     notes: profile.notes,

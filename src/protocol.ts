@@ -366,14 +366,38 @@ export const CodexUserInputRequestSchema = z.looseObject({
 });
 export type CodexUserInputRequest = z.infer<typeof CodexUserInputRequestSchema>;
 
-/** Body of POST /api/attach/codex: one of Codex's pending requestUserInput, and its thread's folder and title. */
+/**
+ * Codex's `mcpServer/elicitation/request` (an MCP server's form or link, as its app-server asks a
+ * client), as `askbridge attach codex` relays it: the fields askbridge reads, bounded; the rest kept
+ * and ignored. Codex asks its own approval of an MCP tool call with this method too (`_meta`
+ * says `codex_approval_kind`): the relay never sends that one. The server's name and words are hostile text.
+ */
+export const CodexElicitationRequestSchema = z.looseObject({
+  threadId: nonEmptyText(LIMITS.idChars),
+  turnId: text(LIMITS.idChars).nullable().optional(),
+  serverName: nonEmptyText(ELICITATION_LIMITS.serverChars),
+  message: text(ELICITATION_LIMITS.messageChars).optional().default(''),
+  mode: z.enum(['form', 'url']),
+  requestedSchema: z.unknown().optional(),
+  url: text(ELICITATION_LIMITS.urlChars).optional(),
+  elicitationId: text(LIMITS.idChars).optional(),
+});
+export type CodexElicitationRequest = z.infer<typeof CodexElicitationRequestSchema>;
+
+/**
+ * Body of POST /api/attach/codex: one of Codex's pending requests (`question`: a requestUserInput;
+ * `elicitation`: an MCP server's, with Codex's JSON-RPC id of it), and its thread's folder and title.
+ */
 export const AttachCodexRequestSchema = z
   .strictObject({
-    request: CodexUserInputRequestSchema,
+    request: z.discriminatedUnion('kind', [
+      z.strictObject({ kind: z.literal('question'), question: CodexUserInputRequestSchema }),
+      z.strictObject({ kind: z.literal('elicitation'), requestId: z.union([z.number().int(), nonEmptyText(LIMITS.idChars)]), elicitation: CodexElicitationRequestSchema }),
+    ]),
     thread: z.strictObject({ cwd: text(4096).optional().default(''), title: text(LIMITS.questionChars).optional() }).optional().default({ cwd: '' }),
     environment: HookEnvironmentSchema,
   })
-  .meta({ title: 'Codex question' });
+  .meta({ title: 'Codex request' });
 export type AttachCodexRequest = z.input<typeof AttachCodexRequestSchema>;
 
 /** What a relay holds of an ask it relays, to withdraw it (the agent settled it itself, or the relay stops): the agent's own ids. */
@@ -397,6 +421,9 @@ export type RelayDelivery = z.infer<typeof RelayDeliverySchema>;
 /** Codex's own answer to requestUserInput (the JSON-RPC result): each question's id -> what was chosen and noted. */
 export const CodexUserInputResponseSchema = z.strictObject({ answers: z.record(z.string(), z.strictObject({ answers: z.array(z.string()) })) });
 export type CodexUserInputResponse = z.infer<typeof CodexUserInputResponseSchema>;
+/** Codex's answer to an MCP server's elicitation (the JSON-RPC result), which it passes to the server as it is. */
+export const CodexElicitationResponseSchema = z.strictObject({ action: z.enum(['accept', 'decline', 'cancel']), content: z.record(z.string(), z.unknown()).optional() });
+export type CodexElicitationResponse = z.infer<typeof CodexElicitationResponseSchema>;
 
 /** The agents that run the command hook (`--agent codex`; Claude Code without it): a copy lives in the hook, pinned to this by a test. */
 export const HOOK_AGENTS = ['claude-code', 'codex'] as const;
@@ -833,8 +860,8 @@ export type TooLateReply = z.infer<typeof TooLateReplySchema>;
 export const AttachOpencodeReplySchema = z.object({ ask: AskViewSchema, reply: OpencodeReplySchema.nullable() }).meta({ title: 'opencode decision' });
 export type AttachOpencodeReply = z.infer<typeof AttachOpencodeReplySchema>;
 
-/** Reply of POST /api/attach/codex: the settled ask, and Codex's answer (null: none, its own picker stays). */
-export const AttachCodexReplySchema = z.object({ ask: AskViewSchema, reply: CodexUserInputResponseSchema.nullable() }).meta({ title: 'Codex answer' });
+/** Reply of POST /api/attach/codex: the settled ask, and Codex's answer to its request (null: none, its own picker or dialog stays). */
+export const AttachCodexReplySchema = z.object({ ask: AskViewSchema, reply: z.union([CodexUserInputResponseSchema, CodexElicitationResponseSchema]).nullable() }).meta({ title: 'Codex answer' });
 export type AttachCodexReply = z.infer<typeof AttachCodexReplySchema>;
 
 /** Why history.jsonl cannot be written now (the answers are still delivered). */

@@ -1,16 +1,20 @@
-// `askbridge attach codex`: relays Codex's questions (request_user_input, Plan mode) to askbridge.
-// Codex's TUI runs a shared app-server that listens on $CODEX_HOME/app-server-control/app-server-
-// control.sock: WebSocket over a Unix socket, one JSON-RPC message per frame. This connects there
-// as a client of its own, lists the threads loaded and resumes each (and each one Codex later says
-// started, or changed status): Codex then sends it every question of those threads, the ones already
-// waiting included, as an `item/tool/requestUserInput` request. Each is handed to the daemon over a held
-// request (POST /api/attach/codex), and the daemon's reply, Codex's own answer, is sent back as the
-// request's result: the model reads it, and the TUI's picker goes away. When Codex settles a question
-// itself (`serverRequest/resolved`: the person answered in the TUI, or the turn was interrupted),
-// the held request is closed, which withdraws the card at once. Without a reply (nobody to ask,
-// askbridge not running, a question that does not fit), nothing is sent: Codex's own picker asks.
-// Nothing else Codex asks is answered here. It reconnects with backoff when Codex restarts; Ctrl+C
-// withdraws what it holds and exits 0. One plain line per question relayed, ids marked. Before each
+// `askbridge attach codex`: relays Codex's questions (request_user_input, Plan mode) and its MCP
+// servers' forms and links (elicitation) to askbridge. Codex's TUI runs a shared app-server that
+// listens on $CODEX_HOME/app-server-control/app-server-control.sock: WebSocket over a Unix socket,
+// one JSON-RPC message per frame. This connects there as a client of its own, lists the threads
+// loaded and resumes each (and each one Codex later says started, or changed status): Codex then
+// sends it every question of those threads, the ones already waiting included, as an
+// `item/tool/requestUserInput` request, and every MCP server's request as an
+// `mcpServer/elicitation/request` (not Codex's own approval of an MCP tool call, which comes the
+// same way: its dialog decides that). Each is handed to the daemon over a held request (POST
+// /api/attach/codex), and the daemon's reply, Codex's own answer, is sent back as the request's
+// result: the model (or the MCP server) reads it, and the TUI's picker or dialog goes away. When
+// Codex settles a request itself (`serverRequest/resolved`: the person answered in the TUI, or the
+// turn was interrupted), the held request is closed, which withdraws the card at once. Without a
+// reply (nobody to ask, askbridge not running, a request that does not fit, a deadline), nothing is
+// sent: Codex's own picker or dialog asks; a form is never accepted but by a person. Nothing else
+// Codex asks is answered here. It reconnects with backoff when Codex restarts; Ctrl+C withdraws
+// what it holds and exits 0. One plain line per request relayed, ids marked. Before each
 // connection the socket is checked to be this user's (ownSocket): whoever holds it asks in Codex's
 // name and reads the answers.
 import { lstatSync, readlinkSync, type Stats } from 'node:fs';
@@ -19,7 +23,18 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import WebSocket from 'ws';
-import { AttachCodexReplySchema, CodexUserInputRequestSchema, checkShape, describeZodError, type AttachCodexRequest, type CodexUserInputRequest, type CodexUserInputResponse } from '../protocol.js';
+import { codexElicitationKey } from '../codex-elicitation-key.js';
+import {
+  AttachCodexReplySchema,
+  CodexElicitationRequestSchema,
+  CodexUserInputRequestSchema,
+  checkShape,
+  describeZodError,
+  type AttachCodexRequest,
+  type CodexElicitationResponse,
+  type CodexUserInputResponse,
+  type RelayWithdraw,
+} from '../protocol.js';
 import { VERSION } from '../version.js';
 import { terminalText } from '../visible-text.js';
 import { askerEnvironment } from './ask.js';
@@ -30,8 +45,9 @@ import { createHolds, followAgent, isRecord, relayAsk, type Hold, type Holds, ty
 const CALL_TIMEOUT_MS = 10_000;
 /** The largest message Codex's control socket takes in one frame (its x-codex-websocket-max-unfragmented-message-bytes). */
 const MAX_MESSAGE_BYTES = 16 * 1024 * 1024;
-/** Codex's request for request_user_input, and its notice that one of its requests was settled. */
+/** Codex's request for request_user_input, for an MCP server's elicitation, and its notice that one of its requests was settled. */
 const QUESTION_METHOD = 'item/tool/requestUserInput';
+const ELICITATION_METHOD = 'mcpServer/elicitation/request';
 const RESOLVED_METHOD = 'serverRequest/resolved';
 
 export async function run(io: CommandIo): Promise<number> {
@@ -154,7 +170,7 @@ type Call = { resolve: (result: unknown) => void; reject: (error: Error) => void
 
 /**
  * Speaks JSON-RPC with Codex on one connection: initializes, resumes the threads loaded, relays
- * every question they ask. A question is held by its thread and item, not by the connection: when
+ * every request they ask. A request is held by its ask's key (readRequest), not by the connection: when
  * the connection closes its ask stays, and Codex asks it again once it is back (a resumed thread's
  * pending requests are sent again), which is where an answer not yet confirmed goes then.
  */
@@ -219,15 +235,11 @@ async function follow(socket: WebSocket, relay: Relay, { attached, holds, asking
       if (message.error !== undefined) waiting.reject(new Error(`Codex refused it: ${errorMessage(message.error)}`));
       else waiting.resolve(message.result);
     } else if (message.id !== undefined) {
-      // Only questions are Codex's to ask here; everything else it asks stays with its TUI, unanswered by this client.
-      if (message.method !== QUESTION_METHOD) return;
+      // Only questions and MCP servers' requests are Codex's to ask here; everything else it asks stays with its TUI, unanswered by this client.
       const id = message.id;
-      const checked = checkShape(CodexUserInputRequestSchema, message.params);
-      if (!checked.ok) {
-        relay.print(`question ${terminalText(JSON.stringify(id))}: not relayed, Codex's own picker asks (${terminalText(describeZodError(checked.error).slice(0, 3).join('; '))})\n`);
-        return;
-      }
-      const key = `${checked.value.threadId}\u0000${checked.value.itemId}`;
+      const pending = readRequest(id, message, relay.print);
+      if (!pending) return;
+      const key = `${pending.key.sessionId}\u0000${pending.key.toolUseId}`;
       requests.set(JSON.stringify(id), key);
       asking.set(key, {
         id,
@@ -236,7 +248,7 @@ async function follow(socket: WebSocket, relay: Relay, { attached, holds, asking
           socket.send(JSON.stringify({ id, result }));
         },
       });
-      if (!holds.start(key, (hold) => relayOne(relay, checked.value, { call, asking: () => asking.get(key) }, hold).finally(() => asking.delete(key)))) holds.tryAgain(key);
+      if (!holds.start(key, (hold) => relayOne(relay, pending, { call, asking: () => asking.get(key) }, hold).finally(() => asking.delete(key)))) holds.tryAgain(key);
     } else if (message.method === RESOLVED_METHOD) {
       const requestId = isRecord(message.params) ? message.params.requestId : undefined;
       const key = typeof requestId === 'string' || typeof requestId === 'number' ? requests.get(JSON.stringify(requestId)) : undefined;
@@ -280,28 +292,67 @@ async function follow(socket: WebSocket, relay: Relay, { attached, holds, asking
   for (const threadId of threads) resume(threadId);
 }
 
+/** One of Codex's requests as this relay hands it to askbridge: how the lines name it, what decides without askbridge, the ask's key, and the request. */
+type Pending = { name: string; ownPrompt: string; key: RelayWithdraw; request: AttachCodexRequest['request'] };
+
+/**
+ * A request of Codex's askbridge asks: a question, or an MCP server's form or link. Codex's approval
+ * of an MCP tool call comes as an elicitation too (an empty form, `_meta.codex_approval_kind`): it
+ * is not a form, so its own dialog decides it. One that does not read is left to Codex, with a line.
+ */
+function readRequest(id: RequestId, message: Message, print: (line: string) => void): Pending | undefined {
+  const refused = (what: string, ownPrompt: string, error: Parameters<typeof describeZodError>[0]) => {
+    print(`${what} ${terminalText(JSON.stringify(id))}: not relayed, ${ownPrompt} asks (${terminalText(describeZodError(error).slice(0, 3).join('; '))})\n`);
+    return undefined;
+  };
+  if (message.method === QUESTION_METHOD) {
+    const checked = checkShape(CodexUserInputRequestSchema, message.params);
+    if (!checked.ok) return refused('question', "Codex's own picker", checked.error);
+    const question = checked.value;
+    return {
+      name: `question ${terminalText(question.itemId)} of thread ${terminalText(question.threadId)}`,
+      ownPrompt: "Codex's own picker",
+      key: { agent: 'codex', sessionId: question.threadId, toolUseId: question.itemId },
+      request: { kind: 'question', question },
+    };
+  }
+  if (message.method === ELICITATION_METHOD) {
+    const meta = isRecord(message.params) ? message.params._meta : undefined;
+    if (isRecord(meta) && meta.codex_approval_kind !== undefined) return undefined;
+    const checked = checkShape(CodexElicitationRequestSchema, message.params);
+    if (!checked.ok) return refused('MCP request', "Codex's own dialog", checked.error);
+    const elicitation = checked.value;
+    return {
+      name: `${elicitation.mode === 'url' ? 'link' : 'form'} ${terminalText(JSON.stringify(id))} of MCP server ${terminalText(elicitation.serverName)} in thread ${terminalText(elicitation.threadId)}`,
+      ownPrompt: "Codex's own dialog",
+      key: { agent: 'codex', sessionId: elicitation.threadId, toolUseId: codexElicitationKey(id, elicitation) },
+      request: { kind: 'elicitation', requestId: id, elicitation },
+    };
+  }
+  return undefined;
+}
+
 type Connection = { call: (method: string, params: unknown) => Promise<unknown>; asking: () => Asking | undefined };
 
-/** Hands one question to askbridge, and its answer to Codex (relay.ts), where Codex asks it now. */
-async function relayOne(relay: Relay, request: CodexUserInputRequest, { call, asking }: Connection, hold: Hold): Promise<void> {
-  const name = `question ${terminalText(request.itemId)} of thread ${terminalText(request.threadId)}`;
-  await relayAsk<CodexUserInputResponse>(
+/** Hands one request to askbridge, and its answer to Codex (relay.ts), where Codex asks it now. */
+async function relayOne(relay: Relay, pending: Pending, { call, asking }: Connection, hold: Hold): Promise<void> {
+  await relayAsk<CodexUserInputResponse | CodexElicitationResponse>(
     relay,
     {
-      name,
-      announce: name,
-      ownPrompt: "Codex's own picker",
+      name: pending.name,
+      announce: pending.name,
+      ownPrompt: pending.ownPrompt,
       agent: 'Codex',
-      key: { agent: 'codex', sessionId: request.threadId, toolUseId: request.itemId },
+      key: pending.key,
       path: '/api/attach/codex',
       schema: AttachCodexReplySchema,
-      body: async () => ({ request, thread: await threadOf(call, request.threadId), environment: askerEnvironment(relay.env) }) satisfies AttachCodexRequest,
+      body: async () => ({ request: pending.request, thread: await threadOf(call, pending.key.sessionId), environment: askerEnvironment(relay.env) }) satisfies AttachCodexRequest,
       deliver: async (reply) => {
         const to = asking();
         if (!to) throw new Error('Codex does not ask it now');
         to.answer(reply);
       },
-      words: () => 'answered',
+      words: (reply) => ('answers' in reply ? 'answered' : reply.action),
     },
     hold,
   );

@@ -61,7 +61,7 @@ async function printTurnEnd(io: CommandIo, line: HistoryLine, said: string): Pro
 /** An MCP server's request for input: "forms asks: MESSAGE", its link's host, and what was sent back (or how it ended without a response). */
 function printElicitation(io: CommandIo, line: HistoryLine, elicitation: NonNullable<HistoryLine['elicitation']>): void {
   io.stdout(`  ${terminalText(elicitationLine(elicitation), '    ')}${elicitation.host === undefined ? '' : `  (link to ${terminalText(elicitation.host)})`}\n`);
-  const ended = elicitation.result ? elicitationResultText(elicitation.result) : line.status === 'handed-to-terminal' ? "left to Claude Code's own dialog" : line.detail === 'the session moved on' ? 'let go: the session moved on' : line.status;
+  const ended = elicitation.result ? elicitationResultText(elicitation.result) : line.status === 'handed-to-terminal' ? `left to ${agentName(line.agent ?? 'claude-code')}'s own dialog` : line.detail === 'the session moved on' ? 'let go: the session moved on' : line.status;
   io.stdout(`    -> ${terminalText(ended, '       ')}\n`);
 }
 

@@ -80,7 +80,7 @@ function listTurnEnd(io: CommandIo, call: AskView, turnEnd: TurnEnd): void {
 function listElicitation(io: CommandIo, call: AskView, elicitation: NonNullable<AskView['elicitation']>): void {
   io.stdout(`  ${terminalText(elicitationLine(elicitation), '     ')}  (session ${terminalText(call.sessionId, '     ')})\n`);
   for (const detail of elicitationDetails(elicitation)) io.stdout(`       - ${terminalText(detail, '         ')}\n`);
-  io.stdout(`       - respond: POST /api/asks/${terminalText(call.id)}/elicitation {"action": "accept", "content": {...}} | {"action": "decline"} | {"action": "cancel"}, or hand it to Claude Code's own dialog: POST /api/asks/${terminalText(call.id)}/terminal\n`);
+  io.stdout(`       - respond: POST /api/asks/${terminalText(call.id)}/elicitation {"action": "accept", "content": {...}} | {"action": "decline"} | {"action": "cancel"}, or hand it to ${call.choices.handBack === undefined || call.choices.handBack === 'the terminal' ? "Claude Code's own dialog" : terminalText(call.choices.handBack)}: POST /api/asks/${terminalText(call.id)}/terminal\n`);
 }
 
 /** A session's title (its first prompt) in a list, on one line. */

@@ -11,7 +11,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { offeredSuggestions, planChoices, PLAN_TOOL } from '../approvals.js';
 import { DEFAULT_STOP_CAP } from '../http-hook.js';
-import { LAST_MESSAGE_CHARS, type Approval, type Elicitation, type ElicitationPayload, type HookEnvironment, type HookRequest, type NotificationPayload, type PermissionPayload, type StopPayload } from '../protocol.js';
+import { LAST_MESSAGE_CHARS, type Approval, type ElicitationPayload, type HookEnvironment, type HookRequest, type NotificationPayload, type PermissionPayload, type StopPayload } from '../protocol.js';
 import { isUnattended, openAsk, type AskDesk, type Asked } from './asks/open-ask.js';
 import { askerKeyOf, identityOf, type AskerIdentity, type Door, type Outcome } from './asks/store.js';
 import type { AwaySwitch } from './away.js';
@@ -20,7 +20,7 @@ import { permissionDecision } from './decisions/claude-code-permission.js';
 import { stopDecision } from './decisions/claude-code-stop.js';
 import { codexPermissionDecision } from './decisions/codex.js';
 import { elicitationDecision } from './decisions/claude-code-elicitation.js';
-import { loadElicitationForms } from './elicitation-forms.js';
+import { loadElicitationForms, readElicitation } from './elicitation-forms.js';
 
 /** The tool whose calls are questions, asked through PreToolUse. */
 export const ASK_TOOL = 'AskUserQuestion';
@@ -152,7 +152,10 @@ export function createHookEvents(deps: { desk: AskDesk; away: Pick<AwaySwitch, '
    */
   async function elicitation(call: HookCall, payload: ElicitationPayload, log: Log): Promise<Received> {
     if (call.agent !== 'claude-code') return EMPTY;
-    const read = await readElicitation(payload);
+    const read = readElicitation(
+      { server: payload.mcp_server_name, message: payload.message, mode: payload.mode, requestedSchema: payload.requested_schema, url: payload.url, elicitationId: payload.elicitation_id },
+      await loadElicitationForms(),
+    );
     if ('refused' in read) {
       log.warn({ reason: read.refused, mode: payload.mode }, "elicitation not held: Claude Code's own dialog asks");
       return EMPTY;
@@ -215,30 +218,6 @@ export type HookEvents = ReturnType<typeof createHookEvents>;
 function stopCapOf(value: string | undefined): number {
   const cap = typeof value === 'string' && /^\s*\d{1,6}\s*$/.test(value) ? Number(value) : Number.NaN;
   return cap >= 1 ? cap : DEFAULT_STOP_CAP;
-}
-
-/**
- * An elicitation as askbridge shows it, or why it will not: a form elicitation-form.ts reads, or a
- * URL that parses as an http(s) address, with its exact host (a look-alike stays visible as itself:
- * an international name shows as its xn-- form).
- */
-export async function readElicitation(payload: ElicitationPayload): Promise<{ elicitation: Elicitation } | { refused: string }> {
-  const common = { server: payload.mcp_server_name, message: payload.message };
-  if (payload.mode === 'url') {
-    if (payload.url === undefined) return { refused: 'a URL request without a url' };
-    let url: URL;
-    try {
-      url = new URL(payload.url);
-    } catch {
-      return { refused: 'its url does not parse as a URL' };
-    }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') return { refused: `its url is not an http(s) address (${url.protocol})` };
-    return { elicitation: { ...common, mode: 'url', url: url.href, host: url.host, elicitationId: payload.elicitation_id ?? '' } };
-  }
-  const forms = await loadElicitationForms();
-  const reading = forms.readFormSchema(payload.requested_schema);
-  if (!reading.ok) return { refused: reading.reason };
-  return { elicitation: { ...common, mode: 'form', form: reading.form } };
 }
 
 type QuestionPayload = Extract<HookCall['payload'], { hook_event_name: 'PreToolUse' }>;

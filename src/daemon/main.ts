@@ -10,6 +10,7 @@ import { createLogger, wantsColor } from './logger.js';
 import { createConfigWatch } from './config-watch.js';
 import { createHistory } from './asks/history.js';
 import { createAwaySwitch } from './away.js';
+import { loadElicitationForms, type ElicitationForms } from './elicitation-forms.js';
 import { keepHeldElicitations } from './held-elicitations.js';
 import { createPolicy, type Policy } from './asks/policy.js';
 import { createPageSessionFile } from './page-sessions.js';
@@ -287,7 +288,10 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     onOverload: () => setOverloadBanner('As many questions as askbridge keeps are waiting: new ones go to their terminal until some are answered'),
   });
   configWatch.effective(''); // read and start watching the user config now, so a broken one shows at once
-  restoreWaitingQuestions(store, pendingFiles.load(), planQuestion, logger);
+  const pendingRecords = pendingFiles.load();
+  // A relayed Codex request may be an MCP server's form: reading one needs elicitation-form.ts.
+  const forms = pendingRecords.some((record) => record.door === 'relay' && record.agent === 'codex') ? await loadElicitationForms() : undefined;
+  restoreWaitingQuestions(store, pendingRecords, planQuestion, logger, forms);
   // From here on, each new question is told once; restored ones were told when they were first asked.
   const configNow = (cwd: string) => configWatch.effective(cwd).config;
   // ASKBRIDGE_TEST_NOTIFY_RETRY_MS, for tests only: retries without the real backoff.
@@ -384,12 +388,12 @@ function serveKeeperConnections(app: App, tlsDoor: TlsDoor | undefined): void {
  * its request, as the relay's route makes it (relayed.ts); one settled with a decision its relay had
  * not delivered yet comes back settled, for the relay to re-attach to and report delivered.
  */
-function restoreWaitingQuestions(store: AskStore, records: PendingRecord[], planQuestion: Policy, logger: Logger): void {
+function restoreWaitingQuestions(store: AskStore, records: PendingRecord[], planQuestion: Policy, logger: Logger, forms: ElicitationForms | undefined): void {
   let restored = 0;
   let undelivered = 0;
   for (const record of records) {
     const agent = record.agent ?? 'claude-code';
-    const asked = record.door === 'relay' ? askedFromDisk(agent, record.relayed) : commandHookAsk(record);
+    const asked = record.door === 'relay' ? askedFromDisk(agent, record.relayed, forms) : commandHookAsk(record);
     if (!asked) continue;
     const kind = kindOf(asked);
     const plan = planQuestion({
@@ -413,6 +417,7 @@ function restoreWaitingQuestions(store: AskStore, records: PendingRecord[], plan
       questions: asked.questions,
       ...(asked.typedAnswers ? { typedAnswers: asked.typedAnswers } : {}),
       ...(asked.approval ? { approval: asked.approval } : {}),
+      ...(asked.elicitation ? { elicitation: asked.elicitation } : {}),
       ...riskField(asked, plan.config),
       ...(asked.machine ? { machine: asked.machine } : {}),
       ...(asked.relayed ? { relayed: asked.relayed } : {}),
@@ -430,7 +435,7 @@ function restoreWaitingQuestions(store: AskStore, records: PendingRecord[], plan
 }
 
 /** The command hook's question as it was kept: its input exactly as Claude Code sent it. */
-function commandHookAsk(record: PendingRecord): Pick<Asked, 'sessionId' | 'toolUseId' | 'cwd' | 'toolInput' | 'questions' | 'typedAnswers' | 'approval' | 'machine' | 'relayed'> | undefined {
+function commandHookAsk(record: PendingRecord): Pick<Asked, 'sessionId' | 'toolUseId' | 'cwd' | 'toolInput' | 'questions' | 'typedAnswers' | 'approval' | 'elicitation' | 'machine' | 'relayed'> | undefined {
   const toolInput = ToolInputSchema.safeParse(record.toolInput);
   if (!toolInput.success) return undefined;
   return { sessionId: record.sessionId, toolUseId: record.toolUseId, cwd: record.cwd, toolInput: record.toolInput, questions: toolInput.data.questions };

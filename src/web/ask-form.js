@@ -57,7 +57,7 @@ export function shortId(id) {
  * The button that hands a question set back to its agent's own prompt.
  * @param {string} handBack where it goes, in words (the ask's choices)
  */
-function handBackLabel(handBack) {
+export function handBackLabel(handBack) {
   return handBack === 'the terminal' ? 'Let the terminal answer' : `Hand it back to ${handBack}`;
 }
 

@@ -6,9 +6,11 @@
 // daemon's own checks (the same module, loaded as form-checks.js once a form is on screen: its
 // pattern engine is too big for every first load), and the daemon checks them again.
 // Accept, Decline and Cancel mean what MCP says: send these values, refuse, or dismiss without
-// choosing. "Answer in the terminal" lets go, and Claude Code shows its own dialog at once. A link
+// choosing. "Answer in the terminal" lets go, and Claude Code shows its own dialog at once (Codex
+// shows its own all along: the card hands it back to that). A link
 // is never opened by itself: only the person's own click on it does.
-import { cardHead, contextNodes, uid } from './ask-form.js';
+import { agentNameOf } from './api.js';
+import { cardHead, contextNodes, handBackLabel, uid } from './ask-form.js';
 import { h } from './dom.js';
 import { visibleNodes } from './visible-text.js';
 
@@ -202,14 +204,15 @@ export function buildElicitationCard(view, handlers) {
 
   const error = h('p', { class: 'card-error', role: 'alert', tabindex: '-1', hidden: true });
   const accept = h('button', { type: 'submit', class: 'btn btn-primary', text: elicitation.mode === 'url' ? 'Done' : 'Accept' });
-  const terminal = h('button', { type: 'button', class: 'btn btn-secondary', text: 'Answer in the terminal' });
+  const handBack = view.choices.handBack ?? 'the terminal';
+  const terminal = h('button', { type: 'button', class: 'btn btn-secondary', text: handBack === 'the terminal' ? 'Answer in the terminal' : handBackLabel(handBack) });
   const decline = h('button', { type: 'button', class: 'btn btn-quiet', text: 'Decline' });
   const cancel = h('button', { type: 'button', class: 'btn btn-quiet', text: 'Cancel' });
   const buttons = [accept, terminal, decline, cancel];
   form.append(
     error,
     h('div', { class: 'actions' }, accept, h('span', { class: 'actions-gap' }), terminal, decline, cancel),
-    h('p', { class: 'wait-note elicit-means', text: `${elicitation.mode === 'url' ? 'Done tells the server you finished at the link' : 'Accept sends these values to the server'}; Decline refuses; Cancel dismisses it without an answer. Claude Code shows no dialog while this waits here.` }),
+    h('p', { class: 'wait-note elicit-means', text: `${elicitation.mode === 'url' ? 'Done tells the server you finished at the link' : 'Accept sends these values to the server'}; Decline refuses; Cancel dismisses it without an answer. ${handBack === 'the terminal' ? 'Claude Code shows no dialog while this waits here.' : `${agentNameOf(view)} shows its own dialog meanwhile: the first answer counts.`}` }),
   );
 
   form.addEventListener('input', () => handlers.activity());

@@ -21,6 +21,7 @@ import type { AskView } from '../../src/protocol.js';
 import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { becomeNeighbour, neighbourAvailability, type Neighbour } from '../stack/neighbour.js';
+import { respond } from '../stack/elicitations.js';
 import { runCli, startCli, whenExited, type RunningProcess } from '../stack/processes.js';
 
 type Frame = { id?: string | number; method?: string; params?: Record<string, unknown>; result?: unknown; error?: unknown };
@@ -163,6 +164,15 @@ function userInput(itemId: string, questions: unknown[] = [question()], threadId
   return { threadId, turnId: 'turn-1', itemId, questions, isBlocking: true, autoResolutionMs: null };
 }
 
+/** An MCP server's form as Codex's app-server asks a client (mcpServer/elicitation/request, 0.169.0). */
+function mcpForm(message: string, threadId = THREAD.id) {
+  const requestedSchema = { type: 'object', properties: { color: { type: 'string', title: 'Color', enum: ['red', 'green', 'blue'] } }, required: ['color'] };
+  return { threadId, turnId: 'turn-1', serverName: 'forms', mode: 'form', _meta: null, message, requestedSchema };
+}
+function mcpLink(message: string) {
+  return { threadId: THREAD.id, turnId: 'turn-1', serverName: 'forms', mode: 'url', _meta: null, message, url: 'https://example.test/signin?state=1', elicitationId: 'signin-1' };
+}
+
 let root: string;
 let app: FakeAppServer;
 let daemon: Daemon;
@@ -194,6 +204,10 @@ function waitForLine(text: string, from = 0): Promise<true> {
 
 function waitForCodexAsk(itemId: string): Promise<AskView> {
   return waitUntil(async () => (await daemon.pending()).find((ask) => ask.agent === 'codex' && ask.toolUseId === itemId), 20_000, `a Codex ask for ${itemId}`);
+}
+
+function waitForCodexElicitation(message: string): Promise<AskView> {
+  return waitUntil(async () => (await daemon.pending()).find((ask) => ask.agent === 'codex' && ask.elicitation?.message === message), 20_000, `a Codex elicitation "${message}"`);
 }
 
 describe('askbridge attach codex', () => {
@@ -341,6 +355,91 @@ describe('askbridge attach codex', () => {
     await waitForLine('question call_lost of thread thread-main: answered in askbridge, delivered to Codex', from);
     expect((await daemon.ask(ask.id)).delivery).toBe('delivered');
   });
+
+  it("relays an MCP server's form as Codex's; the values a person accepts reach Codex exactly as {action, content}", async () => {
+    const id = app.ask(THREAD.id, 'mcpServer/elicitation/request', mcpForm('Pick a color for the answer test'));
+    const ask = await waitForCodexElicitation('Pick a color for the answer test');
+    expect(ask).toMatchObject({ agent: 'codex', sessionId: THREAD.id, cwd: THREAD.cwd, questions: [], elicitation: { server: 'forms', mode: 'form', form: { fields: [{ name: 'color', kind: 'choice', required: true }] } } });
+    // Handed back, it is Codex's own form dialog (shown all along), not its picker.
+    expect(ask.choices.handBack).toBe("Codex's dialog");
+    const wrong = await respond(daemon, ask.id, { action: 'accept', content: { color: 'purple' } });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error?.code).toBe('invalid_content');
+    expect((await respond(daemon, ask.id, { action: 'accept', content: { color: 'green' } })).status).toBe(200);
+    expect(await app.replyTo(id)).toEqual({ id, result: { action: 'accept', content: { color: 'green' } } });
+    await waitForLine(`form ${id} of MCP server forms in thread thread-main: answered in askbridge, delivered to Codex (accept)`);
+    await waitUntil(async () => ((await daemon.ask(ask.id)).delivery === 'delivered' ? true : undefined), 10_000, 'the ask to say delivered');
+  });
+
+  it('a declined form and a link the person finished reach Codex as the bare action', async () => {
+    const form = app.ask(THREAD.id, 'mcpServer/elicitation/request', mcpForm('Pick a color to decline'));
+    const declined = await waitForCodexElicitation('Pick a color to decline');
+    expect((await respond(daemon, declined.id, { action: 'decline' })).status).toBe(200);
+    expect(await app.replyTo(form)).toEqual({ id: form, result: { action: 'decline' } });
+    const link = app.ask(THREAD.id, 'mcpServer/elicitation/request', mcpLink('Sign in to the forms service'));
+    const opened = await waitForCodexElicitation('Sign in to the forms service');
+    expect(opened.elicitation).toEqual({ server: 'forms', message: 'Sign in to the forms service', mode: 'url', url: 'https://example.test/signin?state=1', host: 'example.test', elicitationId: 'signin-1' });
+    expect((await respond(daemon, opened.id, { action: 'accept' })).status).toBe(200);
+    expect(await app.replyTo(link)).toEqual({ id: link, result: { action: 'accept' } });
+  });
+
+  it("never relays Codex's own approval of an MCP tool call (an empty form it asks the same way): its dialog decides it", async () => {
+    const from = attach.output().stdout.length;
+    const approval = app.ask(THREAD.id, 'mcpServer/elicitation/request', {
+      ...mcpForm('Allow the forms MCP server to run tool "form_one_choice"?'),
+      requestedSchema: { type: 'object', properties: {} },
+      _meta: { codex_approval_kind: 'mcp_tool_call', persist: ['session', 'always'], tool_name: 'form_one_choice', tool_params: {} },
+    });
+    const id = app.ask(THREAD.id, 'mcpServer/elicitation/request', mcpForm('Pick a color after an approval'));
+    const ask = await waitForCodexElicitation('Pick a color after an approval');
+    expect((await daemon.pending()).filter((view) => view.agent === 'codex')).toEqual([ask]);
+    app.resolve(id, THREAD.id);
+    await waitForLine(`form ${id} of MCP server forms in thread thread-main: settled in Codex, withdrawn from askbridge`, from);
+    expect(attach.output().stdout.slice(from)).not.toContain(`form ${approval} `);
+    expect(app.received.some((frame) => frame.id === approval)).toBe(false);
+    app.resolve(approval, THREAD.id);
+  });
+
+  it("withdraws a form Codex settles itself (answered in its own dialog): a late response is refused and nothing is sent", async () => {
+    const id = app.ask(THREAD.id, 'mcpServer/elicitation/request', mcpForm('Pick a color in the TUI'));
+    const ask = await waitForCodexElicitation('Pick a color in the TUI');
+    app.resolve(id, THREAD.id);
+    const withdrawn = await waitUntil(async () => {
+      const view = await daemon.ask(ask.id);
+      return view.status === 'pending' ? undefined : view;
+    }, 10_000, 'the card to leave');
+    expect(withdrawn.status).toBe('cancelled');
+    expect((await respond(daemon, ask.id, { action: 'accept', content: { color: 'red' } })).status).toBe(409);
+    expect(app.received.some((frame) => frame.id === id)).toBe(false);
+  });
+
+  it("leaves to Codex's own dialog a form askbridge will not show and one handed back to the terminal: no reply at all", async () => {
+    const from = attach.output().stdout.length;
+    const nested = app.ask(THREAD.id, 'mcpServer/elicitation/request', { ...mcpForm('A nested form'), requestedSchema: { type: 'object', properties: { address: { type: 'object', properties: {} } } } });
+    await waitForLine(`form ${nested} of MCP server forms in thread thread-main: askbridge refused it (the MCP server's request cannot be shown here: `, from);
+    const id = app.ask(THREAD.id, 'mcpServer/elicitation/request', mcpForm('Pick a color in the terminal'));
+    const ask = await waitForCodexElicitation('Pick a color in the terminal');
+    expect((await runCli(['pending'], daemon.env)).stdout).toContain(`or hand it to Codex's dialog: POST /api/asks/${ask.id}/terminal`);
+    const handed = await daemon.api('POST', `/api/asks/${ask.id}/terminal`);
+    expect(handed.status).toBe(200);
+    await waitForLine(`form ${id} of MCP server forms in thread thread-main: handed-to-terminal in askbridge, no decision: Codex's own dialog decides`, from);
+    expect(app.received.some((frame) => frame.id === nested || frame.id === id)).toBe(false);
+    await waitUntil(async () => ((await runCli(['history'], daemon.env)).stdout.includes("forms asks: Pick a color in the terminal\n    -> left to Codex's own dialog") ? true : undefined), 10_000, 'the history to say where it went');
+    app.resolve(nested, THREAD.id);
+    app.resolve(id, THREAD.id);
+  });
+
+  // A daemon killed and started again by its keeper: seconds on an idle machine, more on a loaded one.
+  it('a form waiting when the daemon is killed outright comes back with its form, and the accept given then reaches Codex', async () => {
+    const id = app.ask(THREAD.id, 'mcpServer/elicitation/request', mcpForm('Pick a color across a restart'));
+    const ask = await waitForCodexElicitation('Pick a color across a restart');
+    const from = attach.output().stdout.length;
+    await daemon.crash();
+    expect(await daemon.ask(ask.id)).toMatchObject({ status: 'pending', agent: 'codex', elicitation: ask.elicitation });
+    expect((await respond(daemon, ask.id, { action: 'accept', content: { color: 'red' } })).status).toBe(200);
+    expect(await app.replyTo(id)).toEqual({ id, result: { action: 'accept', content: { color: 'red' } } });
+    await waitForLine(`form ${id} of MCP server forms in thread thread-main: answered in askbridge, delivered to Codex (accept)`, from);
+  }, 60_000);
 
   // Last: it stops the attach.
   it('Ctrl+C withdraws what it holds and exits 0', async () => {

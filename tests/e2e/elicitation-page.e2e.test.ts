@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import type { Browser, Locator } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailability, launchBrowser, openAsk, openPairedPage, waitForLivePage, type PairedPage } from '../stack/browser.js';
+import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { formPayload, requestElicitation, urlPayload } from '../stack/elicitations.js';
 import { loadFixture } from '../stack/fixtures.js';
@@ -126,6 +127,21 @@ describe.skipIf(!chromiumState.available)('an MCP server’s request for input, 
     await card.getByRole('button', { name: 'Answer in the terminal' }).click();
     expect(await held.response).toMatchObject({ statusCode: 200, body: '' });
     expect(await daemon.ask(held.view.id)).toMatchObject({ status: 'handed-to-terminal', source: { kind: 'person', client: 'page' } });
+  });
+
+  it("names Codex on a form relayed from Codex, and hands it back to Codex's own dialog: the relay gets no reply", async () => {
+    const { page } = paired;
+    // As `askbridge attach codex` relays an MCP server's form, held until it is settled.
+    const elicitation = { threadId: `thread-${randomUUID()}`, turnId: 'turn-1', serverName: 'forms', mode: 'form', _meta: null, message: 'Who gets the report?', requestedSchema: CONTACT };
+    const relayed = daemon.api<{ reply: unknown }>('POST', '/api/attach/codex', { request: { kind: 'elicitation', requestId: 7, elicitation }, thread: { cwd: '/home/alice/acme-shop' }, environment: {} }, { held: true });
+    const view = await waitUntil(async () => (await daemon.pending()).find((ask) => ask.sessionId === elicitation.threadId), 10_000, 'the relayed form to wait');
+    const card = await openAsk(page, view.id);
+    expect(await card.locator('.agent').first().textContent()).toBe('Codex');
+    expect(await card.locator('button').allTextContents()).toEqual(['Accept', "Hand it back to Codex's dialog", 'Decline', 'Cancel']);
+    expect(await card.locator('.elicit-means').textContent()).toContain('Codex shows its own dialog meanwhile: the first answer counts.');
+    await card.getByRole('button', { name: "Hand it back to Codex's dialog" }).click();
+    expect(await relayed).toMatchObject({ status: 200, body: { reply: null } });
+    expect(await daemon.ask(view.id)).toMatchObject({ status: 'handed-to-terminal', source: { kind: 'person', client: 'page' } });
   });
 
   it('shows where a link goes, opens it only on the person’s click, and Done accepts without values', async () => {

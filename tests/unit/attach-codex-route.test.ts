@@ -19,7 +19,7 @@ const QUESTION = {
   ],
 };
 const body = (questions: unknown[] = [QUESTION]) => ({
-  request: { threadId: 'thread-1', turnId: 'turn-1', itemId: 'call_1', questions, isBlocking: true, autoResolutionMs: null },
+  request: { kind: 'question', question: { threadId: 'thread-1', turnId: 'turn-1', itemId: 'call_1', questions, isBlocking: true, autoResolutionMs: null } },
   thread: { cwd: '/home/alice/acme-shop', title: 'pick a database' },
   environment: {},
 });
@@ -48,7 +48,7 @@ describe('POST /api/attach/codex', () => {
     const { error } = refused.json<ErrorReply>();
     expect(error.code).toBe('unfit_request');
     expect(error.details).toEqual(["questions.0: its answer is secret, typed only in Codex's terminal"]);
-    const malformed = await tested.app.inject({ method: 'POST', url: '/api/attach/codex', headers: LOCAL, payload: { ...body(), request: { threadId: 'thread-1', itemId: 'call_1', questions: 'no' } } });
+    const malformed = await tested.app.inject({ method: 'POST', url: '/api/attach/codex', headers: LOCAL, payload: { ...body(), request: { kind: 'question', question: { threadId: 'thread-1', itemId: 'call_1', questions: 'no' } } } });
     expect(malformed.statusCode).toBe(400);
     expect(await tested.pending()).toEqual([]);
   });

@@ -79,14 +79,14 @@ describe("Codex's questions as askbridge asks them", () => {
   });
 
   it('refuses, at the edge, what is not a request of Codex at all, with a line per problem', () => {
-    const body = (request: unknown) => AttachCodexRequestSchema.safeParse({ request, environment: {} });
+    const body = (question: unknown) => AttachCodexRequestSchema.safeParse({ request: { kind: 'question', question }, environment: {} });
     expect(body({ ...(codexRequest() as object), threadId: '' }).success).toBe(false);
     expect(body({ threadId: 't', itemId: 'i', questions: 'no' }).success).toBe(false);
     expect(body({ threadId: 't', itemId: 'i', questions: [{ ...database(), id: 7 }] }).success).toBe(false);
     // An id that could not stay a key of the answer is refused, not silently dropped from it.
     const proto = body({ threadId: 't', itemId: 'i', questions: [database({ id: '__proto__' })] });
     expect(proto.success).toBe(false);
-    expect(!proto.success && proto.error.issues[0]?.path).toEqual(['request', 'questions', 0, 'id']);
+    expect(!proto.success && proto.error.issues[0]?.path).toEqual(['request', 'question', 'questions', 0, 'id']);
     // Fields Codex adds later are kept and ignored.
     expect(body({ ...(codexRequest() as object), somethingNew: { x: 1 } }).success).toBe(true);
   });

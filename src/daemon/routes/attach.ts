@@ -1,8 +1,9 @@
 // The routes of `askbridge attach <agent>`, a relay of an agent's own server. The local token only:
 // whoever relays decides what reaches the agent.
 //
-// - POST /api/attach/opencode and /api/attach/codex: one pending request of the agent's, held like
-//   an http hook: the reply comes once the ask is settled (the agent's own decision, or null when its
+// - POST /api/attach/opencode and /api/attach/codex: one pending request of the agent's (for Codex
+//   a question, or an MCP server's elicitation: a person responds through POST
+//   /api/asks/:id/elicitation), held like an http hook: the reply comes once the ask is settled (the agent's own decision, or null when its
 //   own prompt decides). The ask is keyed by the agent's own ids and kept on disk while it waits,
 //   and once settled until its decision is delivered (KEEP_UNDELIVERED_MS, store.ts), so the relay
 //   comes back for it: after its connection dropped (the relay killed, the daemon restarted) the
@@ -28,6 +29,7 @@ import {
 import type { Asked } from '../asks/open-ask.js';
 import { identityOf } from '../asks/store.js';
 import { askedByCodex, askedByOpencode, UnfitRequest } from '../decisions/relayed.js';
+import { loadElicitationForms } from '../elicitation-forms.js';
 import { HttpError } from '../errors.js';
 import type { RouteContext } from './context.js';
 import { openOrRefuse } from './open-or-refuse.js';
@@ -38,10 +40,10 @@ export const attachRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, con
   const { store } = context;
 
   /** Opens (or re-attaches to) a relayed ask and holds the request until it is settled. */
-  const hold = async <Decision>(request: FastifyRequest, reply: FastifyReply, make: () => Asked<Decision>, title: string | undefined) => {
+  const hold = async <Decision>(request: FastifyRequest, reply: FastifyReply, make: () => Asked<Decision> | Promise<Asked<Decision>>, title: string | undefined) => {
     let asked: Asked<Decision>;
     try {
-      asked = make();
+      asked = await make();
     } catch (error) {
       if (error instanceof UnfitRequest) throw new HttpError(400, 'unfit_request', error.message, error.details);
       throw error;
@@ -54,7 +56,7 @@ export const attachRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, con
     // The session's title is the one context the agent gives; shown once the ask waits, as a hook's is.
     if (title?.trim()) store.setContext(waiter.ask.id, { title }, context.desk.limits);
     const [outcome, decision] = await Promise.all([waiter.outcome, waiter.reply]);
-    request.log.info({ askId: waiter.ask.id, status: outcome.status, source: outcome.source.kind }, asked.approval ? 'approval settled' : 'question settled');
+    request.log.info({ askId: waiter.ask.id, status: outcome.status, source: outcome.source.kind }, asked.approval ? 'approval settled' : asked.elicitation ? 'elicitation settled' : 'question settled');
     const ask = store.get(waiter.ask.id);
     if (!ask) throw new HttpError(500, 'internal', 'the settled ask is gone');
     return reply.send({ ask, reply: decision });
@@ -79,13 +81,14 @@ export const attachRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, con
     {
       config: { access: 'local' },
       schema: {
-        summary: "Relay one of Codex's pending questions (request_user_input); the reply (Codex's own answer, or null) comes once it is settled",
+        summary: "Relay one of Codex's pending questions (request_user_input) or MCP servers' forms and links (elicitation); the reply (Codex's own answer, or null) comes once it is settled",
         security: [{ token: [] }],
         body: AttachCodexRequestSchema,
         response: { 200: AttachCodexReplySchema, ...REFUSALS },
       },
     },
-    async (request, reply) => hold(request, reply, () => askedByCodex(request.body), request.body.thread.title),
+    async (request, reply) =>
+      hold(request, reply, async () => askedByCodex(request.body, request.body.request.kind === 'elicitation' ? await loadElicitationForms() : undefined), request.body.thread.title),
   );
 
   app.post(
