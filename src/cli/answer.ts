@@ -157,7 +157,7 @@ function answerableHere<Ask extends Answerable>(ask: Ask, env: NodeJS.ProcessEnv
   if (ask.elicitation !== undefined && !onTerminal) {
     const command = askbridgeCommand(env);
     throw new CliError(
-      `${quoted(ask.id)} is an MCP server's request for input, not a question: respond on a terminal, field by field, with \`${command} answer ${quoted(ask.id)}\` (or \`${command} watch\`), or through the API: POST /api/asks/${quoted(ask.id)}/elicitation, or hand it to Claude Code's own dialog with POST /api/asks/${quoted(ask.id)}/terminal (\`${command} pending\` shows how)`,
+      `${quoted(ask.id)} is an MCP server's request for input, not a question: respond on a terminal, field by field, with \`${command} answer ${quoted(ask.id)}\` (or \`${command} watch\`), or through the API: POST /api/asks/${quoted(ask.id)}/elicitation, or hand it back to its agent's own dialog with POST /api/asks/${quoted(ask.id)}/terminal (\`${command} pending\` shows how)`,
       2,
     );
   }

@@ -223,13 +223,20 @@ function valueText(field: FormField, value: FormValue | undefined): string {
 
 type Response = 'accept' | 'decline' | 'cancel' | 'terminal';
 
+/** Handing the request back to its agent's own dialog: Claude Code's in the terminal, Codex's where Codex runs. */
+function handBackItem(back: string | undefined): Array<{ item: ListItem; response: 'terminal' }> {
+  if (back === undefined) return [];
+  const item = back === 'the terminal' ? { label: 'Let the terminal answer', description: "Claude Code's own dialog asks there" } : { label: `Hand it back to ${back}`, description: 'its own dialog asks there' };
+  return [{ item, response: 'terminal' }];
+}
+
 /** The responses, last in a review's list or alone under a link: what `accept` means is the caller's words. */
 function responses(flow: Flow, accept: ListItem): Array<{ item: ListItem; response: Response }> {
   return [
     { item: accept, response: 'accept' },
     { item: { label: 'Decline', description: `tell ${serverName(flow)} you refuse` }, response: 'decline' },
     { item: { label: 'Cancel', description: 'dismiss it without choosing' }, response: 'cancel' },
-    ...(flow.call.choices.handBack === undefined ? [] : [{ item: { label: 'Let the terminal answer', description: "Claude Code's own dialog asks there" }, response: 'terminal' as const }]),
+    ...handBackItem(flow.call.choices.handBack),
   ];
 }
 
