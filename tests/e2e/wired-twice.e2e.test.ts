@@ -161,7 +161,7 @@ describe('askbridge install, where askbridge is wired already', () => {
       expect(second.stderr).toMatch(/uninstall --user`/);
       for (const file of [userSettings, join(project, '.claude', 'settings.local.json')]) {
         const settings = JSON.parse(await readFile(file, 'utf8')) as { hooks: Record<string, unknown> };
-        expect(Object.keys(settings.hooks).sort()).toEqual(['Notification', 'PermissionRequest', 'PreToolUse', 'SessionEnd', 'SessionStart', 'Stop', 'UserPromptSubmit']);
+        expect(Object.keys(settings.hooks).sort()).toEqual(['Elicitation', 'Notification', 'PermissionRequest', 'PreToolUse', 'SessionEnd', 'SessionStart', 'Stop', 'UserPromptSubmit']);
       }
     } finally {
       await rm(home, { recursive: true, force: true });
