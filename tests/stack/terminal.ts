@@ -97,11 +97,13 @@ export async function openTerminal(args: string[], env: Record<string, string>):
 }
 
 /**
- * The prompt waiting for keys: from the last line drawn as active (◆, or ▲ with an error) to the end.
+ * The prompt waiting for keys: the last block drawn (a line starting ◆, ▲, ◇, ●, ┌ or ■), when it is
+ * a prompt drawn as active (◆, or ▲ with an error), to the end. A warning (▲) that a later block
+ * follows is not a prompt: "▲  Note: …" above a finished reply must not pass for the next one.
  * A question's list refused for want of text (▲ "Other needs text") stays above the line that asks for it.
  */
 export function activePrompt(screen: string): string {
   const lines = screen.split('\n');
-  const start = lines.findLastIndex((line) => /^[◆▲] {2}\S/.test(line) && !line.includes('Other needs text'));
-  return start < 0 ? '' : lines.slice(start).join('\n');
+  const start = lines.findLastIndex((line) => /^[◆▲◇●┌■] {2}\S/.test(line) && !line.includes('Other needs text'));
+  return start < 0 || !/^[◆▲]/.test(lines[start]!) ? '' : lines.slice(start).join('\n');
 }
