@@ -478,9 +478,25 @@ export type TimeoutAction = z.infer<typeof TimeoutActionSchema>;
 export const PersonClientSchema = z.enum(['page', 'cli', 'telegram', 'ntfy', 'notification']);
 export type PersonClient = z.infer<typeof PersonClientSchema>;
 
+/** A person's name, as `askbridge people add` takes it: letters, digits, `.`, `_` and `-`, up to 40. */
+export const PersonNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/, 'a name of letters, digits, ".", "_" and "-" (up to 40), starting with a letter or a digit');
+
+/**
+ * Who decides, as the daemon knows it from the credential (never from anything the request says):
+ * where (`client`), and once people are defined, which person and which of their devices or chats.
+ */
+export const DeciderSchema = z.object({
+  client: PersonClientSchema,
+  /** The person the device or chat was paired for (`askbridge pair --person NAME`); absent with no people defined, and for the local CLI. */
+  person: PersonNameSchema.optional(),
+  /** The device's or the chat's name, as `askbridge devices` lists it. */
+  device: z.string().optional(),
+});
+export type Decider = z.infer<typeof DeciderSchema>;
+
 /** Who or what settled a question. */
 export const SourceSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('person'), client: PersonClientSchema }),
+  z.object({ kind: z.literal('person'), ...DeciderSchema.shape }),
   /**
    * `nobody-reachable`: no page or terminal watched and nobody could be told (no push subscription,
    * webhook or Telegram chat), so the terminal asked at once.
@@ -741,6 +757,21 @@ export const ChoicesSchema = z.object({
 });
 export type Choices = z.infer<typeof ChoicesSchema>;
 
+/**
+ * Where an ask goes: the people its route names (groups already expanded), how many distinct people
+ * must allow a permission, and which rule of the user config's `route` said so (absent: the session's own person).
+ */
+export const RouteViewSchema = z.object({
+  people: z.array(PersonNameSchema),
+  approvals: z.union([z.literal(1), z.literal(2)]),
+  rule: z.string().optional(),
+});
+export type RouteView = z.infer<typeof RouteViewSchema>;
+
+/** One person's allow of an ask that two distinct people must allow. */
+export const AllowSchema = z.object({ person: PersonNameSchema, device: z.string(), client: PersonClientSchema, at: z.number() });
+export type Allow = z.infer<typeof AllowSchema>;
+
 /** An ask (one AskUserQuestion call, or one from a script or an agent) and its questions, as pages and the CLI see it. */
 export const AskViewSchema = z.object({
   id: z.string(),
@@ -800,6 +831,12 @@ export const AskViewSchema = z.object({
   elicitation: ElicitationSchema.optional(),
   /** How a person responded to an elicitation, once they did (what the server received). */
   elicitationResult: z.object({ action: z.enum(['accept', 'decline', 'cancel']), content: z.record(z.string(), z.unknown()).optional() }).optional(),
+  /** Whose session asked, as its hook said (`askbridge remote-hook --person NAME`); absent when it did not say. */
+  person: PersonNameSchema.optional(),
+  /** Who may see and decide it (the user config's `route`), fixed when it opened; absent: everyone. */
+  route: RouteViewSchema.optional(),
+  /** The allows given so far, where two distinct people must allow (route.approvals 2): one entry each. */
+  allows: z.array(AllowSchema).optional(),
 });
 export type AskView = z.infer<typeof AskViewSchema>;
 

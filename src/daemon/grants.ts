@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { AnswerError } from '../answers.js';
 import { ruleCovers } from '../grant-rules.js';
-import { GRANT_MAX_MINUTES, GrantSchema, type Agent, type ApprovalDecision, type AskView, type Grant, type GrantChoice, type PersonClient, type Source } from '../protocol.js';
+import { GRANT_MAX_MINUTES, GrantSchema, type Agent, type ApprovalDecision, type AskView, type Grant, type Decider, type GrantChoice, type Source } from '../protocol.js';
 import { writeFileAtomic } from '../state-dir.js';
 import type { AnswerResult, AskStore } from './asks/store.js';
 
@@ -133,12 +133,12 @@ export function grantedOutcome(grant: Grant): { status: 'allowed'; source: Sourc
 /**
  * A person decides an approval; an allow that carries a grant makes it once the allow has won
  * (the store refuses a grant where it may not be made, before anything settles, and a replayed or
- * late decision is refused with the winner: no grant). `by`: where the person is, in words.
+ * late decision is refused with the winner: no grant). The grant's "made from" is where the person is, in words.
  */
-export function decideApproval(store: AskStore, grants: GrantStore | undefined, id: string, decision: ApprovalDecision, client: PersonClient, by: string): AnswerResult {
+export function decideApproval(store: AskStore, grants: GrantStore | undefined, id: string, decision: ApprovalDecision, by: Decider): AnswerResult {
   if (decision.behavior === 'allow' && decision.grant && !grants) return { kind: 'invalid', error: new AnswerError('not_grantable', 'grants are not kept here: allow it once') };
-  const result = store.decide(id, decision, client);
-  if (result.kind === 'answered' && decision.behavior === 'allow' && decision.grant) grants?.make(result.ask, decision.grant, by);
+  const result = store.decide(id, decision, by);
+  if (result.kind === 'answered' && decision.behavior === 'allow' && decision.grant) grants?.make(result.ask, decision.grant, by.device ?? 'the terminal');
   return result;
 }
 

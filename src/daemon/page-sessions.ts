@@ -5,6 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { PersonNameSchema } from '../protocol.js';
 import { writeFileAtomic } from '../state-dir.js';
 import type { PageSessionStore, StoredPageSession } from './routes/auth.js';
 
@@ -17,6 +18,7 @@ const SessionSchema = z.object({
   name: z.string().max(100),
   pairedAt: z.number(),
   lastSeen: z.number(),
+  person: PersonNameSchema.optional(),
 });
 /** Before devices: [cookieHash, expiresAt, keyHash]. */
 const UnnamedSessionSchema = z.tuple([hash, z.number(), hash]).transform(

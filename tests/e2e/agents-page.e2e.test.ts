@@ -184,8 +184,8 @@ describe.skipIf(!chromiumState.available)('the agent that asked, on the page', (
     expect(await phoneCard.locator('.meta-line').isVisible()).toBe(true);
     await phone.screenshot({ path: `${SHOTS}/agents-phone-card.png` });
 
-    expect(tested.store.decline(codexQuestion.ask.id, 'cli').kind).toBe('answered');
-    expect(tested.store.decline(opencode.ask.id, 'cli').kind).toBe('answered');
+    expect(tested.store.decline(codexQuestion.ask.id, { client: 'cli' }).kind).toBe('answered');
+    expect(tested.store.decline(opencode.ask.id, { client: 'cli' }).kind).toBe('answered');
   });
 
   it("offers what each agent takes: no Other or note where opencode takes only options, opencode's prompt to hand back to, and Gemini CLI by its name", async () => {

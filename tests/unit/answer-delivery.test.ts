@@ -76,7 +76,7 @@ describe('answers keyed by question text that names an Object.prototype property
       { question: '__proto__', selected: ['toString'], other: null, notes: 'noted' },
       { question: 'constructor', selected: ['__proto__'], other: null, notes: null },
       { question: 'toString', selected: ['constructor'], other: null, notes: null },
-    ], 'cli');
+    ], { client: 'cli' });
     expect(result.kind).toBe('answered');
     const view = store.get(waiter.ask.id)!;
     expect(JSON.stringify({ answers: view.answers, notes: view.notes })).toBe('{"answers":{"__proto__":"toString","constructor":"__proto__","toString":"constructor"},"notes":{"__proto__":"noted"}}');
@@ -148,12 +148,12 @@ describe('an answer whose reply cannot be made', () => {
     // A BigInt passes through the store but cannot be serialised: the decision cannot be built.
     const waiter = store.open(openQuestion('bigint', { questions: openQuestion('bigint').questions, size: 10n }));
 
-    const result = store.answer(waiter.ask.id, pickA, 'page');
+    const result = store.answer(waiter.ask.id, pickA, { client: 'page' });
     expect(result).toMatchObject({ kind: 'failed', ask: { status: 'failed', source: { kind: 'person', client: 'page' } } });
     await expect(waiter.outcome).resolves.toMatchObject({ status: 'failed' });
     expect(store.get(waiter.ask.id)).toMatchObject({ status: 'failed', error: expect.stringMatching(/^the reply for its asker could not be made \(.*BigInt.*\)$/) });
     expect(store.get(waiter.ask.id)!.answers).toBeUndefined();
-    expect(store.answer(waiter.ask.id, pickA, 'cli')).toMatchObject({ kind: 'already_resolved', ask: { status: 'failed' } });
+    expect(store.answer(waiter.ask.id, pickA, { client: 'cli' })).toMatchObject({ kind: 'already_resolved', ask: { status: 'failed' } });
 
     await history.flushed();
     const [line, ...more] = readHistory(join(dir, 'history.jsonl'));
@@ -172,7 +172,7 @@ describe('an answer whose reply cannot be made', () => {
       { question: '__proto__', selected: ['toString'], other: null, notes: null },
       { question: 'constructor', selected: ['__proto__'], other: null, notes: null },
       { question: 'toString', selected: ['constructor'], other: null, notes: null },
-    ], 'cli').kind).toBe('failed');
+    ], { client: 'cli' }).kind).toBe('failed');
     await history.flushed();
 
     let stdout = '';

@@ -79,17 +79,17 @@ describe('the store, for every channel', () => {
   it('refuses an allow from a channel that shows it cut, and the same permission stays decidable where it is shown whole', () => {
     const store = createAskStore({ shows: (client) => (client === 'telegram' ? 'cut' : 'whole') });
     const { ask } = store.open(approval('claude-code'));
-    expect(store.decide(ask.id, { behavior: 'allow' }, 'telegram')).toMatchObject({ kind: 'invalid', error: { code: 'not_shown_whole' } });
-    expect(store.decide(ask.id, { behavior: 'allow', suggestion: 0 }, 'telegram')).toMatchObject({ kind: 'invalid', error: { code: 'not_shown_whole' } });
+    expect(store.decide(ask.id, { behavior: 'allow' }, { client: 'telegram' })).toMatchObject({ kind: 'invalid', error: { code: 'not_shown_whole' } });
+    expect(store.decide(ask.id, { behavior: 'allow', suggestion: 0 }, { client: 'telegram' })).toMatchObject({ kind: 'invalid', error: { code: 'not_shown_whole' } });
     expect(store.get(ask.id)?.status).toBe('pending');
-    expect(store.decide(ask.id, { behavior: 'allow' }, 'page')).toMatchObject({ kind: 'answered', ask: { status: 'allowed' } });
+    expect(store.decide(ask.id, { behavior: 'allow' }, { client: 'page' })).toMatchObject({ kind: 'answered', ask: { status: 'allowed' } });
   });
 
   it('refuses a stop for Codex, and an allow from a notification, whatever client sends it', () => {
     const store = createAskStore({ shows: (client) => (client === 'notification' || client === 'ntfy' ? 'cut' : 'whole') });
     const codex = store.open(approval('codex'));
-    expect(store.decide(codex.ask.id, { behavior: 'deny', interrupt: true }, 'cli')).toMatchObject({ kind: 'invalid', error: { code: 'interrupt_unsupported' } });
-    expect(store.decide(codex.ask.id, { behavior: 'allow' }, 'ntfy')).toMatchObject({ kind: 'invalid', error: { code: 'not_shown_whole' } });
+    expect(store.decide(codex.ask.id, { behavior: 'deny', interrupt: true }, { client: 'cli' })).toMatchObject({ kind: 'invalid', error: { code: 'interrupt_unsupported' } });
+    expect(store.decide(codex.ask.id, { behavior: 'allow' }, { client: 'ntfy' })).toMatchObject({ kind: 'invalid', error: { code: 'not_shown_whole' } });
     expect(store.get(codex.ask.id)?.status).toBe('pending');
   });
 
@@ -97,8 +97,8 @@ describe('the store, for every channel', () => {
     const store = createAskStore();
     const script = store.open({ ...approval('claude-code'), approval: undefined, agent: undefined, asker: { kind: 'script', name: 'nightly' }, door: 'ask', questions: [QUESTION], toolInput: { questions: [QUESTION] } });
     expect(script.ask.choices.handBack).toBeUndefined();
-    expect(store.handToTerminal(script.ask.id, 'page').kind).toBe('no_terminal');
+    expect(store.handToTerminal(script.ask.id, { client: 'page' }).kind).toBe('no_terminal');
     const opencode = store.open({ ...approval('opencode'), toolUseId: 'per_1' });
-    expect(store.handToTerminal(opencode.ask.id, 'page')).toMatchObject({ kind: 'answered', ask: { status: 'handed-to-terminal' } });
+    expect(store.handToTerminal(opencode.ask.id, { client: 'page' })).toMatchObject({ kind: 'answered', ask: { status: 'handed-to-terminal' } });
   });
 });

@@ -71,7 +71,7 @@ describe('capabilities', () => {
     expect(oneTap.take(second!)).toEqual({ askId: view.id, label: 'SQLite' });
     expect(oneTap.take(second!)).toBeUndefined();
     expect(oneTap.isLive(first)).toBe(true);
-    daemon.store.answer(view.id, [{ question: view.questions[0]!.question, selected: ['MySQL'], other: null, notes: null }], 'page');
+    daemon.store.answer(view.id, [{ question: view.questions[0]!.question, selected: ['MySQL'], other: null, notes: null }], { client: 'page' });
     await hook;
     expect(oneTap.isLive(first)).toBe(false);
     expect(oneTap.take(third!)).toBeUndefined();
@@ -81,11 +81,11 @@ describe('capabilities', () => {
     const { view, hook } = await ask(withOptions(['A', 'B'], true));
     expect(oneTap.issue(view.id)).toBeUndefined();
     expect(oneTap.issue('00000000-0000-4000-8000-000000000000')).toBeUndefined();
-    daemon.store.decline(view.id, 'page');
+    daemon.store.decline(view.id, { client: 'page' });
     await hook;
     const single = await ask(withOptions(['A', 'B']));
     expect(oneTap.issue(single.view.id)).toHaveLength(2);
-    daemon.store.decline(single.view.id, 'page');
+    daemon.store.decline(single.view.id, { client: 'page' });
     await single.hook;
     expect(oneTap.issue(single.view.id)).toBeUndefined();
   });
@@ -100,13 +100,13 @@ describe('capabilities', () => {
     expect(second).toHaveLength(3);
     expect(third).toBeUndefined();
     expect([...first!, ...second!].every((capability) => bounded.isLive(capability))).toBe(true);
-    daemon.store.decline(views[0].id, 'page');
+    daemon.store.decline(views[0].id, { client: 'page' });
     expect(bounded.isLive(first![0])).toBe(false);
     const later = bounded.issue(views[2]!.id);
     expect(later).toHaveLength(3);
     bounded.close();
     expect(bounded.isLive(later![0])).toBe(false);
-    for (const view of views.slice(1)) daemon.store.decline(view.id, 'page');
+    for (const view of views.slice(1)) daemon.store.decline(view.id, { client: 'page' });
     await Promise.all(hooks);
   });
 });

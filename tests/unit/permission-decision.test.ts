@@ -133,8 +133,8 @@ describe('deciding an approval in the store', () => {
   it('takes the first decision, refuses a second (a double click allows once), and hands the hook the first', async () => {
     const store = createAskStore();
     const waiter = store.open(approval());
-    expect(store.decide(waiter.ask.id, { behavior: 'allow' }, 'page').kind).toBe('answered');
-    const second = store.decide(waiter.ask.id, { behavior: 'allow', suggestion: 0 }, 'page');
+    expect(store.decide(waiter.ask.id, { behavior: 'allow' }, { client: 'page' }).kind).toBe('answered');
+    const second = store.decide(waiter.ask.id, { behavior: 'allow', suggestion: 0 }, { client: 'page' });
     expect(second.kind).toBe('already_resolved');
     expect(await waiter.reply).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
     expect(store.get(waiter.ask.id)).toMatchObject({ status: 'allowed', decision: { behavior: 'allow' }, source: person });
@@ -143,18 +143,18 @@ describe('deciding an approval in the store', () => {
   it('refuses a suggestion Claude Code did not make, an answer, and a decline, and the approval still waits', () => {
     const store = createAskStore();
     const { ask } = store.open(approval());
-    expect(store.decide(ask.id, { behavior: 'allow', suggestion: 1 }, 'cli')).toMatchObject({ kind: 'invalid', error: { code: 'unknown_suggestion' } });
-    expect(store.answer(ask.id, [{ question: 'x', selected: ['a'], other: null, notes: null }], 'cli')).toMatchObject({ kind: 'invalid', error: { code: 'not_a_question' } });
-    expect(store.decline(ask.id, 'cli')).toMatchObject({ kind: 'invalid', error: { code: 'not_a_question' } });
+    expect(store.decide(ask.id, { behavior: 'allow', suggestion: 1 }, { client: 'cli' })).toMatchObject({ kind: 'invalid', error: { code: 'unknown_suggestion' } });
+    expect(store.answer(ask.id, [{ question: 'x', selected: ['a'], other: null, notes: null }], { client: 'cli' })).toMatchObject({ kind: 'invalid', error: { code: 'not_a_question' } });
+    expect(store.decline(ask.id, { client: 'cli' })).toMatchObject({ kind: 'invalid', error: { code: 'not_a_question' } });
     expect(store.get(ask.id)?.status).toBe('pending');
   });
 
   it('refuses empty feedback on a plan, and a decision on a question', () => {
     const store = createAskStore();
     const plan = store.open({ ...approval(), toolUseId: 'permission-2', toolInput: PLAN.toolInput, approval: { toolName: 'ExitPlanMode', toolInput: PLAN.toolInput, suggestions: [], plan: PLAN.toolInput.plan } });
-    expect(store.decide(plan.ask.id, { behavior: 'deny', message: '  ' }, 'page')).toMatchObject({ kind: 'invalid', error: { code: 'empty_feedback' } });
+    expect(store.decide(plan.ask.id, { behavior: 'deny', message: '  ' }, { client: 'page' })).toMatchObject({ kind: 'invalid', error: { code: 'empty_feedback' } });
     const question = store.open({ ...approval(), toolUseId: 'toolu_q', approval: undefined, questions: [{ question: 'Q?', header: 'Q', multiSelect: false, options: [{ label: 'a', description: '' }, { label: 'b', description: '' }] }] } as NewAsk);
-    expect(store.decide(question.ask.id, { behavior: 'allow' }, 'page')).toMatchObject({ kind: 'invalid', error: { code: 'not_an_approval' } });
+    expect(store.decide(question.ask.id, { behavior: 'allow' }, { client: 'page' })).toMatchObject({ kind: 'invalid', error: { code: 'not_an_approval' } });
   });
 
   it('withdraws an approval whose request Claude Code closed (No or Esc in its dialog) as answered in the terminal', async () => {
@@ -163,6 +163,6 @@ describe('deciding an approval in the store', () => {
     waiter.leave();
     expect(store.get(waiter.ask.id)).toMatchObject({ status: 'cancelled', source: { kind: 'terminal' } });
     expect(await waiter.reply).toBeNull();
-    expect(store.decide(waiter.ask.id, { behavior: 'allow' }, 'page').kind).toBe('already_resolved');
+    expect(store.decide(waiter.ask.id, { behavior: 'allow' }, { client: 'page' }).kind).toBe('already_resolved');
   });
 });

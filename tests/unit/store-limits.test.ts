@@ -58,7 +58,7 @@ describe('what an asker may hold', () => {
     // Refused again: the same episode, not logged again.
     expect(store.admit(ask('t4', SCRIPT), limits)).toMatchObject({ kind: 'over', first: false });
     expect(store.admit(ask('t5'), limits)).toMatchObject({ kind: 'new', refusedMeanwhile: 0 });
-    store.answer(first.ask.id, pick, 'page');
+    store.answer(first.ask.id, pick, { client: 'page' });
     expect(store.admit(ask('t6', SCRIPT), limits)).toEqual({ kind: 'new', asker: { transport: 'ask', agent: undefined, credential: 'token', machine: undefined, program: 'script' }, refusedMeanwhile: 2 });
   });
 
@@ -156,7 +156,7 @@ describe('who may reach an ask again', () => {
     expect(store.admit(ask('t1'), limits)).toEqual({ kind: 'reattach' });
     const second = store.open(ask('t1'));
     expect(second.ask.id).toBe(first.ask.id);
-    store.answer(first.ask.id, pick, 'page');
+    store.answer(first.ask.id, pick, { client: 'page' });
     await expect(second.reply).resolves.toBe('answered');
     // After a restart, the command hook comes back for an ask settled meanwhile: it learns how.
     expect(store.admit(ask('t1'), limits)).toEqual({ kind: 'reattach' });
@@ -170,8 +170,8 @@ describe('who may reach an ask again', () => {
     for (const who of [HTTP, fromMachine('laptop'), { ...SCRIPT, sessionId: 's1' }, { credential: 'hook-key' as const }]) expect(store.admit(ask('t1', who), limits)).toEqual({ kind: 'taken' });
     for (const who of [{}, HTTP, fromMachine('laptop')]) expect(store.admit(ask('t2', who), limits)).toEqual({ kind: 'taken' });
     expect(() => store.open(ask('t1', HTTP))).toThrow(/another asker/);
-    store.answer(byCommandHook.ask.id, pick, 'page');
-    store.answer(byHttpHook.ask.id, pick, 'page');
+    store.answer(byCommandHook.ask.id, pick, { client: 'page' });
+    store.answer(byHttpHook.ask.id, pick, { client: 'page' });
     // Settled: its answer is still kept a while, for nobody but its own command hook.
     expect(store.admit(ask('t1', HTTP), limits)).toEqual({ kind: 'taken' });
     expect(store.admit(ask('t2', HTTP), limits)).toEqual({ kind: 'taken' });
@@ -186,7 +186,7 @@ describe('finished asks', () => {
     const ids: string[] = [];
     for (let index = 0; index < 10; index++) {
       const waiter = openAdmitted(store, ask(`t${index}`, HTTP, 30_000), limits);
-      store.answer(waiter.ask.id, pick, 'page');
+      store.answer(waiter.ask.id, pick, { client: 'page' });
       ids.push(waiter.ask.id);
     }
     const kept = ids.filter((id) => store.get(id) !== undefined);

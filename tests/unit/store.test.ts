@@ -35,25 +35,25 @@ describe('the question store', () => {
     const store = createAskStore();
     const second: Question = { ...question, question: 'Which too?', header: 'Too' };
     const waiter = store.open({ ...open('t1'), toolInput: { questions: [question, second] }, questions: [question, second] });
-    const result = store.answer(waiter.ask.id, pick('A'), 'cli');
+    const result = store.answer(waiter.ask.id, pick('A'), { client: 'cli' });
     expect(result).toMatchObject({ kind: 'invalid', error: { code: 'unanswered', message: 'every question needs an answer, as on the page: question 2 (Too) has none' } });
     expect(store.get(waiter.ask.id)?.status).toBe('pending');
-    expect(store.answer(waiter.ask.id, [...pick('A'), { question: 'Which too?', selected: [], other: 'C', notes: null }], 'cli')).toMatchObject({ kind: 'answered' });
+    expect(store.answer(waiter.ask.id, [...pick('A'), { question: 'Which too?', selected: [], other: 'C', notes: null }], { client: 'cli' })).toMatchObject({ kind: 'answered' });
   });
 
   it('settles a question a person declines, and one handed back, each once, with its asker\'s reply', async () => {
     const store = createAskStore();
     const declined = store.open(open('t1'));
-    expect(store.decline(declined.ask.id, 'page')).toMatchObject({ kind: 'answered', ask: { status: 'declined', source: { kind: 'person', client: 'page' } } });
+    expect(store.decline(declined.ask.id, { client: 'page' })).toMatchObject({ kind: 'answered', ask: { status: 'declined', source: { kind: 'person', client: 'page' } } });
     await expect(declined.outcome).resolves.toEqual({ status: 'declined', source: { kind: 'person', client: 'page' } });
     await expect(declined.reply).resolves.toBe('declined:{}');
     const handedBack = store.open(open('t2'));
-    expect(store.handToTerminal(handedBack.ask.id, 'cli')).toMatchObject({ kind: 'answered', ask: { status: 'handed-to-terminal', source: { kind: 'person', client: 'cli' } } });
+    expect(store.handToTerminal(handedBack.ask.id, { client: 'cli' })).toMatchObject({ kind: 'answered', ask: { status: 'handed-to-terminal', source: { kind: 'person', client: 'cli' } } });
     await expect(handedBack.outcome).resolves.toMatchObject({ status: 'handed-to-terminal' });
     // Once settled, neither way settles it again; an unknown id is not found.
-    expect(store.decline(handedBack.ask.id, 'page')).toMatchObject({ kind: 'already_resolved', ask: { status: 'handed-to-terminal' } });
-    expect(store.handToTerminal(declined.ask.id, 'page')).toMatchObject({ kind: 'already_resolved', ask: { status: 'declined' } });
-    expect(store.decline('00000000-0000-4000-8000-000000000000', 'page')).toEqual({ kind: 'not_found' });
+    expect(store.decline(handedBack.ask.id, { client: 'page' })).toMatchObject({ kind: 'already_resolved', ask: { status: 'handed-to-terminal' } });
+    expect(store.handToTerminal(declined.ask.id, { client: 'page' })).toMatchObject({ kind: 'already_resolved', ask: { status: 'declined' } });
+    expect(store.decline('00000000-0000-4000-8000-000000000000', { client: 'page' })).toEqual({ kind: 'not_found' });
   });
 
   it('withdraws a question when its last waiting hook leaves, and refuses later answers', async () => {
@@ -64,7 +64,7 @@ describe('the question store', () => {
     waiter.leave();
     await expect(waiter.outcome).resolves.toMatchObject({ status: 'cancelled' });
     expect(events.map((event) => [event.type, event.ask.status])).toEqual([['added', 'pending'], ['resolved', 'cancelled']]);
-    expect(store.answer(waiter.ask.id, pick('A'), 'page')).toMatchObject({ kind: 'already_resolved', ask: { status: 'cancelled' } });
+    expect(store.answer(waiter.ask.id, pick('A'), { client: 'page' })).toMatchObject({ kind: 'already_resolved', ask: { status: 'cancelled' } });
     expect(store.pending()).toEqual([]);
   });
 
@@ -84,7 +84,7 @@ describe('the question store', () => {
     expect(second.ask.id).toBe(first.ask.id);
     first.leave();
     expect(store.pending()).toHaveLength(1);
-    expect(store.answer(first.ask.id, pick('B'), 'cli').kind).toBe('answered');
+    expect(store.answer(first.ask.id, pick('B'), { client: 'cli' }).kind).toBe('answered');
   });
 
   it('settles by the plan when nobody answers in time', async () => {
@@ -99,10 +99,10 @@ describe('the question store', () => {
   it('forgets finished questions after a while, so memory stays bounded', () => {
     const store = createAskStore({ keepFinishedMs: 1000 });
     const done = store.open(open('t1'));
-    store.answer(done.ask.id, pick('A'), 'page');
+    store.answer(done.ask.id, pick('A'), { client: 'page' });
     vi.advanceTimersByTime(1001);
     const later = store.open(open('t2'));
-    store.answer(later.ask.id, pick('A'), 'page');
+    store.answer(later.ask.id, pick('A'), { client: 'page' });
     expect(store.get(done.ask.id)).toBeUndefined();
     expect(store.get(later.ask.id)?.status).toBe('answered');
   });
@@ -115,7 +115,7 @@ describe('the question store', () => {
     expect(store.setContext(waiter.ask.id, { title: 'Add dark mode', branch: 'main', said: 'Which palette?' }, LIMITS)).toBe('added');
     expect(store.get(waiter.ask.id)).toMatchObject({ status: 'pending', context: { title: 'Add dark mode', branch: 'main', said: 'Which palette?' } });
     expect(events.at(-1)).toEqual({ type: 'updated', ask: store.get(waiter.ask.id) });
-    store.answer(waiter.ask.id, pick('A'), 'page');
+    store.answer(waiter.ask.id, pick('A'), { client: 'page' });
     const count = events.length;
     expect(store.setContext(waiter.ask.id, { title: 'Too late' }, LIMITS)).toBe('settled');
     expect(store.setContext('00000000-0000-4000-8000-000000000000', { title: 'Nobody' }, LIMITS)).toBe('settled');
@@ -128,7 +128,7 @@ describe('the question store', () => {
     const first = store.open(open('t1'));
     const second = store.open(open('t2'));
     const answered = store.open(open('t3'));
-    store.answer(answered.ask.id, pick('A'), 'page');
+    store.answer(answered.ask.id, pick('A'), { client: 'page' });
     const otherSession = store.open({ ...open('t4'), sessionId: 's2' });
     const otherMachine = store.open({ ...open('t5'), machine: 'ci-runner', door: 'http-hook' });
     const script = store.open({ ...open('t6'), asker: { kind: 'script', name: 'deploy' } });
@@ -146,7 +146,7 @@ describe('the question store', () => {
     // Nothing ends a script's ask: it is never a session's.
     expect(store.endSession('script:deploy', { transport: 'ask', agent: undefined, credential: 'token', machine: undefined, program: 'script' })).toEqual([]);
     expect(store.endSession('s1', commandHook)).toEqual([]);
-    expect(store.answer(first.ask.id, pick('A'), 'page')).toMatchObject({ kind: 'already_resolved', ask: { status: 'cancelled', source: { kind: 'session-ended' } } });
+    expect(store.answer(first.ask.id, pick('A'), { client: 'page' })).toMatchObject({ kind: 'already_resolved', ask: { status: 'cancelled', source: { kind: 'session-ended' } } });
   });
 
   it('hands every waiting hook back to the terminal when the daemon stops', async () => {
@@ -173,7 +173,7 @@ describe('waiting questions on disk', () => {
     expect(files.load()).toEqual([
       { id: waiter.ask.id, sessionId: 's1', toolUseId: 't1', cwd: '/project', createdAt: waiter.ask.createdAt, expiresAt: waiter.ask.expiresAt, toolInput: open('t1').toolInput },
     ]);
-    store.answer(waiter.ask.id, pick('A'), 'page');
+    store.answer(waiter.ask.id, pick('A'), { client: 'page' });
     expect(readdirSync(join(dir, 'pending'))).toEqual([]);
   });
 
@@ -198,7 +198,7 @@ describe('waiting questions on disk', () => {
     const store = createAskStore({ persistence: createPendingFiles(dir, (_fields, message) => messages.push(message)) });
     const waiter = store.open(open('t1'));
     expect(messages).toEqual(['could not keep a waiting question on disk: it will not survive a daemon crash']);
-    expect(store.answer(waiter.ask.id, pick('B'), 'page')).toMatchObject({ kind: 'answered' });
+    expect(store.answer(waiter.ask.id, pick('B'), { client: 'page' })).toMatchObject({ kind: 'answered' });
   });
 });
 
@@ -216,9 +216,9 @@ describe('the store and its askers', () => {
   it('refuses to hand a script\'s or an MCP client\'s ask to a terminal it does not have, and keeps it waiting', async () => {
     const store = createAskStore();
     const scripted = store.open({ ...open('t1'), asker: { kind: 'script', name: 'deploy.sh' } });
-    expect(store.handToTerminal(scripted.ask.id, 'page')).toMatchObject({ kind: 'no_terminal', ask: { status: 'pending' } });
+    expect(store.handToTerminal(scripted.ask.id, { client: 'page' })).toMatchObject({ kind: 'no_terminal', ask: { status: 'pending' } });
     expect(store.get(scripted.ask.id)?.status).toBe('pending');
-    expect(store.decline(scripted.ask.id, 'page')).toMatchObject({ kind: 'answered', ask: { status: 'declined' } });
+    expect(store.decline(scripted.ask.id, { client: 'page' })).toMatchObject({ kind: 'answered', ask: { status: 'declined' } });
     await expect(scripted.outcome).resolves.toMatchObject({ status: 'declined', source: { kind: 'person' } });
   });
 
@@ -228,7 +228,7 @@ describe('the store and its askers', () => {
     store.subscribe((event) => events.push(event));
     const first = store.open({ ...open('t1'), reply: () => { throw new RangeError('Maximum call stack size exceeded'); } });
     const second = store.open(open('t1'));
-    expect(store.answer(first.ask.id, pick('A'), 'page')).toMatchObject({ kind: 'failed', ask: { status: 'failed', error: 'the reply for its asker could not be made (Maximum call stack size exceeded)' } });
+    expect(store.answer(first.ask.id, pick('A'), { client: 'page' })).toMatchObject({ kind: 'failed', ask: { status: 'failed', error: 'the reply for its asker could not be made (Maximum call stack size exceeded)' } });
     await expect(first.reply).resolves.toBeNull();
     await expect(second.reply).resolves.toBeNull();
     expect(events.map((event) => [event.type, event.ask.status])).toEqual([['added', 'pending'], ['resolved', 'failed']]);
@@ -238,7 +238,7 @@ describe('the store and its askers', () => {
     const store = createAskStore();
     const { reply: _unused, ...withoutReply } = open('t1');
     const waiter = store.open({ ...withoutReply, asker: { kind: 'mcp', name: 'agent' } });
-    store.answer(waiter.ask.id, pick('B'), 'cli');
+    store.answer(waiter.ask.id, pick('B'), { client: 'cli' });
     await expect(waiter.outcome).resolves.toMatchObject({ status: 'answered', answered: { answers: { 'Which?': 'B' } } });
     await expect(waiter.reply).resolves.toBeNull();
   });
@@ -258,11 +258,11 @@ describe('a restored question', () => {
     expect(store.pending()).toMatchObject([{ id: saved.id, createdAt: saved.createdAt, expiresAt: saved.expiresAt, status: 'pending' }]);
     const waiter = store.open(open('t1'));
     expect(waiter.ask.id).toBe(saved.id);
-    expect(store.answer(saved.id, pick('B'), 'page')).toMatchObject({ kind: 'answered' });
+    expect(store.answer(saved.id, pick('B'), { client: 'page' })).toMatchObject({ kind: 'answered' });
     const outcome = await waiter.outcome;
     expect(outcome.answered?.answers).toEqual({ 'Which?': 'B' });
     await expect(waiter.reply).resolves.toBe('answered:{"Which?":"B"}');
-    expect(store.answer(saved.id, pick('A'), 'cli')).toMatchObject({ kind: 'already_resolved' });
+    expect(store.answer(saved.id, pick('A'), { client: 'cli' })).toMatchObject({ kind: 'already_resolved' });
   });
 
   it('is withdrawn when no hook comes back within the re-attach window', () => {
@@ -303,7 +303,7 @@ describe('a relayed decision not delivered yet', () => {
     const files = createPendingFiles(dir, () => {});
     const before = createAskStore({ persistence: files });
     const asked = before.open(relayed('que_1'));
-    before.answer(asked.ask.id, pick('B'), 'page');
+    before.answer(asked.ask.id, pick('B'), { client: 'page' });
     await expect(asked.reply).resolves.toBe('answered:{"Which?":"B"}');
     expect(files.load()).toMatchObject([{ id: asked.ask.id, door: 'relay', relayed: relayBody, settled: { outcome: { status: 'answered', answered: { answers: { 'Which?': 'B' } } } } }]);
 
@@ -327,7 +327,7 @@ describe('a relayed decision not delivered yet', () => {
     const files = createPendingFiles(dir, () => {});
     const before = createAskStore({ persistence: files });
     const asked = before.open(relayed('que_2'));
-    before.answer(asked.ask.id, pick('A'), 'page');
+    before.answer(asked.ask.id, pick('A'), { client: 'page' });
     vi.advanceTimersByTime(KEEP_UNDELIVERED_MS / 2);
     const after = restartOn(files);
     const events: StoreEvent[] = [];
@@ -344,7 +344,7 @@ describe('a relayed decision not delivered yet', () => {
   it('is not forgotten with the finished asks while it waits to be delivered', () => {
     const store = createAskStore({ keepFinishedMs: 1000 });
     const asked = store.open(relayed('que_3'));
-    store.answer(asked.ask.id, pick('A'), 'page');
+    store.answer(asked.ask.id, pick('A'), { client: 'page' });
     vi.advanceTimersByTime(60_000);
     store.open(open('t9')); // anything that forgets old finished asks
     expect(store.deliveryReported(asked.ask.id, relay, { delivered: true })).toMatchObject({ delivery: 'delivered' });
@@ -354,7 +354,7 @@ describe('a relayed decision not delivered yet', () => {
     const files = createPendingFiles(dir, () => {});
     const store = createAskStore({ persistence: files });
     const asked = store.open(relayed('que_4'));
-    store.handToTerminal(asked.ask.id, 'page');
+    store.handToTerminal(asked.ask.id, { client: 'page' });
     expect(readdirSync(join(dir, 'pending'))).toEqual([]);
   });
 });
@@ -430,7 +430,7 @@ describe('more time for a person who is answering', () => {
   it('refuses a settled question with who won, and does not know an unknown one', () => {
     const store = createAskStore();
     const waiter = store.open({ ...open('t1', 60_000), maxWaitMs: HOUR });
-    store.answer(waiter.ask.id, pick('A'), 'page');
+    store.answer(waiter.ask.id, pick('A'), { client: 'page' });
     expect(store.extend(waiter.ask.id)).toMatchObject({ kind: 'already_resolved', ask: { status: 'answered', expiresAt: waiter.ask.createdAt + 60_000 } });
     expect(store.extend('00000000-0000-4000-8000-000000000000')).toEqual({ kind: 'not_found' });
   });

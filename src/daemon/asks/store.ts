@@ -15,8 +15,9 @@ import { AnswerError, formatAnswers, requireEveryQuestion, type Answered } from 
 import { grantable, ruleFor } from '../../grant-rules.js';
 import type { Risk } from '../../risk.js';
 import { choicesOf, onChannel, refusedAnswer, refusedDecision, type Shown } from '../../choices.js';
-import type { Agent, Approval, ApprovalDecision, Asker, Elicitation, ElicitationResponse, ElicitationResult, Question, AskStatus, AskView, PersonClient, Response, SessionContext, Source, TerminalWait, TurnEnd } from '../../protocol.js';
+import type { Agent, Approval, ApprovalDecision, Asker, Elicitation, ElicitationResponse, ElicitationResult, Question, AskStatus, AskView, Decider, PersonClient, Response, RouteView, SessionContext, Source, TerminalWait, TurnEnd } from '../../protocol.js';
 import type { FormError, FormSpec, checkFormContent } from '../../elicitation-form.js';
+import { isRoutedTo, viewerOf } from '../../route-access.js';
 import { EXTEND_STEP_MS, FINISHED_BYTES, shareOf, type Scope, type WaitingLimits } from '../limits.js';
 
 /** How an ask ended: who or what settled it, and with what (neutral: no client's format). */
@@ -98,6 +99,10 @@ export type NewAsk<Decision = unknown> = {
   approval?: Approval;
   /** Why the approval is dangerous (riskOf, with the configuration that applies to it). */
   risk?: Risk;
+  /** Whose session asked, as its hook said (remote-hook --person). */
+  person?: string;
+  /** Who may see and decide it (the user config's `route`, routing.ts); absent: everyone. */
+  route?: RouteView;
   /** The end of Claude's turn, waiting for the person's reply (`questions` is then empty). */
   turnEnd?: TurnEnd;
   /** The session waits on the person in its terminal: shown, never answered here (`questions` is then empty). */
@@ -187,6 +192,8 @@ export type AnswerResult =
   | { kind: 'no_terminal'; ask: AskView }
   /** The answer was valid, but no decision could be built from it: the question failed, the terminal asks. */
   | { kind: 'failed'; ask: AskView }
+  /** The decision's audit record could not be written (AskStoreOptions.record): nothing was released, and it still waits. */
+  | { kind: 'not_recorded'; reason: string; ask: AskView }
   /** An elicitation's values that do not fit its form: one problem per field; the ask still waits. */
   | { kind: 'invalid_content'; errors: FormError[] };
 
@@ -242,7 +249,22 @@ export type AskStoreOptions = {
   shows?: (client: PersonClient, view: AskView) => Shown;
   /** How to run askbridge on this machine, for the hints in refusals (askbridgeCommand): the daemon's, computed once at its start; this process's without it. */
   command?: string;
+  /**
+   * Writes the audit trail's record of an ask as it is about to be settled, before anything is
+   * released; throws when it cannot (its message says why). See mustBeRecorded.
+   */
+  record?: (settled: AskView) => void;
 };
+
+/**
+ * Whether a settlement waits for its audit record: a person's decision, and any allow (a grant's).
+ * Nothing is allowed, and no person's decision released, without its record; anything else (a
+ * policy, the terminal, a session's end) is released all the same, as a policy never allows and
+ * Claude is never left stuck.
+ */
+export function mustBeRecorded(outcome: Pick<Outcome, 'status' | 'source'>): boolean {
+  return outcome.source.kind === 'person' || outcome.status === 'allowed';
+}
 
 /** A hook retries at once when its connection drops; one that has not come back by then is gone. */
 export const REATTACH_MS = 15_000;
@@ -377,10 +399,21 @@ export function createAskStore(options: AskStoreOptions = {}) {
     }
   }
 
-  function settle(entry: Entry, proposed: Outcome): void {
-    if (entry.outcome) return;
+  /**
+   * Settles it, once its record is written (options.record): the reason it was not, when that holds
+   * it back (mustBeRecorded), and nothing was released.
+   */
+  function settle(entry: Entry, proposed: Outcome): string | undefined {
+    if (entry.outcome) return undefined;
     const slots = [...entry.waiters];
     const { outcome, replies } = deliverable(slots, proposed);
+    if (options.record) {
+      try {
+        options.record(settledView(entry, outcome, now()));
+      } catch (error) {
+        if (mustBeRecorded(outcome)) return (error as Error).message;
+      }
+    }
     entry.outcome = outcome;
     clearTimeout(entry.timer);
     entry.timer = undefined;
@@ -401,6 +434,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
     count(entry, -1);
     keepOnlyView(entry);
     emit({ type: 'resolved', ask: entry.view });
+    return undefined;
   }
 
   /**
@@ -494,7 +528,8 @@ export function createAskStore(options: AskStoreOptions = {}) {
     const expiresAt = input.restored?.expiresAt ?? createdAt + input.waitMs;
     const extendableUntil = extensionLimit(input, createdAt, expiresAt);
     // Only an agent's approval may be granted (a grant covers the same agent): never a script's, nor a risky one.
-    const grant = input.approval && input.agent && !input.risk && grantable(input.approval, input.cwd) ? ruleFor(input.approval, input.cwd) : undefined;
+    // Nor one that two people must allow: a grant is one person's.
+    const grant = input.approval && input.agent && !input.risk && input.route?.approvals !== 2 && grantable(input.approval, input.cwd) ? ruleFor(input.approval, input.cwd) : undefined;
     return {
       id,
       sessionId: input.sessionId,
@@ -521,6 +556,8 @@ export function createAskStore(options: AskStoreOptions = {}) {
       ...(input.machine ? { machine: input.machine } : {}),
       ...(input.approval ? { approval: { ...input.approval, ...(grant ? { grant } : {}) } } : {}),
       ...(input.risk ? { risk: input.risk } : {}),
+      ...(input.person === undefined ? {} : { person: input.person }),
+      ...(input.route ? { route: input.route } : {}),
       ...(input.turnEnd ? { turnEnd: input.turnEnd } : {}),
       ...(input.terminalWait ? { terminalWait: input.terminalWait } : {}),
       ...(input.elicitation ? { elicitation: input.elicitation } : {}),
@@ -563,11 +600,18 @@ export function createAskStore(options: AskStoreOptions = {}) {
     return entry;
   }
 
-  function settleByPerson(id: string, outcome: Outcome): AnswerResult {
+  /** The ask, when `by` may decide it: one routed to other people is, to them, not there at all. */
+  function entryFor(id: string, by: Decider): Entry | undefined {
     const entry = byId.get(id);
+    return entry && isRoutedTo(entry.view, viewerOf(by)) ? entry : undefined;
+  }
+
+  function settleByPerson(id: string, outcome: Outcome & { source: Decider & { kind: 'person' } }): AnswerResult {
+    const entry = entryFor(id, outcome.source);
     if (!entry) return { kind: 'not_found' };
     if (entry.outcome) return { kind: 'already_resolved', ask: entry.view };
-    settle(entry, outcome);
+    const notRecorded = settle(entry, outcome);
+    if (notRecorded !== undefined) return { kind: 'not_recorded', reason: notRecorded, ask: entry.view };
     return entry.view.status === 'failed' ? { kind: 'failed', ask: entry.view } : { kind: 'answered', ask: entry.view };
   }
 
@@ -612,11 +656,9 @@ export function createAskStore(options: AskStoreOptions = {}) {
 
       const entry = create(input);
       const waiter = attach(entry, input.reply);
-      if (input.immediate) {
-        // Settled the moment it is asked, it never waits for anyone: it is reported settled, never added.
-        settle(entry, input.immediate);
-        return waiter;
-      }
+      // Settled the moment it is asked, it never waits for anyone: it is reported settled, never
+      // added. Unless its record could not be written: then it waits for a person like any other.
+      if (input.immediate && settle(entry, input.immediate) === undefined) return waiter;
       emit({ type: 'added', ask: entry.view });
       // The command hook's questions only: Claude Code asks a permission again (a new card) through a
       // hook that comes back after a restart, and its dialog is on screen meanwhile. A relay's every
@@ -683,13 +725,13 @@ export function createAskStore(options: AskStoreOptions = {}) {
     },
 
     /** A person's answer. The first valid one wins; later ones learn the winner. */
-    answer(id: string, responses: readonly Response[], client: PersonClient): AnswerResult {
-      const entry = byId.get(id);
+    answer(id: string, responses: readonly Response[], by: Decider): AnswerResult {
+      const entry = entryFor(id, by);
       if (!entry) return { kind: 'not_found' };
       if (entry.outcome) return { kind: 'already_resolved', ask: entry.view };
       const notQuestion = notAQuestion(entry.view, 'answer');
       if (notQuestion) return { kind: 'invalid', error: notQuestion };
-      const refused = refusedAnswer(entry.view, entry.questions, choicesOn(entry.view, client), responses);
+      const refused = refusedAnswer(entry.view, entry.questions, choicesOn(entry.view, by.client), responses);
       if (refused) return { kind: 'invalid', error: refused };
       let answered: Answered;
       try {
@@ -699,7 +741,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
         if (error instanceof AnswerError) return { kind: 'invalid', error };
         throw error;
       }
-      return settleByPerson(id, { status: 'answered', source: { kind: 'person', client }, answered });
+      return settleByPerson(id, { status: 'answered', source: { kind: 'person', ...by }, answered });
     },
 
     /**
@@ -723,11 +765,11 @@ export function createAskStore(options: AskStoreOptions = {}) {
     },
 
     /** A person declines to answer: Claude is told so, and to proceed on its own judgment. */
-    decline(id: string, client: PersonClient): AnswerResult {
-      const entry = byId.get(id);
+    decline(id: string, by: Decider): AnswerResult {
+      const entry = entryFor(id, by);
       const notQuestion = entry && !entry.outcome ? notAQuestion(entry.view, 'decline') : undefined;
       if (notQuestion) return { kind: 'invalid', error: notQuestion };
-      return settleByPerson(id, { status: 'declined', source: { kind: 'person', client } });
+      return settleByPerson(id, { status: 'declined', source: { kind: 'person', ...by } });
     },
 
     /**
@@ -735,16 +777,16 @@ export function createAskStore(options: AskStoreOptions = {}) {
      * contract lets this client take (choices.ts): nothing cut is allowed, a suggestion is one its
      * agent made and takes back, a stop only where it can stop, feedback on a plan says something.
      */
-    decide(id: string, decision: ApprovalDecision, client: PersonClient): AnswerResult {
-      const entry = byId.get(id);
+    decide(id: string, decision: ApprovalDecision, by: Decider): AnswerResult {
+      const entry = entryFor(id, by);
       if (!entry) return { kind: 'not_found' };
       if (entry.outcome) return { kind: 'already_resolved', ask: entry.view };
       const { approval } = entry.view;
       if (!approval) return { kind: 'invalid', error: notAQuestion(entry.view, 'decide') ?? new AnswerError('not_an_approval', 'this is a question: answer it (POST /api/asks/:id/answer)') };
-      const refused = refusedDecision(entry.view, approval, choicesOn(entry.view, client), decision, command);
+      const refused = refusedDecision(entry.view, approval, choicesOn(entry.view, by.client), decision, command);
       if (refused) return { kind: 'invalid', error: refused };
       const settled: ApprovalDecision = decision.behavior === 'deny' && decision.message !== undefined && decision.message.trim() === '' ? { behavior: 'deny', ...(decision.interrupt ? { interrupt: true } : {}) } : decision;
-      return settleByPerson(id, { status: decision.behavior === 'allow' ? 'allowed' : 'denied', source: { kind: 'person', client }, decision: settled });
+      return settleByPerson(id, { status: decision.behavior === 'allow' ? 'allowed' : 'denied', source: { kind: 'person', ...by }, decision: settled });
     },
 
     /**
@@ -752,13 +794,13 @@ export function createAskStore(options: AskStoreOptions = {}) {
      * form by `check`, elicitation-form.ts's checkFormContent; a URL's accept carries none), decline,
      * or cancel. The first wins; values that do not fit leave it waiting, with one problem per field.
      */
-    respondToElicitation(id: string, response: ElicitationResponse, client: PersonClient, check: typeof checkFormContent): AnswerResult {
-      const entry = byId.get(id);
+    respondToElicitation(id: string, response: ElicitationResponse, by: Decider, check: typeof checkFormContent): AnswerResult {
+      const entry = entryFor(id, by);
       if (!entry) return { kind: 'not_found' };
       if (entry.outcome) return { kind: 'already_resolved', ask: entry.view };
       const { elicitation } = entry.view;
       if (!elicitation) return { kind: 'invalid', error: notAQuestion(entry.view, 'answer') ?? new AnswerError('not_an_elicitation', 'this is a question: answer it (POST /api/asks/:id/answer)') };
-      const person: Source = { kind: 'person', client };
+      const person: Source = { kind: 'person', ...by };
       if (response.action === 'decline') return settleByPerson(id, { status: 'declined', source: person, elicitation: { action: 'decline' } });
       if (response.action === 'cancel') return settleByPerson(id, { status: 'cancelled', source: person, elicitation: { action: 'cancel' } });
       if (elicitation.mode === 'url') {
@@ -786,13 +828,13 @@ export function createAskStore(options: AskStoreOptions = {}) {
      * A person replies to the end of Claude's turn (Claude goes on with exactly `text`), or lets it
      * end (`text` null: Done). The first wins; only a turn's end takes a reply.
      */
-    replyToTurn(id: string, text: string | null, client: PersonClient): AnswerResult {
-      const entry = byId.get(id);
+    replyToTurn(id: string, text: string | null, by: Decider): AnswerResult {
+      const entry = entryFor(id, by);
       if (!entry) return { kind: 'not_found' };
       if (entry.outcome) return { kind: 'already_resolved', ask: entry.view };
       if (!entry.view.turnEnd) return { kind: 'invalid', error: new AnswerError('not_a_turn_end', 'Claude is not waiting for a reply here: this is not the end of a turn') };
-      if (text === null) return settleByPerson(id, { status: 'done', source: { kind: 'person', client } });
-      return settleByPerson(id, { status: 'replied', source: { kind: 'person', client }, reply: text });
+      if (text === null) return settleByPerson(id, { status: 'done', source: { kind: 'person', ...by } });
+      return settleByPerson(id, { status: 'replied', source: { kind: 'person', ...by }, reply: text });
     },
 
     /** The turn ends this session waits at for a reply, oldest first: more than one only when several askers name the same session. */
@@ -841,13 +883,13 @@ export function createAskStore(options: AskStoreOptions = {}) {
      * prompt). Only an agent's own hook or relay has one behind it; a script's or an MCP client's
      * is answered or declined instead.
      */
-    handToTerminal(id: string, client: PersonClient): AnswerResult {
-      const entry = byId.get(id);
+    handToTerminal(id: string, by: Decider): AnswerResult {
+      const entry = entryFor(id, by);
       if (entry && !entry.outcome && (entry.view.turnEnd || entry.view.terminalWait)) {
         return { kind: 'invalid', error: new AnswerError('not_a_question', entry.view.turnEnd ? 'to let Claude stop, send {"done": true} (POST /api/sessions/:sessionId/reply)' : 'the session waits for you in its terminal already') };
       }
       if (entry && !entry.outcome && entry.view.choices.handBack === undefined) return { kind: 'no_terminal', ask: entry.view };
-      return settleByPerson(id, { status: 'handed-to-terminal', source: { kind: 'person', client } });
+      return settleByPerson(id, { status: 'handed-to-terminal', source: { kind: 'person', ...by } });
     },
 
     /**

@@ -16,6 +16,7 @@ import { openOrRefuse } from './open-or-refuse.js';
 import { decideApproval } from '../grants.js';
 import { HOOK_KEY_HEADER } from '../../http-hook.js';
 import { loadElicitationForms } from '../elicitation-forms.js';
+import { deciderOf } from './decider.js';
 
 const IdParamsSchema = z.object({ id: z.uuid() }).meta({ title: 'ask id' });
 
@@ -110,10 +111,10 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     },
     async (request, reply) => {
       const { id } = request.params;
-      const client = request.principal.kind !== 'page' ? 'cli' : request.headers[ANSWER_CLIENT_HEADER] === 'notification' ? 'notification' : 'page';
-      const result = store.answer(id, request.body.responses, client);
-      if (result.kind === 'answered') request.log.info({ askId: id, client }, 'question answered');
-      if (result.kind === 'failed') request.log.error({ askId: id, client, error: result.ask.error }, 'answer accepted, but no decision could be built: the terminal asks');
+      const by = deciderOf(request, context.auth, request.headers[ANSWER_CLIENT_HEADER] === 'notification' ? 'notification' : 'page');
+      const result = store.answer(id, request.body.responses, by);
+      if (result.kind === 'answered') request.log.info({ askId: id, client: by.client, person: by.person }, 'question answered');
+      if (result.kind === 'failed') request.log.error({ askId: id, client: by.client, error: result.ask.error }, 'answer accepted, but no decision could be built: the terminal asks');
       return sendResult(reply, result);
     },
   );
@@ -133,13 +134,10 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     },
     async (request, reply) => {
       const { id } = request.params;
-      const { principal } = request;
-      const client = principal.kind === 'page' ? 'page' : 'cli';
-      // Where the person is, for a grant's "made from": the paired device's name, or the terminal.
-      const by = principal.kind === 'page' ? (context.auth.devices().find((device) => device.id === principal.deviceId)?.name ?? 'a paired browser') : 'the terminal';
-      const result = decideApproval(store, context.deps.grants, id, request.body, client, by);
-      if (result.kind === 'answered') request.log.info({ askId: id, client, behavior: request.body.behavior }, 'approval decided');
-      if (result.kind === 'failed') request.log.error({ askId: id, client, error: result.ask.error }, 'decision accepted, but none could be built: the terminal decides');
+      const by = deciderOf(request, context.auth);
+      const result = decideApproval(store, context.deps.grants, id, request.body, by);
+      if (result.kind === 'answered') request.log.info({ askId: id, client: by.client, person: by.person, behavior: request.body.behavior }, 'approval decided');
+      if (result.kind === 'failed') request.log.error({ askId: id, client: by.client, error: result.ask.error }, 'decision accepted, but none could be built: the terminal decides');
       return sendResult(reply, result);
     },
   );
@@ -159,11 +157,11 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     },
     async (request, reply) => {
       const { id } = request.params;
-      const client = request.principal.kind === 'page' ? 'page' : 'cli';
+      const by = deciderOf(request, context.auth);
       const { checkFormContent } = await loadElicitationForms();
-      const result = store.respondToElicitation(id, request.body, client, checkFormContent);
-      if (result.kind === 'answered') request.log.info({ askId: id, client, action: request.body.action }, 'elicitation responded to');
-      if (result.kind === 'failed') request.log.error({ askId: id, client, error: result.ask.error }, "response accepted, but none could be built: Claude Code's own dialog asks");
+      const result = store.respondToElicitation(id, request.body, by, checkFormContent);
+      if (result.kind === 'answered') request.log.info({ askId: id, client: by.client, person: by.person, action: request.body.action }, 'elicitation responded to');
+      if (result.kind === 'failed') request.log.error({ askId: id, client: by.client, error: result.ask.error }, "response accepted, but none could be built: Claude Code's own dialog asks");
       return sendResult(reply, result);
     },
   );
@@ -172,7 +170,7 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
   app.post(
     '/api/asks/:id/terminal',
     { config: { access: 'page-or-local' }, bodyLimit: 1024, schema: { summary: "Hand it back to Claude Code's own dialog in the terminal", params: IdParamsSchema, response: SETTLE_REPLIES } },
-    async (request, reply) => sendResult(reply, store.handToTerminal(request.params.id, request.principal.kind === 'page' ? 'page' : 'cli')),
+    async (request, reply) => sendResult(reply, store.handToTerminal(request.params.id, deciderOf(request, context.auth))),
   );
 
   // The page (or the terminal) asks while a person is typing and the deadline is near: the policy
@@ -199,7 +197,7 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
   app.post(
     '/api/asks/:id/decline',
     { config: { access: 'page-or-local' }, bodyLimit: 1024, schema: { summary: 'Decline it: Claude is told the person chose not to answer', params: IdParamsSchema, response: SETTLE_REPLIES } },
-    async (request, reply) => sendResult(reply, store.decline(request.params.id, request.principal.kind === 'page' ? 'page' : 'cli')),
+    async (request, reply) => sendResult(reply, store.decline(request.params.id, deciderOf(request, context.auth))),
   );
 };
 
@@ -240,6 +238,8 @@ function sendResult(reply: FastifyReply, result: AnswerResult | ExtendResult) {
         error: { code: 'no_terminal', message: `${result.ask.asker?.kind === 'mcp' ? 'an MCP client' : 'a script'} asked this, and no terminal is behind it: answer it or decline it` },
         ask: result.ask,
       });
+    case 'not_recorded':
+      throw new HttpError(503, 'not_recorded', `nothing was sent: the decision's audit record could not be written (${result.reason}). It still waits.`);
     case 'failed':
       throw new HttpError(
         500,

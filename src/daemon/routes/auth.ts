@@ -27,7 +27,8 @@ import { sameSecret } from '../hook-identity.js';
 export const ACCESS = ['public', 'hook', 'local', 'page', 'page-or-local'] as const;
 export type Access = (typeof ACCESS)[number];
 /** `hook`: set by a hook route once the hook key or the command hook's signature is checked. */
-export type Principal = { kind: 'local' } | { kind: 'page'; sessionId: string; deviceId: string } | { kind: 'hook' } | { kind: 'anonymous' };
+/** A page's `person`: the person its device was paired for (absent: paired with no person named). */
+export type Principal = { kind: 'local' } | { kind: 'page'; sessionId: string; deviceId: string; person?: string } | { kind: 'hook' } | { kind: 'anonymous' };
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -45,8 +46,11 @@ const MAX_PAIRING_CODES = 100;
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
-/** A paired browser, as the person sees it and can revoke it: an id that is no secret, a name, and when it was last seen. */
-export type Device = { id: string; name: string; pairedAt: number; lastSeen: number };
+/**
+ * A paired browser, as the person sees it and can revoke it: an id that is no secret, a name, when
+ * it was last seen, and whose it is (`askbridge pair --person NAME`; absent: paired with no person named).
+ */
+export type Device = { id: string; name: string; pairedAt: number; lastSeen: number; person?: string };
 /** A paired page, as kept on disk: hashes of its cookie and of its key, when it expires, and its device. */
 export type StoredPageSession = Device & { cookieHash: string; keyHash: string; expiresAt: number };
 export type PageSessionStore = { load(): StoredPageSession[]; save(entries: StoredPageSession[]): void };
@@ -78,7 +82,7 @@ export function createAuth(options: AuthOptions) {
   const now = options.now ?? Date.now;
   const tokenBuffer = Buffer.from(options.token);
   // Only hashes are kept, so a heap dump does not hand out live codes or cookies.
-  const pairingCodes = new Map<string, number>(); // sha256(code) -> expiresAt
+  const pairingCodes = new Map<string, { expiresAt: number; person?: string }>(); // sha256(code) -> when it expires, and whose device it pairs
   // sha256(cookie value) -> the session: when it expires, sha256(page key), and its device
   const pageSessions = new Map<string, Omit<StoredPageSession, 'cookieHash'>>(
     (options.pageSessionStore?.load() ?? []).filter((stored) => stored.expiresAt > now()).map(({ cookieHash, ...session }) => [cookieHash, session]),
@@ -138,7 +142,7 @@ export function createAuth(options: AuthOptions) {
   }
 
   /** The page session of a request that holds both its cookie and its key; the cookie alone is worth nothing. */
-  function pageSessionOf(request: FastifyRequest): { id: string; deviceId: string } | undefined {
+  function pageSessionOf(request: FastifyRequest): { id: string; deviceId: string; person?: string } | undefined {
     const value = readCookie(request.headers.cookie);
     if (!value) return undefined;
     const id = sha256(value);
@@ -159,7 +163,7 @@ export function createAuth(options: AuthOptions) {
         // Only a last-seen time is late on disk; it is written again with the next change.
       }
     }
-    return { id, deviceId: session.id };
+    return { id, deviceId: session.id, ...(session.person === undefined ? {} : { person: session.person }) };
   }
 
   /** The onRequest guard: runs before routing is trusted, so it also guards the WebSocket upgrade. */
@@ -189,7 +193,11 @@ export function createAuth(options: AuthOptions) {
       throw new HttpError(403, 'token_from_browser', 'the local token is not accepted from a browser');
     }
     const pageSession = local ? undefined : pageSessionOf(request);
-    request.principal = local ? { kind: 'local' } : pageSession ? { kind: 'page', sessionId: pageSession.id, deviceId: pageSession.deviceId } : { kind: 'anonymous' };
+    request.principal = local
+      ? { kind: 'local' }
+      : pageSession
+        ? { kind: 'page', sessionId: pageSession.id, deviceId: pageSession.deviceId, ...(pageSession.person === undefined ? {} : { person: pageSession.person }) }
+        : { kind: 'anonymous' };
 
     if (access === 'public') return;
     const { kind } = request.principal;
@@ -223,19 +231,19 @@ export function createAuth(options: AuthOptions) {
     /** Whether an Authorization header carries the local token (undefined: no header). */
     isLocalToken,
 
-    /** A one-time code for the page URL; it pairs exactly one browser within ten minutes. */
-    createPairingCode(): string {
+    /** A one-time code for the page URL; it pairs exactly one browser within ten minutes, as `person`'s device when one is named. */
+    createPairingCode(person?: string): string {
       const code = randomBytes(24).toString('base64url');
-      for (const [hash, expiresAt] of pairingCodes) if (expiresAt < now()) pairingCodes.delete(hash);
+      for (const [hash, { expiresAt }] of pairingCodes) if (expiresAt < now()) pairingCodes.delete(hash);
       if (pairingCodes.size >= MAX_PAIRING_CODES) pairingCodes.delete(pairingCodes.keys().next().value!);
-      pairingCodes.set(sha256(code), now() + PAIRING_CODE_TTL_MS);
+      pairingCodes.set(sha256(code), { expiresAt: now() + PAIRING_CODE_TTL_MS, ...(person === undefined ? {} : { person }) });
       return code;
     },
 
     /** Whether this code would pair a page now (for the rate limit: a live code is not a guess). */
     isLivePairingCode(code: string | undefined): boolean {
       if (code === undefined) return false;
-      const expiresAt = pairingCodes.get(sha256(code));
+      const expiresAt = pairingCodes.get(sha256(code))?.expiresAt;
       return expiresAt !== undefined && expiresAt >= now();
     },
 
@@ -245,14 +253,14 @@ export function createAuth(options: AuthOptions) {
      */
     pair(code: string, deviceName: string): PairingResult {
       const hash = sha256(code);
-      const expiresAt = pairingCodes.get(hash);
-      if (expiresAt === undefined || expiresAt < now()) {
+      const pairing = pairingCodes.get(hash);
+      if (pairing === undefined || pairing.expiresAt < now()) {
         pairingCodes.delete(hash);
         return { kind: 'bad_code' };
       }
       const cookie = randomBytes(32).toString('base64url');
       const key = randomBytes(32).toString('base64url');
-      const paired: StoredPageSession = { cookieHash: sha256(cookie), expiresAt: now() + PAGE_SESSION_TTL_MS, keyHash: sha256(key), id: randomBytes(6).toString('hex'), name: deviceName, pairedAt: now(), lastSeen: now() };
+      const paired: StoredPageSession = { cookieHash: sha256(cookie), expiresAt: now() + PAGE_SESSION_TTL_MS, keyHash: sha256(key), id: randomBytes(6).toString('hex'), name: deviceName, pairedAt: now(), lastSeen: now(), ...(pairing.person === undefined ? {} : { person: pairing.person }) };
       try {
         saveSessions([...storedSessions().filter((stored) => stored.expiresAt >= now()), paired]);
       } catch (error) {
@@ -269,7 +277,7 @@ export function createAuth(options: AuthOptions) {
     devices(): Device[] {
       return [...pageSessions.values()]
         .filter((session) => session.expiresAt >= now())
-        .map(({ id, name, pairedAt, lastSeen }) => ({ id, name, pairedAt, lastSeen }))
+        .map(({ id, name, pairedAt, lastSeen, person }) => ({ id, name, pairedAt, lastSeen, ...(person === undefined ? {} : { person }) }))
         .sort((a, b) => b.lastSeen - a.lastSeen);
     },
 

@@ -38,7 +38,7 @@ export const oneTapRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { s
       const tap = deps.oneTap?.take(request.body.capability);
       const question = tap ? store.get(tap.askId)?.questions[0] : undefined;
       if (!tap || !question) throw gone();
-      const result = store.answer(tap.askId, [{ question: question.question, selected: [tap.label], other: null, notes: null }], 'ntfy');
+      const result = store.answer(tap.askId, [{ question: question.question, selected: [tap.label], other: null, notes: null }], { client: 'ntfy' });
       if (result.kind === 'failed') {
         request.log.error({ askId: tap.askId, client: 'ntfy', error: result.ask.error }, 'answer accepted, but no decision could be built: the terminal asks');
         throw new HttpError(500, 'decision_failed', 'the answer was not delivered: the question went back to the terminal');

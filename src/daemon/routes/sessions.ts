@@ -11,11 +11,12 @@ import { AskReplySchema, AwayReplySchema, AwaySchema, ErrorReplySchema, LIMITS, 
 import { ANSWER_BODY_LIMIT_BYTES } from '../limits.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
+import { deciderOf } from './decider.js';
 
 const SessionParamsSchema = z.object({ sessionId: z.string().min(1).max(LIMITS.idChars) }).meta({ title: 'session id' });
 const REFUSALS = { '4xx': ErrorReplySchema, '5xx': ErrorReplySchema };
 
-export const sessionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, away, awayState }) => {
+export const sessionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, away, awayState, auth }) => {
   /** The turn's end this session waits at on this machine; refused (400) when there are several, which only `ask` tells apart. */
   const turnEndHere = (sessionId: string) => {
     const here = store.turnEndsOf(sessionId).filter((ask) => ask.machine === undefined);
@@ -65,16 +66,16 @@ export const sessionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { 
     async (request, reply) => {
       const { sessionId } = request.params;
       const body = request.body;
-      const client = request.principal.kind === 'page' ? 'page' : 'cli';
+      const by = deciderOf(request, auth);
       // The turn's end the person replied to, when they named it; else the one this session waits at now on this machine.
       const target = body.ask === undefined ? turnEndHere(sessionId) : store.get(body.ask);
       if (!target || target.sessionId !== sessionId || !target.turnEnd) {
         throw new HttpError(404, 'not_waiting', 'Claude is not waiting for a reply in this session: it is working, or it stopped (only while you are away does the end of a turn wait)');
       }
-      const result = store.replyToTurn(target.id, 'text' in body ? body.text : null, client);
+      const result = store.replyToTurn(target.id, 'text' in body ? body.text : null, by);
       switch (result.kind) {
         case 'answered':
-          request.log.info({ askId: target.id, client, replied: 'text' in body }, 'turn end settled');
+          request.log.info({ askId: target.id, client: by.client, person: by.person, replied: 'text' in body }, 'turn end settled');
           return reply.code(200).send({ ask: result.ask });
         case 'already_resolved': {
           const { ask } = result;
@@ -85,6 +86,8 @@ export const sessionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { 
           throw new HttpError(400, result.error.code, result.error.message);
         case 'failed':
           throw new HttpError(500, 'decision_failed', `the reply was not delivered: ${result.ask.error ?? 'no reply could be made'}`);
+        case 'not_recorded':
+          throw new HttpError(503, 'not_recorded', `nothing was sent: the reply's audit record could not be written (${result.reason}). It still waits.`);
         default:
           throw new HttpError(404, 'not_waiting', 'Claude is not waiting for a reply in this session');
       }

@@ -16,7 +16,7 @@ import type { CallbackQuery, Chat, InlineKeyboardButton, InlineKeyboardMarkup, M
 import { randomBytes } from 'node:crypto';
 import type { Shown } from '../../choices.js';
 import type { TelegramConfig } from '../../config.js';
-import type { AskView, Response } from '../../protocol.js';
+import type { AskView, Decider, Response } from '../../protocol.js';
 import { shorten } from '../../shorten.js';
 import { markInvisible } from '../../visible-text.js';
 import type { AnswerResult, AskStore } from '../asks/store.js';
@@ -299,13 +299,19 @@ export function createTelegram(options: TelegramOptions) {
     send(chat.id, reply);
   }
 
+  /** Who decides from this chat: its person, and its name as its device is listed. */
+  function deciderOf(chatId: number): Decider {
+    const chat = chats.list().find((paired) => paired.chatId === chatId);
+    return { client: 'telegram', device: chat?.name ?? 'Telegram', ...(chat?.person === undefined ? {} : { person: chat.person }) };
+  }
+
   /** Text typed in reply to a prompt: free text for a question, a deny's message, a plan's feedback, a reply to a turn's end, or the confirmation that allows a risky approval. */
   function typed(chatId: number, view: AskView, action: Action, text: string): AnswerResult | undefined {
     switch (action.kind) {
       case 'other': {
         const question = view.questions[action.question];
         if (!question) return undefined;
-        if (answersAtOnce(view)) return store.answer(view.id, [{ question: question.question, selected: [], other: text, notes: null }], 'telegram');
+        if (answersAtOnce(view)) return store.answer(view.id, [{ question: question.question, selected: [], other: text, notes: null }], deciderOf(chatId));
         const state = told.get(view.id);
         const selection = state?.selections[action.question];
         if (!state || !selection) return undefined;
@@ -319,12 +325,12 @@ export function createTelegram(options: TelegramOptions) {
           send(chatId, `Not allowed: to allow it, press Allow… again and type ${CONFIRM_RISKY}.`);
           return undefined;
         }
-        return store.decide(view.id, { behavior: 'allow', confirmRisky: true }, 'telegram');
+        return store.decide(view.id, { behavior: 'allow', confirmRisky: true }, deciderOf(chatId));
       case 'deny-message':
       case 'feedback':
-        return store.decide(view.id, { behavior: 'deny', message: text }, 'telegram');
+        return store.decide(view.id, { behavior: 'deny', message: text }, deciderOf(chatId));
       case 'reply':
-        return store.replyToTurn(view.id, text, 'telegram');
+        return store.replyToTurn(view.id, text, deciderOf(chatId));
       default:
         return undefined;
     }
@@ -404,7 +410,7 @@ export function createTelegram(options: TelegramOptions) {
         const question = view.questions[action.question];
         const option = question?.options[action.option];
         if (!question || !option) return undefined;
-        if (answersAtOnce(view)) return store.answer(view.id, [{ question: question.question, selected: [option.label], other: null, notes: null }], 'telegram');
+        if (answersAtOnce(view)) return store.answer(view.id, [{ question: question.question, selected: [option.label], other: null, notes: null }], deciderOf(chatId));
         const state = told.get(view.id);
         const selection = state?.selections[action.question];
         if (!state || !selection) return undefined;
@@ -427,29 +433,27 @@ export function createTelegram(options: TelegramOptions) {
           other: selections[index]!.other,
           notes: null,
         }));
-        return store.answer(view.id, responses, 'telegram');
+        return store.answer(view.id, responses, deciderOf(chatId));
       }
       case 'allow': {
-        // A grant's "made from": the chat's name, as its device is listed.
-        const by = chats.list().find((chat) => chat.chatId === chatId)?.name ?? 'Telegram';
         const decision = { behavior: 'allow' as const, ...(action.suggestion === undefined ? {} : { suggestion: action.suggestion }), ...(action.grant ? { grant: action.grant } : {}) };
-        return decideApproval(store, options.grants, view.id, decision, 'telegram', by);
+        return decideApproval(store, options.grants, view.id, decision, deciderOf(chatId));
       }
       case 'deny':
-        return store.decide(view.id, { behavior: 'deny' }, 'telegram');
+        return store.decide(view.id, { behavior: 'deny' }, deciderOf(chatId));
       case 'done':
-        return store.replyToTurn(view.id, null, 'telegram');
+        return store.replyToTurn(view.id, null, deciderOf(chatId));
       case 'accept': {
         // Exactly the tapped value for the form's one field, checked as the page's answer is.
         const field = view.elicitation && oneTapField(view.elicitation)?.field;
         if (!field) return 'Not sent: answer this form on the page.';
         const { checkFormContent } = await loadElicitationForms();
-        return store.respondToElicitation(view.id, { action: 'accept', content: { [field.name]: action.value } }, 'telegram', checkFormContent);
+        return store.respondToElicitation(view.id, { action: 'accept', content: { [field.name]: action.value } }, deciderOf(chatId), checkFormContent);
       }
       case 'decline':
       case 'cancel': {
         const { checkFormContent } = await loadElicitationForms();
-        return store.respondToElicitation(view.id, { action: action.kind }, 'telegram', checkFormContent);
+        return store.respondToElicitation(view.id, { action: action.kind }, deciderOf(chatId), checkFormContent);
       }
       default:
         return undefined;
@@ -470,6 +474,8 @@ export function createTelegram(options: TelegramOptions) {
         return 'Not delivered: the terminal asks instead.';
       case 'invalid_content':
         return `Not sent: ${result.errors.map((error) => error.message).join('; ')}`;
+      case 'not_recorded':
+        return `Not sent: its audit record could not be written (${result.reason}). It still waits.`;
     }
   }
 

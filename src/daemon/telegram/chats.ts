@@ -8,13 +8,13 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { PAIRING_CODE_TTL_MS } from '../../protocol.js';
+import { PAIRING_CODE_TTL_MS, PersonNameSchema } from '../../protocol.js';
 import { writeFileAtomic } from '../../state-dir.js';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
 /** A chat as kept on disk; one paired before askbridge kept who paired it has no userId. */
-const StoredChatSchema = z.object({ id: z.string().regex(/^[0-9a-f]{12}$/), chatId: z.number().int(), userId: z.number().int().optional(), name: z.string(), pairedAt: z.number(), lastSeen: z.number() });
+const StoredChatSchema = z.object({ id: z.string().regex(/^[0-9a-f]{12}$/), chatId: z.number().int(), userId: z.number().int().optional(), name: z.string(), pairedAt: z.number(), lastSeen: z.number(), person: PersonNameSchema.optional() });
 /** A paired chat, and the one person in it whose presses and replies decide. */
 export type PairedChat = z.infer<typeof StoredChatSchema> & { userId: number };
 

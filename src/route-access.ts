@@ -1,0 +1,18 @@
+// Who an ask is for: the people its route names (fixed when it opened, the user config's `route`),
+// or everyone when it has none. The local CLI, which holds the daemon's token, is the daemon's own
+// user and may see and decide everything; a page, a chat or a notification only what is routed to
+// the person it was paired for. Checked on the daemon for every list, event and decision.
+import type { AskView, Decider } from './protocol.js';
+
+/** Whoever looks: the local CLI, or a person's device or chat (`person` absent: paired with no person named). */
+export type Viewer = { kind: 'local' } | { kind: 'person'; person?: string | undefined };
+
+export function isRoutedTo(view: Pick<AskView, 'route'>, viewer: Viewer): boolean {
+  if (!view.route || viewer.kind === 'local') return true;
+  return viewer.person !== undefined && view.route.people.includes(viewer.person);
+}
+
+/** The viewer a decision comes from: the CLI is local; every other client is a person's. */
+export function viewerOf(by: Decider): Viewer {
+  return by.client === 'cli' ? { kind: 'local' } : { kind: 'person', person: by.person };
+}
