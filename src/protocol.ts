@@ -481,6 +481,10 @@ export type PersonClient = z.infer<typeof PersonClientSchema>;
 /** A person's name, as `askbridge people add` takes it: letters, digits, `.`, `_` and `-`, up to 40. */
 export const PersonNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/, 'a name of letters, digits, ".", "_" and "-" (up to 40), starting with a letter or a digit');
 
+/** A person askbridge knows (`askbridge people add NAME --group G`): the groups a route may name them by (`@G`). */
+export const PersonSchema = z.object({ name: PersonNameSchema, groups: z.array(PersonNameSchema), addedAt: z.number() });
+export type Person = z.infer<typeof PersonSchema>;
+
 /**
  * Who decides, as the daemon knows it from the credential (never from anything the request says):
  * where (`client`), and once people are defined, which person and which of their devices or chats.

@@ -15,7 +15,7 @@ import { AnswerError, formatAnswers, requireEveryQuestion, type Answered } from 
 import { grantable, ruleFor } from '../../grant-rules.js';
 import type { Risk } from '../../risk.js';
 import { choicesOf, onChannel, refusedAnswer, refusedDecision, type Shown } from '../../choices.js';
-import type { Agent, Approval, ApprovalDecision, Asker, Elicitation, ElicitationResponse, ElicitationResult, Question, AskStatus, AskView, Decider, PersonClient, Response, RouteView, SessionContext, Source, TerminalWait, TurnEnd } from '../../protocol.js';
+import type { Agent, Allow, Approval, ApprovalDecision, Asker, Elicitation, ElicitationResponse, ElicitationResult, Question, AskStatus, AskView, Decider, PersonClient, Response, RouteView, SessionContext, Source, TerminalWait, TurnEnd } from '../../protocol.js';
 import type { FormError, FormSpec, checkFormContent } from '../../elicitation-form.js';
 import { isRoutedTo, viewerOf } from '../../route-access.js';
 import { EXTEND_STEP_MS, FINISHED_BYTES, shareOf, type Scope, type WaitingLimits } from '../limits.js';
@@ -250,11 +250,15 @@ export type AskStoreOptions = {
   /** How to run askbridge on this machine, for the hints in refusals (askbridgeCommand): the daemon's, computed once at its start; this process's without it. */
   command?: string;
   /**
-   * Writes the audit trail's record of an ask as it is about to be settled, before anything is
-   * released; throws when it cannot (its message says why). See mustBeRecorded.
+   * Writes the audit trail's record, before anything is released: of an ask as it is about to be
+   * settled, or of one person's allow where two must allow. Throws when it cannot (its message says
+   * why). See mustBeRecorded.
    */
-  record?: (settled: AskView) => void;
+  record?: (event: RecordedEvent) => void;
 };
+
+/** What the audit trail records: a settlement (the ask as settled), or one allow of two (the ask as it was, and the allow). */
+export type RecordedEvent = { kind: 'settled'; ask: AskView } | { kind: 'allow'; ask: AskView; allow: Allow };
 
 /**
  * Whether a settlement waits for its audit record: a person's decision, and any allow (a grant's).
@@ -409,7 +413,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
     const { outcome, replies } = deliverable(slots, proposed);
     if (options.record) {
       try {
-        options.record(settledView(entry, outcome, now()));
+        options.record({ kind: 'settled', ask: settledView(entry, outcome, now()) });
       } catch (error) {
         if (mustBeRecorded(outcome)) return (error as Error).message;
       }
