@@ -123,6 +123,8 @@ export function openStateDir(dir: string) {
     heldElicitations: join(dir, 'held-elicitations.json'),
     /** The person's live grants (daemon/grants.ts). */
     grants: join(dir, 'grants.json'),
+    /** The people askbridge knows, and their groups (daemon/people.ts). */
+    people: join(dir, 'people.json'),
     /** The Telegram chats paired with the user's bot (telegram/chats.ts). */
     telegramChats: join(dir, 'telegram-chats.json'),
     /** Why the last keeper stopped restarting its daemon (keeper.ts), until the next start. */

@@ -28,6 +28,7 @@ import { readListenTls, serveTls, type ListenTls, type TlsDoor } from './tls-lis
 import { createWebhooks } from './webhooks.js';
 import { createTelegram } from './telegram/bot.js';
 import { createGrantStore } from './grants.js';
+import { createPeople } from './people.js';
 import { claudeProjectsDir, readSessionContext } from './transcript.js';
 import { watchForTerminalAnswer } from './terminal-answers.js';
 import { LOOPBACK_HOST, openStateDir, resolveStateDir, stateDirWriteError, type DaemonFailure, type PortHolder } from '../state-dir.js';
@@ -176,6 +177,8 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   }
   // The user's Telegram bot: it starts once the user config is read (userConfigChanged), if it names one.
   const grantLog = logger.child({ component: 'grants' });
+  const peopleLog = logger.child({ component: 'people' });
+  const people = createPeople({ file: stateDir.paths.people, log: { warn: (fields, message) => peopleLog.warn(fields, message) } });
   const grants = createGrantStore({ file: stateDir.paths.grants, log: { info: (fields, message) => grantLog.info(fields, message), warn: (fields, message) => grantLog.warn(fields, message) } });
   const telegramLog = logger.child({ component: 'telegram' });
   const telegram = createTelegram({
@@ -282,6 +285,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     terminalAnswers: (transcriptPath, sign, answered) => watchForTerminalAnswer(transcriptPath, sign, transcriptAccess, answered, logger),
     away,
     grants,
+    people,
     turnEnds,
     heartbeatMs: Number(options.env.ASKBRIDGE_TEST_HEARTBEAT_MS) || undefined, // for tests only: how fast a dead page is noticed
     waitingLimits,

@@ -19,6 +19,7 @@ import type { WebSocket } from 'ws';
 import type { AwaySwitch } from '../away.js';
 import type { Telegram } from '../telegram/bot.js';
 import type { GrantStore } from '../grants.js';
+import type { People } from '../people.js';
 
 /**
  * Pages and CLI listeners connected now, over the WebSocket, which paired device each page socket
@@ -107,6 +108,8 @@ export type AppDeps = {
   terminalAnswers?: AskDesk['terminalAnswers'];
   /** The person's grants, kept across restarts (main.ts); without them, none can be made. */
   grants?: GrantStore;
+  /** The people askbridge knows (people.ts); absent: none, one anonymous person as before. */
+  people?: People;
   /** Whether the person is away, kept across restarts (main.ts); without it, a switch in memory that starts off. */
   away?: AwaySwitch;
   /** Where the end of a turn reaches askbridge on this machine's wiring (wiring.ts, read by main.ts); without it, everywhere. */

@@ -1,0 +1,77 @@
+// The people askbridge knows (`askbridge people add NAME --group G`), kept in the state directory
+// (0600, written atomically). With none, askbridge serves one person, "you", exactly as before: no
+// route applies and every paired device sees and decides everything. A change is on disk before it
+// is in memory, so a restart never brings back a person shown as removed. Devices and chats name
+// their person; removing a person unpairs them (the caller's, once this has succeeded).
+import { readFileSync } from 'node:fs';
+import { z } from 'zod';
+import { PersonSchema, type Person } from '../protocol.js';
+import { writeFileAtomic } from '../state-dir.js';
+
+type Log = { warn(fields: Record<string, unknown>, message: string): void };
+
+/** How a change went: `not_saved` changed nothing, here as on disk. */
+export type PeopleChange = { kind: 'done'; person: Person } | { kind: 'exists' } | { kind: 'not_found' } | { kind: 'not_saved'; reason: string };
+
+export type People = ReturnType<typeof createPeople>;
+
+/** `file`: where they are kept (absent: memory only, for tests). */
+export function createPeople(options: { file?: string; now?: () => number; log?: Log } = {}) {
+  const now = options.now ?? Date.now;
+  let people: Person[] = options.file ? readPeople(options.file, options.log) : [];
+  const listeners = new Set<(people: readonly Person[]) => void>();
+
+  function save(next: Person[]): string | undefined {
+    if (options.file) {
+      try {
+        writeFileAtomic(options.file, `${JSON.stringify(next)}\n`);
+      } catch (error) {
+        return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      }
+    }
+    people = next;
+    for (const listener of listeners) listener(people);
+    return undefined;
+  }
+
+  return {
+    /** Everyone, in the order they were added. */
+    list: (): readonly Person[] => people,
+    get: (name: string): Person | undefined => people.find((person) => person.name === name),
+    add(name: string, groups: readonly string[] = []): PeopleChange {
+      if (people.some((person) => person.name === name)) return { kind: 'exists' };
+      const person: Person = { name, groups: [...new Set(groups)], addedAt: now() };
+      const reason = save([...people, person]);
+      return reason === undefined ? { kind: 'done', person } : { kind: 'not_saved', reason };
+    },
+    remove(name: string): PeopleChange {
+      const person = people.find((known) => known.name === name);
+      if (!person) return { kind: 'not_found' };
+      const reason = save(people.filter((known) => known !== person));
+      return reason === undefined ? { kind: 'done', person } : { kind: 'not_saved', reason };
+    },
+    /** Told after every change. */
+    onChange(listener: (people: readonly Person[]) => void): () => void {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
+}
+
+function readPeople(file: string, log: Log | undefined): Person[] {
+  let raw: string;
+  try {
+    raw = readFileSync(file, 'utf8');
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') log?.warn({ error: (error as Error).message }, 'could not read the people: none are known');
+    return [];
+  }
+  try {
+    const parsed = z.array(PersonSchema).safeParse(JSON.parse(raw));
+    if (parsed.success) return parsed.data;
+  } catch {
+    // not JSON: said below
+  }
+  log?.warn({}, 'the people file is not one askbridge wrote: none are known');
+  return [];
+}
