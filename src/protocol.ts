@@ -945,6 +945,13 @@ export const DevicesReplySchema = z.object({
 });
 export type DevicesReply = z.infer<typeof DevicesReplySchema>;
 /** A one-time code that pairs one Telegram chat with the user's bot: the chat sends `/start CODE` to @bot. */
+/**
+ * Whose device (or chat) a new pairing makes: a person askbridge knows. The local CLI may name anyone;
+ * a paired page pairs another device for its own person only (absent: its own person, or nobody).
+ */
+export const PairingRequestSchema = z.strictObject({ person: PersonNameSchema.optional() }).nullable().meta({ title: 'pairing request', description: 'Send no body, {}, or {"person": NAME}' });
+export type PairingRequest = z.infer<typeof PairingRequestSchema>;
+
 export const TelegramPairingReplySchema = z.object({ code: z.string(), bot: z.string(), expiresAt: z.number() });
 export type TelegramPairingReply = z.infer<typeof TelegramPairingReplySchema>;
 /** A device unpaired. */

@@ -5,9 +5,10 @@
 // cookie's Secure follow the public URL the daemon accepts at that moment (it can change live).
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { encode } from 'uqr';
-import { ErrorReplySchema, PairedReplySchema, PairingReplySchema, PairRequestSchema, SessionReplySchema, TelegramPairingReplySchema } from '../../protocol.js';
+import { ErrorReplySchema, PairedReplySchema, PairingReplySchema, PairingRequestSchema, PairRequestSchema, SessionReplySchema, TelegramPairingReplySchema } from '../../protocol.js';
 import { PublicUrlStatusSchema } from '../../public-url-status.js';
 import type { RouteContext } from './context.js';
+import type { Principal } from './auth.js';
 import { deviceNameOf } from '../device-name.js';
 import { HttpError } from '../errors.js';
 
@@ -18,12 +19,31 @@ const PairingWithStatusSchema = PairingReplySchema.extend({ publicUrl: PublicUrl
 export const PAIRING_GUESSES_PER_MINUTE = 10;
 
 export const pairingRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { auth, deps, port }) => {
+  /**
+   * Whose device a new pairing makes: the person named, who must be known; a page may pair only for
+   * its own person (naming none: its own). No people known: nobody's, as before.
+   */
+  function pairingPerson(principal: Principal, named: string | undefined): string | undefined {
+    const own = principal.kind === 'page' ? principal.person : undefined;
+    if (principal.kind === 'page' && named !== undefined && named !== own) throw new HttpError(403, 'not_your_person', 'a paired page pairs more devices for its own person only: run askbridge pair --person on the machine running askbridge');
+    const person = named ?? own;
+    if (person !== undefined && !deps.people?.get(person)) {
+      const known = deps.people?.list().map((known) => known.name) ?? [];
+      throw new HttpError(400, 'unknown_person', `askbridge knows no person named "${person}": ${known.length === 0 ? 'add one with askbridge people add NAME' : `the people are ${known.join(', ')}`}`);
+    }
+    return person;
+  }
+
   // A local program, or a paired page showing a QR code to pair another device.
   app.post(
     '/api/pairings',
-    { config: { access: 'page-or-local' }, schema: { summary: 'A one-time code, and the links and QR code that carry it, to pair one more browser', response: { 200: PairingWithStatusSchema, '4xx': ErrorReplySchema } } },
-    async () => {
-      const code = auth.createPairingCode();
+    {
+      config: { access: 'page-or-local' },
+      bodyLimit: 1024,
+      schema: { summary: 'A one-time code, and the links and QR code that carry it, to pair one more browser (for a person, when one is named)', body: PairingRequestSchema, response: { 200: PairingWithStatusSchema, '4xx': ErrorReplySchema } },
+    },
+    async (request) => {
+      const code = auth.createPairingCode(pairingPerson(request.principal, request.body?.person));
       const local = `http://127.0.0.1:${port()}/#pair=${code}`;
       const publicUrl = auth.publicUrl();
       const publicLink = publicUrl ? `${publicUrl.href}#pair=${code}` : undefined;
@@ -36,9 +56,9 @@ export const pairingRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { 
   // A Telegram chat pairs by sending `/start CODE` to the user's bot (telegram/bot.ts).
   app.post(
     '/api/pairings/telegram',
-    { config: { access: 'page-or-local' }, bodyLimit: 1024, schema: { summary: 'A one-time code that pairs one Telegram chat with the bot of the user config: the chat sends /start CODE', response: { 200: TelegramPairingReplySchema, '4xx': ErrorReplySchema, '5xx': ErrorReplySchema } } },
-    async () => {
-      const result = deps.telegram?.createPairingCode() ?? { kind: 'not_configured' as const };
+    { config: { access: 'page-or-local' }, bodyLimit: 1024, schema: { summary: 'A one-time code that pairs one Telegram chat with the bot of the user config (for a person, when one is named): the chat sends /start CODE', body: PairingRequestSchema, response: { 200: TelegramPairingReplySchema, '4xx': ErrorReplySchema, '5xx': ErrorReplySchema } } },
+    async (request) => {
+      const result = deps.telegram?.createPairingCode(pairingPerson(request.principal, request.body?.person)) ?? { kind: 'not_configured' as const };
       if (result.kind === 'not_configured') throw new HttpError(409, 'telegram_not_configured', `no Telegram bot is set: put "telegram": {"token": "<your bot's token from @BotFather>"} in ${deps.publicUrlStatus?.().userFile ?? 'the user config'}`);
       if (result.kind === 'not_ready') throw new HttpError(503, 'telegram_not_ready', `the Telegram bot is not connected (${result.why}): see askbridge logs`);
       return { code: result.code, bot: result.bot, expiresAt: result.expiresAt };

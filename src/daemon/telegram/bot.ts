@@ -590,16 +590,16 @@ export function createTelegram(options: TelegramOptions) {
       }
     },
 
-    /** A one-time pairing code for `/start CODE`, once the bot is connected. */
-    createPairingCode(): TelegramCode {
+    /** A one-time pairing code for `/start CODE`, once the bot is connected: it pairs the chat as `person`'s when one is named. */
+    createPairingCode(person?: string): TelegramCode {
       if (!session) return { kind: 'not_configured' };
       if (!session.bot) return { kind: 'not_ready', why: session.problem };
-      return { kind: 'code', ...chats.createCode(), bot: session.bot };
+      return { kind: 'code', ...chats.createCode(person), bot: session.bot };
     },
 
     /** The paired chats, as devices (most recently seen first). */
     devices(): Array<Omit<PairedChat, 'chatId' | 'userId'>> {
-      return chats.list().map(({ id, name, pairedAt, lastSeen }) => ({ id, name, pairedAt, lastSeen }));
+      return chats.list().map(({ id, name, pairedAt, lastSeen, person }) => ({ id, name, pairedAt, lastSeen, ...(person === undefined ? {} : { person }) }));
     },
 
     /** How many paired chats the bot could tell now (none while it is not connected): whether anyone could be told. */

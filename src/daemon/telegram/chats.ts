@@ -42,7 +42,7 @@ export type ChatsOptions = {
 
 export function createChats(options: ChatsOptions) {
   const now = options.now ?? Date.now;
-  const codes = new Map<string, number>(); // sha256(code) -> expiresAt
+  const codes = new Map<string, { expiresAt: number; person?: string }>(); // sha256(code) -> when it expires, and whose chat it pairs
   const guesses = new Map<number, number[]>(); // chat id -> times of its wrong codes
   let chats = load();
   let lastSeenSavedAt = now();
@@ -91,13 +91,13 @@ export function createChats(options: ChatsOptions) {
   }
 
   return {
-    /** A one-time code: it pairs one chat within ten minutes. */
-    createCode(): { code: string; expiresAt: number } {
+    /** A one-time code: it pairs one chat within ten minutes, as `person`'s when one is named. */
+    createCode(person?: string): { code: string; expiresAt: number } {
       const code = randomBytes(12).toString('base64url');
-      for (const [hash, expiresAt] of codes) if (expiresAt < now()) codes.delete(hash);
+      for (const [hash, { expiresAt }] of codes) if (expiresAt < now()) codes.delete(hash);
       if (codes.size >= MAX_CODES) codes.delete(codes.keys().next().value!);
       const expiresAt = now() + PAIRING_CODE_TTL_MS;
-      codes.set(sha256(code), expiresAt);
+      codes.set(sha256(code), { expiresAt, ...(person === undefined ? {} : { person }) });
       return { code, expiresAt };
     },
 
@@ -109,13 +109,13 @@ export function createChats(options: ChatsOptions) {
       const { chatId } = sender;
       if (overGuessing(chatId, false)) return { kind: 'too_many_guesses' };
       const hash = sha256(code);
-      const expiresAt = codes.get(hash);
-      if (expiresAt === undefined || expiresAt < now()) {
+      const pairing = codes.get(hash);
+      if (pairing === undefined || pairing.expiresAt < now()) {
         codes.delete(hash);
         return overGuessing(chatId, true) ? { kind: 'too_many_guesses' } : { kind: 'bad_code' };
       }
       const existing = chats.find((chat) => chat.chatId === chatId);
-      const chat: PairedChat = { id: existing?.id ?? randomBytes(6).toString('hex'), chatId, userId: sender.userId, name: sender.name, pairedAt: now(), lastSeen: now() };
+      const chat: PairedChat = { id: existing?.id ?? randomBytes(6).toString('hex'), chatId, userId: sender.userId, name: sender.name, pairedAt: now(), lastSeen: now(), ...(pairing.person === undefined ? {} : { person: pairing.person }) };
       const next = [...chats.filter((each) => each.chatId !== chatId), chat];
       try {
         save(next);
