@@ -5,12 +5,12 @@
 import { readFileSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { homedir } from 'node:os';
-import { dirname, join, parse as parsePath, resolve } from 'node:path';
+import { dirname, isAbsolute, join, parse as parsePath, resolve } from 'node:path';
 import type { RE2JS } from 're2js';
 import { z } from 'zod';
 import { closestName } from './closest-name.js';
 import { contentHash, createTrustStore, type TrustStore, type TrustVerdict } from './trust.js';
-import { describeZodError, LIMITS, TimeoutActionSchema } from './protocol.js';
+import { AGENTS, describeZodError, LIMITS, TimeoutActionSchema } from './protocol.js';
 import { parsePublicUrl } from './public-url.js';
 import { outboundUrlProblem } from './outbound-url.js';
 
@@ -129,6 +129,36 @@ export const RuleSchema = z
   });
 export type Rule = z.infer<typeof RuleSchema>;
 
+/** The kinds of wait a route rule may name. */
+export const ROUTE_KINDS = ['question', 'permission', 'plan', 'turn-end', 'form'] as const;
+export type RouteKind = (typeof ROUTE_KINDS)[number];
+
+/**
+ * One rule of `route` (user config only): which asks it takes (every field given must match: a
+ * project folder, the machine a remote hook names, the agent, the kinds, whether a permission is
+ * risky), the people or groups (`@oncall`) who see and decide them, and whether two distinct people
+ * must allow a permission. The first rule that matches decides.
+ */
+export const RouteRuleSchema = z.strictObject({
+  name: z.string().min(1).max(100).optional(),
+  /** A folder: asks from it or from inside it. `~/` is the home folder. */
+  project: z
+    .string()
+    .max(4096)
+    .refine((folder) => folder === '~' || folder.startsWith('~/') || isAbsolute(folder), { message: 'a folder: an absolute path, or one starting with ~/' })
+    .optional(),
+  /** The machine a remote hook names (`install --url`); `local` for this machine's own sessions. */
+  machine: z.string().min(1).max(200).optional(),
+  agent: z.enum([...AGENTS, 'script', 'mcp']).optional(),
+  kind: z.array(z.enum(ROUTE_KINDS)).min(1).max(ROUTE_KINDS.length).optional(),
+  /** true: only permissions on the risk list (risk.ts); false: only those not on it. */
+  risky: z.boolean().optional(),
+  to: z.array(z.string().regex(/^@?[A-Za-z0-9][A-Za-z0-9._-]{0,39}$/, 'a person\'s name, or a group as @name')).min(1).max(100),
+  /** 2: a permission (or a plan) is allowed only once two distinct people have allowed it; any deny wins at once. */
+  approvals: z.union([z.literal(1), z.literal(2)]).default(1),
+});
+export type RouteRule = z.infer<typeof RouteRuleSchema>;
+
 /** The kinds of webhook a `notify` entry names, each with the URL it posts to. */
 export const NOTIFY_KINDS = ['ntfy', 'slack', 'discord', 'url'] as const;
 export type NotifyKind = (typeof NOTIFY_KINDS)[number];
@@ -231,6 +261,8 @@ export const ConfigFileSchema = z.strictObject({
   tell: z.enum(['always', 'away']).optional(),
   /** Changes to the list of risky actions (risk.ts; user config only). */
   risk: RiskSchema.optional(),
+  /** Who sees and decides which asks, once people are defined (routing.ts; user config only). */
+  route: z.array(RouteRuleSchema).max(200).optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 /** A config file as written, before defaults (a rule's `when`) are filled in. */
@@ -252,13 +284,14 @@ export const DEFAULT_CONFIG: Config = {
   push: { fullText: false },
   tell: 'always',
   risk: { add: [], remove: [] },
+  route: [],
 };
 
 /** The settings that hold one value, which a project file replaces (rules add up instead). */
 export const SCALAR_KEYS = ['waitSeconds', 'onTimeout', 'whenNobodyWatching', 'answerMode', 'askMaxQuestions', 'approvalNoticeSeconds', 'awaySeconds'] as const;
 
 /** Keys only the user's own file may set: a project must not open the daemon, or send question text, where it chooses. */
-export const USER_ONLY_KEYS = ['publicUrl', 'notify', 'push', 'telegram', 'tell', 'risk'] as const;
+export const USER_ONLY_KEYS = ['publicUrl', 'notify', 'push', 'telegram', 'tell', 'risk', 'route'] as const;
 
 const ConfigOriginSchema = z.enum(['default', 'user', 'project']);
 export type ConfigOrigin = z.infer<typeof ConfigOriginSchema>;
@@ -267,7 +300,7 @@ export type ConfigOrigin = z.infer<typeof ConfigOriginSchema>;
 export const EffectiveConfigSchema = z.object({
   config: ConfigFileSchema.omit({ $schema: true, publicUrl: true, telegram: true }).required(),
   /** Where each key's value came from; rules list project rules first, then user rules. */
-  origins: z.record(z.enum([...SCALAR_KEYS, 'rules', 'notify', 'push', 'tell', 'risk']), z.union([ConfigOriginSchema, z.literal('user+project')])),
+  origins: z.record(z.enum([...SCALAR_KEYS, 'rules', 'notify', 'push', 'tell', 'risk', 'route']), z.union([ConfigOriginSchema, z.literal('user+project')])),
   files: z.object({ user: z.string(), project: z.string().optional() }),
   /** Files that are broken now: the user file's last good version (if any) is in use; a project file applies nothing, as trust names only its current bytes. */
   errors: z.array(z.object({ path: z.string(), message: z.string() })),
@@ -577,7 +610,7 @@ export function mergeConfig(user: ConfigFile, project: ConfigFile): Pick<Effecti
       origins[key] = origin;
     }
   }
-  for (const key of ['notify', 'push', 'tell'] as const) {
+  for (const key of ['notify', 'push', 'tell', 'route'] as const) {
     if (user[key] === undefined) continue;
     (config as Record<string, unknown>)[key] = user[key];
     origins[key] = 'user';

@@ -134,6 +134,7 @@ export async function buildApp(deps: AppDeps) {
     sessionContext: deps.sessionContext,
     terminalAnswers: deps.terminalAnswers,
     grants: deps.grants,
+    people: deps.people ? () => deps.people!.list() : undefined,
   };
   const away = deps.away ?? createAwaySwitch();
   const awayState = () => ({ away: away.isAway(), turnEnds: deps.turnEnds?.() ?? { reach: 'everywhere' as const, gaps: [] } });

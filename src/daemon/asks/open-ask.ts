@@ -5,7 +5,8 @@
 import { profileOf } from '../../agents.js';
 import type { Config } from '../../config.js';
 import { riskOf, type Risk } from '../../risk.js';
-import type { Agent, Asker, HookEnvironment } from '../../protocol.js';
+import type { Agent, Asker, HookEnvironment, Person } from '../../protocol.js';
+import { routeFor, routeKindOf } from '../../routing.js';
 import type { WaitingLimits } from '../limits.js';
 import { grantedOutcome, type GrantStore } from '../grants.js';
 import { transcriptNamesSession, type ContextRead } from '../transcript.js';
@@ -31,6 +32,8 @@ export type Asked<Decision = unknown> = Pick<NewAsk, 'sessionId' | 'toolUseId' |
   asker?: Asker;
   /** The machine a remote hook named, or a relayed agent's server is on. */
   machine?: string;
+  /** Whose session it is, as its hook said (remote-hook --person). */
+  person?: string;
   /** The asker's own limit on the wait, below the configuration's. */
   waitSeconds?: number;
   /** The session's transcript, as the hook payload names it: hostile input, read only through transcript.ts. */
@@ -53,6 +56,8 @@ export type AskDesk = {
   reachableElsewhere: () => boolean;
   /** What may wait at once, from every asker together (each asker may hold a share of it, limits.ts). */
   limits: WaitingLimits;
+  /** The people askbridge knows, for routes (routing.ts). Without them, none: no route. */
+  people?: (() => readonly Person[]) | undefined;
   /** The person's live grants: an approval one covers is allowed at once. Without them, none. */
   grants?: GrantStore | undefined;
   /** Told when an ask was refused because everyone's asks together are at a limit. */
@@ -96,9 +101,15 @@ export function openAsk<Decision>(desk: AskDesk, asked: Asked<Decision>, log: Lo
   // How long the asker can wait at all, which bounds any extension: what an asker said it waits, else
   // what its profile says it can (a hook's timeout; a script or an MCP client that gave no limit is held to it too).
   const maxWaitMs = asked.waitSeconds === undefined ? profile.maxWaitMs : asked.waitSeconds * 1000;
-  // A person's grant covers it: allowed at once, with no card. Never a turn's end, a question or a risky approval.
   const risk = riskField(asked, plan.config);
-  const grant = asked.approval && asked.agent && !risk.risk ? desk.grants?.covering({ agent: asked.agent, machine: asked.machine, sessionId: asked.sessionId, cwd: asked.cwd, approval: asked.approval }) : undefined;
+  const route = routeFor(
+    { cwd: asked.cwd, machine: asked.machine, agent: asked.agent, asker: asked.asker, kind: routeKindOf(asked), risky: risk.risk !== undefined, person: asked.person },
+    plan.config.route,
+    desk.people?.() ?? [],
+  );
+  // A person's grant covers it: allowed at once, with no card. Never a turn's end, a question, a
+  // risky approval, or one two people must allow.
+  const grant = asked.approval && asked.agent && !risk.risk && route?.approvals !== 2 ? desk.grants?.covering({ agent: asked.agent, machine: asked.machine, sessionId: asked.sessionId, cwd: asked.cwd, approval: asked.approval }) : undefined;
   const immediate = asked.settledAtOnce ?? (grant ? grantedOutcome(grant) : plan.immediate);
   const input: NewAsk<Decision> = {
     sessionId: asked.sessionId,
@@ -110,6 +121,8 @@ export function openAsk<Decision>(desk: AskDesk, asked: Asked<Decision>, log: Lo
     ...(asked.sameAs === undefined ? {} : { sameAs: asked.sameAs }),
     ...(asked.approval ? { approval: asked.approval } : {}),
     ...risk,
+    ...(asked.person === undefined ? {} : { person: asked.person }),
+    ...(route ? { route } : {}),
     ...(asked.turnEnd ? { turnEnd: asked.turnEnd } : {}),
     ...(asked.terminalWait ? { terminalWait: asked.terminalWait } : {}),
     ...(asked.elicitation ? { elicitation: asked.elicitation } : {}),
