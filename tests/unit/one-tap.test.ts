@@ -208,7 +208,7 @@ describe('an answer from a notification', () => {
     const fromPage = await ask();
     expect((await answer(fromPage.view.id, page.headers)).statusCode).toBe(200);
     await fromPage.hook;
-    expect((await daemon.ask(fromPage.view.id)).source).toEqual({ kind: 'person', client: 'notification' });
+    expect((await daemon.ask(fromPage.view.id)).source).toEqual({ kind: 'person', client: 'notification', device: expect.any(String) });
     const fromCli = await ask();
     expect((await answer(fromCli.view.id, LOCAL)).statusCode).toBe(200);
     await fromCli.hook;
