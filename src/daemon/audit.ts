@@ -56,7 +56,7 @@ export function createAuditTrail(options: {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
     }
     if (text === undefined) {
-      if (sizeOf(file) > 0) throw new Error(`its key ${keyFile} is missing while the trail has lines: put the key back from its backup (see docs/audit.md)`);
+      if (holdsLines(file)) throw new Error(`its key ${keyFile} is missing while the trail has lines: put the key back from its backup (see docs/audit.md)`);
       writeOnce(keyFile, `${randomBytes(32).toString('hex')}\n`);
       text = readFileSync(keyFile, 'utf8');
     }
@@ -195,6 +195,16 @@ function isHeld(event: RecordedEvent): boolean {
 /** A failure in words: a disk's refusal plainly ("the disk is full (ENOSPC)"), else its message. */
 function reasonOf(error: unknown): string {
   return diskErrorReason(error) ?? (error as Error).message;
+}
+
+/** Whether there is a trail with something in it. */
+function holdsLines(path: string): boolean {
+  try {
+    const stat = statSync(path);
+    return stat.isFile() && stat.size > 0;
+  } catch {
+    return false;
+  }
 }
 
 /** The file's size; -1 when there is none. */
