@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fstatSync, fsyncSync, ftruncateSync, openSync, readFileSync, readSync, statSync, writeSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { AUDIT_FORMAT, AUDIT_GENESIS, auditInputOf, macMatches, parseAuditKey, readAuditHead, readAuditLine, sealLine, sha256Hex } from '../audit-file.js';
-import type { Source } from '../protocol.js';
+import type { AuditProblem, Source } from '../protocol.js';
 import { diskErrorReason, writeFileAtomic, writeOnce } from '../state-dir.js';
 import { kindOf, mustBeRecorded, type RecordedEvent } from './asks/store.js';
 
@@ -31,19 +31,19 @@ export function createAuditTrail(options: {
   command: string;
   now?: () => number;
   /** Why the trail cannot be written now, or null once it can again: for the page's banner. */
-  onProblem?: (problem: string | null) => void;
+  onProblem?: (problem: AuditProblem | null) => void;
 }) {
   const now = options.now ?? Date.now;
   const { file, keyFile, headFile, log, command } = options;
   const verifyHint = `run \`${command} audit verify\`, and see docs/audit.md`;
   let key: Buffer | undefined;
   let end: End | undefined;
-  let problem: string | null = null;
+  let problem: AuditProblem | null = null;
 
-  function setProblem(next: string | null): void {
-    if (next === problem) return;
-    problem = next;
-    options.onProblem?.(next);
+  function setProblem(error: string | null): void {
+    if (error === (problem?.error ?? null)) return;
+    problem = error === null ? null : { error, since: problem?.since ?? now() };
+    options.onProblem?.(problem);
   }
 
   /** The key, made on first use; never made anew for a trail that has lines (they would all fail verify). */
@@ -148,7 +148,7 @@ export function createAuditTrail(options: {
       if (problem !== null) log.info({ file }, 'the audit trail is written again');
       setProblem(null);
     },
-    problem: (): string | null => problem,
+    problem: (): AuditProblem | null => problem,
   };
 }
 

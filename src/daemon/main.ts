@@ -152,7 +152,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     command,
     log: { info: (fields, message) => auditLog.info(fields, message), error: (fields, message) => auditLog.error(fields, message) },
     onProblem: (problem) => {
-      auditBanner = problem ? `The audit trail cannot be written (${problem}): a person's decisions wait until it can` : null;
+      auditBanner = problem ? `The audit trail cannot be written (${problem.error}): a person's decisions wait until it can` : null;
       app?.askbridge.broadcast({ type: 'banner', message: banner() });
     },
   });
@@ -287,7 +287,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     tellable: () => ({ pushDevices: push?.subscribedDevices(app!.askbridge.auth.devices().map((device) => device.id)) ?? 0, telegramChats: telegram.pairedChats() }),
     banner,
     configFor: (cwd) => configWatch.effective(cwd),
-    health: () => ({ history: history.problem() }),
+    health: () => ({ history: history.problem(), audit: audit.problem() }),
     history: { path: stateDir.paths.history, flushed: () => history.flushed() },
     pageSessionStore: createPageSessionFile(stateDir.paths.pageSessions),
     telegram,

@@ -3,7 +3,8 @@
 // whole and its lines name who decided and what they were shown; a line edited with sed is named;
 // the export gives the rows. With a directory where the trail should be (unwritable, even for root),
 // a person's answer is refused with 503 `not_recorded` and its ask still waits, while a policy's
-// timeout still settles its ask; once the trail is back, the answer goes through.
+// timeout still settles its ask, and status and the page say the trail cannot be written; once the
+// trail is back, the answer goes through.
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdirSync, readFileSync, renameSync, rmdirSync, writeFileSync } from 'node:fs';
 import { mkdtemp } from 'node:fs/promises';
@@ -136,6 +137,11 @@ describe.skipIf(!chromiumState.available)('the audit trail', () => {
     expect(refused.body.error.message).toMatch(/^nothing was sent: the decision's audit record could not be written \(EISDIR.*\)\. It still waits\.$/);
     expect((await daemon.ask(question.id)).status).toBe('pending');
     await daemon.waitForLog((entry) => entry.msg === 'audit record not written: the decision is not released, the ask still waits' && entry.askId === question.id);
+    // Said as other problems of the daemon are: status, and the page's banner.
+    const status = await runCli(['status', '--json'], daemon.env);
+    expect(JSON.parse(status.stdout)).toMatchObject({ audit: { error: expect.stringContaining('EISDIR') } });
+    expect((await runCli(['status'], daemon.env)).stdout).toMatch(/^degraded: the audit trail cannot be written \(EISDIR.*\) since .*; a person's decisions wait until it can$/m);
+    await expect.poll(() => paired.page.locator('#banner-text').textContent()).toMatch(/^The audit trail cannot be written \(EISDIR.*\): a person's decisions wait until it can$/);
 
     // A script's question nobody answers: its timeout settles it all the same, logged as not recorded.
     const script = await runCli(['ask', '--question', 'Deploy now?', '--option', 'Yes: go', '--option', 'No: wait', '--timeout', '1'], daemon.env);
@@ -150,6 +156,8 @@ describe.skipIf(!chromiumState.available)('the audit trail', () => {
     const verified = await runCli(['audit', 'verify'], daemon.env);
     expect(verified.code, verified.stdout).toBe(0);
     expect(verified.stdout).toMatch(/^ok: 3 lines, /);
+    expect(JSON.parse((await runCli(['status', '--json'], daemon.env)).stdout)).toMatchObject({ audit: null });
+    await paired.page.locator('#banner').waitFor({ state: 'hidden' });
     expect(trailLines(daemon)[2]).toMatchObject({ ask: question.id, decision: { status: 'answered' }, by: { kind: 'person', client: 'cli' } });
   });
 });

@@ -221,7 +221,7 @@ describe('the audit trail', () => {
       const { ask } = store.open(base('tool-1'));
       const result = store.decline(ask.id, ALICE);
       expect(result).toMatchObject({ kind: 'not_recorded', reason: expect.stringContaining('EISDIR') });
-      expect(trail.problem()).toContain('EISDIR');
+      expect(trail.problem()?.error).toContain('EISDIR');
       rmSync(files.trail, { recursive: true });
       expect(store.decline(ask.id, ALICE)).toMatchObject({ kind: 'answered', ask: { status: 'declined' } });
       expect(trail.problem()).toBeNull();
