@@ -135,6 +135,19 @@ export function createAuditTrail(options: {
   }
 
   return {
+    /**
+     * Whether the trail can be written, checked at the daemon's start (its key made, its end read):
+     * a trail cut at its end shows at once, in the log, the banner and status, not at the first decision.
+     */
+    check(): void {
+      try {
+        endOf(keyOf());
+      } catch (error) {
+        const reason = reasonOf(error);
+        log.error({ file, error: reason }, "the audit trail cannot be written: a person's decisions wait until it can");
+        setProblem(reason);
+      }
+    },
     /** Appends the event's line, on disk before it returns; throws with the reason it cannot. */
     record(event: RecordedEvent): void {
       try {

@@ -156,6 +156,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
       app?.askbridge.broadcast({ type: 'banner', message: banner() });
     },
   });
+  audit.check();
   const store = createAskStore({ persistence: pendingFiles, shows: (client, view) => showsOn(channels, client, view), command, record: (event) => audit.record(event) });
   // ntfy's one-tap buttons: their capabilities live in memory only, and die with the daemon.
   const oneTap = createOneTap({ store });

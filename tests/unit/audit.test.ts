@@ -5,7 +5,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writ
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { AUDIT_GENESIS, readAuditLine, sha256Hex, verifyAuditTrail, type AuditLine } from '../../src/audit-file.js';
+import { AUDIT_GENESIS, readAuditLine, sealLine, sha256Hex, verifyAuditTrail, type AuditLine } from '../../src/audit-file.js';
 import { createAuditTrail } from '../../src/daemon/audit.js';
 import { createAskStore, type NewAsk } from '../../src/daemon/asks/store.js';
 import type { Question } from '../../src/protocol.js';
@@ -170,11 +170,25 @@ describe('the audit trail', () => {
       const lines = fiveDecisions();
       writeLines(lines.slice(0, 3));
       expect(verify()).toEqual({ ok: false, line: 4, problem: 'the trail ends at line 3 but its head says 5: lines were removed from its end' });
-      // Nor does the daemon write after it: its next line would hide the cut.
-      const store = createAskStore({ record: trailAt().record });
+      // Nor does the daemon write after it: its next line would hide the cut. It says so as it starts.
+      const trail = trailAt();
+      trail.check();
+      expect(trail.problem()?.error).toMatch(/^the trail ends at line 3 but its head says 5/);
+      const store = createAskStore({ record: trail.record });
       const { ask } = store.open(base('tool-after'));
       expect(store.decline(ask.id, ALICE)).toMatchObject({ kind: 'not_recorded', reason: 'the trail ends at line 3 but its head says 5: lines were removed from its end: run `askbridge audit verify`, and see docs/audit.md' });
       expect(rawLines()).toHaveLength(3);
+    });
+
+    it('nothing, when the head is behind the trail (the daemon stopped between the two writes): the next line brings it up to date', () => {
+      const lines = fiveDecisions();
+      writeFileSync(files.head, `${sealLine({ seq: 3, hash: sha256Hex(lines[2]!) }, key())}\n`);
+      expect(verify()).toMatchObject({ ok: true, lines: 5 });
+      const store = createAskStore({ record: trailAt().record });
+      const { ask } = store.open(base('tool-after'));
+      expect(store.decline(ask.id, ALICE)).toMatchObject({ kind: 'answered' });
+      expect(JSON.parse(readFileSync(files.head, 'utf8'))).toMatchObject({ seq: 6, hash: sha256Hex(rawLines()[5]!) });
+      expect(verify()).toMatchObject({ ok: true, lines: 6 });
     });
 
     it('a line that is not JSON', () => {
