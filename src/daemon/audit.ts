@@ -128,9 +128,15 @@ export function createAuditTrail(options: {
     } finally {
       closeSync(fd);
     }
-    // A new file's name is on disk only once its folder is.
-    if (created) syncFolder(dirname(file));
     end = { seq: at.seq + 1, hash: sha256Hex(text) };
+    // A new file's name is on disk only once its folder is. The line is written either way: it stands.
+    if (created) {
+      try {
+        syncFolder(dirname(file));
+      } catch (error) {
+        log.error({ file, error: reasonOf(error) }, 'the folder of the new audit trail could not be synced');
+      }
+    }
     writeHead(end, secret);
   }
 
