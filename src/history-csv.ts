@@ -36,7 +36,8 @@ function rowsOf(line: HistoryLine): string[][] {
   return line.questions.map(({ header, question }) => [...common, header, question, getOwn(line.answers, question) ?? '', getOwn(line.notes, question) ?? '', ...decided]);
 }
 
-function csvRow(cells: readonly string[]): string {
+/** One row: each cell defused and quoted as csvCell says. */
+export function csvRow(cells: readonly string[]): string {
   return cells.map(csvCell).join(',');
 }
 

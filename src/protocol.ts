@@ -908,6 +908,9 @@ export type AttachCodexReply = z.infer<typeof AttachCodexReplySchema>;
 /** Why history.jsonl cannot be written now (the answers are still delivered). */
 export const HistoryProblemSchema = z.object({ error: z.string(), since: z.number(), waiting: z.number(), lost: z.number() });
 export type HistoryProblem = z.infer<typeof HistoryProblemSchema>;
+/** Why the audit trail cannot be written now (a person's decisions wait until it can), and since when. */
+export const AuditProblemSchema = z.object({ error: z.string(), since: z.number() });
+export type AuditProblem = z.infer<typeof AuditProblemSchema>;
 /** `askbridge status`. */
 export const StatusReplySchema = z.object({
   pid: z.number(),
@@ -919,6 +922,8 @@ export const StatusReplySchema = z.object({
   /** Pages that say a person can see them now. */
   visiblePages: z.number(),
   history: HistoryProblemSchema.nullable(),
+  /** Absent from a daemon older than the audit trail. */
+  audit: AuditProblemSchema.nullable().optional(),
   /** The person said they are away: the end of a turn waits for their reply. */
   away: z.boolean(),
   /** Where the end of a turn reaches askbridge on this machine's wiring. */

@@ -125,6 +125,12 @@ export function openStateDir(dir: string) {
     grants: join(dir, 'grants.json'),
     /** The people askbridge knows, and their groups (daemon/people.ts). */
     people: join(dir, 'people.json'),
+    /** The audit trail of every decision, append only (daemon/audit.ts, docs/audit.md). */
+    audit: join(dir, 'audit.jsonl'),
+    /** The secret key of the audit trail's MACs: made once, never logged. */
+    auditKey: join(dir, 'audit-key'),
+    /** The audit trail's last line (its sequence number and hash), so that lines cut from its end show. */
+    auditHead: join(dir, 'audit-head.json'),
     /** The Telegram chats paired with the user's bot (telegram/chats.ts). */
     telegramChats: join(dir, 'telegram-chats.json'),
     /** Why the last keeper stopped restarting its daemon (keeper.ts), until the next start. */
@@ -180,14 +186,7 @@ export function openStateDir(dir: string) {
     ensureHookKey(command: string): string {
       const existing = this.readHookKey();
       if (existing) return existing;
-      const temporary = writeTemporary(paths.hookKey, `${newHookKey()}\n`);
-      try {
-        linkSync(temporary, paths.hookKey);
-      } catch (error) {
-        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
-      } finally {
-        rmSync(temporary, { force: true });
-      }
+      writeOnce(paths.hookKey, `${newHookKey()}\n`);
       const key = this.readHookKey();
       if (!key) throw new Error(`${paths.hookKey} is empty: remove it, or run \`${command} install --rotate-key\``);
       return key;
@@ -241,9 +240,15 @@ const DISK_ERRORS: Record<string, string> = {
 
 /** Why the state directory cannot be written, as the one line `askbridge start` says; undefined for an error that is not the disk's. */
 export function stateDirWriteError(dir: string, error: unknown): string | undefined {
+  const reason = diskErrorReason(error);
+  return reason ? `cannot write the state directory ${dir}: ${reason}; free it up, or point ASKBRIDGE_HOME elsewhere` : undefined;
+}
+
+/** A disk's refusal in words, with its code ("the disk is full (ENOSPC)"); undefined for an error that is not the disk's. */
+export function diskErrorReason(error: unknown): string | undefined {
   const code = (error as NodeJS.ErrnoException).code ?? '';
   const reason = DISK_ERRORS[code];
-  return reason ? `cannot write the state directory ${dir}: ${reason} (${code}); free it up, or point ASKBRIDGE_HOME elsewhere` : undefined;
+  return reason ? `${reason} (${code})` : undefined;
 }
 
 /** Whether a process with this pid exists (EPERM: it does, but belongs to someone else). */
@@ -293,6 +298,21 @@ function writeTemporary(path: string, content: string): string {
     throw error;
   }
   return temporary;
+}
+
+/**
+ * Make `path` holding `content` unless it exists: concurrent makers agree on one, as each writes a
+ * candidate and only the first link(2) to the name wins. An existing file is left as it is.
+ */
+export function writeOnce(path: string, content: string): void {
+  const temporary = writeTemporary(path, content);
+  try {
+    linkSync(temporary, path);
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  } finally {
+    rmSync(temporary, { force: true });
+  }
 }
 
 /** Write to a temporary file, fsync, then rename: readers see the old file or the new, never half. */

@@ -38,7 +38,11 @@ export function terminalText(text: string, indent = ''): string {
  * JSON.stringify leaves raw written as a \uXXXX escape. Parsing it gives back the exact text.
  */
 export function terminalJson(value: unknown): string {
-  const json = JSON.stringify(value) ?? 'null';
+  return escapeInvisibleInJson(JSON.stringify(value) ?? 'null');
+}
+
+/** JSON text with every invisible character written as a \\uXXXX escape: the same value, and unchanged when it had none. */
+export function escapeInvisibleInJson(json: string): string {
   return json.replace(INVISIBLE_CHARACTER, (character) =>
     Array.from({ length: character.length }, (_, index) => `\\u${character.charCodeAt(index).toString(16).padStart(4, '0')}`).join(''),
   );

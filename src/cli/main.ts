@@ -89,6 +89,10 @@ const COMMANDS: Record<string, Command> = {
     load: () => import('./attach.js') },
   mcp: { usage: '', summary: 'an MCP server on stdio with one tool, ask_user, that asks through askbridge (for Claude Code, Codex, Gemini CLI, Cursor: see docs/scripts.md)', load: () => import('./mcp.js') },
   history: { usage: '[--limit N] [--search TEXT] [--json]', summary: "the finished questions, newest first: who or what answered, and with what; the ends of Claude's turns with the reply", load: () => import('./history.js') },
+  audit: {
+    usage: 'verify [--file PATH] | export [--since DATE] [--until DATE] [--format json|csv] [--file PATH]',
+    summary: "the audit trail of every decision (docs/audit.md), read without the daemon: verify checks every line's sequence, hash and MAC and the head, and names the first broken line (exit 1); export writes the lines from --since to --until as JSON lines (each as in the trail) or CSV",
+    load: () => import('./audit.js') },
   trust: { usage: '[DIR] | --revoke DIR | --list', summary: "let a project's .claude/askbridge.json apply (its content as it is now), after showing what it does", load: () => import('./trust.js') },
   config: { usage: '[--cwd DIR] [--json]', summary: 'the effective configuration for a directory and where each value comes from', load: () => import('./config.js') },
   logs: { usage: '[-n N] [--follow] [--json]', summary: "the background daemon's log, readable", load: () => import('./logs.js') },

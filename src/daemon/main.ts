@@ -9,6 +9,7 @@ import { buildApp, type App } from './app.js';
 import { createLogger, wantsColor } from './logger.js';
 import { createConfigWatch } from './config-watch.js';
 import { createHistory } from './asks/history.js';
+import { createAuditTrail } from './audit.js';
 import { createAwaySwitch } from './away.js';
 import { loadElicitationForms, type ElicitationForms } from './elicitation-forms.js';
 import { keepHeldElicitations } from './held-elicitations.js';
@@ -128,22 +129,37 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   const command = askbridgeCommand(options.env);
   const waitingLimits = { asks: Number(options.env.ASKBRIDGE_TEST_MAX_PENDING) || MAX_PENDING, bytes: Number(options.env.ASKBRIDGE_TEST_WAITING_BYTES) || WAITING_BYTES };
   const pendingFiles = createPendingFiles(stateDir.paths.dir, (fields, message) => logger.warn(fields, message));
-  // The channels that tell people and answer besides the page and the CLI, wired once they exist (below).
-  let channels: Channel[] = [];
-  const store = createAskStore({ persistence: pendingFiles, shows: (client, view) => showsOn(channels, client, view), command });
-  // ntfy's one-tap buttons: their capabilities live in memory only, and die with the daemon.
-  const oneTap = createOneTap({ store });
   let app: App | undefined;
-  // One banner for every page: a broken config file, history that cannot be written, or both.
+  // One banner for every page: a broken config file, history or the audit trail that cannot be written, too many waiting.
   let configBanner: string | null = null;
   let historyBanner: string | null = null;
+  let auditBanner: string | null = null;
   let overloadBanner: string | null = null;
-  const banner = () => [configBanner, historyBanner, overloadBanner].filter(Boolean).join(' | ') || null;
+  const banner = () => [configBanner, historyBanner, auditBanner, overloadBanner].filter(Boolean).join(' | ') || null;
   const setOverloadBanner = (message: string | null) => {
     if (message === overloadBanner) return;
     overloadBanner = message;
     app?.askbridge.broadcast({ type: 'banner', message: banner() });
   };
+  // The channels that tell people and answer besides the page and the CLI, wired once they exist (below).
+  let channels: Channel[] = [];
+  // Every decision, written before it is released (a person's and any allow are held while it cannot be: store.ts).
+  const auditLog = logger.child({ component: 'audit' });
+  const audit = createAuditTrail({
+    file: stateDir.paths.audit,
+    keyFile: stateDir.paths.auditKey,
+    headFile: stateDir.paths.auditHead,
+    command,
+    log: { info: (fields, message) => auditLog.info(fields, message), error: (fields, message) => auditLog.error(fields, message) },
+    onProblem: (problem) => {
+      auditBanner = problem ? `The audit trail cannot be written (${problem.error}): a person's decisions wait until it can` : null;
+      app?.askbridge.broadcast({ type: 'banner', message: banner() });
+    },
+  });
+  audit.check();
+  const store = createAskStore({ persistence: pendingFiles, shows: (client, view) => showsOn(channels, client, view), command, record: (event) => audit.record(event) });
+  // ntfy's one-tap buttons: their capabilities live in memory only, and die with the daemon.
+  const oneTap = createOneTap({ store });
   const history = createHistory(stateDir.paths.history, {
     onError: (error) => logger.error({ err: error }, 'could not write history.jsonl: the answers are still delivered, and the lines wait in memory'),
     onProblem: (problem) => {
@@ -272,7 +288,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     tellable: () => ({ pushDevices: push?.subscribedDevices(app!.askbridge.auth.devices().map((device) => device.id)) ?? 0, telegramChats: telegram.pairedChats() }),
     banner,
     configFor: (cwd) => configWatch.effective(cwd),
-    health: () => ({ history: history.problem() }),
+    health: () => ({ history: history.problem(), audit: audit.problem() }),
     history: { path: stateDir.paths.history, flushed: () => history.flushed() },
     pageSessionStore: createPageSessionFile(stateDir.paths.pageSessions),
     telegram,

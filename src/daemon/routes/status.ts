@@ -24,6 +24,7 @@ export const statusRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { s
     watchers: watchers.sockets.size,
     visiblePages: watchers.visible.size,
     history: deps.health?.().history ?? null,
+    audit: deps.health?.().audit ?? null,
     ...awayState(),
     tellable: deps.tellable?.() ?? { pushDevices: 0, telegramChats: 0 },
   }));
