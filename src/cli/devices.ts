@@ -31,9 +31,10 @@ export async function run(io: CommandIo): Promise<void> {
     io.stdout(`No paired devices: \`${askbridgeCommand(io.env)} open\` (this machine), \`${askbridgeCommand(io.env)} pair\` (a phone) or \`${askbridgeCommand(io.env)} pair --telegram\` (a Telegram chat) pairs one.\n`);
     return;
   }
+  // Whose each is, once people are defined (askbridge pair --person NAME): a column only then.
+  const personWidth = Math.max(0, ...devices.map((device) => device.person?.length ?? 0));
   for (const device of devices) {
-    // Whose it is, once people are defined (askbridge pair --person NAME).
-    const person = device.person === undefined ? '' : `${device.person}  `;
+    const person = personWidth === 0 ? '' : `${(device.person ?? '').padEnd(personWidth)}  `;
     io.stdout(`${device.id}  ${device.kind.padEnd(8)}  ${person}${terminalText(device.name).padEnd(22)}  paired ${whenText(device.pairedAt)}, last seen ${whenText(device.lastSeen)}\n`);
   }
   io.stderr(`Unpair one with: ${askbridgeCommand(io.env)} devices --revoke ID\n`);
