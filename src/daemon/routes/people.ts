@@ -2,8 +2,8 @@
 // and chats, add one, remove one. Only the local token: a paired page cannot make itself or anyone
 // else a person. Removing a person unpairs every device and chat of theirs at once, each as
 // `askbridge devices --revoke` would. The people file is the change that counts: when it cannot be
-// saved, nothing changes and the reply says why; once it is, a page of the removed person is no
-// longer paired (auth.ts asks the people), whatever happens to the device list after.
+// saved, nothing changes and the reply says why; once it is, a page or chat of the removed person is
+// no longer paired (auth.ts and telegram/chats.ts ask the people), whatever happens to the lists after.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AddPersonRequestSchema, ErrorReplySchema, PeopleReplySchema, PersonChangeReplySchema, PersonNameSchema } from '../../protocol.js';
@@ -60,7 +60,7 @@ export const peopleRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, con
       const stillPaired = theirs.filter((device) => unpairDevice(context, device.id, request.log).kind === 'not_saved');
       request.log.info({ person: change.person.name, unpaired: theirs.length - stillPaired.length, stillPaired: stillPaired.length }, 'person removed');
       if (stillPaired.length > 0) {
-        // The person is gone (their pages with them: auth.ts), but these stay on the lists on disk.
+        // The person is gone (their pages and chats with them), but these stay on the lists on disk.
         throw new HttpError(503, 'revoke_not_saved', `${change.person.name} was removed, but the device list could not be saved: ${stillPaired.map((device) => device.id).join(', ')} still paired, revoke them with askbridge devices --revoke once the disk has room`);
       }
       return { person: change.person, unpaired: theirs };
