@@ -29,6 +29,10 @@ export const HistoryLineSchema = z.looseObject({
   source: HistorySourceSchema,
   /** Which client a person used, which rule answered, or what ended the wait. */
   detail: z.string().optional(),
+  /** Who decided (source `person`, and the declines and hand-backs a person chose): the person their device or chat was paired for; absent with no people defined, and in older lines. */
+  person: z.string().optional(),
+  /** The device or Telegram chat they decided from, by its name in `askbridge devices`. */
+  device: z.string().optional(),
   questions: z.array(z.looseObject({ question: z.string(), header: z.string() })),
   answers: z.record(z.string(), z.string()).optional(),
   notes: z.record(z.string(), z.string()).optional(),
@@ -78,19 +82,26 @@ export function deliveryText(line: Pick<HistoryLine, 'delivery' | 'error'>): str
   return undefined;
 }
 
-/** Who or what settled a question, in history's words: `askbridge history` and `askbridge listen` say it alike. */
-export function describeSource(view: AskView): { source: HistorySource; detail?: string } {
+/** How history's detail starts when a person declined or handed a question back: the client follows. */
+const PERSON_VIA = 'person via ';
+
+/**
+ * Who or what settled a question, in history's words: `askbridge history` and `askbridge listen` say
+ * it alike. A person's decision also names the person and their device, when they have them.
+ */
+export function describeSource(view: AskView): { source: HistorySource; detail?: string; person?: string; device?: string } {
   const source = view.source;
   if (!source) return { source: 'cancelled' };
+  const who = source.kind === 'person' ? { ...(source.person === undefined ? {} : { person: source.person }), ...(source.device === undefined ? {} : { device: source.device }) } : {};
   if (view.status === 'failed') {
     const by = source.kind === 'person' ? `an answer from the ${source.client}` : source.kind === 'policy' ? `a ${source.action} policy` : 'an answer';
-    return { source: 'failed', detail: `${by} could not be delivered; the terminal asked instead` };
+    return { source: 'failed', detail: `${by} could not be delivered; the terminal asked instead`, ...who };
   }
   switch (source.kind) {
     case 'person':
-      if (view.status === 'declined') return { source: 'declined', detail: `person via ${source.client}` };
-      if (view.status === 'handed-to-terminal') return { source: 'terminal', detail: `person via ${source.client}` };
-      return { source: 'person', detail: source.client };
+      if (view.status === 'declined') return { source: 'declined', detail: `${PERSON_VIA}${source.client}`, ...who };
+      if (view.status === 'handed-to-terminal') return { source: 'terminal', detail: `${PERSON_VIA}${source.client}`, ...who };
+      return { source: 'person', detail: source.client, ...who };
     case 'policy': {
       const detail = [source.trigger, source.rule].filter(Boolean).join(': ');
       if (source.action === 'rule') return { source: 'rule', detail };
@@ -112,6 +123,26 @@ export function describeSource(view: AskView): { source: HistorySource; detail?:
     case 'grant':
       return { source: 'grant', detail: grantText(source) };
   }
+}
+
+/** What `deciderWords` says a Telegram chat is, where a device would be named. */
+const FROM_TELEGRAM = 'from Telegram';
+
+/**
+ * Who decided, once people are defined: "alice on Pixel 8", "carol from Telegram"; undefined without
+ * a person (then each place says where, as before people: "on the page", "from Telegram"). Not
+ * marked: the caller shows it as text (a device's name comes from its browser or its chat).
+ */
+export function deciderWords(who: { person?: string | undefined; device?: string | undefined; client?: string | undefined }): string | undefined {
+  if (who.person === undefined) return undefined;
+  if (who.client === 'telegram') return `${who.person} ${FROM_TELEGRAM}`;
+  return who.device === undefined ? who.person : `${who.person} on ${who.device}`;
+}
+
+/** deciderWords for a line of history.jsonl: its client is its detail (describeSource wrote it). */
+export function lineDeciderWords(line: Pick<HistoryLine, 'person' | 'device' | 'source' | 'detail'>): string | undefined {
+  const client = line.source === 'person' ? line.detail : line.detail?.startsWith(PERSON_VIA) ? line.detail.slice(PERSON_VIA.length) : undefined;
+  return deciderWords({ person: line.person, device: line.device, client });
 }
 
 /** "allowed by your grant of 14:02 (made from Chrome on Android)": the grant's time in this machine's clock. */

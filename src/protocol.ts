@@ -485,6 +485,19 @@ export const PersonNameSchema = z.string().regex(/^[A-Za-z0-9][A-Za-z0-9._-]{0,3
 export const PersonSchema = z.object({ name: PersonNameSchema, groups: z.array(PersonNameSchema), addedAt: z.number() });
 export type Person = z.infer<typeof PersonSchema>;
 
+/** Body of POST /api/people: a new person, and the groups they are in. */
+export const AddPersonRequestSchema = z.strictObject({ name: PersonNameSchema, groups: z.array(PersonNameSchema).max(20).optional() }).meta({ title: 'person' });
+export type AddPersonRequest = z.infer<typeof AddPersonRequestSchema>;
+
+/** One of a person's devices or Telegram chats, as GET /api/people lists them. */
+export const PersonDeviceSchema = z.object({ id: z.string(), kind: z.enum(['browser', 'telegram']), name: z.string(), lastSeen: z.number() });
+/** Reply of GET /api/people: everyone askbridge knows, with their groups, devices and chats. */
+export const PeopleReplySchema = z.object({ people: z.array(PersonSchema.extend({ devices: z.array(PersonDeviceSchema) })) });
+export type PeopleReply = z.infer<typeof PeopleReplySchema>;
+/** Reply of POST and DELETE /api/people: the person added or removed, and (removed) the devices and chats unpaired with them. */
+export const PersonChangeReplySchema = z.object({ person: PersonSchema, unpaired: z.array(PersonDeviceSchema).optional() });
+export type PersonChangeReply = z.infer<typeof PersonChangeReplySchema>;
+
 /**
  * Who decides, as the daemon knows it from the credential (never from anything the request says):
  * where (`client`), and once people are defined, which person and which of their devices or chats.
@@ -946,10 +959,10 @@ export const PairingReplySchema = z.object({
 export type PairingReply = z.infer<typeof PairingReplySchema>;
 /** The paired browsers and Telegram chats; `current` is the browser asking. */
 export const DevicesReplySchema = z.object({
-  devices: z.array(z.object({ id: z.string(), kind: z.enum(['browser', 'telegram']), name: z.string(), pairedAt: z.number(), lastSeen: z.number(), current: z.boolean() })),
+  /** `person`: whose device or chat it is (`askbridge pair --person NAME`); absent: paired with no person named. */
+  devices: z.array(z.object({ id: z.string(), kind: z.enum(['browser', 'telegram']), name: z.string(), pairedAt: z.number(), lastSeen: z.number(), current: z.boolean(), person: PersonNameSchema.optional() })),
 });
 export type DevicesReply = z.infer<typeof DevicesReplySchema>;
-/** A one-time code that pairs one Telegram chat with the user's bot: the chat sends `/start CODE` to @bot. */
 /**
  * Whose device (or chat) a new pairing makes: a person askbridge knows. The local CLI may name anyone;
  * a paired page pairs another device for its own person only (absent: its own person, or nobody).
@@ -957,6 +970,7 @@ export type DevicesReply = z.infer<typeof DevicesReplySchema>;
 export const PairingRequestSchema = z.strictObject({ person: PersonNameSchema.optional() }).nullable().meta({ title: 'pairing request', description: 'Send no body, {}, or {"person": NAME}' });
 export type PairingRequest = z.infer<typeof PairingRequestSchema>;
 
+/** A one-time code that pairs one Telegram chat with the user's bot: the chat sends `/start CODE` to @bot. */
 export const TelegramPairingReplySchema = z.object({ code: z.string(), bot: z.string(), expiresAt: z.number() });
 export type TelegramPairingReply = z.infer<typeof TelegramPairingReplySchema>;
 /** A device unpaired. */
@@ -1004,8 +1018,11 @@ export type PushUnsubscribedReply = z.infer<typeof PushUnsubscribedReplySchema>;
 /** A paired page's key (its cookie is in Set-Cookie). */
 export const PairedReplySchema = z.object({ paired: z.literal(true), key: z.string() });
 export type PairedReply = z.infer<typeof PairedReplySchema>;
-/** A page that asks whether it is paired, and is. */
-export const SessionReplySchema = z.object({ paired: z.literal(true) });
+/**
+ * A page that asks whether it is paired, and is: its device's name, and the person it was paired for
+ * (absent: paired with no person named), so that the page can say whose it is.
+ */
+export const SessionReplySchema = z.object({ paired: z.literal(true), device: z.string().optional(), person: PersonNameSchema.optional() });
 export type SessionReply = z.infer<typeof SessionReplySchema>;
 /** The daemon's proof for the command hook (hook-identity.ts). */
 export const HookHelloReplySchema = z.object({ nonce: z.string(), proof: z.string() });

@@ -28,8 +28,8 @@ export class DaemonUnreachable extends CliError {
   }
 }
 
-/** The methods the CLI uses: PUT only for the away switch. */
-export type Method = 'GET' | 'POST' | 'PUT';
+/** The methods the CLI uses: PUT only for the away switch, DELETE only to remove a person. */
+export type Method = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
 export type DaemonClient = {
   baseUrl: string;

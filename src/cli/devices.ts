@@ -1,5 +1,5 @@
-// `askbridge devices`: the paired browsers and Telegram chats (kind, name, when paired, when last
-// seen), and `--revoke ID` to unpair one: a browser's cookie and key stop working and its open pages
+// `askbridge devices`: the paired browsers and Telegram chats (kind, whose once people are defined,
+// name, when paired, when last seen), and `--revoke ID` to unpair one: a browser's cookie and key stop working and its open pages
 // are disconnected at once; a chat is ignored from then on. When the daemon cannot save the change
 // (a full disk), the device stays paired and the command fails.
 import { askbridgeCommand } from '../command-name.js';
@@ -31,13 +31,17 @@ export async function run(io: CommandIo): Promise<void> {
     io.stdout(`No paired devices: \`${askbridgeCommand(io.env)} open\` (this machine), \`${askbridgeCommand(io.env)} pair\` (a phone) or \`${askbridgeCommand(io.env)} pair --telegram\` (a Telegram chat) pairs one.\n`);
     return;
   }
+  // Whose each is, once people are defined (askbridge pair --person NAME): a column only then.
+  const personWidth = Math.max(0, ...devices.map((device) => device.person?.length ?? 0));
   for (const device of devices) {
-    io.stdout(`${device.id}  ${device.kind.padEnd(8)}  ${terminalText(device.name).padEnd(22)}  paired ${when(device.pairedAt)}, last seen ${when(device.lastSeen)}\n`);
+    const person = personWidth === 0 ? '' : `${(device.person ?? '').padEnd(personWidth)}  `;
+    io.stdout(`${device.id}  ${device.kind.padEnd(8)}  ${person}${terminalText(device.name).padEnd(22)}  paired ${whenText(device.pairedAt)}, last seen ${whenText(device.lastSeen)}\n`);
   }
   io.stderr(`Unpair one with: ${askbridgeCommand(io.env)} devices --revoke ID\n`);
 }
 
-function when(at: number): string {
+/** When, for a person: "just now", "5 min ago", "3 h ago", or the day. */
+export function whenText(at: number): string {
   if (at === 0) return 'before askbridge kept track';
   const minutes = Math.round((Date.now() - at) / 60_000);
   if (minutes < 1) return 'just now';

@@ -3,7 +3,7 @@
 // settled. Node 20 has no WebSocket of its own, hence the `ws` package. The token goes only to a
 // daemon that has first proven it holds it (client.ts), as for every other request.
 import WebSocket from 'ws';
-import { describeSource, type HistoryLine, type HistorySource } from '../history-file.js';
+import { deciderWords, describeSource, lineDeciderWords, type HistoryLine, type HistorySource } from '../history-file.js';
 import { agentName } from '../agents.js';
 import { checkShape, ServerMessageSchema, STOPPING_CLOSE_CODE, type AskStatus, type AskView, type ServerMessage } from '../protocol.js';
 import { policyReason } from '../settlement.js';
@@ -104,7 +104,8 @@ function daemonGone(why: string): CliError {
 }
 
 /**
- * How a settled question ended, as a sentence part: "answered by a person (page)", "withdrawn,
+ * How a settled question ended, as a sentence part: "answered by a person (page)" ("answered by
+ * alice on Pixel 8 (page)" once people are defined), "withdrawn,
  * Claude Code stopped waiting (Esc or its own timeout)", "withdrawn, the session ended"; a
  * permission's "allowed by a person (cli)", "answered in the terminal"; the end of a turn's "replied
  * by a person (cli): Claude went on", "the person typed in the terminal: their prompt went to
@@ -114,7 +115,8 @@ function daemonGone(why: string): CliError {
 export function settledText(question: AskView): string {
   const { source, detail } = describeSource(question);
   const kind = question.turnEnd ? 'turn-end' : question.terminalWait ? 'terminal-wait' : 'question';
-  return settledWords(source, detail, { kind, status: question.status, sessionEnded: question.source?.kind === 'session-ended', inTerminal: question.source?.kind === 'terminal', agent: agentName(question.agent ?? 'claude-code'), responded: question.elicitationResult?.action });
+  const who = question.source?.kind === 'person' ? deciderWords(question.source) : undefined;
+  return settledWords(source, detail, { kind, who, status: question.status, sessionEnded: question.source?.kind === 'session-ended', inTerminal: question.source?.kind === 'terminal', agent: agentName(question.agent ?? 'claude-code'), responded: question.elicitationResult?.action });
 }
 
 /** The same words for a question known only from its line in history.jsonl (a wait in the terminal is never written there). */
@@ -122,7 +124,7 @@ export function settledLineText(line: HistoryLine): string {
   // describeSource (history-file.ts) writes these details for a question its session's end withdrew,
   // for a permission given in Claude Code's own dialog, and for a turn's end the person typed past.
   const inTerminal = line.detail === ANSWERED_IN_TERMINAL || (line.turnEnd !== undefined && line.source === 'terminal' && line.status === 'cancelled');
-  return settledWords(line.source, line.detail, { kind: line.turnEnd ? 'turn-end' : 'question', status: line.status, sessionEnded: line.detail === 'the Claude Code session ended', inTerminal, agent: terminalText(agentName(line.agent ?? 'claude-code')), responded: line.elicitation?.result?.action });
+  return settledWords(line.source, line.detail, { kind: line.turnEnd ? 'turn-end' : 'question', who: lineDeciderWords(line), status: line.status, sessionEnded: line.detail === 'the Claude Code session ended', inTerminal, agent: terminalText(agentName(line.agent ?? 'claude-code')), responded: line.elicitation?.result?.action });
 }
 
 /** describeSource's detail for a permission the person gave in Claude Code's own dialog first. */
@@ -132,24 +134,26 @@ const ANSWERED_IN_TERMINAL = 'answered in the terminal';
  * What history does not say in its source: what was asked (a permission is a question here: its
  * status says allowed or denied), the status, which withdrawals these were, the agent whose
  * terminal asks instead (its name, ready for a terminal), and how a person responded to an MCP
- * server's request.
+ * server's request, and who decided once people are defined ("alice on Pixel 8": deciderWords).
  */
-type SettledHow = { kind: 'question' | 'turn-end' | 'terminal-wait'; status: AskStatus; sessionEnded: boolean; inTerminal: boolean; agent: string; responded?: 'accept' | 'decline' | 'cancel' | undefined };
+type SettledHow = { kind: 'question' | 'turn-end' | 'terminal-wait'; who: string | undefined; status: AskStatus; sessionEnded: boolean; inTerminal: boolean; agent: string; responded?: 'accept' | 'decline' | 'cancel' | undefined };
 
 const RESPONDED_WORDS = { accept: 'accepted', decline: 'declined', cancel: 'cancelled' } as const;
 
 function settledWords(source: HistorySource, detail: string | undefined, how: SettledHow): string {
   const why = detail ? ` (${terminalText(detail, '    ')})` : '';
-  if (how.kind === 'turn-end') return turnEndWords(source, why, how);
+  // "a person", or once people are defined who: "alice on Pixel 8" (a device's name, marked).
+  const person = how.who === undefined ? 'a person' : terminalText(how.who);
+  if (how.kind === 'turn-end') return turnEndWords(source, why, how, person);
   if (how.kind === 'terminal-wait' && how.inTerminal) return 'the session moved on';
   if (how.inTerminal) return ANSWERED_IN_TERMINAL;
   if (source === 'grant') return terminalText(detail ?? 'allowed by your grant', '    ');
-  if (how.responded !== undefined && source === 'person') return `${RESPONDED_WORDS[how.responded]} by a person${why}`;
-  if (how.status === 'allowed') return `allowed by a person${why}`;
-  if (how.status === 'denied') return source === 'person' ? `denied by a person${why}` : `denied by the configuration${why}`;
+  if (how.responded !== undefined && source === 'person') return `${RESPONDED_WORDS[how.responded]} by ${person}${why}`;
+  if (how.status === 'allowed') return `allowed by ${person}${why}`;
+  if (how.status === 'denied') return source === 'person' ? `denied by ${person}${why}` : `denied by the configuration${why}`;
   switch (source) {
     case 'person':
-      return `answered by a person${why}`;
+      return `answered by ${person}${why}`;
     case 'rule':
       return `answered by a rule${why}`;
     case 'recommended':
@@ -169,13 +173,13 @@ function settledWords(source: HistorySource, detail: string | undefined, how: Se
 }
 
 /** How the end of a turn ended: a reply (Claude went on), done, or Claude stopped for another reason. */
-function turnEndWords(source: HistorySource, why: string, how: SettledHow): string {
+function turnEndWords(source: HistorySource, why: string, how: SettledHow, person: string): string {
   if (how.inTerminal) return 'the person typed in the terminal: their prompt went to Claude';
   switch (how.status) {
     case 'replied':
-      return `replied by a person${why}: Claude went on`;
+      return `replied by ${person}${why}: Claude went on`;
     case 'done':
-      return source === 'person' ? `done by a person${why}: Claude stopped` : `Claude stopped: ${policyReason('reply-limit')}`;
+      return source === 'person' ? `done by ${person}${why}: Claude stopped` : `Claude stopped: ${policyReason('reply-limit')}`;
     case 'handed-to-terminal':
       return source === 'expired' ? 'nobody replied in time: Claude stopped' : `Claude stopped${why}`;
     case 'cancelled':

@@ -1,6 +1,7 @@
 // `askbridge history`: the finished questions, newest first (as on the page), from history.jsonl in the state directory;
 // with --search, only those that hold the text, as the page's history searches them. A permission
-// or a plan reads as its decision, the call, and who decided: "allowed once · Bash: npm test · by page";
+// or a plan reads as its decision, the call, and who decided: "allowed once · Bash: npm test · by page"
+// ("· by alice on Pixel 8 (page)" once people are defined, who is also named on each entry's first line);
 // a risky one says why under it ("RISKY: force-pushes: …", the reasons its history line keeps).
 // The end of a turn reads as what Claude said last (its start, in one line), how it ended ("replied
 // by a person (cli): Claude went on"), and the person's reply, quoted. A question from another agent
@@ -8,7 +9,7 @@
 // A decision a relay has not delivered yet says "answered, not yet delivered"; one it never can, "not delivered: WHY".
 import { parseArgs } from 'node:util';
 import { getOwn } from '../answers.js';
-import { deliveryText, historyMatching, readHistoryTail, type HistoryLine } from '../history-file.js';
+import { deliveryText, historyMatching, lineDeciderWords, readHistoryTail, type HistoryLine } from '../history-file.js';
 import { agentName } from '../agents.js';
 import { terminalJson, terminalText } from '../visible-text.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
@@ -30,7 +31,9 @@ export async function run(io: CommandIo): Promise<void> {
   for (const line of lines) {
     // Model text (and anything else read back from the file) is shown with its invisible characters marked.
     const agent = line.agent && line.agent !== 'claude-code' ? `  asked by ${terminalText(agentName(line.agent))}` : '';
-    io.stdout(`${terminalText(line.finishedAt)}  ${terminalText(line.source)}${line.detail ? ` (${terminalText(line.detail, '  ')})` : ''}  ${terminalText(line.project, '  ')}${agent}\n`);
+    // Who decided, once people are defined: "by alice on Pixel 8".
+    const who = lineDeciderWords(line);
+    io.stdout(`${terminalText(line.finishedAt)}  ${terminalText(line.source)}${line.detail ? ` (${terminalText(line.detail, '  ')})` : ''}${who === undefined ? '' : `  by ${terminalText(who)}`}  ${terminalText(line.project, '  ')}${agent}\n`);
     // A relayed decision that has not reached its agent says so; an undeliverable one says why (its error).
     const delivery = deliveryText(line);
     if (delivery) io.stdout(`  ${terminalText(delivery, '    ')}\n`);
@@ -72,7 +75,8 @@ function printElicitation(io: CommandIo, line: HistoryLine, elicitation: NonNull
  */
 function approvalOutcome(line: HistoryLine, approval: NonNullable<HistoryLine['approval']>): string {
   if (line.decision) {
-    const by = line.source === 'person' && line.detail ? ` · by ${line.detail}` : '';
+    const who = lineDeciderWords(line);
+    const by = line.source === 'person' && line.detail ? ` · by ${who === undefined ? line.detail : `${who} (${line.detail})`}` : '';
     return `${decidedText(approval.toolName, approval.target, line.decision)}${by}`;
   }
   return `${undecidedText(line)} · ${toolLine(approval.toolName, approval.target)}`;

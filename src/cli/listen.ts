@@ -41,7 +41,7 @@ export async function run(io: CommandIo): Promise<number> {
   return 0;
 }
 
-/** One JSON object a line: the ask as the daemon shows it, and for a settled one who or what settled it. */
+/** One JSON object a line: the ask as the daemon shows it, and for a settled one who or what settled it (the person and their device, once people are defined). */
 function jsonLine(happening: Happening, ask: AskView): string {
   const settled = happening === 'resolved' ? describeSource(ask) : undefined;
   const line = {
@@ -49,7 +49,7 @@ function jsonLine(happening: Happening, ask: AskView): string {
     id: ask.id,
     sessionId: ask.sessionId,
     status: ask.status,
-    ...(settled ? { by: settled.source, ...(settled.detail ? { detail: settled.detail } : {}) } : {}),
+    ...(settled ? { by: settled.source, ...(settled.detail ? { detail: settled.detail } : {}), ...(settled.person === undefined ? {} : { person: settled.person }), ...(settled.device === undefined ? {} : { device: settled.device }) } : {}),
     ask,
   };
   return `${terminalJson(line)}\n`;

@@ -48,12 +48,17 @@ const COMMANDS: Record<string, Command> = {
     load: () => import('./service.js') },
   stop: { usage: '', summary: 'stop the running daemon and wait until it has exited (waiting questions go back to the terminal)', load: () => import('./stop.js') },
   status: { usage: '[--json]', summary: 'is the daemon running (pid, port, url, pending count, whether you are away), and if it cannot be used, why', load: () => import('./status.js') },
-  open: { usage: '[--print]', summary: 'print a one-time link that pairs a browser, and open it', load: () => import('./open.js') },
+  open: { usage: '[--print] [--person NAME]', summary: "print a one-time link that pairs a browser, and open it; --person: the browser is that person's", load: () => import('./open.js') },
   grants: { usage: '[--json] | --revoke ID|all', summary: 'the live grants (allow the same request for a while) and the time each has left; --revoke ends one or all at once', load: () => import('./grants.js') },
-  devices: { usage: '[--json] | --revoke ID', summary: 'the paired browsers and Telegram chats, and when each was last seen; --revoke unpairs one at once', load: () => import('./devices.js') },
+  devices: { usage: '[--json] | --revoke ID', summary: 'the paired browsers and Telegram chats, whose each is, and when each was last seen; --revoke unpairs one at once', load: () => import('./devices.js') },
+  people: {
+    usage: 'add NAME [--group G ...] | list [--json] | remove NAME',
+    summary: 'the people askbridge knows (none: it serves one person, you): add one, in groups a route can name; list each with their groups, devices and Telegram chats; remove one, which unpairs every device and chat of theirs at once',
+    load: () => import('./people.js'),
+  },
   pair: {
-    usage: '[--no-qr] | --telegram',
-    summary: 'print a one-time link and its QR code that pair a phone or another machine (through the public URL); --telegram: a one-time code that pairs a Telegram chat with your bot',
+    usage: '[--no-qr] [--person NAME] | --telegram [--person NAME]',
+    summary: "print a one-time link and its QR code that pair a phone or another machine (through the public URL); --telegram: a one-time code that pairs a Telegram chat with your bot; --person: the device or chat is that person's (see people)",
     load: () => import('./pair.js'),
   },
   install: {

@@ -1,15 +1,18 @@
+// `askbridge open`: a one-time link that pairs a browser on this machine, printed and opened
+// (`--print`: only printed); `--person NAME`: the browser it pairs is that person's.
 import { spawn } from 'node:child_process';
 import { parseArgs } from 'node:util';
 import { PairingReplySchema } from '../protocol.js';
 import { connectToDaemon } from './client.js';
-import { CliError, type CommandIo } from './command.js';
+import type { CommandIo } from './command.js';
+import { pairingBody, pairingRefused } from './pair.js';
 import { readReply } from './replies.js';
 
 export async function run(io: CommandIo): Promise<void> {
-  const { values } = parseArgs({ args: io.argv, options: { print: { type: 'boolean', default: false } }, strict: true });
+  const { values } = parseArgs({ args: io.argv, options: { print: { type: 'boolean', default: false }, person: { type: 'string' } }, strict: true });
   const daemon = connectToDaemon(io.env);
-  const response = await daemon.request('POST', '/api/pairings', {});
-  if (response.status !== 200) throw new CliError(`the daemon refused a pairing link (${response.status})`);
+  const response = await daemon.request('POST', '/api/pairings', pairingBody(values.person));
+  if (response.status !== 200) throw pairingRefused(response);
   const url = readReply(PairingReplySchema, response.body, 'pairing link').links.local;
   io.stdout(`${url}\n`);
   if (!values.print) openInBrowser(url);

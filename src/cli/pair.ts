@@ -2,12 +2,13 @@
 // public URL. Without one, a phone cannot open any link askbridge could give (the daemon listens on
 // loopback only): no QR code then, but what to do, and a link for another browser on this machine.
 // The code works once, for ten minutes. `--telegram`: a one-time code that pairs a Telegram chat with
-// the bot of the user config (the chat sends `/start CODE` to it).
+// the bot of the user config (the chat sends `/start CODE` to it). `--person NAME`: the device or
+// chat it pairs is that person's (one askbridge knows: `askbridge people add`).
 import { parseArgs } from 'node:util';
 import { renderUnicodeCompact } from 'uqr';
 import { askbridgeCommand } from '../command-name.js';
 import { userConfigPath } from '../config.js';
-import { ErrorReplySchema, PairingReplySchema, TelegramPairingReplySchema } from '../protocol.js';
+import { ErrorReplySchema, PairingReplySchema, TelegramPairingReplySchema, type PairingRequest } from '../protocol.js';
 import { publicUrlNotes, PublicUrlStatusSchema } from '../public-url-status.js';
 import { connectToDaemon } from './client.js';
 import { markInvisible } from '../visible-text.js';
@@ -18,10 +19,11 @@ import { readReply } from './replies.js';
 const PairingWithStatusSchema = PairingReplySchema.extend({ publicUrl: PublicUrlStatusSchema.optional() });
 
 export async function run(io: CommandIo): Promise<void> {
-  const { values } = parseArgs({ args: io.argv, options: { 'no-qr': { type: 'boolean', default: false }, telegram: { type: 'boolean', default: false } }, strict: true });
-  if (values.telegram) return pairTelegram(io);
-  const response = await connectToDaemon(io.env).request('POST', '/api/pairings', {});
-  if (response.status !== 200) throw new CliError(`the daemon refused a pairing link (${response.status})`);
+  const { values } = parseArgs({ args: io.argv, options: { 'no-qr': { type: 'boolean', default: false }, telegram: { type: 'boolean', default: false }, person: { type: 'string' } }, strict: true });
+  const body = pairingBody(values.person);
+  if (values.telegram) return pairTelegram(io, body);
+  const response = await connectToDaemon(io.env).request('POST', '/api/pairings', body);
+  if (response.status !== 200) throw pairingRefused(response);
   const { links, publicUrl: status } = readReply(PairingWithStatusSchema, response.body, 'pairing link');
   for (const note of status ? publicUrlNotes(status) : []) io.stderr(`${note}\n`);
   if (!links.public) {
@@ -45,8 +47,8 @@ export async function run(io: CommandIo): Promise<void> {
 }
 
 /** A code for `/start CODE` in the chat to pair; without a bot in the user config, what to put there. */
-async function pairTelegram(io: CommandIo): Promise<void> {
-  const response = await connectToDaemon(io.env).request('POST', '/api/pairings/telegram', {});
+async function pairTelegram(io: CommandIo, body: PairingRequest): Promise<void> {
+  const response = await connectToDaemon(io.env).request('POST', '/api/pairings/telegram', body);
   if (response.status === 409) {
     throw new CliError(
       [
@@ -56,10 +58,18 @@ async function pairTelegram(io: CommandIo): Promise<void> {
       ].join('\n'),
     );
   }
-  if (response.status !== 200) {
-    const refusal = ErrorReplySchema.safeParse(response.body);
-    throw new CliError(`no Telegram pairing code: ${refusal.success ? markInvisible(refusal.data.error.message) : `the daemon answered ${response.status}`}`);
-  }
+  if (response.status !== 200) throw pairingRefused(response, 'no Telegram pairing code');
   const { code, bot } = readReply(TelegramPairingReplySchema, response.body, 'Telegram pairing code');
   io.stdout(`Send this to @${markInvisible(bot)} in Telegram within 10 minutes: /start ${code}\n`);
+}
+
+/** The pairing's body: whose device it makes (`--person NAME`), or nobody's. */
+export function pairingBody(person: string | undefined): PairingRequest {
+  return person === undefined ? {} : { person };
+}
+
+/** The daemon's refusal, in its words: an unknown person names the people it knows (exit 2, as a wrong name is). */
+export function pairingRefused(response: { status: number; body: unknown }, what = 'no pairing link'): CliError {
+  const refusal = ErrorReplySchema.safeParse(response.body);
+  return new CliError(`${what}: ${refusal.success ? markInvisible(refusal.data.error.message) : `the daemon answered ${response.status}`}`, response.status === 400 ? 2 : 1);
 }

@@ -29,6 +29,7 @@ import { pushRoutes } from './routes/push.js';
 import { oneTapRoutes } from './routes/one-tap.js';
 import { statusRoutes } from './routes/status.js';
 import { grantRoutes } from './routes/grants.js';
+import { peopleRoutes } from './routes/people.js';
 
 /** A WebSocket closed because the address it came through is no longer accepted (policy violation). */
 const ADDRESS_GONE_CLOSE_CODE = 1008;
@@ -68,7 +69,7 @@ export async function buildApp(deps: AppDeps) {
     const address = app.server.address();
     return typeof address === 'object' && address !== null ? address.port : deps.port;
   };
-  const auth = createAuth({ token: deps.token, port: listeningPort, publicUrl: deps.publicUrl, pageSessionStore: deps.pageSessionStore, holdsIpv6: deps.holdsIpv6, now: deps.now });
+  const auth = createAuth({ token: deps.token, port: listeningPort, publicUrl: deps.publicUrl, pageSessionStore: deps.pageSessionStore, holdsIpv6: deps.holdsIpv6, isKnownPerson: deps.people && ((person) => deps.people?.get(person) !== undefined), now: deps.now });
   const watchers: Watchers = { sockets: new Set(), deviceOf: new WeakMap(), hostOf: new WeakMap(), visible: new Set(), visibilityListeners: new Set() };
 
   const refusals = createRefusalTally((fields, message) => app.log.warn(fields, message));
@@ -151,6 +152,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(statusRoutes, context);
   await app.register(sessionRoutes, context);
   await app.register(grantRoutes, context);
+  await app.register(peopleRoutes, context);
   await app.register(pageRoutes, { folder: deps.pageFolder, command: deps.command });
 
   app.decorate('askbridge', {

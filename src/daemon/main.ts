@@ -201,6 +201,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     store,
     grants,
     chatsFile: stateDir.paths.telegramChats,
+    isKnownPerson: (person) => people.get(person) !== undefined,
     // Only a link a phone can open: never a loopback one.
     publicLink: (askId) => {
       const reachable = publicUrlSetting.url();

@@ -38,6 +38,7 @@ const EXTEND_EVERY_MS = 20_000;
 
 const ui = {
   conn: byId('conn'),
+  whoami: byId('whoami'),
   connText: byId('conn-text'),
   banner: byId('banner'),
   bannerText: byId('banner-text'),
@@ -248,7 +249,18 @@ async function learnOutcome(/** @type {string} */ id) {
 const connection = createConnection({
   onMessage,
   onState: (state, detail) => setConn(state, detail ?? null),
+  onSession: showWhoAmI,
 });
+
+/**
+ * Whose device this page is, discreetly in the header: "alice · Firefox on Linux". Only once people
+ * are defined (the daemon names a person); before, nothing changes.
+ * @param {import('../protocol.js').SessionReply} session
+ */
+function showWhoAmI(session) {
+  ui.whoami.hidden = session.person === undefined;
+  ui.whoami.textContent = session.person === undefined ? '' : markInvisible([session.person, session.device].filter(Boolean).join(' · '));
+}
 
 /** @param {ServerMessage} message */
 function onMessage(message) {

@@ -10,6 +10,7 @@ import { checkSession, errorMessage, forgetPageKey, keepPageKey, PAGE_KEY_PROTOC
 
 /** @typedef {import('../protocol.js').ServerMessage} ServerMessage */
 /** @typedef {import('../protocol.js').PageMessage} PageMessage */
+/** @typedef {import('../protocol.js').SessionReply} SessionReply */
 
 const BACKOFF_MIN_MS = 500;
 const BACKOFF_MAX_MS = 5000;
@@ -20,7 +21,8 @@ const NORMAL_CLOSE_CODE = 1000;
  * `live`: the snapshot is in; `reconnecting`: paired, the daemon is away for now; `offline`: never
  * reached it; `unpaired`: this page has no pairing (detail says why, when known).
  * @typedef {'connecting' | 'live' | 'reconnecting' | 'offline' | 'unpaired'} ConnState
- * @typedef {{ onMessage(message: ServerMessage): void; onState(state: ConnState, detail?: string | null): void }} ConnectionHandlers
+ * `onSession`: the pairing, as the daemon knows it (whose device this page is).
+ * @typedef {{ onMessage(message: ServerMessage): void; onState(state: ConnState, detail?: string | null): void; onSession(session: SessionReply): void }} ConnectionHandlers
  */
 
 /** @param {ConnectionHandlers} handlers */
@@ -62,6 +64,7 @@ export function createConnection(handlers) {
       // An old cookie may still be good even when the link was not: the session decides.
       if (session.ok) {
         paired = true;
+        handlers.onSession(session.data);
         // A page paired before its worker kept a copy of the key gets one now.
         const key = pageKey();
         if (key) keepPageKey(key);

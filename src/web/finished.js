@@ -24,9 +24,14 @@ const PLACES = { cli: 'from the CLI', telegram: 'from Telegram', ntfy: 'from an 
 
 /**
  * @param {Record<string, any>} source
- * @returns {string} where, e.g. "from Telegram"; another page is "in another tab"
+ * @returns {string} where, e.g. "from Telegram"; another page is "in another tab"; once people are
+ *   defined, who and where: "by alice on Pixel 8", "by carol from Telegram" (the daemon's deciderWords)
  */
 function placeOf(source) {
+  if (typeof source.person === 'string') {
+    if (source.client === 'telegram') return `by ${source.person} from Telegram`;
+    return typeof source.device === 'string' ? `by ${source.person} on ${source.device}` : `by ${source.person}`;
+  }
   return Object.hasOwn(PLACES, source.client) ? PLACES[/** @type {keyof typeof PLACES} */ (source.client)] : 'in another tab';
 }
 

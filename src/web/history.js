@@ -103,6 +103,18 @@ function countText(count, searched) {
   return count === LIMIT ? `The newest ${LIMIT} ${what}` : `${count} ${what}`;
 }
 
+/**
+ * Who decided, once people are defined: " by alice on Pixel 8", " by carol from Telegram" (the
+ * daemon's lineDeciderWords); nothing without a person.
+ * @param {HistoryLine} entry
+ */
+function deciderNode(entry) {
+  if (entry.person === undefined) return null;
+  // History's detail names the client a person used: "telegram", or "person via telegram".
+  const where = entry.detail?.endsWith('telegram') ? ' from Telegram' : entry.device === undefined ? '' : ` on ${entry.device}`;
+  return h('span', { class: 'history-by' }, ' by ', visibleNodes(`${entry.person}${where}`));
+}
+
 /** @param {HistoryLine} entry */
 function entryNode(entry) {
   const answers = entry.answers ?? {};
@@ -131,7 +143,7 @@ function entryNode(entry) {
       h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }),
       h('span', { class: 'history-agent' }, visibleNodes(who)),
       h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }),
-      h('span', { class: 'history-source' }, source, detail ? h('span', { class: 'history-detail' }, ' (', visibleNodes(detail), ')') : null),
+      h('span', { class: 'history-source' }, source, detail ? h('span', { class: 'history-detail' }, ' (', visibleNodes(detail), ')') : null, deciderNode(entry)),
       h('span', { class: 'sep', 'aria-hidden': 'true', text: '·' }),
       h('time', { datetime: Number.isNaN(when.getTime()) ? null : when.toISOString(), text: Number.isNaN(when.getTime()) ? '' : when.toLocaleString() }),
     ),

@@ -361,7 +361,7 @@ describe.skipIf(!chromiumState.available)('the page as an inbox', () => {
     expect(csv.suggestedFilename()).toBe('askbridge-history.csv');
     const csvText = await readFile((await csv.path())!, 'utf8');
     const [header, ...rows] = csvText.trim().split('\r\n');
-    expect(header).toBe('finished,asked,project,session,asker,machine,status,source,detail,header,question,answer,note,tool,target,decision,suggestion,message,interrupt,said,reply,delivery,risk');
+    expect(header).toBe('finished,asked,project,session,asker,machine,status,source,detail,person,device,header,question,answer,note,tool,target,decision,suggestion,message,interrupt,said,reply,delivery,risk');
     expect(rows.some((row) => row.includes('/home/alice/projects/ledger') && row.includes(',SQLite,'))).toBe(true);
     const [json] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export JSON' }).click()]);
     const exported = JSON.parse(await readFile((await json.path())!, 'utf8')) as { entries: Array<{ id: string; project: string }> };

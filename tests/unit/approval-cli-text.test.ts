@@ -112,6 +112,9 @@ describe('a decision in words', () => {
     const view = (more: Partial<AskView>): AskView => askView({ id: 'x', sessionId: 's', toolUseId: 'permission-x', cwd: '/p', createdAt: 0, expiresAt: 1, timeout: { action: 'terminal', summary: '' }, status: 'pending', questions: [], approval: bash, ...more });
     expect(settledText(view({ status: 'allowed', source: { kind: 'person', client: 'page' }, decision: { behavior: 'allow' } }))).toBe('allowed by a person (page)');
     expect(settledText(view({ status: 'denied', source: { kind: 'person', client: 'cli' }, decision: { behavior: 'deny' } }))).toBe('denied by a person (cli)');
+    expect(settledText(view({ status: 'allowed', source: { kind: 'person', client: 'page', person: 'alice', device: 'Pixel 8' }, decision: { behavior: 'allow' } }))).toBe('allowed by alice on Pixel 8 (page)');
+    const alices: HistoryLine = { id: 'y', sessionId: 's', toolUseId: 'permission-y', project: '/p', askedAt: '', finishedAt: '', status: 'allowed', source: 'person', detail: 'telegram', person: 'carol', device: 'Telegram: @carol', questions: [], approval: { toolName: 'Bash', target: 'npm test' } };
+    expect(settledLineText(alices)).toBe('allowed by carol from Telegram (telegram)');
     expect(settledText(view({ status: 'denied', source: { kind: 'policy', action: 'decline', trigger: 'nobody-watching' }, decision: { behavior: 'deny' } }))).toBe('denied by the configuration (nobody-watching)');
     expect(settledText(view({ status: 'cancelled', source: { kind: 'terminal' } }))).toBe('answered in the terminal');
     const line: HistoryLine = { id: 'x', sessionId: 's', toolUseId: 'permission-x', project: '/p', askedAt: '', finishedAt: '', status: 'cancelled', source: 'terminal', detail: 'answered in the terminal', questions: [], approval: { toolName: 'Bash', target: 'npm test' } };

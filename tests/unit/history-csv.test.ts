@@ -41,10 +41,10 @@ describe('history as CSV', () => {
     expect(rows[0]).toEqual([...HISTORY_CSV_COLUMNS]);
     const noDecision = ['', '', '', '', '', '', '', '', '', ''];
     expect(rows.slice(1)).toEqual([
-      [two.finishedAt, two.askedAt, "'-rf /", 'session-1', 'mcp:Codex', 'laptop', 'answered', 'person', 'page', 'DB, first', 'Which "database"?', 'SQLite, embedded', 'keep it\nboring', ...noDecision],
-      [two.finishedAt, two.askedAt, "'-rf /", 'session-1', 'mcp:Codex', 'laptop', 'answered', 'person', 'page', "'@once", "'=cmd|/c calc", "'+ yes\r\nreally", '', ...noDecision],
-      [failed.finishedAt, failed.askedAt, '/home/alice/shop', 'session-2', 'claude-code', '', 'failed', 'failed', 'an answer from the page could not be delivered: too deep', 'Database', 'Which database, take 2?', '', '', ...noDecision],
-      [lost.finishedAt, lost.askedAt, '', '', 'claude-code', '', 'cancelled', 'lost', '4 finished question(s) could not be recorded (ENOSPC)', '', '', '', '', ...noDecision],
+      [two.finishedAt, two.askedAt, "'-rf /", 'session-1', 'mcp:Codex', 'laptop', 'answered', 'person', 'page', '', '', 'DB, first', 'Which "database"?', 'SQLite, embedded', 'keep it\nboring', ...noDecision],
+      [two.finishedAt, two.askedAt, "'-rf /", 'session-1', 'mcp:Codex', 'laptop', 'answered', 'person', 'page', '', '', "'@once", "'=cmd|/c calc", "'+ yes\r\nreally", '', ...noDecision],
+      [failed.finishedAt, failed.askedAt, '/home/alice/shop', 'session-2', 'claude-code', '', 'failed', 'failed', 'an answer from the page could not be delivered: too deep', '', '', 'Database', 'Which database, take 2?', '', '', ...noDecision],
+      [lost.finishedAt, lost.askedAt, '', '', 'claude-code', '', 'cancelled', 'lost', '4 finished question(s) could not be recorded (ENOSPC)', '', '', '', '', '', '', ...noDecision],
     ]);
   });
 
@@ -55,13 +55,19 @@ describe('history as CSV', () => {
     const denied = line(6, { ...approval, status: 'denied', approval: { toolName: 'Bash', target: '=rm -rf /' }, decision: { behavior: 'deny', message: 'not on main', interrupt: true } });
     const replied = line(7, { questions: [], answers: undefined, status: 'replied', turnEnd: { said: 'Done: the parser is split.' }, reply: 'now the tests, please' });
     const rows = parseCsv(historyCsv([allowedAlways, allowedOnce, denied, replied]));
-    const decisionCells = (row: string[] | undefined) => Object.fromEntries(HISTORY_CSV_COLUMNS.map((column, index) => [column, row?.[index]] as const).slice(13));
+    const decisionCells = (row: string[] | undefined) => Object.fromEntries(HISTORY_CSV_COLUMNS.map((column, index) => [column, row?.[index]] as const).slice(HISTORY_CSV_COLUMNS.indexOf('tool')));
     expect(rows.slice(1).map(decisionCells)).toEqual([
       { tool: 'Bash', target: 'npm test', decision: 'allow', suggestion: 'Always allow `Bash(npm test *)` in this project', message: '', interrupt: '', said: '', reply: '', delivery: '', risk: '' },
       { tool: 'Edit', target: 'src/a.ts', decision: 'allow', suggestion: '', message: '', interrupt: '', said: '', reply: '', delivery: '', risk: 'writes to a .env file, where secrets live (~/shop/.env); other' },
       { tool: 'Bash', target: "'=rm -rf /", decision: 'deny', suggestion: '', message: 'not on main', interrupt: 'yes', said: '', reply: '', delivery: '', risk: '' },
       { tool: '', target: '', decision: '', suggestion: '', message: '', interrupt: '', said: 'Done: the parser is split.', reply: 'now the tests, please', delivery: '', risk: '' },
     ]);
+  });
+
+  it('names who decided: the person and the device or chat they decided from', () => {
+    const rows = parseCsv(historyCsv([line(11, { person: 'alice', device: 'Firefox on Linux' }), line(12, { person: 'carol', device: 'Telegram: @carol', detail: 'telegram' }), line(13, {})]));
+    const who = (row: string[] | undefined) => [row?.[HISTORY_CSV_COLUMNS.indexOf('person')], row?.[HISTORY_CSV_COLUMNS.indexOf('device')]];
+    expect(rows.slice(1).map(who)).toEqual([['alice', 'Firefox on Linux'], ['carol', 'Telegram: @carol'], ['', '']]);
   });
 
   it('says whether a relayed decision reached its agent', () => {

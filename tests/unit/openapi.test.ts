@@ -33,6 +33,8 @@ const ROUTES = {
   '/api/history': ['get'],
   '/api/pairings': ['post'],
   '/api/pairings/telegram': ['post'],
+  '/api/people': ['get', 'post'],
+  '/api/people/{name}': ['delete'],
   '/api/pair': ['post'],
   '/api/session': ['get'],
   '/api/devices': ['get'],

@@ -18,6 +18,18 @@ afterEach(() => {
 });
 
 describe('telegram chats', () => {
+  it("pairs a chat as a person's, and no longer heeds it once askbridge does not know that person", () => {
+    const known = new Set(['carol']);
+    const chats = createChats({ file: chatsFile(), isKnownPerson: (person) => known.has(person) });
+    const paired = chats.pair(chats.createCode('carol').code, { chatId: 42, userId: 42, name: 'Telegram: @carol' });
+    expect(paired).toMatchObject({ kind: 'paired', chat: { person: 'carol' } });
+    expect(chats.isPaired(42)).toBe(true);
+    known.delete('carol');
+    expect(chats.isPaired(42)).toBe(false);
+    expect(chats.personOf(42)).toBeUndefined();
+    expect(chats.list()).toEqual([]);
+  });
+
   it('pairs a chat once per code, keeps it on disk 0600 without the code, and forgets it when revoked', () => {
     const file = chatsFile();
     const chats = createChats({ file });

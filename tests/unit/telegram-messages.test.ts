@@ -134,4 +134,10 @@ describe('telegram messages', () => {
     expect(settledLine({ status: 'cancelled', source: { kind: 'person', client: 'telegram' }, elicitationResult: { action: 'cancel' } })).toBe('Cancelled from Telegram');
     expect(settledLine({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger: 'timeout' } })).toBe('Handed to the terminal by the policy: nobody answered in time');
   });
+
+  it('names the person and their device once people are defined', () => {
+    expect(settledLine({ status: 'allowed', source: { kind: 'person', client: 'page', person: 'alice', device: 'Pixel 8\u202E' } })).toBe('Allowed by alice on Pixel 8[U+202E]');
+    expect(settledLine({ status: 'answered', source: { kind: 'person', client: 'telegram', person: 'carol', device: 'Telegram: @carol' } })).toBe('Answered by carol from Telegram');
+    expect(settledLine({ status: 'answered', source: { kind: 'person', client: 'page', device: 'Pixel 8' } })).toBe('Answered on the page');
+  });
 });

@@ -8,7 +8,7 @@ import { approvalTarget } from '../../approvals.js';
 import { shorten } from '../../shorten.js';
 
 export function historyLineOf(view: AskView): HistoryLine {
-  const { source, detail } = describeSource(view);
+  const { source, detail, person, device } = describeSource(view);
   return {
     id: view.id,
     sessionId: view.sessionId,
@@ -22,6 +22,8 @@ export function historyLineOf(view: AskView): HistoryLine {
     status: view.status,
     source,
     ...(detail ? { detail } : {}),
+    ...(person === undefined ? {} : { person }),
+    ...(device === undefined ? {} : { device }),
     questions: view.questions.map(({ question, header }) => ({ question, header })),
     ...(view.answers ? { answers: view.answers } : {}),
     ...(view.notes ? { notes: view.notes } : {}),

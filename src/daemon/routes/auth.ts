@@ -70,6 +70,11 @@ export type AuthOptions = {
   pageSessionStore?: PageSessionStore;
   /** Whether the daemon holds [::1] too; if not, that name is refused. */
   holdsIpv6?: () => boolean;
+  /**
+   * Whether askbridge still knows a person (people.ts): a page paired for someone removed is not
+   * paired, even should its unpairing not have reached the disk. Absent: every person is known.
+   */
+  isKnownPerson?: (person: string) => boolean;
   now?: () => number;
 };
 
@@ -154,6 +159,7 @@ export function createAuth(options: AuthOptions) {
     }
     const key = pageKeyOf(request);
     if (key === undefined || !sameSecret(sha256(key), session.keyHash)) return undefined;
+    if (session.person !== undefined && options.isKnownPerson?.(session.person) === false) return undefined;
     session.lastSeen = now();
     if (session.lastSeen - lastSeenSavedAt > LAST_SEEN_SAVE_MS) {
       lastSeenSavedAt = session.lastSeen;

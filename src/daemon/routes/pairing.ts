@@ -10,6 +10,7 @@ import { PublicUrlStatusSchema } from '../../public-url-status.js';
 import type { RouteContext } from './context.js';
 import type { Principal } from './auth.js';
 import { deviceNameOf } from '../device-name.js';
+import { deciderOf } from './decider.js';
 import { HttpError } from '../errors.js';
 
 /** The links, and the public URL as the daemon holds it (`askbridge pair` says where it comes from, or how to set one). */
@@ -97,7 +98,11 @@ export const pairingRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { 
   /** Lets the page tell "not paired" apart from "daemon down" before it opens the WebSocket. */
   app.get(
     '/api/session',
-    { config: { access: 'page' }, schema: { summary: 'Is this page paired?', response: { 200: SessionReplySchema, '4xx': ErrorReplySchema } } },
-    async () => ({ paired: true as const }),
+    { config: { access: 'page' }, schema: { summary: 'Is this page paired, and as whose device?', response: { 200: SessionReplySchema, '4xx': ErrorReplySchema } } },
+    // From the pairing alone, as every decision of this page is recorded (decider.ts).
+    async (request) => {
+      const { device, person } = deciderOf(request, auth);
+      return { paired: true as const, ...(device === undefined ? {} : { device }), ...(person === undefined ? {} : { person }) };
+    },
   );
 };

@@ -42,6 +42,8 @@ export type TelegramOptions = {
   log: TelegramLog;
   /** How long a long poll waits for updates (tests may shorten it). */
   pollSeconds?: number;
+  /** Whether askbridge still knows a person: a chat paired for someone removed is not paired (chats.ts). */
+  isKnownPerson?: (person: string) => boolean;
 };
 
 /** What `askbridge pair --telegram` gets: a code, or why there is none. */
@@ -78,6 +80,7 @@ export function createTelegram(options: TelegramOptions) {
   const { store, log } = options;
   const chats = createChats({
     file: options.chatsFile,
+    isKnownPerson: options.isKnownPerson,
     onUnreadable: (reason) => log.warn({ path: options.chatsFile, reason }, 'the paired Telegram chats could not be read: none is paired until one pairs again'),
     onUnknownPerson: (chat) =>
       log.warn(

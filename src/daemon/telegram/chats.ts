@@ -38,6 +38,11 @@ export type ChatsOptions = {
   onUnreadable?: (reason: string) => void;
   /** Told of each group paired before askbridge kept who paired it: no longer paired, until it pairs again. */
   onUnknownPerson?: (chat: Pick<PairedChat, 'id' | 'chatId'>) => void;
+  /**
+   * Whether askbridge still knows a person (people.ts): a chat paired for someone removed is not
+   * paired, even should its unpairing not have reached the disk. Absent: every person is known.
+   */
+  isKnownPerson?: (person: string) => boolean;
 };
 
 export function createChats(options: ChatsOptions) {
@@ -46,6 +51,8 @@ export function createChats(options: ChatsOptions) {
   const guesses = new Map<number, number[]>(); // chat id -> times of its wrong codes
   let chats = load();
   let lastSeenSavedAt = now();
+  /** The chats that count as paired: those of a person askbridge knows, or of nobody named. */
+  const heeded = () => chats.filter((chat) => chat.person === undefined || options.isKnownPerson?.(chat.person) !== false);
 
   function load(): PairedChat[] {
     let raw: string;
@@ -127,10 +134,10 @@ export function createChats(options: ChatsOptions) {
       return { kind: 'paired', chat };
     },
 
-    isPaired: (chatId: number) => chats.some((chat) => chat.chatId === chatId),
+    isPaired: (chatId: number) => heeded().some((chat) => chat.chatId === chatId),
 
     /** The person whose presses and replies decide in this chat; undefined when it is not paired. */
-    personOf: (chatId: number) => chats.find((chat) => chat.chatId === chatId)?.userId,
+    personOf: (chatId: number) => heeded().find((chat) => chat.chatId === chatId)?.userId,
 
     /** The chat was heard from: its last-seen time, written now and then. */
     seen(chatId: number): void {
@@ -148,7 +155,7 @@ export function createChats(options: ChatsOptions) {
 
     /** Every paired chat, most recently seen first. */
     list(): PairedChat[] {
-      return [...chats].sort((a, b) => b.lastSeen - a.lastSeen);
+      return heeded().sort((a, b) => b.lastSeen - a.lastSeen);
     },
 
     /** Unpairs a chat by its device id, once the list without it is on disk. */

@@ -15,7 +15,8 @@ import { PLAN_TOOL, toolTitle } from '../../approvals.js';
 import { speakerOf, toolInputText } from '../../approval-text.js';
 import { GRANT_DURATIONS, grantScopeText, grantTimeLeft } from '../../grant-text.js';
 import type { FormField, FormSpec } from '../../elicitation-form.js';
-import type { AskView, Elicitation, Grant, GrantChoice, PersonClient } from '../../protocol.js';
+import type { AskView, Decider, Elicitation, Grant, GrantChoice, PersonClient } from '../../protocol.js';
+import { deciderWords } from '../../history-file.js';
 import { howItEnded } from '../../settlement.js';
 import { shorten, shortenApart } from '../../shorten.js';
 import { markInvisible } from '../../visible-text.js';
@@ -435,15 +436,21 @@ export function promptFor(view: AskView, action: Action): string | undefined {
 
 const WHERE: Record<PersonClient, string> = { telegram: 'from Telegram', page: 'on the page', cli: 'from the CLI', ntfy: 'from an ntfy notification', notification: 'from a notification' };
 
+/** Where, or once people are defined who and where: "on the page", "by alice on Pixel 8", "by carol from Telegram" (a device's name marked). */
+function whereDecided(source: Decider): string {
+  const who = deciderWords(source);
+  return who === undefined ? WHERE[source.client] : `by ${markInvisible(who)}`;
+}
+
 /**
- * How a settled ask ended, in one line: "Answered from Telegram", "Denied on the page", "Answered in
- * the terminal", "Accepted from Telegram: {…}"… No model text but the values an MCP server's form
+ * How a settled ask ended, in one line: "Answered from Telegram", "Denied on the page" ("Denied by
+ * alice on Pixel 8" once people are defined), "Answered in the terminal", "Accepted from Telegram: {…}"… No model text but the values an MCP server's form
  * was accepted with (which may be its own choices), marked.
  */
 export function settledLine(ask: Pick<AskView, 'status' | 'source' | 'error' | 'approval' | 'elicitationResult'>): string {
   const { source, elicitationResult: result } = ask;
   if (source?.kind === 'person' && result) {
-    const where = WHERE[source.client];
+    const where = whereDecided(source);
     if (result.action === 'decline') return `Declined ${where}`;
     if (result.action === 'cancel') return `Cancelled ${where}`;
     return `Accepted ${where}${result.content ? `: ${shorten(markInvisible(JSON.stringify(result.content)), 300)}` : ''}`;
@@ -462,7 +469,7 @@ export function settledLine(ask: Pick<AskView, 'status' | 'source' | 'error' | '
       failed: 'Failed',
       pending: 'Waiting',
     }[ask.status];
-    return `${verb} ${WHERE[source.client]}`;
+    return `${verb} ${whereDecided(source)}`;
   }
   if (source?.kind === 'policy' && ask.status === 'handed-to-terminal') return `Handed to the terminal by the policy: ${howItEnded(ask)}`;
   const words = howItEnded(ask);
