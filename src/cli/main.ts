@@ -57,10 +57,10 @@ const COMMANDS: Record<string, Command> = {
     load: () => import('./pair.js'),
   },
   install: {
-    usage: '[--project DIR | --user] [--hook http|command] [--no-approvals] [--no-turn-ends] [--rotate-key] [--force] [--claude PATH] | --url URL --key KEY [--machine NAME] | --codex [--project DIR | --user]',
+    usage: '[--project DIR | --user] [--hook http|command] [--no-approvals] [--no-turn-ends] [--rotate-key] [--force] [--claude PATH] | --url URL --key KEY [--machine NAME] [--person NAME] | --codex [--project DIR | --user]',
     summary: "add askbridge's hooks to this machine's Claude Code settings (questions, and with them permissions and plans unless --no-approvals, and with the http hook the ends of turns while you are away and waits in the terminal unless --no-turn-ends): DIR/.claude/settings.local.json (default DIR: here), or ~/.claude/settings.json; the http hook when Claude Code has it (2.1.63+) and systemd holds the port (the service command), else the command hook; never into a file git tracks or a link points through (--force: anyway); --codex: Codex CLI's permission requests, in DIR/.codex/hooks.json or $CODEX_HOME/hooks.json (default ~/.codex), trusted in its config.toml",
     load: () => import('./install.js') },
-  'remote-hook': { usage: '[--url URL] [--machine NAME]', summary: 'the settings entry (and the install command) for a Claude Code on another machine to ask this daemon through its public URL', load: () => import('./remote-hook.js') },
+  'remote-hook': { usage: '[--url URL] [--machine NAME] [--person NAME]', summary: 'the settings entry (and the install command) for a Claude Code on another machine to ask this daemon through its public URL; --person names whose sessions they are, for routes', load: () => import('./remote-hook.js') },
   uninstall: { usage: '[--project DIR | --user] [--codex]', summary: 'remove exactly what install added (--codex: what install --codex added)', load: () => import('./uninstall.js') },
   pending: { usage: '[--json]', summary: "list the questions, permissions and plans waiting (their suggestions numbered), the ends of Claude's turns waiting for a reply, and the sessions waiting for you in their terminal", load: () => import('./pending.js') },
   answer: {

@@ -11,7 +11,7 @@ import { ANSWER_BODY_LIMIT_BYTES, EXTEND_STEP_MS } from '../limits.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
 import type { AnswerResult, ExtendResult } from '../asks/store.js';
-import { machineOf, requireHookKey } from './hook-key.js';
+import { machineOf, personOf, requireHookKey } from './hook-key.js';
 import { openOrRefuse } from './open-or-refuse.js';
 import { decideApproval } from '../grants.js';
 import { HOOK_KEY_HEADER } from '../../http-hook.js';
@@ -74,6 +74,8 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       // asks count with the hook key's other askers.
       const byToken = context.auth.isLocalToken(request.headers.authorization) === true;
       const machine = byToken ? undefined : machineOf(request);
+      // Whose session it is, only as a remote machine's credential says it: it names, never authorises.
+      const person = byToken ? undefined : personOf(request);
       // An MCP client that is an agent askbridge knows (Gemini CLI) asks under its own name.
       const agent = asker.kind === 'mcp' ? agentOfMcpClient(asker.name) : undefined;
       const waiter = openOrRefuse(context, request, reply, {
@@ -88,6 +90,7 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
         asker,
         ...(agent ? { agent } : {}),
         ...(machine ? { machine } : {}),
+        ...(person ? { person } : {}),
         ...(waitSeconds === undefined ? {} : { waitSeconds }),
       });
       if (!waiter) return reply;
