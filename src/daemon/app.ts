@@ -69,7 +69,7 @@ export async function buildApp(deps: AppDeps) {
     return typeof address === 'object' && address !== null ? address.port : deps.port;
   };
   const auth = createAuth({ token: deps.token, port: listeningPort, publicUrl: deps.publicUrl, pageSessionStore: deps.pageSessionStore, holdsIpv6: deps.holdsIpv6, now: deps.now });
-  const watchers: Watchers = { sockets: new Set(), deviceOf: new WeakMap(), hostOf: new WeakMap(), visible: new Set(), visibilityListeners: new Set() };
+  const watchers: Watchers = { sockets: new Set(), deviceOf: new WeakMap(), viewerOf: new WeakMap(), hostOf: new WeakMap(), visible: new Set(), visibilityListeners: new Set() };
 
   const refusals = createRefusalTally((fields, message) => app.log.warn(fields, message));
   app.addHook('onClose', async () => refusals.close());

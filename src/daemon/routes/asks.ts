@@ -16,7 +16,8 @@ import { openOrRefuse } from './open-or-refuse.js';
 import { decideApproval } from '../grants.js';
 import { HOOK_KEY_HEADER } from '../../http-hook.js';
 import { loadElicitationForms } from '../elicitation-forms.js';
-import { deciderOf } from './decider.js';
+import { deciderOf, viewerOfRequest } from './decider.js';
+import { isRoutedTo } from '../../route-access.js';
 
 const IdParamsSchema = z.object({ id: z.uuid() }).meta({ title: 'ask id' });
 
@@ -33,9 +34,10 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     '/api/asks',
     { config: { access: 'page-or-local' }, schema: { summary: 'The asks waiting for an answer, oldest first; and those answered whose decision has not reached their agent yet', response: { 200: AsksReplySchema, '4xx': ErrorReplySchema } } },
     // Never too large to send: what may wait is bounded in bytes (limits.ts WAITING_BYTES), and this is its views.
-    async () => {
-      const undelivered = store.undelivered();
-      return { asks: store.pending(), ...(undelivered.length === 0 ? {} : { undelivered }) };
+    async (request) => {
+      const viewer = viewerOfRequest(request);
+      const undelivered = store.undelivered().filter((ask) => isRoutedTo(ask, viewer));
+      return { asks: store.pending().filter((ask) => isRoutedTo(ask, viewer)), ...(undelivered.length === 0 ? {} : { undelivered }) };
     },
   );
 
@@ -44,7 +46,8 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     { config: { access: 'page-or-local' }, schema: { summary: 'One ask, waiting or settled', params: IdParamsSchema, response: { 200: AskReplySchema, '4xx': ErrorReplySchema } } },
     async (request) => {
       const ask = store.get(request.params.id);
-      if (!ask) throw notFound();
+      // One routed to other people is not there for this page, as the store says to its decisions.
+      if (!ask || !isRoutedTo(ask, viewerOfRequest(request))) throw notFound();
       return { ask };
     },
   );
@@ -191,6 +194,8 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       },
     },
     async (request, reply) => {
+      const ask = store.get(request.params.id);
+      if (ask && !isRoutedTo(ask, viewerOfRequest(request))) throw notFound();
       const result = store.extend(request.params.id);
       if (result.kind === 'extended') request.log.info({ askId: request.params.id, expiresAt: result.ask.expiresAt }, 'question extended');
       return sendResult(reply, result);

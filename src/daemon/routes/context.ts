@@ -20,15 +20,18 @@ import type { AwaySwitch } from '../away.js';
 import type { Telegram } from '../telegram/bot.js';
 import type { GrantStore } from '../grants.js';
 import type { People } from '../people.js';
+import type { Viewer } from '../../route-access.js';
 
 /**
- * Pages and CLI listeners connected now, over the WebSocket, which paired device each page socket
+ * Pages and CLI listeners connected now, over the WebSocket, which paired device (and person) each page socket
  * belongs to, the Host each came through (a public URL that changes closes those of the old one),
  * and the sockets whose page says a person can see it.
  */
 export type Watchers = {
   sockets: Set<WebSocket>;
   deviceOf: WeakMap<WebSocket, string>;
+  /** Whose each page socket is (its device's person); a socket with none is the local CLI's, which sees everything. */
+  viewerOf: WeakMap<WebSocket, Viewer>;
   hostOf: WeakMap<WebSocket, string>;
   visible: Set<WebSocket>;
   /** Told when no page is in view any more, or one is again. */
