@@ -29,6 +29,7 @@ import { pushRoutes } from './routes/push.js';
 import { oneTapRoutes } from './routes/one-tap.js';
 import { statusRoutes } from './routes/status.js';
 import { grantRoutes } from './routes/grants.js';
+import { routeExplainRoutes } from './routes/route-explain.js';
 
 /** A WebSocket closed because the address it came through is no longer accepted (policy violation). */
 const ADDRESS_GONE_CLOSE_CODE = 1008;
@@ -151,6 +152,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(statusRoutes, context);
   await app.register(sessionRoutes, context);
   await app.register(grantRoutes, context);
+  await app.register(routeExplainRoutes, context);
   await app.register(pageRoutes, { folder: deps.pageFolder, command: deps.command });
 
   app.decorate('askbridge', {
