@@ -15,6 +15,7 @@ import { BODY_LIMIT_BYTES, MAX_PENDING, REQUEST_TIMEOUTS, WAITING_BYTES, WS_MESS
 import type { AppDeps, RouteContext, Watchers } from './routes/context.js';
 import type { PublicUrl } from '../public-url.js';
 import type { AskDesk } from './asks/open-ask.js';
+import { isRoutedTo } from '../route-access.js';
 import { asksRoutes } from './routes/asks.js';
 import { attachRoutes } from './routes/attach.js';
 import { broadcast, eventRoutes } from './routes/events.js';
@@ -125,9 +126,10 @@ export async function buildApp(deps: AppDeps) {
   const desk: AskDesk = {
     store: deps.store,
     planQuestion: deps.planQuestion,
-    watchers: () => watchers.sockets.size,
-    reachableElsewhere: () => {
-      const tellable = deps.tellable?.();
+    // With a route, only the pages of its people count, and the CLI's listeners (which see everything).
+    watchers: (route) => (route ? [...watchers.sockets].filter((socket) => isRoutedTo({ route }, watchers.viewerOf.get(socket) ?? { kind: 'local' })).length : watchers.sockets.size),
+    reachableElsewhere: (route) => {
+      const tellable = deps.tellable?.(route);
       return tellable !== undefined && tellable.pushDevices + tellable.telegramChats > 0;
     },
     limits: deps.waitingLimits ?? { asks: MAX_PENDING, bytes: WAITING_BYTES },

@@ -1,6 +1,7 @@
 // The daemon process: the only daemon file that touches `process` and signals. It runs as the
 // keeper's child (keeper.ts), which holds the loopback port and the --listen address and hands it
 // every connection over the IPC channel: it never listens itself.
+import { isRoutedTo } from '../route-access.js';
 import './v8-flags.js';
 import closeWithGrace from 'close-with-grace';
 import type { Socket } from 'node:net';
@@ -269,7 +270,10 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     pid: options.keeperPid,
     logger,
     planQuestion,
-    tellable: () => ({ pushDevices: push?.subscribedDevices(app!.askbridge.auth.devices().map((device) => device.id)) ?? 0, telegramChats: telegram.pairedChats() }),
+    tellable: (route) => ({
+      pushDevices: push?.subscribedDevices(app!.askbridge.auth.devices().filter((device) => isRoutedTo({ route }, { kind: 'person', person: device.person })).map((device) => device.id)) ?? 0,
+      telegramChats: telegram.pairedChats(route),
+    }),
     banner,
     configFor: (cwd) => configWatch.effective(cwd),
     health: () => ({ history: history.problem() }),

@@ -210,3 +210,36 @@ describe('askbridge doctor --route', () => {
     expect(elsewhere.stdout).toContain('people: carol');
   });
 });
+
+describe('an ask routed to people none of whom could see it', () => {
+  it("goes to the agent's own dialog at once, as when nobody is reachable; once one of them watches, it waits", async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'askbridge-routes-reach-'));
+    await mkdir(join(folder, 'projects', 'shop'), { recursive: true });
+    await writeFile(join(folder, 'people.json'), JSON.stringify([{ name: 'alice', groups: [], addedAt: 1 }, { name: 'bob', groups: [], addedAt: 2 }]));
+    // The default whenNobodyWatching ("wait-if-reachable"), and a webhook, which is told only of asks with no route.
+    const other = await startDaemon({ home: folder, defaults: true, config: { notify: [{ url: 'http://127.0.0.1:9/hook' }], route: [{ project: '~/projects/shop', to: ['alice'] }] } });
+    try {
+      const bobs = await (await pairOverHttp(other, { person: 'bob' })).openSocket();
+      const question = (cwd: string) => {
+        const payload: HookPayload = { ...freshPayload('01-single-select', `reach${++runs}`), cwd };
+        return { payload, held: postAsHttpHook({ port: other.port, key: other.hookKey(), payload }) };
+      };
+      // Bob's page watches, but alice has no device, chat or page: her ask is not held for nobody.
+      const alone = question(join(folder, 'projects', 'shop'));
+      expect((await alone.held.response).statusCode).toBe(200);
+      expect(await other.finishedAsk(alone.payload.tool_use_id)).toMatchObject({ status: 'handed-to-terminal', source: { kind: 'policy', trigger: 'nobody-reachable' } });
+      // A question for everyone waits: bob watches.
+      const everyones = question(folder);
+      await other.waitForAsk(everyones.payload.tool_use_id);
+      // Once alice's page is open, her asks wait for her.
+      const alices = await (await pairOverHttp(other, { person: 'alice' })).openSocket();
+      const waits = question(join(folder, 'projects', 'shop'));
+      const view = await other.waitForAsk(waits.payload.tool_use_id);
+      expect(view.route?.people).toEqual(['alice']);
+      bobs.close();
+      alices.close();
+    } finally {
+      await other.stop();
+    }
+  }, 60_000);
+});

@@ -10,7 +10,7 @@ import type { Auth, AuthOptions } from './auth.js';
 import type { RequestTimeouts, WaitingLimits } from '../limits.js';
 import type { PolicyContext, QuestionPlan } from '../asks/policy.js';
 import type { Push } from '../push.js';
-import type { Tellable } from '../../protocol.js';
+import type { RouteView, Tellable } from '../../protocol.js';
 import type { OneTap } from '../one-tap.js';
 import type { AskStore } from '../asks/store.js';
 import type { AskDesk } from '../asks/open-ask.js';
@@ -60,8 +60,8 @@ export type AppDeps = {
   /** Reported by `askbridge status`. */
   pid: number;
   logger: FastifyBaseLogger | false;
-  /** Who could be told of a question nobody watches, besides the config's webhooks: paired devices with a push subscription, paired Telegram chats. */
-  tellable?: () => Tellable;
+  /** Who could be told of a question nobody watches, besides the config's webhooks: paired devices with a push subscription, paired Telegram chats; with a route, only its people's. */
+  tellable?: (route?: RouteView) => Tellable;
   /** How a new question will be settled when nobody answers: decided per question by the policy. */
   planQuestion: (context: PolicyContext) => QuestionPlan;
   /** The one address besides loopback where pages reach the daemon, through a TLS front or a tunnel, when the app starts (app.askbridge.setPublicUrl changes it). */

@@ -17,7 +17,7 @@ import type { CallbackQuery, Chat, InlineKeyboardButton, InlineKeyboardMarkup, M
 import { randomBytes } from 'node:crypto';
 import type { Shown } from '../../choices.js';
 import type { TelegramConfig } from '../../config.js';
-import type { AskView, Decider, Response } from '../../protocol.js';
+import type { AskView, Decider, Response, RouteView } from '../../protocol.js';
 import { shorten } from '../../shorten.js';
 import { markInvisible } from '../../visible-text.js';
 import type { AnswerResult, AskStore } from '../asks/store.js';
@@ -603,9 +603,9 @@ export function createTelegram(options: TelegramOptions) {
       return chats.list().map(({ id, name, pairedAt, lastSeen, person }) => ({ id, name, pairedAt, lastSeen, ...(person === undefined ? {} : { person }) }));
     },
 
-    /** How many paired chats the bot could tell now (none while it is not connected): whether anyone could be told. */
-    pairedChats(): number {
-      return session?.api ? chats.list().length : 0;
+    /** How many paired chats the bot could tell now (none while it is not connected): whether anyone could be told; with a route, only its people's chats. */
+    pairedChats(route?: RouteView): number {
+      return session?.api ? chats.list().filter((chat) => isRoutedTo({ route }, { kind: 'person', person: chat.person })).length : 0;
     },
 
     /** Unpairs a chat: it is ignored from now on, and its messages for waiting asks lose their buttons. */
