@@ -5,7 +5,7 @@ import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyError, type FastifyReply, type FastifyRequest, type FastifySerializerCompiler, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
-import { checkShape, describeZodError, PAGE_PROTOCOL, STOPPING_CLOSE_CODE, type ServerMessage } from '../protocol.js';
+import { checkShape, describeZodError, PAGE_PROTOCOL, STOPPING_CLOSE_CODE, type RouteView, type ServerMessage } from '../protocol.js';
 import { createAuth, registerGuard } from './routes/auth.js';
 import { HttpError } from './errors.js';
 import { sameSecret } from './hook-identity.js';
@@ -168,7 +168,7 @@ export async function buildApp(deps: AppDeps) {
       }
     },
     watcherCount: () => watchers.sockets.size,
-    pageVisible: () => watchers.visible.size > 0,
+    pageVisible: (route?: RouteView) => (route ? [...watchers.visible].some((socket) => isRoutedTo({ route }, watchers.viewerOf.get(socket) ?? { kind: 'local' })) : watchers.visible.size > 0),
     onPageVisibility(listener: (pageVisible: boolean) => void): () => void {
       watchers.visibilityListeners.add(listener);
       return () => watchers.visibilityListeners.delete(listener);
@@ -186,8 +186,8 @@ declare module 'fastify' {
       setPublicUrl: (next: PublicUrl | undefined) => void;
       /** Pages and CLI listeners connected now: is anybody watching? */
       watcherCount: () => number;
-      /** Whether a connected page says a person can see it now. */
-      pageVisible: () => boolean;
+      /** Whether a connected page says a person can see it now (with a route, a page of one of its people). */
+      pageVisible: (route?: RouteView) => boolean;
       /** Told when no page is in view any more, or one is again. */
       onPageVisibility: (listener: (pageVisible: boolean) => void) => () => void;
       broadcast: (message: ServerMessage) => void;

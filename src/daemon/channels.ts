@@ -48,12 +48,13 @@ export function webhookChannel(options: { webhooks: Webhooks; config: (cwd: stri
 
 /**
  * Web Push to every subscribed paired device whose person the ask is routed to (every one, for an ask
- * with no route), unless a page is in view (whoever looks at it sees the ask already).
+ * with no route), unless a page it is routed to is in view (whoever looks at it sees the ask already).
  */
 export function pushChannel(options: {
   push: Push;
   config: (cwd: string) => Pick<Config, 'push'>;
-  pageVisible: () => boolean;
+  /** Whether a page the ask is routed to is in view. */
+  pageVisible: (view: AskView) => boolean;
   pairedDevices: () => readonly { id: string; person?: string | undefined }[];
   now?: () => number;
 }): Channel {
@@ -62,7 +63,7 @@ export function pushChannel(options: {
     client: 'notification',
     shows: () => 'cut',
     tell(view) {
-      if (options.pageVisible()) return;
+      if (options.pageVisible(view)) return;
       // A push service keeps it for an offline phone as long as the ask may still be answered.
       const devices = options.pairedDevices();
       const routed = new Set(devices.filter((device) => isRoutedTo(view, { kind: 'person', person: device.person })).map((device) => device.id));
