@@ -9,7 +9,7 @@ import { mkdir, mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import type WebSocket from 'ws';
+import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PERSON_HEADER } from '../../src/http-hook.js';
 import type { AskView, ServerMessage } from '../../src/protocol.js';
@@ -50,6 +50,15 @@ const listed = async (page: PageClient) => (await page.request<{ asks: AskView[]
 const heard = (feed: RecordedMessages, id: string) =>
   feed.messages.some((message: ServerMessage) => (message.type === 'snapshot' ? message.asks.some((ask) => ask.id === id) : 'ask' in message && message.ask.id === id));
 
+/** A page's live feed, every message recorded from the first (its snapshot), once that snapshot has arrived. */
+async function feedOf(page: PageClient): Promise<RecordedMessages & { socket: WebSocket }> {
+  const origin = page.headers.origin!;
+  const socket = new WebSocket(`ws://${new URL(origin).host}/ws`, ['askbridge', `key.${page.headers['x-askbridge-key']}`], { headers: { origin, cookie: page.headers.cookie! } });
+  const feed = { socket, ...recordMessages(socket) };
+  await feed.waitFor((messages) => messages.some((message) => message.type === 'snapshot'));
+  return feed;
+}
+
 beforeAll(async () => {
   home = await mkdtemp(join(tmpdir(), 'askbridge-routes-'));
   shop = join(home, 'projects', 'shop');
@@ -69,9 +78,7 @@ beforeAll(async () => {
   });
   await tg.waitForCall((call) => call.method === 'getUpdates', 'the bot to poll');
   [alice, bob, carol] = await Promise.all([pairOverHttp(daemon, { person: 'alice' }), pairOverHttp(daemon, { person: 'bob' }), pairOverHttp(daemon, { person: 'carol' })]);
-  const socket = await bob.openSocket();
-  bobsFeed = { socket, ...recordMessages(socket) };
-  await bobsFeed.waitFor((messages) => messages.some((message) => message.type === 'snapshot'));
+  bobsFeed = await feedOf(bob);
   // Bob's Telegram chat, paired for him.
   bobsChat = tg.privateChat(2002, 'bob');
   const code = await daemon.api<{ code: string }>('POST', '/api/pairings/telegram', { person: 'bob' });
@@ -99,6 +106,12 @@ describe('a question from a project routed to alice', () => {
     expect((await bob.request('GET', `/api/asks/${view.id}`)).status).toBe(404);
     expect((await alice.request('GET', `/api/asks/${view.id}`)).status).toBe(200);
     expect((await bob.request('POST', `/api/asks/${view.id}/extend`, {})).status).toBe(404);
+    // A page of bob's that connects now gets a snapshot without it; alice's, with it.
+    const [bobsLater, alicesLater] = await Promise.all([feedOf(bob), feedOf(alice)]);
+    expect(heard(bobsLater, view.id)).toBe(false);
+    expect(heard(alicesLater, view.id)).toBe(true);
+    bobsLater.socket.close();
+    alicesLater.socket.close();
 
     // A question from elsewhere is everyone's: bob's feed and chat hear of it, after alice's was opened.
     const elsewhere = ask(join(home, 'elsewhere'));
