@@ -13,6 +13,7 @@ import {
   HTTP_HOOK_ENV,
   HTTP_HOOK_PATH,
   MACHINE_HEADER,
+  PERSON_HEADER,
   NOTIFICATION_HOOK_PATH,
   PERMISSION_HOOK_PATH,
   PROMPT_HOOK_PATH,
@@ -90,7 +91,17 @@ export function installedHookCommand(hookPath: string = HOOK_PATH): string {
 }
 
 /** The AskUserQuestion hook `install` writes: Claude Code's own POST with the hook key, or the command hook. */
-export type AskHook = { transport: 'http'; url: string; key: string; /** Names this machine to a daemon elsewhere. */ machine?: string } | { transport: 'command'; hookPath?: string };
+export type AskHook =
+  | {
+      transport: 'http';
+      url: string;
+      key: string;
+      /** Names this machine to a daemon elsewhere. */
+      machine?: string;
+      /** Names whose sessions these are (remote-hook --person), for the daemon's routes. */
+      person?: string;
+    }
+  | { transport: 'command'; hookPath?: string };
 
 type HttpAskHook = Extract<AskHook, { transport: 'http' }>;
 
@@ -108,8 +119,7 @@ export function askHookEntry(hook: AskHook, statusMessage: string): Record<strin
  */
 function httpEntry(hook: HttpAskHook, url: string, options: { timeout: number; statusMessage?: string }): Record<string, unknown> & { headers: Record<string, string>; allowedEnvVars: string[] } {
   const forwarded = Object.fromEntries(HTTP_HOOK_ENV.map((name) => [envHeader(name), `$${name}`]));
-  const machine: Record<string, string> = hook.machine ? { [MACHINE_HEADER]: hook.machine } : {};
-  return { type: 'http', url, headers: { [HOOK_KEY_HEADER]: hook.key, ...machine, ...forwarded }, allowedEnvVars: [...HTTP_HOOK_ENV], ...options };
+  return { type: 'http', url, headers: { [HOOK_KEY_HEADER]: hook.key, ...namingHeaders(hook), ...forwarded }, allowedEnvVars: [...HTTP_HOOK_ENV], ...options };
 }
 
 /**
@@ -130,8 +140,12 @@ export function permissionEntry(hook: AskHook): Record<string, unknown> {
  */
 export function sessionEndEntry(hook: AskHook): Record<string, unknown> {
   if (hook.transport === 'command') return { type: 'command', command: installedHookCommand(hook.hookPath) };
-  const machine = hook.machine ? { [MACHINE_HEADER]: hook.machine } : {};
-  return { type: 'http', url: new URL(SESSION_END_PATH, hook.url).href, headers: { [HOOK_KEY_HEADER]: hook.key, ...machine } };
+  return { type: 'http', url: new URL(SESSION_END_PATH, hook.url).href, headers: { [HOOK_KEY_HEADER]: hook.key, ...namingHeaders(hook) } };
+}
+
+/** The headers that name the machine and whose sessions they are, as the remote hook was installed. */
+function namingHeaders(hook: HttpAskHook): Record<string, string> {
+  return { ...(hook.machine ? { [MACHINE_HEADER]: hook.machine } : {}), ...(hook.person ? { [PERSON_HEADER]: hook.person } : {}) };
 }
 
 /**

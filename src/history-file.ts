@@ -7,6 +7,7 @@ import { setImmediate as nextTurn } from 'node:timers/promises';
 import { z } from 'zod';
 import { profileOf } from './agents.js';
 import { AskerSchema, checkShape, AskStatusSchema, type AskView } from './protocol.js';
+import { isRoutedTo, type Viewer } from './route-access.js';
 
 /** `lost`: not a question but a note that some could not be recorded (the disk was full or read-only). */
 export const HistorySourceSchema = z.enum(['person', 'rule', 'recommended', 'declined', 'terminal', 'cancelled', 'expired', 'failed', 'lost', 'grant']);
@@ -23,6 +24,10 @@ export const HistoryLineSchema = z.looseObject({
   asker: AskerSchema.optional(),
   /** The machine a remote hook named; absent for this machine. */
   machine: z.string().optional(),
+  /** Whose session it was, as its remote hook said (remote-hook --person). */
+  sessionPerson: z.string().optional(),
+  /** Who it was for (the user config's `route`), as it opened; absent (and in lines from before routes): everyone. */
+  route: z.looseObject({ people: z.array(z.string()), approvals: z.number().optional(), rule: z.string().optional() }).optional(),
   askedAt: z.string(),
   finishedAt: z.string(),
   status: AskStatusSchema,
@@ -163,6 +168,11 @@ const MAX_LINE_BYTES = 8 * 1024 * 1024;
 
 /** Which lines a reader keeps. */
 export type HistoryFilter = (line: HistoryLine) => boolean;
+
+/** The lines a viewer may read: those of asks routed to their person or to everyone (route-access.ts); the local CLI reads all. */
+export function historyFor(viewer: Viewer, keep: HistoryFilter): HistoryFilter {
+  return (line) => isRoutedTo(line, viewer) && keep(line);
+}
 
 const everyLine: HistoryFilter = () => true;
 

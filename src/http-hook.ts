@@ -46,6 +46,12 @@ export const HOOK_KEY_HEADER = 'x-askbridge-hook-key';
 
 /** The header a hook on another machine names that machine in, so the page can say where a question comes from. */
 export const MACHINE_HEADER = 'x-askbridge-machine';
+/**
+ * The header a remote hook names whose session it is in (`remote-hook --person`): a route with no
+ * rule matching sends the session's asks to that person. It names, never authorises: only the hook
+ * key's requests carry it, and a decision still needs that person's paired device or chat.
+ */
+export const PERSON_HEADER = 'x-askbridge-person';
 /** The machine of a hook that names none: `remote-hook` writes it when given no name, and the daemon says it of one from elsewhere that sent none. */
 export const UNNAMED_MACHINE = 'another machine';
 

@@ -943,6 +943,8 @@ export const StatusReplySchema = z.object({
   turnEnds: TurnEndReachSchema,
   /** Who could be told of a question nobody watches, besides the config's webhooks: paired devices with a push subscription, paired Telegram chats. */
   tellable: z.object({ pushDevices: z.number(), telegramChats: z.number() }),
+  /** The user config's route rules and the people askbridge knows (absent from a daemon older than routes). */
+  routes: z.object({ rules: z.number(), people: z.number() }).optional(),
 });
 export type StatusReply = z.infer<typeof StatusReplySchema>;
 export type Tellable = StatusReply['tellable'];

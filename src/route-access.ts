@@ -2,12 +2,13 @@
 // or everyone when it has none. The local CLI, which holds the daemon's token, is the daemon's own
 // user and may see and decide everything; a page, a chat or a notification only what is routed to
 // the person it was paired for. Checked on the daemon for every list, event and decision.
-import type { AskView, Decider } from './protocol.js';
+import type { Decider, RouteView } from './protocol.js';
 
 /** Whoever looks: the local CLI, or a person's device or chat (`person` absent: paired with no person named). */
 export type Viewer = { kind: 'local' } | { kind: 'person'; person?: string | undefined };
 
-export function isRoutedTo(view: Pick<AskView, 'route'>, viewer: Viewer): boolean {
+/** `view`: an ask's view, or a history line, which keeps the route it opened with. */
+export function isRoutedTo(view: { route?: Pick<RouteView, 'people'> | undefined }, viewer: Viewer): boolean {
   if (!view.route || viewer.kind === 'local') return true;
   return viewer.person !== undefined && view.route.people.includes(viewer.person);
 }

@@ -43,7 +43,7 @@ export const CLAUDE_DEFAULT_HOOK_TIMEOUT_SECONDS = 600;
  * the daemon's, when it has one (a daemon older than each does not say).
  */
 export type DaemonProbe =
-  | { running: true; url: string; version: string; away?: boolean; reach?: { watchers: number } & Tellable; publicUrl?: string }
+  | { running: true; url: string; version: string; away?: boolean; reach?: { watchers: number } & Tellable; publicUrl?: string; routes?: { rules: number; people: number } }
   | { running: false; reason: string; impostor?: boolean };
 
 export type DoctorInputs = {
@@ -245,6 +245,9 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
     passed.push('every askbridge hook here asks a daemon on another machine: no daemon needs to run here');
   } else if (inputs.daemon.running) {
     passed.push(`askbridge ${inputs.daemon.version} is running at ${inputs.daemon.url}`);
+    const { routes } = inputs.daemon;
+    // With no people, routes change nothing: nothing to say.
+    if (routes && routes.people > 0) passed.push(`routes: ${routes.rules} rule(s), ${routes.people} people (\`${inputs.command} doctor --route --project DIR\` says where an ask would go)`);
     checkReach(inputs, inputs.daemon, findings, passed);
   } else if (inputs.daemon.impostor) {
     findings.push({
@@ -792,8 +795,8 @@ export async function probeDaemon(env: NodeJS.ProcessEnv): Promise<DaemonProbe> 
     const response = await connectToDaemon(env).request('GET', '/api/status');
     if (response.status !== 200) return { running: false, reason: `status request answered ${response.status}` };
     // Only what doctor reports: a daemon of another version still gets checked.
-    const { url, version, away, watchers, tellable } = readReply(
-      StatusReplySchema.pick({ url: true, version: true, watchers: true }).extend({ away: StatusReplySchema.shape.away.optional(), tellable: StatusReplySchema.shape.tellable.optional() }),
+    const { url, version, away, watchers, tellable, routes } = readReply(
+      StatusReplySchema.pick({ url: true, version: true, watchers: true, routes: true }).extend({ away: StatusReplySchema.shape.away.optional(), tellable: StatusReplySchema.shape.tellable.optional() }),
       response.body,
       'status',
     );
@@ -805,6 +808,7 @@ export async function probeDaemon(env: NodeJS.ProcessEnv): Promise<DaemonProbe> 
       ...(away === undefined ? {} : { away }),
       ...(tellable === undefined ? {} : { reach: { watchers, ...tellable } }),
       ...(running?.publicUrl === undefined ? {} : { publicUrl: running.publicUrl }),
+      ...(routes === undefined ? {} : { routes }),
     };
   } catch (error) {
     return { running: false, reason: error instanceof Error ? error.message : String(error), ...(error instanceof DaemonUnreachable && (error.state === 'refuses-token' || error.state === 'not-askbridge') ? { impostor: true } : {}) };
@@ -869,6 +873,7 @@ export function formatReport(inputs: DoctorInputs, diagnosis: Diagnosis): string
 }
 
 export async function run(io: CommandIo): Promise<number> {
+  if (io.argv.includes('--route')) return (await import('./doctor-route.js')).run(io);
   const { values } = parseArgs({ args: io.argv, strict: true, options: { cwd: { type: 'string' }, json: { type: 'boolean', default: false }, claude: { type: 'string' } } });
   const probes: Probes = { claude: probeClaude, daemon: probeDaemon, service: probeSocketUnit };
   const inputs = await gatherInputs(resolve(values.cwd ?? process.cwd()), io.env, probes, values.claude === undefined ? findOnPath(io.env, 'claude') : resolve(values.claude));

@@ -42,6 +42,7 @@ import { compareVersions, MIN_HTTP_HOOK_VERSION, probeClaude, probedVersion } fr
 import { findOnPath } from './find-on-path.js';
 import { symbolicLinkOnTheWay } from './symbolic-link.js';
 import { CliError, type CommandIo } from './command.js';
+import { personOption } from './remote-hook.js';
 import { probeSocketUnit, serviceHold, type PortHold } from './service-hold.js';
 import { markInvisible } from '../visible-text.js';
 import { placesIn } from '../wiring.js';
@@ -145,6 +146,7 @@ export async function run(io: CommandIo): Promise<void> {
       url: { type: 'string' },
       key: { type: 'string' },
       machine: { type: 'string' },
+      person: { type: 'string' },
       force: { type: 'boolean', default: false },
       'no-approvals': { type: 'boolean', default: false },
       'no-turn-ends': { type: 'boolean', default: false },
@@ -154,7 +156,7 @@ export async function run(io: CommandIo): Promise<void> {
   const target = toTarget(io, 'install', values);
   if (values.project !== undefined) requireFolder(target.projectDir);
   if (values.codex) {
-    const other = (['hook', 'url', 'key', 'machine', 'claude', 'rotate-key', 'no-approvals', 'no-turn-ends'] as const).find((name) => values[name] !== undefined && values[name] !== false);
+    const other = (['hook', 'url', 'key', 'machine', 'person', 'claude', 'rotate-key', 'no-approvals', 'no-turn-ends'] as const).find((name) => values[name] !== undefined && values[name] !== false);
     if (other) throw new CliError(`--codex installs Codex's approvals hook only: --${other} does not apply`, 2);
     const { installCodex } = await import('./install-codex.js');
     return installCodex(io, target, {
@@ -163,6 +165,8 @@ export async function run(io: CommandIo): Promise<void> {
     });
   }
   if (values.url !== undefined || values.key !== undefined) return installRemote(io, target, values);
+  // This machine's own sessions are the daemon's own user's: a person names only a remote hook's.
+  if (values.person !== undefined) throw new CliError('--person names whose sessions a remote hook\'s are: it goes with --url and --key', 2);
   const destination = readEditable(target.user ? 'user' : 'local', target);
   // An older install wrote this machine's path into the committed file: move it out of there.
   const committed = target.user ? undefined : readEditable('project', target);
@@ -229,6 +233,7 @@ async function installRemote(
     url?: string | undefined;
     key?: string | undefined;
     machine?: string | undefined;
+    person?: string | undefined;
     hook?: string | undefined;
     'rotate-key'?: boolean | undefined;
     force?: boolean | undefined;
@@ -244,7 +249,8 @@ async function installRemote(
   const destination = readEditable(target.user ? 'user' : 'local', target);
   const placement = { holdsKey: true, force: values.force ?? false };
   keepOutOfGit(target, destination.path, placement, io);
-  const ask: AskHook = { transport: 'http', url: `${publicUrl.origin}${HTTP_HOOK_PATH}`, key: values.key, machine: values.machine ?? hostname() };
+  const person = personOption(values.person);
+  const ask: AskHook = { transport: 'http', url: `${publicUrl.origin}${HTTP_HOOK_PATH}`, key: values.key, machine: values.machine ?? hostname(), ...(person ? { person } : {}) };
   const before = destination.state === 'ok' ? destination.settings : undefined;
   const original = readOriginal(destination.path);
   makeFolders(dirname(destination.path));

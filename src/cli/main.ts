@@ -62,10 +62,10 @@ const COMMANDS: Record<string, Command> = {
     load: () => import('./pair.js'),
   },
   install: {
-    usage: '[--project DIR | --user] [--hook http|command] [--no-approvals] [--no-turn-ends] [--rotate-key] [--force] [--claude PATH] | --url URL --key KEY [--machine NAME] | --codex [--project DIR | --user]',
+    usage: '[--project DIR | --user] [--hook http|command] [--no-approvals] [--no-turn-ends] [--rotate-key] [--force] [--claude PATH] | --url URL --key KEY [--machine NAME] [--person NAME] | --codex [--project DIR | --user]',
     summary: "add askbridge's hooks to this machine's Claude Code settings (questions, and with them permissions and plans unless --no-approvals, and with the http hook the ends of turns while you are away and waits in the terminal unless --no-turn-ends): DIR/.claude/settings.local.json (default DIR: here), or ~/.claude/settings.json; the http hook when Claude Code has it (2.1.63+) and systemd holds the port (the service command), else the command hook; never into a file git tracks or a link points through (--force: anyway); --codex: Codex CLI's permission requests, in DIR/.codex/hooks.json or $CODEX_HOME/hooks.json (default ~/.codex), trusted in its config.toml",
     load: () => import('./install.js') },
-  'remote-hook': { usage: '[--url URL] [--machine NAME]', summary: 'the settings entry (and the install command) for a Claude Code on another machine to ask this daemon through its public URL', load: () => import('./remote-hook.js') },
+  'remote-hook': { usage: '[--url URL] [--machine NAME] [--person NAME]', summary: 'the settings entry (and the install command) for a Claude Code on another machine to ask this daemon through its public URL; --person names whose sessions they are, for routes', load: () => import('./remote-hook.js') },
   uninstall: { usage: '[--project DIR | --user] [--codex]', summary: 'remove exactly what install added (--codex: what install --codex added)', load: () => import('./uninstall.js') },
   pending: { usage: '[--json]', summary: "list the questions, permissions and plans waiting (their suggestions numbered), the ends of Claude's turns waiting for a reply, and the sessions waiting for you in their terminal", load: () => import('./pending.js') },
   answer: {
@@ -101,7 +101,7 @@ const COMMANDS: Record<string, Command> = {
   trust: { usage: '[DIR] | --revoke DIR | --list', summary: "let a project's .claude/askbridge.json apply (its content as it is now), after showing what it does", load: () => import('./trust.js') },
   config: { usage: '[--cwd DIR] [--json]', summary: 'the effective configuration for a directory and where each value comes from', load: () => import('./config.js') },
   logs: { usage: '[-n N] [--follow] [--json]', summary: "the background daemon's log, readable", load: () => import('./logs.js') },
-  doctor: { usage: '[--cwd DIR] [--claude PATH] [--json]', summary: 'check the Claude Code settings, the hook and the daemon, and say how to fix what is wrong', load: () => import('./doctor.js') },
+  doctor: { usage: '[--cwd DIR] [--claude PATH] [--json] | --route [--project DIR] [--agent A] [--kind K] [--machine M] [--person P] [--risky] [--json]', summary: 'check the Claude Code settings, the hook and the daemon, and say how to fix what is wrong; --route: where an ask would go (the route rule, its people, who could see it now)', load: () => import('./doctor.js') },
 };
 
 /** Every command's name, as `askbridge --help` lists them. */

@@ -5,7 +5,7 @@ import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyError, type FastifyReply, type FastifyRequest, type FastifySerializerCompiler, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
-import { checkShape, describeZodError, PAGE_PROTOCOL, STOPPING_CLOSE_CODE, type ServerMessage } from '../protocol.js';
+import { checkShape, describeZodError, PAGE_PROTOCOL, STOPPING_CLOSE_CODE, type RouteView, type ServerMessage } from '../protocol.js';
 import { createAuth, registerGuard } from './routes/auth.js';
 import { HttpError } from './errors.js';
 import { sameSecret } from './hook-identity.js';
@@ -15,6 +15,7 @@ import { BODY_LIMIT_BYTES, MAX_PENDING, REQUEST_TIMEOUTS, WAITING_BYTES, WS_MESS
 import type { AppDeps, RouteContext, Watchers } from './routes/context.js';
 import type { PublicUrl } from '../public-url.js';
 import type { AskDesk } from './asks/open-ask.js';
+import { isRoutedTo } from '../route-access.js';
 import { asksRoutes } from './routes/asks.js';
 import { attachRoutes } from './routes/attach.js';
 import { broadcast, eventRoutes } from './routes/events.js';
@@ -30,6 +31,7 @@ import { oneTapRoutes } from './routes/one-tap.js';
 import { statusRoutes } from './routes/status.js';
 import { grantRoutes } from './routes/grants.js';
 import { peopleRoutes } from './routes/people.js';
+import { routeExplainRoutes } from './routes/route-explain.js';
 
 /** A WebSocket closed because the address it came through is no longer accepted (policy violation). */
 const ADDRESS_GONE_CLOSE_CODE = 1008;
@@ -70,7 +72,7 @@ export async function buildApp(deps: AppDeps) {
     return typeof address === 'object' && address !== null ? address.port : deps.port;
   };
   const auth = createAuth({ token: deps.token, port: listeningPort, publicUrl: deps.publicUrl, pageSessionStore: deps.pageSessionStore, holdsIpv6: deps.holdsIpv6, isKnownPerson: deps.people && ((person) => deps.people?.get(person) !== undefined), now: deps.now });
-  const watchers: Watchers = { sockets: new Set(), deviceOf: new WeakMap(), hostOf: new WeakMap(), visible: new Set(), visibilityListeners: new Set() };
+  const watchers: Watchers = { sockets: new Set(), deviceOf: new WeakMap(), viewerOf: new WeakMap(), hostOf: new WeakMap(), visible: new Set(), visibilityListeners: new Set() };
 
   const refusals = createRefusalTally((fields, message) => app.log.warn(fields, message));
   app.addHook('onClose', async () => refusals.close());
@@ -125,9 +127,10 @@ export async function buildApp(deps: AppDeps) {
   const desk: AskDesk = {
     store: deps.store,
     planQuestion: deps.planQuestion,
-    watchers: () => watchers.sockets.size,
-    reachableElsewhere: () => {
-      const tellable = deps.tellable?.();
+    // With a route, only the pages of its people count, and the CLI's listeners (which see everything).
+    watchers: (route) => (route ? [...watchers.sockets].filter((socket) => isRoutedTo({ route }, watchers.viewerOf.get(socket) ?? { kind: 'local' })).length : watchers.sockets.size),
+    reachableElsewhere: (route) => {
+      const tellable = deps.tellable?.(route);
       return tellable !== undefined && tellable.pushDevices + tellable.telegramChats > 0;
     },
     limits: deps.waitingLimits ?? { asks: MAX_PENDING, bytes: WAITING_BYTES },
@@ -153,6 +156,7 @@ export async function buildApp(deps: AppDeps) {
   await app.register(sessionRoutes, context);
   await app.register(grantRoutes, context);
   await app.register(peopleRoutes, context);
+  await app.register(routeExplainRoutes, context);
   await app.register(pageRoutes, { folder: deps.pageFolder, command: deps.command });
 
   app.decorate('askbridge', {
@@ -166,7 +170,7 @@ export async function buildApp(deps: AppDeps) {
       }
     },
     watcherCount: () => watchers.sockets.size,
-    pageVisible: () => watchers.visible.size > 0,
+    pageVisible: (route?: RouteView) => (route ? [...watchers.visible].some((socket) => isRoutedTo({ route }, watchers.viewerOf.get(socket) ?? { kind: 'local' })) : watchers.visible.size > 0),
     onPageVisibility(listener: (pageVisible: boolean) => void): () => void {
       watchers.visibilityListeners.add(listener);
       return () => watchers.visibilityListeners.delete(listener);
@@ -184,8 +188,8 @@ declare module 'fastify' {
       setPublicUrl: (next: PublicUrl | undefined) => void;
       /** Pages and CLI listeners connected now: is anybody watching? */
       watcherCount: () => number;
-      /** Whether a connected page says a person can see it now. */
-      pageVisible: () => boolean;
+      /** Whether a connected page says a person can see it now (with a route, a page of one of its people). */
+      pageVisible: (route?: RouteView) => boolean;
       /** Told when no page is in view any more, or one is again. */
       onPageVisibility: (listener: (pageVisible: boolean) => void) => () => void;
       broadcast: (message: ServerMessage) => void;

@@ -8,6 +8,7 @@ import type { Config } from '../config.js';
 import type { AskView, PersonClient } from '../protocol.js';
 import { noticeOf } from './notice.js';
 import type { Push } from './push.js';
+import { isRoutedTo } from '../route-access.js';
 import type { Telegram } from './telegram/bot.js';
 import type { Webhooks } from './webhooks.js';
 
@@ -30,24 +31,31 @@ export function telegramChannel(telegram: Pick<Telegram, 'shows' | 'tell'>): Cha
   return { client: 'telegram', shows: (view) => telegram.shows(view), tell: (view) => telegram.tell(view) };
 }
 
-/** The user config's webhooks (ntfy, Slack, any URL): a notice, never the whole ask; ntfy's buttons answer simple questions only. */
+/** The user config's webhooks (ntfy, Slack, any URL): a notice, never the whole ask, and only of an ask with no route; ntfy's buttons answer simple questions only. */
 export function webhookChannel(options: { webhooks: Webhooks; config: (cwd: string) => Pick<Config, 'notify'>; link: (askId: string) => string }): Channel {
   return {
     client: 'ntfy',
     shows: () => 'cut',
     tell(view) {
+      // A webhook is nobody's in particular: it is told only of asks for everyone, and so no
+      // one-tap capability is minted for an ask routed to people.
+      if (view.route) return;
       const { notify } = options.config(view.cwd);
       if (notify.length > 0) options.webhooks.send(notify, noticeOf(view, { fullText: false }), options.link(view.id));
     },
   };
 }
 
-/** Web Push to every subscribed paired device, unless a page is in view (whoever looks at it sees the ask already). */
+/**
+ * Web Push to every subscribed paired device whose person the ask is routed to (every one, for an ask
+ * with no route), unless a page it is routed to is in view (whoever looks at it sees the ask already).
+ */
 export function pushChannel(options: {
   push: Push;
   config: (cwd: string) => Pick<Config, 'push'>;
-  pageVisible: () => boolean;
-  pairedDevices: () => string[];
+  /** Whether a page the ask is routed to is in view. */
+  pageVisible: (view: AskView) => boolean;
+  pairedDevices: () => readonly { id: string; person?: string | undefined }[];
   now?: () => number;
 }): Channel {
   const now = options.now ?? Date.now;
@@ -55,9 +63,15 @@ export function pushChannel(options: {
     client: 'notification',
     shows: () => 'cut',
     tell(view) {
-      if (options.pageVisible()) return;
+      if (options.pageVisible(view)) return;
       // A push service keeps it for an offline phone as long as the ask may still be answered.
-      options.push.send(noticeOf(view, { fullText: options.config(view.cwd).push.fullText === true }), { pairedDevices: options.pairedDevices(), ttlSeconds: (view.expiresAt - now()) / 1000 });
+      const devices = options.pairedDevices();
+      const routed = new Set(devices.filter((device) => isRoutedTo(view, { kind: 'person', person: device.person })).map((device) => device.id));
+      options.push.send(noticeOf(view, { fullText: options.config(view.cwd).push.fullText === true }), {
+        pairedDevices: devices.map((device) => device.id),
+        tells: (deviceId) => routed.has(deviceId),
+        ttlSeconds: (view.expiresAt - now()) / 1000,
+      });
     },
   };
 }

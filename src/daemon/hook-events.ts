@@ -37,6 +37,8 @@ export type HookCall = {
   agent: 'claude-code' | 'codex';
   /** The machine a remote http hook names. */
   machine: string | undefined;
+  /** Whose session it is, as a remote http hook says (remote-hook --person): it names, never authorises. */
+  person?: string | undefined;
   /** Claude Code's limit on replies in a row, as the entry forwards it (CLAUDE_CODE_STOP_HOOK_BLOCK_CAP); unset or not a count: its default. */
   stopCap: string | undefined;
 };
@@ -104,6 +106,7 @@ export function createHookEvents(deps: { desk: AskDesk; away: Pick<AwaySwitch, '
       // Claude Code would override one more block: the person sees how the turn ended, and Claude stops.
       ...(replies >= replyLimit ? { settledAtOnce: { status: 'done', source: { kind: 'policy', action: 'terminal', trigger: 'reply-limit' } } } : {}),
       ...(call.machine ? { machine: call.machine } : {}),
+      ...(call.person ? { person: call.person } : {}),
       ...(payload.transcript_path ? { transcriptPath: payload.transcript_path } : {}),
     };
     return { kind: 'hold', asked, onSettled: (outcome) => outcome.status === 'replied' && countReply(counter, promptId, replies + 1) };
@@ -137,6 +140,7 @@ export function createHookEvents(deps: { desk: AskDesk; away: Pick<AwaySwitch, '
         environment: call.environment,
         door: call.door,
         ...(call.machine ? { machine: call.machine } : {}),
+        ...(call.person ? { person: call.person } : {}),
         ...(payload.transcript_path ? { transcriptPath: payload.transcript_path } : {}),
       },
       log,
@@ -175,6 +179,7 @@ export function createHookEvents(deps: { desk: AskDesk; away: Pick<AwaySwitch, '
       door: call.door,
       reply: () => elicitationDecision,
       ...(call.machine ? { machine: call.machine } : {}),
+      ...(call.person ? { person: call.person } : {}),
       ...(transcriptPath ? { transcriptPath } : {}),
     };
     return { kind: 'hold', asked };
@@ -237,6 +242,7 @@ function askedByHook(payload: QuestionPayload, call: HookCall): Asked<object> {
     door: call.door,
     reply: (config) => (outcome) => claudeCodeDecision({ toolInput, answerMode: config.answerMode, waitSeconds: config.waitSeconds }, outcome),
     ...(call.machine ? { machine: call.machine } : {}),
+    ...(call.person ? { person: call.person } : {}),
     ...(transcriptPath ? { transcriptPath } : {}),
   };
 }
@@ -278,6 +284,7 @@ function approvalByHook(payload: PermissionPayload, call: HookCall, log: Log): A
     door: call.door,
     reply: () => (outcome) => (codex ? codexPermissionDecision(toolName, outcome) : permissionDecision({ toolName, toolInput, suggestions }, outcome)),
     ...(call.machine ? { machine: call.machine } : {}),
+    ...(call.person ? { person: call.person } : {}),
     ...(transcriptPath ? { transcriptPath } : {}),
   };
 }

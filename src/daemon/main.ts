@@ -1,6 +1,7 @@
 // The daemon process: the only daemon file that touches `process` and signals. It runs as the
 // keeper's child (keeper.ts), which holds the loopback port and the --listen address and hands it
 // every connection over the IPC channel: it never listens itself.
+import { isRoutedTo } from '../route-access.js';
 import './v8-flags.js';
 import closeWithGrace from 'close-with-grace';
 import type { Socket } from 'node:net';
@@ -286,7 +287,10 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     pid: options.keeperPid,
     logger,
     planQuestion,
-    tellable: () => ({ pushDevices: push?.subscribedDevices(app!.askbridge.auth.devices().map((device) => device.id)) ?? 0, telegramChats: telegram.pairedChats() }),
+    tellable: (route) => ({
+      pushDevices: push?.subscribedDevices(app!.askbridge.auth.devices().filter((device) => isRoutedTo({ route }, { kind: 'person', person: device.person })).map((device) => device.id)) ?? 0,
+      telegramChats: telegram.pairedChats(route),
+    }),
     banner,
     configFor: (cwd) => configWatch.effective(cwd),
     health: () => ({ history: history.problem(), audit: audit.problem() }),
@@ -320,7 +324,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   channels = [
     telegramChannel(telegram),
     webhookChannel({ webhooks, config: configNow, link: (askId) => `${publicUrlSetting.url()?.href ?? loopbackUrl}#question=${askId}` }),
-    ...(push ? [pushChannel({ push, config: configNow, pageVisible: () => app.askbridge.pageVisible(), pairedDevices: () => app.askbridge.auth.devices().map((device) => device.id) })] : []),
+    ...(push ? [pushChannel({ push, config: configNow, pageVisible: (view) => app.askbridge.pageVisible(view.route), pairedDevices: () => app.askbridge.auth.devices() })] : []),
   ];
   const notifier = createNotifier({ store, channels, config: configNow, away: () => away.isAway(), pageVisible: () => app.askbridge.pageVisible(), log: { info: (fields, message) => notifyLog.info(fields, message), error: (fields, message) => notifyLog.error(fields, message) } });
   const personLeaves = [away.subscribe(() => notifier.personMayHaveLeft()), app.askbridge.onPageVisibility(() => notifier.personMayHaveLeft())];

@@ -194,16 +194,16 @@ export function createPush(options: PushOptions) {
     },
 
     /**
-     * Pushes a notice to every subscribed device that is still paired, in the background; a device's
-     * push service may keep it `ttlSeconds` while the device is offline.
+     * Pushes a notice to every subscribed device that is still paired and that `tells` names (the
+     * ask's route), in the background; a device's push service may keep it `ttlSeconds` while the device is offline.
      */
-    send(notice: Notice, to: { pairedDevices: readonly string[]; ttlSeconds: number }): void {
+    send(notice: Notice, to: { pairedDevices: readonly string[]; tells: (deviceId: string) => boolean; ttlSeconds: number }): void {
       if (stopping.signal.aborted) return;
       const paired = new Set(to.pairedDevices);
       drop((stored) => !paired.has(stored.deviceId), 'the device is no longer paired');
       drop((stored) => endpointProblem(stored.endpoint) !== undefined, 'its endpoint is not a push service');
       const payload = pushPayload(notice);
-      for (const stored of subscriptions) void pushTo(stored, payload, Math.max(0, Math.round(to.ttlSeconds)), notice.id);
+      for (const stored of subscriptions) if (to.tells(stored.deviceId)) void pushTo(stored, payload, Math.max(0, Math.round(to.ttlSeconds)), notice.id);
     },
 
     close(): void {

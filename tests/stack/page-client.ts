@@ -13,8 +13,9 @@ export type PageClient = {
   openSocket(): Promise<WebSocket>;
 };
 
-export async function pairOverHttp(daemon: Daemon): Promise<PageClient> {
-  const code = new URL(await newPairingUrl(daemon)).hash.slice('#pair='.length);
+/** `person`: paired as that person's device (POST /api/pairings with the token, as `askbridge pair --person` does). */
+export async function pairOverHttp(daemon: Daemon, options: { person?: string } = {}): Promise<PageClient> {
+  const code = new URL(await pairingUrlFor(daemon, options.person)).hash.slice('#pair='.length);
   const origin = daemon.url.replace(/\/$/, '');
   const paired = await fetch(`${origin}/api/pair`, { method: 'POST', headers: { origin, 'content-type': 'application/json' }, body: JSON.stringify({ code }) });
   if (paired.status !== 200) throw new Error(`pairing answered ${paired.status}: ${await paired.text()}`);
@@ -40,4 +41,12 @@ export async function pairOverHttp(daemon: Daemon): Promise<PageClient> {
       });
     },
   };
+}
+
+/** A one-time pairing link: for `person`'s device when one is named. */
+export async function pairingUrlFor(daemon: Daemon, person?: string): Promise<string> {
+  if (person === undefined) return newPairingUrl(daemon);
+  const made = await daemon.api<{ links: { local: string } }>('POST', '/api/pairings', { person });
+  if (made.status !== 200) throw new Error(`POST /api/pairings for ${person} answered ${made.status}: ${JSON.stringify(made.body)}`);
+  return made.body.links.local;
 }

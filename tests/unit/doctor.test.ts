@@ -455,6 +455,12 @@ describe('diagnose on settings built in memory', () => {
     expect(diagnose(memoryInputs(settings)).findings).toEqual([]);
   });
 
+  it('sums up routes in one line once people exist, and says nothing of them without people', () => {
+    const withRoutes = (people: number) => diagnose({ ...memoryInputs(httpHook()), daemon: { ...RUNNING, routes: { rules: 2, people } } }).passed;
+    expect(withRoutes(3)).toContain('routes: 2 rule(s), 3 people (`askbridge doctor --route --project DIR` says where an ask would go)');
+    expect(withRoutes(0).some((line) => line.startsWith('routes:'))).toBe(false);
+  });
+
   it('says what a question nobody watches does: waits when someone could be told, else goes to the terminal at once, and why', () => {
     const reach = (watchers: number, pushDevices: number, telegramChats: number): Extract<DaemonProbe, { running: true }> => ({ ...RUNNING, reach: { watchers, pushDevices, telegramChats } });
     const alone = diagnose({ ...memoryInputs(httpHook()), daemon: reach(0, 0, 0) });

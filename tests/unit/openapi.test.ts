@@ -48,6 +48,7 @@ const ROUTES = {
   '/api/away': ['get', 'put'],
   '/api/sessions/{sessionId}/reply': ['post'],
   '/api/config': ['get'],
+  '/api/route/explain': ['post'],
   '/api/openapi.json': ['get'],
   '/': ['get'],
   '/app.js': ['get'],

@@ -133,6 +133,8 @@ describe('the policy', () => {
     const withWebhook: EffectiveConfig = { ...mergeConfig(ConfigFileSchema.parse({ notify: [{ url: 'https://hooks.example.com/askbridge' }] }), {}), files: { user: '', project: undefined }, errors: [], ignored: [] };
     const told = createPolicy({ configFor: () => withWebhook, log: () => {} });
     expect(told({ cwd: '/p', questions: [question(['A', 'B'])], profile: CLAUDE_CODE, unattended: false, watchers: 0, reachableElsewhere: false }).immediate).toBeUndefined();
+    // A webhook is told only of asks with no route: one routed to people none of whom could see it goes to the terminal.
+    expect(told({ cwd: '/p', questions: [question(['A', 'B'])], profile: CLAUDE_CODE, unattended: false, watchers: 0, reachableElsewhere: false, routed: true }).immediate).toEqual(terminalAtOnce);
     // A rule that answers at once still answers.
     const atOnce = ['Auth', 'Sessions', 'Roles', 'Audit log'].map((header) => ({ header, choose: { Auth: 'OAuth via GitHub', Sessions: 'Redis', Roles: 'Admin', 'Audit log': 'Yes, now' }[header]!, when: 'immediately' as const }));
     expect(plan({ rules: atOnce }, { watchers: 0 }).immediate).toMatchObject({ status: 'answered', source: { kind: 'policy', action: 'rule', trigger: 'immediately' } });

@@ -17,6 +17,8 @@ export function historyLineOf(view: AskView): HistoryLine {
     ...(view.agent ? { agent: view.agent } : {}),
     ...(view.asker ? { asker: view.asker } : {}),
     ...(view.machine ? { machine: view.machine } : {}),
+    ...(view.person ? { sessionPerson: view.person } : {}),
+    ...(view.route ? { route: view.route } : {}),
     askedAt: new Date(view.createdAt).toISOString(),
     finishedAt: new Date(view.resolvedAt ?? Date.now()).toISOString(),
     status: view.status,

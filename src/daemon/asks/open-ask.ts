@@ -5,7 +5,7 @@
 import { profileOf } from '../../agents.js';
 import type { Config } from '../../config.js';
 import { riskOf, type Risk } from '../../risk.js';
-import type { Agent, Asker, HookEnvironment, Person } from '../../protocol.js';
+import type { Agent, Asker, HookEnvironment, Person, RouteView } from '../../protocol.js';
 import { routeFor, routeKindOf } from '../../routing.js';
 import type { WaitingLimits } from '../limits.js';
 import { grantedOutcome, type GrantStore } from '../grants.js';
@@ -50,10 +50,10 @@ type Log = { info(fields: Record<string, unknown>, message: string): void; debug
 export type AskDesk = {
   store: AskStore;
   planQuestion: (context: PolicyContext) => QuestionPlan;
-  /** Pages and CLI listeners connected now. */
-  watchers: () => number;
-  /** Whether someone not watching could be told (a push subscription, a Telegram chat). */
-  reachableElsewhere: () => boolean;
+  /** Pages and CLI listeners connected now; with a route, only its people's pages (and the CLI's listeners). */
+  watchers: (route?: RouteView) => number;
+  /** Whether someone not watching could be told (a push subscription, a Telegram chat); with a route, only its people. */
+  reachableElsewhere: (route?: RouteView) => boolean;
   /** What may wait at once, from every asker together (each asker may hold a share of it, limits.ts). */
   limits: WaitingLimits;
   /** The people askbridge knows, for routes (routing.ts). Without them, none: no route. */
@@ -85,7 +85,7 @@ export function openAsk<Decision>(desk: AskDesk, asked: Asked<Decision>, log: Lo
   const { store } = desk;
   const kind = kindOf(asked);
   const profile = profileOf(asked);
-  const plan = desk.planQuestion({
+  const context: PolicyContext = {
     cwd: asked.cwd,
     machine: asked.machine,
     questions: asked.questions,
@@ -95,18 +95,22 @@ export function openAsk<Decision>(desk: AskDesk, asked: Asked<Decision>, log: Lo
     watchers: desk.watchers(),
     reachableElsewhere: desk.reachableElsewhere(),
     ...(kind === 'question' ? {} : { kind }),
-  });
+  };
+  const everyones = desk.planQuestion(context);
+  const risk = riskField(asked, everyones.config);
+  const route = routeFor(
+    { cwd: asked.cwd, machine: asked.machine, agent: asked.agent, asker: asked.asker, kind: routeKindOf(asked), risky: risk.risk !== undefined, person: asked.person },
+    everyones.config.route,
+    desk.people?.() ?? [],
+  );
+  // Who could see a routed ask is only its people (and the CLI): planned again with their pages and
+  // channels alone, so that one none of them could see goes where an ask nobody could see goes.
+  const plan = route ? desk.planQuestion({ ...context, watchers: desk.watchers(route), reachableElsewhere: desk.reachableElsewhere(route), routed: true }) : everyones;
   if (asked.asker && asked.questions.length > plan.askMaxQuestions) return { kind: 'too_many_questions', asked: asked.questions.length, max: plan.askMaxQuestions };
   const waitMs = asked.waitSeconds === undefined ? plan.waitMs : Math.min(plan.waitMs, asked.waitSeconds * 1000);
   // How long the asker can wait at all, which bounds any extension: what an asker said it waits, else
   // what its profile says it can (a hook's timeout; a script or an MCP client that gave no limit is held to it too).
   const maxWaitMs = asked.waitSeconds === undefined ? profile.maxWaitMs : asked.waitSeconds * 1000;
-  const risk = riskField(asked, plan.config);
-  const route = routeFor(
-    { cwd: asked.cwd, machine: asked.machine, agent: asked.agent, asker: asked.asker, kind: routeKindOf(asked), risky: risk.risk !== undefined, person: asked.person },
-    plan.config.route,
-    desk.people?.() ?? [],
-  );
   // A person's grant covers it: allowed at once, with no card. Never a turn's end, a question, a
   // risky approval, or one two people must allow.
   const grant = asked.approval && asked.agent && !risk.risk && route?.approvals !== 2 ? desk.grants?.covering({ agent: asked.agent, machine: asked.machine, sessionId: asked.sessionId, cwd: asked.cwd, approval: asked.approval }) : undefined;

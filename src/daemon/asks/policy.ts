@@ -28,6 +28,8 @@ export type PolicyContext = {
   watchers: number;
   /** Whether someone not watching could be told: a paired device with a push subscription, or a paired Telegram chat (webhooks are the config's). */
   reachableElsewhere: boolean;
+  /** The ask is routed to people (routing.ts): the config's webhooks, nobody's in particular, are not told of it. */
+  routed?: boolean;
   /**
    * What is asked, when not questions: a permission (no policy ever allows one), the end of a turn
    * (waits awaySeconds for a reply, then Claude stops), a wait in the terminal (shown until the
@@ -98,7 +100,7 @@ export type Policy = ReturnType<typeof createPolicy>;
  * terminal should not wait for nobody.
  */
 function nobodyReachable(config: Config, context: PolicyContext): boolean {
-  return config.whenNobodyWatching === 'wait-if-reachable' && context.watchers === 0 && !context.reachableElsewhere && config.notify.length === 0;
+  return config.whenNobodyWatching === 'wait-if-reachable' && context.watchers === 0 && !context.reachableElsewhere && (context.routed === true || config.notify.length === 0);
 }
 
 const toTerminal = (trigger: 'timeout' | 'nobody-watching' | 'nobody-reachable'): Outcome => ({ status: 'handed-to-terminal', source: { kind: 'policy', action: 'terminal', trigger } });

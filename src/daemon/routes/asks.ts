@@ -11,12 +11,13 @@ import { ANSWER_BODY_LIMIT_BYTES, EXTEND_STEP_MS } from '../limits.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
 import type { AnswerResult, ExtendResult } from '../asks/store.js';
-import { machineOf, requireHookKey } from './hook-key.js';
+import { machineOf, personOf, requireHookKey } from './hook-key.js';
 import { openOrRefuse } from './open-or-refuse.js';
 import { decideApproval } from '../grants.js';
 import { HOOK_KEY_HEADER } from '../../http-hook.js';
 import { loadElicitationForms } from '../elicitation-forms.js';
-import { deciderOf } from './decider.js';
+import { deciderOf, viewerOfRequest } from './decider.js';
+import { isRoutedTo } from '../../route-access.js';
 
 const IdParamsSchema = z.object({ id: z.uuid() }).meta({ title: 'ask id' });
 
@@ -33,9 +34,10 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     '/api/asks',
     { config: { access: 'page-or-local' }, schema: { summary: 'The asks waiting for an answer, oldest first; and those answered whose decision has not reached their agent yet', response: { 200: AsksReplySchema, '4xx': ErrorReplySchema } } },
     // Never too large to send: what may wait is bounded in bytes (limits.ts WAITING_BYTES), and this is its views.
-    async () => {
-      const undelivered = store.undelivered();
-      return { asks: store.pending(), ...(undelivered.length === 0 ? {} : { undelivered }) };
+    async (request) => {
+      const viewer = viewerOfRequest(request);
+      const undelivered = store.undelivered().filter((ask) => isRoutedTo(ask, viewer));
+      return { asks: store.pending().filter((ask) => isRoutedTo(ask, viewer)), ...(undelivered.length === 0 ? {} : { undelivered }) };
     },
   );
 
@@ -44,7 +46,8 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     { config: { access: 'page-or-local' }, schema: { summary: 'One ask, waiting or settled', params: IdParamsSchema, response: { 200: AskReplySchema, '4xx': ErrorReplySchema } } },
     async (request) => {
       const ask = store.get(request.params.id);
-      if (!ask) throw notFound();
+      // One routed to other people is not there for this page, as the store says to its decisions.
+      if (!ask || !isRoutedTo(ask, viewerOfRequest(request))) throw notFound();
       return { ask };
     },
   );
@@ -74,6 +77,8 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       // asks count with the hook key's other askers.
       const byToken = context.auth.isLocalToken(request.headers.authorization) === true;
       const machine = byToken ? undefined : machineOf(request);
+      // Whose session it is, only as a remote machine's credential says it: it names, never authorises.
+      const person = byToken ? undefined : personOf(request);
       // An MCP client that is an agent askbridge knows (Gemini CLI) asks under its own name.
       const agent = asker.kind === 'mcp' ? agentOfMcpClient(asker.name) : undefined;
       const waiter = openOrRefuse(context, request, reply, {
@@ -88,6 +93,7 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
         asker,
         ...(agent ? { agent } : {}),
         ...(machine ? { machine } : {}),
+        ...(person ? { person } : {}),
         ...(waitSeconds === undefined ? {} : { waitSeconds }),
       });
       if (!waiter) return reply;
@@ -188,6 +194,8 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       },
     },
     async (request, reply) => {
+      const ask = store.get(request.params.id);
+      if (ask && !isRoutedTo(ask, viewerOfRequest(request))) throw notFound();
       const result = store.extend(request.params.id);
       if (result.kind === 'extended') request.log.info({ askId: request.params.id, expiresAt: result.ask.expiresAt }, 'question extended');
       return sendResult(reply, result);

@@ -10,7 +10,7 @@ import type { Auth, AuthOptions } from './auth.js';
 import type { RequestTimeouts, WaitingLimits } from '../limits.js';
 import type { PolicyContext, QuestionPlan } from '../asks/policy.js';
 import type { Push } from '../push.js';
-import type { Tellable } from '../../protocol.js';
+import type { RouteView, Tellable } from '../../protocol.js';
 import type { OneTap } from '../one-tap.js';
 import type { AskStore } from '../asks/store.js';
 import type { AskDesk } from '../asks/open-ask.js';
@@ -20,15 +20,18 @@ import type { AwaySwitch } from '../away.js';
 import type { Telegram } from '../telegram/bot.js';
 import type { GrantStore } from '../grants.js';
 import type { People } from '../people.js';
+import type { Viewer } from '../../route-access.js';
 
 /**
- * Pages and CLI listeners connected now, over the WebSocket, which paired device each page socket
+ * Pages and CLI listeners connected now, over the WebSocket, which paired device (and person) each page socket
  * belongs to, the Host each came through (a public URL that changes closes those of the old one),
  * and the sockets whose page says a person can see it.
  */
 export type Watchers = {
   sockets: Set<WebSocket>;
   deviceOf: WeakMap<WebSocket, string>;
+  /** Whose each page socket is (its device's person); a socket with none is the local CLI's, which sees everything. */
+  viewerOf: WeakMap<WebSocket, Viewer>;
   hostOf: WeakMap<WebSocket, string>;
   visible: Set<WebSocket>;
   /** Told when no page is in view any more, or one is again. */
@@ -57,8 +60,8 @@ export type AppDeps = {
   /** Reported by `askbridge status`. */
   pid: number;
   logger: FastifyBaseLogger | false;
-  /** Who could be told of a question nobody watches, besides the config's webhooks: paired devices with a push subscription, paired Telegram chats. */
-  tellable?: () => Tellable;
+  /** Who could be told of a question nobody watches, besides the config's webhooks: paired devices with a push subscription, paired Telegram chats; with a route, only its people's. */
+  tellable?: (route?: RouteView) => Tellable;
   /** How a new question will be settled when nobody answers: decided per question by the policy. */
   planQuestion: (context: PolicyContext) => QuestionPlan;
   /** The one address besides loopback where pages reach the daemon, through a TLS front or a tunnel, when the app starts (app.askbridge.setPublicUrl changes it). */

@@ -12,6 +12,8 @@ import { describeZodError, ErrorReplySchema, PageMessageSchema, ServerMessageSch
 import { setVisible, type RouteContext, type Watchers } from './context.js';
 import { HttpError } from '../errors.js';
 import { PAGE_MESSAGE_LIMIT_BYTES } from '../limits.js';
+import { isRoutedTo, type Viewer } from '../../route-access.js';
+import { viewerOfRequest } from './decider.js';
 
 
 /** Pages and CLI listeners connected at once; more are refused before the upgrade. */
@@ -26,11 +28,17 @@ const OPEN = 1;
 /** The bytes of each socket's snapshot: a page far away may still be reading it when the next event comes. */
 const snapshotBytes = new WeakMap<WebSocket, number>();
 
-/** Serialise once, send to every open socket that keeps up. */
+/** Whose a socket is: a page's person, from its pairing; the CLI's (no page) sees everything. */
+function viewerOfSocket(watchers: Watchers, socket: WebSocket): Viewer {
+  return watchers.viewerOf.get(socket) ?? { kind: 'local' };
+}
+
+/** Serialise once, send to every open socket that keeps up; an ask's event only to those it is routed to (route-access.ts). */
 export function broadcast(watchers: Watchers, message: ServerMessage): void {
   const data = JSON.stringify(message);
   for (const socket of watchers.sockets) {
     if (socket.readyState !== OPEN) continue;
+    if ('ask' in message && !isRoutedTo(message.ask, viewerOfSocket(watchers, socket))) continue;
     if (socket.bufferedAmount > SEND_BUFFER_LIMIT_BYTES + (snapshotBytes.get(socket) ?? 0)) {
       socket.terminate();
       continue;
@@ -77,7 +85,9 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { st
     },
     (socket, request) => {
       watchers.sockets.add(socket);
+      const viewer = viewerOfRequest(request);
       if (request.principal.kind === 'page') watchers.deviceOf.set(socket, request.principal.deviceId);
+      watchers.viewerOf.set(socket, viewer);
       watchers.hostOf.set(socket, request.headers.host?.toLowerCase() ?? '');
       answeredPing.add(socket);
       socket.on('pong', () => answeredPing.add(socket));
@@ -95,8 +105,8 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { st
         }
         setVisible(watchers, socket, read.message.visible);
       });
-      const undelivered = store.undelivered();
-      const snapshot = JSON.stringify({ type: 'snapshot', asks: store.pending(), ...(undelivered.length === 0 ? {} : { undelivered }) } satisfies ServerMessage);
+      const undelivered = store.undelivered().filter((ask) => isRoutedTo(ask, viewer));
+      const snapshot = JSON.stringify({ type: 'snapshot', asks: store.pending().filter((ask) => isRoutedTo(ask, viewer)), ...(undelivered.length === 0 ? {} : { undelivered }) } satisfies ServerMessage);
       snapshotBytes.set(socket, Buffer.byteLength(snapshot));
       socket.send(snapshot);
       // Always sent, so a page that reconnects also drops a banner that was cleared meanwhile.

@@ -4,11 +4,12 @@
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { historyCsv } from '../../history-csv.js';
-import { HistoryReplySchema, historyMatching, searchHistory } from '../../history-file.js';
+import { historyFor, HistoryReplySchema, historyMatching, searchHistory } from '../../history-file.js';
 import { ErrorReplySchema } from '../../protocol.js';
 import { HttpError } from '../errors.js';
 import { HISTORY_LINES } from '../limits.js';
 import type { RouteContext } from './context.js';
+import { viewerOfRequest } from './decider.js';
 
 const HistoryQuerySchema = z
   .strictObject({
@@ -49,7 +50,7 @@ export const historyRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { 
       const { q, limit, format } = request.query;
       // Questions settled before this request are all in the file (or waiting in memory while it cannot be written).
       await history.flushed();
-      const { lines, scannedBytes } = await searchHistory(history.path, { limit, keep: historyMatching(q ?? '') });
+      const { lines, scannedBytes } = await searchHistory(history.path, { limit, keep: historyFor(viewerOfRequest(request), historyMatching(q ?? '')) });
       request.log.debug({ entries: lines.length, scannedBytes, searched: q !== undefined && q !== '' }, 'history read');
       if (format === 'csv') {
         return reply.type('text/csv; charset=utf-8').header('content-disposition', `attachment; filename="${HISTORY_CSV_FILENAME}"`).send(historyCsv(lines));

@@ -1,8 +1,8 @@
 // The hook key: what Claude Code's http hooks (a question, a session that ended), and any program that may only ask, send;
 // and the machine such a request is from.
 import type { FastifyRequest } from 'fastify';
-import { HOOK_KEY_HEADER, MACHINE_HEADER, UNNAMED_MACHINE } from '../../http-hook.js';
-import { LIMITS } from '../../protocol.js';
+import { HOOK_KEY_HEADER, MACHINE_HEADER, PERSON_HEADER, UNNAMED_MACHINE } from '../../http-hook.js';
+import { LIMITS, PersonNameSchema } from '../../protocol.js';
 import { shorten } from '../../shorten.js';
 import { HttpError } from '../errors.js';
 import { isFromThisMachine, sameSecret } from '../hook-identity.js';
@@ -38,4 +38,17 @@ export function machineOf(request: FastifyRequest): string | undefined {
     throw new HttpError(400, 'bad_machine', `${MACHINE_HEADER} is not UTF-8 text: write the machine's name again (on that machine: askbridge install --url URL --key KEY --machine NAME)`);
   }
   return shorten(machine.trim(), LIMITS.machineChars);
+}
+
+/**
+ * Whose session a remote hook says it is (`remote-hook --person`), or undefined when it names none.
+ * A name that is not a person's name is refused (400), never dropped: the session's asks would
+ * otherwise go to everyone. It only names: a route sends the asks there, and nothing is authorised by it.
+ */
+export function personOf(request: FastifyRequest): string | undefined {
+  const header = request.headers[PERSON_HEADER];
+  if (header === undefined || (typeof header === 'string' && header.trim() === '')) return undefined;
+  const parsed = PersonNameSchema.safeParse(typeof header === 'string' ? header.trim() : header);
+  if (!parsed.success) throw new HttpError(400, 'bad_person', `${PERSON_HEADER} is not a person's name (letters, digits, ".", "_" and "-", up to 40): write it again (on that machine: askbridge install --url URL --key KEY --person NAME)`);
+  return parsed.data;
 }

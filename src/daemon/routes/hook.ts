@@ -44,7 +44,7 @@ import { createHookIdentity, isFromThisMachine, type HookCredentials } from '../
 import { identityOf } from '../asks/store.js';
 import { HookOutputSchema } from '../decisions/claude-code.js';
 import { openOrRefuse } from './open-or-refuse.js';
-import { machineOf, requireHookKey } from './hook-key.js';
+import { machineOf, personOf, requireHookKey } from './hook-key.js';
 import { ELICITATION_HOOK_PATH, HTTP_HOOK_ENV, HTTP_HOOK_PATH, NOTIFICATION_HOOK_PATH, PERMISSION_HOOK_PATH, PROMPT_HOOK_PATH, SESSION_END_PATH, STOP_CAP_HEADER, STOP_HOOK_PATH, envHeader } from '../../http-hook.js';
 import { StopOutputSchema } from '../decisions/claude-code-stop.js';
 import { ElicitationOutputSchema } from '../decisions/claude-code-elicitation.js';
@@ -116,7 +116,15 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
    */
   const httpHook = async (request: FastifyRequest, reply: FastifyReply, payload: HookCall['payload']) => {
     const stopCap = request.headers[STOP_CAP_HEADER];
-    const call: HookCall = { payload, environment: forwardedEnvironment(request), door: 'http-hook', agent: 'claude-code', machine: machineOf(request), stopCap: typeof stopCap === 'string' ? stopCap : undefined };
+    const call: HookCall = {
+      payload,
+      environment: forwardedEnvironment(request),
+      door: 'http-hook',
+      agent: 'claude-code',
+      machine: machineOf(request),
+      person: personOf(request),
+      stopCap: typeof stopCap === 'string' ? stopCap : undefined,
+    };
     const received = await events.receive(call, request.log);
     if (received.kind === 'empty') return answerEmpty(reply);
     const waiter = openOrRefuse(context, request, reply, received.asked);

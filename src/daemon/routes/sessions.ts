@@ -11,15 +11,16 @@ import { AskReplySchema, AwayReplySchema, AwaySchema, ErrorReplySchema, LIMITS, 
 import { ANSWER_BODY_LIMIT_BYTES } from '../limits.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
-import { deciderOf } from './decider.js';
+import { deciderOf, viewerOfRequest } from './decider.js';
+import { isRoutedTo, type Viewer } from '../../route-access.js';
 
 const SessionParamsSchema = z.object({ sessionId: z.string().min(1).max(LIMITS.idChars) }).meta({ title: 'session id' });
 const REFUSALS = { '4xx': ErrorReplySchema, '5xx': ErrorReplySchema };
 
 export const sessionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, away, awayState, auth }) => {
   /** The turn's end this session waits at on this machine; refused (400) when there are several, which only `ask` tells apart. */
-  const turnEndHere = (sessionId: string) => {
-    const here = store.turnEndsOf(sessionId).filter((ask) => ask.machine === undefined);
+  const turnEndHere = (sessionId: string, viewer: Viewer) => {
+    const here = store.turnEndsOf(sessionId).filter((ask) => ask.machine === undefined && isRoutedTo(ask, viewer));
     if (here.length > 1) throw new HttpError(400, 'several_turn_ends', `${here.length} turn ends wait in this session on this machine: name the one you reply to with "ask" (its id)`);
     return here[0];
   };
@@ -68,8 +69,10 @@ export const sessionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { 
       const body = request.body;
       const by = deciderOf(request, auth);
       // The turn's end the person replied to, when they named it; else the one this session waits at now on this machine.
-      const target = body.ask === undefined ? turnEndHere(sessionId) : store.get(body.ask);
-      if (!target || target.sessionId !== sessionId || !target.turnEnd) {
+      // Only one routed to this page's person is there for it (the CLI sees every one).
+      const viewer = viewerOfRequest(request);
+      const target = body.ask === undefined ? turnEndHere(sessionId, viewer) : store.get(body.ask);
+      if (!target || target.sessionId !== sessionId || !target.turnEnd || !isRoutedTo(target, viewer)) {
         throw new HttpError(404, 'not_waiting', 'Claude is not waiting for a reply in this session: it is working, or it stopped (only while you are away does the end of a turn wait)');
       }
       const result = store.replyToTurn(target.id, 'text' in body ? body.text : null, by);

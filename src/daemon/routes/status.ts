@@ -1,6 +1,7 @@
 // Daemon status for `askbridge status`, the configuration for `askbridge config` (with the public
 // URL in use and where it comes from), the request behind `askbridge stop`, and this API's own
 // OpenAPI document.
+import { homedir } from 'node:os';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { EffectiveConfigSchema } from '../../config.js';
@@ -27,6 +28,8 @@ export const statusRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { s
     audit: deps.health?.().audit ?? null,
     ...awayState(),
     tellable: deps.tellable?.() ?? { pushDevices: 0, telegramChats: 0 },
+    // `route` is the user config's only: the same in every folder.
+    routes: { rules: deps.configFor?.(homedir()).config.route.length ?? 0, people: deps.people?.list().length ?? 0 },
   }));
 
   /** The configuration the daemon applies to a question asked in `cwd`: its last good version of each file. */

@@ -10,13 +10,14 @@
 // drawn for. Every Telegram call runs in the background,
 // retried on 429 and 5xx: none holds up the store or an answer. The bot token is never logged:
 // grammY's errors are reduced to a description made here. grammY is loaded only when a bot is set.
+import { isRoutedTo } from '../../route-access.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Api } from 'grammy';
 import type { CallbackQuery, Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update, User } from 'grammy/types';
 import { randomBytes } from 'node:crypto';
 import type { Shown } from '../../choices.js';
 import type { TelegramConfig } from '../../config.js';
-import type { AskView, Decider, Response } from '../../protocol.js';
+import type { AskView, Decider, Response, RouteView } from '../../protocol.js';
 import { shorten } from '../../shorten.js';
 import { markInvisible } from '../../visible-text.js';
 import type { AnswerResult, AskStore } from '../asks/store.js';
@@ -175,10 +176,10 @@ export function createTelegram(options: TelegramOptions) {
   const draftOf = (view: AskView, state: Told): Draft =>
     askDraft(view, { headersOnly: session?.config.headersOnly === true, link: options.publicLink(view.id), selections: state.selections, grants: options.grants !== undefined });
 
-  /** Tells every paired chat of an ask that waits: one message each. */
+  /** Tells every paired chat whose person the ask is routed to (a chat paired for nobody: only an ask with no route) of an ask that waits: one message each. */
   function tell(view: AskView): void {
     if (!session?.api || told.has(view.id)) return;
-    const paired = chats.list();
+    const paired = chats.list().filter((chat) => isRoutedTo(view, { kind: 'person', person: chat.person }));
     if (paired.length === 0) return;
     const state: Told = { messages: new Map(), selections: view.questions.map(() => ({ selected: new Set(), other: null })), ids: new Map() };
     told.set(view.id, state);
@@ -605,9 +606,9 @@ export function createTelegram(options: TelegramOptions) {
       return chats.list().map(({ id, name, pairedAt, lastSeen, person }) => ({ id, name, pairedAt, lastSeen, ...(person === undefined ? {} : { person }) }));
     },
 
-    /** How many paired chats the bot could tell now (none while it is not connected): whether anyone could be told. */
-    pairedChats(): number {
-      return session?.api ? chats.list().length : 0;
+    /** How many paired chats the bot could tell now (none while it is not connected): whether anyone could be told; with a route, only its people's chats. */
+    pairedChats(route?: RouteView): number {
+      return session?.api ? chats.list().filter((chat) => isRoutedTo({ route }, { kind: 'person', person: chat.person })).length : 0;
     },
 
     /** Unpairs a chat: it is ignored from now on, and its messages for waiting asks lose their buttons. */
