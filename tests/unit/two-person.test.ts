@@ -199,9 +199,11 @@ describe('the words for where it stands', () => {
     const at = new Date(2026, 11, 2, 14, 2).getTime();
     const view = { approval: PUSH, route: { people: ['alice', 'bob'], approvals: 2 as const } };
     expect(twoPeopleLine(view)).toBe('Needs two people');
-    expect(twoPeopleLine({ ...view, allows: [{ person: 'alice', device: 'Pixel 8', client: 'page' as const, at }] })).toBe('1 of 2: allowed by alice at 14:02');
+    const byAlice = { ...view, allows: [{ person: 'alice', device: 'Pixel 8', client: 'page' as const, at }] };
+    expect(twoPeopleLine(byAlice)).toBe('1 of 2: allowed by alice at 14:02');
     expect(twoPeopleLine({ ...view, allows: [{ person: 'alice', at }, { person: 'bob', at: at + 3 * 60_000 }] })).toBe('2 of 2: allowed by alice at 14:02 and bob at 14:05');
-    expect(twoPeopleLine({ ...view, route: { people: ['alice'], approvals: 1 } })).toBeUndefined();
+    const onePerson = { ...view, route: { people: ['alice'], approvals: 1 } };
+    expect(twoPeopleLine(onePerson)).toBeUndefined();
     expect(twoPeopleLine({ route: view.route })).toBeUndefined();
   });
 });

@@ -1,0 +1,168 @@
+// Two-person approval end to end: the real daemon with two people (alice, bob) and a route that
+// sends risky permissions to both and needs both to allow; Claude Code's PermissionRequest held open
+// through the http hook; pages in Chromium paired for each person. One person's allow is kept and
+// shown ("1 of 2: allowed by alice at 14:02") while the hook waits on; the same person on another
+// device is refused (409) and the page says so; a second person's allow releases it, and any deny
+// ends it. The CLI may deny but never allow, and no grant is taken.
+import { mkdtemp, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Browser, Locator, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { PairingReply } from '../../src/protocol.js';
+import { decisionOf, permissionPayload, requestPermission, type HeldPermission } from '../stack/approvals.js';
+import { chromiumAvailability, launchBrowser, openAsk, openPairedPage, type PairedPage } from '../stack/browser.js';
+import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { killStrayProcesses, runCli } from '../stack/processes.js';
+
+const FORCE_PUSH = 'git push --force origin main';
+const PROJECT = '/home/alice/projects/shop';
+const CLI_REFUSAL = 'two people must allow this from their own paired devices; the CLI may deny it';
+const chromiumState = chromiumAvailability();
+
+let daemon: Daemon;
+let browser: Browser;
+let sessions = 0;
+const held: HeldPermission[] = [];
+/** alice's phone and laptop, and bob's phone: each a page paired for its person. */
+const pages: Record<'alicePhone' | 'aliceLaptop' | 'bobPhone', PairedPage> = {} as never;
+
+/** A page paired for `person`, with a one-time code the local CLI's token asked for. */
+async function pagePairedFor(person: string): Promise<PairedPage> {
+  const pairing = await daemon.api<PairingReply>('POST', '/api/pairings', { person });
+  expect(pairing.status).toBe(200);
+  return openPairedPage(browser, daemon, { pairingUrl: pairing.body.links.local });
+}
+
+async function forcePush(): Promise<HeldPermission> {
+  const permission = await requestPermission(daemon, permissionPayload(`s-two-${++sessions}`, 'Bash', { command: FORCE_PUSH, description: 'Ship it' }, { cwd: PROJECT }));
+  held.push(permission);
+  return permission;
+}
+
+/** Whether the hook has had its answer by now (the daemon's status is the authority; this says nothing reached the hook either). */
+async function hookAnswered(permission: HeldPermission): Promise<boolean> {
+  return Promise.race([permission.response.then(() => true), new Promise<boolean>((resolve) => setImmediate(() => resolve(false)))]);
+}
+
+/** 14:02: a time of day as the page's clock shows it (the same machine, the same zone). */
+const clock = (at: number) => new Date(at).toTimeString().slice(0, 5);
+
+/** Allows a risky approval on its card: "Allow…", then its confirmation. */
+async function allowOn(card: Locator): Promise<void> {
+  await card.getByRole('button', { name: 'Allow…' }).click();
+  await card.getByRole('button', { name: 'Yes, allow it' }).click();
+}
+
+beforeAll(async () => {
+  const home = await mkdtemp(join(tmpdir(), 'askbridge-e2e-'));
+  const addedAt = Date.now();
+  await writeFile(join(home, 'people.json'), `${JSON.stringify([{ name: 'alice', groups: [], addedAt }, { name: 'bob', groups: [], addedAt }])}\n`);
+  daemon = await startDaemon({ home, config: { waitSeconds: 300, route: [{ kind: ['permission'], risky: true, to: ['alice', 'bob'], approvals: 2 }] } });
+  if (!chromiumState.available) return;
+  browser = await launchBrowser();
+  pages.alicePhone = await pagePairedFor('alice');
+  pages.aliceLaptop = await pagePairedFor('alice');
+  pages.bobPhone = await pagePairedFor('bob');
+});
+afterEach(async () => {
+  for (const each of held.splice(0)) each.abort();
+  await killStrayProcesses();
+});
+afterAll(async () => {
+  for (const paired of Object.values(pages)) await paired.context.close();
+  await browser?.close();
+  await daemon?.stop();
+});
+
+describe.skipIf(!chromiumState.available)('a risky permission two people must allow', () => {
+  it('waits after alice allows, refuses alice again from her laptop, and is allowed once bob allows', async () => {
+    const push = await forcePush();
+    expect(push.view).toMatchObject({ route: { people: ['alice', 'bob'], approvals: 2 }, risk: { reasons: [expect.stringContaining('force-pushes')] }, choices: { remember: false, grant: false } });
+
+    const onPhone = await openAsk(pages.alicePhone.page, push.view.id);
+    expect(await onPhone.locator('.two-people').textContent()).toBe('Needs two people');
+    await allowOn(onPhone);
+    await onPhone.locator('.two-people-mine').waitFor({ state: 'visible' });
+    expect(await onPhone.locator('.two-people-mine').textContent()).toBe('You allowed it: waiting for a second person');
+    const once = await daemon.ask(push.view.id);
+    expect(once).toMatchObject({ status: 'pending', allows: [{ person: 'alice', client: 'page' }] });
+    const aliceAt = clock(once.allows![0]!.at);
+    expect(await onPhone.locator('.two-people').textContent()).toBe(`1 of 2: allowed by alice at ${aliceAt}`);
+    // Its allow gives way; Deny stays.
+    expect(await onPhone.getByRole('button', { name: 'Allow…' }).isVisible()).toBe(false);
+    expect(await onPhone.getByRole('button', { name: 'Deny', exact: true }).isVisible()).toBe(true);
+    expect(await hookAnswered(push)).toBe(false);
+
+    // alice again, from her laptop: the daemon counts her once.
+    const onLaptop = await openAsk(pages.aliceLaptop.page, push.view.id);
+    await expect.poll(() => onLaptop.locator('.two-people').textContent()).toBe(`1 of 2: allowed by alice at ${aliceAt}`);
+    await allowOn(onLaptop);
+    await onLaptop.locator('.two-people-mine').waitFor({ state: 'visible' });
+    expect(await onLaptop.locator('.card-error').textContent()).toBe('alice allowed it already: a second person must');
+    expect(await daemon.ask(push.view.id)).toMatchObject({ status: 'pending', allows: [{ person: 'alice' }] });
+    expect(await hookAnswered(push)).toBe(false);
+
+    // bob's page was told of alice's allow as it happened.
+    const onBob = await openAsk(pages.bobPhone.page, push.view.id);
+    await expect.poll(() => onBob.locator('.two-people').textContent()).toBe(`1 of 2: allowed by alice at ${aliceAt}`);
+    await allowOn(onBob);
+    expect(await decisionOf(push)).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
+    const settled = await daemon.ask(push.view.id);
+    expect(settled).toMatchObject({ status: 'allowed', source: { kind: 'person', client: 'page', person: 'bob' }, allows: [{ person: 'alice' }, { person: 'bob' }] });
+    const both = `2 of 2: allowed by alice at ${aliceAt} and bob at ${clock(settled.allows![1]!.at)}`;
+    // Finished, every page shows both.
+    for (const page of [pages.bobPhone.page, pages.alicePhone.page]) {
+      await expect.poll(() => finishedLine(page, push.view.id)).toBe(both);
+    }
+  });
+
+  it('is denied at once when bob denies after alice allowed', async () => {
+    const push = await forcePush();
+    await allowOn(await openAsk(pages.alicePhone.page, push.view.id));
+    await expect.poll(async () => (await daemon.ask(push.view.id)).allows?.length).toBe(1);
+    const onBob = await openAsk(pages.bobPhone.page, push.view.id);
+    await onBob.getByRole('button', { name: 'Deny', exact: true }).click();
+    expect(await decisionOf(push)).toMatchObject({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'deny' } } });
+    expect(await daemon.ask(push.view.id)).toMatchObject({ status: 'denied', source: { person: 'bob' }, allows: [{ person: 'alice' }] });
+  });
+
+  it('is never allowed by the CLI, nor with a grant or an "always allow"; the CLI may deny it', async () => {
+    const push = await forcePush();
+    const pending = await runCli(['pending'], daemon.env);
+    expect(pending.stdout).toContain(`Needs two people (${CLI_REFUSAL}: --deny)`);
+    expect(pending.stdout).not.toContain('--allow --confirm-risky');
+
+    const cli = await runCli(['answer', push.view.id, '--allow', '--confirm-risky'], daemon.env);
+    expect(cli.code).toBe(2);
+    expect(cli.stderr).toContain(CLI_REFUSAL);
+    // The daemon refuses it itself, whoever holds the token.
+    const direct = await daemon.api<{ error: { code: string; message: string } }>('POST', `/api/asks/${push.view.id}/decide`, { behavior: 'allow', confirmRisky: true });
+    expect(direct).toMatchObject({ status: 400, body: { error: { code: 'two_people_required', message: CLI_REFUSAL } } });
+
+    // A person's allow that carries a grant, or an "always allow", is refused: each allows this one call.
+    const decide = (page: Page, decision: Record<string, unknown>) =>
+      page.evaluate(
+        async ({ id, body }) => {
+          const reply = await fetch(`/api/asks/${id}/decide`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-askbridge-key': localStorage.getItem('askbridge.pageKey') ?? '' }, body: JSON.stringify(body) });
+          return { status: reply.status, body: (await reply.json()) as { error?: { code: string } } };
+        },
+        { id: push.view.id, body: decision },
+      );
+    expect(await decide(pages.alicePhone.page, { behavior: 'allow', confirmRisky: true, grant: { minutes: 15, scope: 'session' } })).toMatchObject({ status: 400, body: { error: { code: 'two_people_allow_once' } } });
+    expect(await decide(pages.alicePhone.page, { behavior: 'allow', confirmRisky: true, suggestion: 0 })).toMatchObject({ status: 400, body: { error: { code: 'two_people_allow_once' } } });
+    expect(await daemon.ask(push.view.id)).toMatchObject({ status: 'pending' });
+    expect((await daemon.ask(push.view.id)).allows).toBeUndefined();
+    expect(await hookAnswered(push)).toBe(false);
+
+    const denied = await runCli(['answer', push.view.id, '--deny'], daemon.env);
+    expect(denied.code, denied.stderr).toBe(0);
+    expect(await decisionOf(push)).toMatchObject({ hookSpecificOutput: { decision: { behavior: 'deny' } } });
+  });
+});
+
+/** The two-people line of a finished card, once the page has one. */
+async function finishedLine(page: Page, id: string): Promise<string | null> {
+  const line = page.locator(`article.is-finished[data-question-id="${id}"] .two-people`);
+  return (await line.count()) === 0 ? null : line.textContent();
+}
