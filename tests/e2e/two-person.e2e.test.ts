@@ -3,24 +3,31 @@
 // through the http hook; pages in Chromium paired for each person. One person's allow is kept and
 // shown ("1 of 2: allowed by alice at 14:02") while the hook waits on; the same person on another
 // device is refused (409) and the page says so; a second person's allow releases it, and any deny
-// ends it. The CLI may deny but never allow, and no grant is taken.
+// ends it. The CLI may deny but never allow, and no grant is taken. In Telegram (a stand-in Bot API,
+// a chat paired for each person) the message says where it stands, and a second press by the same
+// person is answered that a second person must.
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Browser, Locator, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { PairingReply } from '../../src/protocol.js';
-import { decisionOf, permissionPayload, requestPermission, type HeldPermission } from '../stack/approvals.js';
+import { bashRuleSuggestion, decisionOf, permissionPayload, requestPermission, type HeldPermission } from '../stack/approvals.js';
 import { chromiumAvailability, launchBrowser, openAsk, openPairedPage, type PairedPage } from '../stack/browser.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { killStrayProcesses, runCli } from '../stack/processes.js';
+import { buttonData, buttonsOf, startTelegramApi, type TelegramApi, type TelegramChat } from '../stack/telegram-api.js';
 
 const FORCE_PUSH = 'git push --force origin main';
 const PROJECT = '/home/alice/projects/shop';
+/** A project whose every permission two people must allow, risky or not. */
+const BANK = '/home/alice/projects/bank';
+const TOKEN = `123456789:${'A'.repeat(20)}bcdefghijklmnop_-`;
 const CLI_REFUSAL = 'two people must allow this from their own paired devices; the CLI may deny it';
 const chromiumState = chromiumAvailability();
 
 let daemon: Daemon;
+let tg: TelegramApi;
 let browser: Browser;
 let sessions = 0;
 const held: HeldPermission[] = [];
@@ -32,6 +39,16 @@ async function pagePairedFor(person: string): Promise<PairedPage> {
   const pairing = await daemon.api<PairingReply>('POST', '/api/pairings', { person });
   expect(pairing.status).toBe(200);
   return openPairedPage(browser, daemon, { pairingUrl: pairing.body.links.local });
+}
+
+/** A private Telegram chat paired for `person`. */
+async function chatPairedFor(person: string, id: number): Promise<TelegramChat> {
+  const chat = tg.privateChat(id, person);
+  const pairing = await daemon.api<{ code: string }>('POST', '/api/pairings/telegram', { person });
+  expect(pairing.status).toBe(200);
+  tg.sendText(chat, `/start ${pairing.body.code}`);
+  await tg.waitForMessage((message) => message.chat.id === id && message.text === 'Paired: askbridge will ask here.', `${person}'s chat to be paired`);
+  return chat;
 }
 
 async function forcePush(): Promise<HeldPermission> {
@@ -58,7 +75,13 @@ beforeAll(async () => {
   const home = await mkdtemp(join(tmpdir(), 'askbridge-e2e-'));
   const addedAt = Date.now();
   await writeFile(join(home, 'people.json'), `${JSON.stringify([{ name: 'alice', groups: [], addedAt }, { name: 'bob', groups: [], addedAt }])}\n`);
-  daemon = await startDaemon({ home, config: { waitSeconds: 300, route: [{ kind: ['permission'], risky: true, to: ['alice', 'bob'], approvals: 2 }] } });
+  tg = await startTelegramApi([TOKEN]);
+  const route = [
+    { kind: ['permission'], risky: true, to: ['alice', 'bob'], approvals: 2 },
+    { kind: ['permission'], project: BANK, to: ['alice', 'bob'], approvals: 2 },
+  ];
+  daemon = await startDaemon({ home, config: { waitSeconds: 300, approvalNoticeSeconds: 0, route, telegram: { token: TOKEN, apiRoot: tg.root } } });
+  await tg.waitForCall((call) => call.method === 'getUpdates', 'the bot to poll');
   if (!chromiumState.available) return;
   browser = await launchBrowser();
   pages.alicePhone = await pagePairedFor('alice');
@@ -73,6 +96,7 @@ afterAll(async () => {
   for (const paired of Object.values(pages)) await paired.context.close();
   await browser?.close();
   await daemon?.stop();
+  await tg?.close();
 });
 
 describe.skipIf(!chromiumState.available)('a risky permission two people must allow', () => {
@@ -166,3 +190,45 @@ async function finishedLine(page: Page, id: string): Promise<string | null> {
   const line = page.locator(`article.is-finished[data-question-id="${id}"] .two-people`);
   return (await line.count()) === 0 ? null : line.textContent();
 }
+
+describe('a permission two people must allow, in Telegram', () => {
+  it('says it needs two people, then who allowed it; the same person again is told a second person must; the second person releases it', async () => {
+    const aliceChat = await chatPairedFor('alice', 3001);
+    const bobChat = await chatPairedFor('bob', 3002);
+    const before = tg.messages.length;
+    const build = await requestPermission(daemon, permissionPayload(`s-two-${++sessions}`, 'Bash', { command: 'npm run build', description: 'Build it' }, { cwd: BANK, suggestions: [bashRuleSuggestion('npm run build:*')] }));
+    held.push(build);
+    const told = (chat: TelegramChat) => tg.waitForMessage((message) => tg.messages.indexOf(message) >= before && message.chat.id === chat.id && message.text.includes('npm run build'), `the permission in ${chat.id}`);
+    const toAlice = await told(aliceChat);
+    const toBob = await told(bobChat);
+    expect(toAlice.text).toContain('Needs two people');
+    // One allow each, of this call only: no "always allow", no grant.
+    expect(buttonsOf(toAlice).map((button) => button.text)).toEqual(['Allow once', 'Deny', 'Deny with a message…']);
+
+    /** Presses a button and returns the toast it was answered with. */
+    const press = async (chat: TelegramChat, message: typeof toAlice, text: string) => {
+      const query = tg.press(chat, message.message_id, buttonData(message, text));
+      const answered = await tg.waitForCall((call) => call.method === 'answerCallbackQuery' && call.body.callback_query_id === query, `the press of ${text} to be answered`);
+      return answered.body.text;
+    };
+    expect(await press(aliceChat, toAlice, 'Allow once')).toBe('Allowed: a second person must allow it too.');
+    const once = await daemon.ask(build.view.id);
+    expect(once).toMatchObject({ status: 'pending', allows: [{ person: 'alice', client: 'telegram' }] });
+    const aliceLine = `1 of 2: allowed by alice at ${clock(once.allows![0]!.at)}`;
+    // Every chat's message says so, and keeps its buttons for the second person.
+    await tg.waitForMessage((message) => message === toBob && message.text.includes(aliceLine), "bob's message to say alice allowed it");
+    expect(toBob.text).not.toContain('Needs two people');
+    expect(buttonsOf(toBob).map((button) => button.text)).toContain('Allow once');
+
+    expect(await press(aliceChat, toAlice, 'Allow once')).toBe('You allowed it already: a second person must');
+    expect(await daemon.ask(build.view.id)).toMatchObject({ status: 'pending', allows: [{ person: 'alice' }] });
+    expect(await hookAnswered(build)).toBe(false);
+
+    await press(bobChat, toBob, 'Allow once');
+    expect(await decisionOf(build)).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
+    const settled = await daemon.ask(build.view.id);
+    const both = `2 of 2: allowed by alice at ${clock(settled.allows![0]!.at)} and bob at ${clock(settled.allows![1]!.at)}`;
+    await tg.waitForMessage((message) => message === toAlice && message.text.endsWith(`Allowed from Telegram\n${both}`), "alice's message to say both allowed it");
+    expect(buttonsOf(toAlice)).toEqual([]);
+  });
+});
