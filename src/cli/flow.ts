@@ -635,7 +635,7 @@ async function decideApproval(flow: Flow, approval: Approval): Promise<FlowEnd> 
     const choice = await runList(flow, (run) =>
       pickOne({
         ...run,
-        message: approval.toolName === PLAN_TOOL ? 'Approve the plan?' : 'Allow this call?',
+        message: needsTwoPeople(flow.call) ? 'Deny this call? Two people allow it, each on their own device' : approval.toolName === PLAN_TOOL ? 'Approve the plan?' : 'Allow this call?',
         items,
         initial: cursor,
         how: quick ? `A number (1-${items.length}), or ↑/↓ and Enter, decides at once` : `↑/↓ and Enter, or a number (1-${items.length})`,

@@ -5,7 +5,7 @@
 // device is refused (409) and the page says so; a second person's allow releases it, and any deny
 // ends it. The CLI may deny but never allow, and no grant is taken. In Telegram (a stand-in Bot API,
 // a chat paired for each person) the message says where it stands, and a second press by the same
-// person is answered that a second person must.
+// person is answered that a second person must. In `askbridge watch` (tmux) it offers only a deny.
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,7 @@ import { bashRuleSuggestion, decisionOf, permissionPayload, requestPermission, t
 import { chromiumAvailability, launchBrowser, openAsk, openPairedPage, type PairedPage } from '../stack/browser.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { killStrayProcesses, runCli } from '../stack/processes.js';
+import { activePrompt, openTerminal } from '../stack/terminal.js';
 import { buttonData, buttonsOf, startTelegramApi, type TelegramApi, type TelegramChat } from '../stack/telegram-api.js';
 
 const FORCE_PUSH = 'git push --force origin main';
@@ -165,16 +166,8 @@ describe.skipIf(!chromiumState.available)('a risky permission two people must al
     expect(direct).toMatchObject({ status: 400, body: { error: { code: 'two_people_required', message: CLI_REFUSAL } } });
 
     // A person's allow that carries a grant, or an "always allow", is refused: each allows this one call.
-    const decide = (page: Page, decision: Record<string, unknown>) =>
-      page.evaluate(
-        async ({ id, body }) => {
-          const reply = await fetch(`/api/asks/${id}/decide`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-askbridge-key': localStorage.getItem('askbridge.pageKey') ?? '' }, body: JSON.stringify(body) });
-          return { status: reply.status, body: (await reply.json()) as { error?: { code: string } } };
-        },
-        { id: push.view.id, body: decision },
-      );
-    expect(await decide(pages.alicePhone.page, { behavior: 'allow', confirmRisky: true, grant: { minutes: 15, scope: 'session' } })).toMatchObject({ status: 400, body: { error: { code: 'two_people_allow_once' } } });
-    expect(await decide(pages.alicePhone.page, { behavior: 'allow', confirmRisky: true, suggestion: 0 })).toMatchObject({ status: 400, body: { error: { code: 'two_people_allow_once' } } });
+    expect(await decideFrom(pages.alicePhone.page, push.view.id, { behavior: 'allow', confirmRisky: true, grant: { minutes: 15, scope: 'session' } })).toMatchObject({ status: 400, body: { error: { code: 'two_people_allow_once' } } });
+    expect(await decideFrom(pages.alicePhone.page, push.view.id, { behavior: 'allow', confirmRisky: true, suggestion: 0 })).toMatchObject({ status: 400, body: { error: { code: 'two_people_allow_once' } } });
     expect(await daemon.ask(push.view.id)).toMatchObject({ status: 'pending' });
     expect((await daemon.ask(push.view.id)).allows).toBeUndefined();
     expect(await hookAnswered(push)).toBe(false);
@@ -183,7 +176,41 @@ describe.skipIf(!chromiumState.available)('a risky permission two people must al
     expect(denied.code, denied.stderr).toBe(0);
     expect(await decisionOf(push)).toMatchObject({ hookSpecificOutput: { decision: { behavior: 'deny' } } });
   });
+
+  it('in askbridge watch, says who allowed it and offers only to deny it', async () => {
+    const push = await forcePush();
+    expect(await decideFrom(pages.alicePhone.page, push.view.id, { behavior: 'allow', confirmRisky: true })).toMatchObject({ status: 200, body: { ask: { status: 'pending' } } });
+    const aliceAt = clock((await daemon.ask(push.view.id)).allows![0]!.at);
+    const terminal = await openTerminal(['watch'], { HOME: daemon.home, ASKBRIDGE_HOME: daemon.home, XDG_CONFIG_HOME: join(daemon.home, 'xdg-config') });
+    try {
+      const screen = await terminal.waitForPrompt('Deny this call? Two people allow it, each on their own device');
+      expect(screen).toContain(`1 of 2: allowed by alice at ${aliceAt}: ${CLI_REFUSAL}`);
+      const choices = activePrompt(screen);
+      expect(choices).toContain('1. Deny');
+      expect(choices).not.toContain('Allow');
+      await terminal.type('1');
+      await terminal.waitForPrompt('A message for Claude (optional): Enter denies');
+      await terminal.press('Enter');
+      expect(await decisionOf(push)).toMatchObject({ hookSpecificOutput: { decision: { behavior: 'deny' } } });
+      expect(await daemon.ask(push.view.id)).toMatchObject({ status: 'denied', source: { client: 'cli' }, allows: [{ person: 'alice' }] });
+      await terminal.press('C-c');
+      expect(await terminal.exitCode()).toBe(0);
+    } finally {
+      await terminal.close();
+    }
+  });
 });
+
+/** A decision sent from a paired page with its own key, as its script sends one: the daemon's reply. */
+function decideFrom(page: Page, id: string, decision: Record<string, unknown>): Promise<{ status: number; body: { error?: { code: string }; ask?: { status: string } } }> {
+  return page.evaluate(
+    async ({ id, body }) => {
+      const reply = await fetch(`/api/asks/${id}/decide`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-askbridge-key': localStorage.getItem('askbridge.pageKey') ?? '' }, body: JSON.stringify(body) });
+      return { status: reply.status, body: (await reply.json()) as { error?: { code: string }; ask?: { status: string } } };
+    },
+    { id, body: decision },
+  );
+}
 
 /** The two-people line of a finished card, once the page has one. */
 async function finishedLine(page: Page, id: string): Promise<string | null> {
