@@ -5,10 +5,11 @@
 // as `answer ID --allow` (POST /api/asks/:id/decide), one per permission, so the first answer still
 // wins: one settled elsewhere meanwhile (the live feed says so, or the daemon refuses it as too
 // late) is left out and named. Plans are not in it: each is approved or sent back on its own. One
-// that needs its own confirmation (ownConfirmation) may be denied here, never allowed. `watch`
+// that needs its own confirmation, or two people (onlyDenied), may be denied here, never allowed. `watch`
 // opens the same review (reviewAll) from its own live feed, and goes on once it ends.
 import { cancel, intro, log, outro } from '@clack/prompts';
 import { askbridgeCommand } from '../command-name.js';
+import { CLI_MAY_ONLY_DENY, needsTwoPeople, twoPeopleLine } from '../two-people.js';
 import { approvalTarget, PLAN_TOOL } from '../approvals.js';
 import { decidedText, decisionInWords, toolLine } from '../approval-text.js';
 import { AskReplySchema, ErrorReplySchema, LIMITS, type ApprovalDecision, type AskView } from '../protocol.js';
@@ -25,9 +26,14 @@ export function reviewable(call: AskView): boolean {
   return call.status === 'pending' && call.approval !== undefined && call.approval.toolName !== PLAN_TOOL && call.choices.allow;
 }
 
-/** Why this permission must be allowed on its own (`answer ID`), with its own confirmation, or undefined: the daemon's reasons when it marks it risky. */
-export function ownConfirmation(call: AskView): string | undefined {
-  return call.risk?.reasons.join('; ');
+/**
+ * Why this permission may only be denied here, in words, or undefined: one two people must allow is
+ * allowed only from their own paired devices; a risky one on its own (`answer ID`), with its own confirmation.
+ */
+function onlyDenied(call: AskView, command: string): string | undefined {
+  if (needsTwoPeople(call)) return `${twoPeopleLine(call)}: ${CLI_MAY_ONLY_DENY}. It may be denied here.`;
+  if (call.risk) return `Allow it on its own (\`${command} answer ${call.id}\`): ${shown(call.risk.reasons.join('; '))}. It may be denied here.`;
+  return undefined;
 }
 
 const LEAVE = 'Esc leaves, nothing is sent';
@@ -90,8 +96,8 @@ export async function reviewAll(daemon: DaemonClient, calls: AskView[], { settle
   for (const [index, call] of calls.entries()) {
     say(INFO, `${index + 1} of ${calls.length} · Project ${shown(call.cwd)} · Session ${shown(call.sessionId)}`);
     showApproval(call.approval!, call, false);
-    const alone = ownConfirmation(call);
-    if (alone !== undefined) log.warn(`Allow it on its own (\`${command} answer ${call.id}\`): ${shown(alone)}. It may be denied here.`);
+    const why = onlyDenied(call, command);
+    if (why !== undefined) log.warn(why);
   }
   await dropTypeAhead();
   const run = { stop, leave: LEAVE };
@@ -108,7 +114,7 @@ export async function reviewAll(daemon: DaemonClient, calls: AskView[], { settle
       return elsewhere === undefined;
     });
 
-  const allowable = stillWaiting(calls).filter((call) => ownConfirmation(call) === undefined);
+  const allowable = stillWaiting(calls).filter((call) => onlyDenied(call, command) === undefined);
   let allow: AskView[] = [];
   if (allowable.length > 0) {
     const picked = await pickSome({ ...run, message: 'Allow which? The ones left unticked come next', items: allowable.map(item), initial: [], how: `↑/↓, Space or a number (1-${allowable.length}) ticks · Enter confirms (none ticked allows none)`, validate: () => undefined });

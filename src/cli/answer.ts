@@ -21,6 +21,7 @@ import { AskReplySchema, AsksReplySchema, ErrorReplySchema, type AnswerRequest, 
 import { shorten } from '../shorten.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import { terminalJson, terminalText } from '../visible-text.js';
+import { CLI_MAY_ONLY_DENY, needsTwoPeople } from '../two-people.js';
 import { decidedText, decisionInWords } from '../approval-text.js';
 import { connectToDaemon, type DaemonClient } from './client.js';
 import { CliError, type CommandIo } from './command.js';
@@ -223,6 +224,7 @@ function decisionOf(call: AskView, flags: DecisionFlags, command: string): Appro
     const message = flags.message?.trim() ? flags.message : undefined;
     decision = { behavior: 'deny', ...(message === undefined ? {} : { message }), ...(flags.interrupt ? { interrupt: true } : {}) };
   } else {
+    if (needsTwoPeople(call)) throw new CliError(`${quoted(call.id)}: ${CLI_MAY_ONLY_DENY} (--deny)`, 2);
     decision = suggestion === undefined ? { behavior: 'allow' } : { behavior: 'allow', suggestion: suggestionIndex(call, approval, suggestion) };
     if (flags['confirm-risky']) decision.confirmRisky = true;
   }

@@ -32,6 +32,7 @@ import { GRANT_DURATIONS } from '../grant-text.js';
 import { AskReplySchema, ErrorReplySchema, LIMITS, REPLY_CHARS, TooLateReplySchema, type AnswerRequest, type Approval, type ApprovalDecision, type AskView, type GrantChoice, type SessionContext, type TurnEnd } from '../protocol.js';
 import { shorten } from '../shorten.js';
 import { markInvisible, terminalText } from '../visible-text.js';
+import { CLI_MAY_ONLY_DENY, needsTwoPeople, twoPeopleLine } from '../two-people.js';
 import { approvalLine, speakerOf, toolInputText } from '../approval-text.js';
 import type { DaemonClient } from './client.js';
 import { askText, dropTypeAhead, newKeyHold, pickOne, pickSome, type KeyHold, type LetterKey, type ListItem, type Pressed, type PromptEnd, type Run } from './prompts.js';
@@ -544,6 +545,8 @@ function approvalChoices(approval: Approval, call: AskView): ApprovalChoice[] {
   const deny: ApprovalChoice = plan
     ? { item: { label: 'Tell Claude what to change', description: 'your message: Claude keeps planning with it' }, decision: { behavior: 'deny' }, message: 'required' }
     : { item: { label: 'Deny', description: 'with a message for Claude if you like: what to do instead' }, decision: { behavior: 'deny' }, message: 'optional' };
+  // Two people allow it from their own paired devices: here it may only be denied.
+  if (needsTwoPeople(call)) return [deny, ...(choices.stop ? [{ item: { label: 'Deny and stop', description: `${speakerOf(agent)} stops and waits for you` }, decision: { behavior: 'deny', interrupt: true } } satisfies ApprovalChoice] : [])];
   if (call.risk) {
     // Risky: allowed only by typing the confirmation, and never remembered from here.
     return [
@@ -584,9 +587,13 @@ async function grantChoice(flow: Flow): Promise<GrantChoice | FlowEnd | 'back'> 
 /** What is typed to allow a risky approval here, as on Telegram. */
 const CONFIRM_RISKY_WORD = 'allow';
 
-/** The tool and its whole input, under its title; shown `again` (new context, a refusal), its one line, the input being above. A risky one says why, each time. */
-export function showApproval(approval: Approval, call: Pick<AskView, 'agent' | 'risk'>, again: boolean): void {
-  const risk = call.risk ? `\n${styleText(['red', 'bold'], 'RISKY')}: ${shown(call.risk.reasons.join('; '))}` : '';
+/**
+ * The tool and its whole input, under its title; shown `again` (new context, a refusal), its one
+ * line, the input being above. A risky one says why, and one two people must allow where it stands, each time.
+ */
+export function showApproval(approval: Approval, call: Pick<AskView, 'agent' | 'risk' | 'approval' | 'route' | 'allows'>, again: boolean): void {
+  const two = twoPeopleLine(call);
+  const risk = `${two === undefined ? '' : `\n${styleText('bold', two)}: ${CLI_MAY_ONLY_DENY}`}${call.risk ? `\n${styleText(['red', 'bold'], 'RISKY')}: ${shown(call.risk.reasons.join('; '))}` : ''}`;
   if (again) {
     say(STEP, `${shown(approvalLine(approval))} (its whole input is above)${risk}`);
     return;
@@ -628,7 +635,7 @@ async function decideApproval(flow: Flow, approval: Approval): Promise<FlowEnd> 
     const choice = await runList(flow, (run) =>
       pickOne({
         ...run,
-        message: approval.toolName === PLAN_TOOL ? 'Approve the plan?' : 'Allow this call?',
+        message: needsTwoPeople(flow.call) ? 'Deny this call? Two people allow it, each on their own device' : approval.toolName === PLAN_TOOL ? 'Approve the plan?' : 'Allow this call?',
         items,
         initial: cursor,
         how: quick ? `A number (1-${items.length}), or ↑/↓ and Enter, decides at once` : `↑/↓ and Enter, or a number (1-${items.length})`,

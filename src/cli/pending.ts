@@ -12,6 +12,7 @@ import { AsksReplySchema, type Approval, type AskView, type TurnEnd } from '../p
 import { shorten } from '../shorten.js';
 import { terminalJson, terminalText } from '../visible-text.js';
 import { approvalLine } from '../approval-text.js';
+import { CLI_MAY_ONLY_DENY, twoPeopleLine } from '../two-people.js';
 import { askbridgeCommand } from '../command-name.js';
 import { connectToDaemon } from './client.js';
 import type { CommandIo } from './command.js';
@@ -42,7 +43,7 @@ export async function run(io: CommandIo): Promise<void> {
     }
     const seconds = Math.max(0, Math.round((call.expiresAt - Date.now()) / 1000));
     io.stdout(`${terminalText(call.id)}  ${terminalText(call.cwd, '  ')}${askedBy(call)}  (${seconds}s left, then ${terminalText(call.timeout.summary, '  ')})\n`);
-    if (call.approval) listApproval(io, call.sessionId, call.approval, call.risk);
+    if (call.approval) listApproval(io, call, call.approval);
     if (call.turnEnd) listTurnEnd(io, call, call.turnEnd);
     if (call.elicitation) listElicitation(io, call, call.elicitation);
     call.questions.forEach((question, index) => {
@@ -60,9 +61,19 @@ function askedBy(call: AskView): string {
   return call.agent && call.agent !== 'claude-code' ? `  asked by ${agentName(call.agent)}` : '';
 }
 
-/** What is asked in one line ("Permission · Bash: npm test", "Plan: …"), its session, and each suggestion by its number. */
-function listApproval(io: CommandIo, sessionId: string, approval: Approval, risk: AskView['risk']): void {
-  io.stdout(`  ${terminalText(approvalLine(approval), '     ')}  (session ${terminalText(sessionId, '     ')})\n`);
+/**
+ * What is asked in one line ("Permission · Bash: npm test", "Plan: …"), its session, and each
+ * suggestion by its number; one two people must allow says where it stands, and offers no allow.
+ */
+function listApproval(io: CommandIo, call: AskView, approval: Approval): void {
+  const { risk } = call;
+  const two = twoPeopleLine(call);
+  io.stdout(`  ${terminalText(approvalLine(approval), '     ')}  (session ${terminalText(call.sessionId, '     ')})\n`);
+  if (two !== undefined) {
+    io.stdout(`       ${two} (${CLI_MAY_ONLY_DENY}: --deny)\n`);
+    if (risk) io.stdout(`       RISKY: ${terminalText(risk.reasons.join('; '), '         ')}\n`);
+    return;
+  }
   if (risk) io.stdout(`       RISKY: ${terminalText(risk.reasons.join('; '), '         ')} (allow it with --allow --confirm-risky)\n`);
   for (const [index, suggestion] of approval.suggestions.entries()) io.stdout(`       - suggestion ${index + 1}: ${terminalText(suggestion.label, '         ')}\n`);
 }

@@ -7,7 +7,7 @@
 // (history.js), notifications (notify.js) and Review all, every waiting permission in one list
 // (review-all.js).
 import { answerAsk, checkSession, decideAsk, errorMessage, extendAsk, getAsk, replyToTurn, respondToElicitation, settleAsk } from './api.js';
-import { buildApprovalForm, forgetMessage } from './approval.js';
+import { buildApprovalForm, forgetMessage, markAllowedHere } from './approval.js';
 import { buildAskForm, projectName } from './ask-form.js';
 import { createConnection } from './connection.js';
 import { initDevices } from './devices.js';
@@ -356,6 +356,7 @@ function onUpdated(/** @type {AskView} */ view) {
   if (current?.view.id === view.id) {
     current.view = view;
     current.form.showContext(view);
+    if ('showAllows' in current.form) current.form.showAllows(view);
     tick();
   }
 }
@@ -402,8 +403,18 @@ async function send(request) {
   const deferred = target.deferred;
   target.deferred = null;
 
-  if (result.ok) {
+  if (result.ok && result.data.ask.status === 'pending') {
+    // One allow of two: kept, and it waits for a second person.
+    markAllowedHere(result.data.ask.id);
+    onUpdated(result.data.ask);
+    if (deferred) end(deferred, {});
+  } else if (result.ok) {
     end(result.data.ask, { mine: true });
+  } else if (result.status === 409 && result.data && 'ask' in result.data && result.data.error.code === 'already_allowed') {
+    // This page's person allowed it already (on another device): a second person must.
+    markAllowedHere(result.data.ask.id);
+    onUpdated(result.data.ask);
+    target.form.showError(result.data.error.message);
   } else if (result.status === 409 && result.data && 'ask' in result.data) {
     end(result.data.ask, { conflict: true, unsent: 'unsent' in target.form ? target.form.unsent() : '' });
   } else if (result.status === 401 && (await checkSession()).status === 401) {

@@ -7,13 +7,17 @@
 // back, so one click or key decides at most one card, and none aimed at something else
 // (decision-hold.js). A risky approval (its view's `risk`, decided by the daemon) wears a danger
 // mark with its reasons, offers no "always allow", and is allowed only through a second, explicit
-// step: "Allow…" opens a confirmation whose own button allows it (no key or click does both).
+// step: "Allow…" opens a confirmation whose own button allows it (no key or click does both). One
+// two people must allow (its route's approvals) says where it stands ("1 of 2: allowed by alice at
+// 14:02"); once this page allowed it, its allow gives way to "You allowed it: waiting for a second
+// person" (Deny stays), as the daemon counts each person once.
 import { speakerOf } from './api.js';
 import { cardHead, contextNodes, uid } from './ask-form.js';
 import { holdDecisions } from './decision-hold.js';
 import { h, withCode } from './dom.js';
 import { approvalKind, toolAction, toolInputNodes } from './tool-input.js';
 import { visibleNodes } from './visible-text.js';
+import { twoPeopleLine } from '../two-people.js';
 
 /** @typedef {import('../protocol.js').AskView} AskView */
 /** @typedef {import('../protocol.js').Approval} Approval */
@@ -30,6 +34,18 @@ import { visibleNodes } from './visible-text.js';
 /** The deny message typed so far, by approval: it survives switching between cards in this tab. */
 const messages = new Map();
 const MESSAGES_KEPT = 50;
+
+/** The approvals two people must allow that this page allowed already (the daemon's reply said so): a second person must. */
+const allowedHere = new Set();
+
+/**
+ * This page allowed it (the daemon kept the allow, or had it already from this page's person).
+ * @param {string} id
+ */
+export function markAllowedHere(id) {
+  allowedHere.add(id);
+  if (allowedHere.size > MESSAGES_KEPT) allowedHere.delete(allowedHere.values().next().value);
+}
 
 /** The badge each kind wears, in the inbox and on the card. */
 export const KIND_LABELS = { permission: 'Permission', plan: 'Plan' };
@@ -54,8 +70,8 @@ export function buildApprovalForm(view, handlers, how = {}) {
   const { head, age, countdown, countdownTime, saysWhat } = cardHead(view, titleId);
   const context = h('div', { class: 'context' });
 
-  const { ask, risk, input } = approvalNodes(view, askId);
-  const body = h('section', { class: 'approval-body', 'aria-labelledby': askId }, ask, risk, input);
+  const { ask, two, risk, input } = approvalNodes(view, askId);
+  const body = h('section', { class: 'approval-body', 'aria-labelledby': askId }, ask, two, risk, input);
 
   const form = h('form', { class: 'card-form approval-form', novalidate: true });
   const error = h('p', { class: 'card-error', id: uid('card-error'), hidden: true });
@@ -99,9 +115,12 @@ export function buildApprovalForm(view, handlers, how = {}) {
   const grant = choices.grant && approval.grant ? grantChoice(approval.grant) : null;
   const buttons = [allowOnce, ...(confirm ? [confirmAllow, confirmCancel] : []), ...suggestions, ...(grant ? [grant.button] : []), deny, ...(denyStop ? [denyStop] : []), ...(terminal ? [terminal] : [])];
 
+  const allowArea = h('div', { class: 'actions approval-allow' }, allowOnce, suggestions);
+  const allowedNote = h('p', { class: 'two-people-mine', role: 'status', hidden: true, text: 'You allowed it: waiting for a second person' });
   form.append(
     error,
-    h('div', { class: 'actions approval-allow' }, allowOnce, suggestions),
+    allowArea,
+    allowedNote,
     ...(grant ? [grant.root] : []),
     ...(confirm ? [confirm] : []),
     h(
@@ -131,6 +150,7 @@ export function buildApprovalForm(view, handlers, how = {}) {
   };
   /** Allow once; a risky approval opens its confirmation instead, and focus goes to its words, not its button. */
   const allow = () => {
+    if (allowedHere.has(view.id)) return;
     if (!confirm) return decide({ behavior: 'allow' });
     if (!ready()) return;
     confirm.hidden = false;
@@ -218,6 +238,17 @@ export function buildApprovalForm(view, handlers, how = {}) {
     saysWhat,
     form,
     buttons,
+    /**
+     * Where an approval two people must allow stands now; once this page allowed it, no allow is offered.
+     * @param {AskView} next
+     */
+    showAllows(next) {
+      if (two) two.textContent = twoPeopleLine(next) ?? '';
+      if (!allowedHere.has(view.id)) return;
+      allowArea.hidden = true;
+      if (confirm) confirm.hidden = true;
+      allowedNote.hidden = false;
+    },
     /** @param {AskView} next */
     showContext(next) {
       context.replaceChildren(...contextNodes(next));
@@ -275,6 +306,7 @@ export function buildApprovalForm(view, handlers, how = {}) {
     },
   };
   card.showContext(view);
+  card.showAllows(view);
   return card;
 }
 
@@ -351,15 +383,19 @@ export function approvalNodes(view, askId) {
         h('ul', { class: 'risk-reasons' }, ...reasons.map((reason) => h('li', {}, visibleNodes(reason)))),
       )
     : null;
-  return { ask, risk, input: toolInputNodes(approval, actor) };
+  // Where two people must allow it: how many have, who and when ("Needs two people", "1 of 2: allowed by alice at 14:02").
+  const line = twoPeopleLine(view);
+  const two = line === undefined ? null : h('p', { class: 'two-people', role: 'status', text: line });
+  return { ask, two, risk, input: toolInputNodes(approval, actor) };
 }
 
 /**
- * The approval ended: its message is no longer needed.
+ * The approval ended: its message, and whether this page allowed it, are no longer needed.
  * @param {string} id
  */
 export function forgetMessage(id) {
   messages.delete(id);
+  allowedHere.delete(id);
 }
 
 /**

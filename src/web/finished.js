@@ -6,6 +6,7 @@ import { deliveryTitle } from './delivery.js';
 import { h, withCode } from './dom.js';
 import { toolSummary } from './tool-input.js';
 import { saidShort } from './turn-end.js';
+import { twoPeopleLine } from '../two-people.js';
 import { markInvisible, visibleNodes } from './visible-text.js';
 
 /** @typedef {import('../protocol.js').AskView} AskView */
@@ -301,6 +302,8 @@ function approvalSummary(view) {
   const approval = /** @type {Approval} */ (view.approval);
   const decision = view.decision;
   const message = decision?.behavior === 'deny' && typeof decision.message === 'string' && decision.message !== '' ? decision.message : null;
+  // Where two people had to allow it: who did, and when (both, once it was allowed).
+  const two = twoPeopleLine(view);
   return h(
     'dl',
     { class: 'answers approval-summary' },
@@ -310,6 +313,7 @@ function approvalSummary(view) {
       h('dt', { class: 'answer-q', dir: 'auto' }, visibleNodes(toolSummary(approval))),
       h('dd', { class: 'answer-a' }, view.status === 'allowed' || view.status === 'denied' ? withCode(decisionText(view)) : 'Not decided here'),
       message ? h('dd', { class: 'answer-note', dir: 'auto' }, visibleNodes(`Message: ${message}`)) : null,
+      two === undefined ? null : h('dd', { class: 'answer-note two-people', text: two }),
     ),
   );
 }

@@ -13,6 +13,7 @@ import { projectName, shortId, uid } from './ask-form.js';
 import { h } from './dom.js';
 import { approvalKind, toolSummary } from './tool-input.js';
 import { markInvisible, visibleNodes } from './visible-text.js';
+import { needsTwoPeople } from '../two-people.js';
 
 /** @typedef {import('../protocol.js').AskView} AskView */
 /** @typedef {import('../protocol.js').ApprovalDecision} ApprovalDecision */
@@ -35,12 +36,13 @@ export function reviewable(view) {
 }
 
 /**
- * Why this approval must be allowed on its own card, with its own confirmation, or null: the
- * daemon's reasons when it marks it risky (`risk.reasons`).
+ * Why this approval must be allowed on its own card, with its own confirmation, or null: that two
+ * people must allow it, each on their own device, or the daemon's reasons when it marks it risky (`risk.reasons`).
  * @param {AskView} view
  * @returns {string | null}
  */
 export function ownConfirmation(view) {
+  if (needsTwoPeople(view)) return 'it needs two people, each allowing it on their own device';
   const risk = /** @type {{ risk?: { reasons?: unknown } }} */ (view).risk;
   if (!risk || !Array.isArray(risk.reasons)) return null;
   const reasons = risk.reasons.filter((reason) => typeof reason === 'string');
@@ -105,7 +107,7 @@ export function createReview({ dialog, decide, ended, announce }) {
   function itemOf(view) {
     const askId = uid('review-ask');
     const boxId = uid('review-box');
-    const { ask, risk, input } = approvalNodes(view, askId);
+    const { ask, two, risk, input } = approvalNodes(view, askId);
     const confirmAlone = ownConfirmation(view);
     const box = h('input', { type: 'checkbox', class: 'review-box', id: boxId, 'aria-labelledby': `${boxId}-label ${askId}` });
     const state = h('p', { class: 'review-state', hidden: true });
@@ -114,7 +116,7 @@ export function createReview({ dialog, decide, ended, announce }) {
       'li',
       { class: 'review-item', 'data-question-id': view.id, 'data-status': 'waiting' },
       h('label', { class: 'review-pick', id: `${boxId}-label`, for: boxId }, box, h('span', { text: 'Select' })),
-      h('div', { class: 'approval-body review-body' }, ask, risk, where, input),
+      h('div', { class: 'approval-body review-body' }, ask, two, risk, where, input),
       confirmAlone ? h('p', { class: 'review-alone', text: `Allow it on its own card: ${confirmAlone}. It may be denied here.` }) : null,
       state,
     );

@@ -67,7 +67,7 @@ const CLI_INTO_DAEMON = ['daemon/keeper.ts', 'daemon/lock.ts', 'daemon/hook-iden
  * The shared modules written to run in the page as well, so that page and daemon check with one
  * implementation: each imports no other module of askbridge and no package but those listed here.
  */
-const RUNS_IN_THE_PAGE: Record<string, string[]> = { 'elicitation-form.ts': ['re2js'] };
+const RUNS_IN_THE_PAGE: Record<string, string[]> = { 'elicitation-form.ts': ['re2js'], 'two-people.ts': [] };
 
 /** The HTTP layer: the only modules that may import fastify or one of its plugins. */
 const HTTP_LAYER = (module: string) => module.startsWith('daemon/routes/') || module === 'daemon/app.ts' || module === 'daemon/main.ts';

@@ -83,6 +83,21 @@ describe('telegram messages', () => {
     expect(draft.keyboard.flat().some((button) => 'action' in button && button.action.kind === 'allow')).toBe(false);
   });
 
+  it('says a permission two people must allow needs them, then who allowed it and when, with no "always allow" offered', () => {
+    const view = bash('git push origin main');
+    // As the store makes it: no suggestion is offered where two people must allow.
+    const waiting: AskView = { ...view, route: { people: ['alice', 'bob'], approvals: 2 }, choices: { ...view.choices, remember: false } };
+    const draft = askDraft(waiting, full);
+    expect(draft.text).toContain('Needs two people');
+    expect(draft.entities).toContainEqual({ type: 'bold', offset: draft.text.indexOf('Needs two people'), length: 'Needs two people'.length });
+    expect(draft.text).not.toContain('Or allow, and also');
+    expect(labels(draft.keyboard)).toEqual(['Allow once', 'Deny', 'Deny with a message…']);
+    const at = new Date(2026, 11, 2, 14, 2).getTime();
+    const once = askDraft({ ...waiting, allows: [{ person: 'alice', device: 'Pixel 8', client: 'page', at }] }, full);
+    expect(once.text).toContain('1 of 2: allowed by alice at 14:02');
+    expect(once.text).not.toContain('Needs two people');
+  });
+
   it('offers a plan’s choices, and Keep planning…', () => {
     const view: AskView = askView({ ...base, approval: { toolName: 'ExitPlanMode', toolInput: { plan: '# Plan\n\n1. Do it' }, suggestions: [{ label: 'Approve, and use auto mode for this session' }] } });
     const draft = askDraft(view, full);

@@ -18,6 +18,7 @@ import { choicesOf, onChannel, refusedAnswer, refusedDecision, type Shown } from
 import type { Agent, Allow, Approval, ApprovalDecision, Asker, Elicitation, ElicitationResponse, ElicitationResult, Question, AskStatus, AskView, Decider, PersonClient, Response, RouteView, SessionContext, Source, TerminalWait, TurnEnd } from '../../protocol.js';
 import type { FormError, FormSpec, checkFormContent } from '../../elicitation-form.js';
 import { isRoutedTo, viewerOf } from '../../route-access.js';
+import { CLI_MAY_ONLY_DENY, needsTwoPeople } from '../../two-people.js';
 import { EXTEND_STEP_MS, FINISHED_BYTES, shareOf, type Scope, type WaitingLimits } from '../limits.js';
 
 /** How an ask ended: who or what settled it, and with what (neutral: no client's format). */
@@ -34,6 +35,8 @@ export type Outcome = {
   error?: string;
   /** A person's response to an elicitation: what the MCP server receives. */
   elicitation?: ElicitationResult;
+  /** The second person's allow that settled an ask two people must allow: added to its view's allows. */
+  allow?: Allow;
 };
 
 /**
@@ -192,6 +195,10 @@ export type AnswerResult =
   | { kind: 'no_terminal'; ask: AskView }
   /** The answer was valid, but no decision could be built from it: the question failed, the terminal asks. */
   | { kind: 'failed'; ask: AskView }
+  /** One person's allow of an ask two people must allow: recorded and shown, and it still waits for a second person. */
+  | { kind: 'allowed_once'; ask: AskView }
+  /** This person allowed it already (from any device or chat): a second person must; nothing changed. */
+  | { kind: 'already_allowed'; person: string; ask: AskView }
   /** The decision's audit record could not be written (AskStoreOptions.record): nothing was released, and it still waits. */
   | { kind: 'not_recorded'; reason: string; ask: AskView }
   /** An elicitation's values that do not fit its form: one problem per field; the ask still waits. */
@@ -556,7 +563,8 @@ export function createAskStore(options: AskStoreOptions = {}) {
       })),
       ...(input.agent ? { agent: input.agent } : {}),
       ...(input.asker ? { asker: input.asker } : {}),
-      choices: choicesOf({ kind, agent: input.agent, asker: input.asker, questions: input.questions, typedAnswers: input.typedAnswers, suggestions: input.approval?.suggestions.length ?? 0, grantable: grant !== undefined }),
+      // An "always allow" suggestion is one person's too: none is offered where two must allow.
+      choices: choicesOf({ kind, agent: input.agent, asker: input.asker, questions: input.questions, typedAnswers: input.typedAnswers, suggestions: input.route?.approvals === 2 ? 0 : (input.approval?.suggestions.length ?? 0), grantable: grant !== undefined }),
       ...(input.machine ? { machine: input.machine } : {}),
       ...(input.approval ? { approval: { ...input.approval, ...(grant ? { grant } : {}) } } : {}),
       ...(input.risk ? { risk: input.risk } : {}),
@@ -617,6 +625,26 @@ export function createAskStore(options: AskStoreOptions = {}) {
     const notRecorded = settle(entry, outcome);
     if (notRecorded !== undefined) return { kind: 'not_recorded', reason: notRecorded, ask: entry.view };
     return entry.view.status === 'failed' ? { kind: 'failed', ask: entry.view } : { kind: 'answered', ask: entry.view };
+  }
+
+  /**
+   * One person's allow where two distinct people must allow: the first is recorded (before anything
+   * changes), kept in the view and told to everyone, and the ask waits on; the same person again
+   * changes nothing; a second person's settles it allowed, both allows kept.
+   */
+  function allowOfTwo(entry: Entry, by: Decider, person: string): AnswerResult {
+    const allows = entry.view.allows ?? [];
+    if (allows.some((allow) => allow.person === person)) return { kind: 'already_allowed', person, ask: entry.view };
+    const allow: Allow = { person, device: by.device ?? by.client, client: by.client, at: now() };
+    if (allows.length > 0) return settleByPerson(entry.view.id, { status: 'allowed', source: { kind: 'person', ...by }, decision: { behavior: 'allow' }, allow });
+    try {
+      options.record?.({ kind: 'allow', ask: entry.view, allow });
+    } catch (error) {
+      return { kind: 'not_recorded', reason: (error as Error).message, ask: entry.view };
+    }
+    entry.view = { ...entry.view, allows: [allow] };
+    emit({ type: 'updated', ask: entry.view });
+    return { kind: 'allowed_once', ask: entry.view };
   }
 
   return {
@@ -787,8 +815,10 @@ export function createAskStore(options: AskStoreOptions = {}) {
       if (entry.outcome) return { kind: 'already_resolved', ask: entry.view };
       const { approval } = entry.view;
       if (!approval) return { kind: 'invalid', error: notAQuestion(entry.view, 'decide') ?? new AnswerError('not_an_approval', 'this is a question: answer it (POST /api/asks/:id/answer)') };
-      const refused = refusedDecision(entry.view, approval, choicesOn(entry.view, by.client), decision, command);
+      const twoPeople = decision.behavior === 'allow' && needsTwoPeople(entry.view);
+      const refused = (twoPeople ? refusedAllowOfTwo(decision, by) : undefined) ?? refusedDecision(entry.view, approval, choicesOn(entry.view, by.client), decision, command);
       if (refused) return { kind: 'invalid', error: refused };
+      if (twoPeople && by.person !== undefined) return allowOfTwo(entry, by, by.person);
       const settled: ApprovalDecision = decision.behavior === 'deny' && decision.message !== undefined && decision.message.trim() === '' ? { behavior: 'deny', ...(decision.interrupt ? { interrupt: true } : {}) } : decision;
       return settleByPerson(id, { status: decision.behavior === 'allow' ? 'allowed' : 'denied', source: { kind: 'person', ...by }, decision: settled });
     },
@@ -1060,7 +1090,19 @@ function settledView(entry: Entry, outcome: Outcome, resolvedAt: number): AskVie
     ...(outcome.reply !== undefined ? { reply: outcome.reply } : {}),
     ...(outcome.error ? { error: outcome.error } : {}),
     ...(outcome.elicitation ? { elicitationResult: outcome.elicitation } : {}),
+    ...(outcome.allow ? { allows: [...(entry.view.allows ?? []), outcome.allow] } : {}),
   };
+}
+
+/**
+ * Why this allow cannot count toward two people's: each must come from a person's own paired device
+ * or chat (the CLI is nobody's, and may only deny), and allow this one call only (a grant or an
+ * "always allow" would be one person allowing more).
+ */
+function refusedAllowOfTwo(decision: ApprovalDecision & { behavior: 'allow' }, by: Decider): AnswerError | undefined {
+  if (by.person === undefined) return new AnswerError('two_people_required', CLI_MAY_ONLY_DENY);
+  if (decision.grant || decision.suggestion !== undefined) return new AnswerError('two_people_allow_once', 'two people must allow this: each allows it once, with no grant or "always allow"');
+  return undefined;
 }
 
 /** The outcomes that carry a decision for the agent: a relay still has to deliver it. */

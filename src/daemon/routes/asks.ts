@@ -143,6 +143,7 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       const by = deciderOf(request, context.auth);
       const result = decideApproval(store, context.deps.grants, id, request.body, by);
       if (result.kind === 'answered') request.log.info({ askId: id, client: by.client, person: by.person, behavior: request.body.behavior }, 'approval decided');
+      if (result.kind === 'allowed_once') request.log.info({ askId: id, client: by.client, person: by.person }, 'one of two people allowed an approval');
       if (result.kind === 'failed') request.log.error({ askId: id, client: by.client, error: result.ask.error }, 'decision accepted, but none could be built: the terminal decides');
       return sendResult(reply, result);
     },
@@ -223,13 +224,15 @@ function sendTooLate(reply: FastifyReply, ask: AskView) {
 }
 
 /**
- * The one mapping of a store result to HTTP: 200 with the ask (answered, or moved or not by more
- * time: the page compares expiresAt), 404, 409 with the winner (or with the ask, for a hand-back it has no terminal for), 400,
+ * The one mapping of a store result to HTTP: 200 with the ask (answered, one allow of two, or moved or not by more
+ * time: the page compares expiresAt), 404, 409 with the winner (or with the ask, for a hand-back it has no terminal for,
+ * or an allow its person gave already), 400,
  * or 500 when no reply could be made.
  */
 function sendResult(reply: FastifyReply, result: AnswerResult | ExtendResult) {
   switch (result.kind) {
     case 'answered':
+    case 'allowed_once':
     case 'extended':
     case 'unchanged':
       return reply.code(200).send({ ask: result.ask });
@@ -246,6 +249,8 @@ function sendResult(reply: FastifyReply, result: AnswerResult | ExtendResult) {
         error: { code: 'no_terminal', message: `${result.ask.asker?.kind === 'mcp' ? 'an MCP client' : 'a script'} asked this, and no terminal is behind it: answer it or decline it` },
         ask: result.ask,
       });
+    case 'already_allowed':
+      return reply.code(409).send({ error: { code: 'already_allowed', message: `${result.person} allowed it already: a second person must` }, ask: result.ask });
     case 'not_recorded':
       throw new HttpError(503, 'not_recorded', `nothing was sent: the decision's audit record could not be written (${result.reason}). It still waits.`);
     case 'failed':

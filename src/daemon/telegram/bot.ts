@@ -19,6 +19,7 @@ import type { Shown } from '../../choices.js';
 import type { TelegramConfig } from '../../config.js';
 import type { AskView, Decider, Response, RouteView } from '../../protocol.js';
 import { shorten } from '../../shorten.js';
+import { needsTwoPeople, twoPeopleLine } from '../../two-people.js';
 import { markInvisible } from '../../visible-text.js';
 import type { AnswerResult, AskStore } from '../asks/store.js';
 import { loadElicitationForms } from '../elicitation-forms.js';
@@ -65,6 +66,8 @@ const NOT_THE_PERSON = 'Not sent: only the person who paired this chat with askb
 /** What a press of a button under a message (or in a chat) it was not drawn for is told. */
 const NOT_THIS_MESSAGE = 'Not sent: this button does not belong to this message.';
 /** What a press of a grant's step is told when the approval offers none here (any more). */
+/** One person of two allowed it: what the chat is told. */
+const ALLOWED_ONCE = 'Allowed: a second person must allow it too.';
 const NO_GRANT = 'No grant is offered for this here: nothing was allowed. Allow it once, or open askbridge.';
 
 type Sent = { chatId: number; messageId: number; text: string; entities: Entity[] };
@@ -97,6 +100,8 @@ export function createTelegram(options: TelegramOptions) {
 
   const unsubscribe = store.subscribe((event) => {
     if (event.type === 'resolved') void settled(event.ask);
+    // One person of two allowed it: every message says so, and keeps its buttons for the second.
+    if (event.type === 'updated' && needsTwoPeople(event.ask)) void restated(event.ask);
   });
 
   /** A grammY error as a line that holds no token: the status and Telegram's own description, or that the network failed. */
@@ -203,7 +208,8 @@ export function createTelegram(options: TelegramOptions) {
     const state = told.get(view.id);
     if (!state) return;
     told.delete(view.id);
-    const line = settledLine(view);
+    const two = twoPeopleLine(view);
+    const line = two === undefined ? settledLine(view) : `${settledLine(view)}\n${two}`;
     await Promise.all(
       [...state.messages.values()].map(async (pending) => {
         const sent = await pending;
@@ -212,6 +218,25 @@ export function createTelegram(options: TelegramOptions) {
         await call('editMessageText', (api) => api.editMessageText(sent.chatId, sent.messageId, text, { entities: sent.entities, link_preview_options: { is_disabled: true } }));
       }),
     );
+  }
+
+  /** Every message of a waiting ask drawn again as it now is (its text and buttons). */
+  async function restated(view: AskView): Promise<void> {
+    const state = told.get(view.id);
+    if (!state) return;
+    const draft = draftOf(view, state);
+    const reply_markup = markup(view.id, state, draft.keyboard);
+    for (const [chatId, pending] of state.messages) {
+      state.messages.set(
+        chatId,
+        pending.then(async (sent) => {
+          if (!sent) return undefined;
+          await call('editMessageText', (api) => api.editMessageText(sent.chatId, sent.messageId, draft.text, { entities: draft.entities, link_preview_options: { is_disabled: true }, ...(reply_markup ? { reply_markup } : {}) }));
+          return { ...sent, text: draft.text, entities: draft.entities };
+        }),
+      );
+    }
+    await Promise.all(state.messages.values());
   }
 
   /** The buttons of every message of an ask, with the choices made so far. */
@@ -276,7 +301,8 @@ export function createTelegram(options: TelegramOptions) {
     if (!view) return send(chatId, 'This is no longer waiting.');
     if (view.status !== 'pending') return send(chatId, `Already answered (${settledLine(view)}).`);
     const result = typed(chatId, view, target.action, message.text);
-    if (result && result.kind !== 'answered') send(chatId, refusal(result));
+    if (result?.kind === 'allowed_once') send(chatId, ALLOWED_ONCE);
+    else if (result && result.kind !== 'answered') send(chatId, refusal(result));
   }
 
   function pairChat(message: Message, code: string): void {
@@ -370,6 +396,7 @@ export function createTelegram(options: TelegramOptions) {
     const result = await pressed(view, action, chatId);
     if (result === undefined) return toast('');
     if (typeof result === 'string') return toast(result);
+    if (result.kind === 'allowed_once') return toast(ALLOWED_ONCE);
     if (result.kind !== 'answered') return toast(refusal(result));
     toast(action.kind === 'allow' && action.grant ? 'Allowed, and the same without asking for a while: /grants lists it, and revokes it.' : 'Sent.');
   }
@@ -464,8 +491,10 @@ export function createTelegram(options: TelegramOptions) {
     }
   }
 
-  function refusal(result: Exclude<AnswerResult, { kind: 'answered' }>): string {
+  function refusal(result: Exclude<AnswerResult, { kind: 'answered' | 'allowed_once' }>): string {
     switch (result.kind) {
+      case 'already_allowed':
+        return 'You allowed it already: a second person must';
       case 'already_resolved':
         return `Already answered (${settledLine(result.ask)})`;
       case 'not_found':

@@ -13,6 +13,7 @@ import { onChannel, type Shown } from '../../choices.js';
 import { noticeOf, noticeSubject, noticeTitle, terminalWaitSubject } from '../notice.js';
 import { PLAN_TOOL, toolTitle } from '../../approvals.js';
 import { speakerOf, toolInputText } from '../../approval-text.js';
+import { needsTwoPeople, twoPeopleLine } from '../../two-people.js';
 import { GRANT_DURATIONS, grantScopeText, grantTimeLeft } from '../../grant-text.js';
 import type { FormField, FormSpec } from '../../elicitation-form.js';
 import type { AskView, Decider, Elicitation, Grant, GrantChoice, PersonClient } from '../../protocol.js';
@@ -278,6 +279,12 @@ function riskParts(view: AskView): Part[] {
   return ['\n\n', { text: '⚠ Risky', type: 'bold' }, `: ${view.risk.reasons.map((reason) => markInvisible(reason)).join('; ')}`];
 }
 
+/** Where an approval two people must allow stands ("Needs two people", "1 of 2: allowed by alice at 14:02"). */
+function twoPeopleParts(view: AskView): Part[] {
+  const line = twoPeopleLine(view);
+  return line === undefined ? [] : ['\n\n', { text: line, type: 'bold' }];
+}
+
 /**
  * A permission: the tool and its whole input, as the terminal shows it, in a monospace block. When
  * it does not fit, it is cut, the message says so, and only Deny (and the page) is offered. A risky
@@ -286,9 +293,9 @@ function riskParts(view: AskView): Part[] {
 function approvalDraft(view: AskView, title: Part, session: Part[], openRow: Button[][], grants: boolean): Draft {
   const approval = view.approval!;
   const suggestions = approval.suggestions.map((suggestion) => markInvisible(suggestion.label));
-  const head: Part[] = [title, ...session, ...riskParts(view), `\n\n${speakerOf(view.agent)} wants to use `, { text: markInvisible(toolTitle(approval.toolName)), type: 'bold' }, ':\n'];
+  const head: Part[] = [title, ...session, ...twoPeopleParts(view), ...riskParts(view), `\n\n${speakerOf(view.agent)} wants to use `, { text: markInvisible(toolTitle(approval.toolName)), type: 'bold' }, ':\n'];
   const input = toolInputText(approval, speakerOf(view.agent));
-  const choices = suggestions.length > 0 && !view.risk ? `\n\nOr allow, and also:\n${suggestions.map((label, index) => `${index + 1}. ${label}`).join('\n')}` : '';
+  const choices = suggestions.length > 0 && !view.risk && !needsTwoPeople(view) ? `\n\nOr allow, and also:\n${suggestions.map((label, index) => `${index + 1}. ${label}`).join('\n')}` : '';
   const whole = compose([...head, { text: input, type: 'pre' }, choices]);
   if (whole.text.length <= BODY_CHARS) {
     const may = onChannel(view.choices, 'whole');
@@ -339,7 +346,7 @@ function planDraft(view: AskView, title: Part, session: (scale: number, cut: { a
     const said = plan.trim() ? model(plan, scaled(3400, scale), planCut, 'keep') : 'Claude sent no plan text.';
     planShown = planCut.any ? 'cut' : 'whole';
     if (planCut.any) cut.any = true;
-    return [title, ...session(scale, cut), '\n\nClaude finished planning and asks you to approve the plan:\n\n', said, ...(planCut.any ? [`\n\n${planCutNote}`] : [])];
+    return [title, ...session(scale, cut), ...twoPeopleParts(view), '\n\nClaude finished planning and asks you to approve the plan:\n\n', said, ...(planCut.any ? [`\n\n${planCutNote}`] : [])];
   }, cutNote);
   const shown = text.shown === 'cut' && planShown === 'cut' ? 'cut' : 'whole';
   const may = onChannel(view.choices, shown);
