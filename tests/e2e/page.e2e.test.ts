@@ -225,7 +225,7 @@ describe.skipIf(!chromiumState.available)('the answer page in Chromium', () => {
     expect(await statusTitle(page, view.id)).toBe('Handed to the terminal');
     const after = await daemon.api<{ ask: AskView }>('GET', `/api/asks/${view.id}`);
     expect(after.body.ask.status).toBe('handed-to-terminal');
-    expect(after.body.ask.source).toEqual({ kind: 'person', client: 'page' });
+    expect(after.body.ask.source).toEqual({ kind: 'person', client: 'page', device: expect.any(String) });
   });
 
   it('refuses the tool call with a reason for Claude when the person clicks "Decline"', async () => {

@@ -130,7 +130,7 @@ describe.skipIf(!chromiumState.available)('the buttons of a push, in the service
     await holdNotification(id);
     await clickButton('option-1');
     expect(await answersOf(hook)).toEqual(['SQLite']);
-    expect((await daemon.finishedAsk(payload.tool_use_id)).source).toEqual({ kind: 'person', client: 'notification' });
+    expect((await daemon.finishedAsk(payload.tool_use_id)).source).toEqual({ kind: 'person', client: 'notification', device: expect.any(String) });
     // Answered, its notification is gone.
     expect(await worker.evaluate(async (tag) => (await (globalThis as unknown as WorkerScope).registration.getNotifications({ tag })).length, `askbridge-${id}`)).toBe(0);
   });

@@ -65,7 +65,7 @@ describe.skipIf(!chromium.available || !caddy.available)('through a TLS front (C
     const reply = await hook;
     expect(reply.status).toBe(200);
     expect(JSON.parse(reply.body)).toEqual(loadFixture('01-single-select.expected-allow.json'));
-    expect((await daemon.ask(question.id)).source).toEqual({ kind: 'person', client: 'page' });
+    expect((await daemon.ask(question.id)).source).toEqual({ kind: 'person', client: 'page', device: 'Chrome on Android' });
   });
 
   it('takes a question from a machine wired by askbridge install --url, and the page says which machine asked', async () => {
