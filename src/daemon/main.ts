@@ -158,7 +158,11 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     },
   });
   audit.check();
-  const store = createAskStore({ persistence: pendingFiles, shows: (client, view) => showsOn(channels, client, view), command, record: (event) => audit.record(event) });
+  const peopleLog = logger.child({ component: 'people' });
+  const people = createPeople({ file: stateDir.paths.people, log: { warn: (fields, message) => peopleLog.warn(fields, message) } });
+  // A team's trail: once people are defined, every decision is recorded, and a person's (or any
+  // allow) waits for its line. With none, askbridge serves one person as before: history.jsonl is the record.
+  const store = createAskStore({ persistence: pendingFiles, shows: (client, view) => showsOn(channels, client, view), command, record: (event) => (people.list().length > 0 ? audit.record(event) : undefined) });
   // ntfy's one-tap buttons: their capabilities live in memory only, and die with the daemon.
   const oneTap = createOneTap({ store });
   const history = createHistory(stateDir.paths.history, {
@@ -194,8 +198,6 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   }
   // The user's Telegram bot: it starts once the user config is read (userConfigChanged), if it names one.
   const grantLog = logger.child({ component: 'grants' });
-  const peopleLog = logger.child({ component: 'people' });
-  const people = createPeople({ file: stateDir.paths.people, log: { warn: (fields, message) => peopleLog.warn(fields, message) } });
   const grants = createGrantStore({ file: stateDir.paths.grants, log: { info: (fields, message) => grantLog.info(fields, message), warn: (fields, message) => grantLog.warn(fields, message) } });
   const telegramLog = logger.child({ component: 'telegram' });
   const telegram = createTelegram({

@@ -7,7 +7,7 @@
 // (history.js), notifications (notify.js) and Review all, every waiting permission in one list
 // (review-all.js).
 import { answerAsk, checkSession, decideAsk, errorMessage, extendAsk, getAsk, replyToTurn, respondToElicitation, settleAsk } from './api.js';
-import { buildApprovalForm, forgetMessage, markAllowedHere } from './approval.js';
+import { buildApprovalForm, forgetMessage, setPagePerson } from './approval.js';
 import { buildAskForm, projectName } from './ask-form.js';
 import { createConnection } from './connection.js';
 import { initDevices } from './devices.js';
@@ -258,6 +258,7 @@ const connection = createConnection({
  * @param {import('../protocol.js').SessionReply} session
  */
 function showWhoAmI(session) {
+  setPagePerson(session.person);
   ui.whoami.hidden = session.person === undefined;
   ui.whoami.textContent = session.person === undefined ? '' : markInvisible([session.person, session.device].filter(Boolean).join(' · '));
 }
@@ -405,14 +406,12 @@ async function send(request) {
 
   if (result.ok && result.data.ask.status === 'pending') {
     // One allow of two: kept, and it waits for a second person.
-    markAllowedHere(result.data.ask.id);
     onUpdated(result.data.ask);
     if (deferred) end(deferred, {});
   } else if (result.ok) {
     end(result.data.ask, { mine: true });
   } else if (result.status === 409 && result.data && 'ask' in result.data && result.data.error.code === 'already_allowed') {
     // This page's person allowed it already (on another device): a second person must.
-    markAllowedHere(result.data.ask.id);
     onUpdated(result.data.ask);
     target.form.showError(result.data.error.message);
   } else if (result.status === 409 && result.data && 'ask' in result.data) {

@@ -35,16 +35,12 @@ import { twoPeopleLine } from '../two-people.js';
 const messages = new Map();
 const MESSAGES_KEPT = 50;
 
-/** The approvals two people must allow that this page allowed already (the daemon's reply said so): a second person must. */
-const allowedHere = new Set();
+/** The person this page was paired for (the daemon's session reply says), if any: where two people must allow, whether they allowed already. */
+let pagePerson;
 
-/**
- * This page allowed it (the daemon kept the allow, or had it already from this page's person).
- * @param {string} id
- */
-export function markAllowedHere(id) {
-  allowedHere.add(id);
-  if (allowedHere.size > MESSAGES_KEPT) allowedHere.delete(allowedHere.values().next().value);
+/** @param {string | undefined} person */
+export function setPagePerson(person) {
+  pagePerson = person;
 }
 
 /** The badge each kind wears, in the inbox and on the card. */
@@ -116,6 +112,8 @@ export function buildApprovalForm(view, handlers, how = {}) {
   const buttons = [allowOnce, ...(confirm ? [confirmAllow, confirmCancel] : []), ...suggestions, ...(grant ? [grant.button] : []), deny, ...(denyStop ? [denyStop] : []), ...(terminal ? [terminal] : [])];
 
   const allowArea = h('div', { class: 'actions approval-allow' }, allowOnce, suggestions);
+  // Where two people must allow: whether this page's person allowed it already (then no allow is offered).
+  let allowedByThisPerson = false;
   const allowedNote = h('p', { class: 'two-people-mine', role: 'status', hidden: true, text: 'You allowed it: waiting for a second person' });
   form.append(
     error,
@@ -150,7 +148,7 @@ export function buildApprovalForm(view, handlers, how = {}) {
   };
   /** Allow once; a risky approval opens its confirmation instead, and focus goes to its words, not its button. */
   const allow = () => {
-    if (allowedHere.has(view.id)) return;
+    if (allowedByThisPerson) return;
     if (!confirm) return decide({ behavior: 'allow' });
     if (!ready()) return;
     confirm.hidden = false;
@@ -244,7 +242,8 @@ export function buildApprovalForm(view, handlers, how = {}) {
      */
     showAllows(next) {
       if (two) two.textContent = twoPeopleLine(next) ?? '';
-      if (!allowedHere.has(view.id)) return;
+      allowedByThisPerson = pagePerson !== undefined && next.allows?.some((given) => given.person === pagePerson) === true;
+      if (!allowedByThisPerson) return;
       allowArea.hidden = true;
       if (confirm) confirm.hidden = true;
       allowedNote.hidden = false;
@@ -390,12 +389,11 @@ export function approvalNodes(view, askId) {
 }
 
 /**
- * The approval ended: its message, and whether this page allowed it, are no longer needed.
+ * The approval ended: its message is no longer needed.
  * @param {string} id
  */
 export function forgetMessage(id) {
   messages.delete(id);
-  allowedHere.delete(id);
 }
 
 /**

@@ -15,6 +15,7 @@ import type { PairingReply } from '../../src/protocol.js';
 import { bashRuleSuggestion, decisionOf, permissionPayload, requestPermission, type HeldPermission } from '../stack/approvals.js';
 import { chromiumAvailability, launchBrowser, openAsk, openPairedPage, type PairedPage } from '../stack/browser.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
+import { pairOverHttp } from '../stack/page-client.js';
 import { killStrayProcesses, runCli } from '../stack/processes.js';
 import { activePrompt, openTerminal } from '../stack/terminal.js';
 import { buttonData, buttonsOf, startTelegramApi, type TelegramApi, type TelegramChat } from '../stack/telegram-api.js';
@@ -101,7 +102,7 @@ afterAll(async () => {
 });
 
 describe.skipIf(!chromiumState.available)('a risky permission two people must allow', () => {
-  it('waits after alice allows, refuses alice again from her laptop, and is allowed once bob allows', async () => {
+  it('waits after alice allows (her laptop offers no allow, another device of hers is refused) and is allowed once bob allows', async () => {
     const push = await forcePush();
     expect(push.view).toMatchObject({ route: { people: ['alice', 'bob'], approvals: 2 }, risk: { reasons: [expect.stringContaining('force-pushes')] }, choices: { remember: false, grant: false } });
 
@@ -119,12 +120,16 @@ describe.skipIf(!chromiumState.available)('a risky permission two people must al
     expect(await onPhone.getByRole('button', { name: 'Deny', exact: true }).isVisible()).toBe(true);
     expect(await hookAnswered(push)).toBe(false);
 
-    // alice again, from her laptop: the daemon counts her once.
+    // alice's laptop knows she allowed it: it offers no allow.
     const onLaptop = await openAsk(pages.aliceLaptop.page, push.view.id);
     await expect.poll(() => onLaptop.locator('.two-people').textContent()).toBe(`1 of 2: allowed by alice at ${aliceAt}`);
-    await allowOn(onLaptop);
     await onLaptop.locator('.two-people-mine').waitFor({ state: 'visible' });
-    expect(await onLaptop.locator('.card-error').textContent()).toBe('alice allowed it already: a second person must');
+    expect(await onLaptop.getByRole('button', { name: 'Allow…' }).isVisible()).toBe(false);
+    // alice again, from a third device of hers: the daemon counts her once.
+    const aliceTablet = await pairOverHttp(daemon, { person: 'alice' });
+    const again = await aliceTablet.request<{ error: { code: string; message: string } }>('POST', `/api/asks/${push.view.id}/decide`, { behavior: 'allow', confirmRisky: true });
+    expect(again.status).toBe(409);
+    expect(again.body.error).toEqual({ code: 'already_allowed', message: 'alice allowed it already: a second person must' });
     expect(await daemon.ask(push.view.id)).toMatchObject({ status: 'pending', allows: [{ person: 'alice' }] });
     expect(await hookAnswered(push)).toBe(false);
 
@@ -255,7 +260,7 @@ describe('a permission two people must allow, in Telegram', () => {
     expect(await decisionOf(build)).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
     const settled = await daemon.ask(build.view.id);
     const both = `2 of 2: allowed by alice at ${clock(settled.allows![0]!.at)} and bob at ${clock(settled.allows![1]!.at)}`;
-    await tg.waitForMessage((message) => message === toAlice && message.text.endsWith(`Allowed from Telegram\n${both}`), "alice's message to say both allowed it");
+    await tg.waitForMessage((message) => message === toAlice && message.text.endsWith(`Allowed by bob from Telegram\n${both}`), "alice's message to say both allowed it");
     expect(buttonsOf(toAlice)).toEqual([]);
   });
 });
