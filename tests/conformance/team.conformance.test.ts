@@ -222,7 +222,7 @@ describe('a team on one daemon, with the real client', () => {
       ['allow', expect.objectContaining({ person: 'alice', client: 'page' })],
       ['settled', expect.objectContaining({ kind: 'person', person: 'bob', client: 'page' })],
     ]);
-    expect(ofPush[1]).toMatchObject({ input: { toolName: 'Bash', toolInput: { command: FORCE_PUSH } }, decision: { status: 'allowed' } });
+    expect(ofPush[1]).toMatchObject({ input: { approval: { toolName: 'Bash', toolInput: { command: FORCE_PUSH } }, risk: [FORCE_PUSH_REASON] }, decision: { status: 'allowed' } });
     expect(lines.find((line) => line.ask === question.id)).toMatchObject({ event: 'settled', by: { person: 'carol', client: 'telegram' }, decision: { status: 'answered' } });
     expect(await cli('audit', 'verify')).toMatch(new RegExp(`^ok: ${trail.length} lines, from `));
 
