@@ -27,9 +27,11 @@ export type AskedCall = { toolName: string; toolInput: Readonly<Record<string, u
 /**
  * A call to any tool of one MCP server, by the prefix of its tools' names (`mcp__forms__`): the call
  * whose elicitation askbridge holds. Esc ends it in the terminal without telling the hook, and its
- * result ("interrupted") is written then.
+ * result ("interrupted") is written then: at or after `since`, when the request came (ms). A result
+ * stamped before it is an earlier call's, which Claude Code may write to the file after the next
+ * call has begun.
  */
-export type ServerCall = { toolPrefix: string };
+export type ServerCall = { toolPrefix: string; since: number };
 
 /** What is looked for: the result of an approval's call or of an MCP server's call, or anything new said in the session (`moved-on`). */
 export type TerminalSign = AskedCall | ServerCall | 'moved-on';
@@ -87,6 +89,13 @@ export function watchForTerminalAnswer(transcriptPath: string, sign: TerminalSig
     return lines.flatMap(parseLine);
   };
 
+  /** A server call's result stamped before its request came: an earlier call's, written late. */
+  const endedBefore = (entry: Entry): boolean => {
+    if (typeof sign !== 'object' || !('since' in sign) || typeof entry.timestamp !== 'string') return false;
+    const at = Date.parse(entry.timestamp);
+    return Number.isFinite(at) && at < sign.since;
+  };
+
   /** True once one of the entries is the result of a call this approval asks about. */
   const sawAnswer = (entries: Entry[], initial: boolean): boolean => {
     if (sign === 'moved-on') return !initial && entries.some((entry) => entry.type === 'user' || entry.type === 'assistant');
@@ -94,7 +103,7 @@ export function watchForTerminalAnswer(transcriptPath: string, sign: TerminalSig
     for (const entry of entries) {
       for (const block of blocksOf(entry)) {
         if (block.type === 'tool_use' && typeof block.id === 'string' && isCall(block.name, block.input)) unanswered.add(block.id);
-        if (block.type === 'tool_result' && typeof block.tool_use_id === 'string' && unanswered.delete(block.tool_use_id) && !initial) return true;
+        if (block.type === 'tool_result' && typeof block.tool_use_id === 'string' && unanswered.delete(block.tool_use_id) && !initial && !endedBefore(entry)) return true;
       }
     }
     return false;

@@ -134,13 +134,26 @@ describe('watching a transcript for a session that moves on', () => {
 describe("watching a transcript for an MCP server's call whose request askbridge holds", () => {
   it("says so once a call to one of that server's tools gets its result (Esc writes it), not for another server's, nor for anything else said", async () => {
     writeFileSync(transcript, jsonl([call('toolu_old', {}, 'mcp__forms__form_one_choice'), result('toolu_old')]));
-    const watched = watch(transcript, { toolPrefix: mcpToolPrefix('forms') });
+    const watched = watch(transcript, { toolPrefix: mcpToolPrefix('forms'), since: Date.now() });
     await watched.watching;
     // The call's own entry may be written after the request arrived; a prompt, Claude's words and another server's call are no sign.
     appendFileSync(transcript, jsonl([call('toolu_form', {}, 'mcp__forms__form_one_choice'), call('toolu_other', {}, 'mcp__formsx__pick'), result('toolu_other'), { type: 'assistant', message: { role: 'assistant', content: [{ type: 'text', text: 'Waiting.' }] } }]));
     await settle();
     expect(watched.answered()).toBe(0);
     appendFileSync(transcript, jsonl([result('toolu_form', '[Request interrupted by user for tool use]')]));
+    await expect.poll(() => watched.answered()).toBe(1);
+  });
+
+  it("is no sign when an earlier call's result, stamped before the request came, is written after it (the next call's request is held)", async () => {
+    const since = Date.now();
+    const stamped = (line: Line, at: number): Line => ({ ...line, timestamp: new Date(at).toISOString() });
+    writeFileSync(transcript, jsonl([stamped(call('toolu_first', {}, 'mcp__forms__form_one_choice'), since - 2000)]));
+    const watched = watch(transcript, { toolPrefix: mcpToolPrefix('forms'), since });
+    await watched.watching;
+    appendFileSync(transcript, jsonl([stamped(result('toolu_first', 'declined'), since - 1000), stamped(call('toolu_second', {}, 'mcp__forms__form_one_choice'), since - 500)]));
+    await settle();
+    expect(watched.answered()).toBe(0);
+    appendFileSync(transcript, jsonl([stamped(result('toolu_second', '[Request interrupted by user for tool use]'), since + 3000)]));
     await expect.poll(() => watched.answered()).toBe(1);
   });
 

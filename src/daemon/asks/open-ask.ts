@@ -205,7 +205,7 @@ function watchTerminal(desk: AskDesk, asked: Asked, waiter: Waiter, log: Log): v
         if (store.answeredInTerminal(askId)) log.info({ askId, tool: approval.toolName }, 'approval answered in the terminal: withdrawn');
       })
     : elicitation
-      ? terminalAnswers(asked.transcriptPath, { toolPrefix: mcpToolPrefix(elicitation.server) }, () => {
+      ? terminalAnswers(asked.transcriptPath, { toolPrefix: mcpToolPrefix(elicitation.server), since: waiter.ask.createdAt }, () => {
           if (store.movedOn(asked.sessionId, identityOf(asked), { turnOver: true }).length > 0) log.info({ askId }, "the MCP server's call ended in the terminal (Esc): its request let go");
         })
       : terminalAnswers(asked.transcriptPath, 'moved-on', () => {
