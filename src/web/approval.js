@@ -115,6 +115,7 @@ export function buildApprovalForm(view, handlers, how = {}) {
   // Where two people must allow: whether this page's person allowed it already (then no allow is offered).
   let allowedByThisPerson = false;
   const allowedNote = h('p', { class: 'two-people-mine', role: 'status', hidden: true, text: 'You allowed it: waiting for a second person' });
+  const keys = h('p', { class: 'approval-keys', 'aria-hidden': 'true' }, keyHints(suggestions.length, plan, true));
   form.append(
     error,
     allowArea,
@@ -134,7 +135,7 @@ export function buildApprovalForm(view, handlers, how = {}) {
       'div',
       { class: 'approval-more' },
       terminal,
-      h('p', { class: 'approval-keys', 'aria-hidden': 'true' }, keyHints(suggestions.length, plan)),
+      keys,
     ),
   );
 
@@ -247,6 +248,7 @@ export function buildApprovalForm(view, handlers, how = {}) {
       allowArea.hidden = true;
       if (confirm) confirm.hidden = true;
       allowedNote.hidden = false;
+      keys.replaceChildren(...keyHints(0, plan, false));
     },
     /** @param {AskView} next */
     showContext(next) {
@@ -410,11 +412,13 @@ function remember(id, text) {
  * The card's keys, in a line under its buttons (a keyboard's; hidden on a touch screen).
  * @param {number} count the suggestions
  * @param {boolean} plan
+ * @param {boolean} allowing whether this page may still allow it (not once its person allowed one of two)
  */
-function keyHints(count, plan) {
-  const hints = [h('kbd', { text: 'a' }), ' or ', h('kbd', { text: 'Enter' }), plan ? ' approves' : ' allows once'];
-  if (count === 1) hints.push(' · ', h('kbd', { text: '2' }), ' the suggestion');
-  else if (count > 1) hints.push(' · ', h('kbd', { text: '2' }), '–', h('kbd', { text: String(Math.min(count + 1, 9)) }), ' the suggestions');
-  hints.push(' · ', h('kbd', { text: 'd' }), ' writes a message');
+function keyHints(count, plan, allowing) {
+  /** @type {Array<Node | string>} */
+  const hints = allowing ? [h('kbd', { text: 'a' }), ' or ', h('kbd', { text: 'Enter' }), plan ? ' approves' : ' allows once', ' · '] : [];
+  if (allowing && count === 1) hints.push(h('kbd', { text: '2' }), ' the suggestion · ');
+  else if (allowing && count > 1) hints.push(h('kbd', { text: '2' }), '–', h('kbd', { text: String(Math.min(count + 1, 9)) }), ' the suggestions · ');
+  hints.push(h('kbd', { text: 'd' }), ' writes a message');
   return hints;
 }

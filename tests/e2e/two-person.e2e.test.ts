@@ -118,6 +118,8 @@ describe.skipIf(!chromiumState.available)('a risky permission two people must al
     // Its allow gives way; Deny stays.
     expect(await onPhone.getByRole('button', { name: 'Allow…' }).isVisible()).toBe(false);
     expect(await onPhone.getByRole('button', { name: 'Deny', exact: true }).isVisible()).toBe(true);
+    // Nor do its keys offer one: only the message's key is left.
+    expect(await onPhone.locator('.approval-keys').textContent()).toBe('d writes a message');
     expect(await hookAnswered(push)).toBe(false);
 
     // alice's laptop knows she allowed it: it offers no allow.
