@@ -382,6 +382,14 @@ describe('a relayed decision not delivered yet', () => {
     expect(after.get(asked.ask.id)?.allows?.map((allow) => allow.person)).toEqual(['alice', 'bob']);
   });
 
+  it("keeps on disk the outcome's every part its relay's decision is made from: an MCP server's response, and the allow that settled it", () => {
+    const files = createPendingFiles(dir, () => {});
+    const id = '00000000-0000-4000-8000-000000000003';
+    const outcome = { status: 'answered' as const, source: { kind: 'person' as const, client: 'page' as const, person: 'bob' }, elicitation: { action: 'accept' as const, content: { color: 'red' } }, allow: { person: 'bob', device: 'iPhone', client: 'page' as const, at: 5 } };
+    files.save({ id, agent: 'codex', sessionId: 'thread-1', toolUseId: 'req-1', cwd: '/project', createdAt: 1, expiresAt: 2, toolInput: {}, door: 'relay', relayed: relayBody, settled: { outcome, resolvedAt: 3 } });
+    expect(files.load()[0]?.settled).toEqual({ outcome, resolvedAt: 3 });
+  });
+
   it('without a decision to deliver (handed back to its agent), leaves the disk as any settled ask', () => {
     const files = createPendingFiles(dir, () => {});
     const store = createAskStore({ persistence: files });

@@ -26,6 +26,13 @@ const OutcomeSchema: z.ZodType<Outcome> = z.object({
   decision: ApprovalDecisionSchema.optional(),
   reply: z.string().optional(),
   error: z.string().optional(),
+  elicitation: z
+    .discriminatedUnion('action', [
+      z.object({ action: z.literal('accept'), content: z.record(z.string(), z.unknown()).optional() }),
+      z.object({ action: z.literal('decline') }),
+      z.object({ action: z.literal('cancel') }),
+    ])
+    .optional(),
   allow: AllowSchema.optional(),
 });
 
