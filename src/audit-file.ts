@@ -6,6 +6,7 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
 import { z } from 'zod';
 import { AllowSchema, ApprovalDecisionSchema, AskerSchema, AskStatusSchema, RouteViewSchema, SourceSchema, type AskView } from './protocol.js';
+import { needsTwoPeople } from './two-people.js';
 import { terminalJson } from './visible-text.js';
 
 /** The `prev` of the first line: there is no line before it. */
@@ -71,7 +72,9 @@ export type AuditHead = z.infer<typeof AuditHeadSchema>;
 export function auditInputOf(view: AskView): AuditInput {
   if (view.approval) {
     const { toolName, toolInput, suggestions } = view.approval;
-    return { approval: { toolName, toolInput, suggestions: suggestions.map((suggestion) => suggestion.label) }, ...(view.risk ? { risk: view.risk.reasons } : {}) };
+    // Where two people must allow, no "always allow" is offered (each allows this one call): none was shown.
+    const shown = needsTwoPeople(view) ? [] : suggestions.map((suggestion) => suggestion.label);
+    return { approval: { toolName, toolInput, suggestions: shown }, ...(view.risk ? { risk: view.risk.reasons } : {}) };
   }
   if (view.turnEnd) return { turnEnd: view.turnEnd };
   if (view.terminalWait) return { terminalWait: view.terminalWait };

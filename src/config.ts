@@ -129,6 +129,9 @@ export const RuleSchema = z
   });
 export type Rule = z.infer<typeof RuleSchema>;
 
+/** What a route rule's `machine` (and `doctor --route --machine`) says for this machine's own sessions, which name no machine. */
+export const LOCAL_MACHINE = 'local';
+
 /** The kinds of wait a route rule may name. */
 export const ROUTE_KINDS = ['question', 'permission', 'plan', 'turn-end', 'form'] as const;
 export type RouteKind = (typeof ROUTE_KINDS)[number];
@@ -147,7 +150,7 @@ export const RouteRuleSchema = z.strictObject({
     .max(4096)
     .refine((folder) => folder === '~' || folder.startsWith('~/') || isAbsolute(folder), { message: 'a folder: an absolute path, or one starting with ~/' })
     .optional(),
-  /** The machine a remote hook names (`install --url`); `local` for this machine's own sessions. */
+  /** The machine a remote hook names (`install --url`); LOCAL_MACHINE for this machine's own sessions. */
   machine: z.string().min(1).max(200).optional(),
   agent: z.enum([...AGENTS, 'script', 'mcp']).optional(),
   kind: z.array(z.enum(ROUTE_KINDS)).min(1).max(ROUTE_KINDS.length).optional(),

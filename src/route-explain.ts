@@ -5,7 +5,7 @@
 import { isAbsolute } from 'node:path';
 import { z } from 'zod';
 import { ROUTE_KINDS } from './config.js';
-import { AGENTS, PersonNameSchema, RouteViewSchema } from './protocol.js';
+import { AGENTS, LIMITS, PersonNameSchema, RouteViewSchema } from './protocol.js';
 
 /** The body of POST /api/route/explain: an ask's facts, as `doctor --route` takes them. */
 export const RouteExplainRequestSchema = z
@@ -13,7 +13,17 @@ export const RouteExplainRequestSchema = z
     cwd: z.string().min(1).max(4096).refine(isAbsolute, { message: 'an absolute path' }),
     agent: z.enum([...AGENTS, 'script', 'mcp']).optional(),
     kind: z.enum(ROUTE_KINDS).optional(),
-    machine: z.string().min(1).max(200).optional(),
+    /**
+     * `local` (LOCAL_MACHINE): this machine's own sessions, as a rule names them. Any other: the name
+     * a remote hook sends, which the daemon takes trimmed and at most LIMITS.machineChars long: a
+     * name no hook can send is refused, as no rule could match an ask from it.
+     */
+    machine: z
+      .string()
+      .min(1)
+      .max(LIMITS.machineChars, { message: `a remote hook's machine name is at most ${LIMITS.machineChars} characters (longer ones are cut): no ask could come from this one` })
+      .refine((name) => name === name.trim(), { message: 'a remote hook\'s machine name has no spaces around it (they are trimmed): no ask could come from this one' })
+      .optional(),
     person: PersonNameSchema.optional(),
     risky: z.boolean().default(false),
   })

@@ -5,7 +5,7 @@
 // the ask opens; enforced on the daemon (route-access.ts). Pure: no I/O (the home folder is passed in).
 import { homedir } from 'node:os';
 import { isAbsolute, join, resolve, sep } from 'node:path';
-import type { RouteKind, RouteRule } from './config.js';
+import { LOCAL_MACHINE, type RouteKind, type RouteRule } from './config.js';
 import type { Agent, Asker, AskView, Person, RouteView } from './protocol.js';
 
 /** What a rule matches on. `risky`: a permission on the risk list (risk.ts). `person`: whose session it is, as its hook said. */
@@ -46,7 +46,7 @@ export function routeFor(facts: RouteFacts, rules: readonly RouteRule[], people:
 
 function matches(rule: RouteRule, facts: RouteFacts, home: string): boolean {
   if (rule.project !== undefined && !isInside(facts.cwd, folderOf(rule.project, home))) return false;
-  if (rule.machine !== undefined && (rule.machine === 'local' ? facts.machine !== undefined : facts.machine !== rule.machine)) return false;
+  if (rule.machine !== undefined && (rule.machine === LOCAL_MACHINE ? facts.machine !== undefined : facts.machine !== rule.machine)) return false;
   if (rule.agent !== undefined && rule.agent !== (facts.agent ?? facts.asker?.kind)) return false;
   if (rule.kind !== undefined && (facts.kind === undefined || !rule.kind.includes(facts.kind))) return false;
   if (rule.risky !== undefined && rule.risky !== facts.risky) return false;

@@ -101,7 +101,7 @@ const COMMANDS: Record<string, Command> = {
   trust: { usage: '[DIR] | --revoke DIR | --list', summary: "let a project's .claude/askbridge.json apply (its content as it is now), after showing what it does", load: () => import('./trust.js') },
   config: { usage: '[--cwd DIR] [--json]', summary: 'the effective configuration for a directory and where each value comes from', load: () => import('./config.js') },
   logs: { usage: '[-n N] [--follow] [--json]', summary: "the background daemon's log, readable", load: () => import('./logs.js') },
-  doctor: { usage: '[--cwd DIR] [--claude PATH] [--json] | --route [--project DIR] [--agent A] [--kind K] [--machine M] [--person P] [--risky] [--json]', summary: 'check the Claude Code settings, the hook and the daemon, and say how to fix what is wrong; --route: where an ask would go (the route rule, its people, who could see it now)', load: () => import('./doctor.js') },
+  doctor: { usage: '[--cwd DIR] [--claude PATH] [--json] | --route [--project DIR] [--agent A] [--kind K] [--machine M|local] [--person P] [--risky] [--json]', summary: 'check the Claude Code settings, the hook and the daemon, and say how to fix what is wrong; --route: where an ask would go (the route rule, its people, who could see it now); --machine names a remote hook\'s machine, `local` (or no --machine) this machine\'s own sessions', load: () => import('./doctor.js') },
 };
 
 /** Every command's name, as `askbridge --help` lists them. */

@@ -409,9 +409,10 @@ function serveKeeperConnections(app: App, tlsDoor: TlsDoor | undefined): void {
 }
 
 /**
- * Asks that were waiting when the previous daemon died: back on every page at once, each with its
- * old deadline (as far as it had been extended) and its limit, and the policy that applies now, until
- * its hook or relay re-attaches (or does not, and it is withdrawn). A relay's ask is made again from
+ * Asks that were waiting when the previous daemon died: back at once on every page it is routed to,
+ * each with its route and the allows it had, its old deadline (as far as it had been extended) and
+ * its limit, and the policy that applies now, until its hook or relay re-attaches (or does not, and
+ * it is withdrawn). A relay's ask is made again from
  * its request, as the relay's route makes it (relayed.ts); one settled with a decision its relay had
  * not delivered yet comes back settled, for the relay to re-attach to and report delivered.
  */
@@ -432,6 +433,7 @@ function restoreWaitingQuestions(store: AskStore, records: PendingRecord[], plan
       unattended: false,
       watchers: 0,
       reachableElsewhere: false,
+      ...(record.route ? { routed: true } : {}),
       ...(kind === 'question' ? {} : { kind }),
     });
     store.restore({
@@ -448,10 +450,19 @@ function restoreWaitingQuestions(store: AskStore, records: PendingRecord[], plan
       ...riskField(asked, plan.config),
       ...(asked.machine ? { machine: asked.machine } : {}),
       ...(asked.relayed ? { relayed: asked.relayed } : {}),
+      // As decided when it came, not as the config and people are now: every decision on it was made under this route.
+      ...(record.person === undefined ? {} : { person: record.person }),
+      ...(record.route ? { route: record.route } : {}),
       waitMs: Math.max(0, record.expiresAt - Date.now()),
       timeout: plan.timeout,
       onTimeout: plan.onTimeout,
-      restored: { id: record.id, createdAt: record.createdAt, expiresAt: record.expiresAt, ...(record.extendableUntil === undefined ? {} : { extendableUntil: record.extendableUntil }) },
+      restored: {
+        id: record.id,
+        createdAt: record.createdAt,
+        expiresAt: record.expiresAt,
+        ...(record.extendableUntil === undefined ? {} : { extendableUntil: record.extendableUntil }),
+        ...(record.allows ? { allows: record.allows } : {}),
+      },
       ...(record.settled ? { settled: record.settled } : {}),
     });
     if (record.settled) undelivered += 1;

@@ -124,6 +124,19 @@ describe('the audit trail', () => {
     expect(verify()).toMatchObject({ ok: true, lines: 2 });
   });
 
+  it('records of an ask two people must allow what its card showed: no "always allow" suggestion, no grant', () => {
+    const store = createAskStore({ record: trailAt().record });
+    const { ask } = store.open({ ...approval('tool-1'), toolInput: { command: 'ls' }, approval: { toolName: 'Bash', toolInput: { command: 'ls' }, suggestions: [{ label: 'Always allow `ls`' }] }, route: { people: ['alice', 'bob'], approvals: 2 } });
+    expect(ask.choices).toMatchObject({ remember: false, grant: false });
+    expect(store.decide(ask.id, { behavior: 'allow' }, ALICE)).toMatchObject({ kind: 'allowed_once' });
+    expect(store.decide(ask.id, { behavior: 'allow' }, { client: 'telegram', person: 'bob', device: 'Bob' })).toMatchObject({ kind: 'answered' });
+    const lines = rawLines().map(parsed);
+    expect(lines.map((line) => [line.event, line.input])).toEqual([
+      ['allow', { approval: { toolName: 'Bash', toolInput: { command: 'ls' }, suggestions: [] } }],
+      ['settled', { approval: { toolName: 'Bash', toolInput: { command: 'ls' }, suggestions: [] } }],
+    ]);
+  });
+
   it('goes on after a restart from where the trail ends, and never changes the mode of a trail that exists', () => {
     writeFileSync(files.trail, '');
     chmodSync(files.trail, 0o640);

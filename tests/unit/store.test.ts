@@ -183,6 +183,19 @@ describe('waiting questions on disk', () => {
     expect(() => readdirSync(join(dir, 'pending'))).toThrow(/ENOENT/);
   });
 
+  it("set a file aside as .corrupt when its route or allows are not the protocol's, and load the others", () => {
+    const files = createPendingFiles(dir, () => {});
+    const store = createAskStore({ persistence: files });
+    const waiter = store.open(open('t1'));
+    const base = { sessionId: 's1', cwd: '/project', createdAt: 1, expiresAt: 2, toolInput: {} };
+    const badRoute = '00000000-0000-4000-8000-000000000001';
+    const badAllow = '00000000-0000-4000-8000-000000000002';
+    writeFileSync(join(dir, 'pending', `${badRoute}.json`), JSON.stringify({ ...base, id: badRoute, toolUseId: 't2', route: { people: ['alice'], approvals: 3 } }));
+    writeFileSync(join(dir, 'pending', `${badAllow}.json`), JSON.stringify({ ...base, id: badAllow, toolUseId: 't3', allows: [{ person: 'not a name', device: 'x', client: 'page', at: 1 }] }));
+    expect(files.load().map((record) => record.id)).toEqual([waiter.ask.id]);
+    expect(readdirSync(join(dir, 'pending')).filter((name) => name.endsWith('.corrupt')).sort()).toEqual([`${badRoute}.json.corrupt`, `${badAllow}.json.corrupt`]);
+  });
+
   it('set a file that cannot be read aside as .corrupt, and load the others', () => {
     const files = createPendingFiles(dir, () => {});
     const store = createAskStore({ persistence: files });
@@ -348,6 +361,33 @@ describe('a relayed decision not delivered yet', () => {
     vi.advanceTimersByTime(60_000);
     store.open(open('t9')); // anything that forgets old finished asks
     expect(store.deliveryReported(asked.ask.id, relay, { delivered: true })).toMatchObject({ delivery: 'delivered' });
+  });
+
+  it('of two people, keeps its route and both allows once each across a restart; the first allow alone is on disk while it waits', async () => {
+    const approval = { toolName: 'Bash', toolInput: { command: 'git push --force' }, suggestions: [] };
+    const route = { people: ['alice', 'bob'], approvals: 2 as const, rule: 'route[0]' };
+    const twoPeople: NewAsk = { ...relayed('per_1'), questions: [], toolInput: approval.toolInput, approval, route };
+    const files = createPendingFiles(dir, () => {});
+    const before = createAskStore({ persistence: files });
+    const asked = before.open(twoPeople);
+    expect(before.decide(asked.ask.id, { behavior: 'allow' }, { client: 'page', person: 'alice', device: 'Pixel 8' })).toMatchObject({ kind: 'allowed_once' });
+    expect(files.load()).toMatchObject([{ id: asked.ask.id, route, allows: [{ person: 'alice', device: 'Pixel 8', client: 'page' }] }]);
+    expect(before.decide(asked.ask.id, { behavior: 'allow' }, { client: 'telegram', person: 'bob', device: 'Bob' })).toMatchObject({ kind: 'answered', ask: { status: 'allowed' } });
+    await expect(asked.reply).resolves.toBe('allowed:{}');
+
+    const [record] = files.load();
+    const after = createAskStore({ persistence: files });
+    after.restore({ ...twoPeople, door: 'relay', route: record!.route!, restored: { id: record!.id, createdAt: record!.createdAt, expiresAt: record!.expiresAt, allows: record!.allows! }, settled: record!.settled! });
+    expect(after.get(asked.ask.id)).toMatchObject({ status: 'allowed', route, delivery: 'waiting' });
+    expect(after.get(asked.ask.id)?.allows?.map((allow) => allow.person)).toEqual(['alice', 'bob']);
+  });
+
+  it("keeps on disk the outcome's every part its relay's decision is made from: an MCP server's response, and the allow that settled it", () => {
+    const files = createPendingFiles(dir, () => {});
+    const id = '00000000-0000-4000-8000-000000000003';
+    const outcome = { status: 'answered' as const, source: { kind: 'person' as const, client: 'page' as const, person: 'bob' }, elicitation: { action: 'accept' as const, content: { color: 'red' } }, allow: { person: 'bob', device: 'iPhone', client: 'page' as const, at: 5 } };
+    files.save({ id, agent: 'codex', sessionId: 'thread-1', toolUseId: 'req-1', cwd: '/project', createdAt: 1, expiresAt: 2, toolInput: {}, door: 'relay', relayed: relayBody, settled: { outcome, resolvedAt: 3 } });
+    expect(files.load()[0]?.settled).toEqual({ outcome, resolvedAt: 3 });
   });
 
   it('without a decision to deliver (handed back to its agent), leaves the disk as any settled ask', () => {

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { makeFolders } from '../../folders.js';
-import { AgentSchema, ApprovalDecisionSchema, AskStatusSchema, QuestionSchema, SourceSchema } from '../../protocol.js';
+import { AgentSchema, AllowSchema, ApprovalDecisionSchema, AskStatusSchema, PersonNameSchema, QuestionSchema, RouteViewSchema, SourceSchema } from '../../protocol.js';
 import { writeFileAtomic } from '../../state-dir.js';
 import type { Outcome, PendingPersistence, PendingRecord } from './store.js';
 
@@ -26,6 +26,14 @@ const OutcomeSchema: z.ZodType<Outcome> = z.object({
   decision: ApprovalDecisionSchema.optional(),
   reply: z.string().optional(),
   error: z.string().optional(),
+  elicitation: z
+    .discriminatedUnion('action', [
+      z.object({ action: z.literal('accept'), content: z.record(z.string(), z.unknown()).optional() }),
+      z.object({ action: z.literal('decline') }),
+      z.object({ action: z.literal('cancel') }),
+    ])
+    .optional(),
+  allow: AllowSchema.optional(),
 });
 
 const PendingRecordSchema: z.ZodType<PendingRecord> = z.object({
@@ -44,6 +52,13 @@ const PendingRecordSchema: z.ZodType<PendingRecord> = z.object({
   door: z.literal('relay').optional(),
   relayed: z.record(z.string(), z.unknown()).optional(),
   machine: z.string().optional(),
+  /**
+   * Whose session asked, who the ask is routed to (as decided when it came) and the allows given so
+   * far: absent in files from before people, and for an ask with none.
+   */
+  person: PersonNameSchema.optional(),
+  route: RouteViewSchema.optional(),
+  allows: z.array(AllowSchema).optional(),
   /** A relay's ask settled with a decision not delivered yet. */
   settled: z.object({ outcome: OutcomeSchema, resolvedAt: z.number() }).optional(),
 });

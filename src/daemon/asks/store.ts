@@ -155,12 +155,20 @@ export type NewAsk<Decision = unknown> = {
    * for a person who is answering (extend()). Absent, or not beyond waitMs: never extended.
    */
   maxWaitMs?: number;
-  /** A question that was waiting when the daemon stopped, read back from disk: its id, times and limit are kept. */
-  restored?: { id: string; createdAt: number; expiresAt: number; extendableUntil?: number };
+  /**
+   * A question that was waiting when the daemon stopped, read back from disk: its id, times and limit
+   * are kept, and the allows given before the stop (one of two people's), which still count.
+   */
+  restored?: { id: string; createdAt: number; expiresAt: number; extendableUntil?: number; allows?: Allow[] };
 };
 
-/** What is kept on disk of a waiting question, so that it survives a daemon that dies (kill -9, OOM). */
-export type PendingRecord = Pick<AskView, 'id' | 'agent' | 'sessionId' | 'toolUseId' | 'cwd' | 'createdAt' | 'expiresAt' | 'extendableUntil' | 'machine'> & {
+/**
+ * What is kept on disk of a waiting question, so that it survives a daemon that dies (kill -9, OOM).
+ * Its person, its route as decided when it came (every decision on it was made under that route) and
+ * the allows given so far come back with it: a restart never opens a routed ask to everyone, nor
+ * forgets the first of two people's allows.
+ */
+export type PendingRecord = Pick<AskView, 'id' | 'agent' | 'sessionId' | 'toolUseId' | 'cwd' | 'createdAt' | 'expiresAt' | 'extendableUntil' | 'machine' | 'person' | 'route' | 'allows'> & {
   /** Exactly as Claude Code sent it; its questions are read from it again on restore. */
   toolInput: Record<string, unknown>;
   /** `relay` for a relay's ask, made again from `relayed` on restore; absent for the command hook's. */
@@ -570,6 +578,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
       ...(input.risk ? { risk: input.risk } : {}),
       ...(input.person === undefined ? {} : { person: input.person }),
       ...(input.route ? { route: input.route } : {}),
+      ...(input.restored?.allows?.length ? { allows: input.restored.allows } : {}),
       ...(input.turnEnd ? { turnEnd: input.turnEnd } : {}),
       ...(input.terminalWait ? { terminalWait: input.terminalWait } : {}),
       ...(input.elicitation ? { elicitation: input.elicitation } : {}),
@@ -643,6 +652,8 @@ export function createAskStore(options: AskStoreOptions = {}) {
       return { kind: 'not_recorded', reason: (error as Error).message, ask: entry.view };
     }
     entry.view = { ...entry.view, allows: [allow] };
+    // On disk too: a restart keeps it, and the second person's allow still settles it.
+    if (entry.persisted) options.persistence?.save(recordOf(entry));
     emit({ type: 'updated', ask: entry.view });
     return { kind: 'allowed_once', ask: entry.view };
   }
@@ -1058,7 +1069,7 @@ function jsonBytes(value: unknown): number {
 
 /** What is written to disk of a waiting question (and written again when its deadline moves). */
 function recordOf(entry: Entry): PendingRecord {
-  const { id, agent, sessionId, toolUseId, cwd, createdAt, expiresAt, extendableUntil, machine } = entry.view;
+  const { id, agent, sessionId, toolUseId, cwd, createdAt, expiresAt, extendableUntil, machine, person, route, allows } = entry.view;
   return {
     id,
     ...(agent ? { agent } : {}),
@@ -1069,6 +1080,9 @@ function recordOf(entry: Entry): PendingRecord {
     expiresAt,
     ...(extendableUntil === undefined ? {} : { extendableUntil }),
     ...(machine === undefined ? {} : { machine }),
+    ...(person === undefined ? {} : { person }),
+    ...(route ? { route } : {}),
+    ...(allows?.length ? { allows } : {}),
     toolInput: entry.toolInput,
     ...(entry.relayed ? { door: 'relay' as const, relayed: entry.relayed } : {}),
     ...(entry.outcome ? { settled: { outcome: entry.outcome, resolvedAt: entry.view.resolvedAt ?? createdAt } } : {}),
@@ -1090,7 +1104,8 @@ function settledView(entry: Entry, outcome: Outcome, resolvedAt: number): AskVie
     ...(outcome.reply !== undefined ? { reply: outcome.reply } : {}),
     ...(outcome.error ? { error: outcome.error } : {}),
     ...(outcome.elicitation ? { elicitationResult: outcome.elicitation } : {}),
-    ...(outcome.allow ? { allows: [...(entry.view.allows ?? []), outcome.allow] } : {}),
+    // Once: a settled ask read back from disk has it among its allows already.
+    ...(outcome.allow ? { allows: [...(entry.view.allows ?? []).filter((allow) => allow.person !== outcome.allow!.person), outcome.allow] } : {}),
   };
 }
 

@@ -80,14 +80,19 @@ export type AuthOptions = {
 
 /** What a successful pairing gives the page: the cookie (HttpOnly) and the key (for its own storage). */
 export type PairedPage = { cookie: string; key: string; maxAgeSeconds: number };
-/** How trading a code went: paired, a code that does not pair (spent, expired, never made), or a pairing that could not be kept. */
-export type PairingResult = { kind: 'paired'; page: PairedPage } | { kind: 'bad_code' } | { kind: 'not_saved'; reason: string };
+/**
+ * How trading a code went: paired, a code that does not pair (spent, expired, never made), one made
+ * for a person askbridge no longer knows (removed since), or a pairing that could not be kept.
+ */
+export type PairingResult = { kind: 'paired'; page: PairedPage } | { kind: 'bad_code' } | { kind: 'unknown_person'; person: string } | { kind: 'not_saved'; reason: string };
 
 export function createAuth(options: AuthOptions) {
   const now = options.now ?? Date.now;
   const tokenBuffer = Buffer.from(options.token);
   // Only hashes are kept, so a heap dump does not hand out live codes or cookies.
-  const pairingCodes = new Map<string, { expiresAt: number; person?: string }>(); // sha256(code) -> when it expires, and whose device it pairs
+  // sha256(code) -> when it expires, whose device it pairs, and whether that person was removed since
+  // (it then pairs nobody, and is kept until it expires only to say why).
+  const pairingCodes = new Map<string, { expiresAt: number; person?: string; removed?: true }>();
   // sha256(cookie value) -> the session: when it expires, sha256(page key), and its device
   const pageSessions = new Map<string, Omit<StoredPageSession, 'cookieHash'>>(
     (options.pageSessionStore?.load() ?? []).filter((stored) => stored.expiresAt > now()).map(({ cookieHash, ...session }) => [cookieHash, session]),
@@ -249,8 +254,13 @@ export function createAuth(options: AuthOptions) {
     /** Whether this code would pair a page now (for the rate limit: a live code is not a guess). */
     isLivePairingCode(code: string | undefined): boolean {
       if (code === undefined) return false;
-      const expiresAt = pairingCodes.get(sha256(code))?.expiresAt;
-      return expiresAt !== undefined && expiresAt >= now();
+      const pairing = pairingCodes.get(sha256(code));
+      return pairing !== undefined && pairing.removed === undefined && pairing.expiresAt >= now();
+    },
+
+    /** The person was removed: every code made for them pairs nobody from now on, even should they be added again. */
+    withdrawPairingCodes(person: string): void {
+      for (const [hash, pairing] of pairingCodes) if (pairing.person === person) pairingCodes.set(hash, { ...pairing, removed: true });
     },
 
     /**
@@ -263,6 +273,11 @@ export function createAuth(options: AuthOptions) {
       if (pairing === undefined || pairing.expiresAt < now()) {
         pairingCodes.delete(hash);
         return { kind: 'bad_code' };
+      }
+      // A device of someone askbridge no longer knows would be refused on every request: it is not made.
+      if (pairing.person !== undefined && (pairing.removed || options.isKnownPerson?.(pairing.person) === false)) {
+        pairingCodes.delete(hash);
+        return { kind: 'unknown_person', person: pairing.person };
       }
       const cookie = randomBytes(32).toString('base64url');
       const key = randomBytes(32).toString('base64url');

@@ -72,7 +72,7 @@ export type AppDeps = {
   /** Web Push to paired devices; without it, pages are told push is not available. */
   push?: Push;
   /** The user's Telegram bot: its pairing codes and its paired chats (devices); without it, none. */
-  telegram?: Pick<Telegram, 'createPairingCode' | 'devices' | 'revoke'>;
+  telegram?: Pick<Telegram, 'createPairingCode' | 'withdrawPairingCodes' | 'devices' | 'revoke'>;
   /** The capabilities behind ntfy's one-tap buttons (one-tap.ts); without it, every tap is refused as gone. */
   oneTap?: OneTap;
   /** Whether the daemon also listens on [::1] (main.ts knows once it listens); if not, that Host is refused. */

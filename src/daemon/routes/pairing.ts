@@ -84,6 +84,10 @@ export const pairingRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { 
     async (request, reply) => {
       const result = auth.pair(request.body.code, deviceNameOf(request.headers['user-agent']));
       if (result.kind === 'bad_code') throw new HttpError(401, 'bad_pairing_code', 'this link was already used or has expired: run `askbridge open` on the machine running askbridge for a new one');
+      if (result.kind === 'unknown_person') {
+        request.log.info({ person: result.person }, 'a pairing for a person since removed was refused');
+        throw new HttpError(403, 'unknown_person', `this link pairs a device for "${result.person}", whom askbridge no longer knows (removed since it was made): nothing was paired`);
+      }
       if (result.kind === 'not_saved') throw new HttpError(503, 'pairing_not_saved', `the pairing could not be saved (${result.reason}): the link still works, try again once the disk has room`);
       const { page } = result;
       // Through the public URL over https, the cookie is never sent in the clear.

@@ -1,9 +1,10 @@
 // The people askbridge knows (people.ts), for `askbridge people`: list them with their groups, devices
 // and chats, add one, remove one. Only the local token: a paired page cannot make itself or anyone
 // else a person. Removing a person unpairs every device and chat of theirs at once, each as
-// `askbridge devices --revoke` would. The people file is the change that counts: when it cannot be
-// saved, nothing changes and the reply says why; once it is, a page or chat of the removed person is
-// no longer paired (auth.ts and telegram/chats.ts ask the people), whatever happens to the lists after.
+// `askbridge devices --revoke` would, and withdraws the pairing codes made for them. The people file
+// is the change that counts: when it cannot be saved, nothing changes and the reply says why; once it
+// is, a page or chat of the removed person is no longer paired (auth.ts and telegram/chats.ts ask the
+// people), whatever happens to the lists after.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { AddPersonRequestSchema, ErrorReplySchema, PeopleReplySchema, PersonChangeReplySchema, PersonNameSchema } from '../../protocol.js';
@@ -57,6 +58,9 @@ export const peopleRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, con
       if (change.kind === 'not_found') throw new HttpError(404, 'not_found', `askbridge knows no person named "${request.params.name}"`);
       if (change.kind === 'not_saved') throw notSaved(change.reason);
       if (change.kind !== 'done') throw new HttpError(500, 'internal', 'the person was not removed');
+      // A link or a Telegram code made for them pairs nobody from now on.
+      context.auth.withdrawPairingCodes(change.person.name);
+      deps.telegram?.withdrawPairingCodes(change.person.name);
       const stillPaired = theirs.filter((device) => unpairDevice(context, device.id, request.log).kind === 'not_saved');
       request.log.info({ person: change.person.name, unpaired: theirs.length - stillPaired.length, stillPaired: stillPaired.length }, 'person removed');
       if (stillPaired.length > 0) {

@@ -2,6 +2,7 @@
 // the same routeFor as every ask that opens, from the live config and people, for `askbridge doctor --route`.
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { ErrorReplySchema } from '../../protocol.js';
+import { LOCAL_MACHINE } from '../../config.js';
 import { RouteExplainReplySchema, RouteExplainRequestSchema } from '../../route-explain.js';
 import { routeFor } from '../../routing.js';
 import { HttpError } from '../errors.js';
@@ -22,7 +23,8 @@ export const routeExplainRoutes: FastifyPluginAsyncZod<RouteContext> = async (ap
       const people = deps.people?.list() ?? [];
       // A script or an MCP client is an asker, as a rule's `agent` names it; the rest are agents.
       const who = agent === 'script' || agent === 'mcp' ? { asker: { kind: agent } } : { agent };
-      const route = routeFor({ cwd, machine, ...who, kind, risky, person }, rules, people);
+      // This machine's own sessions name no machine: `local` is how a rule, and the question, say them.
+      const route = routeFor({ cwd, machine: machine === LOCAL_MACHINE ? undefined : machine, ...who, kind, risky, person }, rules, people);
       const rule = route?.rule === undefined ? undefined : rules.find((each, index) => (each.name ?? `route[${index}]`) === route.rule);
       const devices = auth.devices();
       const chats = deps.telegram?.devices() ?? [];

@@ -320,10 +320,12 @@ export function createTelegram(options: TelegramOptions) {
     }
     if (result.kind === 'paired') log.info({ chatId: chat.id, userId: person.id, device: result.chat.id }, 'Telegram chat paired');
     else if (result.kind === 'bad_code') log.info({ chatId: chat.id }, 'a Telegram chat sent a pairing code that is not valid');
+    else if (result.kind === 'unknown_person') log.info({ chatId: chat.id, person: result.person }, 'a Telegram pairing for a person since removed was refused');
     else log.warn({ chatId: chat.id, reason: result.reason }, 'a Telegram chat could not be paired: the list could not be saved');
     const reply = {
       paired: 'Paired: askbridge will ask here.',
       bad_code: 'This code is not valid: run askbridge pair --telegram for a new one',
+      unknown_person: `Not paired: this code was for ${result.kind === 'unknown_person' ? result.person : ''}, whom askbridge no longer knows (removed since it was made).`,
       not_saved: `askbridge could not save this pairing (${result.kind === 'not_saved' ? result.reason : ''}): send the same code again once its disk has room.`,
     }[result.kind];
     send(chat.id, reply);
@@ -628,6 +630,11 @@ export function createTelegram(options: TelegramOptions) {
       if (!session) return { kind: 'not_configured' };
       if (!session.bot) return { kind: 'not_ready', why: session.problem };
       return { kind: 'code', ...chats.createCode(person), bot: session.bot };
+    },
+
+    /** The person was removed: the codes made for them pair no chat from now on. */
+    withdrawPairingCodes(person: string): void {
+      chats.withdrawCodes(person);
     },
 
     /** The paired chats, as devices (most recently seen first). */

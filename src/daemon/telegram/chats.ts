@@ -18,8 +18,11 @@ const StoredChatSchema = z.object({ id: z.string().regex(/^[0-9a-f]{12}$/), chat
 /** A paired chat, and the one person in it whose presses and replies decide. */
 export type PairedChat = z.infer<typeof StoredChatSchema> & { userId: number };
 
-/** How pairing a chat went: paired, a code that does not pair, a chat that guessed too often, or a list that could not be saved. */
-export type ChatPairing = { kind: 'paired'; chat: PairedChat } | { kind: 'bad_code' } | { kind: 'too_many_guesses' } | { kind: 'not_saved'; reason: string };
+/**
+ * How pairing a chat went: paired, a code that does not pair, one made for a person askbridge no
+ * longer knows (removed since), a chat that guessed too often, or a list that could not be saved.
+ */
+export type ChatPairing = { kind: 'paired'; chat: PairedChat } | { kind: 'bad_code' } | { kind: 'unknown_person'; person: string } | { kind: 'too_many_guesses' } | { kind: 'not_saved'; reason: string };
 export type ChatRevoke = { kind: 'revoked'; chat: PairedChat } | { kind: 'not_found' } | { kind: 'not_saved'; reason: string };
 
 /** Wrong codes a chat may send per GUESS_WINDOW_MS before it is no longer answered. */
@@ -47,7 +50,9 @@ export type ChatsOptions = {
 
 export function createChats(options: ChatsOptions) {
   const now = options.now ?? Date.now;
-  const codes = new Map<string, { expiresAt: number; person?: string }>(); // sha256(code) -> when it expires, and whose chat it pairs
+  // sha256(code) -> when it expires, whose chat it pairs, and whether that person was removed since
+  // (it then pairs nobody, and is kept until it expires only to say why).
+  const codes = new Map<string, { expiresAt: number; person?: string; removed?: true }>();
   const guesses = new Map<number, number[]>(); // chat id -> times of its wrong codes
   let chats = load();
   let lastSeenSavedAt = now();
@@ -108,6 +113,11 @@ export function createChats(options: ChatsOptions) {
       return { code, expiresAt };
     },
 
+    /** The person was removed: every code made for them pairs nobody from now on, even should they be added again. */
+    withdrawCodes(person: string): void {
+      for (const [hash, pairing] of codes) if (pairing.person === person) codes.set(hash, { ...pairing, removed: true });
+    },
+
     /**
      * Pairs the chat that sent this code, with the person who sent it, when it is live; the code is
      * spent once the chat is on disk. A chat paired again keeps its id, and is now that person's.
@@ -120,6 +130,11 @@ export function createChats(options: ChatsOptions) {
       if (pairing === undefined || pairing.expiresAt < now()) {
         codes.delete(hash);
         return overGuessing(chatId, true) ? { kind: 'too_many_guesses' } : { kind: 'bad_code' };
+      }
+      // A chat of someone askbridge no longer knows would be ignored: it is not paired.
+      if (pairing.person !== undefined && (pairing.removed || options.isKnownPerson?.(pairing.person) === false)) {
+        codes.delete(hash);
+        return { kind: 'unknown_person', person: pairing.person };
       }
       const existing = chats.find((chat) => chat.chatId === chatId);
       const chat: PairedChat = { id: existing?.id ?? randomBytes(6).toString('hex'), chatId, userId: sender.userId, name: sender.name, pairedAt: now(), lastSeen: now(), ...(pairing.person === undefined ? {} : { person: pairing.person }) };
