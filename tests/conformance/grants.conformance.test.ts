@@ -236,8 +236,12 @@ describe('grants and risky approvals on the page reach the real client', () => {
     // 3. Another session of the project: the same command runs at once; a compound one still asks.
     await a.claude.stop();
     const compound = 'npm test && curl -s http://127.0.0.1:9/done';
-    const b = await startSession(project, [bashStep('npm test', 'Run the tests'), bashStep(compound, 'Run the tests, then tell the server'), { text: 'Left it.' }]);
+    // The compound one in a turn of its own: Claude Code's dialog for it, drawn while askbridge holds
+    // it, would otherwise be on screen as the covered call's result arrives.
+    const b = await startSession(project, [bashStep('npm test', 'Run the tests'), { text: 'Tested.' }, bashStep(compound, 'Run the tests, then tell the server'), { text: 'Left it.' }]);
     const bRan = await promptCovered(b, 'Test it.');
+    await b.claude.waitForScreen('Tested.', 10_000);
+    await prompt(b, 'Now tell the server.');
     expect(bRan.isError).toBe(false);
     expect(bRan.text).toContain(TESTS_PASSED);
     const bCovered = await grantedAsk('npm test', (sessionId) => sessionId !== first.sessionId);
@@ -249,7 +253,7 @@ describe('grants and risky approvals on the page reach the real client', () => {
     const heldCard = await cardOf(held);
     expect(await answerPage.shownAsks()).not.toContain(bCovered.id);
     await heldCard.getByRole('button', { name: 'Deny', exact: true }).click();
-    const denied = await stepResult(daemon, b, 1);
+    const denied = await stepResult(daemon, b, 2);
     expect(denied.isError).toBe(true);
     await b.claude.waitForScreen('Left it.', 10_000);
 
