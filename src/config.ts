@@ -152,7 +152,8 @@ export const RouteRuleSchema = z.strictObject({
     .optional(),
   /** The machine a remote hook names (`install --url`); LOCAL_MACHINE for this machine's own sessions. */
   machine: z.string().min(1).max(200).optional(),
-  agent: z.enum([...AGENTS, 'script', 'mcp']).optional(),
+  /** Agents, as `kind` lists kinds: `script` and `mcp` for asks through POST /api/asks and `askbridge mcp`. */
+  agent: z.array(z.enum([...AGENTS, 'script', 'mcp'])).min(1).max(AGENTS.length + 2).optional(),
   kind: z.array(z.enum(ROUTE_KINDS)).min(1).max(ROUTE_KINDS.length).optional(),
   /** true: only permissions on the risk list (risk.ts); false: only those not on it. */
   risky: z.boolean().optional(),

@@ -489,13 +489,16 @@ export type Person = z.infer<typeof PersonSchema>;
 export const AddPersonRequestSchema = z.strictObject({ name: PersonNameSchema, groups: z.array(PersonNameSchema).max(20).optional() }).meta({ title: 'person' });
 export type AddPersonRequest = z.infer<typeof AddPersonRequestSchema>;
 
-/** One of a person's devices or Telegram chats, as GET /api/people lists them. */
-export const PersonDeviceSchema = z.object({ id: z.string(), kind: z.enum(['browser', 'telegram']), name: z.string(), lastSeen: z.number() });
+/**
+ * A paired browser or Telegram chat, as GET /api/devices and GET /api/people list it. `person`: whose
+ * device or chat it is (`askbridge pair --person NAME`); absent: paired with no person named.
+ */
+export const PairedDeviceSchema = z.object({ id: z.string(), kind: z.enum(['browser', 'telegram']), name: z.string(), pairedAt: z.number(), lastSeen: z.number(), person: PersonNameSchema.optional() });
 /** Reply of GET /api/people: everyone askbridge knows, with their groups, devices and chats. */
-export const PeopleReplySchema = z.object({ people: z.array(PersonSchema.extend({ devices: z.array(PersonDeviceSchema) })) });
+export const PeopleReplySchema = z.object({ people: z.array(PersonSchema.extend({ devices: z.array(PairedDeviceSchema) })) });
 export type PeopleReply = z.infer<typeof PeopleReplySchema>;
 /** Reply of POST and DELETE /api/people: the person added or removed, and (removed) the devices and chats unpaired with them. */
-export const PersonChangeReplySchema = z.object({ person: PersonSchema, unpaired: z.array(PersonDeviceSchema).optional() });
+export const PersonChangeReplySchema = z.object({ person: PersonSchema, unpaired: z.array(PairedDeviceSchema).optional() });
 export type PersonChangeReply = z.infer<typeof PersonChangeReplySchema>;
 
 /**
@@ -960,10 +963,7 @@ export const PairingReplySchema = z.object({
 });
 export type PairingReply = z.infer<typeof PairingReplySchema>;
 /** The paired browsers and Telegram chats; `current` is the browser asking. */
-export const DevicesReplySchema = z.object({
-  /** `person`: whose device or chat it is (`askbridge pair --person NAME`); absent: paired with no person named. */
-  devices: z.array(z.object({ id: z.string(), kind: z.enum(['browser', 'telegram']), name: z.string(), pairedAt: z.number(), lastSeen: z.number(), current: z.boolean(), person: PersonNameSchema.optional() })),
-});
+export const DevicesReplySchema = z.object({ devices: z.array(PairedDeviceSchema.extend({ current: z.boolean() })) });
 export type DevicesReply = z.infer<typeof DevicesReplySchema>;
 /**
  * Whose device (or chat) a new pairing makes: a person askbridge knows. The local CLI may name anyone;

@@ -47,7 +47,8 @@ export function routeFor(facts: RouteFacts, rules: readonly RouteRule[], people:
 function matches(rule: RouteRule, facts: RouteFacts, home: string): boolean {
   if (rule.project !== undefined && !isInside(facts.cwd, folderOf(rule.project, home))) return false;
   if (rule.machine !== undefined && (rule.machine === LOCAL_MACHINE ? facts.machine !== undefined : facts.machine !== rule.machine)) return false;
-  if (rule.agent !== undefined && rule.agent !== (facts.agent ?? facts.asker?.kind)) return false;
+  const agent = facts.agent ?? facts.asker?.kind;
+  if (rule.agent !== undefined && (agent === undefined || !rule.agent.includes(agent))) return false;
   if (rule.kind !== undefined && (facts.kind === undefined || !rule.kind.includes(facts.kind))) return false;
   if (rule.risky !== undefined && rule.risky !== facts.risky) return false;
   return true;

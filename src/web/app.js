@@ -105,6 +105,7 @@ const review = createReview({
     return result;
   },
   ended: (view, how) => end(view, how),
+  updated: (view) => onUpdated(view),
   announce: (text) => announce(text),
 });
 
@@ -354,6 +355,7 @@ function onUpdated(/** @type {AskView} */ view) {
   if (view.status !== 'pending' && view.delivery && finished.has(view.id)) return end(view, {});
   if (view.status !== 'pending' || !inbox.has(view.id)) return;
   inbox.update(view);
+  review.updated(view);
   if (current?.view.id === view.id) {
     current.view = view;
     current.form.showContext(view);

@@ -43,6 +43,14 @@ export function setPagePerson(person) {
   pagePerson = person;
 }
 
+/**
+ * Whether this page's person allowed this approval already (where two people must allow it).
+ * @param {AskView} view
+ */
+export function allowedByPagePerson(view) {
+  return pagePerson !== undefined && view.allows?.some((given) => given.person === pagePerson) === true;
+}
+
 /** The badge each kind wears, in the inbox and on the card. */
 export const KIND_LABELS = { permission: 'Permission', plan: 'Plan' };
 
@@ -243,7 +251,7 @@ export function buildApprovalForm(view, handlers, how = {}) {
      */
     showAllows(next) {
       if (two) two.textContent = twoPeopleLine(next) ?? '';
-      allowedByThisPerson = pagePerson !== undefined && next.allows?.some((given) => given.person === pagePerson) === true;
+      allowedByThisPerson = allowedByPagePerson(next);
       if (!allowedByThisPerson) return;
       allowArea.hidden = true;
       if (confirm) confirm.hidden = true;

@@ -7,13 +7,15 @@
 // one starts Claude on work the plan only describes, and sending one back needs its own feedback, so
 // each is decided on its own card. An approval that needs its own confirmation (ownConfirmation)
 // may be denied here, but allowed only on its own card: ticked to allow, it is left out, unticked
-// and waiting, and the list says to open its card, while the others ticked are allowed.
-import { approvalNodes } from './approval.js';
+// and waiting, and the list says to open its card, while the others ticked are allowed. Where two
+// people must allow, an allow sent from here is this page's person's one allow, as a card's is: the
+// daemon counts it, and the ask stays in the list, waiting for a second person.
+import { allowedByPagePerson, approvalNodes } from './approval.js';
 import { projectName, shortId, uid } from './ask-form.js';
 import { h } from './dom.js';
 import { approvalKind, toolSummary } from './tool-input.js';
 import { markInvisible, visibleNodes } from './visible-text.js';
-import { needsTwoPeople } from '../two-people.js';
+import { twoPeopleLine } from '../two-people.js';
 
 /** @typedef {import('../protocol.js').AskView} AskView */
 /** @typedef {import('../protocol.js').ApprovalDecision} ApprovalDecision */
@@ -22,7 +24,7 @@ import { needsTwoPeople } from '../two-people.js';
 
 /**
  * @typedef {{
- *   view: AskView; root: HTMLElement; box: HTMLInputElement; state: HTMLElement;
+ *   view: AskView; root: HTMLElement; box: HTMLInputElement; state: HTMLElement; two: HTMLElement | null;
  *   status: 'waiting' | 'sending' | 'settled'; confirmAlone: string | null;
  * }} Item
  */
@@ -36,13 +38,12 @@ export function reviewable(view) {
 }
 
 /**
- * Why this approval must be allowed on its own card, with its own confirmation, or null: that two
- * people must allow it, each on their own device, or the daemon's reasons when it marks it risky (`risk.reasons`).
+ * Why this approval must be allowed on its own card, with its own confirmation, or null: the daemon's
+ * reasons when it marks it risky (`risk.reasons`).
  * @param {AskView} view
  * @returns {string | null}
  */
 export function ownConfirmation(view) {
-  if (needsTwoPeople(view)) return 'it needs two people, each allowing it on their own device';
   const risk = /** @type {{ risk?: { reasons?: unknown } }} */ (view).risk;
   if (!risk || !Array.isArray(risk.reasons)) return null;
   const reasons = risk.reasons.filter((reason) => typeof reason === 'string');
@@ -54,10 +55,11 @@ export function ownConfirmation(view) {
  *   dialog: HTMLDialogElement;
  *   decide(id: string, decision: ApprovalDecision): Promise<SettleResult>;
  *   ended(view: AskView, how: How): void;
+ *   updated(view: AskView): void;
  *   announce(text: string): void;
  * }} deps
  */
-export function createReview({ dialog, decide, ended, announce }) {
+export function createReview({ dialog, decide, ended, updated, announce }) {
   /** @type {Map<string, Item>} */
   const items = new Map();
   const titleId = uid('review-title');
@@ -120,7 +122,22 @@ export function createReview({ dialog, decide, ended, announce }) {
       confirmAlone ? h('p', { class: 'review-alone', text: `Allow it on its own card: ${confirmAlone}. It may be denied here.` }) : null,
       state,
     );
-    return { view, root, box, state, status: /** @type {Item['status']} */ ('waiting'), confirmAlone };
+    const item = { view, root, box, state, two, status: /** @type {Item['status']} */ ('waiting'), confirmAlone };
+    showAllows(item, view);
+    return item;
+  }
+
+  /**
+   * Where an approval two people must allow stands; once this page's person allowed it, it says so.
+   * @param {Item} item
+   * @param {AskView} view
+   */
+  function showAllows(item, view) {
+    item.view = view;
+    if (item.two) item.two.textContent = twoPeopleLine(view) ?? '';
+    if (!allowedByPagePerson(view)) return;
+    item.state.textContent = 'You allowed it: waiting for a second person';
+    item.state.hidden = false;
   }
 
   function refresh() {
@@ -160,6 +177,17 @@ export function createReview({ dialog, decide, ended, announce }) {
     item.state.hidden = false;
   }
 
+  /**
+   * An approval this person allowed where two must: unticked and waiting; everything else learns of the allow too.
+   * @param {Item} item
+   * @param {AskView} view
+   */
+  function keepWaiting(item, view) {
+    item.status = 'waiting';
+    item.box.checked = false;
+    updated(view);
+  }
+
   /** @param {'allow' | 'deny'} behavior */
   async function send(behavior) {
     const ticked = [...items.values()].filter((item) => item.status === 'waiting' && item.box.checked);
@@ -192,16 +220,30 @@ export function createReview({ dialog, decide, ended, announce }) {
     for (const item of sending) item.status = 'sending';
     setBusy(true);
     let done = 0;
+    /** Allowed by this person where two must: kept, and still waiting for a second person. */
+    let once = 0;
     /** @type {string[]} */
     const before = [];
     /** @type {string[]} */
     const failed = [];
+    /** Those this person had allowed already, where two must: the daemon counts each person once. */
+    /** @type {string[]} */
+    const again = [];
     // One request per ask, as a card sends it: the daemon checks each exactly as it checks one.
     for (const item of sending) {
       const result = await decide(item.view.id, decision);
-      if (result.ok) {
+      if (result.ok && result.data.ask.status === 'pending') {
+        // One allow of two: it stays in the list, unticked, and waits for a second person.
+        done++;
+        once++;
+        keepWaiting(item, result.data.ask);
+      } else if (result.ok) {
         done++;
         ended(result.data.ask, { mine: true });
+      } else if (result.status === 409 && result.data && 'ask' in result.data && result.data.error.code === 'already_allowed') {
+        // This person allowed it already (here, or on another device): a second person must.
+        again.push(markInvisible(toolSummary(/** @type {NonNullable<AskView['approval']>} */ (item.view.approval))));
+        keepWaiting(item, result.data.ask);
       } else if (result.status === 409 && result.data && 'ask' in result.data) {
         before.push(markInvisible(toolSummary(/** @type {NonNullable<AskView['approval']>} */ (item.view.approval))));
         ended(result.data.ask, { conflict: true });
@@ -214,7 +256,9 @@ export function createReview({ dialog, decide, ended, announce }) {
     setBusy(false);
     const verb = behavior === 'allow' ? 'allowed' : 'denied';
     const parts = [`${done} ${verb}.`];
+    if (once > 0) parts.push(once === 1 ? 'One of them needs a second person to allow it too, and still waits.' : `${once} of them need a second person to allow them too, and still wait.`);
     if (before.length > 0) parts.push(`${before.length} already settled elsewhere, left out: ${before.join('; ')}.`);
+    if (again.length > 0) parts.push(`${again.length} not allowed again: you allowed ${again.length === 1 ? 'it' : 'them'} already, and a second person must: ${again.join('; ')}.`);
     if (failed.length > 0) parts.push(`${failed.length} not sent (askbridge refused or could not be reached); still ticked: ${failed.join('; ')}.`);
     if (leftOut !== null) parts.push(leftOut);
     summary.textContent = parts.join(' ');
@@ -257,6 +301,14 @@ export function createReview({ dialog, decide, ended, announce }) {
      */
     sending(id) {
       return items.get(id)?.status === 'sending';
+    },
+    /**
+     * An ask still waiting changed (another person allowed it, where two must): its item says where it stands.
+     * @param {AskView} view
+     */
+    updated(view) {
+      const item = items.get(view.id);
+      if (item && item.status !== 'settled') showAllows(item, view);
     },
     /**
      * An ask ended: in the list, it shows how, unticked and out of every decision.

@@ -12,23 +12,16 @@
  * a package.json whose test script only echoes. The daemon reads no transcript, so no session
  * context arrives on a card to move its buttons while they are clicked.
  */
-import { execFile } from 'node:child_process';
-import { writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AskView, Grant } from '../../src/protocol.js';
 import { openAsk } from '../stack/browser.js';
 import { waitUntil } from '../stack/clock.js';
 import type { Daemon } from '../stack/daemon.js';
-import { createProject, hookEnvOf, openAnswerPage, pendingApprovalIn, resolveClaudeUnderTest, startAskbridgeDaemon, withScene } from './askbridge-stack.js';
+import { openAnswerPage, pendingApprovalIn, resolveClaudeUnderTest, startAskbridgeDaemon } from './askbridge-stack.js';
 import type { AnswerPage, ClaudeUnderTest, Project } from './askbridge-stack.js';
-import { startClaude } from './claude-tmux.js';
-import type { ClaudeSession } from './claude-tmux.js';
-import { bashStep, startFakeAnthropic } from './fake-anthropic.js';
-import type { FakeAnthropic, RecordedToolResult, Step } from './fake-anthropic.js';
-
-const execFileAsync = promisify(execFile);
+import { bashStep } from './fake-anthropic.js';
+import type { RecordedToolResult, Step } from './fake-anthropic.js';
+import { createShop, git, prompt, startShopSession, stepResult, type ShopSession } from './shop.js';
 
 /** Claude Code's native Bash dialog. */
 const DIALOG = /Do you want to proceed/;
@@ -78,76 +71,21 @@ afterAll(async () => {
 // ---------------------------------------------------------------------------------------------
 // Helpers
 
-interface Session {
-  fake: FakeAnthropic;
-  claude: ClaudeSession;
-}
-
-/** git in the project's temp folders only: its HOME is that folder, so no user or system config is read or written. */
-async function git(cwd: string, ...args: string[]): Promise<string> {
-  const home = dirname(cwd);
-  const { stdout } = await execFileAsync('git', ['-c', 'user.name=Shop', '-c', 'user.email=shop@example.invalid', ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: home, GIT_CONFIG_NOSYSTEM: '1', LANG: 'C' },
-  });
-  return stdout.trim();
-}
-
-/**
- * The project: wired by `askbridge install`, a package.json whose test only echoes, and a git
- * repository whose `origin` (a bare repository beside it) has `main` at a commit the local `main`
- * has since rewritten: only a force-push moves it.
- */
-async function createShop(): Promise<{ project: Project; remote: string }> {
-  const project = await createProject({ daemon, claudeBin: client().bin });
-  defer(() => project.remove());
-  const remote = join(dirname(project.dir), 'remote.git');
-  await writeFile(join(project.dir, 'package.json'), PACKAGE_JSON);
-  await git(dirname(project.dir), 'init', '--quiet', '--bare', '--initial-branch=main', remote);
-  await git(project.dir, 'init', '--quiet', '--initial-branch=main');
-  await git(project.dir, 'add', 'package.json');
-  await git(project.dir, 'commit', '--quiet', '-m', 'First');
-  await git(project.dir, 'remote', 'add', 'origin', remote);
-  await git(project.dir, 'push', '--quiet', 'origin', 'main');
-  await git(project.dir, 'commit', '--quiet', '--amend', '-m', 'First, reworded');
-  return { project, remote };
+/** The shop, with a package.json whose test script only echoes. */
+function createShopWithTests(): Promise<{ project: Project; remote: string }> {
+  return createShop({ daemon, claudeBin: client().bin, files: { 'package.json': PACKAGE_JSON }, defer });
 }
 
 /** A claude session in the project, its model playing `steps`. */
-async function startSession(project: Project, steps: Step[]): Promise<Session> {
-  const fake = await startFakeAnthropic({ steps, finalText: 'Nothing more to do.' });
-  defer(() => fake.close());
-  const claude = await startClaude({
-    baseUrl: fake.url,
-    projectDir: project.dir,
-    claudeBin: client().bin,
-    // npm checks for its own updates unless told not to: nothing here may reach the network.
-    env: { ...hookEnvOf(daemon), npm_config_update_notifier: 'false' },
-    args: ['--permission-mode', 'default'],
-  });
-  defer(() => claude.stop());
-  return { fake, claude };
-}
-
-/** Types a prompt; accepted once the model got a new main request. */
-async function prompt(session: Session, text: string): Promise<void> {
-  const before = session.fake.mainRequests.length;
-  await session.claude.submit(text, { accepted: () => session.fake.mainRequests.length > before });
-}
-
-async function resultOf(session: Session, step: number, timeoutMs = 30_000): Promise<RecordedToolResult> {
-  try {
-    return await session.fake.waitForStepResult(step, timeoutMs);
-  } catch (error) {
-    throw await withScene(daemon, session.claude, error);
-  }
+function startSession(project: Project, steps: Step[]): Promise<ShopSession> {
+  return startShopSession({ daemon, claudeBin: client().bin, project, steps, defer });
 }
 
 /**
  * Reads claude's screen over and over until stopped: when Claude Code's own dialog was last seen
  * meanwhile (Date.now()), and for how long it was seen.
  */
-function watchForDialog(session: Session): { stop(): Promise<{ lastSeenAt: number; shownMs: number } | undefined> } {
+function watchForDialog(session: ShopSession): { stop(): Promise<{ lastSeenAt: number; shownMs: number } | undefined> } {
   let stopped = false;
   let first: number | undefined;
   let last = 0;
@@ -174,11 +112,11 @@ function watchForDialog(session: Session): { stop(): Promise<{ lastSeenAt: numbe
  * even one askbridge answers at once, and takes it away by itself. No key is typed here: the dialog
  * (if it was drawn) was gone before the command's result reached the model.
  */
-async function promptCovered(session: Session, text: string): Promise<RecordedToolResult> {
+async function promptCovered(session: ShopSession, text: string): Promise<RecordedToolResult> {
   // Watched from before the prompt: no dialog can be on screen before the model has asked.
   const watch = watchForDialog(session);
   const result = await prompt(session, text)
-    .then(() => resultOf(session, 0))
+    .then(() => stepResult(daemon, session, 0))
     .finally(() => watch.stop());
   const dialog = await watch.stop();
   const resultAt = session.fake.requests[result.requestIndex]?.receivedAt ?? 0;
@@ -227,7 +165,7 @@ async function allowWithProjectGrant(approval: AskView, rule: string): Promise<v
 
 describe('grants and risky approvals on the page reach the real client', () => {
   it('a grant made on the page lets the same command through with no card and no answer in the terminal (this turn, another session); a risky command it would match still asks and needs the confirmation; a compound one still asks', async () => {
-    const { project, remote } = await createShop();
+    const { project, remote } = await createShopWithTests();
     const forcePush = 'git push --force origin main';
     const a = await startSession(
       project,
@@ -246,7 +184,7 @@ describe('grants and risky approvals on the page reach the real client', () => {
     expect(first.risk).toBeUndefined();
     expect(first.approval?.grant?.rule).toBe('Bash(npm test:*)');
     await allowWithProjectGrant(first, 'Bash(npm test:*)');
-    const ran = await resultOf(a, 0);
+    const ran = await stepResult(daemon, a, 0);
     expect(ran.isError).toBe(false);
     expect(ran.text).toContain(TESTS_PASSED);
     expect(await daemon.ask(first.id)).toMatchObject({ status: 'allowed', source: { kind: 'person', client: 'page' } });
@@ -255,7 +193,7 @@ describe('grants and risky approvals on the page reach the real client', () => {
     expect(testGrant!.endsAt - testGrant!.madeAt).toBe(60 * 60_000);
 
     // The same command again in the same turn: allowed by the grant, with nothing typed in the terminal.
-    const again = await resultOf(a, 1);
+    const again = await stepResult(daemon, a, 1);
     expect(again.isError).toBe(false);
     expect(again.text).toContain(TESTS_PASSED);
     const covered = await grantedAsk('npm test', (sessionId) => sessionId === first.sessionId);
@@ -265,7 +203,7 @@ describe('grants and risky approvals on the page reach the real client', () => {
     const push = await pendingApprovalIn(daemon, a.claude, project.dir, 'Bash', 'git push origin HEAD:review');
     expect(push.risk).toBeUndefined();
     await allowWithProjectGrant(push, 'Bash(git push:*)');
-    expect((await resultOf(a, 2)).isError).toBe(false);
+    expect((await stepResult(daemon, a, 2)).isError).toBe(false);
     expect(await git(remote, 'rev-parse', 'review')).toBe(await git(project.dir, 'rev-parse', 'HEAD'));
     expect((await grantsNow()).map((grant) => grant.rule)).toEqual(['Bash(npm test:*)', 'Bash(git push:*)']);
 
@@ -288,7 +226,7 @@ describe('grants and risky approvals on the page reach the real client', () => {
     expect(a.fake.stepResult(3)).toBeUndefined();
     expect(await git(remote, 'rev-parse', 'main')).not.toBe(await git(project.dir, 'rev-parse', 'HEAD'));
     await yes.click();
-    const forced = await resultOf(a, 3);
+    const forced = await stepResult(daemon, a, 3);
     expect(forced.isError).toBe(false);
     expect(forced.text).toContain('(forced update)');
     expect(await git(remote, 'rev-parse', 'main')).toBe(await git(project.dir, 'rev-parse', 'HEAD'));
@@ -298,8 +236,12 @@ describe('grants and risky approvals on the page reach the real client', () => {
     // 3. Another session of the project: the same command runs at once; a compound one still asks.
     await a.claude.stop();
     const compound = 'npm test && curl -s http://127.0.0.1:9/done';
-    const b = await startSession(project, [bashStep('npm test', 'Run the tests'), bashStep(compound, 'Run the tests, then tell the server'), { text: 'Left it.' }]);
+    // The compound one in a turn of its own: Claude Code's dialog for it, drawn while askbridge holds
+    // it, would otherwise be on screen as the covered call's result arrives.
+    const b = await startSession(project, [bashStep('npm test', 'Run the tests'), { text: 'Tested.' }, bashStep(compound, 'Run the tests, then tell the server'), { text: 'Left it.' }]);
     const bRan = await promptCovered(b, 'Test it.');
+    await b.claude.waitForScreen('Tested.', 10_000);
+    await prompt(b, 'Now tell the server.');
     expect(bRan.isError).toBe(false);
     expect(bRan.text).toContain(TESTS_PASSED);
     const bCovered = await grantedAsk('npm test', (sessionId) => sessionId !== first.sessionId);
@@ -311,7 +253,7 @@ describe('grants and risky approvals on the page reach the real client', () => {
     const heldCard = await cardOf(held);
     expect(await answerPage.shownAsks()).not.toContain(bCovered.id);
     await heldCard.getByRole('button', { name: 'Deny', exact: true }).click();
-    const denied = await resultOf(b, 1);
+    const denied = await stepResult(daemon, b, 2);
     expect(denied.isError).toBe(true);
     await b.claude.waitForScreen('Left it.', 10_000);
 

@@ -15,10 +15,8 @@
  * real CLI, as a person does. The route's project rule is written once the project exists: the
  * running daemon reads the user config again at once, and `askbridge doctor --route` says when.
  */
-import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { promisify } from 'node:util';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditLine } from '../../src/audit-file.js';
@@ -29,12 +27,10 @@ import type { Daemon } from '../stack/daemon.js';
 import { runCli } from '../stack/processes.js';
 import { buttonData, startTelegramApi, type TelegramApi, type TelegramChat } from '../stack/telegram-api.js';
 import { PAIR_LINE } from '../stack/telegram-pairing.js';
-import { createProject, hookEnvOf, pendingApprovalIn, pendingAskIn, resolveClaudeUnderTest, startAskbridgeDaemon, withScene, type ClaudeUnderTest, type Project } from './askbridge-stack.js';
-import { startClaude, type ClaudeSession } from './claude-tmux.js';
-import { bashStep, startFakeAnthropic, type FakeAnthropic, type RecordedToolResult } from './fake-anthropic.js';
+import { pendingApprovalIn, pendingAskIn, resolveClaudeUnderTest, startAskbridgeDaemon, type ClaudeUnderTest } from './askbridge-stack.js';
+import { bashStep } from './fake-anthropic.js';
 import { DATABASE } from './questions.js';
-
-const execFileAsync = promisify(execFile);
+import { createShop, git, prompt, startShopSession, stepResult } from './shop.js';
 
 const TOKEN = `123456789:${'A'.repeat(20)}bcdefghijklmnop_-`;
 const FORCE_PUSH = 'git push --force origin main';
@@ -54,31 +50,6 @@ async function cli(...args: string[]): Promise<string> {
   const result = await runCli(args, daemon.env);
   if (result.code !== 0) throw new Error(`askbridge ${args.join(' ')} exited ${result.code}: ${result.stderr}`);
   return result.stdout;
-}
-
-/** git in the project's temp folders only: its HOME is that folder, so no user or system config is read or written. */
-async function git(cwd: string, ...args: string[]): Promise<string> {
-  const { stdout } = await execFileAsync('git', ['-c', 'user.name=Shop', '-c', 'user.email=shop@example.invalid', ...args], {
-    cwd,
-    env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dirname(cwd), GIT_CONFIG_NOSYSTEM: '1', LANG: 'C' },
-  });
-  return stdout.trim();
-}
-
-/** The shop, wired by `askbridge install`: a git repository whose `origin` (a bare one beside it) only a force-push moves. */
-async function createShop(): Promise<{ project: Project; remote: string }> {
-  const project = await createProject({ daemon, claudeBin: claudeCode.bin });
-  cleanups.push(() => project.remove());
-  const remote = join(dirname(project.dir), 'remote.git');
-  await writeFile(join(project.dir, 'README.md'), '# Shop\n');
-  await git(dirname(project.dir), 'init', '--quiet', '--bare', '--initial-branch=main', remote);
-  await git(project.dir, 'init', '--quiet', '--initial-branch=main');
-  await git(project.dir, 'add', 'README.md');
-  await git(project.dir, 'commit', '--quiet', '-m', 'First');
-  await git(project.dir, 'remote', 'add', 'origin', remote);
-  await git(project.dir, 'push', '--quiet', 'origin', 'main');
-  await git(project.dir, 'commit', '--quiet', '--amend', '-m', 'First, reworded');
-  return { project, remote };
 }
 
 /** Whether a page shows this ask at all: an inbox row or a card. */
@@ -121,7 +92,7 @@ afterAll(async () => {
 
 describe('a team on one daemon, with the real client', () => {
   it("routes the shop's question to its people and a risky push to two on-call people, who must both allow it; history and the audit trail say who did what", async () => {
-    const { project, remote } = await createShop();
+    const { project, remote } = await createShop({ daemon, claudeBin: claudeCode.bin, files: { 'README.md': '# Shop\n' }, defer: (cleanup) => cleanups.push(cleanup) });
 
     // The routes, in the user config: the running daemon applies them at once.
     const userConfig = join(daemon.home, 'xdg-config', 'askbridge', 'config.json');
@@ -143,25 +114,16 @@ describe('a team on one daemon, with the real client', () => {
     expect(explained).toContain('carol');
     expect(explained).not.toContain('bob');
 
-    const fake: FakeAnthropic = await startFakeAnthropic({ steps: [{ tool: 'AskUserQuestion', input: DATABASE }, bashStep(FORCE_PUSH, 'Replace main on the remote'), { text: 'Pushed.' }], finalText: 'Nothing more to do.' });
-    cleanups.push(() => fake.close());
-    const claude: ClaudeSession = await startClaude({
-      baseUrl: fake.url,
-      projectDir: project.dir,
+    const session = await startShopSession({
+      daemon,
       claudeBin: claudeCode.bin,
-      env: { ...hookEnvOf(daemon), npm_config_update_notifier: 'false' },
-      args: ['--permission-mode', 'default'],
+      project,
+      steps: [{ tool: 'AskUserQuestion', input: DATABASE }, bashStep(FORCE_PUSH, 'Replace main on the remote'), { text: 'Pushed.' }],
+      defer: (cleanup) => cleanups.push(cleanup),
     });
-    cleanups.push(() => claude.stop());
-    const resultOf = async (step: number): Promise<RecordedToolResult> => {
-      try {
-        return await fake.waitForStepResult(step, 30_000);
-      } catch (error) {
-        throw await withScene(daemon, claude, error);
-      }
-    };
-    const before = fake.mainRequests.length;
-    await claude.submit('Pick a database, then push.', { accepted: () => fake.mainRequests.length > before });
+    const { fake, claude } = session;
+    const resultOf = (step: number) => stepResult(daemon, session, step);
+    await prompt(session, 'Pick a database, then push.');
 
     // 1. The question: alice's and carol's, never bob's.
     const question: AskView = await pendingAskIn(daemon, claude, project.dir, 'the question', (ask) => ask.questions.length > 0);

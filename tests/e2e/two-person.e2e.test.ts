@@ -6,6 +6,9 @@
 // ends it. The CLI may deny but never allow, and no grant is taken. In Telegram (a stand-in Bot API,
 // a chat paired for each person) the message says where it stands, and a second press by the same
 // person is answered that a second person must. In `askbridge watch` (tmux) it offers only a deny.
+// Many at once and typed: the page's Review all counts each person's allow once for every one ticked
+// (the same person again is refused, the second person releases them); `askbridge answer --all`
+// offers only to deny them; Telegram's typed confirmation of a risky one counts once per person.
 import { mkdtemp, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -264,5 +267,132 @@ describe('a permission two people must allow, in Telegram', () => {
     const both = `2 of 2: allowed by alice at ${clock(settled.allows![0]!.at)} and bob at ${clock(settled.allows![1]!.at)}`;
     await tg.waitForMessage((message) => message === toAlice && message.text.endsWith(`Allowed by bob from Telegram\n${both}`), "alice's message to say both allowed it");
     expect(buttonsOf(toAlice)).toEqual([]);
+  });
+});
+
+describe.skipIf(!chromiumState.available)('two people through every way of deciding many at once, or by a typed confirmation', () => {
+  /** A permission of the bank project (two people must allow it, and it is not risky). */
+  async function bankPermission(command: string): Promise<HeldPermission> {
+    const permission = await requestPermission(daemon, permissionPayload(`s-two-${++sessions}`, 'Bash', { command, description: 'Run it' }, { cwd: BANK }));
+    held.push(permission);
+    return permission;
+  }
+
+  /** Opens the page's Review all once it offers `count` permissions, ticks every one, and allows them: the list's summary. */
+  async function allowAllFrom(page: Page, count: number): Promise<Locator> {
+    const button = page.locator('#review-all');
+    await expect.poll(() => button.textContent()).toBe(`Review all ${count} permissions`);
+    await button.click();
+    const dialog = page.getByRole('dialog', { name: 'Review all waiting permissions' });
+    await dialog.waitFor({ state: 'visible' });
+    await expect.poll(() => dialog.locator('.review-item').count()).toBe(count);
+    await dialog.getByRole('button', { name: 'Select all' }).click();
+    await dialog.getByRole('button', { name: `Allow ${count} selected` }).click();
+    return dialog;
+  }
+
+  it("the page's Review all: each person's allow counts once, the same person again is refused, and the second person's releases them", async () => {
+    const build = await bankPermission('npm run build');
+    const lint = await bankPermission('npm run lint');
+
+    const onAlice = await allowAllFrom(pages.alicePhone.page, 2);
+    await expect.poll(() => onAlice.locator('.review-summary').textContent()).toBe('2 allowed. 2 of them need a second person to allow them too, and still wait.');
+    for (const each of [build, lint]) {
+      const once = await daemon.ask(each.view.id);
+      expect(once).toMatchObject({ status: 'pending', allows: [{ person: 'alice', client: 'page' }] });
+      expect(await hookAnswered(each)).toBe(false);
+      const item = onAlice.locator(`.review-item[data-question-id="${each.view.id}"]`);
+      // Still in the list, unticked, and saying where it stands.
+      expect(await item.getAttribute('data-status')).toBe('waiting');
+      expect(await item.getByRole('checkbox').isChecked()).toBe(false);
+      expect(await item.locator('.review-state').textContent()).toBe('You allowed it: waiting for a second person');
+      expect(await item.locator('.two-people').textContent()).toBe(`1 of 2: allowed by alice at ${clock(once.allows![0]!.at)}`);
+    }
+
+    // alice again, from the same list: the daemon counts her once, and the list says so.
+    await onAlice.getByRole('button', { name: 'Select all' }).click();
+    await onAlice.getByRole('button', { name: 'Allow 2 selected' }).click();
+    await expect.poll(() => onAlice.locator('.review-summary').textContent()).toBe('0 allowed. 2 not allowed again: you allowed them already, and a second person must: Bash: npm run build; Bash: npm run lint.');
+    for (const each of [build, lint]) expect(await daemon.ask(each.view.id)).toMatchObject({ status: 'pending', allows: [{ person: 'alice' }] });
+    await onAlice.getByRole('button', { name: 'Close' }).click();
+
+    const onBob = await allowAllFrom(pages.bobPhone.page, 2);
+    await expect.poll(() => onBob.locator('.review-summary').textContent()).toBe('2 allowed.');
+    for (const each of [build, lint]) {
+      expect(await decisionOf(each)).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
+      expect(await daemon.ask(each.view.id)).toMatchObject({ status: 'allowed', source: { kind: 'person', client: 'page', person: 'bob' }, allows: [{ person: 'alice' }, { person: 'bob' }] });
+    }
+    await onBob.getByRole('button', { name: 'Close' }).click();
+  });
+
+  it('askbridge answer --all never allows one, says who allowed it, and may deny it', async () => {
+    const push = await forcePush();
+    const build = await bankPermission('npm run build');
+    expect(await decideFrom(pages.alicePhone.page, build.view.id, { behavior: 'allow' })).toMatchObject({ status: 200, body: { ask: { status: 'pending' } } });
+    const aliceAt = clock((await daemon.ask(build.view.id)).allows![0]!.at);
+    const terminal = await openTerminal(['answer', '--all'], { HOME: daemon.home, ASKBRIDGE_HOME: daemon.home, XDG_CONFIG_HOME: join(daemon.home, 'xdg-config') });
+    try {
+      // No list to allow from: only the one to deny.
+      const screen = await terminal.waitForPrompt('Deny which?');
+      expect(screen).toContain('Review all: 2 permissions wait');
+      // Each says where it stands, then that it may only be denied here.
+      expect(screen).toContain(`│  Needs two people: ${CLI_REFUSAL}\n`);
+      expect(screen).toContain(`│  1 of 2: allowed by alice at ${aliceAt}: ${CLI_REFUSAL}\n`);
+      expect(screen.replace(/\n/g, '')).toContain(`${CLI_REFUSAL}. It may be denied here.`);
+      expect(screen).not.toContain('Allow which?');
+      await terminal.type('2');
+      await terminal.press('Enter');
+      await terminal.waitForPrompt('A message for the one denied (optional): Enter denies');
+      await terminal.press('Enter');
+      await terminal.waitFor('0 allowed, 1 denied; 1 still waiting.');
+      expect(await terminal.exitCode()).toBe(0);
+    } finally {
+      await terminal.close();
+    }
+    expect(await decisionOf(build)).toMatchObject({ hookSpecificOutput: { decision: { behavior: 'deny' } } });
+    expect(await daemon.ask(build.view.id)).toMatchObject({ status: 'denied', source: { kind: 'person', client: 'cli' }, allows: [{ person: 'alice' }] });
+    const stillWaiting = await daemon.ask(push.view.id);
+    expect(stillWaiting.status).toBe('pending');
+    expect(stillWaiting.allows).toBeUndefined();
+    expect(await hookAnswered(push)).toBe(false);
+  });
+
+  it("Telegram's typed confirmation of a risky one: alice's counts once, typed again it is refused, and bob's releases it", async () => {
+    const aliceChat = await chatPairedFor('alice', 3011);
+    const bobChat = await chatPairedFor('bob', 3012);
+    const before = tg.messages.length;
+    const push = await forcePush();
+    const told = (chat: TelegramChat) => tg.waitForMessage((message) => tg.messages.indexOf(message) >= before && message.chat.id === chat.id && message.text.includes(FORCE_PUSH), `the force-push in ${chat.id}`);
+    const toAlice = await told(aliceChat);
+    const toBob = await told(bobChat);
+    expect(toAlice.text).toContain('Needs two people');
+    expect(buttonsOf(toAlice).map((button) => button.text)).toEqual(['Allow… (type to confirm)', 'Deny', 'Deny with a message…']);
+
+    /** Presses Allow… under `message` and types `word` in reply to its prompt: the chat's next message after it. */
+    const typedAllow = async (chat: TelegramChat, message: typeof toAlice, word: string) => {
+      const from = tg.messages.length;
+      tg.press(chat, message.message_id, buttonData(message, 'Allow… (type to confirm)'));
+      const prompt = await tg.waitForMessage((each) => tg.messages.indexOf(each) >= from && each.chat.id === chat.id && each.reply_markup?.force_reply === true && each.text.startsWith('This is risky:'), `the confirmation prompt in ${chat.id}`);
+      const typedAt = tg.messages.length;
+      tg.reply(chat, prompt.message_id, word);
+      return typedAt;
+    };
+    /** The chat's first new message sent since `from`. */
+    const saidSince = (chat: TelegramChat, from: number) => tg.waitForMessage((each) => tg.messages.indexOf(each) >= from && each.chat.id === chat.id, `a reply in ${chat.id}`);
+
+    expect((await saidSince(aliceChat, await typedAllow(aliceChat, toAlice, 'allow'))).text).toBe('Allowed: a second person must allow it too.');
+    const once = await daemon.ask(push.view.id);
+    expect(once).toMatchObject({ status: 'pending', allows: [{ person: 'alice', client: 'telegram' }] });
+    expect(await hookAnswered(push)).toBe(false);
+    await tg.waitForMessage((message) => message === toBob && message.text.includes(`1 of 2: allowed by alice at ${clock(once.allows![0]!.at)}`), "bob's message to say alice allowed it");
+
+    // alice confirms it again: a second person must.
+    expect((await saidSince(aliceChat, await typedAllow(aliceChat, toAlice, 'allow'))).text).toBe('You allowed it already: a second person must');
+    expect(await daemon.ask(push.view.id)).toMatchObject({ status: 'pending', allows: [{ person: 'alice' }] });
+    expect(await hookAnswered(push)).toBe(false);
+
+    await typedAllow(bobChat, toBob, 'allow');
+    expect(await decisionOf(push)).toEqual({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision: { behavior: 'allow' } } });
+    expect(await daemon.ask(push.view.id)).toMatchObject({ status: 'allowed', source: { kind: 'person', client: 'telegram', person: 'bob' }, allows: [{ person: 'alice', client: 'telegram' }, { person: 'bob', client: 'telegram' }] });
   });
 });

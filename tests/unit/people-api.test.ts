@@ -33,6 +33,17 @@ describe('the people routes', () => {
     }
   });
 
+  it("list a person's devices as the device list shows them", async () => {
+    test = await buildTestApp({ people: createPeople() });
+    expect((await test.app.inject({ method: 'POST', url: '/api/people', headers: LOCAL, payload: { name: 'alice' } })).statusCode).toBe(200);
+    await pairFor(test.app, 'alice');
+    const [device] = (await test.app.inject({ method: 'GET', url: '/api/devices', headers: LOCAL })).json<{ devices: Array<Record<string, unknown>> }>().devices;
+    const { current, ...listed } = device!;
+    expect(current).toBe(false);
+    expect(listed).toMatchObject({ kind: 'browser', name: 'Firefox on Linux', person: 'alice', pairedAt: expect.any(Number) });
+    expect((await test.app.inject({ method: 'GET', url: '/api/people', headers: LOCAL })).json()).toEqual({ people: [expect.objectContaining({ name: 'alice', devices: [listed] })] });
+  });
+
   it('refuse a removal the people file cannot keep, and change nothing', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'askbridge-people-'));
     dirs.push(dir);

@@ -31,11 +31,18 @@ describe('routeFor', () => {
     expect(route(rules, { machine: 'laptop' })).toBeUndefined();
   });
 
-  it('an agent matches the agent, or a script or an MCP client by its asker', () => {
-    const rules = [rule({ agent: 'codex', to: ['bob'] }), rule({ agent: 'script', to: ['carol'] })];
+  it('agents match any agent named, or a script or an MCP client by its asker', () => {
+    const rules = [rule({ agent: ['codex', 'opencode'], to: ['bob'] }), rule({ agent: ['script'], to: ['carol'] })];
     expect(route(rules, { agent: 'codex' })?.people).toEqual(['bob']);
+    expect(route(rules, { agent: 'opencode' })?.people).toEqual(['bob']);
     expect(route(rules, { agent: 'claude-code' })).toBeUndefined();
     expect(route(rules, { asker: { kind: 'script' } })?.people).toEqual(['carol']);
+    expect(route(rules, { asker: { kind: 'mcp' } })).toBeUndefined();
+  });
+
+  it('agents are a list, as kinds are: a user config naming them so is read, and one naming none or an unknown agent is refused', () => {
+    expect(ConfigFileSchema.parse({ route: [{ agent: ['codex'], to: ['bob'] }] }).route?.[0]?.agent).toEqual(['codex']);
+    for (const agent of ['codex', [], ['vim']]) expect(ConfigFileSchema.safeParse({ route: [{ agent, to: ['bob'] }] }).success, JSON.stringify(agent)).toBe(false);
   });
 
   it('kinds match the kinds named; a wait in the terminal (no kind) only a rule naming none', () => {
@@ -54,7 +61,7 @@ describe('routeFor', () => {
   });
 
   it('every field given must match', () => {
-    const rules = [rule({ project: '~/projects/shop', agent: 'codex', to: ['bob'] })];
+    const rules = [rule({ project: '~/projects/shop', agent: ['codex'], to: ['bob'] })];
     expect(route(rules, { agent: 'codex' })?.people).toEqual(['bob']);
     expect(route(rules, { agent: 'claude-code' })).toBeUndefined();
     expect(route(rules, { agent: 'codex', cwd: '/elsewhere' })).toBeUndefined();

@@ -17,7 +17,7 @@ const PersonParamsSchema = z.object({ name: PersonNameSchema }).meta({ title: 'p
 export const peopleRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, context) => {
   const { deps } = context;
   /** A person's devices and chats, as the reply lists them. */
-  const devicesOf = (name: string) => pairedDevices(context).filter((device) => device.person === name).map(({ id, kind, name: deviceName, lastSeen }) => ({ id, kind, name: deviceName, lastSeen }));
+  const devicesOf = (name: string) => pairedDevices(context).filter((device) => device.person === name);
   const people = () => {
     if (!deps.people) throw new HttpError(503, 'people_unavailable', 'this daemon keeps no people');
     return deps.people;
