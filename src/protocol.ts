@@ -752,7 +752,7 @@ export type TurnEndReach = z.infer<typeof TurnEndReachSchema>;
 /**
  * Whether the person is away (a page's own person's switch; the CLI's and an unpersoned page's is the
  * daemon's own user's), and where the end of a turn reaches askbridge (so nothing promises what the
- * wiring cannot deliver). `awayPeople`, to the CLI only: the people who said they are away.
+ * wiring cannot deliver). `awayPeople`, to the CLI only: the people who said they are away (absent: nobody).
  */
 export const AwayReplySchema = z.object({ away: z.boolean(), turnEnds: TurnEndReachSchema, awayPeople: z.array(PersonNameSchema).optional() }).meta({ title: 'away state' });
 export type AwayReply = z.infer<typeof AwayReplySchema>;
@@ -945,7 +945,7 @@ export const StatusReplySchema = z.object({
   audit: AuditProblemSchema.nullable().optional(),
   /** The daemon's own user said they are away: the end of every turn waits for a reply. */
   away: z.boolean(),
-  /** The people who said they are away: the end of a turn routed to them waits (absent from a daemon older than people's own switches). */
+  /** The people who said they are away: the end of a turn routed to them waits (absent: nobody, or a daemon older than their own switches). */
   awayPeople: z.array(PersonNameSchema).optional(),
   /** Where the end of a turn reaches askbridge on this machine's wiring. */
   turnEnds: TurnEndReachSchema,

@@ -145,7 +145,8 @@ export async function buildApp(deps: AppDeps) {
   const awayState = (viewer: Viewer): AwayReply => {
     const turnEnds = deps.turnEnds?.() ?? { reach: 'everywhere' as const, gaps: [] };
     if (viewer.kind === 'person' && viewer.person !== undefined) return { away: away.isAway(viewer.person), turnEnds };
-    return { away: away.isAway(), turnEnds, ...(viewer.kind === 'local' ? { awayPeople: [...away.awayPeople()] } : {}) };
+    const awayPeople = viewer.kind === 'local' ? away.awayPeople() : [];
+    return { away: away.isAway(), turnEnds, ...(awayPeople.length > 0 ? { awayPeople: [...awayPeople] } : {}) };
   };
   const context: RouteContext = { store: deps.store, desk, auth, watchers, deps, away, awayState, port: listeningPort, openApi: () => openApi.document() };
   await app.register(hookRoutes, context);
