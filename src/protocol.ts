@@ -634,6 +634,8 @@ export const GrantSchema = z.object({
   untilSessionEnds: z.boolean().optional(),
   /** Where the person made it, in words: a paired device's name, the terminal, a Telegram chat. */
   by: z.string(),
+  /** The person who made it (from their device or chat's pairing); absent: the CLI, or no person named. It covers only what its maker could decide. */
+  person: PersonNameSchema.optional(),
 });
 export type Grant = z.infer<typeof GrantSchema>;
 export const GrantsReplySchema = z.object({ grants: z.array(GrantSchema) }).meta({ title: 'grants' });
@@ -750,8 +752,12 @@ export const TurnEndReachSchema = z.object({
 });
 export type TurnEndReach = z.infer<typeof TurnEndReachSchema>;
 
-/** Whether the person is away, and where the end of a turn reaches askbridge (so nothing promises what the wiring cannot deliver). */
-export const AwayReplySchema = z.object({ away: z.boolean(), turnEnds: TurnEndReachSchema }).meta({ title: 'away state' });
+/**
+ * Whether the person is away (a page's own person's switch; the CLI's and an unpersoned page's is the
+ * daemon's own user's), and where the end of a turn reaches askbridge (so nothing promises what the
+ * wiring cannot deliver). `awayPeople`, to the CLI only: the people who said they are away (absent: nobody).
+ */
+export const AwayReplySchema = z.object({ away: z.boolean(), turnEnds: TurnEndReachSchema, awayPeople: z.array(PersonNameSchema).optional() }).meta({ title: 'away state' });
 export type AwayReply = z.infer<typeof AwayReplySchema>;
 
 /**
@@ -940,8 +946,10 @@ export const StatusReplySchema = z.object({
   history: HistoryProblemSchema.nullable(),
   /** Absent from a daemon older than the audit trail. */
   audit: AuditProblemSchema.nullable().optional(),
-  /** The person said they are away: the end of a turn waits for their reply. */
+  /** The daemon's own user said they are away: the end of every turn waits for a reply. */
   away: z.boolean(),
+  /** The people who said they are away: the end of a turn routed to them waits (absent: nobody, or a daemon older than their own switches). */
+  awayPeople: z.array(PersonNameSchema).optional(),
   /** Where the end of a turn reaches askbridge on this machine's wiring. */
   turnEnds: TurnEndReachSchema,
   /** Who could be told of a question nobody watches, besides the config's webhooks: paired devices with a push subscription, paired Telegram chats. */

@@ -43,7 +43,7 @@ export const CLAUDE_DEFAULT_HOOK_TIMEOUT_SECONDS = 600;
  * the daemon's, when it has one (a daemon older than each does not say).
  */
 export type DaemonProbe =
-  | { running: true; url: string; version: string; away?: boolean; reach?: { watchers: number } & Tellable; publicUrl?: string; routes?: { rules: number; people: number } }
+  | { running: true; url: string; version: string; away?: boolean; awayPeople?: readonly string[]; reach?: { watchers: number } & Tellable; publicUrl?: string; routes?: { rules: number; people: number } }
   | { running: false; reason: string; impostor?: boolean };
 
 export type DoctorInputs = {
@@ -541,6 +541,9 @@ function checkTurnEnds(inputs: DoctorInputs, readable: Array<SettingsFile & { st
   } else if (local && inputs.daemon.running && inputs.daemon.away === false) {
     passed.push(`you are not away: Claude stops at the end of a turn as usual (\`${inputs.command} away on\`, or the page's switch, makes it wait for your reply)`);
   }
+  if (inputs.daemon.running && inputs.daemon.awayPeople) {
+    findings.push({ id: 'away', level: 'info', message: `away on their own pages: ${inputs.daemon.awayPeople.join(', ')} (the end of a turn routed to them, or to everyone, waits for a reply)` });
+  }
 }
 
 /**
@@ -795,8 +798,8 @@ export async function probeDaemon(env: NodeJS.ProcessEnv): Promise<DaemonProbe> 
     const response = await connectToDaemon(env).request('GET', '/api/status');
     if (response.status !== 200) return { running: false, reason: `status request answered ${response.status}` };
     // Only what doctor reports: a daemon of another version still gets checked.
-    const { url, version, away, watchers, tellable, routes } = readReply(
-      StatusReplySchema.pick({ url: true, version: true, watchers: true, routes: true }).extend({ away: StatusReplySchema.shape.away.optional(), tellable: StatusReplySchema.shape.tellable.optional() }),
+    const { url, version, away, awayPeople, watchers, tellable, routes } = readReply(
+      StatusReplySchema.pick({ url: true, version: true, watchers: true, routes: true, awayPeople: true }).extend({ away: StatusReplySchema.shape.away.optional(), tellable: StatusReplySchema.shape.tellable.optional() }),
       response.body,
       'status',
     );
@@ -806,6 +809,7 @@ export async function probeDaemon(env: NodeJS.ProcessEnv): Promise<DaemonProbe> 
       url,
       version,
       ...(away === undefined ? {} : { away }),
+      ...(awayPeople === undefined || awayPeople.length === 0 ? {} : { awayPeople }),
       ...(tellable === undefined ? {} : { reach: { watchers, ...tellable } }),
       ...(running?.publicUrl === undefined ? {} : { publicUrl: running.publicUrl }),
       ...(routes === undefined ? {} : { routes }),

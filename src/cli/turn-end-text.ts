@@ -90,5 +90,7 @@ export function awayLines(state: AwayReply, command: string): string {
         ? `away: on (the end of each of Claude's turns waits for your reply${where}: the page, \`${command} watch\`, \`${command} reply\`)`
         : "away: off (Claude's turns end in the terminal, as usual)";
   const gaps = turnEnds.reach === 'partly' ? turnEnds.gaps.map((gap) => `  not from ${terminalText(gap.path)} (no ${gap.missing.join(', ')}): run \`${terminalText(gap.fix)}\``) : [];
-  return [first, ...gaps].join('\n');
+  // People's own switches (their pages'): the end of a turn routed to them waits too.
+  const people = state.awayPeople && state.awayPeople.length > 0 ? [`away on their own pages: ${state.awayPeople.join(', ')} (the end of a turn for them waits for a reply)`] : [];
+  return [first, ...gaps, ...people].join('\n');
 }

@@ -5,7 +5,7 @@ import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyError, type FastifyReply, type FastifyRequest, type FastifySerializerCompiler, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
-import { checkShape, describeZodError, PAGE_PROTOCOL, STOPPING_CLOSE_CODE, type RouteView, type ServerMessage } from '../protocol.js';
+import { checkShape, describeZodError, PAGE_PROTOCOL, STOPPING_CLOSE_CODE, type AwayReply, type RouteView, type ServerMessage } from '../protocol.js';
 import { createAuth, registerGuard } from './routes/auth.js';
 import { HttpError } from './errors.js';
 import { sameSecret } from './hook-identity.js';
@@ -15,7 +15,7 @@ import { BODY_LIMIT_BYTES, MAX_PENDING, REQUEST_TIMEOUTS, WAITING_BYTES, WS_MESS
 import type { AppDeps, RouteContext, Watchers } from './routes/context.js';
 import type { PublicUrl } from '../public-url.js';
 import type { AskDesk } from './asks/open-ask.js';
-import { isRoutedTo } from '../route-access.js';
+import { isRoutedTo, type Viewer } from '../route-access.js';
 import { asksRoutes } from './routes/asks.js';
 import { attachRoutes } from './routes/attach.js';
 import { broadcast, eventRoutes } from './routes/events.js';
@@ -141,7 +141,13 @@ export async function buildApp(deps: AppDeps) {
     people: deps.people ? () => deps.people!.list() : undefined,
   };
   const away = deps.away ?? createAwaySwitch();
-  const awayState = () => ({ away: away.isAway(), turnEnds: deps.turnEnds?.() ?? { reach: 'everywhere' as const, gaps: [] } });
+  // A page paired for a person has that person's switch; the CLI and a page paired for nobody, the daemon's own user's (who also sees who else is away).
+  const awayState = (viewer: Viewer): AwayReply => {
+    const turnEnds = deps.turnEnds?.() ?? { reach: 'everywhere' as const, gaps: [] };
+    if (viewer.kind === 'person' && viewer.person !== undefined) return { away: away.isAway(viewer.person), turnEnds };
+    const awayPeople = viewer.kind === 'local' ? away.awayPeople() : [];
+    return { away: away.isAway(), turnEnds, ...(awayPeople.length > 0 ? { awayPeople: [...awayPeople] } : {}) };
+  };
   const context: RouteContext = { store: deps.store, desk, auth, watchers, deps, away, awayState, port: listeningPort, openApi: () => openApi.document() };
   await app.register(hookRoutes, context);
   await app.register(asksRoutes, context);
@@ -170,8 +176,8 @@ export async function buildApp(deps: AppDeps) {
       }
     },
     watcherCount: () => watchers.sockets.size,
-    pageVisible: (route?: RouteView) => (route ? [...watchers.visible].some((socket) => isRoutedTo({ route }, watchers.viewerOf.get(socket) ?? { kind: 'local' })) : watchers.visible.size > 0),
-    onPageVisibility(listener: (pageVisible: boolean) => void): () => void {
+    pageVisible: (route?: Pick<RouteView, 'people'>) => (route ? [...watchers.visible].some((socket) => isRoutedTo({ route }, watchers.viewerOf.get(socket) ?? { kind: 'local' })) : watchers.visible.size > 0),
+    onPageVisibility(listener: () => void): () => void {
       watchers.visibilityListeners.add(listener);
       return () => watchers.visibilityListeners.delete(listener);
     },
@@ -189,9 +195,9 @@ declare module 'fastify' {
       /** Pages and CLI listeners connected now: is anybody watching? */
       watcherCount: () => number;
       /** Whether a connected page says a person can see it now (with a route, a page of one of its people). */
-      pageVisible: (route?: RouteView) => boolean;
-      /** Told when no page is in view any more, or one is again. */
-      onPageVisibility: (listener: (pageVisible: boolean) => void) => () => void;
+      pageVisible: (route?: Pick<RouteView, 'people'>) => boolean;
+      /** Told when a page comes into view or leaves it. */
+      onPageVisibility: (listener: () => void) => () => void;
       broadcast: (message: ServerMessage) => void;
     };
   }

@@ -1,36 +1,59 @@
-// Whether the person said they are away (the page's switch, `askbridge away on|off`): only then does
-// the end of a turn wait for their reply, and a session waiting in its terminal is announced. Kept
-// in the state directory, so a daemon that restarts keeps it; a file that cannot be read or written
+// Who said they are away (the page's switch, `askbridge away on|off`): only then does the end of a
+// turn wait for a reply, and a session waiting in its terminal is announced. The daemon's own user
+// ("you": the CLI, and a page paired for nobody) has one switch, as before people were defined; each
+// person has their own, which only their pages turn. An ask is for someone away when its route's
+// people include one who is away (with no route, anyone is), or when the daemon's own user is, who
+// sees and may answer everything. Kept in the state directory ({away, people?}: a file written before
+// people keeps reading), so a daemon that restarts keeps it; a file that cannot be read or written
 // leaves it as it was in memory (logged), never stops the daemon.
-import { readFileSync } from 'node:fs';
-import { writeFileAtomic } from '../state-dir.js';
+import { z } from 'zod';
+import { PersonNameSchema, type RouteView } from '../protocol.js';
+import { readJsonFile, writeJsonFile } from './json-file.js';
 
 type Log = { warn(fields: Record<string, unknown>, message: string): void };
 
+/** away.json: the daemon's own user's switch, and the people away (absent: nobody). */
+const AwayFileSchema = z.object({ away: z.boolean(), people: z.array(PersonNameSchema).optional() });
+
+/** A switch that changed: a person's, or the daemon's own user's (`person` absent). */
+export type AwayChange = { person?: string; away: boolean };
+
 export type AwaySwitch = {
-  isAway(): boolean;
+  /** `person` absent: the daemon's own user. */
+  isAway(person?: string): boolean;
+  /** The people who said they are away, in the order they did. */
+  awayPeople(): readonly string[];
+  /** Whether an ask (or one about to open, by its route) is for someone away: then a turn's end waits for a reply. */
+  awayFor(view: { route?: Pick<RouteView, 'people'> | undefined }): boolean;
   /** Returns whether it changed. */
-  set(away: boolean): boolean;
-  subscribe(listener: (away: boolean) => void): () => void;
+  set(away: boolean, person?: string): boolean;
+  subscribe(listener: (change: AwayChange) => void): () => void;
 };
 
 /** `file`: where it is kept (absent: memory only, for tests). */
 export function createAwaySwitch(options: { file?: string; log?: Log } = {}): AwaySwitch {
-  let away = options.file ? readAway(options.file, options.log) : false;
-  const listeners = new Set<(away: boolean) => void>();
+  const stored = options.file ? readJsonFile(options.file, AwayFileSchema, (reason) => options.log?.warn({ reason }, 'the away switch on disk cannot be read: not away')) : undefined;
+  let away = stored?.away ?? false;
+  let people: string[] = [...new Set(stored?.people ?? [])];
+  const listeners = new Set<(change: AwayChange) => void>();
+  const isAway = (person?: string) => (person === undefined ? away : people.includes(person));
   return {
-    isAway: () => away,
-    set(next) {
-      if (next === away) return false;
-      away = next;
+    isAway,
+    awayPeople: () => people,
+    awayFor: (view) => away || (view.route ? view.route.people.some((person) => people.includes(person)) : people.length > 0),
+    set(next, person) {
+      if (isAway(person) === next) return false;
+      if (person === undefined) away = next;
+      else people = next ? [...people, person] : people.filter((name) => name !== person);
       if (options.file) {
         try {
-          writeFileAtomic(options.file, `${JSON.stringify({ away })}\n`);
+          writeJsonFile(options.file, { away, ...(people.length > 0 ? { people } : {}) });
         } catch (error) {
           options.log?.warn({ error: (error as Error).message }, 'could not keep the away switch on disk: it holds until the daemon stops');
         }
       }
-      for (const listener of listeners) listener(away);
+      const change: AwayChange = { away: next, ...(person === undefined ? {} : { person }) };
+      for (const listener of listeners) listener(change);
       return true;
     },
     subscribe(listener) {
@@ -38,14 +61,4 @@ export function createAwaySwitch(options: { file?: string; log?: Log } = {}): Aw
       return () => listeners.delete(listener);
     },
   };
-}
-
-function readAway(file: string, log: Log | undefined): boolean {
-  try {
-    const value: unknown = JSON.parse(readFileSync(file, 'utf8'));
-    return typeof value === 'object' && value !== null && (value as { away?: unknown }).away === true;
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') log?.warn({ error: (error as Error).message }, 'the away switch on disk cannot be read: not away');
-    return false;
-  }
 }

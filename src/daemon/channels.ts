@@ -12,13 +12,19 @@ import { isRoutedTo } from '../route-access.js';
 import type { Telegram } from './telegram/bot.js';
 import type { Webhooks } from './webhooks.js';
 
+/**
+ * Which of a channel's recipients are told now, by the person each belongs to (a chat or a device
+ * paired for them); undefined for one of nobody's (a webhook, a chat or a device paired for nobody).
+ */
+export type Tells = (person: string | undefined) => boolean;
+
 export type Channel = {
   /** Who answers through it, as history names them. */
   client: PersonClient;
   /** How it shows this ask: a channel that cuts it short never allows it. */
   shows(view: AskView): Shown;
-  /** Tells its people that this ask waits (notify.ts says when). */
-  tell(view: AskView): void;
+  /** Tells its people whom `tells` names that this ask waits (notify.ts says when and whom); never the same recipient twice. */
+  tell(view: AskView, tells: Tells): void;
 };
 
 /** How `client` shows an ask: the page and the CLI show it whole; a channel of the list as it says. */
@@ -28,7 +34,7 @@ export function showsOn(channels: readonly Channel[], client: PersonClient, view
 
 /** Every paired Telegram chat: a message with buttons, whole where it fits (telegram/messages.ts). */
 export function telegramChannel(telegram: Pick<Telegram, 'shows' | 'tell'>): Channel {
-  return { client: 'telegram', shows: (view) => telegram.shows(view), tell: (view) => telegram.tell(view) };
+  return { client: 'telegram', shows: (view) => telegram.shows(view), tell: (view, tells) => telegram.tell(view, tells) };
 }
 
 /** The user config's webhooks (ntfy, Slack, any URL): a notice, never the whole ask, and only of an ask with no route; ntfy's buttons answer simple questions only. */
@@ -36,10 +42,10 @@ export function webhookChannel(options: { webhooks: Webhooks; config: (cwd: stri
   return {
     client: 'ntfy',
     shows: () => 'cut',
-    tell(view) {
+    tell(view, tells) {
       // A webhook is nobody's in particular: it is told only of asks for everyone, and so no
       // one-tap capability is minted for an ask routed to people.
-      if (view.route) return;
+      if (view.route || !tells(undefined)) return;
       const { notify } = options.config(view.cwd);
       if (notify.length > 0) options.webhooks.send(notify, noticeOf(view, { fullText: false }), options.link(view.id));
     },
@@ -62,11 +68,11 @@ export function pushChannel(options: {
   return {
     client: 'notification',
     shows: () => 'cut',
-    tell(view) {
+    tell(view, tells) {
       if (options.pageVisible(view)) return;
       // A push service keeps it for an offline phone as long as the ask may still be answered.
       const devices = options.pairedDevices();
-      const routed = new Set(devices.filter((device) => isRoutedTo(view, { kind: 'person', person: device.person })).map((device) => device.id));
+      const routed = new Set(devices.filter((device) => isRoutedTo(view, { kind: 'person', person: device.person }) && tells(device.person)).map((device) => device.id));
       options.push.send(noticeOf(view, { fullText: options.config(view.cwd).push.fullText === true }), {
         pairedDevices: devices.map((device) => device.id),
         tells: (deviceId) => routed.has(deviceId),

@@ -2,40 +2,47 @@
 // own allow (decideApproval below, called by the routes a paired page or the CLI's token reach, and
 // by a paired Telegram chat), never by a policy, a timeout, a config or an asker. It covers the same
 // agent on the same machine, in one session or in every session of one project, until its end
-// (at most GRANT_MAX_MINUTES), its session's end, or a revoke. Kept in the state directory (0600,
+// (at most GRANT_MAX_MINUTES), its session's end, or a revoke. Once people are defined a grant is its
+// maker's: it covers only what they could decide (an ask with no route, or one routed to them; one
+// made by nobody named, only asks with no route), and only their own pages and chats see and revoke
+// it (the CLI sees and revokes every one). Kept in the state directory (0600,
 // written atomically), so a daemon that restarts keeps them until they end; a file that cannot be
 // read or written leaves them as they are in memory (logged), never stops the daemon.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { AnswerError } from '../answers.js';
 import { ruleCovers } from '../grant-rules.js';
-import { GRANT_MAX_MINUTES, GrantSchema, type Agent, type ApprovalDecision, type AskView, type Grant, type Decider, type GrantChoice, type Source } from '../protocol.js';
-import { writeFileAtomic } from '../state-dir.js';
+import { GRANT_MAX_MINUTES, GrantSchema, type Agent, type ApprovalDecision, type AskView, type Grant, type Decider, type GrantChoice, type RouteView, type Source } from '../protocol.js';
+import type { Viewer } from '../route-access.js';
+import { readJsonFile, writeJsonFile } from './json-file.js';
 import type { AnswerResult, AskStore } from './asks/store.js';
 
 type Log = { warn(fields: Record<string, unknown>, message: string): void; info(fields: Record<string, unknown>, message: string): void };
 
-/** What a new approval is, for finding a grant that covers it. */
-export type Covered = { agent: Agent | undefined; machine: string | undefined; sessionId: string; cwd: string; approval: Pick<NonNullable<AskView['approval']>, 'toolName' | 'toolInput'> };
+/** What a new approval is, for finding a grant that covers it; `route`: whose it is (absent: everyone's). */
+export type Covered = { agent: Agent | undefined; machine: string | undefined; sessionId: string; cwd: string; approval: Pick<NonNullable<AskView['approval']>, 'toolName' | 'toolInput'>; route?: Pick<RouteView, 'people'> | undefined };
+
+/** Whether a viewer sees (and may revoke) a grant: the CLI every one, a page or a chat its own person's. */
+const seenBy = (grant: Grant, viewer: Viewer) => viewer.kind === 'local' || grant.person === viewer.person;
 
 export type GrantStore = ReturnType<typeof createGrantStore>;
 
 /** `file`: where they are kept (absent: memory only, for tests); `now`: the clock (tests move it). */
 export function createGrantStore(options: { file?: string; now?: () => number; log?: Log } = {}) {
   const now = options.now ?? Date.now;
-  let grants: Grant[] = options.file ? readGrants(options.file, options.log) : [];
+  let grants: Grant[] = options.file ? readJsonFile(options.file, z.array(GrantSchema), (reason) => options.log?.warn({ reason }, 'could not read the grants: none hold')) ?? [] : [];
   const listeners = new Set<(grants: Grant[]) => void>();
   let endTimer: NodeJS.Timeout | undefined;
 
-  const live = () => grants.filter((grant) => grant.endsAt > now());
+  /** The live grants; with a viewer, those it sees. */
+  const live = (viewer: Viewer = { kind: 'local' }) => grants.filter((grant) => grant.endsAt > now() && seenBy(grant, viewer));
 
   /** Keep what lives, on disk and in memory; tell every listener; wake at the next end. */
   function changed(): void {
     grants = live();
     if (options.file) {
       try {
-        writeFileAtomic(options.file, `${JSON.stringify(grants)}\n`);
+        writeJsonFile(options.file, grants);
       } catch (error) {
         options.log?.warn({ error: (error as Error).message }, 'could not keep the grants on disk: they hold until the daemon stops');
       }
@@ -56,11 +63,11 @@ export function createGrantStore(options: { file?: string; now?: () => number; l
   scheduleEnd();
 
   return {
-    /** The live grants, oldest first. */
+    /** The live grants, oldest first; with a viewer, only those it sees. */
     live,
 
-    /** A grant made by a person from the approval they just allowed. */
-    make(ask: AskView, choice: GrantChoice, by: string): Grant | undefined {
+    /** A grant made by a person from the approval they just allowed: theirs, named by where they made it. */
+    make(ask: AskView, choice: GrantChoice, by: Decider): Grant | undefined {
       const offer = ask.approval?.grant;
       if (!offer || !ask.agent) return undefined;
       const madeAt = now();
@@ -77,7 +84,8 @@ export function createGrantStore(options: { file?: string; now?: () => number; l
         madeAt,
         endsAt: madeAt + minutes * 60_000,
         ...('untilSessionEnds' in choice ? { untilSessionEnds: true } : {}),
-        by,
+        by: by.device ?? 'the terminal',
+        ...(by.person === undefined ? {} : { person: by.person }),
       };
       grants = [...live(), grant];
       changed();
@@ -85,9 +93,9 @@ export function createGrantStore(options: { file?: string; now?: () => number; l
       return grant;
     },
 
-    /** Ends one grant by its id, or every one (`all`); returns those ended. */
-    revoke(id: string | 'all'): Grant[] {
-      const ended = live().filter((grant) => id === 'all' || grant.id === id);
+    /** Ends one grant by its id, or every one (`all`), of those the viewer sees; returns those ended. */
+    revoke(id: string | 'all', viewer: Viewer): Grant[] {
+      const ended = live(viewer).filter((grant) => id === 'all' || grant.id === id);
       if (ended.length === 0) return [];
       grants = grants.filter((grant) => !ended.includes(grant));
       changed();
@@ -102,10 +110,11 @@ export function createGrantStore(options: { file?: string; now?: () => number; l
       if (grants.length !== before) changed();
     },
 
-    /** The live grant that covers this approval, if any: same agent and machine, in its scope, matching its rule. */
+    /** The live grant that covers this approval, if any: one its maker could decide, same agent and machine, in its scope, matching its rule. */
     covering(request: Covered): Grant | undefined {
       return live().find(
         (grant) =>
+          (!request.route || (grant.person !== undefined && request.route.people.includes(grant.person))) &&
           grant.agent === request.agent &&
           grant.machine === request.machine &&
           grant.cwd === request.cwd &&
@@ -138,24 +147,6 @@ export function grantedOutcome(grant: Grant): { status: 'allowed'; source: Sourc
 export function decideApproval(store: AskStore, grants: GrantStore | undefined, id: string, decision: ApprovalDecision, by: Decider): AnswerResult {
   if (decision.behavior === 'allow' && decision.grant && !grants) return { kind: 'invalid', error: new AnswerError('not_grantable', 'grants are not kept here: allow it once') };
   const result = store.decide(id, decision, by);
-  if (result.kind === 'answered' && decision.behavior === 'allow' && decision.grant) grants?.make(result.ask, decision.grant, by.device ?? 'the terminal');
+  if (result.kind === 'answered' && decision.behavior === 'allow' && decision.grant) grants?.make(result.ask, decision.grant, by);
   return result;
-}
-
-function readGrants(file: string, log: Log | undefined): Grant[] {
-  let raw: string;
-  try {
-    raw = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') log?.warn({ error: (error as Error).message }, 'could not read the grants: none hold');
-    return [];
-  }
-  try {
-    const parsed = z.array(GrantSchema).safeParse(JSON.parse(raw));
-    if (parsed.success) return parsed.data;
-  } catch {
-    // not JSON: said below
-  }
-  log?.warn({}, 'the grants file is not one askbridge wrote: none hold');
-  return [];
 }

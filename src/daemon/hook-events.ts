@@ -1,7 +1,7 @@
 // What each hook event an agent sends means, whichever door it came through: Claude Code's own http
 // POST or the command hook (both carry every event, so what a person gets never depends on which
 // one `install` wrote). A question or a permission is an ask to hold until it is settled; the end
-// of a turn is held only while the person is away; a typed prompt and a notification are answered
+// of a turn is held only while someone it is for is away (away.ts); a typed prompt and a notification are answered
 // at once, after what they change. An MCP server's elicitation is held like a question, once its
 // form is read (or its URL checked); one askbridge will not show goes to Claude Code's own dialog at
 // once, and any later event of its session lets it go (the session moved on). The same wait asked through two entries (askbridge wired in the
@@ -12,7 +12,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { offeredSuggestions, planChoices, PLAN_TOOL } from '../approvals.js';
 import { DEFAULT_STOP_CAP } from '../http-hook.js';
 import { LAST_MESSAGE_CHARS, type Approval, type ElicitationPayload, type HookEnvironment, type HookRequest, type NotificationPayload, type PermissionPayload, type StopPayload } from '../protocol.js';
-import { isUnattended, openAsk, type AskDesk, type Asked } from './asks/open-ask.js';
+import { isUnattended, openAsk, routeOf, type AskDesk, type Asked } from './asks/open-ask.js';
 import { askerKeyOf, identityOf, type AskerIdentity, type Door, type Outcome } from './asks/store.js';
 import type { AwaySwitch } from './away.js';
 import { claudeCodeDecision } from './decisions/claude-code.js';
@@ -64,7 +64,7 @@ function askerOf(call: HookCall): AskerIdentity {
   return identityOf({ door: call.door, agent: call.agent, machine: call.machine });
 }
 
-export function createHookEvents(deps: { desk: AskDesk; away: Pick<AwaySwitch, 'isAway'> }) {
+export function createHookEvents(deps: { desk: AskDesk; away: Pick<AwaySwitch, 'awayFor'> }) {
   const { store } = deps.desk;
   // Replies in a row per session of one asker, for the turn (prompt_id) they continue: Claude Code
   // ends a turn that was continued its limit of times, whatever the hook says. Another asker naming
@@ -76,7 +76,10 @@ export function createHookEvents(deps: { desk: AskDesk; away: Pick<AwaySwitch, '
     if (repliesInARow.size > MAX_COUNTED_SESSIONS) repliesInARow.delete(repliesInARow.keys().next().value!);
   };
 
-  /** The end of a turn: held for the person's reply only while they are away, and never in a session nobody watches. */
+  /** Whether someone this ask would be for (its route's people, or anyone) is away. */
+  const awayFor = (asked: Asked) => deps.away.awayFor({ route: routeOf(deps.desk, asked) });
+
+  /** The end of a turn: held for a reply only while someone it is for is away, and never in a session nobody watches. */
   function turnEnd(call: HookCall, payload: StopPayload): Received {
     const { session_id: sessionId, prompt_id: promptId } = payload;
     if (payload.hook_event_name === 'SubagentStop') return EMPTY;
@@ -84,7 +87,7 @@ export function createHookEvents(deps: { desk: AskDesk; away: Pick<AwaySwitch, '
     store.movedOn(sessionId, by, { turnOver: true });
     const counter = `${askerKeyOf(by)}\0${sessionId}`;
     if (!payload.stop_hook_active) repliesInARow.delete(counter);
-    if (!deps.away.isAway() || isUnattended(call.environment)) return EMPTY;
+    if (isUnattended(call.environment)) return EMPTY;
     const counted = payload.stop_hook_active ? repliesInARow.get(counter) : undefined;
     const replies = counted && counted.promptId === promptId ? counted.replies : 0;
     const replyLimit = stopCapOf(call.stopCap);
@@ -109,42 +112,40 @@ export function createHookEvents(deps: { desk: AskDesk; away: Pick<AwaySwitch, '
       ...(call.person ? { person: call.person } : {}),
       ...(payload.transcript_path ? { transcriptPath: payload.transcript_path } : {}),
     };
+    if (!awayFor(asked)) return EMPTY;
     return { kind: 'hold', asked, onSettled: (outcome) => outcome.status === 'replied' && countReply(counter, promptId, replies + 1) };
   }
 
   /**
    * The session waits on the person in its terminal. Claude Code's idle notification (a minute
-   * after every turn) says so only while the person is away: otherwise they are at that terminal,
+   * after every turn) says so only while someone it is for is away: otherwise they are at that terminal,
    * and it makes no card, no count and no notice. A permission dialog that has its card needs no
    * second one, and the same notification from a second entry is the one shown already.
    */
   function notification(call: HookCall, payload: NotificationPayload, log: Log): Received {
     const { session_id: sessionId } = payload;
     const kind = payload.notification_type ?? 'notification';
-    if (kind === 'idle_prompt' && !deps.away.isAway()) return EMPTY;
+    const asked: Asked = {
+      agent: 'claude-code',
+      sessionId,
+      toolUseId: `terminal-wait-${randomUUID()}`,
+      cwd: payload.cwd,
+      toolInput: {},
+      questions: [],
+      terminalWait: { kind, message: payload.message },
+      environment: call.environment,
+      door: call.door,
+      ...(call.machine ? { machine: call.machine } : {}),
+      ...(call.person ? { person: call.person } : {}),
+      ...(payload.transcript_path ? { transcriptPath: payload.transcript_path } : {}),
+    };
+    if (kind === 'idle_prompt' && !awayFor(asked)) return EMPTY;
     const pending = store.pending().filter((ask) => ask.sessionId === sessionId);
     if (pending.some((ask) => ask.terminalWait?.kind === kind && ask.terminalWait.message === payload.message)) return EMPTY;
     // A newer wait replaces the one before.
     store.movedOn(sessionId, askerOf(call));
     if (kind === 'permission_prompt' && pending.some((ask) => ask.approval || ask.turnEnd)) return EMPTY;
-    const opened = openAsk(
-      deps.desk,
-      {
-        agent: 'claude-code',
-        sessionId,
-        toolUseId: `terminal-wait-${randomUUID()}`,
-        cwd: payload.cwd,
-        toolInput: {},
-        questions: [],
-        terminalWait: { kind, message: payload.message },
-        environment: call.environment,
-        door: call.door,
-        ...(call.machine ? { machine: call.machine } : {}),
-        ...(call.person ? { person: call.person } : {}),
-        ...(payload.transcript_path ? { transcriptPath: payload.transcript_path } : {}),
-      },
-      log,
-    );
+    const opened = openAsk(deps.desk, asked, log);
     if (opened.kind !== 'opened') log.warn({ why: opened.kind }, 'a wait in the terminal was not shown');
     return EMPTY;
   }

@@ -328,7 +328,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     webhookChannel({ webhooks, config: configNow, link: (askId) => `${publicUrlSetting.url()?.href ?? loopbackUrl}#question=${askId}` }),
     ...(push ? [pushChannel({ push, config: configNow, pageVisible: (view) => app.askbridge.pageVisible(view.route), pairedDevices: () => app.askbridge.auth.devices() })] : []),
   ];
-  const notifier = createNotifier({ store, channels, config: configNow, away: () => away.isAway(), pageVisible: () => app.askbridge.pageVisible(), log: { info: (fields, message) => notifyLog.info(fields, message), error: (fields, message) => notifyLog.error(fields, message) } });
+  const notifier = createNotifier({ store, channels, config: configNow, away, pageVisible: (person) => app.askbridge.pageVisible(person === undefined ? undefined : { people: [person] }), people: () => people.list().map((person) => person.name), log: { info: (fields, message) => notifyLog.info(fields, message), error: (fields, message) => notifyLog.error(fields, message) } });
   const personLeaves = [away.subscribe(() => notifier.personMayHaveLeft()), app.askbridge.onPageVisibility(() => notifier.personMayHaveLeft())];
   const closeChannels = () => {
     for (const stopListening of personLeaves) stopListening();

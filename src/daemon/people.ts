@@ -3,10 +3,9 @@
 // route applies and every paired device sees and decides everything. A change is on disk before it
 // is in memory, so a restart never brings back a person shown as removed. Devices and chats name
 // their person; removing a person unpairs them (the caller's, once this has succeeded).
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { PersonSchema, type Person } from '../protocol.js';
-import { writeFileAtomic } from '../state-dir.js';
+import { readJsonFile, writeJsonFile } from './json-file.js';
 
 type Log = { warn(fields: Record<string, unknown>, message: string): void };
 
@@ -18,13 +17,13 @@ export type People = ReturnType<typeof createPeople>;
 /** `file`: where they are kept (absent: memory only, for tests). */
 export function createPeople(options: { file?: string; now?: () => number; log?: Log } = {}) {
   const now = options.now ?? Date.now;
-  let people: Person[] = options.file ? readPeople(options.file, options.log) : [];
+  let people: Person[] = options.file ? readJsonFile(options.file, z.array(PersonSchema), (reason) => options.log?.warn({ reason }, 'could not read the people: none are known')) ?? [] : [];
   const listeners = new Set<(people: readonly Person[]) => void>();
 
   function save(next: Person[]): string | undefined {
     if (options.file) {
       try {
-        writeFileAtomic(options.file, `${JSON.stringify(next)}\n`);
+        writeJsonFile(options.file, next);
       } catch (error) {
         return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
       }
@@ -56,22 +55,4 @@ export function createPeople(options: { file?: string; now?: () => number; log?:
       return () => listeners.delete(listener);
     },
   };
-}
-
-function readPeople(file: string, log: Log | undefined): Person[] {
-  let raw: string;
-  try {
-    raw = readFileSync(file, 'utf8');
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') log?.warn({ error: (error as Error).message }, 'could not read the people: none are known');
-    return [];
-  }
-  try {
-    const parsed = z.array(PersonSchema).safeParse(JSON.parse(raw));
-    if (parsed.success) return parsed.data;
-  } catch {
-    // not JSON: said below
-  }
-  log?.warn({}, 'the people file is not one askbridge wrote: none are known');
-  return [];
 }

@@ -9,11 +9,10 @@
 // web-push (and its crypto libraries) is loaded with the first push, not at start: the daemon starts
 // on the hook's path, and most starts send no push.
 import { createECDH } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { pushEndpointProblem } from '../outbound-url.js';
 import type { PushSubscriptionJson } from '../protocol.js';
-import { writeFileAtomic } from '../state-dir.js';
+import { readJsonFile, writeJsonFile } from './json-file.js';
 import type { Notice } from './notice.js';
 
 export type PushLog = {
@@ -45,29 +44,22 @@ const PAYLOAD_LIMIT_BYTES = 3_000;
 /** Browsers show at most two buttons on a notification (Chromium's Notification.maxActions): a question with more gets none. */
 export const PUSH_ACTIONS = 2;
 
-function readJson(path: string): unknown {
-  try {
-    return JSON.parse(readFileSync(path, 'utf8'));
-  } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-    return null; // there, but not JSON
-  }
-}
-
 /**
  * The daemon's VAPID keys: read, or made and written (0600) on first use. Keys that cannot be read
  * are replaced, and with them every subscription, which push services tie to the key they were made for.
  */
 function vapidKeysFor(options: PushOptions): VapidKeys {
-  const stored = readJson(options.paths.vapidKeys);
-  const parsed = VapidKeysSchema.safeParse(stored);
-  if (parsed.success) return parsed.data;
-  if (stored !== undefined) {
-    options.log.warn({ path: options.paths.vapidKeys }, 'the VAPID keys could not be read: new ones are made, and every device must turn push on again');
-    writeFileAtomic(options.paths.pushSubscriptions, '[]\n');
+  let unreadable: string | undefined;
+  const stored = readJsonFile(options.paths.vapidKeys, VapidKeysSchema, (reason) => {
+    unreadable = reason;
+  });
+  if (stored) return stored;
+  if (unreadable !== undefined) {
+    options.log.warn({ path: options.paths.vapidKeys, reason: unreadable }, 'the VAPID keys could not be read: new ones are made, and every device must turn push on again');
+    writeJsonFile(options.paths.pushSubscriptions, []);
   }
   const keys = newVapidKeys();
-  writeFileAtomic(options.paths.vapidKeys, `${JSON.stringify(keys)}\n`);
+  writeJsonFile(options.paths.vapidKeys, keys);
   return keys;
 }
 
@@ -103,13 +95,11 @@ export function createPush(options: PushOptions) {
   const now = options.now ?? Date.now;
   const timeoutMs = options.timeoutMs ?? TIMEOUT_MS;
   const keys = vapidKeysFor(options);
-  const loaded = StoredSchema.safeParse(readJson(options.paths.pushSubscriptions) ?? []);
-  if (!loaded.success) options.log.warn({ path: options.paths.pushSubscriptions }, 'the push subscriptions could not be read: devices must turn push on again');
-  let subscriptions: Stored[] = loaded.success ? loaded.data : [];
+  let subscriptions: Stored[] = readJsonFile(options.paths.pushSubscriptions, StoredSchema, (reason) => options.log.warn({ path: options.paths.pushSubscriptions, reason }, 'the push subscriptions could not be read: devices must turn push on again')) ?? [];
   const stopping = new AbortController();
   const endpointProblem = (endpoint: string) => pushEndpointProblem(endpoint, options.testPushService);
 
-  const save = (entries: Stored[] = subscriptions) => writeFileAtomic(options.paths.pushSubscriptions, `${JSON.stringify(entries)}\n`);
+  const save = (entries: Stored[] = subscriptions) => writeJsonFile(options.paths.pushSubscriptions, entries);
   /**
    * Drops the subscriptions that match, which the daemon will not push to whatever the disk says (a
    * push service said they are gone, the device is unpaired, the endpoint is not a push service): a

@@ -538,6 +538,11 @@ describe('diagnose on settings built in memory', () => {
     ]);
   });
 
+  it('names the people away on their own pages', () => {
+    const findings = diagnose({ ...memoryInputs(httpHook()), daemon: { ...RUNNING, away: false, awayPeople: ['alice'] } }).findings;
+    expect(findings).toEqual([{ id: 'away', level: 'info', message: 'away on their own pages: alice (the end of a turn routed to them, or to everyone, waits for a reply)' }]);
+  });
+
   it("says whether the person is away now, by the daemon's status, and nothing when the daemon does not say or the hooks ask another machine", () => {
     const away = diagnose({ ...memoryInputs(httpHook()), daemon: { ...RUNNING, away: true } });
     expect(away.findings).toEqual([{ id: 'away', level: 'info', message: "you are away (`askbridge away off`, or the page's switch, when you are back): the end of each turn waits for your reply" }]);

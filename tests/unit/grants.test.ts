@@ -70,7 +70,7 @@ describe('the grant store', () => {
   it('ends a grant at its time, on a clock the tests move', () => {
     let clock = 1_000_000;
     const grants = createGrantStore({ now: () => clock });
-    const grant = grants.make(approvalAsk('npm test'), { minutes: 15, scope: 'session' }, 'Pixel 8')!;
+    const grant = grants.make(approvalAsk('npm test'), { minutes: 15, scope: 'session' }, { client: 'page', device: 'Pixel 8' })!;
     expect(grant.endsAt).toBe(1_000_000 + 15 * 60_000);
     const request = { agent: 'claude-code' as const, machine: undefined, sessionId: 's-1', cwd: PROJECT, approval: bash('npm test') };
     expect(grants.covering(request)?.id).toBe(grant.id);
@@ -87,7 +87,7 @@ describe('the grant store', () => {
   it('one until the session ends lasts at most eight hours, and ends with its session', () => {
     const clock = 5_000;
     const grants = createGrantStore({ now: () => clock });
-    const grant = grants.make(approvalAsk('npm test'), { untilSessionEnds: true, scope: 'project' }, 'the terminal')!;
+    const grant = grants.make(approvalAsk('npm test'), { untilSessionEnds: true, scope: 'project' }, { client: 'cli' })!;
     expect(grant.endsAt - grant.madeAt).toBe(8 * 60 * 60_000);
     grants.endSession('s-2');
     expect(grants.live()).toHaveLength(1);
@@ -100,7 +100,7 @@ describe('the grant store', () => {
     const dir = mkdtempSync(join(tmpdir(), 'grants-'));
     const file = join(dir, 'grants.json');
     const first = createGrantStore({ file });
-    const grant = first.make(approvalAsk('npm test'), { minutes: 60, scope: 'session' }, 'the terminal')!;
+    const grant = first.make(approvalAsk('npm test'), { minutes: 60, scope: 'session' }, { client: 'cli' })!;
     first.close();
     expect(statSync(file).mode & 0o777).toBe(0o600);
     const second = createGrantStore({ file });

@@ -88,11 +88,13 @@ describe('telegram chats', () => {
     expect(older.personOf(42)).toBe(42);
   });
 
-  it('starts empty from a file that is not a list of chats, and says so', () => {
+  it('starts empty from a file that is not a list of chats, and says why', () => {
     const file = chatsFile();
-    writeFileSync(file, '{not json');
     const reasons: string[] = [];
+    writeFileSync(file, '{not json');
     expect(createChats({ file, onUnreadable: (reason) => reasons.push(reason) }).list()).toEqual([]);
-    expect(reasons).toEqual(['not a list of chats']);
+    writeFileSync(file, '{"chats": []}');
+    expect(createChats({ file, onUnreadable: (reason) => reasons.push(reason) }).list()).toEqual([]);
+    expect(reasons).toEqual(['not JSON', 'not as askbridge writes it']);
   });
 });

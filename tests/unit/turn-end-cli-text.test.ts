@@ -56,6 +56,13 @@ describe('awayLines', () => {
     expect(awayLines({ away: false, turnEnds: everywhere }, 'askbridge')).toBe("away: off (Claude's turns end in the terminal, as usual)");
   });
 
+  it('names the people away on their own pages', () => {
+    expect(awayLines({ away: false, turnEnds: everywhere, awayPeople: ['alice', 'bob'] }, 'askbridge').split('\n')).toEqual([
+      "away: off (Claude's turns end in the terminal, as usual)",
+      'away on their own pages: alice, bob (the end of a turn for them waits for a reply)',
+    ]);
+  });
+
   it('promises nothing the wiring cannot deliver: where a turn end reaches nowhere, the one command that adds it', () => {
     const nowhere: TurnEndReach = { reach: 'nowhere', gaps: [], fix: 'askbridge install --user' };
     expect(awayLines({ away: true, turnEnds: nowhere }, 'askbridge')).toBe('away: on (but the end of a turn does not reach askbridge here, so it never waits for your reply: run `askbridge install --user`)');

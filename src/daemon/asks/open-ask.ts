@@ -80,29 +80,42 @@ export type OpenResult<Decision = unknown> =
   /** A script or an MCP client asked more questions at once than the configuration allows. */
   | { kind: 'too_many_questions'; asked: number; max: number };
 
-/** Apply the policy to a checked ask and open it (or re-attach to it). */
-export function openAsk<Decision>(desk: AskDesk, asked: Asked<Decision>, log: Log): OpenResult<Decision> {
-  const { store } = desk;
+/** What the policy is asked about an ask: everyone's view of it, before its route is known. */
+function policyContextOf(desk: AskDesk, asked: Asked): PolicyContext {
   const kind = kindOf(asked);
-  const profile = profileOf(asked);
-  const context: PolicyContext = {
+  return {
     cwd: asked.cwd,
     machine: asked.machine,
     questions: asked.questions,
     ...(asked.typedAnswers ? { typedAnswers: asked.typedAnswers } : {}),
-    profile,
+    profile: profileOf(asked),
     unattended: isUnattended(asked.environment),
     watchers: desk.watchers(),
     reachableElsewhere: desk.reachableElsewhere(),
     ...(kind === 'question' ? {} : { kind }),
   };
+}
+
+/** The route an ask opens with (routing.ts): from the live config's rules and people, and its risk under that config. */
+function routeWith(desk: AskDesk, asked: Asked, config: Config, risky: boolean): RouteView | undefined {
+  return routeFor({ cwd: asked.cwd, machine: asked.machine, agent: asked.agent, asker: asked.asker, kind: routeKindOf(asked), risky, person: asked.person }, config.route, desk.people?.() ?? []);
+}
+
+/** The route this ask would open with now: a turn's end asks it first, as it is held only while someone it is for is away. */
+export function routeOf(desk: AskDesk, asked: Asked): RouteView | undefined {
+  const { config } = desk.planQuestion(policyContextOf(desk, asked));
+  return routeWith(desk, asked, config, riskField(asked, config).risk !== undefined);
+}
+
+/** Apply the policy to a checked ask and open it (or re-attach to it). */
+export function openAsk<Decision>(desk: AskDesk, asked: Asked<Decision>, log: Log): OpenResult<Decision> {
+  const { store } = desk;
+  const kind = kindOf(asked);
+  const profile = profileOf(asked);
+  const context = policyContextOf(desk, asked);
   const everyones = desk.planQuestion(context);
   const risk = riskField(asked, everyones.config);
-  const route = routeFor(
-    { cwd: asked.cwd, machine: asked.machine, agent: asked.agent, asker: asked.asker, kind: routeKindOf(asked), risky: risk.risk !== undefined, person: asked.person },
-    everyones.config.route,
-    desk.people?.() ?? [],
-  );
+  const route = routeWith(desk, asked, everyones.config, risk.risk !== undefined);
   // Who could see a routed ask is only its people (and the CLI): planned again with their pages and
   // channels alone, so that one none of them could see goes where an ask nobody could see goes.
   const plan = route ? desk.planQuestion({ ...context, watchers: desk.watchers(route), reachableElsewhere: desk.reachableElsewhere(route), routed: true }) : everyones;
@@ -113,7 +126,7 @@ export function openAsk<Decision>(desk: AskDesk, asked: Asked<Decision>, log: Lo
   const maxWaitMs = asked.waitSeconds === undefined ? profile.maxWaitMs : asked.waitSeconds * 1000;
   // A person's grant covers it: allowed at once, with no card. Never a turn's end, a question, a
   // risky approval, or one two people must allow.
-  const grant = asked.approval && asked.agent && !risk.risk && route?.approvals !== 2 ? desk.grants?.covering({ agent: asked.agent, machine: asked.machine, sessionId: asked.sessionId, cwd: asked.cwd, approval: asked.approval }) : undefined;
+  const grant = asked.approval && asked.agent && !risk.risk && route?.approvals !== 2 ? desk.grants?.covering({ agent: asked.agent, machine: asked.machine, sessionId: asked.sessionId, cwd: asked.cwd, approval: asked.approval, route }) : undefined;
   const immediate = asked.settledAtOnce ?? (grant ? grantedOutcome(grant) : plan.immediate);
   const input: NewAsk<Decision> = {
     sessionId: asked.sessionId,

@@ -912,11 +912,11 @@ export function createAskStore(options: AskStoreOptions = {}) {
       return settled;
     },
 
-    /** The person is back (away off): every turn's end that waited for their reply is let go, and Claude stops. */
-    releaseTurnEnds(): AskView[] {
+    /** Someone is back (away off): every turn's end that `letGo` picks (nobody away is left for it) is let go, and Claude stops. */
+    releaseTurnEnds(letGo: (view: AskView) => boolean): AskView[] {
       const released: AskView[] = [];
       for (const entry of [...byId.values()]) {
-        if (entry.outcome || !entry.view.turnEnd) continue;
+        if (entry.outcome || !entry.view.turnEnd || !letGo(entry.view)) continue;
         settle(entry, { status: 'handed-to-terminal', source: { kind: 'back' } });
         released.push(entry.view);
       }

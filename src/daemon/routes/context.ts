@@ -34,17 +34,16 @@ export type Watchers = {
   viewerOf: WeakMap<WebSocket, Viewer>;
   hostOf: WeakMap<WebSocket, string>;
   visible: Set<WebSocket>;
-  /** Told when no page is in view any more, or one is again. */
-  visibilityListeners: Set<(pageVisible: boolean) => void>;
+  /** Told when a page comes into view or leaves it (whose it is decides who is here: notify.ts). */
+  visibilityListeners: Set<() => void>;
 };
 
-/** Marks a page's socket in view or not; tells the listeners when whether any page is in view changes. */
+/** Marks a page's socket in view or not; tells the listeners when that changed. */
 export function setVisible(watchers: Watchers, socket: WebSocket, visible: boolean): void {
-  const before = watchers.visible.size > 0;
+  if (watchers.visible.has(socket) === visible) return;
   if (visible) watchers.visible.add(socket);
   else watchers.visible.delete(socket);
-  const now = watchers.visible.size > 0;
-  if (now !== before) for (const listener of watchers.visibilityListeners) listener(now);
+  for (const listener of watchers.visibilityListeners) listener();
 }
 
 export type AppDeps = {
@@ -129,10 +128,10 @@ export type RouteContext = {
   auth: Auth;
   watchers: Watchers;
   deps: AppDeps;
-  /** Whether the person said they are away. */
+  /** Who said they are away. */
   away: AwaySwitch;
-  /** Whether the person is away, and where a turn's end reaches askbridge: what the page's switch, `away` and `status` say. */
-  awayState: () => AwayReply;
+  /** Whether the viewer's person (the daemon's own user, for the CLI) is away, and where a turn's end reaches askbridge: what the page's switch, `away` and `status` say. */
+  awayState: (viewer: Viewer) => AwayReply;
   /** The port the daemon listens on (known only once it listens, when deps.port is 0). */
   port: () => number;
   /** The API's OpenAPI document, made from the routes' schemas when first asked for. */

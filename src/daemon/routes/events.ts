@@ -36,9 +36,15 @@ function viewerOfSocket(watchers: Watchers, socket: WebSocket): Viewer {
 /** Serialise once, send to every open socket that keeps up; an ask's event only to those it is routed to (route-access.ts). */
 export function broadcast(watchers: Watchers, message: ServerMessage): void {
   const data = JSON.stringify(message);
+  sendEach(watchers, (viewer) => ('ask' in message && !isRoutedTo(message.ask, viewer) ? undefined : data));
+}
+
+/** What each viewer is sent, to every open socket that keeps up; undefined: nothing to that one. */
+function sendEach(watchers: Watchers, dataFor: (viewer: Viewer) => string | undefined): void {
   for (const socket of watchers.sockets) {
     if (socket.readyState !== OPEN) continue;
-    if ('ask' in message && !isRoutedTo(message.ask, viewerOfSocket(watchers, socket))) continue;
+    const data = dataFor(viewerOfSocket(watchers, socket));
+    if (data === undefined) continue;
     if (socket.bufferedAmount > SEND_BUFFER_LIMIT_BYTES + (snapshotBytes.get(socket) ?? 0)) {
       socket.terminate();
       continue;
@@ -47,10 +53,20 @@ export function broadcast(watchers: Watchers, message: ServerMessage): void {
   }
 }
 
-export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, watchers, deps, away, awayState }) => {
+/** Each viewer's own: its person's away switch, its person's grants (grants.ts). */
+function ownMessages(context: Pick<RouteContext, 'awayState' | 'deps'>) {
+  return {
+    away: (viewer: Viewer) => JSON.stringify({ type: 'away', ...context.awayState(viewer) } satisfies ServerMessage),
+    grants: (viewer: Viewer) => JSON.stringify({ type: 'grants', grants: context.deps.grants?.live(viewer) ?? [] } satisfies ServerMessage),
+  };
+}
+
+export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, context) => {
+  const { store, watchers, deps, away } = context;
+  const own = ownMessages(context);
   const unsubscribe = store.subscribe((event) => broadcast(watchers, { type: event.type, ask: event.ask }));
-  const unsubscribeAway = away.subscribe(() => broadcast(watchers, { type: 'away', ...awayState() }));
-  const unsubscribeGrants = deps.grants?.subscribe((grants) => broadcast(watchers, { type: 'grants', grants }));
+  const unsubscribeAway = away.subscribe(() => sendEach(watchers, own.away));
+  const unsubscribeGrants = deps.grants?.subscribe(() => sendEach(watchers, own.grants));
   const answeredPing = new WeakSet<WebSocket>();
   const heartbeat = setInterval(() => {
     for (const socket of watchers.sockets) {
@@ -111,8 +127,8 @@ export const eventRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { st
       socket.send(snapshot);
       // Always sent, so a page that reconnects also drops a banner that was cleared meanwhile.
       socket.send(JSON.stringify({ type: 'banner', message: deps.banner?.() ?? null } satisfies ServerMessage));
-      socket.send(JSON.stringify({ type: 'away', ...awayState() } satisfies ServerMessage));
-      if (deps.grants) socket.send(JSON.stringify({ type: 'grants', grants: deps.grants.live() } satisfies ServerMessage));
+      socket.send(own.away(viewer));
+      if (deps.grants) socket.send(own.grants(viewer));
     },
   );
 };

@@ -1,5 +1,6 @@
 // The person's own state and the sessions' turn ends: PUT /api/away (whether they are away: only then
-// does the end of a turn wait for a reply), and POST /api/sessions/:sessionId/reply (a reply that
+// does the end of a turn for them wait for a reply; a page turns its own person's switch, the CLI the
+// daemon's own user's), and POST /api/sessions/:sessionId/reply (a reply that
 // continues Claude's turn with exactly that text, or `done`, which lets it end). A reply is a prompt
 // to an agent that runs commands: only a paired page or the token sends one, never the hook key. It
 // goes to the turn's end it names (`ask`), the one the person saw; one that names none goes to this
@@ -28,7 +29,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { 
   app.get(
     '/api/away',
     { config: { access: 'page-or-local' }, schema: { summary: 'Whether the person said they are away, and where the end of a turn reaches askbridge', response: { 200: AwayReplySchema, ...REFUSALS } } },
-    async () => awayState(),
+    async (request) => awayState(viewerOfRequest(request)),
   );
 
   app.put(
@@ -43,12 +44,14 @@ export const sessionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { 
       },
     },
     async (request) => {
-      const changed = away.set(request.body.away);
-      if (changed) {
-        const released = request.body.away ? [] : store.releaseTurnEnds();
-        request.log.info({ away: request.body.away, released: released.length }, request.body.away ? 'away: turn ends wait for a reply' : 'back: turn ends no longer wait');
+      const viewer = viewerOfRequest(request);
+      const person = viewer.kind === 'person' ? viewer.person : undefined;
+      if (away.set(request.body.away, person)) {
+        // Back: the turn ends nobody away is left for are let go (another's, still away, keep waiting).
+        const released = request.body.away ? [] : store.releaseTurnEnds((view) => !away.awayFor(view));
+        request.log.info({ away: request.body.away, person, released: released.length }, request.body.away ? 'away: turn ends wait for a reply' : 'back: turn ends no longer wait');
       }
-      return awayState();
+      return awayState(viewer);
     },
   );
 

@@ -26,7 +26,7 @@ export const statusRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { s
     visiblePages: watchers.visible.size,
     history: deps.health?.().history ?? null,
     audit: deps.health?.().audit ?? null,
-    ...awayState(),
+    ...awayState({ kind: 'local' }),
     tellable: deps.tellable?.() ?? { pushDevices: 0, telegramChats: 0 },
     // `route` is the user config's only: the same in every folder.
     routes: { rules: deps.configFor?.(homedir()).config.route.length ?? 0, people: deps.people?.list().length ?? 0 },

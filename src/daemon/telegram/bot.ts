@@ -10,7 +10,7 @@
 // drawn for. Every Telegram call runs in the background,
 // retried on 429 and 5xx: none holds up the store or an answer. The bot token is never logged:
 // grammY's errors are reduced to a description made here. grammY is loaded only when a bot is set.
-import { isRoutedTo } from '../../route-access.js';
+import { isRoutedTo, viewerOf } from '../../route-access.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Api } from 'grammy';
 import type { CallbackQuery, Chat, InlineKeyboardButton, InlineKeyboardMarkup, Message, Update, User } from 'grammy/types';
@@ -181,12 +181,16 @@ export function createTelegram(options: TelegramOptions) {
   const draftOf = (view: AskView, state: Told): Draft =>
     askDraft(view, { headersOnly: session?.config.headersOnly === true, link: options.publicLink(view.id), selections: state.selections, grants: options.grants !== undefined });
 
-  /** Tells every paired chat whose person the ask is routed to (a chat paired for nobody: only an ask with no route) of an ask that waits: one message each. */
-  function tell(view: AskView): void {
-    if (!session?.api || told.has(view.id)) return;
-    const paired = chats.list().filter((chat) => isRoutedTo(view, { kind: 'person', person: chat.person }));
+  /**
+   * Tells every paired chat whose person the ask is routed to (a chat paired for nobody: only an ask
+   * with no route), and whose person `tells` names (by `tell: "away"`, one who is here is told later),
+   * of an ask that waits: one message each, never twice to a chat.
+   */
+  function tell(view: AskView, tells: (person: string | undefined) => boolean): void {
+    if (!session?.api) return;
+    const state: Told = told.get(view.id) ?? { messages: new Map(), selections: view.questions.map(() => ({ selected: new Set(), other: null })), ids: new Map() };
+    const paired = chats.list().filter((chat) => !state.messages.has(chat.chatId) && isRoutedTo(view, { kind: 'person', person: chat.person }) && tells(chat.person));
     if (paired.length === 0) return;
-    const state: Told = { messages: new Map(), selections: view.questions.map(() => ({ selected: new Set(), other: null })), ids: new Map() };
     told.set(view.id, state);
     const draft = draftOf(view, state);
     const reply_markup = markup(view.id, state, draft.keyboard);
@@ -412,9 +416,9 @@ export function createTelegram(options: TelegramOptions) {
     return '';
   }
 
-  /** The live grants as /grants lists them in this chat, each Revoke an id kept for this chat alone. */
+  /** The live grants of this chat's person as /grants lists them in this chat, each Revoke an id kept for this chat alone. */
   function grantsList(chatId: number): { text: string; entities: Entity[]; reply_markup: InlineKeyboardMarkup | undefined } {
-    const draft = grantsDraft(options.grants?.live() ?? []);
+    const draft = grantsDraft(options.grants?.live(viewerOf(deciderOf(chatId))) ?? []);
     const inline_keyboard = draft.keyboard.map((row) =>
       row.map((button): InlineKeyboardButton => {
         const id = randomBytes(16).toString('base64url');
@@ -427,7 +431,7 @@ export function createTelegram(options: TelegramOptions) {
 
   /** A Revoke of a /grants list: the grant (or every one) ends, and the list is drawn again as it is now; what the press is told. */
   function revokePressed(chatId: number, messageId: number, revoke: string): string {
-    const ended = options.grants?.revoke(revoke) ?? [];
+    const ended = options.grants?.revoke(revoke, viewerOf(deciderOf(chatId))) ?? [];
     const list = grantsList(chatId);
     void call('editMessageText', (api) => api.editMessageText(chatId, messageId, list.text, { entities: list.entities, ...(list.reply_markup ? { reply_markup: list.reply_markup } : {}) }));
     if (ended.length === 0) return 'Nothing to revoke: it had already ended.';
@@ -617,9 +621,9 @@ export function createTelegram(options: TelegramOptions) {
       return askDraft(view, { headersOnly: session?.config.headersOnly === true, link: options.publicLink(view.id) }).shown;
     },
 
-    tell(view: AskView): void {
+    tell(view: AskView, tells: (person: string | undefined) => boolean): void {
       try {
-        tell(view);
+        tell(view, tells);
       } catch (error) {
         log.error({ askId: view.id, error: (error as Error).message }, 'could not tell the Telegram chats');
       }

@@ -6,10 +6,9 @@
 // list they would make first and change memory only once it is on disk, as auth.ts does for
 // browsers. No I/O but that file.
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { PAIRING_CODE_TTL_MS, PersonNameSchema } from '../../protocol.js';
-import { writeFileAtomic } from '../../state-dir.js';
+import { readJsonFile, writeJsonFile } from '../json-file.js';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
@@ -60,21 +59,7 @@ export function createChats(options: ChatsOptions) {
   const heeded = () => chats.filter((chat) => chat.person === undefined || options.isKnownPerson?.(chat.person) !== false);
 
   function load(): PairedChat[] {
-    let raw: string;
-    try {
-      raw = readFileSync(options.file, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') options.onUnreadable?.((error as NodeJS.ErrnoException).code ?? 'unreadable');
-      return [];
-    }
-    try {
-      const parsed = z.array(StoredChatSchema).safeParse(JSON.parse(raw));
-      if (parsed.success) return parsed.data.flatMap(withPerson);
-    } catch {
-      // not JSON: said below
-    }
-    options.onUnreadable?.('not a list of chats');
-    return [];
+    return (readJsonFile(options.file, z.array(StoredChatSchema), options.onUnreadable) ?? []).flatMap(withPerson);
   }
 
   /**
@@ -89,7 +74,7 @@ export function createChats(options: ChatsOptions) {
     return [];
   }
 
-  const save = (list: PairedChat[]) => writeFileAtomic(options.file, `${JSON.stringify(list)}\n`);
+  const save = (list: PairedChat[]) => writeJsonFile(options.file, list);
   const reasonOf = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 
   /** Whether this chat sent too many wrong codes lately; counts this one when `count`. */
