@@ -17,6 +17,7 @@ import { waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { postAsHttpHook } from '../stack/hook-client.js';
 import { pairingUrlFor } from '../stack/page-client.js';
+import { runCli } from '../stack/processes.js';
 import { continuationOf, endTurn, sendStop, stopPayload } from '../stack/turn-ends.js';
 
 const chromium = chromiumAvailability();
@@ -129,5 +130,16 @@ describe.skipIf(!chromium.available)("each person's own away switch and grants, 
     await openAsk(bob.page, bobs.view.id);
     bobs.abort();
     await waitUntil(async () => (await daemon.pending()).length === 0 || undefined, 10_000, 'bob’s request to be withdrawn');
+  }, 60_000);
+
+  it('a person removed leaves nothing behind: their grants end and they are no longer away', async () => {
+    const alicesSwitch = alice.page.getByRole('switch', { name: 'Away' });
+    await alicesSwitch.click();
+    await expect.poll(() => alicesSwitch.getAttribute('aria-checked')).toBe('true');
+    expect((await daemon.api<{ grants: Grant[] }>('GET', '/api/grants')).body.grants.map((grant) => grant.person)).toEqual(['alice']);
+
+    expect((await runCli(['people', 'remove', 'alice'], daemon.env)).code).toBe(0);
+    expect((await daemon.api<{ grants: Grant[] }>('GET', '/api/grants')).body.grants).toEqual([]);
+    expect((await daemon.api<{ away: boolean; awayPeople?: string[] }>('GET', '/api/away')).body.awayPeople).toBeUndefined();
   }, 60_000);
 });

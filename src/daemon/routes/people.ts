@@ -61,6 +61,10 @@ export const peopleRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, con
       // A link or a Telegram code made for them pairs nobody from now on.
       context.auth.withdrawPairingCodes(change.person.name);
       deps.telegram?.withdrawPairingCodes(change.person.name);
+      // Nothing of theirs goes on: their grants end (one would still allow what no route gives anyone),
+      // and they are no longer away (which would hold the turn ends routed to their name).
+      deps.grants?.revoke('all', { kind: 'person', person: change.person.name });
+      context.away.set(false, change.person.name);
       const stillPaired = theirs.filter((device) => unpairDevice(context, device.id, request.log).kind === 'not_saved');
       request.log.info({ person: change.person.name, unpaired: theirs.length - stillPaired.length, stillPaired: stillPaired.length }, 'person removed');
       if (stillPaired.length > 0) {
