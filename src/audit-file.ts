@@ -6,7 +6,6 @@ import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { closeSync, existsSync, openSync, readFileSync, readSync } from 'node:fs';
 import { z } from 'zod';
 import { AllowSchema, ApprovalDecisionSchema, AskerSchema, AskStatusSchema, RouteViewSchema, SourceSchema, type AskView } from './protocol.js';
-import { needsTwoPeople } from './two-people.js';
 import { terminalJson } from './visible-text.js';
 
 /** The `prev` of the first line: there is no line before it. */
@@ -72,8 +71,9 @@ export type AuditHead = z.infer<typeof AuditHeadSchema>;
 export function auditInputOf(view: AskView): AuditInput {
   if (view.approval) {
     const { toolName, toolInput, suggestions } = view.approval;
-    // Where two people must allow, no "always allow" is offered (each allows this one call): none was shown.
-    const shown = needsTwoPeople(view) ? [] : suggestions.map((suggestion) => suggestion.label);
+    // The "always allow" suggestions the card showed, by the page's own rule: none where the agent takes
+    // none back or two people must allow (choices.remember), nor on a risky call (allowed once only).
+    const shown = view.choices.remember && !view.risk ? suggestions.map((suggestion) => suggestion.label) : [];
     return { approval: { toolName, toolInput, suggestions: shown }, ...(view.risk ? { risk: view.risk.reasons } : {}) };
   }
   if (view.turnEnd) return { turnEnd: view.turnEnd };

@@ -137,6 +137,14 @@ describe('the audit trail', () => {
     ]);
   });
 
+  it('records of a risky call what its card showed: it is allowed once only, so no "always allow" suggestion', () => {
+    const store = createAskStore({ record: trailAt().record });
+    const risk = { reasons: ['force-pushes: rewrites the remote\'s history'] };
+    const { ask } = store.open({ ...approval('tool-1'), toolInput: { command: 'git push --force' }, approval: { toolName: 'Bash', toolInput: { command: 'git push --force' }, suggestions: [{ label: 'Always allow `git push`' }] }, risk });
+    expect(store.decide(ask.id, { behavior: 'deny' }, { client: 'cli' })).toMatchObject({ kind: 'answered' });
+    expect(rawLines().map(parsed).map((line) => line.input)).toEqual([{ approval: { toolName: 'Bash', toolInput: { command: 'git push --force' }, suggestions: [] }, risk: risk.reasons }]);
+  });
+
   it('goes on after a restart from where the trail ends, and never changes the mode of a trail that exists', () => {
     writeFileSync(files.trail, '');
     chmodSync(files.trail, 0o640);
