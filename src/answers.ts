@@ -54,6 +54,8 @@ export class AnswerError extends Error {
       | 'grant_with_suggestion'
       /** An allow of a risky approval without the person's confirmation (one tap never allows one). */
       | 'risky_unconfirmed'
+      /** An "always allow" suggestion taken on a risky approval, which is allowed once only. */
+      | 'risky_once'
       | 'two_people_required'
       | 'two_people_allow_once'
       /** An elicitation is responded to (accepted, declined or cancelled), not answered or decided. */

@@ -87,6 +87,7 @@ export function refusedDecision(
       if (decision.suggestion !== undefined) return new AnswerError('grant_with_suggestion', `choose a grant or one of ${name}'s suggestions, not both`);
     }
     if (decision.suggestion === undefined) return undefined;
+    if (who.risk) return new AnswerError('risky_once', `this is risky (${who.risk.reasons.join('; ')}): it is allowed once only, never remembered`);
     if (approval.suggestions.length === 0 || !choices.remember) {
       return new AnswerError('unknown_suggestion', `there is no suggestion ${decision.suggestion} to choose here: ${name} made none it takes back; allow it once`);
     }

@@ -94,7 +94,7 @@ export function buildApprovalForm(view, handlers, how = {}) {
   const confirmAllow = h('button', { type: 'button', class: 'btn btn-danger btn-confirm-risky', 'aria-describedby': confirmTextId, text: 'Yes, allow it' });
   const confirmCancel = h('button', { type: 'button', class: 'btn btn-quiet', text: 'Cancel' });
   const confirm = risk ? h('div', { class: 'risk-confirm', hidden: true }, confirmText, h('div', { class: 'actions' }, confirmAllow, confirmCancel)) : null;
-  const suggestions = (choices.remember && !risk && Array.isArray(approval.suggestions) ? approval.suggestions : []).map((suggestion, index) =>
+  const suggestions = (choices.remember && Array.isArray(approval.suggestions) ? approval.suggestions : []).map((suggestion, index) =>
     h('button', { type: 'button', class: 'btn btn-secondary btn-suggestion', 'data-suggestion': String(index), 'aria-keyshortcuts': index < 8 ? String(index + 2) : null }, withCode(suggestion?.label ?? `Suggestion ${index + 1}`)),
   );
 

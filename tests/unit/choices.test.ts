@@ -63,6 +63,11 @@ describe('a decision the contract refuses', () => {
     expect(refused('claude-code', { behavior: 'deny', interrupt: true })).toBeUndefined();
     expect(refused('claude-code', { behavior: 'deny' }, 'cut')).toBeUndefined();
     expect(refused('opencode', { behavior: 'allow', suggestion: 0 })).toBeUndefined();
+    // A risky call is allowed once only: confirmed, and never with an "always allow".
+    const risk = { reasons: ['deletes files'] };
+    const whole = choicesOf({ kind: 'approval', agent: 'opencode', questions: [], suggestions: 1 });
+    expect(refusedDecision({ agent: 'opencode', risk }, BASH, whole, { behavior: 'allow', suggestion: 0, confirmRisky: true }, 'askbridge')?.code).toBe('risky_once');
+    expect(refusedDecision({ agent: 'opencode', risk }, BASH, whole, { behavior: 'allow', confirmRisky: true }, 'askbridge')).toBeUndefined();
     const words = refusedDecision({ agent: 'opencode' }, BASH, choicesOf({ kind: 'approval', agent: 'opencode', questions: [], suggestions: 1 }), { behavior: 'deny', interrupt: true, message: 'x' }, 'askbridge');
     expect(words?.message).toBe('opencode does not pass a message on when it stops the turn: deny with the message, or stop without one');
   });

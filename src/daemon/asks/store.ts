@@ -571,8 +571,9 @@ export function createAskStore(options: AskStoreOptions = {}) {
       })),
       ...(input.agent ? { agent: input.agent } : {}),
       ...(input.asker ? { asker: input.asker } : {}),
-      // An "always allow" suggestion is one person's too: none is offered where two must allow.
-      choices: choicesOf({ kind, agent: input.agent, asker: input.asker, questions: input.questions, typedAnswers: input.typedAnswers, suggestions: input.route?.approvals === 2 ? 0 : (input.approval?.suggestions.length ?? 0), grantable: grant !== undefined }),
+      // An "always allow" suggestion is one person's too: none is offered where two must allow; and a
+      // risky call is allowed once only, never remembered.
+      choices: choicesOf({ kind, agent: input.agent, asker: input.asker, questions: input.questions, typedAnswers: input.typedAnswers, suggestions: input.route?.approvals === 2 || input.risk ? 0 : (input.approval?.suggestions.length ?? 0), grantable: grant !== undefined }),
       ...(input.machine ? { machine: input.machine } : {}),
       ...(input.approval ? { approval: { ...input.approval, ...(grant ? { grant } : {}) } } : {}),
       ...(input.risk ? { risk: input.risk } : {}),

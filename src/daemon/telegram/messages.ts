@@ -295,7 +295,7 @@ function approvalDraft(view: AskView, title: Part, session: Part[], openRow: But
   const suggestions = approval.suggestions.map((suggestion) => markInvisible(suggestion.label));
   const head: Part[] = [title, ...session, ...twoPeopleParts(view), ...riskParts(view), `\n\n${speakerOf(view.agent)} wants to use `, { text: markInvisible(toolTitle(approval.toolName)), type: 'bold' }, ':\n'];
   const input = toolInputText(approval, speakerOf(view.agent));
-  const choices = suggestions.length > 0 && !view.risk && !needsTwoPeople(view) ? `\n\nOr allow, and also:\n${suggestions.map((label, index) => `${index + 1}. ${label}`).join('\n')}` : '';
+  const choices = suggestions.length > 0 && view.choices.remember ? `\n\nOr allow, and also:\n${suggestions.map((label, index) => `${index + 1}. ${label}`).join('\n')}` : '';
   const whole = compose([...head, { text: input, type: 'pre' }, choices]);
   if (whole.text.length <= BODY_CHARS) {
     const may = onChannel(view.choices, 'whole');
