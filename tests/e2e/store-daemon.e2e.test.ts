@@ -6,7 +6,7 @@
 import { hostname } from 'node:os';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StatusReply } from '../../src/protocol.js';
-import { waitUntil } from '../stack/clock.js';
+import { sleep, waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { assertBuildIsFresh, baseEnv } from '../stack/env.js';
 import { listenAsProgram } from '../stack/live-feed.js';
@@ -93,6 +93,21 @@ describe.skipIf(!postgres.available)('the daemon with a shared store', () => {
       // The cluster runs again for the next test whatever happened here.
       await cluster.start().catch(() => undefined);
     }
+  });
+
+  it('starts without the password, and says the store asked for one none was given', async () => {
+    const url = await database('nopassword');
+    daemon = await startDaemon({ config: { store: url }, env: { ASKBRIDGE_TEST_STORE_SEEN_MS: '200' } });
+    expect(await statusOf(daemon)).toMatchObject({
+      store: { where: url, reachable: false, reason: 'the store asks user "askbridge_test" for a password and none was given: set PGPASSWORD, or add a line to the password file (~/.pgpass, or the file PGPASSFILE names)' },
+    });
+    // Tried again and again meanwhile, never crashing.
+    await daemon.waitForLog((entry) => entry.component === 'store' && entry.msg === 'the shared store cannot be used', 5_000, 'the failure to be logged');
+    const pid = daemon.daemonPid();
+    // Nothing to await: a few more tries (every 400 ms at most here) go by, and the daemon is the same.
+    await sleep(1_500);
+    expect(daemon.running()).toBe(true);
+    expect(daemon.daemonPid()).toBe(pid);
   });
 
   it('refuses to start on a database newer than itself, naming both versions', async () => {
