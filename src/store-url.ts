@@ -1,6 +1,6 @@
 // What a store URL may be (the shared store, docs/shared-store.md): a PostgreSQL URL, and in a
-// config file never one that carries a password. Apart from config.ts, which checks the config
-// file's `store` with it, and from store/setting.ts, which reads ASKBRIDGE_STORE too.
+// config file never one that carries a password. A module of its own because two check with it:
+// config.ts (the config file's `store`) and store/setting.ts (ASKBRIDGE_STORE), which imports config.ts.
 import { z } from 'zod';
 
 const PROTOCOLS = ['postgres:', 'postgresql:'];

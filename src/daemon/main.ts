@@ -5,6 +5,7 @@ import { isRoutedTo } from '../route-access.js';
 import './v8-flags.js';
 import closeWithGrace from 'close-with-grace';
 import type { Socket } from 'node:net';
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { buildApp, type App } from './app.js';
 import { createLogger, wantsColor } from './logger.js';
@@ -45,7 +46,6 @@ import { VERSION } from '../version.js';
 import { profileOf } from '../agents.js';
 import { readWiring, turnEndReach } from '../wiring.js';
 import type { StoreHealth, TurnEndReach } from '../protocol.js';
-import { hostname } from 'node:os';
 import { chooseStore } from '../store/setting.js';
 import { openStore, StoreSchemaError, type SharedStore } from '../store/postgres.js';
 
