@@ -13,7 +13,7 @@
 // What the daemon loads only when asked, with import(), is bundled apart, one file per package in
 // dist/daemon/lazy/, loaded when it is: the log writers of one mode or the other (pino-roll in the
 // background, pino-pretty on a terminal), the OpenAPI document's @fastify/swagger, web-push (the
-// first push), and chokidar (once the daemon serves). The compilers that fastify would build by
+// first push), chokidar (once the daemon serves), and pg (only with a shared store set). The compilers that fastify would build by
 // default stay out altogether: askbridge gives it zod's (app.ts), so nothing calls them (were
 // something to, they would still load from node_modules).
 //
@@ -34,10 +34,13 @@ const LAZY_DIR = fileURLToPath(new URL('../dist/daemon/lazy/', import.meta.url))
 const MARK = '// askbridge: the daemon, bundled';
 
 /** Each package the daemon imports only with import(), and its file in dist/daemon/lazy/. */
-const LAZY = { 'pino-roll': 'pino-roll', 'pino-pretty': 'pino-pretty', '@fastify/swagger': 'fastify-swagger', 'web-push': 'web-push', chokidar: 'chokidar', grammy: 'grammy' };
+const LAZY = { 'pino-roll': 'pino-roll', 'pino-pretty': 'pino-pretty', '@fastify/swagger': 'fastify-swagger', 'web-push': 'web-push', chokidar: 'chokidar', grammy: 'grammy', pg: 'pg' };
 
-/** Never called (see above): left to node_modules. */
-const NEVER_LOADED = ['@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler'];
+/**
+ * Never called (see above): left to node_modules. pg's native binding and its Cloudflare Workers
+ * socket are loaded only when asked for (pg.native) or on that runtime: askbridge does neither.
+ */
+const NEVER_LOADED = ['@fastify/ajv-compiler', '@fastify/fast-json-stringify-compiler', 'pg-native', 'pg-cloudflare'];
 
 /** How long after the daemon serves its code cache is written, when it had none: out of the way of the first questions. */
 const SAVE_CACHE_AFTER_SERVING_MS = 500;

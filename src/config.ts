@@ -13,6 +13,7 @@ import { contentHash, createTrustStore, type TrustStore, type TrustVerdict } fro
 import { AGENTS, describeZodError, LIMITS, TimeoutActionSchema } from './protocol.js';
 import { parsePublicUrl } from './public-url.js';
 import { outboundUrlProblem } from './outbound-url.js';
+import { StoreUrlSchema } from './store-url.js';
 
 /** How Claude Code reads an answer: `updatedInput` from Claude Code 2.1.85, a deny reason before that. */
 export const ANSWER_MODES = ['updatedInput', 'deny-reason'] as const;
@@ -267,13 +268,18 @@ export const ConfigFileSchema = z.strictObject({
   risk: RiskSchema.optional(),
   /** Who sees and decides which asks, once people are defined (routing.ts; user config only). */
   route: z.array(RouteRuleSchema).max(200).optional(),
+  /**
+   * The shared store several daemons keep their state in (docs/shared-store.md): a PostgreSQL URL
+   * with no password (PGPASSWORD or a password file gives it). User config only; ASKBRIDGE_STORE wins.
+   */
+  store: StoreUrlSchema.optional(),
 });
 export type ConfigFile = z.infer<typeof ConfigFileSchema>;
 /** A config file as written, before defaults (a rule's `when`) are filled in. */
 export type ConfigFileInput = z.input<typeof ConfigFileSchema>;
 
-/** What applies to each question (publicUrl and telegram are the daemon's, not a question's). */
-export type Config = Required<Omit<ConfigFile, '$schema' | 'publicUrl' | 'telegram'>>;
+/** What applies to each question (publicUrl, telegram and store are the daemon's, not a question's). */
+export type Config = Required<Omit<ConfigFile, '$schema' | 'publicUrl' | 'telegram' | 'store'>>;
 
 export const DEFAULT_CONFIG: Config = {
   waitSeconds: DEFAULT_WAIT_SECONDS,
@@ -294,15 +300,15 @@ export const DEFAULT_CONFIG: Config = {
 /** The settings that hold one value, which a project file replaces (rules add up instead). */
 export const SCALAR_KEYS = ['waitSeconds', 'onTimeout', 'whenNobodyWatching', 'answerMode', 'askMaxQuestions', 'approvalNoticeSeconds', 'awaySeconds'] as const;
 
-/** Keys only the user's own file may set: a project must not open the daemon, or send question text, where it chooses. */
-export const USER_ONLY_KEYS = ['publicUrl', 'notify', 'push', 'telegram', 'tell', 'risk', 'route'] as const;
+/** Keys only the user's own file may set: a project must not open the daemon, send question text, or keep askbridge's state where it chooses. */
+export const USER_ONLY_KEYS = ['publicUrl', 'notify', 'push', 'telegram', 'tell', 'risk', 'route', 'store'] as const;
 
 const ConfigOriginSchema = z.enum(['default', 'user', 'project']);
 export type ConfigOrigin = z.infer<typeof ConfigOriginSchema>;
 
 /** The configuration that applies in a directory, and where each value comes from (`askbridge config`). */
 export const EffectiveConfigSchema = z.object({
-  config: ConfigFileSchema.omit({ $schema: true, publicUrl: true, telegram: true }).required(),
+  config: ConfigFileSchema.omit({ $schema: true, publicUrl: true, telegram: true, store: true }).required(),
   /** Where each key's value came from; rules list project rules first, then user rules. */
   origins: z.record(z.enum([...SCALAR_KEYS, 'rules', 'notify', 'push', 'tell', 'risk', 'route']), z.union([ConfigOriginSchema, z.literal('user+project')])),
   files: z.object({ user: z.string(), project: z.string().optional() }),

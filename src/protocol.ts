@@ -933,6 +933,9 @@ export type HistoryProblem = z.infer<typeof HistoryProblemSchema>;
 /** Why the audit trail cannot be written now (a person's decisions wait until it can), and since when. */
 export const AuditProblemSchema = z.object({ error: z.string(), since: z.number() });
 export type AuditProblem = z.infer<typeof AuditProblemSchema>;
+/** The shared store as the daemon sees it (docs/shared-store.md): where it is (no password), whether it can be used now, why not, since when. */
+export const StoreHealthSchema = z.object({ where: z.string(), reachable: z.boolean(), reason: z.string().optional(), since: z.number() });
+export type StoreHealth = z.infer<typeof StoreHealthSchema>;
 /** `askbridge status`. */
 export const StatusReplySchema = z.object({
   pid: z.number(),
@@ -956,6 +959,8 @@ export const StatusReplySchema = z.object({
   tellable: z.object({ pushDevices: z.number(), telegramChats: z.number() }),
   /** The user config's route rules and the people askbridge knows (absent from a daemon older than routes). */
   routes: z.object({ rules: z.number(), people: z.number() }).optional(),
+  /** The shared store, when one is set (absent: the state directory's files, as always). */
+  store: StoreHealthSchema.optional(),
 });
 export type StatusReply = z.infer<typeof StatusReplySchema>;
 export type Tellable = StatusReply['tellable'];

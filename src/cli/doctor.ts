@@ -24,7 +24,7 @@ import { DEFAULT_STOP_CAP, ELICITATION_HOOK_PATH, HOOK_KEY_HEADER, HTTP_HOOK_PAT
 import { HOOK_TIMEOUT_SECONDS, TIMEOUT_MARGIN_SECONDS } from '../hook-timeout.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import type { CommandIo } from './command.js';
-import { StatusReplySchema, type Tellable } from '../protocol.js';
+import { StatusReplySchema, type StoreHealth, type Tellable } from '../protocol.js';
 import { shorten } from '../shorten.js';
 import { readReply } from './replies.js';
 import { probeSocketUnit, serviceHold, type SocketUnitProbe } from './service-hold.js';
@@ -43,7 +43,7 @@ export const CLAUDE_DEFAULT_HOOK_TIMEOUT_SECONDS = 600;
  * the daemon's, when it has one (a daemon older than each does not say).
  */
 export type DaemonProbe =
-  | { running: true; url: string; version: string; away?: boolean; awayPeople?: readonly string[]; reach?: { watchers: number } & Tellable; publicUrl?: string; routes?: { rules: number; people: number } }
+  | { running: true; url: string; version: string; away?: boolean; awayPeople?: readonly string[]; reach?: { watchers: number } & Tellable; publicUrl?: string; routes?: { rules: number; people: number }; store?: StoreHealth }
   | { running: false; reason: string; impostor?: boolean };
 
 export type DoctorInputs = {
@@ -101,6 +101,7 @@ export type FindingId =
   | 'port-impostor'
   | 'project-config-untrusted'
   | 'opencode-attach'
+  | 'store-unusable'
   | GeminiFindingId
   | CodexFindingId;
 
@@ -249,6 +250,7 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
     // With no people, routes change nothing: nothing to say.
     if (routes && routes.people > 0) passed.push(`routes: ${routes.rules} rule(s), ${routes.people} people (\`${inputs.command} doctor --route --project DIR\` says where an ask would go)`);
     checkReach(inputs, inputs.daemon, findings, passed);
+    checkStore(inputs.daemon.store, inputs.command, findings, passed);
   } else if (inputs.daemon.impostor) {
     findings.push({
       id: 'port-impostor',
@@ -282,6 +284,21 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
   }
 
   return { ok: findings.every((finding) => finding.level === 'info'), findings, passed };
+}
+
+/** The shared store, as the running daemon sees it (docs/shared-store.md). */
+function checkStore(store: StoreHealth | undefined, command: string, findings: Finding[], passed: string[]): void {
+  if (!store) return;
+  if (store.reachable) {
+    passed.push(`the shared store ${store.where} answers`);
+    return;
+  }
+  findings.push({
+    id: 'store-unusable',
+    level: 'error',
+    message: `the shared store ${store.where} cannot be used (${store.reason ?? 'no reason given'}) since ${new Date(store.since).toISOString()}; the daemon keeps trying`,
+    fix: `\`${command} store status\` says why from here; start the database, or fix the URL or the password (docs/shared-store.md)`,
+  });
 }
 
 function checkHookPaths(inputs: DoctorInputs, ours: HookRef[], findings: Finding[], passed: string[]): void {
@@ -798,8 +815,8 @@ export async function probeDaemon(env: NodeJS.ProcessEnv): Promise<DaemonProbe> 
     const response = await connectToDaemon(env).request('GET', '/api/status');
     if (response.status !== 200) return { running: false, reason: `status request answered ${response.status}` };
     // Only what doctor reports: a daemon of another version still gets checked.
-    const { url, version, away, awayPeople, watchers, tellable, routes } = readReply(
-      StatusReplySchema.pick({ url: true, version: true, watchers: true, routes: true, awayPeople: true }).extend({ away: StatusReplySchema.shape.away.optional(), tellable: StatusReplySchema.shape.tellable.optional() }),
+    const { url, version, away, awayPeople, watchers, tellable, routes, store } = readReply(
+      StatusReplySchema.pick({ url: true, version: true, watchers: true, routes: true, awayPeople: true, store: true }).extend({ away: StatusReplySchema.shape.away.optional(), tellable: StatusReplySchema.shape.tellable.optional() }),
       response.body,
       'status',
     );
@@ -813,6 +830,7 @@ export async function probeDaemon(env: NodeJS.ProcessEnv): Promise<DaemonProbe> 
       ...(tellable === undefined ? {} : { reach: { watchers, ...tellable } }),
       ...(running?.publicUrl === undefined ? {} : { publicUrl: running.publicUrl }),
       ...(routes === undefined ? {} : { routes }),
+      ...(store === undefined ? {} : { store }),
     };
   } catch (error) {
     return { running: false, reason: error instanceof Error ? error.message : String(error), ...(error instanceof DaemonUnreachable && (error.state === 'refuses-token' || error.state === 'not-askbridge') ? { impostor: true } : {}) };

@@ -98,6 +98,11 @@ const COMMANDS: Record<string, Command> = {
     usage: 'verify [--file PATH] | export [--since DATE] [--until DATE] [--format json|csv] [--file PATH]',
     summary: "the audit trail of every decision (docs/audit.md), read without the daemon: verify checks every line's sequence, hash and MAC and the head, and names the first broken line (exit 1); export writes the lines from --since to --until as JSON lines (each as in the trail) or CSV",
     load: () => import('./audit.js') },
+  store: {
+    usage: 'migrate | status [--json]',
+    summary: 'the shared store several daemons keep their state in (a PostgreSQL database, docs/shared-store.md): migrate makes or brings up its schema (run it before starting a newer askbridge; a second run does nothing), status says where it is, whether it answers and why not, its schema version and this askbridge\'s, and the daemons it has seen',
+    load: () => import('./store.js'),
+  },
   trust: { usage: '[DIR] | --revoke DIR | --list', summary: "let a project's .claude/askbridge.json apply (its content as it is now), after showing what it does", load: () => import('./trust.js') },
   config: { usage: '[--cwd DIR] [--json]', summary: 'the effective configuration for a directory and where each value comes from', load: () => import('./config.js') },
   logs: { usage: '[-n N] [--follow] [--json]', summary: "the background daemon's log, readable", load: () => import('./logs.js') },
@@ -113,7 +118,7 @@ const EXIT_CODES =
 /** Every command, one line each; `askbridge` runs askbridge here (askbridgeCommand). */
 function usage(askbridge: string): string {
   const lines = Object.entries(COMMANDS).map(([name, command]) => `  ${name.padEnd(12)}${command.summary}`);
-  return `Usage: ${askbridge} <command> [options]   (${askbridge} <command> --help for its options)\n\nCommands:\n${lines.join('\n')}\n\nEnvironment: ASKBRIDGE_HOME (state directory), ASKBRIDGE_PORT (daemon port, default 7433)\n${EXIT_CODES}\n`;
+  return `Usage: ${askbridge} <command> [options]   (${askbridge} <command> --help for its options)\n\nCommands:\n${lines.join('\n')}\n\nEnvironment: ASKBRIDGE_HOME (state directory), ASKBRIDGE_PORT (daemon port, default 7433), ASKBRIDGE_STORE (the shared store's URL)\n${EXIT_CODES}\n`;
 }
 
 export async function runCli(io: CommandIo): Promise<number> {

@@ -5,6 +5,7 @@ import { isRoutedTo } from '../route-access.js';
 import './v8-flags.js';
 import closeWithGrace from 'close-with-grace';
 import type { Socket } from 'node:net';
+import { hostname } from 'node:os';
 import type { Logger } from 'pino';
 import { buildApp, type App } from './app.js';
 import { createLogger, wantsColor } from './logger.js';
@@ -44,7 +45,9 @@ import { renderUnicodeCompact } from 'uqr';
 import { VERSION } from '../version.js';
 import { profileOf } from '../agents.js';
 import { readWiring, turnEndReach } from '../wiring.js';
-import type { TurnEndReach } from '../protocol.js';
+import type { StoreHealth, TurnEndReach } from '../protocol.js';
+import { chooseStore } from '../store/setting.js';
+import { openStore, StoreSchemaError, type SharedStore } from '../store/postgres.js';
 
 export type DaemonOptions = {
   env: NodeJS.ProcessEnv;
@@ -136,7 +139,8 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   let historyBanner: string | null = null;
   let auditBanner: string | null = null;
   let overloadBanner: string | null = null;
-  const banner = () => [configBanner, historyBanner, auditBanner, overloadBanner].filter(Boolean).join(' | ') || null;
+  let storeBanner: string | null = null;
+  const banner = () => [configBanner, historyBanner, auditBanner, storeBanner, overloadBanner].filter(Boolean).join(' | ') || null;
   const setOverloadBanner = (message: string | null) => {
     if (message === overloadBanner) return;
     overloadBanner = message;
@@ -215,6 +219,16 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   const { userValueNotUsed } = publicUrlSetting.status();
   if (userValueNotUsed !== undefined) logger.warn({ publicUrl: userValueNotUsed, inUse: publicUrl?.origin, source: startingUrl.source }, 'publicUrl in the user config is not used: the flag or the environment wins over it');
   const loopbackUrl = `http://${LOOPBACK_HOST}:${port}/`;
+  const sharedStore = await openSharedStore(options, {
+    command,
+    // Stable across this daemon's restarts, so that the asks its hooks hold stay its own.
+    daemon: { id: `${hostname()}:${port}`, url: publicUrlSetting.url()?.href ?? loopbackUrl },
+    logger,
+    onChange: (health) => {
+      storeBanner = health.reachable ? null : `The shared store cannot be used (${health.reason})`;
+      app?.askbridge.broadcast({ type: 'banner', message: banner() });
+    },
+  });
   const startedAt = Date.now();
   const writeDaemonInfo = () => {
     const current = publicUrlSetting.url();
@@ -295,7 +309,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     }),
     banner,
     configFor: (cwd) => configWatch.effective(cwd),
-    health: () => ({ history: history.problem(), audit: audit.problem() }),
+    health: () => ({ history: history.problem(), audit: audit.problem(), store: sharedStore?.health() }),
     history: { path: stateDir.paths.history, flushed: () => history.flushed() },
     pageSessionStore: createPageSessionFile(stateDir.paths.pageSessions),
     telegram,
@@ -347,7 +361,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     await app.ready();
   } catch (error) {
     closeChannels();
-    await Promise.all([app.close(), configWatch.close()]);
+    await Promise.all([app.close(), configWatch.close(), sharedStore?.close()]);
     throw error;
   }
   const tlsDoor = tls ? serveTls(app, tls) : undefined;
@@ -373,13 +387,40 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     logger.info('stopping: waiting hooks hand their questions to the terminal');
     store.releaseAll();
     closeChannels();
-    await Promise.all([app!.close(), tlsDoor?.close(), configWatch.close(), history.flushed(), telegram.close()]);
+    await Promise.all([app!.close(), tlsDoor?.close(), configWatch.close(), history.flushed(), telegram.close(), sharedStore?.close()]);
     history.close();
     grants.close();
     stateDir.removeDaemonInfo(options.keeperPid);
   }
 
   return { app, port, url, logger, stop };
+}
+
+/**
+ * The shared store, when one is set (ASKBRIDGE_STORE, or the user config's `store`): a setting that
+ * cannot be used, or a database whose schema this daemon cannot run on, is a reason not to start; a
+ * store that does not answer is not (it is reported, and tried again).
+ */
+async function openSharedStore(options: DaemonOptions, wiring: { command: string; daemon: { id: string; url: string }; logger: Logger; onChange: (health: StoreHealth) => void }): Promise<SharedStore | undefined> {
+  const choice = chooseStore(options.env);
+  if (choice.kind === 'none') return undefined;
+  if (choice.kind === 'error') throw new DaemonStartError(`the shared store cannot be used: ${choice.message}`);
+  const log = wiring.logger.child({ component: 'store' });
+  try {
+    return await openStore({
+      setting: choice.setting,
+      env: options.env,
+      command: wiring.command,
+      daemon: wiring.daemon,
+      log: { info: (fields, message) => log.info(fields, message), warn: (fields, message) => log.warn(fields, message) },
+      onChange: wiring.onChange,
+      // For tests only: how fast a store that went away (or came back) is noticed.
+      seenEveryMs: Number(options.env.ASKBRIDGE_TEST_STORE_SEEN_MS) || undefined,
+    });
+  } catch (error) {
+    if (error instanceof StoreSchemaError) throw new DaemonStartError(`the shared store cannot be used: ${error.message}`);
+    throw error;
+  }
 }
 
 /**

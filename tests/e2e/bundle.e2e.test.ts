@@ -16,5 +16,6 @@ describe("the daemon's bundle", () => {
     expect(typeof lazy('pino-roll')).toBe('function'); // logger.ts, in the background
     expect(typeof lazy('pino-pretty')).toBe('function'); // logger.ts, on a terminal
     expect(typeof lazy('fastify-swagger')).toBe('function'); // openapi.ts
+    expect(typeof (lazy('pg').default as { Pool?: unknown }).Pool).toBe('function'); // store/postgres.ts, with a shared store set
   });
 });

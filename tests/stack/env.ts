@@ -29,6 +29,14 @@ const SCRUBBED_ENV = [
   'XDG_CONFIG_HOME',
   'XDG_CACHE_HOME',
   'NODE_OPTIONS',
+  // The shared store and how PostgreSQL's clients find a server and its password.
+  'ASKBRIDGE_STORE',
+  'PGHOST',
+  'PGPORT',
+  'PGDATABASE',
+  'PGUSER',
+  'PGPASSWORD',
+  'PGPASSFILE',
 ];
 
 /**
@@ -44,11 +52,14 @@ const NO_USER_CONFIG = join(tmpdir(), 'askbridge-tests-have-no-user-config');
  */
 const TEST_CACHE = join(tmpdir(), 'askbridge-tests-cache');
 
+/** Where PostgreSQL's clients look for a password file: none, never the developer's ~/.pgpass. */
+const NO_PASSWORD_FILE = join(tmpdir(), 'askbridge-tests-have-no-pgpass');
+
 /** process.env without anything that would make a run depend on the machine it runs on. */
 export function baseEnv(extra: NodeJS.ProcessEnv = {}): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env };
   for (const name of SCRUBBED_ENV) delete env[name];
-  return { ...env, XDG_CONFIG_HOME: NO_USER_CONFIG, XDG_CACHE_HOME: TEST_CACHE, ...extra };
+  return { ...env, XDG_CONFIG_HOME: NO_USER_CONFIG, XDG_CACHE_HOME: TEST_CACHE, PGPASSFILE: NO_PASSWORD_FILE, ...extra };
 }
 
 /**

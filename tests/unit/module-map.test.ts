@@ -47,12 +47,14 @@ const folderOf = (module: string) => (module.includes('/') ? module.slice(0, mod
 
 /**
  * What each folder may import (`.` is the shared code at the top of src/: wire shapes, answers,
- * config, state directory). Shared code imports only shared code.
+ * config, state directory). Shared code imports only shared code. `store` is the shared store
+ * (PostgreSQL): the daemon and the CLI both connect to it.
  */
 const ALLOWED: Record<string, string[]> = {
   '.': ['.'],
-  daemon: ['.', 'daemon'],
-  cli: ['.', 'cli'],
+  daemon: ['.', 'daemon', 'store'],
+  cli: ['.', 'cli', 'store'],
+  store: ['.', 'store'],
   web: ['web'],
   types: [],
 };

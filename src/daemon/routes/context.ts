@@ -3,7 +3,7 @@
 // that app.ts imports the routes and no route imports app.ts.
 import type { FastifyBaseLogger } from 'fastify';
 import type { EffectiveConfig } from '../../config.js';
-import type { AuditProblem, AwayReply, HistoryProblem, TurnEndReach } from '../../protocol.js';
+import type { AuditProblem, AwayReply, HistoryProblem, StoreHealth, TurnEndReach } from '../../protocol.js';
 import type { PublicUrl } from '../../public-url.js';
 import type { PublicUrlStatus } from '../../public-url-status.js';
 import type { Auth, AuthOptions } from './auth.js';
@@ -91,7 +91,7 @@ export type AppDeps = {
    */
   pageFolder?: URL;
   /** What works less well than it should right now, for `askbridge status`. */
-  health?: () => { history: HistoryProblem | null; audit: AuditProblem | null };
+  health?: () => { history: HistoryProblem | null; audit: AuditProblem | null; store?: StoreHealth | undefined };
   /** How often pages and listeners are pinged (events.ts; tests use a short interval). */
   heartbeatMs?: number;
   /**

@@ -5,7 +5,7 @@ import { homedir } from 'node:os';
 import type { FastifyPluginAsyncZod } from 'fastify-type-provider-zod';
 import { z } from 'zod';
 import { EffectiveConfigSchema } from '../../config.js';
-import { ErrorReplySchema, StatusReplySchema } from '../../protocol.js';
+import { ErrorReplySchema, StatusReplySchema, type StoreHealth } from '../../protocol.js';
 import { PublicUrlStatusSchema } from '../../public-url-status.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
@@ -14,6 +14,8 @@ const ConfigQuerySchema = z.object({ cwd: z.string().min(1).max(4096) }).meta({ 
 const REFUSALS = { '4xx': ErrorReplySchema };
 /** A question's configuration, and the daemon's public URL (which is not a question's). */
 const ConfigReplySchema = EffectiveConfigSchema.extend({ publicUrl: PublicUrlStatusSchema.optional() });
+
+const storeField = (store: StoreHealth | undefined) => (store ? { store } : {});
 
 export const statusRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, watchers, deps, awayState, port, openApi }) => {
   app.get('/api/status', { config: { access: 'local' }, schema: { summary: 'Is the daemon well, and what does it hold', response: { 200: StatusReplySchema, ...REFUSALS } } }, async () => ({
@@ -30,6 +32,7 @@ export const statusRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { s
     tellable: deps.tellable?.() ?? { pushDevices: 0, telegramChats: 0 },
     // `route` is the user config's only: the same in every folder.
     routes: { rules: deps.configFor?.(homedir()).config.route.length ?? 0, people: deps.people?.list().length ?? 0 },
+    ...storeField(deps.health?.().store),
   }));
 
   /** The configuration the daemon applies to a question asked in `cwd`: its last good version of each file. */
