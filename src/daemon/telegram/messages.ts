@@ -13,7 +13,7 @@ import { onChannel, type Shown } from '../../choices.js';
 import { noticeOf, noticeSubject, noticeTitle, terminalWaitSubject } from '../notice.js';
 import { PLAN_TOOL, toolTitle } from '../../approvals.js';
 import { speakerOf, toolInputText } from '../../approval-text.js';
-import { needsTwoPeople, twoPeopleLine } from '../../two-people.js';
+import { twoPeopleLine } from '../../two-people.js';
 import { GRANT_DURATIONS, grantScopeText, grantTimeLeft } from '../../grant-text.js';
 import type { FormField, FormSpec } from '../../elicitation-form.js';
 import type { AskView, Decider, Elicitation, Grant, GrantChoice, PersonClient } from '../../protocol.js';
