@@ -40,7 +40,7 @@ import type { ListenAt, ToDaemon, ToKeeper } from './keeper.js';
 import { ToolInputSchema } from '../protocol.js';
 import { choosePublicUrl, type PublicUrl, type PublicUrlSource } from '../public-url.js';
 import { createPublicUrlSetting, pushSubject } from './public-url-setting.js';
-import { readConfigFile, userConfigPath, type ConfigFile } from '../config.js';
+import { ConfigFileError, readConfigFile, userConfigPath, type ConfigFile } from '../config.js';
 import { renderUnicodeCompact } from 'uqr';
 import { VERSION } from '../version.js';
 import { profileOf } from '../agents.js';
@@ -164,6 +164,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   audit.check();
   const peopleLog = logger.child({ component: 'people' });
   const people = createPeople({ file: stateDir.paths.people, log: { warn: (fields, message) => peopleLog.warn(fields, message) } });
+  refuseTeamWithoutRoutes(options.env, people.list().length);
   // A team's trail: once people are defined, every decision is recorded, and a person's (or any
   // allow) waits for its line. With none, askbridge serves one person as before: history.jsonl is the record.
   const store = createAskStore({ persistence: pendingFiles, shows: (client, view) => showsOn(channels, client, view), command, record: (event) => (people.list().length > 0 ? audit.record(event) : undefined) });
@@ -401,6 +402,22 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
  * cannot be used, or a database whose schema this daemon cannot run on, is a reason not to start; a
  * store that does not answer is not (it is reported, and tried again).
  */
+/**
+ * With people defined, the user config's routes keep each person's asks to them. A user config that
+ * does not read at start has no last good version to fall back on (a later broken edit keeps the last
+ * good one: config-watch.ts), and running without its routes would show every ask to everyone, so the
+ * daemon does not start until it reads; the agents' own dialogs ask meanwhile.
+ */
+function refuseTeamWithoutRoutes(env: NodeJS.ProcessEnv, people: number): void {
+  if (people === 0) return;
+  try {
+    readConfigFile(userConfigPath(env));
+  } catch (error) {
+    if (!(error instanceof ConfigFileError)) throw error;
+    throw new DaemonStartError(`the user config cannot be read, and with people defined askbridge does not start without its routes (each person's asks would reach everyone): ${error.message}`);
+  }
+}
+
 async function openSharedStore(options: DaemonOptions, wiring: { command: string; daemon: { id: string; url: string }; logger: Logger; onChange: (health: StoreHealth) => void }): Promise<SharedStore | undefined> {
   const choice = chooseStore(options.env);
   if (choice.kind === 'none') return undefined;

@@ -255,4 +255,14 @@ describe('an ask routed to people none of whom could see it', () => {
       await other.stop();
     }
   }, 60_000);
+  it('does not start with people defined and a user config it cannot read: every ask would reach everyone', async () => {
+    const folder = await mkdtemp(join(tmpdir(), 'askbridge-routes-broken-'));
+    await writeFile(join(folder, 'people.json'), JSON.stringify([{ name: 'alice', groups: [], addedAt: 1 }]));
+    // Two approvals is the most a rule may ask for: the file does not read.
+    const start = startDaemon({ home: folder, config: { route: [{ project: '~/projects/shop', to: ['alice'], approvals: 3 }] } });
+    await expect(start).rejects.toThrow(/the user config cannot be read, and with people defined askbridge does not start without its routes/);
+    // With nobody defined, it starts as before, on its defaults, and says what is wrong.
+    const alone = await startDaemon({ home: await mkdtemp(join(tmpdir(), 'askbridge-routes-alone-')), config: { route: [{ project: '~/projects/shop', to: ['alice'], approvals: 3 }] } });
+    await alone.stop();
+  }, 60_000);
 });
