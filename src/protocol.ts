@@ -933,8 +933,20 @@ export type HistoryProblem = z.infer<typeof HistoryProblemSchema>;
 /** Why the audit trail cannot be written now (a person's decisions wait until it can), and since when. */
 export const AuditProblemSchema = z.object({ error: z.string(), since: z.number() });
 export type AuditProblem = z.infer<typeof AuditProblemSchema>;
+/** Who polls the Telegram bot among the daemons sharing a store (docs/shared-store.md). */
+export const TelegramPollingSchema = z.enum(['polling_here', 'polled_elsewhere', 'waiting_for_store']);
+export type TelegramPolling = z.infer<typeof TelegramPollingSchema>;
+/** How `status` and `doctor` say it. */
+export const TELEGRAM_POLLING_WORDS: Record<TelegramPolling, string> = { polling_here: 'polling here', polled_elsewhere: 'polled by another daemon', waiting_for_store: 'waiting for the shared store' };
 /** The shared store as the daemon sees it (docs/shared-store.md): where it is (no password), whether it can be used now, why not, since when. */
-export const StoreHealthSchema = z.object({ where: z.string(), reachable: z.boolean(), reason: z.string().optional(), since: z.number() });
+export const StoreHealthSchema = z.object({
+  where: z.string(),
+  reachable: z.boolean(),
+  reason: z.string().optional(),
+  since: z.number(),
+  /** Which daemon sharing the store polls the Telegram bot (only one may): this one, another, or none while the store cannot be reached. Absent: no bot is set. */
+  telegram: TelegramPollingSchema.optional(),
+});
 export type StoreHealth = z.infer<typeof StoreHealthSchema>;
 /** `askbridge status`. */
 export const StatusReplySchema = z.object({

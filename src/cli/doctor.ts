@@ -24,7 +24,7 @@ import { DEFAULT_STOP_CAP, ELICITATION_HOOK_PATH, HOOK_KEY_HEADER, HTTP_HOOK_PAT
 import { HOOK_TIMEOUT_SECONDS, TIMEOUT_MARGIN_SECONDS } from '../hook-timeout.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import type { CommandIo } from './command.js';
-import { StatusReplySchema, type StoreHealth, type Tellable } from '../protocol.js';
+import { StatusReplySchema, TELEGRAM_POLLING_WORDS, type StoreHealth, type Tellable } from '../protocol.js';
 import { shorten } from '../shorten.js';
 import { readReply } from './replies.js';
 import { probeSocketUnit, serviceHold, type SocketUnitProbe } from './service-hold.js';
@@ -102,6 +102,7 @@ export type FindingId =
   | 'project-config-untrusted'
   | 'opencode-attach'
   | 'store-unusable'
+  | 'telegram-not-polled'
   | GeminiFindingId
   | CodexFindingId;
 
@@ -289,6 +290,10 @@ export function diagnose(inputs: DoctorInputs): Diagnosis {
 /** The shared store, as the running daemon sees it (docs/shared-store.md). */
 function checkStore(store: StoreHealth | undefined, command: string, findings: Finding[], passed: string[]): void {
   if (!store) return;
+  // Which daemon sharing the store polls the bot: none can while the store is away.
+  if (store.telegram === 'waiting_for_store') {
+    findings.push({ id: 'telegram-not-polled', level: 'warning', message: `telegram: ${TELEGRAM_POLLING_WORDS[store.telegram]}: no daemon polls the bot until the store answers (only the one holding its lock does)`, fix: `\`${command} store status\`` });
+  } else if (store.telegram) passed.push(`telegram: ${TELEGRAM_POLLING_WORDS[store.telegram]}`);
   if (store.reachable) {
     passed.push(`the shared store ${store.where} answers`);
     return;

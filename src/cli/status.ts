@@ -2,7 +2,7 @@
 // the last keeper gave up, if it did), askbridge's keeper whose daemon keeps failing, an askbridge
 // that refuses this state directory's token, or a program on its port that is not askbridge.
 import { parseArgs } from 'node:util';
-import type { StatusReply } from '../protocol.js';
+import { TELEGRAM_POLLING_WORDS, type StatusReply } from '../protocol.js';
 import { describeCrashes, describeGaveUp } from '../daemon/lock.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import { askbridgeCommand } from '../command-name.js';
@@ -39,6 +39,7 @@ export async function run(io: CommandIo): Promise<number> {
     io.stdout(`askbridge ${status.version} is running: pid ${status.pid}${daemonProcess}, ${status.url}\n${status.pending} pending question(s), ${status.watchers} page(s) or listener(s) connected, ${status.visiblePages} page(s) in view\n${awayLines(status, askbridgeCommand(io.env))}\n`);
     if (info && keeper?.crashes) io.stdout(`the keeper restarted the daemon: ${describeCrashes(info)}\n`);
     if (status.store) io.stdout(status.store.reachable ? `shared store: ${status.store.where}, reachable\n` : `degraded: the shared store ${status.store.where} cannot be used since ${new Date(status.store.since).toISOString()}: ${status.store.reason ?? 'no reason given'}\n`);
+    if (status.store?.telegram) io.stdout(`telegram: ${TELEGRAM_POLLING_WORDS[status.store.telegram]}\n`);
     const problem = status.history;
     if (status.audit) io.stdout(`degraded: the audit trail cannot be written (${status.audit.error}) since ${new Date(status.audit.since).toISOString()}; a person's decisions wait until it can\n`);
     if (problem) io.stdout(`degraded: history.jsonl cannot be written (${problem.error}) since ${new Date(problem.since).toISOString()}; answers are still delivered; ${problem.waiting} line(s) wait in memory${problem.lost ? `, ${problem.lost} lost` : ''}\n`);

@@ -48,6 +48,7 @@ import { readWiring, turnEndReach } from '../wiring.js';
 import type { StoreHealth, TurnEndReach } from '../protocol.js';
 import { chooseStore } from '../store/setting.js';
 import { openStore, StoreSchemaError, type SharedStore } from '../store/postgres.js';
+import { holdLeadership, LEADER_LOCKS } from '../store/leader.js';
 
 export type DaemonOptions = {
   env: NodeJS.ProcessEnv;
@@ -204,19 +205,6 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   // The user's Telegram bot: it starts once the user config is read (userConfigChanged), if it names one.
   const grantLog = logger.child({ component: 'grants' });
   const grants = createGrantStore({ file: stateDir.paths.grants, log: { info: (fields, message) => grantLog.info(fields, message), warn: (fields, message) => grantLog.warn(fields, message) } });
-  const telegramLog = logger.child({ component: 'telegram' });
-  const telegram = createTelegram({
-    store,
-    grants,
-    chatsFile: stateDir.paths.telegramChats,
-    isKnownPerson: (person) => people.get(person) !== undefined,
-    // Only a link a phone can open: never a loopback one.
-    publicLink: (askId) => {
-      const reachable = publicUrlSetting.url();
-      return reachable ? `${reachable.href}#question=${askId}` : undefined;
-    },
-    log: { info: (fields, message) => telegramLog.info(fields, message), warn: (fields, message) => telegramLog.warn(fields, message), error: (fields, message) => telegramLog.error(fields, message) },
-  });
   const { userValueNotUsed } = publicUrlSetting.status();
   if (userValueNotUsed !== undefined) logger.warn({ publicUrl: userValueNotUsed, inUse: publicUrl?.origin, source: startingUrl.source }, 'publicUrl in the user config is not used: the flag or the environment wins over it');
   const loopbackUrl = `http://${LOOPBACK_HOST}:${port}/`;
@@ -230,6 +218,28 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
       app?.askbridge.broadcast({ type: 'banner', message: banner() });
     },
   });
+  const telegramLog = logger.child({ component: 'telegram' });
+  const telegram = createTelegram({
+    store,
+    grants,
+    chatsFile: stateDir.paths.telegramChats,
+    isKnownPerson: (person) => people.get(person) !== undefined,
+    // Only a link a phone can open: never a loopback one.
+    publicLink: (askId) => {
+      const reachable = publicUrlSetting.url();
+      return reachable ? `${reachable.href}#question=${askId}` : undefined;
+    },
+    log: { info: (fields, message) => telegramLog.info(fields, message), warn: (fields, message) => telegramLog.warn(fields, message), error: (fields, message) => telegramLog.error(fields, message) },
+    // Daemons sharing a store share the bot: only the one holding the store's lock polls it.
+    // ASKBRIDGE_TEST_LEADER_RETRY_MS, for tests only: how soon a daemon tries to take over.
+    ...(sharedStore ? { takeTurns: (onChange) => holdLeadership(sharedStore.pool, LEADER_LOCKS.telegram, { onChange, retryMs: Number(options.env.ASKBRIDGE_TEST_LEADER_RETRY_MS) || undefined }) } : {}),
+  });
+  /** The store as status and doctor show it: with who polls the bot, when one is set. */
+  const storeHealth = () => {
+    const health = sharedStore?.health();
+    const polling = telegram.polling();
+    return health && polling ? { ...health, telegram: polling } : health;
+  };
   const startedAt = Date.now();
   const writeDaemonInfo = () => {
     const current = publicUrlSetting.url();
@@ -310,7 +320,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     }),
     banner,
     configFor: (cwd) => configWatch.effective(cwd),
-    health: () => ({ history: history.problem(), audit: audit.problem(), store: sharedStore?.health() }),
+    health: () => ({ history: history.problem(), audit: audit.problem(), store: storeHealth() }),
     history: { path: stateDir.paths.history, flushed: () => history.flushed() },
     pageSessionStore: createPageSessionFile(stateDir.paths.pageSessions),
     telegram,
@@ -362,7 +372,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     await app.ready();
   } catch (error) {
     closeChannels();
-    await Promise.all([app.close(), configWatch.close(), sharedStore?.close()]);
+    await Promise.all([app.close(), configWatch.close(), telegram.close().then(() => sharedStore?.close())]);
     throw error;
   }
   const tlsDoor = tls ? serveTls(app, tls) : undefined;
@@ -388,7 +398,8 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     logger.info('stopping: waiting hooks hand their questions to the terminal');
     store.releaseAll();
     closeChannels();
-    await Promise.all([app!.close(), tlsDoor?.close(), configWatch.close(), history.flushed(), telegram.close(), sharedStore?.close()]);
+    // The bot stops (and lets go of the store's lock) before the store's pool ends.
+    await Promise.all([app!.close(), tlsDoor?.close(), configWatch.close(), history.flushed(), telegram.close().then(() => sharedStore?.close())]);
     history.close();
     grants.close();
     stateDir.removeDaemonInfo(options.keeperPid);

@@ -18,6 +18,8 @@ const RETRY_MAX_MS = 30_000;
 
 export type SharedStore = {
   health: () => StoreHealth;
+  /** The pool, for what holds a connection of its own (leader.ts). */
+  pool: Pool;
   close: () => Promise<void>;
 };
 
@@ -146,6 +148,7 @@ export async function openStore(options: StoreOptions): Promise<SharedStore> {
 
   return {
     health: () => health,
+    pool,
     close: async () => {
       closed = true;
       clearTimeout(timer);

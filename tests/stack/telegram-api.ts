@@ -3,7 +3,8 @@
 // `{ok: true, result}` or `{ok: false, error_code, description}`), with getUpdates held open until an
 // update is queued or its timeout passes. It records every call, and a test queues what people do in
 // chats: a text, a reply to a message, a press of a button; in a group, by which member, or sent as
-// the group itself (an anonymous admin).
+// the group itself (an anonymous admin). Several daemons may share it, each at a root of its own
+// (rootFor), so that a test tells whose calls are whose.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { now, wakeableWaits } from './clock.js';
@@ -13,7 +14,8 @@ export type TelegramChat = { id: number; type: 'private'; username: string; firs
 export type TelegramUser = { id: number; is_bot: boolean; first_name: string; username?: string };
 /** Who does something in a chat: a member, or the group itself (an anonymous admin; Telegram then names its GroupAnonymousBot as the sender). */
 export type Sender = TelegramUser | 'the group';
-export type TelegramCall = { method: string; token: string; body: Record<string, unknown>; at: number };
+/** `via`: the name of the root it came through (rootFor), absent through `root`. */
+export type TelegramCall = { method: string; token: string; body: Record<string, unknown>; at: number; via?: string };
 type Button = { text: string; callback_data?: string; url?: string };
 /** A message the bot sent, as the stand-in keeps it (edits change it). */
 export type SentMessage = { message_id: number; chat: TelegramChat; text: string; entities: unknown[]; reply_markup: { inline_keyboard?: Button[][]; force_reply?: boolean } | undefined };
@@ -22,9 +24,13 @@ type Failure = { error_code: number; description: string; parameters?: Record<st
 export type TelegramApi = {
   /** The apiRoot to configure: http://127.0.0.1:PORT */
   root: string;
+  /** An apiRoot of its own for one of several daemons sharing the bot: its calls carry `via: name`. */
+  rootFor(name: string): string;
   bot: { id: number; username: string };
   /** Every call so far, in order. */
   calls: TelegramCall[];
+  /** The getUpdates held open now, each by the name of its root (undefined: `root`). */
+  openPolls(): Array<string | undefined>;
   /** Every message the bot sent so far, as edited since. */
   messages: SentMessage[];
   /** A chat where a person writes or presses. */
@@ -53,7 +59,8 @@ export async function startTelegramApi(tokens: string[]): Promise<TelegramApi> {
   const calls: TelegramCall[] = [];
   const messages: SentMessage[] = [];
   const updates: Array<Record<string, unknown> & { update_id: number }> = [];
-  const pollers = new Set<() => void>();
+  /** Each getUpdates held open, and the root it came through. */
+  const pollers = new Map<() => void, string | undefined>();
   const callWaits = wakeableWaits();
   const failures = new Map<string, Failure[]>();
   let nextUpdateId = 1;
@@ -62,7 +69,7 @@ export async function startTelegramApi(tokens: string[]): Promise<TelegramApi> {
   const chats = new Map<number, TelegramChat>();
 
   const wake = () => {
-    for (const poll of pollers) poll();
+    for (const poll of [...pollers.keys()]) poll();
     callWaits.wake();
   };
 
@@ -112,11 +119,11 @@ export async function startTelegramApi(tokens: string[]): Promise<TelegramApi> {
 
   const server = createServer((request, response) => {
     void (async () => {
-      const match = /^\/bot([^/]+)\/([A-Za-z]+)$/.exec(request.url ?? '');
+      const match = /^(?:\/([a-z0-9-]+))?\/bot([^/]+)\/([A-Za-z]+)$/.exec(request.url ?? '');
       const body = await readBody(request).catch((): Record<string, unknown> => ({}));
       if (!match) return fail(response, { error_code: 404, description: 'Not Found' });
-      const [, token, method] = match as unknown as [string, string, string];
-      calls.push({ method, token, body, at: now() });
+      const [, via, token, method] = match as unknown as [string, string | undefined, string, string];
+      calls.push({ method, token, body, at: now(), ...(via === undefined ? {} : { via }) });
       wake();
       if (!tokens.includes(token)) return fail(response, { error_code: 401, description: 'Unauthorized' });
       const failure = failures.get(method)?.shift();
@@ -138,7 +145,7 @@ export async function startTelegramApi(tokens: string[]): Promise<TelegramApi> {
           };
           const timer = setTimeout(answer, timeoutMs);
           if (updates.some((update) => update.update_id >= offset) || timeoutMs === 0) return answer();
-          pollers.add(answer);
+          pollers.set(answer, via);
           response.on('close', () => {
             pollers.delete(answer);
             clearTimeout(timer);
@@ -207,6 +214,7 @@ export async function startTelegramApi(tokens: string[]): Promise<TelegramApi> {
 
   return {
     root: `http://127.0.0.1:${port}`,
+    rootFor: (name) => `http://127.0.0.1:${port}/${name}`,
     bot,
     calls,
     messages,
@@ -226,8 +234,9 @@ export async function startTelegramApi(tokens: string[]): Promise<TelegramApi> {
     },
     waitForCall: (match, what, timeoutMs = 10_000) => waitFor(() => calls.find(match), what, timeoutMs),
     waitForMessage: (match, what, timeoutMs = 10_000) => waitFor(() => messages.find(match), what, timeoutMs),
+    openPolls: () => [...pollers.values()],
     async close() {
-      for (const poll of pollers) poll();
+      for (const poll of [...pollers.keys()]) poll();
       server.closeAllConnections();
       await new Promise<void>((closed) => server.close(() => closed()));
     },

@@ -10,6 +10,9 @@
 // drawn for. Every Telegram call runs in the background,
 // retried on 429 and 5xx: none holds up the store or an answer. The bot token is never logged:
 // grammY's errors are reduced to a description made here. grammY is loaded only when a bot is set.
+// Daemons sharing a store share the bot too, and Telegram gives updates to one poller only: there,
+// the bot runs only while this daemon holds the store's lock for it (takeTurns, store/leader.ts), and
+// stops at once when it loses it, without even confirming what it handled.
 import { isRoutedTo, viewerOf } from '../../route-access.js';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Api } from 'grammy';
@@ -17,7 +20,8 @@ import type { CallbackQuery, Chat, InlineKeyboardButton, InlineKeyboardMarkup, M
 import { randomBytes } from 'node:crypto';
 import type { Shown } from '../../choices.js';
 import type { TelegramConfig } from '../../config.js';
-import type { AskView, Decider, Response, RouteView } from '../../protocol.js';
+import type { AskView, Decider, Response, RouteView, TelegramPolling } from '../../protocol.js';
+import type { LeaderState, Leadership } from '../../store/leader.js';
 import { shorten } from '../../shorten.js';
 import { needsTwoPeople, twoPeopleLine } from '../../two-people.js';
 import { markInvisible } from '../../visible-text.js';
@@ -46,6 +50,8 @@ export type TelegramOptions = {
   pollSeconds?: number;
   /** Whether askbridge still knows a person: a chat paired for someone removed is not paired (chats.ts). */
   isKnownPerson?: (person: string) => boolean;
+  /** With a shared store: the bot runs only while this daemon holds its lock (absent: it always runs). */
+  takeTurns?: (onChange: (state: LeaderState) => void) => Leadership;
 };
 
 /** What `askbridge pair --telegram` gets: a code, or why there is none. */
@@ -78,7 +84,9 @@ type Target = { askId: string; action: Action };
 type Revoke = { chatId: number; revoke: string };
 
 /** One bot token's polling: started on a config, stopped on the next. */
-type Session = { token: string; config: TelegramConfig; api: Api | undefined; bot: string | undefined; problem: string; abort: AbortController; done: Promise<void> };
+type Session = { token: string; config: TelegramConfig; api: Api | undefined; bot: string | undefined; problem: string; abort: AbortController; done: Promise<void>; handedOver: boolean };
+
+const POLLING: Record<LeaderState, TelegramPolling> = { held: 'polling_here', elsewhere: 'polled_elsewhere', unreachable: 'waiting_for_store' };
 
 export function createTelegram(options: TelegramOptions) {
   const { store, log } = options;
@@ -97,6 +105,11 @@ export function createTelegram(options: TelegramOptions) {
   const prompts = new Map<string, Target>();
   const ignoredAt = new Map<string, number>();
   let session: Session | undefined;
+  /** The user config's bot, which runs whenever it is this daemon's turn. */
+  let wanted: TelegramConfig | undefined;
+  let turn: Leadership | undefined;
+  /** The last session's end: a next one starts after it. */
+  let stopped: Promise<void> = Promise.resolve();
 
   const unsubscribe = store.subscribe((event) => {
     if (event.type === 'resolved') void settled(event.ask);
@@ -590,30 +603,64 @@ export function createTelegram(options: TelegramOptions) {
         await handle(update);
       }
     }
-    // Confirms what was handled, so that a next start is not given it again.
-    if (offset > 0) await Promise.race([api.getUpdates({ offset, limit: 1, timeout: 0 }).catch(() => undefined), sleep(1000)]);
+    // Confirms what was handled, so that a next start is not given it again; not when another daemon may poll already.
+    if (offset > 0 && !current.handedOver) await Promise.race([api.getUpdates({ offset, limit: 1, timeout: 0 }).catch(() => undefined), sleep(1000)]);
   }
 
-  async function stopSession(): Promise<void> {
+  /** Stops the bot; `handedOver`: the lock was lost, so another daemon may poll already. */
+  function stopSession(handedOver = false): Promise<void> {
     const current = session;
     session = undefined;
-    if (!current) return;
+    if (!current) return stopped;
+    current.handedOver = handedOver;
     current.abort.abort();
-    await current.done;
+    stopped = current.done;
+    return stopped;
+  }
+
+  function startSession(config: TelegramConfig): void {
+    const current: Session = { token: config.token, config, api: undefined, bot: undefined, problem: 'still connecting to Telegram', abort: new AbortController(), done: Promise.resolve(), handedOver: false };
+    session = current;
+    current.done = stopped.then(() => poll(current)).catch((error: unknown) => log.error({ error: describe(error, current.token) }, 'the Telegram bot stopped'));
+  }
+
+  /** The store's lock for the bot was taken or lost here: the bot starts, or stops at once. */
+  function turnChanged(state: LeaderState): void {
+    if (state === 'held') {
+      log.info({}, 'this daemon polls the Telegram bot: it holds the shared store\'s lock for it');
+      if (wanted && !session) startSession(wanted);
+      return;
+    }
+    const lost = session !== undefined;
+    if (lost) void stopSession(true);
+    if (state === 'elsewhere') log.info({ stoppedHere: lost }, 'another daemon polls the Telegram bot: this one takes over when that one stops');
+    else log.warn({ stoppedHere: lost }, 'the shared store cannot be reached: no daemon polls the Telegram bot until it can');
   }
 
   return {
     /** The user config's telegram key, now: the bot starts, stops, or starts again with the new one. */
     configure(config: TelegramConfig | undefined): void {
-      if (JSON.stringify(config) === JSON.stringify(session?.config)) return;
+      if (JSON.stringify(config) === JSON.stringify(wanted)) return;
+      wanted = config;
       const previous = stopSession();
       if (!config) {
         log.info({}, 'Telegram is off: the user config has no telegram key');
+        // A daemon with no bot leaves the lock to one that has it, once its own bot has stopped.
+        const ending = turn;
+        turn = undefined;
+        if (ending) void previous.then(() => ending.close());
         return;
       }
-      const current: Session = { token: config.token, config, api: undefined, bot: undefined, problem: 'still connecting to Telegram', abort: new AbortController(), done: Promise.resolve() };
-      session = current;
-      current.done = previous.then(() => poll(current)).catch((error: unknown) => log.error({ error: describe(error, current.token) }, 'the Telegram bot stopped'));
+      if (options.takeTurns) {
+        turn ??= options.takeTurns(turnChanged);
+        if (turn.state() !== 'held') return;
+      }
+      startSession(config);
+    },
+
+    /** With a shared store and a bot: whether this daemon polls it, another does, or none can (the store is away). */
+    polling(): TelegramPolling | undefined {
+      return turn ? POLLING[turn.state()] : undefined;
     },
 
     /** Whether a chat's message shows this ask whole, as it is drawn now: what a chat may decide follows (choices.ts). */
@@ -631,7 +678,8 @@ export function createTelegram(options: TelegramOptions) {
 
     /** A one-time pairing code for `/start CODE`, once the bot is connected: it pairs the chat as `person`'s when one is named. */
     createPairingCode(person?: string): TelegramCode {
-      if (!session) return { kind: 'not_configured' };
+      if (!wanted) return { kind: 'not_configured' };
+      if (!session) return { kind: 'not_ready', why: turn?.state() === 'elsewhere' ? 'another daemon sharing the store polls the bot: pair from that one' : 'the shared store cannot be reached, and only the daemon holding its lock polls the bot' };
       if (!session.bot) return { kind: 'not_ready', why: session.problem };
       return { kind: 'code', ...chats.createCode(person), bot: session.bot };
     },
@@ -669,6 +717,8 @@ export function createTelegram(options: TelegramOptions) {
     async close(): Promise<void> {
       unsubscribe();
       await stopSession();
+      turn?.close();
+      turn = undefined;
     },
   };
 }
