@@ -114,8 +114,7 @@ export function holdLeadership(pool: Pool, lock: LeaderLock, options: LeaderOpti
       const client = holder;
       holder = undefined;
       if (!client) return;
-      client.removeAllListeners('end');
-      // Ended, not returned to the pool: the lock goes with the connection.
+      // Ended, not returned to the pool: the lock goes with the connection (its end, no longer the holder's, tells nothing).
       client.release(true);
     },
   };

@@ -3,7 +3,7 @@
 // only the daemon holding the store's lock polls the bot, the other makes no call to Telegram at all;
 // status and doctor say which; when the poller is killed outright, the other takes over within a few
 // of its tries and answers what is sent to the bot from then on. With the database stopped, nobody
-// polls, and once it starts again, one does.
+// polls, and once it starts again, one does; a poller stopped the usual way hands over too.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StatusReply } from '../../src/protocol.js';
 import { now, sleep, waitUntil } from '../stack/clock.js';
@@ -114,7 +114,7 @@ describe.skipIf(!postgres.available)('one Telegram bot shared by the daemons of 
     expect(callsVia(other.name, 'sendMessage').some((call) => call.body.chat_id === alice.id && call.body.text === 'Paired: askbridge will ask here.')).toBe(true);
   });
 
-  it('is polled by nobody while the database is stopped, and by one daemon again once it starts', async () => {
+  it('is polled by nobody while the database is stopped, by one daemon again once it starts, and by the other once that one stops', async () => {
     const both = await twoDaemons(await database('away'));
     const [poller] = await pollerOf(both);
 
@@ -131,6 +131,12 @@ describe.skipIf(!postgres.available)('one Telegram bot shared by the daemons of 
     expect(parseJson<{ findings: { id: string }[] }>(doctor.stdout, 'doctor').findings).toContainEqual(expect.objectContaining({ id: 'telegram-not-polled' }));
 
     await cluster.start();
-    await pollerOf(both);
+    const [again, other] = await pollerOf(both);
+
+    // A daemon stopped the usual way lets go of the lock as it stops: the other takes over.
+    const stoppedAt = tg.calls.length;
+    await again.daemon.stop();
+    await tg.waitForCall((call) => tg.calls.indexOf(call) >= stoppedAt && call.via === other.name && call.method === 'getUpdates', 'the other daemon to poll', 10_000);
+    expect((await statusOf(other.daemon)).store?.telegram).toBe('polling_here');
   });
 });
