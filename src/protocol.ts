@@ -710,7 +710,12 @@ export const ElicitationResponseSchema = z
   .meta({ title: 'elicitation response' });
 export type ElicitationResponse = z.infer<typeof ElicitationResponseSchema>;
 /** An elicitation's response as it was given: an accept's values checked (a fresh object, in the form's order). */
-export type ElicitationResult = { action: 'accept'; content?: Record<string, unknown> } | { action: 'decline' } | { action: 'cancel' };
+export const ElicitationResultSchema = z.discriminatedUnion('action', [
+  z.object({ action: z.literal('accept'), content: z.record(z.string(), z.unknown()).optional() }),
+  z.object({ action: z.literal('decline') }),
+  z.object({ action: z.literal('cancel') }),
+]);
+export type ElicitationResult = z.infer<typeof ElicitationResultSchema>;
 
 /**
  * A session waits on the person in its terminal for something askbridge cannot answer (Claude Code's

@@ -8,7 +8,7 @@ import { readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
 import { z } from 'zod';
 import { makeFolders } from '../../folders.js';
-import { AgentSchema, AllowSchema, ApprovalDecisionSchema, AskStatusSchema, PersonNameSchema, QuestionSchema, RouteViewSchema, SourceSchema } from '../../protocol.js';
+import { AgentSchema, AllowSchema, ApprovalDecisionSchema, AskStatusSchema, ElicitationResultSchema, PersonNameSchema, QuestionSchema, RouteViewSchema, SourceSchema } from '../../protocol.js';
 import { writeFileAtomic } from '../../state-dir.js';
 import type { Outcome, PendingPersistence, PendingRecord } from './store.js';
 
@@ -26,13 +26,7 @@ const OutcomeSchema: z.ZodType<Outcome> = z.object({
   decision: ApprovalDecisionSchema.optional(),
   reply: z.string().optional(),
   error: z.string().optional(),
-  elicitation: z
-    .discriminatedUnion('action', [
-      z.object({ action: z.literal('accept'), content: z.record(z.string(), z.unknown()).optional() }),
-      z.object({ action: z.literal('decline') }),
-      z.object({ action: z.literal('cancel') }),
-    ])
-    .optional(),
+  elicitation: ElicitationResultSchema.optional(),
   allow: AllowSchema.optional(),
 });
 
