@@ -941,8 +941,6 @@ export type AuditProblem = z.infer<typeof AuditProblemSchema>;
 /** Who polls the Telegram bot among the daemons sharing a store (docs/shared-store.md). */
 export const TelegramPollingSchema = z.enum(['polling_here', 'polled_elsewhere', 'waiting_for_store']);
 export type TelegramPolling = z.infer<typeof TelegramPollingSchema>;
-/** How `status` and `doctor` say it. */
-export const TELEGRAM_POLLING_WORDS: Record<TelegramPolling, string> = { polling_here: 'polling here', polled_elsewhere: 'polled by another daemon', waiting_for_store: 'waiting for the shared store' };
 /** The shared store as the daemon sees it (docs/shared-store.md): where it is (no password), whether it can be used now, why not, since when. */
 export const StoreHealthSchema = z.object({
   where: z.string(),

@@ -24,7 +24,8 @@ import { DEFAULT_STOP_CAP, ELICITATION_HOOK_PATH, HOOK_KEY_HEADER, HTTP_HOOK_PAT
 import { HOOK_TIMEOUT_SECONDS, TIMEOUT_MARGIN_SECONDS } from '../hook-timeout.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import type { CommandIo } from './command.js';
-import { StatusReplySchema, TELEGRAM_POLLING_WORDS, type StoreHealth, type Tellable } from '../protocol.js';
+import { StatusReplySchema, type StoreHealth, type Tellable } from '../protocol.js';
+import { TELEGRAM_POLLING_WORDS } from './status.js';
 import { shorten } from '../shorten.js';
 import { readReply } from './replies.js';
 import { probeSocketUnit, serviceHold, type SocketUnitProbe } from './service-hold.js';

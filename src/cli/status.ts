@@ -2,13 +2,16 @@
 // the last keeper gave up, if it did), askbridge's keeper whose daemon keeps failing, an askbridge
 // that refuses this state directory's token, or a program on its port that is not askbridge.
 import { parseArgs } from 'node:util';
-import { TELEGRAM_POLLING_WORDS, type StatusReply } from '../protocol.js';
+import type { StatusReply, TelegramPolling } from '../protocol.js';
 import { describeCrashes, describeGaveUp } from '../daemon/lock.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
 import { askbridgeCommand } from '../command-name.js';
 import { connectToDaemon, DaemonUnreachable } from './client.js';
 import type { CommandIo } from './command.js';
 import { awayLines } from './turn-end-text.js';
+
+/** How `status` and `doctor` say which daemon polls the Telegram bot (kept here, not in protocol.ts: `status` loads no zod). */
+export const TELEGRAM_POLLING_WORDS: Record<TelegramPolling, string> = { polling_here: 'polling here', polled_elsewhere: 'polled by another daemon', waiting_for_store: 'waiting for the shared store' };
 
 export async function run(io: CommandIo): Promise<number> {
   const { values } = parseArgs({ args: io.argv, options: { json: { type: 'boolean', default: false } }, strict: true });
