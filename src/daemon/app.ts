@@ -5,7 +5,7 @@ import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyError, type FastifyReply, type FastifyRequest, type FastifySerializerCompiler, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
-import { checkShape, describeZodError, PAGE_PROTOCOL, STOPPING_CLOSE_CODE, type AwayReply, type RouteView, type ServerMessage } from '../protocol.js';
+import { checkShape, describeZodError, PAGE_PROTOCOL, REVOKED_CLOSE_CODE, STOPPING_CLOSE_CODE, type AwayReply, type RouteView, type ServerMessage } from '../protocol.js';
 import { createAuth, registerGuard } from './routes/auth.js';
 import { HttpError } from './errors.js';
 import { sameSecret } from './hook-identity.js';
@@ -74,6 +74,10 @@ export async function buildApp(deps: AppDeps) {
   };
   const auth = createAuth({ token: deps.token, port: listeningPort, publicUrl: deps.publicUrl, pageSessionStore: deps.pageSessionStore, holdsIpv6: deps.holdsIpv6, isKnownPerson: deps.people && ((person) => deps.people?.get(person) !== undefined), now: deps.now });
   const watchers: Watchers = { sockets: new Set(), deviceOf: new WeakMap(), viewerOf: new WeakMap(), hostOf: new WeakMap(), visible: new Set(), visibilityListeners: new Set() };
+  // A device another daemon sharing the store unpaired: its pages here close as a revoke here closes them.
+  auth.onDevicesGone((deviceIds) => {
+    for (const socket of watchers.sockets) if (deviceIds.includes(watchers.deviceOf.get(socket) ?? '')) socket.close(REVOKED_CLOSE_CODE, 'this device was unpaired');
+  });
 
   const refusals = createRefusalTally((fields, message) => app.log.warn(fields, message));
   app.addHook('onClose', async () => refusals.close());

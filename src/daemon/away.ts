@@ -3,17 +3,18 @@
 // ("you": the CLI, and a page paired for nobody) has one switch, as before people were defined; each
 // person has their own, which only their pages turn. An ask is for someone away when its route's
 // people include one who is away (with no route, anyone is), or when the daemon's own user is, who
-// sees and may answer everything. Kept in the state directory ({away, people?}: a file written before
-// people keeps reading), so a daemon that restarts keeps it; a file that cannot be read or written
-// leaves it as it was in memory (logged), never stops the daemon.
+// sees and may answer everything. Kept as a document ({away, people?}: one written before people
+// keeps reading; documents.ts), so a daemon that restarts keeps it, and every daemon sharing a store
+// has the same switches; one that cannot be read or written leaves it as it was in memory (logged),
+// never stops the daemon.
 import { z } from 'zod';
 import { PersonNameSchema, type RouteView } from '../protocol.js';
-import { readJsonFile, writeJsonFile } from './json-file.js';
+import type { Document } from './documents.js';
 
 type Log = { warn(fields: Record<string, unknown>, message: string): void };
 
 /** away.json: the daemon's own user's switch, and the people away (absent: nobody). */
-const AwayFileSchema = z.object({ away: z.boolean(), people: z.array(PersonNameSchema).optional() });
+export const AwayFileSchema = z.object({ away: z.boolean(), people: z.array(PersonNameSchema).optional() });
 
 /** A switch that changed: a person's, or the daemon's own user's (`person` absent). */
 export type AwayChange = { person?: string; away: boolean };
@@ -30,13 +31,24 @@ export type AwaySwitch = {
   subscribe(listener: (change: AwayChange) => void): () => void;
 };
 
-/** `file`: where it is kept (absent: memory only, for tests). */
-export function createAwaySwitch(options: { file?: string; log?: Log } = {}): AwaySwitch {
-  const stored = options.file ? readJsonFile(options.file, AwayFileSchema, (reason) => options.log?.warn({ reason }, 'the away switch on disk cannot be read: not away')) : undefined;
+/** `document`: where it is kept (absent: memory only, for tests). */
+export function createAwaySwitch(options: { document?: Document<z.infer<typeof AwayFileSchema>>; log?: Log } = {}): AwaySwitch {
+  const stored = options.document?.read();
   let away = stored?.away ?? false;
   let people: string[] = [...new Set(stored?.people ?? [])];
   const listeners = new Set<(change: AwayChange) => void>();
   const isAway = (person?: string) => (person === undefined ? away : people.includes(person));
+  const tell = (change: AwayChange) => {
+    for (const listener of listeners) listener(change);
+  };
+  // Switched on another daemon sharing the store: each switch that changed is told as if turned here.
+  options.document?.onChange((value) => {
+    const before = { away, people };
+    away = value.away;
+    people = [...new Set(value.people ?? [])];
+    if (before.away !== away) tell({ away });
+    for (const person of new Set([...before.people, ...people])) if (before.people.includes(person) !== people.includes(person)) tell({ person, away: people.includes(person) });
+  });
   return {
     isAway,
     awayPeople: () => people,
@@ -45,15 +57,12 @@ export function createAwaySwitch(options: { file?: string; log?: Log } = {}): Aw
       if (isAway(person) === next) return false;
       if (person === undefined) away = next;
       else people = next ? [...people, person] : people.filter((name) => name !== person);
-      if (options.file) {
-        try {
-          writeJsonFile(options.file, { away, ...(people.length > 0 ? { people } : {}) });
-        } catch (error) {
-          options.log?.warn({ error: (error as Error).message }, 'could not keep the away switch on disk: it holds until the daemon stops');
-        }
+      try {
+        options.document?.write({ away, ...(people.length > 0 ? { people } : {}) });
+      } catch (error) {
+        options.log?.warn({ error: (error as Error).message }, 'could not keep the away switch: it holds here until the daemon stops');
       }
-      const change: AwayChange = { away: next, ...(person === undefined ? {} : { person }) };
-      for (const listener of listeners) listener(change);
+      tell({ away: next, ...(person === undefined ? {} : { person }) });
       return true;
     },
     subscribe(listener) {

@@ -5,16 +5,17 @@
 // (at most GRANT_MAX_MINUTES), its session's end, or a revoke. Once people are defined a grant is its
 // maker's: it covers only what they could decide (an ask with no route, or one routed to them; one
 // made by nobody named, only asks with no route), and only their own pages and chats see and revoke
-// it (the CLI sees and revokes every one). Kept in the state directory (0600,
-// written atomically), so a daemon that restarts keeps them until they end; a file that cannot be
-// read or written leaves them as they are in memory (logged), never stops the daemon.
+// it (the CLI sees and revokes every one). Kept as a document (documents.ts: the state directory's
+// file, or the shared store, whose daemons all hold the same grants), so a daemon that restarts keeps
+// them until they end; one that cannot be read or written leaves them as they are in memory (logged),
+// never stops the daemon.
 import { randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { AnswerError } from '../answers.js';
 import { ruleCovers } from '../grant-rules.js';
 import { GRANT_MAX_MINUTES, GrantSchema, type Agent, type ApprovalDecision, type AskView, type Grant, type Decider, type GrantChoice, type RouteView, type Source } from '../protocol.js';
 import type { Viewer } from '../route-access.js';
-import { readJsonFile, writeJsonFile } from './json-file.js';
+import type { Document } from './documents.js';
 import type { AnswerResult, AskStore } from './asks/store.js';
 
 type Log = { warn(fields: Record<string, unknown>, message: string): void; info(fields: Record<string, unknown>, message: string): void };
@@ -27,10 +28,13 @@ const seenBy = (grant: Grant, viewer: Viewer) => viewer.kind === 'local' || gran
 
 export type GrantStore = ReturnType<typeof createGrantStore>;
 
-/** `file`: where they are kept (absent: memory only, for tests); `now`: the clock (tests move it). */
-export function createGrantStore(options: { file?: string; now?: () => number; log?: Log } = {}) {
+/** How the grants are kept. */
+export const GrantsSchema = z.array(GrantSchema);
+
+/** `document`: where they are kept (absent: memory only, for tests); `now`: the clock (tests move it). */
+export function createGrantStore(options: { document?: Document<Grant[]>; now?: () => number; log?: Log } = {}) {
   const now = options.now ?? Date.now;
-  let grants: Grant[] = options.file ? readJsonFile(options.file, z.array(GrantSchema), (reason) => options.log?.warn({ reason }, 'could not read the grants: none hold')) ?? [] : [];
+  let grants: Grant[] = options.document?.read() ?? [];
   const listeners = new Set<(grants: Grant[]) => void>();
   let endTimer: NodeJS.Timeout | undefined;
 
@@ -40,16 +44,24 @@ export function createGrantStore(options: { file?: string; now?: () => number; l
   /** Keep what lives, on disk and in memory; tell every listener; wake at the next end. */
   function changed(): void {
     grants = live();
-    if (options.file) {
-      try {
-        writeJsonFile(options.file, grants);
-      } catch (error) {
-        options.log?.warn({ error: (error as Error).message }, 'could not keep the grants on disk: they hold until the daemon stops');
-      }
+    try {
+      options.document?.write(grants);
+    } catch (error) {
+      options.log?.warn({ error: (error as Error).message }, 'could not keep the grants: they hold here until the daemon stops');
     }
+    told();
+  }
+
+  function told(): void {
     for (const listener of listeners) listener(grants);
     scheduleEnd();
   }
+
+  // Made, revoked or ended by another daemon sharing the store.
+  options.document?.onChange((value) => {
+    grants = value;
+    told();
+  });
 
   function scheduleEnd(): void {
     clearTimeout(endTimer);

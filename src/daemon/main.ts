@@ -12,11 +12,13 @@ import { createLogger, wantsColor } from './logger.js';
 import { createConfigWatch } from './config-watch.js';
 import { createHistory } from './asks/history.js';
 import { createAuditTrail } from './audit.js';
-import { createAwaySwitch } from './away.js';
+import type { z } from 'zod';
+import { AwayFileSchema, createAwaySwitch } from './away.js';
 import { loadElicitationForms, type ElicitationForms } from './elicitation-forms.js';
 import { keepHeldElicitations } from './held-elicitations.js';
 import { createPolicy, type Policy } from './asks/policy.js';
-import { createPageSessionFile } from './page-sessions.js';
+import { pageSessionsIn } from './page-sessions.js';
+import { fileDocuments, openSharedDocuments, type DocumentName } from './documents.js';
 import { MAX_PENDING, WAITING_BYTES } from './limits.js';
 import { createPendingFiles } from './asks/pending-files.js';
 import { createAskStore, kindOf, type PendingRecord, type AskStore } from './asks/store.js';
@@ -30,8 +32,9 @@ import { DaemonStartError } from './start-error.js';
 import { readListenTls, serveTls, type ListenTls, type TlsDoor } from './tls-listener.js';
 import { createWebhooks } from './webhooks.js';
 import { createTelegram } from './telegram/bot.js';
-import { createGrantStore } from './grants.js';
-import { createPeople } from './people.js';
+import { StoredChatsSchema } from './telegram/chats.js';
+import { createGrantStore, GrantsSchema } from './grants.js';
+import { createPeople, PeopleSchema } from './people.js';
 import { claudeProjectsDir, readSessionContext } from './transcript.js';
 import { watchForTerminalAnswer } from './terminal-answers.js';
 import { LOOPBACK_HOST, openStateDir, resolveStateDir, stateDirWriteError, type DaemonFailure, type PortHolder } from '../state-dir.js';
@@ -47,7 +50,7 @@ import { profileOf } from '../agents.js';
 import { readWiring, turnEndReach } from '../wiring.js';
 import type { StoreHealth, TurnEndReach } from '../protocol.js';
 import { chooseStore } from '../store/setting.js';
-import { openStore, StoreSchemaError, type SharedStore } from '../store/postgres.js';
+import { openStore, StoreSchemaError, type SharedStore, type StoreLog } from '../store/postgres.js';
 import { holdLeadership, LEADER_LOCKS } from '../store/leader.js';
 import { shareAsks, type SharedAsks } from './shared-asks.js';
 import { createPersonDecisions } from './asks/person-decisions.js';
@@ -165,8 +168,28 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     },
   });
   audit.check();
-  const peopleLog = logger.child({ component: 'people' });
-  const people = createPeople({ file: stateDir.paths.people, log: { warn: (fields, message) => peopleLog.warn(fields, message) } });
+  const publicUrlSetting = createPublicUrlSetting({ ...startingUrl, listening: tls !== undefined });
+  const loopbackUrl = `http://${LOOPBACK_HOST}:${port}/`;
+  // Stable across this daemon's restarts, so that the asks its hooks hold stay its own.
+  const daemonId = `${hostname()}:${port}`;
+  const storeLogger = logger.child({ component: 'store' });
+  const storeLog = { info: (fields: Record<string, unknown>, message: string) => storeLogger.info(fields, message), warn: (fields: Record<string, unknown>, message: string) => storeLogger.warn(fields, message) };
+  const sharedStore = await openSharedStore(options, {
+    command,
+    daemon: { id: daemonId, url: publicUrlSetting.url()?.href ?? loopbackUrl },
+    log: storeLog,
+    onChange: (health) => {
+      storeBanner = health.reachable ? null : `The shared store cannot be used (${health.reason})`;
+      app?.askbridge.broadcast({ type: 'banner', message: banner() });
+    },
+  });
+  // The people, the paired pages and chats, the grants and the away switch: files in the state
+  // directory, or with a store, its documents, shared by every daemon on it.
+  const sharedDocuments = sharedStore ? await openSharedDocuments({ pool: sharedStore.pool, daemon: daemonId, reachable: () => sharedStore.health().reachable, log: storeLog }) : undefined;
+  const documents = sharedDocuments ?? fileDocuments;
+  /** A document, and a warning when what is kept cannot be read. */
+  const document = <T>(name: DocumentName, file: string, schema: z.ZodType<T>, unreadable: string) => documents.open(name, file, schema, (reason) => logger.warn({ document: name, reason }, unreadable));
+  const people = createPeople({ document: document('people', stateDir.paths.people, PeopleSchema, 'could not read the people: none are known') });
   refuseTeamWithoutRoutes(options.env, people.list().length);
   // A team's trail: once people are defined, every decision is recorded, and a person's (or any
   // allow) waits for its line. With none, askbridge serves one person as before: history.jsonl is the record.
@@ -198,7 +221,6 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
 
   const notifyLog = logger.child({ component: 'notify' });
   const log = { info: (fields: Record<string, unknown>, message: string) => notifyLog.info(fields, message), warn: (fields: Record<string, unknown>, message: string) => notifyLog.warn(fields, message) };
-  const publicUrlSetting = createPublicUrlSetting({ ...startingUrl, listening: tls !== undefined });
   let push: Push | undefined;
   try {
     // ASKBRIDGE_TEST_PUSH_SERVICE, for tests only: the one origin of a local stand-in push service.
@@ -208,21 +230,9 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   }
   // The user's Telegram bot: it starts once the user config is read (userConfigChanged), if it names one.
   const grantLog = logger.child({ component: 'grants' });
-  const grants = createGrantStore({ file: stateDir.paths.grants, log: { info: (fields, message) => grantLog.info(fields, message), warn: (fields, message) => grantLog.warn(fields, message) } });
+  const grants = createGrantStore({ document: document('grants', stateDir.paths.grants, GrantsSchema, 'could not read the grants: none hold'), log: { info: (fields, message) => grantLog.info(fields, message), warn: (fields, message) => grantLog.warn(fields, message) } });
   const { userValueNotUsed } = publicUrlSetting.status();
   if (userValueNotUsed !== undefined) logger.warn({ publicUrl: userValueNotUsed, inUse: publicUrl?.origin, source: startingUrl.source }, 'publicUrl in the user config is not used: the flag or the environment wins over it');
-  const loopbackUrl = `http://${LOOPBACK_HOST}:${port}/`;
-  // Stable across this daemon's restarts, so that the asks its hooks hold stay its own.
-  const daemonId = `${hostname()}:${port}`;
-  const sharedStore = await openSharedStore(options, {
-    command,
-    daemon: { id: daemonId, url: publicUrlSetting.url()?.href ?? loopbackUrl },
-    logger,
-    onChange: (health) => {
-      storeBanner = health.reachable ? null : `The shared store cannot be used (${health.reason})`;
-      app?.askbridge.broadcast({ type: 'banner', message: banner() });
-    },
-  });
   const telegramLog = logger.child({ component: 'telegram' });
   const decisions = createPersonDecisions(store, grants);
   let sharedAsks: SharedAsks | undefined;
@@ -230,7 +240,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     store,
     grants,
     decisions,
-    chatsFile: stateDir.paths.telegramChats,
+    chats: document('telegram-chats', stateDir.paths.telegramChats, StoredChatsSchema, 'the paired Telegram chats could not be read: none is paired until one pairs again'),
     isKnownPerson: (person) => people.get(person) !== undefined,
     // Only a link a phone can open: never a loopback one.
     publicLink: (askId) => {
@@ -309,7 +319,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     // The command hook does not need it; http hooks are refused (and their terminal asks) until it exists.
     logger.warn({ error: (error as Error).message }, `the hook key could not be made: http hooks are refused until \`${command} install\` can make it`);
   }
-  const away = createAwaySwitch({ file: stateDir.paths.away, log: logger });
+  const away = createAwaySwitch({ document: document('away', stateDir.paths.away, AwayFileSchema, 'the away switch cannot be read: not away'), log: logger });
   keepHeldElicitations(store, stateDir.paths.heldElicitations, logger);
   const turnEnds = createTurnEndReach(options.env, store, command);
   app = await buildApp({
@@ -332,7 +342,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     configFor: (cwd) => configWatch.effective(cwd),
     health: () => ({ history: history.problem(), audit: audit.problem(), store: storeHealth() }),
     history: { path: stateDir.paths.history, flushed: () => history.flushed() },
-    pageSessionStore: createPageSessionFile(stateDir.paths.pageSessions),
+    pageSessionStore: pageSessionsIn(documents, stateDir.paths.pageSessions),
     telegram,
     push,
     oneTap,
@@ -356,14 +366,14 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   restoreWaitingQuestions(store, pendingRecords, planQuestion, logger, forms);
   // Once this daemon's own asks are back: they are written to the store, and the others' shown here.
   if (sharedStore) {
-    const sharedLog = logger.child({ component: 'store' });
     sharedAsks = shareAsks({
       pool: sharedStore.pool,
       daemon: daemonId,
       store,
       decisions,
       checkEveryMs: sharedStore.seenEveryMs,
-      log: { info: (fields, message) => sharedLog.info(fields, message), warn: (fields, message) => sharedLog.warn(fields, message) },
+      documents: sharedDocuments,
+      log: storeLog,
     });
   }
   // From here on, each new question is told once; restored ones were told when they were first asked.
@@ -451,18 +461,17 @@ function refuseTeamWithoutRoutes(env: NodeJS.ProcessEnv, people: number): void {
  * cannot be used, or a database whose schema this daemon cannot run on, is a reason not to start; a
  * store that does not answer is not (it is reported, and tried again).
  */
-async function openSharedStore(options: DaemonOptions, wiring: { command: string; daemon: { id: string; url: string }; logger: Logger; onChange: (health: StoreHealth) => void }): Promise<SharedStore | undefined> {
+async function openSharedStore(options: DaemonOptions, wiring: { command: string; daemon: { id: string; url: string }; log: StoreLog; onChange: (health: StoreHealth) => void }): Promise<SharedStore | undefined> {
   const choice = chooseStore(options.env);
   if (choice.kind === 'none') return undefined;
   if (choice.kind === 'error') throw new DaemonStartError(`the shared store cannot be used: ${choice.message}`);
-  const log = wiring.logger.child({ component: 'store' });
   try {
     return await openStore({
       setting: choice.setting,
       env: options.env,
       command: wiring.command,
       daemon: wiring.daemon,
-      log: { info: (fields, message) => log.info(fields, message), warn: (fields, message) => log.warn(fields, message) },
+      log: wiring.log,
       onChange: wiring.onChange,
       // For tests only: how fast a store that went away (or came back) is noticed.
       seenEveryMs: Number(options.env.ASKBRIDGE_TEST_STORE_SEEN_MS) || undefined,

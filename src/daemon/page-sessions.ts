@@ -1,12 +1,11 @@
-// page-sessions.json: the paired pages, so that a daemon restart does not unpair them. Only hashes
-// (of each page's cookie and key), expiry times and each page's device (a public id, a name, when
-// it paired and was last seen) are kept, 0600, written atomically. A file from before devices had
+// page-sessions.json (or the shared store's document of that name): the paired pages, so that a
+// daemon restart does not unpair them. Only hashes (of each page's cookie and key), expiry times and
+// each page's device (a public id, a name, when it paired and was last seen) are kept, 0600, written atomically. A file from before devices had
 // names loads with a made-up name; one from before pages had keys loads as empty: those pages pair again.
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { PersonNameSchema } from '../protocol.js';
-import { writeFileAtomic } from '../state-dir.js';
+import type { Documents } from './documents.js';
 import type { PageSessionStore, StoredPageSession } from './routes/auth.js';
 
 const hash = z.string().regex(/^[0-9a-f]{64}$/);
@@ -26,18 +25,12 @@ const UnnamedSessionSchema = z.tuple([hash, z.number(), hash]).transform(
 );
 const PageSessionsSchema = z.array(z.union([SessionSchema, UnnamedSessionSchema]));
 
-export function createPageSessionFile(path: string): PageSessionStore {
+/** The paired pages, kept as the document `page-sessions` (documents.ts): on every daemon sharing a store, a page paired on one is paired on all. */
+export function pageSessionsIn(documents: Documents, file: string): PageSessionStore {
+  const document = documents.open('page-sessions', file, PageSessionsSchema);
   return {
-    load(): StoredPageSession[] {
-      try {
-        const parsed = PageSessionsSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
-        return parsed.success ? parsed.data : [];
-      } catch {
-        return [];
-      }
-    },
-    save(entries) {
-      writeFileAtomic(path, `${JSON.stringify(entries)}\n`);
-    },
+    load: () => document.read() ?? [],
+    save: (entries) => document.write(entries),
+    onChange: (listener) => document.onChange(listener),
   };
 }

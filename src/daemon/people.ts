@@ -1,35 +1,39 @@
-// The people askbridge knows (`askbridge people add NAME --group G`), kept in the state directory
-// (0600, written atomically). With none, askbridge serves one person, "you", exactly as before: no
+// The people askbridge knows (`askbridge people add NAME --group G`), kept as a document
+// (documents.ts: the state directory's file, or the shared store). With none, askbridge serves one person, "you", exactly as before: no
 // route applies and every paired device sees and decides everything. A change is on disk before it
-// is in memory, so a restart never brings back a person shown as removed. Devices and chats name
+// is in memory, so a restart never brings back a person shown as removed; a change another daemon
+// sharing the store made is told to the listeners as one made here. Devices and chats name
 // their person; removing a person unpairs them (the caller's, once this has succeeded).
 import { z } from 'zod';
 import { PersonSchema, type Person } from '../protocol.js';
-import { readJsonFile, writeJsonFile } from './json-file.js';
-
-type Log = { warn(fields: Record<string, unknown>, message: string): void };
+import type { Document } from './documents.js';
 
 /** How a change went: `not_saved` changed nothing, here as on disk. */
 export type PeopleChange = { kind: 'done'; person: Person } | { kind: 'exists' } | { kind: 'not_found' } | { kind: 'not_saved'; reason: string };
 
 export type People = ReturnType<typeof createPeople>;
 
-/** `file`: where they are kept (absent: memory only, for tests). */
-export function createPeople(options: { file?: string; now?: () => number; log?: Log } = {}) {
-  const now = options.now ?? Date.now;
-  let people: Person[] = options.file ? readJsonFile(options.file, z.array(PersonSchema), (reason) => options.log?.warn({ reason }, 'could not read the people: none are known')) ?? [] : [];
-  const listeners = new Set<(people: readonly Person[]) => void>();
+/** How the people are kept. */
+export const PeopleSchema = z.array(PersonSchema);
 
-  function save(next: Person[]): string | undefined {
-    if (options.file) {
-      try {
-        writeJsonFile(options.file, next);
-      } catch (error) {
-        return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
-      }
-    }
+/** `document`: where they are kept (absent: memory only, for tests). */
+export function createPeople(options: { document?: Document<Person[]>; now?: () => number } = {}) {
+  const now = options.now ?? Date.now;
+  let people: Person[] = options.document?.read() ?? [];
+  const listeners = new Set<(people: readonly Person[]) => void>();
+  const changed = (next: Person[]) => {
     people = next;
     for (const listener of listeners) listener(people);
+  };
+  options.document?.onChange(changed);
+
+  function save(next: Person[]): string | undefined {
+    try {
+      options.document?.write(next);
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    }
+    changed(next);
     return undefined;
   }
 

@@ -6,29 +6,29 @@
 // one event loop, so the first decision wins across daemons), and that daemon replies with the
 // holder's result. Notifications can be missed (a connection that broke), so whatever listens reads
 // everything again each time it connects, and every little while: a notification only says what to
-// read. It knows nothing of HTTP; pg is loaded only with a store (postgres.ts).
+// read. The same connection hears of the documents another daemon changed (documents.ts). It knows
+// nothing of HTTP; pg is loaded only with a store (postgres.ts).
 import type { Pool, PoolClient, Notification } from 'pg';
 import { z } from 'zod';
 import { AskViewSchema, type AskView, type Decider } from '../protocol.js';
 import type { AskStore } from './asks/store.js';
+import { STORE_CHANNEL as CHANNEL, type StoreLog } from '../store/postgres.js';
+import type { SharedDocuments } from './documents.js';
 import { DecisionRequestSchema, resultFromJson, resultToJson, type DecisionResult, type PersonDecision, type PersonDecisions, type Unavailable } from './asks/person-decisions.js';
 
-/** The channel every daemon listens on. */
-const CHANNEL = 'askbridge';
 /** How long a daemon waits for the holder's result before it says the holder could not be reached. */
 export const FORWARD_TIMEOUT_MS = 5_000;
 /** A daemon not seen for this many of its intervals is gone: its asks leave the others. */
 const GONE_AFTER_INTERVALS = 3;
 
-/** What a notification says: an ask changed (written by its holder), a request for a holder, a result for a sender. */
+/** What a notification says: an ask changed (written by its holder), a request for a holder, a result for a sender, a document changed. */
 const MessageSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('ask'), id: z.string(), daemon: z.string() }),
   z.object({ kind: z.literal('request'), id: z.string(), holder: z.string() }),
   z.object({ kind: z.literal('result'), id: z.string(), sender: z.string() }),
+  z.object({ kind: z.literal('document'), name: z.string(), daemon: z.string() }),
 ]);
 type Message = z.infer<typeof MessageSchema>;
-
-type Log = { info: (fields: Record<string, unknown>, message: string) => void; warn: (fields: Record<string, unknown>, message: string) => void };
 
 export type SharedAsksOptions = {
   pool: Pool;
@@ -36,7 +36,9 @@ export type SharedAsksOptions = {
   daemon: string;
   store: AskStore;
   decisions: PersonDecisions;
-  log: Log;
+  log: StoreLog;
+  /** The documents shared through the store (documents.ts): a change another daemon tells is read here. */
+  documents?: SharedDocuments;
   /** How often everything is read again, and the listening connection checked; also how often daemons are seen (postgres.ts). */
   checkEveryMs: number;
   forwardTimeoutMs?: number;
@@ -148,6 +150,7 @@ export function shareAsks(options: SharedAsksOptions): SharedAsks {
    * requests' results read.
    */
   async function resync(): Promise<void> {
+    await options.documents?.resync();
     const goneAfterSeconds = (GONE_AFTER_INTERVALS * options.checkEveryMs) / 1000;
     const ours = await pool.query<{ id: string }>('SELECT id FROM askbridge.asks WHERE daemon = $1 AND outcome IS NULL', [me]);
     for (const { id } of ours.rows) {
@@ -288,6 +291,7 @@ export function shareAsks(options: SharedAsksOptions): SharedAsks {
     if (data.kind === 'ask' && data.daemon !== me) read(() => readAsk(data.id));
     else if (data.kind === 'request' && data.holder === me) read(() => answerRequest(data.id));
     else if (data.kind === 'result' && data.sender === me) read(() => readResult(data.id));
+    else if (data.kind === 'document' && data.daemon !== me && options.documents) read(() => options.documents!.changed(data.name));
   }
 
   function lose(client: PoolClient, error?: unknown): void {
@@ -346,6 +350,7 @@ export function shareAsks(options: SharedAsksOptions): SharedAsks {
       drain();
       await writing;
       await reading;
+      await options.documents?.flushed();
       for (const resolve of waiting.values()) resolve(unavailable('holder_unreachable', 'this daemon is stopping'));
       waiting.clear();
       if (listener) {

@@ -10,6 +10,9 @@ import { clientConfig, describeStoreError } from './connect.js';
 import { appliedMigrations, compareSchema, knownMigrations, schemaProblem, type SchemaState } from './schema.js';
 import { describeStoreUrl, type StoreSetting } from './setting.js';
 
+/** The channel (LISTEN/NOTIFY) on which the daemons sharing a store tell each other what changed. */
+export const STORE_CHANNEL = 'askbridge';
+
 /** How often a daemon is seen again in `daemons`, which also tells whether the store still answers. */
 export const SEEN_EVERY_MS = 15_000;
 /** The first pause before trying an unreachable store again, and the longest (never over twice the seen interval). */
@@ -35,7 +38,7 @@ export class StoreSchemaError extends Error {
   }
 }
 
-type Log = { info: (fields: Record<string, unknown>, message: string) => void; warn: (fields: Record<string, unknown>, message: string) => void };
+export type StoreLog = { info: (fields: Record<string, unknown>, message: string) => void; warn: (fields: Record<string, unknown>, message: string) => void };
 
 export type StoreOptions = {
   setting: StoreSetting;
@@ -44,7 +47,7 @@ export type StoreOptions = {
   command: string;
   /** This daemon in `daemons`: its id (stable across its restarts) and where it is reached. */
   daemon: { id: string; url: string };
-  log: Log;
+  log: StoreLog;
   /** The health changed (reachable or not, or another reason). */
   onChange: (health: StoreHealth) => void;
   /** How often the daemon is seen again (tests make it short). */

@@ -26,8 +26,12 @@ export type TlsFront = {
   ca: string;
   /** Chromium flags: resolve the name to loopback and accept exactly the front's CA (its intermediate's key). */
   chromiumArgs: string[];
-  /** The daemon port it forwards to; set it before the first request (the daemon may start after the front). */
-  forwardTo(port: number): Promise<void>;
+  /**
+   * The daemon port it forwards to; set it before the first request (the daemon may start after the
+   * front). With several, as a team runs daemons sharing a store behind one front: the first that
+   * answers, and the next when it does not (a daemon killed).
+   */
+  forwardTo(...ports: number[]): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -64,11 +68,13 @@ export async function prepareTlsFront(): Promise<TlsFront> {
     port,
     ca: '',
     chromiumArgs: [],
-    async forwardTo(upstream) {
+    async forwardTo(...upstreams) {
       const caddyfile = join(dir, 'Caddyfile');
+      const to = upstreams.map((upstream) => `127.0.0.1:${upstream}`).join(' ');
+      const proxy = upstreams.length === 1 ? `reverse_proxy ${to}` : `reverse_proxy ${to} {\n\t\tlb_policy first\n\t\tlb_try_duration 5s\n\t\tfail_duration 30s\n\t}`;
       await writeFile(
         caddyfile,
-        `{\n\tadmin off\n\tlocal_certs\n\tskip_install_trust\n\thttp_port ${httpPort}\n\thttps_port ${port}\n}\nhttps://${FRONT_NAME}:${port} {\n\tbind 127.0.0.1\n\ttls internal\n\treverse_proxy 127.0.0.1:${upstream}\n}\n`,
+        `{\n\tadmin off\n\tlocal_certs\n\tskip_install_trust\n\thttp_port ${httpPort}\n\thttps_port ${port}\n}\nhttps://${FRONT_NAME}:${port} {\n\tbind 127.0.0.1\n\ttls internal\n\t${proxy}\n}\n`,
       );
       caddy = spawn(CADDY_PATH, ['run', '--config', caddyfile, '--adapter', 'caddyfile'], {
         env: { PATH: process.env.PATH ?? '/usr/bin:/bin', HOME: dir, XDG_DATA_HOME: join(dir, 'data'), XDG_CONFIG_HOME: join(dir, 'config') },

@@ -2,7 +2,8 @@ import { mkdtempSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createGrantStore } from '../../src/daemon/grants.js';
+import { createGrantStore, GrantsSchema } from '../../src/daemon/grants.js';
+import { fileDocuments } from '../../src/daemon/documents.js';
 import { grantable, ruleCovers, ruleFor } from '../../src/grant-rules.js';
 import type { AskView } from '../../src/protocol.js';
 
@@ -99,15 +100,15 @@ describe('the grant store', () => {
   it('is kept 0600 in its file and read back; a file it did not write holds none', () => {
     const dir = mkdtempSync(join(tmpdir(), 'grants-'));
     const file = join(dir, 'grants.json');
-    const first = createGrantStore({ file });
+    const first = createGrantStore({ document: fileDocuments.open('grants', file, GrantsSchema) });
     const grant = first.make(approvalAsk('npm test'), { minutes: 60, scope: 'session' }, { client: 'cli' })!;
     first.close();
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    const second = createGrantStore({ file });
+    const second = createGrantStore({ document: fileDocuments.open('grants', file, GrantsSchema) });
     expect(second.live()).toEqual([grant]);
     second.close();
     writeFileSync(file, JSON.stringify([{ rule: 'Bash(rm:*)', endsAt: Number.MAX_SAFE_INTEGER }]));
-    const forged = createGrantStore({ file });
+    const forged = createGrantStore({ document: fileDocuments.open('grants', file, GrantsSchema) });
     expect(forged.live()).toEqual([]);
     forged.close();
     expect(readFileSync(file, 'utf8')).toContain('Bash(rm:*)'); // left as it was until a grant changes

@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HOOK_KEY_HEADER, PERSON_HEADER, STOP_HOOK_PATH } from '../../src/http-hook.js';
 import { createAskStore, type NewAsk } from '../../src/daemon/asks/store.js';
-import { createAwaySwitch } from '../../src/daemon/away.js';
+import { AwayFileSchema, createAwaySwitch } from '../../src/daemon/away.js';
+import { fileDocuments } from '../../src/daemon/documents.js';
 import type { Channel } from '../../src/daemon/channels.js';
 import { createGrantStore } from '../../src/daemon/grants.js';
 import { createNotifier } from '../../src/daemon/notify.js';
@@ -37,14 +38,14 @@ describe("a person's away switch", () => {
   it('reads a file written before people had their own, and keeps theirs beside it', () => {
     const file = join(tempDir(), 'away.json');
     writeFileSync(file, '{"away":true}\n');
-    const away = createAwaySwitch({ file });
+    const away = createAwaySwitch({ document: fileDocuments.open('away', file, AwayFileSchema) });
     expect(away.isAway()).toBe(true);
     expect(away.awayPeople()).toEqual([]);
     expect(away.set(true, 'alice')).toBe(true);
     expect(away.set(true, 'alice')).toBe(false);
     expect(away.set(false)).toBe(true);
     expect(JSON.parse(readFileSync(file, 'utf8'))).toEqual({ away: false, people: ['alice'] });
-    const again = createAwaySwitch({ file });
+    const again = createAwaySwitch({ document: fileDocuments.open('away', file, AwayFileSchema) });
     expect([again.isAway(), again.isAway('alice'), again.isAway('bob')]).toEqual([false, true, false]);
   });
 

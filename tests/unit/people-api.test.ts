@@ -5,7 +5,8 @@ import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPeople } from '../../src/daemon/people.js';
+import { createPeople, PeopleSchema } from '../../src/daemon/people.js';
+import { fileDocuments } from '../../src/daemon/documents.js';
 import { buildTestApp, HOST, LOCAL, ORIGIN, type TestApp } from '../stack/app.js';
 
 let test: TestApp | undefined;
@@ -48,7 +49,7 @@ describe('the people routes', () => {
     const dir = mkdtempSync(join(tmpdir(), 'askbridge-people-'));
     dirs.push(dir);
     const file = join(dir, 'people.json');
-    test = await buildTestApp({ people: createPeople({ file }) });
+    test = await buildTestApp({ people: createPeople({ document: fileDocuments.open('people', file, PeopleSchema) }) });
     expect((await test.app.inject({ method: 'POST', url: '/api/people', headers: LOCAL, payload: { name: 'alice', groups: ['dev'] } })).statusCode).toBe(200);
     const alice = await pairFor(test.app, 'alice');
     // The file can no longer be replaced: a folder stands where it was.

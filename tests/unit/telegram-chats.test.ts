@@ -5,7 +5,11 @@ import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createChats, GUESSES_PER_CHAT } from '../../src/daemon/telegram/chats.js';
+import { createChats, GUESSES_PER_CHAT, StoredChatsSchema } from '../../src/daemon/telegram/chats.js';
+import { fileDocuments } from '../../src/daemon/documents.js';
+
+/** The chats kept in this file, as the daemon keeps them without a shared store. */
+const chatsIn = (file: string, unreadable?: (reason: string) => void) => fileDocuments.open('telegram-chats', file, StoredChatsSchema, unreadable);
 
 const dirs: string[] = [];
 function chatsFile(): string {
@@ -20,7 +24,7 @@ afterEach(() => {
 describe('telegram chats', () => {
   it("pairs a chat as a person's, and no longer heeds it once askbridge does not know that person", () => {
     const known = new Set(['carol']);
-    const chats = createChats({ file: chatsFile(), isKnownPerson: (person) => known.has(person) });
+    const chats = createChats({ document: chatsIn(chatsFile()), isKnownPerson: (person) => known.has(person) });
     const paired = chats.pair(chats.createCode('carol').code, { chatId: 42, userId: 42, name: 'Telegram: @carol' });
     expect(paired).toMatchObject({ kind: 'paired', chat: { person: 'carol' } });
     expect(chats.isPaired(42)).toBe(true);
@@ -32,7 +36,7 @@ describe('telegram chats', () => {
 
   it('pairs a chat once per code, keeps it on disk 0600 without the code, and forgets it when revoked', () => {
     const file = chatsFile();
-    const chats = createChats({ file });
+    const chats = createChats({ document: chatsIn(file) });
     const { code } = chats.createCode();
     const paired = chats.pair(code, { chatId: 42, userId: 42, name: 'Telegram: @alice' });
     expect(paired.kind).toBe('paired');
@@ -42,25 +46,25 @@ describe('telegram chats', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600);
     expect(readFileSync(file, 'utf8')).not.toContain(code);
 
-    const again = createChats({ file });
+    const again = createChats({ document: chatsIn(file) });
     expect(again.list().map((chat) => [chat.chatId, chat.name])).toEqual([[42, 'Telegram: @alice']]);
     const id = again.list()[0]!.id;
     expect(id).toMatch(/^[0-9a-f]{12}$/);
     expect(again.revoke(id).kind).toBe('revoked');
     expect(again.revoke(id)).toEqual({ kind: 'not_found' });
-    expect(createChats({ file }).isPaired(42)).toBe(false);
+    expect(createChats({ document: chatsIn(file) }).isPaired(42)).toBe(false);
   });
 
   it('refuses a code after ten minutes', () => {
     let now = 1_000_000;
-    const chats = createChats({ file: chatsFile(), now: () => now });
+    const chats = createChats({ document: chatsIn(chatsFile()), now: () => now });
     const { code } = chats.createCode();
     now += 10 * 60_000 + 1;
     expect(chats.pair(code, { chatId: 42, userId: 42, name: 'x' })).toEqual({ kind: 'bad_code' });
   });
 
   it('stops answering a chat that guesses too often, even with a live code', () => {
-    const chats = createChats({ file: chatsFile() });
+    const chats = createChats({ document: chatsIn(chatsFile()) });
     for (let guess = 0; guess < GUESSES_PER_CHAT; guess++) expect(chats.pair(`guess${guess}`, { chatId: 7, userId: 7, name: 'x' })).toEqual({ kind: 'bad_code' });
     expect(chats.pair('one-more', { chatId: 7, userId: 7, name: 'x' })).toEqual({ kind: 'too_many_guesses' });
     const { code } = chats.createCode();
@@ -71,7 +75,7 @@ describe('telegram chats', () => {
 
   it('keeps who paired a group; a group paired before that was kept is paired no more, and said so; a private chat is its own person', () => {
     const file = chatsFile();
-    const chats = createChats({ file });
+    const chats = createChats({ document: chatsIn(file) });
     const { code } = chats.createCode();
     expect(chats.pair(code, { chatId: -100_200, userId: 42, name: 'Telegram: Team (@alice)' }).kind).toBe('paired');
     expect(chats.personOf(-100_200)).toBe(42);
@@ -82,7 +86,7 @@ describe('telegram chats', () => {
       { id: 'bbbbbbbbbbbb', chatId: -300, name: 'Telegram: Team', pairedAt: 1, lastSeen: 1 },
     ]));
     const unknown: unknown[] = [];
-    const older = createChats({ file, onUnknownPerson: (chat) => unknown.push(chat) });
+    const older = createChats({ document: chatsIn(file), onUnknownPerson: (chat) => unknown.push(chat) });
     expect(unknown).toEqual([{ id: 'bbbbbbbbbbbb', chatId: -300 }]);
     expect(older.isPaired(-300)).toBe(false);
     expect(older.personOf(42)).toBe(42);
@@ -92,9 +96,9 @@ describe('telegram chats', () => {
     const file = chatsFile();
     const reasons: string[] = [];
     writeFileSync(file, '{not json');
-    expect(createChats({ file, onUnreadable: (reason) => reasons.push(reason) }).list()).toEqual([]);
+    expect(createChats({ document: chatsIn(file, (reason) => reasons.push(reason)) }).list()).toEqual([]);
     writeFileSync(file, '{"chats": []}');
-    expect(createChats({ file, onUnreadable: (reason) => reasons.push(reason) }).list()).toEqual([]);
+    expect(createChats({ document: chatsIn(file, (reason) => reasons.push(reason)) }).list()).toEqual([]);
     expect(reasons).toEqual(['not JSON', 'not as askbridge writes it']);
   });
 });

@@ -53,7 +53,8 @@ const sha256 = (value: string) => createHash('sha256').update(value).digest('hex
 export type Device = { id: string; name: string; pairedAt: number; lastSeen: number; person?: string };
 /** A paired page, as kept on disk: hashes of its cookie and of its key, when it expires, and its device. */
 export type StoredPageSession = Device & { cookieHash: string; keyHash: string; expiresAt: number };
-export type PageSessionStore = { load(): StoredPageSession[]; save(entries: StoredPageSession[]): void };
+/** Where the paired pages are kept: read at start, written whole on each change; `onChange`: another daemon sharing the store changed them. */
+export type PageSessionStore = { load(): StoredPageSession[]; save(entries: StoredPageSession[]): void; onChange?(listener: (entries: StoredPageSession[]) => void): void };
 /** How revoking a device went: `not_saved` left it paired, as the file on disk still says it is. */
 export type RevokeResult = { kind: 'revoked' } | { kind: 'not_found' } | { kind: 'not_saved'; reason: string };
 
@@ -98,6 +99,15 @@ export function createAuth(options: AuthOptions) {
     (options.pageSessionStore?.load() ?? []).filter((stored) => stored.expiresAt > now()).map(({ cookieHash, ...session }) => [cookieHash, session]),
   );
   const storedSessions = (): StoredPageSession[] => [...pageSessions].map(([cookieHash, session]) => ({ cookieHash, ...session }));
+  const devicesGone = new Set<(deviceIds: string[]) => void>();
+  // Paired or revoked on another daemon sharing the store: the same here, and a revoked device's pages are told.
+  options.pageSessionStore?.onChange?.((entries) => {
+    const before = new Set([...pageSessions.values()].map((session) => session.id));
+    pageSessions.clear();
+    for (const { cookieHash, ...session } of entries) if (session.expiresAt > now()) pageSessions.set(cookieHash, session);
+    for (const session of pageSessions.values()) before.delete(session.id);
+    if (before.size > 0) for (const listener of devicesGone) listener([...before]);
+  });
   let lastSeenSavedAt = now();
   /**
    * Writes the sessions; a failure is the caller's to report (pairing, revoking) or to shrug off (last
@@ -108,7 +118,15 @@ export function createAuth(options: AuthOptions) {
   const saveSessions = (entries: StoredPageSession[] = storedSessions()) => options.pageSessionStore?.save(entries);
   const reasonOf = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 
-  const cookieName = () => `askbridge_${options.port()}`;
+  /**
+   * The page's cookie, named by the port the browser reached: loopback pages of two daemons on one
+   * machine keep theirs apart (cookies ignore ports), and through the public URL it is the front's,
+   * so that the daemons sharing a store behind one front read the same cookie, whichever one serves.
+   */
+  const cookieName = (host: string | undefined) => {
+    const reached = publicUrl && host?.toLowerCase() === publicUrl.host ? new URL(publicUrl.origin) : undefined;
+    return `askbridge_${reached ? reached.port || (reached.protocol === 'https:' ? '443' : '80') : options.port()}`;
+  };
   let publicUrl = options.publicUrl;
 
   function loopbackHosts(): string[] {
@@ -132,9 +150,9 @@ export function createAuth(options: AuthOptions) {
     return given.length === tokenBuffer.length && timingSafeEqual(given, tokenBuffer);
   }
 
-  function readCookie(header: string | undefined): string | undefined {
+  function readCookie(header: string | undefined, host: string | undefined): string | undefined {
     if (!header) return undefined;
-    const name = cookieName();
+    const name = cookieName(host);
     for (const part of header.split(';')) {
       const index = part.indexOf('=');
       if (index > 0 && part.slice(0, index).trim() === name) return part.slice(index + 1).trim();
@@ -153,7 +171,7 @@ export function createAuth(options: AuthOptions) {
 
   /** The page session of a request that holds both its cookie and its key; the cookie alone is worth nothing. */
   function pageSessionOf(request: FastifyRequest): { id: string; deviceId: string; person?: string } | undefined {
-    const value = readCookie(request.headers.cookie);
+    const value = readCookie(request.headers.cookie, request.headers.host);
     if (!value) return undefined;
     const id = sha256(value);
     const session = pageSessions.get(id);
@@ -307,6 +325,11 @@ export function createAuth(options: AuthOptions) {
      * (its sockets are the caller's to close). When the list cannot be written, the device stays
      * paired, here as on disk, and the caller says so: a revoke that a restart would undo is refused.
      */
+    /** Told of the devices another daemon sharing the store unpaired (their sockets here are the listener's to close). */
+    onDevicesGone(listener: (deviceIds: string[]) => void): void {
+      devicesGone.add(listener);
+    },
+
     revokeDevice(deviceId: string): RevokeResult {
       const entry = [...pageSessions].find(([, session]) => session.id === deviceId);
       if (!entry) return { kind: 'not_found' };

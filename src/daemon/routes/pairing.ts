@@ -93,7 +93,7 @@ export const pairingRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { 
       // Through the public URL over https, the cookie is never sent in the clear.
       const publicUrl = auth.publicUrl();
       const secure = publicUrl?.secure === true && request.headers.host?.toLowerCase() === publicUrl.host ? '; Secure' : '';
-      reply.header('set-cookie', `${auth.cookieName()}=${page.cookie}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${page.maxAgeSeconds}${secure}`);
+      reply.header('set-cookie', `${auth.cookieName(request.headers.host)}=${page.cookie}; Path=/; HttpOnly; SameSite=Strict; Max-Age=${page.maxAgeSeconds}${secure}`);
       request.log.info('page paired');
       return { paired: true as const, key: page.key };
     },

@@ -28,7 +28,8 @@ import { markInvisible } from '../../visible-text.js';
 import type { AskStore } from '../asks/store.js';
 import type { PersonDecision, PersonDecisions, ResultOf } from '../asks/person-decisions.js';
 import type { GrantStore } from '../grants.js';
-import { createChats, type ChatRevoke, type PairedChat } from './chats.js';
+import { createChats, type ChatRevoke, type PairedChat, type StoredChat } from './chats.js';
+import type { Document } from '../documents.js';
 import { answersAtOnce, askDraft, CONFIRM_RISKY, grantsDraft, grantStep, MESSAGE_CHARS, offersGrant, oneTapField, promptFor, settledLine, type Action, type Button, type Draft, type Entity, type Selection } from './messages.js';
 
 export type TelegramLog = {
@@ -43,8 +44,8 @@ export type TelegramOptions = {
   grants?: GrantStore;
   /** How a chat's decision reaches its ask (an allow with a grant makes it there). */
   decisions: PersonDecisions;
-  /** telegram-chats.json in the state directory. */
-  chatsFile: string;
+  /** The paired chats: the document telegram-chats (documents.ts). */
+  chats: Document<StoredChat[]>;
   /** The page at the public URL, opened on this ask; undefined without one (a loopback link is never sent). */
   publicLink: (askId: string) => string | undefined;
   log: TelegramLog;
@@ -93,9 +94,8 @@ const POLLING: Record<LeaderState, TelegramPolling> = { held: 'polling_here', el
 export function createTelegram(options: TelegramOptions) {
   const { store, log } = options;
   const chats = createChats({
-    file: options.chatsFile,
+    document: options.chats,
     isKnownPerson: options.isKnownPerson,
-    onUnreadable: (reason) => log.warn({ path: options.chatsFile, reason }, 'the paired Telegram chats could not be read: none is paired until one pairs again'),
     onUnknownPerson: (chat) =>
       log.warn(
         { device: chat.id, chatId: chat.chatId },

@@ -1,21 +1,25 @@
 // The Telegram chats paired with the user's bot: each is a device the person can list and revoke,
-// kept in telegram-chats.json (0600) so that it survives restarts. A chat pairs by sending
+// kept as the document telegram-chats (documents.ts: telegram-chats.json, 0600, or the shared store,
+// whichever daemon polls the bot) so that it survives restarts. A chat pairs by sending
 // `/start CODE` with a one-time code `askbridge pair --telegram` asked for; only hashes of codes are
 // kept, and wrong codes are counted per chat. A pairing is of a chat and of the person who sent the
 // code there (their Telegram user id): in a group, only they decide. Pairing and revoking write the
 // list they would make first and change memory only once it is on disk, as auth.ts does for
-// browsers. No I/O but that file.
+// browsers. No I/O but that document.
 import { createHash, randomBytes } from 'node:crypto';
 import { z } from 'zod';
 import { PAIRING_CODE_TTL_MS, PersonNameSchema } from '../../protocol.js';
-import { readJsonFile, writeJsonFile } from '../json-file.js';
+import type { Document } from '../documents.js';
 
 const sha256 = (value: string) => createHash('sha256').update(value).digest('hex');
 
 /** A chat as kept on disk; one paired before askbridge kept who paired it has no userId. */
 const StoredChatSchema = z.object({ id: z.string().regex(/^[0-9a-f]{12}$/), chatId: z.number().int(), userId: z.number().int().optional(), name: z.string(), pairedAt: z.number(), lastSeen: z.number(), person: PersonNameSchema.optional() });
 /** A paired chat, and the one person in it whose presses and replies decide. */
-export type PairedChat = z.infer<typeof StoredChatSchema> & { userId: number };
+export type StoredChat = z.infer<typeof StoredChatSchema>;
+export type PairedChat = StoredChat & { userId: number };
+/** How the paired chats are kept. */
+export const StoredChatsSchema = z.array(StoredChatSchema);
 
 /**
  * How pairing a chat went: paired, a code that does not pair, one made for a person askbridge no
@@ -34,10 +38,9 @@ const MAX_GUESSERS = 1000;
 const LAST_SEEN_SAVE_MS = 60_000;
 
 export type ChatsOptions = {
-  file: string;
+  /** Where the paired chats are kept (documents.ts: the document `telegram-chats`). */
+  document: Document<StoredChat[]>;
   now?: () => number;
-  /** Told when the file on disk cannot be read (it is then taken as empty). */
-  onUnreadable?: (reason: string) => void;
   /** Told of each group paired before askbridge kept who paired it: no longer paired, until it pairs again. */
   onUnknownPerson?: (chat: Pick<PairedChat, 'id' | 'chatId'>) => void;
   /**
@@ -59,7 +62,7 @@ export function createChats(options: ChatsOptions) {
   const heeded = () => chats.filter((chat) => chat.person === undefined || options.isKnownPerson?.(chat.person) !== false);
 
   function load(): PairedChat[] {
-    return (readJsonFile(options.file, z.array(StoredChatSchema), options.onUnreadable) ?? []).flatMap(withPerson);
+    return (options.document.read() ?? []).flatMap(withPerson);
   }
 
   /**
@@ -74,7 +77,11 @@ export function createChats(options: ChatsOptions) {
     return [];
   }
 
-  const save = (list: PairedChat[]) => writeJsonFile(options.file, list);
+  const save = (list: PairedChat[]) => options.document.write(list);
+  // Paired or unpaired through another daemon sharing the store.
+  options.document.onChange((list) => {
+    chats = list.flatMap(withPerson);
+  });
   const reasonOf = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 
   /** Whether this chat sent too many wrong codes lately; counts this one when `count`. */
