@@ -32,6 +32,7 @@ import { statusRoutes } from './routes/status.js';
 import { grantRoutes } from './routes/grants.js';
 import { peopleRoutes } from './routes/people.js';
 import { routeExplainRoutes } from './routes/route-explain.js';
+import { createPersonDecisions } from './asks/person-decisions.js';
 
 /** A WebSocket closed because the address it came through is no longer accepted (policy violation). */
 const ADDRESS_GONE_CLOSE_CODE = 1008;
@@ -131,7 +132,7 @@ export async function buildApp(deps: AppDeps) {
     watchers: (route) => (route ? [...watchers.sockets].filter((socket) => isRoutedTo({ route }, watchers.viewerOf.get(socket) ?? { kind: 'local' })).length : watchers.sockets.size),
     reachableElsewhere: (route) => {
       const tellable = deps.tellable?.(route);
-      return tellable !== undefined && tellable.pushDevices + tellable.telegramChats > 0;
+      return (tellable !== undefined && tellable.pushDevices + tellable.telegramChats > 0) || deps.othersReachable?.() === true;
     },
     limits: deps.waitingLimits ?? { asks: MAX_PENDING, bytes: WAITING_BYTES },
     onOverload: deps.onOverload,
@@ -148,7 +149,8 @@ export async function buildApp(deps: AppDeps) {
     const awayPeople = viewer.kind === 'local' ? away.awayPeople() : [];
     return { away: away.isAway(), turnEnds, ...(awayPeople.length > 0 ? { awayPeople: [...awayPeople] } : {}) };
   };
-  const context: RouteContext = { store: deps.store, desk, auth, watchers, deps, away, awayState, port: listeningPort, openApi: () => openApi.document() };
+  const decisions = deps.decisions ?? createPersonDecisions(deps.store, deps.grants);
+  const context: RouteContext = { store: deps.store, decisions, desk, auth, watchers, deps, away, awayState, port: listeningPort, openApi: () => openApi.document() };
   await app.register(hookRoutes, context);
   await app.register(asksRoutes, context);
   await app.register(attachRoutes, context);

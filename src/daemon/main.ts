@@ -49,6 +49,8 @@ import type { StoreHealth, TurnEndReach } from '../protocol.js';
 import { chooseStore } from '../store/setting.js';
 import { openStore, StoreSchemaError, type SharedStore } from '../store/postgres.js';
 import { holdLeadership, LEADER_LOCKS } from '../store/leader.js';
+import { shareAsks, type SharedAsks } from '../store/shared-asks.js';
+import { createPersonDecisions } from './asks/person-decisions.js';
 
 export type DaemonOptions = {
   env: NodeJS.ProcessEnv;
@@ -180,6 +182,8 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     },
   });
   store.subscribe((event) => {
+    // Another daemon's ask is in its own history.
+    if (event.elsewhere) return;
     // A relayed decision delivered, or never deliverable: its line again, which stands for the first.
     if (event.type === 'updated' && event.ask.delivery !== undefined && event.ask.delivery !== 'waiting') history.append(event.ask);
     if (event.type !== 'resolved') return;
@@ -208,10 +212,11 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   const { userValueNotUsed } = publicUrlSetting.status();
   if (userValueNotUsed !== undefined) logger.warn({ publicUrl: userValueNotUsed, inUse: publicUrl?.origin, source: startingUrl.source }, 'publicUrl in the user config is not used: the flag or the environment wins over it');
   const loopbackUrl = `http://${LOOPBACK_HOST}:${port}/`;
+  // Stable across this daemon's restarts, so that the asks its hooks hold stay its own.
+  const daemonId = `${hostname()}:${port}`;
   const sharedStore = await openSharedStore(options, {
     command,
-    // Stable across this daemon's restarts, so that the asks its hooks hold stay its own.
-    daemon: { id: `${hostname()}:${port}`, url: publicUrlSetting.url()?.href ?? loopbackUrl },
+    daemon: { id: daemonId, url: publicUrlSetting.url()?.href ?? loopbackUrl },
     logger,
     onChange: (health) => {
       storeBanner = health.reachable ? null : `The shared store cannot be used (${health.reason})`;
@@ -219,9 +224,12 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     },
   });
   const telegramLog = logger.child({ component: 'telegram' });
+  const decisions = createPersonDecisions(store, grants);
+  let sharedAsks: SharedAsks | undefined;
   const telegram = createTelegram({
     store,
     grants,
+    decisions,
     chatsFile: stateDir.paths.telegramChats,
     isKnownPerson: (person) => people.get(person) !== undefined,
     // Only a link a phone can open: never a loopback one.
@@ -306,6 +314,8 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   const turnEnds = createTurnEndReach(options.env, store, command);
   app = await buildApp({
     store,
+    decisions,
+    othersReachable: () => sharedAsks?.othersReachable() ?? false,
     token,
     hookKey: () => stateDir.readHookKey(),
     port,
@@ -344,6 +354,18 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   // A relayed Codex request may be an MCP server's form: reading one needs elicitation-form.ts.
   const forms = pendingRecords.some((record) => record.door === 'relay' && record.agent === 'codex') ? await loadElicitationForms() : undefined;
   restoreWaitingQuestions(store, pendingRecords, planQuestion, logger, forms);
+  // Once this daemon's own asks are back: they are written to the store, and the others' shown here.
+  if (sharedStore) {
+    const sharedLog = logger.child({ component: 'store' });
+    sharedAsks = shareAsks({
+      pool: sharedStore.pool,
+      daemon: daemonId,
+      store,
+      decisions,
+      checkEveryMs: sharedStore.seenEveryMs,
+      log: { info: (fields, message) => sharedLog.info(fields, message), warn: (fields, message) => sharedLog.warn(fields, message) },
+    });
+  }
   // From here on, each new question is told once; restored ones were told when they were first asked.
   const configNow = (cwd: string) => configWatch.effective(cwd).config;
   // ASKBRIDGE_TEST_NOTIFY_RETRY_MS, for tests only: retries without the real backoff.
@@ -372,7 +394,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     await app.ready();
   } catch (error) {
     closeChannels();
-    await Promise.all([app.close(), configWatch.close(), telegram.close().then(() => sharedStore?.close())]);
+    await Promise.all([app.close(), configWatch.close(), Promise.all([telegram.close(), sharedAsks?.close()]).then(() => sharedStore?.close())]);
     throw error;
   }
   const tlsDoor = tls ? serveTls(app, tls) : undefined;
@@ -398,8 +420,8 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     logger.info('stopping: waiting hooks hand their questions to the terminal');
     store.releaseAll();
     closeChannels();
-    // The bot stops (and lets go of the store's lock) before the store's pool ends.
-    await Promise.all([app!.close(), tlsDoor?.close(), configWatch.close(), history.flushed(), telegram.close().then(() => sharedStore?.close())]);
+    // The bot stops (and lets go of the store's lock), and the asks' last changes are written, before the store's pool ends.
+    await Promise.all([app!.close(), tlsDoor?.close(), configWatch.close(), history.flushed(), Promise.all([telegram.close(), sharedAsks?.close()]).then(() => sharedStore?.close())]);
     history.close();
     grants.close();
     stateDir.removeDaemonInfo(options.keeperPid);
@@ -408,11 +430,6 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   return { app, port, url, logger, stop };
 }
 
-/**
- * The shared store, when one is set (ASKBRIDGE_STORE, or the user config's `store`): a setting that
- * cannot be used, or a database whose schema this daemon cannot run on, is a reason not to start; a
- * store that does not answer is not (it is reported, and tried again).
- */
 /**
  * With people defined, the user config's routes keep each person's asks to them. A user config that
  * does not read at start has no last good version to fall back on (a later broken edit keeps the last
@@ -429,6 +446,11 @@ function refuseTeamWithoutRoutes(env: NodeJS.ProcessEnv, people: number): void {
   }
 }
 
+/**
+ * The shared store, when one is set (ASKBRIDGE_STORE, or the user config's `store`): a setting that
+ * cannot be used, or a database whose schema this daemon cannot run on, is a reason not to start; a
+ * store that does not answer is not (it is reported, and tried again).
+ */
 async function openSharedStore(options: DaemonOptions, wiring: { command: string; daemon: { id: string; url: string }; logger: Logger; onChange: (health: StoreHealth) => void }): Promise<SharedStore | undefined> {
   const choice = chooseStore(options.env);
   if (choice.kind === 'none') return undefined;
@@ -561,7 +583,7 @@ function createTurnEndReach(env: NodeJS.ProcessEnv, store: AskStore, command: st
   const seen = new Set<string>();
   store.subscribe((event) => {
     const { ask } = event;
-    if (event.type !== 'added' || ask.machine !== undefined || ask.asker !== undefined || ask.cwd === '' || seen.has(ask.cwd)) return;
+    if (event.type !== 'added' || event.elsewhere || ask.machine !== undefined || ask.asker !== undefined || ask.cwd === '' || seen.has(ask.cwd)) return;
     seen.add(ask.cwd);
     if (seen.size > MAX_SEEN_FOLDERS) seen.delete(seen.values().next().value!);
   });

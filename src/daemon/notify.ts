@@ -44,7 +44,8 @@ export function createNotifier(options: NotifierOptions) {
       heldWhileHere.delete(event.ask.id);
       return;
     }
-    if (event.type !== 'added') return;
+    // Another daemon's ask: that daemon tells its person's channels.
+    if (event.type !== 'added' || event.elsewhere) return;
     const { id } = event.ask;
     if (event.ask.terminalWait && !options.away.awayFor(event.ask)) return;
     if (event.ask.approval) {

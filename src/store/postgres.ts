@@ -18,8 +18,10 @@ const RETRY_MAX_MS = 30_000;
 
 export type SharedStore = {
   health: () => StoreHealth;
-  /** The pool, for what holds a connection of its own (leader.ts). */
+  /** The pool, for what holds a connection of its own (leader.ts) and what is shared (shared-asks.ts). */
   pool: Pool;
+  /** How often the daemon is seen again in `daemons`. */
+  seenEveryMs: number;
   close: () => Promise<void>;
 };
 
@@ -59,7 +61,7 @@ export async function openStore(options: StoreOptions): Promise<SharedStore> {
   const retryMaxMs = Math.min(RETRY_MAX_MS, 2 * seenEveryMs);
   const where = describeStoreUrl(setting.url);
   const { default: pg } = await import('pg');
-  const pool: Pool = new pg.Pool({ ...clientConfig(setting.url, options.env), max: 4, idleTimeoutMillis: 10_000 });
+  const pool: Pool = new pg.Pool({ ...clientConfig(setting.url, options.env), max: 6, idleTimeoutMillis: 10_000 });
   const startedAt = new Date();
   let health: StoreHealth = { where, reachable: false, reason: 'not checked yet', since: Date.now() };
   let timer: NodeJS.Timeout | undefined;
@@ -149,6 +151,7 @@ export async function openStore(options: StoreOptions): Promise<SharedStore> {
   return {
     health: () => health,
     pool,
+    seenEveryMs,
     close: async () => {
       closed = true;
       clearTimeout(timer);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { assertBuildIsFresh, baseEnv } from '../stack/env.js';
-import { postgresAvailability, startPostgres, type PostgresCluster } from '../stack/postgres.js';
+import { LATER_MIGRATION as LATER, LATEST_SCHEMA as LATEST, postgresAvailability, SHIPPED_MIGRATIONS as SHIPPED, startPostgres, type PostgresCluster } from '../stack/postgres.js';
 import { parseJson, runCli } from '../stack/processes.js';
 import { freePort } from '../stack/tls-front.js';
 
@@ -42,25 +42,25 @@ describe.skipIf(!postgres.available)('askbridge store', () => {
 
     const before = await runCli(['store', 'status', '--json'], env);
     expect(before.code).toBe(1);
-    expect(parseJson<StoreStatus>(before.stdout, 'store status')).toMatchObject({ reachable: true, schema: { database: null, daemon: 1, state: 'unmigrated' }, problem: expect.stringContaining('store migrate') });
+    expect(parseJson<StoreStatus>(before.stdout, 'store status')).toMatchObject({ reachable: true, schema: { database: null, daemon: LATEST, state: 'unmigrated' }, problem: expect.stringContaining('store migrate') });
 
     const first = await runCli(['store', 'migrate'], env);
     expect(first.stderr).toBe('');
     expect(first.code).toBe(0);
-    expect(first.stdout).toBe(`migrated the store ${cluster.urlFor('fresh')} to schema version 1: ran 0001_first-schema\n`);
+    expect(first.stdout).toBe(`migrated the store ${cluster.urlFor('fresh')} to schema version ${LATEST}: ran ${SHIPPED.join(', ')}\n`);
     const tables = await cluster.query<{ table_name: string }>("SELECT table_name FROM information_schema.tables WHERE table_schema = 'askbridge' ORDER BY table_name", 'fresh');
-    expect(tables.map((table) => table.table_name)).toEqual(['asks', 'audit', 'daemons', 'documents', 'history', 'migrations']);
+    expect(tables.map((table) => table.table_name)).toEqual(['asks', 'audit', 'daemons', 'documents', 'history', 'migrations', 'requests']);
     // Nothing of askbridge's outside its schema.
     expect(await cluster.query("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'", 'fresh')).toEqual([]);
 
     const second = await runCli(['store', 'migrate'], env);
     expect(second.code).toBe(0);
-    expect(second.stdout).toBe(`the store ${cluster.urlFor('fresh')} is at schema version 1 already: nothing to migrate\n`);
-    expect(await cluster.query('SELECT name FROM askbridge.migrations', 'fresh')).toEqual([{ name: '0001_first-schema' }]);
+    expect(second.stdout).toBe(`the store ${cluster.urlFor('fresh')} is at schema version ${LATEST} already: nothing to migrate\n`);
+    expect(await cluster.query('SELECT name FROM askbridge.migrations', 'fresh')).toEqual(SHIPPED.map((name) => ({ name })));
 
     const after = await runCli(['store', 'status'], env);
     expect(after.code).toBe(0);
-    expect(after.stdout).toContain(`store: ${cluster.urlFor('fresh')} (from ${join(env.XDG_CONFIG_HOME!, 'askbridge', 'config.json')})\nreachable\nschema version: 1 in the database, 1 in this askbridge (current)\n`);
+    expect(after.stdout).toContain(`store: ${cluster.urlFor('fresh')} (from ${join(env.XDG_CONFIG_HOME!, 'askbridge', 'config.json')})\nreachable\nschema version: ${LATEST} in the database, ${LATEST} in this askbridge (current)\n`);
   });
 
   it('leaves a database newer than this askbridge alone, naming both versions', async () => {
@@ -68,16 +68,16 @@ describe.skipIf(!postgres.available)('askbridge store', () => {
     const env = envWith({ store: cluster.urlFor('future') });
     expect((await runCli(['store', 'migrate'], env)).code).toBe(0);
     // A migration a later askbridge ran.
-    await cluster.query("INSERT INTO askbridge.migrations (name, run_on) VALUES ('0002_from-a-later-askbridge', now())", 'future');
+    await cluster.query(`INSERT INTO askbridge.migrations (name, run_on) VALUES ('${LATER}', now())`, 'future');
 
     const status = await runCli(['store', 'status', '--json'], env);
     expect(status.code).toBe(1);
-    expect(parseJson<StoreStatus>(status.stdout, 'store status')).toMatchObject({ schema: { database: 2, daemon: 1, state: 'newer' } });
+    expect(parseJson<StoreStatus>(status.stdout, 'store status')).toMatchObject({ schema: { database: LATEST + 1, daemon: LATEST, state: 'newer' } });
 
     const migrate = await runCli(['store', 'migrate'], env);
     expect(migrate.code).toBe(1);
-    expect(migrate.stderr).toMatch(/^askbridge store: .*the store's schema is version 2, newer than this askbridge's \(version 1; it does not know 0002_from-a-later-askbridge\): upgrade askbridge .*; nothing was changed\n$/);
-    expect(await cluster.query('SELECT count(*)::int AS count FROM askbridge.migrations', 'future')).toEqual([{ count: 2 }]);
+    expect(migrate.stderr).toMatch(new RegExp(`^askbridge store: .*the store's schema is version ${LATEST + 1}, newer than this askbridge's \\(version ${LATEST}; it does not know ${LATER}\\): upgrade askbridge .*; nothing was changed\n$`));
+    expect(await cluster.query('SELECT count(*)::int AS count FROM askbridge.migrations', 'future')).toEqual([{ count: SHIPPED.length + 1 }]);
   });
 
   it('refuses a URL with a password in the config file, and says where the password goes instead', async () => {

@@ -10,7 +10,7 @@ import { sleep, waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
 import { assertBuildIsFresh } from '../stack/env.js';
 import { listenAsProgram } from '../stack/live-feed.js';
-import { postgresAvailability, startPostgres, type PostgresCluster } from '../stack/postgres.js';
+import { LATER_MIGRATION, LATEST_SCHEMA, postgresAvailability, startPostgres, type PostgresCluster } from '../stack/postgres.js';
 import { parseJson, runCli } from '../stack/processes.js';
 import { migratedDatabase } from '../stack/shared-store.js';
 
@@ -109,9 +109,9 @@ describe.skipIf(!postgres.available)('the daemon with a shared store', () => {
 
   it('refuses to start on a database newer than itself, naming both versions', async () => {
     const url = await database('newer');
-    await cluster.query("INSERT INTO askbridge.migrations (name, run_on) VALUES ('0002_from-a-later-askbridge', now())", 'newer');
+    await cluster.query(`INSERT INTO askbridge.migrations (name, run_on) VALUES ('${LATER_MIGRATION}', now())`, 'newer');
     await expect(startDaemon({ config: { store: url }, env: storeEnv() })).rejects.toThrow(
-      /askbridge start: the shared store cannot be used: .*newer: the store's schema is version 2, newer than this askbridge's \(version 1; it does not know 0002_from-a-later-askbridge\): upgrade askbridge/,
+      new RegExp(`askbridge start: the shared store cannot be used: .*newer: the store's schema is version ${LATEST_SCHEMA + 1}, newer than this askbridge's \\(version ${LATEST_SCHEMA}; it does not know ${LATER_MIGRATION}\\): upgrade askbridge`),
     );
   });
 

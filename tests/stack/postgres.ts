@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import pg from 'pg';
 import { freePort } from './tls-front.js';
 import { cannotRunHere } from './unavailable.js';
+import { knownMigrations, latestVersion } from '../../src/store/schema.js';
 
 /** The role every test connects as: the cluster's superuser, with a password. */
 export const TEST_ROLE = 'askbridge_test';
@@ -146,3 +147,9 @@ function postgresUser(): { uid: number; gid: number } {
     throw new Error('running as root, and there is no postgres user to run PostgreSQL as (install the Debian "postgresql" package, which makes it)');
   }
 }
+
+/** The migrations this askbridge ships, oldest first, and the schema version they make. */
+export const SHIPPED_MIGRATIONS = knownMigrations();
+export const LATEST_SCHEMA = latestVersion(SHIPPED_MIGRATIONS);
+/** A migration only a later askbridge would know: what a database migrated by one has run. */
+export const LATER_MIGRATION = `${String(LATEST_SCHEMA + 1).padStart(4, '0')}_from-a-later-askbridge`;

@@ -46,7 +46,8 @@ export type Outcome = {
  */
 export type Reply<Decision = unknown> = (outcome: Outcome) => Decision | null;
 
-export type StoreEvent = { type: 'added' | 'updated' | 'resolved'; ask: AskView };
+/** A change of an ask: `elsewhere` when another daemon sharing the store holds it (mirror()): its own channels tell it. */
+export type StoreEvent = { type: 'added' | 'updated' | 'resolved'; ask: AskView; elsewhere?: true };
 
 /** What an asker proved itself with: the hook key, or the token (the command hook signs with it, a local program sends it). */
 export type Credential = 'hook-key' | 'token';
@@ -246,6 +247,8 @@ type Entry = {
   sameAs: string | undefined;
   /** A relay's request, kept on disk with it (NewAsk.relayed). */
   relayed: Record<string, unknown> | undefined;
+  /** The daemon that holds it, when another one sharing the store does (mirror()): it is only shown here. */
+  holder: string | undefined;
 };
 
 export type AskStoreOptions = {
@@ -401,6 +404,8 @@ export function createAskStore(options: AskStoreOptions = {}) {
   const emit = (event: StoreEvent) => {
     for (const listener of listeners) listener(event);
   };
+  /** Tells a change of an ask another daemon holds. */
+  const emitElsewhere = (type: StoreEvent['type'], entry: Entry) => emit({ type, ask: entry.view, elsewhere: true });
 
   function forgetOldFinished(): void {
     const cutoff = now() - keepFinishedMs;
@@ -614,6 +619,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
       persisted: false,
       sameAs: input.sameAs,
       relayed: input.relayed,
+      holder: undefined,
     };
     byId.set(entry.view.id, entry);
     if (input.sameAs !== undefined) pendingBySameAs.set(input.sameAs, entry);
@@ -625,7 +631,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
   /** The ask, when `by` may decide it: one routed to other people is, to them, not there at all. */
   function entryFor(id: string, by: Decider): Entry | undefined {
     const entry = byId.get(id);
-    return entry && isRoutedTo(entry.view, viewerOf(by)) ? entry : undefined;
+    return entry && entry.holder === undefined && isRoutedTo(entry.view, viewerOf(by)) ? entry : undefined;
   }
 
   function settleByPerson(id: string, outcome: Outcome & { source: Decider & { kind: 'person' } }): AnswerResult {
@@ -795,7 +801,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
      */
     extend(id: string): ExtendResult {
       const entry = byId.get(id);
-      if (!entry) return { kind: 'not_found' };
+      if (!entry || entry.holder !== undefined) return { kind: 'not_found' };
       if (entry.outcome) return { kind: 'already_resolved', ask: entry.view };
       const { expiresAt, extendableUntil } = entry.view;
       const target = extendableUntil === undefined ? expiresAt : Math.min(extendableUntil, Math.max(expiresAt, now() + EXTEND_STEP_MS));
@@ -865,7 +871,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
      */
     answeredInTerminal(id: string): AskView | undefined {
       const entry = byId.get(id);
-      if (!entry || entry.outcome || !entry.view.approval) return undefined;
+      if (!entry || entry.outcome || entry.holder !== undefined || !entry.view.approval) return undefined;
       settle(entry, { status: 'cancelled', source: { kind: 'terminal' } });
       return entry.view;
     },
@@ -917,7 +923,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
     releaseTurnEnds(letGo: (view: AskView) => boolean): AskView[] {
       const released: AskView[] = [];
       for (const entry of [...byId.values()]) {
-        if (entry.outcome || !entry.view.turnEnd || !letGo(entry.view)) continue;
+        if (entry.outcome || entry.holder !== undefined || !entry.view.turnEnd || !letGo(entry.view)) continue;
         settle(entry, { status: 'handed-to-terminal', source: { kind: 'back' } });
         released.push(entry.view);
       }
@@ -945,7 +951,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
      */
     setContext(id: string, context: SessionContext, limits: WaitingLimits): 'added' | 'settled' | 'no_room' {
       const entry = byId.get(id);
-      if (!entry || entry.outcome) return 'settled';
+      if (!entry || entry.outcome || entry.holder !== undefined) return 'settled';
       const view = { ...entry.view, context };
       const bytes = jsonBytes(view) + entry.inputBytes;
       const more = bytes - entry.bytes;
@@ -979,7 +985,88 @@ export function createAskStore(options: AskStoreOptions = {}) {
 
     /** Who asked it, as its limits are counted; undefined for an id not known. */
     askerOf(id: string): AskerIdentity | undefined {
-      return byId.get(id)?.asker;
+      const entry = byId.get(id);
+      return entry?.holder === undefined ? entry?.asker : undefined;
+    },
+
+    /** The daemon holding it, when another one sharing the store does (mirror()); undefined for an ask held here, or not known. */
+    holderOf(id: string): string | undefined {
+      return byId.get(id)?.holder;
+    },
+
+    /**
+     * What is kept of a waiting ask held here, to make it again elsewhere (the shared store keeps it
+     * with its view, as the waiting files do); undefined for one not held here.
+     */
+    recordOf(id: string): PendingRecord | undefined {
+      const entry = byId.get(id);
+      return entry && entry.holder === undefined ? recordOf(entry) : undefined;
+    },
+
+    /**
+     * An ask another daemon sharing the store holds, as it was last written there: shown here like
+     * any other (every page, chat and terminal of this daemon lists it), but never settled here, as
+     * only its holder can hand the answer to its hook. A decision for it is sent to that daemon
+     * (person-decisions.ts). Its views come in the order they were written: a settled one ends it,
+     * and nothing comes after that. An ask held here is never replaced.
+     */
+    mirror(view: AskView, holder: string): void {
+      const entry = byId.get(view.id);
+      if (entry && (entry.holder === undefined || entry.outcome)) return;
+      if (view.status !== 'pending') {
+        // Never seen waiting here: nothing to take off.
+        if (!entry) return;
+        entry.outcome = { status: view.status, source: view.source ?? { kind: 'hook-gone' } };
+        entry.view = view;
+        finish(entry);
+        emitElsewhere('resolved', entry);
+      } else if (entry) {
+        entry.view = view;
+        emitElsewhere('updated', entry);
+      } else {
+        const mirrored: Entry = {
+          view,
+          toolInput: {},
+          questions: [],
+          asker: { transport: 'ask', agent: view.agent, credential: 'token', machine: view.machine, program: view.asker?.kind },
+          askerKey: `elsewhere\u0000${holder}`,
+          bytes: 0,
+          inputBytes: 0,
+          waiters: new Set(),
+          timer: undefined,
+          reattachTimer: undefined,
+          deliveryTimer: undefined,
+          outcome: undefined,
+          onTimeout: () => ({ status: 'cancelled', source: { kind: 'hook-gone' } }),
+          persisted: false,
+          sameAs: undefined,
+          relayed: undefined,
+          holder,
+        };
+        byId.set(view.id, mirrored);
+        idByKey.set(keyOf(view.sessionId, view.toolUseId), view.id);
+        emitElsewhere('added', mirrored);
+      }
+    },
+
+    /**
+     * Another daemon's waiting ask the store no longer shows (its daemon is gone, and its hook with
+     * it): taken off every page here, as withdrawn, and forgotten, so that it is shown again if that
+     * daemon comes back with it.
+     */
+    forget(id: string): void {
+      const entry = byId.get(id);
+      if (!entry || entry.holder === undefined || entry.outcome) return;
+      byId.delete(id);
+      if (idByKey.get(keyOf(entry.view.sessionId, entry.view.toolUseId)) === id) idByKey.delete(keyOf(entry.view.sessionId, entry.view.toolUseId));
+      emit({ type: 'resolved', ask: { ...entry.view, status: 'cancelled', source: { kind: 'hook-gone' }, resolvedAt: now() }, elsewhere: true });
+    },
+
+    /** The asks other daemons hold that wait, as shown here: their ids. */
+    mirroredWaiting(): string[] {
+      const ids: string[] = [];
+      for (const entry of byId.values()) if (entry.holder !== undefined && !entry.outcome) ids.push(entry.view.id);
+      return ids;
     },
 
     /** What waits: in all, or of one asker. */
@@ -1003,7 +1090,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
     /** The daemon is stopping: every waiting hook prints nothing, so each terminal asks instead. */
     releaseAll(): void {
       for (const entry of [...byId.values()]) {
-        if (!entry.outcome) settle(entry, { status: 'handed-to-terminal', source: { kind: 'daemon-stopped' } });
+        if (!entry.outcome && entry.holder === undefined) settle(entry, { status: 'handed-to-terminal', source: { kind: 'daemon-stopped' } });
       }
     },
   };

@@ -10,12 +10,10 @@ import { ANSWER_CLIENT_HEADER, AnswerRequestSchema, ApprovalDecisionSchema, AskR
 import { ANSWER_BODY_LIMIT_BYTES, EXTEND_STEP_MS } from '../limits.js';
 import type { RouteContext } from './context.js';
 import { HttpError } from '../errors.js';
-import type { AnswerResult, ExtendResult } from '../asks/store.js';
+import type { DecisionResult } from '../asks/person-decisions.js';
 import { machineOf, personOf, requireHookKey } from './hook-key.js';
 import { openOrRefuse } from './open-or-refuse.js';
-import { decideApproval } from '../grants.js';
 import { HOOK_KEY_HEADER } from '../../http-hook.js';
-import { loadElicitationForms } from '../elicitation-forms.js';
 import { deciderOf, viewerOfRequest } from './decider.js';
 import { isRoutedTo } from '../../route-access.js';
 
@@ -118,7 +116,7 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     async (request, reply) => {
       const { id } = request.params;
       const by = deciderOf(request, context.auth, request.headers[ANSWER_CLIENT_HEADER] === 'notification' ? 'notification' : 'page');
-      const result = store.answer(id, request.body.responses, by);
+      const result = await context.decisions.take(id, { action: 'answer', responses: request.body.responses }, by);
       if (result.kind === 'answered') request.log.info({ askId: id, client: by.client, person: by.person }, 'question answered');
       if (result.kind === 'failed') request.log.error({ askId: id, client: by.client, error: result.ask.error }, 'answer accepted, but no decision could be built: the terminal asks');
       return sendResult(reply, result);
@@ -141,7 +139,7 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     async (request, reply) => {
       const { id } = request.params;
       const by = deciderOf(request, context.auth);
-      const result = decideApproval(store, context.deps.grants, id, request.body, by);
+      const result = await context.decisions.take(id, { action: 'decide', decision: request.body }, by);
       if (result.kind === 'answered') request.log.info({ askId: id, client: by.client, person: by.person, behavior: request.body.behavior }, 'approval decided');
       if (result.kind === 'allowed_once') request.log.info({ askId: id, client: by.client, person: by.person }, 'one of two people allowed an approval');
       if (result.kind === 'failed') request.log.error({ askId: id, client: by.client, error: result.ask.error }, 'decision accepted, but none could be built: the terminal decides');
@@ -165,8 +163,7 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
     async (request, reply) => {
       const { id } = request.params;
       const by = deciderOf(request, context.auth);
-      const { checkFormContent } = await loadElicitationForms();
-      const result = store.respondToElicitation(id, request.body, by, checkFormContent);
+      const result = await context.decisions.take(id, { action: 'elicitation', response: request.body }, by);
       if (result.kind === 'answered') request.log.info({ askId: id, client: by.client, person: by.person, action: request.body.action }, 'elicitation responded to');
       if (result.kind === 'failed') request.log.error({ askId: id, client: by.client, error: result.ask.error }, "response accepted, but none could be built: Claude Code's own dialog asks");
       return sendResult(reply, result);
@@ -177,7 +174,7 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
   app.post(
     '/api/asks/:id/terminal',
     { config: { access: 'page-or-local' }, bodyLimit: 1024, schema: { summary: "Hand it back to Claude Code's own dialog in the terminal", params: IdParamsSchema, response: SETTLE_REPLIES } },
-    async (request, reply) => sendResult(reply, store.handToTerminal(request.params.id, deciderOf(request, context.auth))),
+    async (request, reply) => sendResult(reply, await context.decisions.take(request.params.id, { action: 'terminal' }, deciderOf(request, context.auth))),
   );
 
   // The page (or the terminal) asks while a person is typing and the deadline is near: the policy
@@ -195,9 +192,7 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       },
     },
     async (request, reply) => {
-      const ask = store.get(request.params.id);
-      if (ask && !isRoutedTo(ask, viewerOfRequest(request))) throw notFound();
-      const result = store.extend(request.params.id);
+      const result = await context.decisions.take(request.params.id, { action: 'extend' }, deciderOf(request, context.auth));
       if (result.kind === 'extended') request.log.info({ askId: request.params.id, expiresAt: result.ask.expiresAt }, 'question extended');
       return sendResult(reply, result);
     },
@@ -206,7 +201,7 @@ export const asksRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
   app.post(
     '/api/asks/:id/decline',
     { config: { access: 'page-or-local' }, bodyLimit: 1024, schema: { summary: 'Decline it: Claude is told the person chose not to answer', params: IdParamsSchema, response: SETTLE_REPLIES } },
-    async (request, reply) => sendResult(reply, store.decline(request.params.id, deciderOf(request, context.auth))),
+    async (request, reply) => sendResult(reply, await context.decisions.take(request.params.id, { action: 'decline' }, deciderOf(request, context.auth))),
   );
 };
 
@@ -229,7 +224,7 @@ function sendTooLate(reply: FastifyReply, ask: AskView) {
  * or an allow its person gave already), 400,
  * or 500 when no reply could be made.
  */
-function sendResult(reply: FastifyReply, result: AnswerResult | ExtendResult) {
+function sendResult(reply: FastifyReply, result: DecisionResult) {
   switch (result.kind) {
     case 'answered':
     case 'allowed_once':
@@ -251,6 +246,8 @@ function sendResult(reply: FastifyReply, result: AnswerResult | ExtendResult) {
       });
     case 'already_allowed':
       return reply.code(409).send({ error: { code: 'already_allowed', message: `${result.person} allowed it already: a second person must` }, ask: result.ask });
+    case 'unavailable':
+      throw new HttpError(503, result.code, result.message);
     case 'not_recorded':
       throw new HttpError(503, 'not_recorded', `nothing was sent: the decision's audit record could not be written (${result.reason}). It still waits.`);
     case 'failed':

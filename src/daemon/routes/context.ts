@@ -19,6 +19,7 @@ import type { WebSocket } from 'ws';
 import type { AwaySwitch } from '../away.js';
 import type { Telegram } from '../telegram/bot.js';
 import type { GrantStore } from '../grants.js';
+import type { PersonDecisions } from '../asks/person-decisions.js';
 import type { People } from '../people.js';
 import type { Viewer } from '../../route-access.js';
 
@@ -110,6 +111,10 @@ export type AppDeps = {
   terminalAnswers?: AskDesk['terminalAnswers'];
   /** The person's grants, kept across restarts (main.ts); without them, none can be made. */
   grants?: GrantStore;
+  /** How a person's decision reaches the ask (main.ts sends one for another daemon's ask there); without it, every ask is decided here. */
+  decisions?: PersonDecisions;
+  /** Whether another daemon sharing the store may reach someone (shared-asks.ts): an ask nobody here watches then waits. */
+  othersReachable?: () => boolean;
   /** The people askbridge knows (people.ts); absent: none, one anonymous person as before. */
   people?: People;
   /** Whether the person is away, kept across restarts (main.ts); without it, a switch in memory that starts off. */
@@ -123,6 +128,8 @@ export type AppDeps = {
 
 export type RouteContext = {
   store: AskStore;
+  /** Every person's decision goes through here (asks/person-decisions.ts). */
+  decisions: PersonDecisions;
   /** Where asks enter (asks/open-ask.ts). */
   desk: AskDesk;
   auth: Auth;

@@ -16,7 +16,7 @@ const OneTapReplySchema = z.object({ answered: z.literal(true), label: z.string(
 /** Taps that answer nothing, from one address, per minute. */
 export const ONE_TAP_GUESSES_PER_MINUTE = 10;
 
-export const oneTapRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, deps }) => {
+export const oneTapRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, decisions, deps }) => {
   const gone = () => new HttpError(410, 'gone', 'this button no longer answers: the question was answered or has ended');
 
   app.post(
@@ -38,7 +38,7 @@ export const oneTapRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { s
       const tap = deps.oneTap?.take(request.body.capability);
       const question = tap ? store.get(tap.askId)?.questions[0] : undefined;
       if (!tap || !question) throw gone();
-      const result = store.answer(tap.askId, [{ question: question.question, selected: [tap.label], other: null, notes: null }], { client: 'ntfy' });
+      const result = await decisions.take(tap.askId, { action: 'answer', responses: [{ question: question.question, selected: [tap.label], other: null, notes: null }] }, { client: 'ntfy' });
       if (result.kind === 'failed') {
         request.log.error({ askId: tap.askId, client: 'ntfy', error: result.ask.error }, 'answer accepted, but no decision could be built: the terminal asks');
         throw new HttpError(500, 'decision_failed', 'the answer was not delivered: the question went back to the terminal');

@@ -18,7 +18,7 @@ import { isRoutedTo, type Viewer } from '../../route-access.js';
 const SessionParamsSchema = z.object({ sessionId: z.string().min(1).max(LIMITS.idChars) }).meta({ title: 'session id' });
 const REFUSALS = { '4xx': ErrorReplySchema, '5xx': ErrorReplySchema };
 
-export const sessionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, away, awayState, auth }) => {
+export const sessionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { store, decisions, away, awayState, auth }) => {
   /** The turn's end this session waits at on this machine; refused (400) when there are several, which only `ask` tells apart. */
   const turnEndHere = (sessionId: string, viewer: Viewer) => {
     const here = store.turnEndsOf(sessionId).filter((ask) => ask.machine === undefined && isRoutedTo(ask, viewer));
@@ -78,7 +78,7 @@ export const sessionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { 
       if (!target || target.sessionId !== sessionId || !target.turnEnd || !isRoutedTo(target, viewer)) {
         throw new HttpError(404, 'not_waiting', 'Claude is not waiting for a reply in this session: it is working, or it stopped (only while you are away does the end of a turn wait)');
       }
-      const result = store.replyToTurn(target.id, 'text' in body ? body.text : null, by);
+      const result = await decisions.take(target.id, { action: 'reply', text: 'text' in body ? body.text : null }, by);
       switch (result.kind) {
         case 'answered':
           request.log.info({ askId: target.id, client: by.client, person: by.person, replied: 'text' in body }, 'turn end settled');
@@ -94,6 +94,8 @@ export const sessionRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { 
           throw new HttpError(500, 'decision_failed', `the reply was not delivered: ${result.ask.error ?? 'no reply could be made'}`);
         case 'not_recorded':
           throw new HttpError(503, 'not_recorded', `nothing was sent: the reply's audit record could not be written (${result.reason}). It still waits.`);
+        case 'unavailable':
+          throw new HttpError(503, result.code, result.message);
         default:
           throw new HttpError(404, 'not_waiting', 'Claude is not waiting for a reply in this session');
       }

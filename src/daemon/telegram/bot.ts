@@ -25,9 +25,9 @@ import type { LeaderState, Leadership } from '../../store/leader.js';
 import { shorten } from '../../shorten.js';
 import { needsTwoPeople, twoPeopleLine } from '../../two-people.js';
 import { markInvisible } from '../../visible-text.js';
-import type { AnswerResult, AskStore } from '../asks/store.js';
-import { loadElicitationForms } from '../elicitation-forms.js';
-import { decideApproval, type GrantStore } from '../grants.js';
+import type { AskStore } from '../asks/store.js';
+import type { PersonDecision, PersonDecisions, ResultOf } from '../asks/person-decisions.js';
+import type { GrantStore } from '../grants.js';
 import { createChats, type ChatRevoke, type PairedChat } from './chats.js';
 import { answersAtOnce, askDraft, CONFIRM_RISKY, grantsDraft, grantStep, MESSAGE_CHARS, offersGrant, oneTapField, promptFor, settledLine, type Action, type Button, type Draft, type Entity, type Selection } from './messages.js';
 
@@ -39,8 +39,10 @@ export type TelegramLog = {
 
 export type TelegramOptions = {
   store: AskStore;
-  /** The person's grants: a paired chat may make one with an allow, list them (/grants) and revoke them. */
+  /** The person's grants: a paired chat may list them (/grants) and revoke them. */
   grants?: GrantStore;
+  /** How a chat's decision reaches its ask (an allow with a grant makes it there). */
+  decisions: PersonDecisions;
   /** telegram-chats.json in the state directory. */
   chatsFile: string;
   /** The page at the public URL, opened on this ask; undefined without one (a loopback link is never sent). */
@@ -317,7 +319,7 @@ export function createTelegram(options: TelegramOptions) {
     const view = store.get(target.askId);
     if (!view) return send(chatId, 'This is no longer waiting.');
     if (view.status !== 'pending') return send(chatId, `Already answered (${settledLine(view)}).`);
-    const result = typed(chatId, view, target.action, message.text);
+    const result = await typed(chatId, view, target.action, message.text);
     if (result?.kind === 'allowed_once') send(chatId, ALLOWED_ONCE);
     else if (result && result.kind !== 'answered') send(chatId, refusal(result));
   }
@@ -355,12 +357,12 @@ export function createTelegram(options: TelegramOptions) {
   }
 
   /** Text typed in reply to a prompt: free text for a question, a deny's message, a plan's feedback, a reply to a turn's end, or the confirmation that allows a risky approval. */
-  function typed(chatId: number, view: AskView, action: Action, text: string): AnswerResult | undefined {
+  async function typed(chatId: number, view: AskView, action: Action, text: string): Promise<ResultOf<PersonDecision> | undefined> {
     switch (action.kind) {
       case 'other': {
         const question = view.questions[action.question];
         if (!question) return undefined;
-        if (answersAtOnce(view)) return store.answer(view.id, [{ question: question.question, selected: [], other: text, notes: null }], deciderOf(chatId));
+        if (answersAtOnce(view)) return decide(view, { action: 'answer', responses: [{ question: question.question, selected: [], other: text, notes: null }] }, chatId);
         const state = told.get(view.id);
         const selection = state?.selections[action.question];
         if (!state || !selection) return undefined;
@@ -374,12 +376,12 @@ export function createTelegram(options: TelegramOptions) {
           send(chatId, `Not allowed: to allow it, press Allow… again and type ${CONFIRM_RISKY}.`);
           return undefined;
         }
-        return store.decide(view.id, { behavior: 'allow', confirmRisky: true }, deciderOf(chatId));
+        return decide(view, { action: 'decide', decision: { behavior: 'allow', confirmRisky: true } }, chatId);
       case 'deny-message':
       case 'feedback':
-        return store.decide(view.id, { behavior: 'deny', message: text }, deciderOf(chatId));
+        return decide(view, { action: 'decide', decision: { behavior: 'deny', message: text } }, chatId);
       case 'reply':
-        return store.replyToTurn(view.id, text, deciderOf(chatId));
+        return decide(view, { action: 'reply', text }, chatId);
       default:
         return undefined;
     }
@@ -452,7 +454,7 @@ export function createTelegram(options: TelegramOptions) {
   }
 
   /** A button that acts at once: a choice, Send, allow (with a grant), deny, Done, an MCP form's value, decline or cancel. A string is a toast instead. */
-  async function pressed(view: AskView, action: Action, chatId: number): Promise<AnswerResult | string | undefined> {
+  async function pressed(view: AskView, action: Action, chatId: number): Promise<ResultOf<PersonDecision> | string | undefined> {
     switch (action.kind) {
       case 'heading':
         return 'Choose from the options under it.';
@@ -460,7 +462,7 @@ export function createTelegram(options: TelegramOptions) {
         const question = view.questions[action.question];
         const option = question?.options[action.option];
         if (!question || !option) return undefined;
-        if (answersAtOnce(view)) return store.answer(view.id, [{ question: question.question, selected: [option.label], other: null, notes: null }], deciderOf(chatId));
+        if (answersAtOnce(view)) return decide(view, { action: 'answer', responses: [{ question: question.question, selected: [option.label], other: null, notes: null }] }, chatId);
         const state = told.get(view.id);
         const selection = state?.selections[action.question];
         if (!state || !selection) return undefined;
@@ -483,34 +485,36 @@ export function createTelegram(options: TelegramOptions) {
           other: selections[index]!.other,
           notes: null,
         }));
-        return store.answer(view.id, responses, deciderOf(chatId));
+        return decide(view, { action: 'answer', responses }, chatId);
       }
       case 'allow': {
         const decision = { behavior: 'allow' as const, ...(action.suggestion === undefined ? {} : { suggestion: action.suggestion }), ...(action.grant ? { grant: action.grant } : {}) };
-        return decideApproval(store, options.grants, view.id, decision, deciderOf(chatId));
+        return decide(view, { action: 'decide', decision }, chatId);
       }
       case 'deny':
-        return store.decide(view.id, { behavior: 'deny' }, deciderOf(chatId));
+        return decide(view, { action: 'decide', decision: { behavior: 'deny' } }, chatId);
       case 'done':
-        return store.replyToTurn(view.id, null, deciderOf(chatId));
+        return decide(view, { action: 'reply', text: null }, chatId);
       case 'accept': {
         // Exactly the tapped value for the form's one field, checked as the page's answer is.
         const field = view.elicitation && oneTapField(view.elicitation)?.field;
         if (!field) return 'Not sent: answer this form on the page.';
-        const { checkFormContent } = await loadElicitationForms();
-        return store.respondToElicitation(view.id, { action: 'accept', content: { [field.name]: action.value } }, deciderOf(chatId), checkFormContent);
+        return decide(view, { action: 'elicitation', response: { action: 'accept', content: { [field.name]: action.value } } }, chatId);
       }
       case 'decline':
-      case 'cancel': {
-        const { checkFormContent } = await loadElicitationForms();
-        return store.respondToElicitation(view.id, { action: action.kind }, deciderOf(chatId), checkFormContent);
-      }
+      case 'cancel':
+        return decide(view, { action: 'elicitation', response: { action: action.kind } }, chatId);
       default:
         return undefined;
     }
   }
 
-  function refusal(result: Exclude<AnswerResult, { kind: 'answered' | 'allowed_once' }>): string {
+  /** A chat's decision on an ask, from this chat's person. */
+  function decide<D extends Exclude<PersonDecision, { action: 'extend' }>>(view: AskView, decision: D, chatId: number): Promise<ResultOf<D>> {
+    return options.decisions.take(view.id, decision, deciderOf(chatId));
+  }
+
+  function refusal(result: Exclude<ResultOf<PersonDecision>, { kind: 'answered' | 'allowed_once' }>): string {
     switch (result.kind) {
       case 'already_allowed':
         return 'You allowed it already: a second person must';
@@ -528,6 +532,11 @@ export function createTelegram(options: TelegramOptions) {
         return `Not sent: ${result.errors.map((error) => error.message).join('; ')}`;
       case 'not_recorded':
         return `Not sent: its audit record could not be written (${result.reason}). It still waits.`;
+      case 'unavailable':
+        return `Not sent: ${result.message}. It still waits.`;
+      case 'extended':
+      case 'unchanged':
+        return '';
     }
   }
 
