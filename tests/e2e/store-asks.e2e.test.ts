@@ -2,13 +2,14 @@
 // the command hook asks at daemon A, and the ask shows on daemon B (its list, `askbridge pending`,
 // a page paired with B in Chromium) within about a second. A decision sent to B is carried to A
 // through the store and decided there as if sent to A: B's reply is A's, the hook at A prints it,
-// and of two decisions sent at once to A and to B exactly one wins. An ask A settles leaves B; with
-// the database stopped, a decision is refused as store_unreachable on either daemon and the hook
-// waits on, until the database is back; a daemon stopped the usual way takes its asks with it.
+// and of two decisions sent at once to A and to B exactly one wins. An ask A settles leaves B, and a
+// late decision sent to B is told who won, as A tells it; with the database stopped, a decision is
+// refused as store_unreachable on either daemon and the hook waits on, until the database is back;
+// a daemon stopped the usual way takes its asks with it.
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { denialMessage } from '../../src/daemon/decisions/claude-code-permission.js';
-import type { AskReply, AskView, TooLateReply } from '../../src/protocol.js';
+import type { AskReply, AskView, StatusReply, TooLateReply } from '../../src/protocol.js';
 import { permissionPayload } from '../stack/approvals.js';
 import { expectSilentPassThrough } from '../stack/assertions.js';
 import { chromiumAvailability, launchBrowser, openAsk, openPairedPage } from '../stack/browser.js';
@@ -25,6 +26,13 @@ import { migratedDatabase, startOnStore } from '../stack/shared-store.js';
  * second; a machine running other tests beside this one is given a few.
  */
 const SHARED_WITHIN_MS = 5_000;
+
+/**
+ * How often each daemon checks the store here. A daemon not seen for three of them is gone, and its
+ * asks leave the others: at 200 ms, a daemon held up 600 ms by a busy machine would lose its asks on
+ * the other daemon for a moment, which is not what these tests are about.
+ */
+const STORE_CHECK_MS = 500;
 
 const ANSWER = loadFixture<FixtureAnswer>('01-single-select.answer.json');
 const EXPECTED_ALLOW = loadFixture<unknown>('01-single-select.expected-allow.json');
@@ -58,7 +66,7 @@ async function twoDaemons(): Promise<{ a: Daemon; b: Daemon }> {
   const url = await migratedDatabase(cluster, `asks_${++databases}`);
   const [a, b] = await Promise.all(
     [0, 1].map(async () => {
-      const daemon = await startOnStore(cluster, url);
+      const daemon = await startOnStore(cluster, url, { env: { ASKBRIDGE_TEST_STORE_SEEN_MS: String(STORE_CHECK_MS) } });
       daemons.push(daemon);
       return daemon;
     }),
@@ -94,6 +102,10 @@ function goneFrom(daemon: Daemon, id: string): Promise<true> {
 /** The page's inbox row and card of ask `id`, gone. */
 async function goneFromPage(page: Page, id: string): Promise<void> {
   await page.locator(`[data-ask-id="${id}"], article[data-question-id="${id}"][data-status="pending"]`).first().waitFor({ state: 'detached', timeout: SHARED_WITHIN_MS });
+}
+
+async function statusOf(daemon: Daemon): Promise<StatusReply> {
+  return parseJson<StatusReply>((await runCli(['status', '--json'], daemon.env)).stdout, 'status');
 }
 
 const hookGets = (decision: Record<string, unknown>) => ({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision } });
@@ -168,33 +180,49 @@ describe.skipIf(!postgres.available || !chromiumState.available)('asks shared be
 
     await goneFrom(b, view.id);
     await goneFromPage(page, view.id);
-    // B knows how it ended: a late decision sent there is told who won.
-    const late = await b.api<SettleReply>('POST', `/api/asks/${view.id}/decline`);
-    expect(late.status).toBe(409);
-    expect(late.body.ask).toMatchObject({ status: 'answered', source: { kind: 'person', client: 'cli' } });
   });
 
-  it('with the database stopped a decision is refused as store_unreachable on B and on A, and the hook waits on; once it is back, B decides it', async () => {
+  it('a decision sent to B once A settled the ask is answered as A answers it: 409 naming the winner', async () => {
+    const { a, b } = await twoDaemons();
+    const { hook, view } = await questionAt(a, 'store-late-at-b');
+    await shownOn(b, view.id);
+    const answered = await a.api<SettleReply>('POST', `/api/asks/${view.id}/answer`, { responses: ANSWER.responses });
+    expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+    expect((await hook.result).code).toBe(0);
+    await goneFrom(b, view.id);
+
+    const atA = await a.api<SettleReply>('POST', `/api/asks/${view.id}/decline`);
+    expect(atA.status).toBe(409);
+    const atB = await b.api<SettleReply>('POST', `/api/asks/${view.id}/decline`);
+    expect({ status: atB.status, body: atB.body }).toEqual({ status: atA.status, body: atA.body });
+    expect(atB.body.ask).toMatchObject({ status: 'answered', source: { kind: 'person', client: 'cli' } });
+  });
+
+  it('with the database stopped a decision sent to B is refused as store_unreachable and the hook waits on; once it is back, B decides it', async () => {
     const { a, b } = await twoDaemons();
     const { hook, view } = await questionAt(a, 'store-away');
     await shownOn(b, view.id);
 
     await cluster.stop();
-    for (const [name, daemon] of [['B', b], ['A', a]] as const) {
-      const refused = await daemon.api<{ error: { code: string; message: string } }>('POST', `/api/asks/${view.id}/answer`, { responses: ANSWER.responses });
-      expect(refused.status, `${name}: ${JSON.stringify(refused.body)}`).toBe(503);
-      expect(refused.body.error.code, name).toBe('store_unreachable');
-    }
+    const refused = await b.api<{ error: { code: string; message: string } }>('POST', `/api/asks/${view.id}/answer`, { responses: ANSWER.responses });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(503);
+    expect(refused.body.error.code).toBe('store_unreachable');
+    expect((await a.ask(view.id)).status).toBe('pending');
     expect(hook.child.exitCode).toBeNull();
 
     await cluster.start();
-    // Both daemons list the same waiting asks again.
+    // Once both say the store answers again, they list the same waiting asks, and a decision works.
+    await Promise.all([a, b].map((daemon) => waitUntil(async () => ((await statusOf(daemon)).store?.reachable ? true : undefined), SHARED_WITHIN_MS, 'the daemon to say the store answers again')));
     await shownOn(b, view.id);
-    await waitUntil(async () => {
-      const [atA, atB] = await Promise.all([a.pending(), b.pending()]);
-      const ids = (asks: AskView[]) => asks.map((ask) => ask.id).sort().join(' ');
-      return ids(atA) === ids(atB) ? true : undefined;
-    }, SHARED_WITHIN_MS, 'both daemons to list the same waiting asks');
+    await waitUntil(
+      async () => {
+        const [atA, atB] = await Promise.all([a.pending(), b.pending()]);
+        const ids = (asks: AskView[]) => asks.map((ask) => ask.id).sort().join(' ');
+        return ids(atA) === ids(atB) ? true : undefined;
+      },
+      SHARED_WITHIN_MS,
+      'both daemons to list the same waiting asks',
+    );
     expect(hook.child.exitCode).toBeNull();
     const answered = await b.api<SettleReply>('POST', `/api/asks/${view.id}/answer`, { responses: ANSWER.responses });
     expect(answered.status, JSON.stringify(answered.body)).toBe(200);
@@ -202,6 +230,27 @@ describe.skipIf(!postgres.available || !chromiumState.available)('asks shared be
     const result = await hook.result;
     expect(result.code, result.stderr).toBe(0);
     expect(parseJson(result.stdout, 'hook stdout')).toStrictEqual(EXPECTED_ALLOW);
+  });
+
+  it("with the database stopped A's own decision is refused as store_unreachable too and the hook waits on; once it is back, A decides it", async () => {
+    const { a, b } = await twoDaemons();
+    const { hook, view } = await questionAt(a, 'store-away-at-a');
+    await shownOn(b, view.id);
+
+    await cluster.stop();
+    // A knows the store is gone before it is asked to decide.
+    await waitUntil(async () => ((await statusOf(a)).store?.reachable === false ? true : undefined), SHARED_WITHIN_MS, 'A to say the store cannot be reached');
+    const refused = await a.api<SettleReply & { error?: { code: string } }>('POST', `/api/asks/${view.id}/answer`, { responses: ANSWER.responses });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(503);
+    expect(refused.body.error?.code).toBe('store_unreachable');
+    expect((await a.ask(view.id)).status).toBe('pending');
+    expect(hook.child.exitCode).toBeNull();
+
+    await cluster.start();
+    await waitUntil(async () => ((await statusOf(a)).store?.reachable ? true : undefined), SHARED_WITHIN_MS, 'A to say the store answers again');
+    const answered = await a.api<SettleReply>('POST', `/api/asks/${view.id}/answer`, { responses: ANSWER.responses });
+    expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+    expect(parseJson((await hook.result).stdout, 'hook stdout')).toStrictEqual(EXPECTED_ALLOW);
   });
 
   it('a daemon stopped the usual way hands its waiting question back to the terminal, and it leaves the other daemon', async () => {
