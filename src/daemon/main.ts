@@ -49,7 +49,7 @@ import type { StoreHealth, TurnEndReach } from '../protocol.js';
 import { chooseStore } from '../store/setting.js';
 import { openStore, StoreSchemaError, type SharedStore } from '../store/postgres.js';
 import { holdLeadership, LEADER_LOCKS } from '../store/leader.js';
-import { shareAsks, type SharedAsks } from '../store/shared-asks.js';
+import { shareAsks, type SharedAsks } from './shared-asks.js';
 import { createPersonDecisions } from './asks/person-decisions.js';
 
 export type DaemonOptions = {

@@ -18,7 +18,7 @@ const RETRY_MAX_MS = 30_000;
 
 export type SharedStore = {
   health: () => StoreHealth;
-  /** The pool, for what holds a connection of its own (leader.ts) and what is shared (shared-asks.ts). */
+  /** The pool, for what holds a connection of its own (leader.ts) and what is shared (daemon/shared-asks.ts). */
   pool: Pool;
   /** How often the daemon is seen again in `daemons`. */
   seenEveryMs: number;

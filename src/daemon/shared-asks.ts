@@ -10,8 +10,8 @@
 import type { Pool, PoolClient, Notification } from 'pg';
 import { z } from 'zod';
 import { AskViewSchema, type AskView, type Decider } from '../protocol.js';
-import type { AskStore } from '../daemon/asks/store.js';
-import { DecisionRequestSchema, resultFromJson, resultToJson, type DecisionResult, type PersonDecision, type PersonDecisions, type Unavailable } from '../daemon/asks/person-decisions.js';
+import type { AskStore } from './asks/store.js';
+import { DecisionRequestSchema, resultFromJson, resultToJson, type DecisionResult, type PersonDecision, type PersonDecisions, type Unavailable } from './asks/person-decisions.js';
 
 /** The channel every daemon listens on. */
 const CHANNEL = 'askbridge';
