@@ -34,6 +34,9 @@ const SHARED_WITHIN_MS = 5_000;
  */
 const STORE_CHECK_MS = 500;
 
+/** Each test starts two daemons (and maybe a page) on a machine that runs other tests too: seconds each. */
+const TEST_MS = 60_000;
+
 const ANSWER = loadFixture<FixtureAnswer>('01-single-select.answer.json');
 const EXPECTED_ALLOW = loadFixture<unknown>('01-single-select.expected-allow.json');
 
@@ -140,7 +143,7 @@ describe.skipIf(!postgres.available || !chromiumState.available)('asks shared be
     expect(parseJson(result.stdout, 'hook stdout')).toStrictEqual(EXPECTED_ALLOW);
     expect(await a.ask(view.id)).toMatchObject({ status: 'answered', source: { kind: 'person', client: 'page' } });
     await goneFrom(b, view.id);
-  });
+  }, TEST_MS);
 
   it('of an allow sent to A and a deny sent to B at the same moment, exactly one wins: the other is 409 naming it, and the hook prints it', async () => {
     const { a, b } = await twoDaemons();
@@ -165,7 +168,7 @@ describe.skipIf(!postgres.available || !chromiumState.available)('asks shared be
         behavior === 'allow' ? hookGets({ behavior: 'allow' }) : hookGets({ behavior: 'deny', message: denialMessage({ toolName: 'Bash' }, undefined) }),
       );
     }
-  }, 90_000);
+  }, 2 * TEST_MS);
 
   it('an ask A settles leaves B: its list and its page', async () => {
     const { a, b } = await twoDaemons();
@@ -180,7 +183,7 @@ describe.skipIf(!postgres.available || !chromiumState.available)('asks shared be
 
     await goneFrom(b, view.id);
     await goneFromPage(page, view.id);
-  });
+  }, TEST_MS);
 
   it('a decision sent to B once A settled the ask is answered as A answers it: 409 naming the winner', async () => {
     const { a, b } = await twoDaemons();
@@ -196,7 +199,7 @@ describe.skipIf(!postgres.available || !chromiumState.available)('asks shared be
     const atB = await b.api<SettleReply>('POST', `/api/asks/${view.id}/decline`);
     expect({ status: atB.status, body: atB.body }).toEqual({ status: atA.status, body: atA.body });
     expect(atB.body.ask).toMatchObject({ status: 'answered', source: { kind: 'person', client: 'cli' } });
-  });
+  }, TEST_MS);
 
   it('with the database stopped a decision sent to B is refused as store_unreachable and the hook waits on; once it is back, B decides it', async () => {
     const { a, b } = await twoDaemons();
@@ -230,7 +233,7 @@ describe.skipIf(!postgres.available || !chromiumState.available)('asks shared be
     const result = await hook.result;
     expect(result.code, result.stderr).toBe(0);
     expect(parseJson(result.stdout, 'hook stdout')).toStrictEqual(EXPECTED_ALLOW);
-  });
+  }, TEST_MS);
 
   it("with the database stopped A's own decision is refused as store_unreachable too and the hook waits on; once it is back, A decides it", async () => {
     const { a, b } = await twoDaemons();
@@ -251,7 +254,7 @@ describe.skipIf(!postgres.available || !chromiumState.available)('asks shared be
     const answered = await a.api<SettleReply>('POST', `/api/asks/${view.id}/answer`, { responses: ANSWER.responses });
     expect(answered.status, JSON.stringify(answered.body)).toBe(200);
     expect(parseJson((await hook.result).stdout, 'hook stdout')).toStrictEqual(EXPECTED_ALLOW);
-  });
+  }, TEST_MS);
 
   it('a daemon stopped the usual way hands its waiting question back to the terminal, and it leaves the other daemon', async () => {
     const { a, b } = await twoDaemons();
@@ -261,5 +264,5 @@ describe.skipIf(!postgres.available || !chromiumState.available)('asks shared be
     await a.stop();
     expectSilentPassThrough(await hook.result);
     await goneFrom(b, view.id);
-  });
+  }, TEST_MS);
 });
