@@ -8,10 +8,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StatusReply } from '../../src/protocol.js';
 import { sleep, waitUntil } from '../stack/clock.js';
 import { startDaemon, type Daemon } from '../stack/daemon.js';
-import { assertBuildIsFresh, baseEnv } from '../stack/env.js';
+import { assertBuildIsFresh } from '../stack/env.js';
 import { listenAsProgram } from '../stack/live-feed.js';
 import { LATER_MIGRATION, LATEST_SCHEMA, postgresAvailability, startPostgres, type PostgresCluster } from '../stack/postgres.js';
 import { parseJson, runCli } from '../stack/processes.js';
+import { migratedDatabase } from '../stack/shared-store.js';
 
 const postgres = postgresAvailability();
 let cluster: PostgresCluster;
@@ -32,13 +33,9 @@ afterAll(async () => {
 
 /** A database of its own for a test, migrated by `askbridge store migrate` unless told not to. */
 async function database(name: string, migrated = true): Promise<string> {
+  if (migrated) return migratedDatabase(cluster, name);
   await cluster.createDatabase(name);
-  const url = cluster.urlFor(name);
-  if (migrated) {
-    const result = await runCli(['store', 'migrate'], baseEnv({ ASKBRIDGE_STORE: url, PGPASSWORD: cluster.password }));
-    expect(result.code, result.stderr).toBe(0);
-  }
-  return url;
+  return cluster.urlFor(name);
 }
 
 /** The daemon's environment: the password from PGPASSWORD, and the store looked at every 200 ms. */

@@ -7,10 +7,11 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { StatusReply } from '../../src/protocol.js';
 import { now, sleep, waitUntil } from '../stack/clock.js';
-import { startDaemon, type Daemon } from '../stack/daemon.js';
-import { assertBuildIsFresh, baseEnv } from '../stack/env.js';
+import type { Daemon } from '../stack/daemon.js';
+import { assertBuildIsFresh } from '../stack/env.js';
 import { postgresAvailability, startPostgres, type PostgresCluster } from '../stack/postgres.js';
 import { parseJson, runCli } from '../stack/processes.js';
+import { migratedDatabase, startOnStore } from '../stack/shared-store.js';
 import { startTelegramApi, type TelegramApi } from '../stack/telegram-api.js';
 import { pair } from '../stack/telegram-pairing.js';
 
@@ -39,24 +40,15 @@ afterAll(async () => {
   await cluster?.remove();
 });
 
-/** A database of its own for a test, migrated by `askbridge store migrate`. */
-async function database(name: string): Promise<string> {
-  await cluster.createDatabase(name);
-  const url = cluster.urlFor(name);
-  const result = await runCli(['store', 'migrate'], baseEnv({ ASKBRIDGE_STORE: url, PGPASSWORD: cluster.password }));
-  expect(result.code, result.stderr).toBe(0);
-  return url;
-}
-
 type Named = { name: string; daemon: Daemon };
 
 /** Two daemons on the store at `url`, started together, each with the bot through its own root. */
 async function twoDaemons(url: string): Promise<Named[]> {
   const started = await Promise.all(
     ['a', 'b'].map(async (name) => {
-      const daemon = await startDaemon({
-        config: { store: url, telegram: { token: TOKEN, apiRoot: tg.rootFor(name) } },
-        env: { PGPASSWORD: cluster.password, ASKBRIDGE_TEST_STORE_SEEN_MS: '200', ASKBRIDGE_TEST_LEADER_RETRY_MS: String(RETRY_MS) },
+      const daemon = await startOnStore(cluster, url, {
+        config: { telegram: { token: TOKEN, apiRoot: tg.rootFor(name) } },
+        env: { ASKBRIDGE_TEST_LEADER_RETRY_MS: String(RETRY_MS) },
       });
       daemons.push(daemon);
       return { name, daemon };
@@ -87,7 +79,7 @@ const callsVia = (name: string, method?: string) => tg.calls.filter((call) => ca
 
 describe.skipIf(!postgres.available)('one Telegram bot shared by the daemons of one store', () => {
   it('is polled by one daemon only, and by the other within a few tries once that one is killed outright', async () => {
-    const [poller, other] = await pollerOf(await twoDaemons(await database('turns')));
+    const [poller, other] = await pollerOf(await twoDaemons(await migratedDatabase(cluster, 'turns')));
     // A few of the other's tries go by: it never calls Telegram, not even getMe.
     await sleep(4 * RETRY_MS);
     expect(callsVia(other.name)).toEqual([]);
@@ -115,7 +107,7 @@ describe.skipIf(!postgres.available)('one Telegram bot shared by the daemons of 
   });
 
   it('is polled by nobody while the database is stopped, by one daemon again once it starts, and by the other once that one stops', async () => {
-    const both = await twoDaemons(await database('away'));
+    const both = await twoDaemons(await migratedDatabase(cluster, 'away'));
     const [poller] = await pollerOf(both);
 
     await cluster.stop();

@@ -1,0 +1,268 @@
+// Asks shared between two daemons on one store (a throwaway PostgreSQL cluster of this file's own):
+// the command hook asks at daemon A, and the ask shows on daemon B (its list, `askbridge pending`,
+// a page paired with B in Chromium) within about a second. A decision sent to B is carried to A
+// through the store and decided there as if sent to A: B's reply is A's, the hook at A prints it,
+// and of two decisions sent at once to A and to B exactly one wins. An ask A settles leaves B, and a
+// late decision sent to B is told who won, as A tells it; with the database stopped, a decision is
+// refused as store_unreachable on either daemon and the hook waits on, until the database is back;
+// a daemon stopped the usual way takes its asks with it.
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { denialMessage } from '../../src/daemon/decisions/claude-code-permission.js';
+import type { AskReply, AskView, StatusReply, TooLateReply } from '../../src/protocol.js';
+import { permissionPayload } from '../stack/approvals.js';
+import { expectSilentPassThrough } from '../stack/assertions.js';
+import { chromiumAvailability, launchBrowser, openAsk, openPairedPage } from '../stack/browser.js';
+import { waitUntil } from '../stack/clock.js';
+import type { Daemon } from '../stack/daemon.js';
+import { assertBuildIsFresh } from '../stack/env.js';
+import { freshPayload, loadFixture, type FixtureAnswer } from '../stack/fixtures.js';
+import { postgresAvailability, startPostgres, type PostgresCluster } from '../stack/postgres.js';
+import { killStrayProcesses, parseJson, runCli, runHook, type RunningProcess } from '../stack/processes.js';
+import { migratedDatabase, startOnStore } from '../stack/shared-store.js';
+
+/**
+ * How long an ask, or its end, may take to reach the other daemon here. The store promises about a
+ * second; a machine running other tests beside this one is given a few.
+ */
+const SHARED_WITHIN_MS = 5_000;
+
+/**
+ * How often each daemon checks the store here. A daemon not seen for three of them is gone, and its
+ * asks leave the others: at 200 ms, a daemon held up 600 ms by a busy machine would lose its asks on
+ * the other daemon for a moment, which is not what these tests are about.
+ */
+const STORE_CHECK_MS = 500;
+
+/** Each test starts two daemons (and maybe a page) on a machine that runs other tests too: seconds each. */
+const TEST_MS = 60_000;
+
+const ANSWER = loadFixture<FixtureAnswer>('01-single-select.answer.json');
+const EXPECTED_ALLOW = loadFixture<unknown>('01-single-select.expected-allow.json');
+
+const postgres = postgresAvailability();
+const chromiumState = chromiumAvailability();
+let cluster: PostgresCluster;
+let browser: Browser;
+const daemons: Daemon[] = [];
+let databases = 0;
+let sessions = 0;
+
+beforeAll(async () => {
+  if (!postgres.available || !chromiumState.available) return;
+  assertBuildIsFresh();
+  [cluster, browser] = await Promise.all([startPostgres(), launchBrowser()]);
+}, 60_000);
+afterEach(async () => {
+  await killStrayProcesses();
+  await Promise.all(daemons.splice(0).map((daemon) => daemon.stop()));
+  // The cluster runs again for the next test whatever happened in this one.
+  await cluster?.start().catch(() => undefined);
+});
+afterAll(async () => {
+  await browser?.close();
+  await cluster?.remove();
+});
+
+/** Two daemons on a new database of the store, started together: A, where the hooks ask, and B. */
+async function twoDaemons(): Promise<{ a: Daemon; b: Daemon }> {
+  const url = await migratedDatabase(cluster, `asks_${++databases}`);
+  const [a, b] = await Promise.all(
+    [0, 1].map(async () => {
+      const daemon = await startOnStore(cluster, url, { env: { ASKBRIDGE_TEST_STORE_SEEN_MS: String(STORE_CHECK_MS) } });
+      daemons.push(daemon);
+      return daemon;
+    }),
+  );
+  return { a: a!, b: b! };
+}
+
+/** The question of the 01-single-select fixture, as a new tool call, asked through the command hook at `daemon`. */
+async function questionAt(daemon: Daemon, tag: string): Promise<{ hook: RunningProcess; view: AskView }> {
+  const payload = freshPayload('01-single-select', tag);
+  const hook = runHook(payload, daemon.env);
+  return { hook, view: await daemon.waitForAsk(payload.tool_use_id) };
+}
+
+/** A Bash permission asked through the command hook at `daemon` (Claude Code's PermissionRequest). */
+async function permissionAt(daemon: Daemon, command: string): Promise<{ hook: RunningProcess; view: AskView }> {
+  const sessionId = `store-asks-${++sessions}`;
+  const hook = runHook(permissionPayload(sessionId, 'Bash', { command }), daemon.env);
+  const view = await waitUntil(async () => (await daemon.pending()).find((ask) => ask.sessionId === sessionId && ask.approval !== undefined), 10_000, `the permission of ${sessionId} to wait at its daemon`);
+  return { hook, view };
+}
+
+/** Waits until `daemon` lists the ask `id` as waiting, and returns it as that daemon shows it. */
+function shownOn(daemon: Daemon, id: string): Promise<AskView> {
+  return waitUntil(async () => (await daemon.pending()).find((ask) => ask.id === id), SHARED_WITHIN_MS, `ask ${id} to be listed by the other daemon`);
+}
+
+/** Waits until `daemon` no longer lists the ask `id`. */
+function goneFrom(daemon: Daemon, id: string): Promise<true> {
+  return waitUntil(async () => ((await daemon.pending()).some((ask) => ask.id === id) ? undefined : true), SHARED_WITHIN_MS, `ask ${id} to leave the other daemon's list`);
+}
+
+/** The page's inbox row and card of ask `id`, gone. */
+async function goneFromPage(page: Page, id: string): Promise<void> {
+  await page.locator(`[data-ask-id="${id}"], article[data-question-id="${id}"][data-status="pending"]`).first().waitFor({ state: 'detached', timeout: SHARED_WITHIN_MS });
+}
+
+async function statusOf(daemon: Daemon): Promise<StatusReply> {
+  return parseJson<StatusReply>((await runCli(['status', '--json'], daemon.env)).stdout, 'status');
+}
+
+const hookGets = (decision: Record<string, unknown>) => ({ hookSpecificOutput: { hookEventName: 'PermissionRequest', decision } });
+
+type SettleReply = AskReply & Partial<TooLateReply>;
+
+describe.skipIf(!postgres.available || !chromiumState.available)('asks shared between the daemons of one store', () => {
+  it('a question asked at A is answered on a page paired with B: the hook at A prints exactly that answer', async () => {
+    const { a, b } = await twoDaemons();
+    const { page } = await openPairedPage(browser, b);
+    const { hook, view } = await questionAt(a, 'store-page');
+
+    const there = await shownOn(b, view.id);
+    expect(there.questions).toEqual(view.questions);
+    const listed = await runCli(['pending', '--json'], b.env);
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(parseJson<AskView[]>(listed.stdout, 'askbridge pending --json').map((ask) => ask.id)).toContain(view.id);
+
+    // An answer that does not fit the question is refused as A refuses it, and nothing settles.
+    const invalid = await b.api<{ error: { code: string } }>('POST', `/api/asks/${view.id}/answer`, { responses: [{ ...ANSWER.responses[0]!, selected: ['MongoDB'] }] });
+    expect(invalid.status, JSON.stringify(invalid.body)).toBe(400);
+    expect((await a.ask(view.id)).status).toBe('pending');
+    expect(hook.child.exitCode).toBeNull();
+
+    const card = await openAsk(page, view.id);
+    const response = ANSWER.responses[0]!;
+    await card.getByRole('group', { name: response.question }).getByRole('radio', { name: response.selected[0]!, exact: true }).check();
+    await card.getByRole('button', { name: 'Submit', exact: true }).click();
+
+    const result = await hook.result;
+    expect(result.code, result.stderr).toBe(0);
+    expect(parseJson(result.stdout, 'hook stdout')).toStrictEqual(EXPECTED_ALLOW);
+    expect(await a.ask(view.id)).toMatchObject({ status: 'answered', source: { kind: 'person', client: 'page' } });
+    await goneFrom(b, view.id);
+  }, TEST_MS);
+
+  it('of an allow sent to A and a deny sent to B at the same moment, exactly one wins: the other is 409 naming it, and the hook prints it', async () => {
+    const { a, b } = await twoDaemons();
+    const asked = await Promise.all(Array.from({ length: 8 }, (_, index) => permissionAt(a, `echo race-${index}`)));
+    for (const [index, { hook, view }] of asked.entries()) {
+      await shownOn(b, view.id);
+      const allow = () => a.api<SettleReply>('POST', `/api/asks/${view.id}/decide`, { behavior: 'allow' });
+      const deny = () => b.api<SettleReply>('POST', `/api/asks/${view.id}/decide`, { behavior: 'deny' });
+      // Which request leaves first alternates.
+      const [allowed, denied] = index % 2 === 0 ? await Promise.all([allow(), deny()]) : (await Promise.all([deny(), allow()])).reverse();
+      const what = `race ${index}: allow to A ${allowed!.status}, deny to B ${denied!.status}`;
+      expect([allowed!.status, denied!.status].sort(), what).toEqual([200, 409]);
+      const [won, lost, behavior] = allowed!.status === 200 ? [allowed!, denied!, 'allow'] : [denied!, allowed!, 'deny'];
+      expect(won.body.ask.status, what).toBe(behavior === 'allow' ? 'allowed' : 'denied');
+      expect(lost.body.error?.code, what).toBe('already_resolved');
+      const outcome = (ask: AskView) => ({ status: ask.status, decision: ask.decision, source: ask.source, resolvedAt: ask.resolvedAt });
+      expect(outcome(lost.body.ask), what).toEqual(outcome(won.body.ask));
+
+      const result = await hook.result;
+      expect(result.code, result.stderr).toBe(0);
+      expect(parseJson(result.stdout, 'hook stdout'), what).toStrictEqual(
+        behavior === 'allow' ? hookGets({ behavior: 'allow' }) : hookGets({ behavior: 'deny', message: denialMessage({ toolName: 'Bash' }, undefined) }),
+      );
+    }
+  }, 2 * TEST_MS);
+
+  it('an ask A settles leaves B: its list and its page', async () => {
+    const { a, b } = await twoDaemons();
+    const { page } = await openPairedPage(browser, b);
+    const { hook, view } = await questionAt(a, 'store-settled-at-a');
+    await shownOn(b, view.id);
+    await page.locator(`[data-ask-id="${view.id}"]`).waitFor({ state: 'attached', timeout: SHARED_WITHIN_MS });
+
+    const answered = await a.api<SettleReply>('POST', `/api/asks/${view.id}/answer`, { responses: ANSWER.responses });
+    expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+    expect(parseJson((await hook.result).stdout, 'hook stdout')).toStrictEqual(EXPECTED_ALLOW);
+
+    await goneFrom(b, view.id);
+    await goneFromPage(page, view.id);
+  }, TEST_MS);
+
+  it('a decision sent to B once A settled the ask is answered as A answers it: 409 naming the winner', async () => {
+    const { a, b } = await twoDaemons();
+    const { hook, view } = await questionAt(a, 'store-late-at-b');
+    await shownOn(b, view.id);
+    const answered = await a.api<SettleReply>('POST', `/api/asks/${view.id}/answer`, { responses: ANSWER.responses });
+    expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+    expect((await hook.result).code).toBe(0);
+    await goneFrom(b, view.id);
+
+    const atA = await a.api<SettleReply>('POST', `/api/asks/${view.id}/decline`);
+    expect(atA.status).toBe(409);
+    const atB = await b.api<SettleReply>('POST', `/api/asks/${view.id}/decline`);
+    expect({ status: atB.status, body: atB.body }).toEqual({ status: atA.status, body: atA.body });
+    expect(atB.body.ask).toMatchObject({ status: 'answered', source: { kind: 'person', client: 'cli' } });
+  }, TEST_MS);
+
+  it('with the database stopped a decision sent to B is refused as store_unreachable and the hook waits on; once it is back, B decides it', async () => {
+    const { a, b } = await twoDaemons();
+    const { hook, view } = await questionAt(a, 'store-away');
+    await shownOn(b, view.id);
+
+    await cluster.stop();
+    const refused = await b.api<{ error: { code: string; message: string } }>('POST', `/api/asks/${view.id}/answer`, { responses: ANSWER.responses });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(503);
+    expect(refused.body.error.code).toBe('store_unreachable');
+    expect((await a.ask(view.id)).status).toBe('pending');
+    expect(hook.child.exitCode).toBeNull();
+
+    await cluster.start();
+    // Once both say the store answers again, they list the same waiting asks, and a decision works.
+    await Promise.all([a, b].map((daemon) => waitUntil(async () => ((await statusOf(daemon)).store?.reachable ? true : undefined), SHARED_WITHIN_MS, 'the daemon to say the store answers again')));
+    await shownOn(b, view.id);
+    await waitUntil(
+      async () => {
+        const [atA, atB] = await Promise.all([a.pending(), b.pending()]);
+        const ids = (asks: AskView[]) => asks.map((ask) => ask.id).sort().join(' ');
+        return ids(atA) === ids(atB) ? true : undefined;
+      },
+      SHARED_WITHIN_MS,
+      'both daemons to list the same waiting asks',
+    );
+    expect(hook.child.exitCode).toBeNull();
+    const answered = await b.api<SettleReply>('POST', `/api/asks/${view.id}/answer`, { responses: ANSWER.responses });
+    expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+    expect(answered.body.ask.status).toBe('answered');
+    const result = await hook.result;
+    expect(result.code, result.stderr).toBe(0);
+    expect(parseJson(result.stdout, 'hook stdout')).toStrictEqual(EXPECTED_ALLOW);
+  }, TEST_MS);
+
+  it("with the database stopped A's own decision is refused as store_unreachable too and the hook waits on; once it is back, A decides it", async () => {
+    const { a, b } = await twoDaemons();
+    const { hook, view } = await questionAt(a, 'store-away-at-a');
+    await shownOn(b, view.id);
+
+    await cluster.stop();
+    // A knows the store is gone before it is asked to decide.
+    await waitUntil(async () => ((await statusOf(a)).store?.reachable === false ? true : undefined), SHARED_WITHIN_MS, 'A to say the store cannot be reached');
+    const refused = await a.api<SettleReply & { error?: { code: string } }>('POST', `/api/asks/${view.id}/answer`, { responses: ANSWER.responses });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(503);
+    expect(refused.body.error?.code).toBe('store_unreachable');
+    expect((await a.ask(view.id)).status).toBe('pending');
+    expect(hook.child.exitCode).toBeNull();
+
+    await cluster.start();
+    await waitUntil(async () => ((await statusOf(a)).store?.reachable ? true : undefined), SHARED_WITHIN_MS, 'A to say the store answers again');
+    const answered = await a.api<SettleReply>('POST', `/api/asks/${view.id}/answer`, { responses: ANSWER.responses });
+    expect(answered.status, JSON.stringify(answered.body)).toBe(200);
+    expect(parseJson((await hook.result).stdout, 'hook stdout')).toStrictEqual(EXPECTED_ALLOW);
+  }, TEST_MS);
+
+  it('a daemon stopped the usual way hands its waiting question back to the terminal, and it leaves the other daemon', async () => {
+    const { a, b } = await twoDaemons();
+    const { hook, view } = await questionAt(a, 'store-stopped');
+    await shownOn(b, view.id);
+
+    await a.stop();
+    expectSilentPassThrough(await hook.result);
+    await goneFrom(b, view.id);
+  }, TEST_MS);
+});
