@@ -18,8 +18,12 @@ import { DecisionRequestSchema, resultFromJson, resultToJson, type DecisionResul
 
 /** How long a daemon waits for the holder's result before it says the holder could not be reached. */
 export const FORWARD_TIMEOUT_MS = 5_000;
-/** A daemon not seen for this many of its intervals is gone: its asks leave the others. */
+/**
+ * A daemon not seen for this many of its intervals, and at least GONE_AFTER_MS, is gone: its asks
+ * leave the others. The floor keeps a daemon held up a moment (a busy machine) from losing its asks elsewhere.
+ */
 const GONE_AFTER_INTERVALS = 3;
+const GONE_AFTER_MS = 5_000;
 
 /** What a notification says: an ask changed (written by its holder), a request for a holder, a result for a sender, a document changed. */
 const MessageSchema = z.discriminatedUnion('kind', [
@@ -151,7 +155,7 @@ export function shareAsks(options: SharedAsksOptions): SharedAsks {
    */
   async function resync(): Promise<void> {
     await options.documents?.resync();
-    const goneAfterSeconds = (GONE_AFTER_INTERVALS * options.checkEveryMs) / 1000;
+    const goneAfterSeconds = Math.max(GONE_AFTER_INTERVALS * options.checkEveryMs, GONE_AFTER_MS) / 1000;
     const ours = await pool.query<{ id: string }>('SELECT id FROM askbridge.asks WHERE daemon = $1 AND outcome IS NULL', [me]);
     for (const { id } of ours.rows) {
       if (store.get(id) && store.holderOf(id) === undefined) toWrite.add(id);

@@ -9,11 +9,12 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailability, launchBrowser, openAsk, waitForLivePage } from '../stack/browser.js';
 import { waitUntil } from '../stack/clock.js';
-import { startDaemon, type Daemon } from '../stack/daemon.js';
-import { assertBuildIsFresh, baseEnv } from '../stack/env.js';
+import type { Daemon } from '../stack/daemon.js';
+import { assertBuildIsFresh } from '../stack/env.js';
 import { freshPayload, loadFixture } from '../stack/fixtures.js';
 import { postgresAvailability, startPostgres, type PostgresCluster } from '../stack/postgres.js';
 import { parseJson, runCli, runHook } from '../stack/processes.js';
+import { migratedDatabase, startOnStore } from '../stack/shared-store.js';
 import { caddyAvailability, prepareTlsFront, type TlsFront } from '../stack/tls-front.js';
 import type { DevicesReply, StatusReply } from '../../src/protocol.js';
 
@@ -31,12 +32,9 @@ describe.skipIf(!chromium.available || !caddy.available || !postgres.available)(
   beforeAll(async () => {
     assertBuildIsFresh();
     cluster = await startPostgres();
-    await cluster.createDatabase('team');
-    const url = cluster.urlFor('team');
-    const migrated = await runCli(['store', 'migrate'], baseEnv({ ASKBRIDGE_STORE: url, PGPASSWORD: cluster.password }));
-    expect(migrated.code, migrated.stderr).toBe(0);
+    const url = await migratedDatabase(cluster, 'team');
     front = await prepareTlsFront();
-    const start = () => startDaemon({ config: { store: url }, env: { PGPASSWORD: cluster.password, ASKBRIDGE_PUBLIC_URL: front.origin, ASKBRIDGE_TEST_STORE_SEEN_MS: '1000' } });
+    const start = () => startOnStore(cluster, url, { env: { ASKBRIDGE_PUBLIC_URL: front.origin } });
     [first, second] = await Promise.all([start(), start()]);
     await front.forwardTo(first.port, second.port);
     browser = await launchBrowser({}, front.chromiumArgs);
