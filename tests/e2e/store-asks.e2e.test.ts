@@ -9,7 +9,7 @@
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { denialMessage } from '../../src/daemon/decisions/claude-code-permission.js';
-import type { AskReply, AskView, StatusReply, TooLateReply } from '../../src/protocol.js';
+import type { AskReply, AskView, GrantsReply, PeopleReply, StatusReply, TooLateReply } from '../../src/protocol.js';
 import { permissionPayload } from '../stack/approvals.js';
 import { expectSilentPassThrough } from '../stack/assertions.js';
 import { chromiumAvailability, launchBrowser, openAsk, openPairedPage } from '../stack/browser.js';
@@ -251,6 +251,27 @@ describe.skipIf(!postgres.available || !chromiumState.available)('asks shared be
 
     await cluster.start();
     await goneFrom(b, view.id);
+  }, TEST_MS);
+
+  it('people and grants are the same on both: a person added at A can be paired at B, and a grant made by an allow sent to B covers the next request at A', async () => {
+    const { a, b } = await twoDaemons();
+    expect((await a.api('POST', '/api/people', { name: 'alice' })).status).toBe(200);
+    await waitUntil(async () => ((await b.api<PeopleReply>('GET', '/api/people')).body.people.some((person) => person.name === 'alice') ? true : undefined), SHARED_WITHIN_MS, 'B to know alice');
+    expect((await b.api('POST', '/api/pairings', { person: 'alice' })).status).toBe(200);
+
+    const { hook, view } = await permissionAt(a, 'npm test');
+    await shownOn(b, view.id);
+    const allowed = await b.api<SettleReply>('POST', `/api/asks/${view.id}/decide`, { behavior: 'allow', grant: { minutes: 60, scope: 'project' } });
+    expect(allowed.status, JSON.stringify(allowed.body)).toBe(200);
+    expect(parseJson((await hook.result).stdout, 'hook stdout')).toStrictEqual(hookGets({ behavior: 'allow' }));
+    // Made by A, which holds the ask; listed by B too.
+    const grant = await waitUntil(async () => (await b.api<GrantsReply>('GET', '/api/grants')).body.grants[0], SHARED_WITHIN_MS, 'B to list the grant');
+    expect(grant).toMatchObject({ rule: 'Bash(npm test:*)', scope: 'project' });
+    expect((await a.api<GrantsReply>('GET', '/api/grants')).body.grants).toEqual([grant]);
+
+    // The same command in another session of the project, at A: allowed at once, by that grant.
+    const again = runHook(permissionPayload(`store-asks-${++sessions}`, 'Bash', { command: 'npm test' }), a.env);
+    expect(parseJson((await again.result).stdout, 'hook stdout')).toStrictEqual(hookGets({ behavior: 'allow' }));
   }, TEST_MS);
 
   it('a daemon stopped the usual way hands its waiting question back to the terminal, and it leaves the other daemon', async () => {
