@@ -65,6 +65,8 @@ export function shareAsks(options: SharedAsksOptions): SharedAsks {
   let closed = false;
   let timer: NodeJS.Timeout | undefined;
   let othersAlive = false;
+  // Everything is read and written again at the next check: after a (re)connect, or a write that failed.
+  let readAll = true;
   // Serialised: what is read is applied in the order it was read, so an ask's views come in order.
   let reading: Promise<void> = Promise.resolve();
   // The asks held here that changed and are not written yet, written one at a time, each as it is then.
@@ -96,6 +98,7 @@ export function shareAsks(options: SharedAsksOptions): SharedAsks {
           await write(id);
         } catch (error) {
           // Written again once the store is back (resync).
+          readAll = true;
           log.warn({ askId: id, error: (error as Error).message }, 'an ask could not be written to the shared store');
         }
       }
@@ -116,7 +119,7 @@ export function shareAsks(options: SharedAsksOptions): SharedAsks {
            INSERT INTO askbridge.asks (id, daemon, created_at, expires_at, record, view)
            VALUES ($1, $2, to_timestamp($3 / 1000.0), to_timestamp($4 / 1000.0), $5, $6)
            ON CONFLICT (id) DO UPDATE SET daemon = EXCLUDED.daemon, expires_at = EXCLUDED.expires_at, record = EXCLUDED.record, view = EXCLUDED.view
-           WHERE askbridge.asks.outcome IS NULL
+           WHERE askbridge.asks.outcome IS NULL AND (askbridge.asks.view IS DISTINCT FROM EXCLUDED.view OR askbridge.asks.daemon <> EXCLUDED.daemon)
            RETURNING id)
          SELECT pg_notify('${CHANNEL}', $7) FROM written`,
         [id, me, view.createdAt, view.expiresAt, JSON.stringify(store.recordOf(id) ?? {}), JSON.stringify(view), told],
@@ -147,34 +150,39 @@ export function shareAsks(options: SharedAsksOptions): SharedAsks {
   }
 
   /**
-   * Everything again, as after a notification that could have been missed: this daemon's asks
-   * written as they are here (one the store still says waits, which this daemon no longer has, ended
-   * when it stopped), every live daemon's waiting asks shown, and the ones shown here that no longer
-   * wait there settled or taken off; the requests for this daemon answered, and this daemon's own
-   * requests' results read.
+   * What a notification that could have been missed would have said. After a (re)connect, or a
+   * write that failed (`readAll`): this daemon's asks written again as they are here (one the store
+   * still says waits, which this daemon no longer has, ended when it stopped), and every live
+   * daemon's waiting asks read whole. At every check: the ids of the live daemons' waiting asks, so
+   * that one not shown here is read, and one shown here that no longer waits there is settled or
+   * taken off (its daemon gone, and its hook with it); the requests for this daemon answered, and
+   * this daemon's own requests' results read. A change nobody missed is neither written nor told again.
    */
   async function resync(): Promise<void> {
-    await options.documents?.resync();
+    const all = readAll;
+    readAll = false;
     const goneAfterSeconds = Math.max(GONE_AFTER_INTERVALS * options.checkEveryMs, GONE_AFTER_MS) / 1000;
-    const ours = await pool.query<{ id: string }>('SELECT id FROM askbridge.asks WHERE daemon = $1 AND outcome IS NULL', [me]);
-    for (const { id } of ours.rows) {
-      if (store.get(id) && store.holderOf(id) === undefined) toWrite.add(id);
-      else await endLost(id);
+    const live = `SELECT id FROM askbridge.daemons WHERE seen_at > now() - make_interval(secs => $2)`;
+    if (all) {
+      await options.documents?.resync();
+      const ours = await pool.query<{ id: string }>('SELECT id FROM askbridge.asks WHERE daemon = $1 AND outcome IS NULL', [me]);
+      for (const { id } of ours.rows) {
+        if (store.get(id) && store.holderOf(id) === undefined) toWrite.add(id);
+        else await endLost(id);
+      }
+      for (const view of store.pending()) if (store.holderOf(view.id) === undefined) toWrite.add(view.id);
+      drain();
+      const theirs = await pool.query<{ daemon: string; view: unknown }>(`SELECT daemon, view FROM askbridge.asks WHERE outcome IS NULL AND daemon <> $1 AND daemon IN (${live})`, [me, goneAfterSeconds]);
+      for (const row of theirs.rows) {
+        const view = AskViewSchema.safeParse(row.view);
+        if (view.success) store.mirror(view.data as AskView, row.daemon);
+      }
     }
-    for (const view of store.pending()) if (store.holderOf(view.id) === undefined) toWrite.add(view.id);
-    drain();
-
-    const theirs = await pool.query<{ daemon: string; view: unknown }>(
-      `SELECT daemon, view FROM askbridge.asks
-       WHERE outcome IS NULL AND daemon <> $1 AND daemon IN (SELECT id FROM askbridge.daemons WHERE seen_at > now() - make_interval(secs => $2))`,
-      [me, goneAfterSeconds],
-    );
+    const waitingThere = await pool.query<{ id: string }>(`SELECT id::text AS id FROM askbridge.asks WHERE outcome IS NULL AND daemon <> $1 AND daemon IN (${live})`, [me, goneAfterSeconds]);
     const shown = new Set<string>();
-    for (const row of theirs.rows) {
-      const view = AskViewSchema.safeParse(row.view);
-      if (!view.success) continue;
-      shown.add(view.data.id);
-      store.mirror(view.data as AskView, row.daemon);
+    for (const { id } of waitingThere.rows) {
+      shown.add(id);
+      if (!store.get(id)) await readAsk(id);
     }
     for (const id of store.mirroredWaiting()) {
       if (shown.has(id)) continue;
@@ -319,6 +327,7 @@ export function shareAsks(options: SharedAsksOptions): SharedAsks {
       throw error;
     }
     listener = client;
+    readAll = true;
   }
 
   /** Connects when it is not, checks the connection when it is (a query on it), and reads everything again. */

@@ -1021,6 +1021,8 @@ export function createAskStore(options: AskStoreOptions = {}) {
         finish(entry);
         emitElsewhere('resolved', entry);
       } else if (entry) {
+        // Read again unchanged (after a reconnect): nothing to tell.
+        if (JSON.stringify(entry.view) === JSON.stringify(view)) return;
         entry.view = view;
         emitElsewhere('updated', entry);
       } else {
