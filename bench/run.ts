@@ -1010,20 +1010,17 @@ async function benchLoad(): Promise<void> {
 // 11. Three daemons sharing one store (bench/shared-store.ts)
 
 async function benchShared(): Promise<void> {
-  const figures = await benchSharedStore({ counts: SHARED_STORE_COUNTS, startDaemon: (config, env) => startBenchDaemon(env, config), onCleanup, rssOf: (pid) => memoryOf(pid).rss });
-  results.sharedForwarded = figures.forwarded;
-  results.sharedLocal = figures.local;
-  results.sharedForwardedRatio = figures.forwardedRatio;
-  results.sharedAddedElsewhere = figures.addedElsewhere;
-  results.sharedAddedHere = figures.addedHere;
-  results.sharedListedAll = figures.listedAll;
-  results.sharedListedAfterLast = figures.listedAfterLast;
-  results.sharedMissing = figures.missing;
-  results.sharedRss = figures.rssMb;
-  results.sharedCpu = figures.cpuShare;
-  results.sharedLoadDecision = figures.loadDecision;
-  extras.sharedStore = figures.notes;
-  errors.push(...figures.errors);
+  extras.sharedStore = [];
+  await benchSharedStore({
+    counts: SHARED_STORE_COUNTS,
+    startDaemon: (config, env) => startBenchDaemon(env, config),
+    onCleanup,
+    rssOf: (pid) => memoryOf(pid).rss,
+    record: (figure, summary) => (results[`shared.${figure}`] = summary),
+    note: (line) => extras.sharedStore?.push(line),
+    error: (line) => errors.push(line),
+    log: (line) => log(`11: ${line}`),
+  });
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1182,17 +1179,18 @@ function rows(): string[] {
   row('10d', 'The same day with both grants and Review all', results['interruptions.grantsAndReviewAll'], { unit: tenths });
   const shared = SHARED_STORE_COUNTS;
   const everyListener = `the last of ${3 * shared.listeners} WebSocket listeners on 3 daemons`;
-  row('11a', `Shared store: the CLI's answer sent to daemon 2, forwarded to daemon 1 holding the ask → \`resolved\` at ${everyListener}`, results.sharedForwarded, { unit: ms, p99: true, target: 'p99 ≤ 100 ms', value: (s) => s.p99, limit: 100 });
-  row('11b', `Shared store: the same answer sent to daemon 1 itself (in turn with 11a) → \`resolved\` at ${everyListener}`, results.sharedLocal, { unit: ms, p99: true, target: 'p99 ≤ 100 ms', value: (s) => s.p99, limit: 100 });
-  row('11c', 'Shared store: 11a ÷ 11b (per interleaved pair)', results.sharedForwardedRatio, { unit: times });
-  row('11d', 'Shared store: POST /api/asks at daemon 1 → `added` at the last listener of daemons 2 and 3', results.sharedAddedElsewhere, { unit: ms, p99: true });
-  row('11e', 'Shared store: the same POST → `added` at the last listener of daemon 1', results.sharedAddedHere, { unit: ms, p99: true });
-  row('11f', `Shared store, ${shared.waiting} asks held open across 3 daemons: first POST → every daemon lists them all (\`GET /api/status\` pending)`, results.sharedListedAll, { unit: ms });
-  row('11g', 'The same: the last of them opened at its daemon → every daemon lists them all', results.sharedListedAfterLast, { unit: ms });
-  row('11h', `The same: asks missing from the daemon listing fewest (\`GET /api/asks\`)`, results.sharedMissing, { unit: count, target: 'max = 0', value: (s) => s.max, limit: 0 });
-  row('11i', `The same: each daemon's RSS with ${shared.waiting} waiting`, results.sharedRss, { unit: mb });
-  row('11j', `The same: each daemon's CPU while nothing happens, over one of the store's check intervals (% of one core)`, results.sharedCpu, { unit: (value) => `${value.toFixed(1)}%` });
-  row('11k', `The same: an answer sent to daemon 2 for an ask daemon 1 holds → \`resolved\` at ${everyListener}`, results.sharedLoadDecision, { unit: ms, p99: true, target: 'p99 ≤ 100 ms', value: (s) => s.p99, limit: 100 });
+  row('11a', `Shared store: the CLI's answer sent to daemon 2, forwarded to daemon 1 holding the ask → \`resolved\` at ${everyListener}`, results['shared.forwarded'], { unit: ms, p99: true, target: 'p99 ≤ 100 ms', value: (s) => s.p99, limit: 100 });
+  row('11b', `Shared store: the same answer sent to daemon 1 itself (in turn with 11a) → \`resolved\` at ${everyListener}`, results['shared.local'], { unit: ms, p99: true, target: 'p99 ≤ 100 ms', value: (s) => s.p99, limit: 100 });
+  row('11c', 'Shared store: 11a ÷ 11b (per interleaved pair)', results['shared.forwardedRatio'], { unit: times });
+  row('11d', 'Shared store: POST /api/asks at daemon 1 → `added` at the last listener of daemons 2 and 3', results['shared.addedElsewhere'], { unit: ms, p99: true });
+  row('11e', 'Shared store: the same POST → `added` at the last listener of daemon 1', results['shared.addedHere'], { unit: ms, p99: true });
+  row('11f', `Shared store, ${shared.waiting} asks held open across 3 daemons: first POST → every daemon lists them all (\`GET /api/status\` pending)`, results['shared.listedAll'], { unit: ms });
+  row('11g', 'The same: the last of them opened at its daemon → every daemon lists them all', results['shared.listedAfterLast'], { unit: ms });
+  row('11h', `The same: asks missing from the daemon listing fewest (\`GET /api/asks\`)`, results['shared.missing'], { unit: count, target: 'max = 0', value: (s) => s.max, limit: 0 });
+  row('11i', `The same: each daemon's RSS with ${shared.waiting} waiting`, results['shared.rssMb'], { unit: mb });
+  row('11j', `The same: each daemon's CPU while nothing happens, over one of the store's check intervals (% of one core)`, results['shared.cpuShare'], { unit: (value) => `${value.toFixed(1)}%` });
+  row('11k', `The same: an answer sent to daemon 2 for an ask daemon 1 holds → \`resolved\` at ${everyListener}`, results['shared.loadForwarded'], { unit: ms, p99: true, target: 'p99 ≤ 100 ms', value: (s) => s.p99, limit: 100 });
+  row('11l', `The same: an answer sent to daemon 1 itself (in turn with 11k) → \`resolved\` at ${everyListener}`, results['shared.loadLocal'], { unit: ms, p99: true, target: 'p99 ≤ 100 ms', value: (s) => s.p99, limit: 100 });
   row('7a', '`askbridge --help` wall time ÷ `node -e 0` (per interleaved pair)', results.cliHelp, { unit: times });
   row('7b', '`askbridge status` (daemon running) wall time ÷ `node -e 0`', results.cliStatus, { unit: times });
   return out;
@@ -1255,7 +1253,7 @@ function details(): string[] {
   }
   if (r.rss && extras.hwmMb !== undefined) lines.push(`- 4: RSS peak (VmHWM) ${extras.hwmMb.toFixed(1)} MB; slowest of the ${COUNTS.clients} clients per question: ${p50p99(r.broadcastWorst)}.`);
   if (extras.transferFiles) lines.push(`- 6: ${Object.entries(extras.transferFiles).map(([path, bytes]) => `${path} ${bytes} B`).join(', ')} (headers + body; WebSocket frames not counted).`);
-  if (r.sharedForwarded && r.sharedLocal) lines.push(`- 11a and 11b side by side: forwarded through the store takes ${(r.sharedForwarded.p50 / r.sharedLocal.p50).toFixed(1)}× as long as sent to the holder at the median (${(r.sharedForwarded.p99 / r.sharedLocal.p99).toFixed(1)}× at p99).`);
+  if (r['shared.forwarded'] && r['shared.local']) lines.push(`- 11a and 11b side by side: forwarded through the store takes ${(r['shared.forwarded'].p50 / r['shared.local'].p50).toFixed(1)}× as long as sent to the holder at the median (${(r['shared.forwarded'].p99 / r['shared.local'].p99).toFixed(1)}× at p99).`);
   lines.push(...(extras.sharedStore ?? []));
   for (const error of errors) lines.push(`- ERROR: ${error}`);
   return lines;

@@ -43,26 +43,30 @@ export type SharedStoreHarness = {
   onCleanup: (run: () => unknown) => () => Promise<void>;
   /** A process's resident memory, in bytes. */
   rssOf: (pid: number) => number;
+  /** Each figure as soon as it is measured: a later part that fails leaves the earlier ones. */
+  record: (figure: SharedStoreFigure, summary: Summary) => void;
+  /** A line for the notes under the table; an error for them. */
+  note: (line: string) => void;
+  error: (line: string) => void;
+  /** Progress, on stderr. */
+  log: (line: string) => void;
 };
 
-export type SharedStoreFigures = {
-  forwarded: Summary;
-  local: Summary;
-  forwardedRatio: Summary;
-  addedElsewhere: Summary;
-  addedHere: Summary;
+export type SharedStoreFigure =
+  | 'forwarded'
+  | 'local'
+  | 'forwardedRatio'
+  | 'addedElsewhere'
+  | 'addedHere'
   /** First POST → every daemon lists all that wait, and the last ask opened → the same. */
-  listedAll: Summary;
-  listedAfterLast: Summary;
+  | 'listedAll'
+  | 'listedAfterLast'
   /** How many of the asks that wait the daemon listing fewest lacks (GET /api/asks). */
-  missing: Summary;
-  rssMb: Summary;
-  cpuShare: Summary;
-  loadDecision: Summary;
-  /** What the notes under the table say of this section. */
-  notes: string[];
-  errors: string[];
-};
+  | 'missing'
+  | 'rssMb'
+  | 'cpuShare'
+  | 'loadForwarded'
+  | 'loadLocal';
 
 const DAEMONS = 3;
 const QUESTIONS = loadFixture<HookPayload>('01-single-select.input.json').tool_input.questions;
@@ -81,12 +85,10 @@ const ASKERS: Asker[] = [{ kind: 'script' }, { kind: 'mcp' }, { kind: 'script', 
 /** An ask held open: its session (the asker's name, unique per ask), and its reply once the ask is settled or refused. */
 type Held = { session: string; request: ClientRequest; reply: Promise<{ statusCode: number; body: string }>; replied?: { statusCode: number; body: string } };
 
-export async function benchSharedStore(harness: SharedStoreHarness): Promise<SharedStoreFigures> {
-  const { counts, onCleanup } = harness;
+export async function benchSharedStore(harness: SharedStoreHarness): Promise<void> {
+  const { counts, onCleanup, record, log } = harness;
   const available = postgresAvailability();
   if (!available.available) throw new Error(available.reason);
-  const errors: string[] = [];
-  const notes: string[] = [];
 
   const cluster = await startPostgres();
   const removeCluster = onCleanup(() => cluster.remove());
@@ -124,10 +126,10 @@ export async function benchSharedStore(harness: SharedStoreHarness): Promise<Sha
   }
   const on = (daemon: number) => listeners.filter((listener) => listener.daemon === daemon);
   /** When the last of `of` heard `session` `what`, once all have. */
-  const lastHeard = (what: 'added' | 'resolved', session: string, of: Listener[]) =>
+  const lastHeard = (what: 'added' | 'resolved', session: string, of: Listener[], withinMs = HEARD_WITHIN_MS) =>
     waits.until(
       () => (of.every((listener) => listener[what].has(session)) ? Math.max(...of.map((listener) => listener[what].get(session)!)) : undefined),
-      HEARD_WITHIN_MS,
+      withinMs,
       () => new Error(`${of.filter((listener) => !listener[what].has(session)).length} of ${of.length} listeners never heard ${session} ${what}`),
     );
 
@@ -158,22 +160,38 @@ export async function benchSharedStore(harness: SharedStoreHarness): Promise<Sha
   onCleanup(() => {
     for (const agent of agents) agent.destroy();
   });
-  /** The CLI's answer to the ask of `session`, sent to `daemon`; its HTTP status. */
-  const decide = async (daemon: Daemon, session: string): Promise<number> => {
+  /** The CLI's answer to the ask of `session`, sent to `daemon`: its reply. */
+  const decide = (daemon: Daemon, session: string) => {
     const id = idBySession.get(session);
     const body = JSON.stringify({ responses: [{ question: QUESTION, selected: [PICK] }] });
-    const reply = await readResponse(post(daemon.port, `/api/asks/${id}/answer`, { authorization: `Bearer ${daemon.token}` }, body, agents[daemons.indexOf(daemon)]));
-    return reply.statusCode;
+    return readResponse(post(daemon.port, `/api/asks/${id}/answer`, { authorization: `Bearer ${daemon.token}` }, body, agents[daemons.indexOf(daemon)]));
   };
-  let wrong = 0;
-  /** An answer sent to `to` for the ask of `one`, timed until the last listener of every daemon heard it resolved. */
-  const timeDecision = async (to: Daemon, one: Held): Promise<number> => {
+  /** Why decisions went untimed: not decided (the reply's status and error code), or not heard in time. */
+  let untimed: string[] = [];
+  /**
+   * An answer sent to `to` for the ask of `one`, timed until the last listener of every daemon heard
+   * it resolved; undefined (and why kept in `untimed`) when it was not decided, or not heard within `withinMs`.
+   */
+  const timeDecision = async (to: Daemon, one: Held, withinMs = HEARD_WITHIN_MS): Promise<number | undefined> => {
     const sentAt = now();
-    const status = await decide(to, one.session);
-    const heardAt = await lastHeard('resolved', one.session, listeners);
+    const decided = await decide(to, one.session);
+    if (decided.statusCode !== 200) {
+      untimed.push(`${decided.statusCode} ${(JSON.parse(decided.body) as { error?: { code?: string } }).error?.code ?? ''}`.trim());
+      return undefined;
+    }
+    const heardAt = await lastHeard('resolved', one.session, listeners, withinMs).catch((error: Error) => {
+      untimed.push(error.message.replace(/ script:\S+/, ''));
+      return undefined;
+    });
     const reply = await one.reply;
-    if (status !== 200 || reply.statusCode !== 200 || (JSON.parse(reply.body) as { ask?: { status?: string } }).ask?.status !== 'answered') wrong++;
-    return heardAt - sentAt;
+    if (reply.statusCode !== 200 || (JSON.parse(reply.body) as { ask?: { status?: string } }).ask?.status !== 'answered') untimed.push(`the asker got ${reply.statusCode}`);
+    return heardAt === undefined ? undefined : heardAt - sentAt;
+  };
+  /** What became of the decisions that went untimed, counted by reason. */
+  const untimedSaid = () => {
+    const byReason = new Map<string, number>();
+    for (const why of untimed) byReason.set(why, (byReason.get(why) ?? 0) + 1);
+    return [...byReason].map(([why, times]) => `${times} × ${why}`).join('; ');
   };
 
   // ---- 1 and 2: one ask at a time at daemon 1, decided at daemon 2 or at daemon 1, in turn.
@@ -188,13 +206,19 @@ export async function benchSharedStore(harness: SharedStoreHarness): Promise<Sha
       const one = ask(holder);
       const [here, there] = await Promise.all([lastHeard('added', one.session, on(0)), lastHeard('added', one.session, elsewhere)]);
       const time = await timeDecision(kind === 'forwarded' ? other : holder, one);
-      if (pair < counts.warmup) continue;
+      if (pair < counts.warmup || time === undefined) continue;
       times[kind].push(time);
       addedHere.push(here - sentAt);
       addedElsewhere.push(there - sentAt);
     }
   }
-  if (wrong > 0) errors.push(`shared store: ${wrong} decisions were not answered 200, or their ask not settled as answered`);
+  if (untimed.length > 0) harness.error(`shared store: ${untimed.length} decisions went untimed: ${untimedSaid()}`);
+  record('forwarded', summarize(times.forwarded));
+  record('local', summarize(times.local));
+  record('forwardedRatio', summarize(times.forwarded.map((time, index) => time / times.local[index]!)));
+  record('addedElsewhere', summarize(addedElsewhere));
+  record('addedHere', summarize(addedHere));
+  log(`${2 * counts.decisions} decisions timed; opening ${counts.waiting} asks`);
 
   // ---- 3: many asks waiting across the daemons, opened a batch at a time, each by one of four askers per daemon.
   const perAsker = Math.ceil(counts.waiting / DAEMONS / ASKERS.length);
@@ -220,12 +244,31 @@ export async function benchSharedStore(harness: SharedStoreHarness): Promise<Sha
     const refused = round.find(({ one }) => one.replied);
     if (refused) throw new Error(`ask ${refused.one.session} was refused: ${refused.one.replied!.statusCode} ${refused.one.replied!.body}`);
     lastOpenedAt = now();
+    if (Math.floor(waiting.length / 1000) > Math.floor((waiting.length - round.length) / 1000)) log(`${waiting.length} asks opened`);
   }
-  const pendingOf = async (daemon: Daemon) => (await daemon.api<{ pending: number }>('GET', '/api/status')).body.pending;
-  await waitUntil(async () => ((await Promise.all(daemons.map(pendingOf))).every((pending) => pending === counts.waiting) ? true : undefined), 120_000, `every daemon to list ${counts.waiting} asks`, 50);
+  // Asked as the CLI asks, but given as long as a busy daemon takes: how long it took is itself a finding.
+  let slowestReplyMs = 0;
+  const get = async <T>(daemon: Daemon, path: string): Promise<T> => {
+    const sentAt = now();
+    const response = await fetch(`http://127.0.0.1:${daemon.port}${path}`, { headers: { authorization: `Bearer ${daemon.token}` }, signal: AbortSignal.timeout(60_000) });
+    const body = (await response.json()) as T;
+    slowestReplyMs = Math.max(slowestReplyMs, now() - sentAt);
+    return body;
+  };
+  await waitUntil(
+    async () => ((await Promise.all(daemons.map((daemon) => get<{ pending: number }>(daemon, '/api/status')))).every(({ pending }) => pending === counts.waiting) ? true : undefined),
+    180_000,
+    `every daemon to list ${counts.waiting} asks`,
+    250,
+  );
   const listedAt = now();
-  const listed = await Promise.all(daemons.map(async (daemon) => (await daemon.api<{ asks: unknown[] }>('GET', '/api/asks')).body.asks.length));
+  record('listedAll', summarize([listedAt - openedAt]));
+  record('listedAfterLast', summarize([listedAt - lastOpenedAt]));
+  log(`every daemon lists ${counts.waiting} asks`);
+  const listed = await Promise.all(daemons.map(async (daemon) => (await get<{ asks: unknown[] }>(daemon, '/api/asks')).asks.length));
+  record('missing', summarize([counts.waiting - Math.min(...listed)]));
   const rss = daemons.map((daemon) => harness.rssOf(daemon.daemonPid()) / 1e6);
+  record('rssMb', summarize(rss));
 
   // What each spends while nothing happens, over one of the store's check intervals (and a little more).
   const cpuBefore = daemons.map((daemon) => cpuSecondsOf(daemon.daemonPid()));
@@ -233,20 +276,27 @@ export async function benchSharedStore(harness: SharedStoreHarness): Promise<Sha
   await sleep(SEEN_EVERY_MS + 1_000);
   const idleSeconds = (now() - idleFrom) / 1000;
   const cpuShare = daemons.map((daemon, index) => (100 * (cpuSecondsOf(daemon.daemonPid()) - cpuBefore[index]!)) / idleSeconds);
+  record('cpuShare', summarize(cpuShare));
 
-  // Decisions while they wait, spread over one check interval, each on an ask daemon 1 holds, sent to daemon 2.
-  wrong = 0;
-  const loadTimes: number[] = [];
+  // Decisions while they wait, spread over one check interval, each on an ask daemon 1 holds: sent
+  // to daemon 2 and to daemon 1 in turn. Each is given 20 s to reach every listener, so that a run
+  // where they do not stays a few minutes long.
+  untimed = [];
+  const loadTimes: Record<'forwarded' | 'local', number[]> = { forwarded: [], local: [] };
   const ofHolder = waiting.filter((_, index) => index % DAEMONS === 0);
   for (let d = 0; d < counts.loadDecisions; d++) {
-    loadTimes.push(await timeDecision(other, ofHolder[d]!));
+    const kind = d % 2 === 0 ? 'forwarded' : 'local';
+    const time = await timeDecision(kind === 'forwarded' ? other : holder, ofHolder[d]!, 20_000);
+    if (time !== undefined) loadTimes[kind].push(time);
     await sleep(SEEN_EVERY_MS / counts.loadDecisions);
   }
-  if (wrong > 0) errors.push(`shared store, ${counts.waiting} waiting: ${wrong} decisions were not answered 200, or their ask not settled as answered`);
-  notes.push(
+  if (untimed.length > 0) harness.error(`shared store, ${counts.waiting} waiting: ${untimed.length} of ${counts.loadDecisions} decisions went untimed: ${untimedSaid()}`);
+  if (loadTimes.forwarded.length > 0) record('loadForwarded', summarize(loadTimes.forwarded));
+  if (loadTimes.local.length > 0) record('loadLocal', summarize(loadTimes.local));
+  harness.note(
     `- 11: ${DAEMONS} daemons on one store (a PostgreSQL cluster on this machine), ${counts.listeners} WebSocket listeners (the CLI's token) on each; asks posted to daemon 1 as a script does, one at a time. ` +
       `With ${counts.waiting} waiting (${perAsker} per asker: the token as a script and as an MCP client, the hook key from two named machines, on each daemon): opened in ${((lastOpenedAt - openedAt) / 1000).toFixed(1)} s, ` +
-      `GET /api/asks lists ${listed.join(', ')}; RSS ${rss.map((mb) => `${mb.toFixed(1)} MB`).join(', ')}; CPU while nothing happens ${cpuShare.map((share) => `${share.toFixed(1)}%`).join(', ')} of one core over ${idleSeconds.toFixed(1)} s.`,
+      `GET /api/asks lists ${listed.join(', ')}; the slowest reply to \`GET /api/status\` or \`/api/asks\` meanwhile ${(slowestReplyMs / 1000).toFixed(1)} s; RSS ${rss.map((mb) => `${mb.toFixed(1)} MB`).join(', ')}; CPU while nothing happens ${cpuShare.map((share) => `${share.toFixed(1)}%`).join(', ')} of one core over ${idleSeconds.toFixed(1)} s.`,
   );
 
   // ---- Everything ends here, not at the end of the run: the next sections meet a quiet machine.
@@ -254,22 +304,6 @@ export async function benchSharedStore(harness: SharedStoreHarness): Promise<Sha
   await Promise.all(daemons.map((daemon) => daemon.stop()));
   await closeHeld();
   await removeCluster();
-
-  return {
-    forwarded: summarize(times.forwarded),
-    local: summarize(times.local),
-    forwardedRatio: summarize(times.forwarded.map((time, index) => time / times.local[index]!)),
-    addedElsewhere: summarize(addedElsewhere),
-    addedHere: summarize(addedHere),
-    listedAll: summarize([listedAt - openedAt]),
-    listedAfterLast: summarize([listedAt - lastOpenedAt]),
-    missing: summarize([counts.waiting - Math.min(...listed)]),
-    rssMb: summarize(rss),
-    cpuShare: summarize(cpuShare),
-    loadDecision: summarize(loadTimes),
-    notes,
-    errors,
-  };
 }
 
 const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
