@@ -38,7 +38,7 @@ const COUNTS = QUICK
   : { channels: 120, channelWarmup: 5, hookPairs: 80, hookWarmup: 5, answers: 220, pageWarmup: 5, idleMs: 150, pending: 1000, clients: 50, broadcasts: 60, starts: 15, npmStarts: 8, loads: 3, cliPairs: 30, inbox: 2000, inboxChanges: 60, stops: 500, stopWarmup: 20 };
 
 /** Section 11: decisions of each kind, listeners per daemon, asks left waiting across three daemons, decisions timed while they wait. */
-const SHARED_STORE_COUNTS = QUICK ? { decisions: 20, warmup: 2, listeners: 2, waiting: 600, loadDecisions: 5 } : { decisions: 200, warmup: 10, listeners: 3, waiting: 10_000, loadDecisions: 20 };
+const SHARED_STORE_COUNTS = QUICK ? { decisions: 20, warmup: 2, listeners: 2, waiting: 600, loadDecisions: 4 } : { decisions: 200, warmup: 10, listeners: 3, waiting: 10_000, loadDecisions: 10 };
 
 /** Every question waits for a person long enough; a policy answers only unattended hooks at once. */
 const DAEMON_CONFIG = { waitSeconds: 600, onTimeout: 'recommended' };

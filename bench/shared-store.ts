@@ -75,8 +75,8 @@ const PICK = 'SQLite';
 /** How long an ask or a decision may take to reach every listener before the run says it did not. */
 const HEARD_WITHIN_MS = 30_000;
 
-/** One WebSocket listener of one daemon: when it heard each ask added and resolved, by the ask's session. */
-type Listener = { daemon: number; socket: WebSocket; added: Map<string, number>; resolved: Map<string, number> };
+/** One WebSocket listener of one daemon: when it heard each ask added and resolved, by the ask's session, and how many `updated` it heard. */
+type Listener = { daemon: number; socket: WebSocket; added: Map<string, number>; resolved: Map<string, number>; updated: number };
 
 /** Who asks, as the daemon counts its limits: the token as a script or as an MCP client, or the hook key from a named machine. */
 type Asker = { kind: 'script' | 'mcp'; hookKey?: { machine: string } };
@@ -107,7 +107,7 @@ export async function benchSharedStore(harness: SharedStoreHarness): Promise<voi
   for (const [index, daemon] of daemons.entries()) {
     for (let l = 0; l < counts.listeners; l++) {
       const socket = new WebSocket(`ws://127.0.0.1:${daemon.port}/ws`, { headers: { authorization: `Bearer ${daemon.token}` } });
-      const listener: Listener = { daemon: index, socket, added: new Map(), resolved: new Map() };
+      const listener: Listener = { daemon: index, socket, added: new Map(), resolved: new Map(), updated: 0 };
       listeners.push(listener);
       await new Promise((ready, fail) => {
         socket.once('error', fail);
@@ -116,6 +116,7 @@ export async function benchSharedStore(harness: SharedStoreHarness): Promise<voi
           const at = now();
           const message = JSON.parse(data.toString()) as { type: string; ask?: { id: string; sessionId: string } };
           if (message.type === 'snapshot') ready(undefined);
+          if (message.type === 'updated') listener.updated++;
           if (!message.ask || (message.type !== 'added' && message.type !== 'resolved')) return;
           idBySession.set(message.ask.sessionId, message.ask.id);
           if (!listener[message.type].has(message.ask.sessionId)) listener[message.type].set(message.ask.sessionId, at);
@@ -180,7 +181,7 @@ export async function benchSharedStore(harness: SharedStoreHarness): Promise<voi
       return undefined;
     }
     const heardAt = await lastHeard('resolved', one.session, listeners, withinMs).catch((error: Error) => {
-      untimed.push(error.message.replace(/ script:\S+/, ''));
+      untimed.push(error.message.replace(/ \S+:bench-shared-\d+/, ''));
       return undefined;
     });
     const reply = await one.reply;
@@ -272,21 +273,23 @@ export async function benchSharedStore(harness: SharedStoreHarness): Promise<voi
 
   // What each spends while nothing happens, over one of the store's check intervals (and a little more).
   const cpuBefore = daemons.map((daemon) => cpuSecondsOf(daemon.daemonPid()));
+  const updatedBefore = listeners.map((listener) => listener.updated);
   const idleFrom = now();
   await sleep(SEEN_EVERY_MS + 1_000);
   const idleSeconds = (now() - idleFrom) / 1000;
   const cpuShare = daemons.map((daemon, index) => (100 * (cpuSecondsOf(daemon.daemonPid()) - cpuBefore[index]!)) / idleSeconds);
   record('cpuShare', summarize(cpuShare));
+  const updatedIdle = listeners.map((listener, index) => listener.updated - updatedBefore[index]!);
 
   // Decisions while they wait, spread over one check interval, each on an ask daemon 1 holds: sent
-  // to daemon 2 and to daemon 1 in turn. Each is given 20 s to reach every listener, so that a run
+  // to daemon 2 and to daemon 1 in turn. Each is given 10 s to reach every listener, so that a run
   // where they do not stays a few minutes long.
   untimed = [];
   const loadTimes: Record<'forwarded' | 'local', number[]> = { forwarded: [], local: [] };
   const ofHolder = waiting.filter((_, index) => index % DAEMONS === 0);
   for (let d = 0; d < counts.loadDecisions; d++) {
     const kind = d % 2 === 0 ? 'forwarded' : 'local';
-    const time = await timeDecision(kind === 'forwarded' ? other : holder, ofHolder[d]!, 20_000);
+    const time = await timeDecision(kind === 'forwarded' ? other : holder, ofHolder[d]!, 10_000);
     if (time !== undefined) loadTimes[kind].push(time);
     await sleep(SEEN_EVERY_MS / counts.loadDecisions);
   }
@@ -296,7 +299,8 @@ export async function benchSharedStore(harness: SharedStoreHarness): Promise<voi
   harness.note(
     `- 11: ${DAEMONS} daemons on one store (a PostgreSQL cluster on this machine), ${counts.listeners} WebSocket listeners (the CLI's token) on each; asks posted to daemon 1 as a script does, one at a time. ` +
       `With ${counts.waiting} waiting (${perAsker} per asker: the token as a script and as an MCP client, the hook key from two named machines, on each daemon): opened in ${((lastOpenedAt - openedAt) / 1000).toFixed(1)} s, ` +
-      `GET /api/asks lists ${listed.join(', ')}; the slowest reply to \`GET /api/status\` or \`/api/asks\` meanwhile ${(slowestReplyMs / 1000).toFixed(1)} s; RSS ${rss.map((mb) => `${mb.toFixed(1)} MB`).join(', ')}; CPU while nothing happens ${cpuShare.map((share) => `${share.toFixed(1)}%`).join(', ')} of one core over ${idleSeconds.toFixed(1)} s.`,
+      `GET /api/asks lists ${listed.join(', ')}; the slowest reply to \`GET /api/status\` or \`/api/asks\` meanwhile ${(slowestReplyMs / 1000).toFixed(1)} s; RSS ${rss.map((mb) => `${mb.toFixed(1)} MB`).join(', ')}; CPU while nothing happens ${cpuShare.map((share) => `${share.toFixed(1)}%`).join(', ')} of one core over ${idleSeconds.toFixed(1)} s, ` +
+      `in which each listener heard ${Math.min(...updatedIdle)}-${Math.max(...updatedIdle)} \`updated\` events (nothing was asked or decided).`,
   );
 
   // ---- Everything ends here, not at the end of the run: the next sections meet a quiet machine.
