@@ -8,12 +8,13 @@
 // lists them all, what each holds then, what it spends while nothing happens, and a decision's time
 // to every listener meanwhile. It measures only; run.ts prints the rows.
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import { Agent, type ClientRequest } from 'node:http';
 import WebSocket from 'ws';
 import { HOOK_KEY_HEADER, MACHINE_HEADER } from '../src/http-hook.js';
 import { MAX_PENDING, shareOf } from '../src/daemon/limits.js';
 import { SEEN_EVERY_MS } from '../src/store/postgres.js';
+import { isProcessAlive } from '../src/state-dir.js';
 import { now, sleep, waitUntil, wakeableWaits } from '../tests/stack/clock.js';
 import type { Daemon } from '../tests/stack/daemon.js';
 import { baseEnv } from '../tests/stack/env.js';
@@ -96,6 +97,15 @@ export async function benchSharedStore(harness: SharedStoreHarness): Promise<voi
   if (migrated.code !== 0) throw new Error(`askbridge store migrate failed: ${migrated.stderr}`);
   const daemons = await Promise.all(Array.from({ length: DAEMONS }, () => harness.startDaemon({ store: cluster.url }, { PGPASSWORD: cluster.password })));
   const [holder, other] = [daemons[0]!, daemons[1]!];
+  // A daemon holding thousands of asks can take longer to stop than the harness gives its keeper, whose
+  // SIGKILL leaves the daemon process finishing on its own: that process is waited for (and killed if
+  // it lingers), and its state directory removed again once it is gone.
+  const pids = daemons.map((daemon) => daemon.daemonPid());
+  const stopDaemons = onCleanup(async () => {
+    await Promise.all(daemons.map((daemon) => daemon.stop()));
+    await Promise.all(pids.map((pid) => untilGone(pid)));
+    for (const daemon of daemons) rmSync(daemon.home, { recursive: true, force: true });
+  });
 
   // ---- Listeners on every daemon, heard by session; every wait is woken by what they hear.
   const waits = wakeableWaits();
@@ -305,9 +315,20 @@ export async function benchSharedStore(harness: SharedStoreHarness): Promise<voi
 
   // ---- Everything ends here, not at the end of the run: the next sections meet a quiet machine.
   await closeListeners();
-  await Promise.all(daemons.map((daemon) => daemon.stop()));
+  await stopDaemons();
   await closeHeld();
   await removeCluster();
+}
+
+/** Resolves once process `pid` has exited, killing it if it has not within 15 s. */
+async function untilGone(pid: number): Promise<void> {
+  const gone = () => (isProcessAlive(pid) ? undefined : true);
+  try {
+    await waitUntil(gone, 15_000, `process ${pid} to exit`, 100);
+  } catch {
+    process.kill(pid, 'SIGKILL');
+    await waitUntil(gone, 5_000, `process ${pid} to exit once killed`, 20);
+  }
 }
 
 const ticksPerSecond = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
