@@ -1,5 +1,6 @@
 // askbridge benchmarks: `npm run bench` (full), `npx tsx bench/run.ts --quick` (a smoke run), or
-// `npm run bench -- --startup` (section 5 alone, at its full count: the daemon's start).
+// `npm run bench -- --startup` (section 5 alone, at its full count: the daemon's start), or
+// `npm run bench -- --shared-store` (section 11 alone: three daemons sharing one PostgreSQL store).
 // Real processes throughout, started by the tests' own harness (tests/stack): the daemon
 // (`askbridge start`), the hook, headless Chromium, WebSocket clients. Prints the machine and ONE
 // markdown table; every row is checked against its target, and a missed target is reported (✗),
@@ -23,15 +24,21 @@ import { launchBrowser, openPairedPage } from '../tests/stack/browser.js';
 import { startNtfyService } from '../tests/stack/ntfy-service.js';
 import { startTelegramApi } from '../tests/stack/telegram-api.js';
 import { interruptions } from './interruptions.js';
+import { benchSharedStore } from './shared-store.js';
 import { summarize, type Summary } from './stats.js';
 import { workday } from './workday.js';
 
 const QUICK = process.argv.includes('--quick');
 /** Section 5 alone: what a change to how the daemon starts is measured with, in a few minutes instead of fifteen. */
 const STARTUP_ONLY = process.argv.includes('--startup');
+/** Section 11 alone: what a change to how daemons share a store is measured with. */
+const SHARED_STORE_ONLY = process.argv.includes('--shared-store');
 const COUNTS = QUICK
   ? { channels: 10, channelWarmup: 2, hookPairs: 10, hookWarmup: 2, answers: 20, pageWarmup: 2, idleMs: 150, pending: 100, clients: 10, broadcasts: 10, starts: 3, npmStarts: 2, loads: 1, cliPairs: 5, inbox: 200, inboxChanges: 10, stops: 50, stopWarmup: 5 }
   : { channels: 120, channelWarmup: 5, hookPairs: 80, hookWarmup: 5, answers: 220, pageWarmup: 5, idleMs: 150, pending: 1000, clients: 50, broadcasts: 60, starts: 15, npmStarts: 8, loads: 3, cliPairs: 30, inbox: 2000, inboxChanges: 60, stops: 500, stopWarmup: 20 };
+
+/** Section 11: decisions of each kind, listeners per daemon, asks left waiting across three daemons, decisions timed while they wait. */
+const SHARED_STORE_COUNTS = QUICK ? { decisions: 20, warmup: 2, listeners: 2, waiting: 600, loadDecisions: 4 } : { decisions: 200, warmup: 10, listeners: 3, waiting: 10_000, loadDecisions: 10 };
 
 /** Every question waits for a person long enough; a policy answers only unattended hooks at once. */
 const DAEMON_CONFIG = { waitSeconds: 600, onTimeout: 'recommended' };
@@ -42,7 +49,7 @@ const log = (message: string) => process.stderr.write(`[bench] ${message}\n`);
 /** Every figure measured, by name; a section that failed leaves its figures out. */
 const results: Record<string, Summary> = {};
 /** What the notes under the table add to the figures. */
-const extras: { clock?: { offset: number; rtt: number }; hwmMb?: number; transferFiles?: Record<string, number> } = {};
+const extras: { clock?: { offset: number; rtt: number }; hwmMb?: number; transferFiles?: Record<string, number>; sharedStore?: string[] } = {};
 const errors: string[] = [];
 
 // ---------------------------------------------------------------------------------------------
@@ -76,10 +83,10 @@ async function runCleanups(): Promise<void> {
 
 onCleanup(killStrayProcesses);
 
-/** A daemon with the bench's config, stopped by the cleanup even if the run ends while it starts. */
-function startBenchDaemon(env: NodeJS.ProcessEnv = {}): Promise<Daemon> {
+/** A daemon with the bench's config (and `config` over it), stopped by the cleanup even if the run ends while it starts. */
+function startBenchDaemon(env: NodeJS.ProcessEnv = {}, config: Record<string, unknown> = {}): Promise<Daemon> {
   return startDaemon({
-    config: DAEMON_CONFIG,
+    config: { ...DAEMON_CONFIG, ...config },
     env,
     onSpawn: (child, home) =>
       onCleanup(async () => {
@@ -1000,6 +1007,23 @@ async function benchLoad(): Promise<void> {
 }
 
 // ---------------------------------------------------------------------------------------------
+// 11. Three daemons sharing one store (bench/shared-store.ts)
+
+async function benchShared(): Promise<void> {
+  extras.sharedStore = [];
+  await benchSharedStore({
+    counts: SHARED_STORE_COUNTS,
+    startDaemon: (config, env) => startBenchDaemon(env, config),
+    onCleanup,
+    rssOf: (pid) => memoryOf(pid).rss,
+    record: (figure, summary) => (results[`shared.${figure}`] = summary),
+    note: (line) => extras.sharedStore?.push(line),
+    error: (line) => errors.push(line),
+    log: (line) => log(`11: ${line}`),
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
 // 8. The page with thousands waiting: a new question, and an answer, each change one row
 
 /** What the bench adds to the page's window for section 8: when each row appeared, and when it left, on the page's clock. */
@@ -1153,6 +1177,20 @@ function rows(): string[] {
   row('10b', 'The same day, the person granting each card a 1-hour grant for every session of its project (a risky one never)', results['interruptions.withGrants'], { unit: tenths });
   row('10c', 'The same day with Review all: everything waiting when the person looks is one action (a risky one in it, one more)', results['interruptions.reviewAll'], { unit: tenths });
   row('10d', 'The same day with both grants and Review all', results['interruptions.grantsAndReviewAll'], { unit: tenths });
+  const shared = SHARED_STORE_COUNTS;
+  const everyListener = `the last of ${3 * shared.listeners} WebSocket listeners on 3 daemons`;
+  row('11a', `Shared store: the CLI's answer sent to daemon 2, forwarded to daemon 1 holding the ask → \`resolved\` at ${everyListener}`, results['shared.forwarded'], { unit: ms, p99: true, target: 'p99 ≤ 100 ms', value: (s) => s.p99, limit: 100 });
+  row('11b', `Shared store: the same answer sent to daemon 1 itself (in turn with 11a) → \`resolved\` at ${everyListener}`, results['shared.local'], { unit: ms, p99: true, target: 'p99 ≤ 100 ms', value: (s) => s.p99, limit: 100 });
+  row('11c', 'Shared store: 11a ÷ 11b (per interleaved pair)', results['shared.forwardedRatio'], { unit: times });
+  row('11d', 'Shared store: POST /api/asks at daemon 1 → `added` at the last listener of daemons 2 and 3', results['shared.addedElsewhere'], { unit: ms, p99: true });
+  row('11e', 'Shared store: the same POST → `added` at the last listener of daemon 1', results['shared.addedHere'], { unit: ms, p99: true });
+  row('11f', `Shared store, ${shared.waiting} asks held open across 3 daemons: first POST → every daemon lists them all (\`GET /api/status\` pending)`, results['shared.listedAll'], { unit: ms });
+  row('11g', 'The same: the last of them opened at its daemon → every daemon lists them all', results['shared.listedAfterLast'], { unit: ms });
+  row('11h', `The same: asks missing from the daemon listing fewest (\`GET /api/asks\`)`, results['shared.missing'], { unit: count, target: 'max = 0', value: (s) => s.max, limit: 0 });
+  row('11i', `The same: each daemon's RSS with ${shared.waiting} waiting`, results['shared.rssMb'], { unit: mb });
+  row('11j', `The same: each daemon's CPU while nothing happens, over one of the store's check intervals (% of one core)`, results['shared.cpuShare'], { unit: (value) => `${value.toFixed(1)}%` });
+  row('11k', `The same: an answer sent to daemon 2 for an ask daemon 1 holds → \`resolved\` at ${everyListener}`, results['shared.loadForwarded'], { unit: ms, p99: true, target: 'p99 ≤ 100 ms', value: (s) => s.p99, limit: 100 });
+  row('11l', `The same: an answer sent to daemon 1 itself (in turn with 11k) → \`resolved\` at ${everyListener}`, results['shared.loadLocal'], { unit: ms, p99: true, target: 'p99 ≤ 100 ms', value: (s) => s.p99, limit: 100 });
   row('7a', '`askbridge --help` wall time ÷ `node -e 0` (per interleaved pair)', results.cliHelp, { unit: times });
   row('7b', '`askbridge status` (daemon running) wall time ÷ `node -e 0`', results.cliStatus, { unit: times });
   return out;
@@ -1215,6 +1253,8 @@ function details(): string[] {
   }
   if (r.rss && extras.hwmMb !== undefined) lines.push(`- 4: RSS peak (VmHWM) ${extras.hwmMb.toFixed(1)} MB; slowest of the ${COUNTS.clients} clients per question: ${p50p99(r.broadcastWorst)}.`);
   if (extras.transferFiles) lines.push(`- 6: ${Object.entries(extras.transferFiles).map(([path, bytes]) => `${path} ${bytes} B`).join(', ')} (headers + body; WebSocket frames not counted).`);
+  if (r['shared.forwarded'] && r['shared.local']) lines.push(`- 11a and 11b side by side: forwarded through the store takes ${(r['shared.forwarded'].p50 / r['shared.local'].p50).toFixed(1)}× as long as sent to the holder at the median (${(r['shared.forwarded'].p99 / r['shared.local'].p99).toFixed(1)}× at p99).`);
+  lines.push(...(extras.sharedStore ?? []));
   for (const error of errors) lines.push(`- ERROR: ${error}`);
   return lines;
 }
@@ -1246,12 +1286,18 @@ async function section(name: string, fn: () => Promise<void>): Promise<void> {
 async function main(): Promise<number> {
   assertBuildIsFresh(); // one clear error, before any section, when dist/ is missing or stale
   const loadAtStart: LoadAtStart = { load: loadavg(), pressure: cpuPressureTotal(), at: Date.now() };
+  const header = ['| # | figure | n | median | spread | p99 | target | |', '|---|---|---:|---:|---|---:|---|:-:|'];
+  if (SHARED_STORE_ONLY) {
+    await section('11 daemons sharing a store', benchShared);
+    console.log([...machine(undefined, loadAtStart), '', ...header, ...rows().filter((line) => line.startsWith('| 11')), '', ...details()].join('\n'));
+    return errors.length === 0 ? 0 : 1;
+  }
 
   // The startup timings first, on a machine with nothing else of ours running.
   await section('10 interruptions over a working day', benchInterruptions);
   await section('5 daemon start → ready', benchStartup);
   if (STARTUP_ONLY) {
-    const table = ['| # | figure | n | median | spread | p99 | target | |', '|---|---|---:|---:|---|---:|---|:-:|', ...rows().filter((line) => line.startsWith('| 5'))];
+    const table = [...header, ...rows().filter((line) => line.startsWith('| 5'))];
     console.log([...machine(undefined, loadAtStart), '', ...table, '', ...details()].join('\n'));
     return errors.length === 0 ? 0 : 1;
   }
@@ -1276,8 +1322,9 @@ async function main(): Promise<number> {
   await browser.close();
 
   await section('4 pending questions + clients', benchLoad);
+  await section('11 daemons sharing a store', benchShared);
 
-  const table = ['| # | figure | n | median | spread | p99 | target | |', '|---|---|---:|---:|---|---:|---|:-:|', ...rows()];
+  const table = [...header, ...rows()];
   console.log([...machine(browserVersion, loadAtStart), '', ...table, '', ...details()].join('\n'));
   return errors.length === 0 ? 0 : 1;
 }
