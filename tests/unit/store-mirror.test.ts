@@ -50,6 +50,9 @@ describe("another daemon's asks", () => {
   it('end with the settled view their holder writes, and a stale waiting view after it changes nothing', () => {
     const { holder, here, events, id } = heldAndShown();
     const waiting = here.get(id)!;
+    // Read again unchanged (a reconnect): nothing is told.
+    here.mirror({ ...waiting }, 'b:7433');
+    expect(events.map((event) => event.type)).toEqual(['added']);
     expect(holder.answer(id, pick('B'), { client: 'page' })).toMatchObject({ kind: 'answered' });
     here.mirror(holder.get(id)!, 'b:7433');
     expect(here.get(id)).toMatchObject({ status: 'answered', answers: { 'Which?': 'B' } });
