@@ -278,7 +278,9 @@ async function transcriptLines(run: Run): Promise<Array<Record<string, unknown>>
   for (const slug of await readdir(transcripts.projectsDir)) {
     for (const name of await readdir(join(transcripts.projectsDir, slug))) {
       if (!name.endsWith('.jsonl')) continue;
-      for (const line of (await readFile(join(transcripts.projectsDir, slug, name), 'utf8')).split('\n')) {
+      const text = await readFile(join(transcripts.projectsDir, slug, name), 'utf8');
+      // Claude Code may be appending a line as it is read: only whole lines (ended by a newline) count.
+      for (const line of text.slice(0, text.lastIndexOf('\n') + 1).split('\n')) {
         if (line.trim() === '') continue;
         const parsed = JSON.parse(line) as Record<string, unknown>;
         if (parsed.cwd === run.project.dir) lines.push(parsed);
