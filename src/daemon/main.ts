@@ -11,6 +11,7 @@ import { buildApp, type App } from './app.js';
 import { createLogger, wantsColor } from './logger.js';
 import { createConfigWatch } from './config-watch.js';
 import { createHistory } from './asks/history.js';
+import { readHistoryTail } from '../history-file.js';
 import { createAuditTrail } from './audit.js';
 import type { z } from 'zod';
 import { AwayFileSchema, createAwaySwitch } from './away.js';
@@ -48,7 +49,7 @@ import { renderUnicodeCompact } from 'uqr';
 import { VERSION } from '../version.js';
 import { profileOf } from '../agents.js';
 import { readWiring, turnEndReach } from '../wiring.js';
-import type { StoreHealth, TurnEndReach } from '../protocol.js';
+import type { AskView, StoreHealth, TurnEndReach } from '../protocol.js';
 import { chooseStore } from '../store/setting.js';
 import { openStore, StoreSchemaError, type SharedStore, type StoreLog } from '../store/postgres.js';
 import { holdLeadership, LEADER_LOCKS } from '../store/leader.js';
@@ -364,6 +365,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   // A relayed Codex request may be an MCP server's form: reading one needs elicitation-form.ts.
   const forms = pendingRecords.some((record) => record.door === 'relay' && record.agent === 'codex') ? await loadElicitationForms() : undefined;
   restoreWaitingQuestions(store, pendingRecords, planQuestion, logger, forms);
+  recordRestoredDecisions(store, pendingRecords, history, stateDir.paths.history);
   // Once this daemon's own asks are back: they are written to the store, and the others' shown here.
   if (sharedStore) {
     sharedAsks = shareAsks({
@@ -571,6 +573,24 @@ function restoreWaitingQuestions(store: AskStore, records: PendingRecord[], plan
   if (restored > 0) logger.info({ questions: restored }, 'waiting questions restored: their hooks and relays can re-attach');
   if (undelivered > 0) logger.info({ decisions: undelivered }, 'relayed decisions not delivered yet restored: their relays can re-attach and deliver them');
 }
+
+/**
+ * A decision is kept on disk from the moment it is made until its hook or relay has it, and its
+ * history line is written just after: a daemon killed in between comes back with the decision but
+ * no line for it. Written now, once (a line for it is looked for among the newest).
+ */
+function recordRestoredDecisions(store: AskStore, records: PendingRecord[], history: { append(view: AskView): void }, historyPath: string): void {
+  const decided = new Set(records.filter((record) => record.settled).map((record) => record.id));
+  if (decided.size === 0) return;
+  for (const line of readHistoryTail(historyPath, RESTORED_LINES_LOOKED_AT)) decided.delete(line.id);
+  for (const id of decided) {
+    const view = store.get(id);
+    if (view) history.append(view);
+  }
+}
+
+/** How many of history's newest lines are looked at for a restored decision's line: far more than are written in the moment a daemon dies. */
+const RESTORED_LINES_LOOKED_AT = 1_000;
 
 /** The command hook's question as it was kept: its input exactly as Claude Code sent it. */
 function commandHookAsk(record: PendingRecord): Pick<Asked, 'sessionId' | 'toolUseId' | 'cwd' | 'toolInput' | 'questions' | 'typedAnswers' | 'approval' | 'elicitation' | 'machine' | 'relayed'> | undefined {

@@ -5,7 +5,11 @@
 // and of two decisions sent at once to A and to B exactly one wins. An ask A settles leaves B, and a
 // late decision sent to B is told who won, as A tells it. With the database stopped, a decision sent
 // to B is refused as store_unreachable and the hook waits on, until the database is back, while A
-// still decides the asks it holds; a daemon stopped the usual way takes its asks with it.
+// still decides the asks it holds; a daemon stopped the usual way takes its asks with it. A daemon
+// killed outright decides nothing sent to it through the other, and its asks leave the other once it
+// is not seen; one killed as a decision reaches it either recorded and delivered that decision, or
+// recorded nothing and, started again by its keeper, has the question waiting again.
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { denialMessage } from '../../src/daemon/decisions/claude-code-permission.js';
@@ -283,4 +287,57 @@ describe.skipIf(!postgres.available || !chromiumState.available)('asks shared be
     expectSilentPassThrough(await hook.result);
     await goneFrom(b, view.id);
   }, TEST_MS);
+
+  it('a daemon killed outright: a decision sent through the other meanwhile decides nothing, and its asks leave the other once it is not seen', async () => {
+    const { a, b } = await twoDaemons();
+    const { hook, view } = await questionAt(a, 'store-killed');
+    await shownOn(b, view.id);
+
+    await a.killOutright();
+    // Nobody takes it: B waits for A as long as it waits for any holder, then says so, and nothing is decided anywhere.
+    const refused = await b.api<{ error: { code: string } }>('POST', `/api/asks/${view.id}/answer`, { responses: ANSWER.responses }, { held: true });
+    expect(refused.status, JSON.stringify(refused.body)).toBe(503);
+    expect(refused.body.error.code).toBe('holder_unreachable');
+    // Gone once A has not been seen for 5 s (three of its checks, at least 5 s), and a check more.
+    await waitUntil(async () => ((await b.pending()).some((ask) => ask.id === view.id) ? undefined : true), 5_000 + SHARED_WITHIN_MS, `ask ${view.id} to leave B once A is gone`);
+    // The hook waits for its own daemon to come back, printing nothing meanwhile.
+    expect(hook.child.exitCode).toBeNull();
+  }, TEST_MS);
+
+  it('a daemon killed while a decision sent through the other reaches it: the decision is recorded and delivered, or recorded nowhere and the question answerable again once it is back', async () => {
+    // The kill follows the decision by 0 to 16 ms, a forwarded decision's whole way at the median (docs/performance.md),
+    // so that it lands before A has the request, while A decides it, and after. Two new daemons each time: a keeper
+    // whose daemon crashes again and again waits longer each time before it starts another.
+    for (const [round, killAfterMs] of [0, 4, 8, 12, 16].entries()) {
+      const { a, b } = await twoDaemons();
+      const { hook, view } = await questionAt(a, `store-crash-${round}`);
+      await shownOn(b, view.id);
+      const decision = b.api<SettleReply & { error?: { code: string } }>('POST', `/api/asks/${view.id}/answer`, { responses: ANSWER.responses }, { held: true });
+      await delay(killAfterMs);
+      await a.crash();
+      const sent = await decision;
+      const what = `round ${round} (kill after ${killAfterMs} ms): B answered ${sent.status} ${JSON.stringify(sent.body)}`;
+      // B's reply is A's result, or, A gone before it said, that nobody could say: never anything else.
+      if (sent.status !== 200) expect({ status: sent.status, code: sent.body.error?.code }, what).toEqual({ status: 503, code: 'holder_unreachable' });
+      const lines = async () => (await a.history()).filter((line) => line.id === view.id);
+      // The new A starts from what the old one recorded: the question waits there again, or it was decided.
+      if ((await a.pending()).some((ask) => ask.id === view.id)) {
+        expect(sent.status, what).toBe(503);
+        expect(await lines(), what).toEqual([]);
+        await shownOn(b, view.id);
+        expect(hook.child.exitCode, what).toBeNull();
+        const again = await b.api<SettleReply>('POST', `/api/asks/${view.id}/answer`, { responses: ANSWER.responses });
+        expect(again.status, `${what}; again: ${JSON.stringify(again.body)}`).toBe(200);
+      }
+      const result = await hook.result;
+      expect(result.code, `${what}\n${result.stderr}`).toBe(0);
+      expect(parseJson(result.stdout, 'hook stdout'), what).toStrictEqual(EXPECTED_ALLOW);
+      // Decided once, by that person's answer, whichever way it went.
+      expect((await lines()).map((line) => ({ status: line.status, source: line.source, answers: line.answers })), what).toEqual([
+        { status: 'answered', source: 'person', answers: { [ANSWER.responses[0]!.question]: ANSWER.responses[0]!.selected[0] } },
+      ]);
+      await goneFrom(b, view.id);
+      await Promise.all(daemons.splice(0).map((daemon) => daemon.stop()));
+    }
+  }, 4 * TEST_MS);
 });

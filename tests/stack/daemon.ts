@@ -169,7 +169,19 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
   async function stop(): Promise<void> {
     if (!stopped) {
       stopped = true;
+      // The daemon process as the keeper last named it: a keeper killed after its grace leaves it running,
+      // and it would go on writing into the folder removed below.
+      let daemonPid: number | undefined;
+      try {
+        daemonPid = JSON.parse(readFileSync(join(home, 'daemon.json'), 'utf8')).daemonPid;
+      } catch {
+        // Not started far enough to say: the keeper is all there is.
+      }
       await stopProcess(child, 5000);
+      if (typeof daemonPid === 'number' && isProcessAlive(daemonPid)) {
+        process.kill(daemonPid, 'SIGKILL');
+        await waitUntil(() => (isProcessAlive(daemonPid) ? undefined : true), 10_000, `the daemon process ${daemonPid} to be gone`);
+      }
     }
     await rm(home, { recursive: true, force: true });
   }
@@ -279,7 +291,7 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
     },
     async pending() {
       const { status, body } = await api<{ asks: AskView[] }>('GET', '/api/asks');
-      if (status !== 200) throw new Error(`GET /api/asks answered ${status}`);
+      if (status !== 200) throw new Error(`GET /api/asks answered ${status}: ${JSON.stringify(body)}`);
       return body.asks;
     },
     async ask(id) {
@@ -324,9 +336,11 @@ export async function startDaemon(options: StartDaemonOptions = {}): Promise<Dae
     },
     async crash() {
       const killed = daemon.daemonPid();
+      // Every daemon process that listened so far: the new one is none of them (a second crash must not find the first one's replacement).
+      const listened = new Set(entries.filter((entry) => entry.msg === 'askbridge is listening').map((entry) => entry.pid));
       process.kill(killed, 'SIGKILL');
       await waitUntil(() => (isProcessAlive(killed) ? undefined : true), 10_000, `the daemon process ${killed} to be gone`);
-      await daemon.waitForLog((entry) => entry.msg === 'askbridge is listening' && entry.pid !== killed, 20_000, 'the keeper to start a new daemon');
+      await daemon.waitForLog((entry) => entry.msg === 'askbridge is listening' && !listened.has(entry.pid), 20_000, 'the keeper to start a new daemon');
     },
     stop,
   };

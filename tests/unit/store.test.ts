@@ -164,16 +164,34 @@ beforeEach(() => (dir = mkdtempSync(join(tmpdir(), 'askbridge-pending-'))));
 afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('waiting questions on disk', () => {
-  it('are written (0600) while they wait and removed once they are settled', () => {
+  it('are written (0600) while they wait, kept with their decision until it is handed to the hook, and removed then', () => {
     const files = createPendingFiles(dir, () => {});
     const store = createAskStore({ persistence: files });
     const waiter = store.open(open('t1'));
     const file = join(dir, 'pending', `${waiter.ask.id}.json`);
     expect(statSync(file).mode & 0o777).toBe(0o600);
-    expect(files.load()).toEqual([
-      { id: waiter.ask.id, sessionId: 's1', toolUseId: 't1', cwd: '/project', createdAt: waiter.ask.createdAt, expiresAt: waiter.ask.expiresAt, toolInput: open('t1').toolInput },
-    ]);
+    const record = { id: waiter.ask.id, sessionId: 's1', toolUseId: 't1', cwd: '/project', createdAt: waiter.ask.createdAt, expiresAt: waiter.ask.expiresAt, toolInput: open('t1').toolInput };
+    expect(files.load()).toEqual([record]);
     store.answer(waiter.ask.id, pick('A'), { client: 'page' });
+    expect(files.load()).toEqual([{ ...record, settled: { outcome: expect.objectContaining({ status: 'answered', source: { kind: 'person', client: 'page' } }), resolvedAt: expect.any(Number) } }]);
+    waiter.delivered();
+    expect(readdirSync(join(dir, 'pending'))).toEqual([]);
+  });
+
+  it('give a decision kept on disk to the hook that re-attaches after a restart, and then remove it', async () => {
+    const files = createPendingFiles(dir, () => {});
+    const before = createAskStore({ persistence: files });
+    const asked = before.open(open('t1'));
+    before.answer(asked.ask.id, pick('A'), { client: 'page' });
+    // The daemon dies here, before its hook had the decision.
+    const [kept] = files.load();
+    const after = createAskStore({ persistence: files });
+    after.restore({ ...open('t1'), door: 'command-hook', restored: { id: kept!.id, createdAt: kept!.createdAt, expiresAt: kept!.expiresAt }, settled: kept!.settled! });
+    const back = after.open(open('t1'));
+    expect(back.ask.id).toBe(asked.ask.id);
+    expect((await back.outcome).answered?.answers).toEqual((await asked.outcome).answered?.answers);
+    expect(await back.reply).toEqual(await asked.reply);
+    back.delivered();
     expect(readdirSync(join(dir, 'pending'))).toEqual([]);
   });
 

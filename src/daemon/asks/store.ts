@@ -193,6 +193,8 @@ export type Waiter<Decision = unknown> = {
   reply: Promise<Decision | null>;
   /** The waiting hook went away. When it was the last one, the question is withdrawn. */
   leave(): void;
+  /** Its decision was handed to the asker (written to its connection), or the asker is gone: not to be given back after a restart. */
+  delivered(): void;
 };
 
 export type AnswerResult =
@@ -417,6 +419,9 @@ export function createAskStore(options: AskStoreOptions = {}) {
       finished.shift();
       if (entry) {
         finishedBytes -= entry.bytes;
+        // Its hook can no longer re-attach to it here: nor after a restart.
+        clearTimeout(entry.reattachTimer);
+        unpersist(entry);
         byId.delete(id);
         idByKey.delete(keyOf(entry.view.sessionId, entry.view.toolUseId));
       }
@@ -445,12 +450,14 @@ export function createAskStore(options: AskStoreOptions = {}) {
     if (entry.sameAs !== undefined && pendingBySameAs.get(entry.sameAs) === entry) pendingBySameAs.delete(entry.sameAs);
     entry.view = settledView(entry, outcome, now());
     // A relay's decision still has to reach its agent: kept on disk until it has (a restart in between
-    // loses neither the decision nor its report); any other settled ask leaves the disk.
-    if (entry.view.delivery === 'waiting') {
+    // loses neither the decision nor its report). So is a command hook's kept question, until its hook
+    // has the decision (delivered()): a daemon killed in between gives it to the hook that re-attaches,
+    // instead of asking again what was decided. Any other settled ask leaves the disk.
+    if (entry.view.delivery === 'waiting' || (entry.persisted && entry.asker.transport === 'command-hook' && slots.length > 0)) {
       entry.persisted = true;
       options.persistence?.save(recordOf(entry));
     } else {
-      options.persistence?.remove(entry.view.id);
+      unpersist(entry);
     }
     for (const [index, slot] of slots.entries()) slot.deliver(outcome, replies[index]!);
     entry.waiters.clear();
@@ -502,11 +509,31 @@ export function createAskStore(options: AskStoreOptions = {}) {
     finish(entry);
   }
 
+  /** Off the disk: nothing of it is to be given back after a restart. */
+  function unpersist(entry: Entry): void {
+    if (!entry.persisted) return;
+    entry.persisted = false;
+    options.persistence?.remove(entry.view.id);
+  }
+
+  /** A command hook's decision was handed to its hook (or its hook is gone): its question leaves the disk. A relay's waits for its report. */
+  const delivered = (entry: Entry) => () => {
+    if (entry.outcome && entry.view.delivery === undefined) unpersist(entry);
+  };
+
   function attach<Decision>(entry: Entry, reply: Reply<Decision> | undefined): Waiter<Decision> {
     if (entry.outcome) {
       // Settled while its asker was away (a restart): the decision is made now, for the asker that came back.
       const { outcome } = entry;
-      return { ask: entry.view, outcome: Promise.resolve(outcome), reply: Promise.resolve(deliverable([{ deliver: () => {}, reply }], outcome).replies[0] as Decision | null), leave: () => {} };
+      clearTimeout(entry.reattachTimer);
+      entry.reattachTimer = undefined;
+      return {
+        ask: entry.view,
+        outcome: Promise.resolve(outcome),
+        reply: Promise.resolve(deliverable([{ deliver: () => {}, reply }], outcome).replies[0] as Decision | null),
+        leave: () => {},
+        delivered: delivered(entry),
+      };
     }
     let resolveOutcome!: (outcome: Outcome) => void;
     let resolveDecision!: (decision: Decision | null) => void;
@@ -542,6 +569,7 @@ export function createAskStore(options: AskStoreOptions = {}) {
         entry.waiters.delete(slot);
         slot.deliver(gone, null);
       },
+      delivered: delivered(entry),
     };
   }
 
@@ -738,6 +766,8 @@ export function createAskStore(options: AskStoreOptions = {}) {
         entry.view = settledView(entry, outcome, resolvedAt);
         count(entry, -1);
         keepOnlyView(entry);
+        // A command hook's decision, made as the daemon died: for its hook, if it comes back in time.
+        if (input.door === 'command-hook') entry.reattachTimer = setTimeout(() => unpersist(entry), reattachMs);
         return;
       }
       emit({ type: 'added', ask: entry.view });

@@ -340,8 +340,11 @@ export const hookRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, conte
       const [outcome, decision] = await Promise.all([waiter.outcome, waiter.reply]); // never reject: a hook that left gets `cancelled`
       unsubscribe();
       if (!response.destroyed) {
-        // What the hook prints, exactly: one JSON document, or '' for nothing.
-        response.end(identity.line(credentials, 'settled', { status: outcome.status, decision: hookBody(decision) }));
+        // What the hook prints, exactly: one JSON document, or '' for nothing. Kept on disk until it is
+        // written: a daemon killed before that gives it to the hook when it re-attaches.
+        response.end(identity.line(credentials, 'settled', { status: outcome.status, decision: hookBody(decision) }), waiter.delivered);
+      } else {
+        waiter.delivered();
       }
       request.log.info({ askId: waiter.ask.id, status: outcome.status, source: outcome.source.kind }, settledMessage(received));
     },
