@@ -207,10 +207,9 @@ describe.skipIf(!postgres.available || !chromiumState.available)('history and th
     for (const daemon of [a!, b!]) {
       const verified = await runCli(['audit', 'verify'], cliEnv(daemon!));
       expect(verified.code, verified.stdout).toBe(0);
-      expect(verified.stdout).toMatch(new RegExp(`^ok: \\d lines?, from .*\\nstore: trail [0-9a-f]{12} of daemon .*: ok: .*\\nstore: trail [0-9a-f]{12} of daemon .*: ok: `));
+      expect(verified.stdout).toMatch(/^ok: \d lines?, from .*\nstore: trail [0-9a-f]{12} of daemon .*: ok: .*\nstore: trail [0-9a-f]{12} of daemon .*: ok: /);
     }
-    const ownTrail = new RegExp(`store: trail [0-9a-f]{12} of daemon ${idOf(a!)} \\(this machine's\\): ok: 2 lines`);
-    expect((await runCli(['audit', 'verify'], cliEnv(a!))).stdout).toMatch(ownTrail);
+    expect((await runCli(['audit', 'verify'], cliEnv(a!))).stdout).toContain(`of daemon ${idOf(a!)} (this machine's): ok: 2 lines`);
 
     // A's second line changed in the store: A has its key, and names it (its MAC, and the file differs).
     const change = (seq: number, from: string, to: string) =>
@@ -228,7 +227,7 @@ describe.skipIf(!postgres.available || !chromiumState.available)('history and th
     expect(atB.code).toBe(1);
     expect(atB.stdout).toContain(`of daemon ${idOf(a!)}: line 1: not the line the trail is named by`);
     // B's own trail in the store is still whole, and said so.
-    expect(atB.stdout).toMatch(new RegExp(`of daemon ${idOf(b!)} \\(this machine's\\): ok: 1 line`));
+    expect(atB.stdout).toContain(`of daemon ${idOf(b!)} (this machine's): ok: 1 lines`);
   }, TEST_MS);
 
   it('with the store stopped, askbridge history says why and that --local reads the own file, which works; the page says it shows only this daemon\'s history', async () => {
