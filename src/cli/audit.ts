@@ -104,8 +104,7 @@ async function openStore(io: CommandIo, action: 'verify' | 'export'): Promise<Cl
  * first broken line; 1 when any is.
  */
 async function verifyStore(io: CommandIo, store: Client, trailFile: string, key: Buffer | undefined): Promise<number> {
-  const ownText = existsSync(trailFile) ? fileLines(trailFile).next().value?.bytes : undefined;
-  const own = ownText === undefined ? undefined : trailIdOf(ownText);
+  const own = ownTrailId(trailFile);
   let broken = 0;
   const trails = await storeAuditTrails(store);
   for (const { trail, daemon } of trails) {
@@ -122,12 +121,28 @@ async function verifyStore(io: CommandIo, store: Client, trailFile: string, key:
   return broken === 0 ? 0 : 1;
 }
 
+/** This machine's trail's name in the store (the SHA-256 of its first line); undefined while it has none. */
+function ownTrailId(trailFile: string): string | undefined {
+  if (!existsSync(trailFile)) return undefined;
+  for (const { bytes, ended } of fileLines(trailFile)) return ended ? trailIdOf(bytes) : undefined;
+  return undefined;
+}
+
 type StoredVerdict = { ok: true; lines: number; from?: string | undefined; to?: string | undefined; macs: boolean } | BrokenLine;
 
 async function verifyStoredTrail(store: Client, trail: string, key: Buffer | undefined, file: string | undefined): Promise<StoredVerdict> {
+  const fileText = file === undefined ? undefined : fileLines(file);
+  try {
+    return await compareStoredTrail(store, trail, key, fileText);
+  } finally {
+    fileText?.return(undefined);
+  }
+}
+
+/** The store's copy of a trail checked line by line, and against this machine's file of it (`fileText`) when it is this machine's. */
+async function compareStoredTrail(store: Client, trail: string, key: Buffer | undefined, fileText: ReturnType<typeof fileLines> | undefined): Promise<StoredVerdict> {
   let check: ReturnType<typeof createTrailCheck> | undefined;
   let macs = false;
-  const fileText = file === undefined ? undefined : fileLines(file);
   let count = 0;
   for await (const row of storeTrailLines(store, trail)) {
     count += 1;

@@ -10,6 +10,7 @@
 // than Claude Code says which ("asked by Codex"); a line without an agent is Claude Code's, or a script's.
 // A decision a relay has not delivered yet says "answered, not yet delivered"; one it never can, "not delivered: WHY".
 import { parseArgs } from 'node:util';
+import type { Client } from 'pg';
 import { getOwn } from '../answers.js';
 import { deliveryText, historyMatching, lineDeciderWords, readHistoryTail, type HistoryFilter, type HistoryLine } from '../history-file.js';
 import { askbridgeCommand } from '../command-name.js';
@@ -71,7 +72,7 @@ async function fromStoreOrFile(io: CommandIo, limit: number, keep: HistoryFilter
   if (choice.kind === 'none') return readHistoryTail(openStateDir(resolveStateDir(io.env)).paths.history, limit, keep);
   const local = `\`${askbridgeCommand(io.env)} history --local\` reads this daemon's own history`;
   if (choice.kind === 'error') throw new CliError(`${choice.message}\n${local}`);
-  let client: Awaited<ReturnType<typeof connectClient>>;
+  let client: Client;
   try {
     client = await connectClient(choice.setting.url, io.env);
   } catch (error) {

@@ -57,6 +57,8 @@ export function shareRecords(options: SharedRecordsOptions): SharedRecords {
   let again = false;
   let closed = false;
   let failing = false;
+  // The store answered again: each file is caught up at the start of the next pass.
+  let catchUp = false;
   let retry: NodeJS.Timeout | undefined;
 
   const history: Copied = {
@@ -155,6 +157,11 @@ export function shareRecords(options: SharedRecordsOptions): SharedRecords {
   async function run(): Promise<void> {
     do {
       again = false;
+      if (catchUp) {
+        catchUp = false;
+        history.at = undefined;
+        audit.at = undefined;
+      }
       try {
         for (const file of [history, audit]) await copy(file);
         if (failing) log.info({}, 'history and the audit trail are copied to the shared store again');
@@ -187,8 +194,7 @@ export function shareRecords(options: SharedRecordsOptions): SharedRecords {
   return {
     appended: kick,
     reconnected() {
-      history.at = undefined;
-      audit.at = undefined;
+      catchUp = true;
       kick();
     },
     flushed: async () => {
@@ -215,20 +221,20 @@ async function startAfter(fd: number, copied: (text: string) => boolean): Promis
 }
 
 /** The complete lines (each ended by a newline) from `offset`, a batch at a time, and how many bytes they took. */
-function completeLines(fd: number, offset: number, size: number): { lines: string[]; consumed: number } {
+function completeLines(fd: number, offset: number, size: number, maxLines = BATCH_LINES): { lines: string[]; consumed: number } {
   const lines: string[] = [];
   let consumed = 0;
   let bytes = 0;
   let pending = Buffer.alloc(0);
   let position = offset;
-  while (position < size && lines.length < BATCH_LINES && bytes < BATCH_BYTES) {
+  while (position < size && lines.length < maxLines && bytes < BATCH_BYTES) {
     const chunk = Buffer.alloc(Math.min(READ_BYTES, size - position));
     const read = readSync(fd, chunk, 0, chunk.length, position);
     if (read === 0) break;
     position += read;
     const buffer = Buffer.concat([pending, chunk.subarray(0, read)]);
     let from = 0;
-    for (let newline = buffer.indexOf(0x0a); newline >= 0 && lines.length < BATCH_LINES && bytes < BATCH_BYTES; newline = buffer.indexOf(0x0a, from)) {
+    for (let newline = buffer.indexOf(0x0a); newline >= 0 && lines.length < maxLines && bytes < BATCH_BYTES; newline = buffer.indexOf(0x0a, from)) {
       lines.push(buffer.subarray(from, newline).toString('utf8'));
       bytes += newline - from + 1;
       from = newline + 1;
@@ -236,14 +242,14 @@ function completeLines(fd: number, offset: number, size: number): { lines: strin
     consumed = bytes;
     pending = buffer.subarray(from);
     // A batch that is full leaves the rest for the next one.
-    if (lines.length >= BATCH_LINES || bytes >= BATCH_BYTES) break;
+    if (lines.length >= maxLines || bytes >= BATCH_BYTES) break;
   }
   return { lines, consumed };
 }
 
 /** The trail's name (the SHA-256 of its first line); undefined while it has no complete line. */
 function firstLineOf(fd: number): string | undefined {
-  const { lines } = completeLines(fd, 0, fstatSync(fd).size);
+  const { lines } = completeLines(fd, 0, fstatSync(fd).size, 1);
   return lines[0] === undefined ? undefined : trailIdOf(lines[0]);
 }
 
@@ -253,7 +259,7 @@ function firstLineOf(fd: number): string | undefined {
  * line as written).
  */
 export function jsonbSafe(json: string): string {
-  return json.includes('\\u0000') ? json.replace(/((?:^|[^\\])(?:\\\\)*)\\u0000/g, '$1\\ufffd') : json;
+  return json.includes('\\u0000') ? json.replace(/(?<!\\)((?:\\\\)*)\\u0000/g, '$1\\ufffd') : json;
 }
 
 function openOrNothing(path: string): number | undefined {

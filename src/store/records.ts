@@ -2,10 +2,11 @@
 // after its own files (daemon/shared-records.ts). Read for the page's history, `askbridge history`
 // and `askbridge audit`, a page of rows at a time, so that a history of years is never in memory at
 // once. Each reader takes a connected client or the daemon's pool; it writes nothing.
-import type { Client, Pool } from 'pg';
+import type { Pool } from 'pg';
 import { historyLineFrom, newestOnly, type HistoryFilter, type HistoryLine } from '../history-file.js';
 
-type Db = Pick<Client, 'query'> | Pick<Pool, 'query'>;
+/** A connected client (a command) or the daemon's pool. */
+type Db = Pick<Pool, 'query'>;
 
 /** How many rows one query reads. */
 const PAGE_ROWS = 500;
@@ -19,7 +20,7 @@ export async function readStoreHistory(db: Db, options: { limit: number; keep: H
   const current = newestOnly();
   let after: { at: Date; seq: string } | undefined;
   for (;;) {
-    const { rows } = await (db as Pool).query<{ seq: string; daemon: string; at: Date; line: unknown }>(
+    const { rows } = await db.query<{ seq: string; daemon: string; at: Date; line: unknown }>(
       `SELECT seq::text AS seq, daemon, at, line FROM askbridge.history
        ${after ? 'WHERE (at, seq) < ($2, $3::bigint)' : ''} ORDER BY at DESC, seq DESC LIMIT $1`,
       after ? [PAGE_ROWS, after.at, after.seq] : [PAGE_ROWS],
@@ -46,7 +47,7 @@ export async function* storeAuditLines(db: Db, range: { since: number | undefine
   const until = range.until === undefined ? null : new Date(range.until);
   let after: { at: Date; trail: string; seq: string } | undefined;
   for (;;) {
-    const { rows } = await (db as Pool).query<{ trail: string; seq: string; daemon: string; at: Date; line: string }>(
+    const { rows } = await db.query<{ trail: string; seq: string; daemon: string; at: Date; line: string }>(
       `SELECT trail, seq::text AS seq, daemon, at, line FROM askbridge.audit
        WHERE ($2::timestamptz IS NULL OR at >= $2) AND ($3::timestamptz IS NULL OR at < $3)
        ${after ? 'AND (at, trail, seq) > ($4, $5, $6::bigint)' : ''} ORDER BY at, trail, seq LIMIT $1`,
@@ -61,7 +62,7 @@ export async function* storeAuditLines(db: Db, range: { since: number | undefine
 
 /** The trails in the store, oldest first, each with the daemon that copied its first line. */
 export async function storeAuditTrails(db: Db): Promise<{ trail: string; daemon: string }[]> {
-  const { rows } = await (db as Pool).query<{ trail: string; daemon: string; at: Date }>('SELECT DISTINCT ON (trail) trail, daemon, at FROM askbridge.audit ORDER BY trail, seq');
+  const { rows } = await db.query<{ trail: string; daemon: string; at: Date }>('SELECT DISTINCT ON (trail) trail, daemon, at FROM askbridge.audit ORDER BY trail, seq');
   return rows.sort((a, b) => a.at.getTime() - b.at.getTime()).map(({ trail, daemon }) => ({ trail, daemon }));
 }
 
@@ -69,7 +70,7 @@ export async function storeAuditTrails(db: Db): Promise<{ trail: string; daemon:
 export async function* storeTrailLines(db: Db, trail: string): AsyncGenerator<StoredAuditLine> {
   let after = 0;
   for (;;) {
-    const { rows } = await (db as Pool).query<{ seq: string; daemon: string; line: string }>(
+    const { rows } = await db.query<{ seq: string; daemon: string; line: string }>(
       'SELECT seq::text AS seq, daemon, line FROM askbridge.audit WHERE trail = $1 AND seq > $2 ORDER BY seq LIMIT $3',
       [trail, after, PAGE_ROWS],
     );
