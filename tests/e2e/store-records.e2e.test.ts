@@ -1,6 +1,7 @@
 // History and the audit trail shared through the store (a throwaway PostgreSQL cluster of this
 // file's own), with two real daemons, A and B: a question the hook asks at A and A answers is in
-// `askbridge history` and GET /api/history at B, naming A. Lines written while the database is
+// `askbridge history` and GET /api/history at B, naming A; a page paired there for a person reads
+// only what is routed to them or to everyone. Lines written while the database is
 // stopped reach the store once it is back, and a daemon restarted catches up without a line twice.
 // `askbridge audit export` at B holds A's and B's decisions; `audit verify` is 0 on a good store and
 // names the line of a row changed in the database. With the store stopped, `askbridge history`
@@ -14,6 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditLine } from '../../src/audit-file.js';
 import type { HistoryLine, HistoryReply } from '../../src/history-file.js';
 import type { AskView, PeopleReply, StatusReply } from '../../src/protocol.js';
+import { permissionPayload } from '../stack/approvals.js';
 import { chromiumAvailability, launchBrowser, openPairedPage } from '../stack/browser.js';
 import { waitUntil } from '../stack/clock.js';
 import { parseCsv } from '../stack/csv.js';
@@ -55,12 +57,12 @@ afterAll(async () => {
 });
 
 /** `count` daemons on a new database of the store, started together; and that database's name. */
-async function onNewStore(count: number): Promise<{ daemons: Daemon[]; database: string }> {
+async function onNewStore(count: number, config: Record<string, unknown> = {}): Promise<{ daemons: Daemon[]; database: string }> {
   const database = `records_${++databases}`;
   const url = await migratedDatabase(cluster, database);
   const started = await Promise.all(
     Array.from({ length: count }, async () => {
-      const daemon = await startOnStore(cluster, url, { env: { ASKBRIDGE_TEST_STORE_SEEN_MS: String(STORE_CHECK_MS) } });
+      const daemon = await startOnStore(cluster, url, { config, env: { ASKBRIDGE_TEST_STORE_SEEN_MS: String(STORE_CHECK_MS) } });
       daemons.push(daemon);
       return daemon;
     }),
@@ -121,11 +123,11 @@ async function storeReachable(daemon: Daemon, reachable: boolean): Promise<void>
 
 const fileLines = (daemon: Daemon, name: string) => readFileSync(join(daemon.home, name), 'utf8').split('\n').filter(Boolean);
 
-/** alice, added at `at`, known at every daemon: from then on every decision has an audit line. */
-async function addAlice(at: Daemon, others: Daemon[]): Promise<void> {
-  expect((await at.api('POST', '/api/people', { name: 'alice' })).status).toBe(200);
+/** alice (and any other `names`), added at `at`, known at every daemon: from then on every decision has an audit line. */
+async function addAlice(at: Daemon, others: Daemon[], names: string[] = ['alice']): Promise<void> {
+  for (const name of names) expect((await at.api('POST', '/api/people', { name })).status).toBe(200);
   for (const daemon of others) {
-    await waitUntil(async () => ((await daemon.api<PeopleReply>('GET', '/api/people')).body.people.some((person) => person.name === 'alice') ? true : undefined), SHARED_WITHIN_MS, 'every daemon to know alice');
+    await waitUntil(async () => ((await daemon.api<PeopleReply>('GET', '/api/people')).body.people.length === names.length ? true : undefined), SHARED_WITHIN_MS, 'every daemon to know them');
   }
 }
 
@@ -150,6 +152,32 @@ describe.skipIf(!postgres.available || !chromiumState.available)('history and th
     expect(text.code, text.stderr).toBe(0);
     expect(text.stdout).toContain(`on daemon ${idOf(a!)}`);
     expect(text.stdout).toContain(`on daemon ${idOf(b!)}`);
+  }, TEST_MS);
+
+  it("a page paired for alice on B reads from the store only the lines routed to her or to everyone; B's CLI reads all", async () => {
+    const { daemons: [a, b] } = await onNewStore(2, { route: [{ name: 'permissions to bob', kind: ['permission'], to: ['bob'] }] });
+    await addAlice(a!, [b!], ['alice', 'bob']);
+    const question = await answeredAt(a!, 'records-routed-question');
+    const sessionId = `records-routed-${databases}`;
+    const hook = runHook(permissionPayload(sessionId, 'Bash', { command: 'npm test' }), a!.env);
+    const permission = await waitUntil(async () => (await a!.pending()).find((ask) => ask.sessionId === sessionId), SHARED_WITHIN_MS, 'the permission to wait at A');
+    expect(permission.route).toMatchObject({ people: ['bob'] });
+    expect((await a!.api('POST', `/api/asks/${permission.id}/decide`, { behavior: 'allow' })).status).toBe(200);
+    expect((await hook.result).code).toBe(0);
+    await historyHolds(b!, [question.id, permission.id]);
+
+    const pairing = await b!.api<{ links: { local: string } }>('POST', '/api/pairings', { person: 'alice' });
+    expect(pairing.status).toBe(200);
+    const { page } = await openPairedPage(browser, b!, { pairingUrl: pairing.body.links.local });
+    const alices = await page.evaluate(async () => {
+      const response = await fetch('/api/history', { headers: { 'x-askbridge-key': localStorage.getItem('askbridge.pageKey') ?? '' } });
+      return { status: response.status, body: (await response.json()) as HistoryReply };
+    });
+    expect(alices.status).toBe(200);
+    const seen = alices.body.entries.map((line) => line.id);
+    expect(seen).toContain(question.id);
+    expect(seen).not.toContain(permission.id);
+    expect((await b!.api<HistoryReply>('GET', '/api/history')).body.entries.map((line) => line.id)).toEqual(expect.arrayContaining([question.id, permission.id]));
   }, TEST_MS);
 
   it('lines written while the database is stopped reach the store once it is back, each once, also after A restarts', async () => {
