@@ -7,10 +7,13 @@ import { terminalJson } from './visible-text.js';
 
 export const AUDIT_CSV_COLUMNS = ['time', 'kind', 'ask', 'agent', 'machine', 'project', 'person', 'device', 'client', 'status', 'decision', 'input'] as const;
 
-/** The header row, then one row per line in the order given, every row ended by CRLF. */
-export function auditCsv(lines: Iterable<AuditLine>): string {
-  const rows = [csvRow(AUDIT_CSV_COLUMNS)];
-  for (const line of lines) rows.push(csvRow(rowOf(line)));
+/**
+ * The header row, then one row per line in the order given, every row ended by CRLF. Lines read from
+ * a shared store (`fromStore`) name the daemon that copied them, in a last column, `daemon`.
+ */
+export function auditCsv(lines: Iterable<{ line: AuditLine; daemon?: string }>, fromStore = false): string {
+  const rows = [csvRow(fromStore ? [...AUDIT_CSV_COLUMNS, 'daemon'] : AUDIT_CSV_COLUMNS)];
+  for (const { line, daemon } of lines) rows.push(csvRow(fromStore ? [...rowOf(line), daemon ?? ''] : rowOf(line)));
   return `${rows.join('\r\n')}\r\n`;
 }
 

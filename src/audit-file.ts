@@ -174,47 +174,74 @@ export type AuditVerdict =
   /** `line`: the first broken line's number (1 for the first); `problem`: what is wrong with it. */
   | { ok: false; line: number; problem: string };
 
+/** A broken line of a trail: its number (1 for the first) and what is wrong with it. */
+export type BrokenLine = { ok: false; line: number; problem: string };
+
 /**
- * Every check of a trail, in order, stopping at the first broken line: each line is JSON of the
- * format, sealed with the key (a line edited, or written by a program without the key, fails here),
- * numbered one more than the line before (a line removed or moved fails here), and names the hash
- * of the exact bytes of the line before it. Then the head: a trail that ends before the line its
- * head names had lines cut from its end. A head behind the trail's end is no loss: the daemon
- * writes it just after each line, and stopped in between.
+ * The checks of a trail's lines, one line at a time, in order: each line is JSON of the format,
+ * sealed with the key when there is one (a line edited, or written by a program without the key,
+ * fails here), numbered one more than the line before (a line removed or moved fails here), and
+ * names the hash of the exact bytes of the line before it. The file (verifyAuditTrail) and the
+ * shared store's copies of every daemon's trail (`askbridge audit verify`) are checked by it alike.
+ */
+export function createTrailCheck(key: Buffer | undefined) {
+  let count = 0;
+  let prev = AUDIT_GENESIS;
+  let previousSeq = 0;
+  let from: string | undefined;
+  let to: string | undefined;
+  return {
+    /** The next line's text (no newline): undefined when it holds, else the first broken line. */
+    next(text: string): BrokenLine | undefined {
+      count += 1;
+      const read = readAuditLine(text);
+      if (!read.ok) return { ok: false, line: count, problem: read.problem };
+      const { line } = read;
+      if (key && !macMatches(text, key)) return { ok: false, line: count, problem: 'edited (its MAC does not match: changed, or written without the key)' };
+      if (line.seq !== previousSeq + 1) {
+        return { ok: false, line: count, problem: count === 1 ? `removed or reordered (the trail starts at sequence ${line.seq}, not 1)` : `removed or reordered (sequence ${previousSeq} is followed by ${line.seq})` };
+      }
+      if (line.prev !== prev) return { ok: false, line: count, problem: 'its previous line is not the one it was written after (the hash it names does not match)' };
+      prev = sha256Hex(text);
+      previousSeq = line.seq;
+      from ??= line.at;
+      to = line.at;
+      return undefined;
+    },
+    /** How many lines held so far, the hash of the last, and the times of the first and the last. */
+    state: () => ({ lines: count, hash: prev, ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) }),
+  };
+}
+
+/**
+ * Every check of a trail, in order, stopping at the first broken line (createTrailCheck), and a
+ * line the file ends in the middle of. Then the head: a trail that ends before the line its head
+ * names had lines cut from its end. A head behind the trail's end is no loss: the daemon writes it
+ * just after each line, and stopped in between.
  */
 export function verifyAuditTrail(file: { trail: string; head: string }, key: Buffer): AuditVerdict {
   const head = readAuditHead(file.head, key);
   const headSeq = head.ok ? head.head?.seq : undefined;
+  const check = createTrailCheck(key);
   let count = 0;
-  let prev = AUDIT_GENESIS;
-  let previousSeq = 0;
   let hashAtHead: string | undefined;
-  let from: string | undefined;
-  let to: string | undefined;
   for (const { bytes, ended } of existsSync(file.trail) ? fileLines(file.trail) : []) {
     count += 1;
-    const text = bytes.toString('utf8');
     if (!ended) return { ok: false, line: count, problem: 'unfinished (the file ends in the middle of it: a write that never completed, or a cut)' };
-    const read = readAuditLine(text);
-    if (!read.ok) return { ok: false, line: count, problem: read.problem };
-    const { line } = read;
-    if (!macMatches(text, key)) return { ok: false, line: count, problem: 'edited (its MAC does not match: changed, or written without the key)' };
-    if (line.seq !== previousSeq + 1) {
-      return { ok: false, line: count, problem: count === 1 ? `removed or reordered (the trail starts at sequence ${line.seq}, not 1)` : `removed or reordered (sequence ${previousSeq} is followed by ${line.seq})` };
-    }
-    if (line.prev !== prev) return { ok: false, line: count, problem: 'its previous line is not the one it was written after (the hash it names does not match)' };
-    prev = sha256Hex(bytes);
-    previousSeq = line.seq;
-    if (line.seq === headSeq) hashAtHead = prev;
-    from ??= line.at;
-    to = line.at;
+    const broken = check.next(bytes.toString('utf8'));
+    if (broken) return broken;
+    if (count === headSeq) hashAtHead = check.state().hash;
   }
   if (!head.ok) return { ok: false, line: count + 1, problem: head.problem };
   if (head.head === undefined) {
     if (count === 0) return { ok: true, lines: 0 };
     return { ok: false, line: count + 1, problem: `the trail has ${count} lines but no head (${file.head} is missing): whether lines were removed from its end cannot be told` };
   }
-  if (head.head.seq > previousSeq) return { ok: false, line: count + 1, problem: `the trail ends at line ${count} but its head says ${head.head.seq}: lines were removed from its end` };
+  if (head.head.seq > count) return { ok: false, line: count + 1, problem: `the trail ends at line ${count} but its head says ${head.head.seq}: lines were removed from its end` };
   if (head.head.seq > 0 && hashAtHead !== head.head.hash) return { ok: false, line: head.head.seq, problem: "not the line its head names (its hash differs from the head's)" };
+  const { from, to } = check.state();
   return { ok: true, lines: count, ...(from === undefined ? {} : { from }), ...(to === undefined ? {} : { to }) };
 }
+
+/** A trail's name in the shared store: the SHA-256 of its first line's bytes (no newline). */
+export const trailIdOf = (firstLine: string | Buffer) => sha256Hex(firstLine);

@@ -70,11 +70,16 @@ export const HistoryLineSchema = z.looseObject({
    * did, or never can (why is in `error`), a line for the same id follows and stands for it.
    */
   delivery: z.enum(['waiting', 'delivered', 'undeliverable']).optional(),
+  /** The daemon that wrote it (its id in the shared store's `daemons`): only on lines read from a shared store, never in the file. */
+  daemon: z.string().optional(),
 });
 export type HistoryLine = z.infer<typeof HistoryLineSchema>;
 
-/** GET /api/history as JSON: the finished questions that match, newest first. */
-export const HistoryReplySchema = z.object({ entries: z.array(HistoryLineSchema) });
+/**
+ * GET /api/history as JSON: the finished questions that match, newest first. With a shared store,
+ * every daemon's; `localOnly` when the store cannot be reached, and only this daemon's own file was read.
+ */
+export const HistoryReplySchema = z.object({ entries: z.array(HistoryLineSchema), localOnly: z.object({ reason: z.string() }).optional() });
 export type HistoryReply = z.infer<typeof HistoryReplySchema>;
 
 /** A line as it may be on disk: those written before the status was called `handed-to-terminal` say `terminal`. */
@@ -247,7 +252,7 @@ export function historyMatching(query: string): HistoryFilter {
  * has more than one line (written when it was made, and again once delivered or undeliverable), so
  * only their ids are remembered.
  */
-function newestOnly(): HistoryFilter {
+export function newestOnly(): HistoryFilter {
   const seen = new Set<string>();
   return (line) => {
     if (line.delivery === undefined) return true;
@@ -265,13 +270,16 @@ function openOrNothing(path: string): number | undefined {
   }
 }
 
+/** One line of the file as it was written: its text (no newline) and the byte it starts at. */
+export type RawLine = { text: string; start: number };
+
 /**
- * The file's complete lines, read backwards from its end in chunks: for each chunk its lines, newest
- * first, and how many bytes have been read so far. Only one chunk's lines (and the start of the line
- * a chunk cut) are held at a time, so a reader that has what it wants just stops, and a history of
- * years is never in memory at once.
+ * The file's complete lines as text, read backwards from its end in chunks: for each chunk its
+ * lines, newest first, and how many bytes have been read so far. Only one chunk's lines (and the
+ * start of the line a chunk cut) are held at a time, so a reader that has what it wants just stops,
+ * and a history of years is never in memory at once.
  */
-function* chunksBackwards(fd: number): Generator<{ lines: HistoryLine[]; scannedBytes: number }> {
+export function* rawChunksBackwards(fd: number): Generator<{ lines: RawLine[]; scannedBytes: number }> {
   const size = fstatSync(fd).size;
   let position = size;
   let rest = Buffer.alloc(0); // the end of a line whose beginning is in an earlier chunk
@@ -290,26 +298,46 @@ function* chunksBackwards(fd: number): Generator<{ lines: HistoryLine[]; scanned
       continue;
     }
     rest = firstNewline >= 0 ? buffer.subarray(0, firstNewline) : Buffer.alloc(0);
-    const complete = firstNewline >= 0 ? buffer.subarray(firstNewline + 1) : buffer;
-    yield { lines: parseLines(complete.toString('utf8').split('\n')).reverse(), scannedBytes: size - position };
+    const lines: RawLine[] = [];
+    for (let start = firstNewline + 1; start < buffer.length; ) {
+      const newline = buffer.indexOf(0x0a, start);
+      const end = newline < 0 ? buffer.length : newline;
+      lines.push({ text: buffer.subarray(start, end).toString('utf8'), start: position + start });
+      start = end + 1;
+    }
+    yield { lines: lines.reverse(), scannedBytes: size - position };
   }
+}
+
+function* chunksBackwards(fd: number): Generator<{ lines: HistoryLine[]; scannedBytes: number }> {
+  for (const chunk of rawChunksBackwards(fd)) yield { lines: parseLines(chunk.lines.map((line) => line.text)), scannedBytes: chunk.scannedBytes };
 }
 
 function parseLines(raws: string[]): HistoryLine[] {
   const lines: HistoryLine[] = [];
   for (const raw of raws) {
-    if (!raw.trim()) continue;
-    let json: unknown;
-    try {
-      json = JSON.parse(raw);
-    } catch {
-      continue; // a line torn by a crash
-    }
-    const line = checkShape(StoredHistoryLineSchema, json);
-    if (!line.ok) continue;
-    const { status } = line.value;
-    lines.push(status === 'terminal' ? { ...line.value, status: 'handed-to-terminal' } : { ...line.value, status });
+    const line = parseHistoryText(raw);
+    if (line) lines.push(line);
   }
   return lines;
 }
 
+/** One line of text read back; undefined for a line torn by a crash, or anything else that is not one. */
+export function parseHistoryText(raw: string): HistoryLine | undefined {
+  if (!raw.trim()) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(raw);
+  } catch {
+    return undefined;
+  }
+  return historyLineFrom(json);
+}
+
+/** A line's JSON read back (from the file, or the shared store's copy), as today's readers take it; undefined when it is not one. */
+export function historyLineFrom(json: unknown): HistoryLine | undefined {
+  const line = checkShape(StoredHistoryLineSchema, json);
+  if (!line.ok) return undefined;
+  const { status } = line.value;
+  return status === 'terminal' ? { ...line.value, status: 'handed-to-terminal' } : { ...line.value, status };
+}

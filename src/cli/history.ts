@@ -1,4 +1,6 @@
-// `askbridge history`: the finished questions, newest first (as on the page), from history.jsonl in the state directory;
+// `askbridge history`: the finished questions, newest first (as on the page), from history.jsonl in the state directory,
+// or with a shared store set, every daemon's, from the store (--local: this daemon's file all the same; each line then
+// names its daemon when they are not all one's, and --json lines carry it as `daemon`);
 // with --search, only those that hold the text, as the page's history searches them. A permission
 // or a plan reads as its decision, the call, and who decided: "allowed once · Bash: npm test · by page"
 // ("· by alice on Pixel 8 (page)" once people are defined, who is also named on each entry's first line);
@@ -8,8 +10,13 @@
 // than Claude Code says which ("asked by Codex"); a line without an agent is Claude Code's, or a script's.
 // A decision a relay has not delivered yet says "answered, not yet delivered"; one it never can, "not delivered: WHY".
 import { parseArgs } from 'node:util';
+import type { Client } from 'pg';
 import { getOwn } from '../answers.js';
-import { deliveryText, historyMatching, lineDeciderWords, readHistoryTail, type HistoryLine } from '../history-file.js';
+import { deliveryText, historyMatching, lineDeciderWords, readHistoryTail, type HistoryFilter, type HistoryLine } from '../history-file.js';
+import { askbridgeCommand } from '../command-name.js';
+import { connectClient, describeStoreError, StoreConnectError } from '../store/connect.js';
+import { readStoreHistory } from '../store/records.js';
+import { chooseStore } from '../store/setting.js';
 import { agentName } from '../agents.js';
 import { terminalJson, terminalText } from '../visible-text.js';
 import { openStateDir, resolveStateDir } from '../state-dir.js';
@@ -19,21 +26,25 @@ import { turnEndLine } from './turn-end-text.js';
 import { elicitationLine, elicitationResultText } from '../elicitation-text.js';
 
 export async function run(io: CommandIo): Promise<void> {
-  const { values } = parseArgs({ args: io.argv, strict: true, options: { json: { type: 'boolean', default: false }, limit: { type: 'string', default: '20' }, search: { type: 'string' } } });
+  const { values } = parseArgs({ args: io.argv, strict: true, options: { json: { type: 'boolean', default: false }, limit: { type: 'string', default: '20' }, search: { type: 'string' }, local: { type: 'boolean', default: false } } });
   const limit = Number(values.limit);
   if (!Number.isInteger(limit) || limit < 1) throw new CliError('--limit takes a whole number above 0', 2);
-  const lines = readHistoryTail(openStateDir(resolveStateDir(io.env)).paths.history, limit, historyMatching(values.search ?? ''));
+  const keep = historyMatching(values.search ?? '');
+  const lines = values.local ? readHistoryTail(openStateDir(resolveStateDir(io.env)).paths.history, limit, keep) : await fromStoreOrFile(io, limit, keep);
   if (values.json) {
     for (const line of lines) io.stdout(`${terminalJson(line)}\n`);
     return;
   }
   if (lines.length === 0) io.stdout(values.search ? 'No finished question holds that text.\n' : 'No finished questions yet.\n');
+  // Which daemon wrote a line, only where they are not all one's.
+  const manyDaemons = new Set(lines.map((line) => line.daemon)).size > 1;
   for (const line of lines) {
     // Model text (and anything else read back from the file) is shown with its invisible characters marked.
     const agent = line.agent && line.agent !== 'claude-code' ? `  asked by ${terminalText(agentName(line.agent))}` : '';
     // Who decided, once people are defined: "by alice on Pixel 8".
     const who = lineDeciderWords(line);
-    io.stdout(`${terminalText(line.finishedAt)}  ${terminalText(line.source)}${line.detail ? ` (${terminalText(line.detail, '  ')})` : ''}${who === undefined ? '' : `  by ${terminalText(who)}`}  ${terminalText(line.project, '  ')}${agent}\n`);
+    const from = manyDaemons && line.daemon !== undefined ? `  on daemon ${terminalText(line.daemon)}` : '';
+    io.stdout(`${terminalText(line.finishedAt)}  ${terminalText(line.source)}${line.detail ? ` (${terminalText(line.detail, '  ')})` : ''}${who === undefined ? '' : `  by ${terminalText(who)}`}  ${terminalText(line.project, '  ')}${agent}${from}\n`);
     // A relayed decision that has not reached its agent says so; an undeliverable one says why (its error).
     const delivery = deliveryText(line);
     if (delivery) io.stdout(`  ${terminalText(delivery, '    ')}\n`);
@@ -49,6 +60,31 @@ export async function run(io: CommandIo): Promise<void> {
       const note = getOwn(line.notes, question);
       if (note) io.stdout(`       note: ${terminalText(note, '             ')}\n`);
     }
+  }
+}
+
+/**
+ * With a shared store set, every daemon's history, read there; without one, this daemon's file. A
+ * store that cannot be used is an error that says why, and that --local reads the file.
+ */
+async function fromStoreOrFile(io: CommandIo, limit: number, keep: HistoryFilter): Promise<HistoryLine[]> {
+  const choice = chooseStore(io.env);
+  if (choice.kind === 'none') return readHistoryTail(openStateDir(resolveStateDir(io.env)).paths.history, limit, keep);
+  const local = `\`${askbridgeCommand(io.env)} history --local\` reads this daemon's own history`;
+  if (choice.kind === 'error') throw new CliError(`${choice.message}\n${local}`);
+  let client: Client;
+  try {
+    client = await connectClient(choice.setting.url, io.env);
+  } catch (error) {
+    if (error instanceof StoreConnectError) throw new CliError(`the shared store cannot be read: ${error.message}\n${local}`);
+    throw error;
+  }
+  try {
+    return await readStoreHistory(client, { limit, keep });
+  } catch (error) {
+    throw new CliError(`the shared store cannot be read: ${describeStoreError(error, choice.setting.url)}\n${local}`);
+  } finally {
+    await client.end().catch(() => undefined);
   }
 }
 

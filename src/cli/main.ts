@@ -93,10 +93,10 @@ const COMMANDS: Record<string, Command> = {
     summary: "relay opencode's questions and permissions to askbridge from its server (opencode serve; URL default http://127.0.0.1:4096, plain http only to this machine; its password from OPENCODE_SERVER_PASSWORD), or Codex's questions (request_user_input, in Plan mode) from its TUI's app-server under CODEX_HOME, and send the answers back; the agent's own prompt decides what askbridge does not; Ctrl+C withdraws what waits",
     load: () => import('./attach.js') },
   mcp: { usage: '', summary: 'an MCP server on stdio with one tool, ask_user, that asks through askbridge (for Claude Code, Codex, Gemini CLI, Cursor: see docs/scripts.md)', load: () => import('./mcp.js') },
-  history: { usage: '[--limit N] [--search TEXT] [--json]', summary: "the finished questions, newest first: who or what answered, and with what; the ends of Claude's turns with the reply", load: () => import('./history.js') },
+  history: { usage: '[--limit N] [--search TEXT] [--json] [--local]', summary: "the finished questions, newest first: who or what answered, and with what; the ends of Claude's turns with the reply; with a shared store, every daemon's (--local: this daemon's own)", load: () => import('./history.js') },
   audit: {
-    usage: 'verify [--file PATH] | export [--since DATE] [--until DATE] [--format json|csv] [--file PATH]',
-    summary: "the audit trail of every decision (docs/audit.md), read without the daemon: verify checks every line's sequence, hash and MAC and the head, and names the first broken line (exit 1); export writes the lines from --since to --until as JSON lines (each as in the trail) or CSV",
+    usage: 'verify [--file PATH] [--local] | export [--since DATE] [--until DATE] [--format json|csv] [--file PATH] [--local]',
+    summary: "the audit trail of every decision (docs/audit.md), read without the daemon: verify checks every line's sequence, hash and MAC and the head, and names the first broken line (exit 1), and with a shared store every daemon's trail there too; export writes the lines from --since to --until as JSON lines (each as in the trail) or CSV, with a shared store every daemon's (--local: this machine's own)",
     load: () => import('./audit.js') },
   store: {
     usage: 'migrate | status [--json]',

@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util';
 import type { Client } from 'pg';
 import { askbridgeCommand } from '../command-name.js';
-import { clientConfig, describeStoreError } from '../store/connect.js';
+import { connectClient, describeStoreError, StoreConnectError } from '../store/connect.js';
 import { appliedMigrations, compareSchema, knownMigrations, latestVersion, MIGRATIONS_TABLE, migrationsDir, schemaProblem, STORE_SCHEMA, type SchemaState } from '../store/schema.js';
 import { chooseStore, describeStoreSource, describeStoreUrl, type StoreSetting } from '../store/setting.js';
 import { userConfigPath } from '../config.js';
@@ -32,17 +32,12 @@ export async function run(io: CommandIo): Promise<number> {
 
 /** A connected client, or the reason there is none as a CliError. */
 async function connect(io: CommandIo, setting: StoreSetting): Promise<Client> {
-  const { default: pg } = await import('pg');
-  const client = new pg.Client(clientConfig(setting.url, io.env));
-  // A connection that breaks after it opened: the query under way fails with the reason.
-  client.on('error', () => undefined);
   try {
-    await client.connect();
+    return await connectClient(setting.url, io.env);
   } catch (error) {
-    await client.end().catch(() => undefined);
-    throw new CliError(describeStoreError(error, setting.url));
+    if (error instanceof StoreConnectError) throw new CliError(error.message);
+    throw error;
   }
-  return client;
 }
 
 async function migrate(io: CommandIo, setting: StoreSetting, askbridge: string): Promise<number> {

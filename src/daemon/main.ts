@@ -41,7 +41,7 @@ import { watchForTerminalAnswer } from './terminal-answers.js';
 import { LOOPBACK_HOST, openStateDir, resolveStateDir, stateDirWriteError, type DaemonFailure, type PortHolder } from '../state-dir.js';
 import { askbridgeCommand } from '../command-name.js';
 import type { ListenAt, ToDaemon, ToKeeper } from './keeper.js';
-import { ToolInputSchema } from '../protocol.js';
+import { ToolInputSchema, type AskView } from '../protocol.js';
 import { choosePublicUrl, type PublicUrl, type PublicUrlSource } from '../public-url.js';
 import { createPublicUrlSetting, pushSubject } from './public-url-setting.js';
 import { ConfigFileError, readConfigFile, userConfigPath, type ConfigFile } from '../config.js';
@@ -54,6 +54,9 @@ import { chooseStore } from '../store/setting.js';
 import { openStore, StoreSchemaError, type SharedStore, type StoreLog } from '../store/postgres.js';
 import { holdLeadership, LEADER_LOCKS } from '../store/leader.js';
 import { shareAsks, type SharedAsks } from './shared-asks.js';
+import { shareRecords, type SharedRecords } from './shared-records.js';
+import { readStoreHistory } from '../store/records.js';
+import type { HistoryFilter, HistoryLine } from '../history-file.js';
 import { createPersonDecisions } from './asks/person-decisions.js';
 
 export type DaemonOptions = {
@@ -174,12 +177,15 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   // Stable across this daemon's restarts, so that the asks its hooks hold stay its own.
   const daemonId = `${hostname()}:${port}`;
   const storeLogger = logger.child({ component: 'store' });
+  // History and the audit trail copied to the store (shared-records.ts), once it is open.
+  let sharedRecords: SharedRecords | undefined;
   const storeLog = { info: (fields: Record<string, unknown>, message: string) => storeLogger.info(fields, message), warn: (fields: Record<string, unknown>, message: string) => storeLogger.warn(fields, message) };
   const sharedStore = await openSharedStore(options, {
     command,
     daemon: { id: daemonId, url: publicUrlSetting.url()?.href ?? loopbackUrl },
     log: storeLog,
     onChange: (health) => {
+      if (health.reachable) sharedRecords?.reconnected();
       storeBanner = health.reachable ? null : `The shared store cannot be used (${health.reason})`;
       app?.askbridge.broadcast({ type: 'banner', message: banner() });
     },
@@ -194,25 +200,42 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   refuseTeamWithoutRoutes(options.env, people.list().length);
   // A team's trail: once people are defined, every decision is recorded, and a person's (or any
   // allow) waits for its line. With none, askbridge serves one person as before: history.jsonl is the record.
-  const store = createAskStore({ persistence: pendingFiles, shows: (client, view) => showsOn(channels, client, view), command, record: (event) => (people.list().length > 0 ? audit.record(event) : undefined) });
+  const store = createAskStore({
+    persistence: pendingFiles,
+    shows: (client, view) => showsOn(channels, client, view),
+    command,
+    record: (event) => {
+      if (people.list().length === 0) return;
+      audit.record(event);
+      sharedRecords?.appended();
+    },
+  });
   // ntfy's one-tap buttons: their capabilities live in memory only, and die with the daemon.
   const oneTap = createOneTap({ store });
   const history = createHistory(stateDir.paths.history, {
     onError: (error) => logger.error({ err: error }, 'could not write history.jsonl: the answers are still delivered, and the lines wait in memory'),
     onProblem: (problem) => {
-      if (problem === null) logger.info('history.jsonl is written again: it has caught up');
+      if (problem === null) {
+        logger.info('history.jsonl is written again: it has caught up');
+        sharedRecords?.appended();
+      }
       historyBanner = problem ? `History cannot be written (${problem.error}): answers still reach Claude, and ${problem.waiting} line(s) wait to be recorded${problem.lost ? `, ${problem.lost} lost` : ''}` : null;
       app?.askbridge.broadcast({ type: 'banner', message: banner() });
     },
   });
+  /** Its line on disk first, then copied to the store. */
+  const appendHistory = (view: AskView) => {
+    history.append(view);
+    sharedRecords?.appended();
+  };
   store.subscribe((event) => {
     // Another daemon's ask is in its own history.
     if (event.elsewhere) return;
     // A relayed decision delivered, or never deliverable: its line again, which stands for the first.
-    if (event.type === 'updated' && event.ask.delivery !== undefined && event.ask.delivery !== 'waiting') history.append(event.ask);
+    if (event.type === 'updated' && event.ask.delivery !== undefined && event.ask.delivery !== 'waiting') appendHistory(event.ask);
     if (event.type !== 'resolved') return;
     // A wait in the terminal was never answered here: history keeps what was decided.
-    if (!event.ask.terminalWait) history.append(event.ask);
+    if (!event.ask.terminalWait) appendHistory(event.ask);
     if (!overloadBanner) return;
     const waiting = store.waiting();
     if (waiting.asks < waitingLimits.asks && waiting.bytes < waitingLimits.bytes) setOverloadBanner(null);
@@ -342,7 +365,11 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     banner,
     configFor: (cwd) => configWatch.effective(cwd),
     health: () => ({ history: history.problem(), audit: audit.problem(), store: storeHealth() }),
-    history: { path: stateDir.paths.history, flushed: () => history.flushed() },
+    history: {
+      path: stateDir.paths.history,
+      flushed: () => history.flushed(),
+      ...(sharedStore ? { everyone: (search) => everyonesHistory(sharedStore, sharedRecords, search) } : {}),
+    },
     pageSessionStore: pageSessionsIn(documents, stateDir.paths.pageSessions),
     telegram,
     push,
@@ -368,6 +395,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   recordRestoredDecisions(store, pendingRecords, history, stateDir.paths.history);
   // Once this daemon's own asks are back: they are written to the store, and the others' shown here.
   if (sharedStore) {
+    sharedRecords = shareRecords({ pool: sharedStore.pool, daemon: daemonId, files: { history: stateDir.paths.history, audit: stateDir.paths.audit }, retryMs: sharedStore.seenEveryMs, log: storeLog });
     sharedAsks = shareAsks({
       pool: sharedStore.pool,
       daemon: daemonId,
@@ -433,13 +461,28 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     store.releaseAll();
     closeChannels();
     // The bot stops (and lets go of the store's lock), and the asks' last changes are written, before the store's pool ends.
-    await Promise.all([app!.close(), tlsDoor?.close(), configWatch.close(), history.flushed(), Promise.all([telegram.close(), sharedAsks?.close()]).then(() => sharedStore?.close())]);
+    await Promise.all([app!.close(), tlsDoor?.close(), configWatch.close(), history.flushed(), Promise.all([telegram.close(), sharedAsks?.close(), sharedRecords?.close()]).then(() => sharedStore?.close())]);
     history.close();
     grants.close();
     stateDir.removeDaemonInfo(options.keeperPid);
   }
 
   return { app, port, url, logger, stop };
+}
+
+/**
+ * Every daemon's history, from the shared store, with this daemon's latest lines copied there first;
+ * while the store cannot be reached, why (the page then reads this daemon's own file).
+ */
+async function everyonesHistory(sharedStore: SharedStore, records: SharedRecords | undefined, search: { limit: number; keep: HistoryFilter }): Promise<{ lines: HistoryLine[] } | { unreachable: string }> {
+  const health = sharedStore.health();
+  if (!health.reachable) return { unreachable: health.reason ?? 'it does not answer' };
+  await records?.flushed();
+  try {
+    return { lines: await readStoreHistory(sharedStore.pool, search) };
+  } catch (error) {
+    return { unreachable: sharedStore.describeError(error) };
+  }
 }
 
 /**

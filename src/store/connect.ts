@@ -4,7 +4,7 @@
 // with a deprecation warning, and pg 9 drops that), and every way a connection fails said in words.
 import { parseIntoClientConfig } from 'pg-connection-string';
 import pgpass from 'pgpass';
-import type { ClientConfig } from 'pg';
+import type { Client, ClientConfig } from 'pg';
 
 /** How long a connection may take to open before the store counts as unreachable. */
 export const CONNECT_TIMEOUT_MS = 5_000;
@@ -70,4 +70,22 @@ export function describeStoreError(error: unknown, url: string): string {
 function reasonOf(error: unknown): string {
   if (error instanceof AggregateError && !error.message) return error.errors.map(reasonOf).join('; ');
   return error instanceof Error ? error.message : String(error);
+}
+
+/** A connection to the store that could not be made, with its reason in words (describeStoreError). */
+export class StoreConnectError extends Error {}
+
+/** One connected client, for a command run without the daemon (`store`, `history`, `audit`); throws StoreConnectError. */
+export async function connectClient(url: string, env: NodeJS.ProcessEnv): Promise<Client> {
+  const { default: pg } = await import('pg');
+  const client = new pg.Client(clientConfig(url, env));
+  // A connection that breaks after it opened: the query under way fails with the reason.
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (error) {
+    await client.end().catch(() => undefined);
+    throw new StoreConnectError(describeStoreError(error, url));
+  }
+  return client;
 }

@@ -25,6 +25,8 @@ export type SharedStore = {
   pool: Pool;
   /** How often the daemon is seen again in `daemons`. */
   seenEveryMs: number;
+  /** Why a query failed, in words, as the health says it (describeStoreError). */
+  describeError: (error: unknown) => string;
   close: () => Promise<void>;
 };
 
@@ -155,6 +157,7 @@ export async function openStore(options: StoreOptions): Promise<SharedStore> {
     health: () => health,
     pool,
     seenEveryMs,
+    describeError: (error) => describeStoreError(error, setting.url),
     close: async () => {
       closed = true;
       clearTimeout(timer);

@@ -64,9 +64,11 @@ export function initHistory({ toggle, section }) {
       list.replaceChildren();
       return;
     }
-    const { entries } = result.data;
+    const { entries, localOnly } = result.data;
     const query = search.value.trim();
     status.textContent = entries.length === 0 ? (query ? 'Nothing matches.' : 'Nothing finished yet.') : countText(entries.length, query !== '');
+    // With a shared store that cannot be reached, the daemon read only its own history: said under the count.
+    if (localOnly) status.append(h('span', { class: 'history-local-only', text: ` Only this daemon's history: the shared store cannot be reached (${localOnly.reason}).` }));
     list.replaceChildren(...entries.map(entryNode));
   }
 

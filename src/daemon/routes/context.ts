@@ -22,6 +22,7 @@ import type { GrantStore } from '../grants.js';
 import type { PersonDecisions } from '../asks/person-decisions.js';
 import type { People } from '../people.js';
 import type { Viewer } from '../../route-access.js';
+import type { HistoryFilter, HistoryLine } from '../../history-file.js';
 
 /**
  * Pages and CLI listeners connected now, over the WebSocket, which paired device (and person) each page socket
@@ -85,7 +86,15 @@ export type AppDeps = {
    * history.jsonl, for GET /api/history: where it is, and a promise that every line of a question
    * settled so far has been written (or waits in memory while it cannot be). Without it, no history is served.
    */
-  history?: { path: string; flushed: () => Promise<void> };
+  history?: {
+    path: string;
+    flushed: () => Promise<void>;
+    /**
+     * With a shared store: every daemon's history, read there (store/records.ts); or why the store
+     * cannot be read now, and only the file above is.
+     */
+    everyone?: (search: { limit: number; keep: HistoryFilter }) => Promise<{ lines: HistoryLine[] } | { unreachable: string }>;
+  };
   /**
    * The page's files: by default the folder beside the running code, dist/web (the built page) or,
    * run from src/, src/web, whose app.js loads modules this daemon does not serve.
