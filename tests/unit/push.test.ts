@@ -50,16 +50,16 @@ const status = async (page: Record<string, string>) => (await app.inject({ metho
 
 describe('Web Push keys', () => {
   it('are made once, kept 0600, and the same after a restart', () => {
-    expect(push.publicKey).toMatch(/^[A-Za-z0-9_-]{87}$/);
+    expect(push.publicKey()).toMatch(/^[A-Za-z0-9_-]{87}$/);
     expect(statSync(paths.vapidKeys).mode & 0o777).toBe(0o600);
-    expect(createPush({ paths, subject: () => 'mailto:push@askbridge.invalid', log: silent }).publicKey).toBe(push.publicKey);
+    expect(createPush({ paths, subject: () => 'mailto:push@askbridge.invalid', log: silent }).publicKey()).toBe(push.publicKey());
   });
 });
 
 describe('a push subscription', () => {
   it("is kept per device: the page learns the daemon's key, subscribes, and unsubscribes", async () => {
     const page = await pairPage();
-    expect(await status(page)).toEqual({ publicKey: push.publicKey, subscribed: false });
+    expect(await status(page)).toEqual({ publicKey: push.publicKey(), subscribed: false });
     const given = subscription();
     const saved = await app.inject({ method: 'POST', url: '/api/push/subscription', headers: page, payload: given });
     expect(saved.statusCode, saved.body).toBe(200);
