@@ -43,7 +43,7 @@ export type PushOptions = {
 
 const VapidKeysSchema = z.object({ publicKey: z.string().regex(/^[A-Za-z0-9_-]{87}$/), privateKey: z.string().regex(/^[A-Za-z0-9_-]{43}$/) });
 type VapidKeys = z.infer<typeof VapidKeysSchema>;
-/** `vapidKey`: the public key it was made for (absent: kept before subscriptions named it, made for this state directory's own keys). */
+/** `vapidKey`: the public key it was made for (absent: kept before subscriptions named it, and named at the next start). */
 const StoredSchema = z.array(z.object({ deviceId: z.string(), endpoint: z.string(), keys: z.object({ p256dh: z.string(), auth: z.string() }), subscribedAt: z.number(), vapidKey: z.string().optional() }));
 type Stored = z.infer<typeof StoredSchema>[number];
 
@@ -121,12 +121,21 @@ export function createPush(options: PushOptions) {
   const stopping = new AbortController();
   const endpointProblem = (endpoint: string) => pushEndpointProblem(endpoint, options.testPushService);
   /** Whether a subscription was made for the keys the daemon signs with now: a push service refuses any other. */
-  const madeForKeys = (stored: Stored) => (stored.vapidKey ?? ownKey) === keys.publicKey;
+  const madeForKeys = (stored: Stored) => (stored.vapidKey ?? keys.publicKey) === keys.publicKey;
 
   /** Makes a change to the subscriptions as kept (with a shared store, on another daemon's made meanwhile too); throws when it cannot be kept. */
   const save = (change: (current: Stored[]) => Stored[]) => {
     subscriptions = subscriptionsDocument.update((current) => change(current ?? []));
   };
+  // Those kept before subscriptions named their keys were made for this state directory's own: named
+  // now, before a shared store has them (where a daemon with other keys would take them for its own).
+  if (ownKey !== undefined && subscriptions.some((stored) => stored.vapidKey === undefined)) {
+    try {
+      save((current) => current.map((stored) => (stored.vapidKey === undefined ? { ...stored, vapidKey: ownKey } : stored)));
+    } catch (error) {
+      options.log.warn({ error: (error as Error).message }, 'push subscriptions could not be written');
+    }
+  }
   /**
    * Drops the subscriptions that match, which the daemon will not push to whatever the disk says (a
    * push service said they are gone, the device is unpaired, the endpoint is not a push service, it
