@@ -111,6 +111,8 @@ export function openStateDir(dir: string) {
     daemonInfo: join(dir, 'daemon.json'),
     token: join(dir, 'token'),
     hookKey: join(dir, 'hook-key'),
+    /** With a shared store, the SHA-256 of every daemon's hook key there: a copy (daemon/hook-keys.ts). */
+    hookKeys: join(dir, 'hook-keys.json'),
     history: join(dir, 'history.jsonl'),
     pageSessions: join(dir, 'page-sessions.json'),
     /** The daemon's VAPID key pair for Web Push, made once. */

@@ -8,7 +8,6 @@ import type { z } from 'zod';
 import { checkShape, describeZodError, PAGE_PROTOCOL, REVOKED_CLOSE_CODE, STOPPING_CLOSE_CODE, type AwayReply, type RouteView, type ServerMessage } from '../protocol.js';
 import { createAuth, registerGuard } from './routes/auth.js';
 import { HttpError } from './errors.js';
-import { sameSecret } from './hook-identity.js';
 import { HOOK_KEY_HEADER } from '../http-hook.js';
 import { createOpenApiBuilder } from './routes/openapi.js';
 import { BODY_LIMIT_BYTES, MAX_PENDING, REQUEST_TIMEOUTS, WAITING_BYTES, WS_MESSAGE_LIMIT_BYTES } from './limits.js';
@@ -223,8 +222,7 @@ function hasCredential(request: FastifyRequest, auth: ReturnType<typeof createAu
   const kind = request.principal?.kind;
   if (kind === 'local' || kind === 'page' || kind === 'hook' || auth.isLocalToken(request.headers.authorization) === true) return true;
   const key = request.headers[HOOK_KEY_HEADER];
-  const expected = deps.hookKey?.();
-  return typeof key === 'string' && key !== '' && expected !== undefined && sameSecret(key, expected);
+  return typeof key === 'string' && key !== '' && deps.acceptsHookKey?.(key) === true;
 }
 
 /** Refused requests without a credential are summed up at most this often. */

@@ -15,6 +15,7 @@ type Log = { warn(fields: Record<string, unknown>, message: string): void };
 
 /** away.json: the daemon's own user's switch, and the people away (absent: nobody). */
 export const AwayFileSchema = z.object({ away: z.boolean(), people: z.array(PersonNameSchema).optional() });
+type AwayFile = z.infer<typeof AwayFileSchema>;
 
 /** A switch that changed: a person's, or the daemon's own user's (`person` absent). */
 export type AwayChange = { person?: string; away: boolean };
@@ -32,7 +33,7 @@ export type AwaySwitch = {
 };
 
 /** `document`: where it is kept (absent: memory only, for tests). */
-export function createAwaySwitch(options: { document?: Document<z.infer<typeof AwayFileSchema>>; log?: Log } = {}): AwaySwitch {
+export function createAwaySwitch(options: { document?: Document<AwayFile>; log?: Log } = {}): AwaySwitch {
   const stored = options.document?.read();
   let away = stored?.away ?? false;
   let people: string[] = [...new Set(stored?.people ?? [])];
@@ -41,28 +42,38 @@ export function createAwaySwitch(options: { document?: Document<z.infer<typeof A
   const tell = (change: AwayChange) => {
     for (const listener of listeners) listener(change);
   };
-  // Switched on another daemon sharing the store: each switch that changed is told as if turned here.
-  options.document?.onChange((value) => {
+  /** The switches as they are now: each one that changed is told. */
+  function apply(value: AwayFile): void {
     const before = { away, people };
     away = value.away;
     people = [...new Set(value.people ?? [])];
     if (before.away !== away) tell({ away });
     for (const person of new Set([...before.people, ...people])) if (before.people.includes(person) !== people.includes(person)) tell({ person, away: people.includes(person) });
-  });
+  }
+  // Switched on another daemon sharing the store, as if turned here.
+  options.document?.onChange(apply);
   return {
     isAway,
     awayPeople: () => people,
     awayFor: (view) => away || (view.route ? view.route.people.some((person) => people.includes(person)) : people.length > 0),
     set(next, person) {
       if (isAway(person) === next) return false;
-      if (person === undefined) away = next;
-      else people = next ? [...people, person] : people.filter((name) => name !== person);
+      // One switch turned, on the switches as they are kept (with a shared store, another daemon may have turned others meanwhile).
+      const turn = (current: AwayFile | undefined): AwayFile => {
+        const value = current ?? { away: false };
+        if (person === undefined) return { ...value, away: next };
+        const others = (value.people ?? []).filter((name) => name !== person);
+        const turned = next ? [...others, person] : others;
+        return { away: value.away, ...(turned.length > 0 ? { people: turned } : {}) };
+      };
+      let value: AwayFile;
       try {
-        options.document?.write({ away, ...(people.length > 0 ? { people } : {}) });
+        value = options.document ? options.document.update(turn) : turn({ away, people });
       } catch (error) {
         options.log?.warn({ error: (error as Error).message }, 'could not keep the away switch: it holds here until the daemon stops');
+        value = turn({ away, people });
       }
-      tell({ away: next, ...(person === undefined ? {} : { person }) });
+      apply(value);
       return true;
     },
     subscribe(listener) {

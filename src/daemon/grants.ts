@@ -38,16 +38,21 @@ export function createGrantStore(options: { document?: Document<Grant[]>; now?: 
   const listeners = new Set<(grants: Grant[]) => void>();
   let endTimer: NodeJS.Timeout | undefined;
 
+  const alive = (list: Grant[]) => list.filter((grant) => grant.endsAt > now());
   /** The live grants; with a viewer, those it sees. */
-  const live = (viewer: Viewer = { kind: 'local' }) => grants.filter((grant) => grant.endsAt > now() && seenBy(grant, viewer));
+  const live = (viewer: Viewer = { kind: 'local' }) => alive(grants).filter((grant) => seenBy(grant, viewer));
 
-  /** Keep what lives, on disk and in memory; tell every listener; wake at the next end. */
-  function changed(): void {
-    grants = live();
+  /**
+   * Makes a change to the grants (on the store's, with a shared store: it may merge others') and
+   * keeps what lives, on disk and in memory; tells every listener; wakes at the next end.
+   */
+  function changed(change: (current: Grant[]) => Grant[] = (current) => current): void {
+    const made = (current: Grant[] | undefined) => alive(change(current ?? []));
     try {
-      options.document?.write(grants);
+      grants = options.document ? options.document.update(made) : made(grants);
     } catch (error) {
       options.log?.warn({ error: (error as Error).message }, 'could not keep the grants: they hold here until the daemon stops');
+      grants = made(grants);
     }
     told();
   }
@@ -69,7 +74,7 @@ export function createGrantStore(options: { document?: Document<Grant[]>; now?: 
     if (grants.length === 0) return;
     const next = Math.min(...grants.map((grant) => grant.endsAt));
     // setTimeout holds at most about 24.8 days; a grant holds at most hours.
-    endTimer = setTimeout(changed, Math.max(0, next - now()) + 1);
+    endTimer = setTimeout(() => changed(), Math.max(0, next - now()) + 1);
     endTimer.unref();
   }
   scheduleEnd();
@@ -99,8 +104,7 @@ export function createGrantStore(options: { document?: Document<Grant[]>; now?: 
         by: by.device ?? 'the terminal',
         ...(by.person === undefined ? {} : { person: by.person }),
       };
-      grants = [...live(), grant];
-      changed();
+      changed((current) => [...current, grant]);
       options.log?.info({ grant: grant.id, rule: grant.rule, scope: grant.scope, endsAt: grant.endsAt }, 'grant made');
       return grant;
     },
@@ -109,17 +113,16 @@ export function createGrantStore(options: { document?: Document<Grant[]>; now?: 
     revoke(id: string | 'all', viewer: Viewer): Grant[] {
       const ended = live(viewer).filter((grant) => id === 'all' || grant.id === id);
       if (ended.length === 0) return [];
-      grants = grants.filter((grant) => !ended.includes(grant));
-      changed();
+      const ids = new Set(ended.map((grant) => grant.id));
+      changed((current) => current.filter((grant) => !ids.has(grant.id)));
       options.log?.info({ grants: ended.map((grant) => grant.id) }, 'grants revoked');
       return ended;
     },
 
     /** A session ended: the grants made to last until then end too. */
     endSession(sessionId: string): void {
-      const before = grants.length;
-      grants = grants.filter((grant) => !(grant.untilSessionEnds && grant.sessionId === sessionId));
-      if (grants.length !== before) changed();
+      const ends = (grant: Grant) => grant.untilSessionEnds === true && grant.sessionId === sessionId;
+      if (grants.some(ends)) changed((current) => current.filter((grant) => !ends(grant)));
     },
 
     /** The live grant that covers this approval, if any: one its maker could decide, same agent and machine, in its scope, matching its rule. */

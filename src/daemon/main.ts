@@ -36,6 +36,7 @@ import { createTelegram } from './telegram/bot.js';
 import { StoredChatsSchema } from './telegram/chats.js';
 import { createGrantStore, GrantsSchema } from './grants.js';
 import { createPeople, PeopleSchema } from './people.js';
+import { createHookKeys, HookKeyDigestsSchema } from './hook-keys.js';
 import { claudeProjectsDir, readSessionContext } from './transcript.js';
 import { watchForTerminalAnswer } from './terminal-answers.js';
 import { LOOPBACK_HOST, openStateDir, resolveStateDir, stateDirWriteError, type DaemonFailure, type PortHolder } from '../state-dir.js';
@@ -49,7 +50,7 @@ import { renderUnicodeCompact } from 'uqr';
 import { VERSION } from '../version.js';
 import { profileOf } from '../agents.js';
 import { readWiring, turnEndReach } from '../wiring.js';
-import type { AskView, StoreHealth, TurnEndReach } from '../protocol.js';
+import type { StoreHealth, TurnEndReach } from '../protocol.js';
 import { chooseStore } from '../store/setting.js';
 import { openStore, StoreSchemaError, type SharedStore, type StoreLog } from '../store/postgres.js';
 import { holdLeadership, LEADER_LOCKS } from '../store/leader.js';
@@ -248,7 +249,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   let push: Push | undefined;
   try {
     // ASKBRIDGE_TEST_PUSH_SERVICE, for tests only: the one origin of a local stand-in push service.
-    push = createPush({ paths: stateDir.paths, subject: () => pushSubject(publicUrlSetting.url(), configWatch.effective('').config.push.subject), log, testPushService: options.env.ASKBRIDGE_TEST_PUSH_SERVICE });
+    push = createPush({ documents, paths: stateDir.paths, subject: () => pushSubject(publicUrlSetting.url(), configWatch.effective('').config.push.subject), log, testPushService: options.env.ASKBRIDGE_TEST_PUSH_SERVICE });
   } catch (error) {
     logger.warn({ error: (error as Error).message }, 'Web Push is not available: its keys could not be made');
   }
@@ -343,6 +344,11 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     // The command hook does not need it; http hooks are refused (and their terminal asks) until it exists.
     logger.warn({ error: (error as Error).message }, `the hook key could not be made: http hooks are refused until \`${command} install\` can make it`);
   }
+  // With a shared store, a remote hook's key is accepted by every daemon on it (hook-keys.ts).
+  const hookKeys = createHookKeys({
+    ownKey: () => stateDir.readHookKey(),
+    ...(sharedDocuments ? { shared: { document: document('hook-keys', stateDir.paths.hookKeys, HookKeyDigestsSchema, "could not read the other daemons' hook keys: only this daemon's is accepted"), daemon: daemonId, log: storeLog } } : {}),
+  });
   const away = createAwaySwitch({ document: document('away', stateDir.paths.away, AwayFileSchema, 'the away switch cannot be read: not away'), log: logger });
   keepHeldElicitations(store, stateDir.paths.heldElicitations, logger);
   const turnEnds = createTurnEndReach(options.env, store, command);
@@ -351,7 +357,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     decisions,
     othersReachable: () => sharedAsks?.othersReachable() ?? false,
     token,
-    hookKey: () => stateDir.readHookKey(),
+    acceptsHookKey: hookKeys.accepts,
     port,
     command,
     version: VERSION,
@@ -464,6 +470,7 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
     await Promise.all([app!.close(), tlsDoor?.close(), configWatch.close(), history.flushed(), Promise.all([telegram.close(), sharedAsks?.close(), sharedRecords?.close()]).then(() => sharedStore?.close())]);
     history.close();
     grants.close();
+    hookKeys.close();
     stateDir.removeDaemonInfo(options.keeperPid);
   }
 

@@ -30,7 +30,7 @@ export function pageSessionsIn(documents: Documents, file: string): PageSessionS
   const document = documents.open('page-sessions', file, PageSessionsSchema);
   return {
     load: () => document.read() ?? [],
-    save: (entries) => document.write(entries),
+    update: (change) => document.update((current) => change(current ?? [])),
     onChange: (listener) => document.onChange(listener),
   };
 }

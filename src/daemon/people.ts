@@ -27,9 +27,11 @@ export function createPeople(options: { document?: Document<Person[]>; now?: () 
   };
   options.document?.onChange(changed);
 
-  function save(next: Person[]): string | undefined {
+  /** Makes a change (on the store's value, with a shared store: it may merge others'); undefined, or why it could not be kept. */
+  function save(change: (current: Person[]) => Person[]): string | undefined {
+    let next: Person[];
     try {
-      options.document?.write(next);
+      next = options.document ? options.document.update((current) => change(current ?? [])) : change(people);
     } catch (error) {
       return (error as NodeJS.ErrnoException).code ?? (error as Error).message;
     }
@@ -44,13 +46,13 @@ export function createPeople(options: { document?: Document<Person[]>; now?: () 
     add(name: string, groups: readonly string[] = []): PeopleChange {
       if (people.some((person) => person.name === name)) return { kind: 'exists' };
       const person: Person = { name, groups: [...new Set(groups)], addedAt: now() };
-      const reason = save([...people, person]);
+      const reason = save((current) => (current.some((known) => known.name === name) ? current : [...current, person]));
       return reason === undefined ? { kind: 'done', person } : { kind: 'not_saved', reason };
     },
     remove(name: string): PeopleChange {
       const person = people.find((known) => known.name === name);
       if (!person) return { kind: 'not_found' };
-      const reason = save(people.filter((known) => known !== person));
+      const reason = save((current) => current.filter((known) => known.name !== name));
       return reason === undefined ? { kind: 'done', person } : { kind: 'not_saved', reason };
     },
     /** Told after every change. */

@@ -8,6 +8,7 @@ import { SCRIPTED_USER } from './env.js';
 import { createPolicy } from '../../src/daemon/asks/policy.js';
 import { createAskStore, type AskStore, type AskStoreOptions } from '../../src/daemon/asks/store.js';
 import type { AppDeps } from '../../src/daemon/routes/context.js';
+import { createHookKeys } from '../../src/daemon/hook-keys.js';
 import type { AskView } from '../../src/protocol.js';
 import type WebSocket from 'ws';
 import { askThroughInject, type HookReply } from './hook-client.js';
@@ -23,7 +24,7 @@ export const HOOK_KEY = 'hook-key-abcdefghijklmnopqrstuvwxyz0123456789';
 /** What a local program sends (the CLI, a script): the loopback Host and the bearer token. */
 export const LOCAL = { host: HOST, authorization: `Bearer ${TOKEN}` };
 
-export type TestAppOptions = Partial<Omit<AppDeps, 'store' | 'token' | 'hookKey' | 'port' | 'planQuestion'>> & {
+export type TestAppOptions = Partial<Omit<AppDeps, 'store' | 'token' | 'acceptsHookKey' | 'port' | 'planQuestion'>> & {
   /**
    * The user's config file, as written, over `whenNobodyWatching: "wait"` (SCRIPTED_USER) unless
    * `defaults` is set: then only what it says, and every default applies.
@@ -74,7 +75,7 @@ export async function buildTestApp(options: TestAppOptions = {}): Promise<TestAp
   const app = await buildApp({
     store,
     token: TOKEN,
-    hookKey: () => hookKey,
+    acceptsHookKey: createHookKeys({ ownKey: () => hookKey }).accepts,
     port: PORT,
     command: 'askbridge',
     version: 'test',

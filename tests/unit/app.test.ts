@@ -287,9 +287,10 @@ describe('who may call', () => {
     let saved: StoredPageSession[] = [];
     const pageSessionStore = {
       load: () => saved,
-      save: (entries: StoredPageSession[]) => {
+      update: (change: (entries: StoredPageSession[]) => StoredPageSession[]) => {
         if (failing) throw Object.assign(new Error('no space left on device'), { code: 'ENOSPC' });
-        saved = entries;
+        saved = change(saved);
+        return saved;
       },
     };
     const full = (await buildTestApp({ pageSessionStore })).app;
@@ -317,7 +318,7 @@ describe('who may call', () => {
 
   it('keeps a paired page paired across a daemon restart, through the page session store', async () => {
     let saved: StoredPageSession[] = [];
-    const pageSessionStore = { load: () => saved, save: (entries: StoredPageSession[]) => void (saved = entries) };
+    const pageSessionStore = { load: () => saved, update: (change: (entries: StoredPageSession[]) => StoredPageSession[]) => (saved = change(saved)) };
     const build = async () => (await buildTestApp({ pageSessionStore })).app;
     const first = await build();
     const code = first.askbridge.auth.createPairingCode();

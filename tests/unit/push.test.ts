@@ -2,7 +2,7 @@
 // checked field by field, kept per device and forgotten when the device is unpaired; and what a
 // notice may say about a question.
 import { createECDH, randomBytes } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -50,16 +50,16 @@ const status = async (page: Record<string, string>) => (await app.inject({ metho
 
 describe('Web Push keys', () => {
   it('are made once, kept 0600, and the same after a restart', () => {
-    expect(push.publicKey).toMatch(/^[A-Za-z0-9_-]{87}$/);
+    expect(push.publicKey()).toMatch(/^[A-Za-z0-9_-]{87}$/);
     expect(statSync(paths.vapidKeys).mode & 0o777).toBe(0o600);
-    expect(createPush({ paths, subject: () => 'mailto:push@askbridge.invalid', log: silent }).publicKey).toBe(push.publicKey);
+    expect(createPush({ paths, subject: () => 'mailto:push@askbridge.invalid', log: silent }).publicKey()).toBe(push.publicKey());
   });
 });
 
 describe('a push subscription', () => {
   it("is kept per device: the page learns the daemon's key, subscribes, and unsubscribes", async () => {
     const page = await pairPage();
-    expect(await status(page)).toEqual({ publicKey: push.publicKey, subscribed: false });
+    expect(await status(page)).toEqual({ publicKey: push.publicKey(), subscribed: false });
     const given = subscription();
     const saved = await app.inject({ method: 'POST', url: '/api/push/subscription', headers: page, payload: given });
     expect(saved.statusCode, saved.body).toBe(200);
@@ -124,6 +124,34 @@ describe('a push subscription', () => {
     expect((await app.inject({ method: 'POST', url: `/api/devices/${phoneId}/revoke`, headers: LOCAL })).statusCode).toBe(200);
     expect(JSON.parse(readFileSync(paths.pushSubscriptions, 'utf8')).map((stored: { deviceId: string }) => stored.deviceId)).toEqual(devices.filter((device) => !device.current).map((device) => device.id));
     expect((await status(laptop)).subscribed).toBe(true);
+  });
+});
+
+describe('the keys a subscription was made for', () => {
+  it('are named with it; one kept before subscriptions named them is named at start with this daemon\'s keys', async () => {
+    const phone = await pairPage();
+    await app.inject({ method: 'POST', url: '/api/push/subscription', headers: phone, payload: subscription() });
+    const [made] = JSON.parse(readFileSync(paths.pushSubscriptions, 'utf8')) as Array<Record<string, unknown>>;
+    expect(made!.vapidKey).toBe(push.publicKey());
+    const { vapidKey: _, ...unnamed } = made!;
+    writeFileSync(paths.pushSubscriptions, JSON.stringify([unnamed]));
+    createPush({ paths, subject: () => 'mailto:push@askbridge.invalid', log: silent });
+    expect(JSON.parse(readFileSync(paths.pushSubscriptions, 'utf8'))).toEqual([made]);
+  });
+
+  it('are not other keys: such a subscription counts for nobody and is dropped at the next push', async () => {
+    const phone = await pairPage();
+    await app.inject({ method: 'POST', url: '/api/push/subscription', headers: phone, payload: subscription() });
+    expect((await status(phone)).subscribed).toBe(true);
+    const [made] = JSON.parse(readFileSync(paths.pushSubscriptions, 'utf8')) as Array<Record<string, unknown>>;
+    writeFileSync(paths.pushSubscriptions, JSON.stringify([{ ...made, vapidKey: 'B'.repeat(87) }]));
+    const again = createPush({ paths, subject: () => 'mailto:push@askbridge.invalid', log: silent });
+    const deviceId = made!.deviceId as string;
+    expect(again.isSubscribed(deviceId)).toBe(false);
+    expect(again.subscribedDevices([deviceId])).toBe(0);
+    again.send({ id: 'x', project: 'p', headers: [] }, { pairedDevices: [deviceId], tells: () => true, ttlSeconds: 60 });
+    again.close();
+    expect(JSON.parse(readFileSync(paths.pushSubscriptions, 'utf8'))).toEqual([]);
   });
 });
 

@@ -17,7 +17,7 @@ let saved: StoredPageSession[];
 
 beforeEach(async () => {
   saved = [];
-  daemon = await buildTestApp({ publicUrl: PUBLIC, pageSessionStore: { load: () => saved, save: (entries) => void (saved = entries) } });
+  daemon = await buildTestApp({ publicUrl: PUBLIC, pageSessionStore: { load: () => saved, update: (change) => (saved = change(saved)) } });
   app = daemon.app;
 });
 afterEach(async () => {

@@ -53,8 +53,16 @@ const sha256 = (value: string) => createHash('sha256').update(value).digest('hex
 export type Device = { id: string; name: string; pairedAt: number; lastSeen: number; person?: string };
 /** A paired page, as kept on disk: hashes of its cookie and of its key, when it expires, and its device. */
 export type StoredPageSession = Device & { cookieHash: string; keyHash: string; expiresAt: number };
-/** Where the paired pages are kept: read at start, written whole on each change; `onChange`: another daemon sharing the store changed them. */
-export type PageSessionStore = { load(): StoredPageSession[]; save(entries: StoredPageSession[]): void; onChange?(listener: (entries: StoredPageSession[]) => void): void };
+/**
+ * Where the paired pages are kept: read at start, changed by a change made on them as kept (documents.ts: with a
+ * shared store, on another daemon's pairing made meanwhile too), which returns them as changed;
+ * `onChange`: another daemon sharing the store changed them, or merged its change with this one's.
+ */
+export type PageSessionStore = {
+  load(): StoredPageSession[];
+  update(change: (entries: StoredPageSession[]) => StoredPageSession[]): StoredPageSession[];
+  onChange?(listener: (entries: StoredPageSession[]) => void): void;
+};
 /** How revoking a device went: `not_saved` left it paired, as the file on disk still says it is. */
 export type RevokeResult = { kind: 'revoked' } | { kind: 'not_found' } | { kind: 'not_saved'; reason: string };
 
@@ -98,24 +106,33 @@ export function createAuth(options: AuthOptions) {
   const pageSessions = new Map<string, Omit<StoredPageSession, 'cookieHash'>>(
     (options.pageSessionStore?.load() ?? []).filter((stored) => stored.expiresAt > now()).map(({ cookieHash, ...session }) => [cookieHash, session]),
   );
-  const storedSessions = (): StoredPageSession[] => [...pageSessions].map(([cookieHash, session]) => ({ cookieHash, ...session }));
   const devicesGone = new Set<(deviceIds: string[]) => void>();
   // Paired or revoked on another daemon sharing the store: the same here, and a revoked device's pages are told.
   options.pageSessionStore?.onChange?.((entries) => {
-    const before = new Set([...pageSessions.values()].map((session) => session.id));
+    const before = new Map(pageSessions);
     pageSessions.clear();
-    for (const { cookieHash, ...session } of entries) if (session.expiresAt > now()) pageSessions.set(cookieHash, session);
-    for (const session of pageSessions.values()) before.delete(session.id);
-    if (before.size > 0) for (const listener of devicesGone) listener([...before]);
+    for (const { cookieHash, ...session } of entries) {
+      // A last-seen time this daemon has not written yet stays.
+      if (session.expiresAt > now()) pageSessions.set(cookieHash, { ...session, lastSeen: Math.max(session.lastSeen, before.get(cookieHash)?.lastSeen ?? 0) });
+    }
+    const gone = new Set([...before.values()].map((session) => session.id));
+    for (const session of pageSessions.values()) gone.delete(session.id);
+    if (gone.size > 0) for (const listener of devicesGone) listener([...gone]);
   });
   let lastSeenSavedAt = now();
   /**
-   * Writes the sessions; a failure is the caller's to report (pairing, revoking) or to shrug off (last
-   * seen). Pairing and revoking write the list they would make first and change memory only once it
-   * is on disk, so that a restart never brings back a device that was shown as revoked, nor drops one
-   * that was shown as paired.
+   * Makes a change to the sessions as kept; a failure is the caller's to report (pairing, revoking)
+   * or to shrug off (last seen). Pairing and revoking change what is kept first and memory only once
+   * that is on disk, so that a restart never brings back a device that was shown as revoked, nor
+   * drops one that was shown as paired.
    */
-  const saveSessions = (entries: StoredPageSession[] = storedSessions()) => options.pageSessionStore?.save(entries);
+  const saveSessions = (change: (entries: StoredPageSession[]) => StoredPageSession[]) => options.pageSessionStore?.update(change);
+  /** Every session's last-seen time as this daemon has it, where it is later than the one kept. */
+  const withLastSeen = (entries: StoredPageSession[]) =>
+    entries.map((stored) => {
+      const lastSeen = pageSessions.get(stored.cookieHash)?.lastSeen ?? 0;
+      return lastSeen > stored.lastSeen ? { ...stored, lastSeen } : stored;
+    });
   const reasonOf = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 
   /**
@@ -187,7 +204,7 @@ export function createAuth(options: AuthOptions) {
     if (session.lastSeen - lastSeenSavedAt > LAST_SEEN_SAVE_MS) {
       lastSeenSavedAt = session.lastSeen;
       try {
-        saveSessions();
+        saveSessions(withLastSeen);
       } catch {
         // Only a last-seen time is late on disk; it is written again with the next change.
       }
@@ -301,7 +318,7 @@ export function createAuth(options: AuthOptions) {
       const key = randomBytes(32).toString('base64url');
       const paired: StoredPageSession = { cookieHash: sha256(cookie), expiresAt: now() + PAGE_SESSION_TTL_MS, keyHash: sha256(key), id: randomBytes(6).toString('hex'), name: deviceName, pairedAt: now(), lastSeen: now(), ...(pairing.person === undefined ? {} : { person: pairing.person }) };
       try {
-        saveSessions([...storedSessions().filter((stored) => stored.expiresAt >= now()), paired]);
+        saveSessions((entries) => [...withLastSeen(entries).filter((stored) => stored.expiresAt >= now()), paired]);
       } catch (error) {
         return { kind: 'not_saved', reason: reasonOf(error) };
       }
@@ -335,7 +352,7 @@ export function createAuth(options: AuthOptions) {
       if (!entry) return { kind: 'not_found' };
       const [cookieHash] = entry;
       try {
-        saveSessions(storedSessions().filter((stored) => stored.cookieHash !== cookieHash));
+        saveSessions((entries) => entries.filter((stored) => stored.cookieHash !== cookieHash));
       } catch (error) {
         return { kind: 'not_saved', reason: reasonOf(error) };
       }

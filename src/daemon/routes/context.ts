@@ -51,8 +51,8 @@ export function setVisible(watchers: Watchers, socket: WebSocket, visible: boole
 export type AppDeps = {
   store: AskStore;
   token: string;
-  /** The current hook key, read when an http hook asks (so a rotated key applies at once). Without it, no http hook can ask. */
-  hookKey?: () => string | undefined;
+  /** Whether an http hook sending this key may ask (hook-keys.ts: the current key, read when it asks, so a rotated key applies at once). Without it, no http hook can ask. */
+  acceptsHookKey?: (key: string) => boolean;
   /** The port in the page's origin; 0 means "whatever the server is listening on". */
   port: number;
   /** How to run askbridge on this machine (askbridgeCommand), for the hints in errors: computed once at start. */

@@ -5,15 +5,14 @@ import { HOOK_KEY_HEADER, MACHINE_HEADER, PERSON_HEADER, UNNAMED_MACHINE } from 
 import { LIMITS, PersonNameSchema } from '../../protocol.js';
 import { shorten } from '../../shorten.js';
 import { HttpError } from '../errors.js';
-import { isFromThisMachine, sameSecret } from '../hook-identity.js';
+import { isFromThisMachine } from '../hook-identity.js';
 import type { AppDeps } from './context.js';
 
 /** Refuses (401) a request without the current hook key. */
-export function requireHookKey(request: FastifyRequest, deps: Pick<AppDeps, 'hookKey' | 'command'>): void {
+export function requireHookKey(request: FastifyRequest, deps: Pick<AppDeps, 'acceptsHookKey' | 'command'>): void {
   const key = request.headers[HOOK_KEY_HEADER];
-  const expected = deps.hookKey?.();
   if (typeof key !== 'string' || key === '') throw new HttpError(401, 'hook_key_missing', `an http hook must send its key in ${HOOK_KEY_HEADER}: run \`${deps.command} install\``);
-  if (expected === undefined || !sameSecret(key, expected)) throw new HttpError(401, 'bad_hook_key', `this hook key is not the current one (it was rotated?): run \`${deps.command} install\` again`);
+  if (deps.acceptsHookKey?.(key) !== true) throw new HttpError(401, 'bad_hook_key', `this hook key is not the current one (it was rotated?): run \`${deps.command} install\` again`);
   request.principal = { kind: 'hook' };
 }
 

@@ -26,7 +26,7 @@ export const pushRoutes: FastifyPluginAsyncZod<RouteContext> = async (app, { dep
     { config: { access: 'page' }, schema: { summary: "The daemon's VAPID public key, and whether this device gets pushes", response: { 200: PushStatusReplySchema, ...REFUSALS } } },
     async (request) => {
       const push = pushOf();
-      return { publicKey: push.publicKey, subscribed: push.isSubscribed(deviceOf(request)) };
+      return { publicKey: push.publicKey(), subscribed: push.isSubscribed(deviceOf(request)) };
     },
   );
 

@@ -77,11 +77,24 @@ export function createChats(options: ChatsOptions) {
     return [];
   }
 
-  const save = (list: PairedChat[]) => options.document.write(list);
+  /**
+   * Makes a change to the chats as kept (documents.ts: with a shared store, on another daemon's
+   * pairing made meanwhile too), without the groups that no longer pair, and returns them as kept.
+   */
+  const save = (change: (list: StoredChat[]) => StoredChat[]) => options.document.update((current) => change((current ?? []).filter((chat) => chat.userId !== undefined || chat.chatId > 0)));
+  /** The chats as kept, in memory; a last-seen time not written yet stays. */
+  function adopt(list: StoredChat[]): void {
+    const before = new Map(chats.map((chat) => [chat.id, chat.lastSeen]));
+    chats = list.flatMap(withPerson).map((chat) => ({ ...chat, lastSeen: Math.max(chat.lastSeen, before.get(chat.id) ?? 0) }));
+  }
   // Paired or unpaired through another daemon sharing the store.
-  options.document.onChange((list) => {
-    chats = list.flatMap(withPerson);
-  });
+  options.document.onChange(adopt);
+  /** Every chat's last-seen time as this daemon has it, where it is later than the one kept. */
+  const withLastSeen = (list: StoredChat[]) =>
+    list.map((stored) => {
+      const lastSeen = chats.find((chat) => chat.id === stored.id)?.lastSeen ?? 0;
+      return lastSeen > stored.lastSeen ? { ...stored, lastSeen } : stored;
+    });
   const reasonOf = (error: unknown) => (error as NodeJS.ErrnoException).code ?? (error as Error).message;
 
   /** Whether this chat sent too many wrong codes lately; counts this one when `count`. */
@@ -130,13 +143,11 @@ export function createChats(options: ChatsOptions) {
       }
       const existing = chats.find((chat) => chat.chatId === chatId);
       const chat: PairedChat = { id: existing?.id ?? randomBytes(6).toString('hex'), chatId, userId: sender.userId, name: sender.name, pairedAt: now(), lastSeen: now(), ...(pairing.person === undefined ? {} : { person: pairing.person }) };
-      const next = [...chats.filter((each) => each.chatId !== chatId), chat];
       try {
-        save(next);
+        adopt(save((list) => [...withLastSeen(list).filter((each) => each.chatId !== chatId), chat]));
       } catch (error) {
         return { kind: 'not_saved', reason: reasonOf(error) };
       }
-      chats = next;
       codes.delete(hash);
       return { kind: 'paired', chat };
     },
@@ -154,7 +165,7 @@ export function createChats(options: ChatsOptions) {
       if (chat.lastSeen - lastSeenSavedAt < LAST_SEEN_SAVE_MS) return;
       lastSeenSavedAt = chat.lastSeen;
       try {
-        save(chats);
+        save(withLastSeen);
       } catch {
         // Only a last-seen time is late on disk; it is written again with the next change.
       }
@@ -169,13 +180,11 @@ export function createChats(options: ChatsOptions) {
     revoke(id: string): ChatRevoke {
       const chat = chats.find((each) => each.id === id);
       if (!chat) return { kind: 'not_found' };
-      const next = chats.filter((each) => each !== chat);
       try {
-        save(next);
+        adopt(save((list) => list.filter((each) => each.id !== id)));
       } catch (error) {
         return { kind: 'not_saved', reason: reasonOf(error) };
       }
-      chats = next;
       return { kind: 'revoked', chat };
     },
   };
