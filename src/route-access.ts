@@ -13,6 +13,11 @@ export function isRoutedTo(view: { route?: Pick<RouteView, 'people'> | undefined
   return viewer.person !== undefined && view.route.people.includes(viewer.person);
 }
 
+/** Whether one of these viewers (the pages in view) may see an ask of this route: any of them, for no route. */
+export function someoneSees(viewers: readonly Viewer[], route?: Pick<RouteView, 'people'>): boolean {
+  return route ? viewers.some((viewer) => isRoutedTo({ route }, viewer)) : viewers.length > 0;
+}
+
 /** The viewer a decision comes from: the CLI is local; every other client is a person's. */
 export function viewerOf(by: Decider): Viewer {
   return by.client === 'cli' ? { kind: 'local' } : { kind: 'person', person: by.person };

@@ -5,7 +5,7 @@ import websocket from '@fastify/websocket';
 import Fastify, { LogController, type FastifyError, type FastifyReply, type FastifyRequest, type FastifySerializerCompiler, type FastifyServerOptions, type RouteOptions } from 'fastify';
 import { hasZodFastifySchemaValidationErrors, validatorCompiler, type ZodTypeProvider } from 'fastify-type-provider-zod';
 import type { z } from 'zod';
-import { checkShape, describeZodError, PAGE_PROTOCOL, REVOKED_CLOSE_CODE, STOPPING_CLOSE_CODE, type AwayReply, type RouteView, type ServerMessage } from '../protocol.js';
+import { checkShape, describeZodError, PAGE_PROTOCOL, REVOKED_CLOSE_CODE, STOPPING_CLOSE_CODE, type AwayReply, type ServerMessage } from '../protocol.js';
 import { createAuth, registerGuard } from './routes/auth.js';
 import { HttpError } from './errors.js';
 import { HOOK_KEY_HEADER } from '../http-hook.js';
@@ -181,7 +181,7 @@ export async function buildApp(deps: AppDeps) {
       }
     },
     watcherCount: () => watchers.sockets.size,
-    pageVisible: (route?: Pick<RouteView, 'people'>) => (route ? [...watchers.visible].some((socket) => isRoutedTo({ route }, watchers.viewerOf.get(socket) ?? { kind: 'local' })) : watchers.visible.size > 0),
+    viewersInView: (): Viewer[] => [...new Map([...watchers.visible].map((socket) => watchers.viewerOf.get(socket) ?? { kind: 'local' as const }).map((viewer) => [JSON.stringify(viewer), viewer])).values()],
     onPageVisibility(listener: () => void): () => void {
       watchers.visibilityListeners.add(listener);
       return () => watchers.visibilityListeners.delete(listener);
@@ -199,8 +199,8 @@ declare module 'fastify' {
       setPublicUrl: (next: PublicUrl | undefined) => void;
       /** Pages and CLI listeners connected now: is anybody watching? */
       watcherCount: () => number;
-      /** Whether a connected page says a person can see it now (with a route, a page of one of its people). */
-      pageVisible: (route?: Pick<RouteView, 'people'>) => boolean;
+      /** Who looks at the connected pages that say a person can see them now, each viewer once. */
+      viewersInView: () => Viewer[];
       /** Told when a page comes into view or leaves it. */
       onPageVisibility: (listener: () => void) => () => void;
       broadcast: (message: ServerMessage) => void;

@@ -1,7 +1,7 @@
 // The daemon process: the only daemon file that touches `process` and signals. It runs as the
 // keeper's child (keeper.ts), which holds the loopback port and the --listen address and hands it
 // every connection over the IPC channel: it never listens itself.
-import { isRoutedTo } from '../route-access.js';
+import { isRoutedTo, someoneSees } from '../route-access.js';
 import './v8-flags.js';
 import closeWithGrace from 'close-with-grace';
 import type { Socket } from 'node:net';
@@ -50,7 +50,7 @@ import { renderUnicodeCompact } from 'uqr';
 import { VERSION } from '../version.js';
 import { profileOf } from '../agents.js';
 import { readWiring, turnEndReach } from '../wiring.js';
-import type { StoreHealth, TurnEndReach } from '../protocol.js';
+import type { RouteView, StoreHealth, TurnEndReach } from '../protocol.js';
 import { chooseStore } from '../store/setting.js';
 import { openStore, StoreSchemaError, type SharedStore, type StoreLog } from '../store/postgres.js';
 import { holdLeadership, LEADER_LOCKS } from '../store/leader.js';
@@ -410,8 +410,12 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
       checkEveryMs: sharedStore.seenEveryMs,
       documents: sharedDocuments,
       log: storeLog,
+      pagesInView: () => app!.askbridge.viewersInView(),
+      onPagesElsewhere: () => notifier.personMayHaveLeft(),
     });
   }
+  /** Whether a page is in view that shows an ask of this route (any page, for none): here, or at another daemon sharing the store. */
+  const pageVisible = (route?: Pick<RouteView, 'people'>) => someoneSees([...app!.askbridge.viewersInView(), ...(sharedAsks?.pagesElsewhere() ?? [])], route);
   // From here on, each new question is told once; restored ones were told when they were first asked.
   const configNow = (cwd: string) => configWatch.effective(cwd).config;
   // ASKBRIDGE_TEST_NOTIFY_RETRY_MS, for tests only: retries without the real backoff.
@@ -419,10 +423,16 @@ async function startServing(options: DaemonOptions, { port, publicUrl: startingU
   channels = [
     telegramChannel(telegram),
     webhookChannel({ webhooks, config: configNow, link: (askId) => `${publicUrlSetting.url()?.href ?? loopbackUrl}#question=${askId}` }),
-    ...(push ? [pushChannel({ push, config: configNow, pageVisible: (view) => app.askbridge.pageVisible(view.route), pairedDevices: () => app.askbridge.auth.devices() })] : []),
+    ...(push ? [pushChannel({ push, config: configNow, pageVisible: (view) => pageVisible(view.route), pairedDevices: () => app.askbridge.auth.devices() })] : []),
   ];
-  const notifier = createNotifier({ store, channels, config: configNow, away, pageVisible: (person) => app.askbridge.pageVisible(person === undefined ? undefined : { people: [person] }), people: () => people.list().map((person) => person.name), log: { info: (fields, message) => notifyLog.info(fields, message), error: (fields, message) => notifyLog.error(fields, message) } });
-  const personLeaves = [away.subscribe(() => notifier.personMayHaveLeft()), app.askbridge.onPageVisibility(() => notifier.personMayHaveLeft())];
+  const notifier = createNotifier({ store, channels, config: configNow, away, pageVisible: (person) => pageVisible(person === undefined ? undefined : { people: [person] }), people: () => people.list().map((person) => person.name), log: { info: (fields, message) => notifyLog.info(fields, message), error: (fields, message) => notifyLog.error(fields, message) } });
+  const personLeaves = [
+    away.subscribe(() => notifier.personMayHaveLeft()),
+    app.askbridge.onPageVisibility(() => {
+      sharedAsks?.pagesChanged();
+      notifier.personMayHaveLeft();
+    }),
+  ];
   const closeChannels = () => {
     for (const stopListening of personLeaves) stopListening();
     notifier.close();

@@ -12,6 +12,7 @@ import type { Pool, PoolClient, Notification } from 'pg';
 import { z } from 'zod';
 import { AskViewSchema, type AskView, type Decider } from '../protocol.js';
 import type { AskStore } from './asks/store.js';
+import type { Viewer } from '../route-access.js';
 import { STORE_CHANNEL as CHANNEL, type StoreLog } from '../store/postgres.js';
 import type { SharedDocuments } from './documents.js';
 import { DecisionRequestSchema, resultFromJson, resultToJson, type DecisionResult, type PersonDecision, type PersonDecisions, type Unavailable } from './asks/person-decisions.js';
@@ -31,6 +32,7 @@ const MessageSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('request'), id: z.string(), holder: z.string() }),
   z.object({ kind: z.literal('result'), id: z.string(), sender: z.string() }),
   z.object({ kind: z.literal('document'), name: z.string(), daemon: z.string() }),
+  z.object({ kind: z.literal('pages'), daemon: z.string(), viewers: z.array(z.union([z.object({ kind: z.literal('local') }), z.object({ kind: z.literal('person'), person: z.string().optional() })])) }),
 ]);
 type Message = z.infer<typeof MessageSchema>;
 
@@ -46,11 +48,19 @@ export type SharedAsksOptions = {
   /** How often everything is read again, and the listening connection checked; also how often daemons are seen (postgres.ts). */
   checkEveryMs: number;
   forwardTimeoutMs?: number;
+  /** The pages in view here (who looks at each, once): told to the others, so that none notifies a person who is looking at a page of another daemon. */
+  pagesInView: () => Viewer[];
+  /** The pages in view at another daemon changed. */
+  onPagesElsewhere: () => void;
 };
 
 export type SharedAsks = {
   /** Whether another daemon sharing the store is alive, and the store answers: someone may answer there. */
   othersReachable: () => boolean;
+  /** Who looks at a page of another daemon now, as those daemons last said (within the time a daemon is taken for gone). */
+  pagesElsewhere: () => Viewer[];
+  /** The pages in view here changed: the others are told. */
+  pagesChanged: () => void;
   /** Writes what is still to be written, and stops listening. */
   close: () => Promise<void>;
 };
@@ -304,6 +314,44 @@ export function shareAsks(options: SharedAsksOptions): SharedAsks {
     else if (data.kind === 'request' && data.holder === me) read(() => answerRequest(data.id));
     else if (data.kind === 'result' && data.sender === me) read(() => readResult(data.id));
     else if (data.kind === 'document' && data.daemon !== me && options.documents) read(() => options.documents!.changed(data.name));
+    else if (data.kind === 'pages' && data.daemon !== me) takePages(data.daemon, data.viewers);
+  }
+
+  // ---- Pages in view: each daemon says who looks at its pages when that changes, and again at each
+  // check while any does (a notification missed, or a daemon killed, is right again within one).
+
+  const pagesAt = new Map<string, { viewers: Viewer[]; at: number }>();
+  const pagesTrustedMs = Math.max(GONE_AFTER_INTERVALS * options.checkEveryMs, GONE_AFTER_MS);
+  /** What this daemon last told, as JSON: an empty list is told once, a list of viewers at every check. */
+  let pagesTold = '[]';
+
+  function takePages(daemon: string, viewers: Viewer[]): void {
+    const before = JSON.stringify(pagesElsewhere());
+    if (viewers.length === 0) pagesAt.delete(daemon);
+    else pagesAt.set(daemon, { viewers, at: Date.now() });
+    const now = pagesElsewhere();
+    if (JSON.stringify(now) === before) return;
+    log.info({ viewers: now.length }, 'the pages in view at the other daemons changed');
+    options.onPagesElsewhere();
+  }
+
+  function pagesElsewhere(): Viewer[] {
+    const since = Date.now() - pagesTrustedMs;
+    return [...pagesAt.values()].filter((told) => told.at > since).flatMap((told) => told.viewers);
+  }
+
+  /** Tells the others who looks at this daemon's pages: when it changed, or (`again`) while anyone does. */
+  function tellPages(again: boolean): void {
+    const viewers = options.pagesInView();
+    const json = JSON.stringify(viewers);
+    if (json === pagesTold && !(again && viewers.length > 0)) return;
+    const client = listener;
+    if (!client) return;
+    pagesTold = json;
+    client.query('SELECT pg_notify($1, $2)', [CHANNEL, notify({ kind: 'pages', daemon: me, viewers })]).catch((error: unknown) => {
+      pagesTold = '';
+      log.warn({ error: (error as Error).message }, 'the pages in view here could not be told to the other daemons: told again at the next check');
+    });
   }
 
   function lose(client: PoolClient, error?: unknown): void {
@@ -337,6 +385,7 @@ export function shareAsks(options: SharedAsksOptions): SharedAsks {
       await client.query('SELECT 1').catch((error: unknown) => lose(client, error));
     }
     if (!listener) await connect();
+    tellPages(true);
     await new Promise<void>((resolve) => read(() => resync().finally(resolve)));
   }
 
@@ -357,6 +406,8 @@ export function shareAsks(options: SharedAsksOptions): SharedAsks {
 
   return {
     othersReachable: () => listener !== undefined && othersAlive,
+    pagesElsewhere: () => (listener ? pagesElsewhere() : []),
+    pagesChanged: () => tellPages(false),
     close: async () => {
       closed = true;
       clearTimeout(timer);
@@ -369,6 +420,8 @@ export function shareAsks(options: SharedAsksOptions): SharedAsks {
       if (listener) {
         const client = listener;
         listener = undefined;
+        // Its pages close with it: the others know at once, not when what it said last grows old.
+        if (pagesTold !== '[]') await client.query('SELECT pg_notify($1, $2)', [CHANNEL, notify({ kind: 'pages', daemon: me, viewers: [] })]).catch(() => undefined);
         client.release(true);
       }
     },

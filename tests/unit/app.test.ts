@@ -402,10 +402,11 @@ describe('the event stream', () => {
     const { socket, messages, waitFor } = await daemon.openPageSocket(await pairPage());
     await waitFor(() => messages.length >= 3);
     const visiblePages = async () => (await app.inject({ method: 'GET', url: '/api/status', headers: LOCAL })).json<{ visiblePages: number }>().visiblePages;
-    expect(app.askbridge.pageVisible()).toBe(false);
+    expect(app.askbridge.viewersInView()).toEqual([]);
 
     socket.send(JSON.stringify({ type: 'visibility', visible: true }));
-    await vi.waitUntil(() => app.askbridge.pageVisible());
+    await vi.waitUntil(() => app.askbridge.viewersInView().length > 0);
+    expect(app.askbridge.viewersInView()).toEqual([{ kind: 'person' }]);
     expect(await visiblePages()).toBe(1);
 
     const refusals: Array<[string | Buffer, RegExp]> = [
@@ -423,11 +424,11 @@ describe('the event stream', () => {
       expect(messages.at(-1)).toMatchObject({ type: 'error', error: { message: expect.stringMatching(reason) } });
     }
     // Nothing refused changed what the daemon knows, and the socket still works.
-    expect(app.askbridge.pageVisible()).toBe(true);
+    expect(app.askbridge.viewersInView()).toEqual([{ kind: 'person' }]);
     socket.send(JSON.stringify({ type: 'visibility', visible: false }));
-    await vi.waitUntil(() => !app.askbridge.pageVisible());
+    await vi.waitUntil(() => app.askbridge.viewersInView().length === 0);
     socket.send(JSON.stringify({ type: 'visibility', visible: true }));
-    await vi.waitUntil(() => app.askbridge.pageVisible());
+    await vi.waitUntil(() => app.askbridge.viewersInView().length > 0);
     socket.terminate();
     await vi.waitUntil(async () => (await visiblePages()) === 0);
   });
