@@ -11,7 +11,7 @@
 // recorded nothing and, started again by its keeper, has the question waiting again.
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Browser, Page } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { denialMessage } from '../../src/daemon/decisions/claude-code-permission.js';
 import type { AskReply, AskView, GrantsReply, PeopleReply, StatusReply, TooLateReply } from '../../src/protocol.js';
 import { permissionPayload } from '../stack/approvals.js';
@@ -19,11 +19,10 @@ import { expectSilentPassThrough } from '../stack/assertions.js';
 import { chromiumAvailability, launchBrowser, openAsk, openPairedPage } from '../stack/browser.js';
 import { waitUntil } from '../stack/clock.js';
 import type { Daemon } from '../stack/daemon.js';
-import { assertBuildIsFresh } from '../stack/env.js';
 import { freshPayload, loadFixture, type FixtureAnswer } from '../stack/fixtures.js';
-import { postgresAvailability, startPostgres, type PostgresCluster } from '../stack/postgres.js';
-import { killStrayProcesses, parseJson, runCli, runHook, type RunningProcess } from '../stack/processes.js';
-import { migratedDatabase, startOnStore } from '../stack/shared-store.js';
+import { postgresAvailability } from '../stack/postgres.js';
+import { parseJson, runCli, runHook, type RunningProcess } from '../stack/processes.js';
+import { useStoreCluster } from '../stack/shared-store.js';
 
 /**
  * How long an ask, or its end, may take to reach the other daemon here. The store promises about a
@@ -46,39 +45,21 @@ const EXPECTED_ALLOW = loadFixture<unknown>('01-single-select.expected-allow.jso
 
 const postgres = postgresAvailability();
 const chromiumState = chromiumAvailability();
-let cluster: PostgresCluster;
+const store = useStoreCluster();
 let browser: Browser;
-const daemons: Daemon[] = [];
-let databases = 0;
 let sessions = 0;
 
 beforeAll(async () => {
-  if (!postgres.available || !chromiumState.available) return;
-  assertBuildIsFresh();
-  [cluster, browser] = await Promise.all([startPostgres(), launchBrowser()]);
+  if (chromiumState.available) browser = await launchBrowser();
 }, 60_000);
-afterEach(async () => {
-  await killStrayProcesses();
-  await Promise.all(daemons.splice(0).map((daemon) => daemon.stop()));
-  // The cluster runs again for the next test whatever happened in this one.
-  await cluster?.start().catch(() => undefined);
-});
 afterAll(async () => {
   await browser?.close();
-  await cluster?.remove();
 });
 
 /** Two daemons on a new database of the store, started together: A, where the hooks ask, and B. */
 async function twoDaemons(): Promise<{ a: Daemon; b: Daemon }> {
-  const url = await migratedDatabase(cluster, `asks_${++databases}`);
-  const [a, b] = await Promise.all(
-    [0, 1].map(async () => {
-      const daemon = await startOnStore(cluster, url, { env: { ASKBRIDGE_TEST_STORE_SEEN_MS: String(STORE_CHECK_MS) } });
-      daemons.push(daemon);
-      return daemon;
-    }),
-  );
-  return { a: a!, b: b! };
+  const { daemons } = await store.onNewDatabase(2, () => ({ env: { ASKBRIDGE_TEST_STORE_SEEN_MS: String(STORE_CHECK_MS) } }));
+  return { a: daemons[0]!, b: daemons[1]! };
 }
 
 /** The question of the 01-single-select fixture, as a new tool call, asked through the command hook at `daemon`. */
@@ -210,14 +191,14 @@ describe.skipIf(!postgres.available || !chromiumState.available)('asks shared be
     const { hook, view } = await questionAt(a, 'store-away');
     await shownOn(b, view.id);
 
-    await cluster.stop();
+    await store.cluster().stop();
     const refused = await b.api<{ error: { code: string; message: string } }>('POST', `/api/asks/${view.id}/answer`, { responses: ANSWER.responses });
     expect(refused.status, JSON.stringify(refused.body)).toBe(503);
     expect(refused.body.error.code).toBe('store_unreachable');
     expect((await a.ask(view.id)).status).toBe('pending');
     expect(hook.child.exitCode).toBeNull();
 
-    await cluster.start();
+    await store.cluster().start();
     // Once both say the store answers again, they list the same waiting asks, and a decision works.
     await Promise.all([a, b].map((daemon) => waitUntil(async () => ((await statusOf(daemon)).store?.reachable ? true : undefined), SHARED_WITHIN_MS, 'the daemon to say the store answers again')));
     await shownOn(b, view.id);
@@ -244,7 +225,7 @@ describe.skipIf(!postgres.available || !chromiumState.available)('asks shared be
     const { hook, view } = await questionAt(a, 'store-away-at-a');
     await shownOn(b, view.id);
 
-    await cluster.stop();
+    await store.cluster().stop();
     // A knows the store is gone before it is asked to decide: its own asks are its own to settle.
     await waitUntil(async () => ((await statusOf(a)).store?.reachable === false ? true : undefined), SHARED_WITHIN_MS, 'A to say the store cannot be reached');
     const answered = await a.api<SettleReply>('POST', `/api/asks/${view.id}/answer`, { responses: ANSWER.responses });
@@ -253,7 +234,7 @@ describe.skipIf(!postgres.available || !chromiumState.available)('asks shared be
     // B kept showing it while it could not hear otherwise.
     expect((await b.pending()).map((ask) => ask.id)).toContain(view.id);
 
-    await cluster.start();
+    await store.cluster().start();
     await goneFrom(b, view.id);
   }, TEST_MS);
 
@@ -337,7 +318,7 @@ describe.skipIf(!postgres.available || !chromiumState.available)('asks shared be
         { status: 'answered', source: 'person', answers: { [ANSWER.responses[0]!.question]: ANSWER.responses[0]!.selected[0] } },
       ]);
       await goneFrom(b, view.id);
-      await Promise.all(daemons.splice(0).map((daemon) => daemon.stop()));
+      await Promise.all([a.stop(), b.stop()]);
     }
   }, 4 * TEST_MS);
 });

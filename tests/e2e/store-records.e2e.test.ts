@@ -11,7 +11,7 @@ import { hostname } from 'node:os';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser } from 'playwright-core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AuditLine } from '../../src/audit-file.js';
 import type { HistoryLine, HistoryReply } from '../../src/history-file.js';
 import type { AskView, PeopleReply, StatusReply } from '../../src/protocol.js';
@@ -20,11 +20,10 @@ import { chromiumAvailability, launchBrowser, openPairedPage } from '../stack/br
 import { waitUntil } from '../stack/clock.js';
 import { parseCsv } from '../stack/csv.js';
 import type { Daemon } from '../stack/daemon.js';
-import { assertBuildIsFresh } from '../stack/env.js';
 import { freshPayload, loadFixture, type FixtureAnswer } from '../stack/fixtures.js';
-import { postgresAvailability, startPostgres, type PostgresCluster } from '../stack/postgres.js';
-import { killStrayProcesses, parseJson, runCli, runHook } from '../stack/processes.js';
-import { migratedDatabase, startOnStore } from '../stack/shared-store.js';
+import { postgresAvailability } from '../stack/postgres.js';
+import { parseJson, runCli, runHook } from '../stack/processes.js';
+import { useStoreCluster } from '../stack/shared-store.js';
 
 /** How long a line may take to reach the store and be read at the other daemon, on a busy machine. */
 const SHARED_WITHIN_MS = 10_000;
@@ -36,44 +35,26 @@ const ANSWER = loadFixture<FixtureAnswer>('01-single-select.answer.json');
 
 const postgres = postgresAvailability();
 const chromiumState = chromiumAvailability();
-let cluster: PostgresCluster;
+const store = useStoreCluster();
 let browser: Browser;
-const daemons: Daemon[] = [];
-let databases = 0;
 
 beforeAll(async () => {
-  if (!postgres.available || !chromiumState.available) return;
-  assertBuildIsFresh();
-  [cluster, browser] = await Promise.all([startPostgres(), launchBrowser()]);
+  if (chromiumState.available) browser = await launchBrowser();
 }, 60_000);
-afterEach(async () => {
-  await killStrayProcesses();
-  await Promise.all(daemons.splice(0).map((daemon) => daemon.stop()));
-  await cluster?.start().catch(() => undefined);
-});
 afterAll(async () => {
   await browser?.close();
-  await cluster?.remove();
 });
 
 /** `count` daemons on a new database of the store, started together; and that database's name. */
 async function onNewStore(count: number, config: Record<string, unknown> = {}): Promise<{ daemons: Daemon[]; database: string }> {
-  const database = `records_${++databases}`;
-  const url = await migratedDatabase(cluster, database);
-  const started = await Promise.all(
-    Array.from({ length: count }, async () => {
-      const daemon = await startOnStore(cluster, url, { config, env: { ASKBRIDGE_TEST_STORE_SEEN_MS: String(STORE_CHECK_MS) } });
-      daemons.push(daemon);
-      return daemon;
-    }),
-  );
-  return { daemons: started, database };
+  const { daemons, name } = await store.onNewDatabase(count, () => ({ config, env: { ASKBRIDGE_TEST_STORE_SEEN_MS: String(STORE_CHECK_MS) } }));
+  return { daemons, database: name };
 }
 
 const idOf = (daemon: Daemon) => `${hostname()}:${daemon.port}`;
 
 /** A command's environment on `daemon`'s machine, as its user has it: the user config that sets the store, and the password. */
-const cliEnv = (daemon: Daemon): NodeJS.ProcessEnv => ({ ...daemon.env, XDG_CONFIG_HOME: join(daemon.home, 'xdg-config'), PGPASSWORD: cluster.password });
+const cliEnv = (daemon: Daemon): NodeJS.ProcessEnv => ({ ...daemon.env, XDG_CONFIG_HOME: join(daemon.home, 'xdg-config'), PGPASSWORD: store.cluster().password });
 
 /** The fixture's question asked through the command hook at `daemon`, answered there by the CLI token; the ask as settled. */
 async function answeredAt(daemon: Daemon, tag: string): Promise<AskView> {
@@ -155,10 +136,10 @@ describe.skipIf(!postgres.available || !chromiumState.available)('history and th
   }, TEST_MS);
 
   it("a page paired for alice on B reads from the store only the lines routed to her or to everyone; B's CLI reads all", async () => {
-    const { daemons: [a, b] } = await onNewStore(2, { route: [{ name: 'permissions to bob', kind: ['permission'], to: ['bob'] }] });
+    const { daemons: [a, b], database } = await onNewStore(2, { route: [{ name: 'permissions to bob', kind: ['permission'], to: ['bob'] }] });
     await addAlice(a!, [b!], ['alice', 'bob']);
     const question = await answeredAt(a!, 'records-routed-question');
-    const sessionId = `records-routed-${databases}`;
+    const sessionId = `records-routed-${database}`;
     const hook = runHook(permissionPayload(sessionId, 'Bash', { command: 'npm test' }), a!.env);
     const permission = await waitUntil(async () => (await a!.pending()).find((ask) => ask.sessionId === sessionId), SHARED_WITHIN_MS, 'the permission to wait at A');
     expect(permission.route).toMatchObject({ people: ['bob'] });
@@ -186,10 +167,10 @@ describe.skipIf(!postgres.available || !chromiumState.available)('history and th
     const first = await answeredAt(a!, 'records-before');
     await historyHolds(b!, [first.id]);
 
-    await cluster.stop();
+    await store.cluster().stop();
     await storeReachable(a!, false);
     const away = [await answeredAt(a!, 'records-away-1'), await answeredAt(a!, 'records-away-2')];
-    await cluster.start();
+    await store.cluster().start();
     await historyHolds(b!, away.map((ask) => ask.id));
 
     // A restarted (its process killed; its keeper starts another on the same port, the same daemon):
@@ -199,7 +180,7 @@ describe.skipIf(!postgres.available || !chromiumState.available)('history and th
     const after = await answeredAt(a!, 'records-after-restart');
     await historyHolds(b!, [after.id]);
     const rows = async (table: 'history' | 'audit') =>
-      Number((await cluster.query<{ count: string }>(`SELECT count(*) FROM askbridge.${table} WHERE daemon = '${idOf(a!)}'`, database))[0]!.count);
+      Number((await store.cluster().query<{ count: string }>(`SELECT count(*) FROM askbridge.${table} WHERE daemon = '${idOf(a!)}'`, database))[0]!.count);
     expect(await rows('history')).toBe(fileLines(a!, 'history.jsonl').length);
     await waitUntil(async () => ((await rows('audit')) === fileLines(a!, 'audit.jsonl').length ? true : undefined), SHARED_WITHIN_MS, "the store to hold each of A's audit lines");
     expect(fileLines(a!, 'history.jsonl')).toHaveLength(4);
@@ -241,7 +222,7 @@ describe.skipIf(!postgres.available || !chromiumState.available)('history and th
 
     // A's second line changed in the store: A has its key, and names it (its MAC, and the file differs).
     const change = (seq: number, from: string, to: string) =>
-      cluster.query(`UPDATE askbridge.audit SET line = replace(line, '${from}', '${to}') WHERE daemon = '${idOf(a!)}' AND seq = ${seq}`, database);
+      store.cluster().query(`UPDATE askbridge.audit SET line = replace(line, '${from}', '${to}') WHERE daemon = '${idOf(a!)}' AND seq = ${seq}`, database);
     await change(2, '"status":"answered"', '"status":"declined"');
     const atA = await runCli(['audit', 'verify'], cliEnv(a!));
     expect(atA.code).toBe(1);
@@ -264,11 +245,11 @@ describe.skipIf(!postgres.available || !chromiumState.available)('history and th
     const ask = await answeredAt(a!, 'records-unreachable');
     await historyHolds(a!, [ask.id]);
 
-    await cluster.stop();
+    await store.cluster().stop();
     await storeReachable(a!, false);
     const failed = await runCli(['history'], cliEnv(a!));
     expect(failed.code).toBe(1);
-    expect(failed.stderr).toMatch(new RegExp(`the shared store cannot be read: cannot reach the store at 127\\.0\\.0\\.1:${cluster.port}`));
+    expect(failed.stderr).toMatch(new RegExp(`the shared store cannot be read: cannot reach the store at 127\\.0\\.0\\.1:${store.cluster().port}`));
     expect(failed.stderr).toContain('history --local` reads this daemon\'s own history');
     expect((await historyCli(a!, '--local')).map((line) => line.id)).toContain(ask.id);
     const exported = await runCli(['audit', 'export'], cliEnv(a!));

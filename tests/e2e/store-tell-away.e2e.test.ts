@@ -2,51 +2,40 @@
 // a person looking at a page of daemon B is here for daemon A too. A question asked at A (its hook
 // there, its webhook and ntfy topic on a local receiver) is not told while a page paired with B is
 // in view, and is told once that page's window is minimized for real, or once B stops.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { chromiumAvailability, launchWindowedBrowser, openPairedPageIn, type WindowedBrowser } from '../stack/browser.js';
 import { waitUntil } from '../stack/clock.js';
 import type { Daemon } from '../stack/daemon.js';
-import { assertBuildIsFresh } from '../stack/env.js';
 import { freshPayload } from '../stack/fixtures.js';
-import { postgresAvailability, startPostgres, type PostgresCluster } from '../stack/postgres.js';
-import { killStrayProcesses, runHook, type RunningProcess } from '../stack/processes.js';
+import { postgresAvailability } from '../stack/postgres.js';
+import { runHook, type RunningProcess } from '../stack/processes.js';
 import { startReceiver, type Receiver } from '../stack/receiver.js';
-import { migratedDatabase, startOnStore } from '../stack/shared-store.js';
+import { useStoreCluster } from '../stack/shared-store.js';
 
 /** How long word of a page in view may take to reach the other daemon, on a machine running other tests too. */
 const TOLD_WITHIN_MS = 10_000;
 
 const postgres = postgresAvailability();
 const chromiumState = chromiumAvailability();
-let cluster: PostgresCluster;
+const store = useStoreCluster();
 let receiver: Receiver;
 let browser: WindowedBrowser;
-const daemons: Daemon[] = [];
-let databases = 0;
 let runs = 0;
 
 beforeAll(async () => {
   if (!postgres.available || !chromiumState.available) return;
-  assertBuildIsFresh();
-  [cluster, receiver, browser] = await Promise.all([startPostgres(), startReceiver(), launchWindowedBrowser()]);
+  [receiver, browser] = await Promise.all([startReceiver(), launchWindowedBrowser()]);
 }, 60_000);
-afterEach(async () => {
-  await killStrayProcesses();
-  await Promise.all(daemons.splice(0).map((daemon) => daemon.stop()));
-});
 afterAll(async () => {
   await browser?.close();
   await receiver?.close();
-  await cluster?.remove();
 });
 
 /** A, whose questions tell a webhook and an ntfy topic only while nobody is here, and B, on a new database of the store. */
 async function twoDaemons(): Promise<{ a: Daemon; b: Daemon }> {
-  const url = await migratedDatabase(cluster, `tell_${++databases}`);
   const config = { tell: 'away', waitSeconds: 120, notify: [{ url: `${receiver.origin}/hook` }, { ntfy: `${receiver.origin}/ntfy/askbridge` }] };
-  const [a, b] = await Promise.all([startOnStore(cluster, url, { config }), startOnStore(cluster, url)]);
-  daemons.push(a, b);
-  return { a, b };
+  const { daemons } = await store.onNewDatabase(2, (index) => (index === 0 ? { config } : {}));
+  return { a: daemons[0]!, b: daemons[1]! };
 }
 
 const toldAbout = (id: string) => receiver.received.filter((request) => request.body.includes(id));
