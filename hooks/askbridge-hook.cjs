@@ -517,6 +517,7 @@ function ask(request) {
       failed = true;
       unreachable = reason;
       if (Date.now() + FRONT_RETRY_MS >= deadlineAt) passThrough(`${reason}; no daemon behind the front took it before the deadline`);
+      if (debug) process.stderr.write(`askbridge hook: ${reason}; asking the front again\n`);
       setTimeout(() => askFront(front), FRONT_RETRY_MS);
     };
     const broken = (error) => {
