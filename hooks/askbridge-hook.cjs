@@ -22,13 +22,19 @@
 // every line the daemon sends back is signed, and a decision is printed only when it answers this
 // very payload with its own questions. See src/daemon/hook-identity.ts.
 //
+// Daemons sharing a store sit behind one front (docs/shared-store.md). When the daemon that took a
+// question stays unreachable for FRONT_AFTER_MS (killed with its keeper, its machine's daemon gone
+// for good; a keeper's restart is back long before), the question goes to that front as Claude Code's
+// http hook would send it, with the hook key, and another daemon holds it. Only over https verified
+// as Node verifies it, to the publicUrl that daemon wrote, never a loopback one: the key goes nowhere else.
+//
 // Dependency-free and small on purpose: it starts on every question, so it loads only Node built-ins,
 // as CommonJS (Node loads that measurably faster than an ES module).
 'use strict';
 const { connect } = require('node:net');
 const { createHash, createHmac, randomBytes, timingSafeEqual } = require('node:crypto');
 const { fstatSync, readdirSync, readFileSync, readlinkSync, readSync } = require('node:fs');
-const { homedir } = require('node:os');
+const { homedir, hostname } = require('node:os');
 const { basename, join, resolve } = require('node:path');
 
 const MAX_STDIN_BYTES = 8 * 1024 * 1024;
@@ -61,6 +67,31 @@ const AWAY_FILE = 'away.json';
 const HELD_ELICITATIONS_FILE = 'held-elicitations.json';
 /** The events that matter only while the person is away, or while their session's MCP request is held (they say it moved on). */
 const ONLY_WHILE_AWAY = ['Stop', 'UserPromptSubmit'];
+/** Each event this hook hands over, and where Claude Code's http hook posts it: copies of src/http-hook.ts's paths, pinned by a test. */
+const HTTP_HOOK_PATHS = {'PreToolUse': '/api/hook/ask', 'PermissionRequest': '/api/hook/permission', 'Stop': '/api/hook/stop', 'UserPromptSubmit': '/api/hook/prompt', 'Notification': '/api/hook/notification', 'Elicitation': '/api/hook/elicitation'};
+/** The http hook's headers (src/http-hook.ts), pinned by a test: the hook key, this machine, Claude Code's limit on replies in a row. */
+const HOOK_KEY_HEADER = 'x-askbridge-hook-key';
+const MACHINE_HEADER = 'x-askbridge-machine';
+const STOP_CAP_HEADER = 'x-askbridge-stop-block-cap';
+/** The forwarded variables an http hook carries in headers (HTTP_HOOK_ENV and envHeader in src/http-hook.ts), pinned by a test. */
+const ENV_HEADERS = {'CI': 'x-askbridge-env-ci', 'ASKBRIDGE_UNATTENDED': 'x-askbridge-env-askbridge-unattended'};
+/** Where the daemon keeps the hook key, in the state directory: a copy of paths.hookKey (src/state-dir.ts), pinned by a test. */
+const HOOK_KEY_FILE = 'hook-key';
+/**
+ * After the daemon took the question, how long it must stay unreachable before the question goes to
+ * the front: a keeper restarts a crashed daemon within a second or two, and the hook must be back
+ * there then (its question waits on disk), never on another daemon.
+ */
+const FRONT_AFTER_MS = 5000;
+/** How soon to ask the front again when no daemon behind it could take the question yet. */
+const FRONT_RETRY_MS = 1000;
+/**
+ * The front's replies that mean "not yet": no daemon behind it answers (502 to 504), or the one it
+ * reached still shows the gone daemon's ask as that daemon's (409), until the store sees it gone.
+ */
+const FRONT_NOT_YET = [409, 502, 503, 504];
+/** Connection failures on the way to the front that may pass (it restarts, the network blinks); any other, a TLS one above all, ends the hook. */
+const FRONT_TRANSIENT_ERRORS = ['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EAI_AGAIN', 'ENETUNREACH', 'EHOSTUNREACH'];
 
 const debug = process.env.ASKBRIDGE_DEBUG === '1';
 
@@ -378,13 +409,40 @@ function workingRoot(pid) {
   return cwd;
 }
 
-/** Exactly one JSON object: what stdout may carry for Claude Code (its decision), and nothing else. */
-function isOneJsonObject(text) {
+/**
+ * What stdout may carry for Claude Code: exactly one JSON object, and one that answers this payload
+ * (where it names its event, it is this payload's), and nothing else.
+ */
+function answersPayload(text, payload) {
   try {
     const value = JSON.parse(text);
-    return typeof value === 'object' && value !== null && !Array.isArray(value);
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+    return value.hookSpecificOutput === undefined || value.hookSpecificOutput?.hookEventName === payload.hook_event_name;
   } catch {
     return false;
+  }
+}
+
+/** Whether a host name is this machine's own: the front is never one of them. */
+function isLoopbackHost(name) {
+  return name === 'localhost' || name.endsWith('.localhost') || /^127\.\d+\.\d+\.\d+$/.test(name) || /^\[(::1|::|::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4})\]$/i.test(name) || name === '0.0.0.0';
+}
+
+/**
+ * The front the daemon named (daemon.json's publicUrl, which every daemon sharing a store names) and
+ * this state directory's hook key; undefined unless the address is https and not loopback, the key
+ * is there, and the agent is Claude Code (the http hook answers in its format).
+ */
+function findFront(env, agent) {
+  if (agent !== 'claude-code') return undefined;
+  try {
+    const dir = stateDir(env);
+    const url = new URL(JSON.parse(readFileSync(join(dir, 'daemon.json'), 'utf8')).publicUrl);
+    if (url.protocol !== 'https:' || isLoopbackHost(url.hostname)) return undefined;
+    const key = readFileSync(join(dir, HOOK_KEY_FILE), 'utf8').trim();
+    return key === '' ? undefined : { url, key };
+  } catch {
+    return undefined;
   }
 }
 
@@ -392,13 +450,17 @@ function isOneJsonObject(text) {
  * One question, from the hello to the printed decision. A connection that drops after the daemon
  * accepted the question (the daemon was killed, and restarts with the question kept on disk) is
  * retried until the hook's own deadline: the same question re-attaches and one answer arrives.
- * Before that, any failure means no daemon: the terminal asks at once.
+ * When the daemon stays away (FRONT_AFTER_MS) and names a front, the question goes there instead,
+ * for good. Before the daemon accepted it, any failure means no daemon: the terminal asks at once.
+ * `request`: what the daemon is handed (the payload, the forwarded environment, the agent, the stop cap).
  */
-function ask(body) {
+function ask(request) {
+  const body = JSON.stringify(request);
   let deadlineAt;
   let deadlineTimer;
-  /** Why the last connection failed, while no daemon has taken the question back since. */
+  /** Why the last connection failed, and since when, while no daemon has taken the question back since. */
   let unreachable;
+  let unreachableSince;
   const handshake = setTimeout(() => passThrough('the daemon did not answer in time (an impostor on its port, or a stuck daemon)'), HANDSHAKE_TIMEOUT_MS);
   attempt();
 
@@ -418,12 +480,72 @@ function ask(body) {
     }, deadlineAt - Date.now());
   }
 
-  /** A connection failed: before the question was accepted the terminal asks; after, try again until the deadline. */
+  /**
+   * A connection failed: before the question was accepted the terminal asks; after, try again until
+   * the deadline, through the front once the daemon has been away FRONT_AFTER_MS and names one.
+   */
   function dropped(reason) {
     if (deadlineAt === undefined) passThrough(reason);
     unreachable = reason;
+    unreachableSince ??= Date.now();
     if (Date.now() + RETRY_MS >= deadlineAt) passThrough(`${reason}; no daemon came back before the deadline`);
+    const front = Date.now() - unreachableSince >= FRONT_AFTER_MS ? findFront(process.env, request.agent) : undefined;
+    if (front) return askFront(front);
     setTimeout(attempt, RETRY_MS);
+  }
+
+  /**
+   * The question, sent to the front as Claude Code's http hook sends it, and held there until a daemon
+   * behind it settles it: its reply is printed when it answers this payload (an empty one: nothing).
+   * Tried again while no daemon there can take it, until the deadline; never back to the local daemon.
+   */
+  function askFront(front) {
+    const { payload, environment, stopCap } = request;
+    const text = JSON.stringify(payload);
+    const headers = {
+      'content-type': 'application/json',
+      'content-length': Buffer.byteLength(text),
+      [HOOK_KEY_HEADER]: front.key,
+      // Header values travel as bytes: the name's UTF-8, as the daemon reads it.
+      [MACHINE_HEADER]: Buffer.from(hostname()).toString('latin1'),
+    };
+    for (const [name, header] of Object.entries(ENV_HEADERS)) if (environment[name] !== undefined) headers[header] = environment[name];
+    if (stopCap !== undefined) headers[STOP_CAP_HEADER] = stopCap;
+    let failed = false;
+    const notYet = (reason) => {
+      if (failed) return;
+      failed = true;
+      unreachable = reason;
+      if (Date.now() + FRONT_RETRY_MS >= deadlineAt) passThrough(`${reason}; no daemon behind the front took it before the deadline`);
+      if (debug) process.stderr.write(`askbridge hook: ${reason}; asking the front again\n`);
+      setTimeout(() => askFront(front), FRONT_RETRY_MS);
+    };
+    const broken = (error) => {
+      const code = /** @type {NodeJS.ErrnoException} */ (error).code ?? '';
+      if (FRONT_TRANSIENT_ERRORS.includes(code)) return notYet(`the front is unreachable: ${error.message}`);
+      passThrough(`the front ${front.url.host} cannot be used: ${error.message}`);
+    };
+    // Loaded only here: node:https costs every other question its start.
+    const sent = require('node:https').request(new URL(HTTP_HOOK_PATHS[payload.hook_event_name], front.url), { method: 'POST', headers, agent: false }, (response) => {
+      let reply = '';
+      response.setEncoding('utf8');
+      response.on('data', (chunk) => {
+        reply += chunk;
+        if (reply.length > MAX_STDIN_BYTES) passThrough('the front sent more than any decision');
+      });
+      response.on('error', broken);
+      response.on('end', () => {
+        const status = response.statusCode ?? 0;
+        if (FRONT_NOT_YET.includes(status)) return notYet(`the front answered ${status}`);
+        if (status !== 200) passThrough(`the front answered ${status}: ${reply.slice(0, 500)}`);
+        if (reply === '') passThrough('no answer through the front: the terminal asks');
+        if (!answersPayload(reply, payload)) passThrough('the front sent a decision that does not answer this payload');
+        process.stdout.write(reply, () => process.exit(0));
+      });
+    });
+    sent.on('error', broken);
+    sent.end(text);
+    activeSocket = sent;
   }
 
   function attempt() {
@@ -476,6 +598,7 @@ function ask(body) {
       }
       if (line.event === 'accepted' || line.event === 'extended') {
         unreachable = undefined;
+        unreachableSince = undefined;
         clearTimeout(handshake);
         waitFor(event.waitMs);
         return;
@@ -483,7 +606,7 @@ function ask(body) {
       if (line.event !== 'settled') return;
       // The daemon made the decision (a signed line, for this question): printed exactly as sent.
       if (typeof event.decision !== 'string' || event.decision === '') passThrough(`no answer (${event.status}): the terminal asks`);
-      if (!isOneJsonObject(event.decision)) passThrough('the daemon sent a decision that is not one JSON object');
+      if (!answersPayload(event.decision, request.payload)) passThrough('the daemon sent a decision that does not answer this payload');
       process.stdout.write(event.decision, () => process.exit(0));
     }
   }
@@ -523,7 +646,7 @@ function handedOver(payload) {
     const questions = payload?.tool_input?.questions;
     if (payload?.tool_name !== 'AskUserQuestion' || !Array.isArray(questions) || questions.length === 0) return undefined;
   }
-  return ['PreToolUse', 'PermissionRequest', 'Stop', 'UserPromptSubmit', 'Notification', 'Elicitation'].includes(event) ? payload : undefined;
+  return Object.hasOwn(HTTP_HOOK_PATHS, event) ? payload : undefined;
 }
 
 async function main() {
@@ -536,7 +659,7 @@ async function main() {
   const environment = {};
   for (const name of FORWARDED_ENV) if (process.env[name] !== undefined) environment[name] = process.env[name];
   const stopCap = process.env.CLAUDE_CODE_STOP_HOOK_BLOCK_CAP;
-  ask(JSON.stringify({ payload: handed, environment, agent, ...(stopCap === undefined ? {} : { stopCap: stopCap.slice(0, 20) }) }));
+  ask({ payload: handed, environment, agent, ...(stopCap === undefined ? {} : { stopCap: stopCap.slice(0, 20) }) });
   if (agent === 'claude-code') watchClaude(payload.session_id);
   else watchCodex(typeof payload.cwd === 'string' ? payload.cwd : undefined);
 }

@@ -27,6 +27,12 @@ export type TlsFront = {
   /** Chromium flags: resolve the name to loopback and accept exactly the front's CA (its intermediate's key). */
   chromiumArgs: string[];
   /**
+   * For a Node process that reaches the front by its name (the command hook): NODE_EXTRA_CA_CERTS names
+   * the front's CA, as a person with a private CA sets it, and a preloaded module resolves the name to
+   * loopback (it is in no DNS). Every other name resolves as usual.
+   */
+  nodeEnv: NodeJS.ProcessEnv;
+  /**
    * The daemon port it forwards to; set it before the first request (the daemon may start after the
    * front). With several, as a team runs daemons sharing a store behind one front: the first that
    * answers, and the next when it does not (a daemon killed).
@@ -63,15 +69,33 @@ export async function prepareTlsFront(): Promise<TlsFront> {
   let caddy: ChildProcess | undefined;
   let log = '';
   const caPath = join(dir, 'data', 'caddy', 'pki', 'authorities', 'local', 'root.crt');
+  const resolver = join(dir, 'resolve-front-name.cjs');
+  await writeFile(
+    resolver,
+    `const dns = require('node:dns');
+const lookup = dns.lookup;
+dns.lookup = function (name, options, callback) {
+  if (name !== ${JSON.stringify(FRONT_NAME)}) return lookup.apply(this, arguments);
+  const done = typeof options === 'function' ? options : callback;
+  const all = typeof options === 'object' && options !== null && options.all;
+  process.nextTick(() => (all ? done(null, [{ address: '127.0.0.1', family: 4 }]) : done(null, '127.0.0.1', 4)));
+};
+`,
+  );
   const front: TlsFront = {
     origin: `https://${FRONT_NAME}:${port}`,
     port,
     ca: '',
     chromiumArgs: [],
+    nodeEnv: { NODE_EXTRA_CA_CERTS: caPath, NODE_OPTIONS: `--require ${JSON.stringify(resolver)}` },
     async forwardTo(...upstreams) {
       const caddyfile = join(dir, 'Caddyfile');
       const to = upstreams.map((upstream) => `127.0.0.1:${upstream}`).join(' ');
-      const proxy = upstreams.length === 1 ? `reverse_proxy ${to}` : `reverse_proxy ${to} {\n\t\tlb_policy first\n\t\tlb_try_duration 5s\n\t\tfail_duration 30s\n\t}`;
+      // With several, each is looked at every half second (the page at /, which any daemon serves): one
+      // killed is passed over from then on. Else a POST would go to it first, and Caddy, retrying at the
+      // next after the refusal, sends that one no body (Debian's 2.6 does; caddyserver/caddy#7546).
+      const proxy =
+        upstreams.length === 1 ? `reverse_proxy ${to}` : `reverse_proxy ${to} {\n\t\tlb_policy first\n\t\tlb_try_duration 5s\n\t\tfail_duration 30s\n\t\thealth_uri /\n\t\thealth_interval 500ms\n\t}`;
       await writeFile(
         caddyfile,
         `{\n\tadmin off\n\tlocal_certs\n\tskip_install_trust\n\thttp_port ${httpPort}\n\thttps_port ${port}\n}\nhttps://${FRONT_NAME}:${port} {\n\tbind 127.0.0.1\n\ttls internal\n\t${proxy}\n}\n`,

@@ -8,7 +8,20 @@ import { openStateDir } from '../../src/state-dir.js';
 import { describe, expect, it } from 'vitest';
 import { AGENT_PROFILES } from '../../src/agents.js';
 import { SERVICE_WORKER_POLICY } from '../../src/daemon/routes/page.js';
-import { HOOK_ENV } from '../../src/http-hook.js';
+import {
+  ELICITATION_HOOK_PATH,
+  envHeader,
+  HOOK_ENV,
+  HOOK_KEY_HEADER,
+  HTTP_HOOK_ENV,
+  HTTP_HOOK_PATH,
+  MACHINE_HEADER,
+  NOTIFICATION_HOOK_PATH,
+  PERMISSION_HOOK_PATH,
+  PROMPT_HOOK_PATH,
+  STOP_CAP_HEADER,
+  STOP_HOOK_PATH,
+} from '../../src/http-hook.js';
 import { ANSWER_CLIENT_HEADER, HOOK_AGENTS, HookEnvironmentSchema, PAGE_KEY_HEADER, PAGE_KEY_PROTOCOL_PREFIX, PAGE_PROTOCOL, PAIRING_CODE_TTL_MS, REVOKED_CLOSE_CODE } from '../../src/protocol.js';
 
 const page = (await import(new URL('../../src/web/api.js', import.meta.url).href)) as Record<string, unknown>;
@@ -75,5 +88,31 @@ describe("the command hook's copy of the forwarded environment", () => {
   it('names exactly the agents of HOOK_AGENTS, Claude Code first (its default)', () => {
     expect(constantIn(readText('../../hooks/askbridge-hook.cjs'), 'AGENTS')).toEqual(HOOK_AGENTS);
     expect(HOOK_AGENTS[0]).toBe('claude-code');
+  });
+});
+
+describe("the command hook's copies of the http hook's wire names, for the front", () => {
+  const hook = readText('../../hooks/askbridge-hook.cjs');
+
+  it("posts each event where Claude Code's http hook posts it, and hands over no other", () => {
+    expect(constantIn(hook, 'HTTP_HOOK_PATHS')).toEqual({
+      PreToolUse: HTTP_HOOK_PATH,
+      PermissionRequest: PERMISSION_HOOK_PATH,
+      Stop: STOP_HOOK_PATH,
+      UserPromptSubmit: PROMPT_HOOK_PATH,
+      Notification: NOTIFICATION_HOOK_PATH,
+      Elicitation: ELICITATION_HOOK_PATH,
+    });
+  });
+
+  it('sends the hook key, the machine, the stop cap and the forwarded variables in the headers the daemon reads', () => {
+    expect(constantIn(hook, 'HOOK_KEY_HEADER')).toBe(HOOK_KEY_HEADER);
+    expect(constantIn(hook, 'MACHINE_HEADER')).toBe(MACHINE_HEADER);
+    expect(constantIn(hook, 'STOP_CAP_HEADER')).toBe(STOP_CAP_HEADER);
+    expect(constantIn(hook, 'ENV_HEADERS')).toEqual(Object.fromEntries(HTTP_HOOK_ENV.map((name) => [name, envHeader(name)])));
+  });
+
+  it('reads the hook key where the daemon keeps it', () => {
+    expect(constantIn(hook, 'HOOK_KEY_FILE')).toBe(basename(openStateDir('/state').paths.hookKey));
   });
 });
