@@ -7,18 +7,17 @@
 // back at A first. With no public URL, or one over plain http, the hook sends nothing anywhere: it
 // waits until its deadline and prints nothing.
 import { hostname } from 'node:os';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { denialMessage } from '../../src/daemon/decisions/claude-code-permission.js';
 import type { AskView } from '../../src/protocol.js';
 import { permissionPayload } from '../stack/approvals.js';
 import { expectSilentPassThrough } from '../stack/assertions.js';
 import { sleep, waitUntil } from '../stack/clock.js';
 import type { Daemon } from '../stack/daemon.js';
-import { assertBuildIsFresh } from '../stack/env.js';
 import { freshPayload, loadFixture, type FixtureAnswer } from '../stack/fixtures.js';
-import { postgresAvailability, startPostgres, type PostgresCluster } from '../stack/postgres.js';
-import { killStrayProcesses, parseJson, runHook, type HookInput, type RunningProcess } from '../stack/processes.js';
-import { migratedDatabase, startOnStore } from '../stack/shared-store.js';
+import { postgresAvailability } from '../stack/postgres.js';
+import { parseJson, runHook, type HookInput, type RunningProcess } from '../stack/processes.js';
+import { startOnStore, useStoreCluster } from '../stack/shared-store.js';
 import { caddyAvailability, prepareTlsFront, type TlsFront } from '../stack/tls-front.js';
 
 /** How long the hook waits for its daemon before it asks through the front (FRONT_AFTER_MS in the hook). */
@@ -40,38 +39,25 @@ const EXPECTED_ALLOW = loadFixture<unknown>('01-single-select.expected-allow.jso
 
 const postgres = postgresAvailability();
 const caddy = caddyAvailability();
-let cluster: PostgresCluster;
-const daemons: Daemon[] = [];
+const store = useStoreCluster();
 const fronts: TlsFront[] = [];
-let databases = 0;
 
-beforeAll(async () => {
-  if (!postgres.available || !caddy.available) return;
-  assertBuildIsFresh();
-  cluster = await startPostgres();
-}, 60_000);
 afterEach(async () => {
-  await killStrayProcesses();
-  await Promise.all(daemons.splice(0).map((daemon) => daemon.stop()));
   await Promise.all(fronts.splice(0).map((front) => front.stop()));
-});
-afterAll(async () => {
-  await cluster?.remove();
 });
 
 /** A daemon on the store at `url`, checking it every STORE_CHECK_MS unless `env` says otherwise; stopped after the test. */
 async function daemonOn(url: string, env: NodeJS.ProcessEnv, config: Record<string, unknown> = {}): Promise<Daemon> {
-  const daemon = await startOnStore(cluster, url, { env: { ASKBRIDGE_TEST_STORE_SEEN_MS: String(STORE_CHECK_MS), ...env }, config });
-  daemons.push(daemon);
-  return daemon;
+  return store.stopAfterTest(await startOnStore(store.cluster(), url, { env: { ASKBRIDGE_TEST_STORE_SEEN_MS: String(STORE_CHECK_MS), ...env }, config }));
 }
 
 /** A and B on a new database of the store, behind a new front that both name as their public URL. */
 async function teamBehindFront(): Promise<{ a: Daemon; b: Daemon; front: TlsFront }> {
-  const url = await migratedDatabase(cluster, `front_hook_${++databases}`);
   const front = await prepareTlsFront();
   fronts.push(front);
-  const [a, b] = await Promise.all([0, 1].map(() => daemonOn(url, { ASKBRIDGE_PUBLIC_URL: front.origin })));
+  const {
+    daemons: [a, b],
+  } = await store.onNewDatabase(2, () => ({ env: { ASKBRIDGE_TEST_STORE_SEEN_MS: String(STORE_CHECK_MS), ASKBRIDGE_PUBLIC_URL: front.origin } }));
   await front.forwardTo(a!.port, b!.port);
   return { a: a!, b: b!, front };
 }
@@ -165,7 +151,7 @@ describe.skipIf(!postgres.available || !caddy.available)('the command hook when 
   }, TEST_MS);
 
   it('sends nothing anywhere without an https public URL (none, or http): it waits until its deadline and prints nothing', async () => {
-    const url = await migratedDatabase(cluster, `front_hook_${++databases}`);
+    const { url } = await store.onNewDatabase(0);
     // The store checked often: a killed daemon's asks leave B long before its hook could look elsewhere,
     // so that anything a hook asked at B would be listed there as a new ask.
     const seen = { ASKBRIDGE_TEST_STORE_SEEN_MS: '300' };
