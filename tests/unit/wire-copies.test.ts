@@ -8,20 +8,8 @@ import { openStateDir } from '../../src/state-dir.js';
 import { describe, expect, it } from 'vitest';
 import { AGENT_PROFILES } from '../../src/agents.js';
 import { SERVICE_WORKER_POLICY } from '../../src/daemon/routes/page.js';
-import {
-  ELICITATION_HOOK_PATH,
-  envHeader,
-  HOOK_ENV,
-  HOOK_KEY_HEADER,
-  HTTP_HOOK_ENV,
-  HTTP_HOOK_PATH,
-  MACHINE_HEADER,
-  NOTIFICATION_HOOK_PATH,
-  PERMISSION_HOOK_PATH,
-  PROMPT_HOOK_PATH,
-  STOP_CAP_HEADER,
-  STOP_HOOK_PATH,
-} from '../../src/http-hook.js';
+import { envHeader, HOOK_ENV, HOOK_KEY_HEADER, HTTP_HOOK_ENV, MACHINE_HEADER, STOP_CAP_HEADER } from '../../src/http-hook.js';
+import { WIRED_EVENTS } from '../../src/wiring.js';
 import { ANSWER_CLIENT_HEADER, HOOK_AGENTS, HookEnvironmentSchema, PAGE_KEY_HEADER, PAGE_KEY_PROTOCOL_PREFIX, PAGE_PROTOCOL, PAIRING_CODE_TTL_MS, REVOKED_CLOSE_CODE } from '../../src/protocol.js';
 
 const page = (await import(new URL('../../src/web/api.js', import.meta.url).href)) as Record<string, unknown>;
@@ -95,14 +83,9 @@ describe("the command hook's copies of the http hook's wire names, for the front
   const hook = readText('../../hooks/askbridge-hook.cjs');
 
   it("posts each event where Claude Code's http hook posts it, and hands over no other", () => {
-    expect(constantIn(hook, 'HTTP_HOOK_PATHS')).toEqual({
-      PreToolUse: HTTP_HOOK_PATH,
-      PermissionRequest: PERMISSION_HOOK_PATH,
-      Stop: STOP_HOOK_PATH,
-      UserPromptSubmit: PROMPT_HOOK_PATH,
-      Notification: NOTIFICATION_HOOK_PATH,
-      Elicitation: ELICITATION_HOOK_PATH,
-    });
+    // Every event the wiring hands askbridge but SessionEnd, which the hook tells the daemon itself and never asks.
+    const { SessionEnd: _told, ...asked } = WIRED_EVENTS;
+    expect(constantIn(hook, 'HTTP_HOOK_PATHS')).toEqual(asked);
   });
 
   it('sends the hook key, the machine, the stop cap and the forwarded variables in the headers the daemon reads', () => {
